@@ -1,0 +1,36 @@
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: run
+run: ## Build and run api + worker (starts a private PostgreSQL under .data/ unless DATABASE_URL is set)
+	@scripts/run.sh
+
+.PHONY: build
+build: ## Build bin/pilot
+	go build -o bin/pilot ./cmd/pilot
+
+.PHONY: test
+test: ## Run every test against a throwaway PostgreSQL cluster
+	@scripts/test.sh $(ARGS)
+
+.PHONY: generate
+generate: ## Regenerate sqlc code from db/queries and db/migrations
+	cd tools && go tool sqlc -f ../db/sqlc.yaml generate
+
+.PHONY: verify
+verify: ## Fail when generated code is stale or code is not gofmt-clean
+	cd tools && go tool sqlc -f ../db/sqlc.yaml diff
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+.PHONY: lint
+lint: ## go vet
+	go vet ./...
+
+.PHONY: db/reset
+db/reset: ## Delete the local development database cluster (.data/dev)
+	-scripts/pg.sh stop .data/dev
+	rm -rf .data/dev

@@ -1,0 +1,161 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pilot-dev/pilot/db"
+)
+
+// ErrorBody is the one error shape of the API (spec Part 7): statusCode, message, error, and for
+// validation failures the failing fields.
+type ErrorBody struct {
+	StatusCode int          `json:"statusCode" doc:"HTTP status code"`
+	Message    string       `json:"message" doc:"What went wrong, for people"`
+	Error_     string       `json:"error" doc:"HTTP status name"`
+	Errors     []FieldError `json:"errors,omitempty" doc:"Validation failures, one per field"`
+}
+
+// FieldError is one validation failure.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error implements error.
+func (e *ErrorBody) Error() string { return e.Message }
+
+// GetStatus implements huma.StatusError.
+func (e *ErrorBody) GetStatus() int { return e.StatusCode }
+
+// ContentType keeps errors in plain JSON, as the spec says, rather than problem+json.
+func (e *ErrorBody) ContentType(string) string { return "application/json" }
+
+// statusName is the `error` field: the HTTP status name, with the spec's wording for 500.
+func statusName(code int) string {
+	if code == http.StatusInternalServerError {
+		return "Internal Error"
+	}
+	if t := http.StatusText(code); t != "" {
+		return t
+	}
+	return "Error"
+}
+
+func newErrorBody(code int, msg string) *ErrorBody {
+	return &ErrorBody{StatusCode: code, Message: msg, Error_: statusName(code)}
+}
+
+var installErrorsOnce sync.Once
+
+// installErrors replaces huma's error constructor, before any operation is registered (the OpenAPI
+// error schema is taken from it then): validation is 400 rather than 422, and a 500 never carries
+// internal error text; it is logged instead.
+func installErrors(logger *slog.Logger) {
+	installErrorsOnce.Do(func() {
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return buildError(context.Background(), logger, status, msg, errs...)
+		}
+		huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+			ctx := context.Background()
+			if hctx != nil {
+				ctx = hctx.Context()
+			}
+			return buildError(ctx, logger, status, msg, errs...)
+		}
+	})
+}
+
+func buildError(ctx context.Context, logger *slog.Logger, status int, msg string, errs ...error) huma.StatusError {
+	if status == http.StatusUnprocessableEntity {
+		status = http.StatusBadRequest
+	}
+	if status >= 500 {
+		var causes []string
+		for _, e := range errs {
+			if e != nil {
+				causes = append(causes, e.Error())
+			}
+		}
+		logger.ErrorContext(ctx, "internal error", "message", msg, "causes", strings.Join(causes, "; "))
+		return newErrorBody(status, "internal server error")
+	}
+	body := newErrorBody(status, msg)
+	var parts []string
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		var d *huma.ErrorDetail
+		if errors.As(e, &d) {
+			field := strings.TrimPrefix(strings.TrimPrefix(d.Location, "body."), "body")
+			body.Errors = append(body.Errors, FieldError{Field: field, Message: d.Message})
+			if field != "" {
+				parts = append(parts, field+": "+d.Message)
+			} else {
+				parts = append(parts, d.Message)
+			}
+			continue
+		}
+		body.Errors = append(body.Errors, FieldError{Message: e.Error()})
+		parts = append(parts, e.Error())
+	}
+	if len(parts) > 0 && (msg == "validation failed" || msg == "") {
+		body.Message = "validation failed: " + strings.Join(parts, "; ")
+	}
+	return body
+}
+
+// fail turns a store error into the API's error: the store's refusals keep their message, anything
+// unexpected becomes a 500 whose cause is logged and never shown.
+func fail(err error) error {
+	var se *db.Error
+	if errors.As(err, &se) {
+		return newErrorBody(statusOf(se.Kind), se.Msg)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "22P02" {
+		// A path id that is not a UUID names nothing.
+		return newErrorBody(http.StatusNotFound, "not found")
+	}
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return newErrorBody(http.StatusNotFound, "not found")
+	case errors.Is(err, db.ErrConflict):
+		return newErrorBody(http.StatusConflict, "conflict")
+	}
+	return err // huma answers 500 through NewErrorWithContext, which logs and hides it
+}
+
+func statusOf(kind error) int {
+	switch kind {
+	case db.ErrNotFound:
+		return http.StatusNotFound
+	case db.ErrConflict:
+		return http.StatusConflict
+	case db.ErrForbidden:
+		return http.StatusForbidden
+	default:
+		return http.StatusBadRequest
+	}
+}
+
+// Shorthands for handler refusals.
+func errBadRequest(msg string) error   { return newErrorBody(http.StatusBadRequest, msg) }
+func errUnauthorized(msg string) error { return newErrorBody(http.StatusUnauthorized, msg) }
+func errForbidden(msg string) error    { return newErrorBody(http.StatusForbidden, msg) }
+func errNotFound(msg string) error     { return newErrorBody(http.StatusNotFound, msg) }
+
+// writeError writes the error shape outside huma (router fallbacks, panics, middleware).
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = jsonEncode(w, newErrorBody(code, msg))
+}

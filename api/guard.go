@@ -1,0 +1,233 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// sessionCookie carries the web app's session (a JWT). It is HttpOnly; writes authenticated by it need
+// the X-CSRF-Token header.
+const sessionCookie = "pilot_session"
+
+// Access is what an operation requires, declared once at registration; the guard enforces it.
+type Access struct {
+	// Public operations need no credentials.
+	Public bool
+	// Scope a personal access token must carry. Required unless JWTOnly.
+	Scope string
+	// JWTOnly refuses personal access tokens (token management, password, 2FA).
+	JWTOnly bool
+	// OrgRole is the least organization role needed on routes with {orgSlug}: member, admin or owner.
+	OrgRole string
+	// WSRole is the least workspace role needed on routes with {wsSlug}: member or admin.
+	WSRole string
+	// PilotageRole is the least pilotage role needed: viewer, reviewer or owner.
+	PilotageRole string
+}
+
+var (
+	orgRank      = map[string]int{"member": 1, "admin": 2, "owner": 3}
+	wsRank       = map[string]int{"member": 1, "admin": 2}
+	pilotageRank = map[string]int{"viewer": 1, "reviewer": 2, "owner": 3}
+)
+
+// register adds an operation with its access declaration. Every operation must say what it needs.
+func register[I, O any](s *Server, op huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
+	if !a.Public && a.Scope == "" && !a.JWTOnly {
+		panic(fmt.Sprintf("operation %s declares neither a scope nor JWTOnly", op.OperationID))
+	}
+	if a.Scope != "" && !auth.ValidScope(a.Scope) {
+		panic(fmt.Sprintf("operation %s declares unknown scope %q", op.OperationID, a.Scope))
+	}
+	op.Metadata = map[string]any{"access": a}
+	if !a.Public {
+		op.Security = []map[string][]string{{"bearer": {}}}
+		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden)
+	}
+	op.Errors = append(op.Errors, http.StatusBadRequest)
+	if a.OrgRole != "" || a.WSRole != "" {
+		op.Errors = append(op.Errors, http.StatusNotFound)
+	}
+	if a.Scope != "" {
+		op.Description = strings.TrimSpace(op.Description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope.")
+	} else if a.JWTOnly {
+		op.Description = strings.TrimSpace(op.Description + "\n\nAccepts a JWT or session only, never a personal access token.")
+	}
+	huma.Register(s.api, op, h)
+}
+
+// Principal is the authenticated caller.
+type Principal struct {
+	User dbsqlc.User
+	// Scopes is set when the caller used a personal access token.
+	Scopes    []string
+	ViaPAT    bool
+	ViaCookie bool
+	// SessionID is the JWT id of a session, which binds its CSRF token.
+	SessionID string
+}
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	accessKey
+	clientIPKey
+)
+
+func principalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey).(*Principal)
+	return p
+}
+
+func accessFrom(ctx context.Context) db.Access {
+	a, _ := ctx.Value(accessKey).(db.Access)
+	return a
+}
+
+func clientIPFrom(ctx context.Context) string {
+	ip, _ := ctx.Value(clientIPKey).(string)
+	return ip
+}
+
+// guard is the one place credentials, scopes and tenancy are checked, in the spec's order: a valid
+// bearer token, membership of the organization, membership of the workspace, then role and scope.
+func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
+	a, _ := hctx.Operation().Metadata["access"].(Access)
+	hctx = huma.WithValue(hctx, clientIPKey, s.clientIP(hctx))
+	if a.Public {
+		next(hctx)
+		return
+	}
+	p, err := s.authenticate(hctx)
+	if err != nil {
+		s.writeErr(hctx, err)
+		return
+	}
+	switch {
+	case p.ViaPAT && a.JWTOnly:
+		s.writeErr(hctx, errForbidden("this endpoint does not accept personal access tokens; use a JWT"))
+		return
+	case p.ViaPAT && !slices.Contains(p.Scopes, a.Scope):
+		s.writeErr(hctx, errForbidden(fmt.Sprintf("this token lacks the %q scope", a.Scope)))
+		return
+	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.SessionID, hctx.Header("X-CSRF-Token")):
+		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
+		return
+	}
+	hctx = huma.WithValue(hctx, principalKey, p)
+
+	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" {
+		wsSlug := hctx.Param("wsSlug")
+		acc, err := s.store.ResolveAccess(hctx.Context(), p.User.ID, orgSlug, wsSlug)
+		if err != nil {
+			if errors.Is(err, db.ErrNotFound) {
+				what := "organization"
+				if wsSlug != "" {
+					what = "workspace"
+				}
+				s.writeErr(hctx, errNotFound(what+" not found"))
+				return
+			}
+			s.writeErr(hctx, err)
+			return
+		}
+		switch {
+		case a.OrgRole != "" && orgRank[acc.OrgRole] < orgRank[a.OrgRole]:
+			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the organization %s role", a.OrgRole)))
+			return
+		case a.WSRole != "" && wsRank[acc.WorkspaceRole] < wsRank[a.WSRole]:
+			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the workspace %s role", a.WSRole)))
+			return
+		case a.PilotageRole != "" && pilotageRank[acc.WorkspacePilotageRole] < pilotageRank[a.PilotageRole]:
+			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole)))
+			return
+		}
+		hctx = huma.WithValue(hctx, accessKey, acc)
+	}
+	next(hctx)
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+func (s *Server) writeErr(hctx huma.Context, err error) {
+	var eb *ErrorBody
+	if errors.As(err, &eb) {
+		_ = huma.WriteErr(s.api, hctx, eb.StatusCode, eb.Message)
+		return
+	}
+	_ = huma.WriteErr(s.api, hctx, http.StatusInternalServerError, "guard", err)
+}
+
+// authenticate resolves the caller: a bearer token first (a personal access token by its prefix, else a
+// JWT), then the session cookie.
+func (s *Server) authenticate(hctx huma.Context) (*Principal, error) {
+	ctx := hctx.Context()
+	if h := hctx.Header("Authorization"); h != "" {
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			token, ok = strings.CutPrefix(h, "bearer ")
+		}
+		token = strings.TrimSpace(token)
+		if !ok || token == "" {
+			return nil, errUnauthorized("malformed Authorization header; expected \"Bearer <token>\"")
+		}
+		if auth.IsPAT(token) {
+			return s.authenticatePAT(ctx, token)
+		}
+		return s.authenticateJWT(ctx, token, false)
+	}
+	if c, err := huma.ReadCookie(hctx, sessionCookie); err == nil && c.Value != "" {
+		return s.authenticateJWT(ctx, c.Value, true)
+	}
+	return nil, errUnauthorized("authentication required")
+}
+
+func (s *Server) authenticateJWT(ctx context.Context, token string, viaCookie bool) (*Principal, error) {
+	claims, err := s.signer.Verify(token, auth.TypeSession)
+	if err != nil {
+		return nil, errUnauthorized("invalid or expired token")
+	}
+	u, err := s.store.UserByID(ctx, claims.Subject)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && u.SessionVersion != claims.Version) {
+		return nil, errUnauthorized("invalid or expired token")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{User: u, ViaCookie: viaCookie, SessionID: claims.ID}, nil
+}
+
+func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal, error) {
+	tok, err := s.store.APITokenByHash(ctx, auth.HashSecret(token))
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, errUnauthorized("invalid or revoked token")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tok.ExpiresAt != nil && !time.Now().Before(*tok.ExpiresAt) {
+		return nil, errUnauthorized("token expired")
+	}
+	u, err := s.store.UserByID(ctx, tok.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.TouchAPIToken(ctx, tok.ID); err != nil {
+		return nil, err
+	}
+	return &Principal{User: u, Scopes: tok.Scopes, ViaPAT: true}, nil
+}

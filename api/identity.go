@@ -1,0 +1,233 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// UserOut is a user as the identity endpoints show it.
+type UserOut struct {
+	ID               string `json:"id"`
+	Email            string `json:"email"`
+	Name             string `json:"name"`
+	JobTitle         string `json:"jobTitle"`
+	EmailVerified    bool   `json:"emailVerified"`
+	TwoFactorEnabled bool   `json:"twoFactorEnabled"`
+	PilotageRole     string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
+}
+
+func userOut(u dbsqlc.User) *UserOut {
+	return &UserOut{ID: u.ID, Email: u.Email, Name: u.Name, JobTitle: u.JobTitle, EmailVerified: u.EmailVerified,
+		TwoFactorEnabled: u.TotpEnabled, PilotageRole: u.PilotageRole}
+}
+
+// SessionBody is the answer of register, login and two-factor verification. When two-factor
+// authentication is required, only twoFactorRequired and twoFactorToken are set.
+type SessionBody struct {
+	AccessToken       string   `json:"access_token,omitempty" doc:"JWT for the Authorization header"`
+	TokenType         string   `json:"token_type,omitempty" example:"Bearer"`
+	ExpiresIn         int64    `json:"expires_in,omitempty" doc:"Lifetime of access_token, in seconds"`
+	CSRFToken         string   `json:"csrfToken,omitempty" doc:"Send as X-CSRF-Token on writes authenticated by the session cookie"`
+	User              *UserOut `json:"user,omitempty"`
+	TwoFactorRequired bool     `json:"twoFactorRequired,omitempty" doc:"True when a TOTP code must be sent to /auth/2fa/verify"`
+	TwoFactorToken    string   `json:"twoFactorToken,omitempty" doc:"Short-lived token for /auth/2fa/verify"`
+}
+
+// SessionOutput sets the session cookie beside the body.
+type SessionOutput struct {
+	SetCookie http.Cookie `header:"Set-Cookie"`
+	Body      SessionBody
+}
+
+// OKBody is the answer of operations with nothing else to say.
+type OKBody struct {
+	OK bool `json:"ok" example:"true"`
+}
+
+// OKOutput wraps OKBody.
+type OKOutput struct{ Body OKBody }
+
+func okOutput() *OKOutput { return &OKOutput{Body: OKBody{OK: true}} }
+
+// startSession issues a JWT for u, its cookie and CSRF token.
+func (s *Server) startSession(u dbsqlc.User) (*SessionOutput, error) {
+	tok, claims, err := s.signer.Issue(u.ID, auth.TypeSession, u.SessionVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionOutput{
+		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
+			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
+		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),
+			CSRFToken: s.signer.CSRFToken(claims.ID), User: userOut(u)},
+	}, nil
+}
+
+type registerInput struct {
+	Body struct {
+		Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
+		Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
+		Name     string `json:"name,omitempty" maxLength:"100"`
+	}
+}
+
+type loginInput struct {
+	Body struct {
+		Email    string `json:"email" required:"true" maxLength:"254"`
+		Password string `json:"password" required:"true" maxLength:"128"`
+	}
+}
+
+type meOutput struct {
+	Body struct {
+		User      *UserOut `json:"user"`
+		CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
+	}
+}
+
+type patchMeInput struct {
+	Body struct {
+		Name     *string `json:"name,omitempty" maxLength:"100"`
+		JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
+	}
+}
+
+type changePasswordInput struct {
+	Body struct {
+		CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
+		NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
+	}
+}
+
+func (s *Server) registerAuth() {
+	register(s, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
+		Summary: "Create an account", Tags: []string{"Identity"}, DefaultStatus: http.StatusCreated,
+		Description: "Creates the user with a personal organization and workspace, and starts a session.",
+		Errors:      []int{http.StatusConflict}},
+		Access{Public: true},
+		func(ctx context.Context, in *registerInput) (*SessionOutput, error) {
+			hash, err := auth.HashPassword(in.Body.Password)
+			if err != nil {
+				return nil, err
+			}
+			reg, err := s.store.Register(ctx, strings.TrimSpace(in.Body.Email), strings.TrimSpace(in.Body.Name), hash)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return s.startSession(reg.User)
+		})
+
+	register(s, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
+		Summary: "Log in", Tags: []string{"Identity"},
+		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
+			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
+			"client and per account (429).",
+		Errors: []int{http.StatusTooManyRequests}},
+		Access{Public: true},
+		func(ctx context.Context, in *loginInput) (*SessionOutput, error) {
+			email := strings.ToLower(strings.TrimSpace(in.Body.Email))
+			if err := s.limitLogin(ctx, email); err != nil {
+				return nil, err
+			}
+			u, err := s.store.UserByEmail(ctx, email)
+			if errors.Is(err, db.ErrNotFound) {
+				auth.BurnPasswordCheck(in.Body.Password)
+				return nil, errUnauthorized("invalid e-mail or password")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if u.IsService || !auth.CheckPassword(in.Body.Password, u.PasswordHash) {
+				return nil, errUnauthorized("invalid e-mail or password")
+			}
+			if u.TotpEnabled {
+				tok, _, err := s.signer.Issue(u.ID, auth.TypeTwoFactor, u.SessionVersion)
+				if err != nil {
+					return nil, err
+				}
+				return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
+			}
+			return s.startSession(u)
+		})
+
+	register(s, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
+		Summary: "Clear the session cookie", Tags: []string{"Identity"}},
+		Access{Public: true},
+		func(ctx context.Context, _ *struct{}) (*SessionOutput, error) {
+			return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
+				Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
+		Summary: "Current user", Tags: []string{"Identity"}},
+		Access{Scope: auth.ScopeAccountRead},
+		func(ctx context.Context, _ *struct{}) (*meOutput, error) {
+			p := principalFrom(ctx)
+			out := &meOutput{}
+			out.Body.User = userOut(p.User)
+			if p.ViaCookie {
+				out.Body.CSRFToken = s.signer.CSRFToken(p.SessionID)
+			}
+			return out, nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
+		Summary: "Update the current user's profile", Tags: []string{"Identity"}},
+		Access{Scope: auth.ScopeAccountWrite},
+		func(ctx context.Context, in *patchMeInput) (*meOutput, error) {
+			u, err := s.store.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := &meOutput{}
+			out.Body.User = userOut(u)
+			return out, nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
+		Summary: "Change the password", Tags: []string{"Identity"},
+		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
+		Access{JWTOnly: true},
+		func(ctx context.Context, in *changePasswordInput) (*SessionOutput, error) {
+			p := principalFrom(ctx)
+			if !auth.CheckPassword(in.Body.CurrentPassword, p.User.PasswordHash) {
+				return nil, errBadRequest("current password is incorrect")
+			}
+			hash, err := auth.HashPassword(in.Body.NewPassword)
+			if err != nil {
+				return nil, err
+			}
+			u, err := s.store.SetPassword(ctx, p.User.ID, hash)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return s.startSession(u)
+		})
+}
+
+// limitLogin refuses a login attempt past the per-client or per-account rate.
+func (s *Server) limitLogin(ctx context.Context, account string) error {
+	if s.overLimit(ctx, s.loginByClient, "ip:"+clientIPFrom(ctx)) || s.overLimit(ctx, s.loginByAccount, "acct:"+account) {
+		return huma.NewError(http.StatusTooManyRequests, "too many login attempts; try again in a minute")
+	}
+	return nil
+}
+
+func trimPtr(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	v := strings.TrimSpace(*p)
+	return &v
+}
+
+func isExpired(t *time.Time) bool { return t != nil && !time.Now().Before(*t) }

@@ -1,0 +1,164 @@
+// Package api is Pilot's HTTP layer: huma operations on chi, authentication and the tenancy guard, and
+// the mapping between HTTP and the store. It holds no SQL and no domain rules of its own.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/go-chi/httprate"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
+)
+
+// Options configure the HTTP layer.
+type Options struct {
+	Production        bool
+	PublicURL         string
+	TrustProxyHeaders bool
+	// LoginRateLimit is the number of login attempts allowed per minute per client and per account.
+	LoginRateLimit int
+}
+
+// Server holds what handlers need.
+type Server struct {
+	store   *db.Store
+	signer  *auth.Signer
+	billing billing.Provider
+	logger  *slog.Logger
+	opts    Options
+	api     huma.API
+
+	loginByClient  *httprate.RateLimiter
+	loginByAccount *httprate.RateLimiter
+}
+
+// New builds the HTTP handler of the api process.
+func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) http.Handler {
+	if opts.LoginRateLimit <= 0 {
+		opts.LoginRateLimit = 10
+	}
+	installErrors(logger)
+	s := &Server{
+		store: store, signer: signer, billing: billingProvider, logger: logger, opts: opts,
+		loginByClient:  httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
+		loginByAccount: httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
+	}
+
+	router := chi.NewRouter()
+	router.Use(middleware.RequestID, s.recoverer, s.accessLog)
+	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+	})
+	router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	router.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	router.Get("/readyz", s.ready)
+
+	cfg := huma.DefaultConfig("Pilot API", "1.0.0")
+	cfg.CreateHooks = nil
+	cfg.Info.Description = "Work management with a strategic cockpit and AI agents. Authenticate with " +
+		"`Authorization: Bearer <JWT or personal access token>`."
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "A JWT from /auth/login or a personal access token from /api-tokens"},
+	}
+	if opts.Production {
+		cfg.DocsPath, cfg.OpenAPIPath, cfg.SchemasPath = "", "", ""
+	} else {
+		cfg.DocsPath, cfg.OpenAPIPath, cfg.SchemasPath = "/api/docs", "/api/openapi", "/api/schemas"
+	}
+	s.api = humachi.New(router, cfg)
+	s.api.UseMiddleware(s.guard)
+
+	s.registerAuth()
+	s.registerTwoFactor()
+	s.registerTokens()
+	s.registerOrganizations()
+	s.registerWorkspaces()
+	return router
+}
+
+// ready answers 200 when the database answers and every migration is applied.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	if err := s.store.Pool.Ping(ctx); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "database unreachable")
+		return
+	}
+	pending, err := db.MigrationsPending(ctx, s.store.Pool)
+	if err != nil || pending {
+		writeError(w, http.StatusServiceUnavailable, "migrations not applied")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// recoverer turns a panic into a logged 500 in the error shape.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				s.logger.ErrorContext(r.Context(), "panic", "error", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				writeError(w, http.StatusInternalServerError, "internal server error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		if s.logger.Enabled(r.Context(), slog.LevelDebug) || ww.Status() >= 500 {
+			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
+				slog.Duration("duration", time.Since(start)), slog.String("requestId", middleware.GetReqID(r.Context())))
+		}
+	})
+}
+
+// clientIP is the caller's address: the socket peer, or X-Forwarded-For's first hop when the deployment
+// says a trusted proxy sets it.
+func (s *Server) clientIP(hctx huma.Context) string {
+	if s.opts.TrustProxyHeaders {
+		if xff := hctx.Header("X-Forwarded-For"); xff != "" {
+			return httprate.CanonicalizeIP(strings.TrimSpace(strings.Split(xff, ",")[0]))
+		}
+	}
+	host, _, err := net.SplitHostPort(hctx.RemoteAddr())
+	if err != nil {
+		host = hctx.RemoteAddr()
+	}
+	return httprate.CanonicalizeIP(host)
+}
+
+func jsonEncode(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = jsonEncode(w, v)
+}

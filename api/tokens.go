@@ -1,0 +1,103 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// TokenOut is a personal access token as listed; the secret is never shown again.
+type TokenOut struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Prefix      string     `json:"prefix" doc:"First characters of the secret, to recognise it"`
+	TokenPrefix string     `json:"tokenPrefix" doc:"Same as prefix"`
+	Scopes      []string   `json:"scopes"`
+	ExpiresAt   *time.Time `json:"expiresAt" nullable:"true"`
+	LastUsedAt  *time.Time `json:"lastUsedAt" nullable:"true"`
+	CreatedAt   time.Time  `json:"createdAt"`
+}
+
+// CreatedTokenOut adds the secret, shown only in the creation answer.
+type CreatedTokenOut struct {
+	TokenOut
+	Token  string `json:"token" doc:"The full secret; shown only once"`
+	Secret string `json:"secret" doc:"Same as token"`
+}
+
+func tokenOut(t dbsqlc.ApiToken) TokenOut {
+	return TokenOut{ID: t.ID, Name: t.Name, Prefix: t.Prefix, TokenPrefix: t.Prefix, Scopes: t.Scopes,
+		ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, CreatedAt: t.CreatedAt}
+}
+
+type createTokenInput struct {
+	Body struct {
+		Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
+		ExpiresAt *time.Time `json:"expiresAt,omitempty" nullable:"true" doc:"null or absent: never expires"`
+	}
+}
+
+func (s *Server) registerTokens() {
+	tags := []string{"Personal access tokens"}
+	register(s, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
+		Summary: "Create a personal access token", Tags: tags, DefaultStatus: http.StatusCreated},
+		Access{JWTOnly: true},
+		func(ctx context.Context, in *createTokenInput) (*struct{ Body CreatedTokenOut }, error) {
+			name := strings.TrimSpace(in.Body.Name)
+			if name == "" {
+				return nil, errBadRequest("name must not be blank")
+			}
+			scopes := in.Body.Scopes
+			if len(scopes) == 0 {
+				scopes = auth.AllScopes
+			}
+			slices.Sort(scopes)
+			scopes = slices.Compact(scopes)
+			if isExpired(in.Body.ExpiresAt) {
+				return nil, errBadRequest("expiresAt must be in the future")
+			}
+			secret, prefix, hash := auth.NewPAT()
+			tok, err := s.store.CreateAPIToken(ctx, db.NewAPIToken{UserID: principalFrom(ctx).User.ID, Name: name,
+				Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CreatedTokenOut }{Body: CreatedTokenOut{TokenOut: tokenOut(tok), Token: secret, Secret: secret}}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
+		Summary: "List personal access tokens", Tags: tags},
+		Access{JWTOnly: true},
+		func(ctx context.Context, _ *struct{}) (*struct{ Body []TokenOut }, error) {
+			toks, err := s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]TokenOut, len(toks))
+			for i, t := range toks {
+				out[i] = tokenOut(t)
+			}
+			return &struct{ Body []TokenOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
+		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
+		Access{JWTOnly: true},
+		func(ctx context.Context, in *struct {
+			ID string `path:"id"`
+		}) (*OKOutput, error) {
+			if err := s.store.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+}

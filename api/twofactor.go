@@ -1,0 +1,153 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+type twoFactorSetupOutput struct {
+	Body struct {
+		Secret     string `json:"secret" doc:"Base32 TOTP secret"`
+		OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
+	}
+}
+
+type twoFactorCodeInput struct {
+	Body struct {
+		Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
+	}
+}
+
+type twoFactorStateOutput struct {
+	Body struct {
+		TwoFactorEnabled bool `json:"twoFactorEnabled"`
+	}
+}
+
+type twoFactorVerifyInput struct {
+	Body struct {
+		TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
+		Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
+	}
+}
+
+func stateOutput(enabled bool) *twoFactorStateOutput {
+	out := &twoFactorStateOutput{}
+	out.Body.TwoFactorEnabled = enabled
+	return out
+}
+
+// checkTOTP accepts code for u once: a code of a time step already used is refused.
+func (s *Server) checkTOTP(ctx context.Context, u dbsqlc.User, secret, code string) error {
+	step, ok := auth.MatchTOTP(secret, code, time.Now())
+	if !ok {
+		return errBadRequest("invalid two-factor code")
+	}
+	fresh, err := s.store.ConsumeTOTPStep(ctx, u.ID, step)
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return errBadRequest("this two-factor code was already used; wait for the next one")
+	}
+	return nil
+}
+
+func (s *Server) registerTwoFactor() {
+	tags := []string{"Two-factor authentication"}
+	register(s, huma.Operation{OperationID: "auth-2fa-setup", Method: http.MethodPost, Path: "/auth/2fa/setup",
+		Summary: "Start two-factor setup", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Generates a TOTP secret; two-factor authentication is on once /auth/2fa/enable confirms a code."},
+		Access{JWTOnly: true},
+		func(ctx context.Context, _ *struct{}) (*twoFactorSetupOutput, error) {
+			u := principalFrom(ctx).User
+			if u.TotpEnabled {
+				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
+			}
+			secret, url, err := auth.NewTOTP("Pilot", u.Email)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.store.SetTOTPSecret(ctx, u.ID, secret); err != nil {
+				return nil, err
+			}
+			out := &twoFactorSetupOutput{}
+			out.Body.Secret, out.Body.OtpauthURL = secret, url
+			return out, nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
+		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags, Errors: []int{http.StatusConflict}},
+		Access{JWTOnly: true},
+		func(ctx context.Context, in *twoFactorCodeInput) (*twoFactorStateOutput, error) {
+			u := principalFrom(ctx).User
+			switch {
+			case u.TotpEnabled:
+				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
+			case u.TotpSecret == nil:
+				return nil, errBadRequest("call /auth/2fa/setup first")
+			}
+			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+				return nil, err
+			}
+			if err := s.store.SetTOTPEnabled(ctx, u.ID, true); err != nil {
+				return nil, err
+			}
+			return stateOutput(true), nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
+		Summary: "Turn two-factor authentication off (needs a current code)", Tags: tags, Errors: []int{http.StatusConflict}},
+		Access{JWTOnly: true},
+		func(ctx context.Context, in *twoFactorCodeInput) (*twoFactorStateOutput, error) {
+			u := principalFrom(ctx).User
+			if !u.TotpEnabled || u.TotpSecret == nil {
+				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
+			}
+			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+				return nil, err
+			}
+			if err := s.store.SetTOTPEnabled(ctx, u.ID, false); err != nil {
+				return nil, err
+			}
+			return stateOutput(false), nil
+		})
+
+	register(s, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
+		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
+		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code for a session. Codes are single-use."},
+		Access{Public: true},
+		func(ctx context.Context, in *twoFactorVerifyInput) (*SessionOutput, error) {
+			claims, err := s.signer.Verify(in.Body.TwoFactorToken, auth.TypeTwoFactor)
+			if err != nil {
+				return nil, errUnauthorized("invalid or expired two-factor token")
+			}
+			if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
+				return nil, err
+			}
+			u, err := s.store.UserByID(ctx, claims.Subject)
+			if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled || u.TotpSecret == nil)) {
+				return nil, errUnauthorized("invalid or expired two-factor token")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+				var eb *ErrorBody
+				if errors.As(err, &eb) {
+					return nil, errUnauthorized(eb.Message)
+				}
+				return nil, err
+			}
+			return s.startSession(u)
+		})
+}
+

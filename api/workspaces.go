@@ -1,0 +1,223 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// WorkspaceOut is a workspace with the caller's roles in it.
+type WorkspaceOut struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Slug           string    `json:"slug"`
+	OrganizationID string    `json:"organizationId"`
+	OwnerID        string    `json:"ownerId"`
+	IsPersonal     bool      `json:"isPersonal"`
+	MyRole         string    `json:"myRole" enum:"admin,member"`
+	MyPilotageRole string    `json:"myPilotageRole" enum:"viewer,reviewer,owner"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+func workspaceOut(w dbsqlc.Workspace, role, pilotageRole string) WorkspaceOut {
+	return WorkspaceOut{ID: w.ID, Name: w.Name, Slug: w.Slug, OrganizationID: w.OrganizationID, OwnerID: w.OwnerID,
+		IsPersonal: w.IsPersonal, MyRole: role, MyPilotageRole: pilotageRole, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+}
+
+// WorkspaceMemberOut is a member of a workspace.
+type WorkspaceMemberOut struct {
+	UserID       string `json:"userId"`
+	Email        string `json:"email"`
+	Name         string `json:"name"`
+	Role         string `json:"role" enum:"admin,member"`
+	PilotageRole string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
+}
+
+// InvitationOut is an invitation as its creator sees it, token included so it can be shared directly.
+type InvitationOut struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Role      string    `json:"role"`
+	Token     string    `json:"token"`
+	AcceptURL string    `json:"acceptUrl"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// AcceptedInvitationOut says where an accepted invitation leads.
+type AcceptedInvitationOut struct {
+	OrganizationSlug string       `json:"organizationSlug"`
+	Workspace        WorkspaceOut `json:"workspace"`
+	Role             string       `json:"role"`
+}
+
+// WSPath are the path parameters of every workspace-scoped route.
+type WSPath struct {
+	OrgSlug string `path:"orgSlug"`
+	WsSlug  string `path:"wsSlug"`
+}
+
+// WS is the prefix of workspace-scoped routes.
+const WS = "/orgs/{orgSlug}/workspaces/{wsSlug}"
+
+func (s *Server) registerWorkspaces() {
+	tags := []string{"Workspaces"}
+
+	register(s, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
+		Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
+		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
+		func(ctx context.Context, in *struct {
+			orgPath
+			Body struct {
+				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+				Slug string `json:"slug" required:"true" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
+			}
+		}) (*struct{ Body WorkspaceOut }, error) {
+			name := strings.TrimSpace(in.Body.Name)
+			if name == "" {
+				return nil, errBadRequest("name must not be blank")
+			}
+			ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, in.Body.Slug)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body WorkspaceOut }{Body: workspaceOut(ws, "admin", "owner")}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
+		Summary: "List the workspaces I may open", Tags: tags},
+		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"},
+		func(ctx context.Context, _ *orgPath) (*struct{ Body []WorkspaceOut }, error) {
+			a := accessFrom(ctx)
+			rows, err := s.store.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin())
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]WorkspaceOut, len(rows))
+			for i, r := range rows {
+				role, prole := "admin", "owner"
+				if r.MemberRole != nil {
+					role, prole = *r.MemberRole, *r.MemberPilotageRole
+				}
+				if a.OrgAdmin() {
+					role = "admin"
+				}
+				ws := dbsqlc.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
+					IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+				out[i] = workspaceOut(ws, role, prole)
+			}
+			return &struct{ Body []WorkspaceOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: WS,
+		Summary: "Get a workspace with my roles", Tags: tags},
+		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
+		func(ctx context.Context, _ *WSPath) (*struct{ Body WorkspaceOut }, error) {
+			a := accessFrom(ctx)
+			ws, err := s.store.Workspace(ctx, a.WorkspaceID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body WorkspaceOut }{Body: workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: WS + "/members",
+		Summary: "List workspace members", Tags: tags},
+		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
+		func(ctx context.Context, _ *WSPath) (*struct{ Body []WorkspaceMemberOut }, error) {
+			rows, err := s.store.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]WorkspaceMemberOut, len(rows))
+			for i, r := range rows {
+				out[i] = WorkspaceMemberOut{UserID: r.UserID, Email: r.Email, Name: r.Name, Role: r.Role, PilotageRole: r.PilotageRole}
+			}
+			return &struct{ Body []WorkspaceMemberOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: WS + "/members/invite",
+		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
+		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
+			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
+		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
+		func(ctx context.Context, in *struct {
+			WSPath
+			Body struct {
+				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+				Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
+			}
+		}) (*struct{ Body InvitationOut }, error) {
+			a := accessFrom(ctx)
+			p := principalFrom(ctx)
+			ws, err := s.store.Workspace(ctx, a.WorkspaceID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			token := auth.RandomString(24)
+			acceptURL := s.opts.PublicURL + "/invitations/" + url.PathEscape(token) + "/accept"
+			role := in.Body.Role
+			if role == "" {
+				role = "member"
+			}
+			inviter := p.User.Name
+			if inviter == "" {
+				inviter = p.User.Email
+			}
+			inv, err := s.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
+				Email: strings.TrimSpace(in.Body.Email), Role: role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body InvitationOut }{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
+				AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
+		Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
+		Description: "Needs authentication as the invited e-mail, but no membership. Joins the workspace (and its organization)."},
+		Access{Scope: auth.ScopeAccountWrite},
+		func(ctx context.Context, in *struct {
+			Token string `path:"token" maxLength:"200"`
+		}) (*struct{ Body AcceptedInvitationOut }, error) {
+			res, err := s.store.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
+			if err != nil {
+				return nil, fail(err)
+			}
+			role := res.Invitation.Role
+			return &struct{ Body AcceptedInvitationOut }{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
+				Workspace: workspaceOut(res.Workspace, role, "viewer"), Role: role}}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: WS + "/members/{userId}",
+		Summary: "Change a member's role or pilotage role", Tags: tags,
+		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
+		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
+		func(ctx context.Context, in *struct {
+			WSPath
+			UserID string `path:"userId"`
+			Body   struct {
+				Role         *string `json:"role,omitempty" enum:"admin,member"`
+				PilotageRole *string `json:"pilotageRole,omitempty" enum:"viewer,reviewer,owner"`
+			}
+		}) (*struct{ Body WorkspaceMemberOut }, error) {
+			if in.Body.Role == nil && in.Body.PilotageRole == nil {
+				return nil, errBadRequest("give role and/or pilotageRole")
+			}
+			m, err := s.store.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body WorkspaceMemberOut }{Body: WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name,
+				Role: m.Role, PilotageRole: m.PilotageRole}}, nil
+		})
+}

@@ -1,0 +1,164 @@
+// Command pilot runs Pilot's processes: `pilot api`, `pilot worker` and `pilot migrate`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/pilot-dev/pilot/api"
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/config"
+	"github.com/pilot-dev/pilot/internal/mail"
+)
+
+const usage = `usage: pilot <command>
+
+commands:
+  api      serve the HTTP API (migrates first)
+  worker   run background jobs (migrates first)
+  migrate  apply database migrations and exit`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	logger := newLogger(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var run func(context.Context, *config.Config, *slog.Logger) error
+	switch os.Args[1] {
+	case "api":
+		run = runAPI
+	case "worker":
+		run = runWorker
+	case "migrate":
+		run = runMigrate
+	default:
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err := run(ctx, cfg, logger); err != nil {
+		logger.Error("exiting", "command", os.Args[1], "error", err)
+		os.Exit(1)
+	}
+}
+
+func newLogger(cfg *config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Production() {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func runMigrate(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, 4)
+	if err != nil {
+		return err
+	}
+	defer dbPool.Close()
+	if err := db.Migrate(ctx, dbPool); err != nil {
+		return err
+	}
+	logger.Info("migrations applied")
+	return nil
+}
+
+func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	if err != nil {
+		return err
+	}
+	defer dbPool.Close()
+	if err := db.Migrate(ctx, dbPool); err != nil {
+		return err
+	}
+	// Insert-only River client: no queues, never started.
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("river client: %w", err)
+	}
+	store := db.NewStore(dbPool, riverClient)
+	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
+		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
+	})
+	srv := &http.Server{
+		Addr:              ":" + strconv.Itoa(cfg.Port),
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errCh := make(chan error, 1)
+	go func() { errCh <- srv.ListenAndServe() }()
+	logger.Info("api listening", "port", cfg.Port, "env", cfg.Env)
+	select {
+	case err := <-errCh:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("api shutting down", "grace", cfg.ShutdownGracePeriod)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGracePeriod)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	if err != nil {
+		return err
+	}
+	defer dbPool.Close()
+	if err := db.Migrate(ctx, dbPool); err != nil {
+		return err
+	}
+	var mailer mail.Sender
+	if cfg.SMTPURL != "" {
+		if mailer, err = mail.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {
+			return err
+		}
+	}
+	riverClient, err := newWorkerClient(dbPool, cfg, logger, mailer)
+	if err != nil {
+		return err
+	}
+	if err := riverClient.Start(ctx); err != nil {
+		return fmt.Errorf("start river: %w", err)
+	}
+	logger.Info("worker started", "concurrency", cfg.WorkerConcurrency)
+	<-ctx.Done()
+	logger.Info("worker stopping softly", "grace", cfg.ShutdownGracePeriod)
+	softCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGracePeriod)
+	defer cancel()
+	if err := riverClient.Stop(softCtx); err != nil {
+		logger.Warn("soft stop timed out; cancelling running jobs", "error", err)
+		hardCtx, cancelHard := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancelHard()
+		return riverClient.StopAndCancel(hardCtx)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+// Package db is Pilot's store: the PostgreSQL pool, the embedded migrations and every domain operation.
+// Each write runs in one transaction that also enqueues its follow-up River jobs, so a write and its
+// jobs commit together or not at all. Handlers and workers both call the store; neither writes SQL.
+package db
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migrationLockID is the advisory lock that serialises app and River migrations across processes.
+const migrationLockID int64 = 0x70696c6f74 // "pilot"
+
+// Errors the store translates PostgreSQL outcomes into. The api maps them to HTTP statuses once.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// OpenPool connects to PostgreSQL and checks the connection.
+func OpenPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	dbPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := dbPool.Ping(pingCtx); err != nil {
+		dbPool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return dbPool, nil
+}
+
+// Migrate applies the app's and River's migrations under one advisory lock, so processes that start
+// together migrate once.
+func Migrate(ctx context.Context, dbPool *pgxpool.Pool) error {
+	conn, err := dbPool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID)
+	}()
+
+	migrator, err := rivermigrate.New(riverpgxv5.New(dbPool), nil)
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+
+	sub, err := fs.Sub(migrationFS, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrations fs: %w", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(dbPool)
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
+	if err != nil {
+		return fmt.Errorf("goose provider: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("app migrations: %w", err)
+	}
+	return nil
+}
+
+// MigrationsPending reports whether app migrations remain to be applied (readiness check).
+func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (bool, error) {
+	sub, err := fs.Sub(migrationFS, "migrations")
+	if err != nil {
+		return false, err
+	}
+	sqlDB := stdlib.OpenDBFromPool(dbPool)
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
+	if err != nil {
+		return false, err
+	}
+	return provider.HasPending(ctx)
+}
+
+// Store runs Pilot's domain operations against PostgreSQL and enqueues their follow-up jobs.
+type Store struct {
+	Pool  *pgxpool.Pool
+	River *river.Client[pgx.Tx]
+	q     *dbsqlc.Queries
+}
+
+// NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
+func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
+	return &Store{Pool: dbPool, River: riverClient, q: dbsqlc.New(dbPool)}
+}
+
+// Q returns the generated queries bound to the pool, for reads outside a transaction.
+func (s *Store) Q() *dbsqlc.Queries { return s.q }
+
+// InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise.
+func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		return fn(tx, s.q.WithTx(tx))
+	})
+}
+
+// translate maps PostgreSQL outcomes to the store's errors; anything else is wrapped as is.
+func translate(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return fmt.Errorf("%s: %w", what, ErrConflict)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation (optionally of one constraint).
+func IsUniqueViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && (constraint == "" || pgErr.ConstraintName == constraint)
+}

@@ -1,0 +1,116 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Registration is what a new account starts with.
+type Registration struct {
+	User         dbsqlc.User
+	Organization dbsqlc.Organization
+	Workspace    dbsqlc.Workspace
+}
+
+// Register creates a user with their personal organization and workspace, in one transaction.
+func (s *Store) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
+	var reg Registration
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		reg.User, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: NewID(), Email: email, Name: name, PasswordHash: passwordHash})
+		if IsUniqueViolation(err, "users_email_key") {
+			return conflict("an account with this e-mail already exists")
+		}
+		if err != nil {
+			return fmt.Errorf("insert user: %w", err)
+		}
+		orgName := name
+		if orgName == "" {
+			orgName = strings.SplitN(email, "@", 2)[0]
+		}
+		reg.Organization, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{
+			ID: NewID(), Name: orgName + "'s organization", Slug: personalSlug(email), OwnerID: reg.User.ID,
+		})
+		if err != nil {
+			return fmt.Errorf("insert personal organization: %w", err)
+		}
+		if err := q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{
+			OrganizationID: reg.Organization.ID, UserID: reg.User.ID, Role: "owner",
+		}); err != nil {
+			return fmt.Errorf("insert organization owner: %w", err)
+		}
+		reg.Workspace, err = insertWorkspace(ctx, q, reg.Organization.ID, reg.User.ID, "Personal", "personal", true)
+		return err
+	})
+	return reg, err
+}
+
+var slugUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
+
+// personalSlug derives a unique-enough organization slug from an e-mail: its local part plus a random
+// suffix, so two people called "alex" never collide.
+func personalSlug(email string) string {
+	local := strings.ToLower(strings.SplitN(email, "@", 2)[0])
+	local = strings.Trim(slugUnsafe.ReplaceAllString(local, "-"), "-")
+	if len(local) > 40 {
+		local = strings.Trim(local[:40], "-")
+	}
+	if local == "" {
+		local = "user"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return local + "-" + hex.EncodeToString(b)
+}
+
+// UserByID reads a user.
+func (s *Store) UserByID(ctx context.Context, id string) (dbsqlc.User, error) {
+	u, err := s.q.UserGetByID(ctx, id)
+	return u, translate(err, "get user")
+}
+
+// UserByEmail reads a user by e-mail, case-insensitively.
+func (s *Store) UserByEmail(ctx context.Context, email string) (dbsqlc.User, error) {
+	u, err := s.q.UserGetByEmail(ctx, email)
+	return u, translate(err, "get user by email")
+}
+
+// UpdateProfile changes the fields given (nil leaves a field as it is).
+func (s *Store) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (dbsqlc.User, error) {
+	u, err := s.q.UserUpdateProfile(ctx, dbsqlc.UserUpdateProfileParams{ID: userID, Name: name, JobTitle: jobTitle})
+	return u, translate(err, "update profile")
+}
+
+// SetPassword stores a new password hash and invalidates every session issued before it.
+func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) (dbsqlc.User, error) {
+	u, err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
+	return u, translate(err, "update password")
+}
+
+// SetTOTPSecret stores a pending (not yet enabled) TOTP secret.
+func (s *Store) SetTOTPSecret(ctx context.Context, userID, secret string) error {
+	return translate(s.q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
+}
+
+// SetTOTPEnabled turns two-factor authentication on or off; turning it off forgets the secret.
+func (s *Store) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
+	return translate(s.q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
+}
+
+// ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a
+// later one) was already accepted: the code is a replay.
+func (s *Store) ConsumeTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
+	n, err := s.q.UserAdvanceTOTPStep(ctx, dbsqlc.UserAdvanceTOTPStepParams{ID: userID, Step: step})
+	if err != nil {
+		return false, fmt.Errorf("consume totp step: %w", err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,18 @@
+-- name: APITokenInsert :one
+INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, scopes, expires_at)
+VALUES (@id, @user_id, @name, @prefix, @secret_hash, @scopes, @expires_at)
+RETURNING *;
+
+-- name: APITokenListByUser :many
+SELECT * FROM api_tokens WHERE user_id = @user_id ORDER BY created_at DESC, id;
+
+-- name: APITokenDelete :execrows
+DELETE FROM api_tokens WHERE id = @id AND user_id = @user_id;
+
+-- name: APITokenGetByHash :one
+SELECT * FROM api_tokens WHERE secret_hash = @secret_hash;
+
+-- name: APITokenTouch :exec
+-- APITokenTouch records use at most once a minute, so a busy token does not write on every request.
+UPDATE api_tokens SET last_used_at = now()
+WHERE id = @id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');

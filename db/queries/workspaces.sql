@@ -1,0 +1,75 @@
+-- name: WorkspaceInsert :one
+INSERT INTO workspaces (id, organization_id, name, slug, owner_id, is_personal)
+VALUES (@id, @organization_id, @name, @slug, @owner_id, @is_personal)
+RETURNING *;
+
+-- name: WorkspaceMemberUpsert :exec
+INSERT INTO workspace_members (workspace_id, user_id, role, pilotage_role)
+VALUES (@workspace_id, @user_id, @role, @pilotage_role)
+ON CONFLICT (workspace_id, user_id) DO NOTHING;
+
+-- name: WorkspaceListAccessible :many
+-- WorkspaceListAccessible lists the workspaces of an organization a user may open: all of them for the
+-- organization's owner and admins, the ones they belong to for members.
+SELECT w.*, wm.role AS member_role, wm.pilotage_role AS member_pilotage_role
+FROM workspaces w
+LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = @user_id
+WHERE w.organization_id = @organization_id
+  AND (@org_admin::boolean OR wm.user_id IS NOT NULL)
+ORDER BY w.created_at, w.id;
+
+-- name: WorkspaceGetByID :one
+SELECT * FROM workspaces WHERE id = @id;
+
+-- name: WorkspaceMemberList :many
+SELECT wm.user_id, wm.role, wm.pilotage_role, u.email, u.name, wm.created_at
+FROM workspace_members wm
+JOIN users u ON u.id = wm.user_id
+WHERE wm.workspace_id = @workspace_id
+ORDER BY wm.created_at, u.email;
+
+-- name: WorkspaceMemberGet :one
+SELECT wm.user_id, wm.role, wm.pilotage_role, u.email, u.name, wm.created_at
+FROM workspace_members wm
+JOIN users u ON u.id = wm.user_id
+WHERE wm.workspace_id = @workspace_id AND wm.user_id = @user_id;
+
+-- name: WorkspaceMemberUpdate :one
+UPDATE workspace_members
+SET role = coalesce(sqlc.narg('role'), role),
+    pilotage_role = coalesce(sqlc.narg('pilotage_role'), pilotage_role)
+WHERE workspace_id = @workspace_id AND user_id = @user_id
+RETURNING *;
+
+-- name: InvitationInsert :one
+INSERT INTO workspace_invitations (id, workspace_id, email, role, token_hash, invited_by, expires_at)
+VALUES (@id, @workspace_id, @email, @role, @token_hash, @invited_by, @expires_at)
+RETURNING *;
+
+-- name: InvitationGetByTokenHashForUpdate :one
+SELECT i.*, w.organization_id
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+WHERE i.token_hash = @token_hash
+FOR UPDATE OF i;
+
+-- name: InvitationMarkAccepted :exec
+UPDATE workspace_invitations SET accepted_at = now(), accepted_by = @accepted_by WHERE id = @id;
+
+-- name: AccessResolve :one
+-- AccessResolve answers, in one round trip, what a user may do in an organization and optionally one of
+-- its workspaces. A missing organization or non-membership yields no row.
+SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
+       o.created_at AS org_created_at, om.role AS org_role,
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role
+FROM organizations o
+JOIN organization_members om ON om.organization_id = o.id AND om.user_id = @user_id
+LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug
+LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = @user_id
+WHERE o.slug = @org_slug;
+
+-- name: WorkspaceMemberExistsByEmail :one
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+    WHERE wm.workspace_id = @workspace_id AND lower(u.email) = lower(@email)
+);

@@ -1,0 +1,350 @@
+package db
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// Access is what a user may do in an organization and, when one was named, a workspace of it.
+type Access struct {
+	OrgID, OrgName, OrgSlug, OrgOwnerID string
+	OrgCreatedAt                        time.Time
+	OrgRole                             string
+	// WorkspaceID is empty when no workspace was asked for or the user may not open it.
+	WorkspaceID           string
+	WorkspaceRole         string
+	WorkspacePilotageRole string
+}
+
+// OrgAdmin reports whether the user owns or administers the organization.
+func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "admin" }
+
+// ResolveAccess answers in one query whether userID belongs to the organization orgSlug and, when
+// wsSlug is set, to that workspace. Organization owners and admins act as admin (and pilotage owner) in
+// every workspace of their organization. Outside either tenancy it returns ErrNotFound.
+func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug string) (Access, error) {
+	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug})
+	if err != nil {
+		return Access{}, translate(err, "resolve access")
+	}
+	a := Access{OrgID: row.OrgID, OrgName: row.OrgName, OrgSlug: row.OrgSlug, OrgOwnerID: row.OrgOwnerID, OrgCreatedAt: row.OrgCreatedAt, OrgRole: row.OrgRole}
+	if wsSlug == "" {
+		return a, nil
+	}
+	if row.WsID == nil {
+		return Access{}, notFound("workspace not found")
+	}
+	switch {
+	case row.WsRole != nil:
+		a.WorkspaceID, a.WorkspaceRole, a.WorkspacePilotageRole = *row.WsID, *row.WsRole, *row.WsPilotageRole
+		if a.OrgAdmin() {
+			a.WorkspaceRole = "admin"
+		}
+	case a.OrgAdmin():
+		a.WorkspaceID, a.WorkspaceRole, a.WorkspacePilotageRole = *row.WsID, "admin", "owner"
+	default:
+		return Access{}, notFound("workspace not found")
+	}
+	return a, nil
+}
+
+// CreateOrganization creates an organization owned by userID.
+func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug string) (dbsqlc.Organization, error) {
+	var org dbsqlc.Organization
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		org, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: NewID(), Name: name, Slug: slug, OwnerID: userID})
+		if IsUniqueViolation(err, "") {
+			return conflict(fmt.Sprintf("organization slug %q is already taken", slug))
+		}
+		if err != nil {
+			return fmt.Errorf("insert organization: %w", err)
+		}
+		return q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: org.ID, UserID: userID, Role: "owner"})
+	})
+	return org, err
+}
+
+// ListOrganizations lists the organizations a user belongs to, with their role.
+func (s *Store) ListOrganizations(ctx context.Context, userID string) ([]dbsqlc.OrganizationListByUserRow, error) {
+	rows, err := s.q.OrganizationListByUser(ctx, userID)
+	return rows, translate(err, "list organizations")
+}
+
+// UpdateOrganization renames an organization.
+func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *string) (dbsqlc.Organization, error) {
+	org, err := s.q.OrganizationUpdate(ctx, dbsqlc.OrganizationUpdateParams{ID: orgID, Name: name})
+	return org, translate(err, "update organization")
+}
+
+// DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
+// in one statement: every child table cascades from it.
+func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
+	n, err := s.q.OrganizationDelete(ctx, orgID)
+	if err != nil {
+		return fmt.Errorf("delete organization: %w", err)
+	}
+	if n == 0 {
+		return notFound("organization not found")
+	}
+	return nil
+}
+
+// OrganizationMembers lists an organization's members.
+func (s *Store) OrganizationMembers(ctx context.Context, orgID string) ([]dbsqlc.OrganizationMemberListRow, error) {
+	rows, err := s.q.OrganizationMemberList(ctx, orgID)
+	return rows, translate(err, "list organization members")
+}
+
+// AddOrganizationMember adds an existing user, found by e-mail, to an organization.
+func (s *Store) AddOrganizationMember(ctx context.Context, orgID, email, role string) (dbsqlc.OrganizationMemberGetRow, error) {
+	var m dbsqlc.OrganizationMemberGetRow
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		u, err := q.UserGetByEmail(ctx, email)
+		if err != nil {
+			if isNotFound(err) {
+				return invalid("no account uses this e-mail; invite them to a workspace instead")
+			}
+			return fmt.Errorf("find user: %w", err)
+		}
+		err = q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: u.ID, Role: role})
+		if IsUniqueViolation(err, "") {
+			return conflict("this user is already a member of the organization")
+		}
+		if err != nil {
+			return fmt.Errorf("insert organization member: %w", err)
+		}
+		m, err = q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: u.ID})
+		return translate(err, "get organization member")
+	})
+	return m, err
+}
+
+// SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
+func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (dbsqlc.OrganizationMemberGetRow, error) {
+	var m dbsqlc.OrganizationMemberGetRow
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
+		if err != nil {
+			return translate(err, "get organization member")
+		}
+		if cur.Role == "owner" {
+			return forbidden("the owner's role cannot be changed")
+		}
+		if _, err := q.OrganizationMemberUpdateRole(ctx, dbsqlc.OrganizationMemberUpdateRoleParams{OrganizationID: orgID, UserID: userID, Role: role}); err != nil {
+			return fmt.Errorf("update organization member: %w", err)
+		}
+		cur.Role = role
+		m = cur
+		return nil
+	})
+	return m, err
+}
+
+// RemoveOrganizationMember removes a member from the organization and all its workspaces. The owner
+// cannot be removed.
+func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
+	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
+		if err != nil {
+			return translate(err, "get organization member")
+		}
+		if cur.Role == "owner" {
+			return forbidden("the owner cannot be removed from the organization")
+		}
+		if err := q.WorkspaceMemberDeleteByOrg(ctx, dbsqlc.WorkspaceMemberDeleteByOrgParams{OrganizationID: orgID, UserID: userID}); err != nil {
+			return fmt.Errorf("delete workspace memberships: %w", err)
+		}
+		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
+		return translate(err, "delete organization member")
+	})
+}
+
+// RecordCheckout stores a billing checkout session created by a billing provider.
+func (s *Store) RecordCheckout(ctx context.Context, p dbsqlc.BillingCheckoutInsertParams) (dbsqlc.BillingCheckout, error) {
+	if p.ID == "" {
+		p.ID = NewID()
+	}
+	c, err := s.q.BillingCheckoutInsert(ctx, p)
+	return c, translate(err, "insert billing checkout")
+}
+
+func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (dbsqlc.Workspace, error) {
+	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
+	if IsUniqueViolation(err, "") {
+		return ws, conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
+	}
+	if err != nil {
+		return ws, fmt.Errorf("insert workspace: %w", err)
+	}
+	err = q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: ws.ID, UserID: userID, Role: "admin", PilotageRole: "owner"})
+	if err != nil {
+		return ws, fmt.Errorf("insert workspace admin: %w", err)
+	}
+	return ws, nil
+}
+
+// CreateWorkspace creates a workspace; its creator becomes admin and pilotage owner.
+func (s *Store) CreateWorkspace(ctx context.Context, orgID, userID, name, slug string) (dbsqlc.Workspace, error) {
+	var ws dbsqlc.Workspace
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		ws, err = insertWorkspace(ctx, q, orgID, userID, name, slug, false)
+		return err
+	})
+	return ws, err
+}
+
+// ListWorkspaces lists the workspaces of an organization the user may open.
+func (s *Store) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]dbsqlc.WorkspaceListAccessibleRow, error) {
+	rows, err := s.q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID, UserID: userID, OrgAdmin: orgAdmin})
+	return rows, translate(err, "list workspaces")
+}
+
+// Workspace reads a workspace by id.
+func (s *Store) Workspace(ctx context.Context, id string) (dbsqlc.Workspace, error) {
+	ws, err := s.q.WorkspaceGetByID(ctx, id)
+	return ws, translate(err, "get workspace")
+}
+
+// WorkspaceMembers lists a workspace's members.
+func (s *Store) WorkspaceMembers(ctx context.Context, wsID string) ([]dbsqlc.WorkspaceMemberListRow, error) {
+	rows, err := s.q.WorkspaceMemberList(ctx, wsID)
+	return rows, translate(err, "list workspace members")
+}
+
+// UpdateWorkspaceMember changes a member's role and/or pilotage role. The workspace owner's roles are
+// immutable.
+func (s *Store) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (dbsqlc.WorkspaceMemberGetRow, error) {
+	var m dbsqlc.WorkspaceMemberGetRow
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		ws, err := q.WorkspaceGetByID(ctx, wsID)
+		if err != nil {
+			return translate(err, "get workspace")
+		}
+		if ws.OwnerID == userID {
+			return forbidden("the workspace owner's roles cannot be changed")
+		}
+		if _, err := q.WorkspaceMemberUpdate(ctx, dbsqlc.WorkspaceMemberUpdateParams{WorkspaceID: wsID, UserID: userID, Role: role, PilotageRole: pilotageRole}); err != nil {
+			if isNotFound(err) {
+				return notFound("member not found")
+			}
+			return fmt.Errorf("update workspace member: %w", err)
+		}
+		m, err = q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
+		return translate(err, "get workspace member")
+	})
+	return m, err
+}
+
+// InvitationTTL is how long an invitation can be accepted.
+const InvitationTTL = 7 * 24 * time.Hour
+
+// NewInvitation is an invitation to create; Token is the single-use secret (only its hash is stored).
+type NewInvitation struct {
+	WorkspaceID, WorkspaceName, OrgSlug, WorkspaceSlug string
+	Email, Role, InvitedBy, InviterName                string
+	Token, AcceptURL                                   string
+}
+
+// InviteToWorkspace records an invitation and enqueues its e-mail in the same transaction.
+func (s *Store) InviteToWorkspace(ctx context.Context, in NewInvitation) (dbsqlc.WorkspaceInvitation, error) {
+	var inv dbsqlc.WorkspaceInvitation
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		inv, err = s.InviteToWorkspaceTx(ctx, tx, in)
+		return err
+	})
+	return inv, err
+}
+
+// InviteToWorkspaceTx is InviteToWorkspace inside a caller's transaction.
+func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (dbsqlc.WorkspaceInvitation, error) {
+	q := s.q.WithTx(tx)
+	member, err := q.WorkspaceMemberExistsByEmail(ctx, dbsqlc.WorkspaceMemberExistsByEmailParams{WorkspaceID: in.WorkspaceID, Email: in.Email})
+	if err != nil {
+		return dbsqlc.WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
+	}
+	if member {
+		return dbsqlc.WorkspaceInvitation{}, conflict("this person is already a member of the workspace")
+	}
+	hash := sha256.Sum256([]byte(in.Token))
+	inv, err := q.InvitationInsert(ctx, dbsqlc.InvitationInsertParams{
+		ID: NewID(), WorkspaceID: in.WorkspaceID, Email: strings.ToLower(in.Email), Role: in.Role,
+		TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
+	})
+	if err != nil {
+		return inv, fmt.Errorf("insert invitation: %w", err)
+	}
+	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
+		in.InviterName, in.WorkspaceName, in.AcceptURL)
+	_, err = s.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+		Topic: "invitation", RefID: inv.ID, To: inv.Email,
+		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
+	}, &river.InsertOpts{Queue: jobs.QueueEmail})
+	if err != nil {
+		return inv, fmt.Errorf("enqueue invitation e-mail: %w", err)
+	}
+	return inv, nil
+}
+
+// AcceptedInvitation tells where an accepted invitation leads.
+type AcceptedInvitation struct {
+	Invitation dbsqlc.WorkspaceInvitation
+	Workspace  dbsqlc.Workspace
+	OrgSlug    string
+}
+
+// AcceptInvitation makes the user a member of the invitation's workspace (and of its organization if
+// they were not). The invitation is bound to its e-mail, single-use and expires.
+func (s *Store) AcceptInvitation(ctx context.Context, token string, user dbsqlc.User) (AcceptedInvitation, error) {
+	var res AcceptedInvitation
+	hash := sha256.Sum256([]byte(token))
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.InvitationGetByTokenHashForUpdate(ctx, hash[:])
+		if err != nil {
+			if isNotFound(err) {
+				return notFound("invitation not found")
+			}
+			return fmt.Errorf("get invitation: %w", err)
+		}
+		switch {
+		case !strings.EqualFold(row.Email, user.Email):
+			return forbidden("this invitation was sent to a different e-mail address")
+		case row.AcceptedAt != nil:
+			return conflict("this invitation has already been accepted")
+		case time.Now().After(row.ExpiresAt):
+			return invalid("this invitation has expired")
+		}
+		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: "member"}); err != nil {
+			return fmt.Errorf("add organization member: %w", err)
+		}
+		if err := q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: row.WorkspaceID, UserID: user.ID, Role: row.Role, PilotageRole: "viewer"}); err != nil {
+			return fmt.Errorf("add workspace member: %w", err)
+		}
+		if err := q.InvitationMarkAccepted(ctx, dbsqlc.InvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
+			return fmt.Errorf("mark invitation accepted: %w", err)
+		}
+		res.Invitation = dbsqlc.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
+		res.Workspace, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
+		if err != nil {
+			return fmt.Errorf("get workspace: %w", err)
+		}
+		org, err := q.OrganizationGetByID(ctx, row.OrganizationID)
+		if err != nil {
+			return fmt.Errorf("get organization: %w", err)
+		}
+		res.OrgSlug = org.Slug
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,169 @@
+// Package config reads the process configuration from the environment, once, at start.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environments the service knows.
+const (
+	EnvDevelopment = "development"
+	EnvProduction  = "production"
+)
+
+// devJWTSecret signs tokens in development when JWT_SECRET is unset. Production refuses to start
+// without a real secret.
+const devJWTSecret = "pilot-development-secret-do-not-use-in-production"
+
+// Config is everything a Pilot process reads from its environment.
+type Config struct {
+	Env                 string
+	Port                int
+	DatabaseURL         string
+	DatabaseMaxConns    int32
+	JWTSecret           []byte
+	JWTExpiresIn        time.Duration
+	PublicURL           string
+	SMTPURL             string
+	SMTPFrom            string
+	LogLevel            string
+	WorkerConcurrency   int
+	TrustProxyHeaders   bool
+	LoginRateLimit      int
+	ShutdownGracePeriod time.Duration
+}
+
+// Production reports whether the service runs with production defaults.
+func (c *Config) Production() bool { return c.Env == EnvProduction }
+
+// Load reads the configuration from the environment and validates it.
+func Load() (*Config, error) {
+	return load(os.Getenv)
+}
+
+func load(getenv func(string) string) (*Config, error) {
+	var errs []error
+	get := func(name, def string) string {
+		if v := getenv(name + "_FILE"); v != "" {
+			b, err := os.ReadFile(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
+				return def
+			}
+			return strings.TrimSpace(string(b))
+		}
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	atoi := func(name, def string) int {
+		s := get(name, def)
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s must be an integer, got %q", name, s))
+		}
+		return n
+	}
+
+	c := &Config{
+		Env:               get("APP_ENV", EnvDevelopment),
+		DatabaseURL:       get("DATABASE_URL", ""),
+		PublicURL:         strings.TrimRight(get("PUBLIC_URL", ""), "/"),
+		SMTPURL:           get("SMTP_URL", ""),
+		SMTPFrom:          get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
+		LogLevel:          strings.ToLower(get("LOG_LEVEL", "info")),
+		TrustProxyHeaders: get("TRUST_PROXY_HEADERS", "false") == "true",
+	}
+	c.Port = atoi("PORT", "8080")
+	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
+	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
+	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
+
+	var err error
+	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
+		errs = append(errs, fmt.Errorf("JWT_EXPIRES_IN: %w", err))
+	}
+	if c.ShutdownGracePeriod, err = ParseDuration(get("SHUTDOWN_GRACE_PERIOD", "10s")); err != nil {
+		errs = append(errs, fmt.Errorf("SHUTDOWN_GRACE_PERIOD: %w", err))
+	}
+	secret := get("JWT_SECRET", "")
+	if secret == "" && c.Env != EnvProduction {
+		secret = devJWTSecret
+	}
+	c.JWTSecret = []byte(secret)
+	if c.PublicURL == "" {
+		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
+	}
+
+	errs = append(errs, c.validate()...)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(errs...))
+	}
+	return c, nil
+}
+
+func (c *Config) validate() []error {
+	var errs []error
+	if c.Env != EnvDevelopment && c.Env != EnvProduction {
+		errs = append(errs, fmt.Errorf("APP_ENV must be %q or %q, got %q", EnvDevelopment, EnvProduction, c.Env))
+	}
+	if c.Env == EnvProduction && len(c.JWTSecret) == 0 {
+		errs = append(errs, errors.New("JWT_SECRET is required when APP_ENV=production"))
+	}
+	if c.Env == EnvProduction && len(c.JWTSecret) > 0 && len(c.JWTSecret) < 32 {
+		errs = append(errs, errors.New("JWT_SECRET must be at least 32 bytes in production"))
+	}
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is required (make run starts a private PostgreSQL and sets it)"))
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("PORT must be between 1 and 65535, got %d", c.Port))
+	}
+	if c.DatabaseMaxConns < 2 {
+		errs = append(errs, errors.New("DATABASE_MAX_CONNS must be at least 2"))
+	}
+	if c.WorkerConcurrency < 1 {
+		errs = append(errs, errors.New("WORKER_CONCURRENCY must be at least 1"))
+	}
+	if c.LoginRateLimit < 1 {
+		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.JWTExpiresIn < time.Minute {
+		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))
+	}
+	if c.SMTPURL != "" {
+		u, err := url.Parse(c.SMTPURL)
+		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			errs = append(errs, errors.New("SMTP_URL must look like smtp://user:pass@host:port"))
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel))
+	}
+	return errs
+}
+
+// ParseDuration accepts Go durations ("90m") and whole days ("7d").
+func ParseDuration(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,133 @@
+// Package mail sends e-mail over SMTP.
+package mail
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/smtp"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Sender delivers one message.
+type Sender interface {
+	Send(ctx context.Context, to, subject, body string) error
+}
+
+// SMTP sends through a server named by a URL: smtp://user:pass@host:port (STARTTLS when offered) or
+// smtps://… (implicit TLS).
+type SMTP struct {
+	addr     string
+	host     string
+	implicit bool
+	auth     smtp.Auth
+	from     string
+}
+
+// NewSMTP parses rawURL and from (e.g. "Pilot <no-reply@example.com>").
+func NewSMTP(rawURL, from string) (*SMTP, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse SMTP_URL: %w", err)
+	}
+	host := u.Hostname()
+	port := u.Port()
+	if port == "" {
+		port = "587"
+		if u.Scheme == "smtps" {
+			port = "465"
+		}
+	}
+	s := &SMTP{addr: net.JoinHostPort(host, port), host: host, implicit: u.Scheme == "smtps", from: from}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		s.auth = smtp.PlainAuth("", u.User.Username(), pass, host)
+	}
+	return s, nil
+}
+
+// Send implements Sender.
+func (s *SMTP) Send(ctx context.Context, to, subject, body string) error {
+	from, err := mail.ParseAddress(s.from)
+	if err != nil {
+		return fmt.Errorf("parse from address: %w", err)
+	}
+	d := net.Dialer{Timeout: 10 * time.Second}
+	var conn net.Conn
+	if s.implicit {
+		conn, err = (&tls.Dialer{NetDialer: &d, Config: &tls.Config{ServerName: s.host}}).DialContext(ctx, "tcp", s.addr)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", s.addr)
+	}
+	if err != nil {
+		return fmt.Errorf("dial smtp: %w", err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	c, err := smtp.NewClient(conn, s.host)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("smtp hello: %w", err)
+	}
+	defer c.Close()
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.implicit {
+		if err := c.StartTLS(&tls.Config{ServerName: s.host}); err != nil {
+			return fmt.Errorf("smtp starttls: %w", err)
+		}
+	}
+	if s.auth != nil {
+		if err := c.Auth(s.auth); err != nil {
+			return fmt.Errorf("smtp auth: %w", err)
+		}
+	}
+	if err := c.Mail(from.Address); err != nil {
+		return fmt.Errorf("smtp mail from: %w", err)
+	}
+	if err := c.Rcpt(to); err != nil {
+		return fmt.Errorf("smtp rcpt to: %w", err)
+	}
+	w, err := c.Data()
+	if err != nil {
+		return fmt.Errorf("smtp data: %w", err)
+	}
+	msg := "From: " + from.String() + "\r\nTo: " + to + "\r\nSubject: " + mimeHeader(subject) +
+		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
+		strings.ReplaceAll(body, "\n", "\r\n")
+	if _, err := w.Write([]byte(msg)); err != nil {
+		return fmt.Errorf("smtp write: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("smtp end data: %w", err)
+	}
+	return c.Quit()
+}
+
+func mimeHeader(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	for _, r := range s {
+		if r > 127 {
+			return fmt.Sprintf("=?utf-8?q?%s?=", qEncode(s))
+		}
+	}
+	return s
+}
+
+func qEncode(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		switch {
+		case c == ' ':
+			b.WriteByte('_')
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "=%02X", c)
+		}
+	}
+	return b.String()
+}

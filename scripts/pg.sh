@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# pg.sh manages a private PostgreSQL cluster for local runs and tests.
+#
+#   scripts/pg.sh start DIR [--fast]   init (first time) and start a cluster in DIR; prints its admin URL
+#   scripts/pg.sh stop DIR             stop the cluster in DIR (no-op when not running)
+#   scripts/pg.sh url DIR              print the admin URL of a running cluster
+#   scripts/pg.sh createdb DIR NAME    create database NAME unless it exists; prints its URL
+#
+# The binaries come from PATH or /usr/lib/postgresql/*/bin. initdb refuses to run as root, so as root
+# every server command runs as the `postgres` system user on a directory that user owns. --fast turns
+# durability off (fsync, synchronous_commit): for throwaway test clusters only.
+set -euo pipefail
+
+die() { echo "pg.sh: $*" >&2; exit 1; }
+
+find_bin() {
+  if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+    dirname "$(command -v pg_ctl)"
+    return
+  fi
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$d" ] && [ -x "$d/initdb" ] || die "PostgreSQL binaries not found (install Debian's postgresql package)"
+  echo "$d"
+}
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 20000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+  die "no free port found"
+}
+
+cmd=${1:-}; dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: pg.sh start|stop|url DIR [--fast]"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+bin=$(find_bin)
+data="$dir/data"
+
+find_psql() {
+  if command -v psql >/dev/null 2>&1; then command -v psql; return; fi
+  local p
+  p=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$p" ] || die "psql not found (install Debian's postgresql-client package)"
+  echo "$p"
+}
+
+url() { echo "postgres://postgres@127.0.0.1:$(cat "$dir/port")/postgres?sslmode=disable"; }
+
+case "$cmd" in
+start)
+  fast=${3:-}
+  if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+  if [ ! -s "$data/PG_VERSION" ]; then
+    as_pg "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+      || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+  fi
+  if as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    url
+    exit 0
+  fi
+  port=$(free_port)
+  echo "$port" >"$dir/port"
+  opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=400"
+  if [ "$fast" = "--fast" ]; then
+    opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  fi
+  as_pg "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+    || { tail -n 20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
+  url
+  ;;
+stop)
+  if [ -s "$data/PG_VERSION" ] && as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    as_pg "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+  fi
+  ;;
+url)
+  url
+  ;;
+createdb)
+  name=${3:?database name}
+  psql=$(find_psql)
+  admin=$(url)
+  if ! "$psql" "$admin" -tAc "SELECT 1 FROM pg_database WHERE datname = '$name'" | grep -q 1; then
+    "$psql" "$admin" -qc "CREATE DATABASE \"$name\""
+  fi
+  echo "postgres://postgres@127.0.0.1:$(cat "$dir/port")/$name?sslmode=disable"
+  ;;
+*)
+  die "unknown command $cmd"
+  ;;
+esac

@@ -1,0 +1,69 @@
+// Package workers holds the River workers of the worker process. Each worker calls the store for its
+// domain work, so a job does exactly what the equivalent request would.
+package workers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// Deps are what workers need.
+type Deps struct {
+	Store  *db.Store
+	Mailer mail.Sender // nil: e-mails stay in the outbox table with a log line
+	Logger *slog.Logger
+}
+
+// Register adds every worker to workers.
+func Register(workers *river.Workers, deps Deps) error {
+	return river.AddWorkerSafely(workers, &EmailWorker{deps: deps})
+}
+
+// Queues returns the queues a worker process works, with their concurrency.
+func Queues(concurrency int) map[string]river.QueueConfig {
+	return map[string]river.QueueConfig{
+		jobs.QueueDefault: {MaxWorkers: concurrency},
+		jobs.QueueEmail:   {MaxWorkers: max(2, concurrency/4)},
+	}
+}
+
+// EmailWorker sends an e-mail through SMTP, or, with no SMTP configured, leaves it in the outbox table.
+type EmailWorker struct {
+	river.WorkerDefaults[jobs.SendEmailArgs]
+	deps Deps
+}
+
+// Timeout bounds one delivery attempt.
+func (w *EmailWorker) Timeout(*river.Job[jobs.SendEmailArgs]) time.Duration { return 30 * time.Second }
+
+// Work implements river.Worker.
+func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArgs]) error {
+	a := job.Args
+	transport := "outbox"
+	if w.deps.Mailer != nil {
+		transport = "smtp"
+	}
+	row, err := w.deps.Store.RecordEmail(ctx, a.Topic, a.RefID, a.To, a.Subject, a.Body, transport)
+	if err != nil {
+		return err
+	}
+	if row.SentAt != nil {
+		return nil // sent by an earlier attempt
+	}
+	if w.deps.Mailer == nil {
+		w.deps.Logger.InfoContext(ctx, "e-mail kept in outbox (SMTP_URL not set)", "to", a.To, "subject", a.Subject, "outboxId", row.ID)
+		return nil
+	}
+	if err := w.deps.Mailer.Send(ctx, a.To, a.Subject, a.Body); err != nil {
+		return fmt.Errorf("send e-mail: %w", err)
+	}
+	return w.deps.Store.MarkEmailSent(ctx, row.ID)
+}
