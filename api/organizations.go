@@ -213,4 +213,3 @@ func (s *Server) registerOrganizations() {
 			return &struct{ Body CheckoutOut }{Body: CheckoutOut{ID: rec.ID, URL: rec.Url, Status: rec.Status}}, nil
 		})
 }
-

@@ -150,4 +150,3 @@ func (s *Server) registerTwoFactor() {
 			return s.startSession(u)
 		})
 }
-

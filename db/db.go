@@ -153,3 +153,6 @@ func IsUniqueViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && (constraint == "" || pgErr.ConstraintName == constraint)
 }
+
+// MigrationFS exposes the embedded migrations (tests key their template database on them).
+func MigrationFS() fs.FS { return migrationFS }

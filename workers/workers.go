@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/mail"
@@ -66,4 +69,30 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		return fmt.Errorf("send e-mail: %w", err)
 	}
 	return w.deps.Store.MarkEmailSent(ctx, row.ID)
+}
+
+// Config configures a working River client.
+type Config struct {
+	Concurrency int
+	Mailer      mail.Sender
+	Logger      *slog.Logger
+}
+
+// NewClient builds a working River client with every worker registered, and the store its workers use.
+// The store enqueues through the same client, so jobs a worker causes commit with the worker's writes.
+func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Store, error) {
+	riverWorkers := river.NewWorkers()
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{
+		Logger:  cfg.Logger,
+		Queues:  Queues(cfg.Concurrency),
+		Workers: riverWorkers,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("river client: %w", err)
+	}
+	store := db.NewStore(dbPool, riverClient)
+	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger}); err != nil {
+		return nil, nil, fmt.Errorf("register workers: %w", err)
+	}
+	return riverClient, store, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/workers"
 )
 
 const usage = `usage: pilot <command>
@@ -142,7 +143,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 			return err
 		}
 	}
-	riverClient, err := newWorkerClient(dbPool, cfg, logger, mailer)
+	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency, Mailer: mailer, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,226 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+)
+
+// testJWTSecret signs the test servers' tokens.
+var testJWTSecret = []byte("test-secret-test-secret-test-secret")
+
+// testEnv is one test's server on its own database.
+type testEnv struct {
+	t       *testing.T
+	handler http.Handler
+	store   *db.Store
+	pool    *pgxpool.Pool
+	signer  *auth.Signer
+}
+
+type setupOpts struct {
+	production     bool
+	loginRateLimit int
+}
+
+// setup builds the real api handler on a fresh database with an insert-only River client, as the api
+// process has.
+func setup(t *testing.T) *testEnv { return setupWith(t, setupOpts{}) }
+
+func setupWith(t *testing.T, o setupOpts) *testEnv {
+	t.Helper()
+	dbPool := pgtest.Pool(t)
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
+	require.NoError(t, err)
+	store := db.NewStore(dbPool, riverClient)
+	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	if o.loginRateLimit == 0 {
+		o.loginRateLimit = 1000
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit,
+	})
+	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}
+}
+
+// resp is a recorded answer.
+type resp struct {
+	Code   int
+	Body   []byte
+	Header http.Header
+}
+
+// JSON decodes the body into v.
+func (r *resp) JSON(t *testing.T, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
+}
+
+// M decodes the body as an object.
+func (r *resp) M(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// L decodes the body as an array of objects.
+func (r *resp) L(t *testing.T) []map[string]any {
+	t.Helper()
+	var l []map[string]any
+	r.JSON(t, &l)
+	return l
+}
+
+// req is a request to send; Token goes into the Authorization header.
+type req struct {
+	Method, Path, Token string
+	Body                any
+	Header              map[string]string
+	Cookies             []*http.Cookie
+}
+
+func (e *testEnv) send(r req) *resp {
+	e.t.Helper()
+	var body io.Reader = http.NoBody
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		buf, err := json.Marshal(b)
+		require.NoError(e.t, err)
+		body = bytes.NewReader(buf)
+	}
+	hr := httptest.NewRequestWithContext(context.Background(), r.Method, r.Path, body)
+	if r.Body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range r.Header {
+		hr.Header.Set(k, v)
+	}
+	for _, c := range r.Cookies {
+		hr.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, hr)
+	return &resp{Code: rec.Code, Body: rec.Body.Bytes(), Header: rec.Header()}
+}
+
+// do sends method path with a JSON body (nil for none) as token.
+func (e *testEnv) do(method, path, token string, body any) *resp {
+	e.t.Helper()
+	return e.send(req{Method: method, Path: path, Token: token, Body: body})
+}
+
+// requireStatus asserts the status and, for errors, the spec's error shape.
+func requireStatus(t *testing.T, r *resp, code int) {
+	t.Helper()
+	require.Equal(t, code, r.Code, "body: %s", r.Body)
+	if code >= 400 {
+		requireErrorShape(t, r, code)
+	}
+}
+
+// requireErrorShape asserts {statusCode, message, error} with a string message.
+func requireErrorShape(t *testing.T, r *resp, code int) {
+	t.Helper()
+	require.Equal(t, "application/json", r.Header.Get("Content-Type"), "body: %s", r.Body)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(r.Body, &m), "body: %s", r.Body)
+	require.Equal(t, float64(code), m["statusCode"], "body: %s", r.Body)
+	msg, ok := m["message"].(string)
+	require.True(t, ok, "message must be a string: %s", r.Body)
+	require.NotEmpty(t, msg)
+	wantName := http.StatusText(code)
+	if code == 500 {
+		wantName = "Internal Error"
+	}
+	require.Equal(t, wantName, m["error"], "body: %s", r.Body)
+}
+
+// user is a registered test user.
+type user struct {
+	ID, Email, Token string
+	// OrgSlug and WsSlug are the personal organization and workspace.
+	OrgSlug, WsSlug string
+}
+
+// register creates a user through the API and returns its session token.
+func (e *testEnv) register(email string) user {
+	e.t.Helper()
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse", "name": strings.Split(email, "@")[0]})
+	requireStatus(e.t, r, http.StatusCreated)
+	m := r.M(e.t)
+	u := m["user"].(map[string]any)
+	orgs := e.do("GET", "/organizations", m["access_token"].(string), nil)
+	requireStatus(e.t, orgs, http.StatusOK)
+	return user{ID: u["id"].(string), Email: email, Token: m["access_token"].(string), OrgSlug: orgs.L(e.t)[0]["slug"].(string), WsSlug: "personal"}
+}
+
+// org creates an organization owned by u.
+func (e *testEnv) org(u user, slug string) {
+	e.t.Helper()
+	requireStatus(e.t, e.do("POST", "/organizations", u.Token, map[string]any{"name": slug, "slug": slug}), http.StatusCreated)
+}
+
+// workspace creates a workspace in org as u.
+func (e *testEnv) workspace(u user, org, slug string) {
+	e.t.Helper()
+	requireStatus(e.t, e.do("POST", "/orgs/"+org+"/workspaces", u.Token, map[string]any{"name": slug, "slug": slug}), http.StatusCreated)
+}
+
+// join invites member into org/ws as admin and accepts as member, with the given workspace role.
+func (e *testEnv) join(admin, member user, org, ws, role string) {
+	e.t.Helper()
+	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", admin.Token, map[string]any{"email": member.Email, "role": role})
+	requireStatus(e.t, r, http.StatusCreated)
+	token := r.M(e.t)["token"].(string)
+	requireStatus(e.t, e.do("POST", "/invitations/"+token+"/accept", member.Token, nil), http.StatusOK)
+}
+
+// pat creates a personal access token for u with the given scopes (nil: all).
+func (e *testEnv) pat(u user, scopes []string) string {
+	e.t.Helper()
+	body := map[string]any{"name": "test"}
+	if scopes != nil {
+		body["scopes"] = scopes
+	}
+	r := e.do("POST", "/api-tokens", u.Token, body)
+	requireStatus(e.t, r, http.StatusCreated)
+	return r.M(e.t)["token"].(string)
+}
+
+// count runs a COUNT query on the test database.
+func (e *testEnv) count(sql string, args ...any) int {
+	e.t.Helper()
+	var n int
+	require.NoError(e.t, e.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+var _ pgx.Tx // keep pgx imported for tests that open transactions

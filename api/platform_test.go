@@ -1,0 +1,92 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	r := e.do("GET", "/healthz", "", nil)
+	require.Equal(t, http.StatusOK, r.Code)
+	r = e.do("GET", "/readyz", "", nil)
+	require.Equal(t, http.StatusOK, r.Code, "body: %s", r.Body)
+	require.Equal(t, "ready", r.M(t)["status"])
+}
+
+func TestErrorShapeOnRouterFallbacks(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	requireStatus(t, e.do("GET", "/no/such/route", "", nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", "/auth/me", "", nil), http.StatusMethodNotAllowed)
+	requireStatus(t, e.do("PUT", "/organizations", "", nil), http.StatusMethodNotAllowed)
+}
+
+func TestErrorShapeOnBadBodies(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	requireStatus(t, e.do("POST", "/auth/register", "", "{not json"), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/register", "", `{"email":"a@b.co","password":"12345678","unknown":1}`), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/register", "", `{"email":"a@b.co","password":12345678}`), http.StatusBadRequest)
+	big := `{"email":"a@b.co","password":"12345678","name":"` + strings.Repeat("x", 2<<20) + `"}`
+	requireStatus(t, e.do("POST", "/auth/register", "", big), http.StatusRequestEntityTooLarge)
+}
+
+func TestValidationIs400WithFieldErrors(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": "nope", "password": "short"})
+	requireStatus(t, r, http.StatusBadRequest)
+	errs := r.M(t)["errors"].([]any)
+	fields := map[string]bool{}
+	for _, fe := range errs {
+		fields[fe.(map[string]any)["field"].(string)] = true
+	}
+	require.True(t, fields["email"], "errors: %v", errs)
+	require.True(t, fields["password"], "errors: %v", errs)
+}
+
+func TestPanicIsA500InErrorShapeWithoutLeak(t *testing.T) {
+	t.Parallel()
+	s := &Server{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h := s.recoverer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("db password is hunter2") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	r := &resp{Code: rec.Code, Body: rec.Body.Bytes(), Header: rec.Header()}
+	requireStatus(t, r, http.StatusInternalServerError)
+	require.NotContains(t, string(r.Body), "hunter2")
+}
+
+func TestUnexpectedErrorsDoNotLeak(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	err := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("pq: relation secret_table"))
+	body := err.(*ErrorBody)
+	require.Equal(t, "internal server error", body.Message)
+	require.Equal(t, "Internal Error", body.Error_)
+	require.Empty(t, body.Errors)
+}
+
+func TestDocsOnlyOutsideProduction(t *testing.T) {
+	t.Parallel()
+	dev := setup(t)
+	r := dev.do("GET", "/api/docs", "", nil)
+	require.Equal(t, http.StatusOK, r.Code)
+	r = dev.do("GET", "/api/openapi.json", "", nil)
+	require.Equal(t, http.StatusOK, r.Code)
+	require.Contains(t, string(r.Body), "/auth/2fa/verify")
+	require.Contains(t, string(r.Body), "/orgs/{orgSlug}/workspaces/{wsSlug}/members/invite")
+
+	prod := setupWith(t, setupOpts{production: true})
+	requireStatus(t, prod.do("GET", "/api/docs", "", nil), http.StatusNotFound)
+	requireStatus(t, prod.do("GET", "/api/openapi.json", "", nil), http.StatusNotFound)
+}
