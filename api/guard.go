@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/dbsqlc"
@@ -84,7 +85,20 @@ const (
 	principalKey ctxKey = iota
 	accessKey
 	clientIPKey
+	requestKey
 )
+
+// rawRequest returns the HTTP request and response writer behind an operation, for the few handlers
+// that stream (attachment upload and download) instead of letting huma read the body.
+func rawRequest(ctx context.Context) (*http.Request, http.ResponseWriter) {
+	rw, _ := ctx.Value(requestKey).(rawHTTP)
+	return rw.r, rw.w
+}
+
+type rawHTTP struct {
+	r *http.Request
+	w http.ResponseWriter
+}
 
 func principalFrom(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey).(*Principal)
@@ -106,6 +120,9 @@ func clientIPFrom(ctx context.Context) string {
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	a, _ := hctx.Operation().Metadata["access"].(Access)
 	hctx = huma.WithValue(hctx, clientIPKey, s.clientIP(hctx))
+	if r, w := humachi.Unwrap(hctx); r != nil {
+		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
+	}
 	if a.Public {
 		next(hctx)
 		return
@@ -127,20 +144,27 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
+	for _, prm := range hctx.Operation().Parameters {
+		// Every record id is a UUID: a malformed one names nothing.
+		if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && !isUUID(hctx.Param(prm.Name)) {
+			s.writeErr(hctx, errNotFound("not found"))
+			return
+		}
+	}
 
 	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" {
 		wsSlug := hctx.Param("wsSlug")
-		acc, err := s.store.ResolveAccess(hctx.Context(), p.User.ID, orgSlug, wsSlug)
+		acc, err := s.store.ResolveAccess(hctx.Context(), p.User.ID, orgSlug, wsSlug, hctx.Param("projectId"))
 		if err != nil {
-			if errors.Is(err, db.ErrNotFound) {
-				what := "organization"
-				if wsSlug != "" {
-					what = "workspace"
-				}
-				s.writeErr(hctx, errNotFound(what+" not found"))
-				return
+			var se *db.Error
+			switch {
+			case errors.As(err, &se):
+				s.writeErr(hctx, errNotFound(se.Msg))
+			case errors.Is(err, db.ErrNotFound):
+				s.writeErr(hctx, errNotFound("organization not found"))
+			default:
+				s.writeErr(hctx, err)
 			}
-			s.writeErr(hctx, err)
 			return
 		}
 		switch {
@@ -230,4 +254,24 @@ func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal,
 		return nil, err
 	}
 	return &Principal{User: u, Scopes: tok.Scopes, ViaPAT: true}, nil
+}
+
+// isUUID reports whether s has the textual shape of a UUID.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -92,6 +92,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerTokens()
 	s.registerOrganizations()
 	s.registerWorkspaces()
+	s.registerProjects()
+	s.registerCards()
+	s.registerNotifications()
 	return router
 }
 

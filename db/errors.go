@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // ErrInvalid and ErrForbidden classify refusals that are not about existence or uniqueness.
@@ -33,3 +34,16 @@ func notFound(msg string) error  { return &Error{Kind: ErrNotFound, Msg: msg} }
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
 func isNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrNotFound) }
+
+// isInvalidText reports a malformed value for a typed column, such as an id that is not a UUID: such an
+// id names nothing.
+func isInvalidText(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "22P02"
+}
+
+// IsForeignKeyViolation reports whether err is a foreign-key violation.
+func IsForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}

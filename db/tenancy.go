@@ -23,6 +23,8 @@ type Access struct {
 	WorkspaceID           string
 	WorkspaceRole         string
 	WorkspacePilotageRole string
+	// ProjectID is set when a project was asked for and belongs to the workspace.
+	ProjectID string
 }
 
 // OrgAdmin reports whether the user owns or administers the organization.
@@ -31,8 +33,15 @@ func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "a
 // ResolveAccess answers in one query whether userID belongs to the organization orgSlug and, when
 // wsSlug is set, to that workspace. Organization owners and admins act as admin (and pilotage owner) in
 // every workspace of their organization. Outside either tenancy it returns ErrNotFound.
-func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug string) (Access, error) {
-	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug})
+//
+// When projectID is set (a well-formed UUID), the project must belong to the workspace, else
+// ErrNotFound.
+func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
+	var pid *string
+	if projectID != "" {
+		pid = &projectID
+	}
+	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: pid})
 	if err != nil {
 		return Access{}, translate(err, "resolve access")
 	}
@@ -53,6 +62,12 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug strin
 		a.WorkspaceID, a.WorkspaceRole, a.WorkspacePilotageRole = *row.WsID, "admin", "owner"
 	default:
 		return Access{}, notFound("workspace not found")
+	}
+	if projectID != "" {
+		if row.ProjectID == nil {
+			return Access{}, notFound("project not found")
+		}
+		a.ProjectID = *row.ProjectID
 	}
 	return a, nil
 }

@@ -20,3 +20,11 @@ type SendEmailArgs struct {
 
 // Kind implements river.JobArgs.
 func (SendEmailArgs) Kind() string { return "send_email" }
+
+// NotifyActivityArgs fans one activity out to notifications for the users it concerns.
+type NotifyActivityArgs struct {
+	ActivityID string `json:"activityId"`
+}
+
+// Kind implements river.JobArgs.
+func (NotifyActivityArgs) Kind() string { return "notify_activity" }

@@ -5,8 +5,20 @@
 package dbsqlc
 
 import (
+	"encoding/json"
 	"time"
 )
+
+type Activity struct {
+	ID         string
+	ProjectID  string
+	CardID     *string
+	ActorID    string
+	Type       string
+	Meta       json.RawMessage
+	Recipients []string
+	CreatedAt  time.Time
+}
 
 type ApiToken struct {
 	ID         string
@@ -20,6 +32,17 @@ type ApiToken struct {
 	CreatedAt  time.Time
 }
 
+type Attachment struct {
+	ID           string
+	CardID       string
+	UploadedBy   string
+	OriginalName string
+	MimeType     string
+	Size         int64
+	StorageKey   string
+	CreatedAt    time.Time
+}
+
 type BillingCheckout struct {
 	ID             string
 	OrganizationID string
@@ -29,6 +52,106 @@ type BillingCheckout struct {
 	Status         string
 	CreatedBy      string
 	CreatedAt      time.Time
+}
+
+type Card struct {
+	ID              string
+	ProjectID       string
+	ColumnID        string
+	ScopeID         *string
+	Title           string
+	Description     string
+	Position        int64
+	Archived        bool
+	Priority        string
+	StartDate       *time.Time
+	DueDate         *time.Time
+	AssigneeID      *string
+	CommentCount    int32
+	AttachmentCount int32
+	CreatedBy       string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type CardCustomValue struct {
+	CardID  string
+	FieldID string
+	Value   json.RawMessage
+}
+
+type CardDetail struct {
+	ID                string
+	ProjectID         string
+	ColumnID          string
+	ScopeID           *string
+	Title             string
+	Description       string
+	Position          int64
+	Archived          bool
+	Priority          string
+	StartDate         *time.Time
+	DueDate           *time.Time
+	AssigneeID        *string
+	CommentCount      int32
+	AttachmentCount   int32
+	CreatedBy         string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	Checklist         json.RawMessage
+	ChecklistProgress int32
+	Labels            json.RawMessage
+	CustomFields      json.RawMessage
+}
+
+type CardLabel struct {
+	CardID    string
+	LabelID   string
+	CreatedAt time.Time
+}
+
+type CardRelation struct {
+	ID           string
+	ProjectID    string
+	CardID       string
+	TargetCardID string
+	Type         string
+	CreatedBy    string
+	CreatedAt    time.Time
+}
+
+type ChecklistItem struct {
+	ID        string
+	CardID    string
+	Title     string
+	Done      bool
+	Position  int32
+	CreatedAt time.Time
+}
+
+type Column struct {
+	ID        string
+	ProjectID string
+	Name      string
+	Position  int32
+	CreatedAt time.Time
+}
+
+type Comment struct {
+	ID        string
+	CardID    string
+	AuthorID  string
+	Content   string
+	CreatedAt time.Time
+}
+
+type CustomField struct {
+	ID        string
+	ProjectID string
+	Name      string
+	Type      string
+	Options   []string
+	CreatedAt time.Time
 }
 
 type EmailOutbox struct {
@@ -41,6 +164,22 @@ type EmailOutbox struct {
 	Transport string
 	SentAt    *time.Time
 	CreatedAt time.Time
+}
+
+type Label struct {
+	ID        string
+	ProjectID string
+	Name      string
+	Color     string
+	CreatedAt time.Time
+}
+
+type Notification struct {
+	ID         string
+	UserID     string
+	ActivityID string
+	ReadAt     *time.Time
+	CreatedAt  time.Time
 }
 
 type Organization struct {
@@ -57,6 +196,37 @@ type OrganizationMember struct {
 	UserID         string
 	Role           string
 	CreatedAt      time.Time
+}
+
+type Project struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	Description string
+	Deadline    *time.Time
+	TemplateID  *string
+	CreatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type ProjectMember struct {
+	ProjectID string
+	UserID    string
+	CreatedAt time.Time
+}
+
+type Scope struct {
+	ID          string
+	ProjectID   string
+	Name        string
+	Description string
+	StartDate   *time.Time
+	EndDate     *time.Time
+	Settings    json.RawMessage
+	ActiveView  string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type User struct {

@@ -13,18 +13,20 @@ import (
 const accessResolve = `-- name: AccessResolve :one
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = $1
 LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = $2
 LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = $1
-WHERE o.slug = $3
+LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = $3
+WHERE o.slug = $4
 `
 
 type AccessResolveParams struct {
-	UserID  string
-	WsSlug  string
-	OrgSlug string
+	UserID    string
+	WsSlug    string
+	ProjectID *string
+	OrgSlug   string
 }
 
 type AccessResolveRow struct {
@@ -37,12 +39,18 @@ type AccessResolveRow struct {
 	WsID           *string
 	WsRole         *string
 	WsPilotageRole *string
+	ProjectID      *string
 }
 
 // AccessResolve answers, in one round trip, what a user may do in an organization and optionally one of
 // its workspaces. A missing organization or non-membership yields no row.
 func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (AccessResolveRow, error) {
-	row := q.db.QueryRow(ctx, accessResolve, arg.UserID, arg.WsSlug, arg.OrgSlug)
+	row := q.db.QueryRow(ctx, accessResolve,
+		arg.UserID,
+		arg.WsSlug,
+		arg.ProjectID,
+		arg.OrgSlug,
+	)
 	var i AccessResolveRow
 	err := row.Scan(
 		&i.OrgID,
@@ -54,6 +62,7 @@ func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (A
 		&i.WsID,
 		&i.WsRole,
 		&i.WsPilotageRole,
+		&i.ProjectID,
 	)
 	return i, err
 }

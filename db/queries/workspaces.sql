@@ -61,11 +61,12 @@ UPDATE workspace_invitations SET accepted_at = now(), accepted_by = @accepted_by
 -- its workspaces. A missing organization or non-membership yields no row.
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = @user_id
 LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug
 LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = @user_id
+LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = sqlc.narg('project_id')
 WHERE o.slug = @org_slug;
 
 -- name: WorkspaceMemberExistsByEmail :one

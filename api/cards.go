@@ -1,0 +1,232 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+)
+
+// CARD is the prefix of card-scoped routes.
+const CARD = PRJ + "/cards/{cardId}"
+
+// CardPath are the path parameters of card-scoped routes.
+type CardPath struct {
+	PRJPath
+	CardID string `path:"cardId"`
+}
+
+// CardOut is a card with everything on it.
+type CardOut struct {
+	ID                string          `json:"id"`
+	ProjectID         string          `json:"projectId"`
+	ColumnID          string          `json:"columnId"`
+	ScopeID           *string         `json:"scopeId" nullable:"true"`
+	Title             string          `json:"title"`
+	Description       string          `json:"description"`
+	Order             int32           `json:"order" doc:"0-based place in the column"`
+	Archived          bool            `json:"archived"`
+	Priority          string          `json:"priority" enum:"low,medium,high"`
+	StartDate         *time.Time      `json:"startDate" nullable:"true"`
+	DueDate           *time.Time      `json:"dueDate" nullable:"true"`
+	AssigneeID        *string         `json:"assigneeId" nullable:"true"`
+	Checklist         json.RawMessage `json:"checklist" doc:"Items {_id, title, done, order}"`
+	ChecklistProgress int32           `json:"checklistProgress" doc:"Percentage of checklist items done"`
+	Labels            json.RawMessage `json:"labels" doc:"Labels {id, name, color}"`
+	CustomFields      json.RawMessage `json:"customFields" doc:"Custom field values by field id"`
+	CommentCount      int32           `json:"commentCount"`
+	AttachmentCount   int32           `json:"attachmentCount"`
+	CreatedBy         string          `json:"createdBy"`
+	CreatedAt         time.Time       `json:"createdAt"`
+	UpdatedAt         time.Time       `json:"updatedAt"`
+}
+
+func cardOut(c db.Card) CardOut {
+	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
+		Description: c.Description, Order: c.Order, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
+		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.Checklist, ChecklistProgress: c.ChecklistProgress,
+		Labels: c.Labels, CustomFields: c.CustomFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
+		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// ChecklistItemIn is a checklist item given at card creation.
+type ChecklistItemIn struct {
+	Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
+	Done  bool   `json:"done,omitempty"`
+	Order *int   `json:"order,omitempty" minimum:"0" doc:"Items are sorted by order, then as given"`
+}
+
+// cardCreateBody is the body of both card-create endpoints.
+type cardCreateBody struct {
+	Title       string            `json:"title" required:"true" minLength:"1" maxLength:"500"`
+	Description string            `json:"description,omitempty" maxLength:"5000"`
+	Priority    string            `json:"priority,omitempty" enum:"low,medium,high"`
+	StartDate   *time.Time        `json:"startDate,omitempty" nullable:"true"`
+	DueDate     *time.Time        `json:"dueDate,omitempty" nullable:"true"`
+	AssigneeID  *string           `json:"assigneeId,omitempty" nullable:"true" format:"uuid"`
+	ScopeID     *string           `json:"scopeId,omitempty" nullable:"true" format:"uuid"`
+	Checklist   []ChecklistItemIn `json:"checklist,omitempty" maxItems:"100"`
+}
+
+func (s *Server) createCard(ctx context.Context, columnID string, b cardCreateBody) (*struct{ Body CardOut }, error) {
+	title, err := nonBlank("title", b.Title)
+	if err != nil {
+		return nil, err
+	}
+	a := accessFrom(ctx)
+	items := sortChecklist(b.Checklist)
+	c, err := s.store.CreateCard(ctx, db.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
+		ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description, Priority: b.Priority,
+		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items})
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &struct{ Body CardOut }{Body: cardOut(c)}, nil
+}
+
+// sortChecklist orders given items by their order field (stable; items without one keep their place
+// after those with one).
+func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
+	type it struct {
+		key int
+		idx int
+		v   ChecklistItemIn
+	}
+	tmp := make([]it, len(in))
+	for i, v := range in {
+		k := i
+		if v.Order != nil {
+			k = *v.Order
+		}
+		tmp[i] = it{k, i, v}
+	}
+	for i := 1; i < len(tmp); i++ { // insertion sort: at most 100 items
+		for j := i; j > 0 && (tmp[j].key < tmp[j-1].key || tmp[j].key == tmp[j-1].key && tmp[j].idx < tmp[j-1].idx); j-- {
+			tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+		}
+	}
+	out := make([]db.ChecklistItemInput, len(tmp))
+	for i, t := range tmp {
+		out[i] = db.ChecklistItemInput{Title: t.v.Title, Done: t.v.Done}
+	}
+	return out
+}
+
+func (s *Server) registerCards() {
+	tags := []string{"Cards"}
+
+	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: PRJ + "/cards",
+		Summary: "List every card of the project", Tags: tags,
+		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters."},
+		projectRead,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
+		}) (*struct{ Body []CardOut }, error) {
+			cards, err := s.store.Cards(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]CardOut, 0, len(cards))
+			for _, c := range cards {
+				if in.Archived == "" || (in.Archived == "true") == c.Archived {
+					out = append(out, cardOut(c))
+				}
+			}
+			return &struct{ Body []CardOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",
+		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body cardCreateBody
+		}) (*struct{ Body CardOut }, error) {
+			return s.createCard(ctx, "", in.Body)
+		})
+
+	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: PRJ + "/columns/{columnId}/cards",
+		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			ColumnID string `path:"columnId"`
+			Body     cardCreateBody
+		}) (*struct{ Body CardOut }, error) {
+			return s.createCard(ctx, in.ColumnID, in.Body)
+		})
+
+	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: CARD,
+		Summary: "Get a card", Tags: tags}, projectRead,
+		func(ctx context.Context, in *CardPath) (*struct{ Body CardOut }, error) {
+			c, err := s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: CARD,
+		Summary: "Update, move or reorder a card", Tags: tags,
+		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
+			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CardPath
+			Body struct {
+				Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
+				Description Nullable[string]    `json:"description,omitempty"`
+				Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
+				StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
+				DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
+				AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`
+				ScopeID     Nullable[string]    `json:"scopeId,omitempty"`
+				ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
+				Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+				Archived    *bool               `json:"archived,omitempty"`
+			}
+		}) (*struct{ Body CardOut }, error) {
+			b := in.Body
+			p := db.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
+				AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
+			if b.Title != nil {
+				t, err := nonBlank("title", *b.Title)
+				if err != nil {
+					return nil, err
+				}
+				p.Title = &t
+			}
+			if b.Description.Set {
+				d := b.Description.Value // null clears to ""
+				if len([]rune(d)) > 5000 {
+					return nil, errBadRequest("description: expected length <= 5000")
+				}
+				p.Description = &d
+			}
+			for _, id := range []db.Opt[string]{p.AssigneeID, p.ScopeID} {
+				if id.Value != nil && !isUUID(*id.Value) {
+					return nil, errBadRequest("assigneeId and scopeId must be ids (UUIDs) or null")
+				}
+			}
+			a := accessFrom(ctx)
+			c, err := s.store.UpdateCard(ctx, a.WorkspaceID, a.ProjectID, in.CardID, principalFrom(ctx).User.ID, p)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: CARD,
+		Summary: "Delete a card permanently", Tags: tags}, projectWrite,
+		func(ctx context.Context, in *CardPath) (*OKOutput, error) {
+			if err := s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+}

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// project creates a project in u's personal workspace and returns its path and column ids.
+func (e *testEnv) project(u user, name string) (string, []string) {
+	e.t.Helper()
+	base := "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsSlug + "/projects"
+	r := e.do("POST", base, u.Token, map[string]any{"name": name})
+	requireStatus(e.t, r, http.StatusCreated)
+	prj := base + "/" + r.M(e.t)["id"].(string)
+	cols := e.do("GET", prj+"/columns", u.Token, nil)
+	requireStatus(e.t, cols, http.StatusOK)
+	var ids []string
+	for _, c := range cols.L(e.t) {
+		ids = append(ids, c["id"].(string))
+	}
+	return prj, ids
+}
+
+func (e *testEnv) card(u user, prj, col, title string) map[string]any {
+	e.t.Helper()
+	r := e.do("POST", prj+"/columns/"+col+"/cards", u.Token, map[string]any{"title": title})
+	requireStatus(e.t, r, http.StatusCreated)
+	return r.M(e.t)
+}
+
+// columnTitles lists the titles of a column's cards in order.
+func (e *testEnv) columnTitles(u user, prj, col string) []string {
+	e.t.Helper()
+	r := e.do("GET", prj+"/cards", u.Token, nil)
+	requireStatus(e.t, r, http.StatusOK)
+	var titles []string
+	for i, c := range r.L(e.t) {
+		if c["columnId"] == col {
+			require.Equal(e.t, float64(len(titles)), c["order"], "card %d order", i)
+			titles = append(titles, c["title"].(string))
+		}
+	}
+	return titles
+}
+
+func TestCardCreateMoveReorder(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	require.Len(t, cols, 3)
+	a := e.card(u, prj, cols[0], "A")
+	e.card(u, prj, cols[0], "B")
+	c := e.card(u, prj, cols[0], "C")
+	require.Equal(t, float64(2), c["order"])
+	require.Equal(t, []string{"A", "B", "C"}, e.columnTitles(u, prj, cols[0]))
+
+	r := e.do("PATCH", prj+"/cards/"+c["id"].(string), u.Token, map[string]any{"order": 0})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []string{"C", "A", "B"}, e.columnTitles(u, prj, cols[0]))
+
+	r = e.do("PATCH", prj+"/cards/"+a["id"].(string), u.Token, map[string]any{"columnId": cols[1]})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, cols[1], r.M(t)["columnId"])
+	require.Equal(t, []string{"C", "B"}, e.columnTitles(u, prj, cols[0]))
+	require.Equal(t, []string{"A"}, e.columnTitles(u, prj, cols[1]))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
+}
+
+func TestConcurrentCreatesAndMovesInOneColumn(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Busy")
+	const clients = 32
+	var wg sync.WaitGroup
+	codes := make([]int, clients*2)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": fmt.Sprintf("card %d", i)})
+			codes[2*i] = r.Code
+			if r.Code != http.StatusCreated {
+				return
+			}
+			id := r.M(t)["id"].(string)
+			r = e.do("PATCH", prj+"/cards/"+id, u.Token, map[string]any{"columnId": cols[1], "order": i % 3})
+			codes[2*i+1] = r.Code
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		require.Contains(t, []int{http.StatusCreated, http.StatusOK}, c, "request %d", i)
+	}
+	require.Len(t, e.columnTitles(u, prj, cols[1]), clients)
+	require.Empty(t, e.columnTitles(u, prj, cols[0]))
+	require.Equal(t, clients, e.count(`SELECT count(DISTINCT position) FROM cards WHERE column_id = $1`, cols[1]))
+}

@@ -1,0 +1,287 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// PRJ is the prefix of project-scoped routes.
+const PRJ = WS + "/projects/{projectId}"
+
+// PRJPath are the path parameters of project-scoped routes.
+type PRJPath struct {
+	WSPath
+	ProjectID string `path:"projectId"`
+}
+
+// ProjectOut is a project.
+type ProjectOut struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Deadline    *time.Time `json:"deadline" nullable:"true"`
+	WorkspaceID string     `json:"workspaceId"`
+	TemplateID  *string    `json:"templateId" nullable:"true"`
+	CreatedBy   string     `json:"createdBy"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+}
+
+func projectOut(p dbsqlc.Project) ProjectOut {
+	return ProjectOut{ID: p.ID, Name: p.Name, Description: p.Description, Deadline: p.Deadline, WorkspaceID: p.WorkspaceID,
+		TemplateID: p.TemplateID, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// ProjectMemberOut is a member of a project.
+type ProjectMemberOut struct {
+	UserID  string    `json:"userId"`
+	Email   string    `json:"email"`
+	Name    string    `json:"name"`
+	AddedAt time.Time `json:"addedAt"`
+}
+
+// ColumnOut is a kanban column.
+type ColumnOut struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	ProjectID string    `json:"projectId"`
+	Order     int32     `json:"order"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func columnOut(c dbsqlc.Column) ColumnOut {
+	return ColumnOut{ID: c.ID, Name: c.Name, ProjectID: c.ProjectID, Order: c.Position, CreatedAt: c.CreatedAt}
+}
+
+var (
+	projectRead  = Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	projectWrite = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+)
+
+// nonBlank trims a required name and refuses it when nothing is left.
+func nonBlank(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", errBadRequest(field + " must not be blank")
+	}
+	return v, nil
+}
+
+func (s *Server) registerProjects() {
+	tags := []string{"Projects"}
+
+	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: WS + "/projects",
+		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			WSPath
+			Body struct {
+				Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
+				Description string     `json:"description,omitempty" maxLength:"20000"`
+				Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
+				TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
+			}
+		}) (*struct{ Body ProjectOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			p, err := s.store.CreateProject(ctx, db.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
+				Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: WS + "/projects",
+		Summary: "List the workspace's projects", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *WSPath) (*struct{ Body []ProjectOut }, error) {
+			ps, err := s.store.Projects(ctx, accessFrom(ctx).WorkspaceID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]ProjectOut, len(ps))
+			for i, p := range ps {
+				out[i] = projectOut(p)
+			}
+			return &struct{ Body []ProjectOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: WS + "/projects/templates",
+		Summary: "List project templates", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *WSPath) (*struct{ Body []db.Template }, error) {
+			return &struct{ Body []db.Template }{Body: db.Templates}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: PRJ,
+		Summary: "Get a project", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body ProjectOut }, error) {
+			a := accessFrom(ctx)
+			p, err := s.store.Project(ctx, a.WorkspaceID, a.ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: PRJ,
+		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
+				Description Nullable[string]    `json:"description,omitempty"`
+				Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
+			}
+		}) (*struct{ Body ProjectOut }, error) {
+			patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
+			if in.Body.Name != nil {
+				name, err := nonBlank("name", *in.Body.Name)
+				if err != nil {
+					return nil, err
+				}
+				patch.Name = &name
+			}
+			if in.Body.Description.Set {
+				d := in.Body.Description.Value
+				if len(d) > 20000 {
+					return nil, errBadRequest("description: expected length <= 20000")
+				}
+				patch.Description = &d
+			}
+			patch.Deadline = in.Body.Deadline.opt().Value
+			p, err := s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: PRJ + "/members",
+		Summary: "List project members", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ProjectMemberOut }, error) {
+			rows, err := s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]ProjectMemberOut, len(rows))
+			for i, r := range rows {
+				out[i] = ProjectMemberOut{UserID: r.UserID, Email: r.Email, Name: r.Name, AddedAt: r.CreatedAt}
+			}
+			return &struct{ Body []ProjectMemberOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: PRJ + "/members",
+		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+			}
+		}) (*struct{ Body ProjectMemberOut }, error) {
+			a := accessFrom(ctx)
+			m, err := s.store.AddProjectMember(ctx, a.WorkspaceID, a.ProjectID, principalFrom(ctx).User.ID, strings.TrimSpace(in.Body.Email))
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ProjectMemberOut }{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name, AddedAt: time.Now().UTC()}}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: PRJ + "/members/{userId}",
+		Summary: "Remove a project member", Tags: tags}, projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			UserID string `path:"userId"`
+		}) (*OKOutput, error) {
+			if err := s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+
+	// Columns.
+	ctags := []string{"Columns"}
+	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: PRJ + "/columns",
+		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated}, projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+			}
+		}) (*struct{ Body ColumnOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			c, err := s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: PRJ + "/columns",
+		Summary: "List columns by order", Tags: ctags}, projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ColumnOut }, error) {
+			cols, err := s.store.Columns(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]ColumnOut, len(cols))
+			for i, c := range cols {
+				out[i] = columnOut(c)
+			}
+			return &struct{ Body []ColumnOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: PRJ + "/columns/{columnId}",
+		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			ColumnID string `path:"columnId"`
+			Body     struct {
+				Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+				Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
+			}
+		}) (*struct{ Body ColumnOut }, error) {
+			var name *string
+			if in.Body.Name != nil {
+				n, err := nonBlank("name", *in.Body.Name)
+				if err != nil {
+					return nil, err
+				}
+				name = &n
+			}
+			c, err := s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: PRJ + "/columns/{columnId}",
+		Summary: "Delete a column and its cards", Tags: ctags}, projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			ColumnID string `path:"columnId"`
+		}) (*OKOutput, error) {
+			if err := s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+}

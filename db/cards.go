@@ -1,0 +1,384 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Priorities a card can have.
+var Priorities = []string{"low", "medium", "high"}
+
+// MaxChecklistItems is the most checklist items a card may have (spec Part 8).
+const MaxChecklistItems = 100
+
+// Card is a card as every read shows it: its row, checklist, labels, custom values and rank in its
+// column.
+type Card struct {
+	dbsqlc.CardDetail
+	Order int32
+}
+
+// ChecklistItemInput is a checklist item given at card creation.
+type ChecklistItemInput struct {
+	Title string
+	Done  bool
+}
+
+// NewCard is a card to create. An empty ColumnID puts it in the project's first column.
+type NewCard struct {
+	WorkspaceID, ProjectID, ColumnID, ActorID string
+	Title, Description, Priority              string
+	ScopeID, AssigneeID                       *string
+	StartDate, DueDate                        *time.Time
+	Checklist                                 []ChecklistItemInput
+}
+
+// CreateCard creates a card at the end of its column, with its checklist, records card_created and
+// enqueues its notifications, in one transaction.
+func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
+	if len(in.Checklist) > MaxChecklistItems {
+		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+	}
+	if in.Priority == "" {
+		in.Priority = "medium"
+	}
+	var card Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if in.ColumnID == "" {
+			col, err := q.ColumnFirst(ctx, in.ProjectID)
+			if isNotFound(err) {
+				return invalid("the project has no column yet; create one first")
+			}
+			if err != nil {
+				return fmt.Errorf("first column: %w", err)
+			}
+			in.ColumnID = col.ID
+		}
+		if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
+			return err
+		}
+		id, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: NewID(), ProjectID: in.ProjectID, ColumnID: in.ColumnID,
+			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
+			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
+		if IsForeignKeyViolation(err) {
+			return notFound("column not found")
+		}
+		if err != nil {
+			return fmt.Errorf("insert card: %w", err)
+		}
+		if len(in.Checklist) > 0 {
+			ids, titles, dones, pos := make([]string, len(in.Checklist)), make([]string, len(in.Checklist)), make([]bool, len(in.Checklist)), make([]int32, len(in.Checklist))
+			for i, it := range in.Checklist {
+				ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
+			}
+			if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: id, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+				return fmt.Errorf("insert checklist: %w", err)
+			}
+		}
+		act := Activity{ProjectID: in.ProjectID, CardID: id, ActorID: in.ActorID, Type: ActivityCardCreated,
+			Meta: map[string]any{"title": in.Title, "columnId": in.ColumnID}}
+		if in.AssigneeID != nil {
+			act.Recipients = []string{*in.AssigneeID}
+		}
+		if err := s.recordActivities(ctx, tx, act); err != nil {
+			return err
+		}
+		card, err = cardTx(ctx, q, in.ProjectID, id)
+		return err
+	})
+	return card, err
+}
+
+// checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
+func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID, assigneeID *string) error {
+	if scopeID != nil {
+		ok, err := q.ScopeExistsInProject(ctx, dbsqlc.ScopeExistsInProjectParams{ID: *scopeID, ProjectID: projectID})
+		if err != nil && !isInvalidText(err) {
+			return fmt.Errorf("check scope: %w", err)
+		}
+		if !ok {
+			return invalid("scopeId is not a scope of this project")
+		}
+	}
+	if assigneeID != nil {
+		ok, err := q.WorkspaceMemberIsMember(ctx, dbsqlc.WorkspaceMemberIsMemberParams{WorkspaceID: workspaceID, UserID: *assigneeID})
+		if err != nil && !isInvalidText(err) {
+			return fmt.Errorf("check assignee: %w", err)
+		}
+		if !ok {
+			return invalid("assigneeId must be a member of the workspace")
+		}
+	}
+	return nil
+}
+
+func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (Card, error) {
+	row, err := q.CardDetailGet(ctx, dbsqlc.CardDetailGetParams{ID: cardID, ProjectID: projectID})
+	if isNotFound(err) || isInvalidText(err) {
+		return Card{}, notFound("card not found")
+	}
+	if err != nil {
+		return Card{}, fmt.Errorf("get card: %w", err)
+	}
+	return Card{CardDetail: row.CardDetail, Order: row.Rank}, nil
+}
+
+// Card reads one card of a project.
+func (s *Store) Card(ctx context.Context, projectID, cardID string) (Card, error) {
+	return cardTx(ctx, s.q, projectID, cardID)
+}
+
+// Cards lists every card of a project (archived ones included), by column then order, in one query.
+func (s *Store) Cards(ctx context.Context, projectID string) ([]Card, error) {
+	rows, err := s.q.CardDetailList(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list cards: %w", err)
+	}
+	out := make([]Card, len(rows))
+	for i, r := range rows {
+		out[i] = Card{CardDetail: r.CardDetail, Order: r.Rank}
+	}
+	return out, nil
+}
+
+// Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.
+type Opt[T any] struct {
+	Set   bool
+	Value *T
+}
+
+// CardPatch is a change to a card; zero fields are left alone.
+type CardPatch struct {
+	Title, Description, Priority *string
+	Archived                     *bool
+	StartDate, DueDate           Opt[time.Time]
+	AssigneeID, ScopeID          Opt[string]
+	// ColumnID moves the card to another column (at the end unless Order is set).
+	ColumnID *string
+	// Order moves the card to this 0-based place in its (new) column, clamped to the ends.
+	Order *int
+}
+
+// errRetryMove means the card moved between reading it and locking its columns.
+var errRetryMove = errors.New("card moved concurrently")
+
+// UpdateCard applies a patch as actorID: field changes, moves between columns and reordering. It
+// records card_updated, card_moved, card_assigned and card_archived as they apply, with their
+// notifications, in the same transaction. Both people's requests and automations call it.
+func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+	for range 5 {
+		card, err := s.updateCardOnce(ctx, workspaceID, projectID, cardID, actorID, p)
+		if !errors.Is(err, errRetryMove) {
+			return card, err
+		}
+	}
+	return Card{}, conflict("the card is being moved by someone else; try again")
+}
+
+func (s *Store) updateCardOnce(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+	var out Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		moving := p.ColumnID != nil || p.Order != nil
+		var lockedFrom string
+		if moving {
+			// Lock order: columns (sorted), then the card. Every rewrite of a column's positions holds
+			// that column's lock, so two moves never wait on each other in a cycle.
+			cur, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: cardID, ProjectID: projectID})
+			if isNotFound(err) || isInvalidText(err) {
+				return notFound("card not found")
+			}
+			if err != nil {
+				return fmt.Errorf("get card: %w", err)
+			}
+			target := cur.ColumnID
+			if p.ColumnID != nil {
+				target = *p.ColumnID
+			}
+			cols := []string{cur.ColumnID}
+			if target != cur.ColumnID {
+				cols = append(cols, target)
+			}
+			slices.Sort(cols)
+			for _, c := range cols {
+				if _, err := q.ColumnLock(ctx, dbsqlc.ColumnLockParams{ID: c, ProjectID: projectID}); err != nil {
+					if isNotFound(err) || isInvalidText(err) {
+						return invalid("columnId is not a column of this project")
+					}
+					return fmt.Errorf("lock column: %w", err)
+				}
+			}
+			lockedFrom = cur.ColumnID
+		}
+		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("card not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock card: %w", err)
+		}
+		if moving && cur.ColumnID != lockedFrom {
+			return errRetryMove
+		}
+
+		next := cur
+		var changed []string
+		if p.Title != nil && *p.Title != cur.Title {
+			next.Title, changed = *p.Title, append(changed, "title")
+		}
+		if p.Description != nil && *p.Description != cur.Description {
+			next.Description, changed = *p.Description, append(changed, "description")
+		}
+		if p.Priority != nil && *p.Priority != cur.Priority {
+			next.Priority, changed = *p.Priority, append(changed, "priority")
+		}
+		if p.StartDate.Set && !timeEq(p.StartDate.Value, cur.StartDate) {
+			next.StartDate, changed = p.StartDate.Value, append(changed, "startDate")
+		}
+		if p.DueDate.Set && !timeEq(p.DueDate.Value, cur.DueDate) {
+			next.DueDate, changed = p.DueDate.Value, append(changed, "dueDate")
+		}
+		if p.ScopeID.Set && !strEq(p.ScopeID.Value, cur.ScopeID) {
+			next.ScopeID, changed = p.ScopeID.Value, append(changed, "scopeId")
+		}
+		assigned := p.AssigneeID.Set && !strEq(p.AssigneeID.Value, cur.AssigneeID)
+		if assigned {
+			next.AssigneeID = p.AssigneeID.Value
+		}
+		archivedNow := p.Archived != nil && *p.Archived && !cur.Archived
+		if p.Archived != nil && *p.Archived != cur.Archived {
+			next.Archived = *p.Archived
+			if !*p.Archived {
+				changed = append(changed, "archived")
+			}
+		}
+		var newScope, newAssignee *string
+		if p.ScopeID.Set && slices.Contains(changed, "scopeId") {
+			newScope = next.ScopeID
+		}
+		if assigned {
+			newAssignee = next.AssigneeID
+		}
+		if err := s.checkCardRefs(ctx, q, workspaceID, projectID, newScope, newAssignee); err != nil {
+			return err
+		}
+		if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: cardID, Title: next.Title, Description: next.Description,
+			Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate, AssigneeID: next.AssigneeID,
+			Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
+			return fmt.Errorf("update card: %w", err)
+		}
+
+		var acts []Activity
+		recipients := func() []string {
+			var r []string
+			for _, id := range []*string{cur.AssigneeID, next.AssigneeID} {
+				if id != nil && !slices.Contains(r, *id) {
+					r = append(r, *id)
+				}
+			}
+			return r
+		}
+		if moving {
+			target := cur.ColumnID
+			if p.ColumnID != nil {
+				target = *p.ColumnID
+			}
+			if err := moveCard(ctx, q, cardID, target, p.Order); err != nil {
+				return err
+			}
+			if target != cur.ColumnID {
+				acts = append(acts, Activity{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target}})
+			} else if p.Order != nil {
+				changed = append(changed, "order")
+			}
+		}
+		if len(changed) > 0 {
+			acts = append(acts, Activity{Type: ActivityCardUpdated, Meta: map[string]any{"fields": changed}})
+		}
+		if assigned {
+			meta := map[string]any{"assigneeId": next.AssigneeID, "previousAssigneeId": cur.AssigneeID}
+			acts = append(acts, Activity{Type: ActivityCardAssigned, Meta: meta})
+		}
+		if archivedNow {
+			acts = append(acts, Activity{Type: ActivityCardArchived})
+		}
+		for i := range acts {
+			acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = projectID, cardID, actorID, recipients()
+			if acts[i].Meta == nil {
+				acts[i].Meta = map[string]any{}
+			}
+			acts[i].Meta["title"] = next.Title
+		}
+		if err := s.recordActivities(ctx, tx, acts...); err != nil {
+			return err
+		}
+		out, err = cardTx(ctx, q, projectID, cardID)
+		return err
+	})
+	return out, err
+}
+
+// moveCard puts a card at a place in a column (the end when order is nil) and rewrites that column's
+// positions densely. The caller holds the column's lock.
+func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, order *int) error {
+	ids, err := q.CardColumnIDs(ctx, columnID)
+	if err != nil {
+		return fmt.Errorf("list column cards: %w", err)
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == cardID })
+	at := len(ids)
+	if order != nil {
+		at = min(max(*order, 0), len(ids))
+	}
+	ids = slices.Insert(ids, at, cardID)
+	pos := make([]int64, len(ids))
+	for i := range ids {
+		pos[i] = int64(i)
+	}
+	if err := q.CardSetPositions(ctx, dbsqlc.CardSetPositionsParams{ColumnID: columnID, Ids: ids, Positions: pos}); err != nil {
+		return fmt.Errorf("set card positions: %w", err)
+	}
+	return nil
+}
+
+// DeleteCard deletes a card for good and records card_deleted.
+func (s *Store) DeleteCard(ctx context.Context, projectID, cardID, actorID string) error {
+	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("card not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock card: %w", err)
+		}
+		if _, err := q.CardDelete(ctx, dbsqlc.CardDeleteParams{ID: cardID, ProjectID: projectID}); err != nil {
+			return fmt.Errorf("delete card: %w", err)
+		}
+		act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCardDeleted,
+			Meta: map[string]any{"title": cur.Title, "columnId": cur.ColumnID}}
+		if cur.AssigneeID != nil {
+			act.Recipients = []string{*cur.AssigneeID}
+		}
+		return s.recordActivities(ctx, tx, act)
+	})
+}
+
+func timeEq(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(*b)
+}
+
+func strEq(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}

@@ -1,0 +1,109 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Columns lists a project's columns in order.
+func (s *Store) Columns(ctx context.Context, projectID string) ([]dbsqlc.Column, error) {
+	cols, err := s.q.ColumnListByProject(ctx, projectID)
+	return cols, translate(err, "list columns")
+}
+
+// CreateColumn appends a column to a project.
+func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (dbsqlc.Column, error) {
+	var col dbsqlc.Column
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.ProjectLock(ctx, projectID); err != nil {
+			return translate(err, "lock project")
+		}
+		var err error
+		col, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
+		return translate(err, "insert column")
+	})
+	return col, err
+}
+
+// UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
+func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (dbsqlc.Column, error) {
+	var col dbsqlc.Column
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.ProjectLock(ctx, projectID); err != nil {
+			return translate(err, "lock project")
+		}
+		cur, err := q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: columnID, ProjectID: projectID})
+		if isNotFound(err) {
+			return notFound("column not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get column: %w", err)
+		}
+		if name != nil {
+			if err := q.ColumnRename(ctx, dbsqlc.ColumnRenameParams{ID: columnID, Name: *name}); err != nil {
+				return fmt.Errorf("rename column: %w", err)
+			}
+		}
+		if order != nil {
+			cols, err := q.ColumnListByProject(ctx, projectID)
+			if err != nil {
+				return fmt.Errorf("list columns: %w", err)
+			}
+			ids := make([]string, 0, len(cols))
+			for _, c := range cols {
+				if c.ID != columnID {
+					ids = append(ids, c.ID)
+				}
+			}
+			at := min(max(*order, 0), len(ids))
+			ids = slices.Insert(ids, at, columnID)
+			if err := setColumnPositions(ctx, q, ids); err != nil {
+				return err
+			}
+		}
+		col, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
+		return translate(err, "get column")
+	})
+	return col, err
+}
+
+func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) error {
+	pos := make([]int32, len(ids))
+	for i := range ids {
+		pos[i] = int32(i)
+	}
+	if err := q.ColumnSetPositions(ctx, dbsqlc.ColumnSetPositionsParams{Ids: ids, Positions: pos}); err != nil {
+		return fmt.Errorf("set column positions: %w", err)
+	}
+	return nil
+}
+
+// DeleteColumn deletes a column with its cards and closes the gap in the order.
+func (s *Store) DeleteColumn(ctx context.Context, projectID, columnID string) error {
+	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.ProjectLock(ctx, projectID); err != nil {
+			return translate(err, "lock project")
+		}
+		n, err := q.ColumnDelete(ctx, dbsqlc.ColumnDeleteParams{ID: columnID, ProjectID: projectID})
+		if err != nil {
+			return fmt.Errorf("delete column: %w", err)
+		}
+		if n == 0 {
+			return notFound("column not found")
+		}
+		cols, err := q.ColumnListByProject(ctx, projectID)
+		if err != nil {
+			return fmt.Errorf("list columns: %w", err)
+		}
+		ids := make([]string, len(cols))
+		for i, c := range cols {
+			ids[i] = c.ID
+		}
+		return setColumnPositions(ctx, q, ids)
+	})
+}

@@ -1,0 +1,169 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Template is a built-in starting point for a project.
+type Template struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Columns     []string        `json:"columns"`
+	Labels      []TemplateLabel `json:"labels"`
+}
+
+// TemplateLabel is a label a template creates.
+type TemplateLabel struct {
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// DefaultTemplateID is used when a project is created without a template.
+const DefaultTemplateID = "basic-kanban"
+
+// Templates are the built-in project templates.
+var Templates = []Template{
+	{ID: "basic-kanban", Name: "Basic kanban", Description: "To do, in progress, done.",
+		Columns: []string{"To Do", "In Progress", "Done"}},
+	{ID: "scrum", Name: "Scrum", Description: "A backlog, a sprint and a review step.",
+		Columns: []string{"Backlog", "Sprint Backlog", "In Progress", "In Review", "Done"},
+		Labels:  []TemplateLabel{{"Bug", "#d73a4a"}, {"Story", "#0e8a16"}, {"Spike", "#5319e7"}}},
+	{ID: "product-launch", Name: "Product launch", Description: "From idea to launch and what follows.",
+		Columns: []string{"Ideas", "Planning", "Building", "Launch", "Post-launch"},
+		Labels:  []TemplateLabel{{"Marketing", "#fbca04"}, {"Engineering", "#1d76db"}, {"Design", "#c5def5"}}},
+	{ID: "empty", Name: "Empty", Description: "No columns; build your own board."},
+}
+
+// TemplateByID finds a built-in template.
+func TemplateByID(id string) (Template, bool) {
+	for _, t := range Templates {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Template{}, false
+}
+
+// NewProject is a project to create.
+type NewProject struct {
+	WorkspaceID, Name, Description, TemplateID, CreatedBy string
+	Deadline                                              *time.Time
+}
+
+// CreateProject creates a project from a template (columns and labels); its creator becomes a member.
+func (s *Store) CreateProject(ctx context.Context, in NewProject) (dbsqlc.Project, error) {
+	if in.TemplateID == "" {
+		in.TemplateID = DefaultTemplateID
+	}
+	tmpl, ok := TemplateByID(in.TemplateID)
+	if !ok {
+		return dbsqlc.Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
+	}
+	var p dbsqlc.Project
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		p, err = q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+			Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
+		if err != nil {
+			return fmt.Errorf("insert project: %w", err)
+		}
+		if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
+			return fmt.Errorf("add project creator: %w", err)
+		}
+		for _, name := range tmpl.Columns {
+			if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
+				return fmt.Errorf("insert template column: %w", err)
+			}
+		}
+		for _, l := range tmpl.Labels {
+			if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
+				return fmt.Errorf("insert template label: %w", err)
+			}
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Projects lists a workspace's projects.
+func (s *Store) Projects(ctx context.Context, workspaceID string) ([]dbsqlc.Project, error) {
+	ps, err := s.q.ProjectListByWorkspace(ctx, workspaceID)
+	return ps, translate(err, "list projects")
+}
+
+// Project reads a project of a workspace; a project of another workspace is not found.
+func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (dbsqlc.Project, error) {
+	p, err := s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return p, notFound("project not found")
+	}
+	return p, translate(err, "get project")
+}
+
+// ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
+// clears it.
+type ProjectPatch struct {
+	Name, Description *string
+	SetDeadline       bool
+	Deadline          *time.Time
+}
+
+// UpdateProject changes a project's fields.
+func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (dbsqlc.Project, error) {
+	out, err := s.q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
+		SetDeadline: p.SetDeadline, Deadline: p.Deadline})
+	return out, translate(err, "update project")
+}
+
+// ProjectMembers lists a project's members.
+func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]dbsqlc.ProjectMemberListRow, error) {
+	rows, err := s.q.ProjectMemberList(ctx, projectID)
+	return rows, translate(err, "list project members")
+}
+
+// AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
+func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (dbsqlc.WorkspaceMemberByEmailRow, error) {
+	var m dbsqlc.WorkspaceMemberByEmailRow
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		m, err = q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
+		if isNotFound(err) {
+			return invalid("no workspace member has this e-mail; invite them to the workspace first")
+		}
+		if err != nil {
+			return fmt.Errorf("find workspace member: %w", err)
+		}
+		n, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: m.ID})
+		if err != nil {
+			return fmt.Errorf("add project member: %w", err)
+		}
+		if n == 0 {
+			return conflict("this user is already a member of the project")
+		}
+		return s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
+			Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
+	})
+	return m, err
+}
+
+// RemoveProjectMember removes a member from a project and records member_removed.
+func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, userID string) error {
+	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
+		if err != nil {
+			return fmt.Errorf("remove project member: %w", err)
+		}
+		if n == 0 {
+			return notFound("project member not found")
+		}
+		return s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
+			Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
+	})
+}

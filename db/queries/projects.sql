@@ -1,0 +1,48 @@
+-- name: ProjectInsert :one
+INSERT INTO projects (id, workspace_id, name, description, deadline, template_id, created_by)
+VALUES (@id, @workspace_id, @name, @description, @deadline, @template_id, @created_by)
+RETURNING *;
+
+-- name: ProjectListByWorkspace :many
+SELECT * FROM projects WHERE workspace_id = @workspace_id ORDER BY created_at, id;
+
+-- name: ProjectGet :one
+SELECT * FROM projects WHERE id = @id AND workspace_id = @workspace_id;
+
+-- name: ProjectLock :one
+-- ProjectLock serialises changes of a project's column order. NO KEY UPDATE leaves card inserts (which
+-- take KEY SHARE through their foreign key) unblocked.
+SELECT id FROM projects WHERE id = @id FOR NO KEY UPDATE;
+
+-- name: ProjectUpdate :one
+UPDATE projects
+SET name = coalesce(sqlc.narg('name'), name),
+    description = coalesce(sqlc.narg('description'), description),
+    deadline = CASE WHEN @set_deadline::boolean THEN sqlc.narg('deadline') ELSE deadline END,
+    updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: ProjectMemberAdd :execrows
+INSERT INTO project_members (project_id, user_id) VALUES (@project_id, @user_id)
+ON CONFLICT DO NOTHING;
+
+-- name: ProjectMemberList :many
+SELECT pm.user_id, u.email, u.name, pm.created_at
+FROM project_members pm JOIN users u ON u.id = pm.user_id
+WHERE pm.project_id = @project_id
+ORDER BY pm.created_at, u.email;
+
+-- name: ProjectMemberRemove :execrows
+DELETE FROM project_members WHERE project_id = @project_id AND user_id = @user_id;
+
+-- name: ProjectMemberIsMember :one
+SELECT EXISTS (SELECT 1 FROM project_members WHERE project_id = @project_id AND user_id = @user_id);
+
+-- name: WorkspaceMemberByEmail :one
+SELECT u.id, u.email, u.name
+FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+WHERE wm.workspace_id = @workspace_id AND lower(u.email) = lower(@email);
+
+-- name: WorkspaceMemberIsMember :one
+SELECT EXISTS (SELECT 1 FROM workspace_members WHERE workspace_id = @workspace_id AND user_id = @user_id);

@@ -1,0 +1,2 @@
+-- name: ScopeExistsInProject :one
+SELECT EXISTS (SELECT 1 FROM scopes WHERE id = @id AND project_id = @project_id);
