@@ -43,6 +43,18 @@ type NewCard struct {
 // CreateCard creates a card at the end of its column, with its checklist, records card_created and
 // enqueues its notifications, in one transaction.
 func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
+	var card Card
+	err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var err error
+		card, err = s.CreateCardTx(ctx, tx, in)
+		return err
+	})
+	return card, err
+}
+
+// CreateCardTx is CreateCard inside the caller's transaction (imports, automations, agents).
+func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
+	q := s.q.WithTx(tx)
 	if len(in.Checklist) > MaxChecklistItems {
 		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
@@ -50,7 +62,7 @@ func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
 		in.Priority = "medium"
 	}
 	var card Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := func() error {
 		if in.ColumnID == "" {
 			col, err := q.ColumnFirst(ctx, in.ProjectID)
 			if isNotFound(err) {
@@ -92,7 +104,7 @@ func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
 		}
 		card, err = cardTx(ctx, q, in.ProjectID, id)
 		return err
-	})
+	}()
 	return card, err
 }
 

@@ -1,0 +1,185 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
+	"github.com/pilot-dev/pilot/workers"
+)
+
+// startWorker runs a real River worker on the test database until the test ends.
+func (e *testEnv) startWorker() {
+	e.t.Helper()
+	client, _, err := workers.NewClient(e.pool, workers.Config{Concurrency: 4, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(e.t, err)
+	require.NoError(e.t, client.Start(context.Background()))
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = client.Stop(ctx)
+	})
+}
+
+// waitJobsDone waits until no job of kind is left to work.
+func (e *testEnv) waitJobsDone(kind string) {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if e.count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state <> 'completed'`, kind) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("jobs of kind %s still pending", kind)
+}
+
+// team sets up an owner and a member who share the owner's personal workspace and a project.
+func (e *testEnv) team() (owner, member user, prj string, cols []string) {
+	e.t.Helper()
+	owner = e.register("owner@example.com")
+	member = e.register("member@example.com")
+	e.join(owner, member, owner.OrgSlug, owner.WsSlug, "member")
+	prj, cols = e.project(owner, "Shared")
+	requireStatus(e.t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusCreated)
+	return
+}
+
+func TestNotificationsFanOutThroughWorker(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.startWorker()
+	owner, member, prj, cols := e.team()
+	outsider := e.register("outsider@example.com")
+
+	c := e.card(owner, prj, cols[0], "Write docs")
+	id := c["id"].(string)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, owner.Token, map[string]any{"columnId": cols[1]}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, member.Token, map[string]any{"title": "Write the docs"}), http.StatusOK)
+	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())
+
+	// The member hears about being added, the owner's create and move, never about their own change.
+	r := e.do("GET", "/notifications", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	list := r.L(t)
+	require.Len(t, list, 3)
+	require.Equal(t, "member_added", list[2]["activity"].(map[string]any)["type"])
+	require.Equal(t, "card_moved", list[0]["activity"].(map[string]any)["type"])
+	meta := list[0]["activity"].(map[string]any)["meta"].(map[string]any)
+	require.Equal(t, cols[0], meta["fromColumn"])
+	require.Equal(t, cols[1], meta["toColumn"])
+	require.Equal(t, "card_created", list[1]["activity"].(map[string]any)["type"])
+	require.Nil(t, list[0]["readAt"])
+
+	// The owner hears about the member's update only.
+	r = e.do("GET", "/notifications", owner.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.L(t), 1)
+	require.Equal(t, "card_updated", r.L(t)[0]["activity"].(map[string]any)["type"])
+
+	// Someone outside the project hears nothing.
+	r = e.do("GET", "/notifications", outsider.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Empty(t, r.L(t))
+
+	// count, read one, unreadOnly, read all.
+	r = e.do("GET", "/notifications/count", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, float64(3), r.M(t)["count"])
+	nid := list[0]["id"].(string)
+	requireStatus(t, e.do("PATCH", "/notifications/"+nid+"/read", outsider.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", "/notifications/"+nid+"/read", member.Token, nil), http.StatusOK)
+	r = e.do("GET", "/notifications?unreadOnly=true", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.L(t), 2)
+	r = e.do("GET", "/notifications?unreadOnly=1&limit=1", member.Token, nil)
+	require.Len(t, r.L(t), 1)
+	requireStatus(t, e.do("PATCH", "/notifications/read-all", member.Token, nil), http.StatusOK)
+	r = e.do("GET", "/notifications/count", member.Token, nil)
+	require.Equal(t, float64(0), r.M(t)["count"])
+	r = e.do("GET", "/notifications", member.Token, nil)
+	require.Len(t, r.L(t), 3)
+	require.NotNil(t, r.L(t)[0]["readAt"])
+}
+
+func TestNotificationAssigneeAndLimits(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.startWorker()
+	owner := e.register("owner@example.com")
+	helper := e.register("helper@example.com")
+	e.join(owner, helper, owner.OrgSlug, owner.WsSlug, "member")
+	prj, cols := e.project(owner, "Solo")
+	// helper is not a project member but becomes the assignee: they are notified of the assignment.
+	c := e.card(owner, prj, cols[0], "Fix bug")
+	r := e.do("PATCH", prj+"/cards/"+c["id"].(string), owner.Token, map[string]any{"assigneeId": helper.ID})
+	requireStatus(t, r, http.StatusOK)
+	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())
+	r = e.do("GET", "/notifications", helper.Token, nil)
+	require.Len(t, r.L(t), 1)
+	require.Equal(t, "card_assigned", r.L(t)[0]["activity"].(map[string]any)["type"])
+
+	requireStatus(t, e.do("GET", "/notifications?limit=0", helper.Token, nil), http.StatusBadRequest)
+	requireStatus(t, e.do("GET", "/notifications?limit=201", helper.Token, nil), http.StatusBadRequest)
+	requireStatus(t, e.do("GET", "/notifications?unreadOnly=maybe", helper.Token, nil), http.StatusBadRequest)
+	requireStatus(t, e.do("GET", "/notifications", "", nil), http.StatusUnauthorized)
+	requireStatus(t, e.do("PATCH", "/notifications/not-a-uuid/read", helper.Token, nil), http.StatusNotFound)
+	pat := e.pat(helper, []string{"account:read"})
+	requireStatus(t, e.do("GET", "/notifications", pat, nil), http.StatusForbidden)
+	pat = e.pat(helper, []string{"notifications:read"})
+	requireStatus(t, e.do("GET", "/notifications/count", pat, nil), http.StatusOK)
+}
+
+func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, _, _, cols := e.team()
+	before := e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`)
+	acts := e.count(`SELECT count(*) FROM activities`)
+	// A card write whose transaction fails after recording its activity leaves neither activity nor job.
+	ws, err := e.store.ResolveAccess(context.Background(), owner.ID, owner.OrgSlug, owner.WsSlug, "")
+	require.NoError(t, err)
+	projects, err := e.store.Projects(context.Background(), ws.WorkspaceID)
+	require.NoError(t, err)
+	_, err = e.store.CreateCard(context.Background(), db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
+		ColumnID: cols[0], ActorID: owner.ID, Title: "x", AssigneeID: ptr("00000000-0000-0000-0000-000000000000")})
+	require.Error(t, err) // the assignee is no workspace member: refused, rolled back
+	err = e.store.InTx(context.Background(), func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		_, err := e.store.CreateCardTx(context.Background(), tx, db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
+			ColumnID: cols[0], ActorID: owner.ID, Title: "doomed"})
+		require.NoError(t, err)
+		return errors.New("boom")
+	})
+	require.EqualError(t, err, "boom")
+	require.Equal(t, before, e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`))
+	require.Equal(t, acts, e.count(`SELECT count(*) FROM activities`))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE title = 'doomed'`))
+}
+
+func TestRetriedFanOutDuplicatesNothing(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, prj, cols := e.team()
+	e.card(owner, prj, cols[0], "Once")
+	var activityID string
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE type = 'card_created'`).Scan(&activityID))
+	for range 3 { // the job's effect, run as often as River might retry it
+		_, err := e.store.FanOutNotifications(context.Background(), activityID)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM notifications WHERE activity_id = $1`, activityID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM notifications WHERE user_id = $1`, member.ID))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM notifications WHERE user_id = $1`, owner.ID))
+}
+
+func ptr[T any](v T) *T { return &v }
