@@ -31,7 +31,8 @@ CREATE TABLE scopes (
     settings    jsonb NOT NULL DEFAULT '{}',
     active_view text NOT NULL DEFAULT 'kanban' CHECK (active_view IN ('kanban', 'list', 'calendar', 'roadmap', 'stats')),
     created_at  timestamptz NOT NULL DEFAULT now(),
-    updated_at  timestamptz NOT NULL DEFAULT now()
+    updated_at  timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (id, project_id)
 );
 CREATE INDEX scopes_project_idx ON scopes (project_id, created_at);
 
@@ -41,7 +42,8 @@ CREATE TABLE columns (
     project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
     name       text NOT NULL,
     position   integer NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (id, project_id)
 );
 CREATE INDEX columns_project_idx ON columns (project_id, position);
 
@@ -52,8 +54,8 @@ CREATE SEQUENCE card_position_seq;
 CREATE TABLE cards (
     id               uuid PRIMARY KEY,
     project_id       uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    column_id        uuid NOT NULL REFERENCES columns (id) ON DELETE CASCADE,
-    scope_id         uuid REFERENCES scopes (id) ON DELETE CASCADE,
+    column_id        uuid NOT NULL,
+    scope_id         uuid,
     title            text NOT NULL,
     description      text NOT NULL DEFAULT '',
     position         bigint NOT NULL DEFAULT nextval('card_position_seq'),
@@ -66,7 +68,10 @@ CREATE TABLE cards (
     attachment_count integer NOT NULL DEFAULT 0,
     created_by       uuid NOT NULL REFERENCES users (id),
     created_at       timestamptz NOT NULL DEFAULT now(),
-    updated_at       timestamptz NOT NULL DEFAULT now()
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    -- A card's column and scope always belong to the card's own project.
+    FOREIGN KEY (column_id, project_id) REFERENCES columns (id, project_id) ON DELETE CASCADE,
+    FOREIGN KEY (scope_id, project_id) REFERENCES scopes (id, project_id) ON DELETE CASCADE
 );
 CREATE INDEX cards_project_idx ON cards (project_id);
 CREATE INDEX cards_column_idx ON cards (column_id, position);
