@@ -34,3 +34,7 @@ lint: ## go vet
 db/reset: ## Delete the local development database cluster (.data/dev)
 	-scripts/pg.sh stop .data/dev
 	rm -rf .data/dev
+
+.PHONY: bench
+bench: ## Load benchmarks with wrk against a private PostgreSQL and api (figures, never pass/fail)
+	@bench/run.sh

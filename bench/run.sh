@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# bench/run.sh: load-test the api with wrk on this machine (load generator on the same cores).
+# Starts its own PostgreSQL (default durability) and api, seeds data through the API, then measures:
+#   card create (32 connections), list a 50-card project, list a 1,000-card project (latency), GET /auth/me.
+# Figures are printed; nothing here fails on a slow machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-32}
+THREADS=${THREADS:-2}
+PORT=${BENCH_PORT:-18181}
+
+command -v wrk >/dev/null || { echo "installing wrk"; apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+command -v jq >/dev/null || { echo "installing jq"; apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
+
+dir=".data/bench-$$"
+api_pid=""
+cleanup() {
+  [ -n "$api_pid" ] && kill -TERM "$api_pid" 2>/dev/null && wait "$api_pid" 2>/dev/null || true
+  scripts/pg.sh stop "$dir" || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+go build -o bin/pilot ./cmd/pilot
+scripts/pg.sh start "$dir" >/dev/null
+DATABASE_URL=$(scripts/pg.sh createdb "$dir" pilot)
+export DATABASE_URL PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret LOG_LEVEL=warn
+export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
+PORT=$PORT bin/pilot api >"$dir/api.log" 2>&1 &
+api_pid=$!
+B="http://127.0.0.1:$PORT"
+for _ in $(seq 1 100); do curl -sf "$B/healthz" >/dev/null && break; sleep 0.1; done
+
+J='Content-Type: application/json'
+TOKEN=$(curl -sf -XPOST "$B/auth/register" -H "$J" -d '{"email":"bench@example.com","password":"bench-password","name":"Bench"}' | jq -r .access_token)
+ORG=$(curl -sf "$B/organizations" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].slug')
+WS="$B/orgs/$ORG/workspaces/personal"
+mkproject() { curl -sf -XPOST "$WS/projects" -H "$J" -H "Authorization: Bearer $TOKEN" -d "{\"name\":\"$1\"}" | jq -r .id; }
+seed() { # project, count
+  local prj=$1 n=$2 col
+  col=$(curl -sf "$WS/projects/$prj/columns" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].id')
+  seq 1 "$n" | xargs -P 8 -I{} curl -sf -o /dev/null -XPOST "$WS/projects/$prj/columns/$col/cards" -H "$J" \
+    -H "Authorization: Bearer $TOKEN" -d '{"title":"Seeded card {}","description":"Some words about the card","priority":"high","checklist":[{"title":"a"},{"title":"b","done":true}]}'
+  echo "$col"
+}
+P50=$(mkproject "fifty"); seed "$P50" 50 >/dev/null
+P1K=$(mkproject "thousand"); seed "$P1K" 1000 >/dev/null
+PC=$(mkproject "creates"); COL=$(curl -sf "$WS/projects/$PC/columns" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].id')
+
+cat >"$dir/create.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format(nil, nil, nil, '{"title":"Load card ' .. counter .. '","priority":"medium"}')
+end
+done = function(summary, latency, requests)
+  io.write(string.format("non-2xx or socket errors: %d\n", summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+LUA
+
+run() { echo; echo "== $1"; shift; wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"; }
+echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNS -d$DURATION"
+run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards"
+echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
+run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
+run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
+run "GET /auth/me" "$B/auth/me"
