@@ -74,6 +74,7 @@ type Principal struct {
 	// Scopes is set when the caller used a personal access token.
 	Scopes    []string
 	ViaPAT    bool
+	TokenID   string
 	ViaCookie bool
 	// SessionID is the JWT id of a session, which binds its CSRF token.
 	SessionID string
@@ -142,6 +143,13 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.SessionID, hctx.Header("X-CSRF-Token")):
 		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
 		return
+	}
+	if p.ViaPAT {
+		// Recorded only for requests the token was good for.
+		if err := s.store.TouchAPIToken(hctx.Context(), p.TokenID); err != nil {
+			s.writeErr(hctx, err)
+			return
+		}
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
 	for _, prm := range hctx.Operation().Parameters {
@@ -250,10 +258,7 @@ func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.TouchAPIToken(ctx, tok.ID); err != nil {
-		return nil, err
-	}
-	return &Principal{User: u, Scopes: tok.Scopes, ViaPAT: true}, nil
+	return &Principal{User: u, Scopes: tok.Scopes, ViaPAT: true, TokenID: tok.ID}, nil
 }
 
 // isUUID reports whether s has the textual shape of a UUID.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/mail"
 	"strings"
 	"time"
 
@@ -115,11 +116,18 @@ func (s *Server) registerAuth() {
 		Errors:      []int{http.StatusConflict}},
 		Access{Public: true},
 		func(ctx context.Context, in *registerInput) (*SessionOutput, error) {
+			email := strings.TrimSpace(in.Body.Email)
+			if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+				// The email format also accepts "Name <address>" and comments; only a bare address is one.
+				body := newErrorBody(http.StatusBadRequest, "validation failed: email: expected a plain e-mail address, like name@example.com")
+				body.Errors = []FieldError{{Field: "email", Message: "expected a plain e-mail address, like name@example.com"}}
+				return nil, body
+			}
 			hash, err := auth.HashPassword(in.Body.Password)
 			if err != nil {
 				return nil, err
 			}
-			reg, err := s.store.Register(ctx, strings.TrimSpace(in.Body.Email), strings.TrimSpace(in.Body.Name), hash)
+			reg, err := s.store.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
 			if err != nil {
 				return nil, fail(err)
 			}

@@ -58,7 +58,8 @@ func (s *Server) registerTokens() {
 			}
 			scopes := in.Body.Scopes
 			if len(scopes) == 0 {
-				scopes = auth.AllScopes
+				// A copy: the sort below must not reorder the shared list (a data race across requests).
+				scopes = slices.Clone(auth.AllScopes)
 			}
 			slices.Sort(scopes)
 			scopes = slices.Compact(scopes)

@@ -36,6 +36,9 @@ func (s *Store) Register(ctx context.Context, email, name, passwordHash string) 
 		if orgName == "" {
 			orgName = strings.SplitN(email, "@", 2)[0]
 		}
+		if r := []rune(orgName); len(r) > 80 {
+			orgName = string(r[:80]) // keeps the personal organization's name within the 100-char limit
+		}
 		reg.Organization, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{
 			ID: NewID(), Name: orgName + "'s organization", Slug: personalSlug(email), OwnerID: reg.User.ID,
 		})

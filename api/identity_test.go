@@ -1,0 +1,507 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// identPassword is the password identRegister gives every account.
+const identPassword = "correct-horse"
+
+// identRegister registers email through the API and returns the decoded answer.
+func identRegister(e *testEnv, email, name string) map[string]any {
+	e.t.Helper()
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": identPassword, "name": name})
+	requireStatus(e.t, r, http.StatusCreated)
+	return r.M(e.t)
+}
+
+// identLogin logs in and returns the raw answer.
+func identLogin(e *testEnv, email, password string) *resp {
+	e.t.Helper()
+	return e.do("POST", "/auth/login", "", map[string]any{"email": email, "password": password})
+}
+
+// identLoginFrom logs in from the given client address, which the recorder-based helpers cannot set.
+func identLoginFrom(e *testEnv, remoteAddr, email, password string) *resp {
+	e.t.Helper()
+	body := `{"email":"` + email + `","password":"` + password + `"}`
+	hr := httptest.NewRequestWithContext(context.Background(), "POST", "/auth/login", strings.NewReader(body))
+	hr.Header.Set("Content-Type", "application/json")
+	hr.RemoteAddr = remoteAddr
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, hr)
+	return &resp{Code: rec.Code, Body: rec.Body.Bytes(), Header: rec.Header()}
+}
+
+// identSessionCookie returns the pilot_session cookie an answer sets, or nil.
+func identSessionCookie(r *resp) *http.Cookie {
+	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
+		if c.Name == sessionCookie {
+			return c
+		}
+	}
+	return nil
+}
+
+// identUserName reads a user's stored name.
+func identUserName(e *testEnv, id string) string {
+	e.t.Helper()
+	var name string
+	require.NoError(e.t, e.pool.QueryRow(context.Background(), "SELECT name FROM users WHERE id = $1", id).Scan(&name))
+	return name
+}
+
+// identMeID calls GET /auth/me as r and returns the user id it answers.
+func identMeID(e *testEnv, r req) string {
+	e.t.Helper()
+	r.Method, r.Path = "GET", "/auth/me"
+	res := e.send(r)
+	requireStatus(e.t, res, http.StatusOK)
+	return res.M(e.t)["user"].(map[string]any)["id"].(string)
+}
+
+func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": "alice@example.com", "password": identPassword, "name": "Alice"})
+	requireStatus(t, r, http.StatusCreated)
+	m := r.M(t)
+	token, _ := m["access_token"].(string)
+	require.NotEmpty(t, token)
+	u := m["user"].(map[string]any)
+	id := u["id"].(string)
+	require.NotEmpty(t, id)
+	require.Equal(t, "alice@example.com", u["email"])
+	require.Equal(t, "Alice", u["name"])
+
+	// The token opens a session.
+	me := e.do("GET", "/auth/me", token, nil)
+	requireStatus(t, me, http.StatusOK)
+	mu := me.M(t)["user"].(map[string]any)
+	require.Equal(t, id, mu["id"])
+	require.Equal(t, "alice@example.com", mu["email"])
+	require.Equal(t, "Alice", mu["name"])
+
+	// Stored: the password is hashed, never kept in clear.
+	var hash string
+	require.NoError(t, e.pool.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE id = $1", id).Scan(&hash))
+	require.NotContains(t, hash, identPassword)
+	require.True(t, strings.HasPrefix(hash, "$argon2id$"), hash)
+
+	// A personal organization owned by the user, with a personal workspace "personal".
+	orgs := e.do("GET", "/organizations", token, nil)
+	requireStatus(t, orgs, http.StatusOK)
+	ol := orgs.L(t)
+	require.Len(t, ol, 1)
+	require.Equal(t, "owner", ol[0]["myRole"])
+	orgSlug := ol[0]["slug"].(string)
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE owner_id = $1", id))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE user_id = $1 AND role = 'owner'", id))
+
+	ws := e.do("GET", "/orgs/"+orgSlug+"/workspaces/personal", token, nil)
+	requireStatus(t, ws, http.StatusOK)
+	wm := ws.M(t)
+	require.Equal(t, "personal", wm["slug"])
+	require.Equal(t, true, wm["isPersonal"])
+	require.Equal(t, "admin", wm["myRole"])
+	require.Equal(t, "owner", wm["myPilotageRole"])
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM workspaces w JOIN organizations o ON o.id = w.organization_id
+		WHERE o.owner_id = $1 AND w.slug = 'personal' AND w.is_personal`, id))
+}
+
+func TestAuthRegisterDuplicateEmailIsConflict(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	identRegister(e, "bob@example.com", "Bob")
+
+	for _, email := range []string{"bob@example.com", "BOB@Example.COM"} {
+		r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "another-password", "name": "Imposter"})
+		requireStatus(t, r, http.StatusConflict)
+	}
+	require.Equal(t, 1, e.count("SELECT count(*) FROM users WHERE lower(email) = 'bob@example.com'"))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations"))
+
+	// The original password still opens the account.
+	requireStatus(t, identLogin(e, "bob@example.com", identPassword), http.StatusOK)
+}
+
+func TestAuthRegisterValidation(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+
+	cases := []struct {
+		name  string
+		body  map[string]any
+		field string
+	}{
+		{"email invalid", map[string]any{"email": "not-an-email", "password": identPassword}, "email"},
+		{"email with display name", map[string]any{"email": "Eve <eve@example.com>", "password": identPassword}, "email"},
+		{"email missing", map[string]any{"password": identPassword}, "email"},
+		{"email empty", map[string]any{"email": "", "password": identPassword}, "email"},
+		{"password missing", map[string]any{"email": "p0@example.com"}, "password"},
+		{"password 7 chars", map[string]any{"email": "p1@example.com", "password": strings.Repeat("p", 7)}, "password"},
+		{"password 129 chars", map[string]any{"email": "p2@example.com", "password": strings.Repeat("p", 129)}, "password"},
+		{"name 101 chars", map[string]any{"email": "n1@example.com", "password": identPassword, "name": strings.Repeat("n", 101)}, "name"},
+	}
+	for _, tc := range cases {
+		r := e.do("POST", "/auth/register", "", tc.body)
+		requireStatus(t, r, http.StatusBadRequest)
+		require.Contains(t, r.M(t)["message"], tc.field, "%s: %s", tc.name, r.Body)
+	}
+	require.Equal(t, 0, e.count("SELECT count(*) FROM users"), "no rejected registration may create a user")
+	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations"))
+
+	// The limits themselves are accepted.
+	for _, ok := range []struct {
+		email, password, name string
+	}{
+		{"p8@example.com", strings.Repeat("p", 8), "Eight"},
+		{"p128@example.com", strings.Repeat("p", 128), "Long password"},
+		{"n100@example.com", identPassword, strings.Repeat("n", 100)},
+	} {
+		r := e.do("POST", "/auth/register", "", map[string]any{"email": ok.email, "password": ok.password, "name": ok.name})
+		requireStatus(t, r, http.StatusCreated)
+		id := r.M(t)["user"].(map[string]any)["id"].(string)
+		require.Equal(t, ok.name, identUserName(e, id))
+		requireStatus(t, identLogin(e, ok.email, ok.password), http.StatusOK)
+	}
+}
+
+func TestAuthLogin(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	reg := identRegister(e, "carol@example.com", "Carol")
+	id := reg["user"].(map[string]any)["id"].(string)
+
+	r := identLogin(e, "carol@example.com", identPassword)
+	requireStatus(t, r, http.StatusOK)
+	m := r.M(t)
+	token, _ := m["access_token"].(string)
+	require.NotEmpty(t, token)
+	require.Equal(t, "Bearer", m["token_type"])
+	require.NotEmpty(t, m["csrfToken"])
+	require.NotContains(t, m, "twoFactorRequired")
+	require.NotContains(t, m, "twoFactorToken")
+	u := m["user"].(map[string]any)
+	require.Equal(t, id, u["id"])
+	require.Equal(t, "carol@example.com", u["email"])
+	require.Equal(t, "Carol", u["name"])
+	require.Equal(t, false, u["emailVerified"])
+	require.Equal(t, false, u["twoFactorEnabled"])
+	require.Equal(t, "owner", u["pilotageRole"])
+
+	c := identSessionCookie(r)
+	require.NotNil(t, c, "login must set the %s cookie; headers: %v", sessionCookie, r.Header)
+	require.True(t, c.HttpOnly)
+	require.Equal(t, "/", c.Path)
+	require.Equal(t, token, c.Value)
+	require.True(t, c.Expires.After(time.Now().Add(6*24*time.Hour)), "cookie expires %v", c.Expires)
+
+	require.Equal(t, id, identMeID(e, req{Token: token}))
+
+	// E-mail matching is case-insensitive.
+	requireStatus(t, identLogin(e, "CAROL@example.com", identPassword), http.StatusOK)
+
+	// Wrong password and unknown e-mail answer the same 401, and no session.
+	for _, bad := range [][2]string{{"carol@example.com", "wrong-password"}, {"nobody@example.com", identPassword}} {
+		r := identLogin(e, bad[0], bad[1])
+		requireStatus(t, r, http.StatusUnauthorized)
+		require.Nil(t, identSessionCookie(r))
+		require.NotContains(t, r.M(t), "access_token")
+	}
+	wrong := identLogin(e, "carol@example.com", "wrong-password").M(t)["message"]
+	unknown := identLogin(e, "nobody@example.com", identPassword).M(t)["message"]
+	require.Equal(t, wrong, unknown, "the answer must not reveal which accounts exist")
+
+	// Missing fields are validation errors.
+	requireStatus(t, e.do("POST", "/auth/login", "", map[string]any{"email": "carol@example.com"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/login", "", map[string]any{"password": identPassword}), http.StatusBadRequest)
+
+	// A service user (an agent) never logs in with a password.
+	_, err := e.pool.Exec(context.Background(), "UPDATE users SET is_service = true WHERE id = $1", id)
+	require.NoError(t, err)
+	requireStatus(t, identLogin(e, "carol@example.com", identPassword), http.StatusUnauthorized)
+}
+
+func TestAuthSessionCookieAttributes(t *testing.T) {
+	t.Parallel()
+	dev := setup(t)
+	identRegister(dev, "dev@example.com", "Dev")
+	r := identLogin(dev, "dev@example.com", identPassword)
+	requireStatus(t, r, http.StatusOK)
+	c := identSessionCookie(r)
+	require.NotNil(t, c)
+	require.True(t, c.HttpOnly)
+	require.Equal(t, http.SameSiteLaxMode, c.SameSite)
+	require.False(t, c.Secure, "plain http in development")
+
+	prod := setupWith(t, setupOpts{production: true})
+	identRegister(prod, "prod@example.com", "Prod")
+	r = identLogin(prod, "prod@example.com", identPassword)
+	requireStatus(t, r, http.StatusOK)
+	c = identSessionCookie(r)
+	require.NotNil(t, c)
+	require.True(t, c.HttpOnly)
+	require.True(t, c.Secure, "production cookies are Secure")
+}
+
+func TestAuthLoginRateLimitPerAccount(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{loginRateLimit: 3})
+	identRegister(e, "dave@example.com", "Dave")
+	identRegister(e, "erin@example.com", "Erin")
+
+	// Each attempt comes from another client, so only the per-account limit can stop the fourth.
+	for _, ip := range []string{"198.51.100.1:1000", "198.51.100.2:1000", "198.51.100.3:1000"} {
+		requireStatus(t, identLoginFrom(e, ip, "dave@example.com", "wrong-password"), http.StatusUnauthorized)
+	}
+	r := identLoginFrom(e, "198.51.100.4:1000", "dave@example.com", identPassword)
+	requireStatus(t, r, http.StatusTooManyRequests)
+	require.Nil(t, identSessionCookie(r))
+	// The account's limit applies whatever the case of the e-mail.
+	requireStatus(t, identLoginFrom(e, "198.51.100.5:1000", "DAVE@example.com", identPassword), http.StatusTooManyRequests)
+
+	// Another account is not affected.
+	requireStatus(t, identLoginFrom(e, "198.51.100.6:1000", "erin@example.com", identPassword), http.StatusOK)
+}
+
+func TestAuthLoginRateLimitPerClient(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{loginRateLimit: 3})
+	identRegister(e, "frank@example.com", "Frank")
+
+	// One client, three different accounts: the per-account limits are untouched.
+	for _, email := range []string{"x1@example.com", "x2@example.com", "x3@example.com"} {
+		requireStatus(t, identLoginFrom(e, "203.0.113.7:4000", email, identPassword), http.StatusUnauthorized)
+	}
+	// The fourth attempt from that client is refused, even with valid credentials of a fresh account.
+	r := identLoginFrom(e, "203.0.113.7:4001", "frank@example.com", identPassword)
+	requireStatus(t, r, http.StatusTooManyRequests)
+	require.NotContains(t, r.M(t), "access_token")
+
+	// Another client still logs in.
+	requireStatus(t, identLoginFrom(e, "203.0.113.8:4000", "frank@example.com", identPassword), http.StatusOK)
+}
+
+func TestAuthLoginRateLimitThroughRecorder(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{loginRateLimit: 3})
+	identRegister(e, "gina@example.com", "Gina")
+	for range 3 {
+		requireStatus(t, identLogin(e, "gina@example.com", "wrong-password"), http.StatusUnauthorized)
+	}
+	requireStatus(t, identLogin(e, "gina@example.com", identPassword), http.StatusTooManyRequests)
+	// Varying the e-mail does not escape the per-client limit.
+	requireStatus(t, identLogin(e, "other@example.com", identPassword), http.StatusTooManyRequests)
+}
+
+func TestAuthMeRejectsBadCredentials(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	reg := identRegister(e, "hank@example.com", "Hank")
+	id := reg["user"].(map[string]any)["id"].(string)
+
+	requireStatus(t, e.do("GET", "/auth/me", "", nil), http.StatusUnauthorized)
+
+	for _, h := range []string{"garbage", "Bearer", "Bearer ", "Basic aGFuazpwdw==", "Token abc", "Bearer garbage", "Bearer a.b.c", "Bearer pilot_pat_unknown"} {
+		r := e.send(req{Method: "GET", Path: "/auth/me", Header: map[string]string{"Authorization": h}})
+		requireStatus(t, r, http.StatusUnauthorized)
+	}
+
+	// A well-formed session token for the user works, so the refusals below are about the token alone.
+	fresh, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 1)
+	require.NoError(t, err)
+	require.Equal(t, id, identMeID(e, req{Token: fresh}))
+
+	expired, _, err := auth.NewSigner(testJWTSecret, -time.Hour).Issue(id, auth.TypeSession, 1)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", expired, nil), http.StatusUnauthorized)
+
+	forged, _, err := auth.NewSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeSession, 1)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", forged, nil), http.StatusUnauthorized)
+
+	// A token of the wrong type, of a stale session version, or for a user that does not exist.
+	twoFA, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeTwoFactor, 1)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
+	stale, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 0)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", stale, nil), http.StatusUnauthorized)
+	ghost, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue("0190c1d2-0000-7000-8000-000000000000", auth.TypeSession, 1)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", ghost, nil), http.StatusUnauthorized)
+
+	// A garbage session cookie is no session either.
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie, Value: "garbage"}}}), http.StatusUnauthorized)
+}
+
+func TestAuthCookieSession(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := identRegister(e, "ivy@example.com", "Ivy")
+	aID := a["user"].(map[string]any)["id"].(string)
+
+	login := identLogin(e, "ivy@example.com", identPassword)
+	requireStatus(t, login, http.StatusOK)
+	csrf := login.M(t)["csrfToken"].(string)
+	cookie := identSessionCookie(login)
+	require.NotNil(t, cookie)
+	jar := []*http.Cookie{{Name: cookie.Name, Value: cookie.Value}}
+
+	// A read with only the cookie works and hands out the session's CSRF token.
+	me := e.send(req{Method: "GET", Path: "/auth/me", Cookies: jar})
+	requireStatus(t, me, http.StatusOK)
+	mm := me.M(t)
+	require.Equal(t, aID, mm["user"].(map[string]any)["id"])
+	require.Equal(t, csrf, mm["csrfToken"])
+
+	// A bearer caller gets no CSRF token.
+	require.NotContains(t, e.do("GET", "/auth/me", a["access_token"].(string), nil).M(t), "csrfToken")
+
+	// Writes by cookie need the CSRF token.
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "No CSRF"}})
+	requireStatus(t, r, http.StatusForbidden)
+	r = e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "Wrong CSRF"},
+		Header: map[string]string{"X-CSRF-Token": csrf + "x"}})
+	requireStatus(t, r, http.StatusForbidden)
+	// The CSRF token of another session of the same user is not this session's.
+	other := identLogin(e, "ivy@example.com", identPassword).M(t)["csrfToken"].(string)
+	require.NotEqual(t, csrf, other)
+	r = e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "Other CSRF"},
+		Header: map[string]string{"X-CSRF-Token": other}})
+	requireStatus(t, r, http.StatusForbidden)
+	require.Equal(t, "Ivy", identUserName(e, aID))
+
+	r = e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "Ivy Cookie"},
+		Header: map[string]string{"X-CSRF-Token": csrf}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "Ivy Cookie", r.M(t)["user"].(map[string]any)["name"])
+	require.Equal(t, "Ivy Cookie", identUserName(e, aID))
+
+	// Logout clears the cookie.
+	out := e.do("POST", "/auth/logout", "", nil)
+	requireStatus(t, out, http.StatusOK)
+	cleared := identSessionCookie(out)
+	require.NotNil(t, cleared)
+	require.Empty(t, cleared.Value)
+	require.True(t, cleared.MaxAge < 0)
+}
+
+func TestAuthBearerWinsOverCookie(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := identRegister(e, "jack@example.com", "Jack")
+	aID := a["user"].(map[string]any)["id"].(string)
+	b := identRegister(e, "kate@example.com", "Kate")
+	bID := b["user"].(map[string]any)["id"].(string)
+
+	bLogin := identLogin(e, "kate@example.com", identPassword)
+	requireStatus(t, bLogin, http.StatusOK)
+	bc := identSessionCookie(bLogin)
+	require.NotNil(t, bc)
+	jar := []*http.Cookie{{Name: bc.Name, Value: bc.Value}}
+
+	require.Equal(t, bID, identMeID(e, req{Cookies: jar}))
+	require.Equal(t, aID, identMeID(e, req{Token: a["access_token"].(string), Cookies: jar}))
+
+	// A bearer write needs no CSRF token and changes the bearer's profile, not the cookie's.
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: a["access_token"].(string), Cookies: jar, Body: map[string]any{"name": "Jack B."}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "Jack B.", identUserName(e, aID))
+	require.Equal(t, "Kate", identUserName(e, bID))
+
+	// An invalid bearer does not fall back to the cookie.
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Token: "garbage", Cookies: jar}), http.StatusUnauthorized)
+}
+
+func TestAuthUpdateMe(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := identRegister(e, "liam@example.com", "Liam")
+	token := a["access_token"].(string)
+	id := a["user"].(map[string]any)["id"].(string)
+
+	r := e.do("PATCH", "/auth/me", token, map[string]any{"name": "  Liam Renamed  ", "jobTitle": "Engineer"})
+	requireStatus(t, r, http.StatusOK)
+	u := r.M(t)["user"].(map[string]any)
+	require.Equal(t, "Liam Renamed", u["name"])
+	require.Equal(t, "Engineer", u["jobTitle"])
+	require.Equal(t, "Liam Renamed", identUserName(e, id))
+
+	me := e.do("GET", "/auth/me", token, nil).M(t)["user"].(map[string]any)
+	require.Equal(t, "Liam Renamed", me["name"])
+	require.Equal(t, "Engineer", me["jobTitle"])
+
+	// A field left out stays as it is.
+	requireStatus(t, e.do("PATCH", "/auth/me", token, map[string]any{"jobTitle": "Lead"}), http.StatusOK)
+	require.Equal(t, "Liam Renamed", identUserName(e, id))
+
+	r = e.do("PATCH", "/auth/me", token, map[string]any{"name": strings.Repeat("n", 101)})
+	requireStatus(t, r, http.StatusBadRequest)
+	require.Contains(t, r.M(t)["message"], "name")
+	require.Equal(t, "Liam Renamed", identUserName(e, id))
+
+	requireStatus(t, e.do("PATCH", "/auth/me", token, map[string]any{"name": strings.Repeat("n", 100)}), http.StatusOK)
+	require.Equal(t, strings.Repeat("n", 100), identUserName(e, id))
+
+	requireStatus(t, e.do("PATCH", "/auth/me", "", map[string]any{"name": "Anonymous"}), http.StatusUnauthorized)
+}
+
+func TestAuthChangePassword(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := identRegister(e, "mia@example.com", "Mia")
+	oldToken := a["access_token"].(string)
+	id := a["user"].(map[string]any)["id"].(string)
+
+	// A personal access token cannot change the password, even with every scope.
+	pat := e.do("POST", "/api-tokens", oldToken, map[string]any{"name": "all"})
+	requireStatus(t, pat, http.StatusCreated)
+	patSecret := pat.M(t)["token"].(string)
+	r := e.do("POST", "/auth/change-password", patSecret, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
+	requireStatus(t, r, http.StatusForbidden)
+
+	// A cookie session from before the change.
+	login := identLogin(e, "mia@example.com", identPassword)
+	requireStatus(t, login, http.StatusOK)
+	oldCookie := identSessionCookie(login)
+	require.NotNil(t, oldCookie)
+
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": "not-my-password", "newPassword": "brand-new-password"})
+	requireStatus(t, r, http.StatusBadRequest)
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 7)})
+	requireStatus(t, r, http.StatusBadRequest)
+	require.Contains(t, r.M(t)["message"], "newPassword")
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 129)})
+	requireStatus(t, r, http.StatusBadRequest)
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"newPassword": "brand-new-password"})
+	requireStatus(t, r, http.StatusBadRequest)
+	// None of the refusals changed anything.
+	require.Equal(t, id, identMeID(e, req{Token: oldToken}))
+	require.Equal(t, 1, e.count("SELECT session_version FROM users WHERE id = $1", id))
+
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
+	requireStatus(t, r, http.StatusOK)
+	newToken, _ := r.M(t)["access_token"].(string)
+	require.NotEmpty(t, newToken)
+	require.NotEqual(t, oldToken, newToken)
+
+	// Sessions from before the change are gone; the new one works.
+	requireStatus(t, e.do("GET", "/auth/me", oldToken, nil), http.StatusUnauthorized)
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie, Value: oldCookie.Value}}}), http.StatusUnauthorized)
+	require.Equal(t, id, identMeID(e, req{Token: newToken}))
+
+	requireStatus(t, identLogin(e, "mia@example.com", "brand-new-password"), http.StatusOK)
+	requireStatus(t, identLogin(e, "mia@example.com", identPassword), http.StatusUnauthorized)
+}

@@ -1,0 +1,263 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// tokAllScopes is every scope, in the spec's order.
+var tokAllScopes = []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write", "notifications:read", "account:read", "account:write"}
+
+// tokUser registers email and returns its session token and id.
+func tokUser(e *testEnv, email string) (token, id string) {
+	e.t.Helper()
+	reg := identRegister(e, email, strings.Split(email, "@")[0])
+	return reg["access_token"].(string), reg["user"].(map[string]any)["id"].(string)
+}
+
+// tokCreate creates a personal access token with body and returns the creation answer.
+func tokCreate(e *testEnv, jwt string, body map[string]any) map[string]any {
+	e.t.Helper()
+	r := e.do("POST", "/api-tokens", jwt, body)
+	requireStatus(e.t, r, http.StatusCreated)
+	return r.M(e.t)
+}
+
+func TestAPITokensCreateAndList(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, userID := tokUser(e, "sam@example.com")
+
+	m := tokCreate(e, jwt, map[string]any{"name": "  ci  "})
+	id, _ := m["id"].(string)
+	require.NotEmpty(t, id)
+	require.Equal(t, "ci", m["name"])
+	secret, _ := m["token"].(string)
+	require.True(t, strings.HasPrefix(secret, "pilot_pat_"), secret)
+	require.Greater(t, len(secret), len("pilot_pat_")+16)
+	require.Equal(t, secret, m["secret"])
+	prefix, _ := m["prefix"].(string)
+	require.NotEmpty(t, prefix)
+	require.Less(t, len(prefix), len(secret))
+	require.True(t, strings.HasPrefix(secret, prefix), "prefix %q of %q", prefix, secret)
+	require.Equal(t, prefix, m["tokenPrefix"])
+	require.ElementsMatch(t, tokAllScopes, m["scopes"])
+	require.Contains(t, m, "expiresAt")
+	require.Nil(t, m["expiresAt"])
+	_, err := time.Parse(time.RFC3339, m["createdAt"].(string))
+	require.NoError(t, err)
+
+	// Defaulting the scopes must not disturb the package's list of them.
+	require.Equal(t, tokAllScopes, auth.AllScopes)
+
+	// Only the hash of the secret is stored.
+	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens WHERE id = $1 AND user_id = $2 AND secret_hash = $3 AND expires_at IS NULL AND last_used_at IS NULL",
+		id, userID, auth.HashSecret(secret)))
+	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens WHERE position($1 in prefix || name || scopes::text) > 0", secret))
+
+	// Explicit scopes are kept (deduplicated).
+	m2 := tokCreate(e, jwt, map[string]any{"name": "reader", "scopes": []string{"account:read", "projects:read", "account:read"}})
+	require.ElementsMatch(t, []string{"account:read", "projects:read"}, m2["scopes"])
+	require.NotEqual(t, secret, m2["token"])
+
+	list := e.do("GET", "/api-tokens", jwt, nil)
+	requireStatus(t, list, http.StatusOK)
+	require.NotContains(t, string(list.Body), secret)
+	require.NotContains(t, string(list.Body), m2["token"].(string))
+	l := list.L(t)
+	require.Len(t, l, 2)
+	byID := map[string]map[string]any{}
+	for _, tok := range l {
+		require.NotContains(t, tok, "token")
+		require.NotContains(t, tok, "secret")
+		require.Contains(t, tok, "lastUsedAt")
+		byID[tok["id"].(string)] = tok
+	}
+	ci := byID[id]
+	require.NotNil(t, ci, "list: %s", list.Body)
+	require.Equal(t, "ci", ci["name"])
+	require.Equal(t, prefix, ci["prefix"])
+	require.ElementsMatch(t, tokAllScopes, ci["scopes"])
+	require.Nil(t, ci["expiresAt"])
+	require.Nil(t, ci["lastUsedAt"], "never used yet")
+
+	// One use records lastUsedAt.
+	before := time.Now().Add(-time.Minute)
+	me := e.do("GET", "/auth/me", secret, nil)
+	requireStatus(t, me, http.StatusOK)
+	require.Equal(t, userID, me.M(t)["user"].(map[string]any)["id"])
+	for _, tok := range e.do("GET", "/api-tokens", jwt, nil).L(t) {
+		switch tok["id"] {
+		case id:
+			used, err := time.Parse(time.RFC3339, tok["lastUsedAt"].(string))
+			require.NoError(t, err)
+			require.True(t, used.After(before), "lastUsedAt %v", used)
+		default:
+			require.Nil(t, tok["lastUsedAt"], "the unused token stays unused")
+		}
+	}
+
+	// Another user sees none of them.
+	other, _ := tokUser(e, "tess@example.com")
+	ol := e.do("GET", "/api-tokens", other, nil)
+	requireStatus(t, ol, http.StatusOK)
+	require.Empty(t, ol.L(t))
+}
+
+func TestAPITokensCreateValidation(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, _ := tokUser(e, "uma@example.com")
+
+	cases := []struct {
+		name string
+		body any
+	}{
+		{"name missing", map[string]any{"scopes": []string{"account:read"}}},
+		{"name empty", map[string]any{"name": ""}},
+		{"name blank", map[string]any{"name": "   "}},
+		{"name 101 chars", map[string]any{"name": strings.Repeat("n", 101)}},
+		{"unknown scope", map[string]any{"name": "x", "scopes": []string{"account:read", "admin:all"}}},
+		{"scope not a string", map[string]any{"name": "x", "scopes": []any{1}}},
+		{"expiresAt in the past", map[string]any{"name": "x", "expiresAt": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}},
+		{"expiresAt not a time", map[string]any{"name": "x", "expiresAt": "tomorrow"}},
+	}
+	for _, tc := range cases {
+		r := e.do("POST", "/api-tokens", jwt, tc.body)
+		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", tc.name, r.Body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens"), "no refused request may create a token")
+
+	// The limits themselves are accepted, and so is an explicit null expiry.
+	m := tokCreate(e, jwt, map[string]any{"name": strings.Repeat("n", 100), "expiresAt": nil})
+	require.Equal(t, strings.Repeat("n", 100), m["name"])
+	require.Nil(t, m["expiresAt"])
+	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens"))
+
+	requireStatus(t, e.do("POST", "/api-tokens", "", map[string]any{"name": "anon"}), http.StatusUnauthorized)
+}
+
+func TestAPITokensRefusePersonalAccessTokens(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, _ := tokUser(e, "vic@example.com")
+	m := tokCreate(e, jwt, map[string]any{"name": "all"})
+	pat, id := m["token"].(string), m["id"].(string)
+
+	requireStatus(t, e.do("GET", "/api-tokens", pat, nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/api-tokens", pat, map[string]any{"name": "escalated"}), http.StatusForbidden)
+	requireStatus(t, e.do("DELETE", "/api-tokens/"+id, pat, nil), http.StatusForbidden)
+	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens"), "nothing created, nothing revoked")
+
+	// The same token still works where its scopes allow.
+	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
+}
+
+func TestAPITokensScopes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, userID := tokUser(e, "wes@example.com")
+
+	accountRead := tokCreate(e, jwt, map[string]any{"name": "profile", "scopes": []string{"account:read"}})["token"].(string)
+	me := e.do("GET", "/auth/me", accountRead, nil)
+	requireStatus(t, me, http.StatusOK)
+	require.Equal(t, userID, me.M(t)["user"].(map[string]any)["id"])
+	requireStatus(t, e.do("PATCH", "/auth/me", accountRead, map[string]any{"name": "Changed"}), http.StatusForbidden)
+	require.Equal(t, "wes", identUserName(e, userID))
+	requireStatus(t, e.do("GET", "/organizations", accountRead, nil), http.StatusForbidden)
+
+	projectsRead := tokCreate(e, jwt, map[string]any{"name": "projects", "scopes": []string{"projects:read"}})["token"].(string)
+	orgs := e.do("GET", "/organizations", projectsRead, nil)
+	requireStatus(t, orgs, http.StatusOK)
+	require.Len(t, orgs.L(t), 1)
+	requireStatus(t, e.do("POST", "/organizations", projectsRead, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusForbidden)
+	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme'"))
+	requireStatus(t, e.do("GET", "/auth/me", projectsRead, nil), http.StatusForbidden)
+
+	// With the write scope, the same request goes through.
+	accountWrite := tokCreate(e, jwt, map[string]any{"name": "writer", "scopes": []string{"account:write", "projects:write"}})["token"].(string)
+	requireStatus(t, e.do("PATCH", "/auth/me", accountWrite, map[string]any{"name": "Changed"}), http.StatusOK)
+	require.Equal(t, "Changed", identUserName(e, userID))
+	requireStatus(t, e.do("POST", "/organizations", accountWrite, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusCreated)
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND owner_id = $1", userID))
+
+	// A personal access token needs no CSRF token, even next to a session cookie.
+	login := identLogin(e, "wes@example.com", identPassword)
+	requireStatus(t, login, http.StatusOK)
+	c := identSessionCookie(login)
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: accountWrite, Cookies: []*http.Cookie{{Name: c.Name, Value: c.Value}}, Body: map[string]any{"name": "Again"}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "Again", identUserName(e, userID))
+}
+
+func TestAPITokensExpiry(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, _ := tokUser(e, "xena@example.com")
+
+	at := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	m := tokCreate(e, jwt, map[string]any{"name": "short", "expiresAt": at.Format(time.RFC3339)})
+	got, err := time.Parse(time.RFC3339, m["expiresAt"].(string))
+	require.NoError(t, err)
+	require.True(t, at.Equal(got), "expiresAt %v, want %v", got, at)
+	pat, id := m["token"].(string), m["id"].(string)
+	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
+
+	tag, err := e.pool.Exec(context.Background(), "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", id)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+
+	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusUnauthorized)
+	requireStatus(t, e.do("GET", "/organizations", pat, nil), http.StatusUnauthorized)
+
+	// Listed still, with its expiry, so the owner sees why it stopped.
+	for _, tok := range e.do("GET", "/api-tokens", jwt, nil).L(t) {
+		require.Equal(t, id, tok["id"])
+		exp, err := time.Parse(time.RFC3339, tok["expiresAt"].(string))
+		require.NoError(t, err)
+		require.True(t, exp.Before(time.Now()))
+	}
+}
+
+func TestAPITokensRevoke(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	jwt, _ := tokUser(e, "yara@example.com")
+	otherJWT, _ := tokUser(e, "zed@example.com")
+
+	m := tokCreate(e, jwt, map[string]any{"name": "doomed"})
+	pat, id := m["token"].(string), m["id"].(string)
+	keep := tokCreate(e, jwt, map[string]any{"name": "kept"})["token"].(string)
+	otherM := tokCreate(e, otherJWT, map[string]any{"name": "theirs"})
+	otherPat, otherID := otherM["token"].(string), otherM["id"].(string)
+	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
+
+	// Another user's token id is not found, and stays alive.
+	requireStatus(t, e.do("DELETE", "/api-tokens/"+otherID, jwt, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", "/auth/me", otherPat, nil), http.StatusOK)
+	// Ids that name nothing.
+	requireStatus(t, e.do("DELETE", "/api-tokens/not-a-uuid", jwt, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", "/api-tokens/0190c1d2-0000-7000-8000-000000000000", jwt, nil), http.StatusNotFound)
+	require.Equal(t, 3, e.count("SELECT count(*) FROM api_tokens"))
+
+	r := e.do("DELETE", "/api-tokens/"+id, jwt, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens WHERE id = $1", id))
+
+	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusUnauthorized)
+	requireStatus(t, e.do("DELETE", "/api-tokens/"+id, jwt, nil), http.StatusNotFound)
+	l := e.do("GET", "/api-tokens", jwt, nil).L(t)
+	require.Len(t, l, 1)
+	require.Equal(t, "kept", l[0]["name"])
+	requireStatus(t, e.do("GET", "/auth/me", keep, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", "/auth/me", otherPat, nil), http.StatusOK)
+}

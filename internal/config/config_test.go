@@ -1,0 +1,156 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// env is a getenv over a map.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// base is the least environment that loads.
+func base(extra map[string]string) map[string]string {
+	m := map[string]string{"DATABASE_URL": "postgres://pilot@localhost/pilot"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.Equal(t, EnvDevelopment, c.Env)
+	require.False(t, c.Production())
+	require.Equal(t, 8080, c.Port)
+	require.Equal(t, "postgres://pilot@localhost/pilot", c.DatabaseURL)
+	require.Equal(t, 7*24*time.Hour, c.JWTExpiresIn)
+	require.Equal(t, []byte(devJWTSecret), c.JWTSecret, "development signs with the development secret")
+	require.Equal(t, "http://localhost:8080", c.PublicURL)
+	require.Equal(t, 10, c.LoginRateLimit)
+	require.Equal(t, 10*time.Second, c.ShutdownGracePeriod)
+}
+
+func TestLoadProductionNeedsJWTSecret(t *testing.T) {
+	t.Parallel()
+	_, err := load(env(base(map[string]string{"APP_ENV": "production"})))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "JWT_SECRET")
+
+	// Never the development secret in production.
+	_, err = load(env(base(map[string]string{"APP_ENV": "production", "JWT_SECRET": ""})))
+	require.ErrorContains(t, err, "JWT_SECRET")
+
+	_, err = load(env(base(map[string]string{"APP_ENV": "production", "JWT_SECRET": "too-short"})))
+	require.ErrorContains(t, err, "JWT_SECRET")
+
+	secret := "0123456789abcdef0123456789abcdef"
+	c, err := load(env(base(map[string]string{"APP_ENV": "production", "JWT_SECRET": secret})))
+	require.NoError(t, err)
+	require.True(t, c.Production())
+	require.Equal(t, []byte(secret), c.JWTSecret)
+
+	// A development deployment with its own secret uses it.
+	c, err = load(env(base(map[string]string{"JWT_SECRET": "mine"})))
+	require.NoError(t, err)
+	require.Equal(t, []byte("mine"), c.JWTSecret)
+}
+
+func TestLoadJWTExpiresIn(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{
+		"7d":  7 * 24 * time.Hour,
+		"1d":  24 * time.Hour,
+		"90m": 90 * time.Minute,
+		"12h": 12 * time.Hour,
+	} {
+		c, err := load(env(base(map[string]string{"JWT_EXPIRES_IN": in})))
+		require.NoError(t, err, in)
+		require.Equal(t, want, c.JWTExpiresIn, in)
+	}
+	for _, bad := range []string{"garbage", "7", "d", "-1d", "1.5d", "30s", "0d", "-5m"} {
+		_, err := load(env(base(map[string]string{"JWT_EXPIRES_IN": bad})))
+		require.ErrorContains(t, err, "JWT_EXPIRES_IN", bad)
+	}
+}
+
+func TestLoadDatabaseURLRequired(t *testing.T) {
+	t.Parallel()
+	_, err := load(env(map[string]string{}))
+	require.ErrorContains(t, err, "DATABASE_URL")
+}
+
+func TestLoadPort(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(map[string]string{"PORT": "9090"})))
+	require.NoError(t, err)
+	require.Equal(t, 9090, c.Port)
+	require.Equal(t, "http://localhost:9090", c.PublicURL)
+
+	for _, bad := range []string{"abc", "80a", "0", "-1", "65536", "1e3"} {
+		_, err := load(env(base(map[string]string{"PORT": bad})))
+		require.ErrorContains(t, err, "PORT", bad)
+	}
+}
+
+func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	_, err := load(env(map[string]string{"APP_ENV": "production", "PORT": "x", "JWT_EXPIRES_IN": "soon", "LOG_LEVEL": "loud"}))
+	require.Error(t, err)
+	for _, name := range []string{"JWT_SECRET", "DATABASE_URL", "PORT", "JWT_EXPIRES_IN", "LOG_LEVEL"} {
+		require.Contains(t, err.Error(), name)
+	}
+	_, err = load(env(base(map[string]string{"APP_ENV": "staging"})))
+	require.ErrorContains(t, err, "APP_ENV")
+}
+
+func TestLoadFileVariants(t *testing.T) {
+	t.Parallel()
+	secretFile := writeFile(t, "  file-secret-file-secret-file-secret-32\n")
+	dbFile := writeFile(t, "postgres://from-file/pilot\n")
+	c, err := load(env(map[string]string{
+		"APP_ENV":           "production",
+		"JWT_SECRET_FILE":   secretFile,
+		"DATABASE_URL_FILE": dbFile,
+	}))
+	require.NoError(t, err)
+	require.Equal(t, []byte("file-secret-file-secret-file-secret-32"), c.JWTSecret, "trimmed of surrounding whitespace")
+	require.Equal(t, "postgres://from-file/pilot", c.DatabaseURL)
+
+	// The file wins over the plain variable.
+	c, err = load(env(base(map[string]string{"JWT_SECRET": "plain", "JWT_SECRET_FILE": secretFile})))
+	require.NoError(t, err)
+	require.Equal(t, []byte("file-secret-file-secret-file-secret-32"), c.JWTSecret)
+
+	// A file that cannot be read is an error naming the variable.
+	_, err = load(env(base(map[string]string{"JWT_SECRET_FILE": filepath.Join(t.TempDir(), "missing")})))
+	require.ErrorContains(t, err, "JWT_SECRET_FILE")
+}
+
+func TestParseDuration(t *testing.T) {
+	t.Parallel()
+	d, err := ParseDuration("3d")
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, d)
+	d, err = ParseDuration("1h30m")
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Minute, d)
+	for _, bad := range []string{"", "d", "xd", "-2d", "soon"} {
+		_, err := ParseDuration(bad)
+		require.Error(t, err, bad)
+	}
+}
