@@ -193,9 +193,14 @@ func (s *Server) registerWorkspaces() {
 			if err != nil {
 				return nil, fail(err)
 			}
-			role := res.Invitation.Role
+			// The roles the user now has, as the workspace read reports them: an existing member keeps theirs
+			// and organization owners and admins act as workspace admins.
+			role, prole := res.Member.Role, res.Member.PilotageRole
+			if res.OrgRole == "owner" || res.OrgRole == "admin" {
+				role = "admin"
+			}
 			return &struct{ Body AcceptedInvitationOut }{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
-				Workspace: workspaceOut(res.Workspace, role, "viewer"), Role: role}}, nil
+				Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
 		})
 
 	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: WS + "/members/{userId}",

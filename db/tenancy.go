@@ -317,6 +317,10 @@ type AcceptedInvitation struct {
 	Invitation dbsqlc.WorkspaceInvitation
 	Workspace  dbsqlc.Workspace
 	OrgSlug    string
+	// OrgRole and Member are the user's memberships after accepting: someone who already belonged keeps
+	// their roles, whatever the invitation said.
+	OrgRole string
+	Member  dbsqlc.WorkspaceMemberGetRow
 }
 
 // AcceptInvitation makes the user a member of the invitation's workspace (and of its organization if
@@ -349,6 +353,15 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, user dbsqlc.
 		if err := q.InvitationMarkAccepted(ctx, dbsqlc.InvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
 			return fmt.Errorf("mark invitation accepted: %w", err)
 		}
+		res.Member, err = q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID, UserID: user.ID})
+		if err != nil {
+			return fmt.Errorf("get workspace member: %w", err)
+		}
+		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
+		if err != nil {
+			return fmt.Errorf("get organization member: %w", err)
+		}
+		res.OrgRole = om.Role
 		res.Invitation = dbsqlc.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
 		res.Workspace, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
 		if err != nil {

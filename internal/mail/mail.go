@@ -3,15 +3,23 @@ package mail
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/mail"
 	"net/smtp"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
 )
+
+// ErrRejected marks a message the server refused for good (a 5xx reply to MAIL FROM, RCPT TO or the
+// message data): sending it again cannot succeed.
+var ErrRejected = errors.New("message rejected by the SMTP server")
 
 // Sender delivers one message.
 type Sender interface {
@@ -25,7 +33,7 @@ type SMTP struct {
 	host     string
 	implicit bool
 	auth     smtp.Auth
-	from     string
+	from     *mail.Address
 }
 
 // NewSMTP parses rawURL and from (e.g. "Pilot <no-reply@example.com>").
@@ -33,6 +41,16 @@ func NewSMTP(rawURL, from string) (*SMTP, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("parse SMTP_URL: %w", err)
+	}
+	if u.Scheme != "smtp" && u.Scheme != "smtps" {
+		return nil, fmt.Errorf("SMTP_URL must start with smtp:// or smtps://, not %q", u.Scheme+"://")
+	}
+	if u.Hostname() == "" {
+		return nil, errors.New("SMTP_URL has no host")
+	}
+	fromAddr, err := mail.ParseAddress(from)
+	if err != nil {
+		return nil, fmt.Errorf("parse from address %q: %w", from, err)
 	}
 	host := u.Hostname()
 	port := u.Port()
@@ -42,7 +60,7 @@ func NewSMTP(rawURL, from string) (*SMTP, error) {
 			port = "465"
 		}
 	}
-	s := &SMTP{addr: net.JoinHostPort(host, port), host: host, implicit: u.Scheme == "smtps", from: from}
+	s := &SMTP{addr: net.JoinHostPort(host, port), host: host, implicit: u.Scheme == "smtps", from: fromAddr}
 	if u.User != nil {
 		pass, _ := u.User.Password()
 		s.auth = smtp.PlainAuth("", u.User.Username(), pass, host)
@@ -52,12 +70,12 @@ func NewSMTP(rawURL, from string) (*SMTP, error) {
 
 // Send implements Sender.
 func (s *SMTP) Send(ctx context.Context, to, subject, body string) error {
-	from, err := mail.ParseAddress(s.from)
-	if err != nil {
-		return fmt.Errorf("parse from address: %w", err)
-	}
+	from := s.from
 	d := net.Dialer{Timeout: 10 * time.Second}
-	var conn net.Conn
+	var (
+		conn net.Conn
+		err  error
+	)
 	if s.implicit {
 		conn, err = (&tls.Dialer{NetDialer: &d, Config: &tls.Config{ServerName: s.host}}).DialContext(ctx, "tcp", s.addr)
 	} else {
@@ -86,25 +104,50 @@ func (s *SMTP) Send(ctx context.Context, to, subject, body string) error {
 		}
 	}
 	if err := c.Mail(from.Address); err != nil {
-		return fmt.Errorf("smtp mail from: %w", err)
+		return fmt.Errorf("smtp mail from: %w", rejected(err))
 	}
 	if err := c.Rcpt(to); err != nil {
-		return fmt.Errorf("smtp rcpt to: %w", err)
+		return fmt.Errorf("smtp rcpt to: %w", rejected(err))
 	}
 	w, err := c.Data()
 	if err != nil {
-		return fmt.Errorf("smtp data: %w", err)
+		return fmt.Errorf("smtp data: %w", rejected(err))
 	}
+	// RFC 5322 requires Date; Message-ID keeps receiving filters from scoring the message as spam.
 	msg := "From: " + from.String() + "\r\nTo: " + to + "\r\nSubject: " + mimeHeader(subject) +
+		"\r\nDate: " + time.Now().Format(time.RFC1123Z) + "\r\nMessage-ID: " + messageID(from.Address) +
 		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
 		strings.ReplaceAll(body, "\n", "\r\n")
 	if _, err := w.Write([]byte(msg)); err != nil {
 		return fmt.Errorf("smtp write: %w", err)
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("smtp end data: %w", err)
+		return fmt.Errorf("smtp end data: %w", rejected(err))
 	}
-	return c.Quit()
+	// The server accepted the message when DATA ended with 250: a failed QUIT must not make the caller
+	// send it again.
+	_ = c.Quit()
+	return nil
+}
+
+// rejected marks a permanent (5xx) SMTP reply with ErrRejected.
+func rejected(err error) error {
+	var tpErr *textproto.Error
+	if errors.As(err, &tpErr) && tpErr.Code >= 500 {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return err
+}
+
+// messageID makes a unique Message-ID in the sender's domain.
+func messageID(fromAddress string) string {
+	domain := "pilot.invalid"
+	if i := strings.LastIndexByte(fromAddress, '@'); i >= 0 && i < len(fromAddress)-1 {
+		domain = fromAddress[i+1:]
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return "<" + hex.EncodeToString(b) + "@" + domain + ">"
 }
 
 func mimeHeader(s string) string {

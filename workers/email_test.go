@@ -1,0 +1,515 @@
+package workers
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	netmail "net/mail"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// smtpMessage is one message the fake server accepted.
+type smtpMessage struct {
+	Auth string // decoded AUTH PLAIN response: "\x00user\x00pass"
+	From string
+	To   []string
+	Data string
+}
+
+// fakeSMTP is an in-process SMTP server speaking just enough of RFC 5321 for net/smtp: a greeting,
+// EHLO advertising AUTH PLAIN (no STARTTLS), AUTH, MAIL, RCPT, DATA and QUIT.
+type fakeSMTP struct {
+	ln net.Listener
+	wg sync.WaitGroup
+
+	mu   sync.Mutex
+	msgs []smtpMessage
+	// rcptReplies answer the next RCPT commands instead of 250 (e.g. "451 …", "550 …").
+	rcptReplies []string
+	// dropQuit closes the connection on QUIT without answering.
+	dropQuit bool
+}
+
+func newFakeSMTP(t *testing.T) *fakeSMTP {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &fakeSMTP{ln: ln}
+	s.wg.Add(1)
+	go s.serve()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *fakeSMTP) port() string {
+	return strconv.Itoa(s.ln.Addr().(*net.TCPAddr).Port)
+}
+
+func (s *fakeSMTP) messages() []smtpMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]smtpMessage(nil), s.msgs...)
+}
+
+func (s *fakeSMTP) serve() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.handle(c)
+		}()
+	}
+}
+
+func (s *fakeSMTP) handle(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	tp := textproto.NewConn(c)
+	reply := func(lines ...string) bool {
+		for _, l := range lines {
+			if err := tp.PrintfLine("%s", l); err != nil {
+				return false
+			}
+		}
+		return true
+	}
+	if !reply("220 fake.smtp.test ESMTP ready") {
+		return
+	}
+	var cur smtpMessage
+	var auth string
+	for {
+		line, err := tp.ReadLine()
+		if err != nil {
+			return
+		}
+		verb, arg, _ := strings.Cut(line, " ")
+		switch strings.ToUpper(verb) {
+		case "EHLO":
+			reply("250-fake.smtp.test greets "+arg, "250-AUTH PLAIN", "250 OK")
+		case "HELO":
+			reply("250 fake.smtp.test")
+		case "AUTH":
+			mech, resp, _ := strings.Cut(arg, " ")
+			if !strings.EqualFold(mech, "PLAIN") {
+				reply("504 unrecognized authentication type")
+				continue
+			}
+			if resp == "" {
+				reply("334 ")
+				if resp, err = tp.ReadLine(); err != nil {
+					return
+				}
+			}
+			dec, err := base64.StdEncoding.DecodeString(resp)
+			if err != nil {
+				reply("501 bad base64")
+				continue
+			}
+			auth = string(dec)
+			reply("235 2.7.0 authentication successful")
+		case "MAIL":
+			cur = smtpMessage{Auth: auth, From: angle(arg)}
+			reply("250 OK")
+		case "RCPT":
+			s.mu.Lock()
+			var refuse string
+			if len(s.rcptReplies) > 0 {
+				refuse, s.rcptReplies = s.rcptReplies[0], s.rcptReplies[1:]
+			}
+			s.mu.Unlock()
+			if refuse != "" {
+				reply(refuse)
+				continue
+			}
+			cur.To = append(cur.To, angle(arg))
+			reply("250 OK")
+		case "DATA":
+			if !reply("354 end data with <CR><LF>.<CR><LF>") {
+				return
+			}
+			data, err := tp.ReadDotBytes()
+			if err != nil {
+				return
+			}
+			cur.Data = string(data)
+			s.mu.Lock()
+			s.msgs = append(s.msgs, cur)
+			s.mu.Unlock()
+			cur = smtpMessage{Auth: auth}
+			reply("250 OK queued")
+		case "RSET":
+			cur = smtpMessage{Auth: auth}
+			reply("250 OK")
+		case "NOOP":
+			reply("250 OK")
+		case "QUIT":
+			s.mu.Lock()
+			drop := s.dropQuit
+			s.mu.Unlock()
+			if !drop {
+				reply("221 bye")
+			}
+			return
+		default:
+			reply("502 command not implemented")
+		}
+	}
+}
+
+// angle extracts the address of "FROM:<a@b>" or "TO:<a@b> PARAM".
+func angle(arg string) string {
+	if i := strings.Index(arg, "<"); i >= 0 {
+		if j := strings.Index(arg[i:], ">"); j >= 0 {
+			return arg[i+1 : i+j]
+		}
+	}
+	return arg
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// emailFixture is a registered user with a workspace, and an invitation to it.
+type emailFixture struct {
+	reg       db.Registration
+	inv       dbsqlc.WorkspaceInvitation
+	acceptURL string
+}
+
+// inviteThroughStore writes an invitation with the store's real write path, which enqueues its e-mail.
+func inviteThroughStore(t *testing.T, store *db.Store, to string) emailFixture {
+	t.Helper()
+	ctx := context.Background()
+	reg, err := store.Register(ctx, "alice@example.com", "Alice", "not-a-real-hash")
+	require.NoError(t, err)
+	accept := "http://pilot.test/invitations/tok-123/accept"
+	inv, err := store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: reg.Workspace.ID, WorkspaceName: reg.Workspace.Name,
+		Email: to, Role: "member", InvitedBy: reg.User.ID, InviterName: "Alice", Token: "tok-123", AcceptURL: accept})
+	require.NoError(t, err)
+	return emailFixture{reg: reg, inv: inv, acceptURL: accept}
+}
+
+// startWorker starts a real working River client on a fresh database and stops it at cleanup.
+func startWorker(t *testing.T, mailer mail.Sender) (*pgxpool.Pool, *db.Store) {
+	t.Helper()
+	dbPool := pgtest.Pool(t)
+	client, store, err := NewClient(dbPool, Config{Concurrency: 2, Mailer: mailer, Logger: discardLogger()})
+	require.NoError(t, err)
+	require.NoError(t, client.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, client.Stop(ctx))
+	})
+	return dbPool, store
+}
+
+// waitJob polls the send_email job until it is completed, failing fast when it errors.
+func waitJob(t *testing.T, dbPool *pgxpool.Pool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var state string
+		var errs []byte
+		err := dbPool.QueryRow(context.Background(),
+			"SELECT state::text, coalesce(errors::text, '') FROM river_job WHERE kind = 'send_email'").Scan(&state, &errs)
+		require.NoError(t, err)
+		switch rivertype.JobState(state) {
+		case rivertype.JobStateCompleted:
+			return
+		case rivertype.JobStateRetryable, rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
+			t.Fatalf("send_email job is %s: %s", state, errs)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("send_email job still %s after 20s", state)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func outbox(t *testing.T, store *db.Store) []dbsqlc.EmailOutbox {
+	t.Helper()
+	rows, err := store.Outbox(context.Background())
+	require.NoError(t, err)
+	return rows
+}
+
+func newSMTPMailer(t *testing.T, srv *fakeSMTP) mail.Sender {
+	t.Helper()
+	m, err := mail.NewSMTP("smtp://user:pass@127.0.0.1:"+srv.port(), "Pilot <no-reply@pilot.test>")
+	require.NoError(t, err)
+	return m
+}
+
+func TestEmailWithoutSMTPStaysInOutbox(t *testing.T) {
+	t.Parallel()
+	dbPool, store := startWorker(t, nil)
+	f := inviteThroughStore(t, store, "Invitee@Example.com")
+
+	waitJob(t, dbPool)
+
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	row := rows[0]
+	require.Equal(t, "outbox", row.Transport)
+	require.Nil(t, row.SentAt)
+	require.Equal(t, "invitee@example.com", row.ToAddress)
+	require.Equal(t, "invitation", row.Kind)
+	require.NotNil(t, row.RefID)
+	require.Equal(t, f.inv.ID, *row.RefID)
+	require.Equal(t, "You are invited to "+f.reg.Workspace.Name+" on Pilot", row.Subject)
+	require.Contains(t, row.Body, f.acceptURL)
+	require.Contains(t, row.Body, "Alice")
+}
+
+func TestEmailThroughSMTP(t *testing.T) {
+	t.Parallel()
+	srv := newFakeSMTP(t)
+	dbPool, store := startWorker(t, newSMTPMailer(t, srv))
+	f := inviteThroughStore(t, store, "invitee@example.com")
+
+	waitJob(t, dbPool)
+
+	msgs := srv.messages()
+	require.Len(t, msgs, 1)
+	msg := msgs[0]
+	require.Equal(t, "\x00user\x00pass", msg.Auth)
+	require.Equal(t, "no-reply@pilot.test", msg.From)
+	require.Equal(t, []string{"invitee@example.com"}, msg.To)
+	parsed, err := netmail.ReadMessage(strings.NewReader(msg.Data))
+	require.NoError(t, err, "message: %q", msg.Data)
+	require.Equal(t, "invitee@example.com", parsed.Header.Get("To"))
+	require.Equal(t, "You are invited to "+f.reg.Workspace.Name+" on Pilot", parsed.Header.Get("Subject"))
+	from, err := parsed.Header.AddressList("From")
+	require.NoError(t, err)
+	require.Equal(t, []*netmail.Address{{Name: "Pilot", Address: "no-reply@pilot.test"}}, from)
+	date, err := parsed.Header.Date()
+	require.NoError(t, err, "RFC 5322 requires a Date header")
+	require.WithinDuration(t, time.Now(), date, time.Minute)
+	require.Regexp(t, `^<[0-9a-f]+@pilot\.test>$`, parsed.Header.Get("Message-Id"))
+	require.Equal(t, "text/plain; charset=utf-8", parsed.Header.Get("Content-Type"))
+	body, err := io.ReadAll(parsed.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(body), f.acceptURL)
+
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Equal(t, "smtp", rows[0].Transport)
+	require.NotNil(t, rows[0].SentAt)
+	require.WithinDuration(t, time.Now(), *rows[0].SentAt, time.Minute)
+	require.Equal(t, f.inv.ID, *rows[0].RefID)
+}
+
+// testWorker works jobs inline with River's test worker, in a transaction rolled back at cleanup.
+func testWorker(t *testing.T, mailer mail.Sender) (*pgxpool.Pool, *db.Store, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
+	t.Helper()
+	dbPool := pgtest.Pool(t)
+	_, store, err := NewClient(dbPool, Config{Concurrency: 2, Mailer: mailer, Logger: discardLogger()})
+	require.NoError(t, err)
+	w := rivertest.NewWorker(t, riverpgxv5.New(dbPool), &river.Config{Logger: discardLogger()},
+		&EmailWorker{deps: Deps{Store: store, Mailer: mailer, Logger: discardLogger()}})
+	tx, err := dbPool.Begin(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	return dbPool, store, w, tx
+}
+
+func TestEmailJobIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newFakeSMTP(t)
+	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
+
+	for i := range 2 {
+		res, err := w.Work(ctx, t, tx, args, &river.InsertOpts{Queue: jobs.QueueEmail})
+		require.NoError(t, err, "attempt %d", i)
+		require.Equal(t, river.EventKindJobCompleted, res.EventKind, "attempt %d", i)
+	}
+
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Equal(t, args.RefID, *rows[0].RefID)
+	require.NotNil(t, rows[0].SentAt)
+	msgs := srv.messages()
+	require.Len(t, msgs, 1, "the second job must not send again")
+	require.Equal(t, []string{"twice@example.com"}, msgs[0].To)
+	_, body, _ := strings.Cut(msgs[0].Data, "\n\n")
+	require.Equal(t, "Line one\nLine two\n.\n", body, "dot-stuffing must round-trip")
+
+	// Another reference is another e-mail.
+	other := args
+	other.RefID = db.NewID()
+	res, err := w.Work(ctx, t, tx, other, nil)
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	require.Len(t, outbox(t, store), 2)
+	require.Len(t, srv.messages(), 2)
+}
+
+func TestEmailOutboxOnlyIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, store, w, tx := testWorker(t, nil)
+	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "a@example.com", Subject: "S", Body: "B"}
+	for range 2 {
+		res, err := w.Work(ctx, t, tx, args, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	}
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Equal(t, "outbox", rows[0].Transport)
+	require.Nil(t, rows[0].SentAt)
+}
+
+func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newFakeSMTP(t)
+	srv.rcptReplies = []string{"451 4.3.0 try again later"}
+	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "retry@example.com", Subject: "S", Body: "B"}
+
+	res, err := w.Work(ctx, t, tx, args, nil)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "451")
+	require.Equal(t, river.EventKindJobFailed, res.EventKind)
+	// Retried: scheduled for later, or available at once for an early attempt.
+	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, res.Job.State)
+	require.Len(t, res.Job.Errors, 1)
+	require.Contains(t, res.Job.Errors[0].Error, "451")
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Nil(t, rows[0].SentAt, "a refused message is not sent")
+	require.Empty(t, srv.messages())
+
+	res, err = w.WorkJob(ctx, t, tx, res.Job)
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	rows = outbox(t, store)
+	require.Len(t, rows, 1)
+	require.NotNil(t, rows[0].SentAt)
+	require.Len(t, srv.messages(), 1)
+}
+
+// TestSMTPSendReportsRefusedConnection: a server that is down is an error, never a silent success.
+func TestSMTPSendReportsRefusedConnection(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	m, err := mail.NewSMTP("smtp://user:pass@"+addr, "Pilot <no-reply@pilot.test>")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = m.Send(ctx, "x@example.com", "S", "B")
+	require.Error(t, err)
+	var opErr *net.OpError
+	require.True(t, errors.As(err, &opErr), "err: %v", err)
+}
+
+func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newFakeSMTP(t)
+	srv.rcptReplies = []string{"550 5.1.1 no such mailbox"}
+	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "ghost@example.com", Subject: "S", Body: "B"}
+
+	res, err := w.Work(ctx, t, tx, args, nil)
+	require.NoError(t, err, "a cancel is not an error of the test worker")
+	require.Equal(t, river.EventKindJobCancelled, res.EventKind)
+	require.Equal(t, rivertype.JobStateCancelled, res.Job.State)
+	require.Len(t, res.Job.Errors, 1)
+	require.Contains(t, res.Job.Errors[0].Error, "550")
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Nil(t, rows[0].SentAt)
+	require.Empty(t, srv.messages())
+}
+
+func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newFakeSMTP(t)
+	srv.dropQuit = true
+	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "quit@example.com", Subject: "S", Body: "B"}
+
+	for range 2 {
+		res, err := w.Work(ctx, t, tx, args, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	}
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.NotNil(t, rows[0].SentAt)
+	require.Len(t, srv.messages(), 1, "a message accepted before a failed QUIT must not be sent again")
+}
+
+func TestSMTPNonASCIISubject(t *testing.T) {
+	t.Parallel()
+	srv := newFakeSMTP(t)
+	m := newSMTPMailer(t, srv)
+	subject := "Invitation à l'équipe « Café » on Pilot"
+	require.NoError(t, m.Send(context.Background(), "ascii@example.com", subject, "Bonjour\n"))
+	msgs := srv.messages()
+	require.Len(t, msgs, 1)
+	parsed, err := netmail.ReadMessage(strings.NewReader(msgs[0].Data))
+	require.NoError(t, err)
+	raw := parsed.Header.Get("Subject")
+	for _, r := range raw {
+		require.Less(t, r, rune(128), "header must be 7-bit: %q", raw)
+	}
+	decoded, err := new(mime.WordDecoder).DecodeHeader(raw)
+	require.NoError(t, err)
+	require.Equal(t, subject, decoded)
+}
+
+func TestNewSMTPValidatesConfiguration(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, from string }{
+		{"http://user:pass@127.0.0.1:25", "Pilot <no-reply@pilot.test>"},
+		{"smtp://", "Pilot <no-reply@pilot.test>"},
+		{"smtp://127.0.0.1:25", "not an address"},
+		{"smtp://127.0.0.1:25", ""},
+	} {
+		_, err := mail.NewSMTP(tc.url, tc.from)
+		require.Error(t, err, "url %q from %q", tc.url, tc.from)
+	}
+	_, err := mail.NewSMTP("smtps://mail.example.com", "no-reply@example.com")
+	require.NoError(t, err)
+}
