@@ -4,6 +4,7 @@ package workers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -27,7 +28,10 @@ type Deps struct {
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, deps Deps) error {
-	return river.AddWorkerSafely(workers, &EmailWorker{deps: deps})
+	if err := river.AddWorkerSafely(workers, &EmailWorker{deps: deps}); err != nil {
+		return err
+	}
+	return river.AddWorkerSafely(workers, &NotifyWorker{deps: deps})
 }
 
 // Queues returns the queues a worker process works, with their concurrency.
@@ -66,6 +70,10 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		return nil
 	}
 	if err := w.deps.Mailer.Send(ctx, a.To, a.Subject, a.Body); err != nil {
+		if errors.Is(err, mail.ErrRejected) {
+			// A permanent refusal (unknown mailbox, say) never succeeds: stop with the reason recorded.
+			return river.JobCancel(fmt.Errorf("send e-mail: %w", err))
+		}
 		return fmt.Errorf("send e-mail: %w", err)
 	}
 	return w.deps.Store.MarkEmailSent(ctx, row.ID)
@@ -95,4 +103,17 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil
+}
+
+// NotifyWorker turns one activity into notifications for the users it concerns, in one statement; a
+// retried job inserts nothing twice.
+type NotifyWorker struct {
+	river.WorkerDefaults[jobs.NotifyActivityArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *NotifyWorker) Work(ctx context.Context, job *river.Job[jobs.NotifyActivityArgs]) error {
+	_, err := w.deps.Store.FanOutNotifications(ctx, job.Args.ActivityID)
+	return err
 }
