@@ -14,7 +14,7 @@ import (
 // ActivityOut is what a notification is about.
 type ActivityOut struct {
 	Type      string          `json:"type"`
-	ActorID   string          `json:"actorId"`
+	ActorID   *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
 	ProjectID string          `json:"projectId"`
 	CardID    *string         `json:"cardId" nullable:"true"`
 	Meta      json.RawMessage `json:"meta" doc:"For card_moved: fromColumn and toColumn"`

@@ -40,7 +40,7 @@ type CheckoutOut struct {
 	Status string `json:"status"`
 }
 
-type orgPath struct {
+type OrgPath struct {
 	OrgSlug string `path:"orgSlug"`
 }
 
@@ -90,7 +90,7 @@ func (s *Server) registerOrganizations() {
 
 	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: "/organizations/{orgSlug}",
 		Summary: "Get an organization", Tags: tags}, read,
-		func(ctx context.Context, _ *orgPath) (*struct{ Body OrganizationOut }, error) {
+		func(ctx context.Context, _ *OrgPath) (*struct{ Body OrganizationOut }, error) {
 			a := accessFrom(ctx)
 			return &struct{ Body OrganizationOut }{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
 				OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole}}, nil
@@ -100,7 +100,7 @@ func (s *Server) registerOrganizations() {
 		Summary: "Rename an organization", Tags: tags},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
 		func(ctx context.Context, in *struct {
-			orgPath
+			OrgPath
 			Body struct {
 				Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
 			}
@@ -122,7 +122,7 @@ func (s *Server) registerOrganizations() {
 		Summary: "Delete an organization and everything in it", Tags: tags,
 		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"},
-		func(ctx context.Context, _ *orgPath) (*OKOutput, error) {
+		func(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
 			if err := s.store.DeleteOrganization(ctx, accessFrom(ctx).OrgID); err != nil {
 				return nil, fail(err)
 			}
@@ -131,7 +131,7 @@ func (s *Server) registerOrganizations() {
 
 	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: "/organizations/{orgSlug}/members",
 		Summary: "List organization members", Tags: tags}, read,
-		func(ctx context.Context, _ *orgPath) (*struct{ Body []OrgMemberOut }, error) {
+		func(ctx context.Context, _ *OrgPath) (*struct{ Body []OrgMemberOut }, error) {
 			rows, err := s.store.OrganizationMembers(ctx, accessFrom(ctx).OrgID)
 			if err != nil {
 				return nil, fail(err)
@@ -147,7 +147,7 @@ func (s *Server) registerOrganizations() {
 		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
 		func(ctx context.Context, in *struct {
-			orgPath
+			OrgPath
 			Body struct {
 				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 				Role  string `json:"role" required:"true" enum:"admin,member"`
@@ -164,7 +164,7 @@ func (s *Server) registerOrganizations() {
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
 		func(ctx context.Context, in *struct {
-			orgPath
+			OrgPath
 			UserID string `path:"userId"`
 			Body   struct {
 				Role string `json:"role" required:"true" enum:"admin,member"`
@@ -182,7 +182,7 @@ func (s *Server) registerOrganizations() {
 		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "member"},
 		func(ctx context.Context, in *struct {
-			orgPath
+			OrgPath
 			UserID string `path:"userId"`
 		}) (*OKOutput, error) {
 			a := accessFrom(ctx)
@@ -199,7 +199,7 @@ func (s *Server) registerOrganizations() {
 		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"},
-		func(ctx context.Context, _ *orgPath) (*struct{ Body CheckoutOut }, error) {
+		func(ctx context.Context, _ *OrgPath) (*struct{ Body CheckoutOut }, error) {
 			a := accessFrom(ctx)
 			c, err := s.billing.CreateCheckout(ctx, a.OrgID, a.OrgSlug)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/storage"
 )
 
 // Options configure the HTTP layer.
@@ -32,6 +35,10 @@ type Options struct {
 	TrustProxyHeaders bool
 	// LoginRateLimit is the number of login attempts allowed per minute per client and per account.
 	LoginRateLimit int
+	// Storage keeps attachment files. When nil, New uses a Local storage in the system's temporary
+	// directory (os.TempDir()/pilot-attachments), which suits tests and trials only: the api process
+	// passes the configured storage (ATTACHMENTS_DIR, or S3 when S3_BUCKET is set).
+	Storage storage.Storage
 }
 
 // Server holds what handlers need.
@@ -39,6 +46,7 @@ type Server struct {
 	store   *db.Store
 	signer  *auth.Signer
 	billing billing.Provider
+	storage storage.Storage
 	logger  *slog.Logger
 	opts    Options
 	api     huma.API
@@ -52,9 +60,12 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
+	if opts.Storage == nil {
+		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
+	}
 	installErrors(logger)
 	s := &Server{
-		store: store, signer: signer, billing: billingProvider, logger: logger, opts: opts,
+		store: store, signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 		loginByClient:  httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
 		loginByAccount: httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
 	}
@@ -94,7 +105,13 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerWorkspaces()
 	s.registerProjects()
 	s.registerCards()
+	s.registerScopes()
+	s.registerPortfolio()
+	s.registerCardParts()
+	s.registerComments()
+	s.registerAttachments()
 	s.registerNotifications()
+	s.registerAutomations()
 	return router
 }
 

@@ -76,7 +76,7 @@ func (s *Server) registerWorkspaces() {
 		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
 		func(ctx context.Context, in *struct {
-			orgPath
+			OrgPath
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
 				Slug string `json:"slug" required:"true" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
@@ -96,7 +96,7 @@ func (s *Server) registerWorkspaces() {
 	register(s, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "List the workspaces I may open", Tags: tags},
 		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"},
-		func(ctx context.Context, _ *orgPath) (*struct{ Body []WorkspaceOut }, error) {
+		func(ctx context.Context, _ *OrgPath) (*struct{ Body []WorkspaceOut }, error) {
 			a := accessFrom(ctx)
 			rows, err := s.store.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin())
 			if err != nil {

@@ -34,6 +34,8 @@ type Activity struct {
 	Meta      map[string]any
 	// Recipients are notified besides the project's members (the assignee, an added or removed member).
 	Recipients []string
+	// OnlyRecipients leaves the project's members out (a due date concerns its assignee).
+	OnlyRecipients bool
 }
 
 // recordActivities stores activities and enqueues their notification fan-out, in the caller's
@@ -49,6 +51,9 @@ func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activit
 		if meta == nil {
 			meta = map[string]any{}
 		}
+		if ruleID := automationFrom(ctx).ruleID; ruleID != "" {
+			meta["automationRuleId"] = ruleID
+		}
 		metaJSON, err := json.Marshal(meta)
 		if err != nil {
 			return fmt.Errorf("encode activity meta: %w", err)
@@ -61,12 +66,21 @@ func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activit
 		if recipients == nil {
 			recipients = []string{}
 		}
+		var actorID *string
+		if a.ActorID != "" {
+			actorID = &a.ActorID
+		}
 		id, err := q.ActivityInsert(ctx, dbsqlc.ActivityInsertParams{ID: NewID(), ProjectID: a.ProjectID, CardID: cardID,
-			ActorID: a.ActorID, Type: a.Type, Meta: metaJSON, Recipients: recipients})
+			ActorID: actorID, Type: a.Type, Meta: metaJSON, Recipients: recipients, NotifyMembers: !a.OnlyRecipients})
 		if err != nil {
 			return fmt.Errorf("insert activity: %w", err)
 		}
 		params = append(params, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
+		auto, err := s.automationJobs(ctx, q, id, a)
+		if err != nil {
+			return err
+		}
+		params = append(params, auto...)
 	}
 	if _, err := s.River.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue notifications: %w", err)

@@ -186,7 +186,12 @@ var errRetryMove = errors.New("card moved concurrently")
 // notifications, in the same transaction. Both people's requests and automations call it.
 func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
 	for range 5 {
-		card, err := s.updateCardOnce(ctx, workspaceID, projectID, cardID, actorID, p)
+		var card Card
+		err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+			var err error
+			card, err = s.updateCardTx(ctx, tx, workspaceID, projectID, cardID, actorID, p)
+			return err
+		})
 		if !errors.Is(err, errRetryMove) {
 			return card, err
 		}
@@ -194,9 +199,12 @@ func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, 
 	return Card{}, conflict("the card is being moved by someone else; try again")
 }
 
-func (s *Store) updateCardOnce(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+// updateCardTx is UpdateCard's body inside the caller's transaction. It returns errRetryMove when the
+// card changed column between reading it and locking the columns.
+func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+	q := s.q.WithTx(tx)
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := func() error {
 		moving := p.ColumnID != nil || p.Order != nil
 		var lockedFrom string
 		if moving {
@@ -305,7 +313,12 @@ func (s *Store) updateCardOnce(ctx context.Context, workspaceID, projectID, card
 				return err
 			}
 			if target != cur.ColumnID {
-				acts = append(acts, Activity{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target}})
+				colIDs, err := q.ColumnIDsByProject(ctx, projectID)
+				if err != nil {
+					return fmt.Errorf("list columns: %w", err)
+				}
+				acts = append(acts, Activity{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
+					"fromStatus": cardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": cardStatus(colIDs, target, next.Archived)}})
 			} else if p.Order != nil {
 				changed = append(changed, "order")
 			}
@@ -332,7 +345,7 @@ func (s *Store) updateCardOnce(ctx context.Context, workspaceID, projectID, card
 		}
 		out, err = cardTx(ctx, q, projectID, cardID)
 		return err
-	})
+	}()
 	return out, err
 }
 

@@ -28,3 +28,24 @@ type NotifyActivityArgs struct {
 
 // Kind implements river.JobArgs.
 func (NotifyActivityArgs) Kind() string { return "notify_activity" }
+
+// AutomationEventArgs runs a project's enabled rules for one event (trigger) on one card. EventID is the
+// activity (or due-date event) that caused it; with the rule it keys the execution, so a retried job
+// runs no rule twice. Depth counts how many automation steps led here; past the cap rules are skipped.
+type AutomationEventArgs struct {
+	EventID   string         `json:"eventId"`
+	ProjectID string         `json:"projectId"`
+	CardID    string         `json:"cardId"`
+	Trigger   string         `json:"trigger"`
+	Depth     int            `json:"depth"`
+	Meta      map[string]any `json:"meta,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (AutomationEventArgs) Kind() string { return "automation_event" }
+
+// DueDateScanArgs is the periodic scan for cards whose due date has passed.
+type DueDateScanArgs struct{}
+
+// Kind implements river.JobArgs.
+func (DueDateScanArgs) Kind() string { return "due_date_scan" }

@@ -31,7 +31,13 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &EmailWorker{deps: deps}); err != nil {
 		return err
 	}
-	return river.AddWorkerSafely(workers, &NotifyWorker{deps: deps})
+	if err := river.AddWorkerSafely(workers, &NotifyWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &AutomationWorker{deps: deps}); err != nil {
+		return err
+	}
+	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 
 // Queues returns the queues a worker process works, with their concurrency.
@@ -82,18 +88,31 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 // Config configures a working River client.
 type Config struct {
 	Concurrency int
-	Mailer      mail.Sender
-	Logger      *slog.Logger
+	// DueDateScanInterval is how often the leader scans for passed due dates (default one minute).
+	DueDateScanInterval time.Duration
+	Mailer              mail.Sender
+	Logger              *slog.Logger
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
 // The store enqueues through the same client, so jobs a worker causes commit with the worker's writes.
 func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Store, error) {
 	riverWorkers := river.NewWorkers()
+	interval := cfg.DueDateScanInterval
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	interval = max(interval, time.Second) // River's ByPeriod uniqueness needs at least a second
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{
 		Logger:  cfg.Logger,
 		Queues:  Queues(cfg.Concurrency),
 		Workers: riverWorkers,
+		// Only the elected leader enqueues periodic jobs; ByPeriod uniqueness keeps a leader change from
+		// enqueueing a period twice, and the scan claims each (card, due date) once in any case.
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(interval),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.DueDateScanArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: interval}}
+			}, &river.PeriodicJobOpts{RunOnStart: true})},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("river client: %w", err)
@@ -115,5 +134,31 @@ type NotifyWorker struct {
 // Work implements river.Worker.
 func (w *NotifyWorker) Work(ctx context.Context, job *river.Job[jobs.NotifyActivityArgs]) error {
 	_, err := w.deps.Store.FanOutNotifications(ctx, job.Args.ActivityID)
+	return err
+}
+
+// AutomationWorker runs a project's rules for one card event.
+type AutomationWorker struct {
+	river.WorkerDefaults[jobs.AutomationEventArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *AutomationWorker) Work(ctx context.Context, job *river.Job[jobs.AutomationEventArgs]) error {
+	return w.deps.Store.RunAutomations(ctx, job.Args)
+}
+
+// DueDateScanWorker fires due_date_reached for cards whose due date has passed.
+type DueDateScanWorker struct {
+	river.WorkerDefaults[jobs.DueDateScanArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *DueDateScanWorker) Work(ctx context.Context, _ *river.Job[jobs.DueDateScanArgs]) error {
+	n, err := w.deps.Store.ScanDueDates(ctx)
+	if n > 0 {
+		w.deps.Logger.InfoContext(ctx, "due dates reached", "cards", n)
+	}
 	return err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/workers"
 )
 
@@ -102,8 +103,13 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return fmt.Errorf("river client: %w", err)
 	}
 	store := db.NewStore(dbPool, riverClient)
+	attachments, err := attachmentStorage(cfg)
+	if err != nil {
+		return err
+	}
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
+		Storage: attachments,
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -128,6 +134,19 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	return nil
 }
 
+// attachmentStorage keeps attachment files in S3 when S3_BUCKET is set, else under ATTACHMENTS_DIR.
+func attachmentStorage(cfg *config.Config) (storage.Storage, error) {
+	if cfg.S3Bucket == "" {
+		return storage.NewLocal(cfg.AttachmentsDir), nil
+	}
+	s3, err := storage.NewS3(storage.S3Config{Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		Prefix: cfg.S3Prefix, AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey, PathStyle: cfg.S3PathStyle})
+	if err != nil {
+		return nil, err
+	}
+	return s3, nil
+}
+
 func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
 	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
@@ -143,7 +162,8 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 			return err
 		}
 	}
-	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency, Mailer: mailer, Logger: logger})
+	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
+		DueDateScanInterval: cfg.DueDateScanInterval, Mailer: mailer, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -12,19 +12,20 @@ import (
 )
 
 const activityInsert = `-- name: ActivityInsert :one
-INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING id
 `
 
 type ActivityInsertParams struct {
-	ID         string
-	ProjectID  string
-	CardID     *string
-	ActorID    string
-	Type       string
-	Meta       json.RawMessage
-	Recipients []string
+	ID            string
+	ProjectID     string
+	CardID        *string
+	ActorID       *string
+	Type          string
+	Meta          json.RawMessage
+	Recipients    []string
+	NotifyMembers bool
 }
 
 func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) (string, error) {
@@ -36,6 +37,7 @@ func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) 
 		arg.Type,
 		arg.Meta,
 		arg.Recipients,
+		arg.NotifyMembers,
 	)
 	var id string
 	err := row.Scan(&id)
@@ -58,11 +60,11 @@ INSERT INTO notifications (id, user_id, activity_id, created_at)
 SELECT gen_random_uuid(), r.user_id, a.id, a.created_at
 FROM activities a
 CROSS JOIN LATERAL (
-    SELECT pm.user_id FROM project_members pm WHERE pm.project_id = a.project_id
+    SELECT pm.user_id FROM project_members pm WHERE pm.project_id = a.project_id AND a.notify_members
     UNION
     SELECT unnest(a.recipients)
 ) r
-WHERE a.id = $1 AND r.user_id <> a.actor_id
+WHERE a.id = $1 AND r.user_id IS DISTINCT FROM a.actor_id
 ON CONFLICT (activity_id, user_id) DO NOTHING
 `
 
@@ -97,7 +99,7 @@ type NotificationListRow struct {
 	ReadAt            *time.Time
 	CreatedAt         time.Time
 	Type              string
-	ActorID           string
+	ActorID           *string
 	Meta              json.RawMessage
 	CardID            *string
 	ProjectID         string

@@ -9,6 +9,80 @@ import (
 	"context"
 )
 
+const cardLabelAdd = `-- name: CardLabelAdd :execrows
+INSERT INTO card_labels (card_id, label_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
+`
+
+type CardLabelAddParams struct {
+	CardID  string
+	LabelID string
+}
+
+func (q *Queries) CardLabelAdd(ctx context.Context, arg CardLabelAddParams) (int64, error) {
+	result, err := q.db.Exec(ctx, cardLabelAdd, arg.CardID, arg.LabelID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const cardLabelRemove = `-- name: CardLabelRemove :execrows
+DELETE FROM card_labels WHERE card_id = $1 AND label_id = $2
+`
+
+type CardLabelRemoveParams struct {
+	CardID  string
+	LabelID string
+}
+
+func (q *Queries) CardLabelRemove(ctx context.Context, arg CardLabelRemoveParams) (int64, error) {
+	result, err := q.db.Exec(ctx, cardLabelRemove, arg.CardID, arg.LabelID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const labelDelete = `-- name: LabelDelete :execrows
+DELETE FROM labels WHERE id = $1 AND project_id = $2
+`
+
+type LabelDeleteParams struct {
+	ID        string
+	ProjectID string
+}
+
+// LabelDelete removes a label; card_labels' foreign key takes it off every card.
+func (q *Queries) LabelDelete(ctx context.Context, arg LabelDeleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, labelDelete, arg.ID, arg.ProjectID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const labelGet = `-- name: LabelGet :one
+SELECT id, project_id, name, color, created_at FROM labels WHERE id = $1 AND project_id = $2
+`
+
+type LabelGetParams struct {
+	ID        string
+	ProjectID string
+}
+
+func (q *Queries) LabelGet(ctx context.Context, arg LabelGetParams) (Label, error) {
+	row := q.db.QueryRow(ctx, labelGet, arg.ID, arg.ProjectID)
+	var i Label
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Color,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const labelInsert = `-- name: LabelInsert :one
 INSERT INTO labels (id, project_id, name, color) VALUES ($1, $2, $3, $4)
 RETURNING id, project_id, name, color, created_at
@@ -27,6 +101,67 @@ func (q *Queries) LabelInsert(ctx context.Context, arg LabelInsertParams) (Label
 		arg.ProjectID,
 		arg.Name,
 		arg.Color,
+	)
+	var i Label
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Color,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const labelListByProject = `-- name: LabelListByProject :many
+SELECT id, project_id, name, color, created_at FROM labels WHERE project_id = $1 ORDER BY name, id
+`
+
+func (q *Queries) LabelListByProject(ctx context.Context, projectID string) ([]Label, error) {
+	rows, err := q.db.Query(ctx, labelListByProject, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Label{}
+	for rows.Next() {
+		var i Label
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.Name,
+			&i.Color,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const labelUpdate = `-- name: LabelUpdate :one
+UPDATE labels SET name = coalesce($1, name), color = coalesce($2, color)
+WHERE id = $3 AND project_id = $4
+RETURNING id, project_id, name, color, created_at
+`
+
+type LabelUpdateParams struct {
+	Name      *string
+	Color     *string
+	ID        string
+	ProjectID string
+}
+
+func (q *Queries) LabelUpdate(ctx context.Context, arg LabelUpdateParams) (Label, error) {
+	row := q.db.QueryRow(ctx, labelUpdate,
+		arg.Name,
+		arg.Color,
+		arg.ID,
+		arg.ProjectID,
 	)
 	var i Label
 	err := row.Scan(

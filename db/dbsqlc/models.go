@@ -10,14 +10,15 @@ import (
 )
 
 type Activity struct {
-	ID         string
-	ProjectID  string
-	CardID     *string
-	ActorID    string
-	Type       string
-	Meta       json.RawMessage
-	Recipients []string
-	CreatedAt  time.Time
+	ID            string
+	ProjectID     string
+	CardID        *string
+	ActorID       *string
+	Type          string
+	Meta          json.RawMessage
+	Recipients    []string
+	CreatedAt     time.Time
+	NotifyMembers bool
 }
 
 type ApiToken struct {
@@ -41,6 +42,31 @@ type Attachment struct {
 	Size         int64
 	StorageKey   string
 	CreatedAt    time.Time
+}
+
+type AutomationRule struct {
+	ID         string
+	ProjectID  string
+	Name       string
+	Trigger    string
+	Conditions json.RawMessage
+	Action     json.RawMessage
+	Enabled    bool
+	CreatedBy  string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type AutomationTrace struct {
+	ID        string
+	RuleID    string
+	EventID   string
+	CardID    *string
+	Trigger   string
+	Depth     int32
+	Result    string
+	Reason    string
+	CreatedAt time.Time
 }
 
 type BillingCheckout struct {
@@ -152,6 +178,13 @@ type CustomField struct {
 	Type      string
 	Options   []string
 	CreatedAt time.Time
+}
+
+type DueDateEvent struct {
+	ID      string
+	CardID  string
+	DueDate time.Time
+	FiredAt time.Time
 }
 
 type EmailOutbox struct {

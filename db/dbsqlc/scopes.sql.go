@@ -7,7 +7,28 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 )
+
+const scopeDelete = `-- name: ScopeDelete :execrows
+DELETE FROM scopes WHERE id = $1 AND project_id = $2
+`
+
+type ScopeDeleteParams struct {
+	ID        string
+	ProjectID string
+}
+
+// ScopeDelete removes a scope; its cards (and through them their checklists, comments, labels, values
+// and relations) go with it by cascade.
+func (q *Queries) ScopeDelete(ctx context.Context, arg ScopeDeleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, scopeDelete, arg.ID, arg.ProjectID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
 
 const scopeExistsInProject = `-- name: ScopeExistsInProject :one
 SELECT EXISTS (SELECT 1 FROM scopes WHERE id = $1 AND project_id = $2)
@@ -23,4 +44,207 @@ func (q *Queries) ScopeExistsInProject(ctx context.Context, arg ScopeExistsInPro
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
+}
+
+const scopeGet = `-- name: ScopeGet :one
+SELECT id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at FROM scopes WHERE id = $1 AND project_id = $2
+`
+
+type ScopeGetParams struct {
+	ID        string
+	ProjectID string
+}
+
+func (q *Queries) ScopeGet(ctx context.Context, arg ScopeGetParams) (Scope, error) {
+	row := q.db.QueryRow(ctx, scopeGet, arg.ID, arg.ProjectID)
+	var i Scope
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Description,
+		&i.StartDate,
+		&i.EndDate,
+		&i.Settings,
+		&i.ActiveView,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const scopeGetForUpdate = `-- name: ScopeGetForUpdate :one
+SELECT id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at FROM scopes WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
+`
+
+type ScopeGetForUpdateParams struct {
+	ID        string
+	ProjectID string
+}
+
+func (q *Queries) ScopeGetForUpdate(ctx context.Context, arg ScopeGetForUpdateParams) (Scope, error) {
+	row := q.db.QueryRow(ctx, scopeGetForUpdate, arg.ID, arg.ProjectID)
+	var i Scope
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Description,
+		&i.StartDate,
+		&i.EndDate,
+		&i.Settings,
+		&i.ActiveView,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const scopeInsert = `-- name: ScopeInsert :one
+INSERT INTO scopes (id, project_id, name, description, start_date, end_date, settings)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at
+`
+
+type ScopeInsertParams struct {
+	ID          string
+	ProjectID   string
+	Name        string
+	Description string
+	StartDate   *time.Time
+	EndDate     *time.Time
+	Settings    json.RawMessage
+}
+
+func (q *Queries) ScopeInsert(ctx context.Context, arg ScopeInsertParams) (Scope, error) {
+	row := q.db.QueryRow(ctx, scopeInsert,
+		arg.ID,
+		arg.ProjectID,
+		arg.Name,
+		arg.Description,
+		arg.StartDate,
+		arg.EndDate,
+		arg.Settings,
+	)
+	var i Scope
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Description,
+		&i.StartDate,
+		&i.EndDate,
+		&i.Settings,
+		&i.ActiveView,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const scopeListByProject = `-- name: ScopeListByProject :many
+SELECT id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at FROM scopes WHERE project_id = $1 ORDER BY created_at, id
+`
+
+func (q *Queries) ScopeListByProject(ctx context.Context, projectID string) ([]Scope, error) {
+	rows, err := q.db.Query(ctx, scopeListByProject, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Scope{}
+	for rows.Next() {
+		var i Scope
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.Name,
+			&i.Description,
+			&i.StartDate,
+			&i.EndDate,
+			&i.Settings,
+			&i.ActiveView,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scopeSetView = `-- name: ScopeSetView :one
+UPDATE scopes SET active_view = $1, updated_at = now()
+WHERE id = $2 AND project_id = $3
+RETURNING id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at
+`
+
+type ScopeSetViewParams struct {
+	ActiveView string
+	ID         string
+	ProjectID  string
+}
+
+func (q *Queries) ScopeSetView(ctx context.Context, arg ScopeSetViewParams) (Scope, error) {
+	row := q.db.QueryRow(ctx, scopeSetView, arg.ActiveView, arg.ID, arg.ProjectID)
+	var i Scope
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Description,
+		&i.StartDate,
+		&i.EndDate,
+		&i.Settings,
+		&i.ActiveView,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const scopeUpdate = `-- name: ScopeUpdate :one
+UPDATE scopes
+SET name = $1, description = $2, start_date = $3, end_date = $4,
+    settings = $5, updated_at = now()
+WHERE id = $6
+RETURNING id, project_id, name, description, start_date, end_date, settings, active_view, created_at, updated_at
+`
+
+type ScopeUpdateParams struct {
+	Name        string
+	Description string
+	StartDate   *time.Time
+	EndDate     *time.Time
+	Settings    json.RawMessage
+	ID          string
+}
+
+func (q *Queries) ScopeUpdate(ctx context.Context, arg ScopeUpdateParams) (Scope, error) {
+	row := q.db.QueryRow(ctx, scopeUpdate,
+		arg.Name,
+		arg.Description,
+		arg.StartDate,
+		arg.EndDate,
+		arg.Settings,
+		arg.ID,
+	)
+	var i Scope
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.Name,
+		&i.Description,
+		&i.StartDate,
+		&i.EndDate,
+		&i.Settings,
+		&i.ActiveView,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
 }

@@ -1,6 +1,6 @@
 -- name: ActivityInsert :one
-INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients)
-VALUES (@id, @project_id, @card_id, @actor_id, @type, @meta, @recipients)
+INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
+VALUES (@id, @project_id, @card_id, @actor_id, @type, @meta, @recipients, @notify_members)
 RETURNING id;
 
 -- name: NotificationFanOut :execrows
@@ -10,11 +10,11 @@ INSERT INTO notifications (id, user_id, activity_id, created_at)
 SELECT gen_random_uuid(), r.user_id, a.id, a.created_at
 FROM activities a
 CROSS JOIN LATERAL (
-    SELECT pm.user_id FROM project_members pm WHERE pm.project_id = a.project_id
+    SELECT pm.user_id FROM project_members pm WHERE pm.project_id = a.project_id AND a.notify_members
     UNION
     SELECT unnest(a.recipients)
 ) r
-WHERE a.id = @activity_id AND r.user_id <> a.actor_id
+WHERE a.id = @activity_id AND r.user_id IS DISTINCT FROM a.actor_id
 ON CONFLICT (activity_id, user_id) DO NOTHING;
 
 -- name: NotificationList :many

@@ -37,6 +37,17 @@ type Config struct {
 	TrustProxyHeaders   bool
 	LoginRateLimit      int
 	ShutdownGracePeriod time.Duration
+	DueDateScanInterval time.Duration
+	// AttachmentsDir is the directory attachment files are kept in (ATTACHMENTS_DIR, default
+	// .data/attachments) unless S3 is configured. It is created on the first upload.
+	AttachmentsDir string
+	// S3Bucket, when set, keeps attachment files in this bucket of an S3-compatible service instead
+	// (needed once the api runs on several machines). S3Endpoint defaults to AWS, S3Region to
+	// us-east-1; without S3AccessKeyID and S3SecretAccessKey, the AWS_* variables or the instance role
+	// sign requests.
+	S3Bucket, S3Endpoint, S3Region, S3Prefix string
+	S3AccessKeyID, S3SecretAccessKey         string
+	S3PathStyle                              bool
 }
 
 // Production reports whether the service runs with production defaults.
@@ -80,6 +91,14 @@ func load(getenv func(string) string) (*Config, error) {
 		SMTPFrom:          get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
 		LogLevel:          strings.ToLower(get("LOG_LEVEL", "info")),
 		TrustProxyHeaders: get("TRUST_PROXY_HEADERS", "false") == "true",
+		AttachmentsDir:    strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
+		S3Bucket:          get("S3_BUCKET", ""),
+		S3Endpoint:        strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
+		S3Region:          get("S3_REGION", "us-east-1"),
+		S3Prefix:          get("S3_PREFIX", ""),
+		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
+		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
 	}
 	c.Port = atoi("PORT", "8080")
 	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
@@ -89,6 +108,9 @@ func load(getenv func(string) string) (*Config, error) {
 	var err error
 	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
 		errs = append(errs, fmt.Errorf("JWT_EXPIRES_IN: %w", err))
+	}
+	if c.DueDateScanInterval, err = ParseDuration(get("DUE_DATE_SCAN_INTERVAL", "1m")); err != nil {
+		errs = append(errs, fmt.Errorf("DUE_DATE_SCAN_INTERVAL: %w", err))
 	}
 	if c.ShutdownGracePeriod, err = ParseDuration(get("SHUTDOWN_GRACE_PERIOD", "10s")); err != nil {
 		errs = append(errs, fmt.Errorf("SHUTDOWN_GRACE_PERIOD: %w", err))
@@ -135,6 +157,9 @@ func (c *Config) validate() []error {
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
 	}
+	if c.DueDateScanInterval < time.Second {
+		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))
+	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))
 	}
@@ -142,6 +167,23 @@ func (c *Config) validate() []error {
 		u, err := url.Parse(c.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
 			errs = append(errs, errors.New("SMTP_URL must look like smtp://user:pass@host:port"))
+		}
+	}
+	if c.AttachmentsDir == "" {
+		errs = append(errs, errors.New("ATTACHMENTS_DIR must name a directory"))
+	} else if st, err := os.Stat(c.AttachmentsDir); err == nil && !st.IsDir() {
+		errs = append(errs, fmt.Errorf("ATTACHMENTS_DIR must be a directory, %q is a file", c.AttachmentsDir))
+	}
+	if c.S3Bucket != "" {
+		u, err := url.Parse(c.S3Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+			errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
+		}
+		if c.S3Region == "" {
+			errs = append(errs, errors.New("S3_REGION must not be empty"))
+		}
+		if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
+			errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
 		}
 	}
 	switch c.LogLevel {

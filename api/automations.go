@@ -1,0 +1,210 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
+)
+
+// RuleOut is an automation rule.
+type RuleOut struct {
+	ID         string          `json:"id"`
+	ProjectID  string          `json:"projectId"`
+	Name       string          `json:"name"`
+	Trigger    string          `json:"trigger"`
+	Conditions json.RawMessage `json:"conditions"`
+	Action     json.RawMessage `json:"action"`
+	Enabled    bool            `json:"enabled"`
+	CreatedBy  string          `json:"createdBy"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+func ruleOut(r dbsqlc.AutomationRule) RuleOut {
+	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: r.Trigger, Conditions: r.Conditions, Action: r.Action,
+		Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// TraceOut is one execution of a rule.
+type TraceOut struct {
+	ID        string    `json:"id"`
+	RuleID    string    `json:"ruleId"`
+	Actor     TraceRef  `json:"actor" doc:"Who acted: the rule"`
+	Target    TraceRef  `json:"target" doc:"What it acted on: the card"`
+	Trigger   string    `json:"trigger"`
+	Depth     int32     `json:"depth" doc:"Automation steps that led to this event (0: a person's change)"`
+	Result    string    `json:"result" enum:"applied,skipped,failed"`
+	Reason    string    `json:"reason" doc:"Why it was skipped or how it failed"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// TraceRef names the actor or target of a trace.
+type TraceRef struct {
+	Type string  `json:"type" enum:"automation,card"`
+	ID   *string `json:"id"`
+}
+
+type RulePath struct {
+	PRJPath
+	RuleID string `path:"ruleId"`
+}
+
+// ruleActionDoc describes actions and conditions once, for the OpenAPI document.
+const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last " +
+	"column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`. Conditions (all " +
+	"optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), " +
+	"`labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md."
+
+func (s *Server) registerAutomations() {
+	tags := []string{"Automations"}
+	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	base := PRJ + "/automations"
+
+	register(s, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,
+		Summary: "Create an automation rule", Tags: tags, DefaultStatus: http.StatusCreated, Description: ruleActionDoc}, write,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+				Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+				Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
+				Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
+				Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
+			}
+		}) (*struct{ Body RuleOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			enabled := in.Body.Enabled == nil || *in.Body.Enabled
+			r, err := s.store.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, db.NewRule{Name: name,
+				Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
+		Summary: "List automation rules", Tags: tags}, read,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []RuleOut }, error) {
+			rules, err := s.store.Rules(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]RuleOut, len(rules))
+			for i, r := range rules {
+				out[i] = ruleOut(r)
+			}
+			return &struct{ Body []RuleOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-get", Method: http.MethodGet, Path: base + "/{ruleId}",
+		Summary: "Get an automation rule", Tags: tags}, read,
+		func(ctx context.Context, in *RulePath) (*struct{ Body RuleOut }, error) {
+			r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch, Path: base + "/{ruleId}",
+		Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; the result is validated as a whole. " + ruleActionDoc}, write,
+		func(ctx context.Context, in *struct {
+			RulePath
+			Body struct {
+				Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
+				Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+				Action     json.RawMessage `json:"action,omitempty"`
+				Conditions json.RawMessage `json:"conditions,omitempty"`
+				Enabled    *bool           `json:"enabled,omitempty"`
+			}
+		}) (*struct{ Body RuleOut }, error) {
+			b := in.Body
+			var name *string
+			if b.Name != nil {
+				n, err := nonBlank("name", *b.Name)
+				if err != nil {
+					return nil, err
+				}
+				name = &n
+			}
+			r, err := s.store.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur db.NewRule) db.NewRule {
+				if name != nil {
+					cur.Name = *name
+				}
+				if b.Trigger != nil {
+					cur.Trigger = *b.Trigger
+				}
+				if len(b.Action) > 0 {
+					cur.Action = b.Action
+				}
+				if len(b.Conditions) > 0 {
+					cur.Conditions = b.Conditions
+				}
+				if b.Enabled != nil {
+					cur.Enabled = *b.Enabled
+				}
+				return cur
+			})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete, Path: base + "/{ruleId}",
+		Summary: "Delete an automation rule", Tags: tags}, write,
+		func(ctx context.Context, in *RulePath) (*OKOutput, error) {
+			if err := s.store.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch, Path: base + "/{ruleId}/toggle",
+		Summary: "Enable or disable an automation rule", Tags: tags}, write,
+		func(ctx context.Context, in *RulePath) (*struct{ Body RuleOut }, error) {
+			r, err := s.store.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet, Path: base + "/{ruleId}/traces",
+		Summary: "List a rule's executions, newest first", Tags: tags}, read,
+		func(ctx context.Context, in *struct {
+			RulePath
+			Limit int `query:"limit" minimum:"1" maximum:"500" default:"100"`
+		}) (*struct{ Body []TraceOut }, error) {
+			r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			limit := in.Limit
+			if limit == 0 {
+				limit = 100
+			}
+			traces, err := s.store.RuleTraces(ctx, r.ID, int32(limit))
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]TraceOut, len(traces))
+			for i, t := range traces {
+				ruleID := t.RuleID
+				out[i] = TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID}, Target: TraceRef{Type: "card", ID: t.CardID},
+					Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason, Timestamp: t.CreatedAt}
+			}
+			return &struct{ Body []TraceOut }{Body: out}, nil
+		})
+}

@@ -1,0 +1,396 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// LabelOut is a label of a project.
+type LabelOut struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	Name      string    `json:"name"`
+	Color     string    `json:"color" doc:"#rrggbb"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func labelOut(l dbsqlc.Label) LabelOut {
+	return LabelOut{ID: l.ID, ProjectID: l.ProjectID, Name: l.Name, Color: l.Color, CreatedAt: l.CreatedAt}
+}
+
+// CustomFieldOut is a custom field defined on a project.
+type CustomFieldOut struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	Name      string    `json:"name"`
+	Type      string    `json:"type" enum:"text,number,select,multi-select,date,boolean"`
+	Options   []string  `json:"options" doc:"The choices of select and multi-select fields; empty for other types"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func customFieldOut(f dbsqlc.CustomField) CustomFieldOut {
+	options := f.Options
+	if options == nil {
+		options = []string{}
+	}
+	return CustomFieldOut{ID: f.ID, ProjectID: f.ProjectID, Name: f.Name, Type: f.Type, Options: options, CreatedAt: f.CreatedAt}
+}
+
+// RelationOut is a typed relation from a card (cardId) to another card (targetCardId).
+type RelationOut struct {
+	ID           string    `json:"id"`
+	ProjectID    string    `json:"projectId" doc:"The project of the source card"`
+	CardID       string    `json:"cardId" doc:"The source card"`
+	TargetCardID string    `json:"targetCardId"`
+	Type         string    `json:"type" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
+	CreatedBy    string    `json:"createdBy"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+func relationOut(r dbsqlc.CardRelation) RelationOut {
+	return RelationOut{ID: r.ID, ProjectID: r.ProjectID, CardID: r.CardID, TargetCardID: r.TargetCardID, Type: r.Type,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
+}
+
+// cardPartAnswer answers a card, or the store's refusal.
+func cardPartAnswer(c db.Card, err error) (*struct{ Body CardOut }, error) {
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &struct{ Body CardOut }{Body: cardOut(c)}, nil
+}
+
+// nonBlankOpt trims a given name and refuses it when nothing is left; nil stays nil.
+func nonBlankOpt(field string, v *string) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	n, err := nonBlank(field, *v)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// ChecklistItemPath are the path parameters of a checklist item's routes.
+type ChecklistItemPath struct {
+	CardPath
+	ItemID string `path:"itemId"`
+}
+
+// LabelPath are the path parameters of a label's routes.
+type LabelPath struct {
+	PRJPath
+	LabelID string `path:"labelId"`
+}
+
+// CardLabelPath are the path parameters of a label on a card.
+type CardLabelPath struct {
+	CardPath
+	LabelID string `path:"labelId"`
+}
+
+// CustomFieldPath are the path parameters of a custom field's routes.
+type CustomFieldPath struct {
+	PRJPath
+	FieldID string `path:"fieldId"`
+}
+
+// registerCardParts registers a card's checklist, labels, custom fields and relations, and the
+// project-level label and custom field definitions.
+func (s *Server) registerCardParts() {
+	s.registerChecklist()
+	s.registerLabels()
+	s.registerCustomFields()
+	s.registerRelations()
+}
+
+func (s *Server) registerChecklist() {
+	tags := []string{"Checklist"}
+
+	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: CARD + "/checklist",
+		Summary: "Add a checklist item at the end", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "Answers the card. A card has at most 100 checklist items."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CardPath
+			Body struct {
+				Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
+			}
+		}) (*struct{ Body CardOut }, error) {
+			title, err := nonBlank("title", in.Body.Title)
+			if err != nil {
+				return nil, err
+			}
+			return cardPartAnswer(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
+		})
+
+	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: CARD + "/checklist/{itemId}",
+		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
+		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			ChecklistItemPath
+			Body struct {
+				Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+				Done  *bool   `json:"done,omitempty"`
+				Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+			}
+		}) (*struct{ Body CardOut }, error) {
+			title, err := nonBlankOpt("title", in.Body.Title)
+			if err != nil {
+				return nil, err
+			}
+			p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
+			return cardPartAnswer(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
+		})
+
+	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: CARD + "/checklist/{itemId}",
+		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."}, projectWrite,
+		func(ctx context.Context, in *ChecklistItemPath) (*struct{ Body CardOut }, error) {
+			return cardPartAnswer(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
+		})
+}
+
+func (s *Server) registerLabels() {
+	tags := []string{"Labels"}
+
+	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: PRJ + "/labels",
+		Summary: "Create a label", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
+		Description: "Label names are unique in a project (409 otherwise)."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
+				Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+			}
+		}) (*struct{ Body LabelOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			l, err := s.store.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color))
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: PRJ + "/labels",
+		Summary: "List the project's labels by name", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []LabelOut }, error) {
+			ls, err := s.store.Labels(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]LabelOut, len(ls))
+			for i, l := range ls {
+				out[i] = labelOut(l)
+			}
+			return &struct{ Body []LabelOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: PRJ + "/labels/{labelId}",
+		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}}, projectWrite,
+		func(ctx context.Context, in *struct {
+			LabelPath
+			Body struct {
+				Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
+				Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+			}
+		}) (*struct{ Body LabelOut }, error) {
+			name, err := nonBlankOpt("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			color := in.Body.Color
+			if color != nil {
+				c := strings.ToLower(*color)
+				color = &c
+			}
+			l, err := s.store.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: PRJ + "/labels/{labelId}",
+		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."}, projectWrite,
+		func(ctx context.Context, in *LabelPath) (*OKOutput, error) {
+			if err := s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+
+	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: CARD + "/labels/{labelId}",
+		Summary: "Put a label on a card", Tags: tags,
+		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
+		projectWrite,
+		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
+			return cardPartAnswer(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+		})
+
+	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: CARD + "/labels/{labelId}",
+		Summary: "Take a label off a card", Tags: tags,
+		Description: "Removing a label the card does not have changes nothing. Answers the card."},
+		projectWrite,
+		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
+			return cardPartAnswer(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+		})
+}
+
+func (s *Server) registerCustomFields() {
+	tags := []string{"Custom fields"}
+
+	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: PRJ + "/custom-fields",
+		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
+		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
+				Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
+				Options []string `json:"options,omitempty" maxItems:"100"`
+			}
+		}) (*struct{ Body CustomFieldOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			f, err := s.store.CreateCustomField(ctx, db.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+				Type: in.Body.Type, Options: in.Body.Options})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: PRJ + "/custom-fields",
+		Summary: "List the project's custom fields", Tags: tags}, projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []CustomFieldOut }, error) {
+			fs, err := s.store.CustomFields(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]CustomFieldOut, len(fs))
+			for i, f := range fs {
+				out[i] = customFieldOut(f)
+			}
+			return &struct{ Body []CustomFieldOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: PRJ + "/custom-fields/{fieldId}",
+		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CustomFieldPath
+			Body struct {
+				Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
+				Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
+				Options []string `json:"options,omitempty" maxItems:"100"`
+			}
+		}) (*struct{ Body CustomFieldOut }, error) {
+			name, err := nonBlankOpt("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			p := db.CustomFieldPatch{Name: name, Type: in.Body.Type}
+			if in.Body.Options != nil {
+				p.Options = &in.Body.Options
+			}
+			f, err := s.store.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: PRJ + "/custom-fields/{fieldId}",
+		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."}, projectWrite,
+		func(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
+			if err := s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+
+	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: CARD + "/custom-fields",
+		Summary: "Set or clear a card's custom field values", Tags: tags,
+		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
+			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
+			"distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CardPath
+			Body struct {
+				Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
+			}
+		}) (*struct{ Body CardOut }, error) {
+			return cardPartAnswer(s.store.SetCardCustomValues(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Values))
+		})
+}
+
+func (s *Server) registerRelations() {
+	tags := []string{"Relations"}
+
+	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: CARD + "/relations",
+		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
+		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CardPath
+			Body struct {
+				TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
+				Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
+			}
+		}) (*struct{ Body RelationOut }, error) {
+			a := accessFrom(ctx)
+			r, err := s.store.CreateRelation(ctx, db.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
+				TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body RelationOut }{Body: relationOut(r)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: CARD + "/relations",
+		Summary: "List a card's relations", Tags: tags,
+		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
+		projectRead,
+		func(ctx context.Context, in *CardPath) (*struct{ Body []RelationOut }, error) {
+			rs, err := s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]RelationOut, len(rs))
+			for i, r := range rs {
+				out[i] = relationOut(r)
+			}
+			return &struct{ Body []RelationOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: PRJ + "/relations/{relationId}",
+		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."}, projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			RelationID string `path:"relationId"`
+		}) (*OKOutput, error) {
+			if err := s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+}

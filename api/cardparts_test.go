@@ -1,0 +1,858 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// cpProjectIn creates a project in the workspace ws of u's personal organization and answers its path
+// and first column.
+func cpProjectIn(e *testEnv, u user, ws, name string) (string, string) {
+	e.t.Helper()
+	base := "/orgs/" + u.OrgSlug + "/workspaces/" + ws + "/projects"
+	r := e.do("POST", base, u.Token, map[string]any{"name": name})
+	requireStatus(e.t, r, http.StatusCreated)
+	prj := base + "/" + r.M(e.t)["id"].(string)
+	cols := e.do("GET", prj+"/columns", u.Token, nil)
+	requireStatus(e.t, cols, http.StatusOK)
+	return prj, cols.L(e.t)[0]["id"].(string)
+}
+
+// cpCard creates a card and answers its id and path.
+func cpCard(e *testEnv, u user, prj, col, title string) (string, string) {
+	e.t.Helper()
+	id := e.card(u, prj, col, title)["id"].(string)
+	return id, prj + "/cards/" + id
+}
+
+// cpChecklist answers the checklist of a card answer as (title, done, order) triples.
+func cpChecklist(t *testing.T, card map[string]any) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, it := range card["checklist"].([]any) {
+		out = append(out, it.(map[string]any))
+	}
+	return out
+}
+
+func cpTitles(items []map[string]any) []string {
+	var ts []string
+	for i, it := range items {
+		if it["order"] != float64(i) {
+			return append(ts, "BAD ORDER")
+		}
+		ts = append(ts, it["title"].(string))
+	}
+	return ts
+}
+
+// cpActivity is a card_updated activity as stored.
+type cpActivity struct {
+	ActorID    string
+	Fields     []string
+	Title      string
+	Recipients []string
+	Jobs       int
+}
+
+// cpUpdates lists a card's card_updated activities, oldest first, with their notification jobs.
+func cpUpdates(e *testEnv, cardID string) []cpActivity {
+	e.t.Helper()
+	rows, err := e.pool.Query(context.Background(), `
+		SELECT a.actor_id::text, a.meta, a.recipients::text[],
+		       (SELECT count(*) FROM river_job j WHERE j.kind = 'notify_activity' AND j.args->>'activityId' = a.id::text)::int
+		FROM activities a WHERE a.card_id = $1 AND a.type = 'card_updated' ORDER BY a.id`, cardID)
+	require.NoError(e.t, err)
+	defer rows.Close()
+	var out []cpActivity
+	for rows.Next() {
+		var a cpActivity
+		var meta []byte
+		require.NoError(e.t, rows.Scan(&a.ActorID, &meta, &a.Recipients, &a.Jobs))
+		var m struct {
+			Fields []string `json:"fields"`
+			Title  string   `json:"title"`
+		}
+		require.NoError(e.t, json.Unmarshal(meta, &m))
+		a.Fields, a.Title = m.Fields, m.Title
+		out = append(out, a)
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
+
+func cpUpdatedAt(t *testing.T, card map[string]any) time.Time {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, card["updatedAt"].(string))
+	require.NoError(t, err)
+	return ts
+}
+
+// cpMessage answers an error answer's message.
+func cpMessage(t *testing.T, r *resp) string {
+	t.Helper()
+	return r.M(t)["message"].(string)
+}
+
+func TestCardPartsChecklist(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	cardID, card := cpCard(e, u, prj, cols[0], "Ship it")
+	before := cpUpdatedAt(t, e.do("GET", card, u.Token, nil).M(t))
+
+	var items []map[string]any
+	for _, title := range []string{"one", "two", "three"} {
+		r := e.do("POST", card+"/checklist", u.Token, map[string]any{"title": title})
+		requireStatus(t, r, http.StatusCreated)
+		c := r.M(t)
+		require.Equal(t, cardID, c["id"])
+		items = cpChecklist(t, c)
+	}
+	require.Equal(t, []string{"one", "two", "three"}, cpTitles(items))
+	id := func(i int) string { return items[i]["_id"].(string) }
+	one, two, three := id(0), id(1), id(2)
+
+	// Check an item: progress follows.
+	r := e.do("PATCH", card+"/checklist/"+two, u.Token, map[string]any{"done": true})
+	requireStatus(t, r, http.StatusOK)
+	c := r.M(t)
+	require.Equal(t, float64(33), c["checklistProgress"])
+	require.True(t, cpUpdatedAt(t, c).After(before), "updatedAt is bumped")
+	require.Equal(t, true, cpChecklist(t, c)[1]["done"])
+
+	// Rename and reorder in one patch.
+	r = e.do("PATCH", card+"/checklist/"+three, u.Token, map[string]any{"title": "  first  ", "order": 0})
+	requireStatus(t, r, http.StatusOK)
+	items = cpChecklist(t, r.M(t))
+	require.Equal(t, []string{"first", "one", "two"}, cpTitles(items))
+
+	// An order past the end goes to the end.
+	r = e.do("PATCH", card+"/checklist/"+three, u.Token, map[string]any{"order": 99})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []string{"one", "two", "first"}, cpTitles(cpChecklist(t, r.M(t))))
+
+	// Deleting closes the gap.
+	r = e.do("DELETE", card+"/checklist/"+one, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	c = r.M(t)
+	require.Equal(t, []string{"two", "first"}, cpTitles(cpChecklist(t, c)))
+	require.Equal(t, float64(50), c["checklistProgress"])
+	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1 AND position = 1 AND title = 'first'`, cardID))
+
+	// A patch that changes nothing records nothing.
+	requireStatus(t, e.do("PATCH", card+"/checklist/"+two, u.Token, map[string]any{"done": true}), http.StatusOK)
+
+	// The card read shows the same checklist.
+	r = e.do("GET", card, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []string{"two", "first"}, cpTitles(cpChecklist(t, r.M(t))))
+
+	acts := cpUpdates(e, cardID)
+	require.Len(t, acts, 7, "3 adds, check, rename+reorder, reorder, delete")
+	for _, a := range acts {
+		require.Equal(t, []string{"checklist"}, a.Fields)
+		require.Equal(t, "Ship it", a.Title)
+		require.Equal(t, u.ID, a.ActorID)
+		require.Empty(t, a.Recipients)
+		require.Equal(t, 1, a.Jobs, "each activity enqueues its notification job")
+	}
+
+	// Validation.
+	for _, body := range []map[string]any{{}, {"title": ""}, {"title": "   "}, {"title": strings.Repeat("x", 501)}, {"title": 5}} {
+		r := e.do("POST", card+"/checklist", u.Token, body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	for _, body := range []map[string]any{{"title": ""}, {"title": " "}, {"title": strings.Repeat("x", 501)}, {"order": -1}, {"done": "yes"}} {
+		r := e.do("PATCH", card+"/checklist/"+two, u.Token, body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
+	require.Len(t, cpUpdates(e, cardID), 7, "refusals record nothing")
+
+	// Ids are UUIDs in any case.
+	r = e.do("PATCH", card+"/checklist/"+strings.ToUpper(three), u.Token, map[string]any{"order": 0})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []string{"first", "two"}, cpTitles(cpChecklist(t, r.M(t))))
+
+	// 500 characters is fine.
+	requireStatus(t, e.do("POST", card+"/checklist", u.Token, map[string]any{"title": strings.Repeat("é", 500)}), http.StatusCreated)
+}
+
+func TestCardPartsChecklistLimit(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	items := make([]map[string]any, 99)
+	for i := range items {
+		items[i] = map[string]any{"title": "item"}
+	}
+	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Big", "checklist": items})
+	requireStatus(t, r, http.StatusCreated)
+	cardID := r.M(t)["id"].(string)
+	card := prj + "/cards/" + cardID
+
+	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "hundredth"})
+	requireStatus(t, r, http.StatusCreated)
+	last := cpChecklist(t, r.M(t))[99]
+	require.Equal(t, "hundredth", last["title"])
+	require.Equal(t, float64(99), last["order"])
+
+	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "one too many"})
+	requireStatus(t, r, http.StatusBadRequest)
+	require.Contains(t, cpMessage(t, r), "100")
+	require.Equal(t, 100, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
+	require.Len(t, cpUpdates(e, cardID), 1)
+
+	// Concurrent adds on an almost full card: the card's lock keeps the limit and a dense order.
+	r = e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Busy", "checklist": items[:95]})
+	requireStatus(t, r, http.StatusCreated)
+	busyID := r.M(t)["id"].(string)
+	const clients = 12
+	codes := make([]int, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = e.do("POST", prj+"/cards/"+busyID+"/checklist", u.Token, map[string]any{"title": fmt.Sprintf("c%d", i)}).Code
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for _, c := range codes {
+		require.Contains(t, []int{http.StatusCreated, http.StatusBadRequest}, c)
+		if c == http.StatusCreated {
+			created++
+		}
+	}
+	require.Equal(t, 5, created)
+	require.Equal(t, 100, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, busyID))
+	require.Equal(t, 100, e.count(`SELECT count(DISTINCT position) FROM checklist_items WHERE card_id = $1 AND position BETWEEN 0 AND 99`, busyID))
+	require.Len(t, cpUpdates(e, busyID), 5)
+}
+
+func TestCardPartsChecklistNotFound(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	v := e.register("bob@example.com")
+	prj, cols := e.project(u, "Launch")
+	other, otherCol := cpProjectIn(e, u, u.WsSlug, "Other")
+	_, card := cpCard(e, u, prj, cols[0], "A")
+	bID, cardB := cpCard(e, u, prj, cols[0], "B")
+	r := e.do("POST", cardB+"/checklist", u.Token, map[string]any{"title": "b's"})
+	requireStatus(t, r, http.StatusCreated)
+	itemB := cpChecklist(t, r.M(t))[0]["_id"].(string)
+	foreignID, _ := cpCard(e, u, other, otherCol, "elsewhere")
+	vPrj, vCols := e.project(v, "Bob's")
+	_, vCard := cpCard(e, v, vPrj, vCols[0], "Bob's card")
+
+	cases := []struct{ name, method, path, token string }{
+		{"item of another card", "PATCH", card + "/checklist/" + itemB, u.Token},
+		{"delete item of another card", "DELETE", card + "/checklist/" + itemB, u.Token},
+		{"unknown item", "PATCH", card + "/checklist/" + "00000000-0000-7000-8000-000000000000", u.Token},
+		{"malformed item id", "DELETE", card + "/checklist/nope", u.Token},
+		{"card of another project", "POST", prj + "/cards/" + foreignID + "/checklist", u.Token},
+		{"item under a card of another project", "PATCH", other + "/cards/" + bID + "/checklist/" + itemB, u.Token},
+		{"another workspace", "POST", vCard + "/checklist", u.Token},
+		{"someone else's card in my project path", "POST", card + "/checklist", v.Token},
+	}
+	for _, c := range cases {
+		var body any
+		switch c.method {
+		case "POST":
+			body = map[string]any{"title": "x"}
+		case "PATCH":
+			body = map[string]any{"done": true}
+		}
+		r := e.do(c.method, c.path, c.token, body)
+		require.Equal(t, http.StatusNotFound, r.Code, "%s: %s", c.name, r.Body)
+		requireErrorShape(t, r, http.StatusNotFound)
+	}
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items WHERE done = false`))
+}
+
+func TestCardPartsLabels(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	cardID, card := cpCard(e, u, prj, cols[0], "A")
+	otherCardID, otherCard := cpCard(e, u, prj, cols[0], "B")
+
+	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": " Bug ", "color": "#D73A4A"})
+	requireStatus(t, r, http.StatusCreated)
+	bug := r.M(t)
+	require.Equal(t, "Bug", bug["name"])
+	require.Equal(t, "#d73a4a", bug["color"])
+	require.Equal(t, prj[strings.LastIndex(prj, "/")+1:], bug["projectId"])
+	bugID := bug["id"].(string)
+	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Feature", "color": "#00ff00"})
+	requireStatus(t, r, http.StatusCreated)
+	featureID := r.M(t)["id"].(string)
+
+	// Duplicate name.
+	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#000000"})
+	requireStatus(t, r, http.StatusConflict)
+
+	// Validation.
+	for _, body := range []map[string]any{
+		{"color": "#000000"}, {"name": "x"}, {"name": "", "color": "#000000"}, {"name": "  ", "color": "#000000"},
+		{"name": strings.Repeat("x", 51), "color": "#000000"}, {"name": "x", "color": "red"}, {"name": "x", "color": "#12345"},
+		{"name": "x", "color": "#1234567"}, {"name": "x", "color": "#ggggggg"},
+	} {
+		r := e.do("POST", prj+"/labels", u.Token, body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	requireStatus(t, e.do("POST", prj+"/labels", u.Token, map[string]any{"name": strings.Repeat("x", 50), "color": "#abcdef"}), http.StatusCreated)
+
+	r = e.do("GET", prj+"/labels", u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	var names []string
+	for _, l := range r.L(t) {
+		names = append(names, l["name"].(string))
+	}
+	require.Equal(t, []string{"Bug", "Feature", strings.Repeat("x", 50)}, names)
+
+	// Update.
+	r = e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": "Story"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "Story", r.M(t)["name"])
+	require.Equal(t, "#00ff00", r.M(t)["color"])
+	r = e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "#0000FF"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "Story", r.M(t)["name"])
+	require.Equal(t, "#0000ff", r.M(t)["color"])
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": "Bug"}), http.StatusConflict)
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "blue"}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": strings.Repeat("y", 51)}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": " "}), http.StatusBadRequest)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM labels WHERE id = $1 AND name = 'Story' AND color = '#0000ff'`, featureID))
+
+	// On and off a card.
+	r = e.do("POST", card+"/labels/"+bugID, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	labels := r.M(t)["labels"].([]any)
+	require.Len(t, labels, 1)
+	require.Equal(t, map[string]any{"id": bugID, "name": "Bug", "color": "#d73a4a"}, labels[0])
+	requireStatus(t, e.do("POST", card+"/labels/"+bugID, u.Token, nil), http.StatusOK)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_labels WHERE card_id = $1`, cardID), "adding twice is idempotent")
+	r = e.do("POST", card+"/labels/"+featureID, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.M(t)["labels"].([]any), 2)
+	requireStatus(t, e.do("POST", otherCard+"/labels/"+bugID, u.Token, nil), http.StatusOK)
+
+	r = e.do("DELETE", card+"/labels/"+featureID, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.M(t)["labels"].([]any), 1)
+	requireStatus(t, e.do("DELETE", card+"/labels/"+featureID, u.Token, nil), http.StatusOK)
+
+	acts := cpUpdates(e, cardID)
+	require.Len(t, acts, 3, "add bug, add feature, remove feature; no-ops record nothing")
+	for _, a := range acts {
+		require.Equal(t, []string{"labels"}, a.Fields)
+		require.Equal(t, "A", a.Title)
+		require.Equal(t, 1, a.Jobs)
+	}
+
+	// Deleting a label takes it off every card.
+	require.Equal(t, 2, e.count(`SELECT count(*) FROM card_labels WHERE label_id = $1`, bugID))
+	r = e.do("DELETE", prj+"/labels/"+bugID, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_labels WHERE label_id = $1`, bugID))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE id = $1`, bugID))
+	for _, c := range []string{card, otherCard} {
+		r = e.do("GET", c, u.Token, nil)
+		requireStatus(t, r, http.StatusOK)
+		require.Empty(t, r.M(t)["labels"])
+	}
+	requireStatus(t, e.do("DELETE", prj+"/labels/"+bugID, u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", card+"/labels/"+bugID, u.Token, nil), http.StatusNotFound)
+	require.Len(t, cpUpdates(e, otherCardID), 1)
+}
+
+func TestCardPartsLabelsNotFound(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	v := e.register("bob@example.com")
+	prj, cols := e.project(u, "Launch")
+	other, otherCol := cpProjectIn(e, u, u.WsSlug, "Other")
+	cardID, card := cpCard(e, u, prj, cols[0], "A")
+	foreignCardID, _ := cpCard(e, u, other, otherCol, "elsewhere")
+	r := e.do("POST", other+"/labels", u.Token, map[string]any{"name": "Theirs", "color": "#111111"})
+	requireStatus(t, r, http.StatusCreated)
+	foreignLabel := r.M(t)["id"].(string)
+	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Mine", "color": "#222222"})
+	requireStatus(t, r, http.StatusCreated)
+	mine := r.M(t)["id"].(string)
+	vPrj, _ := e.project(v, "Bob's")
+	r = e.do("POST", vPrj+"/labels", v.Token, map[string]any{"name": "Bob", "color": "#333333"})
+	requireStatus(t, r, http.StatusCreated)
+	vLabel := r.M(t)["id"].(string)
+
+	cases := []struct {
+		name, method, path, token string
+		body                      any
+	}{
+		{"label of another project on my card", "POST", card + "/labels/" + foreignLabel, u.Token, nil},
+		{"remove label of another project", "DELETE", card + "/labels/" + foreignLabel, u.Token, nil},
+		{"label of another workspace", "POST", card + "/labels/" + vLabel, u.Token, nil},
+		{"card of another project", "POST", prj + "/cards/" + foreignCardID + "/labels/" + mine, u.Token, nil},
+		{"unknown label", "POST", card + "/labels/00000000-0000-7000-8000-000000000000", u.Token, nil},
+		{"malformed label id", "POST", card + "/labels/bad", u.Token, nil},
+		{"update label of another project", "PATCH", prj + "/labels/" + foreignLabel, u.Token, map[string]any{"name": "Hijack"}},
+		{"delete label of another project", "DELETE", prj + "/labels/" + foreignLabel, u.Token, nil},
+		{"update label of another workspace", "PATCH", prj + "/labels/" + vLabel, u.Token, map[string]any{"name": "Hijack"}},
+		{"list labels of another workspace's project", "GET", vPrj + "/labels", u.Token, nil},
+		{"create label in another workspace", "POST", vPrj + "/labels", u.Token, map[string]any{"name": "X", "color": "#000000"}},
+		{"outsider on my project", "GET", prj + "/labels", v.Token, nil},
+	}
+	for _, c := range cases {
+		r := e.do(c.method, c.path, c.token, c.body)
+		require.Equal(t, http.StatusNotFound, r.Code, "%s: %s", c.name, r.Body)
+		requireErrorShape(t, r, http.StatusNotFound)
+	}
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_labels`))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE name = 'Hijack'`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM labels WHERE id = $1`, foreignLabel))
+	require.Empty(t, cpUpdates(e, cardID))
+}
+
+func TestCardPartsCustomFields(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	cardID, card := cpCard(e, u, prj, cols[0], "A")
+	card2ID, card2 := cpCard(e, u, prj, cols[0], "B")
+
+	create := func(body map[string]any) map[string]any {
+		t.Helper()
+		r := e.do("POST", prj+"/custom-fields", u.Token, body)
+		requireStatus(t, r, http.StatusCreated)
+		return r.M(t)
+	}
+	text := create(map[string]any{"name": "Notes", "type": "text"})
+	require.Equal(t, []any{}, text["options"])
+	number := create(map[string]any{"name": "Estimate", "type": "number", "options": []string{}})
+	sel := create(map[string]any{"name": "Size", "type": "select", "options": []string{"S", "M", "L"}})
+	require.Equal(t, []any{"S", "M", "L"}, sel["options"])
+	multi := create(map[string]any{"name": "Teams", "type": "multi-select", "options": []string{"web", "ios", "android"}})
+	date := create(map[string]any{"name": "Launch", "type": "date"})
+	boolean := create(map[string]any{"name": "Blocked", "type": "boolean"})
+	id := func(f map[string]any) string { return f["id"].(string) }
+
+	// Definition validation.
+	for _, body := range []map[string]any{
+		{"type": "text"}, {"name": "x"}, {"name": "", "type": "text"}, {"name": "  ", "type": "text"},
+		{"name": strings.Repeat("x", 101), "type": "text"}, {"name": "x", "type": "color"},
+		{"name": "x", "type": "select"}, {"name": "x", "type": "select", "options": []string{}},
+		{"name": "x", "type": "multi-select", "options": []string{"a", ""}}, {"name": "x", "type": "select", "options": []string{"a", " "}},
+		{"name": "x", "type": "select", "options": []string{"a", "a"}}, {"name": "x", "type": "text", "options": []string{"a"}},
+		{"name": "x", "type": "boolean", "options": []string{"yes"}}, {"name": "x", "type": "select", "options": []any{"a", 1}},
+		{"name": "x", "type": "select", "options": []string{strings.Repeat("o", 101)}},
+	} {
+		r := e.do("POST", prj+"/custom-fields", u.Token, body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	requireStatus(t, e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "number"}), http.StatusConflict)
+	require.Equal(t, 6, e.count(`SELECT count(*) FROM custom_fields`))
+
+	r := e.do("GET", prj+"/custom-fields", u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	var names []string
+	for _, f := range r.L(t) {
+		names = append(names, f["name"].(string))
+	}
+	require.Equal(t, []string{"Notes", "Estimate", "Size", "Teams", "Launch", "Blocked"}, names)
+
+	// Values of every type.
+	before := cpUpdatedAt(t, e.do("GET", card, u.Token, nil).M(t))
+	values := map[string]any{
+		id(text): "hello", id(number): 3.5, id(sel): "M", id(multi): []string{"web", "ios"},
+		id(date): "2026-03-01", id(boolean): true,
+	}
+	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": values})
+	requireStatus(t, r, http.StatusOK)
+	c := r.M(t)
+	require.True(t, cpUpdatedAt(t, c).After(before))
+	require.Equal(t, map[string]any{
+		id(text): "hello", id(number): 3.5, id(sel): "M", id(multi): []any{"web", "ios"},
+		id(date): "2026-03-01", id(boolean): true,
+	}, c["customFields"])
+	require.Equal(t, 6, e.count(`SELECT count(*) FROM card_custom_values WHERE card_id = $1`, cardID))
+
+	// Other accepted forms.
+	for _, v := range []struct {
+		field string
+		value any
+	}{
+		{id(date), "2026-03-01T10:00:00Z"}, {id(date), "2026-03-01T10:00:00.123+02:00"}, {id(number), -7},
+		{id(text), strings.Repeat("é", 5000)}, {id(text), ""}, {id(multi), []string{}}, {id(boolean), false},
+	} {
+		r := e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{v.field: v.value}})
+		requireStatus(t, r, http.StatusOK)
+	}
+
+	// Values that do not fit their field.
+	bad := []struct {
+		field string
+		value any
+	}{
+		{id(text), 5}, {id(text), strings.Repeat("x", 5001)}, {id(number), "1"}, {id(number), true},
+		{id(sel), "XL"}, {id(sel), []string{"S"}}, {id(multi), "web"}, {id(multi), []string{"web", "web"}},
+		{id(multi), []string{"desktop"}}, {id(multi), []any{1}}, {id(date), "tomorrow"}, {id(date), "2026-13-01"},
+		{id(date), 20260301}, {id(boolean), "yes"}, {id(boolean), 1},
+	}
+	for _, b := range bad {
+		r := e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{b.field: b.value}})
+		require.Equal(t, http.StatusBadRequest, r.Code, "%v: %s", b, r.Body)
+		requireErrorShape(t, r, http.StatusBadRequest)
+	}
+	// A refused value refuses the whole request.
+	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "changed", id(sel): "XL"}})
+	requireStatus(t, r, http.StatusBadRequest)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE card_id = $1 AND field_id = $2 AND value = '"hello"'`, cardID, id(text)))
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{}), http.StatusBadRequest)
+
+	// Unknown fields and fields of another project.
+	other, _ := cpProjectIn(e, u, u.WsSlug, "Other")
+	r = e.do("POST", other+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "text"})
+	requireStatus(t, r, http.StatusCreated)
+	foreign := r.M(t)["id"].(string)
+	for _, key := range []string{foreign, "00000000-0000-7000-8000-000000000000", "not-a-uuid", strings.ReplaceAll(id(text), "-", "")} {
+		r := e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{key: "x"}})
+		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", key, r.Body)
+		requireErrorShape(t, r, http.StatusBadRequest)
+	}
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, foreign))
+
+	// null removes a value; setting the same value again changes nothing.
+	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): nil, id(text): "hello"}})
+	requireStatus(t, r, http.StatusOK)
+	cf := r.M(t)["customFields"].(map[string]any)
+	require.NotContains(t, cf, id(boolean))
+	require.Equal(t, "hello", cf[id(text)])
+	require.Len(t, cf, 5)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "hello", id(boolean): nil}}), http.StatusOK)
+
+	acts := cpUpdates(e, cardID)
+	require.Len(t, acts, 2, "set all, remove one; refusals and no-ops record nothing")
+	for _, a := range acts {
+		require.Equal(t, []string{"customFields"}, a.Fields)
+		require.Equal(t, "A", a.Title)
+		require.Equal(t, 1, a.Jobs)
+	}
+	require.Len(t, cpUpdates(e, card2ID), 7)
+
+	// Renaming keeps values.
+	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"name": "T-shirt size"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "T-shirt size", r.M(t)["name"])
+	require.Equal(t, []any{"S", "M", "L"}, r.M(t)["options"])
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(sel)))
+
+	// Changing options drops values that are no longer an option.
+	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"options": []string{"S", "L", "XL"}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []any{"S", "L", "XL"}, r.M(t)["options"])
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(sel)))
+	r = e.do("PATCH", prj+"/custom-fields/"+id(multi), u.Token, map[string]any{"options": []string{"web", "android"}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(multi), cardID), "[web, ios] has ios")
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2 AND value = '[]'`, id(multi), card2ID))
+
+	// Changing the type drops values that no longer fit and keeps those that do.
+	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "2026-05-01"}}), http.StatusOK)
+	r = e.do("PATCH", prj+"/custom-fields/"+id(text), u.Token, map[string]any{"type": "date"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "date", r.M(t)["type"])
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), cardID), "hello is no date")
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), card2ID))
+	r = e.do("PATCH", prj+"/custom-fields/"+id(number), u.Token, map[string]any{"type": "text"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(number)))
+
+	// Type and options must agree.
+	for _, body := range []map[string]any{
+		{"type": "select"}, {"options": []string{"a"}}, {"type": "text", "options": []string{"a"}},
+		{"type": "colour"}, {"name": ""}, {"name": strings.Repeat("n", 101)},
+	} {
+		r := e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"options": []string{}}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"name": "Notes"}), http.StatusConflict)
+	// Switching away from select drops the options; back to select needs new ones.
+	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"type": "text"})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []any{}, r.M(t)["options"])
+	r = e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"type": "select", "options": []string{"yes", "no"}})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "select", r.M(t)["type"])
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM custom_fields WHERE id = $1 AND type = 'select' AND options = '{yes,no}'`, id(boolean)))
+
+	// Deleting a field removes its values from every card.
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "no"}}), http.StatusOK)
+	require.Equal(t, 2, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(boolean)))
+	r = e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(boolean)))
+	r = e.do("GET", card2, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.NotContains(t, r.M(t)["customFields"], id(boolean))
+	requireStatus(t, e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusBadRequest)
+}
+
+func TestCardPartsCustomFieldsNotFound(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	v := e.register("bob@example.com")
+	prj, cols := e.project(u, "Launch")
+	other, otherCol := cpProjectIn(e, u, u.WsSlug, "Other")
+	_, card := cpCard(e, u, prj, cols[0], "A")
+	foreignCardID, _ := cpCard(e, u, other, otherCol, "elsewhere")
+	r := e.do("POST", other+"/custom-fields", u.Token, map[string]any{"name": "Theirs", "type": "text"})
+	requireStatus(t, r, http.StatusCreated)
+	foreign := r.M(t)["id"].(string)
+	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Mine", "type": "text"})
+	requireStatus(t, r, http.StatusCreated)
+	mine := r.M(t)["id"].(string)
+	vPrj, vCols := e.project(v, "Bob's")
+	_, vCard := cpCard(e, v, vPrj, vCols[0], "Bob's card")
+
+	cases := []struct {
+		name, method, path, token string
+		body                      any
+	}{
+		{"update field of another project", "PATCH", prj + "/custom-fields/" + foreign, u.Token, map[string]any{"name": "Hijack"}},
+		{"delete field of another project", "DELETE", prj + "/custom-fields/" + foreign, u.Token, nil},
+		{"unknown field", "PATCH", prj + "/custom-fields/00000000-0000-7000-8000-000000000000", u.Token, map[string]any{"name": "Hijack"}},
+		{"malformed field id", "DELETE", prj + "/custom-fields/x", u.Token, nil},
+		{"values of a card of another project", "PATCH", prj + "/cards/" + foreignCardID + "/custom-fields", u.Token, map[string]any{"values": map[string]any{mine: "x"}}},
+		{"values of a card of another workspace", "PATCH", vCard + "/custom-fields", u.Token, map[string]any{"values": map[string]any{}}},
+		{"fields of another workspace", "GET", vPrj + "/custom-fields", u.Token, nil},
+		{"outsider sets my card's values", "PATCH", card + "/custom-fields", v.Token, map[string]any{"values": map[string]any{mine: "x"}}},
+	}
+	for _, c := range cases {
+		r := e.do(c.method, c.path, c.token, c.body)
+		require.Equal(t, http.StatusNotFound, r.Code, "%s: %s", c.name, r.Body)
+		requireErrorShape(t, r, http.StatusNotFound)
+	}
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values`))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM custom_fields WHERE name = 'Hijack'`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM custom_fields WHERE id = $1`, foreign))
+}
+
+func TestCardPartsRelations(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	v := e.register("bob@example.com")
+	prj, cols := e.project(u, "Launch")
+	aID, a := cpCard(e, u, prj, cols[0], "A")
+	bID, b := cpCard(e, u, prj, cols[0], "B")
+	other, otherCol := cpProjectIn(e, u, u.WsSlug, "Other")
+	xID, x := cpCard(e, u, other, otherCol, "X")
+	e.workspace(u, u.OrgSlug, "second")
+	second, secondCol := cpProjectIn(e, u, "second", "Far")
+	farID, _ := cpCard(e, u, second, secondCol, "Far away")
+	vPrj, vCols := e.project(v, "Bob's")
+	vCardID, _ := cpCard(e, v, vPrj, vCols[0], "Bob's card")
+
+	r := e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
+	requireStatus(t, r, http.StatusCreated)
+	rel := r.M(t)
+	require.Equal(t, aID, rel["cardId"])
+	require.Equal(t, bID, rel["targetCardId"])
+	require.Equal(t, "blocks", rel["type"])
+	require.NotEmpty(t, rel["id"])
+	require.NotEmpty(t, rel["createdAt"])
+	relID := rel["id"].(string)
+
+	// Another type between the same cards, and a card of another project of the workspace.
+	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "related_to"}), http.StatusCreated)
+	r = e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": xID, "type": "parent_of"})
+	requireStatus(t, r, http.StatusCreated)
+	crossID := r.M(t)["id"].(string)
+	for _, typ := range []string{"blocked_by", "duplicates"} {
+		requireStatus(t, e.do("POST", b+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": typ}), http.StatusCreated)
+	}
+
+	// Refusals.
+	r = e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
+	requireStatus(t, r, http.StatusConflict)
+	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": "blocks"}), http.StatusBadRequest)
+	for _, target := range []string{farID, vCardID, "00000000-0000-7000-8000-000000000000"} {
+		r := e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": target, "type": "blocks"})
+		requireStatus(t, r, http.StatusBadRequest)
+		require.Equal(t, "target card not found in this workspace", cpMessage(t, r))
+	}
+	for _, body := range []map[string]any{
+		{"targetCardId": bID}, {"type": "blocks"}, {"targetCardId": bID, "type": "follows"},
+		{"targetCardId": "nope", "type": "blocks"}, {"targetCardId": bID, "type": ""},
+	} {
+		requireStatus(t, e.do("POST", a+"/relations", u.Token, body), http.StatusBadRequest)
+	}
+	require.Equal(t, 5, e.count(`SELECT count(*) FROM card_relations`))
+
+	// Lists show relations of the card as source and as target.
+	list := func(path, token string) []map[string]any {
+		t.Helper()
+		r := e.do("GET", path+"/relations", token, nil)
+		requireStatus(t, r, http.StatusOK)
+		return r.L(t)
+	}
+	require.Len(t, list(a, u.Token), 5)
+	require.Len(t, list(b, u.Token), 4)
+	xs := list(x, u.Token)
+	require.Len(t, xs, 1)
+	require.Equal(t, crossID, xs[0]["id"])
+	require.Equal(t, aID, xs[0]["cardId"])
+	require.Equal(t, xID, xs[0]["targetCardId"])
+	require.Equal(t, "parent_of", xs[0]["type"])
+
+	// A relation belongs to its source card's project.
+	requireStatus(t, e.do("DELETE", other+"/relations/"+crossID, u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", vPrj+"/relations/"+crossID, u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", vPrj+"/relations/"+crossID, v.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/relations/00000000-0000-7000-8000-000000000000", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/relations/bad", u.Token, nil), http.StatusNotFound)
+	require.Equal(t, 5, e.count(`SELECT count(*) FROM card_relations`))
+	r = e.do("DELETE", prj+"/relations/"+crossID, u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, true, r.M(t)["ok"])
+	requireStatus(t, e.do("DELETE", prj+"/relations/"+relID, u.Token, nil), http.StatusOK)
+	require.Equal(t, 3, e.count(`SELECT count(*) FROM card_relations`))
+	require.Empty(t, list(x, u.Token))
+	requireStatus(t, e.do("DELETE", prj+"/relations/"+relID, u.Token, nil), http.StatusNotFound)
+
+	// A card of another project in the path, another workspace, an outsider.
+	for _, c := range []struct{ method, path, token string }{
+		{"GET", prj + "/cards/" + xID + "/relations", u.Token},
+		{"POST", prj + "/cards/" + xID + "/relations", u.Token},
+		{"GET", prj + "/cards/00000000-0000-7000-8000-000000000000/relations", u.Token},
+		{"GET", vPrj + "/cards/" + vCardID + "/relations", u.Token},
+		{"POST", a + "/relations", v.Token},
+	} {
+		r := e.do(c.method, c.path, c.token, map[string]any{"targetCardId": bID, "type": "duplicates"})
+		require.Equal(t, http.StatusNotFound, r.Code, "%s %s: %s", c.method, c.path, r.Body)
+		requireErrorShape(t, r, http.StatusNotFound)
+	}
+	require.Equal(t, 3, e.count(`SELECT count(*) FROM card_relations`))
+
+	// Deleting a card deletes its relations.
+	requireStatus(t, e.do("DELETE", b, u.Token, nil), http.StatusOK)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_relations`))
+}
+
+func TestCardPartsActivityRecipients(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	m := e.register("max@example.com")
+	e.join(u, m, u.OrgSlug, u.WsSlug, "member")
+	prj, cols := e.project(u, "Launch")
+	cardID, card := cpCard(e, u, prj, cols[0], "Assigned")
+	requireStatus(t, e.do("PATCH", card, u.Token, map[string]any{"assigneeId": m.ID}), http.StatusOK)
+	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#ff0000"})
+	requireStatus(t, r, http.StatusCreated)
+	label := r.M(t)["id"].(string)
+	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Points", "type": "number"})
+	requireStatus(t, r, http.StatusCreated)
+	field := r.M(t)["id"].(string)
+	before := e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, cardID)
+
+	requireStatus(t, e.do("POST", card+"/checklist", m.Token, map[string]any{"title": "step"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", card+"/labels/"+label, m.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", m.Token, map[string]any{"values": map[string]any{field: 8}}), http.StatusOK)
+
+	acts := cpUpdates(e, cardID)[before:]
+	require.Len(t, acts, 3)
+	for i, want := range []string{"checklist", "labels", "customFields"} {
+		require.Equal(t, []string{want}, acts[i].Fields)
+		require.Equal(t, "Assigned", acts[i].Title)
+		require.Equal(t, m.ID, acts[i].ActorID)
+		require.Equal(t, []string{m.ID}, acts[i].Recipients)
+		require.Equal(t, 1, acts[i].Jobs)
+	}
+}
+
+func TestCardPartsTokenScopes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Launch")
+	bID, _ := cpCard(e, u, prj, cols[0], "B")
+	_, card := cpCard(e, u, prj, cols[0], "A")
+	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#ff0000"})
+	requireStatus(t, r, http.StatusCreated)
+	label := r.M(t)["id"].(string)
+	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Points", "type": "number"})
+	requireStatus(t, r, http.StatusCreated)
+	field := r.M(t)["id"].(string)
+	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "step"})
+	requireStatus(t, r, http.StatusCreated)
+	item := cpChecklist(t, r.M(t))[0]["_id"].(string)
+	r = e.do("POST", card+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
+	requireStatus(t, r, http.StatusCreated)
+	rel := r.M(t)["id"].(string)
+
+	read := e.pat(u, []string{"projects:read"})
+	for _, path := range []string{prj + "/labels", prj + "/custom-fields", card + "/relations"} {
+		requireStatus(t, e.do("GET", path, read, nil), http.StatusOK)
+	}
+	writes := []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", card + "/checklist", map[string]any{"title": "x"}},
+		{"PATCH", card + "/checklist/" + item, map[string]any{"done": true}},
+		{"DELETE", card + "/checklist/" + item, nil},
+		{"POST", prj + "/labels", map[string]any{"name": "X", "color": "#000000"}},
+		{"PATCH", prj + "/labels/" + label, map[string]any{"name": "X"}},
+		{"DELETE", prj + "/labels/" + label, nil},
+		{"POST", card + "/labels/" + label, nil},
+		{"DELETE", card + "/labels/" + label, nil},
+		{"POST", prj + "/custom-fields", map[string]any{"name": "X", "type": "text"}},
+		{"PATCH", prj + "/custom-fields/" + field, map[string]any{"name": "X"}},
+		{"DELETE", prj + "/custom-fields/" + field, nil},
+		{"PATCH", card + "/custom-fields", map[string]any{"values": map[string]any{field: 1}}},
+		{"POST", card + "/relations", map[string]any{"targetCardId": bID, "type": "related_to"}},
+		{"DELETE", prj + "/relations/" + rel, nil},
+	}
+	for _, w := range writes {
+		r := e.do(w.method, w.path, read, w.body)
+		require.Equal(t, http.StatusForbidden, r.Code, "%s %s: %s", w.method, w.path, r.Body)
+		requireErrorShape(t, r, http.StatusForbidden)
+	}
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items WHERE done = false`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM labels WHERE name = 'Bug'`))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_labels`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM custom_fields`))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_relations`))
+
+	// A projects:write token can write; no token at all is 401.
+	write := e.pat(u, []string{"projects:write"})
+	requireStatus(t, e.do("POST", card+"/labels/"+label, write, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", prj+"/labels", "", nil), http.StatusUnauthorized)
+}

@@ -1,0 +1,80 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+)
+
+// CommentOut is a comment on a card.
+type CommentOut struct {
+	ID         string    `json:"id"`
+	CardID     string    `json:"cardId"`
+	AuthorID   string    `json:"authorId"`
+	AuthorName string    `json:"authorName"`
+	Content    string    `json:"content"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+func commentOut(c db.Comment) CommentOut {
+	return CommentOut{ID: c.ID, CardID: c.CardID, AuthorID: c.AuthorID, AuthorName: c.AuthorName, Content: c.Content,
+		CreatedAt: c.CreatedAt}
+}
+
+// CommentPath are the path parameters of one comment.
+type CommentPath struct {
+	CardPath
+	CommentID string `path:"commentId"`
+}
+
+func (s *Server) registerComments() {
+	tags := []string{"Comments"}
+
+	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: CARD + "/comments",
+		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."}, projectRead,
+		func(ctx context.Context, in *CardPath) (*struct{ Body []CommentOut }, error) {
+			comments, err := s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]CommentOut, len(comments))
+			for i, c := range comments {
+				out[i] = commentOut(c)
+			}
+			return &struct{ Body []CommentOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: CARD + "/comments",
+		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
+			"card's assignee and the project's members."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			CardPath
+			Body struct {
+				Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
+			}
+		}) (*struct{ Body CommentOut }, error) {
+			c, err := s.store.CreateComment(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Content)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body CommentOut }{Body: commentOut(c)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: CARD + "/comments/{commentId}",
+		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
+		projectWrite,
+		func(ctx context.Context, in *CommentPath) (*OKOutput, error) {
+			a := accessFrom(ctx)
+			err := s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
+			if err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+}

@@ -1,0 +1,193 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// ScopePath are the path parameters of scope-scoped routes.
+type ScopePath struct {
+	PRJPath
+	ScopeID string `path:"scopeId"`
+}
+
+// ScopeOut is a scope: a work package or phase of a project.
+type ScopeOut struct {
+	ID          string          `json:"id"`
+	ProjectID   string          `json:"projectId"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	StartDate   *time.Time      `json:"startDate" nullable:"true"`
+	EndDate     *time.Time      `json:"endDate" nullable:"true"`
+	Settings    json.RawMessage `json:"settings" doc:"Free-form JSON object (at most 16 KB)"`
+	ActiveView  string          `json:"activeView" enum:"kanban,list,calendar,roadmap,stats"`
+	CreatedAt   time.Time       `json:"createdAt"`
+	UpdatedAt   time.Time       `json:"updatedAt"`
+}
+
+func scopeOut(sc dbsqlc.Scope) ScopeOut {
+	return ScopeOut{ID: sc.ID, ProjectID: sc.ProjectID, Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate,
+		EndDate: sc.EndDate, Settings: sc.Settings, ActiveView: sc.ActiveView, CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt}
+}
+
+// ScopeViewsOut lists the views a scope offers and the one it shows.
+type ScopeViewsOut struct {
+	ActiveView string   `json:"activeView" enum:"kanban,list,calendar,roadmap,stats"`
+	Views      []string `json:"views" doc:"Every view type, in display order"`
+}
+
+func scopeViewsOut(sc dbsqlc.Scope) ScopeViewsOut {
+	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: db.ScopeViews}
+}
+
+const maxScopeDescription = 5000
+
+func (s *Server) registerScopes() {
+	tags := []string{"Scopes"}
+
+	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: PRJ + "/scopes",
+		Summary: "Create a scope", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "A scope is a work package or phase of the project. `endDate` may not be before `startDate`; " +
+			"`settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			PRJPath
+			Body struct {
+				Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+				Description string          `json:"description,omitempty" maxLength:"5000"`
+				StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
+				EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
+				Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+			}
+		}) (*struct{ Body ScopeOut }, error) {
+			name, err := nonBlank("name", in.Body.Name)
+			if err != nil {
+				return nil, err
+			}
+			sc, err := s.store.CreateScope(ctx, db.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+				Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings})
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: PRJ + "/scopes",
+		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
+		projectRead,
+		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ScopeOut }, error) {
+			scopes, err := s.store.Scopes(ctx, accessFrom(ctx).ProjectID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out := make([]ScopeOut, len(scopes))
+			for i, sc := range scopes {
+				out[i] = scopeOut(sc)
+			}
+			return &struct{ Body []ScopeOut }{Body: out}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}",
+		Summary: "Get a scope", Tags: tags}, projectRead,
+		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeOut }, error) {
+			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}",
+		Summary: "Update a scope", Tags: tags,
+		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
+			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
+		projectWrite,
+		func(ctx context.Context, in *struct {
+			ScopePath
+			Body struct {
+				Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
+				Description Nullable[string]          `json:"description,omitempty"`
+				StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
+				EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
+				Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+			}
+		}) (*struct{ Body ScopeOut }, error) {
+			b := in.Body
+			p := db.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
+			if b.Name.Set {
+				if b.Name.Null {
+					return nil, errBadRequest("name: a scope's name cannot be null")
+				}
+				name, err := nonBlank("name", b.Name.Value)
+				if err != nil {
+					return nil, err
+				}
+				if utf8.RuneCountInString(name) > 200 {
+					return nil, errBadRequest("name: expected length <= 200")
+				}
+				p.Name = &name
+			}
+			if b.Description.Set {
+				d := b.Description.Value // null empties it
+				if utf8.RuneCountInString(d) > maxScopeDescription {
+					return nil, errBadRequest("description: expected length <= 5000")
+				}
+				p.Description = &d
+			}
+			if b.Settings.Set {
+				p.Settings = b.Settings.Value
+				if b.Settings.Null {
+					p.Settings = json.RawMessage(`null`) // the store empties it
+				}
+			}
+			sc, err := s.store.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: PRJ + "/scopes/{scopeId}",
+		Summary: "Delete a scope and all its content", Tags: tags,
+		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
+		projectWrite,
+		func(ctx context.Context, in *ScopePath) (*OKOutput, error) {
+			if err := s.store.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID); err != nil {
+				return nil, fail(err)
+			}
+			return okOutput(), nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}/views",
+		Summary: "List a scope's views and the active one", Tags: tags}, projectRead,
+		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeViewsOut }, error) {
+			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ScopeViewsOut }{Body: scopeViewsOut(sc)}, nil
+		})
+
+	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}/views",
+		Summary: "Change a scope's active view", Tags: tags}, projectWrite,
+		func(ctx context.Context, in *struct {
+			ScopePath
+			Body struct {
+				ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
+			}
+		}) (*struct{ Body ScopeViewsOut }, error) {
+			sc, err := s.store.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView)
+			if err != nil {
+				return nil, fail(err)
+			}
+			return &struct{ Body ScopeViewsOut }{Body: scopeViewsOut(sc)}, nil
+		})
+}

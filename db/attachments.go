@@ -1,0 +1,120 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// MaxAttachmentSize is the largest attachment, in bytes (spec Part 8: 10 MB).
+const MaxAttachmentSize int64 = 10 * 1024 * 1024
+
+// NewAttachment is an attachment whose file is already stored under StorageKey.
+type NewAttachment struct {
+	ID, ProjectID, CardID, ActorID string
+	OriginalName, MimeType         string
+	Size                           int64
+	StorageKey                     string
+}
+
+// CheckCard answers ErrNotFound unless the card belongs to the project.
+func (s *Store) CheckCard(ctx context.Context, projectID, cardID string) error {
+	return s.cardExists(ctx, s.q, projectID, cardID)
+}
+
+// CreateAttachment records a stored file as an attachment of a card of a project: it inserts the row,
+// raises the card's attachment count and records card_updated (fields ["attachments"]), in one
+// transaction. The caller stores the file first and deletes it again when this fails.
+func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (dbsqlc.Attachment, error) {
+	if in.Size < 0 || in.Size > MaxAttachmentSize {
+		return dbsqlc.Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
+	}
+	if in.ID == "" {
+		in.ID = NewID()
+	}
+	var out dbsqlc.Attachment
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("card not found")
+		}
+		if err != nil {
+			return fmt.Errorf("count attachment: %w", err)
+		}
+		out, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
+			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
+		if err != nil {
+			return translate(err, "insert attachment")
+		}
+		return s.recordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+	})
+	return out, err
+}
+
+// Attachments lists the attachments of a card of a project, oldest first.
+func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]dbsqlc.Attachment, error) {
+	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
+		return nil, err
+	}
+	rows, err := s.q.AttachmentListByCard(ctx, cardID)
+	if err != nil {
+		return nil, fmt.Errorf("list attachments: %w", err)
+	}
+	return rows, nil
+}
+
+// Attachment reads one attachment of a card of a project.
+func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (dbsqlc.Attachment, error) {
+	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
+	if isNotFound(err) || isInvalidText(err) {
+		return a, notFound("attachment not found")
+	}
+	if err != nil {
+		return a, fmt.Errorf("get attachment: %w", err)
+	}
+	return a, nil
+}
+
+// DeleteAttachment deletes an attachment's row, lowers the card's attachment count and records
+// card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
+// can delete the stored file once this has committed. Only the uploader may, or a workspace admin
+// (asAdmin); anyone else is refused with ErrForbidden.
+func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (dbsqlc.Attachment, error) {
+	var out dbsqlc.Attachment
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("card not found")
+		}
+		if err != nil {
+			return fmt.Errorf("count attachment: %w", err)
+		}
+		a, err := q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("attachment not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get attachment: %w", err)
+		}
+		if a.UploadedBy != actorID && !asAdmin {
+			return forbidden("only the attachment's uploader or a workspace admin may delete it")
+		}
+		if out, err = q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID}); err != nil {
+			return fmt.Errorf("delete attachment: %w", err)
+		}
+		return s.recordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
+	})
+	return out, err
+}
+
+func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *string) Activity {
+	act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCardUpdated,
+		Meta: map[string]any{"fields": []string{"attachments"}, "title": title}}
+	if assigneeID != nil {
+		act.Recipients = []string{*assigneeID}
+	}
+	return act
+}

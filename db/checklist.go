@@ -1,0 +1,187 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Card parts are what hangs on a card besides its own fields: its checklist, labels and custom values.
+// The names below are the `fields` a card_updated activity lists for a change of each.
+const (
+	cardPartChecklist    = "checklist"
+	cardPartLabels       = "labels"
+	cardPartCustomFields = "customFields"
+)
+
+// lockCard locks a card of a project for a change of its parts; a card of another project is not found.
+func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (dbsqlc.Card, error) {
+	c, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
+	if isNotFound(err) || isInvalidText(err) {
+		return c, notFound("card not found")
+	}
+	if err != nil {
+		return c, fmt.Errorf("lock card: %w", err)
+	}
+	return c, nil
+}
+
+// cardPartChanged bumps the card's updated_at and records card_updated for a change of one of its parts,
+// with its notifications, in the caller's transaction.
+//
+// checklistComplete says the change checked the last unchecked item: the activity then fires the
+// checklist_complete automation trigger.
+func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID, part string, checklistComplete ...bool) error {
+	if err := q.CardBumpUpdatedAt(ctx, card.ID); err != nil {
+		return fmt.Errorf("touch card: %w", err)
+	}
+	act := Activity{ProjectID: card.ProjectID, CardID: card.ID, ActorID: actorID, Type: ActivityCardUpdated,
+		Meta: map[string]any{"fields": []string{part}, "title": card.Title}}
+	if len(checklistComplete) > 0 && checklistComplete[0] {
+		act.Meta["checklistComplete"] = true
+	}
+	if card.AssigneeID != nil {
+		act.Recipients = []string{*card.AssigneeID}
+	}
+	return s.recordActivities(ctx, tx, act)
+}
+
+// AddChecklistItem appends an item to a card's checklist (at most MaxChecklistItems) and records
+// card_updated, in one transaction. It answers the card.
+func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID, title string) (Card, error) {
+	var out Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := lockCard(ctx, q, projectID, cardID)
+		if err != nil {
+			return err
+		}
+		n, err := q.ChecklistCountByCard(ctx, cardID)
+		if err != nil {
+			return fmt.Errorf("count checklist items: %w", err)
+		}
+		if n >= MaxChecklistItems {
+			return invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+		}
+		if err := q.ChecklistInsert(ctx, dbsqlc.ChecklistInsertParams{ID: NewID(), CardID: cardID, Title: title, Position: n}); err != nil {
+			return fmt.Errorf("insert checklist item: %w", err)
+		}
+		if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist); err != nil {
+			return err
+		}
+		out, err = cardTx(ctx, q, projectID, cardID)
+		return err
+	})
+	return out, err
+}
+
+// ChecklistItemPatch is a change to a checklist item; nil fields are left alone. Order is the item's
+// 0-based place in the checklist, clamped to the ends.
+type ChecklistItemPatch struct {
+	Title *string
+	Done  *bool
+	Order *int
+}
+
+// UpdateChecklistItem renames, checks or unchecks, and reorders an item of a card's checklist, and
+// records card_updated when anything changed, in one transaction. It answers the card.
+func (s *Store) UpdateChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string, p ChecklistItemPatch) (Card, error) {
+	var out Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := lockCard(ctx, q, projectID, cardID)
+		if err != nil {
+			return err
+		}
+		item, err := q.ChecklistGet(ctx, dbsqlc.ChecklistGetParams{ID: itemID, CardID: cardID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("checklist item not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get checklist item: %w", err)
+		}
+		changed := false
+		next := item
+		if p.Title != nil && *p.Title != item.Title {
+			next.Title, changed = *p.Title, true
+		}
+		if p.Done != nil && *p.Done != item.Done {
+			next.Done, changed = *p.Done, true
+		}
+		if changed {
+			if err := q.ChecklistUpdate(ctx, dbsqlc.ChecklistUpdateParams{ID: item.ID, Title: next.Title, Done: next.Done}); err != nil {
+				return fmt.Errorf("update checklist item: %w", err)
+			}
+		}
+		if p.Order != nil {
+			ids, err := q.ChecklistIDsByCard(ctx, cardID)
+			if err != nil {
+				return fmt.Errorf("list checklist items: %w", err)
+			}
+			from := slices.Index(ids, item.ID)
+			if from < 0 {
+				return fmt.Errorf("checklist item %s missing from its card's list", item.ID)
+			}
+			ids = slices.Delete(ids, from, from+1)
+			at := min(max(*p.Order, 0), len(ids))
+			ids = slices.Insert(ids, at, item.ID)
+			if at != from {
+				pos := make([]int32, len(ids))
+				for i := range ids {
+					pos[i] = int32(i)
+				}
+				if err := q.ChecklistSetPositions(ctx, dbsqlc.ChecklistSetPositionsParams{CardID: cardID, Ids: ids, Positions: pos}); err != nil {
+					return fmt.Errorf("set checklist positions: %w", err)
+				}
+				changed = true
+			}
+		}
+		if changed {
+			// checklist_complete: this change checked the last unchecked item.
+			complete := false
+			if next.Done && !item.Done {
+				open, err := q.ChecklistOpenCount(ctx, cardID)
+				if err != nil {
+					return fmt.Errorf("count open checklist items: %w", err)
+				}
+				complete = open == 0
+			}
+			if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist, complete); err != nil {
+				return err
+			}
+		}
+		out, err = cardTx(ctx, q, projectID, cardID)
+		return err
+	})
+	return out, err
+}
+
+// DeleteChecklistItem removes an item from a card's checklist, closes the gap in the order and records
+// card_updated, in one transaction. It answers the card.
+func (s *Store) DeleteChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string) (Card, error) {
+	var out Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := lockCard(ctx, q, projectID, cardID)
+		if err != nil {
+			return err
+		}
+		n, err := q.ChecklistDelete(ctx, dbsqlc.ChecklistDeleteParams{ID: itemID, CardID: cardID})
+		if isInvalidText(err) || (err == nil && n == 0) {
+			return notFound("checklist item not found")
+		}
+		if err != nil {
+			return fmt.Errorf("delete checklist item: %w", err)
+		}
+		if err := q.ChecklistRenumber(ctx, cardID); err != nil {
+			return fmt.Errorf("renumber checklist: %w", err)
+		}
+		if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist); err != nil {
+			return err
+		}
+		out, err = cardTx(ctx, q, projectID, cardID)
+		return err
+	})
+	return out, err
+}

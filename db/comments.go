@@ -1,0 +1,132 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// MaxCommentLength is the longest comment, in characters (spec Part 8).
+const MaxCommentLength = 2000
+
+// commentExcerptLength is how much of a comment its comment_added activity carries.
+const commentExcerptLength = 140
+
+// Comment is a comment with its author's name.
+type Comment struct {
+	dbsqlc.Comment
+	AuthorName string
+}
+
+// CreateComment adds a comment to a card of a project as actorID: it stores the comment, raises the
+// card's comment count and records comment_added (with its notifications to the card's assignee and the
+// project's members), in one transaction. The content is trimmed; blank or longer than
+// MaxCommentLength characters is refused. People's requests and agents both call it.
+func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, content string) (Comment, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return Comment{}, invalid("content must not be blank")
+	}
+	if utf8.RuneCountInString(content) > MaxCommentLength {
+		return Comment{}, invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))
+	}
+	var out Comment
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: 1, ID: cardID, ProjectID: projectID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("card not found")
+		}
+		if err != nil {
+			return fmt.Errorf("count comment: %w", err)
+		}
+		c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: NewID(), CardID: cardID, AuthorID: actorID, Content: content})
+		if err != nil {
+			return fmt.Errorf("insert comment: %w", err)
+		}
+		row, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: c.ID, CardID: cardID})
+		if err != nil {
+			return fmt.Errorf("read comment: %w", err)
+		}
+		out = Comment{Comment: row.Comment, AuthorName: row.AuthorName}
+		act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCommentAdded,
+			Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": excerpt(content, commentExcerptLength)}}
+		if card.AssigneeID != nil {
+			act.Recipients = []string{*card.AssigneeID}
+		}
+		return s.recordActivities(ctx, tx, act)
+	})
+	return out, err
+}
+
+// Comments lists the comments of a card of a project, oldest first.
+func (s *Store) Comments(ctx context.Context, projectID, cardID string) ([]Comment, error) {
+	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
+		return nil, err
+	}
+	rows, err := s.q.CommentListByCard(ctx, cardID)
+	if err != nil {
+		return nil, fmt.Errorf("list comments: %w", err)
+	}
+	out := make([]Comment, len(rows))
+	for i, r := range rows {
+		out[i] = Comment{Comment: r.Comment, AuthorName: r.AuthorName}
+	}
+	return out, nil
+}
+
+// DeleteComment deletes a comment of a card of a project and lowers the card's comment count, in one
+// transaction. Only the comment's author may, or a workspace admin (asAdmin); anyone else is refused
+// with ErrForbidden.
+func (s *Store) DeleteComment(ctx context.Context, projectID, cardID, commentID, actorID string, asAdmin bool) error {
+	return s.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
+			if isNotFound(err) || isInvalidText(err) {
+				return notFound("card not found")
+			}
+			return fmt.Errorf("count comment: %w", err)
+		}
+		c, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: commentID, CardID: cardID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("comment not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get comment: %w", err)
+		}
+		if c.Comment.AuthorID != actorID && !asAdmin {
+			return forbidden("only the comment's author or a workspace admin may delete it")
+		}
+		if _, err := q.CommentDelete(ctx, dbsqlc.CommentDeleteParams{ID: commentID, CardID: cardID}); err != nil {
+			return fmt.Errorf("delete comment: %w", err)
+		}
+		return nil
+	})
+}
+
+// cardExists answers ErrNotFound unless the card belongs to the project.
+func (s *Store) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
+	_, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: cardID, ProjectID: projectID})
+	if isNotFound(err) || isInvalidText(err) {
+		return notFound("card not found")
+	}
+	if err != nil {
+		return fmt.Errorf("get card: %w", err)
+	}
+	return nil
+}
+
+// excerpt is the first n characters of s.
+func excerpt(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

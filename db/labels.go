@@ -1,0 +1,94 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Labels lists a project's labels by name.
+func (s *Store) Labels(ctx context.Context, projectID string) ([]dbsqlc.Label, error) {
+	ls, err := s.q.LabelListByProject(ctx, projectID)
+	return ls, translate(err, "list labels")
+}
+
+// CreateLabel adds a label to a project; its name is unique in the project.
+func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (dbsqlc.Label, error) {
+	l, err := s.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: projectID, Name: name, Color: color})
+	if IsUniqueViolation(err, "") {
+		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", name))
+	}
+	return l, translate(err, "insert label")
+}
+
+// UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
+func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (dbsqlc.Label, error) {
+	l, err := s.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
+	switch {
+	case isNotFound(err) || isInvalidText(err):
+		return l, notFound("label not found")
+	case IsUniqueViolation(err, "") && name != nil:
+		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
+	}
+	return l, translate(err, "update label")
+}
+
+// DeleteLabel deletes a label of a project, which takes it off every card.
+func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) error {
+	n, err := s.q.LabelDelete(ctx, dbsqlc.LabelDeleteParams{ID: labelID, ProjectID: projectID})
+	if isInvalidText(err) || (err == nil && n == 0) {
+		return notFound("label not found")
+	}
+	return translate(err, "delete label")
+}
+
+// AddCardLabel puts a label of the card's project on the card and records card_updated, in one
+// transaction. A label the card already has is left as is (nothing is recorded). It answers the card.
+func (s *Store) AddCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, true)
+}
+
+// RemoveCardLabel takes a label of the card's project off the card and records card_updated, in one
+// transaction. A label the card does not have is left as is (nothing is recorded). It answers the card.
+func (s *Store) RemoveCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
+}
+
+func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
+	var out Card
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		card, err := lockCard(ctx, q, projectID, cardID)
+		if err != nil {
+			return err
+		}
+		if _, err := q.LabelGet(ctx, dbsqlc.LabelGetParams{ID: labelID, ProjectID: projectID}); err != nil {
+			if isNotFound(err) || isInvalidText(err) {
+				return notFound("label not found")
+			}
+			return fmt.Errorf("get label: %w", err)
+		}
+		var n int64
+		if add {
+			n, err = q.CardLabelAdd(ctx, dbsqlc.CardLabelAddParams{CardID: cardID, LabelID: labelID})
+		} else {
+			n, err = q.CardLabelRemove(ctx, dbsqlc.CardLabelRemoveParams{CardID: cardID, LabelID: labelID})
+		}
+		if IsForeignKeyViolation(err) {
+			return notFound("label not found") // deleted meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("change card label: %w", err)
+		}
+		if n > 0 {
+			if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartLabels); err != nil {
+				return err
+			}
+		}
+		out, err = cardTx(ctx, q, projectID, cardID)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,70 @@
+-- name: AutomationRuleInsert :one
+INSERT INTO automation_rules (id, project_id, name, trigger, conditions, action, enabled, created_by)
+VALUES (@id, @project_id, @name, @trigger, @conditions, @action, @enabled, @created_by)
+RETURNING *;
+
+-- name: AutomationRuleList :many
+SELECT * FROM automation_rules WHERE project_id = @project_id ORDER BY created_at, id;
+
+-- name: AutomationRuleGet :one
+SELECT * FROM automation_rules WHERE id = @id AND project_id = @project_id;
+
+-- name: AutomationRuleUpdate :one
+UPDATE automation_rules
+SET name = @name, trigger = @trigger, conditions = @conditions, action = @action, enabled = @enabled, updated_at = now()
+WHERE id = @id AND project_id = @project_id
+RETURNING *;
+
+-- name: AutomationRuleToggle :one
+UPDATE automation_rules SET enabled = NOT enabled, updated_at = now()
+WHERE id = @id AND project_id = @project_id
+RETURNING *;
+
+-- name: AutomationRuleDelete :execrows
+DELETE FROM automation_rules WHERE id = @id AND project_id = @project_id;
+
+-- name: AutomationTriggersWithRules :many
+-- AutomationTriggersWithRules says which of the given triggers have an enabled rule in the project, so
+-- card writes enqueue automation jobs only when some rule listens.
+SELECT DISTINCT trigger FROM automation_rules
+WHERE project_id = @project_id AND enabled AND trigger = ANY(@triggers::text[]);
+
+-- name: AutomationRulesForTrigger :many
+SELECT * FROM automation_rules
+WHERE project_id = @project_id AND trigger = @trigger AND enabled
+ORDER BY created_at, id;
+
+-- name: AutomationTraceInsert :one
+-- AutomationTraceInsert records an execution once per (event, rule); no row means it ran before.
+INSERT INTO automation_traces (id, rule_id, event_id, card_id, trigger, depth, result, reason)
+VALUES (@id, @rule_id, @event_id, @card_id, @trigger, @depth, @result, @reason)
+ON CONFLICT (event_id, rule_id) DO NOTHING
+RETURNING id;
+
+-- name: AutomationTraceList :many
+SELECT * FROM automation_traces WHERE rule_id = @rule_id ORDER BY created_at DESC, id DESC LIMIT @lim;
+
+-- name: DueDateClaim :many
+-- DueDateClaim claims every passed due date not fired yet; the unique (card, due date) key makes each
+-- fire exactly once whatever the number of scanners.
+INSERT INTO due_date_events (id, card_id, due_date)
+SELECT gen_random_uuid(), c.id, c.due_date
+FROM cards c
+WHERE c.due_date IS NOT NULL AND c.due_date <= now() AND NOT c.archived
+ON CONFLICT (card_id, due_date) DO NOTHING
+RETURNING id, card_id, due_date;
+
+-- name: CardsForDueEvents :many
+SELECT id, project_id, title, assignee_id, due_date FROM cards WHERE id = ANY(@ids::uuid[]);
+
+-- name: ColumnIDsByProject :many
+SELECT id FROM columns WHERE project_id = @project_id ORDER BY position, id;
+
+-- name: LabelInProject :one
+SELECT EXISTS (SELECT 1 FROM labels WHERE id = @id AND project_id = @project_id);
+
+-- name: CardHasLabel :one
+SELECT EXISTS (SELECT 1 FROM card_labels WHERE card_id = @card_id AND label_id = @label_id);
+
+-- name: ProjectWorkspace :one
+SELECT workspace_id FROM projects WHERE id = @id;

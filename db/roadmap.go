@@ -1,0 +1,113 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Roadmap is a project's timeline: its scopes with their dated cards, and the dated cards outside any
+// scope. A card is dated when it has a start or a due date; archived cards are left out.
+type Roadmap struct {
+	ProjectID string
+	// Start and End are the earliest and latest dates over the scopes and dated cards, nil when there
+	// are none.
+	Start, End *time.Time
+	Scopes     []RoadmapScope
+	Unscoped   []dbsqlc.RoadmapCardsRow
+}
+
+// RoadmapScope is a scope on the roadmap with its dated cards, sorted by start.
+type RoadmapScope struct {
+	dbsqlc.Scope
+	Cards []dbsqlc.RoadmapCardsRow
+}
+
+// Roadmap builds a project's roadmap in two queries. Scopes are sorted by start (start date, else end
+// date; undated ones last), cards by start (start date, else due date).
+func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) {
+	var (
+		scopes []dbsqlc.Scope
+		cards  []dbsqlc.RoadmapCardsRow
+	)
+	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		var err error
+		if scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
+			return fmt.Errorf("list scopes: %w", err)
+		}
+		if cards, err = q.RoadmapCards(ctx, projectID); err != nil {
+			return fmt.Errorf("list dated cards: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Roadmap{}, fmt.Errorf("roadmap: %w", err)
+	}
+
+	rm := Roadmap{ProjectID: projectID, Scopes: make([]RoadmapScope, 0, len(scopes)), Unscoped: []dbsqlc.RoadmapCardsRow{}}
+	widen := func(ts ...*time.Time) {
+		for _, t := range ts {
+			if t == nil {
+				continue
+			}
+			if rm.Start == nil || t.Before(*rm.Start) {
+				v := *t
+				rm.Start = &v
+			}
+			if rm.End == nil || t.After(*rm.End) {
+				v := *t
+				rm.End = &v
+			}
+		}
+	}
+	slices.SortStableFunc(scopes, func(a, b dbsqlc.Scope) int {
+		return roadmapCompareStart(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
+	})
+	index := make(map[string]int, len(scopes))
+	for i, sc := range scopes {
+		index[sc.ID] = i
+		rm.Scopes = append(rm.Scopes, RoadmapScope{Scope: sc, Cards: []dbsqlc.RoadmapCardsRow{}})
+		widen(sc.StartDate, sc.EndDate)
+	}
+	// cards arrive sorted by start.
+	for _, c := range cards {
+		widen(c.StartDate, c.DueDate)
+		if c.ScopeID != nil {
+			if i, ok := index[*c.ScopeID]; ok {
+				rm.Scopes[i].Cards = append(rm.Scopes[i].Cards, c)
+				continue
+			}
+		}
+		rm.Unscoped = append(rm.Unscoped, c)
+	}
+	return rm, nil
+}
+
+func roadmapFirstTime(ts ...*time.Time) *time.Time {
+	for _, t := range ts {
+		if t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// roadmapCompareStart orders by time with nil last.
+func roadmapCompareStart(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return cmp.Compare(a.UnixNano(), b.UnixNano())
+}
