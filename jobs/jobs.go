@@ -49,3 +49,14 @@ type DueDateScanArgs struct{}
 
 // Kind implements river.JobArgs.
 func (DueDateScanArgs) Kind() string { return "due_date_scan" }
+
+// QueueMissions is the queue agent missions run on (slow LLM calls stay off the default queue).
+const QueueMissions = "missions"
+
+// MissionArgs runs one agent mission.
+type MissionArgs struct {
+	MissionID string `json:"missionId"`
+}
+
+// Kind implements river.JobArgs.
+func (MissionArgs) Kind() string { return "agent_mission" }

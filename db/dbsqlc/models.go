@@ -21,6 +21,67 @@ type Activity struct {
 	NotifyMembers bool
 }
 
+type Agent struct {
+	ID                   string
+	WorkspaceID          string
+	UserID               string
+	Name                 string
+	Slug                 string
+	Description          string
+	AutonomyMode         string
+	Tools                []string
+	McpOnly              bool
+	MaxSteps             int32
+	MaxActionsPerMission int32
+	MaxMissionsPerHour   int32
+	CreatedBy            string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+type AgentMission struct {
+	ID          string
+	WorkspaceID string
+	AgentID     string
+	ProjectID   *string
+	CardID      *string
+	Source      string
+	Objective   string
+	Status      string
+	MaxSteps    int32
+	Steps       int32
+	Actions     int32
+	EventSeq    int64
+	JobID       *int64
+	CreatedBy   string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+	CancelledAt *time.Time
+	Error       *string
+}
+
+type AgentProposal struct {
+	ID          string
+	MissionID   string
+	WorkspaceID string
+	StepKey     string
+	Tool        string
+	Args        json.RawMessage
+	Explanation string
+	Status      string
+	Reason      *string
+	DecidedBy   *string
+	DecidedAt   *time.Time
+	CreatedAt   time.Time
+}
+
+type AgentSkill struct {
+	AgentID   string
+	SkillID   string
+	CreatedAt time.Time
+}
+
 type ApiToken struct {
 	ID         string
 	UserID     string
@@ -207,6 +268,27 @@ type Label struct {
 	CreatedAt time.Time
 }
 
+type MissionEvent struct {
+	MissionID string
+	Seq       int64
+	Type      string
+	Status    string
+	Message   string
+	Data      json.RawMessage
+	CreatedAt time.Time
+}
+
+type MissionStep struct {
+	MissionID string
+	StepKey   string
+	Seq       int32
+	Tool      string
+	Args      json.RawMessage
+	Outcome   string
+	Result    json.RawMessage
+	CreatedAt time.Time
+}
+
 type Notification struct {
 	ID         string
 	UserID     string
@@ -260,6 +342,16 @@ type Scope struct {
 	ActiveView  string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+type Skill struct {
+	ID           string
+	WorkspaceID  string
+	Name         string
+	Description  string
+	Instructions string
+	CreatedBy    string
+	CreatedAt    time.Time
 }
 
 type User struct {
