@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -18,6 +19,12 @@ const CARD = PRJ + "/cards/{cardId}"
 type CardPath struct {
 	PRJPath
 	CardID string `path:"cardId"`
+}
+
+// rawJSONOutput is a body already encoded as JSON.
+type rawJSONOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        []byte
 }
 
 // CardOut is a card with everything on it.
@@ -121,23 +128,21 @@ func (s *Server) registerCards() {
 
 	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: PRJ + "/cards",
 		Summary: "List every card of the project", Tags: tags,
-		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters."},
+		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters.",
+		Responses: map[string]*huma.Response{"200": {Description: "Every card (CardOut)", Content: map[string]*huma.MediaType{
+			"application/json": {Schema: &huma.Schema{Type: huma.TypeArray, Items: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, "")}},
+		}}}},
 		projectRead,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
-		}) (*struct{ Body []CardOut }, error) {
-			cards, err := s.store.Cards(ctx, accessFrom(ctx).ProjectID)
+		}) (*rawJSONOutput, error) {
+			rows, err := s.store.CardRows(ctx, accessFrom(ctx).ProjectID)
 			if err != nil {
 				return nil, fail(err)
 			}
-			out := make([]CardOut, 0, len(cards))
-			for _, c := range cards {
-				if in.Archived == "" || (in.Archived == "true") == c.Archived {
-					out = append(out, cardOut(c))
-				}
-			}
-			return &struct{ Body []CardOut }{Body: out}, nil
+			keep := func(c db.CardRow) bool { return in.Archived == "" || (in.Archived == "true") == c.Archived }
+			return &rawJSONOutput{ContentType: "application/json", Body: appendCardsJSON(make([]byte, 0, 1024*len(rows)+2), rows, keep)}, nil
 		})
 
 	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",

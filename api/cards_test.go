@@ -101,3 +101,28 @@ func TestConcurrentCreatesAndMovesInOneColumn(t *testing.T) {
 	require.Empty(t, e.columnTitles(u, prj, cols[0]))
 	require.Equal(t, clients, e.count(`SELECT count(DISTINCT position) FROM cards WHERE column_id = $1`, cols[1]))
 }
+
+func TestCardListJSONMatchesCardOut(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Same")
+	tricky := "quote \" backslash \\ tab \t newline \n <html> & \u2028 é 日本 \x01"
+	r := e.do("POST", prj+"/columns/"+cols[1]+"/cards", u.Token, map[string]any{"title": tricky, "description": tricky,
+		"dueDate": "2027-01-02T03:04:05.123456Z", "assigneeId": u.ID, "priority": "high",
+		"checklist": []map[string]any{{"title": "x", "done": true}, {"title": tricky}}})
+	requireStatus(t, r, http.StatusCreated)
+	e.card(u, prj, cols[0], "plain")
+	e.card(u, prj, cols[0], "second")
+	list := e.do("GET", prj+"/cards", u.Token, nil)
+	requireStatus(t, list, http.StatusOK)
+	require.Equal(t, "application/json", list.Header.Get("Content-Type"))
+	cards := list.L(t)
+	require.Len(t, cards, 3)
+	for _, c := range cards {
+		one := e.do("GET", prj+"/cards/"+c["id"].(string), u.Token, nil)
+		requireStatus(t, one, http.StatusOK)
+		require.Equal(t, one.M(t), c)
+	}
+	require.Equal(t, tricky, cards[2]["title"])
+}

@@ -147,19 +147,6 @@ func (s *Store) Card(ctx context.Context, projectID, cardID string) (Card, error
 	return cardTx(ctx, s.q, projectID, cardID)
 }
 
-// Cards lists every card of a project (archived ones included), by column then order, in one query.
-func (s *Store) Cards(ctx context.Context, projectID string) ([]Card, error) {
-	rows, err := s.q.CardDetailList(ctx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("list cards: %w", err)
-	}
-	out := make([]Card, len(rows))
-	for i, r := range rows {
-		out[i] = Card{CardDetail: r.CardDetail, Order: r.Rank}
-	}
-	return out, nil
-}
-
 // Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.
 type Opt[T any] struct {
 	Set   bool
@@ -406,4 +393,17 @@ func strEq(a, b *string) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
+}
+
+// CardRow is a card as the list reads it: JSON parts come as text, ready to send.
+type CardRow = dbsqlc.CardListFastRow
+
+// CardRows lists every card of a project (archived ones included), by column then order, in one
+// set-based query.
+func (s *Store) CardRows(ctx context.Context, projectID string) ([]CardRow, error) {
+	rows, err := s.q.CardListFast(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list cards: %w", err)
+	}
+	return rows, nil
 }

@@ -100,62 +100,6 @@ func (q *Queries) CardDetailGet(ctx context.Context, arg CardDetailGetParams) (C
 	return i, err
 }
 
-const cardDetailList = `-- name: CardDetailList :many
-SELECT d.id, d.project_id, d.column_id, d.scope_id, d.title, d.description, d.position, d.archived, d.priority, d.start_date, d.due_date, d.assignee_id, d.comment_count, d.attachment_count, d.created_by, d.created_at, d.updated_at, d.checklist, d.checklist_progress, d.labels, d.custom_fields, (rank() OVER (PARTITION BY d.column_id ORDER BY d.position, d.id) - 1)::int AS rank
-FROM card_details d
-JOIN columns col ON col.id = d.column_id
-WHERE d.project_id = $1
-ORDER BY col.position, d.position, d.id
-`
-
-type CardDetailListRow struct {
-	CardDetail CardDetail
-	Rank       int32
-}
-
-func (q *Queries) CardDetailList(ctx context.Context, projectID string) ([]CardDetailListRow, error) {
-	rows, err := q.db.Query(ctx, cardDetailList, projectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CardDetailListRow{}
-	for rows.Next() {
-		var i CardDetailListRow
-		if err := rows.Scan(
-			&i.CardDetail.ID,
-			&i.CardDetail.ProjectID,
-			&i.CardDetail.ColumnID,
-			&i.CardDetail.ScopeID,
-			&i.CardDetail.Title,
-			&i.CardDetail.Description,
-			&i.CardDetail.Position,
-			&i.CardDetail.Archived,
-			&i.CardDetail.Priority,
-			&i.CardDetail.StartDate,
-			&i.CardDetail.DueDate,
-			&i.CardDetail.AssigneeID,
-			&i.CardDetail.CommentCount,
-			&i.CardDetail.AttachmentCount,
-			&i.CardDetail.CreatedBy,
-			&i.CardDetail.CreatedAt,
-			&i.CardDetail.UpdatedAt,
-			&i.CardDetail.Checklist,
-			&i.CardDetail.ChecklistProgress,
-			&i.CardDetail.Labels,
-			&i.CardDetail.CustomFields,
-			&i.Rank,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const cardExistsInWorkspace = `-- name: CardExistsInWorkspace :one
 SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = $1 AND p.workspace_id = $2
@@ -279,6 +223,99 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (string,
 	var id string
 	err := row.Scan(&id)
 	return id, err
+}
+
+const cardListFast = `-- name: CardListFast :many
+WITH pc AS (SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at FROM cards WHERE cards.project_id = $1),
+cl AS (SELECT i.card_id,
+              json_agg(json_build_object('_id', i.id, 'id', i.id, 'title', i.title, 'done', i.done, 'order', i.position)
+                       ORDER BY i.position, i.id) AS items,
+              (100 * count(*) FILTER (WHERE i.done) / count(*))::int AS progress
+       FROM checklist_items i JOIN pc ON pc.id = i.card_id GROUP BY i.card_id),
+lb AS (SELECT x.card_id, json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name, l.id) AS labels
+       FROM card_labels x JOIN pc ON pc.id = x.card_id JOIN labels l ON l.id = x.label_id GROUP BY x.card_id),
+cf AS (SELECT v.card_id, json_object_agg(v.field_id, v.value) AS fields
+       FROM card_custom_values v JOIN pc ON pc.id = v.card_id GROUP BY v.card_id)
+SELECT pc.id, pc.project_id, pc.column_id, pc.scope_id, pc.title, pc.description, pc.archived, pc.priority,
+       pc.start_date, pc.due_date, pc.assignee_id, pc.comment_count, pc.attachment_count, pc.created_by,
+       pc.created_at, pc.updated_at,
+       coalesce(cl.items::text, '[]')::text AS checklist, coalesce(cl.progress, 0)::int AS checklist_progress,
+       coalesce(lb.labels::text, '[]')::text AS labels, coalesce(cf.fields::text, '{}')::text AS custom_fields,
+       (rank() OVER (PARTITION BY pc.column_id ORDER BY pc.position, pc.id) - 1)::int AS rank
+FROM pc
+JOIN columns col ON col.id = pc.column_id
+LEFT JOIN cl ON cl.card_id = pc.id
+LEFT JOIN lb ON lb.card_id = pc.id
+LEFT JOIN cf ON cf.card_id = pc.id
+ORDER BY col.position, pc.position, pc.id
+`
+
+type CardListFastRow struct {
+	ID                string
+	ProjectID         string
+	ColumnID          string
+	ScopeID           *string
+	Title             string
+	Description       string
+	Archived          bool
+	Priority          string
+	StartDate         *time.Time
+	DueDate           *time.Time
+	AssigneeID        *string
+	CommentCount      int32
+	AttachmentCount   int32
+	CreatedBy         string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	Checklist         string
+	ChecklistProgress int32
+	Labels            string
+	CustomFields      string
+	Rank              int32
+}
+
+// CardListFast is the card list in one set-based query: checklist, labels and custom values are
+// aggregated per card once for the whole project (not per card), as JSON text ready to send.
+func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardListFastRow, error) {
+	rows, err := q.db.Query(ctx, cardListFast, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CardListFastRow{}
+	for rows.Next() {
+		var i CardListFastRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.ColumnID,
+			&i.ScopeID,
+			&i.Title,
+			&i.Description,
+			&i.Archived,
+			&i.Priority,
+			&i.StartDate,
+			&i.DueDate,
+			&i.AssigneeID,
+			&i.CommentCount,
+			&i.AttachmentCount,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Checklist,
+			&i.ChecklistProgress,
+			&i.Labels,
+			&i.CustomFields,
+			&i.Rank,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const cardSetPositions = `-- name: CardSetPositions :exec
