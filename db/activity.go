@@ -70,17 +70,17 @@ func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activit
 		if a.ActorID != "" {
 			actorID = &a.ActorID
 		}
-		id, err := q.ActivityInsert(ctx, dbsqlc.ActivityInsertParams{ID: NewID(), ProjectID: a.ProjectID, CardID: cardID,
-			ActorID: actorID, Type: a.Type, Meta: metaJSON, Recipients: recipients, NotifyMembers: !a.OnlyRecipients})
+		triggers := []string{}
+		if a.CardID != "" {
+			triggers = append(triggers, triggersFor(a)...)
+		}
+		row, err := q.ActivityInsert(ctx, dbsqlc.ActivityInsertParams{ID: NewID(), ProjectID: a.ProjectID, CardID: cardID,
+			ActorID: actorID, Type: a.Type, Meta: metaJSON, Recipients: recipients, NotifyMembers: !a.OnlyRecipients, Triggers: triggers})
 		if err != nil {
 			return fmt.Errorf("insert activity: %w", err)
 		}
-		params = append(params, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
-		auto, err := s.automationJobs(ctx, q, id, a)
-		if err != nil {
-			return err
-		}
-		params = append(params, auto...)
+		params = append(params, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: row.ID}})
+		params = append(params, automationJobs(ctx, row.ID, a, row.Listening)...)
 	}
 	if _, err := s.River.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue notifications: %w", err)

@@ -106,26 +106,18 @@ func triggersFor(a Activity) []string {
 	return nil
 }
 
-// automationJobs returns the automation jobs an activity causes: one per trigger some enabled rule of
-// the project listens to.
-func (s *Store) automationJobs(ctx context.Context, q *dbsqlc.Queries, activityID string, a Activity) ([]river.InsertManyParams, error) {
-	triggers := triggersFor(a)
-	if len(triggers) == 0 || a.CardID == "" {
-		return nil, nil
-	}
-	listening, err := q.AutomationTriggersWithRules(ctx, dbsqlc.AutomationTriggersWithRulesParams{ProjectID: a.ProjectID, Triggers: triggers})
-	if err != nil {
-		return nil, fmt.Errorf("find listening rules: %w", err)
-	}
+// automationJobs returns the automation jobs an activity causes: one per trigger of the activity that
+// some enabled rule of the project listens to.
+func automationJobs(ctx context.Context, activityID string, a Activity, listening []string) []river.InsertManyParams {
 	depth := automationFrom(ctx).depth
 	var out []river.InsertManyParams
-	for _, t := range triggers {
-		if slices.Contains(listening, t) {
+	for _, t := range triggersFor(a) {
+		if a.CardID != "" && slices.Contains(listening, t) {
 			out = append(out, river.InsertManyParams{Args: jobs.AutomationEventArgs{EventID: activityID, ProjectID: a.ProjectID,
 				CardID: a.CardID, Trigger: t, Depth: depth, Meta: a.Meta}})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // RuleConditions is the small condition language of automation rules: every given key must hold.

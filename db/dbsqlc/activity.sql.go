@@ -14,7 +14,8 @@ import (
 const activityInsert = `-- name: ActivityInsert :one
 INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING id
+RETURNING id, ARRAY(SELECT DISTINCT r.trigger FROM automation_rules r
+                    WHERE r.project_id = $2 AND r.enabled AND r.trigger = ANY($9::text[]))::text[] AS listening
 `
 
 type ActivityInsertParams struct {
@@ -26,9 +27,17 @@ type ActivityInsertParams struct {
 	Meta          json.RawMessage
 	Recipients    []string
 	NotifyMembers bool
+	Triggers      []string
 }
 
-func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) (string, error) {
+type ActivityInsertRow struct {
+	ID        string
+	Listening []string
+}
+
+// ActivityInsert records an activity and answers, in the same round trip, which of the given
+// automation triggers have an enabled rule in the project (so jobs are enqueued only for those).
+func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) (ActivityInsertRow, error) {
 	row := q.db.QueryRow(ctx, activityInsert,
 		arg.ID,
 		arg.ProjectID,
@@ -38,10 +47,11 @@ func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) 
 		arg.Meta,
 		arg.Recipients,
 		arg.NotifyMembers,
+		arg.Triggers,
 	)
-	var id string
-	err := row.Scan(&id)
-	return id, err
+	var i ActivityInsertRow
+	err := row.Scan(&i.ID, &i.Listening)
+	return i, err
 }
 
 const notificationCountUnread = `-- name: NotificationCountUnread :one

@@ -322,38 +322,6 @@ func (q *Queries) AutomationTraceList(ctx context.Context, arg AutomationTraceLi
 	return items, nil
 }
 
-const automationTriggersWithRules = `-- name: AutomationTriggersWithRules :many
-SELECT DISTINCT trigger FROM automation_rules
-WHERE project_id = $1 AND enabled AND trigger = ANY($2::text[])
-`
-
-type AutomationTriggersWithRulesParams struct {
-	ProjectID string
-	Triggers  []string
-}
-
-// AutomationTriggersWithRules says which of the given triggers have an enabled rule in the project, so
-// card writes enqueue automation jobs only when some rule listens.
-func (q *Queries) AutomationTriggersWithRules(ctx context.Context, arg AutomationTriggersWithRulesParams) ([]string, error) {
-	rows, err := q.db.Query(ctx, automationTriggersWithRules, arg.ProjectID, arg.Triggers)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []string{}
-	for rows.Next() {
-		var trigger string
-		if err := rows.Scan(&trigger); err != nil {
-			return nil, err
-		}
-		items = append(items, trigger)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const cardHasLabel = `-- name: CardHasLabel :one
 SELECT EXISTS (SELECT 1 FROM card_labels WHERE card_id = $1 AND label_id = $2)
 `

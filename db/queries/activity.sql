@@ -1,7 +1,10 @@
 -- name: ActivityInsert :one
+-- ActivityInsert records an activity and answers, in the same round trip, which of the given
+-- automation triggers have an enabled rule in the project (so jobs are enqueued only for those).
 INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
 VALUES (@id, @project_id, @card_id, @actor_id, @type, @meta, @recipients, @notify_members)
-RETURNING id;
+RETURNING id, ARRAY(SELECT DISTINCT r.trigger FROM automation_rules r
+                    WHERE r.project_id = @project_id AND r.enabled AND r.trigger = ANY(@triggers::text[]))::text[] AS listening;
 
 -- name: NotificationFanOut :execrows
 -- NotificationFanOut notifies, for one activity, the project's members and its extra recipients except

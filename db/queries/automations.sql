@@ -23,12 +23,6 @@ RETURNING *;
 -- name: AutomationRuleDelete :execrows
 DELETE FROM automation_rules WHERE id = @id AND project_id = @project_id;
 
--- name: AutomationTriggersWithRules :many
--- AutomationTriggersWithRules says which of the given triggers have an enabled rule in the project, so
--- card writes enqueue automation jobs only when some rule listens.
-SELECT DISTINCT trigger FROM automation_rules
-WHERE project_id = @project_id AND enabled AND trigger = ANY(@triggers::text[]);
-
 -- name: AutomationRulesForTrigger :many
 SELECT * FROM automation_rules
 WHERE project_id = @project_id AND trigger = @trigger AND enabled
