@@ -104,13 +104,7 @@ func (s *Server) registerWorkspaces() {
 			}
 			out := make([]WorkspaceOut, len(rows))
 			for i, r := range rows {
-				role, prole := "admin", "owner"
-				if r.MemberRole != nil {
-					role, prole = *r.MemberRole, *r.MemberPilotageRole
-				}
-				if a.OrgAdmin() {
-					role = "admin"
-				}
+				role, prole := db.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
 				ws := dbsqlc.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
 					IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 				out[i] = workspaceOut(ws, role, prole)
@@ -195,10 +189,7 @@ func (s *Server) registerWorkspaces() {
 			}
 			// The roles the user now has, as the workspace read reports them: an existing member keeps theirs
 			// and organization owners and admins act as workspace admins.
-			role, prole := res.Member.Role, res.Member.PilotageRole
-			if res.OrgRole == "owner" || res.OrgRole == "admin" {
-				role = "admin"
-			}
+			role, prole := db.EffectiveWorkspaceRoles(res.OrgRole, &res.Member.Role, &res.Member.PilotageRole)
 			return &struct{ Body AcceptedInvitationOut }{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
 				Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
 		})

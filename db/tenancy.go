@@ -27,6 +27,19 @@ type Access struct {
 	ProjectID string
 }
 
+// EffectiveWorkspaceRoles are the workspace and pilotage roles a user acts with: organization owners
+// and admins act as workspace admin and pilotage owner in every workspace of their organization, member
+// or not; others have their membership's roles (empty when not a member).
+func EffectiveWorkspaceRoles(orgRole string, wsRole, pilotageRole *string) (string, string) {
+	if orgRole == "owner" || orgRole == "admin" {
+		return "admin", "owner"
+	}
+	if wsRole == nil || pilotageRole == nil {
+		return "", ""
+	}
+	return *wsRole, *pilotageRole
+}
+
 // OrgAdmin reports whether the user owns or administers the organization.
 func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "admin" }
 
@@ -52,17 +65,11 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, proj
 	if row.WsID == nil {
 		return Access{}, notFound("workspace not found")
 	}
-	switch {
-	case row.WsRole != nil:
-		a.WorkspaceID, a.WorkspaceRole, a.WorkspacePilotageRole = *row.WsID, *row.WsRole, *row.WsPilotageRole
-		if a.OrgAdmin() {
-			a.WorkspaceRole = "admin"
-		}
-	case a.OrgAdmin():
-		a.WorkspaceID, a.WorkspaceRole, a.WorkspacePilotageRole = *row.WsID, "admin", "owner"
-	default:
+	a.WorkspaceRole, a.WorkspacePilotageRole = EffectiveWorkspaceRoles(a.OrgRole, row.WsRole, row.WsPilotageRole)
+	if a.WorkspaceRole == "" {
 		return Access{}, notFound("workspace not found")
 	}
+	a.WorkspaceID = *row.WsID
 	if projectID != "" {
 		if row.ProjectID == nil {
 			return Access{}, notFound("project not found")
@@ -178,6 +185,9 @@ func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID stri
 		}
 		if err := q.WorkspaceMemberDeleteByOrg(ctx, dbsqlc.WorkspaceMemberDeleteByOrgParams{OrganizationID: orgID, UserID: userID}); err != nil {
 			return fmt.Errorf("delete workspace memberships: %w", err)
+		}
+		if err := q.WorkspaceTransferOwnership(ctx, dbsqlc.WorkspaceTransferOwnershipParams{OrganizationID: orgID, UserID: userID}); err != nil {
+			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
 		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
 		return translate(err, "delete organization member")

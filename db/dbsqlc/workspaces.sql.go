@@ -436,3 +436,20 @@ func (q *Queries) WorkspaceMemberUpsert(ctx context.Context, arg WorkspaceMember
 	)
 	return err
 }
+
+const workspaceTransferOwnership = `-- name: WorkspaceTransferOwnership :exec
+UPDATE workspaces w SET owner_id = o.owner_id, updated_at = now()
+FROM organizations o
+WHERE o.id = w.organization_id AND w.organization_id = $1 AND w.owner_id = $2
+`
+
+type WorkspaceTransferOwnershipParams struct {
+	OrganizationID string
+	UserID         string
+}
+
+// WorkspaceTransferOwnership hands the workspaces a departing member owned to the organization's owner.
+func (q *Queries) WorkspaceTransferOwnership(ctx context.Context, arg WorkspaceTransferOwnershipParams) error {
+	_, err := q.db.Exec(ctx, workspaceTransferOwnership, arg.OrganizationID, arg.UserID)
+	return err
+}

@@ -74,3 +74,9 @@ SELECT EXISTS (
     SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
     WHERE wm.workspace_id = @workspace_id AND lower(u.email) = lower(@email)
 );
+
+-- name: WorkspaceTransferOwnership :exec
+-- WorkspaceTransferOwnership hands the workspaces a departing member owned to the organization's owner.
+UPDATE workspaces w SET owner_id = o.owner_id, updated_at = now()
+FROM organizations o
+WHERE o.id = w.organization_id AND w.organization_id = @organization_id AND w.owner_id = @user_id;

@@ -1,0 +1,46 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestOrgAdminsActAsPilotageOwnersEverywhere(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	alice := e.register("alice@example.com")
+	frank := e.register("frank@example.com")
+	e.org(alice, "acme")
+	e.workspace(alice, "acme", "eng")
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": frank.Email, "role": "admin"}), http.StatusCreated)
+	// Joining as a plain member does not lower an organization admin's rights.
+	e.join(alice, frank, "acme", "eng", "member")
+	r := e.do("GET", "/orgs/acme/workspaces/eng", frank.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "admin", r.M(t)["myRole"])
+	require.Equal(t, "owner", r.M(t)["myPilotageRole"])
+	r = e.do("GET", "/orgs/acme/workspaces", frank.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	for _, w := range r.L(t) {
+		require.Equal(t, "owner", w["myPilotageRole"], "workspace %v", w["slug"])
+	}
+}
+
+func TestRemovingAWorkspaceOwnerHandsTheWorkspaceToTheOrgOwner(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	alice := e.register("alice@example.com")
+	bob := e.register("bob@example.com")
+	e.org(alice, "acme")
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "admin"}), http.StatusCreated)
+	e.workspace(bob, "acme", "bobs")
+	requireStatus(t, e.do("DELETE", "/organizations/acme/members/"+bob.ID, alice.Token, nil), http.StatusOK)
+	r := e.do("GET", "/orgs/acme/workspaces/bobs", alice.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, alice.ID, r.M(t)["ownerId"])
+	// Bob can be invited back and his roles managed like anyone's.
+	e.join(alice, bob, "acme", "bobs", "member")
+	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/bobs/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusOK)
+}
