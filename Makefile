@@ -38,3 +38,7 @@ db/reset: ## Delete the local development database cluster (.data/dev)
 .PHONY: bench
 bench: ## Load benchmarks with wrk against a private PostgreSQL and api (figures, never pass/fail)
 	@bench/run.sh
+
+.PHONY: bench/sse
+bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

@@ -26,6 +26,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/storage"
+	"github.com/pilot-dev/pilot/internal/stream"
 )
 
 // Options configure the HTTP layer.
@@ -39,6 +40,8 @@ type Options struct {
 	// directory (os.TempDir()/pilot-attachments), which suits tests and trials only: the api process
 	// passes the configured storage (ATTACHMENTS_DIR, or S3 when S3_BUCKET is set).
 	Storage storage.Storage
+	// Relay relays mission events to SSE subscribers (nil: a relay of the server's own, started lazily).
+	Relay *stream.Relay
 }
 
 // Server holds what handlers need.
@@ -112,6 +115,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerAttachments()
 	s.registerNotifications()
 	s.registerAutomations()
+	s.registerAgents()
+	s.registerMissionStreams()
 	return router
 }
 

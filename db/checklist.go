@@ -55,27 +55,39 @@ func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID, title string) (Card, error) {
 	var out Card
 	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		card, err := lockCard(ctx, q, projectID, cardID)
-		if err != nil {
+		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, []string{title}); err != nil {
 			return err
 		}
-		n, err := q.ChecklistCountByCard(ctx, cardID)
-		if err != nil {
-			return fmt.Errorf("count checklist items: %w", err)
-		}
-		if n >= MaxChecklistItems {
-			return invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
-		}
-		if err := q.ChecklistInsert(ctx, dbsqlc.ChecklistInsertParams{ID: NewID(), CardID: cardID, Title: title, Position: n}); err != nil {
-			return fmt.Errorf("insert checklist item: %w", err)
-		}
-		if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist); err != nil {
-			return err
-		}
+		var err error
 		out, err = cardTx(ctx, q, projectID, cardID)
 		return err
 	})
 	return out, err
+}
+
+// AddChecklistItemsTx appends items to a card's checklist (at most MaxChecklistItems in all) and records
+// one card_updated, in the caller's transaction. The card's lock keeps concurrent adds within the cap.
+func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, projectID, cardID, actorID string, titles []string) error {
+	q := s.q.WithTx(tx)
+	card, err := lockCard(ctx, q, projectID, cardID)
+	if err != nil {
+		return err
+	}
+	n, err := q.ChecklistCountByCard(ctx, cardID)
+	if err != nil {
+		return fmt.Errorf("count checklist items: %w", err)
+	}
+	if int(n)+len(titles) > MaxChecklistItems {
+		return invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+	}
+	ids, dones, pos := make([]string, len(titles)), make([]bool, len(titles)), make([]int32, len(titles))
+	for i := range titles {
+		ids[i], pos[i] = NewID(), n+int32(i)
+	}
+	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+		return fmt.Errorf("insert checklist items: %w", err)
+	}
+	return s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist)
 }
 
 // ChecklistItemPatch is a change to a checklist item; nil fields are left alone. Order is the item's

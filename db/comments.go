@@ -28,6 +28,18 @@ type Comment struct {
 // project's members), in one transaction. The content is trimmed; blank or longer than
 // MaxCommentLength characters is refused. People's requests and agents both call it.
 func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, content string) (Comment, error) {
+	var out Comment
+	err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var err error
+		out, err = s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, content)
+		return err
+	})
+	return out, err
+}
+
+// CreateCommentTx is CreateComment in the caller's transaction (agents' add_comment, say): the comment,
+// the card's count and comment_added with its notifications.
+func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, projectID, cardID, actorID, content string) (Comment, error) {
 	content = strings.TrimSpace(content)
 	if content == "" {
 		return Comment{}, invalid("content must not be blank")
@@ -35,32 +47,31 @@ func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, c
 	if utf8.RuneCountInString(content) > MaxCommentLength {
 		return Comment{}, invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))
 	}
-	var out Comment
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		card, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: 1, ID: cardID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
-			return notFound("card not found")
-		}
-		if err != nil {
-			return fmt.Errorf("count comment: %w", err)
-		}
-		c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: NewID(), CardID: cardID, AuthorID: actorID, Content: content})
-		if err != nil {
-			return fmt.Errorf("insert comment: %w", err)
-		}
-		row, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: c.ID, CardID: cardID})
-		if err != nil {
-			return fmt.Errorf("read comment: %w", err)
-		}
-		out = Comment{Comment: row.Comment, AuthorName: row.AuthorName}
-		act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCommentAdded,
-			Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": excerpt(content, commentExcerptLength)}}
-		if card.AssigneeID != nil {
-			act.Recipients = []string{*card.AssigneeID}
-		}
-		return s.recordActivities(ctx, tx, act)
-	})
-	return out, err
+	q := s.q.WithTx(tx)
+	card, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: 1, ID: cardID, ProjectID: projectID})
+	if isNotFound(err) || isInvalidText(err) {
+		return Comment{}, notFound("card not found")
+	}
+	if err != nil {
+		return Comment{}, fmt.Errorf("count comment: %w", err)
+	}
+	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: NewID(), CardID: cardID, AuthorID: actorID, Content: content})
+	if err != nil {
+		return Comment{}, fmt.Errorf("insert comment: %w", err)
+	}
+	row, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: c.ID, CardID: cardID})
+	if err != nil {
+		return Comment{}, fmt.Errorf("read comment: %w", err)
+	}
+	act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCommentAdded,
+		Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": excerpt(content, commentExcerptLength)}}
+	if card.AssigneeID != nil {
+		act.Recipients = []string{*card.AssigneeID}
+	}
+	if err := s.recordActivities(ctx, tx, act); err != nil {
+		return Comment{}, err
+	}
+	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
 }
 
 // Comments lists the comments of a card of a project, oldest first.

@@ -17,6 +17,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/jobs"
+	"github.com/pilot-dev/pilot/llm"
 )
 
 // Deps are what workers need.
@@ -24,6 +25,8 @@ type Deps struct {
 	Store  *db.Store
 	Mailer mail.Sender // nil: e-mails stay in the outbox table with a log line
 	Logger *slog.Logger
+	// LLM runs agent missions' model turns (nil: the offline planner).
+	LLM llm.Provider
 }
 
 // Register adds every worker to workers.
@@ -37,6 +40,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &AutomationWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, NewMissionWorker(deps)); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 
@@ -45,6 +51,9 @@ func Queues(concurrency int) map[string]river.QueueConfig {
 	return map[string]river.QueueConfig{
 		jobs.QueueDefault: {MaxWorkers: concurrency},
 		jobs.QueueEmail:   {MaxWorkers: max(2, concurrency/4)},
+		// Missions hold a slot for a whole agent loop (minutes of model calls): their own queue keeps
+		// them from starving notifications and automations.
+		jobs.QueueMissions: {MaxWorkers: max(2, concurrency/4)},
 	}
 }
 
@@ -92,6 +101,8 @@ type Config struct {
 	DueDateScanInterval time.Duration
 	Mailer              mail.Sender
 	Logger              *slog.Logger
+	// LLM runs agent missions (nil: the offline planner).
+	LLM llm.Provider
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
@@ -118,7 +129,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		return nil, nil, fmt.Errorf("river client: %w", err)
 	}
 	store := db.NewStore(dbPool, riverClient)
-	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger}); err != nil {
+	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil

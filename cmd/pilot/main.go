@@ -23,6 +23,8 @@ import (
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
+	"github.com/pilot-dev/pilot/internal/stream"
+	"github.com/pilot-dev/pilot/llm"
 	"github.com/pilot-dev/pilot/workers"
 )
 
@@ -109,7 +111,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		Storage: attachments,
+		Storage: attachments, Relay: stream.Start(ctx, store, stream.Config{Logger: logger}), // ctx's end closes every stream
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -162,15 +164,16 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 			return err
 		}
 	}
+	provider := llm.New(cfg.LLM)
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, Mailer: mailer, Logger: logger})
+		DueDateScanInterval: cfg.DueDateScanInterval, Mailer: mailer, Logger: logger, LLM: provider})
 	if err != nil {
 		return err
 	}
 	if err := riverClient.Start(ctx); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
-	logger.Info("worker started", "concurrency", cfg.WorkerConcurrency)
+	logger.Info("worker started", "concurrency", cfg.WorkerConcurrency, "llm", provider.Name())
 	<-ctx.Done()
 	logger.Info("worker stopping softly", "grace", cfg.ShutdownGracePeriod)
 	softCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGracePeriod)

@@ -95,28 +95,6 @@ func (q *Queries) ChecklistIDsByCard(ctx context.Context, cardID string) ([]stri
 	return items, nil
 }
 
-const checklistInsert = `-- name: ChecklistInsert :exec
-INSERT INTO checklist_items (id, card_id, title, position) VALUES ($1, $2, $3, $4)
-`
-
-type ChecklistInsertParams struct {
-	ID       string
-	CardID   string
-	Title    string
-	Position int32
-}
-
-// ChecklistInsert adds an item at a position; the caller holds the card's lock.
-func (q *Queries) ChecklistInsert(ctx context.Context, arg ChecklistInsertParams) error {
-	_, err := q.db.Exec(ctx, checklistInsert,
-		arg.ID,
-		arg.CardID,
-		arg.Title,
-		arg.Position,
-	)
-	return err
-}
-
 const checklistOpenCount = `-- name: ChecklistOpenCount :one
 SELECT count(*)::int FROM checklist_items WHERE card_id = $1 AND NOT done
 `

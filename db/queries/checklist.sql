@@ -5,10 +5,6 @@ UPDATE cards SET updated_at = now() WHERE id = @id;
 -- name: ChecklistCountByCard :one
 SELECT count(*)::int FROM checklist_items WHERE card_id = @card_id;
 
--- name: ChecklistInsert :exec
--- ChecklistInsert adds an item at a position; the caller holds the card's lock.
-INSERT INTO checklist_items (id, card_id, title, position) VALUES (@id, @card_id, @title, @position);
-
 -- name: ChecklistGet :one
 SELECT * FROM checklist_items WHERE id = @id AND card_id = @card_id;
 

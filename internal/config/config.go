@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pilot-dev/pilot/llm"
 )
 
 // Environments the service knows.
@@ -48,6 +50,9 @@ type Config struct {
 	S3Bucket, S3Endpoint, S3Region, S3Prefix string
 	S3AccessKeyID, S3SecretAccessKey         string
 	S3PathStyle                              bool
+	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
+	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
+	LLM llm.Config
 }
 
 // Production reports whether the service runs with production defaults.
@@ -99,6 +104,11 @@ func load(getenv func(string) string) (*Config, error) {
 		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
 		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
 		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
+		LLM: llm.Config{
+			BaseURL: strings.TrimSpace(get("LLM_BASE_URL", "")),
+			APIKey:  get("LLM_API_KEY", ""),
+			Model:   strings.TrimSpace(get("LLM_MODEL", "")),
+		},
 	}
 	c.Port = atoi("PORT", "8080")
 	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
@@ -185,6 +195,9 @@ func (c *Config) validate() []error {
 		if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
 			errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
 		}
+	}
+	if err := c.LLM.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

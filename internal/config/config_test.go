@@ -154,3 +154,21 @@ func TestParseDuration(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+func TestLoadLLM(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.Empty(t, c.LLM.APIKey, "no key: the offline planner")
+
+	c, err = load(env(base(map[string]string{"LLM_BASE_URL": "http://localhost:11434/v1", "LLM_API_KEY": "k", "LLM_MODEL": "llama3"})))
+	require.NoError(t, err)
+	require.Equal(t, "http://localhost:11434/v1", c.LLM.BaseURL)
+	require.Equal(t, "k", c.LLM.APIKey)
+	require.Equal(t, "llama3", c.LLM.Model)
+
+	_, err = load(env(base(map[string]string{"LLM_BASE_URL": "ftp://models.example"})))
+	require.ErrorContains(t, err, "LLM_BASE_URL")
+	_, err = load(env(base(map[string]string{"LLM_BASE_URL": "not a url"})))
+	require.ErrorContains(t, err, "LLM_BASE_URL")
+}

@@ -1,0 +1,162 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// wsOf is the path of u's personal workspace.
+func wsOf(u user) string { return "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsSlug }
+
+// agent creates an agent in u's personal workspace; body fields override the defaults.
+func (e *testEnv) agent(u user, slug string, body map[string]any) map[string]any {
+	e.t.Helper()
+	b := map[string]any{"name": "Agent " + slug, "slug": slug}
+	for k, v := range body {
+		b[k] = v
+	}
+	r := e.do("POST", wsOf(u)+"/agents", u.Token, b)
+	requireStatus(e.t, r, http.StatusCreated)
+	return r.M(e.t)
+}
+
+func TestAgentCRUDAndServiceUser(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, _, _ := e.team()
+	ws := wsOf(owner)
+
+	a := e.agent(owner, "planner", map[string]any{"description": "Plans cards"})
+	require.Equal(t, "planner", a["slug"])
+	require.Equal(t, "supervised", a["autonomyMode"])
+	require.Equal(t, []any{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"}, a["tools"])
+	require.Equal(t, false, a["mcpOnly"])
+	require.Equal(t, map[string]any{"maxSteps": float64(10), "maxActionsPerMission": float64(20), "maxMissionsPerHour": float64(30)}, a["limits"])
+	userID := a["userId"].(string)
+
+	// The service user: is_service, cannot log in, a workspace member (member, viewer).
+	var email string
+	var isService bool
+	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT email, is_service FROM users WHERE id = $1`, userID).Scan(&email, &isService))
+	require.True(t, isService)
+	require.True(t, strings.HasPrefix(email, "agent-planner-") && strings.HasSuffix(email, "@agents.pilot.invalid"), email)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM workspace_members WHERE user_id = $1 AND role = 'member' AND pilotage_role = 'viewer'`, userID))
+	requireStatus(t, e.do("POST", "/auth/login", "", map[string]any{"email": email, "password": "!service-account-no-login"}), http.StatusUnauthorized)
+
+	// Members read; only admins write.
+	r := e.do("GET", ws+"/agents", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.L(t), 1)
+	r = e.do("GET", ws+"/agents/"+a["id"].(string), member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, userID, r.M(t)["userId"])
+	requireStatus(t, e.do("POST", ws+"/agents", member.Token, map[string]any{"name": "x", "slug": "xx"}), http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+a["id"].(string), member.Token, map[string]any{"name": "y"}), http.StatusForbidden)
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), member.Token, nil), http.StatusForbidden)
+
+	// Patch: partial limits, tools, autonomy.
+	r = e.do("PATCH", ws+"/agents/"+a["id"].(string), owner.Token, map[string]any{"autonomyMode": "autonomous",
+		"tools": []string{"add_comment", "add_comment"}, "limits": map[string]any{"maxSteps": 3}})
+	requireStatus(t, r, http.StatusOK)
+	p := r.M(t)
+	require.Equal(t, "autonomous", p["autonomyMode"])
+	require.Equal(t, []any{"add_comment"}, p["tools"])
+	require.Equal(t, map[string]any{"maxSteps": float64(3), "maxActionsPerMission": float64(20), "maxMissionsPerHour": float64(30)}, p["limits"])
+	require.Equal(t, "Plans cards", p["description"])
+
+	// Slug unique per workspace, on create and on rename.
+	requireStatus(t, e.do("POST", ws+"/agents", owner.Token, map[string]any{"name": "Again", "slug": "planner"}), http.StatusConflict)
+	other := e.agent(owner, "writer", nil)
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+other["id"].(string), owner.Token, map[string]any{"slug": "planner"}), http.StatusConflict)
+	// Another workspace may reuse it.
+	e.agent(member, "planner", nil)
+
+	// Delete: gone, and its user leaves the workspace.
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM workspace_members WHERE user_id = $1`, userID))
+
+	// Another workspace's agent is not found.
+	theirs := e.do("GET", wsOf(member)+"/agents", member.Token, nil).L(t)[0]["id"].(string)
+	requireStatus(t, e.do("GET", ws+"/agents/"+theirs, owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", ws+"/agents/not-a-uuid", owner.Token, nil), http.StatusNotFound)
+}
+
+func TestAgentValidation(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner := e.register("owner@example.com")
+	ws := wsOf(owner)
+	long := func(n int) string { return strings.Repeat("a", n) }
+	bad := []map[string]any{
+		{"slug": "ok-slug"},                    // name missing
+		{"name": "", "slug": "ok-slug"},        // name empty
+		{"name": "  ", "slug": "ok-slug"},      // name blank
+		{"name": long(101), "slug": "ok-slug"}, // name too long
+		{"name": "n"},                          // slug missing
+		{"name": "n", "slug": "a"},             // slug too short
+		{"name": "n", "slug": long(61)},        // slug too long
+		{"name": "n", "slug": "Upper"},         // slug not lowercase
+		{"name": "n", "slug": "a_b"},           // slug with underscore
+		{"name": "n", "slug": "-ab"},           // slug starting with a hyphen
+		{"name": "n", "slug": "ok-slug", "description": long(2001)},
+		{"name": "n", "slug": "ok-slug", "autonomyMode": "reckless"},
+		{"name": "n", "slug": "ok-slug", "tools": []string{"delete_everything"}},
+		{"name": "n", "slug": "ok-slug", "tools": "add_comment"},
+		{"name": "n", "slug": "ok-slug", "mcpOnly": "yes"},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxSteps": 0}},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxSteps": 51}},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxActionsPerMission": 0}},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxActionsPerMission": 201}},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxMissionsPerHour": 0}},
+		{"name": "n", "slug": "ok-slug", "limits": map[string]any{"maxMissionsPerHour": 1001}},
+	}
+	for _, b := range bad {
+		requireStatus(t, e.do("POST", ws+"/agents", owner.Token, b), http.StatusBadRequest)
+	}
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM agents`))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM users WHERE is_service`))
+
+	// The extremes pass.
+	a := e.agent(owner, long(60), map[string]any{"name": long(100), "description": long(2000), "autonomyMode": "approval", "tools": []string{},
+		"mcpOnly": true, "limits": map[string]any{"maxSteps": 50, "maxActionsPerMission": 200, "maxMissionsPerHour": 1000}})
+	require.Equal(t, []any{}, a["tools"])
+	require.Equal(t, true, a["mcpOnly"])
+	e.agent(owner, "ab", map[string]any{"limits": map[string]any{"maxSteps": 1, "maxActionsPerMission": 1, "maxMissionsPerHour": 1}})
+
+	id := a["id"].(string)
+	for _, b := range []map[string]any{{"name": ""}, {"slug": "NO"}, {"tools": []string{"nope"}}, {"limits": map[string]any{"maxSteps": 99}}, {"autonomyMode": "x"}} {
+		requireStatus(t, e.do("PATCH", ws+"/agents/"+id, owner.Token, b), http.StatusBadRequest)
+	}
+}
+
+func TestSkills(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, _, _ := e.team()
+	ws := wsOf(owner)
+	r := e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage", "description": "d", "instructions": "Be brief."})
+	requireStatus(t, r, http.StatusCreated)
+	sk := r.M(t)
+	require.Equal(t, "Be brief.", sk["instructions"])
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": ""}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": strings.Repeat("n", 101)}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "big", "instructions": strings.Repeat("i", 20001)}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/skills", member.Token, map[string]any{"name": "mine"}), http.StatusForbidden)
+	r = e.do("GET", ws+"/skills", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, r.L(t), 1)
+
+	a := e.agent(owner, "helper", nil)
+	path := ws + "/agents/" + a["id"].(string) + "/skills/" + sk["id"].(string)
+	requireStatus(t, e.do("POST", path, owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", path, owner.Token, nil), http.StatusOK)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_skills`))
+	requireStatus(t, e.do("POST", path, member.Token, nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", ws+"/agents/"+a["id"].(string)+"/skills/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
+}

@@ -1,0 +1,436 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/r3labs/sse/v2"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/stream"
+	"github.com/pilot-dev/pilot/internal/stream/ssetest"
+)
+
+const streamWait = 5 * time.Second
+
+// streamServer is one api process: its own pool, relay and HTTP server.
+type streamServer struct {
+	*testEnv
+	url   string
+	relay *stream.Relay
+}
+
+// newStreamServer starts an api server on the database behind dbPool (a fresh one when nil), with its
+// own pool and relay, served over real HTTP.
+func newStreamServer(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config) *streamServer {
+	t.Helper()
+	if dbPool == nil {
+		dbPool = pgtest.Pool(t)
+	} else {
+		p, err := db.OpenPool(context.Background(), dbPool.Config().ConnString(), 10)
+		require.NoError(t, err)
+		t.Cleanup(p.Close)
+		dbPool = p
+	}
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
+	require.NoError(t, err)
+	store := db.NewStore(dbPool, riverClient)
+	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 50 * time.Millisecond
+	}
+	relay := stream.Start(context.Background(), store, cfg)
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		relay.Close() // ends the streams, so that Close does not wait for them
+		srv.Close()
+	})
+	<-relay.Listening()
+	return &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, url: srv.URL, relay: relay}
+}
+
+// newTestMission inserts an agent (with its service user) and a mission in u's personal workspace, as
+// the missions code does; it returns the mission id.
+func (e *testEnv) newTestMission(u user, status string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	var ws string
+	require.NoError(e.t, e.pool.QueryRow(ctx, `SELECT w.id FROM workspaces w JOIN organizations o ON o.id = w.organization_id
+		WHERE o.slug = $1 AND w.slug = $2`, u.OrgSlug, u.WsSlug).Scan(&ws))
+	svc, agent, mission := db.NewID(), db.NewID(), db.NewID()
+	_, err := e.pool.Exec(ctx, `INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, '!', true)`, svc, svc+"@agents.pilot.test")
+	require.NoError(e.t, err)
+	_, err = e.pool.Exec(ctx, `INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'Bot', $4, $5)`,
+		agent, ws, svc, "bot-"+agent[len(agent)-12:], u.ID)
+	require.NoError(e.t, err)
+	_, err = e.pool.Exec(ctx, `INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
+		VALUES ($1, $2, $3, 'agent', 'Tidy the backlog', $4, 10, $5)`, mission, ws, agent, status, u.ID)
+	require.NoError(e.t, err)
+	return mission
+}
+
+// emit appends an event as a worker does and returns its seq.
+func (e *testEnv) emit(mission, typ, status, msg string) int64 {
+	e.t.Helper()
+	row, err := e.store.AppendMissionEvent(context.Background(), mission, db.MissionEvent{Type: typ, Status: status, Message: msg,
+		Data: map[string]any{"msg": msg}})
+	require.NoError(e.t, err)
+	return row.Seq
+}
+
+func (s *streamServer) eventsURL(u user, mission string) string {
+	return s.url + "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsSlug + "/missions/" + mission + "/events"
+}
+
+func (s *streamServer) open(u user, mission string, header map[string]string) *ssetest.Stream {
+	s.t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + u.Token}
+	for k, v := range header {
+		h[k] = v
+	}
+	st := ssetest.Open(s.t, s.eventsURL(u, mission), h)
+	require.Equal(s.t, http.StatusOK, st.Resp.StatusCode)
+	require.Equal(s.t, "ok", st.Next(s.t, streamWait).Comment, "the stream starts with a comment at once")
+	return st
+}
+
+// requireEvent asserts the next event's id, name and data.
+func requireEvent(t *testing.T, st *ssetest.Stream, mission string, seq int64, typ, status, msg string) {
+	t.Helper()
+	f := st.NextEvent(t, streamWait)
+	require.Equal(t, strconv.FormatInt(seq, 10), f.ID, "frame %+v", f)
+	require.Equal(t, typ, f.Event)
+	var data struct {
+		MissionID string         `json:"missionId"`
+		Seq       int64          `json:"seq"`
+		Type      string         `json:"type"`
+		Status    string         `json:"status"`
+		Message   string         `json:"message"`
+		Data      map[string]any `json:"data"`
+		At        time.Time      `json:"at"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(f.Data), &data), f.Data)
+	require.Equal(t, mission, data.MissionID)
+	require.Equal(t, seq, data.Seq)
+	require.Equal(t, typ, data.Type)
+	require.Equal(t, status, data.Status)
+	require.Equal(t, msg, data.Message)
+	require.Equal(t, map[string]any{"msg": msg}, data.Data)
+	require.WithinDuration(t, time.Now(), data.At, time.Minute)
+}
+
+func TestMissionStreamLive(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	st := s.open(u, m, nil)
+	require.Equal(t, "text/event-stream", st.Resp.Header.Get("Content-Type"))
+	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"))
+	require.Equal(t, "no", st.Resp.Header.Get("X-Accel-Buffering"))
+
+	s.emit(m, "status", "running", "started")
+	s.emit(m, "step", "", "moved a card")
+	s.emit(m, "token", "", "multi\nline")
+	s.emit(m, "proposal", "awaiting_approval", "needs approval")
+	requireEvent(t, st, m, 1, "status", "running", "started")
+	requireEvent(t, st, m, 2, "step", "running", "moved a card")
+	requireEvent(t, st, m, 3, "token", "running", "multi\nline")
+	requireEvent(t, st, m, 4, "proposal", "awaiting_approval", "needs approval")
+	st.RequireEnd(t, streamWait) // awaiting approval ends the stream
+}
+
+func TestMissionStreamHeartbeat(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{Heartbeat: 50 * time.Millisecond})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "queued")
+	st := s.open(u, m, nil)
+	start := time.Now()
+	for range 3 {
+		require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment)
+	}
+	require.Less(t, time.Since(start), 2*time.Second)
+}
+
+func TestMissionStreamLastEventIDReplay(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	for i := 1; i <= 3; i++ {
+		s.emit(m, "step", "", "s"+strconv.Itoa(i))
+	}
+	st := s.open(u, m, nil)
+	requireEvent(t, st, m, 1, "step", "running", "s1")
+	requireEvent(t, st, m, 2, "step", "running", "s2")
+	requireEvent(t, st, m, 3, "step", "running", "s3")
+	st.Close()
+	// Missed while disconnected.
+	s.emit(m, "step", "", "s4")
+	s.emit(m, "token", "", "s5")
+
+	st = s.open(u, m, map[string]string{"Last-Event-ID": "3"})
+	requireEvent(t, st, m, 4, "step", "running", "s4")
+	requireEvent(t, st, m, 5, "token", "running", "s5")
+	s.emit(m, "step", "", "s6")
+	requireEvent(t, st, m, 6, "step", "running", "s6")
+	_, err := s.pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'failed' WHERE id = $1", m)
+	require.NoError(t, err)
+	s.emit(m, "done", "failed", "gave up")
+	requireEvent(t, st, m, 7, "done", "failed", "gave up")
+	st.RequireEnd(t, streamWait)
+
+	// A nonsense Last-Event-ID replays everything.
+	st = s.open(u, m, map[string]string{"Last-Event-ID": "bogus"})
+	for i := int64(1); i <= 7; i++ {
+		require.Equal(t, strconv.FormatInt(i, 10), st.NextEvent(t, streamWait).ID)
+	}
+	st.RequireEnd(t, streamWait)
+}
+
+func TestMissionStreamCompletedReplaysThenEnds(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	s.emit(m, "status", "running", "started")
+	s.emit(m, "step", "", "work")
+	s.emit(m, "done", "completed", "all done")
+	_, err := s.pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
+	require.NoError(t, err)
+
+	st := s.open(u, m, nil)
+	requireEvent(t, st, m, 1, "status", "running", "started")
+	requireEvent(t, st, m, 2, "step", "running", "work")
+	requireEvent(t, st, m, 3, "done", "completed", "all done")
+	st.RequireEnd(t, streamWait)
+
+	// Re-attaching after the last event: nothing to replay, the stream ends at once.
+	st = s.open(u, m, map[string]string{"Last-Event-ID": "3"})
+	st.RequireEnd(t, streamWait)
+}
+
+// A client on api server B sees the events "a worker" commits, while server A serves others: each api
+// process relays from the database, nothing is shared in memory.
+func TestMissionStreamAcrossServers(t *testing.T) {
+	a := newStreamServer(t, nil, stream.Config{})
+	b := newStreamServer(t, a.pool, stream.Config{})
+	worker := db.NewStore(a.pool, nil) // a third process writing the events
+	u := a.register("ada@example.com")
+	m := a.newTestMission(u, "queued")
+
+	onB := b.open(u, m, nil)
+	onA := a.open(u, m, nil)
+	for i, typ := range []string{"status", "step", "token"} {
+		_, err := worker.AppendMissionEvent(context.Background(), m, db.MissionEvent{Type: typ, Status: "running", Message: typ,
+			Data: map[string]any{"msg": typ}})
+		require.NoError(t, err)
+		requireEvent(t, onB, m, int64(i+1), typ, "running", typ)
+		requireEvent(t, onA, m, int64(i+1), typ, "running", typ)
+	}
+}
+
+// A client that never reads does not stall the others: its subscription is dropped when its buffer
+// is full and its connection cut after the write timeout; the fast client gets every event.
+func TestMissionStreamSlowClient(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{Buffer: 8, WriteTimeout: time.Second})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+
+	// The slow client: a raw connection with a small receive buffer that never reads.
+	host := strings.TrimPrefix(s.url, "http://")
+	conn, err := net.Dial("tcp", host)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
+	path := strings.TrimPrefix(s.eventsURL(u, m), s.url)
+	_, err = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n", path, host, u.Token)
+	require.NoError(t, err)
+	status, err := bufio.NewReaderSize(conn, 16).ReadString('\n') // only the status line
+	require.NoError(t, err)
+	require.Contains(t, status, "200")
+
+	fast := s.open(u, m, nil)
+	const n = 200
+	big := strings.Repeat("x", 32*1024) // 6.4 MB in all: more than the socket buffers hold
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= n; i++ {
+			if _, err := s.store.AppendMissionEvent(context.Background(), m, db.MissionEvent{Type: "token", Message: big}); err != nil {
+				t.Errorf("append: %v", err)
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 1; i <= n; i++ {
+		f := fast.NextEvent(t, time.Until(deadline))
+		require.Equal(t, strconv.Itoa(i), f.ID)
+	}
+	<-done
+}
+
+func TestMissionStreamAccess(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	ada := s.register("ada@example.com")
+	bob := s.register("bob@example.com")
+	adaMission := s.newTestMission(ada, "running")
+	bobMission := s.newTestMission(bob, "running")
+
+	get := func(url string, header map[string]string) (*http.Response, map[string]any) {
+		st := ssetest.Open(t, url, header)
+		var body map[string]any
+		if st.Resp.StatusCode != http.StatusOK {
+			require.Equal(t, "application/json", st.Resp.Header.Get("Content-Type"))
+			require.NoError(t, json.NewDecoder(st.Resp.Body).Decode(&body))
+		}
+		return st.Resp, body
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	requireErr := func(resp *http.Response, body map[string]any, code int) {
+		t.Helper()
+		require.Equal(t, code, resp.StatusCode, "%v", body)
+		require.Equal(t, float64(code), body["statusCode"])
+		require.Equal(t, http.StatusText(code), body["error"])
+		require.NotEmpty(t, body["message"])
+	}
+
+	resp, body := get(s.eventsURL(ada, db.NewID()), bearer(ada.Token))
+	requireErr(resp, body, http.StatusNotFound)
+	resp, body = get(s.eventsURL(ada, "not-a-uuid"), bearer(ada.Token))
+	requireErr(resp, body, http.StatusNotFound)
+	// Bob's mission through Ada's workspace.
+	resp, body = get(s.eventsURL(ada, bobMission), bearer(ada.Token))
+	requireErr(resp, body, http.StatusNotFound)
+	// Ada's mission through Bob's workspace, as Ada: not a member there.
+	resp, body = get(s.eventsURL(bob, adaMission), bearer(ada.Token))
+	requireErr(resp, body, http.StatusNotFound)
+	resp, body = get(s.eventsURL(ada, adaMission), nil)
+	requireErr(resp, body, http.StatusUnauthorized)
+	resp, body = get(s.eventsURL(ada, adaMission), bearer("garbage"))
+	requireErr(resp, body, http.StatusUnauthorized)
+	// A personal access token needs projects:read.
+	resp, body = get(s.eventsURL(ada, adaMission), bearer(s.pat(ada, []string{auth.ScopePilotageRead})))
+	requireErr(resp, body, http.StatusForbidden)
+	st := s.open(ada, adaMission, map[string]string{"Authorization": "Bearer " + s.pat(ada, []string{auth.ScopeProjectsRead})})
+	s.emit(adaMission, "step", "", "via token")
+	requireEvent(t, st, adaMission, 1, "step", "running", "via token")
+}
+
+// serveMissionStream takes Last-Event-ID from the header when its caller passes 0 (the card-mission
+// endpoint passes 0 on a fresh mission).
+func TestServeMissionStreamHeaderFallback(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	for i := 1; i <= 3; i++ {
+		s.emit(m, "step", "", strconv.Itoa(i))
+	}
+	srv := &Server{store: s.store, logger: slog.New(slog.DiscardHandler), opts: Options{Relay: s.relay}}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		last, _ := strconv.ParseInt(r.URL.Query().Get("last"), 10, 64)
+		srv.serveMissionStream(w, r, m, last)
+	}))
+	defer hs.Close()
+
+	st := ssetest.Open(t, hs.URL, map[string]string{"Last-Event-ID": "2"})
+	requireEvent(t, st, m, 3, "step", "running", "3")
+	st.Close()
+	st = ssetest.Open(t, hs.URL+"?last=1", map[string]string{"Last-Event-ID": "2"})
+	requireEvent(t, st, m, 2, "step", "running", "2")
+	st.Close()
+}
+
+// r3labs/sse's client reads the stream: ids, event names and data survive its parser, and the stream's
+// end (a terminal status) ends its subscription without a reconnect.
+func TestMissionStreamR3labsClient(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	s.emit(m, "status", "running", "started")
+
+	c := sse.NewClient(s.eventsURL(u, m))
+	c.Headers = map[string]string{"Authorization": "Bearer " + u.Token}
+	var got []*sse.Event
+	errc := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		errc <- c.SubscribeRawWithContext(ctx, func(ev *sse.Event) {
+			// r3labs hands comments (":ok", heartbeats) over as empty events carrying the last id.
+			if len(ev.Event) > 0 {
+				got = append(got, ev)
+			}
+		})
+	}()
+	time.Sleep(200 * time.Millisecond)
+	s.emit(m, "step", "", "worked")
+	_, err := s.pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
+	require.NoError(t, err)
+	s.emit(m, "done", "completed", "done")
+	select {
+	case err := <-errc:
+		require.NoError(t, err)
+	case <-ctx.Done():
+		t.Fatal("the r3labs client did not see the stream end")
+	}
+	require.Len(t, got, 3)
+	for i, want := range []string{"status", "step", "done"} {
+		require.Equal(t, strconv.Itoa(i+1), string(got[i].ID))
+		require.Equal(t, want, string(got[i].Event))
+		var data map[string]any
+		require.NoError(t, json.Unmarshal(got[i].Data, &data))
+		require.Equal(t, want, data["type"])
+	}
+}
+
+// Every goroutine of a stream ends when its client goes away.
+func TestMissionStreamNoGoroutineLeak(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{Heartbeat: 20 * time.Millisecond})
+	u := s.register("ada@example.com")
+	m := s.newTestMission(u, "running")
+	// Warm up: the relay's goroutines and the pool's connections exist before the baseline.
+	st := s.open(u, m, nil)
+	st.Close()
+	http.DefaultClient.CloseIdleConnections()
+	time.Sleep(100 * time.Millisecond)
+	base := runtime.NumGoroutine()
+
+	var streams []*ssetest.Stream
+	for range 50 {
+		streams = append(streams, s.open(u, m, nil))
+	}
+	require.Greater(t, runtime.NumGoroutine(), base+50)
+	s.emit(m, "step", "", "x")
+	for _, st := range streams {
+		require.Equal(t, "1", st.NextEvent(t, streamWait).ID)
+		st.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
+	// (not require.Eventually: it checks from goroutines of its own)
+	for deadline := time.Now().Add(streamWait); runtime.NumGoroutine() > base; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Autonomy modes of an agent.
+const (
+	AutonomyAutonomous = "autonomous"
+	AutonomySupervised = "supervised"
+	AutonomyApproval   = "approval"
+)
+
+// AgentEmailDomain is the domain of agents' service-user e-mail addresses (a reserved .invalid name:
+// nothing is ever delivered there).
+const AgentEmailDomain = "agents.pilot.invalid"
+
+// AgentConfig is an agent's configuration, as created or after a patch. The api validates ranges and
+// tool names; the store keeps them.
+type AgentConfig struct {
+	Name, Slug, Description, AutonomyMode string
+	Tools                                 []string
+	McpOnly                               bool
+	MaxSteps, MaxActionsPerMission        int32
+	MaxMissionsPerHour                    int32
+}
+
+func agentConfigOf(a dbsqlc.Agent) AgentConfig {
+	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: a.Tools,
+		McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission, MaxMissionsPerHour: a.MaxMissionsPerHour}
+}
+
+// CreateAgent creates an agent with its service user (is_service, a password hash nothing verifies
+// against) and makes that user a workspace member (member, pilotage viewer), so the agent can be an
+// assignee and the author of its changes, in one transaction. A slug taken in the workspace is a
+// conflict.
+func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in AgentConfig) (dbsqlc.Agent, error) {
+	var out dbsqlc.Agent
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		userID := NewID()
+		short := make([]byte, 4)
+		_, _ = rand.Read(short)
+		email := fmt.Sprintf("agent-%s-%s@%s", in.Slug, hex.EncodeToString(short), AgentEmailDomain)
+		if err := q.ServiceUserInsert(ctx, dbsqlc.ServiceUserInsertParams{ID: userID, Email: email, Name: in.Name,
+			PasswordHash: "!service-account-no-login"}); err != nil {
+			return fmt.Errorf("insert service user: %w", err)
+		}
+		if err := q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: workspaceID, UserID: userID,
+			Role: "member", PilotageRole: "viewer"}); err != nil {
+			return fmt.Errorf("add agent to workspace: %w", err)
+		}
+		var err error
+		out, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
+			Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools, McpOnly: in.McpOnly,
+			MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission, MaxMissionsPerHour: in.MaxMissionsPerHour,
+			CreatedBy: actorID})
+		if IsUniqueViolation(err, "") {
+			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
+		}
+		if err != nil {
+			return fmt.Errorf("insert agent: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Agents lists a workspace's agents by creation.
+func (s *Store) Agents(ctx context.Context, workspaceID string) ([]dbsqlc.Agent, error) {
+	rows, err := s.q.AgentList(ctx, workspaceID)
+	return rows, translate(err, "list agents")
+}
+
+// Agent reads one agent of a workspace.
+func (s *Store) Agent(ctx context.Context, workspaceID, agentID string) (dbsqlc.Agent, error) {
+	a, err := s.q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
+	if isNotFound(err) || isInvalidText(err) {
+		return a, notFound("agent not found")
+	}
+	return a, translate(err, "get agent")
+}
+
+// UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks
+// the merged result (nil: no check). A slug taken in the workspace is a conflict.
+func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (dbsqlc.Agent, error) {
+	var out dbsqlc.Agent
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: agentID, WorkspaceID: workspaceID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("agent not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock agent: %w", err)
+		}
+		next := update(agentConfigOf(cur))
+		if validate != nil {
+			if err := validate(next); err != nil {
+				return err
+			}
+		}
+		out, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
+			AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly, MaxSteps: next.MaxSteps,
+			MaxActionsPerMission: next.MaxActionsPerMission, MaxMissionsPerHour: next.MaxMissionsPerHour})
+		if IsUniqueViolation(err, "") {
+			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
+		}
+		if err != nil {
+			return fmt.Errorf("update agent: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeleteAgent deletes an agent (its missions go with it) and removes its service user from the
+// workspace. The user row stays: the cards and comments it wrote keep their author.
+func (s *Store) DeleteAgent(ctx context.Context, workspaceID, agentID string) error {
+	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		userID, err := q.AgentDelete(ctx, dbsqlc.AgentDeleteParams{ID: agentID, WorkspaceID: workspaceID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("agent not found")
+		}
+		if err != nil {
+			return fmt.Errorf("delete agent: %w", err)
+		}
+		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
+			return fmt.Errorf("remove agent member: %w", err)
+		}
+		return nil
+	})
+}
+
+// CreateSkill creates a workspace skill; a name taken in the workspace is a conflict.
+func (s *Store) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (dbsqlc.Skill, error) {
+	sk, err := s.q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
+		Instructions: instructions, CreatedBy: actorID})
+	if IsUniqueViolation(err, "") {
+		return sk, conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
+	}
+	return sk, translate(err, "insert skill")
+}
+
+// Skills lists a workspace's skills by name.
+func (s *Store) Skills(ctx context.Context, workspaceID string) ([]dbsqlc.Skill, error) {
+	rows, err := s.q.SkillList(ctx, workspaceID)
+	return rows, translate(err, "list skills")
+}
+
+// AssignSkill gives a skill to an agent of the same workspace; assigning it again changes nothing.
+func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (dbsqlc.Agent, error) {
+	var out dbsqlc.Agent
+	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
+		if isNotFound(err) || isInvalidText(err) {
+			return notFound("agent not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get agent: %w", err)
+		}
+		if _, err := q.SkillGet(ctx, dbsqlc.SkillGetParams{ID: skillID, WorkspaceID: workspaceID}); err != nil {
+			if isNotFound(err) || isInvalidText(err) {
+				return notFound("skill not found")
+			}
+			return fmt.Errorf("get skill: %w", err)
+		}
+		if err := q.AgentSkillAssign(ctx, dbsqlc.AgentSkillAssignParams{AgentID: agentID, SkillID: skillID}); err != nil {
+			return fmt.Errorf("assign skill: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AgentSkills lists the skills assigned to an agent.
+func (s *Store) AgentSkills(ctx context.Context, agentID string) ([]dbsqlc.Skill, error) {
+	rows, err := s.q.SkillsByAgent(ctx, agentID)
+	return rows, translate(err, "list agent skills")
+}

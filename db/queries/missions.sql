@@ -1,0 +1,95 @@
+-- name: MissionInsert :one
+INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
+VALUES (@id, @workspace_id, @agent_id, @project_id, @card_id, @source, @objective, @max_steps, @created_by)
+RETURNING *;
+
+-- name: MissionSetJob :exec
+UPDATE agent_missions SET job_id = @job_id WHERE id = @id;
+
+-- name: MissionCountSince :one
+SELECT count(*)::int FROM agent_missions WHERE agent_id = @agent_id AND created_at > @since;
+
+-- name: MissionGet :one
+SELECT * FROM agent_missions WHERE id = @id AND workspace_id = @workspace_id;
+
+-- name: MissionGetByID :one
+SELECT * FROM agent_missions WHERE id = @id;
+
+-- name: MissionGetForUpdate :one
+SELECT * FROM agent_missions WHERE id = @id FOR UPDATE;
+
+-- name: MissionListByAgent :many
+SELECT * FROM agent_missions WHERE agent_id = @agent_id ORDER BY created_at DESC, id DESC LIMIT @lim;
+
+-- name: MissionStart :one
+-- MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
+UPDATE agent_missions SET status = 'running', started_at = now()
+WHERE id = @id AND status = 'queued'
+RETURNING *;
+
+-- name: MissionSetSteps :execrows
+-- MissionSetSteps records how many model turns ran; no row means the mission is no longer running.
+UPDATE agent_missions SET steps = greatest(steps, @steps::int) WHERE id = @id AND status = 'running';
+
+-- name: MissionAddAction :exec
+UPDATE agent_missions SET actions = actions + 1 WHERE id = @id;
+
+-- name: MissionFinish :one
+UPDATE agent_missions
+SET status = @status, error = @error,
+    finished_at = CASE WHEN @status::text IN ('completed', 'failed') THEN now() ELSE finished_at END
+WHERE id = @id AND status = 'running'
+RETURNING *;
+
+-- name: MissionCancel :one
+UPDATE agent_missions
+SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
+WHERE id = @id AND workspace_id = @workspace_id AND status IN ('queued', 'running', 'awaiting_approval')
+RETURNING *;
+
+-- name: MissionCompleteIfSettled :one
+-- MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
+UPDATE agent_missions m SET status = 'completed', finished_at = now()
+WHERE m.id = @id AND m.status = 'awaiting_approval'
+  AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
+RETURNING *;
+
+-- name: MissionStepGet :one
+SELECT * FROM mission_steps WHERE mission_id = @mission_id AND step_key = @step_key;
+
+-- name: MissionStepInsert :execrows
+INSERT INTO mission_steps (mission_id, step_key, seq, tool, args, outcome, result)
+VALUES (@mission_id, @step_key, (SELECT count(*)::int + 1 FROM mission_steps s WHERE s.mission_id = @mission_id), @tool, @args, @outcome, @result)
+ON CONFLICT (mission_id, step_key) DO NOTHING;
+
+-- name: MissionStepList :many
+SELECT * FROM mission_steps WHERE mission_id = @mission_id ORDER BY seq;
+
+-- name: ProposalInsert :one
+INSERT INTO agent_proposals (id, mission_id, workspace_id, step_key, tool, args, explanation)
+VALUES (@id, @mission_id, @workspace_id, @step_key, @tool, @args, @explanation)
+RETURNING *;
+
+-- name: ProposalGet :one
+SELECT * FROM agent_proposals WHERE id = @id AND workspace_id = @workspace_id;
+
+-- name: ProposalDecide :one
+UPDATE agent_proposals SET status = @status, reason = @reason, decided_by = @decided_by, decided_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
+
+-- name: ProposalsRejectPending :exec
+UPDATE agent_proposals SET status = 'rejected', reason = @reason, decided_by = @decided_by, decided_at = now()
+WHERE mission_id = @mission_id AND status = 'pending';
+
+-- name: ProposalListByMission :many
+SELECT * FROM agent_proposals WHERE mission_id = @mission_id ORDER BY created_at, id;
+
+-- name: ProposalListPending :many
+SELECT * FROM agent_proposals WHERE workspace_id = @workspace_id AND status = 'pending' ORDER BY created_at, id LIMIT @lim;
+
+-- name: ProposalPendingCount :one
+SELECT count(*)::int FROM agent_proposals WHERE mission_id = @mission_id AND status = 'pending';
+
+-- name: MissionColumnName :one
+SELECT name FROM columns WHERE id = @id;

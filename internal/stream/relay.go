@@ -1,0 +1,487 @@
+// Package stream relays mission events to server-sent event subscribers.
+//
+// Workers append events to mission_events and pg_notify(db.MissionEventsChannel, "<missionId>:<seq>") in
+// the same transaction. Every api process runs one Relay: a dedicated LISTEN connection (not a pool
+// connection) hears the notifications, and a dispatcher reads the new rows of the missions this
+// process has subscribers for (one batch query for all of them, never one per subscriber) and hands
+// them to each subscriber's bounded buffer without ever blocking: a subscriber whose buffer is full is
+// dropped (its channel closed, Err() == ErrSlow), so one slow client never stalls the others; it
+// reconnects with Last-Event-ID and replays from the table.
+//
+// After the LISTEN connection is lost, the relay reconnects with backoff and re-reads, for every
+// subscribed mission, the rows after the last one it dispatched: notifications missed while
+// disconnected lose nothing.
+//
+// r3labs/sse/v2 is not used for the fan-out: its per-stream goroutine sends to each subscriber's
+// 64-slot channel with a blocking send (TryPublish only keeps the publisher from blocking, the stream
+// still stalls on its slowest subscriber), and its replay is an in-memory log, not the table. The wire
+// format (id/event/data lines, comment heartbeats) is written here; the tests read the stream with
+// r3labs' client.
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/dbsqlc"
+)
+
+// Errors a subscription ends with.
+var (
+	// ErrSlow: the subscriber's buffer was full; it was dropped so that others are not stalled.
+	ErrSlow = errors.New("stream: subscriber too slow, dropped")
+	// ErrClosed: the relay is closed (process shutting down).
+	ErrClosed = errors.New("stream: relay closed")
+)
+
+// Defaults of Config.
+const (
+	DefaultHeartbeat    = 15 * time.Second
+	DefaultBuffer       = 64
+	DefaultBatch        = 1000
+	DefaultWriteTimeout = 15 * time.Second
+)
+
+// Config configures a Relay. Zero values take the defaults.
+type Config struct {
+	// Heartbeat is the interval of the comment lines that keep idle streams open through proxies.
+	Heartbeat time.Duration
+	// Buffer is the number of events a subscriber may have pending before it is dropped.
+	Buffer int
+	// Batch is the row limit of one read of mission_events.
+	Batch int32
+	// WriteTimeout bounds one write to a client; a client that accepts nothing for that long is cut.
+	WriteTimeout time.Duration
+	// QueryTimeout bounds a stream's reads of the table (subscribe, replay, status).
+	QueryTimeout time.Duration
+	// ReconnectMin and ReconnectMax bound the LISTEN connection's reconnect backoff.
+	ReconnectMin, ReconnectMax time.Duration
+	Logger                     *slog.Logger
+}
+
+// Event is one mission event as streamed: the SSE data is its JSON.
+type Event struct {
+	MissionID string          `json:"missionId"`
+	Seq       int64           `json:"seq"`
+	Type      string          `json:"type"`
+	Status    string          `json:"status"`
+	Message   string          `json:"message"`
+	Data      json.RawMessage `json:"data"`
+	At        time.Time       `json:"at"`
+}
+
+// FromRow converts a mission_events row.
+func FromRow(r dbsqlc.MissionEvent) Event {
+	data := r.Data
+	if len(data) == 0 {
+		data = json.RawMessage("{}")
+	}
+	return Event{MissionID: r.MissionID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt}
+}
+
+// Relay fans mission events out to this process's subscribers.
+type Relay struct {
+	store *db.Store
+	cfg   Config
+	log   *slog.Logger
+
+	startOnce sync.Once
+	closeOnce sync.Once
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	wake      chan struct{}
+	listening chan struct{} // closed once the first LISTEN is active
+	pid       atomic.Uint32 // backend pid of the LISTEN connection (tests)
+	connects  atomic.Int64
+	reads     atomic.Int64 // batch reads of mission_events (tests)
+	delivered atomic.Int64
+
+	mu       sync.Mutex
+	closed   bool
+	missions map[string]*mission
+	pending  map[string]struct{}
+}
+
+type mission struct {
+	last int64 // highest seq dispatched
+	subs map[*Subscription]struct{}
+}
+
+// New builds a relay on the store's database. It does nothing until Start (or a first Subscribe, which
+// starts it with a background context; Close stops it either way).
+func New(store *db.Store, cfg Config) *Relay {
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultBuffer
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = DefaultBatch
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = 30 * time.Second
+	}
+	if cfg.ReconnectMin <= 0 {
+		cfg.ReconnectMin = 100 * time.Millisecond
+	}
+	if cfg.ReconnectMax <= 0 {
+		cfg.ReconnectMax = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Relay{store: store, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), listening: make(chan struct{}),
+		missions: map[string]*mission{}, pending: map[string]struct{}{}}
+}
+
+// Start starts the relay (idempotent); it stops when ctx ends or on Close.
+func Start(ctx context.Context, store *db.Store, cfg Config) *Relay {
+	r := New(store, cfg)
+	r.Start(ctx)
+	return r
+}
+
+// Start runs the LISTEN connection and the dispatcher until ctx ends or Close. Later calls do nothing.
+func (r *Relay) Start(ctx context.Context) {
+	r.startOnce.Do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.closed {
+			return
+		}
+		r.ctx, r.cancel = context.WithCancel(ctx)
+		r.wg.Add(3)
+		go r.listen()
+		go r.dispatch()
+		go func() { // a cancelled parent closes the relay, ending every stream
+			defer r.wg.Done()
+			<-r.ctx.Done()
+			r.shutdown()
+		}()
+	})
+}
+
+// Heartbeat is the configured heartbeat interval.
+func (r *Relay) Heartbeat() time.Duration { return r.cfg.Heartbeat }
+
+// Listening is closed once the LISTEN connection is first active.
+func (r *Relay) Listening() <-chan struct{} { return r.listening }
+
+// Close stops the relay and ends every subscription with ErrClosed. It waits for the relay's goroutines.
+func (r *Relay) Close() {
+	r.shutdown()
+	r.wg.Wait()
+}
+
+func (r *Relay) shutdown() {
+	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		cancel := r.cancel
+		for id, m := range r.missions {
+			for sub := range m.subs {
+				sub.end(ErrClosed)
+			}
+			delete(r.missions, id)
+		}
+		r.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	})
+}
+
+// Subscription receives the live events of one mission, in seq order, from the first one dispatched
+// after it was made. C is closed when the subscription ends; Err says why.
+type Subscription struct {
+	C         <-chan *Event
+	ch        chan *Event
+	relay     *Relay
+	missionID string
+	done      bool // guarded by relay.mu
+	err       atomic.Pointer[error]
+}
+
+// Err is nil while the subscription runs or after Close; ErrSlow or ErrClosed when the relay ended it.
+func (s *Subscription) Err() error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// end closes the channel; relay.mu is held.
+func (s *Subscription) end(err error) {
+	if s.done {
+		return
+	}
+	s.done = true
+	if err != nil {
+		s.err.Store(&err)
+	}
+	close(s.ch)
+}
+
+// Close unsubscribes. It is idempotent and safe after the relay ended the subscription.
+func (s *Subscription) Close() {
+	r := s.relay
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s.end(nil)
+	if m := r.missions[s.missionID]; m != nil {
+		delete(m.subs, s)
+		if len(m.subs) == 0 {
+			delete(r.missions, s.missionID)
+		}
+	}
+}
+
+// Subscribe starts receiving a mission's live events. Events committed before Subscribe returns may or
+// may not be delivered: the caller replays from the table after subscribing and drops seqs it has
+// already written.
+func (r *Relay) Subscribe(ctx context.Context, missionID string) (*Subscription, error) {
+	r.Start(context.Background())
+	r.mu.Lock()
+	m, closed := r.missions[missionID], r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	var base int64
+	if m == nil {
+		// The first local subscriber of the mission: live delivery starts after the last committed
+		// event. An event committed between this read and the registration below is in the table
+		// before the caller replays, so nothing falls between replay and live.
+		var err error
+		if base, err = r.store.MissionEventsLastSeq(ctx, missionID); err != nil {
+			return nil, err
+		}
+	}
+	ch := make(chan *Event, r.cfg.Buffer)
+	sub := &Subscription{C: ch, ch: ch, relay: r, missionID: missionID}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if m = r.missions[missionID]; m == nil {
+		m = &mission{last: base, subs: map[*Subscription]struct{}{}}
+		r.missions[missionID] = m
+	}
+	m.subs[sub] = struct{}{}
+	return sub, nil
+}
+
+// subscribers counts this process's subscriptions (tests, metrics).
+func (r *Relay) subscribers() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, m := range r.missions {
+		n += len(m.subs)
+	}
+	return n
+}
+
+func (r *Relay) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// notified records a notification payload "<missionId>:<seq>" for a mission with local subscribers.
+func (r *Relay) notified(payload string) {
+	id, seqText, ok := strings.Cut(payload, ":")
+	if !ok {
+		return
+	}
+	seq, err := strconv.ParseInt(seqText, 10, 64)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	m := r.missions[id]
+	if m == nil || seq <= m.last {
+		r.mu.Unlock()
+		return
+	}
+	r.pending[id] = struct{}{}
+	r.mu.Unlock()
+	r.signal()
+}
+
+// markAll makes the dispatcher re-read every subscribed mission (after a (re)connect).
+func (r *Relay) markAll() {
+	r.mu.Lock()
+	for id := range r.missions {
+		r.pending[id] = struct{}{}
+	}
+	r.mu.Unlock()
+	r.signal()
+}
+
+// listen keeps one LISTEN connection open, reconnecting with backoff.
+func (r *Relay) listen() {
+	defer r.wg.Done()
+	ctx := r.ctx
+	backoff := r.cfg.ReconnectMin
+	first := true
+	for ctx.Err() == nil {
+		err := r.listenOnce(ctx, func() {
+			backoff = r.cfg.ReconnectMin
+			if first {
+				first = false
+				close(r.listening)
+			}
+			// Whatever was committed while we were not listening is read from the table.
+			r.markAll()
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Warn("mission events listener lost; reconnecting", "error", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, r.cfg.ReconnectMax)
+	}
+}
+
+func (r *Relay) listenOnce(ctx context.Context, connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, r.store.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{db.MissionEventsChannel}.Sanitize()); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	r.pid.Store(conn.PgConn().PID())
+	r.connects.Add(1)
+	connected()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return fmt.Errorf("wait for notification: %w", err)
+		}
+		r.notified(n.Payload)
+	}
+}
+
+// dispatch reads the new rows of pending missions in batches and fans them out.
+func (r *Relay) dispatch() {
+	defer r.wg.Done()
+	ctx := r.ctx
+	retry := r.cfg.ReconnectMin
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		}
+		for {
+			more, err := r.dispatchOnce(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				r.log.Warn("read mission events", "error", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(retry):
+				}
+				retry = min(retry*2, r.cfg.ReconnectMax)
+				continue
+			}
+			retry = r.cfg.ReconnectMin
+			if !more {
+				break
+			}
+		}
+	}
+}
+
+// dispatchOnce reads one batch for the pending missions; more says a full batch was read (or a read
+// failed) and the pending set is not yet drained.
+func (r *Relay) dispatchOnce(ctx context.Context) (more bool, err error) {
+	r.mu.Lock()
+	ids := make([]string, 0, len(r.pending))
+	afters := make([]int64, 0, len(r.pending))
+	for id := range r.pending {
+		if m := r.missions[id]; m != nil {
+			ids = append(ids, id)
+			afters = append(afters, m.last)
+		}
+	}
+	clear(r.pending)
+	r.mu.Unlock()
+	if len(ids) == 0 {
+		return false, nil
+	}
+	r.reads.Add(1)
+	rows, err := r.store.MissionEventsBatchAfter(ctx, ids, afters, r.cfg.Batch)
+	if err != nil {
+		r.mu.Lock()
+		for _, id := range ids {
+			r.pending[id] = struct{}{}
+		}
+		r.mu.Unlock()
+		return true, err
+	}
+	full := len(rows) == int(r.cfg.Batch)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, row := range rows {
+		m := r.missions[row.MissionID]
+		if m == nil || row.Seq <= m.last {
+			continue
+		}
+		m.last = row.Seq
+		ev := FromRow(row)
+		r.delivered.Add(1)
+		for sub := range m.subs {
+			select {
+			case sub.ch <- &ev:
+			default:
+				sub.end(ErrSlow)
+				delete(m.subs, sub)
+			}
+		}
+		if len(m.subs) == 0 {
+			delete(r.missions, row.MissionID)
+		}
+	}
+	if full {
+		// Missions cut by the limit keep going from their new last seq.
+		for _, id := range ids {
+			if r.missions[id] != nil {
+				r.pending[id] = struct{}{}
+			}
+		}
+	}
+	return full, nil
+}
