@@ -61,7 +61,7 @@ func (s *Server) serveMissionStream(w http.ResponseWriter, r *http.Request, miss
 	}
 	err := s.opts.Relay.Serve(w, r, missionID, lastEventID)
 	switch {
-	case err == nil, errors.Is(err, stream.ErrSlow), errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
+	case err == nil, errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
 	case errors.Is(err, stream.ErrNotStarted):
 		if errors.Is(err, stream.ErrClosed) {
 			writeError(w, http.StatusServiceUnavailable, "the server is shutting down")

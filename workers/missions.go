@@ -15,12 +15,12 @@ import (
 	"github.com/pilot-dev/pilot/llm"
 )
 
-// MissionTimeout bounds one attempt of a mission job. River's default (one minute) is far too short
+// DefaultMissionTimeout bounds one attempt of a mission job. River's default (one minute) is far too short
 // for an agent loop: each of up to 50 model turns may take up to llm.DefaultTimeout (60 s, retries
 // included). Ten minutes lets a normal mission finish in one attempt while still freeing the worker
 // slot from a model that hangs; a mission that runs out of time is retried and resumes, since every
 // recorded step is skipped on the next attempt.
-const MissionTimeout = 10 * time.Minute
+const DefaultMissionTimeout = 10 * time.Minute
 
 // Token batching: one `token` event per tokenBatchSize tokens or tokenFlushEvery, whichever comes
 // first, so the event log stays small while the stream still feels live.
@@ -39,8 +39,13 @@ type MissionWorker struct {
 // NewMissionWorker returns the mission worker (tests run its Work directly).
 func NewMissionWorker(deps Deps) *MissionWorker { return &MissionWorker{deps: deps} }
 
-// Timeout implements river.Worker: see MissionTimeout.
-func (w *MissionWorker) Timeout(*river.Job[jobs.MissionArgs]) time.Duration { return MissionTimeout }
+// Timeout implements river.Worker: see DefaultMissionTimeout (MISSION_TIMEOUT overrides it).
+func (w *MissionWorker) Timeout(*river.Job[jobs.MissionArgs]) time.Duration {
+	if w.deps.MissionTimeout > 0 {
+		return w.deps.MissionTimeout
+	}
+	return DefaultMissionTimeout
+}
 
 func (w *MissionWorker) provider() llm.Provider {
 	if w.deps.LLM != nil {

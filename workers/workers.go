@@ -27,6 +27,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// LLM runs agent missions' model turns (nil: the offline planner).
 	LLM llm.Provider
+	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
+	MissionTimeout time.Duration
 }
 
 // Register adds every worker to workers.
@@ -103,6 +105,11 @@ type Config struct {
 	Logger              *slog.Logger
 	// LLM runs agent missions (nil: the offline planner).
 	LLM llm.Provider
+	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
+	MissionTimeout time.Duration
+	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
+	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
+	RescueStuckJobsAfter time.Duration
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
@@ -114,10 +121,17 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		interval = time.Minute
 	}
 	interval = max(interval, time.Second) // River's ByPeriod uniqueness needs at least a second
+	// River wants the default job timeout no longer than the rescue window.
+	jobTimeout := time.Minute
+	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
+		jobTimeout = cfg.RescueStuckJobsAfter
+	}
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{
-		Logger:  cfg.Logger,
-		Queues:  Queues(cfg.Concurrency),
-		Workers: riverWorkers,
+		Logger:               cfg.Logger,
+		Queues:               Queues(cfg.Concurrency),
+		Workers:              riverWorkers,
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		JobTimeout:           jobTimeout,
 		// Only the elected leader enqueues periodic jobs; ByPeriod uniqueness keeps a leader change from
 		// enqueueing a period twice, and the scan claims each (card, due date) once in any case.
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(interval),
@@ -129,7 +143,8 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		return nil, nil, fmt.Errorf("river client: %w", err)
 	}
 	store := db.NewStore(dbPool, riverClient)
-	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM}); err != nil {
+	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
+		MissionTimeout: cfg.MissionTimeout}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil

@@ -40,6 +40,8 @@ type Config struct {
 	LoginRateLimit      int
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
+	MissionTimeout      time.Duration
+	WorkerRescueAfter   time.Duration
 	// AttachmentsDir is the directory attachment files are kept in (ATTACHMENTS_DIR, default
 	// .data/attachments) unless S3 is configured. It is created on the first upload.
 	AttachmentsDir string
@@ -119,6 +121,12 @@ func load(getenv func(string) string) (*Config, error) {
 	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
 		errs = append(errs, fmt.Errorf("JWT_EXPIRES_IN: %w", err))
 	}
+	if c.MissionTimeout, err = ParseDuration(get("MISSION_TIMEOUT", "10m")); err != nil {
+		errs = append(errs, fmt.Errorf("MISSION_TIMEOUT: %w", err))
+	}
+	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
+		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))
+	}
 	if c.DueDateScanInterval, err = ParseDuration(get("DUE_DATE_SCAN_INTERVAL", "1m")); err != nil {
 		errs = append(errs, fmt.Errorf("DUE_DATE_SCAN_INTERVAL: %w", err))
 	}
@@ -166,6 +174,12 @@ func (c *Config) validate() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.MissionTimeout < time.Second {
+		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
+	}
+	if c.WorkerRescueAfter < time.Second {
+		errs = append(errs, errors.New("WORKER_RESCUE_AFTER must be at least 1s"))
 	}
 	if c.DueDateScanInterval < time.Second {
 		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))

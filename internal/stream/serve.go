@@ -24,8 +24,8 @@ func Terminal(status string) bool {
 // `after` replayed from mission_events, then live ones, each once and in seq order; it returns after an
 // event with a terminal status (or right after the replay when the mission is already terminal), when
 // the client goes away or the relay closes (ErrClosed). A client that falls behind a burst catches up
-// from the table on the same connection. Heartbeat comments are written every Config.Heartbeat. The caller has
-// checked access to the mission.
+// from the table on the same connection. Heartbeat comments are written every Config.Heartbeat. The
+// caller has checked access to the mission.
 func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string, after int64) error {
 	ctx := req.Context()
 	// Subscribe before replaying: an event committed meanwhile is then in the replay, in the live
@@ -39,7 +39,6 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout}
