@@ -35,7 +35,7 @@ type CardOut struct {
 	ScopeID           *string         `json:"scopeId" nullable:"true"`
 	Title             string          `json:"title"`
 	Description       string          `json:"description"`
-	Order             int32           `json:"order" doc:"0-based place in the column"`
+	Order             int64           `json:"order" doc:"Position in the column: cards sort by it (ties, only from concurrent creates, by id)"`
 	Archived          bool            `json:"archived"`
 	Priority          string          `json:"priority" enum:"low,medium,high"`
 	StartDate         *time.Time      `json:"startDate" nullable:"true"`
@@ -54,7 +54,7 @@ type CardOut struct {
 
 func cardOut(c db.Card) CardOut {
 	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
-		Description: c.Description, Order: c.Order, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
+		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
 		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.Checklist, ChecklistProgress: c.ChecklistProgress,
 		Labels: c.Labels, CustomFields: c.CustomFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
 		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}

@@ -18,11 +18,10 @@ var Priorities = []string{"low", "medium", "high"}
 // MaxChecklistItems is the most checklist items a card may have (spec Part 8).
 const MaxChecklistItems = 100
 
-// Card is a card as every read shows it: its row, checklist, labels, custom values and rank in its
-// column.
+// Card is a card as every read shows it: its row, checklist, labels and custom values. Its order is its
+// position in the column (dense after any move; see docs/decisions.md).
 type Card struct {
 	dbsqlc.CardDetail
-	Order int32
 }
 
 // ChecklistItemInput is a checklist item given at card creation.
@@ -139,7 +138,7 @@ func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (C
 	if err != nil {
 		return Card{}, fmt.Errorf("get card: %w", err)
 	}
-	return Card{CardDetail: row.CardDetail, Order: row.Rank}, nil
+	return Card{CardDetail: row}, nil
 }
 
 // Card reads one card of a project.

@@ -255,7 +255,7 @@ func (s *Store) MissionCardSnapshot(ctx context.Context, m dbsqlc.AgentMission) 
 	if err != nil {
 		return nil, fmt.Errorf("get card: %w", err)
 	}
-	d := row.CardDetail
+	d := row
 	out := &MissionCard{ID: d.ID, Title: d.Title, Description: d.Description, Priority: d.Priority, DueDate: d.DueDate}
 	var items []struct {
 		Title string `json:"title"`

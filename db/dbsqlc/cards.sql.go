@@ -53,11 +53,7 @@ func (q *Queries) CardDelete(ctx context.Context, arg CardDeleteParams) (int64, 
 }
 
 const cardDetailGet = `-- name: CardDetailGet :one
-SELECT d.id, d.project_id, d.column_id, d.scope_id, d.title, d.description, d.position, d.archived, d.priority, d.start_date, d.due_date, d.assignee_id, d.comment_count, d.attachment_count, d.created_by, d.created_at, d.updated_at, d.checklist, d.checklist_progress, d.labels, d.custom_fields,
-       (SELECT count(*) FROM cards c2 WHERE c2.column_id = d.column_id
-          AND (c2.position, c2.id) < (d.position, d.id))::int AS rank
-FROM card_details d
-WHERE d.id = $1 AND d.project_id = $2
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, checklist, checklist_progress, labels, custom_fields FROM card_details d WHERE d.id = $1 AND d.project_id = $2
 `
 
 type CardDetailGetParams struct {
@@ -65,37 +61,31 @@ type CardDetailGetParams struct {
 	ProjectID string
 }
 
-type CardDetailGetRow struct {
-	CardDetail CardDetail
-	Rank       int32
-}
-
-func (q *Queries) CardDetailGet(ctx context.Context, arg CardDetailGetParams) (CardDetailGetRow, error) {
+func (q *Queries) CardDetailGet(ctx context.Context, arg CardDetailGetParams) (CardDetail, error) {
 	row := q.db.QueryRow(ctx, cardDetailGet, arg.ID, arg.ProjectID)
-	var i CardDetailGetRow
+	var i CardDetail
 	err := row.Scan(
-		&i.CardDetail.ID,
-		&i.CardDetail.ProjectID,
-		&i.CardDetail.ColumnID,
-		&i.CardDetail.ScopeID,
-		&i.CardDetail.Title,
-		&i.CardDetail.Description,
-		&i.CardDetail.Position,
-		&i.CardDetail.Archived,
-		&i.CardDetail.Priority,
-		&i.CardDetail.StartDate,
-		&i.CardDetail.DueDate,
-		&i.CardDetail.AssigneeID,
-		&i.CardDetail.CommentCount,
-		&i.CardDetail.AttachmentCount,
-		&i.CardDetail.CreatedBy,
-		&i.CardDetail.CreatedAt,
-		&i.CardDetail.UpdatedAt,
-		&i.CardDetail.Checklist,
-		&i.CardDetail.ChecklistProgress,
-		&i.CardDetail.Labels,
-		&i.CardDetail.CustomFields,
-		&i.Rank,
+		&i.ID,
+		&i.ProjectID,
+		&i.ColumnID,
+		&i.ScopeID,
+		&i.Title,
+		&i.Description,
+		&i.Position,
+		&i.Archived,
+		&i.Priority,
+		&i.StartDate,
+		&i.DueDate,
+		&i.AssigneeID,
+		&i.CommentCount,
+		&i.AttachmentCount,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Checklist,
+		&i.ChecklistProgress,
+		&i.Labels,
+		&i.CustomFields,
 	)
 	return i, err
 }
@@ -186,8 +176,9 @@ func (q *Queries) CardGetForUpdate(ctx context.Context, arg CardGetForUpdatePara
 }
 
 const cardInsert = `-- name: CardInsert :one
-INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by, position)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+        (SELECT coalesce(max(c.position) + 1, 0) FROM cards c WHERE c.column_id = $3))
 RETURNING id
 `
 
@@ -205,7 +196,9 @@ type CardInsertParams struct {
 	CreatedBy   string
 }
 
-// CardInsert creates a card at the end of its column; rank is its 0-based place there.
+// CardInsert creates a card at the end of its column: one past the column's highest position, found
+// through the (column_id, position) index. Concurrent creates may take the same position; the id breaks
+// the tie, so the order stays total and nobody waits for a lock.
 func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (string, error) {
 	row := q.db.QueryRow(ctx, cardInsert,
 		arg.ID,
@@ -226,28 +219,26 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (string,
 }
 
 const cardListFast = `-- name: CardListFast :many
-WITH pc AS (SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at FROM cards WHERE cards.project_id = $1),
-cl AS (SELECT i.card_id,
-              json_agg(json_build_object('_id', i.id, 'id', i.id, 'title', i.title, 'done', i.done, 'order', i.position)
-                       ORDER BY i.position, i.id) AS items,
-              (100 * count(*) FILTER (WHERE i.done) / count(*))::int AS progress
-       FROM checklist_items i JOIN pc ON pc.id = i.card_id GROUP BY i.card_id),
-lb AS (SELECT x.card_id, json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name, l.id) AS labels
-       FROM card_labels x JOIN pc ON pc.id = x.card_id JOIN labels l ON l.id = x.label_id GROUP BY x.card_id),
-cf AS (SELECT v.card_id, json_object_agg(v.field_id, v.value) AS fields
-       FROM card_custom_values v JOIN pc ON pc.id = v.card_id GROUP BY v.card_id)
-SELECT pc.id, pc.project_id, pc.column_id, pc.scope_id, pc.title, pc.description, pc.archived, pc.priority,
-       pc.start_date, pc.due_date, pc.assignee_id, pc.comment_count, pc.attachment_count, pc.created_by,
-       pc.created_at, pc.updated_at,
+SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.archived, c.priority,
+       c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by,
+       c.created_at, c.updated_at,
        coalesce(cl.items::text, '[]')::text AS checklist, coalesce(cl.progress, 0)::int AS checklist_progress,
        coalesce(lb.labels::text, '[]')::text AS labels, coalesce(cf.fields::text, '{}')::text AS custom_fields,
-       (rank() OVER (PARTITION BY pc.column_id ORDER BY pc.position, pc.id) - 1)::int AS rank
-FROM pc
-JOIN columns col ON col.id = pc.column_id
-LEFT JOIN cl ON cl.card_id = pc.id
-LEFT JOIN lb ON lb.card_id = pc.id
-LEFT JOIN cf ON cf.card_id = pc.id
-ORDER BY col.position, pc.position, pc.id
+       c.position
+FROM cards c
+JOIN columns col ON col.id = c.column_id
+LEFT JOIN LATERAL (
+    SELECT json_agg(json_build_object('_id', i.id, 'id', i.id, 'title', i.title, 'done', i.done, 'order', i.position)
+                    ORDER BY i.position, i.id) AS items,
+           (100 * count(*) FILTER (WHERE i.done) / nullif(count(*), 0))::int AS progress
+    FROM checklist_items i WHERE i.card_id = c.id) cl ON true
+LEFT JOIN LATERAL (
+    SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name, l.id) AS labels
+    FROM card_labels x JOIN labels l ON l.id = x.label_id WHERE x.card_id = c.id) lb ON true
+LEFT JOIN LATERAL (
+    SELECT json_object_agg(v.field_id, v.value) AS fields FROM card_custom_values v WHERE v.card_id = c.id) cf ON true
+WHERE c.project_id = $1
+ORDER BY col.position, c.position, c.id
 `
 
 type CardListFastRow struct {
@@ -271,11 +262,12 @@ type CardListFastRow struct {
 	ChecklistProgress int32
 	Labels            string
 	CustomFields      string
-	Rank              int32
+	Position          int64
 }
 
-// CardListFast is the card list in one set-based query: checklist, labels and custom values are
-// aggregated per card once for the whole project (not per card), as JSON text ready to send.
+// CardListFast is the card list in one query: each card's checklist, labels and custom values are
+// aggregated through its own index lookups (cost follows the project's size, never the table's), as
+// JSON text ready to send.
 func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardListFastRow, error) {
 	rows, err := q.db.Query(ctx, cardListFast, projectID)
 	if err != nil {
@@ -306,7 +298,7 @@ func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardLis
 			&i.ChecklistProgress,
 			&i.Labels,
 			&i.CustomFields,
-			&i.Rank,
+			&i.Position,
 		); err != nil {
 			return nil, err
 		}
