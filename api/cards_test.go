@@ -129,3 +129,54 @@ func TestCardListJSONMatchesCardOut(t *testing.T) {
 	}
 	require.Equal(t, tricky, cards[2]["title"])
 }
+
+// TestCardListStaysEqualToCardReadsThroughEveryPartChange changes every part a card list shows
+// (checklist, labels, custom values, label renames, cascading deletes) and checks after each that the
+// list (kept on the card row by triggers) still equals the single-card read (computed from the parts).
+func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Parts")
+	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "with parts",
+		"checklist": []map[string]any{{"title": "one"}, {"title": "two"}}})
+	requireStatus(t, r, http.StatusCreated)
+	card := prj + "/cards/" + r.M(t)["id"].(string)
+	items := r.M(t)["checklist"].([]any)
+	e.card(u, prj, cols[1], "bystander")
+
+	same := func(step string) {
+		t.Helper()
+		list := e.do("GET", prj+"/cards", u.Token, nil)
+		requireStatus(t, list, http.StatusOK)
+		for _, c := range list.L(t) {
+			one := e.do("GET", prj+"/cards/"+c["id"].(string), u.Token, nil)
+			require.Equal(t, one.M(t), c, "after %s", step)
+		}
+	}
+	same("create")
+	lr := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "bug", "color": "#ff0000"})
+	requireStatus(t, lr, http.StatusCreated)
+	label := lr.M(t)["id"].(string)
+	requireStatus(t, e.do("POST", card+"/labels/"+label, u.Token, nil), http.StatusOK)
+	same("label added")
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+label, u.Token, map[string]any{"name": "defect"}), http.StatusOK)
+	same("label renamed")
+	fr := e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "size", "type": "select", "options": []string{"S", "M"}})
+	requireStatus(t, fr, http.StatusCreated)
+	field := fr.M(t)["id"].(string)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{field: "M"}}), http.StatusOK)
+	same("custom value set")
+	requireStatus(t, e.do("PATCH", card+"/checklist/"+items[0].(map[string]any)["_id"].(string), u.Token, map[string]any{"done": true}), http.StatusOK)
+	same("checklist item checked")
+	requireStatus(t, e.do("DELETE", card+"/checklist/"+items[1].(map[string]any)["_id"].(string), u.Token, nil), http.StatusOK)
+	same("checklist item deleted")
+	requireStatus(t, e.do("DELETE", prj+"/custom-fields/"+field, u.Token, nil), http.StatusOK)
+	same("custom field deleted")
+	requireStatus(t, e.do("DELETE", prj+"/labels/"+label, u.Token, nil), http.StatusOK)
+	same("label deleted")
+	one := e.do("GET", card, u.Token, nil).M(t)
+	require.Equal(t, float64(100), one["checklistProgress"])
+	require.Empty(t, one["labels"])
+	require.Empty(t, one["customFields"])
+}

@@ -63,10 +63,12 @@ done = function(summary, latency, requests)
 end
 LUA
 
-run() { echo; echo "== $1"; shift; wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"; }
+run() { runc "$CONNS" "$@"; }
+runc() { local c=$1; shift; echo; echo "== $1 ($c connections)"; shift; wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"; }
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNS -d$DURATION"
 run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards"
 echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
+runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
 run "GET /auth/me" "$B/auth/me"

@@ -159,6 +159,10 @@ type Card struct {
 	CreatedBy       string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	PartsChecklist  []byte
+	PartsProgress   int32
+	PartsLabels     []byte
+	PartsFields     []byte
 }
 
 type CardCustomValue struct {

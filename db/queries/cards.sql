@@ -44,26 +44,14 @@ SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = @id AND p.workspace_id = @workspace_id;
 
 -- name: CardListFast :many
--- CardListFast is the card list in one query: each card's checklist, labels and custom values are
--- aggregated through its own index lookups (cost follows the project's size, never the table's), as
--- JSON text ready to send.
+-- CardListFast is the card list: one index range over the project's cards, whose checklist, labels and
+-- custom values are kept on the row as JSON by triggers (migration 00005).
 SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.archived, c.priority,
        c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by,
        c.created_at, c.updated_at,
-       coalesce(cl.items::text, '[]')::text AS checklist, coalesce(cl.progress, 0)::int AS checklist_progress,
-       coalesce(lb.labels::text, '[]')::text AS labels, coalesce(cf.fields::text, '{}')::text AS custom_fields,
-       c.position
+       c.parts_checklist::text AS checklist, c.parts_progress AS checklist_progress,
+       c.parts_labels::text AS labels, c.parts_fields::text AS custom_fields, c.position
 FROM cards c
 JOIN columns col ON col.id = c.column_id
-LEFT JOIN LATERAL (
-    SELECT json_agg(json_build_object('_id', i.id, 'id', i.id, 'title', i.title, 'done', i.done, 'order', i.position)
-                    ORDER BY i.position, i.id) AS items,
-           (100 * count(*) FILTER (WHERE i.done) / nullif(count(*), 0))::int AS progress
-    FROM checklist_items i WHERE i.card_id = c.id) cl ON true
-LEFT JOIN LATERAL (
-    SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name, l.id) AS labels
-    FROM card_labels x JOIN labels l ON l.id = x.label_id WHERE x.card_id = c.id) lb ON true
-LEFT JOIN LATERAL (
-    SELECT json_object_agg(v.field_id, v.value) AS fields FROM card_custom_values v WHERE v.card_id = c.id) cf ON true
 WHERE c.project_id = @project_id
 ORDER BY col.position, c.position, c.id;
