@@ -16,8 +16,10 @@ command -v jq >/dev/null || { echo "installing jq"; apt-get update -qq && apt-ge
 
 dir=".data/bench-$$"
 api_pid=""
+worker_pid=""
 cleanup() {
   [ -n "$api_pid" ] && kill -TERM "$api_pid" 2>/dev/null && wait "$api_pid" 2>/dev/null || true
+  [ -n "$worker_pid" ] && kill -TERM "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null || true
   scripts/pg.sh stop "$dir" || true
   rm -rf "$dir"
 }
@@ -72,3 +74,17 @@ run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
 run "GET /auth/me" "$B/auth/me"
+
+# Card mission with the offline planner: time from the request to the first streamed event, and to the
+# end of the stream (mission completed), measured by curl on a fresh card each time.
+bin/pilot worker >"$dir/worker.log" 2>&1 &
+worker_pid=$!
+AGENT=$(curl -sf -XPOST "$WS/agents" -H "$J" -H "Authorization: Bearer $TOKEN" \
+  -d '{"name":"Planner","slug":"planner","autonomyMode":"autonomous"}' | jq -r .id)
+echo; echo "== card-mission (offline planner): seconds to first event byte / to stream end"
+for i in 1 2 3 4 5; do
+  CARD=$(curl -sf -XPOST "$WS/projects/$P50/cards" -H "$J" -H "Authorization: Bearer $TOKEN" \
+    -d '{"title":"Mission card '"$i"'","description":"- write the plan\n- review it\n- ship"}' | jq -r .id)
+  curl -sN -o /dev/null -w "  run $i: %{time_starttransfer} / %{time_total}\n" -XPOST "$WS/agent-runtime/card-mission" \
+    -H "$J" -H "Authorization: Bearer $TOKEN" -d '{"cardId":"'"$CARD"'","projectId":"'"$P50"'","agentId":"'"$AGENT"'"}'
+done
