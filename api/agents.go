@@ -17,7 +17,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/llm"
+	"github.com/pilot-dev/pilot/jobs"
 )
 
 // Agent limits: defaults and ranges.
@@ -157,10 +157,7 @@ type ProposalPath struct {
 
 // checkTools refuses names outside the tool catalog and drops duplicates; nil means every tool.
 func checkTools(names []string) ([]string, error) {
-	var catalog []string
-	for _, t := range llm.ToolCatalog() {
-		catalog = append(catalog, t.Name)
-	}
+	catalog := slices.Clone(jobs.AgentTools)
 	if names == nil {
 		return catalog, nil
 	}

@@ -41,15 +41,6 @@ const (
 	StepRefused  = "refused"
 )
 
-// Agent tool names (the same names as the llm package's catalog; the store applies them).
-const (
-	ToolUpdateCard        = "update_card"
-	ToolAddChecklistItems = "add_checklist_items"
-	ToolAddComment        = "add_comment"
-	ToolMoveCard          = "move_card"
-	ToolCreateCard        = "create_card"
-)
-
 // MissionMaxAttempts is how many times River tries a mission job. Steps already recorded are never
 // applied again, so a retry resumes where the last attempt stopped.
 const MissionMaxAttempts = 3
@@ -450,7 +441,7 @@ func needsApproval(mode, tool string) bool {
 	case AutonomyAutonomous:
 		return false
 	case AutonomySupervised:
-		return tool != ToolAddComment && tool != ToolAddChecklistItems
+		return tool != jobs.ToolAddComment && tool != jobs.ToolAddChecklistItems
 	default:
 		return true
 	}
@@ -470,7 +461,7 @@ type agentAction struct {
 func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 	a := agentAction{Tool: tool}
 	switch tool {
-	case ToolUpdateCard:
+	case jobs.ToolUpdateCard:
 		var v struct {
 			Title, Description, Priority, DueDate *string
 		}
@@ -508,7 +499,7 @@ func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 		if a.Title == nil && a.Description == nil && a.Prio == nil && !a.DueDate.Set {
 			return a, invalid("update_card needs at least one field to change")
 		}
-	case ToolAddChecklistItems:
+	case jobs.ToolAddChecklistItems:
 		var v struct {
 			Items []string `json:"items"`
 		}
@@ -525,7 +516,7 @@ func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 		if len(a.Items) == 0 || len(a.Items) > MaxChecklistItems {
 			return a, invalid(fmt.Sprintf("items must hold 1 to %d entries", MaxChecklistItems))
 		}
-	case ToolAddComment:
+	case jobs.ToolAddComment:
 		var v struct {
 			Content string `json:"content"`
 		}
@@ -536,7 +527,7 @@ func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 		if a.Content == "" || utf8.RuneCountInString(a.Content) > MaxCommentLength {
 			return a, invalid(fmt.Sprintf("content must be 1 to %d characters", MaxCommentLength))
 		}
-	case ToolMoveCard:
+	case jobs.ToolMoveCard:
 		var v struct {
 			ColumnID string `json:"columnId"`
 		}
@@ -547,7 +538,7 @@ func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 			return a, invalid("columnId is required")
 		}
 		a.ColumnID = v.ColumnID
-	case ToolCreateCard:
+	case jobs.ToolCreateCard:
 		var v struct {
 			Title       string `json:"title"`
 			Description string `json:"description"`
@@ -584,23 +575,23 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m dbsqlc.AgentM
 		return *m.CardID, nil
 	}
 	switch a.Tool {
-	case ToolUpdateCard, ToolMoveCard:
+	case jobs.ToolUpdateCard, jobs.ToolMoveCard:
 		cardID, err := needCard()
 		if err != nil {
 			return "", err
 		}
 		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Prio, DueDate: a.DueDate}
-		if a.Tool == ToolMoveCard {
+		if a.Tool == jobs.ToolMoveCard {
 			p = CardPatch{ColumnID: &a.ColumnID}
 		}
 		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p); err != nil {
 			return "", err
 		}
-		if a.Tool == ToolMoveCard {
+		if a.Tool == jobs.ToolMoveCard {
 			return "card moved", nil
 		}
 		return "card updated", nil
-	case ToolAddChecklistItems:
+	case jobs.ToolAddChecklistItems:
 		cardID, err := needCard()
 		if err != nil {
 			return "", err
@@ -609,7 +600,7 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m dbsqlc.AgentM
 			return "", err
 		}
 		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
-	case ToolAddComment:
+	case jobs.ToolAddComment:
 		cardID, err := needCard()
 		if err != nil {
 			return "", err
@@ -618,7 +609,7 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m dbsqlc.AgentM
 			return "", err
 		}
 		return "comment posted", nil
-	case ToolCreateCard:
+	case jobs.ToolCreateCard:
 		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
 			Title: a.NewCard, Description: *a.Description})
 		if err != nil {

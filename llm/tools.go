@@ -1,14 +1,18 @@
 package llm
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Names of the agent tools in ToolCatalog.
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// Names of the agent tools in ToolCatalog (defined once, in package jobs).
 const (
-	ToolUpdateCard        = "update_card"
-	ToolAddChecklistItems = "add_checklist_items"
-	ToolAddComment        = "add_comment"
-	ToolMoveCard          = "move_card"
-	ToolCreateCard        = "create_card"
+	ToolUpdateCard        = jobs.ToolUpdateCard
+	ToolAddChecklistItems = jobs.ToolAddChecklistItems
+	ToolAddComment        = jobs.ToolAddComment
+	ToolMoveCard          = jobs.ToolMoveCard
+	ToolCreateCard        = jobs.ToolCreateCard
 )
 
 // ToolCatalog returns the agent tools a mission may offer, with JSON Schemas for their arguments,
