@@ -50,33 +50,66 @@ func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "a
 // When projectID is set (a well-formed UUID), the project must belong to the workspace, else
 // ErrNotFound.
 func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
-	var pid *string
-	if projectID != "" {
-		pid = &projectID
-	}
-	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: pid})
+	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
 	if err != nil {
 		return Access{}, translate(err, "resolve access")
 	}
-	a := Access{OrgID: row.OrgID, OrgName: row.OrgName, OrgSlug: row.OrgSlug, OrgOwnerID: row.OrgOwnerID, OrgCreatedAt: row.OrgCreatedAt, OrgRole: row.OrgRole}
+	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgRole,
+		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+}
+
+// UserWithAccess reads a user and, in the same round trip, resolves their access as ResolveAccess does.
+// The user is returned even when the access is refused (accessErr), so the caller can first decide
+// whether the credential is valid at all.
+func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u dbsqlc.User, a Access, accessErr error, err error) {
+	row, err := s.q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
+	if err != nil {
+		return u, a, nil, translate(err, "resolve user access")
+	}
+	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgRole,
+		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+	return row.User, a, accessErr, nil
+}
+
+// accessRow is what both access queries return; a nil org role means no membership.
+type accessRow struct {
+	orgID, orgName, orgSlug, orgOwnerID *string
+	orgCreatedAt                        *time.Time
+	orgRole                             *string
+	wsID, wsRole, wsPilotageRole        *string
+	projectID                           *string
+}
+
+func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
+	if r.orgID == nil || r.orgRole == nil {
+		return Access{}, notFound("organization not found")
+	}
+	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole}
 	if wsSlug == "" {
 		return a, nil
 	}
-	if row.WsID == nil {
+	if r.wsID == nil {
 		return Access{}, notFound("workspace not found")
 	}
-	a.WorkspaceRole, a.WorkspacePilotageRole = EffectiveWorkspaceRoles(a.OrgRole, row.WsRole, row.WsPilotageRole)
+	a.WorkspaceRole, a.WorkspacePilotageRole = EffectiveWorkspaceRoles(a.OrgRole, r.wsRole, r.wsPilotageRole)
 	if a.WorkspaceRole == "" {
 		return Access{}, notFound("workspace not found")
 	}
-	a.WorkspaceID = *row.WsID
+	a.WorkspaceID = *r.wsID
 	if projectID != "" {
-		if row.ProjectID == nil {
+		if r.projectID == nil {
 			return Access{}, notFound("project not found")
 		}
-		a.ProjectID = *row.ProjectID
+		a.ProjectID = *r.projectID
 	}
 	return a, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // CreateOrganization creates an organization owned by userID.

@@ -164,6 +164,80 @@ func (q *Queries) InvitationMarkAccepted(ctx context.Context, arg InvitationMark
 	return err
 }
 
+const userAccessResolve = `-- name: UserAccessResolve :one
+SELECT u.id, u.email, u.name, u.job_title, u.password_hash, u.email_verified, u.pilotage_role, u.session_version, u.totp_secret, u.totp_enabled, u.totp_last_step, u.is_service, u.created_at, u.updated_at,
+       o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
+       o.created_at AS org_created_at, om.role AS org_role,
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+FROM users u
+LEFT JOIN organizations o ON o.slug = $1
+LEFT JOIN organization_members om ON om.organization_id = o.id AND om.user_id = u.id
+LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = $2
+LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = u.id
+LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = $3
+WHERE u.id = $4
+`
+
+type UserAccessResolveParams struct {
+	OrgSlug   string
+	WsSlug    string
+	ProjectID *string
+	UserID    string
+}
+
+type UserAccessResolveRow struct {
+	User           User
+	OrgID          *string
+	OrgName        *string
+	OrgSlug        *string
+	OrgOwnerID     *string
+	OrgCreatedAt   *time.Time
+	OrgRole        *string
+	WsID           *string
+	WsRole         *string
+	WsPilotageRole *string
+	ProjectID      *string
+}
+
+// UserAccessResolve is AccessResolve together with the user's row, for callers authenticated by a JWT:
+// one round trip for identity and tenancy. Non-membership shows as a null org_role.
+func (q *Queries) UserAccessResolve(ctx context.Context, arg UserAccessResolveParams) (UserAccessResolveRow, error) {
+	row := q.db.QueryRow(ctx, userAccessResolve,
+		arg.OrgSlug,
+		arg.WsSlug,
+		arg.ProjectID,
+		arg.UserID,
+	)
+	var i UserAccessResolveRow
+	err := row.Scan(
+		&i.User.ID,
+		&i.User.Email,
+		&i.User.Name,
+		&i.User.JobTitle,
+		&i.User.PasswordHash,
+		&i.User.EmailVerified,
+		&i.User.PilotageRole,
+		&i.User.SessionVersion,
+		&i.User.TotpSecret,
+		&i.User.TotpEnabled,
+		&i.User.TotpLastStep,
+		&i.User.IsService,
+		&i.User.CreatedAt,
+		&i.User.UpdatedAt,
+		&i.OrgID,
+		&i.OrgName,
+		&i.OrgSlug,
+		&i.OrgOwnerID,
+		&i.OrgCreatedAt,
+		&i.OrgRole,
+		&i.WsID,
+		&i.WsRole,
+		&i.WsPilotageRole,
+		&i.ProjectID,
+	)
+	return i, err
+}
+
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
 SELECT id, organization_id, name, slug, owner_id, is_personal, created_at, updated_at FROM workspaces WHERE id = $1
 `

@@ -80,3 +80,18 @@ SELECT EXISTS (
 UPDATE workspaces w SET owner_id = o.owner_id, updated_at = now()
 FROM organizations o
 WHERE o.id = w.organization_id AND w.organization_id = @organization_id AND w.owner_id = @user_id;
+
+-- name: UserAccessResolve :one
+-- UserAccessResolve is AccessResolve together with the user's row, for callers authenticated by a JWT:
+-- one round trip for identity and tenancy. Non-membership shows as a null org_role.
+SELECT sqlc.embed(u),
+       o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
+       o.created_at AS org_created_at, om.role AS org_role,
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+FROM users u
+LEFT JOIN organizations o ON o.slug = @org_slug
+LEFT JOIN organization_members om ON om.organization_id = o.id AND om.user_id = u.id
+LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug
+LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = u.id
+LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = sqlc.narg('project_id')
+WHERE u.id = @user_id;
