@@ -55,8 +55,8 @@ type CardOut struct {
 func cardOut(c db.Card) CardOut {
 	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
 		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
-		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.Checklist, ChecklistProgress: c.ChecklistProgress,
-		Labels: c.Labels, CustomFields: c.CustomFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
+		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist, ChecklistProgress: c.PartsProgress,
+		Labels: c.PartsLabels, CustomFields: c.PartsFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
 		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 

@@ -132,7 +132,8 @@ func TestCardListJSONMatchesCardOut(t *testing.T) {
 
 // TestCardListStaysEqualToCardReadsThroughEveryPartChange changes every part a card list shows
 // (checklist, labels, custom values, label renames, cascading deletes) and checks after each that the
-// list (kept on the card row by triggers) still equals the single-card read (computed from the parts).
+// parts the triggers keep on each card row equal the parts computed from their tables (the
+// card_details view), and that the list equals the single-card reads.
 func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -147,6 +148,10 @@ func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 
 	same := func(step string) {
 		t.Helper()
+		// The parts the triggers keep on each row equal the parts computed from their tables (the view).
+		require.Equal(t, 0, e.count(`SELECT count(*) FROM cards c JOIN card_details d ON d.id = c.id
+			WHERE d.checklist <> c.parts_checklist::jsonb OR d.labels <> c.parts_labels::jsonb
+			   OR d.custom_fields <> c.parts_fields::jsonb OR d.checklist_progress <> c.parts_progress`), "after %s", step)
 		list := e.do("GET", prj+"/cards", u.Token, nil)
 		requireStatus(t, list, http.StatusOK)
 		for _, c := range list.L(t) {

@@ -18,10 +18,10 @@ var Priorities = []string{"low", "medium", "high"}
 // MaxChecklistItems is the most checklist items a card may have (spec Part 8).
 const MaxChecklistItems = 100
 
-// Card is a card as every read shows it: its row, checklist, labels and custom values. Its order is its
-// position in the column (dense after any move; see docs/decisions.md).
+// Card is a card as every read shows it: its row with its checklist, labels and custom values (the
+// parts_* columns, kept by triggers). Its order is its position in the column (see docs/decisions.md).
 type Card struct {
-	dbsqlc.CardDetail
+	dbsqlc.Card
 }
 
 // ChecklistItemInput is a checklist item given at card creation.
@@ -75,7 +75,7 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 		if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
 			return err
 		}
-		id, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: NewID(), ProjectID: in.ProjectID, ColumnID: in.ColumnID,
+		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: NewID(), ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
 		if IsForeignKeyViolation(err) {
@@ -84,6 +84,7 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 		if err != nil {
 			return fmt.Errorf("insert card: %w", err)
 		}
+		id := row.ID
 		if len(in.Checklist) > 0 {
 			ids, titles, dones, pos := make([]string, len(in.Checklist)), make([]string, len(in.Checklist)), make([]bool, len(in.Checklist)), make([]int32, len(in.Checklist))
 			for i, it := range in.Checklist {
@@ -101,7 +102,11 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 		if err := s.recordActivities(ctx, tx, act); err != nil {
 			return err
 		}
-		card, err = cardTx(ctx, q, in.ProjectID, id)
+		if len(in.Checklist) == 0 {
+			card = Card{row} // nothing else changed the row since it was inserted
+			return nil
+		}
+		card, err = cardTx(ctx, q, in.ProjectID, id) // the checklist's trigger rewrote its parts
 		return err
 	}()
 	return card, err
@@ -131,14 +136,14 @@ func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceI
 }
 
 func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (Card, error) {
-	row, err := q.CardDetailGet(ctx, dbsqlc.CardDetailGetParams{ID: cardID, ProjectID: projectID})
+	row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
 	if isNotFound(err) || isInvalidText(err) {
 		return Card{}, notFound("card not found")
 	}
 	if err != nil {
 		return Card{}, fmt.Errorf("get card: %w", err)
 	}
-	return Card{CardDetail: row}, nil
+	return Card{row}, nil
 }
 
 // Card reads one card of a project.

@@ -187,7 +187,7 @@ const cardInsert = `-- name: CardInsert :one
 INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by, position)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
         (SELECT coalesce(max(c.position) + 1, 0) FROM cards c WHERE c.column_id = $3))
-RETURNING id
+RETURNING id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields
 `
 
 type CardInsertParams struct {
@@ -207,7 +207,7 @@ type CardInsertParams struct {
 // CardInsert creates a card at the end of its column: one past the column's highest position, found
 // through the (column_id, position) index. Concurrent creates may take the same position; the id breaks
 // the tie, so the order stays total and nobody waits for a lock.
-func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (string, error) {
+func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (Card, error) {
 	row := q.db.QueryRow(ctx, cardInsert,
 		arg.ID,
 		arg.ProjectID,
@@ -221,9 +221,31 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (string,
 		arg.AssigneeID,
 		arg.CreatedBy,
 	)
-	var id string
-	err := row.Scan(&id)
-	return id, err
+	var i Card
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.ColumnID,
+		&i.ScopeID,
+		&i.Title,
+		&i.Description,
+		&i.Position,
+		&i.Archived,
+		&i.Priority,
+		&i.StartDate,
+		&i.DueDate,
+		&i.AssigneeID,
+		&i.CommentCount,
+		&i.AttachmentCount,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.PartsChecklist,
+		&i.PartsProgress,
+		&i.PartsLabels,
+		&i.PartsFields,
+	)
+	return i, err
 }
 
 const cardListFast = `-- name: CardListFast :many
@@ -304,6 +326,45 @@ func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardLis
 		return nil, err
 	}
 	return items, nil
+}
+
+const cardRowGet = `-- name: CardRowGet :one
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM cards WHERE id = $1 AND project_id = $2
+`
+
+type CardRowGetParams struct {
+	ID        string
+	ProjectID string
+}
+
+// CardRowGet reads one card with its parts (kept on the row by triggers, migration 00005).
+func (q *Queries) CardRowGet(ctx context.Context, arg CardRowGetParams) (Card, error) {
+	row := q.db.QueryRow(ctx, cardRowGet, arg.ID, arg.ProjectID)
+	var i Card
+	err := row.Scan(
+		&i.ID,
+		&i.ProjectID,
+		&i.ColumnID,
+		&i.ScopeID,
+		&i.Title,
+		&i.Description,
+		&i.Position,
+		&i.Archived,
+		&i.Priority,
+		&i.StartDate,
+		&i.DueDate,
+		&i.AssigneeID,
+		&i.CommentCount,
+		&i.AttachmentCount,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.PartsChecklist,
+		&i.PartsProgress,
+		&i.PartsLabels,
+		&i.PartsFields,
+	)
+	return i, err
 }
 
 const cardSetPositions = `-- name: CardSetPositions :exec

@@ -5,7 +5,11 @@
 INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by, position)
 VALUES (@id, @project_id, @column_id, @scope_id, @title, @description, @priority, @start_date, @due_date, @assignee_id, @created_by,
         (SELECT coalesce(max(c.position) + 1, 0) FROM cards c WHERE c.column_id = @column_id))
-RETURNING id;
+RETURNING *;
+
+-- name: CardRowGet :one
+-- CardRowGet reads one card with its parts (kept on the row by triggers, migration 00005).
+SELECT * FROM cards WHERE id = @id AND project_id = @project_id;
 
 -- name: ChecklistInsertMany :exec
 INSERT INTO checklist_items (id, card_id, title, done, position)
