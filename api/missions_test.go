@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -313,26 +315,30 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	owner, _, prj, cols := e.team()
 	a := e.agent(owner, "streamer", nil)
 	card := e.card(owner, prj, cols[0], "c")
-	// The stream runs until the client leaves (no worker here: the mission stays queued).
-	ctx, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewServer(e.handler)
+	t.Cleanup(srv.Close)
+	// The stream runs until the client leaves (no worker here: the mission stays queued); read it until
+	// its first event, then hang up.
 	body, err := json.Marshal(map[string]any{"cardId": card["id"], "projectId": card["projectId"], "agentId": a["id"]})
 	require.NoError(t, err)
-	hr := httptest.NewRequestWithContext(ctx, "POST", wsOf(owner)+"/agent-runtime/card-mission", bytes.NewReader(body))
-	hr.Header.Set("Authorization", "Bearer "+owner.Token)
-	hr.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		e.handler.ServeHTTP(rec, hr)
-	}()
-	waitFor(t, "the card mission", func() bool {
-		return e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission'`) == 1
-	})
-	cancel()
-	<-finished
-	require.Equal(t, http.StatusOK, rec.Code, "body: %s", rec.Body.String())
-	require.Contains(t, rec.Header().Get("Content-Type"), "text/event-stream")
+	req, err := http.NewRequest("POST", srv.URL+wsOf(owner)+"/agent-runtime/card-mission", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+owner.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Content-Type"), "text/event-stream")
+	sc := bufio.NewScanner(resp.Body)
+	var first string
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "event:") {
+			first = sc.Text()
+			break
+		}
+	}
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, "event: status", first)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`, a["id"]))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
 }
