@@ -30,7 +30,9 @@ import (
 	"github.com/pilot-dev/pilot/internal/stream/ssetest"
 )
 
-const streamWait = 5 * time.Second
+// streamWait bounds waits for stream events; generous, since CI runs the package's tests in parallel
+// on two cores (a passing test never waits it out).
+const streamWait = 20 * time.Second
 
 // streamServer is one api process: its own pool, relay and HTTP server.
 type streamServer struct {
