@@ -200,7 +200,7 @@ func (s *Server) registerAgents() {
 			WSPath
 			Body struct {
 				Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug         string         `json:"slug" required:"true" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
+				Slug         Slug           `json:"slug" required:"true"`
 				Description  string         `json:"description,omitempty" maxLength:"2000"`
 				AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
 				Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
@@ -217,7 +217,7 @@ func (s *Server) registerAgents() {
 			if err != nil {
 				return nil, err
 			}
-			cfg := db.AgentConfig{Name: name, Slug: b.Slug, Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
+			cfg := db.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
 				McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
 				MaxMissionsPerHour: defaultAgentMaxMissionsPerHour}
 			if cfg.AutonomyMode == "" {
@@ -262,7 +262,7 @@ func (s *Server) registerAgents() {
 			AgentPath
 			Body struct {
 				Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
-				Slug         *string        `json:"slug,omitempty" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
+				Slug         *Slug          `json:"slug,omitempty"`
 				Description  *string        `json:"description,omitempty" maxLength:"2000"`
 				AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
 				Tools        []string       `json:"tools,omitempty" maxItems:"20"`
@@ -292,7 +292,7 @@ func (s *Server) registerAgents() {
 					c.Name = *name
 				}
 				if b.Slug != nil {
-					c.Slug = *b.Slug
+					c.Slug = string(*b.Slug)
 				}
 				if b.Description != nil {
 					c.Description = *b.Description

@@ -12,8 +12,18 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// slugPattern is the spec's slug: lowercase letters, digits and single hyphens inside.
-const slugPattern = "^[a-z0-9]+(-[a-z0-9]+)*$"
+// Slug is an organization, workspace or agent slug (spec Part 8): 2 to 60 lowercase letters and
+// digits, with single hyphens inside. Its schema states the rule once, for every operation using it.
+type Slug string
+
+// Schema implements huma.SchemaProvider.
+func (Slug) Schema(huma.Registry) *huma.Schema {
+	minLen, maxLen := 2, 60
+	s := &huma.Schema{Type: huma.TypeString, MinLength: &minLen, MaxLength: &maxLen,
+		Pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", PatternDescription: "lowercase letters, digits and hyphens"}
+	s.PrecomputeMessages()
+	return s
+}
 
 // OrganizationOut is an organization with the caller's role in it.
 type OrganizationOut struct {
@@ -58,14 +68,14 @@ func (s *Server) registerOrganizations() {
 		func(ctx context.Context, in *struct {
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug string `json:"slug" required:"true" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
+				Slug Slug `json:"slug" required:"true"`
 			}
 		}) (*struct{ Body OrganizationOut }, error) {
 			name := strings.TrimSpace(in.Body.Name)
 			if name == "" {
 				return nil, errBadRequest("name must not be blank")
 			}
-			org, err := s.store.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, in.Body.Slug)
+			org, err := s.store.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
 			if err != nil {
 				return nil, fail(err)
 			}

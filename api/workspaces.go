@@ -79,14 +79,14 @@ func (s *Server) registerWorkspaces() {
 			OrgPath
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug string `json:"slug" required:"true" minLength:"2" maxLength:"60" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$" patternDescription:"lowercase letters, digits and hyphens"`
+				Slug Slug `json:"slug" required:"true"`
 			}
 		}) (*struct{ Body WorkspaceOut }, error) {
 			name := strings.TrimSpace(in.Body.Name)
 			if name == "" {
 				return nil, errBadRequest("name must not be blank")
 			}
-			ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, in.Body.Slug)
+			ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
 			if err != nil {
 				return nil, fail(err)
 			}

@@ -177,9 +177,6 @@ func (r *Relay) Start(ctx context.Context) {
 	})
 }
 
-// Heartbeat is the configured heartbeat interval.
-func (r *Relay) Heartbeat() time.Duration { return r.cfg.Heartbeat }
-
 // Listening is closed once the LISTEN connection is first active.
 func (r *Relay) Listening() <-chan struct{} { return r.listening }
 
