@@ -68,7 +68,7 @@ func (s *Server) registerOrganizations() {
 		func(ctx context.Context, in *struct {
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug Slug `json:"slug" required:"true"`
+				Slug Slug   `json:"slug" required:"true"`
 			}
 		}) (*struct{ Body OrganizationOut }, error) {
 			name := strings.TrimSpace(in.Body.Name)

@@ -79,7 +79,7 @@ func (s *Server) registerWorkspaces() {
 			OrgPath
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug Slug `json:"slug" required:"true"`
+				Slug Slug   `json:"slug" required:"true"`
 			}
 		}) (*struct{ Body WorkspaceOut }, error) {
 			name := strings.TrimSpace(in.Body.Name)
