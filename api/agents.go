@@ -234,15 +234,7 @@ func (s *Server) registerAgents() {
 	register(s, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: WS + "/agents",
 		Summary: "List agents", Tags: tags}, read,
 		func(ctx context.Context, _ *WSPath) (*struct{ Body []AgentOut }, error) {
-			agents, err := s.store.Agents(ctx, accessFrom(ctx).WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]AgentOut, len(agents))
-			for i, a := range agents {
-				out[i] = agentOut(a)
-			}
-			return &struct{ Body []AgentOut }{Body: out}, nil
+			return listOf(agentOut)(s.store.Agents(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
 	register(s, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: WS + "/agents/{agentId}",
@@ -351,15 +343,7 @@ func (s *Server) registerAgents() {
 	register(s, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: WS + "/skills",
 		Summary: "List skills", Tags: tags}, read,
 		func(ctx context.Context, _ *WSPath) (*struct{ Body []SkillOut }, error) {
-			skills, err := s.store.Skills(ctx, accessFrom(ctx).WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]SkillOut, len(skills))
-			for i, sk := range skills {
-				out[i] = skillOut(sk)
-			}
-			return &struct{ Body []SkillOut }{Body: out}, nil
+			return listOf(skillOut)(s.store.Skills(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
 	register(s, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: WS + "/agents/{agentId}/skills/{skillId}",
@@ -443,15 +427,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			if limit == 0 {
 				limit = 50
 			}
-			ms, err := s.store.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]MissionOut, len(ms))
-			for i, m := range ms {
-				out[i] = missionOut(m)
-			}
-			return &struct{ Body []MissionOut }{Body: out}, nil
+			return listOf(missionOut)(s.store.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
 		})
 
 	register(s, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: WS + "/missions/{missionId}",

@@ -65,15 +65,7 @@ func (s *Server) registerAttachments() {
 	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: CARD + "/attachments",
 		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."}, projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body []AttachmentOut }, error) {
-			rows, err := s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]AttachmentOut, len(rows))
-			for i, a := range rows {
-				out[i] = attachmentOut(a)
-			}
-			return &struct{ Body []AttachmentOut }{Body: out}, nil
+			return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 		})
 
 	// The upload's input has no Body field, so huma leaves the request body alone and the handler

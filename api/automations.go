@@ -96,15 +96,7 @@ func (s *Server) registerAutomations() {
 	register(s, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
 		Summary: "List automation rules", Tags: tags}, read,
 		func(ctx context.Context, _ *PRJPath) (*struct{ Body []RuleOut }, error) {
-			rules, err := s.store.Rules(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]RuleOut, len(rules))
-			for i, r := range rules {
-				out[i] = ruleOut(r)
-			}
-			return &struct{ Body []RuleOut }{Body: out}, nil
+			return listOf(ruleOut)(s.store.Rules(ctx, accessFrom(ctx).ProjectID))
 		})
 
 	register(s, huma.Operation{OperationID: "automations-get", Method: http.MethodGet, Path: base + "/{ruleId}",

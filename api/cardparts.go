@@ -188,15 +188,7 @@ func (s *Server) registerLabels() {
 	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: PRJ + "/labels",
 		Summary: "List the project's labels by name", Tags: tags}, projectRead,
 		func(ctx context.Context, _ *PRJPath) (*struct{ Body []LabelOut }, error) {
-			ls, err := s.store.Labels(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]LabelOut, len(ls))
-			for i, l := range ls {
-				out[i] = labelOut(l)
-			}
-			return &struct{ Body []LabelOut }{Body: out}, nil
+			return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
 		})
 
 	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: PRJ + "/labels/{labelId}",
@@ -280,15 +272,7 @@ func (s *Server) registerCustomFields() {
 	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: PRJ + "/custom-fields",
 		Summary: "List the project's custom fields", Tags: tags}, projectRead,
 		func(ctx context.Context, _ *PRJPath) (*struct{ Body []CustomFieldOut }, error) {
-			fs, err := s.store.CustomFields(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]CustomFieldOut, len(fs))
-			for i, f := range fs {
-				out[i] = customFieldOut(f)
-			}
-			return &struct{ Body []CustomFieldOut }{Body: out}, nil
+			return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
 		})
 
 	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: PRJ + "/custom-fields/{fieldId}",
@@ -371,15 +355,7 @@ func (s *Server) registerRelations() {
 		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
 		projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body []RelationOut }, error) {
-			rs, err := s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]RelationOut, len(rs))
-			for i, r := range rs {
-				out[i] = relationOut(r)
-			}
-			return &struct{ Body []RelationOut }{Body: out}, nil
+			return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
 		})
 
 	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: PRJ + "/relations/{relationId}",

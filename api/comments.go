@@ -37,15 +37,7 @@ func (s *Server) registerComments() {
 	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: CARD + "/comments",
 		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."}, projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body []CommentOut }, error) {
-			comments, err := s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]CommentOut, len(comments))
-			for i, c := range comments {
-				out[i] = commentOut(c)
-			}
-			return &struct{ Body []CommentOut }{Body: out}, nil
+			return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 		})
 
 	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: CARD + "/comments",

@@ -159,3 +159,18 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	w.WriteHeader(code)
 	_ = jsonEncode(w, newErrorBody(code, msg))
 }
+
+// listOf answers a list read: the store's rows mapped by f, or the store's error. Use it as
+// `return listOf(ruleOut)(s.store.Rules(ctx, id))`.
+func listOf[T, O any](f func(T) O) func([]T, error) (*struct{ Body []O }, error) {
+	return func(rows []T, err error) (*struct{ Body []O }, error) {
+		if err != nil {
+			return nil, fail(err)
+		}
+		out := make([]O, len(rows))
+		for i, r := range rows {
+			out[i] = f(r)
+		}
+		return &struct{ Body []O }{Body: out}, nil
+	}
+}

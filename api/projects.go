@@ -106,15 +106,7 @@ func (s *Server) registerProjects() {
 	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: WS + "/projects",
 		Summary: "List the workspace's projects", Tags: tags}, projectRead,
 		func(ctx context.Context, _ *WSPath) (*struct{ Body []ProjectOut }, error) {
-			ps, err := s.store.Projects(ctx, accessFrom(ctx).WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]ProjectOut, len(ps))
-			for i, p := range ps {
-				out[i] = projectOut(p)
-			}
-			return &struct{ Body []ProjectOut }{Body: out}, nil
+			return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
 	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: WS + "/projects/templates",
@@ -236,15 +228,7 @@ func (s *Server) registerProjects() {
 	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: PRJ + "/columns",
 		Summary: "List columns by order", Tags: ctags}, projectRead,
 		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ColumnOut }, error) {
-			cols, err := s.store.Columns(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]ColumnOut, len(cols))
-			for i, c := range cols {
-				out[i] = columnOut(c)
-			}
-			return &struct{ Body []ColumnOut }{Body: out}, nil
+			return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
 		})
 
 	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: PRJ + "/columns/{columnId}",

@@ -84,15 +84,7 @@ func (s *Server) registerScopes() {
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
 		projectRead,
 		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ScopeOut }, error) {
-			scopes, err := s.store.Scopes(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]ScopeOut, len(scopes))
-			for i, sc := range scopes {
-				out[i] = scopeOut(sc)
-			}
-			return &struct{ Body []ScopeOut }{Body: out}, nil
+			return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
 		})
 
 	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}",

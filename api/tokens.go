@@ -79,15 +79,7 @@ func (s *Server) registerTokens() {
 		Summary: "List personal access tokens", Tags: tags},
 		Access{JWTOnly: true},
 		func(ctx context.Context, _ *struct{}) (*struct{ Body []TokenOut }, error) {
-			toks, err := s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]TokenOut, len(toks))
-			for i, t := range toks {
-				out[i] = tokenOut(t)
-			}
-			return &struct{ Body []TokenOut }{Body: out}, nil
+			return listOf(tokenOut)(s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID))
 		})
 
 	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
