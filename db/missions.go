@@ -239,27 +239,27 @@ func (s *Store) MissionCardSnapshot(ctx context.Context, m dbsqlc.AgentMission) 
 	if m.CardID == nil || m.ProjectID == nil {
 		return nil, nil
 	}
-	row, err := s.q.CardDetailGet(ctx, dbsqlc.CardDetailGetParams{ID: *m.CardID, ProjectID: *m.ProjectID})
+	c, err := s.Card(ctx, *m.ProjectID, *m.CardID)
 	if isNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get card: %w", err)
+		return nil, err
 	}
-	d := row
+	d := c.Card
 	out := &MissionCard{ID: d.ID, Title: d.Title, Description: d.Description, Priority: d.Priority, DueDate: d.DueDate}
 	var items []struct {
 		Title string `json:"title"`
 		Done  bool   `json:"done"`
 	}
-	_ = json.Unmarshal(d.Checklist, &items)
+	_ = json.Unmarshal(d.PartsChecklist, &items)
 	for _, it := range items {
 		out.Checklist = append(out.Checklist, ChecklistItemInput{Title: it.Title, Done: it.Done})
 	}
 	var labels []struct {
 		Name string `json:"name"`
 	}
-	_ = json.Unmarshal(d.Labels, &labels)
+	_ = json.Unmarshal(d.PartsLabels, &labels)
 	for _, l := range labels {
 		out.Labels = append(out.Labels, l.Name)
 	}

@@ -52,44 +52,6 @@ func (q *Queries) CardDelete(ctx context.Context, arg CardDeleteParams) (int64, 
 	return result.RowsAffected(), nil
 }
 
-const cardDetailGet = `-- name: CardDetailGet :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, checklist, checklist_progress, labels, custom_fields FROM card_details d WHERE d.id = $1 AND d.project_id = $2
-`
-
-type CardDetailGetParams struct {
-	ID        string
-	ProjectID string
-}
-
-func (q *Queries) CardDetailGet(ctx context.Context, arg CardDetailGetParams) (CardDetail, error) {
-	row := q.db.QueryRow(ctx, cardDetailGet, arg.ID, arg.ProjectID)
-	var i CardDetail
-	err := row.Scan(
-		&i.ID,
-		&i.ProjectID,
-		&i.ColumnID,
-		&i.ScopeID,
-		&i.Title,
-		&i.Description,
-		&i.Position,
-		&i.Archived,
-		&i.Priority,
-		&i.StartDate,
-		&i.DueDate,
-		&i.AssigneeID,
-		&i.CommentCount,
-		&i.AttachmentCount,
-		&i.CreatedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Checklist,
-		&i.ChecklistProgress,
-		&i.Labels,
-		&i.CustomFields,
-	)
-	return i, err
-}
-
 const cardExistsInWorkspace = `-- name: CardExistsInWorkspace :one
 SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = $1 AND p.workspace_id = $2

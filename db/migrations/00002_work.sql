@@ -185,7 +185,8 @@ CREATE TABLE notifications (
 CREATE INDEX notifications_user_idx ON notifications (user_id, created_at DESC);
 CREATE INDEX notifications_unread_idx ON notifications (user_id) WHERE read_at IS NULL;
 
--- card_details is a card with its checklist, labels and custom field values, as every card read shows it.
+-- card_details computes a card's checklist, labels and custom field values from their tables. Since
+-- migration 00005 reads use the copies triggers keep on the card row; this view is their reference.
 CREATE VIEW card_details AS
 SELECT c.*,
     coalesce((SELECT jsonb_agg(jsonb_build_object('_id', i.id, 'id', i.id, 'title', i.title, 'done', i.done, 'order', i.position)

@@ -15,9 +15,6 @@ SELECT * FROM cards WHERE id = @id AND project_id = @project_id;
 INSERT INTO checklist_items (id, card_id, title, done, position)
 SELECT unnest(@ids::uuid[]), @card_id, unnest(@titles::text[]), unnest(@dones::boolean[]), unnest(@positions::int[]);
 
--- name: CardDetailGet :one
-SELECT * FROM card_details d WHERE d.id = @id AND d.project_id = @project_id;
-
 -- name: CardGetForUpdate :one
 SELECT * FROM cards WHERE id = @id AND project_id = @project_id FOR NO KEY UPDATE;
 
