@@ -1,9 +1,11 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -38,54 +40,106 @@ type Activity struct {
 	OnlyRecipients bool
 }
 
-// recordActivities stores activities and enqueues their notification fan-out, in the caller's
-// transaction: if the change rolls back, nobody is notified.
+// recordActivities stores activities and enqueues their notification fan-out (and the automation
+// jobs they cause), in the caller's transaction and in one statement: if the change rolls back,
+// nobody is notified.
 func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	q := s.q.WithTx(tx)
-	params := make([]river.InsertManyParams, 0, len(acts))
+	p, err := activitiesParams(ctx, acts)
+	if err != nil {
+		return err
+	}
+	if err := s.q.WithTx(tx).ActivitiesRecord(ctx, p); err != nil {
+		return fmt.Errorf("record activities: %w", err)
+	}
+	return nil
+}
+
+// activitiesParams builds the ActivitiesRecord statement for acts: the activities, and for each its
+// notification fan-out job and one automation job per trigger it fires (inserted only when an enabled
+// rule listens to that trigger).
+func activitiesParams(ctx context.Context, acts []Activity) (dbsqlc.ActivitiesRecordParams, error) {
+	var p dbsqlc.ActivitiesRecordParams
+	auto := automationFrom(ctx)
+	addJob := func(args river.JobArgs, projectID, trigger string) error {
+		j, err := jobRowOf(args)
+		if err != nil {
+			return err
+		}
+		p.JobArgs, p.JobKinds, p.JobQueues = append(p.JobArgs, j.args), append(p.JobKinds, j.kind), append(p.JobQueues, j.queue)
+		p.JobPriorities, p.JobMaxAttempts = append(p.JobPriorities, j.priority), append(p.JobMaxAttempts, j.maxAttempts)
+		p.JobProjects, p.JobTriggers = append(p.JobProjects, projectID), append(p.JobTriggers, trigger)
+		return nil
+	}
 	for _, a := range acts {
 		meta := a.Meta
 		if meta == nil {
 			meta = map[string]any{}
 		}
-		if ruleID := automationFrom(ctx).ruleID; ruleID != "" {
-			meta["automationRuleId"] = ruleID
+		if auto.ruleID != "" {
+			meta["automationRuleId"] = auto.ruleID
 		}
 		metaJSON, err := json.Marshal(meta)
 		if err != nil {
-			return fmt.Errorf("encode activity meta: %w", err)
+			return p, fmt.Errorf("encode activity meta: %w", err)
 		}
-		var cardID *string
-		if a.CardID != "" {
-			cardID = &a.CardID
-		}
-		recipients := a.Recipients
-		if recipients == nil {
-			recipients = []string{}
-		}
-		var actorID *string
-		if a.ActorID != "" {
-			actorID = &a.ActorID
-		}
-		triggers := []string{}
-		if a.CardID != "" {
-			triggers = append(triggers, triggersFor(a)...)
-		}
-		row, err := q.ActivityInsert(ctx, dbsqlc.ActivityInsertParams{ID: NewID(), ProjectID: a.ProjectID, CardID: cardID,
-			ActorID: actorID, Type: a.Type, Meta: metaJSON, Recipients: recipients, NotifyMembers: !a.OnlyRecipients, Triggers: triggers})
+		recipients, err := json.Marshal(cmpSlice(a.Recipients))
 		if err != nil {
-			return fmt.Errorf("insert activity: %w", err)
+			return p, fmt.Errorf("encode activity recipients: %w", err)
 		}
-		params = append(params, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: row.ID}})
-		params = append(params, automationJobs(ctx, row.ID, a, row.Listening)...)
+		id := NewID()
+		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
+		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
+		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
+		if err := addJob(jobs.NotifyActivityArgs{ActivityID: id}, a.ProjectID, ""); err != nil {
+			return p, err
+		}
+		if a.CardID == "" {
+			continue
+		}
+		for _, t := range triggersFor(a) {
+			args := jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: auto.depth, Meta: a.Meta}
+			if err := addJob(args, a.ProjectID, t); err != nil {
+				return p, err
+			}
+		}
 	}
-	if _, err := s.River.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("enqueue notifications: %w", err)
+	return p, nil
+}
+
+func cmpSlice(s []string) []string {
+	if s == nil {
+		return []string{}
 	}
-	return nil
+	return s
+}
+
+// jobRow is a River job as SQL writes it next to the change that causes it.
+type jobRow struct {
+	kind, queue           string
+	args                  []byte
+	priority, maxAttempts int16
+}
+
+// jobRowOf encodes args as River's client would insert them: its kind, its JSON, and the queue,
+// priority and attempts of its InsertOpts (River's defaults otherwise). Options that need River's
+// own insert path (uniqueness, scheduling, tags, metadata) are refused.
+func jobRowOf(args river.JobArgs) (jobRow, error) {
+	var opts river.InsertOpts
+	if a, ok := args.(river.JobArgsWithInsertOpts); ok {
+		opts = a.InsertOpts()
+	}
+	if !opts.ScheduledAt.IsZero() || len(opts.Tags) > 0 || len(opts.Metadata) > 0 || !reflect.ValueOf(opts.UniqueOpts).IsZero() || opts.Pending {
+		return jobRow{}, fmt.Errorf("job %s: insert options beyond queue, priority and attempts need River's insert", args.Kind())
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return jobRow{}, fmt.Errorf("encode job %s: %w", args.Kind(), err)
+	}
+	return jobRow{kind: args.Kind(), args: b, queue: cmp.Or(opts.Queue, river.QueueDefault),
+		priority: int16(cmp.Or(opts.Priority, river.PriorityDefault)), maxAttempts: int16(cmp.Or(opts.MaxAttempts, river.MaxAttemptsDefault))}, nil
 }
 
 // FanOutNotifications creates the notifications of one activity; running it again creates none.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
@@ -104,20 +103,6 @@ func triggersFor(a Activity) []string {
 		return t
 	}
 	return nil
-}
-
-// automationJobs returns the automation jobs an activity causes: one per trigger of the activity that
-// some enabled rule of the project listens to.
-func automationJobs(ctx context.Context, activityID string, a Activity, listening []string) []river.InsertManyParams {
-	depth := automationFrom(ctx).depth
-	var out []river.InsertManyParams
-	for _, t := range triggersFor(a) {
-		if a.CardID != "" && slices.Contains(listening, t) {
-			out = append(out, river.InsertManyParams{Args: jobs.AutomationEventArgs{EventID: activityID, ProjectID: a.ProjectID,
-				CardID: a.CardID, Trigger: t, Depth: depth, Meta: a.Meta}})
-		}
-	}
-	return out
 }
 
 // RuleConditions is the small condition language of automation rules: every given key must hold.

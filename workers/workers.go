@@ -3,6 +3,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,6 +111,10 @@ type Config struct {
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
+	// PollInterval is how often each queue looks for new jobs (zero: 100ms). Activity jobs arrive
+	// without River's insert notification (they are written by SQL next to their change), so this bounds
+	// how long they wait.
+	PollInterval time.Duration
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
@@ -131,6 +136,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		Queues:               Queues(cfg.Concurrency),
 		Workers:              riverWorkers,
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		FetchPollInterval:    cmp.Or(cfg.PollInterval, 100*time.Millisecond),
 		JobTimeout:           jobTimeout,
 		// Only the elected leader enqueues periodic jobs; ByPeriod uniqueness keeps a leader change from
 		// enqueueing a period twice, and the scan claims each (card, due date) once in any case.

@@ -166,7 +166,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	}
 	provider := llm.New(cfg.LLM)
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, Mailer: mailer, Logger: logger, LLM: provider})
+		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval, Mailer: mailer, Logger: logger, LLM: provider})
 	if err != nil {
 		return err
 	}

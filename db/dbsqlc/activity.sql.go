@@ -11,47 +11,68 @@ import (
 	"time"
 )
 
-const activityInsert = `-- name: ActivityInsert :one
-INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING id, ARRAY(SELECT DISTINCT r.trigger FROM automation_rules r
-                    WHERE r.project_id = $2 AND r.enabled AND r.trigger = ANY($9::text[]))::text[] AS listening
+const activitiesRecord = `-- name: ActivitiesRecord :exec
+WITH acts AS (
+    INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
+    SELECT a.id, a.project_id, nullif(a.card_id, '')::uuid, nullif(a.actor_id, '')::uuid, a.type, a.meta,
+           ARRAY(SELECT jsonb_array_elements_text(a.recipients))::uuid[], a.notify_members
+    FROM (SELECT unnest($8::uuid[]) AS id, unnest($9::uuid[]) AS project_id,
+                 unnest($10::text[]) AS card_id, unnest($11::text[]) AS actor_id,
+                 unnest($12::text[]) AS type, unnest($13::jsonb[]) AS meta,
+                 unnest($14::jsonb[]) AS recipients, unnest($15::boolean[]) AS notify_members) a
+)
+INSERT INTO river_job (args, kind, queue, priority, max_attempts)
+SELECT j.args, j.kind, j.queue, j.priority, j.max_attempts
+FROM (SELECT unnest($1::jsonb[]) AS args, unnest($2::text[]) AS kind,
+             unnest($3::text[]) AS queue, unnest($4::smallint[]) AS priority,
+             unnest($5::smallint[]) AS max_attempts, unnest($6::uuid[]) AS project_id,
+             unnest($7::text[]) AS trigger) j
+WHERE j.trigger = ''
+   OR EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = j.project_id AND r.enabled AND r.trigger = j.trigger)
 `
 
-type ActivityInsertParams struct {
-	ID            string
-	ProjectID     string
-	CardID        *string
-	ActorID       *string
-	Type          string
-	Meta          json.RawMessage
-	Recipients    []string
-	NotifyMembers bool
-	Triggers      []string
+type ActivitiesRecordParams struct {
+	JobArgs        []json.RawMessage
+	JobKinds       []string
+	JobQueues      []string
+	JobPriorities  []int16
+	JobMaxAttempts []int16
+	JobProjects    []string
+	JobTriggers    []string
+	Ids            []string
+	ProjectIds     []string
+	CardIds        []string
+	ActorIds       []string
+	Types          []string
+	Metas          []json.RawMessage
+	Recipients     []json.RawMessage
+	NotifyMembers  []bool
 }
 
-type ActivityInsertRow struct {
-	ID        string
-	Listening []string
-}
-
-// ActivityInsert records an activity and answers, in the same round trip, which of the given
-// automation triggers have an enabled rule in the project (so jobs are enqueued only for those).
-func (q *Queries) ActivityInsert(ctx context.Context, arg ActivityInsertParams) (ActivityInsertRow, error) {
-	row := q.db.QueryRow(ctx, activityInsert,
-		arg.ID,
-		arg.ProjectID,
-		arg.CardID,
-		arg.ActorID,
-		arg.Type,
-		arg.Meta,
+// ActivitiesRecord records activities and enqueues their jobs in one statement: each notification
+// fan-out job always, each automation job only when an enabled rule of its project listens to its
+// trigger (an empty trigger means always). Jobs are written as River job rows, the way River's
+// insert-only clients for other languages write them (see docs/decisions.md); their arguments, kind,
+// queue, priority and attempts come from the Go job types (db.jobRowOf).
+func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) error {
+	_, err := q.db.Exec(ctx, activitiesRecord,
+		arg.JobArgs,
+		arg.JobKinds,
+		arg.JobQueues,
+		arg.JobPriorities,
+		arg.JobMaxAttempts,
+		arg.JobProjects,
+		arg.JobTriggers,
+		arg.Ids,
+		arg.ProjectIds,
+		arg.CardIds,
+		arg.ActorIds,
+		arg.Types,
+		arg.Metas,
 		arg.Recipients,
 		arg.NotifyMembers,
-		arg.Triggers,
 	)
-	var i ActivityInsertRow
-	err := row.Scan(&i.ID, &i.Listening)
-	return i, err
+	return err
 }
 
 const notificationCountUnread = `-- name: NotificationCountUnread :one
