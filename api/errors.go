@@ -121,9 +121,13 @@ func fail(err error) error {
 		return newErrorBody(statusOf(se.Kind), se.Msg)
 	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "22P02" {
-		// A path id that is not a UUID names nothing.
-		return newErrorBody(http.StatusNotFound, "not found")
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "22P02": // a path id that is not a UUID names nothing
+			return newErrorBody(http.StatusNotFound, "not found")
+		case "22021", "22P05": // PostgreSQL text and JSON cannot hold U+0000
+			return newErrorBody(http.StatusBadRequest, "text may not contain the NUL character (\\u0000)")
+		}
 	}
 	switch {
 	case errors.Is(err, db.ErrNotFound):

@@ -40,42 +40,49 @@ type NewCard struct {
 }
 
 // CreateCard creates a card at the end of its column, with its checklist, records card_created and
-// enqueues its notifications, in one transaction.
+// enqueues its notifications: one batch, one round trip and one (implicit) transaction.
 func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
-	var card Card
-	err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
-		var err error
-		card, err = s.CreateCardTx(ctx, tx, in)
-		return err
-	})
-	return card, err
+	return s.createCard(ctx, s.Pool, in)
 }
 
 // CreateCardTx is CreateCard inside the caller's transaction (imports, automations, agents).
 func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	q := s.q.WithTx(tx)
+	return s.createCard(ctx, tx, in)
+}
+
+func (s *Store) createCard(ctx context.Context, conn batchConn, in NewCard) (Card, error) {
+	q := dbsqlc.New(conn)
 	if len(in.Checklist) > MaxChecklistItems {
 		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
 	if in.Priority == "" {
 		in.Priority = "medium"
 	}
+	if in.ColumnID == "" {
+		col, err := q.ColumnFirst(ctx, in.ProjectID)
+		if isNotFound(err) {
+			return Card{}, invalid("the project has no column yet; create one first")
+		}
+		if err != nil {
+			return Card{}, fmt.Errorf("first column: %w", err)
+		}
+		in.ColumnID = col.ID
+	}
+	if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
+		return Card{}, err
+	}
+	act := Activity{ProjectID: in.ProjectID, CardID: NewID(), ActorID: in.ActorID, Type: ActivityCardCreated,
+		Meta: map[string]any{"title": in.Title, "columnId": in.ColumnID}}
+	if in.AssigneeID != nil {
+		act.Recipients = []string{*in.AssigneeID}
+	}
+	acts, err := activitiesParams(ctx, []Activity{act})
+	if err != nil {
+		return Card{}, err
+	}
 	var card Card
-	err := func() error {
-		if in.ColumnID == "" {
-			col, err := q.ColumnFirst(ctx, in.ProjectID)
-			if isNotFound(err) {
-				return invalid("the project has no column yet; create one first")
-			}
-			if err != nil {
-				return fmt.Errorf("first column: %w", err)
-			}
-			in.ColumnID = col.ID
-		}
-		if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
-			return err
-		}
-		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: NewID(), ProjectID: in.ProjectID, ColumnID: in.ColumnID,
+	err = pipeline(ctx, conn, func(q *dbsqlc.Queries) error {
+		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
 		if IsForeignKeyViolation(err) {
@@ -84,31 +91,29 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 		if err != nil {
 			return fmt.Errorf("insert card: %w", err)
 		}
-		id := row.ID
+		card = Card{row} // nothing else changes the row unless a checklist is given (read again below)
 		if len(in.Checklist) > 0 {
-			ids, titles, dones, pos := make([]string, len(in.Checklist)), make([]string, len(in.Checklist)), make([]bool, len(in.Checklist)), make([]int32, len(in.Checklist))
+			n := len(in.Checklist)
+			ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
 			for i, it := range in.Checklist {
 				ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
 			}
-			if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: id, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+			if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: act.CardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
 				return fmt.Errorf("insert checklist: %w", err)
 			}
 		}
-		act := Activity{ProjectID: in.ProjectID, CardID: id, ActorID: in.ActorID, Type: ActivityCardCreated,
-			Meta: map[string]any{"title": in.Title, "columnId": in.ColumnID}}
-		if in.AssigneeID != nil {
-			act.Recipients = []string{*in.AssigneeID}
+		if err := q.ActivitiesRecord(ctx, acts); err != nil {
+			return fmt.Errorf("record activities: %w", err)
 		}
-		if err := s.recordActivities(ctx, tx, act); err != nil {
-			return err
+		if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
+			row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: act.CardID, ProjectID: in.ProjectID})
+			if err != nil {
+				return fmt.Errorf("read card: %w", err)
+			}
+			card = Card{row}
 		}
-		if len(in.Checklist) == 0 {
-			card = Card{row} // nothing else changed the row since it was inserted
-			return nil
-		}
-		card, err = cardTx(ctx, q, in.ProjectID, id) // the checklist's trigger rewrote its parts
-		return err
-	}()
+		return nil
+	})
 	return card, err
 }
 

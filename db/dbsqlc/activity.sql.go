@@ -12,33 +12,13 @@ import (
 )
 
 const activitiesRecord = `-- name: ActivitiesRecord :exec
-WITH acts AS (
-    INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
-    SELECT a.id, a.project_id, nullif(a.card_id, '')::uuid, nullif(a.actor_id, '')::uuid, a.type, a.meta,
-           ARRAY(SELECT jsonb_array_elements_text(a.recipients))::uuid[], a.notify_members
-    FROM (SELECT unnest($8::uuid[]) AS id, unnest($9::uuid[]) AS project_id,
-                 unnest($10::text[]) AS card_id, unnest($11::text[]) AS actor_id,
-                 unnest($12::text[]) AS type, unnest($13::jsonb[]) AS meta,
-                 unnest($14::jsonb[]) AS recipients, unnest($15::boolean[]) AS notify_members) a
-)
-INSERT INTO river_job (args, kind, queue, priority, max_attempts)
-SELECT j.args, j.kind, j.queue, j.priority, j.max_attempts
-FROM (SELECT unnest($1::jsonb[]) AS args, unnest($2::text[]) AS kind,
-             unnest($3::text[]) AS queue, unnest($4::smallint[]) AS priority,
-             unnest($5::smallint[]) AS max_attempts, unnest($6::uuid[]) AS project_id,
-             unnest($7::text[]) AS trigger) j
-WHERE j.trigger = ''
-   OR EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = j.project_id AND r.enabled AND r.trigger = j.trigger)
+SELECT record_activities($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[],
+    $6::jsonb[], $7::jsonb[], $8::boolean[], $9::jsonb[], $10::text[],
+    $11::text[], $12::smallint[], $13::smallint[], $14::uuid[],
+    $15::text[])
 `
 
 type ActivitiesRecordParams struct {
-	JobArgs        []json.RawMessage
-	JobKinds       []string
-	JobQueues      []string
-	JobPriorities  []int16
-	JobMaxAttempts []int16
-	JobProjects    []string
-	JobTriggers    []string
 	Ids            []string
 	ProjectIds     []string
 	CardIds        []string
@@ -47,22 +27,19 @@ type ActivitiesRecordParams struct {
 	Metas          []json.RawMessage
 	Recipients     []json.RawMessage
 	NotifyMembers  []bool
+	JobArgs        []json.RawMessage
+	JobKinds       []string
+	JobQueues      []string
+	JobPriorities  []int16
+	JobMaxAttempts []int16
+	JobProjects    []string
+	JobTriggers    []string
 }
 
-// ActivitiesRecord records activities and enqueues their jobs in one statement: each notification
-// fan-out job always, each automation job only when an enabled rule of its project listens to its
-// trigger (an empty trigger means always). Jobs are written as River job rows, the way River's
-// insert-only clients for other languages write them (see docs/decisions.md); their arguments, kind,
-// queue, priority and attempts come from the Go job types (db.jobRowOf).
+// ActivitiesRecord records activities with their notification and automation jobs, in one statement
+// (migration 00006 says how). Empty card and actor ids stand for none.
 func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) error {
 	_, err := q.db.Exec(ctx, activitiesRecord,
-		arg.JobArgs,
-		arg.JobKinds,
-		arg.JobQueues,
-		arg.JobPriorities,
-		arg.JobMaxAttempts,
-		arg.JobProjects,
-		arg.JobTriggers,
 		arg.Ids,
 		arg.ProjectIds,
 		arg.CardIds,
@@ -71,6 +48,13 @@ func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordPara
 		arg.Metas,
 		arg.Recipients,
 		arg.NotifyMembers,
+		arg.JobArgs,
+		arg.JobKinds,
+		arg.JobQueues,
+		arg.JobPriorities,
+		arg.JobMaxAttempts,
+		arg.JobProjects,
+		arg.JobTriggers,
 	)
 	return err
 }

@@ -1,26 +1,10 @@
 -- name: ActivitiesRecord :exec
--- ActivitiesRecord records activities and enqueues their jobs in one statement: each notification
--- fan-out job always, each automation job only when an enabled rule of its project listens to its
--- trigger (an empty trigger means always). Jobs are written as River job rows, the way River's
--- insert-only clients for other languages write them (see docs/decisions.md); their arguments, kind,
--- queue, priority and attempts come from the Go job types (db.jobRowOf).
-WITH acts AS (
-    INSERT INTO activities (id, project_id, card_id, actor_id, type, meta, recipients, notify_members)
-    SELECT a.id, a.project_id, nullif(a.card_id, '')::uuid, nullif(a.actor_id, '')::uuid, a.type, a.meta,
-           ARRAY(SELECT jsonb_array_elements_text(a.recipients))::uuid[], a.notify_members
-    FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@project_ids::uuid[]) AS project_id,
-                 unnest(@card_ids::text[]) AS card_id, unnest(@actor_ids::text[]) AS actor_id,
-                 unnest(@types::text[]) AS type, unnest(@metas::jsonb[]) AS meta,
-                 unnest(@recipients::jsonb[]) AS recipients, unnest(@notify_members::boolean[]) AS notify_members) a
-)
-INSERT INTO river_job (args, kind, queue, priority, max_attempts)
-SELECT j.args, j.kind, j.queue, j.priority, j.max_attempts
-FROM (SELECT unnest(@job_args::jsonb[]) AS args, unnest(@job_kinds::text[]) AS kind,
-             unnest(@job_queues::text[]) AS queue, unnest(@job_priorities::smallint[]) AS priority,
-             unnest(@job_max_attempts::smallint[]) AS max_attempts, unnest(@job_projects::uuid[]) AS project_id,
-             unnest(@job_triggers::text[]) AS trigger) j
-WHERE j.trigger = ''
-   OR EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = j.project_id AND r.enabled AND r.trigger = j.trigger);
+-- ActivitiesRecord records activities with their notification and automation jobs, in one statement
+-- (migration 00006 says how). Empty card and actor ids stand for none.
+SELECT record_activities(@ids::uuid[], @project_ids::uuid[], @card_ids::text[], @actor_ids::text[], @types::text[],
+    @metas::jsonb[], @recipients::jsonb[], @notify_members::boolean[], @job_args::jsonb[], @job_kinds::text[],
+    @job_queues::text[], @job_priorities::smallint[], @job_max_attempts::smallint[], @job_projects::uuid[],
+    @job_triggers::text[]);
 
 -- name: NotificationFanOut :execrows
 -- NotificationFanOut notifies, for one activity, the project's members and its extra recipients except
