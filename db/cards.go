@@ -404,11 +404,11 @@ func strEq(a, b *string) bool {
 	return *a == *b
 }
 
-// CardRow is a card as the list reads it: JSON parts come as text, ready to send.
-type CardRow = dbsqlc.CardListFastRow
+// CardRow is a card as the list reads it: its row, whose JSON parts are ready to send.
+type CardRow = dbsqlc.Card
 
-// CardRows lists every card of a project (archived ones included), by column then order, in one
-// set-based query.
+// CardRows lists every card of a project (archived ones included), by column then order (ties by id),
+// in one query.
 func (s *Store) CardRows(ctx context.Context, projectID string) ([]CardRow, error) {
 	rows, err := s.q.CardListFast(ctx, projectID)
 	if err != nil {

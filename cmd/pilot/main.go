@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -35,6 +36,9 @@ commands:
   worker   run background jobs (migrates first)
   migrate  apply database migrations and exit`
 
+// defaultGCPercent is the garbage collector's target unless GOGC is set.
+const defaultGCPercent = 400
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
@@ -46,6 +50,12 @@ func main() {
 		os.Exit(1)
 	}
 	logger := newLogger(cfg)
+	if os.Getenv("GOGC") == "" {
+		// Requests allocate short-lived buffers on a small live heap, so the default GOGC=100 collects
+		// very often: 400 measured 25-30% more card lists and creates per second (make bench). GOGC set
+		// in the environment wins, and GOMEMLIMIT still bounds the heap.
+		debug.SetGCPercent(defaultGCPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

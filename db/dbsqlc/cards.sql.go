@@ -211,52 +211,21 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (Card, e
 }
 
 const cardListFast = `-- name: CardListFast :many
-SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.archived, c.priority,
-       c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by,
-       c.created_at, c.updated_at,
-       c.parts_checklist::text AS checklist, c.parts_progress AS checklist_progress,
-       c.parts_labels::text AS labels, c.parts_fields::text AS custom_fields, c.position
-FROM cards c
-JOIN columns col ON col.id = c.column_id
-WHERE c.project_id = $1
-ORDER BY col.position, c.position, c.id
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM list_cards($1::uuid)
 `
 
-type CardListFastRow struct {
-	ID                string
-	ProjectID         string
-	ColumnID          string
-	ScopeID           *string
-	Title             string
-	Description       string
-	Archived          bool
-	Priority          string
-	StartDate         *time.Time
-	DueDate           *time.Time
-	AssigneeID        *string
-	CommentCount      int32
-	AttachmentCount   int32
-	CreatedBy         string
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	Checklist         string
-	ChecklistProgress int32
-	Labels            string
-	CustomFields      string
-	Position          int64
-}
-
-// CardListFast is the card list: one index range over the project's cards, whose checklist, labels and
-// custom values are kept on the row as JSON by triggers (migration 00005).
-func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardListFastRow, error) {
+// CardListFast is the card list, in list order: each card's row carries its checklist, labels and custom
+// values as JSON, kept by triggers (migration 00005). list_cards (migration 00007) says why it is a
+// function.
+func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]Card, error) {
 	rows, err := q.db.Query(ctx, cardListFast, projectID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []CardListFastRow{}
+	items := []Card{}
 	for rows.Next() {
-		var i CardListFastRow
+		var i Card
 		if err := rows.Scan(
 			&i.ID,
 			&i.ProjectID,
@@ -264,6 +233,7 @@ func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardLis
 			&i.ScopeID,
 			&i.Title,
 			&i.Description,
+			&i.Position,
 			&i.Archived,
 			&i.Priority,
 			&i.StartDate,
@@ -274,11 +244,10 @@ func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]CardLis
 			&i.CreatedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.Checklist,
-			&i.ChecklistProgress,
-			&i.Labels,
-			&i.CustomFields,
-			&i.Position,
+			&i.PartsChecklist,
+			&i.PartsProgress,
+			&i.PartsLabels,
+			&i.PartsFields,
 		); err != nil {
 			return nil, err
 		}

@@ -45,14 +45,7 @@ SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = @id AND p.workspace_id = @workspace_id;
 
 -- name: CardListFast :many
--- CardListFast is the card list: one index range over the project's cards, whose checklist, labels and
--- custom values are kept on the row as JSON by triggers (migration 00005).
-SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.archived, c.priority,
-       c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by,
-       c.created_at, c.updated_at,
-       c.parts_checklist::text AS checklist, c.parts_progress AS checklist_progress,
-       c.parts_labels::text AS labels, c.parts_fields::text AS custom_fields, c.position
-FROM cards c
-JOIN columns col ON col.id = c.column_id
-WHERE c.project_id = @project_id
-ORDER BY col.position, c.position, c.id;
+-- CardListFast is the card list, in list order: each card's row carries its checklist, labels and custom
+-- values as JSON, kept by triggers (migration 00005). list_cards (migration 00007) says why it is a
+-- function.
+SELECT * FROM list_cards(@project_id::uuid);
