@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -21,11 +23,11 @@ type CardPath struct {
 	CardID string `path:"cardId"`
 }
 
-// rawJSONOutput is a body already encoded as JSON.
-type rawJSONOutput struct {
-	ContentType string `header:"Content-Type"`
-	Body        []byte
-}
+// listBuffers recycles card-list response buffers (a 1,000-card list is about 800 KB); buffers that
+// grew past maxPooledList are left to the collector.
+var listBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+const maxPooledList = 4 << 20
 
 // CardOut is a card with everything on it.
 type CardOut struct {
@@ -136,13 +138,34 @@ func (s *Server) registerCards() {
 		func(ctx context.Context, in *struct {
 			PRJPath
 			Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
-		}) (*rawJSONOutput, error) {
-			rows, err := s.store.CardRows(ctx, accessFrom(ctx).ProjectID)
+		}) (*huma.StreamResponse, error) {
+			bp := listBuffers.Get().(*[]byte)
+			buf := append((*bp)[:0], '[')
+			err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
+				if in.Archived != "" && (in.Archived == "true") != c.Archived {
+					return
+				}
+				if len(buf) > 1 {
+					buf = append(buf, ',')
+				}
+				buf = appendCardJSON(buf, c)
+			})
 			if err != nil {
+				*bp = buf
+				listBuffers.Put(bp)
 				return nil, fail(err)
 			}
-			keep := func(c db.CardRow) bool { return in.Archived == "" || (in.Archived == "true") == c.Archived }
-			return &rawJSONOutput{ContentType: "application/json", Body: appendCardsJSON(make([]byte, 0, 1024*len(rows)+2), rows, keep)}, nil
+			buf = append(buf, ']')
+			return &huma.StreamResponse{Body: func(hctx huma.Context) {
+				hctx.SetHeader("Content-Type", "application/json")
+				hctx.SetHeader("Content-Length", strconv.Itoa(len(buf)))
+				hctx.SetStatus(http.StatusOK)
+				_, _ = hctx.BodyWriter().Write(buf)
+				if cap(buf) <= maxPooledList {
+					*bp = buf
+					listBuffers.Put(bp)
+				}
+			}}, nil
 		})
 
 	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",

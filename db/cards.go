@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
@@ -404,15 +405,48 @@ func strEq(a, b *string) bool {
 	return *a == *b
 }
 
-// CardRow is a card as the list reads it: its row, whose JSON parts are ready to send.
-type CardRow = dbsqlc.Card
+// CardView is one card of the card list as PostgreSQL sent it, read without copying: its byte slices
+// point into the driver's buffer and are only valid inside the EachCard callback.
+type CardView struct {
+	ID, ProjectID, ColumnID, CreatedBy               pgtype.UUID
+	ScopeID, AssigneeID                              pgtype.UUID // not Valid when null
+	Title, Description, Priority                     pgtype.DriverBytes
+	Checklist, Labels, CustomFields                  pgtype.DriverBytes // JSON
+	Archived                                         bool
+	StartDate, DueDate                               pgtype.Timestamptz // not Valid when null
+	CreatedAt, UpdatedAt                             time.Time
+	Position                                         int64
+	ChecklistProgress, CommentCount, AttachmentCount int32
+}
 
-// CardRows lists every card of a project (archived ones included), by column then order (ties by id),
-// in one query.
-func (s *Store) CardRows(ctx context.Context, projectID string) ([]CardRow, error) {
-	rows, err := s.q.CardListFast(ctx, projectID)
+// cardListSQL reads the card list through list_cards (migration 00007). It is the one query written
+// here rather than in queries/: the list is the hottest read, and scanning it without a copy per field
+// needs the driver's own types, which sqlc does not generate.
+const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
+       parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,
+       parts_progress, comment_count, attachment_count
+FROM list_cards($1)`
+
+// EachCard calls fn for every card of a project (archived ones included), by column then order (ties
+// by id), in one query. fn must not keep the view or its byte slices.
+func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardView)) error {
+	rows, err := s.Pool.Query(ctx, cardListSQL, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("list cards: %w", err)
+		return fmt.Errorf("list cards: %w", err)
 	}
-	return rows, nil
+	defer rows.Close()
+	var v CardView
+	dest := []any{&v.ID, &v.ProjectID, &v.ColumnID, &v.CreatedBy, &v.ScopeID, &v.AssigneeID, &v.Title, &v.Description,
+		&v.Priority, &v.Checklist, &v.Labels, &v.CustomFields, &v.Archived, &v.StartDate, &v.DueDate, &v.CreatedAt,
+		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("read card: %w", err)
+		}
+		fn(&v)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list cards: %w", err)
+	}
+	return nil
 }

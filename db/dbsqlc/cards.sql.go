@@ -210,55 +210,6 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (Card, e
 	return i, err
 }
 
-const cardListFast = `-- name: CardListFast :many
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM list_cards($1::uuid)
-`
-
-// CardListFast is the card list, in list order: each card's row carries its checklist, labels and custom
-// values as JSON, kept by triggers (migration 00005). list_cards (migration 00007) says why it is a
-// function.
-func (q *Queries) CardListFast(ctx context.Context, projectID string) ([]Card, error) {
-	rows, err := q.db.Query(ctx, cardListFast, projectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Card{}
-	for rows.Next() {
-		var i Card
-		if err := rows.Scan(
-			&i.ID,
-			&i.ProjectID,
-			&i.ColumnID,
-			&i.ScopeID,
-			&i.Title,
-			&i.Description,
-			&i.Position,
-			&i.Archived,
-			&i.Priority,
-			&i.StartDate,
-			&i.DueDate,
-			&i.AssigneeID,
-			&i.CommentCount,
-			&i.AttachmentCount,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.PartsChecklist,
-			&i.PartsProgress,
-			&i.PartsLabels,
-			&i.PartsFields,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const cardRowGet = `-- name: CardRowGet :one
 SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM cards WHERE id = $1 AND project_id = $2
 `

@@ -44,8 +44,3 @@ DELETE FROM cards WHERE id = @id AND project_id = @project_id;
 SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = @id AND p.workspace_id = @workspace_id;
 
--- name: CardListFast :many
--- CardListFast is the card list, in list order: each card's row carries its checklist, labels and custom
--- values as JSON, kept by triggers (migration 00005). list_cards (migration 00007) says why it is a
--- function.
-SELECT * FROM list_cards(@project_id::uuid);
