@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -53,6 +54,9 @@ func newErrorBody(code int, msg string) *ErrorBody {
 	return &ErrorBody{StatusCode: code, Message: msg, Error_: statusName(code)}
 }
 
+// statusClientClosed answers requests whose client went away (nginx's 499); nobody reads it.
+const statusClientClosed = 499
+
 var installErrorsOnce sync.Once
 
 // installErrors replaces huma's error constructor, before any operation is registered (the OpenAPI
@@ -76,6 +80,12 @@ func installErrors(logger *slog.Logger) {
 func buildError(ctx context.Context, logger *slog.Logger, status int, msg string, errs ...error) huma.StatusError {
 	if status == http.StatusUnprocessableEntity {
 		status = http.StatusBadRequest
+	}
+	if status >= 500 && ctx.Err() != nil && slices.ContainsFunc(errs, func(e error) bool { return errors.Is(e, ctx.Err()) }) {
+		// The client went away (or its deadline passed) mid-request: nobody reads this answer, and it is
+		// no server fault to log as one.
+		logger.DebugContext(ctx, "request abandoned by its client", "message", msg)
+		return newErrorBody(statusClientClosed, "client closed the request")
 	}
 	if status >= 500 {
 		var causes []string

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -89,4 +90,19 @@ func TestDocsOnlyOutsideProduction(t *testing.T) {
 	prod := setupWith(t, setupOpts{production: true})
 	requireStatus(t, prod.do("GET", "/api/docs", "", nil), http.StatusNotFound)
 	requireStatus(t, prod.do("GET", "/api/openapi.json", "", nil), http.StatusNotFound)
+}
+
+// A request its client abandoned ends its handler with the context's error: that is answered 499 and
+// logged at debug level, not as an internal error; a real failure still is.
+func TestAbandonedRequestIsNoInternalError(t *testing.T) {
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got := buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred", fmt.Errorf("list cards: %w", context.Canceled))
+	require.Equal(t, statusClientClosed, got.GetStatus())
+	require.Empty(t, logs.String())
+	got = buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("disk on fire"))
+	require.Equal(t, http.StatusInternalServerError, got.GetStatus())
+	require.Contains(t, logs.String(), "disk on fire")
 }
