@@ -16,6 +16,7 @@ import (
 
 	"github.com/alexedwards/argon2id"
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // passwordParams are fixed so the cost is the same on every host (the library's default parallelism
@@ -63,11 +64,22 @@ type Signer struct {
 	secret []byte
 	ttl    time.Duration
 	now    func() time.Time
+	// verified remembers tokens whose signature checked out (keyed by the whole token, signature
+	// included), so a session's every request does not decode and HMAC it again; expiry and type are
+	// still checked on each use.
+	verified *lru.Cache[string, Claims]
 }
+
+// verifiedTokens is how many verified tokens a Signer remembers (a few MB at most).
+const verifiedTokens = 4096
 
 // NewSigner returns a signer whose session tokens live ttl.
 func NewSigner(secret []byte, ttl time.Duration) *Signer {
-	return &Signer{secret: secret, ttl: ttl, now: time.Now}
+	verified, err := lru.New[string, Claims](verifiedTokens)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return &Signer{secret: secret, ttl: ttl, now: time.Now, verified: verified}
 }
 
 // TTL is the session token lifetime.
@@ -106,6 +118,12 @@ var ErrInvalidToken = errors.New("invalid or expired token")
 
 // Verify checks a token's signature, expiry and type.
 func (s *Signer) Verify(token, typ string) (Claims, error) {
+	if c, ok := s.verified.Get(token); ok {
+		if c.Type == typ && c.ExpiresAt != nil && s.now().Before(c.ExpiresAt.Time) {
+			return c, nil
+		}
+		return Claims{}, ErrInvalidToken
+	}
 	var c Claims
 	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithIssuer("pilot"),
@@ -113,6 +131,7 @@ func (s *Signer) Verify(token, typ string) (Claims, error) {
 	if err != nil || c.Type != typ || c.Subject == "" {
 		return Claims{}, ErrInvalidToken
 	}
+	s.verified.Add(token, c)
 	return c, nil
 }
 

@@ -278,3 +278,23 @@ func TestMatchTOTPWindow(t *testing.T) {
 	_, ok := MatchTOTP(secret, otherCode, now)
 	require.False(t, ok)
 }
+
+// A verified token is remembered, but every use still checks its expiry and type, and a token whose
+// signature was altered is verified afresh (and refused).
+func TestVerifiedTokensStillExpireAndKeepTheirType(t *testing.T) {
+	s := NewSigner(testSecret, time.Hour)
+	tok, _, err := s.Issue("user-1", TypeTwoFactor, 1)
+	require.NoError(t, err)
+	_, err = s.Verify(tok, TypeTwoFactor)
+	require.NoError(t, err)
+	_, ok := s.verified.Get(tok)
+	require.True(t, ok, "a verified token is remembered")
+	_, err = s.Verify(tok, TypeSession)
+	require.ErrorIs(t, err, ErrInvalidToken, "a remembered token keeps its type")
+	tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[tok[len(tok)-2:] != "AA"]
+	_, err = s.Verify(tampered, TypeTwoFactor)
+	require.ErrorIs(t, err, ErrInvalidToken)
+	s.now = func() time.Time { return time.Now().Add(TwoFactorTTL + time.Second) }
+	_, err = s.Verify(tok, TypeTwoFactor)
+	require.ErrorIs(t, err, ErrInvalidToken, "a remembered token still expires")
+}
