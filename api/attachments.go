@@ -77,7 +77,7 @@ func (s *Server) registerAttachments() {
 			"a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. "+
 			"Records a `card_updated` activity with fields [\"attachments\"].", db.MaxAttachmentSize),
 		Errors: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}}
-	register(s, upload, projectWrite, s.uploadAttachment)
+	register(s, upload, cardWrite, s.uploadAttachment)
 	if item := s.api.OpenAPI().Paths[upload.Path]; item != nil && item.Post != nil {
 		item.Post.RequestBody = &huma.RequestBody{
 			Description: "The file to attach, in a part named `file`.",
@@ -107,7 +107,7 @@ func (s *Server) registerAttachments() {
 	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: CARD + "/attachments/{attachmentId}",
 		Summary: "Delete an attachment", Tags: tags,
 		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields [\"attachments\"]."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
 			a := accessFrom(ctx)
 			att, err := s.store.DeleteAttachment(ctx, a.ProjectID, in.CardID, in.AttachmentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")

@@ -119,7 +119,7 @@ func (s *Server) registerChecklist() {
 	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: CARD + "/checklist",
 		Summary: "Add a checklist item at the end", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Answers the card. A card has at most 100 checklist items."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CardPath
 			Body struct {
@@ -136,7 +136,7 @@ func (s *Server) registerChecklist() {
 	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: CARD + "/checklist/{itemId}",
 		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
 		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			ChecklistItemPath
 			Body struct {
@@ -154,7 +154,7 @@ func (s *Server) registerChecklist() {
 		})
 
 	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: CARD + "/checklist/{itemId}",
-		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."}, projectWrite,
+		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."}, cardWrite,
 		func(ctx context.Context, in *ChecklistItemPath) (*struct{ Body CardOut }, error) {
 			return cardPartAnswer(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
 		})
@@ -166,7 +166,7 @@ func (s *Server) registerLabels() {
 	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: PRJ + "/labels",
 		Summary: "Create a label", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Label names are unique in a project (409 otherwise)."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			Body struct {
@@ -192,7 +192,7 @@ func (s *Server) registerLabels() {
 		})
 
 	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: PRJ + "/labels/{labelId}",
-		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}}, projectWrite,
+		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}}, cardWrite,
 		func(ctx context.Context, in *struct {
 			LabelPath
 			Body struct {
@@ -217,7 +217,7 @@ func (s *Server) registerLabels() {
 		})
 
 	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: PRJ + "/labels/{labelId}",
-		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."}, projectWrite,
+		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."}, cardWrite,
 		func(ctx context.Context, in *LabelPath) (*OKOutput, error) {
 			if err := s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID); err != nil {
 				return nil, fail(err)
@@ -228,7 +228,7 @@ func (s *Server) registerLabels() {
 	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: CARD + "/labels/{labelId}",
 		Summary: "Put a label on a card", Tags: tags,
 		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
 			return cardPartAnswer(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
 		})
@@ -236,7 +236,7 @@ func (s *Server) registerLabels() {
 	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: CARD + "/labels/{labelId}",
 		Summary: "Take a label off a card", Tags: tags,
 		Description: "Removing a label the card does not have changes nothing. Answers the card."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
 			return cardPartAnswer(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
 		})
@@ -248,7 +248,7 @@ func (s *Server) registerCustomFields() {
 	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: PRJ + "/custom-fields",
 		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			Body struct {
@@ -278,7 +278,7 @@ func (s *Server) registerCustomFields() {
 	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: PRJ + "/custom-fields/{fieldId}",
 		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CustomFieldPath
 			Body struct {
@@ -303,7 +303,7 @@ func (s *Server) registerCustomFields() {
 		})
 
 	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: PRJ + "/custom-fields/{fieldId}",
-		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."}, projectWrite,
+		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."}, cardWrite,
 		func(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
 			if err := s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID); err != nil {
 				return nil, fail(err)
@@ -316,7 +316,7 @@ func (s *Server) registerCustomFields() {
 		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
 			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
 			"distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CardPath
 			Body struct {
@@ -333,7 +333,7 @@ func (s *Server) registerRelations() {
 	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: CARD + "/relations",
 		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CardPath
 			Body struct {
@@ -359,7 +359,7 @@ func (s *Server) registerRelations() {
 		})
 
 	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: PRJ + "/relations/{relationId}",
-		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."}, projectWrite,
+		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."}, cardWrite,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			RelationID string `path:"relationId"`

@@ -170,7 +170,7 @@ func (s *Server) registerCards() {
 
 	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",
 		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			Body cardCreateBody
@@ -180,7 +180,7 @@ func (s *Server) registerCards() {
 
 	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: PRJ + "/columns/{columnId}/cards",
 		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			PRJPath
 			ColumnID string `path:"columnId"`
@@ -203,7 +203,7 @@ func (s *Server) registerCards() {
 		Summary: "Update, move or reorder a card", Tags: tags,
 		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
 			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CardPath
 			Body struct {
@@ -250,7 +250,7 @@ func (s *Server) registerCards() {
 		})
 
 	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: CARD,
-		Summary: "Delete a card permanently", Tags: tags}, projectWrite,
+		Summary: "Delete a card permanently", Tags: tags}, cardWrite,
 		func(ctx context.Context, in *CardPath) (*OKOutput, error) {
 			if err := s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID); err != nil {
 				return nil, fail(err)

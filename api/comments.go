@@ -44,7 +44,7 @@ func (s *Server) registerComments() {
 		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
 			"card's assignee and the project's members."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *struct {
 			CardPath
 			Body struct {
@@ -60,7 +60,7 @@ func (s *Server) registerComments() {
 
 	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: CARD + "/comments/{commentId}",
 		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
-		projectWrite,
+		cardWrite,
 		func(ctx context.Context, in *CommentPath) (*OKOutput, error) {
 			a := accessFrom(ctx)
 			err := s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")

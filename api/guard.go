@@ -35,6 +35,10 @@ type Access struct {
 	WSRole string
 	// PilotageRole is the least pilotage role needed: viewer, reviewer or owner.
 	PilotageRole string
+	// KeepsTenancy says the operation never changes users, organizations, workspaces, projects or
+	// memberships, so its writes leave the guard's AccessCache as it is. Other writes empty it before
+	// answering.
+	KeepsTenancy bool
 }
 
 var (
@@ -87,7 +91,7 @@ type ctxKey int
 
 const (
 	principalKey ctxKey = iota
-	accessKey
+	accessCtxKey
 	clientIPKey
 	requestKey
 )
@@ -110,7 +114,7 @@ func principalFrom(ctx context.Context) *Principal {
 }
 
 func accessFrom(ctx context.Context) db.Access {
-	a, _ := ctx.Value(accessKey).(db.Access)
+	a, _ := ctx.Value(accessCtxKey).(db.Access)
 	return a
 }
 
@@ -195,7 +199,11 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole)))
 			return
 		}
-		hctx = huma.WithValue(hctx, accessKey, acc)
+		hctx = huma.WithValue(hctx, accessCtxKey, acc)
+	}
+	if s.opts.AccessCache != nil && !a.KeepsTenancy && !safeMethod(hctx.Method()) {
+		hctx = &flushBeforeAnswer{operationContext: hctx, cache: s.opts.AccessCache}
+		defer s.opts.AccessCache.flush() // also when the operation wrote no status of its own
 	}
 	next(hctx)
 }
@@ -251,10 +259,19 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 		if !isUUID(projectID) {
 			projectID = "" // a malformed id is refused as not found before access is used
 		}
+		key := accessKey{userID: claims.Subject, sessionVersion: claims.Version, orgSlug: orgSlug, wsSlug: hctx.Param("wsSlug"), projectID: projectID}
+		if e, ok := s.opts.AccessCache.get(key); ok {
+			p.User, p.access = e.user, &e.access
+			return p, nil // the cached user had this session version
+		}
+		gen := s.opts.AccessCache.generation()
 		var acc db.Access
-		p.User, acc, p.accessErr, err = s.store.UserWithAccess(ctx, claims.Subject, orgSlug, hctx.Param("wsSlug"), projectID)
+		p.User, acc, p.accessErr, err = s.store.UserWithAccess(ctx, claims.Subject, orgSlug, key.wsSlug, projectID)
 		if p.accessErr == nil {
 			p.access = &acc
+			if err == nil && p.User.SessionVersion == claims.Version {
+				s.opts.AccessCache.put(key, accessEntry{user: p.User, access: acc}, gen)
+			}
 		}
 	} else {
 		p.User, err = s.store.UserByID(ctx, claims.Subject)

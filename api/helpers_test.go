@@ -34,6 +34,7 @@ type testEnv struct {
 	store   *db.Store
 	pool    *pgxpool.Pool
 	signer  *auth.Signer
+	access  *AccessCache
 }
 
 type setupOpts struct {
@@ -56,10 +57,19 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 		o.loginRateLimit = 1000
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Every test runs with the access cache, as the api process does.
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	cache := StartAccessCache(ctx, store, logger)
+	select {
+	case <-cache.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the access cache did not start listening")
+	}
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit,
+		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache,
 	})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}
+	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer, access: cache}
 }
 
 // resp is a recorded answer.

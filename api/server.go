@@ -42,6 +42,8 @@ type Options struct {
 	Storage storage.Storage
 	// Relay relays mission events to SSE subscribers (nil: a relay of the server's own, started lazily).
 	Relay *stream.Relay
+	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
+	AccessCache *AccessCache
 }
 
 // Server holds what handlers need.
