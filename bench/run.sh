@@ -2,6 +2,7 @@
 # bench/run.sh: load-test the api with wrk on this machine (load generator on the same cores).
 # Starts its own PostgreSQL (default durability) and api, seeds data through the API, then measures:
 #   card create (32 connections), list a 50-card project, list a 1,000-card project (latency), GET /auth/me.
+# Each measured run follows an unmeasured warm-up of the same load (WARMUP, default 3s).
 # Figures are printed; nothing here fails on a slow machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +67,14 @@ end
 LUA
 
 run() { runc "$CONNS" "$@"; }
-runc() { local c=$1; shift; echo; echo "== $1 ($c connections)"; shift; wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"; }
+# Each measurement follows a WARMUP-long run of the same load, not measured: the api's pool opens its
+# connections and PostgreSQL caches its plans then, so the figures are the steady state.
+WARMUP=${WARMUP:-3s}
+runc() {
+  local c=$1; shift; echo; echo "== $1 ($c connections)"; shift
+  wrk -t"$THREADS" -c"$c" -d"$WARMUP" -H "Authorization: Bearer $TOKEN" "$@" >/dev/null
+  wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"
+}
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNS -d$DURATION"
 run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards"
 echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
