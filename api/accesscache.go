@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -106,55 +105,26 @@ func (c *AccessCache) flush() {
 }
 
 func (c *AccessCache) listen(ctx context.Context, store *db.Store) {
-	backoff := 100 * time.Millisecond
 	first := true
-	for ctx.Err() == nil {
-		err := c.listenOnce(ctx, store, func() {
-			backoff = 100 * time.Millisecond
+	store.Listen(ctx, db.Listener{Channel: AccessChannel, ReconnectMin: 100 * time.Millisecond, ReconnectMax: 5 * time.Second,
+		Logger: c.logger,
+		Connected: func(*pgx.Conn) {
 			c.flush() // whatever changed while nobody listened
 			c.live.Store(true)
 			if first {
 				first = false
 				close(c.ready)
 			}
-		})
-		c.live.Store(false)
-		c.flush()
-		if ctx.Err() != nil {
-			return
-		}
-		c.logger.Warn("access change listener lost; not caching access until it is back", "error", err, "in", backoff)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
-}
-
-func (c *AccessCache) listenOnce(ctx context.Context, store *db.Store, connected func()) error {
-	conn, err := pgx.ConnectConfig(ctx, store.Pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{AccessChannel}.Sanitize()); err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	connected()
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return fmt.Errorf("wait for notification: %w", err)
-		}
-		c.flush()
-		c.heard.Store(n.Payload)
-	}
+		},
+		Notified: func(payload string) {
+			c.flush()
+			c.heard.Store(payload)
+		},
+		Lost: func(error) { // nothing is cached until the listener is back
+			c.live.Store(false)
+			c.flush()
+		},
+	})
 }
 
 // flushBeforeAnswer empties the access cache when the operation answers, before any byte reaches the

@@ -23,7 +23,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -337,55 +336,21 @@ func (r *Relay) markAll() {
 // listen keeps one LISTEN connection open, reconnecting with backoff.
 func (r *Relay) listen() {
 	defer r.wg.Done()
-	ctx := r.ctx
-	backoff := r.cfg.ReconnectMin
 	first := true
-	for ctx.Err() == nil {
-		err := r.listenOnce(ctx, func() {
-			backoff = r.cfg.ReconnectMin
+	r.store.Listen(r.ctx, db.Listener{Channel: db.MissionEventsChannel, ReconnectMin: r.cfg.ReconnectMin,
+		ReconnectMax: r.cfg.ReconnectMax, Logger: r.log,
+		Connected: func(conn *pgx.Conn) {
+			r.pid.Store(conn.PgConn().PID())
+			r.connects.Add(1)
 			if first {
 				first = false
 				close(r.listening)
 			}
 			// Whatever was committed while we were not listening is read from the table.
 			r.markAll()
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		r.log.Warn("mission events listener lost; reconnecting", "error", err, "in", backoff)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, r.cfg.ReconnectMax)
-	}
-}
-
-func (r *Relay) listenOnce(ctx context.Context, connected func()) error {
-	conn, err := pgx.ConnectConfig(ctx, r.store.Pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{db.MissionEventsChannel}.Sanitize()); err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	r.pid.Store(conn.PgConn().PID())
-	r.connects.Add(1)
-	connected()
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return fmt.Errorf("wait for notification: %w", err)
-		}
-		r.notified(n.Payload)
-	}
+		},
+		Notified: r.notified,
+	})
 }
 
 // dispatch reads the new rows of pending missions in batches and fans them out.
