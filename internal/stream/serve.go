@@ -116,10 +116,14 @@ func (r *Relay) replay(ctx context.Context, sw *sseWriter, sub *Subscription, mi
 			return true, fmt.Errorf("replay mission events: %w", err)
 		}
 		for _, row := range rows {
-			if err := sw.event(FromRow(row)); err != nil {
+			ev := FromRow(row)
+			if err := sw.event(ev); err != nil {
 				return true, nil
 			}
 			*last = row.Seq
+			if Terminal(ev.Status) { // as live: the stream ends after an event with a terminal status
+				return true, nil
+			}
 		}
 		if len(rows) < int(r.cfg.Batch) {
 			break
