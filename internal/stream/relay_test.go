@@ -199,6 +199,14 @@ func TestRelayReconnectCatchesUp(t *testing.T) {
 	var killed bool
 	require.NoError(t, store.Pool.QueryRow(context.Background(), "SELECT pg_terminate_backend($1)", int32(r.pid.Load())).Scan(&killed))
 	require.True(t, killed)
+	// Until the killed backend is gone it may still deliver notifications; wait, so that these arrive
+	// only through the reconnected relay.
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, store.Pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+			int32(r.pid.Load())).Scan(&n))
+		return n == 0 || r.connects.Load() >= 2
+	}, 10*time.Second, 5*time.Millisecond)
 	// Committed while the relay is (most likely) reconnecting: their notifications are lost.
 	appendEvent(t, store, m, "step", "", "2")
 	appendEvent(t, store, m, "step", "", "3")
