@@ -85,7 +85,7 @@ func activitiesParams(ctx context.Context, acts []Activity) (dbsqlc.ActivitiesRe
 		if err != nil {
 			return p, fmt.Errorf("encode activity meta: %w", err)
 		}
-		recipients, err := json.Marshal(cmpSlice(a.Recipients))
+		recipients, err := json.Marshal(orEmpty(a.Recipients))
 		if err != nil {
 			return p, fmt.Errorf("encode activity recipients: %w", err)
 		}
@@ -109,7 +109,8 @@ func activitiesParams(ctx context.Context, acts []Activity) (dbsqlc.ActivitiesRe
 	return p, nil
 }
 
-func cmpSlice(s []string) []string {
+// orEmpty is s, or an empty slice for nil (which JSON would write as null).
+func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
 	}

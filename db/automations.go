@@ -366,7 +366,7 @@ func (s *Store) runRule(ctx context.Context, rule dbsqlc.AutomationRule, ev jobs
 		if ev.Depth >= MaxAutomationDepth {
 			return trace(q, "skipped", fmt.Sprintf("automation depth cap (%d) reached: rules cannot loop", MaxAutomationDepth))
 		}
-		card, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: ev.CardID, ProjectID: ev.ProjectID})
+		card, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: ev.CardID, ProjectID: ev.ProjectID})
 		if isNotFound(err) {
 			return trace(q, "skipped", "the card no longer exists")
 		}

@@ -207,7 +207,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 		if moving {
 			// Lock order: columns (sorted), then the card. Every rewrite of a column's positions holds
 			// that column's lock, so two moves never wait on each other in a cycle.
-			cur, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: cardID, ProjectID: projectID})
+			cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
 			if isNotFound(err) || isInvalidText(err) {
 				return notFound("card not found")
 			}

@@ -120,7 +120,7 @@ func (s *Store) DeleteComment(ctx context.Context, projectID, cardID, commentID,
 
 // cardExists answers ErrNotFound unless the card belongs to the project.
 func (s *Store) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
-	_, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: cardID, ProjectID: projectID})
+	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
 	if isNotFound(err) || isInvalidText(err) {
 		return notFound("card not found")
 	}

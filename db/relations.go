@@ -27,7 +27,7 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.Card
 	}
 	var out dbsqlc.CardRelation
 	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.CardGet(ctx, dbsqlc.CardGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
+		if _, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
 			if isNotFound(err) || isInvalidText(err) {
 				return notFound("card not found")
 			}
@@ -60,7 +60,7 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.Card
 
 // CardRelations lists the relations a card of a project is the source or the target of, oldest first.
 func (s *Store) CardRelations(ctx context.Context, projectID, cardID string) ([]dbsqlc.CardRelation, error) {
-	if _, err := s.q.CardGet(ctx, dbsqlc.CardGetParams{ID: cardID, ProjectID: projectID}); err != nil {
+	if _, err := s.q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID}); err != nil {
 		if isNotFound(err) || isInvalidText(err) {
 			return nil, notFound("card not found")
 		}

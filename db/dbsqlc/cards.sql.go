@@ -69,44 +69,6 @@ func (q *Queries) CardExistsInWorkspace(ctx context.Context, arg CardExistsInWor
 	return project_id, err
 }
 
-const cardGet = `-- name: CardGet :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM cards WHERE id = $1 AND project_id = $2
-`
-
-type CardGetParams struct {
-	ID        string
-	ProjectID string
-}
-
-func (q *Queries) CardGet(ctx context.Context, arg CardGetParams) (Card, error) {
-	row := q.db.QueryRow(ctx, cardGet, arg.ID, arg.ProjectID)
-	var i Card
-	err := row.Scan(
-		&i.ID,
-		&i.ProjectID,
-		&i.ColumnID,
-		&i.ScopeID,
-		&i.Title,
-		&i.Description,
-		&i.Position,
-		&i.Archived,
-		&i.Priority,
-		&i.StartDate,
-		&i.DueDate,
-		&i.AssigneeID,
-		&i.CommentCount,
-		&i.AttachmentCount,
-		&i.CreatedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.PartsChecklist,
-		&i.PartsProgress,
-		&i.PartsLabels,
-		&i.PartsFields,
-	)
-	return i, err
-}
-
 const cardGetForUpdate = `-- name: CardGetForUpdate :one
 SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields FROM cards WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
 `

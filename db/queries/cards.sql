@@ -18,9 +18,6 @@ SELECT unnest(@ids::uuid[]), @card_id, unnest(@titles::text[]), unnest(@dones::b
 -- name: CardGetForUpdate :one
 SELECT * FROM cards WHERE id = @id AND project_id = @project_id FOR NO KEY UPDATE;
 
--- name: CardGet :one
-SELECT * FROM cards WHERE id = @id AND project_id = @project_id;
-
 -- name: CardUpdateFields :exec
 UPDATE cards
 SET title = @title, description = @description, priority = @priority, start_date = @start_date,
