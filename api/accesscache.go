@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
 
 // AccessChannel is the PostgreSQL channel that announces changes to users, organizations, workspaces,
@@ -47,7 +46,7 @@ type accessKey struct {
 }
 
 type accessEntry struct {
-	user   dbsqlc.User
+	user   db.User
 	access db.Access
 	gen    uint64
 	at     time.Time

@@ -15,7 +15,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -58,7 +57,7 @@ type AgentOut struct {
 	UpdatedAt    time.Time   `json:"updatedAt"`
 }
 
-func agentOut(a dbsqlc.Agent) AgentOut {
+func agentOut(a db.Agent) AgentOut {
 	tools := a.Tools
 	if tools == nil {
 		tools = []string{}
@@ -79,7 +78,7 @@ type SkillOut struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-func skillOut(s dbsqlc.Skill) SkillOut {
+func skillOut(s db.Skill) SkillOut {
 	return SkillOut{ID: s.ID, Name: s.Name, Description: s.Description, Instructions: s.Instructions, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt}
 }
 
@@ -103,7 +102,7 @@ type MissionOut struct {
 	Error       *string    `json:"error" nullable:"true"`
 }
 
-func missionOut(m dbsqlc.AgentMission) MissionOut {
+func missionOut(m db.AgentMission) MissionOut {
 	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source, Objective: m.Objective,
 		Prompt: m.Objective, Status: m.Status, MaxSteps: m.MaxSteps, Steps: m.Steps, Actions: m.Actions, CreatedAt: m.CreatedAt,
 		StartedAt: m.StartedAt, FinishedAt: m.FinishedAt, CancelledAt: m.CancelledAt, Error: m.Error}
@@ -124,12 +123,12 @@ type ProposalOut struct {
 	CreatedAt   time.Time       `json:"createdAt"`
 }
 
-func proposalOut(p dbsqlc.AgentProposal) ProposalOut {
+func proposalOut(p db.AgentProposal) ProposalOut {
 	return ProposalOut{ID: p.ID, MissionID: p.MissionID, StepKey: p.StepKey, Tool: p.Tool, Args: p.Args, Explanation: p.Explanation,
 		Status: p.Status, Reason: p.Reason, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
 }
 
-func proposalsOut(ps []dbsqlc.AgentProposal) []ProposalOut {
+func proposalsOut(ps []db.AgentProposal) []ProposalOut {
 	out := make([]ProposalOut, len(ps))
 	for i, p := range ps {
 		out[i] = proposalOut(p)
@@ -382,7 +381,7 @@ const missionsDoc = "A mission is queued (its job inserted with it), then runnin
 	"answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp)."
 
 func (s *Server) registerMissions(tags []string, read, write Access) {
-	created := func(m dbsqlc.AgentMission) *struct{ Body MissionOut } {
+	created := func(m db.AgentMission) *struct{ Body MissionOut } {
 		return &struct{ Body MissionOut }{Body: missionOut(m)}
 	}
 
@@ -585,7 +584,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			if card != b.ProjectID {
 				return nil, errNotFound("card not found")
 			}
-			var agent dbsqlc.Agent
+			var agent db.Agent
 			if b.AgentID != nil {
 				agent, err = s.store.Agent(ctx, wsID, *b.AgentID)
 			} else {

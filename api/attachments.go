@@ -18,7 +18,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/storage"
 )
 
@@ -48,7 +47,7 @@ type AttachmentOut struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-func attachmentOut(a dbsqlc.Attachment) AttachmentOut {
+func attachmentOut(a db.Attachment) AttachmentOut {
 	return AttachmentOut{ID: a.ID, CardID: a.CardID, UploadedBy: a.UploadedBy, OriginalName: a.OriginalName,
 		MimeType: a.MimeType, Size: a.Size, CreatedAt: a.CreatedAt}
 }

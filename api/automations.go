@@ -9,7 +9,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -27,7 +26,7 @@ type RuleOut struct {
 	UpdatedAt  time.Time       `json:"updatedAt"`
 }
 
-func ruleOut(r dbsqlc.AutomationRule) RuleOut {
+func ruleOut(r db.AutomationRule) RuleOut {
 	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: r.Trigger, Conditions: r.Conditions, Action: r.Action,
 		Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

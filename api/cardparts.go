@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
 
 // LabelOut is a label of a project.
@@ -22,7 +21,7 @@ type LabelOut struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func labelOut(l dbsqlc.Label) LabelOut {
+func labelOut(l db.Label) LabelOut {
 	return LabelOut{ID: l.ID, ProjectID: l.ProjectID, Name: l.Name, Color: l.Color, CreatedAt: l.CreatedAt}
 }
 
@@ -36,7 +35,7 @@ type CustomFieldOut struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func customFieldOut(f dbsqlc.CustomField) CustomFieldOut {
+func customFieldOut(f db.CustomField) CustomFieldOut {
 	options := f.Options
 	if options == nil {
 		options = []string{}
@@ -55,7 +54,7 @@ type RelationOut struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-func relationOut(r dbsqlc.CardRelation) RelationOut {
+func relationOut(r db.CardRelation) RelationOut {
 	return RelationOut{ID: r.ID, ProjectID: r.ProjectID, CardID: r.CardID, TargetCardID: r.TargetCardID, Type: r.Type,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pilot-dev/pilot/db"
 )
@@ -130,20 +129,10 @@ func fail(err error) error {
 	if errors.As(err, &se) {
 		return newErrorBody(statusOf(se.Kind), se.Msg)
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "22P02": // a path id that is not a UUID names nothing
-			return newErrorBody(http.StatusNotFound, "not found")
-		case "22021", "22P05": // PostgreSQL text and JSON cannot hold U+0000
-			return newErrorBody(http.StatusBadRequest, "text may not contain the NUL character (\\u0000)")
+	for _, kind := range []error{db.ErrNotFound, db.ErrConflict, db.ErrInvalid, db.ErrForbidden} {
+		if errors.Is(err, kind) {
+			return newErrorBody(statusOf(kind), kind.Error())
 		}
-	}
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		return newErrorBody(http.StatusNotFound, "not found")
-	case errors.Is(err, db.ErrConflict):
-		return newErrorBody(http.StatusConflict, "conflict")
 	}
 	return err // huma answers 500 through NewErrorWithContext, which logs and hides it
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -74,7 +73,7 @@ func register[I, O any](s *Server, op huma.Operation, a Access, h func(context.C
 
 // Principal is the authenticated caller.
 type Principal struct {
-	User dbsqlc.User
+	User db.User
 	// Scopes is set when the caller used a personal access token.
 	Scopes    []string
 	ViaPAT    bool

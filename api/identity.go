@@ -11,7 +11,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -26,7 +25,7 @@ type UserOut struct {
 	PilotageRole     string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
 }
 
-func userOut(u dbsqlc.User) *UserOut {
+func userOut(u db.User) *UserOut {
 	return &UserOut{ID: u.ID, Email: u.Email, Name: u.Name, JobTitle: u.JobTitle, EmailVerified: u.EmailVerified,
 		TwoFactorEnabled: u.TotpEnabled, PilotageRole: u.PilotageRole}
 }
@@ -60,7 +59,7 @@ type OKOutput struct{ Body OKBody }
 func okOutput() *OKOutput { return &OKOutput{Body: OKBody{OK: true}} }
 
 // startSession issues a JWT for u, its cookie and CSRF token.
-func (s *Server) startSession(u dbsqlc.User) (*SessionOutput, error) {
+func (s *Server) startSession(u db.User) (*SessionOutput, error) {
 	tok, claims, err := s.signer.Issue(u.ID, auth.TypeSession, u.SessionVersion)
 	if err != nil {
 		return nil, err

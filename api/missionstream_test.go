@@ -95,7 +95,7 @@ func (e *testEnv) newTestMission(u user, status string) string {
 // emit appends an event as a worker does and returns its seq.
 func (e *testEnv) emit(mission, typ, status, msg string) int64 {
 	e.t.Helper()
-	row, err := e.store.AppendMissionEvent(context.Background(), mission, db.MissionEvent{Type: typ, Status: status, Message: msg,
+	row, err := e.store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
 		Data: map[string]any{"msg": msg}})
 	require.NoError(e.t, err)
 	return row.Seq
@@ -242,7 +242,7 @@ func TestMissionStreamAcrossServers(t *testing.T) {
 	onB := b.open(u, m, nil)
 	onA := a.open(u, m, nil)
 	for i, typ := range []string{"status", "step", "token"} {
-		_, err := worker.AppendMissionEvent(context.Background(), m, db.MissionEvent{Type: typ, Status: "running", Message: typ,
+		_, err := worker.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: typ, Status: "running", Message: typ,
 			Data: map[string]any{"msg": typ}})
 		require.NoError(t, err)
 		requireEvent(t, onB, m, int64(i+1), typ, "running", typ)
@@ -277,7 +277,7 @@ func TestMissionStreamSlowClient(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 1; i <= n; i++ {
-			if _, err := s.store.AppendMissionEvent(context.Background(), m, db.MissionEvent{Type: "token", Message: big}); err != nil {
+			if _, err := s.store.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: "token", Message: big}); err != nil {
 				t.Errorf("append: %v", err)
 				return
 			}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/workers"
 )
@@ -156,7 +154,7 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 	_, err = e.store.CreateCard(context.Background(), db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
 		ColumnID: cols[0], ActorID: owner.ID, Title: "x", AssigneeID: ptr("00000000-0000-0000-0000-000000000000")})
 	require.Error(t, err) // the assignee is no workspace member: refused, rolled back
-	err = e.store.InTx(context.Background(), func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err = e.store.InTx(context.Background(), func(tx pgx.Tx) error {
 		_, err := e.store.CreateCardTx(context.Background(), tx, db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
 			ColumnID: cols[0], ActorID: owner.ID, Title: "doomed"})
 		require.NoError(t, err)
@@ -186,54 +184,3 @@ func TestRetriedFanOutDuplicatesNothing(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// Activity jobs are written by SQL next to their activity (record_activities), not by River's client.
-// Each row must be what River's own insert writes for the same arguments, so workers treat both alike.
-func TestActivityJobRowsMatchRiverInsert(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	owner, _, prj, cols := e.team()
-	// A rule listening to task_created makes the create enqueue an automation job too.
-	e.rule(owner, prj, map[string]any{"name": "on create", "trigger": "task_created", "action": map[string]any{"type": "archive_card"}})
-	card := e.card(owner, prj, cols[0], "Compared")
-
-	type jobRow struct {
-		Kind, Queue, State string
-		Priority, Max      int16
-		Args, Meta         []byte
-		Tags               []string
-		Attempt            int16
-		ScheduledNotFuture bool
-	}
-	read := func(where string, args ...any) jobRow {
-		var j jobRow
-		require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT kind, queue, state::text, priority, max_attempts, args::text::bytea,
-			metadata::text::bytea, tags::text[], attempt, scheduled_at <= now() FROM river_job WHERE `+where, args...).Scan(
-			&j.Kind, &j.Queue, &j.State, &j.Priority, &j.Max, &j.Args, &j.Meta, &j.Tags, &j.Attempt, &j.ScheduledNotFuture))
-		return j
-	}
-	var activityID string
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE card_id = $1 AND type = 'card_created'`, card["id"]).Scan(&activityID))
-	for _, tc := range []struct {
-		args  river.JobArgs
-		where string
-	}{
-		{jobs.NotifyActivityArgs{ActivityID: activityID}, `kind = 'notify_activity' AND args->>'activityId' = $1`},
-		{nil, `kind = 'automation_event' AND args->>'eventId' = $1`},
-	} {
-		sqlRow := read(tc.where, activityID)
-		args := tc.args
-		if args == nil { // the automation job as written, inserted again through River
-			var a jobs.AutomationEventArgs
-			require.NoError(t, json.Unmarshal(sqlRow.Args, &a))
-			require.Equal(t, "task_created", a.Trigger)
-			require.Equal(t, card["id"], a.CardID)
-			args = a
-		}
-		res, err := e.store.River.Insert(context.Background(), args, nil)
-		require.NoError(t, err)
-		riverRow := read(`id = $1`, res.Job.ID)
-		require.JSONEq(t, string(riverRow.Args), string(sqlRow.Args))
-		riverRow.Args, sqlRow.Args = nil, nil
-		require.Equal(t, riverRow, sqlRow, "job %s", args.Kind())
-	}
-}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -215,8 +215,8 @@ func (s *Server) registerOrganizations() {
 			if err != nil {
 				return nil, err
 			}
-			rec, err := s.store.RecordCheckout(ctx, dbsqlc.BillingCheckoutInsertParams{OrganizationID: a.OrgID, Provider: s.billing.Name(),
-				ExternalID: c.ExternalID, Url: c.URL, Status: c.Status, CreatedBy: principalFrom(ctx).User.ID})
+			rec, err := s.store.RecordCheckout(ctx, db.NewCheckout{OrganizationID: a.OrgID, Provider: s.billing.Name(),
+				ExternalID: c.ExternalID, URL: c.URL, Status: c.Status, CreatedBy: principalFrom(ctx).User.ID})
 			if err != nil {
 				return nil, fail(err)
 			}

@@ -8,7 +8,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
 
 // maxImportBodyBytes is the largest import document accepted (500 cards with checklists and comments).
@@ -77,7 +76,7 @@ type RoadmapCardOut struct {
 	Archived  bool       `json:"archived" doc:"Always false: archived cards are left off the roadmap"`
 }
 
-func roadmapCards(rows []dbsqlc.RoadmapCardsRow) []RoadmapCardOut {
+func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
 	out := make([]RoadmapCardOut, len(rows))
 	for i, c := range rows {
 		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: c.Priority}

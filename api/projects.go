@@ -9,7 +9,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -35,7 +34,7 @@ type ProjectOut struct {
 	UpdatedAt   time.Time  `json:"updatedAt"`
 }
 
-func projectOut(p dbsqlc.Project) ProjectOut {
+func projectOut(p db.Project) ProjectOut {
 	return ProjectOut{ID: p.ID, Name: p.Name, Description: p.Description, Deadline: p.Deadline, WorkspaceID: p.WorkspaceID,
 		TemplateID: p.TemplateID, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
@@ -57,7 +56,7 @@ type ColumnOut struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func columnOut(c dbsqlc.Column) ColumnOut {
+func columnOut(c db.Column) ColumnOut {
 	return ColumnOut{ID: c.ID, Name: c.Name, ProjectID: c.ProjectID, Order: c.Position, CreatedAt: c.CreatedAt}
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
 
 // ScopePath are the path parameters of scope-scoped routes.
@@ -33,7 +32,7 @@ type ScopeOut struct {
 	UpdatedAt   time.Time       `json:"updatedAt"`
 }
 
-func scopeOut(sc dbsqlc.Scope) ScopeOut {
+func scopeOut(sc db.Scope) ScopeOut {
 	return ScopeOut{ID: sc.ID, ProjectID: sc.ProjectID, Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate,
 		EndDate: sc.EndDate, Settings: sc.Settings, ActiveView: sc.ActiveView, CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt}
 }
@@ -44,7 +43,7 @@ type ScopeViewsOut struct {
 	Views      []string `json:"views" doc:"Every view type, in display order"`
 }
 
-func scopeViewsOut(sc dbsqlc.Scope) ScopeViewsOut {
+func scopeViewsOut(sc db.Scope) ScopeViewsOut {
 	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: db.ScopeViews}
 }
 

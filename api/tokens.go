@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -33,7 +32,7 @@ type CreatedTokenOut struct {
 	Secret string `json:"secret" doc:"Same as token"`
 }
 
-func tokenOut(t dbsqlc.ApiToken) TokenOut {
+func tokenOut(t db.APIToken) TokenOut {
 	return TokenOut{ID: t.ID, Name: t.Name, Prefix: t.Prefix, TokenPrefix: t.Prefix, Scopes: t.Scopes,
 		ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, CreatedAt: t.CreatedAt}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -46,7 +45,7 @@ func stateOutput(enabled bool) *twoFactorStateOutput {
 }
 
 // checkTOTP accepts code for u once: a code of a time step already used is refused.
-func (s *Server) checkTOTP(ctx context.Context, u dbsqlc.User, secret, code string) error {
+func (s *Server) checkTOTP(ctx context.Context, u db.User, secret, code string) error {
 	step, ok := auth.MatchTOTP(secret, code, time.Now())
 	if !ok {
 		return errBadRequest("invalid two-factor code")

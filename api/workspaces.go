@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -28,7 +27,7 @@ type WorkspaceOut struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
-func workspaceOut(w dbsqlc.Workspace, role, pilotageRole string) WorkspaceOut {
+func workspaceOut(w db.Workspace, role, pilotageRole string) WorkspaceOut {
 	return WorkspaceOut{ID: w.ID, Name: w.Name, Slug: w.Slug, OrganizationID: w.OrganizationID, OwnerID: w.OwnerID,
 		IsPersonal: w.IsPersonal, MyRole: role, MyPilotageRole: pilotageRole, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
@@ -105,7 +104,7 @@ func (s *Server) registerWorkspaces() {
 			out := make([]WorkspaceOut, len(rows))
 			for i, r := range rows {
 				role, prole := db.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
-				ws := dbsqlc.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
+				ws := db.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
 					IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 				out[i] = workspaceOut(ws, role, prole)
 			}

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -346,7 +345,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 
 	jobsBefore := e.count("SELECT count(*) FROM river_job")
 	boom := errors.New("boom")
-	err := e.store.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.store.InTx(ctx, func(tx pgx.Tx) error {
 		inv, err := e.store.InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
 		require.NoError(t, err)
 		require.NotEmpty(t, inv.ID)
@@ -361,7 +360,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(e.pool), &jobs.SendEmailArgs{}, nil)
 
 	// The same write committed leaves exactly one of each.
-	err = e.store.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err = e.store.InTx(ctx, func(tx pgx.Tx) error {
 		_, err := e.store.InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
 		return err
 	})

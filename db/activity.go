@@ -1,16 +1,15 @@
 package db
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -41,38 +40,36 @@ type Activity struct {
 }
 
 // recordActivities stores activities and enqueues their notification fan-out (and the automation
-// jobs they cause), in the caller's transaction and in one statement: if the change rolls back,
-// nobody is notified.
+// jobs they cause) through River, in the caller's transaction: if the change rolls back, nobody is
+// notified, and when it commits River's insert notification wakes a worker.
 func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	p, err := activitiesParams(ctx, acts)
+	rec, err := newActivityRecord(ctx, acts)
 	if err != nil {
 		return err
 	}
-	if err := s.q.WithTx(tx).ActivitiesRecord(ctx, p); err != nil {
+	listening, err := queries(tx).ActivitiesRecord(ctx, rec.params)
+	if err != nil {
 		return fmt.Errorf("record activities: %w", err)
 	}
-	return nil
+	return s.enqueue(ctx, tx, rec.jobs(listening))
 }
 
-// activitiesParams builds the ActivitiesRecord statement for acts: the activities, and for each its
-// notification fan-out job and one automation job per trigger it fires (inserted only when an enabled
-// rule listens to that trigger).
-func activitiesParams(ctx context.Context, acts []Activity) (dbsqlc.ActivitiesRecordParams, error) {
-	var p dbsqlc.ActivitiesRecordParams
+// activityRecord is what recording activities takes: the ActivitiesRecord statement (the activities,
+// and the automation triggers they may fire) and the jobs to enqueue once the statement has said
+// which of those triggers an enabled rule listens to.
+type activityRecord struct {
+	params dbsqlc.ActivitiesRecordParams
+	notify []river.InsertManyParams
+	auto   []jobs.AutomationEventArgs
+}
+
+func newActivityRecord(ctx context.Context, acts []Activity) (activityRecord, error) {
+	var r activityRecord
 	auto := automationFrom(ctx)
-	addJob := func(args river.JobArgs, projectID, trigger string) error {
-		j, err := jobRowOf(args)
-		if err != nil {
-			return err
-		}
-		p.JobArgs, p.JobKinds, p.JobQueues = append(p.JobArgs, j.args), append(p.JobKinds, j.kind), append(p.JobQueues, j.queue)
-		p.JobPriorities, p.JobMaxAttempts = append(p.JobPriorities, j.priority), append(p.JobMaxAttempts, j.maxAttempts)
-		p.JobProjects, p.JobTriggers = append(p.JobProjects, projectID), append(p.JobTriggers, trigger)
-		return nil
-	}
+	p := &r.params
 	for _, a := range acts {
 		meta := a.Meta
 		if meta == nil {
@@ -83,30 +80,50 @@ func activitiesParams(ctx context.Context, acts []Activity) (dbsqlc.ActivitiesRe
 		}
 		metaJSON, err := json.Marshal(meta)
 		if err != nil {
-			return p, fmt.Errorf("encode activity meta: %w", err)
+			return r, fmt.Errorf("encode activity meta: %w", err)
 		}
 		recipients, err := json.Marshal(orEmpty(a.Recipients))
 		if err != nil {
-			return p, fmt.Errorf("encode activity recipients: %w", err)
+			return r, fmt.Errorf("encode activity recipients: %w", err)
 		}
 		id := NewID()
 		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
 		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
 		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
-		if err := addJob(jobs.NotifyActivityArgs{ActivityID: id}, a.ProjectID, ""); err != nil {
-			return p, err
-		}
+		r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
 		if a.CardID == "" {
 			continue
 		}
 		for _, t := range triggersFor(a) {
-			args := jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: auto.depth, Meta: a.Meta}
-			if err := addJob(args, a.ProjectID, t); err != nil {
-				return p, err
-			}
+			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, t)
+			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: auto.depth, Meta: a.Meta})
 		}
 	}
-	return p, nil
+	return r, nil
+}
+
+// jobs are the notification jobs, and the automation jobs whose trigger an enabled rule of their
+// project listens to (listening holds "project/trigger" keys, as ActivitiesRecord answers them).
+func (r activityRecord) jobs(listening []string) []river.InsertManyParams {
+	out := r.notify
+	for _, a := range r.auto {
+		if slices.Contains(listening, a.ProjectID+"/"+a.Trigger) {
+			out = append(out, river.InsertManyParams{Args: a})
+		}
+	}
+	return out
+}
+
+// enqueue inserts jobs through River in the caller's transaction: they become visible with the
+// change, and River notifies the workers of their queues on commit.
+func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, params []river.InsertManyParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if _, err := s.River.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue jobs: %w", err)
+	}
+	return nil
 }
 
 // orEmpty is s, or an empty slice for nil (which JSON would write as null).
@@ -115,32 +132,6 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// jobRow is a River job as SQL writes it next to the change that causes it.
-type jobRow struct {
-	kind, queue           string
-	args                  []byte
-	priority, maxAttempts int16
-}
-
-// jobRowOf encodes args as River's client would insert them: its kind, its JSON, and the queue,
-// priority and attempts of its InsertOpts (River's defaults otherwise). Options that need River's
-// own insert path (uniqueness, scheduling, tags, metadata) are refused.
-func jobRowOf(args river.JobArgs) (jobRow, error) {
-	var opts river.InsertOpts
-	if a, ok := args.(river.JobArgsWithInsertOpts); ok {
-		opts = a.InsertOpts()
-	}
-	if !opts.ScheduledAt.IsZero() || len(opts.Tags) > 0 || len(opts.Metadata) > 0 || !reflect.ValueOf(opts.UniqueOpts).IsZero() || opts.Pending {
-		return jobRow{}, fmt.Errorf("job %s: insert options beyond queue, priority and attempts need River's insert", args.Kind())
-	}
-	b, err := json.Marshal(args)
-	if err != nil {
-		return jobRow{}, fmt.Errorf("encode job %s: %w", args.Kind(), err)
-	}
-	return jobRow{kind: args.Kind(), args: b, queue: cmp.Or(opts.Queue, river.QueueDefault),
-		priority: int16(cmp.Or(opts.Priority, river.PriorityDefault)), maxAttempts: int16(cmp.Or(opts.MaxAttempts, river.MaxAttemptsDefault))}, nil
 }
 
 // FanOutNotifications creates the notifications of one activity; running it again creates none.
@@ -153,24 +144,24 @@ func (s *Store) FanOutNotifications(ctx context.Context, activityID string) (int
 }
 
 // Notifications lists a user's notifications, newest first.
-func (s *Store) Notifications(ctx context.Context, userID string, unreadOnly bool, limit int32) ([]dbsqlc.NotificationListRow, error) {
+func (s *Store) Notifications(ctx context.Context, userID string, unreadOnly bool, limit int32) ([]Notification, error) {
 	rows, err := s.q.NotificationList(ctx, dbsqlc.NotificationListParams{UserID: userID, UnreadOnly: unreadOnly, Lim: limit})
-	return rows, translate(err, "list notifications")
+	return mapRows(rows, func(r dbsqlc.NotificationListRow) Notification { return Notification(r) }), wrap(err, "list notifications")
 }
 
 // UnreadNotificationCount counts a user's unread notifications.
 func (s *Store) UnreadNotificationCount(ctx context.Context, userID string) (int32, error) {
 	n, err := s.q.NotificationCountUnread(ctx, userID)
-	return n, translate(err, "count notifications")
+	return n, wrap(err, "count notifications")
 }
 
 // MarkNotificationRead marks one of the user's notifications read.
-func (s *Store) MarkNotificationRead(ctx context.Context, userID, id string) (dbsqlc.NotificationMarkReadRow, error) {
+func (s *Store) MarkNotificationRead(ctx context.Context, userID, id string) (NotificationRead, error) {
 	row, err := s.q.NotificationMarkRead(ctx, dbsqlc.NotificationMarkReadParams{ID: id, UserID: userID})
 	if isNotFound(err) {
-		return row, notFound("notification not found")
+		return NotificationRead{}, notFound("notification not found")
 	}
-	return row, translate(err, "mark notification read")
+	return NotificationRead(row), wrap(err, "mark notification read")
 }
 
 // MarkAllNotificationsRead marks every unread notification of the user read.

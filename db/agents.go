@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Autonomy modes of an agent.
@@ -32,7 +32,7 @@ type AgentConfig struct {
 	MaxMissionsPerHour                    int32
 }
 
-func agentConfigOf(a dbsqlc.Agent) AgentConfig {
+func agentConfigOf(a Agent) AgentConfig {
 	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: a.Tools,
 		McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission, MaxMissionsPerHour: a.MaxMissionsPerHour}
 }
@@ -41,9 +41,9 @@ func agentConfigOf(a dbsqlc.Agent) AgentConfig {
 // against) and makes that user a workspace member (member, pilotage viewer), so the agent can be an
 // assignee and the author of its changes, in one transaction. A slug taken in the workspace is a
 // conflict.
-func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in AgentConfig) (dbsqlc.Agent, error) {
-	var out dbsqlc.Agent
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in AgentConfig) (Agent, error) {
+	var out Agent
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		userID := NewID()
 		short := make([]byte, 4)
 		_, _ = rand.Read(short)
@@ -61,7 +61,7 @@ func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in
 			Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools, McpOnly: in.McpOnly,
 			MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission, MaxMissionsPerHour: in.MaxMissionsPerHour,
 			CreatedBy: actorID})
-		if IsUniqueViolation(err, "") {
+		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
 		}
 		if err != nil {
@@ -73,27 +73,27 @@ func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in
 }
 
 // Agents lists a workspace's agents by creation.
-func (s *Store) Agents(ctx context.Context, workspaceID string) ([]dbsqlc.Agent, error) {
+func (s *Store) Agents(ctx context.Context, workspaceID string) ([]Agent, error) {
 	rows, err := s.q.AgentList(ctx, workspaceID)
-	return rows, translate(err, "list agents")
+	return rows, wrap(err, "list agents")
 }
 
 // Agent reads one agent of a workspace.
-func (s *Store) Agent(ctx context.Context, workspaceID, agentID string) (dbsqlc.Agent, error) {
+func (s *Store) Agent(ctx context.Context, workspaceID, agentID string) (Agent, error) {
 	a, err := s.q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return a, notFound("agent not found")
 	}
-	return a, translate(err, "get agent")
+	return a, wrap(err, "get agent")
 }
 
 // UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks
 // the merged result (nil: no check). A slug taken in the workspace is a conflict.
-func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (dbsqlc.Agent, error) {
-	var out dbsqlc.Agent
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (Agent, error) {
+	var out Agent
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("agent not found")
 		}
 		if err != nil {
@@ -108,7 +108,7 @@ func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, up
 		out, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
 			AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly, MaxSteps: next.MaxSteps,
 			MaxActionsPerMission: next.MaxActionsPerMission, MaxMissionsPerHour: next.MaxMissionsPerHour})
-		if IsUniqueViolation(err, "") {
+		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
 		}
 		if err != nil {
@@ -122,9 +122,9 @@ func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, up
 // DeleteAgent deletes an agent (its missions go with it) and removes its service user from the
 // workspace. The user row stays: the cards and comments it wrote keep their author.
 func (s *Store) DeleteAgent(ctx context.Context, workspaceID, agentID string) error {
-	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		userID, err := q.AgentDelete(ctx, dbsqlc.AgentDeleteParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("agent not found")
 		}
 		if err != nil {
@@ -138,35 +138,35 @@ func (s *Store) DeleteAgent(ctx context.Context, workspaceID, agentID string) er
 }
 
 // CreateSkill creates a workspace skill; a name taken in the workspace is a conflict.
-func (s *Store) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (dbsqlc.Skill, error) {
+func (s *Store) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (Skill, error) {
 	sk, err := s.q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
 		Instructions: instructions, CreatedBy: actorID})
-	if IsUniqueViolation(err, "") {
+	if isUnique(err, "") {
 		return sk, conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
 	}
-	return sk, translate(err, "insert skill")
+	return sk, wrap(err, "insert skill")
 }
 
 // Skills lists a workspace's skills by name.
-func (s *Store) Skills(ctx context.Context, workspaceID string) ([]dbsqlc.Skill, error) {
+func (s *Store) Skills(ctx context.Context, workspaceID string) ([]Skill, error) {
 	rows, err := s.q.SkillList(ctx, workspaceID)
-	return rows, translate(err, "list skills")
+	return rows, wrap(err, "list skills")
 }
 
 // AssignSkill gives a skill to an agent of the same workspace; assigning it again changes nothing.
-func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (dbsqlc.Agent, error) {
-	var out dbsqlc.Agent
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (Agent, error) {
+	var out Agent
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("agent not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get agent: %w", err)
 		}
 		if _, err := q.SkillGet(ctx, dbsqlc.SkillGetParams{ID: skillID, WorkspaceID: workspaceID}); err != nil {
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("skill not found")
 			}
 			return fmt.Errorf("get skill: %w", err)
@@ -180,7 +180,7 @@ func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID s
 }
 
 // AgentSkills lists the skills assigned to an agent.
-func (s *Store) AgentSkills(ctx context.Context, agentID string) ([]dbsqlc.Skill, error) {
+func (s *Store) AgentSkills(ctx context.Context, agentID string) ([]Skill, error) {
 	rows, err := s.q.SkillsByAgent(ctx, agentID)
-	return rows, translate(err, "list agent skills")
+	return rows, wrap(err, "list agent skills")
 }

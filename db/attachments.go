@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // MaxAttachmentSize is the largest attachment, in bytes (spec Part 8: 10 MB).
@@ -28,17 +28,17 @@ func (s *Store) CheckCard(ctx context.Context, projectID, cardID string) error {
 // CreateAttachment records a stored file as an attachment of a card of a project: it inserts the row,
 // raises the card's attachment count and records card_updated (fields ["attachments"]), in one
 // transaction. The caller stores the file first and deletes it again when this fails.
-func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (dbsqlc.Attachment, error) {
+func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachment, error) {
 	if in.Size < 0 || in.Size > MaxAttachmentSize {
-		return dbsqlc.Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
+		return Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
 	}
 	if in.ID == "" {
 		in.ID = NewID()
 	}
-	var out dbsqlc.Attachment
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out Attachment
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("card not found")
 		}
 		if err != nil {
@@ -47,7 +47,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (dbsqlc.
 		out, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
 			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
 		if err != nil {
-			return translate(err, "insert attachment")
+			return wrap(err, "insert attachment")
 		}
 		return s.recordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
 	})
@@ -55,7 +55,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (dbsqlc.
 }
 
 // Attachments lists the attachments of a card of a project, oldest first.
-func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]dbsqlc.Attachment, error) {
+func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]Attachment, error) {
 	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
 		return nil, err
 	}
@@ -67,9 +67,9 @@ func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]db
 }
 
 // Attachment reads one attachment of a card of a project.
-func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (dbsqlc.Attachment, error) {
+func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (Attachment, error) {
 	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return a, notFound("attachment not found")
 	}
 	if err != nil {
@@ -82,18 +82,18 @@ func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID 
 // card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
 // can delete the stored file once this has committed. Only the uploader may, or a workspace admin
 // (asAdmin); anyone else is refused with ErrForbidden.
-func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (dbsqlc.Attachment, error) {
-	var out dbsqlc.Attachment
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (Attachment, error) {
+	var out Attachment
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("card not found")
 		}
 		if err != nil {
 			return fmt.Errorf("count attachment: %w", err)
 		}
 		a, err := q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("attachment not found")
 		}
 		if err != nil {

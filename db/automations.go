@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -192,7 +192,7 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 	}
 	if c.LabelID != nil {
 		ok, err := q.LabelInProject(ctx, dbsqlc.LabelInProjectParams{ID: *c.LabelID, ProjectID: projectID})
-		if (err != nil && !isInvalidText(err)) || !ok {
+		if (err != nil && !isNotFound(err)) || !ok {
 			return nil, nil, invalid("conditions: labelId is not a label of this project")
 		}
 	}
@@ -202,7 +202,7 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 			return nil, nil, invalid("conditions: assigneeId must be a user id or null")
 		}
 		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: id})
-		if (err != nil && !isInvalidText(err)) || !ok {
+		if (err != nil && !isNotFound(err)) || !ok {
 			return nil, nil, invalid("conditions: assigneeId is not a member of this project")
 		}
 	}
@@ -237,7 +237,7 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 			return nil, nil, invalid("action: assign_user needs userId, a member of this project")
 		}
 		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: *a.UserID})
-		if (err != nil && !isInvalidText(err)) || !ok {
+		if (err != nil && !isNotFound(err)) || !ok {
 			return nil, nil, invalid("action: assign_user needs userId, a member of this project")
 		}
 	case "archive_card":
@@ -255,39 +255,39 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 }
 
 // CreateRule validates and stores an automation rule.
-func (s *Store) CreateRule(ctx context.Context, projectID, userID string, r NewRule) (dbsqlc.AutomationRule, error) {
-	var out dbsqlc.AutomationRule
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateRule(ctx context.Context, projectID, userID string, r NewRule) (AutomationRule, error) {
+	var out AutomationRule
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cond, act, err := validateRule(ctx, q, projectID, r)
 		if err != nil {
 			return err
 		}
 		out, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: NewID(), ProjectID: projectID, Name: r.Name,
 			Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
-		return translate(err, "insert rule")
+		return wrap(err, "insert rule")
 	})
 	return out, err
 }
 
 // Rules lists a project's rules.
-func (s *Store) Rules(ctx context.Context, projectID string) ([]dbsqlc.AutomationRule, error) {
+func (s *Store) Rules(ctx context.Context, projectID string) ([]AutomationRule, error) {
 	rules, err := s.q.AutomationRuleList(ctx, projectID)
-	return rules, translate(err, "list rules")
+	return rules, wrap(err, "list rules")
 }
 
 // Rule reads one rule of a project.
-func (s *Store) Rule(ctx context.Context, projectID, ruleID string) (dbsqlc.AutomationRule, error) {
+func (s *Store) Rule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
 	r, err := s.q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID})
 	if isNotFound(err) {
 		return r, notFound("automation rule not found")
 	}
-	return r, translate(err, "get rule")
+	return r, wrap(err, "get rule")
 }
 
 // UpdateRule replaces a rule's fields with update(current), validated like a new rule.
-func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update func(NewRule) NewRule) (dbsqlc.AutomationRule, error) {
-	var out dbsqlc.AutomationRule
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update func(NewRule) NewRule) (AutomationRule, error) {
+	var out AutomationRule
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("automation rule not found")
@@ -302,18 +302,18 @@ func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update
 		}
 		out, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID, Name: next.Name,
 			Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
-		return translate(err, "update rule")
+		return wrap(err, "update rule")
 	})
 	return out, err
 }
 
 // ToggleRule flips a rule between enabled and disabled.
-func (s *Store) ToggleRule(ctx context.Context, projectID, ruleID string) (dbsqlc.AutomationRule, error) {
+func (s *Store) ToggleRule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
 	r, err := s.q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID})
 	if isNotFound(err) {
 		return r, notFound("automation rule not found")
 	}
-	return r, translate(err, "toggle rule")
+	return r, wrap(err, "toggle rule")
 }
 
 // DeleteRule deletes a rule and its traces.
@@ -329,9 +329,9 @@ func (s *Store) DeleteRule(ctx context.Context, projectID, ruleID string) error 
 }
 
 // RuleTraces lists a rule's executions, newest first.
-func (s *Store) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]dbsqlc.AutomationTrace, error) {
+func (s *Store) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]AutomationTrace, error) {
 	t, err := s.q.AutomationTraceList(ctx, dbsqlc.AutomationTraceListParams{RuleID: ruleID, Lim: limit})
-	return t, translate(err, "list traces")
+	return t, wrap(err, "list traces")
 }
 
 // errAlreadyRan means a rule already ran for an event (the job is a retry).
@@ -352,7 +352,7 @@ func (s *Store) RunAutomations(ctx context.Context, ev jobs.AutomationEventArgs)
 	return nil
 }
 
-func (s *Store) runRule(ctx context.Context, rule dbsqlc.AutomationRule, ev jobs.AutomationEventArgs) error {
+func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.AutomationEventArgs) error {
 	trace := func(q *dbsqlc.Queries, result, reason string) error {
 		card := ev.CardID
 		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: NewID(), RuleID: rule.ID, EventID: ev.EventID,
@@ -362,7 +362,7 @@ func (s *Store) runRule(ctx context.Context, rule dbsqlc.AutomationRule, ev jobs
 		}
 		return err
 	}
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if ev.Depth >= MaxAutomationDepth {
 			return trace(q, "skipped", fmt.Sprintf("automation depth cap (%d) reached: rules cannot loop", MaxAutomationDepth))
 		}
@@ -394,7 +394,7 @@ func (s *Store) runRule(ctx context.Context, rule dbsqlc.AutomationRule, ev jobs
 	var refusal *Error
 	if errors.As(err, &refusal) || errors.Is(err, errRetryMove) {
 		// The action could not apply (a refusal the rule cannot fix by retrying): trace the failure.
-		ferr := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return trace(q, "failed", err.Error()) })
+		ferr := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return trace(q, "failed", err.Error()) })
 		if ferr != nil && !errors.Is(ferr, errAlreadyRan) {
 			return ferr
 		}
@@ -403,7 +403,7 @@ func (s *Store) runRule(ctx context.Context, rule dbsqlc.AutomationRule, ev jobs
 	return err
 }
 
-func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule dbsqlc.AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
+func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
 	var c RuleConditions
 	if err := json.Unmarshal(rule.Conditions, &c); err != nil {
 		return false, "", fmt.Errorf("decode conditions: %w", err)
@@ -451,7 +451,7 @@ func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule dbsq
 }
 
 // applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator.
-func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule dbsqlc.AutomationRule, card dbsqlc.Card, colIDs []string) error {
+func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule, card dbsqlc.Card, colIDs []string) error {
 	var a RuleAction
 	if err := json.Unmarshal(rule.Action, &a); err != nil {
 		return fmt.Errorf("decode action: %w", err)
@@ -483,7 +483,7 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule dbsqlc.Automati
 		archived := true
 		p.Archived = &archived
 	}
-	ws, err := s.q.WithTx(tx).ProjectWorkspace(ctx, card.ProjectID)
+	ws, err := queries(tx).ProjectWorkspace(ctx, card.ProjectID)
 	if err != nil {
 		return fmt.Errorf("project workspace: %w", err)
 	}
@@ -496,7 +496,7 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule dbsqlc.Automati
 // automations, in one transaction. Any number of scanners may run: each (card, due date) is claimed once.
 func (s *Store) ScanDueDates(ctx context.Context) (int, error) {
 	var n int
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		claimed, err := q.DueDateClaim(ctx)
 		if err != nil {
 			return fmt.Errorf("claim due dates: %w", err)

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Priorities a card can have.
@@ -41,18 +41,21 @@ type NewCard struct {
 }
 
 // CreateCard creates a card at the end of its column, with its checklist, records card_created and
-// enqueues its notifications: one batch, one round trip and one (implicit) transaction.
+// enqueues its jobs, in one transaction: the card, its checklist and its activity go out as one batch
+// (one round trip), then River inserts the jobs.
 func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
-	return s.createCard(ctx, s.Pool, in)
+	var card Card
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		card, err = s.CreateCardTx(ctx, tx, in)
+		return err
+	})
+	return card, err
 }
 
 // CreateCardTx is CreateCard inside the caller's transaction (imports, automations, agents).
 func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	return s.createCard(ctx, tx, in)
-}
-
-func (s *Store) createCard(ctx context.Context, conn batchConn, in NewCard) (Card, error) {
-	q := dbsqlc.New(conn)
+	q := queries(tx)
 	if len(in.Checklist) > MaxChecklistItems {
 		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
@@ -77,16 +80,19 @@ func (s *Store) createCard(ctx context.Context, conn batchConn, in NewCard) (Car
 	if in.AssigneeID != nil {
 		act.Recipients = []string{*in.AssigneeID}
 	}
-	acts, err := activitiesParams(ctx, []Activity{act})
+	rec, err := newActivityRecord(ctx, []Activity{act})
 	if err != nil {
 		return Card{}, err
 	}
-	var card Card
-	err = pipeline(ctx, conn, func(q *dbsqlc.Queries) error {
+	var (
+		card      Card
+		listening []string
+	)
+	err = pipeline(ctx, tx, func(q *dbsqlc.Queries) error {
 		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
-		if IsForeignKeyViolation(err) {
+		if isMissingRef(err) {
 			return notFound("column not found")
 		}
 		if err != nil {
@@ -103,7 +109,7 @@ func (s *Store) createCard(ctx context.Context, conn batchConn, in NewCard) (Car
 				return fmt.Errorf("insert checklist: %w", err)
 			}
 		}
-		if err := q.ActivitiesRecord(ctx, acts); err != nil {
+		if listening, err = q.ActivitiesRecord(ctx, rec.params); err != nil {
 			return fmt.Errorf("record activities: %w", err)
 		}
 		if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
@@ -115,14 +121,17 @@ func (s *Store) createCard(ctx context.Context, conn batchConn, in NewCard) (Car
 		}
 		return nil
 	})
-	return card, err
+	if err != nil {
+		return Card{}, err
+	}
+	return card, s.enqueue(ctx, tx, rec.jobs(listening))
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
 func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID, assigneeID *string) error {
 	if scopeID != nil {
 		ok, err := q.ScopeExistsInProject(ctx, dbsqlc.ScopeExistsInProjectParams{ID: *scopeID, ProjectID: projectID})
-		if err != nil && !isInvalidText(err) {
+		if err != nil && !isNotFound(err) {
 			return fmt.Errorf("check scope: %w", err)
 		}
 		if !ok {
@@ -131,7 +140,7 @@ func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceI
 	}
 	if assigneeID != nil {
 		ok, err := q.WorkspaceMemberIsMember(ctx, dbsqlc.WorkspaceMemberIsMemberParams{WorkspaceID: workspaceID, UserID: *assigneeID})
-		if err != nil && !isInvalidText(err) {
+		if err != nil && !isNotFound(err) {
 			return fmt.Errorf("check assignee: %w", err)
 		}
 		if !ok {
@@ -143,7 +152,7 @@ func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceI
 
 func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (Card, error) {
 	row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return Card{}, notFound("card not found")
 	}
 	if err != nil {
@@ -184,7 +193,7 @@ var errRetryMove = errors.New("card moved concurrently")
 func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
 	for range 5 {
 		var card Card
-		err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
 			card, err = s.updateCardTx(ctx, tx, workspaceID, projectID, cardID, actorID, p)
 			return err
@@ -199,7 +208,7 @@ func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, 
 // updateCardTx is UpdateCard's body inside the caller's transaction. It returns errRetryMove when the
 // card changed column between reading it and locking the columns.
 func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
-	q := s.q.WithTx(tx)
+	q := queries(tx)
 	var out Card
 	err := func() error {
 		moving := p.ColumnID != nil || p.Order != nil
@@ -208,7 +217,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 			// Lock order: columns (sorted), then the card. Every rewrite of a column's positions holds
 			// that column's lock, so two moves never wait on each other in a cycle.
 			cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("card not found")
 			}
 			if err != nil {
@@ -225,7 +234,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 			slices.Sort(cols)
 			for _, c := range cols {
 				if _, err := q.ColumnLock(ctx, dbsqlc.ColumnLockParams{ID: c, ProjectID: projectID}); err != nil {
-					if isNotFound(err) || isInvalidText(err) {
+					if isNotFound(err) {
 						return invalid("columnId is not a column of this project")
 					}
 					return fmt.Errorf("lock column: %w", err)
@@ -234,7 +243,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 			lockedFrom = cur.ColumnID
 		}
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("card not found")
 		}
 		if err != nil {
@@ -371,9 +380,9 @@ func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, o
 
 // DeleteCard deletes a card for good and records card_deleted.
 func (s *Store) DeleteCard(ctx context.Context, projectID, cardID, actorID string) error {
-	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("card not found")
 		}
 		if err != nil {
@@ -432,7 +441,7 @@ FROM list_cards($1)`
 func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardView)) error {
 	rows, err := s.Pool.Query(ctx, cardListSQL, projectID)
 	if err != nil {
-		return fmt.Errorf("list cards: %w", err)
+		return wrap(interpret(err), "list cards")
 	}
 	defer rows.Close()
 	var v CardView
@@ -441,12 +450,9 @@ func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardVie
 		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("read card: %w", err)
+			return wrap(interpret(err), "read card")
 		}
 		fn(&v)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("list cards: %w", err)
-	}
-	return nil
+	return wrap(interpret(rows.Err()), "list cards")
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Card parts are what hangs on a card besides its own fields: its checklist, labels and custom values.
@@ -21,7 +21,7 @@ const (
 // lockCard locks a card of a project for a change of its parts; a card of another project is not found.
 func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (dbsqlc.Card, error) {
 	c, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return c, notFound("card not found")
 	}
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 // card_updated, in one transaction. It answers the card.
 func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID, title string) (Card, error) {
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, []string{title}); err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID
 // AddChecklistItemsTx appends items to a card's checklist (at most MaxChecklistItems in all) and records
 // one card_updated, in the caller's transaction. The card's lock keeps concurrent adds within the cap.
 func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, projectID, cardID, actorID string, titles []string) error {
-	q := s.q.WithTx(tx)
+	q := queries(tx)
 	card, err := lockCard(ctx, q, projectID, cardID)
 	if err != nil {
 		return err
@@ -102,13 +102,13 @@ type ChecklistItemPatch struct {
 // records card_updated when anything changed, in one transaction. It answers the card.
 func (s *Store) UpdateChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string, p ChecklistItemPatch) (Card, error) {
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
 		}
 		item, err := q.ChecklistGet(ctx, dbsqlc.ChecklistGetParams{ID: itemID, CardID: cardID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("checklist item not found")
 		}
 		if err != nil {
@@ -174,13 +174,13 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, projectID, cardID, item
 // card_updated, in one transaction. It answers the card.
 func (s *Store) DeleteChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string) (Card, error) {
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
 		}
 		n, err := q.ChecklistDelete(ctx, dbsqlc.ChecklistDeleteParams{ID: itemID, CardID: cardID})
-		if isInvalidText(err) || (err == nil && n == 0) {
+		if isNotFound(err) || (err == nil && n == 0) {
 			return notFound("checklist item not found")
 		}
 		if err != nil {

@@ -7,35 +7,35 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Columns lists a project's columns in order.
-func (s *Store) Columns(ctx context.Context, projectID string) ([]dbsqlc.Column, error) {
+func (s *Store) Columns(ctx context.Context, projectID string) ([]Column, error) {
 	cols, err := s.q.ColumnListByProject(ctx, projectID)
-	return cols, translate(err, "list columns")
+	return cols, wrap(err, "list columns")
 }
 
 // CreateColumn appends a column to a project.
-func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (dbsqlc.Column, error) {
-	var col dbsqlc.Column
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Column, error) {
+	var col Column
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return translate(err, "lock project")
+			return wrap(err, "lock project")
 		}
 		var err error
 		col, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
-		return translate(err, "insert column")
+		return wrap(err, "insert column")
 	})
 	return col, err
 }
 
 // UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
-func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (dbsqlc.Column, error) {
-	var col dbsqlc.Column
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (Column, error) {
+	var col Column
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return translate(err, "lock project")
+			return wrap(err, "lock project")
 		}
 		cur, err := q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: columnID, ProjectID: projectID})
 		if isNotFound(err) {
@@ -67,7 +67,7 @@ func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, na
 			}
 		}
 		col, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
-		return translate(err, "get column")
+		return wrap(err, "get column")
 	})
 	return col, err
 }
@@ -85,9 +85,9 @@ func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) er
 
 // DeleteColumn deletes a column with its cards and closes the gap in the order.
 func (s *Store) DeleteColumn(ctx context.Context, projectID, columnID string) error {
-	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return translate(err, "lock project")
+			return wrap(err, "lock project")
 		}
 		n, err := q.ColumnDelete(ctx, dbsqlc.ColumnDeleteParams{ID: columnID, ProjectID: projectID})
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // MaxCommentLength is the longest comment, in characters (spec Part 8).
@@ -29,7 +29,7 @@ type Comment struct {
 // MaxCommentLength characters is refused. People's requests and agents both call it.
 func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, content string) (Comment, error) {
 	var out Comment
-	err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		out, err = s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, content)
 		return err
@@ -47,9 +47,9 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, projectID, cardI
 	if utf8.RuneCountInString(content) > MaxCommentLength {
 		return Comment{}, invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))
 	}
-	q := s.q.WithTx(tx)
+	q := queries(tx)
 	card, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: 1, ID: cardID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return Comment{}, notFound("card not found")
 	}
 	if err != nil {
@@ -94,15 +94,15 @@ func (s *Store) Comments(ctx context.Context, projectID, cardID string) ([]Comme
 // transaction. Only the comment's author may, or a workspace admin (asAdmin); anyone else is refused
 // with ErrForbidden.
 func (s *Store) DeleteComment(ctx context.Context, projectID, cardID, commentID, actorID string, asAdmin bool) error {
-	return s.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("card not found")
 			}
 			return fmt.Errorf("count comment: %w", err)
 		}
 		c, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: commentID, CardID: cardID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("comment not found")
 		}
 		if err != nil {
@@ -121,7 +121,7 @@ func (s *Store) DeleteComment(ctx context.Context, projectID, cardID, commentID,
 // cardExists answers ErrNotFound unless the card belongs to the project.
 func (s *Store) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
 	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return notFound("card not found")
 	}
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // CustomFieldTypes are the types a custom field can have (spec Part 2).
@@ -122,9 +122,9 @@ func checkCustomValue(typ string, options []string, raw json.RawMessage) error {
 }
 
 // CustomFields lists a project's custom fields in creation order.
-func (s *Store) CustomFields(ctx context.Context, projectID string) ([]dbsqlc.CustomField, error) {
+func (s *Store) CustomFields(ctx context.Context, projectID string) ([]CustomField, error) {
 	fs, err := s.q.CustomFieldListByProject(ctx, projectID)
-	return fs, translate(err, "list custom fields")
+	return fs, wrap(err, "list custom fields")
 }
 
 // NewCustomField is a custom field to define on a project.
@@ -134,17 +134,17 @@ type NewCustomField struct {
 }
 
 // CreateCustomField defines a custom field on a project; its name is unique in the project.
-func (s *Store) CreateCustomField(ctx context.Context, in NewCustomField) (dbsqlc.CustomField, error) {
+func (s *Store) CreateCustomField(ctx context.Context, in NewCustomField) (CustomField, error) {
 	options, err := checkFieldDefinition(in.Type, in.Options)
 	if err != nil {
-		return dbsqlc.CustomField{}, err
+		return CustomField{}, err
 	}
 	f, err := s.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Type: in.Type, Options: options})
-	if IsUniqueViolation(err, "") {
+	if isUnique(err, "") {
 		return f, conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
 	}
-	return f, translate(err, "insert custom field")
+	return f, wrap(err, "insert custom field")
 }
 
 // CustomFieldPatch is a change to a custom field; nil fields are left alone. Changing the type away from
@@ -156,11 +156,11 @@ type CustomFieldPatch struct {
 
 // UpdateCustomField renames a field or changes its type or options, in one transaction. On a type or
 // options change, card values that no longer fit the field are dropped.
-func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (dbsqlc.CustomField, error) {
-	var out dbsqlc.CustomField
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (CustomField, error) {
+	var out CustomField
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("custom field not found")
 		}
 		if err != nil {
@@ -183,7 +183,7 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 			return err
 		}
 		out, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
-		if IsUniqueViolation(err, "") {
+		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
 		}
 		if err != nil {
@@ -215,10 +215,10 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 // DeleteCustomField deletes a custom field of a project, which removes its values from every card.
 func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string) error {
 	n, err := s.q.CustomFieldDelete(ctx, dbsqlc.CustomFieldDeleteParams{ID: fieldID, ProjectID: projectID})
-	if isInvalidText(err) || (err == nil && n == 0) {
+	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("custom field not found")
 	}
-	return translate(err, "delete custom field")
+	return wrap(err, "delete custom field")
 }
 
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
@@ -234,7 +234,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 	}
 	slices.Sort(ids)
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -246,7 +246,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 		set := map[string]json.RawMessage{}
 		var removed []string
 		for _, id := range ids {
-			i := slices.IndexFunc(fields, func(f dbsqlc.CustomField) bool { return strings.EqualFold(f.ID, id) })
+			i := slices.IndexFunc(fields, func(f CustomField) bool { return strings.EqualFold(f.ID, id) })
 			if i < 0 {
 				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}

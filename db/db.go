@@ -6,13 +6,13 @@ package db
 import (
 	"context"
 	"embed"
-	"errors"
+
 	"fmt"
 	"io/fs"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -20,7 +20,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 //go:embed migrations/*.sql
@@ -28,12 +28,6 @@ var migrationFS embed.FS
 
 // migrationLockID is the advisory lock that serialises app and River migrations across processes.
 const migrationLockID int64 = 0x70696c6f74 // "pilot"
-
-// Errors the store translates PostgreSQL outcomes into. The api maps them to HTTP statuses once.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-)
 
 // OpenPool connects to PostgreSQL and checks the connection.
 func OpenPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
@@ -120,39 +114,32 @@ type Store struct {
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
 func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
-	return &Store{Pool: dbPool, River: riverClient, q: dbsqlc.New(dbPool)}
+	return &Store{Pool: dbPool, River: riverClient, q: queries(dbPool)}
 }
 
-// Q returns the generated queries bound to the pool, for reads outside a transaction.
-func (s *Store) Q() *dbsqlc.Queries { return s.q }
+// InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
+// compose the store's …Tx operations in it.
+func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.Pool, fn)
+}
 
-// InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise.
-func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
+// inTx is InTx with the generated queries bound to the transaction.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		return fn(tx, s.q.WithTx(tx))
+		return fn(tx, queries(tx))
 	})
-}
-
-// translate maps PostgreSQL outcomes to the store's errors; anything else is wrapped as is.
-func translate(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %w", what, ErrNotFound)
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return fmt.Errorf("%s: %w", what, ErrConflict)
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
-
-// IsUniqueViolation reports whether err is a unique-constraint violation (optionally of one constraint).
-func IsUniqueViolation(err error, constraint string) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505" && (constraint == "" || pgErr.ConstraintName == constraint)
 }
 
 // MigrationFS exposes the embedded migrations (tests key their template database on them).
 func MigrationFS() fs.FS { return migrationFS }
+
+// NewID returns a new time-ordered identifier (UUIDv7) as a string.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// wrap says what failed: err (already translated by interpret) with context, or nil.
+func wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

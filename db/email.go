@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // RecordEmail records an e-mail in the outbox once per (topic, ref); a retried job gets the same row.
-func (s *Store) RecordEmail(ctx context.Context, topic, refID, to, subject, body, transport string) (dbsqlc.EmailOutbox, error) {
+func (s *Store) RecordEmail(ctx context.Context, topic, refID, to, subject, body, transport string) (EmailOutbox, error) {
 	var ref *string
 	if refID != "" {
 		ref = &refID
@@ -23,11 +23,11 @@ func (s *Store) RecordEmail(ctx context.Context, topic, refID, to, subject, body
 
 // MarkEmailSent records that the SMTP server accepted an outbox e-mail.
 func (s *Store) MarkEmailSent(ctx context.Context, id string) error {
-	return translate(s.q.EmailOutboxMarkSent(ctx, id), "mark email sent")
+	return wrap(s.q.EmailOutboxMarkSent(ctx, id), "mark email sent")
 }
 
 // Outbox lists every recorded e-mail, oldest first.
-func (s *Store) Outbox(ctx context.Context) ([]dbsqlc.EmailOutbox, error) {
+func (s *Store) Outbox(ctx context.Context) ([]EmailOutbox, error) {
 	rows, err := s.q.EmailOutboxList(ctx)
-	return rows, translate(err, "list outbox")
+	return rows, wrap(err, "list outbox")
 }

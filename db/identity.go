@@ -10,23 +10,23 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Registration is what a new account starts with.
 type Registration struct {
-	User         dbsqlc.User
-	Organization dbsqlc.Organization
-	Workspace    dbsqlc.Workspace
+	User         User
+	Organization Organization
+	Workspace    Workspace
 }
 
 // Register creates a user with their personal organization and workspace, in one transaction.
 func (s *Store) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
 	var reg Registration
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		reg.User, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: NewID(), Email: email, Name: name, PasswordHash: passwordHash})
-		if IsUniqueViolation(err, "users_email_key") {
+		if isUnique(err, "users_email_key") {
 			return conflict("an account with this e-mail already exists")
 		}
 		if err != nil {
@@ -75,37 +75,37 @@ func personalSlug(email string) string {
 }
 
 // UserByID reads a user.
-func (s *Store) UserByID(ctx context.Context, id string) (dbsqlc.User, error) {
+func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 	u, err := s.q.UserGetByID(ctx, id)
-	return u, translate(err, "get user")
+	return u, wrap(err, "get user")
 }
 
 // UserByEmail reads a user by e-mail, case-insensitively.
-func (s *Store) UserByEmail(ctx context.Context, email string) (dbsqlc.User, error) {
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 	u, err := s.q.UserGetByEmail(ctx, email)
-	return u, translate(err, "get user by email")
+	return u, wrap(err, "get user by email")
 }
 
 // UpdateProfile changes the fields given (nil leaves a field as it is).
-func (s *Store) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (dbsqlc.User, error) {
+func (s *Store) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (User, error) {
 	u, err := s.q.UserUpdateProfile(ctx, dbsqlc.UserUpdateProfileParams{ID: userID, Name: name, JobTitle: jobTitle})
-	return u, translate(err, "update profile")
+	return u, wrap(err, "update profile")
 }
 
 // SetPassword stores a new password hash and invalidates every session issued before it.
-func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) (dbsqlc.User, error) {
+func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) (User, error) {
 	u, err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
-	return u, translate(err, "update password")
+	return u, wrap(err, "update password")
 }
 
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.
 func (s *Store) SetTOTPSecret(ctx context.Context, userID, secret string) error {
-	return translate(s.q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
+	return wrap(s.q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
 }
 
 // SetTOTPEnabled turns two-factor authentication on or off; turning it off forgets the secret.
 func (s *Store) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
-	return translate(s.q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
+	return wrap(s.q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
 }
 
 // ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a

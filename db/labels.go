@@ -6,43 +6,43 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Labels lists a project's labels by name.
-func (s *Store) Labels(ctx context.Context, projectID string) ([]dbsqlc.Label, error) {
+func (s *Store) Labels(ctx context.Context, projectID string) ([]Label, error) {
 	ls, err := s.q.LabelListByProject(ctx, projectID)
-	return ls, translate(err, "list labels")
+	return ls, wrap(err, "list labels")
 }
 
 // CreateLabel adds a label to a project; its name is unique in the project.
-func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (dbsqlc.Label, error) {
+func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (Label, error) {
 	l, err := s.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: projectID, Name: name, Color: color})
-	if IsUniqueViolation(err, "") {
+	if isUnique(err, "") {
 		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
-	return l, translate(err, "insert label")
+	return l, wrap(err, "insert label")
 }
 
 // UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
-func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (dbsqlc.Label, error) {
+func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (Label, error) {
 	l, err := s.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
 	switch {
-	case isNotFound(err) || isInvalidText(err):
+	case isNotFound(err):
 		return l, notFound("label not found")
-	case IsUniqueViolation(err, "") && name != nil:
+	case isUnique(err, "") && name != nil:
 		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
 	}
-	return l, translate(err, "update label")
+	return l, wrap(err, "update label")
 }
 
 // DeleteLabel deletes a label of a project, which takes it off every card.
 func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) error {
 	n, err := s.q.LabelDelete(ctx, dbsqlc.LabelDeleteParams{ID: labelID, ProjectID: projectID})
-	if isInvalidText(err) || (err == nil && n == 0) {
+	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("label not found")
 	}
-	return translate(err, "delete label")
+	return wrap(err, "delete label")
 }
 
 // AddCardLabel puts a label of the card's project on the card and records card_updated, in one
@@ -59,13 +59,13 @@ func (s *Store) RemoveCardLabel(ctx context.Context, projectID, cardID, labelID,
 
 func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
 	var out Card
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
 		}
 		if _, err := q.LabelGet(ctx, dbsqlc.LabelGetParams{ID: labelID, ProjectID: projectID}); err != nil {
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("label not found")
 			}
 			return fmt.Errorf("get label: %w", err)
@@ -76,7 +76,7 @@ func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID,
 		} else {
 			n, err = q.CardLabelRemove(ctx, dbsqlc.CardLabelRemoveParams{CardID: cardID, LabelID: labelID})
 		}
-		if IsForeignKeyViolation(err) {
+		if isMissingRef(err) {
 			return notFound("label not found") // deleted meanwhile
 		}
 		if err != nil {

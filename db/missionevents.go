@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // MissionEventsChannel is the PostgreSQL channel announcing new mission events. Its payload is
@@ -23,9 +23,9 @@ const (
 	MissionEventDone     = "done"
 )
 
-// MissionEvent is one event to append to a mission's log. Status is the mission status it reports (the
+// NewMissionEvent is one event to append to a mission's log. Status is the mission status it reports (the
 // current one when empty).
-type MissionEvent struct {
+type NewMissionEvent struct {
 	Type    string
 	Status  string
 	Message string
@@ -35,14 +35,14 @@ type MissionEvent struct {
 // AppendMissionEventTx appends an event to a mission's log and announces it with pg_notify, in the
 // caller's transaction: listeners hear of it only if it commits, and in order (the mission row lock
 // serialises writers).
-func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string, ev MissionEvent) (dbsqlc.MissionEvent, error) {
-	q := s.q.WithTx(tx)
+func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string, ev NewMissionEvent) (MissionEvent, error) {
+	q := queries(tx)
 	next, err := q.MissionEventNextSeq(ctx, missionID)
 	if isNotFound(err) {
-		return dbsqlc.MissionEvent{}, notFound("mission not found")
+		return MissionEvent{}, notFound("mission not found")
 	}
 	if err != nil {
-		return dbsqlc.MissionEvent{}, fmt.Errorf("next event seq: %w", err)
+		return MissionEvent{}, fmt.Errorf("next event seq: %w", err)
 	}
 	status := ev.Status
 	if status == "" {
@@ -54,7 +54,7 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return dbsqlc.MissionEvent{}, fmt.Errorf("encode event data: %w", err)
+		return MissionEvent{}, fmt.Errorf("encode event data: %w", err)
 	}
 	row, err := q.MissionEventInsert(ctx, dbsqlc.MissionEventInsertParams{MissionID: missionID, Seq: next.EventSeq, Type: ev.Type,
 		Status: status, Message: ev.Message, Data: raw})
@@ -68,9 +68,9 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 }
 
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).
-func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev MissionEvent) (dbsqlc.MissionEvent, error) {
-	var row dbsqlc.MissionEvent
-	err := s.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev NewMissionEvent) (MissionEvent, error) {
+	var row MissionEvent
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		row, err = s.AppendMissionEventTx(ctx, tx, missionID, ev)
 		return err
@@ -79,7 +79,7 @@ func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev Mis
 }
 
 // MissionEventsAfter reads a mission's events after seq, in order (replay for Last-Event-ID).
-func (s *Store) MissionEventsAfter(ctx context.Context, missionID string, afterSeq int64, limit int32) ([]dbsqlc.MissionEvent, error) {
+func (s *Store) MissionEventsAfter(ctx context.Context, missionID string, afterSeq int64, limit int32) ([]MissionEvent, error) {
 	rows, err := s.q.MissionEventsAfter(ctx, dbsqlc.MissionEventsAfterParams{MissionID: missionID, AfterSeq: afterSeq, Lim: limit})
-	return rows, translate(err, "list mission events")
+	return rows, wrap(err, "list mission events")
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -63,39 +63,39 @@ type NewMission struct {
 // MissionCardProject answers the project of a card of the workspace, or "card not found".
 func (s *Store) MissionCardProject(ctx context.Context, workspaceID, cardID string) (string, error) {
 	pid, err := s.q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: workspaceID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return "", notFound("card not found")
 	}
-	return pid, translate(err, "find card")
+	return pid, wrap(err, "find card")
 }
 
 // AgentByUser finds the agent whose service user is userID in the workspace.
-func (s *Store) AgentByUser(ctx context.Context, workspaceID, userID string) (dbsqlc.Agent, error) {
+func (s *Store) AgentByUser(ctx context.Context, workspaceID, userID string) (Agent, error) {
 	a, err := s.q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return a, notFound("agent not found")
 	}
-	return a, translate(err, "find agent")
+	return a, wrap(err, "find agent")
 }
 
 // DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
-func (s *Store) DefaultAgent(ctx context.Context, workspaceID string) (dbsqlc.Agent, error) {
+func (s *Store) DefaultAgent(ctx context.Context, workspaceID string) (Agent, error) {
 	a, err := s.q.AgentFirst(ctx, workspaceID)
 	if isNotFound(err) {
 		return a, invalid("the workspace has no agent yet; create one first or name agentId")
 	}
-	return a, translate(err, "default agent")
+	return a, wrap(err, "default agent")
 }
 
 // CreateMission queues a mission: the row (queued), its River job on the missions queue and its first
 // status event, in one transaction. The agent's row lock serialises creations, so its missions-per-hour
 // limit holds under concurrency (ErrTooManyRequests past it). An mcpOnly agent's mission gets no job:
 // it stays queued for the external AI client that works it through /mcp.
-func (s *Store) CreateMission(ctx context.Context, in NewMission) (dbsqlc.AgentMission, error) {
-	var out dbsqlc.AgentMission
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateMission(ctx context.Context, in NewMission) (AgentMission, error) {
+	var out AgentMission
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		agent, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: in.AgentID, WorkspaceID: in.WorkspaceID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("agent not found")
 		}
 		if err != nil {
@@ -134,7 +134,7 @@ func (s *Store) CreateMission(ctx context.Context, in NewMission) (dbsqlc.AgentM
 			}
 			out.JobID = &res.Job.ID
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, out.ID, MissionEvent{Type: MissionEventStatus, Status: MissionQueued, Message: msg,
+		_, err = s.AppendMissionEventTx(ctx, tx, out.ID, NewMissionEvent{Type: MissionEventStatus, Status: MissionQueued, Message: msg,
 			Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
 		return err
 	})
@@ -142,43 +142,43 @@ func (s *Store) CreateMission(ctx context.Context, in NewMission) (dbsqlc.AgentM
 }
 
 // Mission reads a mission of a workspace.
-func (s *Store) Mission(ctx context.Context, workspaceID, missionID string) (dbsqlc.AgentMission, error) {
+func (s *Store) Mission(ctx context.Context, workspaceID, missionID string) (AgentMission, error) {
 	m, err := s.q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return m, notFound("mission not found")
 	}
-	return m, translate(err, "get mission")
+	return m, wrap(err, "get mission")
 }
 
 // AgentMissions lists an agent's missions, newest first.
-func (s *Store) AgentMissions(ctx context.Context, workspaceID, agentID string, limit int32) ([]dbsqlc.AgentMission, error) {
+func (s *Store) AgentMissions(ctx context.Context, workspaceID, agentID string, limit int32) ([]AgentMission, error) {
 	if _, err := s.Agent(ctx, workspaceID, agentID); err != nil {
 		return nil, err
 	}
 	rows, err := s.q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, Lim: limit})
-	return rows, translate(err, "list missions")
+	return rows, wrap(err, "list missions")
 }
 
 // MissionProposals lists the proposals of a mission of the workspace.
-func (s *Store) MissionProposals(ctx context.Context, workspaceID, missionID string) ([]dbsqlc.AgentProposal, error) {
+func (s *Store) MissionProposals(ctx context.Context, workspaceID, missionID string) ([]AgentProposal, error) {
 	if _, err := s.Mission(ctx, workspaceID, missionID); err != nil {
 		return nil, err
 	}
 	rows, err := s.q.ProposalListByMission(ctx, missionID)
-	return rows, translate(err, "list proposals")
+	return rows, wrap(err, "list proposals")
 }
 
 // PendingProposals lists a workspace's proposals awaiting a decision, oldest first.
-func (s *Store) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]dbsqlc.AgentProposal, error) {
+func (s *Store) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]AgentProposal, error) {
 	rows, err := s.q.ProposalListPending(ctx, dbsqlc.ProposalListPendingParams{WorkspaceID: workspaceID, Lim: limit})
-	return rows, translate(err, "list pending proposals")
+	return rows, wrap(err, "list pending proposals")
 }
 
 // MissionRun is what a worker needs to run a mission.
 type MissionRun struct {
-	Mission dbsqlc.AgentMission
-	Agent   dbsqlc.Agent
-	Skills  []dbsqlc.Skill
+	Mission AgentMission
+	Agent   Agent
+	Skills  []Skill
 	// Proceed is false when there is nothing to run: the mission is finished, cancelled, awaiting
 	// approval, or belongs to an mcpOnly agent.
 	Proceed bool
@@ -188,9 +188,9 @@ type MissionRun struct {
 // A mission already running (a retried or rescued job) is resumed as is.
 func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun, error) {
 	var run MissionRun
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionGetForUpdate(ctx, missionID)
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("mission not found")
 		}
 		if err != nil {
@@ -209,7 +209,7 @@ func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun,
 			if m, err = q.MissionStart(ctx, missionID); err != nil {
 				return fmt.Errorf("start mission: %w", err)
 			}
-			if _, err := s.AppendMissionEventTx(ctx, tx, missionID, MissionEvent{Type: MissionEventStatus, Status: MissionRunning,
+			if _, err := s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: MissionEventStatus, Status: MissionRunning,
 				Message: "mission started"}); err != nil {
 				return err
 			}
@@ -235,7 +235,7 @@ type MissionCard struct {
 
 // MissionCardSnapshot reads the mission's card (nil when the mission has none or it was deleted), with
 // its checklist, labels, column name and comments, in three queries.
-func (s *Store) MissionCardSnapshot(ctx context.Context, m dbsqlc.AgentMission) (*MissionCard, error) {
+func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*MissionCard, error) {
 	if m.CardID == nil || m.ProjectID == nil {
 		return nil, nil
 	}
@@ -293,7 +293,7 @@ func (s *Store) MissionTurn(ctx context.Context, missionID string, n int) error 
 func (s *Store) MissionStatus(ctx context.Context, missionID string) (string, error) {
 	m, err := s.q.MissionGetByID(ctx, missionID)
 	if err != nil {
-		return "", translate(err, "get mission")
+		return "", wrap(err, "get mission")
 	}
 	return m.Status, nil
 }
@@ -328,7 +328,7 @@ type StepOutcome struct {
 func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, error) {
 	for range 5 {
 		var out StepOutcome
-		err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 			var err error
 			out, err = s.runMissionStepTx(ctx, tx, q, in)
 			return err
@@ -343,7 +343,7 @@ func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, 
 func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
 	m, err := q.MissionGetForUpdate(ctx, in.MissionID)
 	if err != nil {
-		return StepOutcome{}, translate(err, "lock mission")
+		return StepOutcome{}, wrap(err, "lock mission")
 	}
 	if m.Status != MissionRunning {
 		return StepOutcome{}, ErrMissionStopped
@@ -379,7 +379,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		}
 		res.ProposalID = p.ID
 		res.Text = fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)
-		if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, MissionEvent{Type: MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
+		if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
 			Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
 			return StepOutcome{}, err
 		}
@@ -423,7 +423,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	if res.ProposalID != "" {
 		data["proposalId"] = res.ProposalID
 	}
-	if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, MissionEvent{Type: MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
+	if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
 		return StepOutcome{}, err
 	}
 	return StepOutcome{Outcome: outcome, Text: res.Text, ProposalID: res.ProposalID}, nil
@@ -563,7 +563,7 @@ func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
 // applyAgentAction performs an action through the store's card operations, as the agent's service user,
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
 // short description of what it did.
-func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m dbsqlc.AgentMission, actorID string, a agentAction) (string, error) {
+func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, a agentAction) (string, error) {
 	if m.ProjectID == nil {
 		return "", invalid("this mission has no project, so card tools cannot be used")
 	}
@@ -623,12 +623,12 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m dbsqlc.AgentM
 // FinishMission ends a running mission: failed with errText when set (+ done event); else
 // awaiting_approval when proposals are pending (+ status event), else completed (+ done event) with the
 // model's summary. A mission no longer running (cancelled) is left alone.
-func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText string) (dbsqlc.AgentMission, error) {
-	var out dbsqlc.AgentMission
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText string) (AgentMission, error) {
+	var out AgentMission
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionGetForUpdate(ctx, missionID)
 		if err != nil {
-			return translate(err, "lock mission")
+			return wrap(err, "lock mission")
 		}
 		out = m
 		if m.Status != MissionRunning {
@@ -654,7 +654,7 @@ func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText s
 		if msg == "" {
 			msg = "mission " + strings.ReplaceAll(status, "_", " ")
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, missionID, MissionEvent{Type: evType, Status: status, Message: msg})
+		_, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: evType, Status: status, Message: msg})
 		return err
 	})
 	return out, err
@@ -663,11 +663,11 @@ func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText s
 // CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
 // proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
 // transaction. A finished mission is a conflict.
-func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (dbsqlc.AgentMission, error) {
-	var out dbsqlc.AgentMission
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (AgentMission, error) {
+	var out AgentMission
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			cur, gerr := s.Mission(ctx, workspaceID, missionID)
 			if gerr != nil {
 				return gerr
@@ -687,7 +687,7 @@ func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actor
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, m.ID, MissionEvent{Type: MissionEventDone, Status: MissionFailed, Message: "mission cancelled",
+		_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionFailed, Message: "mission cancelled",
 			Data: map[string]any{"cancelledBy": actorID}})
 		return err
 	})
@@ -699,12 +699,12 @@ func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actor
 // user, a `proposal` event, and when the mission awaited approval and nothing is pending any more, its
 // completion with a done event. Deciding twice is a conflict; an action that cannot apply any more is
 // refused and the proposal stays pending.
-func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, actorID string, approve bool, reason string) (dbsqlc.AgentProposal, error) {
+func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, actorID string, approve bool, reason string) (AgentProposal, error) {
 	for range 5 {
-		var out dbsqlc.AgentProposal
-		err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var out AgentProposal
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 			p, err := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("proposal not found")
 			}
 			if err != nil {
@@ -749,7 +749,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 			} else if reason != "" {
 				data["reason"] = reason
 			}
-			if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, MissionEvent{Type: MissionEventProposal, Message: msg, Data: data}); err != nil {
+			if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: msg, Data: data}); err != nil {
 				return err
 			}
 			done, err := q.MissionCompleteIfSettled(ctx, m.ID)
@@ -759,7 +759,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			_, err = s.AppendMissionEventTx(ctx, tx, done.ID, MissionEvent{Type: MissionEventDone, Status: MissionCompleted,
+			_, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
 				Message: "every proposal was decided; mission completed"})
 			return err
 		})
@@ -767,5 +767,5 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 			return out, err
 		}
 	}
-	return dbsqlc.AgentProposal{}, conflict("the card is being moved by someone else; try again")
+	return AgentProposal{}, conflict("the card is being moved by someone else; try again")
 }

@@ -7,35 +7,27 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// batchConn is where a pipeline runs: the pool (the batch is then its own implicit transaction) or a
-// transaction.
-type batchConn interface {
-	dbsqlc.DBTX
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
-// pipeline sends the queries fn makes as one batch, in one round trip. Sent on the pool, the batch is
-// one implicit transaction: when a query fails, none of the batch's writes remain.
+// pipeline sends the queries fn makes as one batch, in one round trip, in the transaction tx.
 //
 // fn runs twice with the generated queries: first they only queue (every result is empty), then they
 // read the batch's results in the same order, so sqlc's generated code both queues and scans. fn must
 // therefore make the same calls both times and may not base a query on an earlier query's result (ids
 // are made in Go for that reason).
-func pipeline(ctx context.Context, conn batchConn, fn func(q *dbsqlc.Queries) error) error {
+func pipeline(ctx context.Context, tx pgx.Tx, fn func(q *dbsqlc.Queries) error) error {
 	b := &pgx.Batch{}
 	if err := fn(dbsqlc.New(queuer{b})); err != nil {
 		return err
 	}
-	br := conn.SendBatch(ctx, b)
-	err := fn(dbsqlc.New(replayer{br}))
+	br := tx.SendBatch(ctx, b)
+	err := fn(queries(replayer{br}))
 	closeErr := br.Close() // reads what fn left unread; reports a failure fn did not see
 	if err != nil {
 		return err
 	}
-	return closeErr
+	return interpret(closeErr)
 }
 
 // queuer queues queries into a batch and answers each with an empty result.

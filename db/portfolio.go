@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // PortfolioProject is one project's summary in a workspace's portfolio. Archived cards count nowhere.
@@ -43,7 +43,7 @@ func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioP
 		columns  []dbsqlc.PortfolioColumnsRow
 	)
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+		q := queries(tx)
 		var err error
 		if projects, err = q.PortfolioProjects(ctx, workspaceID); err != nil {
 			return fmt.Errorf("aggregate projects: %w", err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Template is a built-in starting point for a project.
@@ -58,16 +58,16 @@ type NewProject struct {
 }
 
 // CreateProject creates a project from a template (columns and labels); its creator becomes a member.
-func (s *Store) CreateProject(ctx context.Context, in NewProject) (dbsqlc.Project, error) {
+func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, error) {
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
 	tmpl, ok := TemplateByID(in.TemplateID)
 	if !ok {
-		return dbsqlc.Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
+		return Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
 	}
-	var p dbsqlc.Project
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var p Project
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		p, err = q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 			Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
@@ -93,18 +93,18 @@ func (s *Store) CreateProject(ctx context.Context, in NewProject) (dbsqlc.Projec
 }
 
 // Projects lists a workspace's projects.
-func (s *Store) Projects(ctx context.Context, workspaceID string) ([]dbsqlc.Project, error) {
+func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, error) {
 	ps, err := s.q.ProjectListByWorkspace(ctx, workspaceID)
-	return ps, translate(err, "list projects")
+	return ps, wrap(err, "list projects")
 }
 
 // Project reads a project of a workspace; a project of another workspace is not found.
-func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (dbsqlc.Project, error) {
+func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
 	p, err := s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
 	if isNotFound(err) {
 		return p, notFound("project not found")
 	}
-	return p, translate(err, "get project")
+	return p, wrap(err, "get project")
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
@@ -116,30 +116,30 @@ type ProjectPatch struct {
 }
 
 // UpdateProject changes a project's fields.
-func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (dbsqlc.Project, error) {
+func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
 	out, err := s.q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 		SetDeadline: p.SetDeadline, Deadline: p.Deadline})
-	return out, translate(err, "update project")
+	return out, wrap(err, "update project")
 }
 
 // ProjectMembers lists a project's members.
-func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]dbsqlc.ProjectMemberListRow, error) {
+func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]ProjectMember, error) {
 	rows, err := s.q.ProjectMemberList(ctx, projectID)
-	return rows, translate(err, "list project members")
+	return mapRows(rows, func(r dbsqlc.ProjectMemberListRow) ProjectMember { return ProjectMember(r) }), wrap(err, "list project members")
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
-func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (dbsqlc.WorkspaceMemberByEmailRow, error) {
-	var m dbsqlc.WorkspaceMemberByEmailRow
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		var err error
-		m, err = q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
+func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (UserRef, error) {
+	var m UserRef
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
 		if isNotFound(err) {
 			return invalid("no workspace member has this e-mail; invite them to the workspace first")
 		}
 		if err != nil {
 			return fmt.Errorf("find workspace member: %w", err)
 		}
+		m = UserRef(row)
 		n, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: m.ID})
 		if err != nil {
 			return fmt.Errorf("add project member: %w", err)
@@ -155,7 +155,7 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 
 // RemoveProjectMember removes a member from a project and records member_removed.
 func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, userID string) error {
-	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 		if err != nil {
 			return fmt.Errorf("remove project member: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // RelationTypes are the types of a relation between two cards (spec Part 2).
@@ -21,14 +21,14 @@ type NewRelation struct {
 
 // CreateRelation relates a card of a project to another card of the same workspace (which may be in
 // another project), in one transaction. The relation belongs to the source card's project.
-func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.CardRelation, error) {
+func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelation, error) {
 	if !slices.Contains(RelationTypes, in.Type) {
-		return dbsqlc.CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
+		return CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
 	}
-	var out dbsqlc.CardRelation
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out CardRelation
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return notFound("card not found")
 			}
 			return fmt.Errorf("get card: %w", err)
@@ -37,7 +37,7 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.Card
 			return invalid("a card cannot be related to itself")
 		}
 		if _, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: in.TargetCardID, WorkspaceID: in.WorkspaceID}); err != nil {
-			if isNotFound(err) || isInvalidText(err) {
+			if isNotFound(err) {
 				return invalid("target card not found in this workspace")
 			}
 			return fmt.Errorf("get target card: %w", err)
@@ -46,9 +46,9 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.Card
 		out, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
 			TargetCardID: in.TargetCardID, Type: in.Type, CreatedBy: in.ActorID})
 		switch {
-		case IsUniqueViolation(err, ""):
+		case isUnique(err, ""):
 			return conflict(fmt.Sprintf("this card already has a %s relation to the target card", in.Type))
-		case IsForeignKeyViolation(err):
+		case isMissingRef(err):
 			return invalid("target card not found in this workspace") // deleted meanwhile
 		case err != nil:
 			return fmt.Errorf("insert relation: %w", err)
@@ -59,22 +59,22 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (dbsqlc.Card
 }
 
 // CardRelations lists the relations a card of a project is the source or the target of, oldest first.
-func (s *Store) CardRelations(ctx context.Context, projectID, cardID string) ([]dbsqlc.CardRelation, error) {
+func (s *Store) CardRelations(ctx context.Context, projectID, cardID string) ([]CardRelation, error) {
 	if _, err := s.q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID}); err != nil {
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return nil, notFound("card not found")
 		}
 		return nil, fmt.Errorf("get card: %w", err)
 	}
 	rs, err := s.q.CardRelationListByCard(ctx, cardID)
-	return rs, translate(err, "list relations")
+	return rs, wrap(err, "list relations")
 }
 
 // DeleteRelation deletes a relation of a project (the project of its source card).
 func (s *Store) DeleteRelation(ctx context.Context, projectID, relationID string) error {
 	n, err := s.q.CardRelationDelete(ctx, dbsqlc.CardRelationDeleteParams{ID: relationID, ProjectID: projectID})
-	if isInvalidText(err) || (err == nil && n == 0) {
+	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("relation not found")
 	}
-	return translate(err, "delete relation")
+	return wrap(err, "delete relation")
 }

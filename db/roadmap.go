@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Roadmap is a project's timeline: its scopes with their dated cards, and the dated cards outside any
@@ -20,24 +20,24 @@ type Roadmap struct {
 	// are none.
 	Start, End *time.Time
 	Scopes     []RoadmapScope
-	Unscoped   []dbsqlc.RoadmapCardsRow
+	Unscoped   []RoadmapCard
 }
 
 // RoadmapScope is a scope on the roadmap with its dated cards, sorted by start.
 type RoadmapScope struct {
-	dbsqlc.Scope
-	Cards []dbsqlc.RoadmapCardsRow
+	Scope
+	Cards []RoadmapCard
 }
 
 // Roadmap builds a project's roadmap in two queries. Scopes are sorted by start (start date, else end
 // date; undated ones last), cards by start (start date, else due date).
 func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) {
 	var (
-		scopes []dbsqlc.Scope
+		scopes []Scope
 		cards  []dbsqlc.RoadmapCardsRow
 	)
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+		q := queries(tx)
 		var err error
 		if scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
 			return fmt.Errorf("list scopes: %w", err)
@@ -51,7 +51,7 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 		return Roadmap{}, fmt.Errorf("roadmap: %w", err)
 	}
 
-	rm := Roadmap{ProjectID: projectID, Scopes: make([]RoadmapScope, 0, len(scopes)), Unscoped: []dbsqlc.RoadmapCardsRow{}}
+	rm := Roadmap{ProjectID: projectID, Scopes: make([]RoadmapScope, 0, len(scopes)), Unscoped: []RoadmapCard{}}
 	widen := func(ts ...*time.Time) {
 		for _, t := range ts {
 			if t == nil {
@@ -67,17 +67,18 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 			}
 		}
 	}
-	slices.SortStableFunc(scopes, func(a, b dbsqlc.Scope) int {
+	slices.SortStableFunc(scopes, func(a, b Scope) int {
 		return roadmapCompareStart(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
 	})
 	index := make(map[string]int, len(scopes))
 	for i, sc := range scopes {
 		index[sc.ID] = i
-		rm.Scopes = append(rm.Scopes, RoadmapScope{Scope: sc, Cards: []dbsqlc.RoadmapCardsRow{}})
+		rm.Scopes = append(rm.Scopes, RoadmapScope{Scope: sc, Cards: []RoadmapCard{}})
 		widen(sc.StartDate, sc.EndDate)
 	}
 	// cards arrive sorted by start.
-	for _, c := range cards {
+	for _, row := range cards {
+		c := RoadmapCard(row)
 		widen(c.StartDate, c.DueDate)
 		if c.ScopeID != nil {
 			if i, ok := index[*c.ScopeID]; ok {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // ScopeViews are the view types a scope can show, in the order the API lists them (spec Part 2).
@@ -27,32 +27,32 @@ type NewScope struct {
 }
 
 // CreateScope creates a scope in a project.
-func (s *Store) CreateScope(ctx context.Context, in NewScope) (dbsqlc.Scope, error) {
+func (s *Store) CreateScope(ctx context.Context, in NewScope) (Scope, error) {
 	if err := checkScopeDates(in.StartDate, in.EndDate); err != nil {
-		return dbsqlc.Scope{}, err
+		return Scope{}, err
 	}
 	settings, err := scopeSettings(in.Settings)
 	if err != nil {
-		return dbsqlc.Scope{}, err
+		return Scope{}, err
 	}
 	sc, err := s.q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate, Settings: settings})
-	return sc, translate(err, "insert scope")
+	return sc, wrap(err, "insert scope")
 }
 
 // Scopes lists a project's scopes in creation order.
-func (s *Store) Scopes(ctx context.Context, projectID string) ([]dbsqlc.Scope, error) {
+func (s *Store) Scopes(ctx context.Context, projectID string) ([]Scope, error) {
 	scopes, err := s.q.ScopeListByProject(ctx, projectID)
-	return scopes, translate(err, "list scopes")
+	return scopes, wrap(err, "list scopes")
 }
 
 // Scope reads a scope of a project; a scope of another project is not found.
-func (s *Store) Scope(ctx context.Context, projectID, scopeID string) (dbsqlc.Scope, error) {
+func (s *Store) Scope(ctx context.Context, projectID, scopeID string) (Scope, error) {
 	sc, err := s.q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return sc, notFound("scope not found")
 	}
-	return sc, translate(err, "get scope")
+	return sc, wrap(err, "get scope")
 }
 
 // ScopePatch is a change to a scope; zero fields are left alone. A non-nil Settings replaces the
@@ -65,11 +65,11 @@ type ScopePatch struct {
 
 // UpdateScope applies a patch. The dates are checked as they are after the change: an end before the
 // start is refused.
-func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p ScopePatch) (dbsqlc.Scope, error) {
-	var out dbsqlc.Scope
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p ScopePatch) (Scope, error) {
+	var out Scope
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.ScopeGetForUpdate(ctx, dbsqlc.ScopeGetForUpdateParams{ID: scopeID, ProjectID: projectID})
-		if isNotFound(err) || isInvalidText(err) {
+		if isNotFound(err) {
 			return notFound("scope not found")
 		}
 		if err != nil {
@@ -98,28 +98,28 @@ func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p Sc
 			}
 		}
 		out, err = q.ScopeUpdate(ctx, next)
-		return translate(err, "update scope")
+		return wrap(err, "update scope")
 	})
 	return out, err
 }
 
 // SetScopeView changes the view a scope shows.
-func (s *Store) SetScopeView(ctx context.Context, projectID, scopeID, view string) (dbsqlc.Scope, error) {
+func (s *Store) SetScopeView(ctx context.Context, projectID, scopeID, view string) (Scope, error) {
 	if !slices.Contains(ScopeViews, view) {
-		return dbsqlc.Scope{}, invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
+		return Scope{}, invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
 	}
 	sc, err := s.q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return sc, notFound("scope not found")
 	}
-	return sc, translate(err, "set scope view")
+	return sc, wrap(err, "set scope view")
 }
 
 // DeleteScope deletes a scope with all its content: its cards go with it, and with them their
 // checklists, comments, attachments, labels, custom values and relations.
 func (s *Store) DeleteScope(ctx context.Context, projectID, scopeID string) error {
 	n, err := s.q.ScopeDelete(ctx, dbsqlc.ScopeDeleteParams{ID: scopeID, ProjectID: projectID})
-	if isInvalidText(err) {
+	if isNotFound(err) {
 		return notFound("scope not found")
 	}
 	if err != nil {

@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // MissionStreamInfo is what a mission's event stream needs: its workspace (access) and status (whether
@@ -18,7 +18,7 @@ type MissionStreamInfo struct {
 func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStreamInfo, error) {
 	row, err := s.q.MissionStreamGet(ctx, missionID)
 	if err != nil {
-		return MissionStreamInfo{}, translate(err, "get mission")
+		return MissionStreamInfo{}, wrap(err, "get mission")
 	}
 	return MissionStreamInfo{ID: row.ID, WorkspaceID: row.WorkspaceID, Status: row.Status}, nil
 }
@@ -26,12 +26,12 @@ func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStr
 // MissionEventsLastSeq is the highest committed event number of a mission, 0 when it has none.
 func (s *Store) MissionEventsLastSeq(ctx context.Context, missionID string) (int64, error) {
 	seq, err := s.q.MissionEventsLastSeq(ctx, missionID)
-	return seq, translate(err, "last mission event")
+	return seq, wrap(err, "last mission event")
 }
 
 // MissionEventsBatchAfter reads the events of several missions, each after its own seq, in one query,
 // ordered by mission then seq, at most limit rows. missionIDs and afterSeqs pair up by index.
-func (s *Store) MissionEventsBatchAfter(ctx context.Context, missionIDs []string, afterSeqs []int64, limit int32) ([]dbsqlc.MissionEvent, error) {
+func (s *Store) MissionEventsBatchAfter(ctx context.Context, missionIDs []string, afterSeqs []int64, limit int32) ([]MissionEvent, error) {
 	rows, err := s.q.MissionEventsBatchAfter(ctx, dbsqlc.MissionEventsBatchAfterParams{MissionIds: missionIDs, AfterSeqs: afterSeqs, Lim: limit})
-	return rows, translate(err, "list mission events")
+	return rows, wrap(err, "list mission events")
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -52,7 +52,7 @@ func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "a
 func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
 	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
 	if err != nil {
-		return Access{}, translate(err, "resolve access")
+		return Access{}, wrap(err, "resolve access")
 	}
 	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
@@ -61,10 +61,10 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, proj
 // UserWithAccess reads a user and, in the same round trip, resolves their access as ResolveAccess does.
 // The user is returned even when the access is refused (accessErr), so the caller can first decide
 // whether the credential is valid at all.
-func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u dbsqlc.User, a Access, accessErr error, err error) {
+func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u User, a Access, accessErr error, err error) {
 	row, err := s.q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
 	if err != nil {
-		return u, a, nil, translate(err, "resolve user access")
+		return u, a, nil, wrap(err, "resolve user access")
 	}
 	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
@@ -113,12 +113,12 @@ func optional(s string) *string {
 }
 
 // CreateOrganization creates an organization owned by userID.
-func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug string) (dbsqlc.Organization, error) {
-	var org dbsqlc.Organization
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug string) (Organization, error) {
+	var org Organization
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		org, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: NewID(), Name: name, Slug: slug, OwnerID: userID})
-		if IsUniqueViolation(err, "") {
+		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("organization slug %q is already taken", slug))
 		}
 		if err != nil {
@@ -130,15 +130,15 @@ func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug strin
 }
 
 // ListOrganizations lists the organizations a user belongs to, with their role.
-func (s *Store) ListOrganizations(ctx context.Context, userID string) ([]dbsqlc.OrganizationListByUserRow, error) {
+func (s *Store) ListOrganizations(ctx context.Context, userID string) ([]MyOrganization, error) {
 	rows, err := s.q.OrganizationListByUser(ctx, userID)
-	return rows, translate(err, "list organizations")
+	return mapRows(rows, func(r dbsqlc.OrganizationListByUserRow) MyOrganization { return MyOrganization(r) }), wrap(err, "list organizations")
 }
 
 // UpdateOrganization renames an organization.
-func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *string) (dbsqlc.Organization, error) {
+func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *string) (Organization, error) {
 	org, err := s.q.OrganizationUpdate(ctx, dbsqlc.OrganizationUpdateParams{ID: orgID, Name: name})
-	return org, translate(err, "update organization")
+	return org, wrap(err, "update organization")
 }
 
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
@@ -155,15 +155,15 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 }
 
 // OrganizationMembers lists an organization's members.
-func (s *Store) OrganizationMembers(ctx context.Context, orgID string) ([]dbsqlc.OrganizationMemberListRow, error) {
+func (s *Store) OrganizationMembers(ctx context.Context, orgID string) ([]OrganizationMember, error) {
 	rows, err := s.q.OrganizationMemberList(ctx, orgID)
-	return rows, translate(err, "list organization members")
+	return mapRows(rows, func(r dbsqlc.OrganizationMemberListRow) OrganizationMember { return OrganizationMember(r) }), wrap(err, "list organization members")
 }
 
 // AddOrganizationMember adds an existing user, found by e-mail, to an organization.
-func (s *Store) AddOrganizationMember(ctx context.Context, orgID, email, role string) (dbsqlc.OrganizationMemberGetRow, error) {
-	var m dbsqlc.OrganizationMemberGetRow
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) AddOrganizationMember(ctx context.Context, orgID, email, role string) (OrganizationMember, error) {
+	var m OrganizationMember
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		u, err := q.UserGetByEmail(ctx, email)
 		if err != nil {
 			if isNotFound(err) {
@@ -172,25 +172,26 @@ func (s *Store) AddOrganizationMember(ctx context.Context, orgID, email, role st
 			return fmt.Errorf("find user: %w", err)
 		}
 		err = q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: u.ID, Role: role})
-		if IsUniqueViolation(err, "") {
+		if isUnique(err, "") {
 			return conflict("this user is already a member of the organization")
 		}
 		if err != nil {
 			return fmt.Errorf("insert organization member: %w", err)
 		}
-		m, err = q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: u.ID})
-		return translate(err, "get organization member")
+		row, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: u.ID})
+		m = OrganizationMember(row)
+		return wrap(err, "get organization member")
 	})
 	return m, err
 }
 
 // SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
-func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (dbsqlc.OrganizationMemberGetRow, error) {
-	var m dbsqlc.OrganizationMemberGetRow
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (OrganizationMember, error) {
+	var m OrganizationMember
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
-			return translate(err, "get organization member")
+			return wrap(err, "get organization member")
 		}
 		if cur.Role == "owner" {
 			return forbidden("the owner's role cannot be changed")
@@ -199,7 +200,7 @@ func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, ro
 			return fmt.Errorf("update organization member: %w", err)
 		}
 		cur.Role = role
-		m = cur
+		m = OrganizationMember(cur)
 		return nil
 	})
 	return m, err
@@ -208,10 +209,10 @@ func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, ro
 // RemoveOrganizationMember removes a member from the organization and all its workspaces. The owner
 // cannot be removed.
 func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
-	return s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
-			return translate(err, "get organization member")
+			return wrap(err, "get organization member")
 		}
 		if cur.Role == "owner" {
 			return forbidden("the owner cannot be removed from the organization")
@@ -223,22 +224,20 @@ func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID stri
 			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
 		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
-		return translate(err, "delete organization member")
+		return wrap(err, "delete organization member")
 	})
 }
 
 // RecordCheckout stores a billing checkout session created by a billing provider.
-func (s *Store) RecordCheckout(ctx context.Context, p dbsqlc.BillingCheckoutInsertParams) (dbsqlc.BillingCheckout, error) {
-	if p.ID == "" {
-		p.ID = NewID()
-	}
-	c, err := s.q.BillingCheckoutInsert(ctx, p)
-	return c, translate(err, "insert billing checkout")
+func (s *Store) RecordCheckout(ctx context.Context, in NewCheckout) (BillingCheckout, error) {
+	c, err := s.q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: NewID(), OrganizationID: in.OrganizationID,
+		Provider: in.Provider, ExternalID: in.ExternalID, Url: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
+	return c, wrap(err, "insert billing checkout")
 }
 
-func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (dbsqlc.Workspace, error) {
+func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (Workspace, error) {
 	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
-	if IsUniqueViolation(err, "") {
+	if isUnique(err, "") {
 		return ws, conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
 	}
 	if err != nil {
@@ -252,9 +251,9 @@ func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name
 }
 
 // CreateWorkspace creates a workspace; its creator becomes admin and pilotage owner.
-func (s *Store) CreateWorkspace(ctx context.Context, orgID, userID, name, slug string) (dbsqlc.Workspace, error) {
-	var ws dbsqlc.Workspace
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) CreateWorkspace(ctx context.Context, orgID, userID, name, slug string) (Workspace, error) {
+	var ws Workspace
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		ws, err = insertWorkspace(ctx, q, orgID, userID, name, slug, false)
 		return err
@@ -263,31 +262,31 @@ func (s *Store) CreateWorkspace(ctx context.Context, orgID, userID, name, slug s
 }
 
 // ListWorkspaces lists the workspaces of an organization the user may open.
-func (s *Store) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]dbsqlc.WorkspaceListAccessibleRow, error) {
+func (s *Store) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]AccessibleWorkspace, error) {
 	rows, err := s.q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID, UserID: userID, OrgAdmin: orgAdmin})
-	return rows, translate(err, "list workspaces")
+	return mapRows(rows, func(r dbsqlc.WorkspaceListAccessibleRow) AccessibleWorkspace { return AccessibleWorkspace(r) }), wrap(err, "list workspaces")
 }
 
 // Workspace reads a workspace by id.
-func (s *Store) Workspace(ctx context.Context, id string) (dbsqlc.Workspace, error) {
+func (s *Store) Workspace(ctx context.Context, id string) (Workspace, error) {
 	ws, err := s.q.WorkspaceGetByID(ctx, id)
-	return ws, translate(err, "get workspace")
+	return ws, wrap(err, "get workspace")
 }
 
 // WorkspaceMembers lists a workspace's members.
-func (s *Store) WorkspaceMembers(ctx context.Context, wsID string) ([]dbsqlc.WorkspaceMemberListRow, error) {
+func (s *Store) WorkspaceMembers(ctx context.Context, wsID string) ([]WorkspaceMember, error) {
 	rows, err := s.q.WorkspaceMemberList(ctx, wsID)
-	return rows, translate(err, "list workspace members")
+	return mapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) WorkspaceMember { return WorkspaceMember(r) }), wrap(err, "list workspace members")
 }
 
 // UpdateWorkspaceMember changes a member's role and/or pilotage role. The workspace owner's roles are
 // immutable.
-func (s *Store) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (dbsqlc.WorkspaceMemberGetRow, error) {
-	var m dbsqlc.WorkspaceMemberGetRow
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (WorkspaceMember, error) {
+	var m WorkspaceMember
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		ws, err := q.WorkspaceGetByID(ctx, wsID)
 		if err != nil {
-			return translate(err, "get workspace")
+			return wrap(err, "get workspace")
 		}
 		if ws.OwnerID == userID {
 			return forbidden("the workspace owner's roles cannot be changed")
@@ -298,8 +297,9 @@ func (s *Store) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, 
 			}
 			return fmt.Errorf("update workspace member: %w", err)
 		}
-		m, err = q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
-		return translate(err, "get workspace member")
+		row, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
+		m = WorkspaceMember(row)
+		return wrap(err, "get workspace member")
 	})
 	return m, err
 }
@@ -315,9 +315,9 @@ type NewInvitation struct {
 }
 
 // InviteToWorkspace records an invitation and enqueues its e-mail in the same transaction.
-func (s *Store) InviteToWorkspace(ctx context.Context, in NewInvitation) (dbsqlc.WorkspaceInvitation, error) {
-	var inv dbsqlc.WorkspaceInvitation
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) InviteToWorkspace(ctx context.Context, in NewInvitation) (WorkspaceInvitation, error) {
+	var inv WorkspaceInvitation
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		inv, err = s.InviteToWorkspaceTx(ctx, tx, in)
 		return err
@@ -326,14 +326,14 @@ func (s *Store) InviteToWorkspace(ctx context.Context, in NewInvitation) (dbsqlc
 }
 
 // InviteToWorkspaceTx is InviteToWorkspace inside a caller's transaction.
-func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (dbsqlc.WorkspaceInvitation, error) {
-	q := s.q.WithTx(tx)
+func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (WorkspaceInvitation, error) {
+	q := queries(tx)
 	member, err := q.WorkspaceMemberExistsByEmail(ctx, dbsqlc.WorkspaceMemberExistsByEmailParams{WorkspaceID: in.WorkspaceID, Email: in.Email})
 	if err != nil {
-		return dbsqlc.WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
+		return WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
 	}
 	if member {
-		return dbsqlc.WorkspaceInvitation{}, conflict("this person is already a member of the workspace")
+		return WorkspaceInvitation{}, conflict("this person is already a member of the workspace")
 	}
 	hash := sha256.Sum256([]byte(in.Token))
 	inv, err := q.InvitationInsert(ctx, dbsqlc.InvitationInsertParams{
@@ -357,21 +357,21 @@ func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvita
 
 // AcceptedInvitation tells where an accepted invitation leads.
 type AcceptedInvitation struct {
-	Invitation dbsqlc.WorkspaceInvitation
-	Workspace  dbsqlc.Workspace
+	Invitation WorkspaceInvitation
+	Workspace  Workspace
 	OrgSlug    string
 	// OrgRole and Member are the user's memberships after accepting: someone who already belonged keeps
 	// their roles, whatever the invitation said.
 	OrgRole string
-	Member  dbsqlc.WorkspaceMemberGetRow
+	Member  WorkspaceMember
 }
 
 // AcceptInvitation makes the user a member of the invitation's workspace (and of its organization if
 // they were not). The invitation is bound to its e-mail, single-use and expires.
-func (s *Store) AcceptInvitation(ctx context.Context, token string, user dbsqlc.User) (AcceptedInvitation, error) {
+func (s *Store) AcceptInvitation(ctx context.Context, token string, user User) (AcceptedInvitation, error) {
 	var res AcceptedInvitation
 	hash := sha256.Sum256([]byte(token))
-	err := s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.InvitationGetByTokenHashForUpdate(ctx, hash[:])
 		if err != nil {
 			if isNotFound(err) {
@@ -396,16 +396,17 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, user dbsqlc.
 		if err := q.InvitationMarkAccepted(ctx, dbsqlc.InvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
 			return fmt.Errorf("mark invitation accepted: %w", err)
 		}
-		res.Member, err = q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID, UserID: user.ID})
+		member, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID, UserID: user.ID})
 		if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
 		}
+		res.Member = WorkspaceMember(member)
 		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
 		if err != nil {
 			return fmt.Errorf("get organization member: %w", err)
 		}
 		res.OrgRole = om.Role
-		res.Invitation = dbsqlc.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
+		res.Invitation = WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
 		res.Workspace, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
 		if err != nil {
 			return fmt.Errorf("get workspace: %w", err)

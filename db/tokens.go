@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // NewAPIToken is a personal access token to store; only the hash of its secret is kept.
@@ -19,17 +19,17 @@ type NewAPIToken struct {
 }
 
 // CreateAPIToken stores a personal access token.
-func (s *Store) CreateAPIToken(ctx context.Context, t NewAPIToken) (dbsqlc.ApiToken, error) {
+func (s *Store) CreateAPIToken(ctx context.Context, t NewAPIToken) (APIToken, error) {
 	tok, err := s.q.APITokenInsert(ctx, dbsqlc.APITokenInsertParams{
 		ID: NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes, ExpiresAt: t.ExpiresAt,
 	})
-	return tok, translate(err, "insert api token")
+	return tok, wrap(err, "insert api token")
 }
 
 // ListAPITokens lists a user's tokens, newest first.
-func (s *Store) ListAPITokens(ctx context.Context, userID string) ([]dbsqlc.ApiToken, error) {
+func (s *Store) ListAPITokens(ctx context.Context, userID string) ([]APIToken, error) {
 	toks, err := s.q.APITokenListByUser(ctx, userID)
-	return toks, translate(err, "list api tokens")
+	return toks, wrap(err, "list api tokens")
 }
 
 // RevokeAPIToken deletes one of the user's tokens for good.
@@ -45,12 +45,12 @@ func (s *Store) RevokeAPIToken(ctx context.Context, userID, id string) error {
 }
 
 // APITokenByHash finds a token by the hash of its secret.
-func (s *Store) APITokenByHash(ctx context.Context, hash []byte) (dbsqlc.ApiToken, error) {
+func (s *Store) APITokenByHash(ctx context.Context, hash []byte) (APIToken, error) {
 	tok, err := s.q.APITokenGetByHash(ctx, hash)
-	return tok, translate(err, "get api token")
+	return tok, wrap(err, "get api token")
 }
 
 // TouchAPIToken records that a token was used (at most once a minute).
 func (s *Store) TouchAPIToken(ctx context.Context, id string) error {
-	return translate(s.q.APITokenTouch(ctx, id), "touch api token")
+	return wrap(s.q.APITokenTouch(ctx, id), "touch api token")
 }

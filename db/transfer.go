@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/dbsqlc"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // TransferVersion is the version of the project export format.
@@ -144,7 +144,7 @@ func (s *Store) ExportProject(ctx context.Context, workspaceID, projectID string
 	var doc TransferDoc
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var err error
-		doc, err = exportTx(ctx, s.q.WithTx(tx), workspaceID, projectID)
+		doc, err = exportTx(ctx, queries(tx), workspaceID, projectID)
 		return err
 	})
 	return doc, err
@@ -152,7 +152,7 @@ func (s *Store) ExportProject(ctx context.Context, workspaceID, projectID string
 
 func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) (TransferDoc, error) {
 	p, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
-	if isNotFound(err) || isInvalidText(err) {
+	if isNotFound(err) {
 		return TransferDoc{}, notFound("project not found")
 	}
 	if err != nil {
@@ -278,13 +278,13 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 // is created whole or not at all. The project starts empty (no template columns or labels); the
 // importer becomes its member and the author of every imported comment. No activity is recorded: an
 // import is not a series of card changes.
-func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (dbsqlc.Project, error) {
+func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (Project, error) {
 	plan, err := planImport(doc)
 	if err != nil {
-		return dbsqlc.Project{}, err
+		return Project{}, err
 	}
-	var p dbsqlc.Project
-	err = s.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var p Project
+	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		p, err = importTx(ctx, q, workspaceID, actorID, plan)
 		return err
@@ -653,7 +653,7 @@ func transferOrderKey(order *int, index int) int {
 	return index
 }
 
-func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (dbsqlc.Project, error) {
+func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (Project, error) {
 	doc := pl.doc
 	empty := "empty"
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
@@ -723,7 +723,7 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 			return p, fmt.Errorf("encode %s: %w", ins.what, err)
 		}
 		if err := ins.run(b); err != nil {
-			return p, translate(err, "insert "+ins.what)
+			return p, wrap(err, "insert "+ins.what)
 		}
 	}
 	return p, nil

@@ -25,7 +25,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/jobs"
@@ -203,7 +202,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 // emailFixture is a registered user with a workspace, and an invitation to it.
 type emailFixture struct {
 	reg       db.Registration
-	inv       dbsqlc.WorkspaceInvitation
+	inv       db.WorkspaceInvitation
 	acceptURL string
 }
 
@@ -258,7 +257,7 @@ func waitJob(t *testing.T, dbPool *pgxpool.Pool) {
 	}
 }
 
-func outbox(t *testing.T, store *db.Store) []dbsqlc.EmailOutbox {
+func outbox(t *testing.T, store *db.Store) []db.EmailOutbox {
 	t.Helper()
 	rows, err := store.Outbox(context.Background())
 	require.NoError(t, err)

@@ -120,7 +120,7 @@ func (w *MissionWorker) run(ctx context.Context, run db.MissionRun) error {
 		}
 	}
 	tokens := &tokenBatcher{flush: func(text string) {
-		if _, err := st.AppendMissionEvent(context.WithoutCancel(ctx), m.ID, db.MissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
+		if _, err := st.AppendMissionEvent(context.WithoutCancel(ctx), m.ID, db.NewMissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
 			w.deps.Logger.WarnContext(ctx, "mission token event", "mission", m.ID, "error", err)
 		}
 	}}

@@ -3,7 +3,6 @@
 package workers
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,10 +110,12 @@ type Config struct {
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
-	// PollInterval is how often each queue looks for new jobs (zero: 100ms). Activity jobs arrive
-	// without River's insert notification (they are written by SQL next to their change), so this bounds
-	// how long they wait.
+	// PollInterval is how often each queue looks for new jobs without an insert notification (zero:
+	// River's default, 1s).
 	PollInterval time.Duration
+	// FetchCooldown is the shortest time between two fetches of a queue, and between two insert
+	// notifications this client sends for a queue (zero: River's default, 100ms).
+	FetchCooldown time.Duration
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
@@ -136,7 +137,8 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		Queues:               Queues(cfg.Concurrency),
 		Workers:              riverWorkers,
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
-		FetchPollInterval:    cmp.Or(cfg.PollInterval, 100*time.Millisecond),
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        cfg.FetchCooldown,
 		JobTimeout:           jobTimeout,
 		// Only the elected leader enqueues periodic jobs; ByPeriod uniqueness keeps a leader change from
 		// enqueueing a period twice, and the scan claims each (card, due date) once in any case.

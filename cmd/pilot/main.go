@@ -110,7 +110,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return err
 	}
 	// Insert-only River client: no queues, never started.
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger})
+	// Its FetchCooldown spaces the insert notifications it sends per queue.
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger, FetchCooldown: cfg.JobFetchCooldown})
 	if err != nil {
 		return fmt.Errorf("river client: %w", err)
 	}
@@ -177,7 +178,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	}
 	provider := llm.New(cfg.LLM)
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval, Mailer: mailer, Logger: logger, LLM: provider})
+		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider})
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,10 @@
--- name: ActivitiesRecord :exec
--- ActivitiesRecord records activities with their notification and automation jobs, in one statement
--- (migration 00006 says how). Empty card and actor ids stand for none.
-SELECT record_activities(@ids::uuid[], @project_ids::uuid[], @card_ids::text[], @actor_ids::text[], @types::text[],
-    @metas::jsonb[], @recipients::jsonb[], @notify_members::boolean[], @job_args::jsonb[], @job_kinds::text[],
-    @job_queues::text[], @job_priorities::smallint[], @job_max_attempts::smallint[], @job_projects::uuid[],
-    @job_triggers::text[]);
+-- name: ActivitiesRecord :many
+-- ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
+-- automation rule listens to, as 'project/trigger' keys (migration 00010). Empty card and actor ids
+-- stand for none.
+SELECT record_activities::text FROM record_activities(@ids::uuid[], @project_ids::uuid[], @card_ids::text[],
+    @actor_ids::text[], @types::text[], @metas::jsonb[], @recipients::jsonb[], @notify_members::boolean[],
+    @trigger_projects::uuid[], @triggers::text[]);
 
 -- name: NotificationFanOut :execrows
 -- NotificationFanOut notifies, for one activity, the project's members and its extra recipients except

@@ -23,9 +23,6 @@ const (
 // without a real secret.
 const devJWTSecret = "pilot-development-secret-do-not-use-in-production"
 
-// workerPollMin is the shortest worker poll interval: River's fetch cooldown, which its poll interval
-// may not undercut.
-const workerPollMin = 100 * time.Millisecond
 
 // Config is everything a Pilot process reads from its environment.
 type Config struct {
@@ -46,10 +43,14 @@ type Config struct {
 	DueDateScanInterval time.Duration
 	MissionTimeout      time.Duration
 	WorkerRescueAfter   time.Duration
-	// WorkerPollInterval is how often a worker looks for new jobs of each queue (WORKER_POLL_INTERVAL,
-	// default 100ms). Activity jobs are written by SQL next to their change without River's insert
-	// notification, so this bounds how long a notification or automation waits to start.
+	// WorkerPollInterval is how often a worker looks for new jobs of each queue without being told
+	// (WORKER_POLL_INTERVAL, default 1s, River's default): a safety net, since every job is enqueued
+	// through River, whose insert notification wakes the workers on commit.
 	WorkerPollInterval time.Duration
+	// JobFetchCooldown (JOB_FETCH_COOLDOWN, default 10ms) is the shortest time between two fetches of a
+	// worker's queue and between two insert notifications of a queue from one process: it bounds how
+	// long a job committed during a burst waits for its worker.
+	JobFetchCooldown time.Duration
 	// AttachmentsDir is the directory attachment files are kept in (ATTACHMENTS_DIR, default
 	// .data/attachments) unless S3 is configured. It is created on the first upload.
 	AttachmentsDir string
@@ -135,8 +136,11 @@ func load(getenv func(string) string) (*Config, error) {
 	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
 		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))
 	}
-	if c.WorkerPollInterval, err = ParseDuration(get("WORKER_POLL_INTERVAL", "100ms")); err != nil {
+	if c.WorkerPollInterval, err = ParseDuration(get("WORKER_POLL_INTERVAL", "1s")); err != nil {
 		errs = append(errs, fmt.Errorf("WORKER_POLL_INTERVAL: %w", err))
+	}
+	if c.JobFetchCooldown, err = ParseDuration(get("JOB_FETCH_COOLDOWN", "10ms")); err != nil {
+		errs = append(errs, fmt.Errorf("JOB_FETCH_COOLDOWN: %w", err))
 	}
 	if c.DueDateScanInterval, err = ParseDuration(get("DUE_DATE_SCAN_INTERVAL", "1m")); err != nil {
 		errs = append(errs, fmt.Errorf("DUE_DATE_SCAN_INTERVAL: %w", err))
@@ -192,8 +196,11 @@ func (c *Config) validate() []error {
 	if c.WorkerRescueAfter < time.Second {
 		errs = append(errs, errors.New("WORKER_RESCUE_AFTER must be at least 1s"))
 	}
-	if c.WorkerPollInterval < workerPollMin {
-		errs = append(errs, fmt.Errorf("WORKER_POLL_INTERVAL must be at least %s", workerPollMin))
+	if c.JobFetchCooldown < time.Millisecond {
+		errs = append(errs, errors.New("JOB_FETCH_COOLDOWN must be at least 1ms"))
+	}
+	if c.WorkerPollInterval < c.JobFetchCooldown {
+		errs = append(errs, errors.New("WORKER_POLL_INTERVAL must be at least JOB_FETCH_COOLDOWN"))
 	}
 	if c.DueDateScanInterval < time.Second {
 		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))

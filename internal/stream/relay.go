@@ -33,7 +33,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 )
 
 // Errors a subscription ends with.
@@ -81,7 +80,7 @@ type Event struct {
 }
 
 // FromRow converts a mission_events row.
-func FromRow(r dbsqlc.MissionEvent) Event {
+func FromRow(r db.MissionEvent) Event {
 	data := r.Data
 	if len(data) == 0 {
 		data = json.RawMessage("{}")

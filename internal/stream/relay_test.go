@@ -16,7 +16,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream/ssetest"
 )
@@ -55,7 +54,7 @@ func newMission(t testing.TB, store *db.Store, status string) string {
 
 func appendEvent(t testing.TB, store *db.Store, mission, typ, status, msg string) int64 {
 	t.Helper()
-	row, err := store.AppendMissionEvent(context.Background(), mission, db.MissionEvent{Type: typ, Status: status, Message: msg,
+	row, err := store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
 		Data: map[string]any{"n": msg}})
 	require.NoError(t, err)
 	return row.Seq
@@ -130,9 +129,9 @@ func TestRelayBatchesReads(t *testing.T) {
 		}
 	}
 	before := r.reads.Load()
-	require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
 		for _, m := range missions {
-			if _, err := store.AppendMissionEventTx(context.Background(), tx, m, db.MissionEvent{Type: "step"}); err != nil {
+			if _, err := store.AppendMissionEventTx(context.Background(), tx, m, db.NewMissionEvent{Type: "step"}); err != nil {
 				return err
 			}
 		}
@@ -331,9 +330,9 @@ func TestServeCatchesUpAfterBurst(t *testing.T) {
 	s := ssetest.Open(t, srv.URL+"/"+m, nil)
 	require.Equal(t, "ok", s.Next(t, wait).Comment)
 	for round := range 3 {
-		require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
 			for range 20 {
-				if _, err := store.AppendMissionEventTx(context.Background(), tx, m, db.MissionEvent{Type: "token"}); err != nil {
+				if _, err := store.AppendMissionEventTx(context.Background(), tx, m, db.NewMissionEvent{Type: "token"}); err != nil {
 					return err
 				}
 			}

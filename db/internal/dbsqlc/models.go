@@ -5,59 +5,9 @@
 package dbsqlc
 
 import (
-	"database/sql/driver"
 	"encoding/json"
-	"fmt"
 	"time"
 )
-
-type RiverJobState string
-
-const (
-	RiverJobStateAvailable RiverJobState = "available"
-	RiverJobStateCancelled RiverJobState = "cancelled"
-	RiverJobStateCompleted RiverJobState = "completed"
-	RiverJobStateDiscarded RiverJobState = "discarded"
-	RiverJobStatePending   RiverJobState = "pending"
-	RiverJobStateRetryable RiverJobState = "retryable"
-	RiverJobStateRunning   RiverJobState = "running"
-	RiverJobStateScheduled RiverJobState = "scheduled"
-)
-
-func (e *RiverJobState) Scan(src interface{}) error {
-	switch s := src.(type) {
-	case []byte:
-		*e = RiverJobState(s)
-	case string:
-		*e = RiverJobState(s)
-	default:
-		return fmt.Errorf("unsupported scan type for RiverJobState: %T", src)
-	}
-	return nil
-}
-
-type NullRiverJobState struct {
-	RiverJobState RiverJobState
-	Valid         bool // Valid is true if RiverJobState is not NULL
-}
-
-// Scan implements the Scanner interface.
-func (ns *NullRiverJobState) Scan(value interface{}) error {
-	if value == nil {
-		ns.RiverJobState, ns.Valid = "", false
-		return nil
-	}
-	ns.Valid = true
-	return ns.RiverJobState.Scan(value)
-}
-
-// Value implements the driver Valuer interface.
-func (ns NullRiverJobState) Value() (driver.Value, error) {
-	if !ns.Valid {
-		return nil, nil
-	}
-	return string(ns.RiverJobState), nil
-}
 
 type Activity struct {
 	ID            string
@@ -383,21 +333,6 @@ type ProjectMember struct {
 	ProjectID string
 	UserID    string
 	CreatedAt time.Time
-}
-
-type RiverJob struct {
-	ID          int64
-	State       RiverJobState
-	Attempt     int16
-	MaxAttempts int16
-	CreatedAt   time.Time
-	ScheduledAt time.Time
-	Priority    int16
-	Args        json.RawMessage
-	Kind        string
-	Metadata    json.RawMessage
-	Queue       string
-	Tags        []string
 }
 
 type Scope struct {

@@ -11,35 +11,30 @@ import (
 	"time"
 )
 
-const activitiesRecord = `-- name: ActivitiesRecord :exec
-SELECT record_activities($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[],
-    $6::jsonb[], $7::jsonb[], $8::boolean[], $9::jsonb[], $10::text[],
-    $11::text[], $12::smallint[], $13::smallint[], $14::uuid[],
-    $15::text[])
+const activitiesRecord = `-- name: ActivitiesRecord :many
+SELECT record_activities::text FROM record_activities($1::uuid[], $2::uuid[], $3::text[],
+    $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::boolean[],
+    $9::uuid[], $10::text[])
 `
 
 type ActivitiesRecordParams struct {
-	Ids            []string
-	ProjectIds     []string
-	CardIds        []string
-	ActorIds       []string
-	Types          []string
-	Metas          []json.RawMessage
-	Recipients     []json.RawMessage
-	NotifyMembers  []bool
-	JobArgs        []json.RawMessage
-	JobKinds       []string
-	JobQueues      []string
-	JobPriorities  []int16
-	JobMaxAttempts []int16
-	JobProjects    []string
-	JobTriggers    []string
+	Ids             []string
+	ProjectIds      []string
+	CardIds         []string
+	ActorIds        []string
+	Types           []string
+	Metas           []json.RawMessage
+	Recipients      []json.RawMessage
+	NotifyMembers   []bool
+	TriggerProjects []string
+	Triggers        []string
 }
 
-// ActivitiesRecord records activities with their notification and automation jobs, in one statement
-// (migration 00006 says how). Empty card and actor ids stand for none.
-func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) error {
-	_, err := q.db.Exec(ctx, activitiesRecord,
+// ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
+// automation rule listens to, as 'project/trigger' keys (migration 00010). Empty card and actor ids
+// stand for none.
+func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, activitiesRecord,
 		arg.Ids,
 		arg.ProjectIds,
 		arg.CardIds,
@@ -48,15 +43,25 @@ func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordPara
 		arg.Metas,
 		arg.Recipients,
 		arg.NotifyMembers,
-		arg.JobArgs,
-		arg.JobKinds,
-		arg.JobQueues,
-		arg.JobPriorities,
-		arg.JobMaxAttempts,
-		arg.JobProjects,
-		arg.JobTriggers,
+		arg.TriggerProjects,
+		arg.Triggers,
 	)
-	return err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var record_activities string
+		if err := rows.Scan(&record_activities); err != nil {
+			return nil, err
+		}
+		items = append(items, record_activities)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const notificationCountUnread = `-- name: NotificationCountUnread :one

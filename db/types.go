@@ -1,0 +1,146 @@
+package db
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// The store's types. A table's row type is the one sqlc generates from the schema, named here so that
+// nothing outside db imports the generated package: the schema is the single definition of its
+// fields. A query that reads something other than one table's row answers one of the structs below,
+// which the store converts the generated row into, so that the api sees one type per concept however
+// many queries read it.
+type (
+	Agent               = dbsqlc.Agent
+	AgentMission        = dbsqlc.AgentMission
+	AgentProposal       = dbsqlc.AgentProposal
+	APIToken            = dbsqlc.ApiToken
+	Attachment          = dbsqlc.Attachment
+	AutomationRule      = dbsqlc.AutomationRule
+	AutomationTrace     = dbsqlc.AutomationTrace
+	BillingCheckout     = dbsqlc.BillingCheckout
+	CardRelation        = dbsqlc.CardRelation
+	Column              = dbsqlc.Column
+	CustomField         = dbsqlc.CustomField
+	EmailOutbox         = dbsqlc.EmailOutbox
+	Label               = dbsqlc.Label
+	MissionEvent        = dbsqlc.MissionEvent
+	Organization        = dbsqlc.Organization
+	Project             = dbsqlc.Project
+	Scope               = dbsqlc.Scope
+	Skill               = dbsqlc.Skill
+	User                = dbsqlc.User
+	Workspace           = dbsqlc.Workspace
+	WorkspaceInvitation = dbsqlc.WorkspaceInvitation
+)
+
+// Notification is one of a user's notifications with the activity it tells of.
+type Notification struct {
+	ID                string
+	UserID            string
+	ReadAt            *time.Time
+	CreatedAt         time.Time
+	Type              string
+	ActorID           *string
+	Meta              json.RawMessage
+	CardID            *string
+	ProjectID         string
+	ActivityCreatedAt time.Time
+}
+
+// NotificationRead is a notification marked read.
+type NotificationRead struct {
+	ID     string
+	ReadAt *time.Time
+}
+
+// MyOrganization is an organization with the caller's role in it.
+type MyOrganization struct {
+	ID        string
+	Name      string
+	Slug      string
+	OwnerID   string
+	CreatedAt time.Time
+	MyRole    string
+}
+
+// OrganizationMember is a member of an organization with their role.
+type OrganizationMember struct {
+	UserID    string
+	Role      string
+	Email     string
+	Name      string
+	CreatedAt time.Time
+}
+
+// WorkspaceMember is a member of a workspace with their roles.
+type WorkspaceMember struct {
+	UserID       string
+	Role         string
+	PilotageRole string
+	Email        string
+	Name         string
+	CreatedAt    time.Time
+}
+
+// ProjectMember is a member of a project.
+type ProjectMember struct {
+	UserID    string
+	Email     string
+	Name      string
+	CreatedAt time.Time
+}
+
+// UserRef is a user as a member list names them.
+type UserRef struct {
+	ID    string
+	Email string
+	Name  string
+}
+
+// AccessibleWorkspace is a workspace the caller may see, with their roles in it (nil when they see it
+// as an organization owner or admin without being a member).
+type AccessibleWorkspace struct {
+	ID                 string
+	OrganizationID     string
+	Name               string
+	Slug               string
+	OwnerID            string
+	IsPersonal         bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	MemberRole         *string
+	MemberPilotageRole *string
+}
+
+// RoadmapCard is a card as the roadmap shows it.
+type RoadmapCard struct {
+	ID        string
+	Title     string
+	ColumnID  string
+	ScopeID   *string
+	StartDate *time.Time
+	DueDate   *time.Time
+	Priority  string
+}
+
+// NewCheckout is a billing checkout session to record.
+type NewCheckout struct {
+	OrganizationID string
+	Provider       string
+	ExternalID     string
+	URL            string
+	Status         string
+	CreatedBy      string
+}
+
+// mapRows converts generated rows into the store's type.
+func mapRows[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
