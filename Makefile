@@ -39,6 +39,11 @@ db/reset: ## Delete the local development database cluster (.data/dev)
 bench: ## Load benchmarks with wrk against a private PostgreSQL and api (figures, never pass/fail)
 	@bench/run.sh
 
+.PHONY: bench/jobs
+bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; CPU of an idle worker
+	@scripts/test.sh -run '^$$' -bench PickupLatency -benchtime=1x ./workers/
+	@bench/idle.sh
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
