@@ -23,21 +23,12 @@ const MaxAutomationDepth = 3
 // ActivityDueDateReached is recorded when a card's due date passes (an addition to Part 6's types).
 const ActivityDueDateReached = "due_date_reached"
 
-type automationCtxKey struct{}
-
-type automationCtx struct {
-	depth  int
+// ruleCause marks a change an automation rule makes: the rule (recorded as meta.automationRuleId) and
+// the depth its events carry, one more than the event that ran the rule. The zero value is a change by
+// a person or an agent: no rule, depth 0.
+type ruleCause struct {
 	ruleID string
-}
-
-// withAutomation marks changes made by a rule: their events carry depth and the rule's id.
-func withAutomation(ctx context.Context, depth int, ruleID string) context.Context {
-	return context.WithValue(ctx, automationCtxKey{}, automationCtx{depth: depth, ruleID: ruleID})
-}
-
-func automationFrom(ctx context.Context) automationCtx {
-	a, _ := ctx.Value(automationCtxKey{}).(automationCtx)
-	return a
+	depth  int
 }
 
 // cardStatus derives a card's status: archived, else by column: first todo, last done, others in
@@ -134,7 +125,7 @@ func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.Automa
 		} else if !ok {
 			return trace(q, "skipped", "conditions not met: "+reason)
 		}
-		if err := s.applyAction(withAutomation(ctx, ev.Depth+1, rule.ID), tx, rule, card, colIDs); err != nil {
+		if err := s.applyAction(ctx, tx, rule, card, colIDs, ev.Depth+1); err != nil {
 			return err
 		}
 		return trace(q, "applied", "")
@@ -202,8 +193,9 @@ func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule Auto
 	return true, "", nil
 }
 
-// applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator.
-func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule, card dbsqlc.Card, colIDs []string) error {
+// applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator; the
+// events the change causes carry depth.
+func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule, card dbsqlc.Card, colIDs []string, depth int) error {
 	var a RuleAction
 	if err := json.Unmarshal(rule.Action, &a); err != nil {
 		return fmt.Errorf("decode action: %w", err)
@@ -239,7 +231,7 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule,
 	if err != nil {
 		return fmt.Errorf("project workspace: %w", err)
 	}
-	_, err = s.updateCardTx(ctx, tx, ws, card.ProjectID, card.ID, rule.CreatedBy, p)
+	_, err = s.updateCardTx(ctx, tx, ws, card.ProjectID, card.ID, rule.CreatedBy, p, ruleCause{ruleID: rule.ID, depth: depth})
 	return err
 }
 

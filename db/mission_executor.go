@@ -442,7 +442,7 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission,
 		if a.Tool == jobs.ToolMoveCard {
 			p = CardPatch{ColumnID: &a.ColumnID}
 		}
-		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p); err != nil {
+		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p, ruleCause{}); err != nil {
 			return "", err
 		}
 		if a.Tool == jobs.ToolMoveCard {
