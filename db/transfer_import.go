@@ -5,7 +5,6 @@ package db
 // one transaction (format in transfer.go).
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -31,22 +30,11 @@ const (
 	MaxImportScopes           = 500
 	MaxImportRelations        = 10000
 	MaxImportCommentsPerCard  = 2000
-	transferMaxFieldOptions   = 100
 	maxCardTitleRunes         = 500
 	maxCardDescriptionRunes   = 5000
 	maxScopeDescriptionRunes  = 5000
 	maxProjectDescriptionRune = 20000
-	maxCommentRunes           = 2000
 )
-
-// transferRelationTypes are the types a relation between two cards can have (spec Part 2).
-var transferRelationTypes = []string{"blocks", "blocked_by", "related_to", "duplicates", "parent_of"}
-
-// transferFieldTypes are the types a custom field can have (spec Part 2).
-var transferFieldTypes = []string{"text", "number", "select", "multi-select", "date", "boolean"}
-
-// transferDateLayouts are the ISO 8601 forms a date custom value may take.
-var transferDateLayouts = []string{time.DateOnly, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"}
 
 // ImportProject creates a project in a workspace from a snapshot, as actorID, in one transaction: it
 // is created whole or not at all. The project starts empty (no template columns or labels); the
@@ -237,22 +225,22 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		if _, dup := fields[n]; dup {
 			return nil, invalid(fmt.Sprintf("customFields[%d].name: duplicate custom field %q", i, n))
 		}
-		if !slices.Contains(transferFieldTypes, f.Type) {
-			return nil, invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, transferFieldTypes))
+		if !slices.Contains(CustomFieldTypes, f.Type) {
+			return nil, invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, CustomFieldTypes))
 		}
-		selectable := f.Type == "select" || f.Type == "multi-select"
+		selectable := hasOptions(f.Type)
 		switch {
 		case selectable && len(f.Options) == 0:
 			return nil, invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
 		case !selectable && len(f.Options) > 0:
 			return nil, invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
-		case len(f.Options) > transferMaxFieldOptions:
-			return nil, invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, transferMaxFieldOptions))
+		case len(f.Options) > MaxCustomFieldOptions:
+			return nil, invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, MaxCustomFieldOptions))
 		}
 		opts := make([]string, 0, len(f.Options))
 		for j, o := range f.Options {
-			if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > 100 || slices.Contains(opts, o) {
-				return nil, invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most 100 characters", i, j))
+			if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > MaxCustomFieldOptionLen || slices.Contains(opts, o) {
+				return nil, invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, MaxCustomFieldOptionLen))
 			}
 			opts = append(opts, o)
 		}
@@ -362,18 +350,18 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 			if !ok {
 				return nil, invalid(at("customFields") + fmt.Sprintf(": no custom field named %q in customFields", fn))
 			}
-			v, err := transferCheckValue(f.Type, f.Options, c.CustomFields[fn])
-			if err != nil {
-				return nil, invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
+			v := c.CustomFields[fn]
+			if isNullValue(v) {
+				continue // no value
 			}
-			if v == nil {
-				continue // null: no value
+			if err := checkCustomValue(f.Type, f.Options, v); err != nil {
+				return nil, invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
 			}
 			pl.valueRows = append(pl.valueRows, importValueRow{CardID: cardIDs[i], FieldID: f.ID, Value: v})
 		}
 		for j, cm := range c.Comments {
-			if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > maxCommentRunes {
-				return nil, invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", maxCommentRunes))
+			if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > MaxCommentLength {
+				return nil, invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", MaxCommentLength))
 			}
 			pl.commentRows = append(pl.commentRows, importCommentRow{ID: NewID(), CardID: cardIDs[i], Content: cm.Content, CreatedAt: cm.CreatedAt})
 		}
@@ -405,8 +393,8 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 			return nil, invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, len(doc.Cards)))
 		case r.CardIndex == r.TargetCardIndex:
 			return nil, invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
-		case !slices.Contains(transferRelationTypes, r.Type):
-			return nil, invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, transferRelationTypes))
+		case !slices.Contains(RelationTypes, r.Type):
+			return nil, invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, RelationTypes))
 		}
 		k := relKey{r.CardIndex, r.TargetCardIndex, r.Type}
 		if seen[k] {
@@ -501,70 +489,4 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 		}
 	}
 	return p, nil
-}
-
-// transferCheckValue validates a custom field value against the field's type and options and returns it;
-// null (or nothing) returns nil, meaning no value. Values: text a string (at most 5000 characters),
-// number a number, select one of the options, multi-select an array of distinct options, date an
-// ISO 8601 date or date-time string, boolean true or false. These are the rules of PATCH
-// …/cards/{cardId}/custom-fields, so whatever a project holds can be imported again.
-func transferCheckValue(typ string, options []string, raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not valid JSON")
-	}
-	bad := func(want string) error { return fmt.Errorf("a %s field takes %s", typ, want) }
-	switch typ {
-	case "text":
-		s, ok := v.(string)
-		if !ok {
-			return nil, bad("a string")
-		}
-		if utf8.RuneCountInString(s) > 5000 {
-			return nil, fmt.Errorf("text values are at most 5000 characters")
-		}
-	case "number":
-		if _, ok := v.(json.Number); !ok {
-			return nil, bad("a number")
-		}
-	case "select":
-		s, ok := v.(string)
-		if !ok || !slices.Contains(options, s) {
-			return nil, bad(fmt.Sprintf("one of its options %q", options))
-		}
-	case "multi-select":
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, bad("an array of its options")
-		}
-		var seen []string
-		for _, e := range arr {
-			s, ok := e.(string)
-			if !ok || !slices.Contains(options, s) || slices.Contains(seen, s) {
-				return nil, bad(fmt.Sprintf("an array of distinct options among %q", options))
-			}
-			seen = append(seen, s)
-		}
-	case "date":
-		s, ok := v.(string)
-		if !ok {
-			return nil, bad("a date string")
-		}
-		if !slices.ContainsFunc(transferDateLayouts, func(l string) bool { _, err := time.Parse(l, s); return err == nil }) {
-			return nil, bad("an ISO 8601 date or date-time string")
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return nil, bad("true or false")
-		}
-	default:
-		return nil, fmt.Errorf("unknown field type %q", typ)
-	}
-	return raw, nil
 }
