@@ -10,15 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
-	"github.com/pilot-dev/pilot/jobs"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
 // Step outcomes recorded in mission_steps.
@@ -220,7 +218,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 
 	res := stepResult{}
 	outcome := StepApplied
-	action, derr := decodeAgentAction(in.Tool, in.Args)
+	action, derr := decodeToolCall(in.Tool, in.Args)
 	switch {
 	case m.Actions >= agent.MaxActionsPerMission:
 		outcome = StepRefused
@@ -299,183 +297,71 @@ func needsApproval(mode, tool string) bool {
 	case AutonomyAutonomous:
 		return false
 	case AutonomySupervised:
-		return tool != jobs.ToolAddComment && tool != jobs.ToolAddChecklistItems
+		return tool != agenttool.AddComment && tool != agenttool.AddChecklistItems
 	default:
 		return true
 	}
 }
 
-// agentAction is a decoded, validated tool call.
-type agentAction struct {
-	Tool                       string
-	Title, Description, Prio   *string
-	DueDate                    Opt[time.Time]
-	Items                      []string
-	Content, ColumnID, NewCard string
-}
+// agentToolLimits are the card limits tool calls are decoded against.
+var agentToolLimits = agenttool.Limits{Priorities: Priorities, MaxChecklistItems: MaxChecklistItems, MaxCommentLength: MaxCommentLength}
 
-// decodeAgentAction checks a tool call's arguments against what the tool accepts (the catalog's
-// schema, enforced here since models do not always follow it).
-func decodeAgentAction(tool string, raw json.RawMessage) (agentAction, error) {
-	a := agentAction{Tool: tool}
-	switch tool {
-	case jobs.ToolUpdateCard:
-		var v struct {
-			Title, Description, Priority, DueDate *string
-		}
-		if err := decodeStrict(raw, &v, "update_card arguments"); err != nil {
-			return a, err
-		}
-		if v.Title != nil {
-			t := strings.TrimSpace(*v.Title)
-			if t == "" || utf8.RuneCountInString(t) > 500 {
-				return a, invalid("title must be 1 to 500 characters")
-			}
-			a.Title = &t
-		}
-		if v.Description != nil {
-			if utf8.RuneCountInString(*v.Description) > 5000 {
-				return a, invalid("description must be at most 5000 characters")
-			}
-			a.Description = v.Description
-		}
-		if v.Priority != nil {
-			if !slices.Contains(Priorities, *v.Priority) {
-				return a, invalid("priority must be low, medium or high")
-			}
-			a.Prio = v.Priority
-		}
-		if v.DueDate != nil {
-			t, err := time.Parse(time.RFC3339, *v.DueDate)
-			if err != nil {
-				if t, err = time.Parse(time.DateOnly, *v.DueDate); err != nil {
-					return a, invalid("dueDate must be an ISO 8601 date or date-time")
-				}
-			}
-			a.DueDate = Opt[time.Time]{Set: true, Value: &t}
-		}
-		if a.Title == nil && a.Description == nil && a.Prio == nil && !a.DueDate.Set {
-			return a, invalid("update_card needs at least one field to change")
-		}
-	case jobs.ToolAddChecklistItems:
-		var v struct {
-			Items []string `json:"items"`
-		}
-		if err := decodeStrict(raw, &v, "add_checklist_items arguments"); err != nil {
-			return a, err
-		}
-		for _, it := range v.Items {
-			it = strings.TrimSpace(it)
-			if it == "" || utf8.RuneCountInString(it) > 500 {
-				return a, invalid("each checklist item must be 1 to 500 characters")
-			}
-			a.Items = append(a.Items, it)
-		}
-		if len(a.Items) == 0 || len(a.Items) > MaxChecklistItems {
-			return a, invalid(fmt.Sprintf("items must hold 1 to %d entries", MaxChecklistItems))
-		}
-	case jobs.ToolAddComment:
-		var v struct {
-			Content string `json:"content"`
-		}
-		if err := decodeStrict(raw, &v, "add_comment arguments"); err != nil {
-			return a, err
-		}
-		a.Content = strings.TrimSpace(v.Content)
-		if a.Content == "" || utf8.RuneCountInString(a.Content) > MaxCommentLength {
-			return a, invalid(fmt.Sprintf("content must be 1 to %d characters", MaxCommentLength))
-		}
-	case jobs.ToolMoveCard:
-		var v struct {
-			ColumnID string `json:"columnId"`
-		}
-		if err := decodeStrict(raw, &v, "move_card arguments"); err != nil {
-			return a, err
-		}
-		if v.ColumnID == "" {
-			return a, invalid("columnId is required")
-		}
-		a.ColumnID = v.ColumnID
-	case jobs.ToolCreateCard:
-		var v struct {
-			Title       string `json:"title"`
-			Description string `json:"description"`
-		}
-		if err := decodeStrict(raw, &v, "create_card arguments"); err != nil {
-			return a, err
-		}
-		a.NewCard = strings.TrimSpace(v.Title)
-		if a.NewCard == "" || utf8.RuneCountInString(a.NewCard) > 500 {
-			return a, invalid("title must be 1 to 500 characters")
-		}
-		if utf8.RuneCountInString(v.Description) > 5000 {
-			return a, invalid("description must be at most 5000 characters")
-		}
-		a.Description = &v.Description
-	default:
-		return a, invalid(fmt.Sprintf("unknown tool %q", tool))
+// decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
+// ErrInvalid.
+func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
+	args, err := agenttool.Decode(tool, raw, agentToolLimits)
+	if err != nil {
+		return nil, invalid(err.Error())
 	}
-	return a, nil
+	return args, nil
 }
 
-// applyAgentAction performs an action through the store's card operations, as the agent's service user,
+// applyAgentAction performs a tool call through the store's card operations, as the agent's service user,
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
 // short description of what it did.
-func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, a agentAction) (string, error) {
+func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, args agenttool.Args) (string, error) {
 	if m.ProjectID == nil {
 		return "", invalid("this mission has no project, so card tools cannot be used")
 	}
 	projectID := *m.ProjectID
-	needCard := func() (string, error) {
+	var cardID string
+	if _, creates := args.(agenttool.CreateCardArgs); !creates { // every other tool acts on the mission's card
 		if m.CardID == nil {
 			return "", invalid("this mission has no card")
 		}
-		return *m.CardID, nil
+		cardID = *m.CardID
 	}
-	switch a.Tool {
-	case jobs.ToolUpdateCard, jobs.ToolMoveCard:
-		cardID, err := needCard()
-		if err != nil {
-			return "", err
-		}
-		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Prio, DueDate: a.DueDate}
-		if a.Tool == jobs.ToolMoveCard {
-			p = CardPatch{ColumnID: &a.ColumnID}
-		}
+	switch a := args.(type) {
+	case agenttool.UpdateCardArgs:
+		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
 		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p, ruleCause{}); err != nil {
 			return "", err
 		}
-		if a.Tool == jobs.ToolMoveCard {
-			return "card moved", nil
-		}
 		return "card updated", nil
-	case jobs.ToolAddChecklistItems:
-		cardID, err := needCard()
-		if err != nil {
+	case agenttool.MoveCardArgs:
+		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, CardPatch{ColumnID: &a.ColumnID}, ruleCause{}); err != nil {
 			return "", err
 		}
+		return "card moved", nil
+	case agenttool.AddChecklistItemsArgs:
 		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
-	case jobs.ToolAddComment:
-		cardID, err := needCard()
-		if err != nil {
-			return "", err
-		}
+	case agenttool.AddCommentArgs:
 		if _, err := s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil
-	case jobs.ToolCreateCard:
+	case agenttool.CreateCardArgs:
 		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
-			Title: a.NewCard, Description: *a.Description})
+			Title: a.Title, Description: a.Description})
 		if err != nil {
 			return "", err
 		}
 		return "card created: " + c.ID, nil
 	}
-	return "", invalid(fmt.Sprintf("unknown tool %q", a.Tool))
+	return "", invalid(fmt.Sprintf("unknown tool %q", args.Tool()))
 }
 
 // FinishMission ends a running mission: failed with errText when set (+ done event); else
@@ -560,7 +446,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 				if err != nil {
 					return fmt.Errorf("get agent: %w", err)
 				}
-				action, err := decodeAgentAction(p.Tool, p.Args)
+				action, err := decodeToolCall(p.Tool, p.Args)
 				if err != nil {
 					return err
 				}
