@@ -15,8 +15,8 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/jobs"
 )
 
 // Agent limits: defaults and ranges.
@@ -156,7 +156,7 @@ type ProposalPath struct {
 
 // checkTools refuses names outside the tool catalog and drops duplicates; nil means every tool.
 func checkTools(names []string) ([]string, error) {
-	catalog := slices.Clone(jobs.AgentTools)
+	catalog := slices.Clone(agenttool.Names)
 	if names == nil {
 		return catalog, nil
 	}

@@ -37,6 +37,8 @@ type Activity struct {
 	Recipients []string
 	// OnlyRecipients leaves the project's members out (a due date concerns its assignee).
 	OnlyRecipients bool
+	// cause is set when an automation rule made the change.
+	cause ruleCause
 }
 
 // recordActivities stores activities and enqueues their notification fan-out (and the automation
@@ -46,7 +48,7 @@ func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activit
 	if len(acts) == 0 {
 		return nil
 	}
-	rec, err := newActivityRecord(ctx, acts)
+	rec, err := newActivityRecord(acts)
 	if err != nil {
 		return err
 	}
@@ -66,17 +68,16 @@ type activityRecord struct {
 	auto   []jobs.AutomationEventArgs
 }
 
-func newActivityRecord(ctx context.Context, acts []Activity) (activityRecord, error) {
+func newActivityRecord(acts []Activity) (activityRecord, error) {
 	var r activityRecord
-	auto := automationFrom(ctx)
 	p := &r.params
 	for _, a := range acts {
 		meta := a.Meta
 		if meta == nil {
 			meta = map[string]any{}
 		}
-		if auto.ruleID != "" {
-			meta["automationRuleId"] = auto.ruleID
+		if a.cause.ruleID != "" {
+			meta["automationRuleId"] = a.cause.ruleID
 		}
 		metaJSON, err := json.Marshal(meta)
 		if err != nil {
@@ -96,7 +97,7 @@ func newActivityRecord(ctx context.Context, acts []Activity) (activityRecord, er
 		}
 		for _, t := range triggersFor(a) {
 			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, t)
-			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: auto.depth, Meta: a.Meta})
+			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: a.cause.depth, Meta: a.Meta})
 		}
 	}
 	return r, nil

@@ -80,7 +80,7 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 	if in.AssigneeID != nil {
 		act.Recipients = []string{*in.AssigneeID}
 	}
-	rec, err := newActivityRecord(ctx, []Activity{act})
+	rec, err := newActivityRecord([]Activity{act})
 	if err != nil {
 		return Card{}, err
 	}
@@ -195,7 +195,7 @@ func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, 
 		var card Card
 		err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
-			card, err = s.updateCardTx(ctx, tx, workspaceID, projectID, cardID, actorID, p)
+			card, err = s.updateCardTx(ctx, tx, workspaceID, projectID, cardID, actorID, p, ruleCause{})
 			return err
 		})
 		if !errors.Is(err, errRetryMove) {
@@ -205,9 +205,10 @@ func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, 
 	return Card{}, conflict("the card is being moved by someone else; try again")
 }
 
-// updateCardTx is UpdateCard's body inside the caller's transaction. It returns errRetryMove when the
-// card changed column between reading it and locking the columns.
-func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+// updateCardTx is UpdateCard's body inside the caller's transaction; cause marks the activities of an
+// automation rule's change (the zero value for anyone else's). It returns errRetryMove when the card
+// changed column between reading it and locking the columns.
+func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, cardID, actorID string, p CardPatch, cause ruleCause) (Card, error) {
 	q := queries(tx)
 	var out Card
 	err := func() error {
@@ -341,6 +342,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 		}
 		for i := range acts {
 			acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = projectID, cardID, actorID, recipients()
+			acts[i].cause = cause
 			if acts[i].Meta == nil {
 				acts[i].Meta = map[string]any{}
 			}

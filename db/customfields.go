@@ -62,9 +62,14 @@ func checkFieldDefinition(typ string, options []string) ([]string, error) {
 }
 
 // dateLayouts are the ISO 8601 forms a date value may take.
-var dateLayouts = []string{"2006-01-02", time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"}
+var dateLayouts = []string{time.DateOnly, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"}
+
+// isNullValue reports a custom value that means "no value": JSON null, or nothing.
+func isNullValue(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
 // checkCustomValue says why a (non-null) value does not fit a field of this type and options, or nil.
+// It is the one rule for custom values: PATCH …/cards/{cardId}/custom-fields and project import both
+// check with it, so whatever a project holds can be imported again.
 func checkCustomValue(typ string, options []string, raw json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -251,7 +256,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}
 			f, raw := fields[i], values[id]
-			if len(raw) == 0 || string(raw) == "null" {
+			if isNullValue(raw) {
 				removed = append(removed, f.ID)
 				continue
 			}

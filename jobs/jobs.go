@@ -60,16 +60,3 @@ type MissionArgs struct {
 
 // Kind implements river.JobArgs.
 func (MissionArgs) Kind() string { return "agent_mission" }
-
-// Agent tool names: the contract between agent configuration (api), the model layer (llm, which
-// describes them to models) and the store (which applies them).
-const (
-	ToolUpdateCard        = "update_card"
-	ToolAddChecklistItems = "add_checklist_items"
-	ToolAddComment        = "add_comment"
-	ToolMoveCard          = "move_card"
-	ToolCreateCard        = "create_card"
-)
-
-// AgentTools lists every agent tool, in catalog order.
-var AgentTools = []string{ToolUpdateCard, ToolAddChecklistItems, ToolAddComment, ToolMoveCard, ToolCreateCard}

@@ -1,8 +1,9 @@
 // Package llm talks to language models for agent missions.
 //
 // A Provider runs one model turn per Chat call. The mission runner offers tools (see ToolCatalog
-// and SelectTools, which pick the tools an agent is allowed), sends the conversation and a
-// MissionContext describing the card, and gets back either tool calls or a final answer:
+// and SelectTools, which pick the tools an agent is allowed from package agenttool's catalog), sends
+// the conversation and a MissionContext describing the card, and gets back either tool calls or a
+// final answer:
 //
 //	req := llm.Request{
 //		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are Pilot's agent."}},
@@ -24,8 +25,8 @@
 //	}
 //
 // Tool calls in a Response are already validated: each names a tool of Request.Tools and its
-// Arguments are a JSON object. Arguments are not checked against the tool's schema; the runner
-// decodes them into its own types and reports bad values back as a tool result.
+// Arguments are a JSON object. Arguments are not checked against the tool's schema; the store
+// decodes them (agenttool.Decode, next to the schemas) and reports bad values back as a tool result.
 //
 // # Providers
 //

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
 // maxDerivedItems bounds the checklist items the offline planner proposes in one turn.
@@ -71,7 +73,7 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 	text := resp.Content
 	if text == "" {
 		for _, tc := range resp.ToolCalls {
-			if tc.Name == ToolAddComment {
+			if tc.Name == agenttool.AddComment {
 				var args struct{ Content string }
 				if json.Unmarshal(tc.Arguments, &args) == nil {
 					text = args.Content
@@ -115,22 +117,22 @@ func planCard(card *CardContext, tools []Tool) Response {
 
 	// Steps and the priority change that cannot be applied are suggested in the plan instead.
 	var suggested []string
-	if !offered(ToolAddChecklistItems) {
+	if !offered(agenttool.AddChecklistItems) {
 		suggested, newItems = newItems, nil
 	}
 	if len(newItems) > 0 {
-		add(ToolAddChecklistItems, map[string]any{"items": newItems})
+		add(agenttool.AddChecklistItems, map[string]any{"items": newItems})
 	}
-	suggestHigh := raise && !offered(ToolUpdateCard)
+	suggestHigh := raise && !offered(agenttool.UpdateCard)
 	if suggestHigh {
 		raise = false
 	}
 	if raise {
-		add(ToolUpdateCard, map[string]any{"priority": "high"})
+		add(agenttool.UpdateCard, map[string]any{"priority": "high"})
 	}
 	plan := planText(card, planFacts{newItems: newItems, suggested: suggested, keyword: keyword, raised: raise, suggestHigh: suggestHigh})
-	if offered(ToolAddComment) {
-		add(ToolAddComment, map[string]any{"content": plan})
+	if offered(agenttool.AddComment) {
+		add(agenttool.AddComment, map[string]any{"content": plan})
 	}
 	if len(calls) == 0 {
 		return Response{Content: plan, FinishReason: FinishStop}
@@ -355,7 +357,7 @@ func describeCall(tc ToolCall) string {
 		return truncateRunes(s, 60)
 	}
 	switch tc.Name {
-	case ToolAddChecklistItems:
+	case agenttool.AddChecklistItems:
 		items, _ := args["items"].([]any)
 		quoted := make([]string, 0, len(items))
 		for _, it := range items {
@@ -364,7 +366,7 @@ func describeCall(tc ToolCall) string {
 			}
 		}
 		return fmt.Sprintf("added %s (%s)", plural(len(items), "checklist item", "checklist items"), strings.Join(quoted, ", "))
-	case ToolUpdateCard:
+	case agenttool.UpdateCard:
 		keys := make([]string, 0, len(args))
 		for k := range args {
 			keys = append(keys, k)
@@ -378,11 +380,11 @@ func describeCall(tc ToolCall) string {
 			return "updated the card"
 		}
 		return "updated the card (" + strings.Join(fields, ", ") + ")"
-	case ToolAddComment:
+	case agenttool.AddComment:
 		return "posted a comment"
-	case ToolMoveCard:
+	case agenttool.MoveCard:
 		return fmt.Sprintf("moved the card to column %s", str("columnId"))
-	case ToolCreateCard:
+	case agenttool.CreateCard:
 		return fmt.Sprintf("created card %q", str("title"))
 	default:
 		return "called " + tc.Name

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
 // offlineRun is what one offline turn produced.
@@ -85,7 +87,7 @@ func TestOfflineDeterministic(t *testing.T) {
 	first := runOffline(t, req)
 	second := runOffline(t, req)
 	require.Equal(t, first, second)
-	require.Equal(t, []string{ToolAddChecklistItems, ToolUpdateCard, ToolAddComment}, callNames(first.resp))
+	require.Equal(t, []string{agenttool.AddChecklistItems, agenttool.UpdateCard, agenttool.AddComment}, callNames(first.resp))
 	require.Equal(t, FinishToolCalls, first.resp.FinishReason)
 	for _, tc := range first.resp.ToolCalls {
 		require.NotEmpty(t, tc.ID)
@@ -93,7 +95,7 @@ func TestOfflineDeterministic(t *testing.T) {
 		require.NoError(t, err, "offline calls pass the same validation as remote ones")
 	}
 
-	comment := callArgs[commentArgs](t, first.resp, ToolAddComment).Content
+	comment := callArgs[commentArgs](t, first.resp, agenttool.AddComment).Content
 	require.Equal(t, `Plan for "Fix checkout outage": 3 open checklist items (3 new). Next: "Reproduce with a test card". `+
 		`Priority raised to high: the card mentions "outage". Due 2026-03-01. Latest comment: "Support has 40 tickets".`, comment)
 }
@@ -110,10 +112,10 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 			Checklist:   []ChecklistItem{{Title: "design the LAYOUT", Done: false}},
 		}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
-		items := callArgs[itemsArgs](t, run.resp, ToolAddChecklistItems).Items
+		items := callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items
 		require.Equal(t, []string{"Wire the checkout", "write docs"}, items, "prose is ignored when there are bullets; existing items are skipped")
-		require.NotContains(t, callNames(run.resp), ToolUpdateCard, "nothing urgent")
-		comment := callArgs[commentArgs](t, run.resp, ToolAddComment).Content
+		require.NotContains(t, callNames(run.resp), agenttool.UpdateCard, "nothing urgent")
+		comment := callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content
 		require.Contains(t, comment, `3 open checklist items (2 new). Next: "design the LAYOUT".`)
 		require.Contains(t, comment, "No comments yet.")
 	})
@@ -124,7 +126,7 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 		card := &CardContext{Title: "Onboarding email", Description: "Draft the welcome copy. Get legal approval! Schedule the send?"}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
 		require.Equal(t, []string{"Draft the welcome copy", "Get legal approval", "Schedule the send?"},
-			callArgs[itemsArgs](t, run.resp, ToolAddChecklistItems).Items)
+			callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items)
 	})
 
 	t.Run("NothingToDerive", func(t *testing.T) {
@@ -133,7 +135,7 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 		card := &CardContext{Title: "Dark mode", Description: "  "}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
 		require.Equal(t, []string{"Clarify scope of Dark mode", "Implement Dark mode", "Review Dark mode"},
-			callArgs[itemsArgs](t, run.resp, ToolAddChecklistItems).Items)
+			callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items)
 	})
 
 	t.Run("AtMostEight", func(t *testing.T) {
@@ -144,7 +146,7 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 			b.WriteString("- Step number " + string(rune('A'+i)) + "\n")
 		}
 		run := runOffline(t, missionRequest(&CardContext{Title: "Big", Description: b.String()}, ToolCatalog()))
-		items := callArgs[itemsArgs](t, run.resp, ToolAddChecklistItems).Items
+		items := callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items
 		require.Len(t, items, 8)
 		require.Equal(t, "Step number A", items[0])
 		require.Equal(t, "Step number H", items[7])
@@ -159,8 +161,8 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 			Checklist:   []ChecklistItem{{Title: "Tag the build", Done: true}, {Title: "Publish notes.", Done: true}},
 		}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
-		require.Equal(t, []string{ToolAddComment}, callNames(run.resp))
-		require.Contains(t, callArgs[commentArgs](t, run.resp, ToolAddComment).Content, "all 2 checklist items done.")
+		require.Equal(t, []string{agenttool.AddComment}, callNames(run.resp))
+		require.Contains(t, callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content, "all 2 checklist items done.")
 	})
 }
 
@@ -175,7 +177,7 @@ func TestOfflineUrgentPriority(t *testing.T) {
 	} {
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
 		require.JSONEq(t, `{"priority":"high"}`, string(run.resp.ToolCalls[1].Arguments), card.Title)
-		require.Equal(t, ToolUpdateCard, run.resp.ToolCalls[1].Name)
+		require.Equal(t, agenttool.UpdateCard, run.resp.ToolCalls[1].Name)
 	}
 
 	// Already high, or nothing urgent ("unblocked" is not "blocker"): no update_card.
@@ -184,7 +186,7 @@ func TestOfflineUrgentPriority(t *testing.T) {
 		{Title: "Tidy the unblocked queue", Description: "Not critically important"},
 	} {
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
-		require.NotContains(t, callNames(run.resp), ToolUpdateCard, card.Title)
+		require.NotContains(t, callNames(run.resp), agenttool.UpdateCard, card.Title)
 	}
 }
 
@@ -193,15 +195,15 @@ func TestOfflineOnlyOfferedTools(t *testing.T) {
 
 	card := &CardContext{Title: "Outage in EU", Description: "- Fail over\n- Post-mortem"}
 
-	run := runOffline(t, missionRequest(card, SelectTools([]string{ToolAddComment, ToolMoveCard})))
-	require.Equal(t, []string{ToolAddComment}, callNames(run.resp))
-	comment := callArgs[commentArgs](t, run.resp, ToolAddComment).Content
+	run := runOffline(t, missionRequest(card, SelectTools([]string{agenttool.AddComment, agenttool.MoveCard})))
+	require.Equal(t, []string{agenttool.AddComment}, callNames(run.resp))
+	comment := callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content
 	require.Equal(t, `Plan for "Outage in EU": no open checklist items. Suggested steps: "Fail over", "Post-mortem". `+
 		`Priority should be high: the card mentions "outage". No comments yet.`, comment,
 		"what the missing tools would have done is suggested")
 
-	run = runOffline(t, missionRequest(card, SelectTools([]string{ToolUpdateCard})))
-	require.Equal(t, []string{ToolUpdateCard}, callNames(run.resp))
+	run = runOffline(t, missionRequest(card, SelectTools([]string{agenttool.UpdateCard})))
+	require.Equal(t, []string{agenttool.UpdateCard}, callNames(run.resp))
 	require.Empty(t, run.tokens, "no comment, no text to stream")
 
 	// No tools at all: the plan is the final answer, streamed.
@@ -217,7 +219,7 @@ func TestOfflineStreamsCommentWords(t *testing.T) {
 
 	card := &CardContext{Title: "Write the changelog", Description: "- Collect merged PRs\n- Group by area", Comments: []string{"Use the new template"}}
 	run := runOffline(t, missionRequest(card, ToolCatalog()))
-	comment := callArgs[commentArgs](t, run.resp, ToolAddComment).Content
+	comment := callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content
 	require.Equal(t, comment, strings.Join(run.tokens, ""))
 	require.Len(t, run.tokens, len(strings.Fields(comment)))
 	require.Equal(t, "Plan ", run.tokens[0])
@@ -236,7 +238,7 @@ func TestOfflineFinalSummary(t *testing.T) {
 	req.Messages = append(req.Messages, Message{Role: RoleAssistant, ToolCalls: first.resp.ToolCalls})
 	for _, tc := range first.resp.ToolCalls {
 		result := "ok"
-		if tc.Name == ToolUpdateCard {
+		if tc.Name == agenttool.UpdateCard {
 			result = "error: priority is locked"
 		}
 		req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: tc.ID, Content: result})
@@ -285,7 +287,7 @@ func TestOfflineRunnerLoop(t *testing.T) {
 	// Drive the offline planner the way the mission runner will: until no tool calls remain.
 	card := &CardContext{Title: "Quarterly report", Description: "Gather the numbers. Write the summary."}
 	var p Provider = NewOffline()
-	req := missionRequest(card, SelectTools([]string{ToolAddChecklistItems, ToolAddComment}))
+	req := missionRequest(card, SelectTools([]string{agenttool.AddChecklistItems, agenttool.AddComment}))
 	var steps int
 	for ; steps < 5; steps++ {
 		resp, err := p.Chat(context.Background(), req)

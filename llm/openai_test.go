@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
 const (
@@ -281,7 +283,7 @@ func TestOpenAIToolCallLoop(t *testing.T) {
 
 	req := Request{
 		Messages: []Message{{Role: RoleUser, Content: "Plan the card."}},
-		Tools:    SelectTools([]string{ToolAddChecklistItems, ToolAddComment}),
+		Tools:    SelectTools([]string{agenttool.AddChecklistItems, agenttool.AddComment}),
 		Mission:  &MissionContext{Card: testCard()},
 	}
 	resp, err := client.Chat(context.Background(), req)
@@ -290,10 +292,10 @@ func TestOpenAIToolCallLoop(t *testing.T) {
 	require.Empty(t, resp.Content)
 	require.Len(t, resp.ToolCalls, 2)
 	require.Equal(t, "call_a", resp.ToolCalls[0].ID)
-	require.Equal(t, ToolAddChecklistItems, resp.ToolCalls[0].Name)
+	require.Equal(t, agenttool.AddChecklistItems, resp.ToolCalls[0].Name)
 	require.JSONEq(t, `{"items":["Wire the checkout","Test it"]}`, string(resp.ToolCalls[0].Arguments))
 	require.Equal(t, "call_b", resp.ToolCalls[1].ID)
-	require.Equal(t, ToolAddComment, resp.ToolCalls[1].Name)
+	require.Equal(t, agenttool.AddComment, resp.ToolCalls[1].Name)
 	require.JSONEq(t, `{"content":"Plan: two steps"}`, string(resp.ToolCalls[1].Arguments))
 
 	// Second turn: send the tool results back.
@@ -373,7 +375,7 @@ func TestOpenAIMalformedOutput(t *testing.T) {
 			})
 			_, err := newTestClient(fs, nil).Chat(context.Background(), Request{
 				Messages: []Message{{Role: RoleUser, Content: "Plan."}},
-				Tools:    SelectTools([]string{ToolAddComment}),
+				Tools:    SelectTools([]string{agenttool.AddComment}),
 			})
 			require.ErrorIs(t, err, ErrMalformedOutput)
 			require.Contains(t, err.Error(), tt.want)
@@ -670,22 +672,22 @@ func TestToolCatalog(t *testing.T) {
 		require.NotEmpty(t, schema.Properties)
 	}
 	tools[0].Name = "changed"
-	require.Equal(t, ToolUpdateCard, ToolCatalog()[0].Name, "each call returns a fresh catalog")
+	require.Equal(t, agenttool.UpdateCard, ToolCatalog()[0].Name, "each call returns a fresh catalog")
 
-	selected := SelectTools([]string{ToolMoveCard, "nope", ToolAddComment})
+	selected := SelectTools([]string{agenttool.MoveCard, "nope", agenttool.AddComment})
 	require.Len(t, selected, 2)
-	require.Equal(t, ToolAddComment, selected[0].Name)
-	require.Equal(t, ToolMoveCard, selected[1].Name)
+	require.Equal(t, agenttool.AddComment, selected[0].Name)
+	require.Equal(t, agenttool.MoveCard, selected[1].Name)
 }
 
 func TestErrorsMatch(t *testing.T) {
 	t.Parallel()
 
-	_, err := validateToolCall(ToolCatalog(), "c", ToolAddComment, "nope")
+	_, err := validateToolCall(ToolCatalog(), "c", agenttool.AddComment, "nope")
 	require.True(t, errors.Is(err, ErrMalformedOutput))
-	tc, err := validateToolCall(ToolCatalog(), "c", ToolMoveCard, "  ")
+	tc, err := validateToolCall(ToolCatalog(), "c", agenttool.MoveCard, "  ")
 	require.NoError(t, err)
 	require.JSONEq(t, `{}`, string(tc.Arguments), "empty arguments count as {}")
-	_, err = validateToolCall(ToolCatalog(), "c", ToolMoveCard, "null")
+	_, err = validateToolCall(ToolCatalog(), "c", agenttool.MoveCard, "null")
 	require.ErrorIs(t, err, ErrMalformedOutput)
 }

@@ -176,7 +176,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 			return err
 		}
 	}
-	provider := llm.New(cfg.LLM)
+	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider})
 	if err != nil {

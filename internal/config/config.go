@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/pilot-dev/pilot/llm"
 )
 
 // Environments the service knows.
@@ -22,7 +20,6 @@ const (
 // devJWTSecret signs tokens in development when JWT_SECRET is unset. Production refuses to start
 // without a real secret.
 const devJWTSecret = "pilot-development-secret-do-not-use-in-production"
-
 
 // Config is everything a Pilot process reads from its environment.
 type Config struct {
@@ -63,7 +60,17 @@ type Config struct {
 	S3PathStyle                              bool
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
-	LLM llm.Config
+	LLM LLM
+}
+
+// LLM is the language model as the environment names it; the process turns it into an llm.Config.
+type LLM struct {
+	// BaseURL is the OpenAI-compatible server (LLM_BASE_URL; empty: llm's default), an http(s) URL.
+	BaseURL string
+	// APIKey selects that server when set (LLM_API_KEY); empty selects the offline planner.
+	APIKey string
+	// Model is the model name sent to the server (LLM_MODEL; empty: llm's default).
+	Model string
 }
 
 // Production reports whether the service runs with production defaults.
@@ -115,7 +122,7 @@ func load(getenv func(string) string) (*Config, error) {
 		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
 		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
 		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
-		LLM: llm.Config{
+		LLM: LLM{
 			BaseURL: strings.TrimSpace(get("LLM_BASE_URL", "")),
 			APIKey:  get("LLM_API_KEY", ""),
 			Model:   strings.TrimSpace(get("LLM_MODEL", "")),
@@ -231,8 +238,12 @@ func (c *Config) validate() []error {
 			errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
 		}
 	}
-	if err := c.LLM.Validate(); err != nil {
-		errs = append(errs, err)
+	if c.LLM.BaseURL != "" {
+		if u, err := url.Parse(c.LLM.BaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be a URL: %w", err))
+		} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.LLM.BaseURL))
+		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

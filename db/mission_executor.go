@@ -1,0 +1,481 @@
+package db
+
+// This file is the mission executor: what a worker does with a queued mission (start or resume it, show
+// the model its card, count its turns), each tool call decoded and applied as the agent's user or turned
+// into a proposal, a person's decision on a proposal, and the mission's end. Missions as records (queue,
+// read, list, cancel) are in missions.go.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/agenttool"
+)
+
+// Step outcomes recorded in mission_steps.
+const (
+	StepApplied  = "applied"
+	StepProposed = "proposed"
+	StepRefused  = "refused"
+)
+
+// ErrMissionStopped tells the runner its mission is no longer running (cancelled, or finished by
+// another attempt): it stops without writing anything more.
+var ErrMissionStopped = errors.New("mission is no longer running")
+
+// MissionRun is what a worker needs to run a mission.
+type MissionRun struct {
+	Mission AgentMission
+	Agent   Agent
+	Skills  []Skill
+	// Proceed is false when there is nothing to run: the mission is finished, cancelled, awaiting
+	// approval, or belongs to an mcpOnly agent.
+	Proceed bool
+}
+
+// StartMission takes a mission for a worker: the guarded queued -> running move with its status event.
+// A mission already running (a retried or rescued job) is resumed as is.
+func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun, error) {
+	var run MissionRun
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		m, err := q.MissionGetForUpdate(ctx, missionID)
+		if isNotFound(err) {
+			return notFound("mission not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock mission: %w", err)
+		}
+		agent, err := q.AgentGetByID(ctx, m.AgentID)
+		if err != nil {
+			return fmt.Errorf("get agent: %w", err)
+		}
+		run.Agent = agent
+		if agent.McpOnly || (m.Status != MissionQueued && m.Status != MissionRunning) {
+			run.Mission = m
+			return nil
+		}
+		if m.Status == MissionQueued {
+			if m, err = q.MissionStart(ctx, missionID); err != nil {
+				return fmt.Errorf("start mission: %w", err)
+			}
+			if _, err := s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: MissionEventStatus, Status: MissionRunning,
+				Message: "mission started"}); err != nil {
+				return err
+			}
+		}
+		run.Mission, run.Proceed = m, true
+		run.Skills, err = q.SkillsByAgent(ctx, agent.ID)
+		if err != nil {
+			return fmt.Errorf("agent skills: %w", err)
+		}
+		return nil
+	})
+	return run, err
+}
+
+// MissionCard is a read-only snapshot of a mission's card for the model.
+type MissionCard struct {
+	ID, Title, Description, Priority, Column string
+	DueDate                                  *time.Time
+	Checklist                                []ChecklistItemInput
+	Comments                                 []string
+	Labels                                   []string
+}
+
+// MissionCardSnapshot reads the mission's card (nil when the mission has none or it was deleted), with
+// its checklist, labels, column name and comments, in three queries.
+func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*MissionCard, error) {
+	if m.CardID == nil || m.ProjectID == nil {
+		return nil, nil
+	}
+	c, err := s.Card(ctx, *m.ProjectID, *m.CardID)
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := c.Card
+	out := &MissionCard{ID: d.ID, Title: d.Title, Description: d.Description, Priority: d.Priority, DueDate: d.DueDate}
+	var items []struct {
+		Title string `json:"title"`
+		Done  bool   `json:"done"`
+	}
+	_ = json.Unmarshal(d.PartsChecklist, &items)
+	for _, it := range items {
+		out.Checklist = append(out.Checklist, ChecklistItemInput{Title: it.Title, Done: it.Done})
+	}
+	var labels []struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(d.PartsLabels, &labels)
+	for _, l := range labels {
+		out.Labels = append(out.Labels, l.Name)
+	}
+	if out.Column, err = s.q.MissionColumnName(ctx, d.ColumnID); err != nil && !isNotFound(err) {
+		return nil, fmt.Errorf("card column: %w", err)
+	}
+	comments, err := s.q.CommentListByCard(ctx, d.ID)
+	if err != nil {
+		return nil, fmt.Errorf("card comments: %w", err)
+	}
+	for _, c := range comments {
+		out.Comments = append(out.Comments, c.Comment.Content)
+	}
+	return out, nil
+}
+
+// MissionTurn records that model turn n (1-based) starts; ErrMissionStopped when the mission no
+// longer runs (it was cancelled between turns).
+func (s *Store) MissionTurn(ctx context.Context, missionID string, n int) error {
+	rows, err := s.q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: int32(n)})
+	if err != nil {
+		return fmt.Errorf("mission turn: %w", err)
+	}
+	if rows == 0 {
+		return ErrMissionStopped
+	}
+	return nil
+}
+
+// MissionStatus reads a mission's current status (the runner checks it after an interrupted call).
+func (s *Store) MissionStatus(ctx context.Context, missionID string) (string, error) {
+	m, err := s.q.MissionGetByID(ctx, missionID)
+	if err != nil {
+		return "", wrap(err, "get mission")
+	}
+	return m.Status, nil
+}
+
+// StepInput is one tool call of a mission's model turn.
+type StepInput struct {
+	MissionID string
+	// StepKey names the call within the mission ("turn<N>:<index>"): a call already recorded under
+	// the key is never applied again.
+	StepKey     string
+	Tool        string
+	Args        json.RawMessage
+	Explanation string
+}
+
+// StepOutcome is what became of a tool call.
+type StepOutcome struct {
+	Outcome string // applied, proposed or refused
+	// Text is the tool result given back to the model; it starts with "error" when refused.
+	Text       string
+	ProposalID string
+	// Replayed says the step was recorded by an earlier attempt and nothing was done now.
+	Replayed bool
+}
+
+// RunMissionStep handles one tool call of a running mission in one transaction: under the mission's
+// row lock it skips a step already recorded (returning its stored result), refuses past the agent's
+// maxActionsPerMission, then applies the action through the store as the agent's service user or turns
+// it into a pending proposal according to the agent's autonomy, records the step (ON CONFLICT DO
+// NOTHING) and appends its `step` (and `proposal`) events. A failed action is recorded as refused with
+// the reason, which the model is told.
+func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, error) {
+	for range 5 {
+		var out StepOutcome
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+			var err error
+			out, err = s.runMissionStepTx(ctx, tx, q, in)
+			return err
+		})
+		if !errors.Is(err, errRetryMove) {
+			return out, err
+		}
+	}
+	return StepOutcome{}, conflict("the card is being moved by someone else; try again")
+}
+
+func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
+	m, err := q.MissionGetForUpdate(ctx, in.MissionID)
+	if err != nil {
+		return StepOutcome{}, wrap(err, "lock mission")
+	}
+	if m.Status != MissionRunning {
+		return StepOutcome{}, ErrMissionStopped
+	}
+	if prev, err := q.MissionStepGet(ctx, dbsqlc.MissionStepGetParams{MissionID: m.ID, StepKey: in.StepKey}); err == nil {
+		var res stepResult
+		_ = json.Unmarshal(prev.Result, &res)
+		return StepOutcome{Outcome: prev.Outcome, Text: res.Text, ProposalID: res.ProposalID, Replayed: true}, nil
+	} else if !isNotFound(err) {
+		return StepOutcome{}, fmt.Errorf("get step: %w", err)
+	}
+	agent, err := q.AgentGetByID(ctx, m.AgentID)
+	if err != nil {
+		return StepOutcome{}, fmt.Errorf("get agent: %w", err)
+	}
+
+	res := stepResult{}
+	outcome := StepApplied
+	action, derr := decodeToolCall(in.Tool, in.Args)
+	switch {
+	case m.Actions >= agent.MaxActionsPerMission:
+		outcome = StepRefused
+		res.Text = fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)
+	case derr != nil:
+		outcome = StepRefused
+		res.Text = "error: " + derr.Error()
+	case needsApproval(agent.AutonomyMode, in.Tool):
+		outcome = StepProposed
+		p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
+			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: excerpt(strings.TrimSpace(in.Explanation), 1000)})
+		if err != nil {
+			return StepOutcome{}, fmt.Errorf("insert proposal: %w", err)
+		}
+		res.ProposalID = p.ID
+		res.Text = fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)
+		if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
+			Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
+			return StepOutcome{}, err
+		}
+	default:
+		// A savepoint keeps a refused action from spoiling the step's transaction.
+		sp, err := tx.Begin(ctx)
+		if err != nil {
+			return StepOutcome{}, fmt.Errorf("savepoint: %w", err)
+		}
+		text, aerr := s.applyAgentAction(ctx, sp, m, agent.UserID, action)
+		var refusal *Error
+		switch {
+		case aerr == nil:
+			if err := sp.Commit(ctx); err != nil {
+				return StepOutcome{}, fmt.Errorf("release savepoint: %w", err)
+			}
+			res.Text = "ok: " + text
+		case errors.As(aerr, &refusal):
+			_ = sp.Rollback(ctx)
+			outcome = StepRefused
+			res.Text = "error: " + refusal.Msg
+		default:
+			_ = sp.Rollback(ctx)
+			return StepOutcome{}, aerr
+		}
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return StepOutcome{}, fmt.Errorf("encode step result: %w", err)
+	}
+	if _, err := q.MissionStepInsert(ctx, dbsqlc.MissionStepInsertParams{MissionID: m.ID, StepKey: in.StepKey, Tool: in.Tool,
+		Args: in.Args, Outcome: outcome, Result: raw}); err != nil {
+		return StepOutcome{}, fmt.Errorf("insert step: %w", err)
+	}
+	if outcome != StepRefused {
+		if err := q.MissionAddAction(ctx, m.ID); err != nil {
+			return StepOutcome{}, fmt.Errorf("count action: %w", err)
+		}
+	}
+	data := map[string]any{"stepKey": in.StepKey, "tool": in.Tool, "args": in.Args, "outcome": outcome, "result": res.Text}
+	if res.ProposalID != "" {
+		data["proposalId"] = res.ProposalID
+	}
+	if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
+		return StepOutcome{}, err
+	}
+	return StepOutcome{Outcome: outcome, Text: res.Text, ProposalID: res.ProposalID}, nil
+}
+
+type stepResult struct {
+	Text       string `json:"text"`
+	ProposalID string `json:"proposalId,omitempty"`
+}
+
+// needsApproval says whether an agent of this autonomy must propose the tool's action rather than
+// apply it: approval proposes everything, supervised applies comments and checklist additions only.
+func needsApproval(mode, tool string) bool {
+	switch mode {
+	case AutonomyAutonomous:
+		return false
+	case AutonomySupervised:
+		return tool != agenttool.AddComment && tool != agenttool.AddChecklistItems
+	default:
+		return true
+	}
+}
+
+// agentToolLimits are the card limits tool calls are decoded against.
+var agentToolLimits = agenttool.Limits{Priorities: Priorities, MaxChecklistItems: MaxChecklistItems, MaxCommentLength: MaxCommentLength}
+
+// decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
+// ErrInvalid.
+func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
+	args, err := agenttool.Decode(tool, raw, agentToolLimits)
+	if err != nil {
+		return nil, invalid(err.Error())
+	}
+	return args, nil
+}
+
+// applyAgentAction performs a tool call through the store's card operations, as the agent's service user,
+// in the caller's transaction (so they record activity and notify like anyone's change). It answers a
+// short description of what it did.
+func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, args agenttool.Args) (string, error) {
+	if m.ProjectID == nil {
+		return "", invalid("this mission has no project, so card tools cannot be used")
+	}
+	projectID := *m.ProjectID
+	var cardID string
+	if _, creates := args.(agenttool.CreateCardArgs); !creates { // every other tool acts on the mission's card
+		if m.CardID == nil {
+			return "", invalid("this mission has no card")
+		}
+		cardID = *m.CardID
+	}
+	switch a := args.(type) {
+	case agenttool.UpdateCardArgs:
+		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
+		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p, ruleCause{}); err != nil {
+			return "", err
+		}
+		return "card updated", nil
+	case agenttool.MoveCardArgs:
+		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, CardPatch{ColumnID: &a.ColumnID}, ruleCause{}); err != nil {
+			return "", err
+		}
+		return "card moved", nil
+	case agenttool.AddChecklistItemsArgs:
+		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
+	case agenttool.AddCommentArgs:
+		if _, err := s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
+			return "", err
+		}
+		return "comment posted", nil
+	case agenttool.CreateCardArgs:
+		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
+			Title: a.Title, Description: a.Description})
+		if err != nil {
+			return "", err
+		}
+		return "card created: " + c.ID, nil
+	}
+	return "", invalid(fmt.Sprintf("unknown tool %q", args.Tool()))
+}
+
+// FinishMission ends a running mission: failed with errText when set (+ done event); else
+// awaiting_approval when proposals are pending (+ status event), else completed (+ done event) with the
+// model's summary. A mission no longer running (cancelled) is left alone.
+func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText string) (AgentMission, error) {
+	var out AgentMission
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		m, err := q.MissionGetForUpdate(ctx, missionID)
+		if err != nil {
+			return wrap(err, "lock mission")
+		}
+		out = m
+		if m.Status != MissionRunning {
+			return nil
+		}
+		status, evType, msg := MissionCompleted, MissionEventDone, summary
+		var errPtr *string
+		switch {
+		case errText != "":
+			status, evType, msg, errPtr = MissionFailed, MissionEventDone, errText, &errText
+		default:
+			n, err := q.ProposalPendingCount(ctx, missionID)
+			if err != nil {
+				return fmt.Errorf("count proposals: %w", err)
+			}
+			if n > 0 {
+				status, evType = MissionAwaitingApproval, MissionEventStatus
+			}
+		}
+		if out, err = q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: missionID, Status: status, Error: errPtr}); err != nil {
+			return fmt.Errorf("finish mission: %w", err)
+		}
+		if msg == "" {
+			msg = "mission " + strings.ReplaceAll(status, "_", " ")
+		}
+		_, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: evType, Status: status, Message: msg})
+		return err
+	})
+	return out, err
+}
+
+// DecideProposal approves or rejects a pending proposal in one transaction: the guarded pending ->
+// approved|rejected move, for an approval the action applied through the store as the agent's service
+// user, a `proposal` event, and when the mission awaited approval and nothing is pending any more, its
+// completion with a done event. Deciding twice is a conflict; an action that cannot apply any more is
+// refused and the proposal stays pending.
+func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, actorID string, approve bool, reason string) (AgentProposal, error) {
+	for range 5 {
+		var out AgentProposal
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+			p, err := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
+			if isNotFound(err) {
+				return notFound("proposal not found")
+			}
+			if err != nil {
+				return fmt.Errorf("get proposal: %w", err)
+			}
+			m, err := q.MissionGetForUpdate(ctx, p.MissionID)
+			if err != nil {
+				return fmt.Errorf("lock mission: %w", err)
+			}
+			status := "rejected"
+			var reasonPtr *string
+			if approve {
+				status = "approved"
+			} else if reason != "" {
+				reasonPtr = &reason
+			}
+			out, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr, DecidedBy: &actorID})
+			if isNotFound(err) {
+				cur, _ := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
+				return conflict(fmt.Sprintf("the proposal is already %s", cur.Status))
+			}
+			if err != nil {
+				return fmt.Errorf("decide proposal: %w", err)
+			}
+			data := map[string]any{"proposalId": p.ID, "tool": p.Tool, "status": status, "decidedBy": actorID}
+			msg := "proposal rejected: " + p.Tool
+			if approve {
+				agent, err := q.AgentGetByID(ctx, m.AgentID)
+				if err != nil {
+					return fmt.Errorf("get agent: %w", err)
+				}
+				action, err := decodeToolCall(p.Tool, p.Args)
+				if err != nil {
+					return err
+				}
+				text, err := s.applyAgentAction(ctx, tx, m, agent.UserID, action)
+				if err != nil {
+					return err
+				}
+				data["result"] = text
+				msg = "proposal approved: " + p.Tool
+			} else if reason != "" {
+				data["reason"] = reason
+			}
+			if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: msg, Data: data}); err != nil {
+				return err
+			}
+			done, err := q.MissionCompleteIfSettled(ctx, m.ID)
+			if isNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("complete mission: %w", err)
+			}
+			_, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
+				Message: "every proposal was decided; mission completed"})
+			return err
+		})
+		if !errors.Is(err, errRetryMove) {
+			return out, err
+		}
+	}
+	return AgentProposal{}, conflict("the card is being moved by someone else; try again")
+}

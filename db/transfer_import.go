@@ -1,0 +1,492 @@
+package db
+
+// This file imports a project: planImport, the import's validator, checks a TransferDoc against every
+// limit and reference and turns it into rows; importTx inserts them, one statement per kind of row, in
+// one transaction (format in transfer.go).
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Import limits. Columns and cards are the spec's (Part 8); the others bound what one document may
+// carry.
+const (
+	MaxImportColumns          = 50
+	MaxImportCards            = 500
+	MaxImportLabels           = 500
+	MaxImportCustomFields     = 200
+	MaxImportScopes           = 500
+	MaxImportRelations        = 10000
+	MaxImportCommentsPerCard  = 2000
+	maxCardTitleRunes         = 500
+	maxCardDescriptionRunes   = 5000
+	maxScopeDescriptionRunes  = 5000
+	maxProjectDescriptionRune = 20000
+)
+
+// ImportProject creates a project in a workspace from a snapshot, as actorID, in one transaction: it
+// is created whole or not at all. The project starts empty (no template columns or labels); the
+// importer becomes its member and the author of every imported comment. No activity is recorded: an
+// import is not a series of card changes.
+func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (Project, error) {
+	plan, err := planImport(doc)
+	if err != nil {
+		return Project{}, err
+	}
+	var p Project
+	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		p, err = importTx(ctx, q, workspaceID, actorID, plan)
+		return err
+	})
+	return p, err
+}
+
+// importPlan is a validated document with every row to insert, ids assigned.
+type importPlan struct {
+	doc            TransferDoc
+	projectName    string
+	columnRows     []importColumnRow
+	labelRows      []importLabelRow
+	fieldRows      []importFieldRow
+	scopeRows      []importScopeRow
+	cardRows       []importCardRow
+	checklistRows  []importChecklistRow
+	cardLabelRows  []importCardLabelRow
+	valueRows      []importValueRow
+	commentRows    []importCommentRow
+	relationRows   []importRelationRow
+	cardsPlacement []int // card indexes in the order they take positions
+}
+
+type importColumnRow struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Position int    `json:"position"`
+}
+
+type importLabelRow struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+type importFieldRow struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Options []string `json:"options"`
+	Ord     int      `json:"ord"`
+}
+
+type importScopeRow struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	StartDate   *time.Time      `json:"start_date"`
+	EndDate     *time.Time      `json:"end_date"`
+	Settings    json.RawMessage `json:"settings"`
+	ActiveView  string          `json:"active_view"`
+	Ord         int             `json:"ord"`
+}
+
+type importCardRow struct {
+	ID           string     `json:"id"`
+	ColumnID     string     `json:"column_id"`
+	ScopeID      *string    `json:"scope_id"`
+	Title        string     `json:"title"`
+	Description  string     `json:"description"`
+	Position     int64      `json:"position"`
+	Archived     bool       `json:"archived"`
+	Priority     string     `json:"priority"`
+	StartDate    *time.Time `json:"start_date"`
+	DueDate      *time.Time `json:"due_date"`
+	CommentCount int        `json:"comment_count"`
+}
+
+type importChecklistRow struct {
+	ID       string `json:"id"`
+	CardID   string `json:"card_id"`
+	Title    string `json:"title"`
+	Done     bool   `json:"done"`
+	Position int    `json:"position"`
+}
+
+type importCardLabelRow struct {
+	CardID  string `json:"card_id"`
+	LabelID string `json:"label_id"`
+}
+
+type importValueRow struct {
+	CardID  string          `json:"card_id"`
+	FieldID string          `json:"field_id"`
+	Value   json.RawMessage `json:"value"`
+}
+
+type importCommentRow struct {
+	ID        string     `json:"id"`
+	CardID    string     `json:"card_id"`
+	Content   string     `json:"content"`
+	CreatedAt *time.Time `json:"created_at"`
+}
+
+type importRelationRow struct {
+	ID           string `json:"id"`
+	CardID       string `json:"card_id"`
+	TargetCardID string `json:"target_card_id"`
+	Type         string `json:"type"`
+}
+
+var transferColorRe = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// planImport checks a document against every limit and reference and turns it into rows. Every
+// refusal names the offending place, e.g. "cards[3].columnIndex".
+func planImport(doc TransferDoc) (*importPlan, error) {
+	if doc.Version != 0 && doc.Version != TransferVersion {
+		return nil, invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version, TransferVersion))
+	}
+	pl := &importPlan{doc: doc}
+	name := strings.TrimSpace(doc.Project.Name)
+	if name == "" || utf8.RuneCountInString(name) > 200 {
+		return nil, invalid("project.name: must be 1 to 200 characters")
+	}
+	pl.projectName = name
+	if utf8.RuneCountInString(doc.Project.Description) > maxProjectDescriptionRune {
+		return nil, invalid(fmt.Sprintf("project.description: at most %d characters", maxProjectDescriptionRune))
+	}
+	switch {
+	case len(doc.Columns) > MaxImportColumns:
+		return nil, invalid(fmt.Sprintf("columns: an import has at most %d columns", MaxImportColumns))
+	case len(doc.Cards) > MaxImportCards:
+		return nil, invalid(fmt.Sprintf("cards: an import has at most %d cards", MaxImportCards))
+	case len(doc.Labels) > MaxImportLabels:
+		return nil, invalid(fmt.Sprintf("labels: an import has at most %d labels", MaxImportLabels))
+	case len(doc.CustomFields) > MaxImportCustomFields:
+		return nil, invalid(fmt.Sprintf("customFields: an import has at most %d custom fields", MaxImportCustomFields))
+	case len(doc.Scopes) > MaxImportScopes:
+		return nil, invalid(fmt.Sprintf("scopes: an import has at most %d scopes", MaxImportScopes))
+	case len(doc.Relations) > MaxImportRelations:
+		return nil, invalid(fmt.Sprintf("relations: an import has at most %d relations", MaxImportRelations))
+	}
+
+	// Columns: placed by order, then as given; cards refer to them by their index in the document.
+	colIDs := make([]string, len(doc.Columns))
+	colPos := make([]int, len(doc.Columns))
+	byOrder := make([]int, len(doc.Columns))
+	for i, c := range doc.Columns {
+		n := strings.TrimSpace(c.Name)
+		if n == "" || utf8.RuneCountInString(n) > 100 {
+			return nil, invalid(fmt.Sprintf("columns[%d].name: must be 1 to 100 characters", i))
+		}
+		colIDs[i], byOrder[i] = NewID(), i
+	}
+	slices.SortStableFunc(byOrder, func(a, b int) int {
+		return cmp.Compare(transferOrderKey(doc.Columns[a].Order, a), transferOrderKey(doc.Columns[b].Order, b))
+	})
+	for pos, i := range byOrder {
+		colPos[i] = pos
+		pl.columnRows = append(pl.columnRows, importColumnRow{ID: colIDs[i], Name: strings.TrimSpace(doc.Columns[i].Name), Position: pos})
+	}
+
+	labelIDs := make(map[string]string, len(doc.Labels))
+	for i, l := range doc.Labels {
+		n := strings.TrimSpace(l.Name)
+		if n == "" || utf8.RuneCountInString(n) > 100 {
+			return nil, invalid(fmt.Sprintf("labels[%d].name: must be 1 to 100 characters", i))
+		}
+		if !transferColorRe.MatchString(l.Color) {
+			return nil, invalid(fmt.Sprintf("labels[%d].color: must be a colour like #1d76db", i))
+		}
+		if _, dup := labelIDs[n]; dup {
+			return nil, invalid(fmt.Sprintf("labels[%d].name: duplicate label %q", i, n))
+		}
+		labelIDs[n] = NewID()
+		pl.labelRows = append(pl.labelRows, importLabelRow{ID: labelIDs[n], Name: n, Color: strings.ToLower(l.Color)})
+	}
+
+	fields := make(map[string]importFieldRow, len(doc.CustomFields))
+	for i, f := range doc.CustomFields {
+		n := strings.TrimSpace(f.Name)
+		if n == "" || utf8.RuneCountInString(n) > 100 {
+			return nil, invalid(fmt.Sprintf("customFields[%d].name: must be 1 to 100 characters", i))
+		}
+		if _, dup := fields[n]; dup {
+			return nil, invalid(fmt.Sprintf("customFields[%d].name: duplicate custom field %q", i, n))
+		}
+		if !slices.Contains(CustomFieldTypes, f.Type) {
+			return nil, invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, CustomFieldTypes))
+		}
+		selectable := hasOptions(f.Type)
+		switch {
+		case selectable && len(f.Options) == 0:
+			return nil, invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
+		case !selectable && len(f.Options) > 0:
+			return nil, invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
+		case len(f.Options) > MaxCustomFieldOptions:
+			return nil, invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, MaxCustomFieldOptions))
+		}
+		opts := make([]string, 0, len(f.Options))
+		for j, o := range f.Options {
+			if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > MaxCustomFieldOptionLen || slices.Contains(opts, o) {
+				return nil, invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, MaxCustomFieldOptionLen))
+			}
+			opts = append(opts, o)
+		}
+		fields[n] = importFieldRow{ID: NewID(), Name: n, Type: f.Type, Options: opts, Ord: i}
+		pl.fieldRows = append(pl.fieldRows, fields[n])
+	}
+
+	scopeIDs := make([]string, len(doc.Scopes))
+	for i, sc := range doc.Scopes {
+		n := strings.TrimSpace(sc.Name)
+		if n == "" || utf8.RuneCountInString(n) > 200 {
+			return nil, invalid(fmt.Sprintf("scopes[%d].name: must be 1 to 200 characters", i))
+		}
+		if utf8.RuneCountInString(sc.Description) > maxScopeDescriptionRunes {
+			return nil, invalid(fmt.Sprintf("scopes[%d].description: at most %d characters", i, maxScopeDescriptionRunes))
+		}
+		if err := checkScopeDates(sc.StartDate, sc.EndDate); err != nil {
+			return nil, invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
+		}
+		settings, err := scopeSettings(sc.Settings)
+		if err != nil {
+			return nil, invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
+		}
+		view := sc.ActiveView
+		if view == "" {
+			view = ScopeViews[0]
+		}
+		if !slices.Contains(ScopeViews, view) {
+			return nil, invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, ScopeViews))
+		}
+		scopeIDs[i] = NewID()
+		pl.scopeRows = append(pl.scopeRows, importScopeRow{ID: scopeIDs[i], Name: n, Description: sc.Description,
+			StartDate: sc.StartDate, EndDate: sc.EndDate, Settings: settings, ActiveView: view, Ord: i})
+	}
+
+	cardIDs := make([]string, len(doc.Cards))
+	for i, c := range doc.Cards {
+		at := func(field string) string { return fmt.Sprintf("cards[%d].%s", i, field) }
+		title := strings.TrimSpace(c.Title)
+		if title == "" || utf8.RuneCountInString(title) > maxCardTitleRunes {
+			return nil, invalid(at("title") + fmt.Sprintf(": must be 1 to %d characters", maxCardTitleRunes))
+		}
+		if utf8.RuneCountInString(c.Description) > maxCardDescriptionRunes {
+			return nil, invalid(at("description") + fmt.Sprintf(": at most %d characters", maxCardDescriptionRunes))
+		}
+		if c.ColumnIndex < 0 || c.ColumnIndex >= len(doc.Columns) {
+			return nil, invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the import has %d)", c.ColumnIndex, len(doc.Columns)))
+		}
+		prio := c.Priority
+		if prio == "" {
+			prio = "medium"
+		}
+		if !slices.Contains(Priorities, prio) {
+			return nil, invalid(at("priority") + fmt.Sprintf(": must be one of %v", Priorities))
+		}
+		var scopeID *string
+		if c.ScopeIndex != nil {
+			if *c.ScopeIndex < 0 || *c.ScopeIndex >= len(doc.Scopes) {
+				return nil, invalid(at("scopeIndex") + fmt.Sprintf(": %d is not the index of a scope (the import has %d)", *c.ScopeIndex, len(doc.Scopes)))
+			}
+			scopeID = &scopeIDs[*c.ScopeIndex]
+		}
+		if len(c.Checklist) > MaxChecklistItems {
+			return nil, invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", MaxChecklistItems))
+		}
+		if len(c.Comments) > MaxImportCommentsPerCard {
+			return nil, invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
+		}
+		cardIDs[i] = NewID()
+		pl.cardRows = append(pl.cardRows, importCardRow{ID: cardIDs[i], ColumnID: colIDs[c.ColumnIndex], ScopeID: scopeID,
+			Title: title, Description: c.Description, Archived: c.Archived, Priority: prio, StartDate: c.StartDate,
+			DueDate: c.DueDate, CommentCount: len(c.Comments)})
+
+		for j, it := range c.Checklist {
+			t := strings.TrimSpace(it.Title)
+			if t == "" || utf8.RuneCountInString(t) > 500 {
+				return nil, invalid(at(fmt.Sprintf("checklist[%d].title", j)) + ": must be 1 to 500 characters")
+			}
+			pos := j
+			if it.Order != nil {
+				if *it.Order < 0 {
+					return nil, invalid(at(fmt.Sprintf("checklist[%d].order", j)) + ": must not be negative")
+				}
+				pos = *it.Order
+			}
+			pl.checklistRows = append(pl.checklistRows, importChecklistRow{ID: NewID(), CardID: cardIDs[i], Title: t, Done: it.Done, Position: pos})
+		}
+		var seenLabels []string
+		for j, ln := range c.Labels {
+			id, ok := labelIDs[strings.TrimSpace(ln)]
+			if !ok {
+				return nil, invalid(at(fmt.Sprintf("labels[%d]", j)) + fmt.Sprintf(": no label named %q in labels", ln))
+			}
+			if slices.Contains(seenLabels, id) {
+				continue
+			}
+			seenLabels = append(seenLabels, id)
+			pl.cardLabelRows = append(pl.cardLabelRows, importCardLabelRow{CardID: cardIDs[i], LabelID: id})
+		}
+		names := make([]string, 0, len(c.CustomFields))
+		for fn := range c.CustomFields {
+			names = append(names, fn)
+		}
+		slices.Sort(names) // deterministic: the first bad value reported is always the same
+		for _, fn := range names {
+			f, ok := fields[fn]
+			if !ok {
+				return nil, invalid(at("customFields") + fmt.Sprintf(": no custom field named %q in customFields", fn))
+			}
+			v := c.CustomFields[fn]
+			if isNullValue(v) {
+				continue // no value
+			}
+			if err := checkCustomValue(f.Type, f.Options, v); err != nil {
+				return nil, invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
+			}
+			pl.valueRows = append(pl.valueRows, importValueRow{CardID: cardIDs[i], FieldID: f.ID, Value: v})
+		}
+		for j, cm := range c.Comments {
+			if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > MaxCommentLength {
+				return nil, invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", MaxCommentLength))
+			}
+			pl.commentRows = append(pl.commentRows, importCommentRow{ID: NewID(), CardID: cardIDs[i], Content: cm.Content, CreatedAt: cm.CreatedAt})
+		}
+	}
+
+	// Cards take positions column by column, by order then as given.
+	pl.cardsPlacement = make([]int, len(doc.Cards))
+	for i := range pl.cardsPlacement {
+		pl.cardsPlacement[i] = i
+	}
+	slices.SortStableFunc(pl.cardsPlacement, func(a, b int) int {
+		ca, cb := doc.Cards[a], doc.Cards[b]
+		if c := cmp.Compare(colPos[ca.ColumnIndex], colPos[cb.ColumnIndex]); c != 0 {
+			return c
+		}
+		return cmp.Compare(transferOrderKey(ca.Order, a), transferOrderKey(cb.Order, b))
+	})
+
+	type relKey struct {
+		from, to int
+		typ      string
+	}
+	seen := make(map[relKey]bool, len(doc.Relations))
+	for i, r := range doc.Relations {
+		switch {
+		case r.CardIndex < 0 || r.CardIndex >= len(doc.Cards):
+			return nil, invalid(fmt.Sprintf("relations[%d].cardIndex: %d is not the index of a card (the import has %d)", i, r.CardIndex, len(doc.Cards)))
+		case r.TargetCardIndex < 0 || r.TargetCardIndex >= len(doc.Cards):
+			return nil, invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, len(doc.Cards)))
+		case r.CardIndex == r.TargetCardIndex:
+			return nil, invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
+		case !slices.Contains(RelationTypes, r.Type):
+			return nil, invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, RelationTypes))
+		}
+		k := relKey{r.CardIndex, r.TargetCardIndex, r.Type}
+		if seen[k] {
+			return nil, invalid(fmt.Sprintf("relations[%d]: duplicate relation", i))
+		}
+		seen[k] = true
+		pl.relationRows = append(pl.relationRows, importRelationRow{ID: NewID(), CardID: cardIDs[r.CardIndex],
+			TargetCardID: cardIDs[r.TargetCardIndex], Type: r.Type})
+	}
+	return pl, nil
+}
+
+// transferOrderKey sorts items with an explicit order by it and the others by their place in the document.
+func transferOrderKey(order *int, index int) int {
+	if order != nil {
+		return *order
+	}
+	return index
+}
+
+func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (Project, error) {
+	doc := pl.doc
+	empty := "empty"
+	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
+		Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty, CreatedBy: actorID})
+	if err != nil {
+		return p, fmt.Errorf("insert project: %w", err)
+	}
+	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: actorID}); err != nil {
+		return p, fmt.Errorf("add project creator: %w", err)
+	}
+
+	// Positions for the cards, ascending, taken from the shared sequence.
+	if len(pl.cardRows) > 0 {
+		positions, err := q.TransferCardPositions(ctx, int32(len(pl.cardRows)))
+		if err != nil {
+			return p, fmt.Errorf("take card positions: %w", err)
+		}
+		slices.Sort(positions)
+		for k, i := range pl.cardsPlacement {
+			pl.cardRows[i].Position = positions[k]
+		}
+	}
+
+	inserts := []struct {
+		what string
+		n    int
+		rows any
+		run  func(json.RawMessage) error
+	}{
+		{"columns", len(pl.columnRows), pl.columnRows, func(b json.RawMessage) error {
+			return q.TransferColumnInsertMany(ctx, dbsqlc.TransferColumnInsertManyParams{ProjectID: p.ID, Rows: b})
+		}},
+		{"labels", len(pl.labelRows), pl.labelRows, func(b json.RawMessage) error {
+			return q.TransferLabelInsertMany(ctx, dbsqlc.TransferLabelInsertManyParams{ProjectID: p.ID, Rows: b})
+		}},
+		{"custom fields", len(pl.fieldRows), pl.fieldRows, func(b json.RawMessage) error {
+			return q.TransferCustomFieldInsertMany(ctx, dbsqlc.TransferCustomFieldInsertManyParams{ProjectID: p.ID, Rows: b})
+		}},
+		{"scopes", len(pl.scopeRows), pl.scopeRows, func(b json.RawMessage) error {
+			return q.TransferScopeInsertMany(ctx, dbsqlc.TransferScopeInsertManyParams{ProjectID: p.ID, Rows: b})
+		}},
+		{"cards", len(pl.cardRows), pl.cardRows, func(b json.RawMessage) error {
+			return q.TransferCardInsertMany(ctx, dbsqlc.TransferCardInsertManyParams{ProjectID: p.ID, CreatedBy: actorID, Rows: b})
+		}},
+		{"checklist items", len(pl.checklistRows), pl.checklistRows, func(b json.RawMessage) error {
+			return q.TransferChecklistInsertMany(ctx, b)
+		}},
+		{"card labels", len(pl.cardLabelRows), pl.cardLabelRows, func(b json.RawMessage) error {
+			return q.TransferCardLabelInsertMany(ctx, b)
+		}},
+		{"custom values", len(pl.valueRows), pl.valueRows, func(b json.RawMessage) error {
+			return q.TransferCustomValueInsertMany(ctx, b)
+		}},
+		{"comments", len(pl.commentRows), pl.commentRows, func(b json.RawMessage) error {
+			return q.TransferCommentInsertMany(ctx, dbsqlc.TransferCommentInsertManyParams{AuthorID: actorID, Rows: b})
+		}},
+		{"relations", len(pl.relationRows), pl.relationRows, func(b json.RawMessage) error {
+			return q.TransferRelationInsertMany(ctx, dbsqlc.TransferRelationInsertManyParams{ProjectID: p.ID, CreatedBy: actorID, Rows: b})
+		}},
+	}
+	for _, ins := range inserts {
+		if ins.n == 0 {
+			continue
+		}
+		b, err := json.Marshal(ins.rows)
+		if err != nil {
+			return p, fmt.Errorf("encode %s: %w", ins.what, err)
+		}
+		if err := ins.run(b); err != nil {
+			return p, wrap(err, "insert "+ins.what)
+		}
+	}
+	return p, nil
+}

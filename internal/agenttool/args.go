@@ -1,0 +1,194 @@
+package agenttool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Lengths the schemas in Catalog promise, in characters.
+const (
+	maxTitleLen       = 500 // a card's or a checklist item's title
+	maxDescriptionLen = 5000
+)
+
+// Limits are the store's bounds on card values, which Decode enforces on every call (models do not
+// always follow a schema): the priorities a card may have, the most checklist items one call may add
+// and the longest comment.
+type Limits struct {
+	Priorities        []string
+	MaxChecklistItems int
+	MaxCommentLength  int
+}
+
+// Args are the decoded, validated arguments of one tool call: an UpdateCardArgs, AddChecklistItemsArgs,
+// AddCommentArgs, MoveCardArgs or CreateCardArgs.
+type Args interface {
+	// Tool is the name of the tool the arguments are for.
+	Tool() string
+}
+
+// UpdateCardArgs changes fields of the mission's card; nil fields stay as they are, and at least one
+// is set.
+type UpdateCardArgs struct {
+	Title, Description, Priority *string
+	DueDate                      *time.Time
+}
+
+// AddChecklistItemsArgs appends unchecked items to the card's checklist, in order.
+type AddChecklistItemsArgs struct {
+	Items []string
+}
+
+// AddCommentArgs posts a comment on the card.
+type AddCommentArgs struct {
+	Content string
+}
+
+// MoveCardArgs moves the card to the end of a column of its project.
+type MoveCardArgs struct {
+	ColumnID string
+}
+
+// CreateCardArgs creates a card in the mission's project.
+type CreateCardArgs struct {
+	Title, Description string
+}
+
+// Tool implements Args.
+func (UpdateCardArgs) Tool() string { return UpdateCard }
+
+// Tool implements Args.
+func (AddChecklistItemsArgs) Tool() string { return AddChecklistItems }
+
+// Tool implements Args.
+func (AddCommentArgs) Tool() string { return AddComment }
+
+// Tool implements Args.
+func (MoveCardArgs) Tool() string { return MoveCard }
+
+// Tool implements Args.
+func (CreateCardArgs) Tool() string { return CreateCard }
+
+// Decode checks a call's arguments against what the tool accepts (its schema in Catalog, and lim) and
+// returns them as the tool's argument type. Titles and comments are trimmed. The error, for a call to
+// an unknown tool, an unknown or mistyped field or a value out of bounds, is a sentence meant for the
+// model and the person reviewing its call.
+func Decode(tool string, raw json.RawMessage, lim Limits) (Args, error) {
+	switch tool {
+	case UpdateCard:
+		var v struct {
+			Title, Description, Priority, DueDate *string
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		var a UpdateCardArgs
+		if v.Title != nil {
+			t := strings.TrimSpace(*v.Title)
+			if t == "" || utf8.RuneCountInString(t) > maxTitleLen {
+				return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
+			}
+			a.Title = &t
+		}
+		if v.Description != nil {
+			if utf8.RuneCountInString(*v.Description) > maxDescriptionLen {
+				return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+			}
+			a.Description = v.Description
+		}
+		if v.Priority != nil {
+			if !slices.Contains(lim.Priorities, *v.Priority) {
+				return nil, errors.New("priority must be low, medium or high")
+			}
+			a.Priority = v.Priority
+		}
+		if v.DueDate != nil {
+			t, err := time.Parse(time.RFC3339, *v.DueDate)
+			if err != nil {
+				if t, err = time.Parse(time.DateOnly, *v.DueDate); err != nil {
+					return nil, errors.New("dueDate must be an ISO 8601 date or date-time")
+				}
+			}
+			a.DueDate = &t
+		}
+		if a == (UpdateCardArgs{}) {
+			return nil, errors.New("update_card needs at least one field to change")
+		}
+		return a, nil
+	case AddChecklistItems:
+		var v struct {
+			Items []string `json:"items"`
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		var a AddChecklistItemsArgs
+		for _, it := range v.Items {
+			it = strings.TrimSpace(it)
+			if it == "" || utf8.RuneCountInString(it) > maxTitleLen {
+				return nil, fmt.Errorf("each checklist item must be 1 to %d characters", maxTitleLen)
+			}
+			a.Items = append(a.Items, it)
+		}
+		if len(a.Items) == 0 || len(a.Items) > lim.MaxChecklistItems {
+			return nil, fmt.Errorf("items must hold 1 to %d entries", lim.MaxChecklistItems)
+		}
+		return a, nil
+	case AddComment:
+		var v struct {
+			Content string `json:"content"`
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		a := AddCommentArgs{Content: strings.TrimSpace(v.Content)}
+		if a.Content == "" || utf8.RuneCountInString(a.Content) > lim.MaxCommentLength {
+			return nil, fmt.Errorf("content must be 1 to %d characters", lim.MaxCommentLength)
+		}
+		return a, nil
+	case MoveCard:
+		var v struct {
+			ColumnID string `json:"columnId"`
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		if v.ColumnID == "" {
+			return nil, errors.New("columnId is required")
+		}
+		return MoveCardArgs{ColumnID: v.ColumnID}, nil
+	case CreateCard:
+		var v struct {
+			Title       string `json:"title"`
+			Description string `json:"description"`
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		a := CreateCardArgs{Title: strings.TrimSpace(v.Title), Description: v.Description}
+		if a.Title == "" || utf8.RuneCountInString(a.Title) > maxTitleLen {
+			return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
+		}
+		if utf8.RuneCountInString(a.Description) > maxDescriptionLen {
+			return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("unknown tool %q", tool)
+}
+
+// decodeStrict decodes a tool's arguments into v, refusing fields v does not have.
+func decodeStrict(raw json.RawMessage, v any, tool string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s arguments: %s", tool, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
