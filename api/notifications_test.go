@@ -182,4 +182,3 @@ func TestRetriedFanOutDuplicatesNothing(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
