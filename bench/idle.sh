@@ -10,18 +10,9 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60}
 SETTLE=${SETTLE:-10}
 dir=".data/idle-$$"
-worker_pid=""
-cleanup() {
-  [ -n "$worker_pid" ] && kill -TERM "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null || true
-  scripts/pg.sh stop "$dir" || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-
-go build -o bin/pilot ./cmd/pilot
-scripts/pg.sh start "$dir" >/dev/null
-DATABASE_URL=$(scripts/pg.sh createdb "$dir" pilot)
-export DATABASE_URL LOG_LEVEL=warn
+. bench/lib.sh
+bench_start "$dir"
+export LOG_LEVEL=warn
 bin/pilot migrate >/dev/null
 postmaster=$(head -n 1 "$dir/data/postmaster.pid")
 tck=$(getconf CLK_TCK)
@@ -45,6 +36,7 @@ before=$(ticks $(pg_pids)); sleep "$DURATION"; pg_alone=$(( $(ticks $(pg_pids)) 
 
 bin/pilot worker >"$dir/worker.log" 2>&1 &
 worker_pid=$!
+BENCH_PIDS+=("$worker_pid")
 sleep "$SETTLE"
 pids=$(pg_pids)
 w0=$(ticks "$worker_pid"); p0=$(ticks $pids)

@@ -16,23 +16,12 @@ command -v wrk >/dev/null || { echo "installing wrk"; apt-get update -qq && apt-
 command -v jq >/dev/null || { echo "installing jq"; apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
 
 dir=".data/bench-$$"
-api_pid=""
-worker_pid=""
-cleanup() {
-  [ -n "$api_pid" ] && kill -TERM "$api_pid" 2>/dev/null && wait "$api_pid" 2>/dev/null || true
-  [ -n "$worker_pid" ] && kill -TERM "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null || true
-  scripts/pg.sh stop "$dir" || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-
-go build -o bin/pilot ./cmd/pilot
-scripts/pg.sh start "$dir" >/dev/null
-DATABASE_URL=$(scripts/pg.sh createdb "$dir" pilot)
-export DATABASE_URL PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret LOG_LEVEL=warn
+. bench/lib.sh
+bench_start "$dir"
+export PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret LOG_LEVEL=warn
 export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
 PORT=$PORT bin/pilot api >"$dir/api.log" 2>&1 &
-api_pid=$!
+BENCH_PIDS+=($!)
 B="http://127.0.0.1:$PORT"
 for _ in $(seq 1 100); do curl -sf "$B/healthz" >/dev/null && break; sleep 0.1; done
 
@@ -86,7 +75,7 @@ run "GET /auth/me" "$B/auth/me"
 # Card mission with the offline planner: time from the request to the first streamed event, and to the
 # end of the stream (mission completed), measured by curl on a fresh card each time.
 bin/pilot worker >"$dir/worker.log" 2>&1 &
-worker_pid=$!
+BENCH_PIDS+=($!)
 AGENT=$(curl -sf -XPOST "$WS/agents" -H "$J" -H "Authorization: Bearer $TOKEN" \
   -d '{"name":"Planner","slug":"planner","autonomyMode":"autonomous"}' | jq -r .id)
 echo; echo "== card-mission (offline planner): seconds to first event byte / to stream end"

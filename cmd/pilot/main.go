@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -87,28 +88,36 @@ func newLogger(cfg *config.Config) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }
 
+// openMigrated opens a pool of maxConns connections and applies the migrations (every process
+// migrates at start, under one advisory lock).
+func openMigrated(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	dbPool, err := db.OpenPool(ctx, url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, dbPool); err != nil {
+		dbPool.Close()
+		return nil, err
+	}
+	return dbPool, nil
+}
+
 func runMigrate(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
-	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, 4)
+	dbPool, err := openMigrated(ctx, cfg.DatabaseURL, 4)
 	if err != nil {
 		return err
 	}
-	defer dbPool.Close()
-	if err := db.Migrate(ctx, dbPool); err != nil {
-		return err
-	}
+	dbPool.Close()
 	logger.Info("migrations applied")
 	return nil
 }
 
 func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
-	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	dbPool, err := openMigrated(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		return err
 	}
 	defer dbPool.Close()
-	if err := db.Migrate(ctx, dbPool); err != nil {
-		return err
-	}
 	// Insert-only River client: no queues, never started.
 	// Its FetchCooldown spaces the insert notifications it sends per queue.
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger, FetchCooldown: cfg.JobFetchCooldown})
@@ -162,14 +171,11 @@ func attachmentStorage(cfg *config.Config) (storage.Storage, error) {
 }
 
 func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
-	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
+	dbPool, err := openMigrated(ctx, cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		return err
 	}
 	defer dbPool.Close()
-	if err := db.Migrate(ctx, dbPool); err != nil {
-		return err
-	}
 	var mailer mail.Sender
 	if cfg.SMTPURL != "" {
 		if mailer, err = mail.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {
