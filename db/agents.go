@@ -80,11 +80,7 @@ func (s *Store) Agents(ctx context.Context, workspaceID string) ([]Agent, error)
 
 // Agent reads one agent of a workspace.
 func (s *Store) Agent(ctx context.Context, workspaceID, agentID string) (Agent, error) {
-	a, err := s.q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return a, notFound("agent not found")
-	}
-	return a, wrap(err, "get agent")
+	return orNotFound(s.q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
 }
 
 // UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks

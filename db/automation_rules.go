@@ -210,11 +210,7 @@ func (s *Store) Rules(ctx context.Context, projectID string) ([]AutomationRule, 
 
 // Rule reads one rule of a project.
 func (s *Store) Rule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
-	r, err := s.q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID})
-	if isNotFound(err) {
-		return r, notFound("automation rule not found")
-	}
-	return r, wrap(err, "get rule")
+	return orNotFound(s.q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
 }
 
 // UpdateRule replaces a rule's fields with update(current), validated like a new rule.
@@ -242,11 +238,7 @@ func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update
 
 // ToggleRule flips a rule between enabled and disabled.
 func (s *Store) ToggleRule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
-	r, err := s.q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID})
-	if isNotFound(err) {
-		return r, notFound("automation rule not found")
-	}
-	return r, wrap(err, "toggle rule")
+	return orNotFound(s.q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
 }
 
 // DeleteRule deletes a rule and its traces.

@@ -125,3 +125,15 @@ func (r translatedRows) Scan(dest ...any) error { return interpret(r.Rows.Scan(d
 // queries returns the generated queries on conn (the pool, a transaction or a batch), with every error
 // translated.
 func queries(conn dbsqlc.DBTX) *dbsqlc.Queries { return dbsqlc.New(translating{conn}) }
+
+// orNotFound answers a single-row read: its row, or a refusal saying notFoundMsg when there is none;
+// any other error is wrapped with what. Use it as
+// `return orNotFound(s.q.AgentGet(ctx, p))("agent not found", "get agent")`.
+func orNotFound[T any](row T, err error) func(notFoundMsg, what string) (T, error) {
+	return func(notFoundMsg, what string) (T, error) {
+		if isNotFound(err) {
+			return row, notFound(notFoundMsg)
+		}
+		return row, wrap(err, what)
+	}
+}

@@ -60,11 +60,7 @@ func (s *Store) MissionCardProject(ctx context.Context, workspaceID, cardID stri
 
 // AgentByUser finds the agent whose service user is userID in the workspace.
 func (s *Store) AgentByUser(ctx context.Context, workspaceID, userID string) (Agent, error) {
-	a, err := s.q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return a, notFound("agent not found")
-	}
-	return a, wrap(err, "find agent")
+	return orNotFound(s.q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
 }
 
 // DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
@@ -132,11 +128,7 @@ func (s *Store) CreateMission(ctx context.Context, in NewMission) (AgentMission,
 
 // Mission reads a mission of a workspace.
 func (s *Store) Mission(ctx context.Context, workspaceID, missionID string) (AgentMission, error) {
-	m, err := s.q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return m, notFound("mission not found")
-	}
-	return m, wrap(err, "get mission")
+	return orNotFound(s.q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
 }
 
 // AgentMissions lists an agent's missions, newest first.

@@ -100,11 +100,7 @@ func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, er
 
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
-	p, err := s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return p, notFound("project not found")
-	}
-	return p, wrap(err, "get project")
+	return orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline

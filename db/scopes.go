@@ -48,11 +48,7 @@ func (s *Store) Scopes(ctx context.Context, projectID string) ([]Scope, error) {
 
 // Scope reads a scope of a project; a scope of another project is not found.
 func (s *Store) Scope(ctx context.Context, projectID, scopeID string) (Scope, error) {
-	sc, err := s.q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID})
-	if isNotFound(err) {
-		return sc, notFound("scope not found")
-	}
-	return sc, wrap(err, "get scope")
+	return orNotFound(s.q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
 }
 
 // ScopePatch is a change to a scope; zero fields are left alone. A non-nil Settings replaces the
@@ -108,11 +104,7 @@ func (s *Store) SetScopeView(ctx context.Context, projectID, scopeID, view strin
 	if !slices.Contains(ScopeViews, view) {
 		return Scope{}, invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
 	}
-	sc, err := s.q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view})
-	if isNotFound(err) {
-		return sc, notFound("scope not found")
-	}
-	return sc, wrap(err, "set scope view")
+	return orNotFound(s.q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
 }
 
 // DeleteScope deletes a scope with all its content: its cards go with it, and with them their
