@@ -133,6 +133,14 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) 
 // MigrationFS exposes the embedded migrations (tests key their template database on them).
 func MigrationFS() fs.FS { return migrationFS }
 
+// inSnapshot runs fn in a read-only REPEATABLE READ transaction: every query fn makes sees the same
+// snapshot, so a read made of several queries is consistent.
+func (s *Store) inSnapshot(ctx context.Context, fn func(q *dbsqlc.Queries) error) error {
+	return pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return fn(queries(tx))
+	})
+}
+
 // NewID returns a new time-ordered identifier (UUIDv7) as a string.
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 

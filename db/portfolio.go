@@ -6,8 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -42,8 +40,7 @@ func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioP
 		projects []dbsqlc.PortfolioProjectsRow
 		columns  []dbsqlc.PortfolioColumnsRow
 	)
-	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := queries(tx)
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
 		if projects, err = q.PortfolioProjects(ctx, workspaceID); err != nil {
 			return fmt.Errorf("aggregate projects: %w", err)

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -36,8 +34,7 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 		scopes []Scope
 		cards  []dbsqlc.RoadmapCardsRow
 	)
-	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := queries(tx)
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
 		if scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
 			return fmt.Errorf("list scopes: %w", err)

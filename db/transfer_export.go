@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -18,9 +16,9 @@ import (
 // number of queries whatever its size.
 func (s *Store) ExportProject(ctx context.Context, workspaceID, projectID string) (TransferDoc, error) {
 	var doc TransferDoc
-	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
-		doc, err = exportTx(ctx, queries(tx), workspaceID, projectID)
+		doc, err = exportTx(ctx, q, workspaceID, projectID)
 		return err
 	})
 	return doc, err
