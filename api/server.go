@@ -23,6 +23,7 @@ import (
 	"github.com/go-chi/httprate"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/storage"
@@ -43,7 +44,7 @@ type Options struct {
 	// Relay relays mission events to SSE subscribers (nil: a relay of the server's own, started lazily).
 	Relay *stream.Relay
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
-	AccessCache *AccessCache
+	AccessCache *accesscache.Cache
 }
 
 // Server holds what handlers need.
