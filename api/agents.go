@@ -138,19 +138,19 @@ func proposalsOut(ps []db.AgentProposal) []ProposalOut {
 
 // AgentPath names an agent.
 type AgentPath struct {
-	WSPath
+	WorkspacePath
 	AgentID string `path:"agentId"`
 }
 
 // MissionPath names a mission.
 type MissionPath struct {
-	WSPath
+	WorkspacePath
 	MissionID string `path:"missionId"`
 }
 
 // ProposalPath names a proposal.
 type ProposalPath struct {
-	WSPath
+	WorkspacePath
 	ProposalID string `path:"proposalId"`
 }
 
@@ -192,11 +192,11 @@ func (s *Server) registerAgents() {
 	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 
-	register(s, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: WS + "/agents",
+	register(s, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
 		Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. " + agentsDoc}, admin,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
 				Slug         Slug           `json:"slug" required:"true"`
@@ -230,13 +230,13 @@ func (s *Server) registerAgents() {
 			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: WS + "/agents",
+	register(s, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: pathWorkspace + "/agents",
 		Summary: "List agents", Tags: tags}, read,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []AgentOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []AgentOut }, error) {
 			return listOf(agentOut)(s.store.Agents(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
-	register(s, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: WS + "/agents/{agentId}",
+	register(s, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Get an agent", Tags: tags}, read,
 		func(ctx context.Context, in *AgentPath) (*struct{ Body AgentOut }, error) {
 			a, err := s.store.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID)
@@ -246,7 +246,7 @@ func (s *Server) registerAgents() {
 			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: WS + "/agents/{agentId}",
+	register(s, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Update an agent's configuration", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. Any subset of the creation fields; `limits` may be partial."}, admin,
 		func(ctx context.Context, in *struct {
@@ -306,7 +306,7 @@ func (s *Server) registerAgents() {
 			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: WS + "/agents/{agentId}",
+	register(s, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Delete an agent", Tags: tags, Description: "Workspace admins. Its missions are deleted with it; " +
 			"the cards and comments it wrote keep their author."}, admin,
 		func(ctx context.Context, in *AgentPath) (*OKOutput, error) {
@@ -317,11 +317,11 @@ func (s *Server) registerAgents() {
 		})
 
 	// Skills.
-	register(s, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: WS + "/skills",
+	register(s, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: pathWorkspace + "/skills",
 		Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. A skill's instructions are added to the system prompt of the agents it is assigned to."}, admin,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
 				Description  string `json:"description,omitempty" maxLength:"2000"`
@@ -339,13 +339,13 @@ func (s *Server) registerAgents() {
 			return &struct{ Body SkillOut }{Body: skillOut(sk)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: WS + "/skills",
+	register(s, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: pathWorkspace + "/skills",
 		Summary: "List skills", Tags: tags}, read,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []SkillOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []SkillOut }, error) {
 			return listOf(skillOut)(s.store.Skills(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
-	register(s, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: WS + "/agents/{agentId}/skills/{skillId}",
+	register(s, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}",
 		Summary: "Assign a skill to an agent", Tags: tags, Description: "Workspace admins. Assigning it again changes nothing."}, admin,
 		func(ctx context.Context, in *struct {
 			AgentPath
@@ -385,7 +385,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 		return &struct{ Body MissionOut }{Body: missionOut(m)}
 	}
 
-	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: WS + "/agents/{agentId}/missions",
+	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc}, write,
 		func(ctx context.Context, in *struct {
@@ -416,7 +416,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return created(m), nil
 		})
 
-	register(s, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: WS + "/agents/{agentId}/missions",
+	register(s, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "List an agent's missions, newest first", Tags: tags}, read,
 		func(ctx context.Context, in *struct {
 			AgentPath
@@ -429,7 +429,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return listOf(missionOut)(s.store.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
 		})
 
-	register(s, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: WS + "/missions/{missionId}",
+	register(s, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}",
 		Summary: "Get a mission's details and progress", Tags: tags}, read,
 		func(ctx context.Context, in *MissionPath) (*struct{ Body MissionOut }, error) {
 			m, err := s.store.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID)
@@ -439,7 +439,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return created(m), nil
 		})
 
-	register(s, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: WS + "/missions/{missionId}/cancel",
+	register(s, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: pathWorkspace + "/missions/{missionId}/cancel",
 		Summary: "Cancel a mission", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are " +
 			"rejected and a running job stops at its next step. A finished mission answers 409."}, write,
@@ -451,7 +451,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return created(m), nil
 		})
 
-	register(s, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: WS + "/missions/{missionId}/proposals",
+	register(s, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/proposals",
 		Summary: "List a mission's proposals", Tags: tags}, read,
 		func(ctx context.Context, in *MissionPath) (*struct{ Body []ProposalOut }, error) {
 			ps, err := s.store.MissionProposals(ctx, accessFrom(ctx).WorkspaceID, in.MissionID)
@@ -461,7 +461,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return &struct{ Body []ProposalOut }{Body: proposalsOut(ps)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: WS + "/proposals/{proposalId}/approve",
+	register(s, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
 		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Applies the action as the agent, in one transaction with the decision. Deciding twice answers 409. " +
 			"When the mission awaits approval and nothing is pending any more, it is completed."}, write,
@@ -473,7 +473,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return &struct{ Body ProposalOut }{Body: proposalOut(p)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: WS + "/proposals/{proposalId}/reject",
+	register(s, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
 		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusConflict}}, write,
 		func(ctx context.Context, in *struct {
 			ProposalPath
@@ -492,10 +492,10 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return &struct{ Body ProposalOut }{Body: proposalOut(p)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: WS + "/agent-runtime/proposals",
+	register(s, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
 		Summary: "List the workspace's pending proposals", Tags: tags}, read,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Limit int32 `query:"limit" minimum:"1" maximum:"500" default:"100"`
 		}) (*struct{ Body []ProposalOut }, error) {
 			limit := in.Limit
@@ -509,11 +509,11 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return &struct{ Body []ProposalOut }{Body: proposalsOut(ps)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: WS + "/agent-runtime/run",
+	register(s, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/run",
 		Summary: "Run an agent on an objective", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " + missionsDoc}, write,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				AgentUserID string  `json:"agentUserId" required:"true"`
 				Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
@@ -551,7 +551,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 			return created(m), nil
 		})
 
-	register(s, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: WS + "/agent-runtime/card-mission",
+	register(s, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/card-mission",
 		Summary: "Start a card mission", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the " +
 			"mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
@@ -562,7 +562,7 @@ func (s *Server) registerMissions(tags []string, read, write Access) {
 				Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(MissionOut{}), true, "")}}},
 		}}, write,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				CardID    string  `json:"cardId" required:"true"`
 				ProjectID string  `json:"projectId" required:"true"`

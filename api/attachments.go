@@ -61,7 +61,7 @@ type AttachmentPath struct {
 func (s *Server) registerAttachments() {
 	tags := []string{"Attachments"}
 
-	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: CARD + "/attachments",
+	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: pathCard + "/attachments",
 		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."}, projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body []AttachmentOut }, error) {
 			return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
@@ -70,7 +70,7 @@ func (s *Server) registerAttachments() {
 	// The upload's input has no Body field, so huma leaves the request body alone and the handler
 	// streams it; the multipart request body is documented by hand after registration, because a
 	// documented object body would make huma read the whole body first.
-	upload := huma.Operation{OperationID: "attachments-upload", Method: http.MethodPost, Path: CARD + "/attachments",
+	upload := huma.Operation{OperationID: "attachments-upload", Method: http.MethodPost, Path: pathCard + "/attachments",
 		Summary: "Attach a file to a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: fmt.Sprintf("`multipart/form-data` with the file in a part named `file`, at most %d bytes (10 MB); "+
 			"a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. "+
@@ -90,7 +90,7 @@ func (s *Server) registerAttachments() {
 		}
 	}
 
-	register(s, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: CARD + "/attachments/{attachmentId}",
+	register(s, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Download an attachment", Tags: tags,
 		Description: "The raw file with its stored type, as a download (`Content-Disposition: attachment`).",
 		Responses: map[string]*huma.Response{"200": {
@@ -103,7 +103,7 @@ func (s *Server) registerAttachments() {
 		}}},
 		projectRead, s.downloadAttachment)
 
-	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: CARD + "/attachments/{attachmentId}",
+	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Delete an attachment", Tags: tags,
 		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields [\"attachments\"]."},
 		cardWrite,

@@ -51,7 +51,7 @@ type TraceRef struct {
 }
 
 type RulePath struct {
-	PRJPath
+	ProjectPath
 	RuleID string `path:"ruleId"`
 }
 
@@ -65,12 +65,12 @@ func (s *Server) registerAutomations() {
 	tags := []string{"Automations"}
 	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
 	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
-	base := PRJ + "/automations"
+	base := pathProject + "/automations"
 
 	register(s, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,
 		Summary: "Create an automation rule", Tags: tags, DefaultStatus: http.StatusCreated, Description: ruleActionDoc}, write,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
 				Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
@@ -94,7 +94,7 @@ func (s *Server) registerAutomations() {
 
 	register(s, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
 		Summary: "List automation rules", Tags: tags}, read,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []RuleOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []RuleOut }, error) {
 			return listOf(ruleOut)(s.store.Rules(ctx, accessFrom(ctx).ProjectID))
 		})
 

@@ -87,7 +87,7 @@ type ChecklistItemPath struct {
 
 // LabelPath are the path parameters of a label's routes.
 type LabelPath struct {
-	PRJPath
+	ProjectPath
 	LabelID string `path:"labelId"`
 }
 
@@ -99,7 +99,7 @@ type CardLabelPath struct {
 
 // CustomFieldPath are the path parameters of a custom field's routes.
 type CustomFieldPath struct {
-	PRJPath
+	ProjectPath
 	FieldID string `path:"fieldId"`
 }
 
@@ -115,7 +115,7 @@ func (s *Server) registerCardParts() {
 func (s *Server) registerChecklist() {
 	tags := []string{"Checklist"}
 
-	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: CARD + "/checklist",
+	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: pathCard + "/checklist",
 		Summary: "Add a checklist item at the end", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Answers the card. A card has at most 100 checklist items."},
 		cardWrite,
@@ -132,7 +132,7 @@ func (s *Server) registerChecklist() {
 			return cardPartAnswer(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
 		})
 
-	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: CARD + "/checklist/{itemId}",
+	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: pathCard + "/checklist/{itemId}",
 		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
 		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
 		cardWrite,
@@ -152,7 +152,7 @@ func (s *Server) registerChecklist() {
 			return cardPartAnswer(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
 		})
 
-	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: CARD + "/checklist/{itemId}",
+	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: pathCard + "/checklist/{itemId}",
 		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."}, cardWrite,
 		func(ctx context.Context, in *ChecklistItemPath) (*struct{ Body CardOut }, error) {
 			return cardPartAnswer(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
@@ -162,12 +162,12 @@ func (s *Server) registerChecklist() {
 func (s *Server) registerLabels() {
 	tags := []string{"Labels"}
 
-	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: PRJ + "/labels",
+	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: pathProject + "/labels",
 		Summary: "Create a label", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Label names are unique in a project (409 otherwise)."},
 		cardWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
 				Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
@@ -184,13 +184,13 @@ func (s *Server) registerLabels() {
 			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: PRJ + "/labels",
+	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: pathProject + "/labels",
 		Summary: "List the project's labels by name", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []LabelOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []LabelOut }, error) {
 			return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
 		})
 
-	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: PRJ + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: pathProject + "/labels/{labelId}",
 		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}}, cardWrite,
 		func(ctx context.Context, in *struct {
 			LabelPath
@@ -215,7 +215,7 @@ func (s *Server) registerLabels() {
 			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: PRJ + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: pathProject + "/labels/{labelId}",
 		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."}, cardWrite,
 		func(ctx context.Context, in *LabelPath) (*OKOutput, error) {
 			if err := s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID); err != nil {
@@ -224,7 +224,7 @@ func (s *Server) registerLabels() {
 			return okOutput(), nil
 		})
 
-	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: CARD + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: pathCard + "/labels/{labelId}",
 		Summary: "Put a label on a card", Tags: tags,
 		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
 		cardWrite,
@@ -232,7 +232,7 @@ func (s *Server) registerLabels() {
 			return cardPartAnswer(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
 		})
 
-	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: CARD + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: pathCard + "/labels/{labelId}",
 		Summary: "Take a label off a card", Tags: tags,
 		Description: "Removing a label the card does not have changes nothing. Answers the card."},
 		cardWrite,
@@ -244,12 +244,12 @@ func (s *Server) registerLabels() {
 func (s *Server) registerCustomFields() {
 	tags := []string{"Custom fields"}
 
-	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: PRJ + "/custom-fields",
+	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: pathProject + "/custom-fields",
 		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
 		cardWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
 				Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
@@ -268,13 +268,13 @@ func (s *Server) registerCustomFields() {
 			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: PRJ + "/custom-fields",
+	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: pathProject + "/custom-fields",
 		Summary: "List the project's custom fields", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []CustomFieldOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []CustomFieldOut }, error) {
 			return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
 		})
 
-	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: PRJ + "/custom-fields/{fieldId}",
+	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: pathProject + "/custom-fields/{fieldId}",
 		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
 		cardWrite,
@@ -301,7 +301,7 @@ func (s *Server) registerCustomFields() {
 			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: PRJ + "/custom-fields/{fieldId}",
+	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: pathProject + "/custom-fields/{fieldId}",
 		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."}, cardWrite,
 		func(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
 			if err := s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID); err != nil {
@@ -310,7 +310,7 @@ func (s *Server) registerCustomFields() {
 			return okOutput(), nil
 		})
 
-	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: CARD + "/custom-fields",
+	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: pathCard + "/custom-fields",
 		Summary: "Set or clear a card's custom field values", Tags: tags,
 		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
 			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
@@ -329,7 +329,7 @@ func (s *Server) registerCustomFields() {
 func (s *Server) registerRelations() {
 	tags := []string{"Relations"}
 
-	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: CARD + "/relations",
+	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: pathCard + "/relations",
 		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
 		cardWrite,
@@ -349,7 +349,7 @@ func (s *Server) registerRelations() {
 			return &struct{ Body RelationOut }{Body: relationOut(r)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: CARD + "/relations",
+	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: pathCard + "/relations",
 		Summary: "List a card's relations", Tags: tags,
 		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
 		projectRead,
@@ -357,10 +357,10 @@ func (s *Server) registerRelations() {
 			return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
 		})
 
-	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: PRJ + "/relations/{relationId}",
+	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: pathProject + "/relations/{relationId}",
 		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."}, cardWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			RelationID string `path:"relationId"`
 		}) (*OKOutput, error) {
 			if err := s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID); err != nil {

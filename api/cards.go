@@ -14,12 +14,12 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// CARD is the prefix of card-scoped routes.
-const CARD = PRJ + "/cards/{cardId}"
+// pathCard is the prefix of card-scoped routes.
+const pathCard = pathProject + "/cards/{cardId}"
 
 // CardPath are the path parameters of card-scoped routes.
 type CardPath struct {
-	PRJPath
+	ProjectPath
 	CardID string `path:"cardId"`
 }
 
@@ -128,7 +128,7 @@ func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
 func (s *Server) registerCards() {
 	tags := []string{"Cards"}
 
-	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: PRJ + "/cards",
+	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
 		Summary: "List every card of the project", Tags: tags,
 		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters.",
 		Responses: map[string]*huma.Response{"200": {Description: "Every card (CardOut)", Content: map[string]*huma.MediaType{
@@ -136,7 +136,7 @@ func (s *Server) registerCards() {
 		}}}},
 		projectRead,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
 		}) (*huma.StreamResponse, error) {
 			bp := listBuffers.Get().(*[]byte)
@@ -168,28 +168,28 @@ func (s *Server) registerCards() {
 			}}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",
+	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
 		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
 		cardWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body cardCreateBody
 		}) (*struct{ Body CardOut }, error) {
 			return s.createCard(ctx, "", in.Body)
 		})
 
-	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: PRJ + "/columns/{columnId}/cards",
+	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: pathProject + "/columns/{columnId}/cards",
 		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
 		cardWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			ColumnID string `path:"columnId"`
 			Body     cardCreateBody
 		}) (*struct{ Body CardOut }, error) {
 			return s.createCard(ctx, in.ColumnID, in.Body)
 		})
 
-	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: CARD,
+	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: pathCard,
 		Summary: "Get a card", Tags: tags}, projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body CardOut }, error) {
 			c, err := s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID)
@@ -199,7 +199,7 @@ func (s *Server) registerCards() {
 			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: CARD,
+	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: pathCard,
 		Summary: "Update, move or reorder a card", Tags: tags,
 		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
 			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
@@ -249,7 +249,7 @@ func (s *Server) registerCards() {
 			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: CARD,
+	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: pathCard,
 		Summary: "Delete a card permanently", Tags: tags}, cardWrite,
 		func(ctx context.Context, in *CardPath) (*OKOutput, error) {
 			if err := s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID); err != nil {

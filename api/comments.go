@@ -34,13 +34,13 @@ type CommentPath struct {
 func (s *Server) registerComments() {
 	tags := []string{"Comments"}
 
-	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: CARD + "/comments",
+	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: pathCard + "/comments",
 		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."}, projectRead,
 		func(ctx context.Context, in *CardPath) (*struct{ Body []CommentOut }, error) {
 			return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 		})
 
-	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: CARD + "/comments",
+	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: pathCard + "/comments",
 		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
 			"card's assignee and the project's members."},
@@ -58,7 +58,7 @@ func (s *Server) registerComments() {
 			return &struct{ Body CommentOut }{Body: commentOut(c)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: CARD + "/comments/{commentId}",
+	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: pathCard + "/comments/{commentId}",
 		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
 		cardWrite,
 		func(ctx context.Context, in *CommentPath) (*OKOutput, error) {

@@ -15,7 +15,7 @@ import (
 
 // MissionStreamInput addresses a mission's event stream.
 type MissionStreamInput struct {
-	WSPath
+	WorkspacePath
 	MissionID   string `path:"missionId" doc:"The mission's id"`
 	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
 }
@@ -27,7 +27,7 @@ func (s *Server) registerMissionStreams() {
 	if s.opts.Relay == nil {
 		s.opts.Relay = stream.New(s.store, stream.Config{Logger: s.logger})
 	}
-	register(s, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: WS + "/missions/{missionId}/events",
+	register(s, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/events",
 		Summary: "Watch a mission's progress (server-sent events)", Tags: []string{"Agents"},
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
 			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +

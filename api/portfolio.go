@@ -87,12 +87,12 @@ func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
 func (s *Server) registerPortfolio() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: WS + "/projects/portfolio",
+	register(s, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: pathWorkspace + "/projects/portfolio",
 		Summary: "Summarise every project of the workspace", Tags: tags,
 		Description: "Per project: deadline and days left, active cards by column and priority, overdue cards " +
 			"(due in the past and not in the last column) and checklist progress. Archived cards are not counted."},
 		projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []PortfolioProjectOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []PortfolioProjectOut }, error) {
 			ps, err := s.store.Portfolio(ctx, accessFrom(ctx).WorkspaceID)
 			if err != nil {
 				return nil, fail(err)
@@ -112,12 +112,12 @@ func (s *Server) registerPortfolio() {
 			return &struct{ Body []PortfolioProjectOut }{Body: out}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: PRJ + "/roadmap",
+	register(s, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: pathProject + "/roadmap",
 		Summary: "Get the project's roadmap", Tags: tags,
 		Description: "Scopes (sorted by start, undated last) with their dated cards, and dated cards outside any scope. " +
 			"A card is dated when it has a start or due date; cards are sorted by start (start date, else due date). Archived cards are left out."},
 		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body RoadmapOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body RoadmapOut }, error) {
 			rm, err := s.store.Roadmap(ctx, accessFrom(ctx).ProjectID)
 			if err != nil {
 				return nil, fail(err)
@@ -130,13 +130,13 @@ func (s *Server) registerPortfolio() {
 			return &struct{ Body RoadmapOut }{Body: out}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: PRJ + "/export",
+	register(s, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: pathProject + "/export",
 		Summary: "Export the project as a JSON snapshot", Tags: tags,
 		Description: "Everything the project holds (columns, labels, custom fields, scopes, cards with checklists, labels, " +
 			"custom values and comments, and relations), with references by index and name rather than id, so it can be " +
 			"imported again with POST …/projects/import. Card assignees and attachments are not carried."},
 		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body db.TransferDoc }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body db.TransferDoc }, error) {
 			a := accessFrom(ctx)
 			doc, err := s.store.ExportProject(ctx, a.WorkspaceID, a.ProjectID)
 			if err != nil {
@@ -145,7 +145,7 @@ func (s *Server) registerPortfolio() {
 			return &struct{ Body db.TransferDoc }{Body: doc}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: WS + "/projects/import",
+	register(s, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: pathWorkspace + "/projects/import",
 		Summary: "Create a project from an export", Tags: tags, DefaultStatus: http.StatusCreated, MaxBodyBytes: maxImportBodyBytes,
 		Description: "Takes the document GET …/export returns; only project.name, columns[].name and cards[].title and " +
 			"columnIndex are required. At most 50 columns and 500 cards. Cards refer to columns and scopes by index, " +
@@ -153,7 +153,7 @@ func (s *Server) registerPortfolio() {
 			"at all, without template columns; the importer becomes its member and the author of the imported comments."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body db.TransferDoc
 		}) (*struct{ Body ProjectOut }, error) {
 			p, err := s.store.ImportProject(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body)

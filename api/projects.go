@@ -12,12 +12,12 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// PRJ is the prefix of project-scoped routes.
-const PRJ = WS + "/projects/{projectId}"
+// pathProject is the prefix of project-scoped routes.
+const pathProject = pathWorkspace + "/projects/{projectId}"
 
-// PRJPath are the path parameters of project-scoped routes.
-type PRJPath struct {
-	WSPath
+// ProjectPath are the path parameters of project-scoped routes.
+type ProjectPath struct {
+	WorkspacePath
 	ProjectID string `path:"projectId"`
 }
 
@@ -80,12 +80,12 @@ func nonBlank(field, v string) (string, error) {
 func (s *Server) registerProjects() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: WS + "/projects",
+	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
 		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
 				Description string     `json:"description,omitempty" maxLength:"20000"`
@@ -105,21 +105,21 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: WS + "/projects",
+	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
 		Summary: "List the workspace's projects", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []ProjectOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []ProjectOut }, error) {
 			return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
 		})
 
-	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: WS + "/projects/templates",
+	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
 		Summary: "List project templates", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []db.Template }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []db.Template }, error) {
 			return &struct{ Body []db.Template }{Body: db.Templates}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: PRJ,
+	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
 		Summary: "Get a project", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body ProjectOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body ProjectOut }, error) {
 			a := accessFrom(ctx)
 			p, err := s.store.Project(ctx, a.WorkspaceID, a.ProjectID)
 			if err != nil {
@@ -128,11 +128,11 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: PRJ,
+	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
 		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
 				Description Nullable[string]    `json:"description,omitempty"`
@@ -162,9 +162,9 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: PRJ + "/members",
+	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
 		Summary: "List project members", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ProjectMemberOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []ProjectMemberOut }, error) {
 			rows, err := s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID)
 			if err != nil {
 				return nil, fail(err)
@@ -176,12 +176,12 @@ func (s *Server) registerProjects() {
 			return &struct{ Body []ProjectMemberOut }{Body: out}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: PRJ + "/members",
+	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
 		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 			}
@@ -194,10 +194,10 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ProjectMemberOut }{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name, AddedAt: time.Now().UTC()}}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: PRJ + "/members/{userId}",
+	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
 		Summary: "Remove a project member", Tags: tags}, projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			UserID string `path:"userId"`
 		}) (*OKOutput, error) {
 			if err := s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID); err != nil {
@@ -208,10 +208,10 @@ func (s *Server) registerProjects() {
 
 	// Columns.
 	ctags := []string{"Columns"}
-	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: PRJ + "/columns",
+	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
 		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated}, projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
 			}
@@ -227,17 +227,17 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: PRJ + "/columns",
+	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
 		Summary: "List columns by order", Tags: ctags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ColumnOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []ColumnOut }, error) {
 			return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
 		})
 
-	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: PRJ + "/columns/{columnId}",
+	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
 		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			ColumnID string `path:"columnId"`
 			Body     struct {
 				Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
@@ -259,10 +259,10 @@ func (s *Server) registerProjects() {
 			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: PRJ + "/columns/{columnId}",
+	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
 		Summary: "Delete a column and its cards", Tags: ctags}, projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			ColumnID string `path:"columnId"`
 		}) (*OKOutput, error) {
 			if err := s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID); err != nil {

@@ -14,7 +14,7 @@ import (
 
 // ScopePath are the path parameters of scope-scoped routes.
 type ScopePath struct {
-	PRJPath
+	ProjectPath
 	ScopeID string `path:"scopeId"`
 }
 
@@ -52,13 +52,13 @@ const maxScopeDescription = 5000
 func (s *Server) registerScopes() {
 	tags := []string{"Scopes"}
 
-	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: PRJ + "/scopes",
+	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
 		Summary: "Create a scope", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A scope is a work package or phase of the project. `endDate` may not be before `startDate`; " +
 			"`settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view."},
 		projectWrite,
 		func(ctx context.Context, in *struct {
-			PRJPath
+			ProjectPath
 			Body struct {
 				Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
 				Description string          `json:"description,omitempty" maxLength:"5000"`
@@ -79,14 +79,14 @@ func (s *Server) registerScopes() {
 			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: PRJ + "/scopes",
+	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
 		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ScopeOut }, error) {
+		func(ctx context.Context, _ *ProjectPath) (*struct{ Body []ScopeOut }, error) {
 			return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}",
+	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Get a scope", Tags: tags}, projectRead,
 		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeOut }, error) {
 			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
@@ -96,7 +96,7 @@ func (s *Server) registerScopes() {
 			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}",
+	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Update a scope", Tags: tags,
 		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
 			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
@@ -146,7 +146,7 @@ func (s *Server) registerScopes() {
 			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: PRJ + "/scopes/{scopeId}",
+	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Delete a scope and all its content", Tags: tags,
 		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
 		projectWrite,
@@ -157,7 +157,7 @@ func (s *Server) registerScopes() {
 			return okOutput(), nil
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}/views",
+	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "List a scope's views and the active one", Tags: tags}, projectRead,
 		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeViewsOut }, error) {
 			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
@@ -167,7 +167,7 @@ func (s *Server) registerScopes() {
 			return &struct{ Body ScopeViewsOut }{Body: scopeViewsOut(sc)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}/views",
+	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "Change a scope's active view", Tags: tags}, projectWrite,
 		func(ctx context.Context, in *struct {
 			ScopePath

@@ -58,14 +58,14 @@ type AcceptedInvitationOut struct {
 	Role             string       `json:"role"`
 }
 
-// WSPath are the path parameters of every workspace-scoped route.
-type WSPath struct {
+// WorkspacePath are the path parameters of every workspace-scoped route.
+type WorkspacePath struct {
 	OrgSlug string `path:"orgSlug"`
 	WsSlug  string `path:"wsSlug"`
 }
 
-// WS is the prefix of workspace-scoped routes.
-const WS = "/orgs/{orgSlug}/workspaces/{wsSlug}"
+// pathWorkspace is the prefix of workspace-scoped routes.
+const pathWorkspace = "/orgs/{orgSlug}/workspaces/{wsSlug}"
 
 func (s *Server) registerWorkspaces() {
 	tags := []string{"Workspaces"}
@@ -111,10 +111,10 @@ func (s *Server) registerWorkspaces() {
 			return &struct{ Body []WorkspaceOut }{Body: out}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: WS,
+	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
 		Summary: "Get a workspace with my roles", Tags: tags},
 		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
-		func(ctx context.Context, _ *WSPath) (*struct{ Body WorkspaceOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body WorkspaceOut }, error) {
 			a := accessFrom(ctx)
 			ws, err := s.store.Workspace(ctx, a.WorkspaceID)
 			if err != nil {
@@ -123,10 +123,10 @@ func (s *Server) registerWorkspaces() {
 			return &struct{ Body WorkspaceOut }{Body: workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: WS + "/members",
+	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
 		Summary: "List workspace members", Tags: tags},
 		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []WorkspaceMemberOut }, error) {
+		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []WorkspaceMemberOut }, error) {
 			rows, err := s.store.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID)
 			if err != nil {
 				return nil, fail(err)
@@ -138,13 +138,13 @@ func (s *Server) registerWorkspaces() {
 			return &struct{ Body []WorkspaceMemberOut }{Body: out}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: WS + "/members/invite",
+	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
 		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
 			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
 		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			Body struct {
 				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 				Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
@@ -193,12 +193,12 @@ func (s *Server) registerWorkspaces() {
 				Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
 		})
 
-	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: WS + "/members/{userId}",
+	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
 		Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
 		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
 		func(ctx context.Context, in *struct {
-			WSPath
+			WorkspacePath
 			UserID string `path:"userId"`
 			Body   struct {
 				Role         *string `json:"role,omitempty" enum:"admin,member"`
