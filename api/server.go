@@ -69,6 +69,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	if opts.Storage == nil {
 		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
 	}
+	if opts.Relay == nil {
+		opts.Relay = stream.New(store, stream.Config{Logger: logger}) // started on the first subscription
+	}
 	installErrors(logger)
 	s := &Server{
 		store: store, signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
@@ -119,7 +122,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerNotifications()
 	s.registerAutomations()
 	s.registerAgents()
-	s.registerMissionStreams()
+	s.registerMissions()
 	return router
 }
 
