@@ -67,18 +67,6 @@ func cardPartAnswer(c db.Card, err error) (*struct{ Body CardOut }, error) {
 	return &struct{ Body CardOut }{Body: cardOut(c)}, nil
 }
 
-// nonBlankOpt trims a given name and refuses it when nothing is left; nil stays nil.
-func nonBlankOpt(field string, v *string) (*string, error) {
-	if v == nil {
-		return nil, nil
-	}
-	n, err := nonBlank(field, *v)
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
 // ChecklistItemPath are the path parameters of a checklist item's routes.
 type ChecklistItemPath struct {
 	CardPath
