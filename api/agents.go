@@ -107,6 +107,7 @@ const agentsDoc = "An agent is a workspace-scoped service user (`userId`) that w
 	"proposes the rest; approval proposes every action. `tools` (default: all) are names from the tool catalog: " +
 	"update_card, add_checklist_items, add_comment, move_card, create_card. See docs/agents.md."
 
+// registerAgents registers a workspace's agents and skills.
 func (s *Server) registerAgents() {
 	tags := []string{"Agents"}
 	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
@@ -114,169 +115,167 @@ func (s *Server) registerAgents() {
 
 	register(s, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
 		Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. " + agentsDoc}, admin,
-		func(ctx context.Context, in *struct {
-			WorkspacePath
-			Body struct {
-				Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug         Slug           `json:"slug" required:"true"`
-				Description  string         `json:"description,omitempty" maxLength:"2000"`
-				AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
-				Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
-				McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
-				Limits       *AgentLimitsIn `json:"limits,omitempty"`
-			}
-		}) (*struct{ Body AgentOut }, error) {
-			b := in.Body
-			name, err := nonBlank("name", b.Name)
-			if err != nil {
-				return nil, err
-			}
-			tools, err := checkTools(b.Tools)
-			if err != nil {
-				return nil, err
-			}
-			cfg := db.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
-				McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
-				MaxMissionsPerHour: defaultAgentMaxMissionsPerHour}
-			if cfg.AutonomyMode == "" {
-				cfg.AutonomyMode = db.AutonomySupervised
-			}
-			applyLimits(&cfg, b.Limits)
-			a, err := s.store.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
-		})
+		Description: "Workspace admins. " + agentsDoc},
+		admin, s.createAgent)
 
 	register(s, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: pathWorkspace + "/agents",
-		Summary: "List agents", Tags: tags}, read,
-		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []AgentOut }, error) {
-			return listOf(agentOut)(s.store.Agents(ctx, accessFrom(ctx).WorkspaceID))
-		})
+		Summary: "List agents", Tags: tags},
+		read, s.listAgents)
 
 	register(s, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}",
-		Summary: "Get an agent", Tags: tags}, read,
-		func(ctx context.Context, in *AgentPath) (*struct{ Body AgentOut }, error) {
-			a, err := s.store.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
-		})
+		Summary: "Get an agent", Tags: tags},
+		read, s.getAgent)
 
 	register(s, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Update an agent's configuration", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. Any subset of the creation fields; `limits` may be partial."}, admin,
-		func(ctx context.Context, in *struct {
-			AgentPath
-			Body struct {
-				Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
-				Slug         *Slug          `json:"slug,omitempty"`
-				Description  *string        `json:"description,omitempty" maxLength:"2000"`
-				AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
-				Tools        []string       `json:"tools,omitempty" maxItems:"20"`
-				McpOnly      *bool          `json:"mcpOnly,omitempty"`
-				Limits       *AgentLimitsIn `json:"limits,omitempty"`
-			}
-		}) (*struct{ Body AgentOut }, error) {
-			b := in.Body
-			var name *string
-			if b.Name != nil {
-				n, err := nonBlank("name", *b.Name)
-				if err != nil {
-					return nil, err
-				}
-				name = &n
-			}
-			var tools []string
-			if b.Tools != nil {
-				t, err := checkTools(b.Tools)
-				if err != nil {
-					return nil, err
-				}
-				tools = t
-			}
-			a, err := s.store.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, func(c db.AgentConfig) db.AgentConfig {
-				if name != nil {
-					c.Name = *name
-				}
-				if b.Slug != nil {
-					c.Slug = string(*b.Slug)
-				}
-				if b.Description != nil {
-					c.Description = *b.Description
-				}
-				if b.AutonomyMode != nil {
-					c.AutonomyMode = *b.AutonomyMode
-				}
-				if tools != nil {
-					c.Tools = tools
-				}
-				if b.McpOnly != nil {
-					c.McpOnly = *b.McpOnly
-				}
-				applyLimits(&c, b.Limits)
-				return c
-			}, nil)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
-		})
+		Description: "Workspace admins. Any subset of the creation fields; `limits` may be partial."},
+		admin, s.updateAgent)
 
 	register(s, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Delete an agent", Tags: tags, Description: "Workspace admins. Its missions are deleted with it; " +
-			"the cards and comments it wrote keep their author."}, admin,
-		func(ctx context.Context, in *AgentPath) (*OKOutput, error) {
-			if err := s.store.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+			"the cards and comments it wrote keep their author."},
+		admin, s.deleteAgent)
 
-	// Skills.
 	register(s, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: pathWorkspace + "/skills",
 		Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. A skill's instructions are added to the system prompt of the agents it is assigned to."}, admin,
-		func(ctx context.Context, in *struct {
-			WorkspacePath
-			Body struct {
-				Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Description  string `json:"description,omitempty" maxLength:"2000"`
-				Instructions string `json:"instructions,omitempty" maxLength:"20000"`
-			}
-		}) (*struct{ Body SkillOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			sk, err := s.store.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body SkillOut }{Body: skillOut(sk)}, nil
-		})
+		Description: "Workspace admins. A skill's instructions are added to the system prompt of the agents it is assigned to."},
+		admin, s.createSkill)
 
 	register(s, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: pathWorkspace + "/skills",
-		Summary: "List skills", Tags: tags}, read,
-		func(ctx context.Context, _ *WorkspacePath) (*struct{ Body []SkillOut }, error) {
-			return listOf(skillOut)(s.store.Skills(ctx, accessFrom(ctx).WorkspaceID))
-		})
+		Summary: "List skills", Tags: tags},
+		read, s.listSkills)
 
 	register(s, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}",
-		Summary: "Assign a skill to an agent", Tags: tags, Description: "Workspace admins. Assigning it again changes nothing."}, admin,
-		func(ctx context.Context, in *struct {
-			AgentPath
-			SkillID string `path:"skillId"`
-		}) (*struct{ Body AgentOut }, error) {
-			a, err := s.store.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body AgentOut }{Body: agentOut(a)}, nil
-		})
+		Summary: "Assign a skill to an agent", Tags: tags, Description: "Workspace admins. Assigning it again changes nothing."},
+		admin, s.assignSkill)
+}
+
+// CreateAgentInput is the request of agents-create.
+type CreateAgentInput struct {
+	WorkspacePath
+	Body struct {
+		Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Slug         Slug           `json:"slug" required:"true"`
+		Description  string         `json:"description,omitempty" maxLength:"2000"`
+		AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
+		Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
+		McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
+		Limits       *AgentLimitsIn `json:"limits,omitempty"`
+	}
+}
+
+func (s *Server) createAgent(ctx context.Context, in *CreateAgentInput) (*Output[AgentOut], error) {
+	b := in.Body
+	name, err := nonBlank("name", b.Name)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := checkTools(b.Tools)
+	if err != nil {
+		return nil, err
+	}
+	cfg := db.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
+		McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
+		MaxMissionsPerHour: defaultAgentMaxMissionsPerHour}
+	if cfg.AutonomyMode == "" {
+		cfg.AutonomyMode = db.AutonomySupervised
+	}
+	applyLimits(&cfg, b.Limits)
+	return oneOf(agentOut)(s.store.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg))
+}
+
+func (s *Server) listAgents(ctx context.Context, _ *WorkspacePath) (*Output[[]AgentOut], error) {
+	return listOf(agentOut)(s.store.Agents(ctx, accessFrom(ctx).WorkspaceID))
+}
+
+func (s *Server) getAgent(ctx context.Context, in *AgentPath) (*Output[AgentOut], error) {
+	return oneOf(agentOut)(s.store.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
+}
+
+// UpdateAgentInput is the request of agents-update.
+type UpdateAgentInput struct {
+	AgentPath
+	Body struct {
+		Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Slug         *Slug          `json:"slug,omitempty"`
+		Description  *string        `json:"description,omitempty" maxLength:"2000"`
+		AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
+		Tools        []string       `json:"tools,omitempty" maxItems:"20"`
+		McpOnly      *bool          `json:"mcpOnly,omitempty"`
+		Limits       *AgentLimitsIn `json:"limits,omitempty"`
+	}
+}
+
+func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output[AgentOut], error) {
+	b := in.Body
+	name, err := nonBlankOpt("name", b.Name)
+	if err != nil {
+		return nil, err
+	}
+	var tools []string
+	if b.Tools != nil {
+		if tools, err = checkTools(b.Tools); err != nil {
+			return nil, err
+		}
+	}
+	return oneOf(agentOut)(s.store.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, func(c db.AgentConfig) db.AgentConfig {
+		if name != nil {
+			c.Name = *name
+		}
+		if b.Slug != nil {
+			c.Slug = string(*b.Slug)
+		}
+		if b.Description != nil {
+			c.Description = *b.Description
+		}
+		if b.AutonomyMode != nil {
+			c.AutonomyMode = *b.AutonomyMode
+		}
+		if tools != nil {
+			c.Tools = tools
+		}
+		if b.McpOnly != nil {
+			c.McpOnly = *b.McpOnly
+		}
+		applyLimits(&c, b.Limits)
+		return c
+	}, nil))
+}
+
+func (s *Server) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
+	return done(s.store.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
+}
+
+// CreateSkillInput is the request of skills-create.
+type CreateSkillInput struct {
+	WorkspacePath
+	Body struct {
+		Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Description  string `json:"description,omitempty" maxLength:"2000"`
+		Instructions string `json:"instructions,omitempty" maxLength:"20000"`
+	}
+}
+
+func (s *Server) createSkill(ctx context.Context, in *CreateSkillInput) (*Output[SkillOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(skillOut)(s.store.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions))
+}
+
+func (s *Server) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]SkillOut], error) {
+	return listOf(skillOut)(s.store.Skills(ctx, accessFrom(ctx).WorkspaceID))
+}
+
+// AssignSkillInput is the request of agents-assign-skill.
+type AssignSkillInput struct {
+	AgentPath
+	SkillID string `path:"skillId"`
+}
+
+func (s *Server) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
+	return oneOf(agentOut)(s.store.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID))
 }
 
 func applyLimits(c *db.AgentConfig, l *AgentLimitsIn) {
