@@ -112,13 +112,7 @@ func (s *Server) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*
 	case u.TotpSecret == nil:
 		return nil, errBadRequest("call /auth/2fa/setup first")
 	}
-	if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
-		return nil, err
-	}
-	if err := s.store.SetTOTPEnabled(ctx, u.ID, true); err != nil {
-		return nil, err
-	}
-	return stateOutput(true), nil
+	return s.switchTwoFactor(ctx, u, in.Body.Code, true)
 }
 
 func (s *Server) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
@@ -126,13 +120,19 @@ func (s *Server) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (
 	if !u.TotpEnabled || u.TotpSecret == nil {
 		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
 	}
-	if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+	return s.switchTwoFactor(ctx, u, in.Body.Code, false)
+}
+
+// switchTwoFactor turns u's two-factor authentication on or off, once code checks out against the
+// secret u has.
+func (s *Server) switchTwoFactor(ctx context.Context, u db.User, code string, on bool) (*TwoFactorStateOutput, error) {
+	if err := s.checkTOTP(ctx, u, *u.TotpSecret, code); err != nil {
 		return nil, err
 	}
-	if err := s.store.SetTOTPEnabled(ctx, u.ID, false); err != nil {
+	if err := s.store.SetTOTPEnabled(ctx, u.ID, on); err != nil {
 		return nil, err
 	}
-	return stateOutput(false), nil
+	return stateOutput(on), nil
 }
 
 func (s *Server) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) (*SessionOutput, error) {
