@@ -58,19 +58,18 @@ type AttachmentPath struct {
 	AttachmentID string `path:"attachmentId"`
 }
 
+// registerAttachments registers a card's attachments.
 func (s *Server) registerAttachments() {
 	tags := []string{"Attachments"}
 
-	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: CARD + "/attachments",
-		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."}, projectRead,
-		func(ctx context.Context, in *CardPath) (*struct{ Body []AttachmentOut }, error) {
-			return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
-		})
+	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: pathCard + "/attachments",
+		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."},
+		projectRead, s.listAttachments)
 
 	// The upload's input has no Body field, so huma leaves the request body alone and the handler
 	// streams it; the multipart request body is documented by hand after registration, because a
 	// documented object body would make huma read the whole body first.
-	upload := huma.Operation{OperationID: "attachments-upload", Method: http.MethodPost, Path: CARD + "/attachments",
+	upload := huma.Operation{OperationID: "attachments-upload", Method: http.MethodPost, Path: pathCard + "/attachments",
 		Summary: "Attach a file to a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: fmt.Sprintf("`multipart/form-data` with the file in a part named `file`, at most %d bytes (10 MB); "+
 			"a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. "+
@@ -90,7 +89,7 @@ func (s *Server) registerAttachments() {
 		}
 	}
 
-	register(s, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: CARD + "/attachments/{attachmentId}",
+	register(s, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Download an attachment", Tags: tags,
 		Description: "The raw file with its stored type, as a download (`Content-Disposition: attachment`).",
 		Responses: map[string]*huma.Response{"200": {
@@ -103,27 +102,33 @@ func (s *Server) registerAttachments() {
 		}}},
 		projectRead, s.downloadAttachment)
 
-	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: CARD + "/attachments/{attachmentId}",
+	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Delete an attachment", Tags: tags,
 		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields [\"attachments\"]."},
-		cardWrite,
-		func(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
-			a := accessFrom(ctx)
-			att, err := s.store.DeleteAttachment(ctx, a.ProjectID, in.CardID, in.AttachmentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
-			if err != nil {
-				return nil, fail(err)
-			}
-			// The row is gone for good; a file left behind by a failed delete is only wasted space.
-			if err := s.storage.Delete(context.WithoutCancel(ctx), att.StorageKey); err != nil {
-				s.logger.WarnContext(ctx, "delete attachment file", "attachmentId", att.ID, "key", att.StorageKey, "error", err)
-			}
-			return okOutput(), nil
-		})
+		cardWrite, s.deleteAttachment)
+}
+
+func (s *Server) listAttachments(ctx context.Context, in *CardPath) (*Output[[]AttachmentOut], error) {
+	return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
+}
+
+// deleteAttachment deletes the attachment's row, then its file.
+func (s *Server) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
+	a := accessFrom(ctx)
+	att, err := s.store.DeleteAttachment(ctx, a.ProjectID, in.CardID, in.AttachmentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
+	if err != nil {
+		return nil, fail(err)
+	}
+	// The row is gone for good; a file left behind by a failed delete is only wasted space.
+	if err := s.storage.Delete(context.WithoutCancel(ctx), att.StorageKey); err != nil {
+		s.logger.WarnContext(ctx, "delete attachment file", "attachmentId", att.ID, "key", att.StorageKey, "error", err)
+	}
+	return okOutput(), nil
 }
 
 // uploadAttachment streams the `file` part of a multipart upload into storage, counting and capping
 // its bytes, then records the attachment. Nothing holds the whole file in memory.
-func (s *Server) uploadAttachment(ctx context.Context, in *CardPath) (*struct{ Body AttachmentOut }, error) {
+func (s *Server) uploadAttachment(ctx context.Context, in *CardPath) (*Output[AttachmentOut], error) {
 	r, w := rawRequest(ctx)
 	if r == nil || w == nil {
 		return nil, errors.New("upload: no underlying HTTP request")
@@ -185,7 +190,7 @@ func (s *Server) uploadAttachment(ctx context.Context, in *CardPath) (*struct{ B
 		}
 		return nil, fail(err)
 	}
-	return &struct{ Body AttachmentOut }{Body: attachmentOut(att)}, nil
+	return &Output[AttachmentOut]{Body: attachmentOut(att)}, nil
 }
 
 // uploadReadError maps a failure to read the upload to its answer: 413 when it is too large, else 400.

@@ -50,8 +50,15 @@ type TraceRef struct {
 	ID   *string `json:"id"`
 }
 
+func traceOut(t db.AutomationTrace) TraceOut {
+	ruleID := t.RuleID
+	return TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID}, Target: TraceRef{Type: "card", ID: t.CardID},
+		Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason, Timestamp: t.CreatedAt}
+}
+
+// RulePath are the path parameters of a rule's routes.
 type RulePath struct {
-	PRJPath
+	ProjectPath
 	RuleID string `path:"ruleId"`
 }
 
@@ -61,141 +68,132 @@ const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: tod
 	"optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), " +
 	"`labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md."
 
+// registerAutomations registers a project's automation rules and their traces.
 func (s *Server) registerAutomations() {
 	tags := []string{"Automations"}
 	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
 	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
-	base := PRJ + "/automations"
+	base := pathProject + "/automations"
 
 	register(s, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,
-		Summary: "Create an automation rule", Tags: tags, DefaultStatus: http.StatusCreated, Description: ruleActionDoc}, write,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-				Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-				Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
-				Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
-				Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
-			}
-		}) (*struct{ Body RuleOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			enabled := in.Body.Enabled == nil || *in.Body.Enabled
-			r, err := s.store.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, db.NewRule{Name: name,
-				Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
-		})
+		Summary: "Create an automation rule", Tags: tags, DefaultStatus: http.StatusCreated, Description: ruleActionDoc},
+		write, s.createRule)
 
 	register(s, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
-		Summary: "List automation rules", Tags: tags}, read,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []RuleOut }, error) {
-			return listOf(ruleOut)(s.store.Rules(ctx, accessFrom(ctx).ProjectID))
-		})
+		Summary: "List automation rules", Tags: tags},
+		read, s.listRules)
 
 	register(s, huma.Operation{OperationID: "automations-get", Method: http.MethodGet, Path: base + "/{ruleId}",
-		Summary: "Get an automation rule", Tags: tags}, read,
-		func(ctx context.Context, in *RulePath) (*struct{ Body RuleOut }, error) {
-			r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
-		})
+		Summary: "Get an automation rule", Tags: tags},
+		read, s.getRule)
 
 	register(s, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch, Path: base + "/{ruleId}",
-		Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; the result is validated as a whole. " + ruleActionDoc}, write,
-		func(ctx context.Context, in *struct {
-			RulePath
-			Body struct {
-				Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
-				Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-				Action     json.RawMessage `json:"action,omitempty"`
-				Conditions json.RawMessage `json:"conditions,omitempty"`
-				Enabled    *bool           `json:"enabled,omitempty"`
-			}
-		}) (*struct{ Body RuleOut }, error) {
-			b := in.Body
-			var name *string
-			if b.Name != nil {
-				n, err := nonBlank("name", *b.Name)
-				if err != nil {
-					return nil, err
-				}
-				name = &n
-			}
-			r, err := s.store.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur db.NewRule) db.NewRule {
-				if name != nil {
-					cur.Name = *name
-				}
-				if b.Trigger != nil {
-					cur.Trigger = *b.Trigger
-				}
-				if len(b.Action) > 0 {
-					cur.Action = b.Action
-				}
-				if len(b.Conditions) > 0 {
-					cur.Conditions = b.Conditions
-				}
-				if b.Enabled != nil {
-					cur.Enabled = *b.Enabled
-				}
-				return cur
-			})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
-		})
+		Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; the result is validated as a whole. " + ruleActionDoc},
+		write, s.updateRule)
 
 	register(s, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete, Path: base + "/{ruleId}",
-		Summary: "Delete an automation rule", Tags: tags}, write,
-		func(ctx context.Context, in *RulePath) (*OKOutput, error) {
-			if err := s.store.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+		Summary: "Delete an automation rule", Tags: tags},
+		write, s.deleteRule)
 
 	register(s, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch, Path: base + "/{ruleId}/toggle",
-		Summary: "Enable or disable an automation rule", Tags: tags}, write,
-		func(ctx context.Context, in *RulePath) (*struct{ Body RuleOut }, error) {
-			r, err := s.store.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body RuleOut }{Body: ruleOut(r)}, nil
-		})
+		Summary: "Enable or disable an automation rule", Tags: tags},
+		write, s.toggleRule)
 
 	register(s, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet, Path: base + "/{ruleId}/traces",
-		Summary: "List a rule's executions, newest first", Tags: tags}, read,
-		func(ctx context.Context, in *struct {
-			RulePath
-			Limit int `query:"limit" minimum:"1" maximum:"500" default:"100"`
-		}) (*struct{ Body []TraceOut }, error) {
-			r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			limit := in.Limit
-			if limit == 0 {
-				limit = 100
-			}
-			traces, err := s.store.RuleTraces(ctx, r.ID, int32(limit))
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]TraceOut, len(traces))
-			for i, t := range traces {
-				ruleID := t.RuleID
-				out[i] = TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID}, Target: TraceRef{Type: "card", ID: t.CardID},
-					Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason, Timestamp: t.CreatedAt}
-			}
-			return &struct{ Body []TraceOut }{Body: out}, nil
-		})
+		Summary: "List a rule's executions, newest first", Tags: tags},
+		read, s.listRuleTraces)
+}
+
+// CreateRuleInput is the request of automations-create.
+type CreateRuleInput struct {
+	ProjectPath
+	Body struct {
+		Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+		Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+		Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
+		Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
+		Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
+	}
+}
+
+func (s *Server) createRule(ctx context.Context, in *CreateRuleInput) (*Output[RuleOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	enabled := in.Body.Enabled == nil || *in.Body.Enabled
+	return oneOf(ruleOut)(s.store.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, db.NewRule{Name: name,
+		Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled}))
+}
+
+func (s *Server) listRules(ctx context.Context, _ *ProjectPath) (*Output[[]RuleOut], error) {
+	return listOf(ruleOut)(s.store.Rules(ctx, accessFrom(ctx).ProjectID))
+}
+
+func (s *Server) getRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
+	return oneOf(ruleOut)(s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+}
+
+// UpdateRuleInput is the request of automations-update.
+type UpdateRuleInput struct {
+	RulePath
+	Body struct {
+		Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+		Action     json.RawMessage `json:"action,omitempty"`
+		Conditions json.RawMessage `json:"conditions,omitempty"`
+		Enabled    *bool           `json:"enabled,omitempty"`
+	}
+}
+
+func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[RuleOut], error) {
+	b := in.Body
+	name, err := nonBlankOpt("name", b.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(ruleOut)(s.store.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur db.NewRule) db.NewRule {
+		if name != nil {
+			cur.Name = *name
+		}
+		if b.Trigger != nil {
+			cur.Trigger = *b.Trigger
+		}
+		if len(b.Action) > 0 {
+			cur.Action = b.Action
+		}
+		if len(b.Conditions) > 0 {
+			cur.Conditions = b.Conditions
+		}
+		if b.Enabled != nil {
+			cur.Enabled = *b.Enabled
+		}
+		return cur
+	}))
+}
+
+func (s *Server) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, error) {
+	return done(s.store.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+}
+
+func (s *Server) toggleRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
+	return oneOf(ruleOut)(s.store.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+}
+
+// ListRuleTracesInput is the request of automations-traces.
+type ListRuleTracesInput struct {
+	RulePath
+	Limit int `query:"limit" minimum:"1" maximum:"500" default:"100"`
+}
+
+func (s *Server) listRuleTraces(ctx context.Context, in *ListRuleTracesInput) (*Output[[]TraceOut], error) {
+	r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 100
+	}
+	return listOf(traceOut)(s.store.RuleTraces(ctx, r.ID, int32(limit)))
 }

@@ -59,26 +59,6 @@ func relationOut(r db.CardRelation) RelationOut {
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
 }
 
-// cardPartAnswer answers a card, or the store's refusal.
-func cardPartAnswer(c db.Card, err error) (*struct{ Body CardOut }, error) {
-	if err != nil {
-		return nil, fail(err)
-	}
-	return &struct{ Body CardOut }{Body: cardOut(c)}, nil
-}
-
-// nonBlankOpt trims a given name and refuses it when nothing is left; nil stays nil.
-func nonBlankOpt(field string, v *string) (*string, error) {
-	if v == nil {
-		return nil, nil
-	}
-	n, err := nonBlank(field, *v)
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
 // ChecklistItemPath are the path parameters of a checklist item's routes.
 type ChecklistItemPath struct {
 	CardPath
@@ -87,7 +67,7 @@ type ChecklistItemPath struct {
 
 // LabelPath are the path parameters of a label's routes.
 type LabelPath struct {
-	PRJPath
+	ProjectPath
 	LabelID string `path:"labelId"`
 }
 
@@ -99,8 +79,14 @@ type CardLabelPath struct {
 
 // CustomFieldPath are the path parameters of a custom field's routes.
 type CustomFieldPath struct {
-	PRJPath
+	ProjectPath
 	FieldID string `path:"fieldId"`
+}
+
+// RelationPath are the path parameters of a relation's routes.
+type RelationPath struct {
+	ProjectPath
+	RelationID string `path:"relationId"`
 }
 
 // registerCardParts registers a card's checklist, labels, custom fields and relations, and the
@@ -115,257 +101,273 @@ func (s *Server) registerCardParts() {
 func (s *Server) registerChecklist() {
 	tags := []string{"Checklist"}
 
-	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: CARD + "/checklist",
+	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: pathCard + "/checklist",
 		Summary: "Add a checklist item at the end", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Answers the card. A card has at most 100 checklist items."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CardPath
-			Body struct {
-				Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
-			}
-		}) (*struct{ Body CardOut }, error) {
-			title, err := nonBlank("title", in.Body.Title)
-			if err != nil {
-				return nil, err
-			}
-			return cardPartAnswer(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
-		})
+		cardWrite, s.addChecklistItem)
 
-	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: CARD + "/checklist/{itemId}",
+	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: pathCard + "/checklist/{itemId}",
 		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
 		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			ChecklistItemPath
-			Body struct {
-				Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-				Done  *bool   `json:"done,omitempty"`
-				Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
-			}
-		}) (*struct{ Body CardOut }, error) {
-			title, err := nonBlankOpt("title", in.Body.Title)
-			if err != nil {
-				return nil, err
-			}
-			p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
-			return cardPartAnswer(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
-		})
+		cardWrite, s.updateChecklistItem)
 
-	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: CARD + "/checklist/{itemId}",
-		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."}, cardWrite,
-		func(ctx context.Context, in *ChecklistItemPath) (*struct{ Body CardOut }, error) {
-			return cardPartAnswer(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
-		})
+	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: pathCard + "/checklist/{itemId}",
+		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."},
+		cardWrite, s.deleteChecklistItem)
 }
 
 func (s *Server) registerLabels() {
 	tags := []string{"Labels"}
 
-	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: PRJ + "/labels",
+	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: pathProject + "/labels",
 		Summary: "Create a label", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Label names are unique in a project (409 otherwise)."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
-				Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-			}
-		}) (*struct{ Body LabelOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			l, err := s.store.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color))
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
-		})
+		cardWrite, s.createLabel)
 
-	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: PRJ + "/labels",
-		Summary: "List the project's labels by name", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []LabelOut }, error) {
-			return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
-		})
+	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: pathProject + "/labels",
+		Summary: "List the project's labels by name", Tags: tags},
+		projectRead, s.listLabels)
 
-	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: PRJ + "/labels/{labelId}",
-		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}}, cardWrite,
-		func(ctx context.Context, in *struct {
-			LabelPath
-			Body struct {
-				Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
-				Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-			}
-		}) (*struct{ Body LabelOut }, error) {
-			name, err := nonBlankOpt("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			color := in.Body.Color
-			if color != nil {
-				c := strings.ToLower(*color)
-				color = &c
-			}
-			l, err := s.store.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body LabelOut }{Body: labelOut(l)}, nil
-		})
+	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: pathProject + "/labels/{labelId}",
+		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}},
+		cardWrite, s.updateLabel)
 
-	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: PRJ + "/labels/{labelId}",
-		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."}, cardWrite,
-		func(ctx context.Context, in *LabelPath) (*OKOutput, error) {
-			if err := s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: pathProject + "/labels/{labelId}",
+		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."},
+		cardWrite, s.deleteLabel)
 
-	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: CARD + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: pathCard + "/labels/{labelId}",
 		Summary: "Put a label on a card", Tags: tags,
 		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
-		cardWrite,
-		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
-			return cardPartAnswer(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
-		})
+		cardWrite, s.addCardLabel)
 
-	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: CARD + "/labels/{labelId}",
+	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: pathCard + "/labels/{labelId}",
 		Summary: "Take a label off a card", Tags: tags,
 		Description: "Removing a label the card does not have changes nothing. Answers the card."},
-		cardWrite,
-		func(ctx context.Context, in *CardLabelPath) (*struct{ Body CardOut }, error) {
-			return cardPartAnswer(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
-		})
+		cardWrite, s.removeCardLabel)
 }
 
 func (s *Server) registerCustomFields() {
 	tags := []string{"Custom fields"}
 
-	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: PRJ + "/custom-fields",
+	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: pathProject + "/custom-fields",
 		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
-				Options []string `json:"options,omitempty" maxItems:"100"`
-			}
-		}) (*struct{ Body CustomFieldOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			f, err := s.store.CreateCustomField(ctx, db.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
-				Type: in.Body.Type, Options: in.Body.Options})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
-		})
+		cardWrite, s.createCustomField)
 
-	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: PRJ + "/custom-fields",
-		Summary: "List the project's custom fields", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []CustomFieldOut }, error) {
-			return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
-		})
+	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: pathProject + "/custom-fields",
+		Summary: "List the project's custom fields", Tags: tags},
+		projectRead, s.listCustomFields)
 
-	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: PRJ + "/custom-fields/{fieldId}",
+	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: pathProject + "/custom-fields/{fieldId}",
 		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CustomFieldPath
-			Body struct {
-				Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
-				Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
-				Options []string `json:"options,omitempty" maxItems:"100"`
-			}
-		}) (*struct{ Body CustomFieldOut }, error) {
-			name, err := nonBlankOpt("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			p := db.CustomFieldPatch{Name: name, Type: in.Body.Type}
-			if in.Body.Options != nil {
-				p.Options = &in.Body.Options
-			}
-			f, err := s.store.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CustomFieldOut }{Body: customFieldOut(f)}, nil
-		})
+		cardWrite, s.updateCustomField)
 
-	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: PRJ + "/custom-fields/{fieldId}",
-		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."}, cardWrite,
-		func(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
-			if err := s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: pathProject + "/custom-fields/{fieldId}",
+		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."},
+		cardWrite, s.deleteCustomField)
 
-	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: CARD + "/custom-fields",
+	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: pathCard + "/custom-fields",
 		Summary: "Set or clear a card's custom field values", Tags: tags,
 		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
 			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
 			"distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CardPath
-			Body struct {
-				Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
-			}
-		}) (*struct{ Body CardOut }, error) {
-			return cardPartAnswer(s.store.SetCardCustomValues(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Values))
-		})
+		cardWrite, s.setCardCustomValues)
 }
 
 func (s *Server) registerRelations() {
 	tags := []string{"Relations"}
 
-	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: CARD + "/relations",
+	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: pathCard + "/relations",
 		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CardPath
-			Body struct {
-				TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
-				Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
-			}
-		}) (*struct{ Body RelationOut }, error) {
-			a := accessFrom(ctx)
-			r, err := s.store.CreateRelation(ctx, db.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
-				TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body RelationOut }{Body: relationOut(r)}, nil
-		})
+		cardWrite, s.createRelation)
 
-	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: CARD + "/relations",
+	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: pathCard + "/relations",
 		Summary: "List a card's relations", Tags: tags,
 		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
-		projectRead,
-		func(ctx context.Context, in *CardPath) (*struct{ Body []RelationOut }, error) {
-			return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
-		})
+		projectRead, s.listRelations)
 
-	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: PRJ + "/relations/{relationId}",
-		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."}, cardWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			RelationID string `path:"relationId"`
-		}) (*OKOutput, error) {
-			if err := s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: pathProject + "/relations/{relationId}",
+		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."},
+		cardWrite, s.deleteRelation)
+}
+
+// AddChecklistItemInput is the request of checklist-add.
+type AddChecklistItemInput struct {
+	CardPath
+	Body struct {
+		Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
+	}
+}
+
+func (s *Server) addChecklistItem(ctx context.Context, in *AddChecklistItemInput) (*Output[CardOut], error) {
+	title, err := nonBlank("title", in.Body.Title)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
+}
+
+// UpdateChecklistItemInput is the request of checklist-update.
+type UpdateChecklistItemInput struct {
+	ChecklistItemPath
+	Body struct {
+		Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+		Done  *bool   `json:"done,omitempty"`
+		Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+	}
+}
+
+func (s *Server) updateChecklistItem(ctx context.Context, in *UpdateChecklistItemInput) (*Output[CardOut], error) {
+	title, err := nonBlankOpt("title", in.Body.Title)
+	if err != nil {
+		return nil, err
+	}
+	p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
+	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
+}
+
+func (s *Server) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
+}
+
+// CreateLabelInput is the request of labels-create.
+type CreateLabelInput struct {
+	ProjectPath
+	Body struct {
+		Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
+		Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+	}
+}
+
+func (s *Server) createLabel(ctx context.Context, in *CreateLabelInput) (*Output[LabelOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(labelOut)(s.store.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color)))
+}
+
+func (s *Server) listLabels(ctx context.Context, _ *ProjectPath) (*Output[[]LabelOut], error) {
+	return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
+}
+
+// UpdateLabelInput is the request of labels-update.
+type UpdateLabelInput struct {
+	LabelPath
+	Body struct {
+		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
+		Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+	}
+}
+
+func (s *Server) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Output[LabelOut], error) {
+	name, err := nonBlankOpt("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	color := in.Body.Color
+	if color != nil {
+		c := strings.ToLower(*color)
+		color = &c
+	}
+	return oneOf(labelOut)(s.store.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color))
+}
+
+func (s *Server) deleteLabel(ctx context.Context, in *LabelPath) (*OKOutput, error) {
+	return done(s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID))
+}
+
+func (s *Server) addCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+}
+
+func (s *Server) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+}
+
+// CreateCustomFieldInput is the request of custom-fields-create.
+type CreateCustomFieldInput struct {
+	ProjectPath
+	Body struct {
+		Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
+		Options []string `json:"options,omitempty" maxItems:"100"`
+	}
+}
+
+func (s *Server) createCustomField(ctx context.Context, in *CreateCustomFieldInput) (*Output[CustomFieldOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(customFieldOut)(s.store.CreateCustomField(ctx, db.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+		Type: in.Body.Type, Options: in.Body.Options}))
+}
+
+func (s *Server) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[[]CustomFieldOut], error) {
+	return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
+}
+
+// UpdateCustomFieldInput is the request of custom-fields-update.
+type UpdateCustomFieldInput struct {
+	CustomFieldPath
+	Body struct {
+		Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
+		Options []string `json:"options,omitempty" maxItems:"100"`
+	}
+}
+
+func (s *Server) updateCustomField(ctx context.Context, in *UpdateCustomFieldInput) (*Output[CustomFieldOut], error) {
+	name, err := nonBlankOpt("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := db.CustomFieldPatch{Name: name, Type: in.Body.Type}
+	if in.Body.Options != nil {
+		p.Options = &in.Body.Options
+	}
+	return oneOf(customFieldOut)(s.store.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p))
+}
+
+func (s *Server) deleteCustomField(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
+	return done(s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID))
+}
+
+// SetCardCustomValuesInput is the request of card-custom-fields-set.
+type SetCardCustomValuesInput struct {
+	CardPath
+	Body struct {
+		Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
+	}
+}
+
+func (s *Server) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Values))
+}
+
+// CreateRelationInput is the request of relations-create.
+type CreateRelationInput struct {
+	CardPath
+	Body struct {
+		TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
+		Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
+	}
+}
+
+func (s *Server) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {
+	a := accessFrom(ctx)
+	return oneOf(relationOut)(s.store.CreateRelation(ctx, db.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
+		TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID}))
+}
+
+func (s *Server) listRelations(ctx context.Context, in *CardPath) (*Output[[]RelationOut], error) {
+	return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
+}
+
+func (s *Server) deleteRelation(ctx context.Context, in *RelationPath) (*OKOutput, error) {
+	return done(s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID))
 }

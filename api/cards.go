@@ -14,12 +14,12 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// CARD is the prefix of card-scoped routes.
-const CARD = PRJ + "/cards/{cardId}"
+// pathCard is the prefix of card-scoped routes.
+const pathCard = pathProject + "/cards/{cardId}"
 
 // CardPath are the path parameters of card-scoped routes.
 type CardPath struct {
-	PRJPath
+	ProjectPath
 	CardID string `path:"cardId"`
 }
 
@@ -81,22 +81,6 @@ type cardCreateBody struct {
 	Checklist   []ChecklistItemIn `json:"checklist,omitempty" maxItems:"100"`
 }
 
-func (s *Server) createCard(ctx context.Context, columnID string, b cardCreateBody) (*struct{ Body CardOut }, error) {
-	title, err := nonBlank("title", b.Title)
-	if err != nil {
-		return nil, err
-	}
-	a := accessFrom(ctx)
-	items := sortChecklist(b.Checklist)
-	c, err := s.store.CreateCard(ctx, db.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
-		ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description, Priority: b.Priority,
-		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items})
-	if err != nil {
-		return nil, fail(err)
-	}
-	return &struct{ Body CardOut }{Body: cardOut(c)}, nil
-}
-
 // sortChecklist orders given items by their order field (stable; items without one keep their place
 // after those with one).
 func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
@@ -125,136 +109,157 @@ func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
 	return out
 }
 
+// registerCards registers cards.
 func (s *Server) registerCards() {
 	tags := []string{"Cards"}
 
-	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: PRJ + "/cards",
+	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
 		Summary: "List every card of the project", Tags: tags,
 		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters.",
 		Responses: map[string]*huma.Response{"200": {Description: "Every card (CardOut)", Content: map[string]*huma.MediaType{
 			"application/json": {Schema: &huma.Schema{Type: huma.TypeArray, Items: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, "")}},
 		}}}},
-		projectRead,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
-		}) (*huma.StreamResponse, error) {
-			bp := listBuffers.Get().(*[]byte)
-			buf := append((*bp)[:0], '[')
-			err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
-				if in.Archived != "" && (in.Archived == "true") != c.Archived {
-					return
-				}
-				if len(buf) > 1 {
-					buf = append(buf, ',')
-				}
-				buf = appendCardJSON(buf, c)
-			})
-			if err != nil {
-				*bp = buf
-				listBuffers.Put(bp)
-				return nil, fail(err)
-			}
-			buf = append(buf, ']')
-			return &huma.StreamResponse{Body: func(hctx huma.Context) {
-				hctx.SetHeader("Content-Type", "application/json")
-				hctx.SetHeader("Content-Length", strconv.Itoa(len(buf)))
-				hctx.SetStatus(http.StatusOK)
-				_, _ = hctx.BodyWriter().Write(buf)
-				if cap(buf) <= maxPooledList {
-					*bp = buf
-					listBuffers.Put(bp)
-				}
-			}}, nil
-		})
+		projectRead, s.listCards)
 
-	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: PRJ + "/cards",
+	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
 		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body cardCreateBody
-		}) (*struct{ Body CardOut }, error) {
-			return s.createCard(ctx, "", in.Body)
-		})
+		cardWrite, s.createCard)
 
-	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: PRJ + "/columns/{columnId}/cards",
+	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: pathProject + "/columns/{columnId}/cards",
 		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			ColumnID string `path:"columnId"`
-			Body     cardCreateBody
-		}) (*struct{ Body CardOut }, error) {
-			return s.createCard(ctx, in.ColumnID, in.Body)
-		})
+		cardWrite, s.createCardInColumn)
 
-	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: CARD,
-		Summary: "Get a card", Tags: tags}, projectRead,
-		func(ctx context.Context, in *CardPath) (*struct{ Body CardOut }, error) {
-			c, err := s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
-		})
+	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: pathCard,
+		Summary: "Get a card", Tags: tags},
+		projectRead, s.getCard)
 
-	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: CARD,
+	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: pathCard,
 		Summary: "Update, move or reorder a card", Tags: tags,
 		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
 			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CardPath
-			Body struct {
-				Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
-				Description Nullable[string]    `json:"description,omitempty"`
-				Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
-				StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
-				DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
-				AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`
-				ScopeID     Nullable[string]    `json:"scopeId,omitempty"`
-				ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
-				Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
-				Archived    *bool               `json:"archived,omitempty"`
-			}
-		}) (*struct{ Body CardOut }, error) {
-			b := in.Body
-			p := db.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
-				AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
-			if b.Title != nil {
-				t, err := nonBlank("title", *b.Title)
-				if err != nil {
-					return nil, err
-				}
-				p.Title = &t
-			}
-			if b.Description.Set {
-				d := b.Description.Value // null clears to ""
-				if len([]rune(d)) > 5000 {
-					return nil, errBadRequest("description: expected length <= 5000")
-				}
-				p.Description = &d
-			}
-			for _, id := range []db.Opt[string]{p.AssigneeID, p.ScopeID} {
-				if id.Value != nil && !isUUID(*id.Value) {
-					return nil, errBadRequest("assigneeId and scopeId must be ids (UUIDs) or null")
-				}
-			}
-			a := accessFrom(ctx)
-			c, err := s.store.UpdateCard(ctx, a.WorkspaceID, a.ProjectID, in.CardID, principalFrom(ctx).User.ID, p)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CardOut }{Body: cardOut(c)}, nil
-		})
+		cardWrite, s.updateCard)
 
-	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: CARD,
-		Summary: "Delete a card permanently", Tags: tags}, cardWrite,
-		func(ctx context.Context, in *CardPath) (*OKOutput, error) {
-			if err := s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: pathCard,
+		Summary: "Delete a card permanently", Tags: tags},
+		cardWrite, s.deleteCard)
+}
+
+// ListCardsInput is the request of cards-list.
+type ListCardsInput struct {
+	ProjectPath
+	Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
+}
+
+// listCards writes the card list's JSON itself, into a pooled buffer: it is the busiest read.
+func (s *Server) listCards(ctx context.Context, in *ListCardsInput) (*huma.StreamResponse, error) {
+	bp := listBuffers.Get().(*[]byte)
+	buf := append((*bp)[:0], '[')
+	err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
+		if in.Archived != "" && (in.Archived == "true") != c.Archived {
+			return
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = appendCardJSON(buf, c)
+	})
+	if err != nil {
+		*bp = buf
+		listBuffers.Put(bp)
+		return nil, fail(err)
+	}
+	buf = append(buf, ']')
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		hctx.SetHeader("Content-Type", "application/json")
+		hctx.SetHeader("Content-Length", strconv.Itoa(len(buf)))
+		hctx.SetStatus(http.StatusOK)
+		_, _ = hctx.BodyWriter().Write(buf)
+		if cap(buf) <= maxPooledList {
+			*bp = buf
+			listBuffers.Put(bp)
+		}
+	}}, nil
+}
+
+// CreateCardInput is the request of cards-create.
+type CreateCardInput struct {
+	ProjectPath
+	Body cardCreateBody
+}
+
+func (s *Server) createCard(ctx context.Context, in *CreateCardInput) (*Output[CardOut], error) {
+	return s.insertCard(ctx, "", in.Body)
+}
+
+// CreateCardInColumnInput is the request of cards-create-in-column.
+type CreateCardInColumnInput struct {
+	ColumnPath
+	Body cardCreateBody
+}
+
+func (s *Server) createCardInColumn(ctx context.Context, in *CreateCardInColumnInput) (*Output[CardOut], error) {
+	return s.insertCard(ctx, in.ColumnID, in.Body)
+}
+
+// insertCard creates a card in a column ("": the project's first).
+func (s *Server) insertCard(ctx context.Context, columnID string, b cardCreateBody) (*Output[CardOut], error) {
+	title, err := nonBlank("title", b.Title)
+	if err != nil {
+		return nil, err
+	}
+	a := accessFrom(ctx)
+	items := sortChecklist(b.Checklist)
+	return oneOf(cardOut)(s.store.CreateCard(ctx, db.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
+		ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description, Priority: b.Priority,
+		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items}))
+}
+
+func (s *Server) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
+}
+
+// UpdateCardInput is the request of cards-update.
+type UpdateCardInput struct {
+	CardPath
+	Body struct {
+		Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
+		Description Nullable[string]    `json:"description,omitempty"`
+		Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
+		StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
+		DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
+		AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`
+		ScopeID     Nullable[string]    `json:"scopeId,omitempty"`
+		ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
+		Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+		Archived    *bool               `json:"archived,omitempty"`
+	}
+}
+
+func (s *Server) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
+	b := in.Body
+	p := db.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
+		AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
+	title, err := nonBlankOpt("title", b.Title)
+	if err != nil {
+		return nil, err
+	}
+	p.Title = title
+	if b.Description.Set {
+		d := b.Description.Value // null clears to ""
+		if len([]rune(d)) > 5000 {
+			return nil, errBadRequest("description: expected length <= 5000")
+		}
+		p.Description = &d
+	}
+	for _, id := range []db.Opt[string]{p.AssigneeID, p.ScopeID} {
+		if id.Value != nil && !isUUID(*id.Value) {
+			return nil, errBadRequest("assigneeId and scopeId must be ids (UUIDs) or null")
+		}
+	}
+	a := accessFrom(ctx)
+	return oneOf(cardOut)(s.store.UpdateCard(ctx, a.WorkspaceID, a.ProjectID, in.CardID, principalFrom(ctx).User.ID, p))
+}
+
+func (s *Server) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {
+	return done(s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID))
 }

@@ -31,42 +31,42 @@ type CommentPath struct {
 	CommentID string `path:"commentId"`
 }
 
+// registerComments registers a card's comments.
 func (s *Server) registerComments() {
 	tags := []string{"Comments"}
 
-	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: CARD + "/comments",
-		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."}, projectRead,
-		func(ctx context.Context, in *CardPath) (*struct{ Body []CommentOut }, error) {
-			return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
-		})
+	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: pathCard + "/comments",
+		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."},
+		projectRead, s.listComments)
 
-	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: CARD + "/comments",
+	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: pathCard + "/comments",
 		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
 			"card's assignee and the project's members."},
-		cardWrite,
-		func(ctx context.Context, in *struct {
-			CardPath
-			Body struct {
-				Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
-			}
-		}) (*struct{ Body CommentOut }, error) {
-			c, err := s.store.CreateComment(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Content)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CommentOut }{Body: commentOut(c)}, nil
-		})
+		cardWrite, s.createComment)
 
-	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: CARD + "/comments/{commentId}",
+	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: pathCard + "/comments/{commentId}",
 		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
-		cardWrite,
-		func(ctx context.Context, in *CommentPath) (*OKOutput, error) {
-			a := accessFrom(ctx)
-			err := s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
-			if err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+		cardWrite, s.deleteComment)
+}
+
+func (s *Server) listComments(ctx context.Context, in *CardPath) (*Output[[]CommentOut], error) {
+	return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
+}
+
+// CreateCommentInput is the request of comments-create.
+type CreateCommentInput struct {
+	CardPath
+	Body struct {
+		Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
+	}
+}
+
+func (s *Server) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {
+	return oneOf(commentOut)(s.store.CreateComment(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Content))
+}
+
+func (s *Server) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
+	a := accessFrom(ctx)
+	return done(s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin"))
 }

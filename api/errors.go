@@ -163,10 +163,25 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	_ = jsonEncode(w, newErrorBody(code, msg))
 }
 
+// Output is the response of an operation that answers a JSON body and nothing else. It is an alias of
+// the anonymous struct, so the OpenAPI schema of the response is T's own.
+type Output[T any] = struct{ Body T }
+
+// oneOf answers a read or write of one thing: the store's row mapped by f, or the store's error. Use it
+// as `return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))`.
+func oneOf[T, O any](f func(T) O) func(T, error) (*Output[O], error) {
+	return func(row T, err error) (*Output[O], error) {
+		if err != nil {
+			return nil, fail(err)
+		}
+		return &Output[O]{Body: f(row)}, nil
+	}
+}
+
 // listOf answers a list read: the store's rows mapped by f, or the store's error. Use it as
 // `return listOf(ruleOut)(s.store.Rules(ctx, id))`.
-func listOf[T, O any](f func(T) O) func([]T, error) (*struct{ Body []O }, error) {
-	return func(rows []T, err error) (*struct{ Body []O }, error) {
+func listOf[T, O any](f func(T) O) func([]T, error) (*Output[[]O], error) {
+	return func(rows []T, err error) (*Output[[]O], error) {
 		if err != nil {
 			return nil, fail(err)
 		}
@@ -174,6 +189,15 @@ func listOf[T, O any](f func(T) O) func([]T, error) (*struct{ Body []O }, error)
 		for i, r := range rows {
 			out[i] = f(r)
 		}
-		return &struct{ Body []O }{Body: out}, nil
+		return &Output[[]O]{Body: out}, nil
 	}
+}
+
+// done answers {ok: true} after a store write with nothing else to say, or the store's error. Use it as
+// `return done(s.store.DeleteRule(ctx, projectID, ruleID))`.
+func done(err error) (*OKOutput, error) {
+	if err != nil {
+		return nil, fail(err)
+	}
+	return okOutput(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -35,7 +36,7 @@ type Access struct {
 	// PilotageRole is the least pilotage role needed: viewer, reviewer or owner.
 	PilotageRole string
 	// KeepsTenancy says the operation never changes users, organizations, workspaces, projects or
-	// memberships, so its writes leave the guard's AccessCache as it is. Other writes empty it before
+	// memberships, so its writes leave the guard's access cache as it is. Other writes empty it before
 	// answering.
 	KeepsTenancy bool
 }
@@ -202,9 +203,28 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	}
 	if s.opts.AccessCache != nil && !a.KeepsTenancy && !safeMethod(hctx.Method()) {
 		hctx = &flushBeforeAnswer{operationContext: hctx, cache: s.opts.AccessCache}
-		defer s.opts.AccessCache.flush() // also when the operation wrote no status of its own
+		defer s.opts.AccessCache.Flush() // also when the operation wrote no status of its own
 	}
 	next(hctx)
+}
+
+// flushBeforeAnswer empties the access cache when the operation answers, before any byte reaches the
+// client: the operation's change has committed by then, so the caller's next request reads it.
+type flushBeforeAnswer struct {
+	operationContext
+	cache *accesscache.Cache
+}
+
+// operationContext names huma.Context for embedding (its field would otherwise clash with its Context
+// method).
+type operationContext = huma.Context
+
+// Unwrap lets humachi.Unwrap reach the request and writer of streaming operations.
+func (c *flushBeforeAnswer) Unwrap() huma.Context { return c.operationContext }
+
+func (c *flushBeforeAnswer) SetStatus(code int) {
+	c.cache.Flush()
+	c.operationContext.SetStatus(code)
 }
 
 func safeMethod(m string) bool {
@@ -258,18 +278,18 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 		if !isUUID(projectID) {
 			projectID = "" // a malformed id is refused as not found before access is used
 		}
-		key := accessKey{userID: claims.Subject, sessionVersion: claims.Version, orgSlug: orgSlug, wsSlug: hctx.Param("wsSlug"), projectID: projectID}
-		if e, ok := s.opts.AccessCache.get(key); ok {
-			p.User, p.access = e.user, &e.access
+		key := accesscache.Key{UserID: claims.Subject, SessionVersion: claims.Version, OrgSlug: orgSlug, WsSlug: hctx.Param("wsSlug"), ProjectID: projectID}
+		if u, acc, ok := s.opts.AccessCache.Get(key); ok {
+			p.User, p.access = u, &acc
 			return p, nil // the cached user had this session version
 		}
-		gen := s.opts.AccessCache.generation()
+		gen := s.opts.AccessCache.Generation()
 		var acc db.Access
-		p.User, acc, p.accessErr, err = s.store.UserWithAccess(ctx, claims.Subject, orgSlug, key.wsSlug, projectID)
+		p.User, acc, p.accessErr, err = s.store.UserWithAccess(ctx, claims.Subject, orgSlug, key.WsSlug, projectID)
 		if p.accessErr == nil {
 			p.access = &acc
 			if err == nil && p.User.SessionVersion == claims.Version {
-				s.opts.AccessCache.put(key, accessEntry{user: p.User, access: acc}, gen)
+				s.opts.AccessCache.Put(key, p.User, acc, gen)
 			}
 		}
 	} else {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -34,7 +35,7 @@ type testEnv struct {
 	store   *db.Store
 	pool    *pgxpool.Pool
 	signer  *auth.Signer
-	access  *AccessCache
+	access  *accesscache.Cache
 }
 
 type setupOpts struct {
@@ -60,7 +61,7 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	// Every test runs with the access cache, as the api process does.
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	cache := StartAccessCache(ctx, store, logger)
+	cache := accesscache.Start(ctx, store, logger)
 	select {
 	case <-cache.Ready():
 	case <-time.After(10 * time.Second):

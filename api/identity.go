@@ -72,7 +72,44 @@ func (s *Server) startSession(u db.User) (*SessionOutput, error) {
 	}, nil
 }
 
-type registerInput struct {
+// registerAuth registers accounts and sessions.
+func (s *Server) registerAuth() {
+	tags := []string{"Identity"}
+
+	register(s, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
+		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "Creates the user with a personal organization and workspace, and starts a session.",
+		Errors:      []int{http.StatusConflict}},
+		Access{Public: true}, s.createAccount)
+
+	register(s, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
+		Summary: "Log in", Tags: tags,
+		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
+			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
+			"client and per account (429).",
+		Errors: []int{http.StatusTooManyRequests}},
+		Access{Public: true}, s.login)
+
+	register(s, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
+		Summary: "Clear the session cookie", Tags: tags},
+		Access{Public: true}, s.logout)
+
+	register(s, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
+		Summary: "Current user", Tags: tags},
+		Access{Scope: auth.ScopeAccountRead}, s.getMe)
+
+	register(s, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
+		Summary: "Update the current user's profile", Tags: tags},
+		Access{Scope: auth.ScopeAccountWrite}, s.updateMe)
+
+	register(s, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
+		Summary: "Change the password", Tags: tags,
+		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
+		Access{JWTOnly: true}, s.changePassword)
+}
+
+// RegisterInput is the request of auth-register.
+type RegisterInput struct {
 	Body struct {
 		Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
 		Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
@@ -80,145 +117,122 @@ type registerInput struct {
 	}
 }
 
-type loginInput struct {
+func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
+	email := strings.TrimSpace(in.Body.Email)
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		// The email format also accepts "Name <address>" and comments; only a bare address is one.
+		body := newErrorBody(http.StatusBadRequest, "validation failed: email: expected a plain e-mail address, like name@example.com")
+		body.Errors = []FieldError{{Field: "email", Message: "expected a plain e-mail address, like name@example.com"}}
+		return nil, body
+	}
+	hash, err := auth.HashPassword(in.Body.Password)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := s.store.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return s.startSession(reg.User)
+}
+
+// LoginInput is the request of auth-login.
+type LoginInput struct {
 	Body struct {
 		Email    string `json:"email" required:"true" maxLength:"254"`
 		Password string `json:"password" required:"true" maxLength:"128"`
 	}
 }
 
-type meOutput struct {
+func (s *Server) login(ctx context.Context, in *LoginInput) (*SessionOutput, error) {
+	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
+	if err := s.limitLogin(ctx, email); err != nil {
+		return nil, err
+	}
+	u, err := s.store.UserByEmail(ctx, email)
+	if errors.Is(err, db.ErrNotFound) {
+		auth.BurnPasswordCheck(in.Body.Password)
+		return nil, errUnauthorized("invalid e-mail or password")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.IsService || !auth.CheckPassword(in.Body.Password, u.PasswordHash) {
+		return nil, errUnauthorized("invalid e-mail or password")
+	}
+	if u.TotpEnabled {
+		tok, _, err := s.signer.Issue(u.ID, auth.TypeTwoFactor, u.SessionVersion)
+		if err != nil {
+			return nil, err
+		}
+		return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
+	}
+	return s.startSession(u)
+}
+
+func (s *Server) logout(context.Context, *struct{}) (*SessionOutput, error) {
+	return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
+		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
+}
+
+// MeOutput is the answer of auth-me and auth-update-me.
+type MeOutput struct {
 	Body struct {
 		User      *UserOut `json:"user"`
 		CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
 	}
 }
 
-type patchMeInput struct {
+func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
+	p := principalFrom(ctx)
+	out := &MeOutput{}
+	out.Body.User = userOut(p.User)
+	if p.ViaCookie {
+		out.Body.CSRFToken = s.signer.CSRFToken(p.SessionID)
+	}
+	return out, nil
+}
+
+// PatchMeInput is the request of auth-update-me.
+type PatchMeInput struct {
 	Body struct {
 		Name     *string `json:"name,omitempty" maxLength:"100"`
 		JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
 	}
 }
 
-type changePasswordInput struct {
+func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, error) {
+	u, err := s.store.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
+	if err != nil {
+		return nil, fail(err)
+	}
+	out := &MeOutput{}
+	out.Body.User = userOut(u)
+	return out, nil
+}
+
+// ChangePasswordInput is the request of auth-change-password.
+type ChangePasswordInput struct {
 	Body struct {
 		CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
 		NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
 	}
 }
 
-func (s *Server) registerAuth() {
-	register(s, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
-		Summary: "Create an account", Tags: []string{"Identity"}, DefaultStatus: http.StatusCreated,
-		Description: "Creates the user with a personal organization and workspace, and starts a session.",
-		Errors:      []int{http.StatusConflict}},
-		Access{Public: true},
-		func(ctx context.Context, in *registerInput) (*SessionOutput, error) {
-			email := strings.TrimSpace(in.Body.Email)
-			if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-				// The email format also accepts "Name <address>" and comments; only a bare address is one.
-				body := newErrorBody(http.StatusBadRequest, "validation failed: email: expected a plain e-mail address, like name@example.com")
-				body.Errors = []FieldError{{Field: "email", Message: "expected a plain e-mail address, like name@example.com"}}
-				return nil, body
-			}
-			hash, err := auth.HashPassword(in.Body.Password)
-			if err != nil {
-				return nil, err
-			}
-			reg, err := s.store.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return s.startSession(reg.User)
-		})
-
-	register(s, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
-		Summary: "Log in", Tags: []string{"Identity"},
-		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
-			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
-			"client and per account (429).",
-		Errors: []int{http.StatusTooManyRequests}},
-		Access{Public: true},
-		func(ctx context.Context, in *loginInput) (*SessionOutput, error) {
-			email := strings.ToLower(strings.TrimSpace(in.Body.Email))
-			if err := s.limitLogin(ctx, email); err != nil {
-				return nil, err
-			}
-			u, err := s.store.UserByEmail(ctx, email)
-			if errors.Is(err, db.ErrNotFound) {
-				auth.BurnPasswordCheck(in.Body.Password)
-				return nil, errUnauthorized("invalid e-mail or password")
-			}
-			if err != nil {
-				return nil, err
-			}
-			if u.IsService || !auth.CheckPassword(in.Body.Password, u.PasswordHash) {
-				return nil, errUnauthorized("invalid e-mail or password")
-			}
-			if u.TotpEnabled {
-				tok, _, err := s.signer.Issue(u.ID, auth.TypeTwoFactor, u.SessionVersion)
-				if err != nil {
-					return nil, err
-				}
-				return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
-			}
-			return s.startSession(u)
-		})
-
-	register(s, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
-		Summary: "Clear the session cookie", Tags: []string{"Identity"}},
-		Access{Public: true},
-		func(ctx context.Context, _ *struct{}) (*SessionOutput, error) {
-			return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
-				Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
-		})
-
-	register(s, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
-		Summary: "Current user", Tags: []string{"Identity"}},
-		Access{Scope: auth.ScopeAccountRead},
-		func(ctx context.Context, _ *struct{}) (*meOutput, error) {
-			p := principalFrom(ctx)
-			out := &meOutput{}
-			out.Body.User = userOut(p.User)
-			if p.ViaCookie {
-				out.Body.CSRFToken = s.signer.CSRFToken(p.SessionID)
-			}
-			return out, nil
-		})
-
-	register(s, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
-		Summary: "Update the current user's profile", Tags: []string{"Identity"}},
-		Access{Scope: auth.ScopeAccountWrite},
-		func(ctx context.Context, in *patchMeInput) (*meOutput, error) {
-			u, err := s.store.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := &meOutput{}
-			out.Body.User = userOut(u)
-			return out, nil
-		})
-
-	register(s, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
-		Summary: "Change the password", Tags: []string{"Identity"},
-		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
-		Access{JWTOnly: true},
-		func(ctx context.Context, in *changePasswordInput) (*SessionOutput, error) {
-			p := principalFrom(ctx)
-			if !auth.CheckPassword(in.Body.CurrentPassword, p.User.PasswordHash) {
-				return nil, errBadRequest("current password is incorrect")
-			}
-			hash, err := auth.HashPassword(in.Body.NewPassword)
-			if err != nil {
-				return nil, err
-			}
-			u, err := s.store.SetPassword(ctx, p.User.ID, hash)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return s.startSession(u)
-		})
+func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*SessionOutput, error) {
+	p := principalFrom(ctx)
+	if !auth.CheckPassword(in.Body.CurrentPassword, p.User.PasswordHash) {
+		return nil, errBadRequest("current password is incorrect")
+	}
+	hash, err := auth.HashPassword(in.Body.NewPassword)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.SetPassword(ctx, p.User.ID, hash)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return s.startSession(u)
 }
 
 // limitLogin refuses a login attempt past the per-client or per-account rate.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -30,95 +31,88 @@ type NotificationOut struct {
 	Activity  ActivityOut `json:"activity"`
 }
 
+func notificationOut(n db.Notification) NotificationOut {
+	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
+		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, CardID: n.CardID, Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
+}
+
+// UnreadCountOut is the number of the caller's unread notifications.
+type UnreadCountOut struct {
+	Count int32 `json:"count"`
+}
+
+// ReadAllOut says how many notifications were marked read.
+type ReadAllOut struct {
+	OK      bool  `json:"ok"`
+	Updated int64 `json:"updated"`
+}
+
+// NotificationReadOut is a notification marked read.
+type NotificationReadOut struct {
+	ID     string     `json:"id"`
+	ReadAt *time.Time `json:"readAt"`
+}
+
+// registerNotifications registers the caller's notifications.
 func (s *Server) registerNotifications() {
 	tags := []string{"Notifications"}
 	acc := Access{Scope: auth.ScopeNotificationsRead}
 
 	register(s, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
-		Summary: "List my notifications, newest first", Tags: tags}, acc,
-		func(ctx context.Context, in *struct {
-			Limit      int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
-			UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
-		}) (*struct{ Body []NotificationOut }, error) {
-			limit := in.Limit
-			if limit == 0 {
-				limit = 50
-			}
-			rows, err := s.store.Notifications(ctx, principalFrom(ctx).User.ID, in.UnreadOnly == "true" || in.UnreadOnly == "1", int32(limit))
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]NotificationOut, len(rows))
-			for i, r := range rows {
-				out[i] = NotificationOut{ID: r.ID, UserID: r.UserID, ReadAt: r.ReadAt, CreatedAt: r.CreatedAt, Activity: ActivityOut{
-					Type: r.Type, ActorID: r.ActorID, ProjectID: r.ProjectID, CardID: r.CardID, Meta: r.Meta, CreatedAt: r.ActivityCreatedAt}}
-			}
-			return &struct{ Body []NotificationOut }{Body: out}, nil
-		})
+		Summary: "List my notifications, newest first", Tags: tags},
+		acc, s.listNotifications)
 
 	register(s, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
-		Summary: "Count my unread notifications", Tags: tags}, acc,
-		func(ctx context.Context, _ *struct{}) (*struct {
-			Body struct {
-				Count int32 `json:"count"`
-			}
-		}, error) {
-			n, err := s.store.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := &struct {
-				Body struct {
-					Count int32 `json:"count"`
-				}
-			}{}
-			out.Body.Count = n
-			return out, nil
-		})
+		Summary: "Count my unread notifications", Tags: tags},
+		acc, s.countUnreadNotifications)
 
 	register(s, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
-		Summary: "Mark all my notifications read", Tags: tags}, acc,
-		func(ctx context.Context, _ *struct{}) (*struct {
-			Body struct {
-				OK      bool  `json:"ok"`
-				Updated int64 `json:"updated"`
-			}
-		}, error) {
-			n, err := s.store.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := &struct {
-				Body struct {
-					OK      bool  `json:"ok"`
-					Updated int64 `json:"updated"`
-				}
-			}{}
-			out.Body.OK, out.Body.Updated = true, n
-			return out, nil
-		})
+		Summary: "Mark all my notifications read", Tags: tags},
+		acc, s.markAllNotificationsRead)
 
 	register(s, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
-		Summary: "Mark one notification read", Tags: tags, Errors: []int{http.StatusNotFound}}, acc,
-		func(ctx context.Context, in *struct {
-			ID string `path:"id"`
-		}) (*struct {
-			Body struct {
-				ID     string     `json:"id"`
-				ReadAt *time.Time `json:"readAt"`
-			}
-		}, error) {
-			row, err := s.store.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := &struct {
-				Body struct {
-					ID     string     `json:"id"`
-					ReadAt *time.Time `json:"readAt"`
-				}
-			}{}
-			out.Body.ID, out.Body.ReadAt = row.ID, row.ReadAt
-			return out, nil
-		})
+		Summary: "Mark one notification read", Tags: tags, Errors: []int{http.StatusNotFound}},
+		acc, s.markNotificationRead)
+}
+
+// ListNotificationsInput is the request of notifications-list.
+type ListNotificationsInput struct {
+	Limit      int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
+}
+
+func (s *Server) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	unreadOnly := in.UnreadOnly == "true" || in.UnreadOnly == "1"
+	return listOf(notificationOut)(s.store.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
+}
+
+func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
+	n, err := s.store.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[UnreadCountOut]{Body: UnreadCountOut{Count: n}}, nil
+}
+
+func (s *Server) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
+	n, err := s.store.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[ReadAllOut]{Body: ReadAllOut{OK: true, Updated: n}}, nil
+}
+
+// MarkNotificationReadInput is the request of notifications-read.
+type MarkNotificationReadInput struct {
+	ID string `path:"id"`
+}
+
+func (s *Server) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
+	return oneOf(func(n db.NotificationRead) NotificationReadOut {
+		return NotificationReadOut{ID: n.ID, ReadAt: n.ReadAt}
+	})(s.store.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))
 }

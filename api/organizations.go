@@ -50,176 +50,183 @@ type CheckoutOut struct {
 	Status string `json:"status"`
 }
 
+// OrgPath are the path parameters of organization-scoped routes.
 type OrgPath struct {
 	OrgSlug string `path:"orgSlug"`
 }
 
-func orgMemberOut(userID, role, email, name string) OrgMemberOut {
-	return OrgMemberOut{UserID: userID, Role: role, Email: email, Name: name}
+// pathOrganization is the prefix of an organization's own routes.
+const pathOrganization = "/organizations/{orgSlug}"
+
+func organizationOut(o db.Organization, myRole string) OrganizationOut {
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: myRole}
 }
 
+func myOrganizationOut(o db.MyOrganization) OrganizationOut {
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: o.MyRole}
+}
+
+func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
+	return OrgMemberOut{UserID: m.UserID, Role: m.Role, Email: m.Email, Name: m.Name}
+}
+
+// registerOrganizations registers organizations, their members and billing.
 func (s *Server) registerOrganizations() {
 	tags := []string{"Organizations"}
 	read := Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
 
 	register(s, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
 		Summary: "Create an organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite},
-		func(ctx context.Context, in *struct {
-			Body struct {
-				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug Slug   `json:"slug" required:"true"`
-			}
-		}) (*struct{ Body OrganizationOut }, error) {
-			name := strings.TrimSpace(in.Body.Name)
-			if name == "" {
-				return nil, errBadRequest("name must not be blank")
-			}
-			org, err := s.store.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body OrganizationOut }{Body: OrganizationOut{ID: org.ID, Name: org.Name, Slug: org.Slug,
-				OwnerID: org.OwnerID, CreatedAt: org.CreatedAt, MyRole: "owner"}}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
 
 	register(s, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
 		Summary: "List my organizations", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead},
-		func(ctx context.Context, _ *struct{}) (*struct{ Body []OrganizationOut }, error) {
-			rows, err := s.store.ListOrganizations(ctx, principalFrom(ctx).User.ID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]OrganizationOut, len(rows))
-			for i, r := range rows {
-				out[i] = OrganizationOut{ID: r.ID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID, CreatedAt: r.CreatedAt, MyRole: r.MyRole}
-			}
-			return &struct{ Body []OrganizationOut }{Body: out}, nil
-		})
+		Access{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
 
-	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: "/organizations/{orgSlug}",
-		Summary: "Get an organization", Tags: tags}, read,
-		func(ctx context.Context, _ *OrgPath) (*struct{ Body OrganizationOut }, error) {
-			a := accessFrom(ctx)
-			return &struct{ Body OrganizationOut }{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
-				OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole}}, nil
-		})
+	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
+		Summary: "Get an organization", Tags: tags},
+		read, s.getOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: "/organizations/{orgSlug}",
+	register(s, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
 		Summary: "Rename an organization", Tags: tags},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
-		func(ctx context.Context, in *struct {
-			OrgPath
-			Body struct {
-				Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-			}
-		}) (*struct{ Body OrganizationOut }, error) {
-			a := accessFrom(ctx)
-			name := trimPtr(in.Body.Name)
-			if name != nil && *name == "" {
-				return nil, errBadRequest("name must not be blank")
-			}
-			org, err := s.store.UpdateOrganization(ctx, a.OrgID, name)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body OrganizationOut }{Body: OrganizationOut{ID: org.ID, Name: org.Name, Slug: org.Slug,
-				OwnerID: org.OwnerID, CreatedAt: org.CreatedAt, MyRole: a.OrgRole}}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: "/organizations/{orgSlug}",
+	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
 		Summary: "Delete an organization and everything in it", Tags: tags,
 		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"},
-		func(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
-			if err := s.store.DeleteOrganization(ctx, accessFrom(ctx).OrgID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: "/organizations/{orgSlug}/members",
-		Summary: "List organization members", Tags: tags}, read,
-		func(ctx context.Context, _ *OrgPath) (*struct{ Body []OrgMemberOut }, error) {
-			rows, err := s.store.OrganizationMembers(ctx, accessFrom(ctx).OrgID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]OrgMemberOut, len(rows))
-			for i, r := range rows {
-				out[i] = orgMemberOut(r.UserID, r.Role, r.Email, r.Name)
-			}
-			return &struct{ Body []OrgMemberOut }{Body: out}, nil
-		})
+	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
+		Summary: "List organization members", Tags: tags},
+		read, s.listOrganizationMembers)
 
-	register(s, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: "/organizations/{orgSlug}/members",
+	register(s, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
 		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
-		func(ctx context.Context, in *struct {
-			OrgPath
-			Body struct {
-				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-				Role  string `json:"role" required:"true" enum:"admin,member"`
-			}
-		}) (*struct{ Body OrgMemberOut }, error) {
-			m, err := s.store.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body OrgMemberOut }{Body: orgMemberOut(m.UserID, m.Role, m.Email, m.Name)}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: "/organizations/{orgSlug}/members/{userId}",
+	register(s, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
-		func(ctx context.Context, in *struct {
-			OrgPath
-			UserID string `path:"userId"`
-			Body   struct {
-				Role string `json:"role" required:"true" enum:"admin,member"`
-			}
-		}) (*struct{ Body OrgMemberOut }, error) {
-			m, err := s.store.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body OrgMemberOut }{Body: orgMemberOut(m.UserID, m.Role, m.Email, m.Name)}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: "/organizations/{orgSlug}/members/{userId}",
+	register(s, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
 		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "member"},
-		func(ctx context.Context, in *struct {
-			OrgPath
-			UserID string `path:"userId"`
-		}) (*OKOutput, error) {
-			a := accessFrom(ctx)
-			if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
-				return nil, errForbidden("this needs the organization admin role")
-			}
-			if err := s.store.RemoveOrganizationMember(ctx, a.OrgID, in.UserID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: "/organizations/{orgSlug}/billing/checkout",
+	register(s, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
 		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"},
-		func(ctx context.Context, _ *OrgPath) (*struct{ Body CheckoutOut }, error) {
-			a := accessFrom(ctx)
-			c, err := s.billing.CreateCheckout(ctx, a.OrgID, a.OrgSlug)
-			if err != nil {
-				return nil, err
-			}
-			rec, err := s.store.RecordCheckout(ctx, db.NewCheckout{OrganizationID: a.OrgID, Provider: s.billing.Name(),
-				ExternalID: c.ExternalID, URL: c.URL, Status: c.Status, CreatedBy: principalFrom(ctx).User.ID})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CheckoutOut }{Body: CheckoutOut{ID: rec.ID, URL: rec.Url, Status: rec.Status}}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
+}
+
+// CreateOrganizationInput is the request of organizations-create.
+type CreateOrganizationInput struct {
+	Body struct {
+		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Slug Slug   `json:"slug" required:"true"`
+	}
+}
+
+func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	org, err := s.store.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[OrganizationOut]{Body: organizationOut(org, "owner")}, nil
+}
+
+func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
+	return listOf(myOrganizationOut)(s.store.ListOrganizations(ctx, principalFrom(ctx).User.ID))
+}
+
+func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
+	a := accessFrom(ctx)
+	return &Output[OrganizationOut]{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
+		OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole}}, nil
+}
+
+// UpdateOrganizationInput is the request of organizations-update.
+type UpdateOrganizationInput struct {
+	OrgPath
+	Body struct {
+		Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	}
+}
+
+func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
+	a := accessFrom(ctx)
+	name, err := nonBlankOpt("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	org, err := s.store.UpdateOrganization(ctx, a.OrgID, name)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[OrganizationOut]{Body: organizationOut(org, a.OrgRole)}, nil
+}
+
+func (s *Server) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
+	return done(s.store.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
+}
+
+func (s *Server) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
+	return listOf(orgMemberOut)(s.store.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
+}
+
+// AddOrganizationMemberInput is the request of organizations-members-add.
+type AddOrganizationMemberInput struct {
+	OrgPath
+	Body struct {
+		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+		Role  string `json:"role" required:"true" enum:"admin,member"`
+	}
+}
+
+func (s *Server) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+	return oneOf(orgMemberOut)(s.store.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
+}
+
+// OrgMemberPath names a member of an organization.
+type OrgMemberPath struct {
+	OrgPath
+	UserID string `path:"userId"`
+}
+
+// UpdateOrganizationMemberInput is the request of organizations-members-update.
+type UpdateOrganizationMemberInput struct {
+	OrgMemberPath
+	Body struct {
+		Role string `json:"role" required:"true" enum:"admin,member"`
+	}
+}
+
+func (s *Server) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+	return oneOf(orgMemberOut)(s.store.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
+}
+
+func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
+	a := accessFrom(ctx)
+	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
+		return nil, errForbidden("this needs the organization admin role")
+	}
+	return done(s.store.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
+}
+
+func (s *Server) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
+	a := accessFrom(ctx)
+	c, err := s.billing.CreateCheckout(ctx, a.OrgID, a.OrgSlug)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.store.RecordCheckout(ctx, db.NewCheckout{OrganizationID: a.OrgID, Provider: s.billing.Name(),
+		ExternalID: c.ExternalID, URL: c.URL, Status: c.Status, CreatedBy: principalFrom(ctx).User.ID})
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[CheckoutOut]{Body: CheckoutOut{ID: rec.ID, URL: rec.Url, Status: rec.Status}}, nil
 }

@@ -84,82 +84,83 @@ func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
 	return out
 }
 
+func portfolioProjectOut(p db.PortfolioProject) PortfolioProjectOut {
+	cols := make([]PortfolioColumnOut, len(p.CardsByColumn))
+	for j, c := range p.CardsByColumn {
+		cols[j] = PortfolioColumnOut{ColumnID: c.ColumnID, Name: c.Name, Count: c.Count}
+	}
+	return PortfolioProjectOut{ProjectID: p.ProjectID, Name: p.Name, Deadline: p.Deadline, DaysLeft: p.DaysLeft,
+		CardCount: p.CardCount, CardsByColumn: cols,
+		CardsByPriority: PortfolioPriorityOut{Low: p.CardsByPriority["low"], Medium: p.CardsByPriority["medium"], High: p.CardsByPriority["high"]},
+		Overdue:         p.Overdue,
+		Checklist:       PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
+}
+
+func roadmapOut(rm db.Roadmap) RoadmapOut {
+	out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut, len(rm.Scopes)),
+		Unscoped: roadmapCards(rm.Unscoped)}
+	for i, sc := range rm.Scopes {
+		out.Scopes[i] = RoadmapScopeOut{ID: sc.ID, Name: sc.Name, StartDate: sc.StartDate, EndDate: sc.EndDate, Cards: roadmapCards(sc.Cards)}
+	}
+	return out
+}
+
+// registerPortfolio registers the workspace portfolio, a project's roadmap, and project export and
+// import.
 func (s *Server) registerPortfolio() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: WS + "/projects/portfolio",
+	register(s, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: pathWorkspace + "/projects/portfolio",
 		Summary: "Summarise every project of the workspace", Tags: tags,
 		Description: "Per project: deadline and days left, active cards by column and priority, overdue cards " +
 			"(due in the past and not in the last column) and checklist progress. Archived cards are not counted."},
-		projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []PortfolioProjectOut }, error) {
-			ps, err := s.store.Portfolio(ctx, accessFrom(ctx).WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]PortfolioProjectOut, len(ps))
-			for i, p := range ps {
-				cols := make([]PortfolioColumnOut, len(p.CardsByColumn))
-				for j, c := range p.CardsByColumn {
-					cols[j] = PortfolioColumnOut{ColumnID: c.ColumnID, Name: c.Name, Count: c.Count}
-				}
-				out[i] = PortfolioProjectOut{ProjectID: p.ProjectID, Name: p.Name, Deadline: p.Deadline, DaysLeft: p.DaysLeft,
-					CardCount: p.CardCount, CardsByColumn: cols,
-					CardsByPriority: PortfolioPriorityOut{Low: p.CardsByPriority["low"], Medium: p.CardsByPriority["medium"], High: p.CardsByPriority["high"]},
-					Overdue:         p.Overdue,
-					Checklist:       PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
-			}
-			return &struct{ Body []PortfolioProjectOut }{Body: out}, nil
-		})
+		projectRead, s.getPortfolio)
 
-	register(s, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: PRJ + "/roadmap",
+	register(s, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: pathProject + "/roadmap",
 		Summary: "Get the project's roadmap", Tags: tags,
 		Description: "Scopes (sorted by start, undated last) with their dated cards, and dated cards outside any scope. " +
 			"A card is dated when it has a start or due date; cards are sorted by start (start date, else due date). Archived cards are left out."},
-		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body RoadmapOut }, error) {
-			rm, err := s.store.Roadmap(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut, len(rm.Scopes)),
-				Unscoped: roadmapCards(rm.Unscoped)}
-			for i, sc := range rm.Scopes {
-				out.Scopes[i] = RoadmapScopeOut{ID: sc.ID, Name: sc.Name, StartDate: sc.StartDate, EndDate: sc.EndDate, Cards: roadmapCards(sc.Cards)}
-			}
-			return &struct{ Body RoadmapOut }{Body: out}, nil
-		})
+		projectRead, s.getRoadmap)
 
-	register(s, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: PRJ + "/export",
+	register(s, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: pathProject + "/export",
 		Summary: "Export the project as a JSON snapshot", Tags: tags,
 		Description: "Everything the project holds (columns, labels, custom fields, scopes, cards with checklists, labels, " +
 			"custom values and comments, and relations), with references by index and name rather than id, so it can be " +
 			"imported again with POST …/projects/import. Card assignees and attachments are not carried."},
-		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body db.TransferDoc }, error) {
-			a := accessFrom(ctx)
-			doc, err := s.store.ExportProject(ctx, a.WorkspaceID, a.ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body db.TransferDoc }{Body: doc}, nil
-		})
+		projectRead, s.exportProject)
 
-	register(s, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: WS + "/projects/import",
+	register(s, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: pathWorkspace + "/projects/import",
 		Summary: "Create a project from an export", Tags: tags, DefaultStatus: http.StatusCreated, MaxBodyBytes: maxImportBodyBytes,
 		Description: "Takes the document GET …/export returns; only project.name, columns[].name and cards[].title and " +
 			"columnIndex are required. At most 50 columns and 500 cards. Cards refer to columns and scopes by index, " +
 			"to labels and custom fields by name; relations refer to cards by index. The project is created whole or not " +
 			"at all, without template columns; the importer becomes its member and the author of the imported comments."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			WSPath
-			Body db.TransferDoc
-		}) (*struct{ Body ProjectOut }, error) {
-			p, err := s.store.ImportProject(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
-		})
+		projectWrite, s.importProject)
+}
+
+func (s *Server) getPortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PortfolioProjectOut], error) {
+	return listOf(portfolioProjectOut)(s.store.Portfolio(ctx, accessFrom(ctx).WorkspaceID))
+}
+
+func (s *Server) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[RoadmapOut], error) {
+	return oneOf(roadmapOut)(s.store.Roadmap(ctx, accessFrom(ctx).ProjectID))
+}
+
+func (s *Server) exportProject(ctx context.Context, _ *ProjectPath) (*Output[db.TransferDoc], error) {
+	a := accessFrom(ctx)
+	doc, err := s.store.ExportProject(ctx, a.WorkspaceID, a.ProjectID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[db.TransferDoc]{Body: doc}, nil
+}
+
+// ImportProjectInput is the request of projects-import.
+type ImportProjectInput struct {
+	WorkspacePath
+	Body db.TransferDoc
+}
+
+func (s *Server) importProject(ctx context.Context, in *ImportProjectInput) (*Output[ProjectOut], error) {
+	return oneOf(projectOut)(s.store.ImportProject(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body))
 }

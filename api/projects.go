@@ -12,12 +12,12 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// PRJ is the prefix of project-scoped routes.
-const PRJ = WS + "/projects/{projectId}"
+// pathProject is the prefix of project-scoped routes.
+const pathProject = pathWorkspace + "/projects/{projectId}"
 
-// PRJPath are the path parameters of project-scoped routes.
-type PRJPath struct {
-	WSPath
+// ProjectPath are the path parameters of project-scoped routes.
+type ProjectPath struct {
+	WorkspacePath
 	ProjectID string `path:"projectId"`
 }
 
@@ -45,6 +45,10 @@ type ProjectMemberOut struct {
 	Email   string    `json:"email"`
 	Name    string    `json:"name"`
 	AddedAt time.Time `json:"addedAt"`
+}
+
+func projectMemberOut(m db.ProjectMember) ProjectMemberOut {
+	return ProjectMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, AddedAt: m.CreatedAt}
 }
 
 // ColumnOut is a kanban column.
@@ -77,197 +81,212 @@ func nonBlank(field, v string) (string, error) {
 	return v, nil
 }
 
+// nonBlankOpt trims a given name and refuses it when nothing is left; nil stays nil.
+func nonBlankOpt(field string, v *string) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	n, err := nonBlank(field, *v)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// registerProjects registers projects, their members and their columns.
 func (s *Server) registerProjects() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: WS + "/projects",
+	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
 		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			WSPath
-			Body struct {
-				Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
-				Description string     `json:"description,omitempty" maxLength:"20000"`
-				Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
-				TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
-			}
-		}) (*struct{ Body ProjectOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			p, err := s.store.CreateProject(ctx, db.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
-				Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
-		})
+		projectWrite, s.createProject)
 
-	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: WS + "/projects",
-		Summary: "List the workspace's projects", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []ProjectOut }, error) {
-			return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
-		})
+	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
+		Summary: "List the workspace's projects", Tags: tags},
+		projectRead, s.listProjects)
 
-	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: WS + "/projects/templates",
-		Summary: "List project templates", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []db.Template }, error) {
-			return &struct{ Body []db.Template }{Body: db.Templates}, nil
-		})
+	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
+		Summary: "List project templates", Tags: tags},
+		projectRead, s.listProjectTemplates)
 
-	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: PRJ,
-		Summary: "Get a project", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body ProjectOut }, error) {
-			a := accessFrom(ctx)
-			p, err := s.store.Project(ctx, a.WorkspaceID, a.ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
-		})
+	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
+		Summary: "Get a project", Tags: tags},
+		projectRead, s.getProject)
 
-	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: PRJ,
+	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
 		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
-				Description Nullable[string]    `json:"description,omitempty"`
-				Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
-			}
-		}) (*struct{ Body ProjectOut }, error) {
-			patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
-			if in.Body.Name != nil {
-				name, err := nonBlank("name", *in.Body.Name)
-				if err != nil {
-					return nil, err
-				}
-				patch.Name = &name
-			}
-			if in.Body.Description.Set {
-				d := in.Body.Description.Value
-				if len(d) > 20000 {
-					return nil, errBadRequest("description: expected length <= 20000")
-				}
-				patch.Description = &d
-			}
-			patch.Deadline = in.Body.Deadline.opt().Value
-			p, err := s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ProjectOut }{Body: projectOut(p)}, nil
-		})
+		projectWrite, s.updateProject)
 
-	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: PRJ + "/members",
-		Summary: "List project members", Tags: tags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ProjectMemberOut }, error) {
-			rows, err := s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]ProjectMemberOut, len(rows))
-			for i, r := range rows {
-				out[i] = ProjectMemberOut{UserID: r.UserID, Email: r.Email, Name: r.Name, AddedAt: r.CreatedAt}
-			}
-			return &struct{ Body []ProjectMemberOut }{Body: out}, nil
-		})
+	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
+		Summary: "List project members", Tags: tags},
+		projectRead, s.listProjectMembers)
 
-	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: PRJ + "/members",
+	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
 		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-			}
-		}) (*struct{ Body ProjectMemberOut }, error) {
-			a := accessFrom(ctx)
-			m, err := s.store.AddProjectMember(ctx, a.WorkspaceID, a.ProjectID, principalFrom(ctx).User.ID, strings.TrimSpace(in.Body.Email))
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ProjectMemberOut }{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name, AddedAt: time.Now().UTC()}}, nil
-		})
+		projectWrite, s.addProjectMember)
 
-	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: PRJ + "/members/{userId}",
-		Summary: "Remove a project member", Tags: tags}, projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			UserID string `path:"userId"`
-		}) (*OKOutput, error) {
-			if err := s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
+		Summary: "Remove a project member", Tags: tags},
+		projectWrite, s.removeProjectMember)
 
-	// Columns.
 	ctags := []string{"Columns"}
-	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: PRJ + "/columns",
-		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated}, projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-			}
-		}) (*struct{ Body ColumnOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			c, err := s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
-		})
 
-	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: PRJ + "/columns",
-		Summary: "List columns by order", Tags: ctags}, projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ColumnOut }, error) {
-			return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
-		})
+	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
+		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated},
+		projectWrite, s.createColumn)
 
-	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: PRJ + "/columns/{columnId}",
+	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
+		Summary: "List columns by order", Tags: ctags},
+		projectRead, s.listColumns)
+
+	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
 		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			ColumnID string `path:"columnId"`
-			Body     struct {
-				Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-				Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
-			}
-		}) (*struct{ Body ColumnOut }, error) {
-			var name *string
-			if in.Body.Name != nil {
-				n, err := nonBlank("name", *in.Body.Name)
-				if err != nil {
-					return nil, err
-				}
-				name = &n
-			}
-			c, err := s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ColumnOut }{Body: columnOut(c)}, nil
-		})
+		projectWrite, s.updateColumn)
 
-	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: PRJ + "/columns/{columnId}",
-		Summary: "Delete a column and its cards", Tags: ctags}, projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			ColumnID string `path:"columnId"`
-		}) (*OKOutput, error) {
-			if err := s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
+		Summary: "Delete a column and its cards", Tags: ctags},
+		projectWrite, s.deleteColumn)
+}
+
+// CreateProjectInput is the request of projects-create.
+type CreateProjectInput struct {
+	WorkspacePath
+	Body struct {
+		Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
+		Description string     `json:"description,omitempty" maxLength:"20000"`
+		Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
+		TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
+	}
+}
+
+func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(projectOut)(s.store.CreateProject(ctx, db.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
+		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
+}
+
+func (s *Server) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
+	return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
+}
+
+func (s *Server) listProjectTemplates(context.Context, *WorkspacePath) (*Output[[]db.Template], error) {
+	return &Output[[]db.Template]{Body: db.Templates}, nil
+}
+
+func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
+	a := accessFrom(ctx)
+	return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))
+}
+
+// UpdateProjectInput is the request of projects-update.
+type UpdateProjectInput struct {
+	ProjectPath
+	Body struct {
+		Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Description Nullable[string]    `json:"description,omitempty"`
+		Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
+	}
+}
+
+func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
+	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
+	if in.Body.Name != nil {
+		name, err := nonBlank("name", *in.Body.Name)
+		if err != nil {
+			return nil, err
+		}
+		patch.Name = &name
+	}
+	if in.Body.Description.Set {
+		d := in.Body.Description.Value
+		if len(d) > 20000 {
+			return nil, errBadRequest("description: expected length <= 20000")
+		}
+		patch.Description = &d
+	}
+	patch.Deadline = in.Body.Deadline.opt().Value
+	return oneOf(projectOut)(s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
+}
+
+func (s *Server) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
+	return listOf(projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID))
+}
+
+// AddProjectMemberInput is the request of projects-members-add.
+type AddProjectMemberInput struct {
+	ProjectPath
+	Body struct {
+		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+	}
+}
+
+func (s *Server) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
+	a := accessFrom(ctx)
+	m, err := s.store.AddProjectMember(ctx, a.WorkspaceID, a.ProjectID, principalFrom(ctx).User.ID, strings.TrimSpace(in.Body.Email))
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[ProjectMemberOut]{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name, AddedAt: time.Now().UTC()}}, nil
+}
+
+// ProjectMemberPath names a member of a project.
+type ProjectMemberPath struct {
+	ProjectPath
+	UserID string `path:"userId"`
+}
+
+func (s *Server) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
+	return done(s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID))
+}
+
+// CreateColumnInput is the request of columns-create.
+type CreateColumnInput struct {
+	ProjectPath
+	Body struct {
+		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	}
+}
+
+func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(columnOut)(s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name))
+}
+
+func (s *Server) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
+	return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
+}
+
+// ColumnPath names a column.
+type ColumnPath struct {
+	ProjectPath
+	ColumnID string `path:"columnId"`
+}
+
+// UpdateColumnInput is the request of columns-update.
+type UpdateColumnInput struct {
+	ColumnPath
+	Body struct {
+		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
+	}
+}
+
+func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {
+	name, err := nonBlankOpt("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(columnOut)(s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order))
+}
+
+func (s *Server) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
+	return done(s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID))
 }

@@ -14,7 +14,7 @@ import (
 
 // ScopePath are the path parameters of scope-scoped routes.
 type ScopePath struct {
-	PRJPath
+	ProjectPath
 	ScopeID string `path:"scopeId"`
 }
 
@@ -49,136 +49,133 @@ func scopeViewsOut(sc db.Scope) ScopeViewsOut {
 
 const maxScopeDescription = 5000
 
+// registerScopes registers a project's scopes and their views.
 func (s *Server) registerScopes() {
 	tags := []string{"Scopes"}
 
-	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: PRJ + "/scopes",
+	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
 		Summary: "Create a scope", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A scope is a work package or phase of the project. `endDate` may not be before `startDate`; " +
 			"`settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			PRJPath
-			Body struct {
-				Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-				Description string          `json:"description,omitempty" maxLength:"5000"`
-				StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
-				EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
-				Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-			}
-		}) (*struct{ Body ScopeOut }, error) {
-			name, err := nonBlank("name", in.Body.Name)
-			if err != nil {
-				return nil, err
-			}
-			sc, err := s.store.CreateScope(ctx, db.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
-				Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
-		})
+		projectWrite, s.createScope)
 
-	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: PRJ + "/scopes",
+	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
-		projectRead,
-		func(ctx context.Context, _ *PRJPath) (*struct{ Body []ScopeOut }, error) {
-			return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
-		})
+		projectRead, s.listScopes)
 
-	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}",
-		Summary: "Get a scope", Tags: tags}, projectRead,
-		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeOut }, error) {
-			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
-		})
+	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
+		Summary: "Get a scope", Tags: tags},
+		projectRead, s.getScope)
 
-	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}",
+	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Update a scope", Tags: tags,
 		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
 			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
-		projectWrite,
-		func(ctx context.Context, in *struct {
-			ScopePath
-			Body struct {
-				Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
-				Description Nullable[string]          `json:"description,omitempty"`
-				StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
-				EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
-				Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-			}
-		}) (*struct{ Body ScopeOut }, error) {
-			b := in.Body
-			p := db.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
-			if b.Name.Set {
-				if b.Name.Null {
-					return nil, errBadRequest("name: a scope's name cannot be null")
-				}
-				name, err := nonBlank("name", b.Name.Value)
-				if err != nil {
-					return nil, err
-				}
-				if utf8.RuneCountInString(name) > 200 {
-					return nil, errBadRequest("name: expected length <= 200")
-				}
-				p.Name = &name
-			}
-			if b.Description.Set {
-				d := b.Description.Value // null empties it
-				if utf8.RuneCountInString(d) > maxScopeDescription {
-					return nil, errBadRequest("description: expected length <= 5000")
-				}
-				p.Description = &d
-			}
-			if b.Settings.Set {
-				p.Settings = b.Settings.Value
-				if b.Settings.Null {
-					p.Settings = json.RawMessage(`null`) // the store empties it
-				}
-			}
-			sc, err := s.store.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ScopeOut }{Body: scopeOut(sc)}, nil
-		})
+		projectWrite, s.updateScope)
 
-	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: PRJ + "/scopes/{scopeId}",
+	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Delete a scope and all its content", Tags: tags,
 		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
-		projectWrite,
-		func(ctx context.Context, in *ScopePath) (*OKOutput, error) {
-			if err := s.store.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+		projectWrite, s.deleteScope)
 
-	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: PRJ + "/scopes/{scopeId}/views",
-		Summary: "List a scope's views and the active one", Tags: tags}, projectRead,
-		func(ctx context.Context, in *ScopePath) (*struct{ Body ScopeViewsOut }, error) {
-			sc, err := s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ScopeViewsOut }{Body: scopeViewsOut(sc)}, nil
-		})
+	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
+		Summary: "List a scope's views and the active one", Tags: tags},
+		projectRead, s.getScopeViews)
 
-	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: PRJ + "/scopes/{scopeId}/views",
-		Summary: "Change a scope's active view", Tags: tags}, projectWrite,
-		func(ctx context.Context, in *struct {
-			ScopePath
-			Body struct {
-				ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
-			}
-		}) (*struct{ Body ScopeViewsOut }, error) {
-			sc, err := s.store.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body ScopeViewsOut }{Body: scopeViewsOut(sc)}, nil
-		})
+	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
+		Summary: "Change a scope's active view", Tags: tags},
+		projectWrite, s.setScopeView)
+}
+
+// CreateScopeInput is the request of scopes-create.
+type CreateScopeInput struct {
+	ProjectPath
+	Body struct {
+		Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+		Description string          `json:"description,omitempty" maxLength:"5000"`
+		StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
+		EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
+		Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+	}
+}
+
+func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	return oneOf(scopeOut)(s.store.CreateScope(ctx, db.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings}))
+}
+
+func (s *Server) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
+	return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
+}
+
+func (s *Server) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
+	return oneOf(scopeOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+}
+
+// UpdateScopeInput is the request of scopes-update.
+type UpdateScopeInput struct {
+	ScopePath
+	Body struct {
+		Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
+		Description Nullable[string]          `json:"description,omitempty"`
+		StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
+		EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
+		Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+	}
+}
+
+func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
+	b := in.Body
+	p := db.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
+	if b.Name.Set {
+		if b.Name.Null {
+			return nil, errBadRequest("name: a scope's name cannot be null")
+		}
+		name, err := nonBlank("name", b.Name.Value)
+		if err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(name) > 200 {
+			return nil, errBadRequest("name: expected length <= 200")
+		}
+		p.Name = &name
+	}
+	if b.Description.Set {
+		d := b.Description.Value // null empties it
+		if utf8.RuneCountInString(d) > maxScopeDescription {
+			return nil, errBadRequest("description: expected length <= 5000")
+		}
+		p.Description = &d
+	}
+	if b.Settings.Set {
+		p.Settings = b.Settings.Value
+		if b.Settings.Null {
+			p.Settings = json.RawMessage(`null`) // the store empties it
+		}
+	}
+	return oneOf(scopeOut)(s.store.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
+}
+
+func (s *Server) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
+	return done(s.store.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+}
+
+func (s *Server) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
+	return oneOf(scopeViewsOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+}
+
+// SetScopeViewInput is the request of scopes-views-update.
+type SetScopeViewInput struct {
+	ScopePath
+	Body struct {
+		ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
+	}
+}
+
+func (s *Server) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
+	return oneOf(scopeViewsOut)(s.store.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
 }

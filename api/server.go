@@ -23,6 +23,7 @@ import (
 	"github.com/go-chi/httprate"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/storage"
@@ -43,7 +44,7 @@ type Options struct {
 	// Relay relays mission events to SSE subscribers (nil: a relay of the server's own, started lazily).
 	Relay *stream.Relay
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
-	AccessCache *AccessCache
+	AccessCache *accesscache.Cache
 }
 
 // Server holds what handlers need.
@@ -67,6 +68,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	}
 	if opts.Storage == nil {
 		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
+	}
+	if opts.Relay == nil {
+		opts.Relay = stream.New(store, stream.Config{Logger: logger}) // started on the first subscription
 	}
 	installErrors(logger)
 	s := &Server{
@@ -118,7 +122,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerNotifications()
 	s.registerAutomations()
 	s.registerAgents()
-	s.registerMissionStreams()
+	s.registerMissions()
 	return router
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -37,7 +36,25 @@ func tokenOut(t db.APIToken) TokenOut {
 		ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, CreatedAt: t.CreatedAt}
 }
 
-type createTokenInput struct {
+// registerTokens registers the caller's personal access tokens.
+func (s *Server) registerTokens() {
+	tags := []string{"Personal access tokens"}
+
+	register(s, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
+		Summary: "Create a personal access token", Tags: tags, DefaultStatus: http.StatusCreated},
+		Access{JWTOnly: true}, s.createAPIToken)
+
+	register(s, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
+		Summary: "List personal access tokens", Tags: tags},
+		Access{JWTOnly: true}, s.listAPITokens)
+
+	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
+		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
+		Access{JWTOnly: true}, s.revokeAPIToken)
+}
+
+// CreateTokenInput is the request of api-tokens-create.
+type CreateTokenInput struct {
 	Body struct {
 		Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
 		Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
@@ -45,51 +62,37 @@ type createTokenInput struct {
 	}
 }
 
-func (s *Server) registerTokens() {
-	tags := []string{"Personal access tokens"}
-	register(s, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
-		Summary: "Create a personal access token", Tags: tags, DefaultStatus: http.StatusCreated},
-		Access{JWTOnly: true},
-		func(ctx context.Context, in *createTokenInput) (*struct{ Body CreatedTokenOut }, error) {
-			name := strings.TrimSpace(in.Body.Name)
-			if name == "" {
-				return nil, errBadRequest("name must not be blank")
-			}
-			scopes := in.Body.Scopes
-			if len(scopes) == 0 {
-				// A copy: the sort below must not reorder the shared list (a data race across requests).
-				scopes = slices.Clone(auth.AllScopes)
-			}
-			slices.Sort(scopes)
-			scopes = slices.Compact(scopes)
-			if isExpired(in.Body.ExpiresAt) {
-				return nil, errBadRequest("expiresAt must be in the future")
-			}
-			secret, prefix, hash := auth.NewPAT()
-			tok, err := s.store.CreateAPIToken(ctx, db.NewAPIToken{UserID: principalFrom(ctx).User.ID, Name: name,
-				Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body CreatedTokenOut }{Body: CreatedTokenOut{TokenOut: tokenOut(tok), Token: secret, Secret: secret}}, nil
-		})
+func (s *Server) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Output[CreatedTokenOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	scopes := in.Body.Scopes
+	if len(scopes) == 0 {
+		// A copy: the sort below must not reorder the shared list (a data race across requests).
+		scopes = slices.Clone(auth.AllScopes)
+	}
+	slices.Sort(scopes)
+	scopes = slices.Compact(scopes)
+	if isExpired(in.Body.ExpiresAt) {
+		return nil, errBadRequest("expiresAt must be in the future")
+	}
+	secret, prefix, hash := auth.NewPAT()
+	return oneOf(func(tok db.APIToken) CreatedTokenOut {
+		return CreatedTokenOut{TokenOut: tokenOut(tok), Token: secret, Secret: secret}
+	})(s.store.CreateAPIToken(ctx, db.NewAPIToken{UserID: principalFrom(ctx).User.ID, Name: name,
+		Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt}))
+}
 
-	register(s, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
-		Summary: "List personal access tokens", Tags: tags},
-		Access{JWTOnly: true},
-		func(ctx context.Context, _ *struct{}) (*struct{ Body []TokenOut }, error) {
-			return listOf(tokenOut)(s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID))
-		})
+func (s *Server) listAPITokens(ctx context.Context, _ *struct{}) (*Output[[]TokenOut], error) {
+	return listOf(tokenOut)(s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID))
+}
 
-	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
-		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
-		Access{JWTOnly: true},
-		func(ctx context.Context, in *struct {
-			ID string `path:"id"`
-		}) (*OKOutput, error) {
-			if err := s.store.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID); err != nil {
-				return nil, fail(err)
-			}
-			return okOutput(), nil
-		})
+// RevokeAPITokenInput is the request of api-tokens-revoke.
+type RevokeAPITokenInput struct {
+	ID string `path:"id"`
+}
+
+func (s *Server) revokeAPIToken(ctx context.Context, in *RevokeAPITokenInput) (*OKOutput, error) {
+	return done(s.store.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID))
 }

@@ -12,34 +12,38 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-type twoFactorSetupOutput struct {
+// TwoFactorSetupOutput is the answer of auth-2fa-setup.
+type TwoFactorSetupOutput struct {
 	Body struct {
 		Secret     string `json:"secret" doc:"Base32 TOTP secret"`
 		OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
 	}
 }
 
-type twoFactorCodeInput struct {
+// TwoFactorCodeInput is the request of auth-2fa-enable and auth-2fa-disable.
+type TwoFactorCodeInput struct {
 	Body struct {
 		Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
 	}
 }
 
-type twoFactorStateOutput struct {
+// TwoFactorStateOutput is the answer of auth-2fa-enable and auth-2fa-disable.
+type TwoFactorStateOutput struct {
 	Body struct {
 		TwoFactorEnabled bool `json:"twoFactorEnabled"`
 	}
 }
 
-type twoFactorVerifyInput struct {
+// TwoFactorVerifyInput is the request of auth-2fa-verify.
+type TwoFactorVerifyInput struct {
 	Body struct {
 		TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
 		Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
 	}
 }
 
-func stateOutput(enabled bool) *twoFactorStateOutput {
-	out := &twoFactorStateOutput{}
+func stateOutput(enabled bool) *TwoFactorStateOutput {
+	out := &TwoFactorStateOutput{}
 	out.Body.TwoFactorEnabled = enabled
 	return out
 }
@@ -60,92 +64,98 @@ func (s *Server) checkTOTP(ctx context.Context, u db.User, secret, code string) 
 	return nil
 }
 
+// registerTwoFactor registers two-factor authentication: its setup and the second step of a login.
 func (s *Server) registerTwoFactor() {
 	tags := []string{"Two-factor authentication"}
+
 	register(s, huma.Operation{OperationID: "auth-2fa-setup", Method: http.MethodPost, Path: "/auth/2fa/setup",
 		Summary: "Start two-factor setup", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Generates a TOTP secret; two-factor authentication is on once /auth/2fa/enable confirms a code."},
-		Access{JWTOnly: true},
-		func(ctx context.Context, _ *struct{}) (*twoFactorSetupOutput, error) {
-			u := principalFrom(ctx).User
-			if u.TotpEnabled {
-				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
-			}
-			secret, url, err := auth.NewTOTP("Pilot", u.Email)
-			if err != nil {
-				return nil, err
-			}
-			if err := s.store.SetTOTPSecret(ctx, u.ID, secret); err != nil {
-				return nil, err
-			}
-			out := &twoFactorSetupOutput{}
-			out.Body.Secret, out.Body.OtpauthURL = secret, url
-			return out, nil
-		})
+		Access{JWTOnly: true}, s.setUpTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
 		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true},
-		func(ctx context.Context, in *twoFactorCodeInput) (*twoFactorStateOutput, error) {
-			u := principalFrom(ctx).User
-			switch {
-			case u.TotpEnabled:
-				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
-			case u.TotpSecret == nil:
-				return nil, errBadRequest("call /auth/2fa/setup first")
-			}
-			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
-				return nil, err
-			}
-			if err := s.store.SetTOTPEnabled(ctx, u.ID, true); err != nil {
-				return nil, err
-			}
-			return stateOutput(true), nil
-		})
+		Access{JWTOnly: true}, s.enableTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
 		Summary: "Turn two-factor authentication off (needs a current code)", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true},
-		func(ctx context.Context, in *twoFactorCodeInput) (*twoFactorStateOutput, error) {
-			u := principalFrom(ctx).User
-			if !u.TotpEnabled || u.TotpSecret == nil {
-				return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
-			}
-			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
-				return nil, err
-			}
-			if err := s.store.SetTOTPEnabled(ctx, u.ID, false); err != nil {
-				return nil, err
-			}
-			return stateOutput(false), nil
-		})
+		Access{JWTOnly: true}, s.disableTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
 		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code for a session. Codes are single-use."},
-		Access{Public: true},
-		func(ctx context.Context, in *twoFactorVerifyInput) (*SessionOutput, error) {
-			claims, err := s.signer.Verify(in.Body.TwoFactorToken, auth.TypeTwoFactor)
-			if err != nil {
-				return nil, errUnauthorized("invalid or expired two-factor token")
-			}
-			if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
-				return nil, err
-			}
-			u, err := s.store.UserByID(ctx, claims.Subject)
-			if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled || u.TotpSecret == nil)) {
-				return nil, errUnauthorized("invalid or expired two-factor token")
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
-				var eb *ErrorBody
-				if errors.As(err, &eb) {
-					return nil, errUnauthorized(eb.Message)
-				}
-				return nil, err
-			}
-			return s.startSession(u)
-		})
+		Access{Public: true}, s.verifyTwoFactor)
+}
+
+func (s *Server) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSetupOutput, error) {
+	u := principalFrom(ctx).User
+	if u.TotpEnabled {
+		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
+	}
+	secret, url, err := auth.NewTOTP("Pilot", u.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetTOTPSecret(ctx, u.ID, secret); err != nil {
+		return nil, err
+	}
+	out := &TwoFactorSetupOutput{}
+	out.Body.Secret, out.Body.OtpauthURL = secret, url
+	return out, nil
+}
+
+func (s *Server) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+	u := principalFrom(ctx).User
+	switch {
+	case u.TotpEnabled:
+		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
+	case u.TotpSecret == nil:
+		return nil, errBadRequest("call /auth/2fa/setup first")
+	}
+	return s.switchTwoFactor(ctx, u, in.Body.Code, true)
+}
+
+func (s *Server) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+	u := principalFrom(ctx).User
+	if !u.TotpEnabled || u.TotpSecret == nil {
+		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
+	}
+	return s.switchTwoFactor(ctx, u, in.Body.Code, false)
+}
+
+// switchTwoFactor turns u's two-factor authentication on or off, once code checks out against the
+// secret u has.
+func (s *Server) switchTwoFactor(ctx context.Context, u db.User, code string, on bool) (*TwoFactorStateOutput, error) {
+	if err := s.checkTOTP(ctx, u, *u.TotpSecret, code); err != nil {
+		return nil, err
+	}
+	if err := s.store.SetTOTPEnabled(ctx, u.ID, on); err != nil {
+		return nil, err
+	}
+	return stateOutput(on), nil
+}
+
+func (s *Server) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) (*SessionOutput, error) {
+	claims, err := s.signer.Verify(in.Body.TwoFactorToken, auth.TypeTwoFactor)
+	if err != nil {
+		return nil, errUnauthorized("invalid or expired two-factor token")
+	}
+	if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
+		return nil, err
+	}
+	u, err := s.store.UserByID(ctx, claims.Subject)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled || u.TotpSecret == nil)) {
+		return nil, errUnauthorized("invalid or expired two-factor token")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+		var eb *ErrorBody
+		if errors.As(err, &eb) {
+			return nil, errUnauthorized(eb.Message)
+		}
+		return nil, err
+	}
+	return s.startSession(u)
 }

@@ -41,6 +41,10 @@ type WorkspaceMemberOut struct {
 	PilotageRole string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
 }
 
+func workspaceMemberOut(m db.WorkspaceMember) WorkspaceMemberOut {
+	return WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role, PilotageRole: m.PilotageRole}
+}
+
 // InvitationOut is an invitation as its creator sees it, token included so it can be shared directly.
 type InvitationOut struct {
 	ID        string    `json:"id"`
@@ -58,161 +62,160 @@ type AcceptedInvitationOut struct {
 	Role             string       `json:"role"`
 }
 
-// WSPath are the path parameters of every workspace-scoped route.
-type WSPath struct {
+// WorkspacePath are the path parameters of every workspace-scoped route.
+type WorkspacePath struct {
 	OrgSlug string `path:"orgSlug"`
 	WsSlug  string `path:"wsSlug"`
 }
 
-// WS is the prefix of workspace-scoped routes.
-const WS = "/orgs/{orgSlug}/workspaces/{wsSlug}"
+// pathWorkspace is the prefix of workspace-scoped routes.
+const pathWorkspace = "/orgs/{orgSlug}/workspaces/{wsSlug}"
 
+// registerWorkspaces registers workspaces, their members and invitations.
 func (s *Server) registerWorkspaces() {
 	tags := []string{"Workspaces"}
 
 	register(s, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
-		func(ctx context.Context, in *struct {
-			OrgPath
-			Body struct {
-				Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-				Slug Slug   `json:"slug" required:"true"`
-			}
-		}) (*struct{ Body WorkspaceOut }, error) {
-			name := strings.TrimSpace(in.Body.Name)
-			if name == "" {
-				return nil, errBadRequest("name must not be blank")
-			}
-			ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body WorkspaceOut }{Body: workspaceOut(ws, "admin", "owner")}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
 
 	register(s, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "List the workspaces I may open", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"},
-		func(ctx context.Context, _ *OrgPath) (*struct{ Body []WorkspaceOut }, error) {
-			a := accessFrom(ctx)
-			rows, err := s.store.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin())
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]WorkspaceOut, len(rows))
-			for i, r := range rows {
-				role, prole := db.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
-				ws := db.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
-					IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-				out[i] = workspaceOut(ws, role, prole)
-			}
-			return &struct{ Body []WorkspaceOut }{Body: out}, nil
-		})
+		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
 
-	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: WS,
+	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
 		Summary: "Get a workspace with my roles", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
-		func(ctx context.Context, _ *WSPath) (*struct{ Body WorkspaceOut }, error) {
-			a := accessFrom(ctx)
-			ws, err := s.store.Workspace(ctx, a.WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body WorkspaceOut }{Body: workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)}, nil
-		})
+		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
 
-	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: WS + "/members",
+	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
 		Summary: "List workspace members", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"},
-		func(ctx context.Context, _ *WSPath) (*struct{ Body []WorkspaceMemberOut }, error) {
-			rows, err := s.store.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out := make([]WorkspaceMemberOut, len(rows))
-			for i, r := range rows {
-				out[i] = WorkspaceMemberOut{UserID: r.UserID, Email: r.Email, Name: r.Name, Role: r.Role, PilotageRole: r.PilotageRole}
-			}
-			return &struct{ Body []WorkspaceMemberOut }{Body: out}, nil
-		})
+		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
 
-	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: WS + "/members/invite",
+	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
 		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
 			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
-		func(ctx context.Context, in *struct {
-			WSPath
-			Body struct {
-				Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-				Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
-			}
-		}) (*struct{ Body InvitationOut }, error) {
-			a := accessFrom(ctx)
-			p := principalFrom(ctx)
-			ws, err := s.store.Workspace(ctx, a.WorkspaceID)
-			if err != nil {
-				return nil, fail(err)
-			}
-			token := auth.RandomString(24)
-			acceptURL := s.opts.PublicURL + "/invitations/" + url.PathEscape(token) + "/accept"
-			role := in.Body.Role
-			if role == "" {
-				role = "member"
-			}
-			inviter := p.User.Name
-			if inviter == "" {
-				inviter = p.User.Email
-			}
-			inv, err := s.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
-				Email: strings.TrimSpace(in.Body.Email), Role: role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body InvitationOut }{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
-				AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
 
 	register(s, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
 		Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
 		Description: "Needs authentication as the invited e-mail, but no membership. Joins the workspace (and its organization)."},
-		Access{Scope: auth.ScopeAccountWrite},
-		func(ctx context.Context, in *struct {
-			Token string `path:"token" maxLength:"200"`
-		}) (*struct{ Body AcceptedInvitationOut }, error) {
-			res, err := s.store.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
-			if err != nil {
-				return nil, fail(err)
-			}
-			// The roles the user now has, as the workspace read reports them: an existing member keeps theirs
-			// and organization owners and admins act as workspace admins.
-			role, prole := db.EffectiveWorkspaceRoles(res.OrgRole, &res.Member.Role, &res.Member.PilotageRole)
-			return &struct{ Body AcceptedInvitationOut }{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
-				Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
-		})
+		Access{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
 
-	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: WS + "/members/{userId}",
+	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
 		Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"},
-		func(ctx context.Context, in *struct {
-			WSPath
-			UserID string `path:"userId"`
-			Body   struct {
-				Role         *string `json:"role,omitempty" enum:"admin,member"`
-				PilotageRole *string `json:"pilotageRole,omitempty" enum:"viewer,reviewer,owner"`
-			}
-		}) (*struct{ Body WorkspaceMemberOut }, error) {
-			if in.Body.Role == nil && in.Body.PilotageRole == nil {
-				return nil, errBadRequest("give role and/or pilotageRole")
-			}
-			m, err := s.store.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole)
-			if err != nil {
-				return nil, fail(err)
-			}
-			return &struct{ Body WorkspaceMemberOut }{Body: WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name,
-				Role: m.Role, PilotageRole: m.PilotageRole}}, nil
-		})
+		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
+}
+
+// CreateWorkspaceInput is the request of workspaces-create.
+type CreateWorkspaceInput struct {
+	OrgPath
+	Body struct {
+		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+		Slug Slug   `json:"slug" required:"true"`
+	}
+}
+
+func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) (*Output[WorkspaceOut], error) {
+	name, err := nonBlank("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[WorkspaceOut]{Body: workspaceOut(ws, "admin", "owner")}, nil
+}
+
+func (s *Server) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]WorkspaceOut], error) {
+	a := accessFrom(ctx)
+	return listOf(func(r db.AccessibleWorkspace) WorkspaceOut {
+		role, prole := db.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
+		ws := db.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
+			IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		return workspaceOut(ws, role, prole)
+	})(s.store.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin()))
+}
+
+func (s *Server) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output[WorkspaceOut], error) {
+	a := accessFrom(ctx)
+	return oneOf(func(ws db.Workspace) WorkspaceOut {
+		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
+	})(s.store.Workspace(ctx, a.WorkspaceID))
+}
+
+func (s *Server) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {
+	return listOf(workspaceMemberOut)(s.store.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID))
+}
+
+// InviteToWorkspaceInput is the request of workspaces-invite.
+type InviteToWorkspaceInput struct {
+	WorkspacePath
+	Body struct {
+		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+		Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
+	}
+}
+
+func (s *Server) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
+	a := accessFrom(ctx)
+	p := principalFrom(ctx)
+	ws, err := s.store.Workspace(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	token := auth.RandomString(24)
+	acceptURL := s.opts.PublicURL + "/invitations/" + url.PathEscape(token) + "/accept"
+	role := in.Body.Role
+	if role == "" {
+		role = "member"
+	}
+	inviter := p.User.Name
+	if inviter == "" {
+		inviter = p.User.Email
+	}
+	inv, err := s.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
+		Email: strings.TrimSpace(in.Body.Email), Role: role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[InvitationOut]{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
+		AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
+}
+
+// AcceptInvitationInput is the request of invitations-accept.
+type AcceptInvitationInput struct {
+	Token string `path:"token" maxLength:"200"`
+}
+
+func (s *Server) acceptInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
+	res, err := s.store.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
+	if err != nil {
+		return nil, fail(err)
+	}
+	// The roles the user now has, as the workspace read reports them: an existing member keeps theirs
+	// and organization owners and admins act as workspace admins.
+	role, prole := db.EffectiveWorkspaceRoles(res.OrgRole, &res.Member.Role, &res.Member.PilotageRole)
+	return &Output[AcceptedInvitationOut]{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
+		Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
+}
+
+// UpdateWorkspaceMemberInput is the request of workspaces-members-update.
+type UpdateWorkspaceMemberInput struct {
+	WorkspacePath
+	UserID string `path:"userId"`
+	Body   struct {
+		Role         *string `json:"role,omitempty" enum:"admin,member"`
+		PilotageRole *string `json:"pilotageRole,omitempty" enum:"viewer,reviewer,owner"`
+	}
+}
+
+func (s *Server) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspaceMemberInput) (*Output[WorkspaceMemberOut], error) {
+	if in.Body.Role == nil && in.Body.PilotageRole == nil {
+		return nil, errBadRequest("give role and/or pilotageRole")
+	}
+	return oneOf(workspaceMemberOut)(s.store.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole))
 }

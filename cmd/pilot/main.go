@@ -20,6 +20,7 @@ import (
 
 	"github.com/pilot-dev/pilot/api"
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
@@ -132,7 +133,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		Storage: attachments, Relay: stream.Start(ctx, store, stream.Config{Logger: logger}), // ctx's end closes every stream
-		AccessCache: api.StartAccessCache(ctx, store, logger),
+		AccessCache: accesscache.Start(ctx, store, logger),
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/accesscache"
 )
 
 // The guard's access cache serves repeated requests, and a change made through this process is seen by
@@ -18,16 +20,16 @@ func TestAccessCacheServesRepeatsAndForgetsOwnChanges(t *testing.T) {
 	owner, member, prj, _ := e.team()
 	e.settleAccess()
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusOK)
-	hits := e.access.hits.Load()
+	hits := e.access.Hits()
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusOK)
-	require.Greater(t, e.access.hits.Load(), hits, "the second request was answered from the cache")
+	require.Greater(t, e.access.Hits(), hits, "the second request was answered from the cache")
 
 	// Card writes keep the cache: the next request is still served from it.
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusOK)
 	e.card(owner, prj, e.do("GET", prj+"/columns", owner.Token, nil).L(t)[0]["id"].(string), "kept")
-	hits = e.access.hits.Load()
+	hits = e.access.Hits()
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusOK)
-	require.Greater(t, e.access.hits.Load(), hits)
+	require.Greater(t, e.access.Hits(), hits)
 
 	requireStatus(t, e.do("DELETE", "/organizations/"+owner.OrgSlug+"/members/"+member.ID, owner.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusNotFound)
@@ -45,9 +47,9 @@ func TestAccessCacheForgetsOtherProcessesChanges(t *testing.T) {
 	_, member, prj, _ := e.team()
 	e.settleAccess()
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusOK)
-	hits := e.access.hits.Load()
+	hits := e.access.Hits()
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusOK)
-	require.Greater(t, e.access.hits.Load(), hits)
+	require.Greater(t, e.access.Hits(), hits)
 
 	_, err := e.pool.Exec(context.Background(), `DELETE FROM workspace_members WHERE user_id = $1`, member.ID)
 	require.NoError(t, err)
@@ -58,33 +60,13 @@ func TestAccessCacheForgetsOtherProcessesChanges(t *testing.T) {
 	}
 }
 
-// Without its LISTEN connection the cache keeps nothing: it cannot hear about changes then.
-func TestAccessCacheIdleWithoutListener(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	c := StartAccessCache(ctx, e.store, e.access.logger)
-	<-c.Ready()
-	k := accessKey{userID: "u", orgSlug: "o"}
-	c.put(k, accessEntry{}, c.generation())
-	_, ok := c.get(k)
-	require.True(t, ok)
-	cancel()
-	require.Eventually(t, func() bool { return !c.live.Load() }, 5*time.Second, 5*time.Millisecond)
-	_, ok = c.get(k)
-	require.False(t, ok, "nothing is served while not listening")
-	c.put(k, accessEntry{}, c.generation())
-	_, ok = c.get(k)
-	require.False(t, ok, "nothing is kept while not listening")
-}
-
 // settleAccess waits until the access cache has handled every change notification committed so far
 // (notifications arrive in commit order, so a marker sent now arrives after them): a late one would
 // otherwise empty the cache in the middle of a test.
 func (e *testEnv) settleAccess() {
 	e.t.Helper()
 	marker := "settle-" + time.Now().Format(time.RFC3339Nano)
-	_, err := e.pool.Exec(context.Background(), "SELECT pg_notify($1, $2)", AccessChannel, marker)
+	_, err := e.pool.Exec(context.Background(), "SELECT pg_notify($1, $2)", accesscache.Channel, marker)
 	require.NoError(e.t, err)
-	require.Eventually(e.t, func() bool { return e.access.heard.Load() == marker }, 5*time.Second, time.Millisecond)
+	require.Eventually(e.t, func() bool { return e.access.Heard() == marker }, 5*time.Second, time.Millisecond)
 }

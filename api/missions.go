@@ -1,0 +1,373 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/stream"
+)
+
+// MissionOut is a mission with its progress.
+type MissionOut struct {
+	ID          string     `json:"id"`
+	AgentID     string     `json:"agentId"`
+	CardID      *string    `json:"cardId" nullable:"true"`
+	ProjectID   *string    `json:"projectId" nullable:"true"`
+	Source      string     `json:"source" enum:"agent,runtime,card_mission"`
+	Objective   string     `json:"objective"`
+	Prompt      string     `json:"prompt" doc:"Same as objective"`
+	Status      string     `json:"status" enum:"queued,running,awaiting_approval,completed,failed"`
+	MaxSteps    int32      `json:"maxSteps"`
+	Steps       int32      `json:"steps" doc:"Model turns taken"`
+	Actions     int32      `json:"actions" doc:"Tool calls applied or proposed"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	StartedAt   *time.Time `json:"startedAt" nullable:"true"`
+	FinishedAt  *time.Time `json:"finishedAt" nullable:"true"`
+	CancelledAt *time.Time `json:"cancelledAt" nullable:"true"`
+	Error       *string    `json:"error" nullable:"true"`
+}
+
+func missionOut(m db.AgentMission) MissionOut {
+	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source, Objective: m.Objective,
+		Prompt: m.Objective, Status: m.Status, MaxSteps: m.MaxSteps, Steps: m.Steps, Actions: m.Actions, CreatedAt: m.CreatedAt,
+		StartedAt: m.StartedAt, FinishedAt: m.FinishedAt, CancelledAt: m.CancelledAt, Error: m.Error}
+}
+
+// ProposalOut is an action an agent proposed.
+type ProposalOut struct {
+	ID          string          `json:"id"`
+	MissionID   string          `json:"missionId"`
+	StepKey     string          `json:"stepKey"`
+	Tool        string          `json:"tool"`
+	Args        json.RawMessage `json:"args"`
+	Explanation string          `json:"explanation"`
+	Status      string          `json:"status" enum:"pending,approved,rejected"`
+	Reason      *string         `json:"reason" nullable:"true"`
+	DecidedBy   *string         `json:"decidedBy" nullable:"true"`
+	DecidedAt   *time.Time      `json:"decidedAt" nullable:"true"`
+	CreatedAt   time.Time       `json:"createdAt"`
+}
+
+func proposalOut(p db.AgentProposal) ProposalOut {
+	return ProposalOut{ID: p.ID, MissionID: p.MissionID, StepKey: p.StepKey, Tool: p.Tool, Args: p.Args, Explanation: p.Explanation,
+		Status: p.Status, Reason: p.Reason, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
+}
+
+// MissionPath names a mission.
+type MissionPath struct {
+	WorkspacePath
+	MissionID string `path:"missionId"`
+}
+
+// ProposalPath names a proposal.
+type ProposalPath struct {
+	WorkspacePath
+	ProposalID string `path:"proposalId"`
+}
+
+// missionFail maps a store error, with 429 for an agent over its missions-per-hour limit.
+func missionFail(err error) error {
+	var se *db.Error
+	if errors.As(err, &se) && errors.Is(err, db.ErrTooManyRequests) {
+		return newErrorBody(http.StatusTooManyRequests, se.Msg)
+	}
+	return fail(err)
+}
+
+const missionsDoc = "A mission is queued (its job inserted with it), then running, then awaiting_approval when it " +
+	"left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is " +
+	"answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp)."
+
+// queuedMission answers a mission just created, or the store's refusal (429 for an agent over its
+// missions-per-hour limit).
+func queuedMission(m db.AgentMission, err error) (*Output[MissionOut], error) {
+	if err != nil {
+		return nil, missionFail(err)
+	}
+	return &Output[MissionOut]{Body: missionOut(m)}, nil
+}
+
+// registerMissions registers an agent's missions, their proposals and progress streams, and the agent
+// runtime.
+func (s *Server) registerMissions() {
+	tags := []string{"Agents"}
+	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+
+	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
+		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
+		write, s.createMission)
+
+	register(s, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}/missions",
+		Summary: "List an agent's missions, newest first", Tags: tags},
+		read, s.listMissions)
+
+	register(s, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}",
+		Summary: "Get a mission's details and progress", Tags: tags},
+		read, s.getMission)
+
+	register(s, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: pathWorkspace + "/missions/{missionId}/cancel",
+		Summary: "Cancel a mission", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are " +
+			"rejected and a running job stops at its next step. A finished mission answers 409."},
+		write, s.cancelMission)
+
+	register(s, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/proposals",
+		Summary: "List a mission's proposals", Tags: tags},
+		read, s.listMissionProposals)
+
+	register(s, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
+		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Applies the action as the agent, in one transaction with the decision. Deciding twice answers 409. " +
+			"When the mission awaits approval and nothing is pending any more, it is completed."},
+		write, s.approveProposal)
+
+	register(s, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
+		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusConflict}},
+		write, s.rejectProposal)
+
+	register(s, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
+		Summary: "List the workspace's pending proposals", Tags: tags},
+		read, s.listPendingProposals)
+
+	register(s, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/run",
+		Summary: "Run an agent on an objective", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " + missionsDoc},
+		write, s.runAgent)
+
+	register(s, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/card-mission",
+		Summary: "Start a card mission", Tags: tags, Errors: []int{http.StatusTooManyRequests},
+		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the " +
+			"mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
+			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
+		Responses: map[string]*huma.Response{
+			"200": {Description: "Any other agent: the mission's event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}},
+			"201": {Description: "mcpOnly agent: the queued mission", Content: map[string]*huma.MediaType{"application/json": {
+				Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(MissionOut{}), true, "")}}},
+		}},
+		write, s.startCardMission)
+
+	register(s, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/events",
+		Summary: "Watch a mission's progress (server-sent events)", Tags: tags,
+		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
+			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
+			"Events after `Last-Event-ID` are replayed first. The stream ends after an event whose status is completed, " +
+			"failed or awaiting_approval (at once when the mission already is); comment lines are heartbeats.",
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
+		read, s.watchMission)
+}
+
+// CreateMissionInput is the request of missions-create.
+type CreateMissionInput struct {
+	AgentPath
+	Body struct {
+		CardID string `json:"cardId" required:"true" doc:"A card of a project of this workspace"`
+		Prompt string `json:"prompt" required:"true" minLength:"1" maxLength:"4000"`
+	}
+}
+
+func (s *Server) createMission(ctx context.Context, in *CreateMissionInput) (*Output[MissionOut], error) {
+	prompt, err := nonBlank("prompt", in.Body.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	wsID := accessFrom(ctx).WorkspaceID
+	if _, err := s.store.Agent(ctx, wsID, in.AgentID); err != nil {
+		return nil, fail(err)
+	}
+	projectID, err := s.store.MissionCardProject(ctx, wsID, in.Body.CardID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	cardID := in.Body.CardID
+	return queuedMission(s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: in.AgentID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: &projectID, CardID: &cardID, Source: db.MissionSourceAgent, Objective: prompt}))
+}
+
+// ListMissionsInput is the request of missions-list.
+type ListMissionsInput struct {
+	AgentPath
+	Limit int32 `query:"limit" minimum:"1" maximum:"200" default:"50"`
+}
+
+func (s *Server) listMissions(ctx context.Context, in *ListMissionsInput) (*Output[[]MissionOut], error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	return listOf(missionOut)(s.store.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
+}
+
+func (s *Server) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.store.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
+}
+
+func (s *Server) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.store.CancelMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, principalFrom(ctx).User.ID))
+}
+
+func (s *Server) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {
+	return listOf(proposalOut)(s.store.MissionProposals(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
+}
+
+func (s *Server) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
+	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, principalFrom(ctx).User.ID, true, ""))
+}
+
+// RejectProposalInput is the request of proposals-reject.
+type RejectProposalInput struct {
+	ProposalPath
+	Body *struct {
+		Reason string `json:"reason,omitempty" maxLength:"500"`
+	}
+}
+
+func (s *Server) rejectProposal(ctx context.Context, in *RejectProposalInput) (*Output[ProposalOut], error) {
+	reason := ""
+	if in.Body != nil {
+		reason = strings.TrimSpace(in.Body.Reason)
+	}
+	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, principalFrom(ctx).User.ID, false, reason))
+}
+
+// ListPendingProposalsInput is the request of agent-runtime-proposals.
+type ListPendingProposalsInput struct {
+	WorkspacePath
+	Limit int32 `query:"limit" minimum:"1" maximum:"500" default:"100"`
+}
+
+func (s *Server) listPendingProposals(ctx context.Context, in *ListPendingProposalsInput) (*Output[[]ProposalOut], error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 100
+	}
+	return listOf(proposalOut)(s.store.PendingProposals(ctx, accessFrom(ctx).WorkspaceID, limit))
+}
+
+// RunAgentInput is the request of agent-runtime-run.
+type RunAgentInput struct {
+	WorkspacePath
+	Body struct {
+		AgentUserID string  `json:"agentUserId" required:"true"`
+		Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
+		ProjectID   *string `json:"projectId,omitempty"`
+		MaxSteps    *int32  `json:"maxSteps,omitempty" minimum:"1" maximum:"50" doc:"Runtime cap, at most the agent's maxSteps"`
+	}
+}
+
+func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[MissionOut], error) {
+	b := in.Body
+	objective, err := nonBlank("objective", b.Objective)
+	if err != nil {
+		return nil, err
+	}
+	wsID := accessFrom(ctx).WorkspaceID
+	agent, err := s.store.AgentByUser(ctx, wsID, b.AgentUserID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if b.ProjectID != nil {
+		if !isUUID(*b.ProjectID) {
+			return nil, errNotFound("project not found")
+		}
+		if _, err := s.store.Project(ctx, wsID, *b.ProjectID); err != nil {
+			return nil, fail(err)
+		}
+	}
+	var maxSteps int32
+	if b.MaxSteps != nil {
+		maxSteps = *b.MaxSteps
+	}
+	return queuedMission(s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: b.ProjectID, Source: db.MissionSourceRuntime, Objective: objective, MaxSteps: maxSteps}))
+}
+
+// StartCardMissionInput is the request of agent-runtime-card-mission.
+type StartCardMissionInput struct {
+	WorkspacePath
+	Body struct {
+		CardID    string  `json:"cardId" required:"true"`
+		ProjectID string  `json:"projectId" required:"true"`
+		AgentID   *string `json:"agentId,omitempty"`
+	}
+}
+
+// startCardMission queues a mission on a card and answers it as JSON (mcpOnly agents) or as its event
+// stream.
+func (s *Server) startCardMission(ctx context.Context, in *StartCardMissionInput) (*huma.StreamResponse, error) {
+	b := in.Body
+	wsID := accessFrom(ctx).WorkspaceID
+	if !isUUID(b.ProjectID) {
+		return nil, errNotFound("project not found")
+	}
+	if _, err := s.store.Project(ctx, wsID, b.ProjectID); err != nil {
+		return nil, fail(err)
+	}
+	card, err := s.store.MissionCardProject(ctx, wsID, b.CardID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if card != b.ProjectID {
+		return nil, errNotFound("card not found")
+	}
+	var agent db.Agent
+	if b.AgentID != nil {
+		agent, err = s.store.Agent(ctx, wsID, *b.AgentID)
+	} else {
+		agent, err = s.store.DefaultAgent(ctx, wsID)
+	}
+	if err != nil {
+		return nil, fail(err)
+	}
+	projectID, cardID := b.ProjectID, b.CardID
+	m, err := s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: &projectID, CardID: &cardID, Source: db.MissionSourceCardMission,
+		Objective: "Work on this card: plan the next steps and make the progress you can."})
+	if err != nil {
+		return nil, missionFail(err)
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		if agent.McpOnly {
+			hctx.SetHeader("Content-Type", "application/json")
+			hctx.SetStatus(http.StatusCreated)
+			_ = jsonEncode(hctx.BodyWriter(), missionOut(m))
+			return
+		}
+		r, w := humachi.Unwrap(hctx)
+		s.serveMissionStream(w, r, m.ID, 0)
+	}}, nil
+}
+
+// MissionStreamInput addresses a mission's event stream.
+type MissionStreamInput struct {
+	WorkspacePath
+	MissionID   string `path:"missionId" doc:"The mission's id"`
+	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
+}
+
+// watchMission answers the mission's event stream, after checking the mission is in the workspace.
+func (s *Server) watchMission(ctx context.Context, in *MissionStreamInput) (*huma.StreamResponse, error) {
+	m, err := s.store.MissionStream(ctx, in.MissionID)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && m.WorkspaceID != accessFrom(ctx).WorkspaceID) {
+		return nil, errNotFound("mission not found")
+	}
+	if err != nil {
+		return nil, fail(err)
+	}
+	last := stream.ParseLastEventID(in.LastEventID)
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		r, w := humachi.Unwrap(hctx)
+		s.serveMissionStream(w, r, in.MissionID, last)
+	}}, nil
+}
