@@ -22,19 +22,6 @@ func (e *testEnv) rule(u user, prj string, body map[string]any) string {
 	return r.M(e.t)["id"].(string)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 // settle waits until no automation or notification job is left.
 func (e *testEnv) settle() {
 	e.t.Helper()

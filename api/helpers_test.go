@@ -225,6 +225,19 @@ func (e *testEnv) pat(u user, scopes []string) string {
 	return r.M(e.t)["token"].(string)
 }
 
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
 // count runs a COUNT query on the test database.
 func (e *testEnv) count(sql string, args ...any) int {
 	e.t.Helper()
