@@ -164,4 +164,3 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
@@ -155,13 +154,8 @@ func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault})
 	require.Equal(t, card.ID, job.Args.CardID)
 	require.Equal(t, db.TriggerTaskCreated, job.Args.Trigger)
-	w := testWorker(t, b, &AutomationWorker{deps: b.deps})
 	for range 3 { // the job, run as often as River might retry it
-		b.inTx(t, func(tx pgx.Tx) {
-			res, err := w.Work(ctx, t, tx, job.Args, nil)
-			require.NoError(t, err)
-			require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-		})
+		workNew(t, b, &AutomationWorker{deps: b.deps}, job.Args, nil)
 	}
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
@@ -199,19 +193,13 @@ func (b *testBundle) requireDueDatesFired(t *testing.T, tm team, rid string, ids
 
 func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	b := setup(t)
 	tm := b.team(t)
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
-	w := testWorker(t, b, &DueDateScanWorker{deps: b.deps})
-	scan := func() {
+	scan := func() { // one scan (a period's job), and the jobs it caused
 		t.Helper()
-		b.inTx(t, func(tx pgx.Tx) {
-			res, err := w.Work(ctx, t, tx, jobs.DueDateScanArgs{}, nil)
-			require.NoError(t, err)
-			require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-		})
+		workNew(t, b, &DueDateScanWorker{deps: b.deps}, jobs.DueDateScanArgs{}, nil)
 		b.settle(t)
 	}
 

@@ -65,27 +65,45 @@ func (b *testBundle) inTx(t *testing.T, fn func(tx pgx.Tx)) {
 // work works one inserted job with River's test worker for its kind and requires it completed.
 func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 	t.Helper()
-	ctx := context.Background()
+	switch job.Kind {
+	case jobs.NotifyActivityArgs{}.Kind():
+		workJob(t, b, &NotifyWorker{deps: b.deps}, job)
+	case jobs.AutomationEventArgs{}.Kind():
+		workJob(t, b, &AutomationWorker{deps: b.deps}, job)
+	case jobs.DueDateScanArgs{}.Kind():
+		workJob(t, b, &DueDateScanWorker{deps: b.deps}, job)
+	case jobs.MissionArgs{}.Kind():
+		workJob(t, b, NewMissionWorker(b.deps), job)
+	case jobs.SendEmailArgs{}.Kind():
+		workJob(t, b, &EmailWorker{deps: b.deps}, job)
+	default:
+		t.Fatalf("no worker for jobs of kind %q", job.Kind)
+	}
+}
+
+// workJob works an inserted job with w and requires it completed.
+func workJob[T river.JobArgs](t *testing.T, b *testBundle, w river.Worker[T], job *rivertype.JobRow) {
+	t.Helper()
 	b.inTx(t, func(tx pgx.Tx) {
-		var res *rivertest.WorkResult
-		var err error
-		switch job.Kind {
-		case jobs.NotifyActivityArgs{}.Kind():
-			res, err = testWorker(t, b, &NotifyWorker{deps: b.deps}).WorkJob(ctx, t, tx, job)
-		case jobs.AutomationEventArgs{}.Kind():
-			res, err = testWorker(t, b, &AutomationWorker{deps: b.deps}).WorkJob(ctx, t, tx, job)
-		case jobs.DueDateScanArgs{}.Kind():
-			res, err = testWorker(t, b, &DueDateScanWorker{deps: b.deps}).WorkJob(ctx, t, tx, job)
-		case jobs.MissionArgs{}.Kind():
-			res, err = testWorker(t, b, NewMissionWorker(b.deps)).WorkJob(ctx, t, tx, job)
-		case jobs.SendEmailArgs{}.Kind():
-			res, err = testWorker(t, b, &EmailWorker{deps: b.deps}).WorkJob(ctx, t, tx, job)
-		default:
-			t.Fatalf("no worker for jobs of kind %q", job.Kind)
-		}
-		require.NoError(t, err, "%s job %d", job.Kind, job.ID)
-		require.Equal(t, river.EventKindJobCompleted, res.EventKind, "%s job %d: %v", job.Kind, job.ID, res.Job.Errors)
+		res, err := testWorker(t, b, w).WorkJob(context.Background(), t, tx, job)
+		requireCompleted(t, res, err)
 	})
+}
+
+// workNew inserts a job of args with opts, as another job of the same work (a duplicate, a retry, a
+// second scanner), works it with w and requires it completed.
+func workNew[T river.JobArgs](t *testing.T, b *testBundle, w river.Worker[T], args T, opts *river.InsertOpts) {
+	t.Helper()
+	b.inTx(t, func(tx pgx.Tx) {
+		res, err := testWorker(t, b, w).Work(context.Background(), t, tx, args, opts)
+		requireCompleted(t, res, err)
+	})
+}
+
+func requireCompleted(t *testing.T, res *rivertest.WorkResult, err error) {
+	t.Helper()
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "%s job %d: %v", res.Job.Kind, res.Job.ID, res.Job.Errors)
 }
 
 // drain works the available jobs of kinds (every kind when none is named), oldest first, then the jobs

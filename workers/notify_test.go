@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
@@ -79,13 +77,8 @@ func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
 	c := b.card(t, tm, tm.owner, db.NewCard{Title: "Once"})
 	var activityID string
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
-	w := testWorker(t, b, &NotifyWorker{deps: b.deps})
 	for range 3 { // the job, run as often as River might retry it
-		b.inTx(t, func(tx pgx.Tx) {
-			res, err := w.Work(ctx, t, tx, jobs.NotifyActivityArgs{ActivityID: activityID}, nil)
-			require.NoError(t, err)
-			require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-		})
+		workNew(t, b, &NotifyWorker{deps: b.deps}, jobs.NotifyActivityArgs{ActivityID: activityID}, nil)
 	}
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE activity_id = $1`, activityID))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.member.User.ID))
