@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,9 +307,10 @@ func TestWorkspaceInvite(t *testing.T) {
 	bob := e.register("bob@example.com")
 	e.join(alice, bob, "acme", "eng", "member")
 	invitations := e.count("SELECT count(*) FROM workspace_invitations")
-	riverJobs := e.count("SELECT count(*) FROM river_job WHERE kind = 'send_email'")
 	require.Equal(t, 3, invitations)
-	require.Equal(t, 3, riverJobs)
+	emailJob := rivertest.ExpectedJob{Args: jobs.SendEmailArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail}}
+	emailJobs := func(n int) []rivertest.ExpectedJob { return slices.Repeat([]rivertest.ExpectedJob{emailJob}, n) }
+	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(3))
 
 	base := "/orgs/acme/workspaces/eng/members/invite"
 	requireStatus(t, e.do("POST", base, bob.Token, map[string]any{"email": "friend@example.com"}), http.StatusForbidden)
@@ -321,13 +323,13 @@ func TestWorkspaceInvite(t *testing.T) {
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": alice.Email}), http.StatusConflict)
 	requireStatus(t, e.do("POST", base, "", map[string]any{"email": "x@example.com"}), http.StatusUnauthorized)
 	require.Equal(t, invitations, e.count("SELECT count(*) FROM workspace_invitations"))
-	require.Equal(t, riverJobs, e.count("SELECT count(*) FROM river_job WHERE kind = 'send_email'"))
+	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(3))
 
 	// An organization admin who is not in the workspace acts as its admin.
 	carol := e.register("carol@example.com")
 	e.addOrgMember(alice, carol, "acme", "admin")
 	e.invite(carol, "acme", "eng", "via-org-admin@example.com", "member")
-	require.Equal(t, riverJobs+1, e.count("SELECT count(*) FROM river_job WHERE kind = 'send_email' AND queue = $1", jobs.QueueEmail))
+	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(4))
 }
 
 func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
