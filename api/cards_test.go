@@ -186,9 +186,8 @@ func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 	require.Empty(t, one["customFields"])
 }
 
-// A card create is one batch and one transaction: when its checklist cannot be stored (U+0000, which
-// PostgreSQL text refuses, after the card row itself went in), the card, its activity and its jobs are
-// all gone, and the caller gets a 400.
+// A card create is one batch and one transaction (db's TestCardCreateIsAllOrNothing): when its checklist
+// cannot be stored (U+0000, which PostgreSQL text refuses), the caller gets a 400 and nothing is written.
 func TestCardCreateIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

@@ -2,19 +2,16 @@ package api
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/workers"
 )
@@ -136,31 +133,3 @@ func TestNotificationLimits(t *testing.T) {
 	pat = e.pat(helper, []string{"notifications:read"})
 	requireStatus(t, e.do("GET", "/notifications/count", pat, nil), http.StatusOK)
 }
-
-func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	owner, _, _, cols := e.team()
-	before := e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`)
-	acts := e.count(`SELECT count(*) FROM activities`)
-	// A card write whose transaction fails after recording its activity leaves neither activity nor job.
-	ws, err := e.store.ResolveAccess(context.Background(), owner.ID, owner.OrgSlug, owner.WsSlug, "")
-	require.NoError(t, err)
-	projects, err := e.store.Projects(context.Background(), ws.WorkspaceID)
-	require.NoError(t, err)
-	_, err = e.store.CreateCard(context.Background(), db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
-		ColumnID: cols[0], ActorID: owner.ID, Title: "x", AssigneeID: ptr("00000000-0000-0000-0000-000000000000")})
-	require.Error(t, err) // the assignee is no workspace member: refused, rolled back
-	err = e.store.InTx(context.Background(), func(tx pgx.Tx) error {
-		_, err := e.store.CreateCardTx(context.Background(), tx, db.NewCard{WorkspaceID: ws.WorkspaceID, ProjectID: projects[0].ID,
-			ColumnID: cols[0], ActorID: owner.ID, Title: "doomed"})
-		require.NoError(t, err)
-		return errors.New("boom")
-	})
-	require.EqualError(t, err, "boom")
-	require.Equal(t, before, e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`))
-	require.Equal(t, acts, e.count(`SELECT count(*) FROM activities`))
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE title = 'doomed'`))
-}
-
-func ptr[T any](v T) *T { return &v }
