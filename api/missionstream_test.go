@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -388,28 +389,30 @@ func TestMissionStreamR3labsClient(t *testing.T) {
 	c := sse.NewClient(s.eventsURL(u, m))
 	c.Headers = map[string]string{"Authorization": "Bearer " + u.Token}
 	var got []*sse.Event
-	subscribed := make(chan struct{}) // closed when the event emitted before subscribing arrived
+	// live is closed at the first heartbeat after the replayed event: the server writes heartbeats only
+	// once its replay is over and it streams live, so what is emitted from then on is sent live.
+	live := make(chan struct{})
+	var wentLive sync.Once
 	errc := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {
 		errc <- c.SubscribeRawWithContext(ctx, func(ev *sse.Event) {
 			// r3labs hands comments (":ok", heartbeats) over as empty events carrying the last id.
-			if len(ev.Event) > 0 {
+			switch {
+			case len(ev.Event) > 0:
 				got = append(got, ev)
-				if len(got) == 1 {
-					close(subscribed)
-				}
+			case len(got) > 0:
+				wentLive.Do(func() { close(live) })
 			}
 		})
 	}()
-	// The stream is live once the replayed event arrived: what follows is sent live.
 	select {
-	case <-subscribed:
+	case <-live:
 	case err := <-errc:
-		t.Fatalf("the r3labs client stopped before the first event: %v", err)
+		t.Fatalf("the r3labs client stopped before the stream was live: %v", err)
 	case <-ctx.Done():
-		t.Fatal("the r3labs client did not get the first event")
+		t.Fatal("the stream never went live for the r3labs client")
 	}
 	s.emit(m, "step", "", "worked")
 	_, err := s.pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
