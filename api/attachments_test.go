@@ -121,7 +121,7 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	t.Parallel()
 	e := attachmentSetup(t)
 	w := commentSetup(t, e.testEnv)
-	jobsBefore := e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`)
+	jobsBefore := len(e.notifyJobs())
 
 	// The type is sniffed from the content, whatever the part says.
 	img := pngBytes(t, 5000)
@@ -165,7 +165,7 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 		WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND actor_id = $1`, w.other.ID).Scan(&meta, &recipients))
 	require.Equal(t, map[string]any{"fields": []any{"attachments"}, "title": "Write the launch post"}, meta)
 	require.Equal(t, []string{w.member.ID}, recipients)
-	require.Equal(t, jobsBefore+3, e.count(`SELECT count(*) FROM river_job WHERE kind = 'notify_activity'`))
+	require.Len(t, e.notifyJobs(), jobsBefore+3)
 
 	// The list, oldest first, shows what the uploads answered.
 	r = e.do("GET", w.card+"/attachments", w.member.Token, nil)

@@ -66,17 +66,19 @@ type cpActivity struct {
 // cpUpdates lists a card's card_updated activities, oldest first, with their notification jobs.
 func cpUpdates(e *testEnv, cardID string) []cpActivity {
 	e.t.Helper()
+	notified := e.notifyJobs()
 	rows, err := e.pool.Query(context.Background(), `
-		SELECT a.actor_id::text, a.meta, a.recipients::text[],
-		       (SELECT count(*) FROM river_job j WHERE j.kind = 'notify_activity' AND j.args->>'activityId' = a.id::text)::int
+		SELECT a.id::text, a.actor_id::text, a.meta, a.recipients::text[]
 		FROM activities a WHERE a.card_id = $1 AND a.type = 'card_updated' ORDER BY a.id`, cardID)
 	require.NoError(e.t, err)
 	defer rows.Close()
 	var out []cpActivity
 	for rows.Next() {
 		var a cpActivity
+		var id string
 		var meta []byte
-		require.NoError(e.t, rows.Scan(&a.ActorID, &meta, &a.Recipients, &a.Jobs))
+		require.NoError(e.t, rows.Scan(&id, &a.ActorID, &meta, &a.Recipients))
+		a.Jobs = occurrences(notified, id)
 		var m struct {
 			Fields []string `json:"fields"`
 			Title  string   `json:"title"`

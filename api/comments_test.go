@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/pilot-dev/pilot/jobs"
 )
 
 // commentWorld is a workspace with an admin (its owner), two members and a project with one card
@@ -48,7 +46,7 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	w := commentSetup(t, e)
-	jobsBefore := e.count(`SELECT count(*) FROM river_job WHERE kind = $1`, jobs.NotifyActivityArgs{}.Kind())
+	jobsBefore := len(e.notifyJobs())
 
 	r := e.do("POST", w.card+"/comments", w.other.Token, map[string]any{"content": "  First!  "})
 	requireStatus(t, r, http.StatusCreated)
@@ -94,9 +92,12 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	require.Equal(t, long[:140], meta["excerpt"])
 	require.Equal(t, []string{w.member.ID}, recipients)
 	require.Equal(t, w.owner.ID, actor)
-	require.Equal(t, jobsBefore+3, e.count(`SELECT count(*) FROM river_job WHERE kind = $1`, jobs.NotifyActivityArgs{}.Kind()))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM river_job j JOIN activities a ON a.id::text = j.args->>'activityId'
-		WHERE j.kind = 'notify_activity' AND a.meta->>'commentId' = $1`, third["id"]))
+	notified := e.notifyJobs()
+	require.Len(t, notified, jobsBefore+3)
+	var thirdActivity string
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE meta->>'commentId' = $1`, third["id"]).
+		Scan(&thirdActivity))
+	require.Equal(t, 1, occurrences(notified, thirdActivity))
 
 	// The author deletes their own comment.
 	r = e.do("DELETE", w.card+"/comments/"+third["id"].(string), w.member.Token, nil)

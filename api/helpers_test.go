@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
@@ -23,6 +25,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/jobs"
 )
 
 // testJWTSecret signs the test servers' tokens.
@@ -226,6 +229,19 @@ func (e *testEnv) pat(u user, scopes []string) string {
 	return r.M(e.t)["token"].(string)
 }
 
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
 // count runs a COUNT query on the test database.
 func (e *testEnv) count(sql string, args ...any) int {
 	e.t.Helper()
@@ -234,4 +250,38 @@ func (e *testEnv) count(sql string, args ...any) int {
 	return n
 }
 
-var _ pgx.Tx // keep pgx imported for tests that open transactions
+// notifyJobs asserts with rivertest that River holds exactly one notify_activity job, on the default
+// queue, for each recorded activity, and answers the activity each job names, oldest job first.
+func (e *testEnv) notifyJobs() []string {
+	e.t.Helper()
+	ctx := context.Background()
+	rows, err := e.pool.Query(ctx, `SELECT id::text FROM activities`)
+	require.NoError(e.t, err)
+	acts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(e.t, err)
+	if len(acts) == 0 {
+		rivertest.RequireNotInserted(ctx, e.t, riverpgxv5.New(e.pool), jobs.NotifyActivityArgs{}, nil)
+		return nil
+	}
+	want := slices.Repeat([]rivertest.ExpectedJob{{Args: jobs.NotifyActivityArgs{},
+		Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault}}}, len(acts))
+	var named []string
+	for _, j := range rivertest.RequireManyInserted(ctx, e.t, riverpgxv5.New(e.pool), want) {
+		var args jobs.NotifyActivityArgs
+		require.NoError(e.t, json.Unmarshal(j.EncodedArgs, &args))
+		named = append(named, args.ActivityID)
+	}
+	require.ElementsMatch(e.t, acts, named, "one notification job per activity")
+	return named
+}
+
+// occurrences counts id in ids.
+func occurrences(ids []string, id string) int {
+	n := 0
+	for _, x := range ids {
+		if x == id {
+			n++
+		}
+	}
+	return n
+}

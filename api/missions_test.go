@@ -5,16 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
@@ -89,7 +90,10 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	var jobID *int64
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, m["id"]).Scan(&jobID))
 	require.NotNil(t, jobID, "the job is inserted with the mission")
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM river_job WHERE id = $1 AND kind = 'agent_mission' AND queue = 'missions'`, *jobID))
+	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
+		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
+	require.Equal(t, *jobID, job.ID)
+	require.Equal(t, m["id"], job.Args.MissionID)
 	require.Equal(t, []string{"status:queued"}, e.eventTypes(m["id"].(string)))
 
 	e.startWorker()
@@ -258,7 +262,8 @@ func TestMissionCreateFailures(t *testing.T) {
 	require.Equal(t, float64(2), r.M(t)["maxSteps"])
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": "p"}), http.StatusTooManyRequests)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM agent_missions`))
-	require.Equal(t, 2, e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
+	missionJob := rivertest.ExpectedJob{Args: jobs.MissionArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions}}
+	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{missionJob, missionJob})
 
 	// Missions of another workspace are not found.
 	mid := e.do("GET", path, owner.Token, nil).L(t)[0]["id"].(string)
@@ -297,7 +302,7 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	require.Equal(t, "queued", m["status"])
 	require.Equal(t, "card_mission", m["source"])
 	// Queued for the MCP client: no job.
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
+	rivertest.RequireNotInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{}, nil)
 
 	// Cancel a queued mission; a second cancel conflicts.
 	r = e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil)
@@ -340,7 +345,9 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, "event: status", first)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`, a["id"]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
+	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
+		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE id = $1 AND job_id = $2`, job.Args.MissionID, job.ID))
 }
 
 func TestMissionCancelQueuedAndRunning(t *testing.T) {
@@ -355,80 +362,18 @@ func TestMissionCancelQueuedAndRunning(t *testing.T) {
 	r := e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "failed", r.M(t)["status"])
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission' AND state = 'cancelled'`))
+	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
+		&rivertest.RequireInsertedOpts{State: rivertype.JobStateCancelled})
+	require.Equal(t, m["id"], job.Args.MissionID)
 
-	// Running: between steps the runner sees the cancel and stops; nothing more is applied.
-	m2 := e.startMission(owner, a["id"].(string), card["id"].(string))
-	id := m2["id"].(string)
-	w := workers.NewMissionWorker(workers.Deps{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	_, err := e.pool.Exec(context.Background(), `UPDATE agent_missions SET status = 'running', started_at = now() WHERE id = $1`, id)
-	require.NoError(t, err)
-	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+id+"/cancel", owner.Token, nil), http.StatusOK)
-	require.NoError(t, w.Work(context.Background(), missionJob(id)))
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))
-	got := e.mission(owner, id)
-	require.Equal(t, "failed", got["status"])
-	require.Equal(t, "cancelled", got["error"])
-	require.Empty(t, e.getCard(owner, prj, card["id"].(string))["checklist"])
-
-	// Through the real worker a mission completes; cancelling it afterwards conflicts (see
-	// TestMissionCancelStopsRunningJob for a cancel while the model call runs).
+	// Running: between steps the runner sees the cancel and stops; nothing more is applied (see
+	// workers' TestMissionWorkerStopsWhenCancelledWhileRunning). Through the real worker a mission
+	// completes; cancelling it afterwards conflicts (see TestMissionCancelStopsRunningJob for a cancel
+	// while the model call runs).
 	e.startWorker()
-	m3 := e.startMission(owner, a["id"].(string), card["id"].(string))
-	e.waitMission(owner, m3["id"].(string), "completed")
-	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m3["id"].(string)+"/cancel", owner.Token, nil), http.StatusConflict)
-}
-
-// missionJob is a River job for a mission, as a worker receives it.
-func missionJob(id string) *river.Job[jobs.MissionArgs] {
-	return &river.Job[jobs.MissionArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: 1, MaxAttempts: 3}, Args: jobs.MissionArgs{MissionID: id}}
-}
-
-func TestMissionRetryAppliesNothingTwice(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	owner, _, prj, cols := e.team()
-	a := e.agent(owner, "again", map[string]any{"autonomyMode": "autonomous"})
-	card := e.missionCard(owner, prj, cols[0])
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	id := m["id"].(string)
-	w := workers.NewMissionWorker(workers.Deps{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-
-	// First attempt runs the whole mission.
-	require.NoError(t, w.Work(context.Background(), missionJob(id)))
-	require.Equal(t, "completed", e.mission(owner, id)["status"])
-	acts := e.count(`SELECT count(*) FROM activities WHERE card_id = $1`, card["id"])
-	items := e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, card["id"])
-	comments := e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card["id"])
-	require.Equal(t, 2, items)
-	require.Equal(t, 1, comments)
-
-	// The same job again: the mission is finished, nothing happens.
-	require.NoError(t, w.Work(context.Background(), missionJob(id)))
-	// A rescued job of a mission that crashed mid-run (still running): every recorded step is skipped.
-	_, err := e.pool.Exec(context.Background(), `UPDATE agent_missions SET status = 'running', finished_at = NULL WHERE id = $1`, id)
-	require.NoError(t, err)
-	require.NoError(t, w.Work(context.Background(), missionJob(id)))
-	require.Equal(t, "completed", e.mission(owner, id)["status"])
-	require.Equal(t, acts, e.count(`SELECT count(*) FROM activities WHERE card_id = $1`, card["id"]))
-	require.Equal(t, items, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, card["id"]))
-	require.Equal(t, comments, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card["id"]))
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))
-}
-
-func TestMissionActionLimit(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	owner, _, prj, cols := e.team()
-	a := e.agent(owner, "capped", map[string]any{"autonomyMode": "autonomous", "limits": map[string]any{"maxActionsPerMission": 1}})
-	card := e.missionCard(owner, prj, cols[0])
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	w := workers.NewMissionWorker(workers.Deps{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, w.Work(context.Background(), missionJob(m["id"].(string))))
-	got := e.mission(owner, m["id"].(string))
-	require.Equal(t, "completed", got["status"])
-	require.Equal(t, float64(1), got["actions"])
-	require.Equal(t, 2, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`, m["id"]))
+	m2 := e.startMission(owner, a["id"].(string), card["id"].(string))
+	e.waitMission(owner, m2["id"].(string), "completed")
+	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m2["id"].(string)+"/cancel", owner.Token, nil), http.StatusConflict)
 }
 
 // blockingLLM answers nothing until its context ends: a model call that hangs.
@@ -473,8 +418,12 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "failed", r.M(t)["status"])
 	// The job's context is cancelled through River and the job ends promptly.
+	var jobID int64
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, id).Scan(&jobID))
 	waitFor(t, "the job to stop", func() bool {
-		return e.count(`SELECT count(*) FROM river_job WHERE kind = 'agent_mission' AND state IN ('running', 'available', 'retryable')`) == 0
+		job, err := client.JobGet(context.Background(), jobID)
+		require.NoError(t, err)
+		return !slices.Contains([]rivertype.JobState{rivertype.JobStateRunning, rivertype.JobStateAvailable, rivertype.JobStateRetryable}, job.State)
 	})
 	got := e.mission(owner, id)
 	require.Equal(t, "failed", got["status"])
@@ -483,29 +432,4 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))
 	evs := e.eventTypes(id)
 	require.Equal(t, "done:failed", evs[len(evs)-1])
-}
-
-// brokenLLM always answers unusable output.
-type brokenLLM struct{}
-
-func (brokenLLM) Name() string { return "broken" }
-
-func (brokenLLM) Chat(context.Context, llm.Request) (llm.Response, error) {
-	return llm.Response{}, fmt.Errorf("bad turn: %w", llm.ErrMalformedOutput)
-}
-
-func TestMissionFailsOnUnusableModelOutput(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	owner, _, prj, cols := e.team()
-	a := e.agent(owner, "broken", nil)
-	card := e.missionCard(owner, prj, cols[0])
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	w := workers.NewMissionWorker(workers.Deps{Store: e.store, LLM: brokenLLM{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, w.Work(context.Background(), missionJob(m["id"].(string))))
-	got := e.mission(owner, m["id"].(string))
-	require.Equal(t, "failed", got["status"])
-	require.Contains(t, got["error"], "unusable output")
-	require.Nil(t, got["cancelledAt"])
-	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, e.eventTypes(m["id"].(string)))
 }

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +41,9 @@ type streamServer struct {
 	*testEnv
 	url   string
 	relay *stream.Relay
+	// conns counts the HTTP server's open connections: zero once every client's connection, and the
+	// stream it carried, is over on the server's side.
+	conns atomic.Int64
 }
 
 // newStreamServer starts an api server on the database behind dbPool (a fresh one when nil), with its
@@ -63,13 +68,24 @@ func newStreamServer(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config) *str
 	relay := stream.Start(context.Background(), store, cfg)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay})
-	srv := httptest.NewServer(h)
+	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, relay: relay}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			s.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			s.conns.Add(-1)
+		}
+	}
+	srv.Start()
+	s.url = srv.URL
 	t.Cleanup(func() {
 		relay.Close() // ends the streams, so that Close does not wait for them
 		srv.Close()
 	})
 	<-relay.Listening()
-	return &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, url: srv.URL, relay: relay}
+	return s
 }
 
 // newTestMission inserts an agent (with its service user) and a mission in u's personal workspace, as
@@ -373,18 +389,31 @@ func TestMissionStreamR3labsClient(t *testing.T) {
 	c := sse.NewClient(s.eventsURL(u, m))
 	c.Headers = map[string]string{"Authorization": "Bearer " + u.Token}
 	var got []*sse.Event
+	// live is closed at the first heartbeat after the replayed event: the server writes heartbeats only
+	// once its replay is over and it streams live, so what is emitted from then on is sent live.
+	live := make(chan struct{})
+	var wentLive sync.Once
 	errc := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {
 		errc <- c.SubscribeRawWithContext(ctx, func(ev *sse.Event) {
 			// r3labs hands comments (":ok", heartbeats) over as empty events carrying the last id.
-			if len(ev.Event) > 0 {
+			switch {
+			case len(ev.Event) > 0:
 				got = append(got, ev)
+			case len(got) > 0:
+				wentLive.Do(func() { close(live) })
 			}
 		})
 	}()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-live:
+	case err := <-errc:
+		t.Fatalf("the r3labs client stopped before the stream was live: %v", err)
+	case <-ctx.Done():
+		t.Fatal("the stream never went live for the r3labs client")
+	}
 	s.emit(m, "step", "", "worked")
 	_, err := s.pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
 	require.NoError(t, err)
@@ -414,7 +443,8 @@ func TestMissionStreamNoGoroutineLeak(t *testing.T) {
 	st := s.open(u, m, nil)
 	st.Close()
 	http.DefaultClient.CloseIdleConnections()
-	time.Sleep(100 * time.Millisecond)
+	// The warm-up stream is over on the server's side too before the baseline is taken.
+	waitFor(t, "the warm-up connection to close", func() bool { return s.conns.Load() == 0 })
 	base := runtime.NumGoroutine()
 
 	var streams []*ssetest.Stream

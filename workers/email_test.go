@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"log/slog"
 	"mime"
 	"net"
 	netmail "net/mail"
@@ -17,16 +16,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/mail"
-	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -197,8 +193,6 @@ func angle(arg string) string {
 	return arg
 }
 
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 // emailFixture is a registered user with a workspace, and an invitation to it.
 type emailFixture struct {
 	reg       db.Registration
@@ -207,54 +201,11 @@ type emailFixture struct {
 }
 
 // inviteThroughStore writes an invitation with the store's real write path, which enqueues its e-mail.
-func inviteThroughStore(t *testing.T, store *db.Store, to string) emailFixture {
+func inviteThroughStore(t *testing.T, b *testBundle, to string) emailFixture {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := store.Register(ctx, "alice@example.com", "Alice", "not-a-real-hash")
-	require.NoError(t, err)
-	accept := "http://pilot.test/invitations/tok-123/accept"
-	inv, err := store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: reg.Workspace.ID, WorkspaceName: reg.Workspace.Name,
-		Email: to, Role: "member", InvitedBy: reg.User.ID, InviterName: "Alice", Token: "tok-123", AcceptURL: accept})
-	require.NoError(t, err)
-	return emailFixture{reg: reg, inv: inv, acceptURL: accept}
-}
-
-// startWorker starts a real working River client on a fresh database and stops it at cleanup.
-func startWorker(t *testing.T, mailer mail.Sender) (*pgxpool.Pool, *db.Store) {
-	t.Helper()
-	dbPool := pgtest.Pool(t)
-	client, store, err := NewClient(dbPool, Config{Concurrency: 2, Mailer: mailer, Logger: discardLogger()})
-	require.NoError(t, err)
-	require.NoError(t, client.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, client.Stop(ctx))
-	})
-	return dbPool, store
-}
-
-// waitJob polls the send_email job until it is completed, failing fast when it errors.
-func waitJob(t *testing.T, dbPool *pgxpool.Pool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var state string
-		var errs []byte
-		err := dbPool.QueryRow(context.Background(),
-			"SELECT state::text, coalesce(errors::text, '') FROM river_job WHERE kind = 'send_email'").Scan(&state, &errs)
-		require.NoError(t, err)
-		switch rivertype.JobState(state) {
-		case rivertype.JobStateCompleted:
-			return
-		case rivertype.JobStateRetryable, rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
-			t.Fatalf("send_email job is %s: %s", state, errs)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("send_email job still %s after 20s", state)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	reg := b.register(t, "alice@example.com")
+	inv := b.invite(t, reg, to)
+	return emailFixture{reg: reg, inv: inv, acceptURL: "http://pilot.test/invitations/tok-" + to + "/accept"}
 }
 
 func outbox(t *testing.T, store *db.Store) []db.EmailOutbox {
@@ -273,12 +224,13 @@ func newSMTPMailer(t *testing.T, srv *fakeSMTP) mail.Sender {
 
 func TestEmailWithoutSMTPStaysInOutbox(t *testing.T) {
 	t.Parallel()
-	dbPool, store := startWorker(t, nil)
-	f := inviteThroughStore(t, store, "Invitee@Example.com")
+	b := setup(t)
+	events := b.startWorker(t, Config{})
+	f := inviteThroughStore(t, b, "Invitee@Example.com")
 
-	waitJob(t, dbPool)
+	waitJob(t, events, jobs.SendEmailArgs{}.Kind())
 
-	rows := outbox(t, store)
+	rows := outbox(t, b.store)
 	require.Len(t, rows, 1)
 	row := rows[0]
 	require.Equal(t, "outbox", row.Transport)
@@ -295,10 +247,11 @@ func TestEmailWithoutSMTPStaysInOutbox(t *testing.T) {
 func TestEmailThroughSMTP(t *testing.T) {
 	t.Parallel()
 	srv := newFakeSMTP(t)
-	dbPool, store := startWorker(t, newSMTPMailer(t, srv))
-	f := inviteThroughStore(t, store, "invitee@example.com")
+	b := setup(t)
+	events := b.startWorker(t, Config{Mailer: newSMTPMailer(t, srv)})
+	f := inviteThroughStore(t, b, "invitee@example.com")
 
-	waitJob(t, dbPool)
+	waitJob(t, events, jobs.SendEmailArgs{}.Kind())
 
 	msgs := srv.messages()
 	require.Len(t, msgs, 1)
@@ -322,7 +275,7 @@ func TestEmailThroughSMTP(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), f.acceptURL)
 
-	rows := outbox(t, store)
+	rows := outbox(t, b.store)
 	require.Len(t, rows, 1)
 	require.Equal(t, "smtp", rows[0].Transport)
 	require.NotNil(t, rows[0].SentAt)
@@ -330,25 +283,23 @@ func TestEmailThroughSMTP(t *testing.T) {
 	require.Equal(t, f.inv.ID, *rows[0].RefID)
 }
 
-// testWorker works jobs inline with River's test worker, in a transaction rolled back at cleanup.
-func testWorker(t *testing.T, mailer mail.Sender) (*pgxpool.Pool, *db.Store, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
+// emailWorker works e-mail jobs inline with River's test worker (mailer sends them), in a transaction
+// rolled back at cleanup.
+func emailWorker(t *testing.T, mailer mail.Sender) (*db.Store, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
 	t.Helper()
-	dbPool := pgtest.Pool(t)
-	_, store, err := NewClient(dbPool, Config{Concurrency: 2, Mailer: mailer, Logger: discardLogger()})
-	require.NoError(t, err)
-	w := rivertest.NewWorker(t, riverpgxv5.New(dbPool), &river.Config{Logger: discardLogger()},
-		&EmailWorker{deps: Deps{Store: store, Mailer: mailer, Logger: discardLogger()}})
-	tx, err := dbPool.Begin(context.Background())
+	b := setup(t)
+	w := testWorker(t, b, &EmailWorker{deps: b.withMailer(mailer)})
+	tx, err := b.pool.Begin(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	return dbPool, store, w, tx
+	return b.store, w, tx
 }
 
 func TestEmailJobIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
-	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
 
 	for i := range 2 {
@@ -380,7 +331,7 @@ func TestEmailJobIsIdempotent(t *testing.T) {
 func TestEmailOutboxOnlyIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, store, w, tx := testWorker(t, nil)
+	store, w, tx := emailWorker(t, nil)
 	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "a@example.com", Subject: "S", Body: "B"}
 	for range 2 {
 		res, err := w.Work(ctx, t, tx, args, nil)
@@ -398,7 +349,7 @@ func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"451 4.3.0 try again later"}
-	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "retry@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
@@ -445,7 +396,7 @@ func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"550 5.1.1 no such mailbox"}
-	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "ghost@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
@@ -465,7 +416,7 @@ func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.dropQuit = true
-	_, store, w, tx := testWorker(t, newSMTPMailer(t, srv))
+	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "quit@example.com", Subject: "S", Body: "B"}
 
 	for range 2 {

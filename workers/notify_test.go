@@ -1,0 +1,86 @@
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// notifications lists a user's notifications, newest first.
+func (b *testBundle) notifications(t *testing.T, u db.Registration) []db.Notification {
+	t.Helper()
+	l, err := b.store.Notifications(context.Background(), u.User.ID, false, 200)
+	require.NoError(t, err)
+	return l
+}
+
+func TestNotifyWorkerFansOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	outsider := b.register(t, "outsider@example.com")
+
+	c := b.card(t, tm, tm.owner, db.NewCard{Title: "Write docs"})
+	b.update(t, tm, tm.owner, c.ID, db.CardPatch{ColumnID: &tm.cols[1]})
+	b.update(t, tm, tm.member, c.ID, db.CardPatch{Title: ptr("Write the docs")})
+	// member_added, card_created, card_moved, card_updated: one job each.
+	require.Equal(t, 4, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
+
+	// The member hears about being added, the owner's create and move, never about their own change.
+	list := b.notifications(t, tm.member)
+	require.Len(t, list, 3)
+	require.Equal(t, db.ActivityMemberAdded, list[2].Type)
+	require.Equal(t, db.ActivityCardMoved, list[0].Type)
+	var meta map[string]any
+	require.NoError(t, json.Unmarshal(list[0].Meta, &meta))
+	require.Equal(t, tm.cols[0], meta["fromColumn"])
+	require.Equal(t, tm.cols[1], meta["toColumn"])
+	require.Equal(t, db.ActivityCardCreated, list[1].Type)
+	require.Nil(t, list[0].ReadAt)
+
+	// The owner hears about the member's update only.
+	list = b.notifications(t, tm.owner)
+	require.Len(t, list, 1)
+	require.Equal(t, db.ActivityCardUpdated, list[0].Type)
+
+	// Someone outside the project hears nothing.
+	require.Empty(t, b.notifications(t, outsider))
+}
+
+func TestNotifyWorkerNotifiesAssignee(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	owner := b.register(t, "owner@example.com")
+	helper := b.register(t, "helper@example.com")
+	b.join(t, owner, helper)
+	p, cols := b.project(t, owner, "Solo")
+	tm := team{owner: owner, project: p, cols: cols}
+	// helper is not a project member but becomes the assignee: they are notified of the assignment.
+	c := b.card(t, tm, owner, db.NewCard{Title: "Fix bug"})
+	b.update(t, tm, owner, c.ID, db.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &helper.User.ID}})
+	b.drain(t, jobs.NotifyActivityArgs{}.Kind())
+	list := b.notifications(t, helper)
+	require.Len(t, list, 1)
+	require.Equal(t, db.ActivityCardAssigned, list[0].Type)
+}
+
+func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	tm := b.team(t)
+	c := b.card(t, tm, tm.owner, db.NewCard{Title: "Once"})
+	var activityID string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
+	for range 3 { // the job, run as often as River might retry it
+		workNew(t, b, &NotifyWorker{deps: b.deps}, jobs.NotifyActivityArgs{ActivityID: activityID}, nil)
+	}
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE activity_id = $1`, activityID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.member.User.ID))
+	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.owner.User.ID))
+}
