@@ -51,7 +51,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 
 	last := after
 	for {
-		done, err := r.replay(ctx, sw, sub, missionID, &last)
+		done, err := r.replay(ctx, sw, missionID, &last)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -107,9 +107,28 @@ func (r *Relay) subscribeDetached(ctx context.Context, missionID string) (*Subsc
 
 // replay writes the events after *last from the table; done says the stream is over (the mission is
 // terminal, or the client is gone).
-func (r *Relay) replay(ctx context.Context, sw *sseWriter, sub *Subscription, missionID string, last *int64) (done bool, err error) {
+func (r *Relay) replay(ctx context.Context, sw *sseWriter, missionID string, last *int64) (done bool, err error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
+	if done, err := r.replayTable(ctx, sw, missionID, last); done || err != nil {
+		return true, err
+	}
+	info, err := r.store.MissionStream(ctx, missionID)
+	if err != nil {
+		return true, fmt.Errorf("read mission status: %w", err)
+	}
+	if !Terminal(info.Status) {
+		return false, nil
+	}
+	// The mission ended, perhaps after the table was read: a terminal status commits with its events,
+	// so one more read of the table has all of them.
+	_, err = r.replayTable(ctx, sw, missionID, last)
+	return true, err
+}
+
+// replayTable writes the mission's events after *last, in batches; done says the stream is over (an
+// event with a terminal status was written, or the client is gone).
+func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, missionID string, last *int64) (done bool, err error) {
 	for {
 		rows, err := r.store.MissionEventsAfter(ctx, missionID, *last, r.cfg.Batch)
 		if err != nil {
@@ -126,31 +145,7 @@ func (r *Relay) replay(ctx context.Context, sw *sseWriter, sub *Subscription, mi
 			}
 		}
 		if len(rows) < int(r.cfg.Batch) {
-			break
-		}
-	}
-	info, err := r.store.MissionStream(ctx, missionID)
-	if err != nil {
-		return true, fmt.Errorf("read mission status: %w", err)
-	}
-	if !Terminal(info.Status) {
-		return false, nil
-	}
-	// Hand over what the relay already delivered past the replay, then end.
-	for {
-		select {
-		case ev, ok := <-sub.C:
-			if !ok {
-				return true, nil
-			}
-			if ev.Seq > *last {
-				if err := sw.event(*ev); err != nil {
-					return true, nil
-				}
-				*last = ev.Seq
-			}
-		default:
-			return true, nil
+			return false, nil
 		}
 	}
 }
