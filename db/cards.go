@@ -41,21 +41,24 @@ type NewCard struct {
 }
 
 // CreateCard creates a card at the end of its column, with its checklist, records card_created and
-// enqueues its jobs, in one transaction: the card, its checklist and its activity go out as one batch
-// (one round trip), then River inserts the jobs.
+// enqueues its jobs, in one transaction of three round trips: BEGIN, the card, its checklist and its
+// activity go out as one batch, then River inserts the jobs, then COMMIT.
 func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
-	var card Card
-	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		var err error
-		card, err = s.CreateCardTx(ctx, tx, in)
-		return err
-	})
-	return card, err
+	return s.createCard(ctx, nil, in)
 }
 
 // CreateCardTx is CreateCard inside the caller's transaction (imports, automations, agents).
 func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	q := queries(tx)
+	return s.createCard(ctx, tx, in)
+}
+
+// createCard creates the card in tx, or, when tx is nil, in a transaction of its own begun by the
+// card's batch (checks that precede the batch then read outside it).
+func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
+	q, conn := s.q, batchSender(s.Pool)
+	if tx != nil {
+		q, conn = queries(tx), tx
+	}
 	if len(in.Checklist) > MaxChecklistItems {
 		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
@@ -88,7 +91,7 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 		card      Card
 		listening []string
 	)
-	err = pipeline(ctx, tx, func(q *dbsqlc.Queries) error {
+	began, err := pipeline(ctx, conn, func(q *dbsqlc.Queries) error {
 		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
@@ -124,7 +127,17 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 	if err != nil {
 		return Card{}, err
 	}
-	return card, s.enqueue(ctx, tx, rec.jobs(listening))
+	if began == nil {
+		return card, s.enqueue(ctx, tx, rec.jobs(listening))
+	}
+	defer began.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
+	if err := s.enqueue(ctx, began, rec.jobs(listening)); err != nil {
+		return Card{}, err
+	}
+	if err := began.Commit(ctx); err != nil {
+		return Card{}, fmt.Errorf("commit card: %w", err)
+	}
+	return card, nil
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.

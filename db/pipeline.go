@@ -6,28 +6,50 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// pipeline sends the queries fn makes as one batch, in one round trip, in the transaction tx.
+// batchSender is where a pipeline is sent: a transaction, or the pool.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// pipeline sends the queries fn makes as one batch, in one round trip, on conn: inside the transaction
+// conn is, or, sent on the pool, in a transaction the batch begins with its first statement (pgx's
+// Batch.BeginTx saves the round trip of a BEGIN of its own). That transaction is returned open for the
+// caller to add to and commit; when pipeline fails it has rolled it back.
 //
 // fn runs twice with the generated queries: first they only queue (every result is empty), then they
 // read the batch's results in the same order, so sqlc's generated code both queues and scans. fn must
 // therefore make the same calls both times and may not base a query on an earlier query's result (ids
 // are made in Go for that reason).
-func pipeline(ctx context.Context, tx pgx.Tx, fn func(q *dbsqlc.Queries) error) error {
+func pipeline(ctx context.Context, conn batchSender, fn func(q *dbsqlc.Queries) error) (began pgx.Tx, err error) {
 	b := &pgx.Batch{}
+	if _, pooled := conn.(*pgxpool.Pool); pooled {
+		b.BeginTx(pgx.TxOptions{})
+	}
 	if err := fn(dbsqlc.New(queuer{b})); err != nil {
-		return err
+		return nil, err
 	}
-	br := tx.SendBatch(ctx, b)
-	err := fn(queries(replayer{br}))
+	br := conn.SendBatch(ctx, b)
+	began = br.Tx()
+	if began != nil {
+		_, err = br.Exec() // the BEGIN's result comes first
+	}
+	if err == nil {
+		err = fn(queries(replayer{br}))
+	}
 	closeErr := br.Close() // reads what fn left unread; reports a failure fn did not see
-	if err != nil {
-		return err
+	if err == nil {
+		err = interpret(closeErr)
 	}
-	return interpret(closeErr)
+	if err != nil && began != nil {
+		_ = began.Rollback(context.WithoutCancel(ctx))
+		began = nil
+	}
+	return began, err
 }
 
 // queuer queues queries into a batch and answers each with an empty result.
