@@ -89,6 +89,26 @@ func (r *resp) JSON(t *testing.T, v any) {
 	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
 }
 
+// decode decodes the body into T, an operation's output body type (CardOut, []ProjectOut, ErrorBody…).
+// It requires that T holds all of the body: encoding the result again gives the same JSON, so a field T
+// lacks, a field missing from the body or a null read as a zero value fails the test rather than going
+// unseen.
+func decode[T any](t *testing.T, r *resp) T {
+	t.Helper()
+	return decodeJSON[T](t, r.Body)
+}
+
+// decodeJSON is decode for any JSON, such as the parts a CardOut carries as raw JSON.
+func decodeJSON[T any](t *testing.T, b []byte) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal(b, &v), "body: %s", b)
+	again, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.JSONEq(t, string(b), string(again), "%T does not hold all of the body", v)
+	return v
+}
+
 // M decodes the body as an object.
 func (r *resp) M(t *testing.T) map[string]any {
 	t.Helper()
@@ -164,17 +184,15 @@ func requireStatus(t *testing.T, r *resp, code int) {
 func requireErrorShape(t *testing.T, r *resp, code int) {
 	t.Helper()
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"), "body: %s", r.Body)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.Body, &m), "body: %s", r.Body)
-	require.Equal(t, float64(code), m["statusCode"], "body: %s", r.Body)
-	msg, ok := m["message"].(string)
-	require.True(t, ok, "message must be a string: %s", r.Body)
-	require.NotEmpty(t, msg)
+	// decode requires the body to be exactly an ErrorBody: statusCode a number, message and error strings.
+	b := decode[ErrorBody](t, r)
+	require.Equal(t, code, b.StatusCode, "body: %s", r.Body)
+	require.NotEmpty(t, b.Message)
 	wantName := http.StatusText(code)
 	if code == 500 {
 		wantName = "Internal Error"
 	}
-	require.Equal(t, wantName, m["error"], "body: %s", r.Body)
+	require.Equal(t, wantName, b.Error_, "body: %s", r.Body)
 }
 
 // user is a registered test user.
@@ -189,11 +207,11 @@ func (e *testEnv) register(email string) user {
 	e.t.Helper()
 	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse", "name": strings.Split(email, "@")[0]})
 	requireStatus(e.t, r, http.StatusCreated)
-	m := r.M(e.t)
-	u := m["user"].(map[string]any)
-	orgs := e.do("GET", "/organizations", m["access_token"].(string), nil)
+	s := decode[SessionBody](e.t, r)
+	require.NotNil(e.t, s.User)
+	orgs := e.do("GET", "/organizations", s.AccessToken, nil)
 	requireStatus(e.t, orgs, http.StatusOK)
-	return user{ID: u["id"].(string), Email: email, Token: m["access_token"].(string), OrgSlug: orgs.L(e.t)[0]["slug"].(string), WsSlug: "personal"}
+	return user{ID: s.User.ID, Email: email, Token: s.AccessToken, OrgSlug: decode[[]OrganizationOut](e.t, orgs)[0].Slug, WsSlug: "personal"}
 }
 
 // org creates an organization owned by u.
@@ -213,7 +231,7 @@ func (e *testEnv) join(admin, member user, org, ws, role string) {
 	e.t.Helper()
 	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", admin.Token, map[string]any{"email": member.Email, "role": role})
 	requireStatus(e.t, r, http.StatusCreated)
-	token := r.M(e.t)["token"].(string)
+	token := decode[InvitationOut](e.t, r).Token
 	requireStatus(e.t, e.do("POST", "/invitations/"+token+"/accept", member.Token, nil), http.StatusOK)
 }
 
@@ -226,7 +244,7 @@ func (e *testEnv) pat(u user, scopes []string) string {
 	}
 	r := e.do("POST", "/api-tokens", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)["token"].(string)
+	return decode[CreatedTokenOut](e.t, r).Token
 }
 
 // waitFor polls cond until it holds or the deadline passes.
