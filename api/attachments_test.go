@@ -352,7 +352,7 @@ func TestAttachmentNotFoundPaths(t *testing.T) {
 	t.Parallel()
 	e := attachmentSetup(t)
 	w := commentSetup(t, e.testEnv)
-	otherCard := w.prj + "/cards/" + e.card(w.owner, w.prj, w.cols[1], "Another card")["id"].(string)
+	otherCard := w.prj + "/cards/" + e.card(w.owner, w.prj, w.cols[1], "Another card").ID
 	r := e.upload(w.owner.Token, otherCard, "other.txt", "", []byte("on the other card"))
 	requireStatus(t, r, http.StatusCreated)
 	otherAtt := r.M(t)["id"].(string)

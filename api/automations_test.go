@@ -116,7 +116,7 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 	r := e.do("POST", prj+"/columns/"+todo+"/cards", owner.Token, map[string]any{"title": "low one", "priority": "low"})
 	requireStatus(t, r, http.StatusCreated)
 	low := r.M(t)["id"].(string)
-	mid := e.card(owner, prj, todo, "medium one")["id"].(string)
+	mid := e.card(owner, prj, todo, "medium one").ID
 	e.settle()
 	require.Equal(t, "high", e.getCard(owner, prj, low)["priority"])
 	require.Equal(t, "medium", e.getCard(owner, prj, mid)["priority"])

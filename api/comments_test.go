@@ -27,7 +27,7 @@ func commentSetup(t *testing.T, e *testEnv) commentWorld {
 	e.join(w.owner, w.other, w.owner.OrgSlug, w.owner.WsSlug, "member")
 	w.prj, w.cols = e.project(w.owner, "Launch")
 	c := e.card(w.owner, w.prj, w.cols[0], "Write the launch post")
-	w.cardID = c["id"].(string)
+	w.cardID = c.ID
 	w.card = w.prj + "/cards/" + w.cardID
 	requireStatus(t, e.do("PATCH", w.card, w.owner.Token, map[string]any{"assigneeId": w.member.ID}), http.StatusOK)
 	return w
@@ -174,7 +174,7 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	e := setup(t)
 	w := commentSetup(t, e)
 	other := e.card(w.owner, w.prj, w.cols[1], "Another card")
-	otherCard := w.prj + "/cards/" + other["id"].(string)
+	otherCard := w.prj + "/cards/" + other.ID
 	r := e.do("POST", otherCard+"/comments", w.owner.Token, map[string]any{"content": "On the other card"})
 	requireStatus(t, r, http.StatusCreated)
 	otherComment := r.M(t)["id"].(string)
@@ -192,7 +192,7 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	wrongPrj := prj2 + "/cards/" + w.cardID
 	requireStatus(t, e.do("GET", wrongPrj+"/comments", w.owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", wrongPrj+"/comments", w.owner.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other["id"].(string)+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other.ID+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
 
 	// Unknown and malformed ids.
 	missing := "0195f0a2-7b3c-7def-8abc-0123456789ab"
@@ -209,7 +209,7 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	ownPrj, _ := e.project(outsider, "Mine")
 	requireStatus(t, e.do("GET", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other["id"].(string)+"/comments/"+otherComment, outsider.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other.ID+"/comments/"+otherComment, outsider.Token, nil), http.StatusNotFound)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments`))
 
 	requireStatus(t, e.do("GET", w.card+"/comments", "", nil), http.StatusUnauthorized)

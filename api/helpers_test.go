@@ -109,6 +109,41 @@ func decodeJSON[T any](t *testing.T, b []byte) T {
 	return v
 }
 
+// checklistItem is an item of CardOut.Checklist, which the api passes on as raw JSON.
+type checklistItem struct {
+	UnderscoreID string `json:"_id"`
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	Done         bool   `json:"done"`
+	Order        int    `json:"order"`
+}
+
+// cardLabel is a label of CardOut.Labels.
+type cardLabel struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// cardChecklist decodes a card's checklist.
+func cardChecklist(t *testing.T, c CardOut) []checklistItem {
+	t.Helper()
+	return decodeJSON[[]checklistItem](t, c.Checklist)
+}
+
+// cardLabels decodes a card's labels.
+func cardLabels(t *testing.T, c CardOut) []cardLabel {
+	t.Helper()
+	return decodeJSON[[]cardLabel](t, c.Labels)
+}
+
+// cardFields decodes a card's custom values by field id; values keep their JSON types (string,
+// float64, bool, []any), as the fields' types differ.
+func cardFields(t *testing.T, c CardOut) map[string]any {
+	t.Helper()
+	return decodeJSON[map[string]any](t, c.CustomFields)
+}
+
 // M decodes the body as an object.
 func (r *resp) M(t *testing.T) map[string]any {
 	t.Helper()

@@ -228,39 +228,39 @@ func TestMissionCreateFailures(t *testing.T) {
 	foreign := e.card(member, foreignPrj, foreignCols[0], "theirs")
 	path := ws + "/agents/" + a["id"].(string) + "/missions"
 
-	requireStatus(t, e.do("POST", ws+"/agents/"+card["id"].(string)+"/missions", owner.Token, map[string]any{"cardId": card["id"], "prompt": "p"}), http.StatusNotFound)
-	r := e.do("POST", path, owner.Token, map[string]any{"cardId": foreign["id"], "prompt": "p"})
+	requireStatus(t, e.do("POST", ws+"/agents/"+card.ID+"/missions", owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusNotFound)
+	r := e.do("POST", path, owner.Token, map[string]any{"cardId": foreign.ID, "prompt": "p"})
 	requireStatus(t, r, http.StatusNotFound)
 	require.Equal(t, "card not found", r.M(t)["message"])
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": "nope", "prompt": "p"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"]}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": string(make([]rune, 4001))}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": ""}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": string(make([]rune, 4001))}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"prompt": "p"}), http.StatusBadRequest)
 
 	// Card mission: a card of another project is not found; no agent named and none exists elsewhere.
 	cm := ws + "/agent-runtime/card-mission"
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard["id"], "projectId": card["projectId"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"], "projectId": foreign["projectId"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"], "projectId": card["projectId"], "agentId": card["id"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"]}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard.ID, "projectId": card.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": foreign.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID, "agentId": card.ID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", wsOf(member)+"/agent-runtime/card-mission", member.Token,
-		map[string]any{"cardId": foreign["id"], "projectId": foreign["projectId"]}), http.StatusBadRequest)
+		map[string]any{"cardId": foreign.ID, "projectId": foreign.ProjectID}), http.StatusBadRequest)
 
 	// Runtime run: unknown agent user, foreign project, maxSteps over the agent's.
 	run := ws + "/agent-runtime/run"
 	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": owner.ID, "objective": "o"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "projectId": foreign["projectId"]}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "projectId": foreign.ProjectID}), http.StatusNotFound)
 	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "maxSteps": 11}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": ""}), http.StatusBadRequest)
 
 	// Missions per hour: 429 in the error shape past the agent's limit.
-	e.startMission(owner, a["id"].(string), card["id"].(string))
-	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "maxSteps": 2, "projectId": card["projectId"]})
+	e.startMission(owner, a["id"].(string), card.ID)
+	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "maxSteps": 2, "projectId": card.ProjectID})
 	requireStatus(t, r, http.StatusCreated)
 	require.Equal(t, "runtime", r.M(t)["source"])
 	require.Equal(t, float64(2), r.M(t)["maxSteps"])
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": "p"}), http.StatusTooManyRequests)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusTooManyRequests)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM agent_missions`))
 	missionJob := rivertest.ExpectedJob{Args: jobs.MissionArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions}}
 	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{missionJob, missionJob})
@@ -269,7 +269,7 @@ func TestMissionCreateFailures(t *testing.T) {
 	mid := e.do("GET", path, owner.Token, nil).L(t)[0]["id"].(string)
 	requireStatus(t, e.do("GET", wsOf(member)+"/missions/"+mid, member.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", wsOf(member)+"/missions/"+mid+"/cancel", member.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("GET", ws+"/missions/"+card["id"].(string), owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", ws+"/missions/"+card.ID, owner.Token, nil), http.StatusNotFound)
 }
 
 func TestMissionRuntimeRunWithoutCard(t *testing.T) {
@@ -294,7 +294,7 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	mcp := e.agent(owner, "mcp", map[string]any{"mcpOnly": true})
 	e.agent(owner, "later", nil)
 	card := e.card(owner, prj, cols[0], "c")
-	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card["id"], "projectId": card["projectId"]})
+	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID})
 	require.Equal(t, http.StatusCreated, r.Code, "body: %s", r.Body)
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	m := r.M(t)
@@ -324,7 +324,7 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	t.Cleanup(srv.Close)
 	// The stream runs until the client leaves (no worker here: the mission stays queued); read it until
 	// its first event, then hang up.
-	body, err := json.Marshal(map[string]any{"cardId": card["id"], "projectId": card["projectId"], "agentId": a["id"]})
+	body, err := json.Marshal(map[string]any{"cardId": card.ID, "projectId": card.ProjectID, "agentId": a["id"]})
 	require.NoError(t, err)
 	req, err := http.NewRequest("POST", srv.URL+wsOf(owner)+"/agent-runtime/card-mission", bytes.NewReader(body))
 	require.NoError(t, err)

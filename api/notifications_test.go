@@ -69,7 +69,7 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 	outsider := e.register("outsider@example.com")
 
 	c := e.card(owner, prj, cols[0], "Write docs")
-	id := c["id"].(string)
+	id := c.ID
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, owner.Token, map[string]any{"columnId": cols[1]}), http.StatusOK)
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, member.Token, map[string]any{"title": "Write the docs"}), http.StatusOK)
 	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())

@@ -66,7 +66,7 @@ func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
 	pid := prj[strings.LastIndex(prj, "/")+1:]
 
 	// Bob, outside Ann's organization, sees nothing of it.
-	for _, path := range []string{prj, prj + "/cards", prj + "/columns", prj + "/cards/" + card["id"].(string)} {
+	for _, path := range []string{prj, prj + "/cards", prj + "/columns", prj + "/cards/" + card.ID} {
 		r := e.do("GET", path, bob.Token, nil)
 		requireStatus(t, r, http.StatusNotFound)
 		require.NotContains(t, string(r.Body), "Hidden")
@@ -77,13 +77,13 @@ func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
 	requireStatus(t, e.do("GET", bobPrj+"/cards", bob.Token, nil), http.StatusNotFound)
 	// A card of another project in the same workspace is 404 under this one.
 	other, otherCols := e.project(ann, "Other")
-	requireStatus(t, e.do("GET", other+"/cards/"+card["id"].(string), ann.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", other+"/cards/"+card["id"].(string), ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", other+"/cards/"+card["id"].(string), ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", other+"/cards/"+card.ID, ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", other+"/cards/"+card.ID, ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", other+"/cards/"+card.ID, ann.Token, nil), http.StatusNotFound)
 	// A column of another project: 404 in the path, 400 as a move target.
 	requireStatus(t, e.do("POST", prj+"/columns/"+otherCols[0]+"/cards", ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", prj+"/columns/"+otherCols[0], ann.Token, map[string]any{"name": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", prj+"/cards/"+card["id"].(string), ann.Token, map[string]any{"columnId": otherCols[0]}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+card.ID, ann.Token, map[string]any{"columnId": otherCols[0]}), http.StatusBadRequest)
 	// Malformed ids are simply not found.
 	requireStatus(t, e.do("GET", prj+"/cards/not-a-uuid", ann.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", "/orgs/"+ann.OrgSlug+"/workspaces/"+ann.WsSlug+"/projects/123", ann.Token, nil), http.StatusNotFound)
