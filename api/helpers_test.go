@@ -109,6 +109,20 @@ func decodeJSON[T any](t *testing.T, b []byte) T {
 	return v
 }
 
+// decodeTo is decode into *v, for output bodies of an unnamed struct type (MeOutput.Body).
+func decodeTo[T any](t *testing.T, r *resp, v *T) {
+	t.Helper()
+	*v = decode[T](t, r)
+}
+
+// bodyFields decodes the body, an object, into its raw fields, for the tests that assert that a field is
+// absent or that the body has an exact set of fields: a typed decode reads a missing field as its zero
+// value and shows no field its type lacks.
+func bodyFields(t *testing.T, r *resp) map[string]json.RawMessage {
+	t.Helper()
+	return decode[map[string]json.RawMessage](t, r)
+}
+
 // checklistItem is an item of CardOut.Checklist, which the api passes on as raw JSON.
 type checklistItem struct {
 	UnderscoreID string `json:"_id"`
