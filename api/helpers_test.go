@@ -83,12 +83,6 @@ type resp struct {
 	Header http.Header
 }
 
-// JSON decodes the body into v.
-func (r *resp) JSON(t *testing.T, v any) {
-	t.Helper()
-	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
-}
-
 // decode decodes the body into T, an operation's output body type (CardOut, []ProjectOut, ErrorBody…).
 // It requires that T holds all of the body: encoding the result again gives the same JSON, so a field T
 // lacks, a field missing from the body or a null read as a zero value fails the test rather than going
@@ -105,7 +99,7 @@ func decodeJSON[T any](t *testing.T, b []byte) T {
 	require.NoError(t, json.Unmarshal(b, &v), "body: %s", b)
 	again, err := json.Marshal(v)
 	require.NoError(t, err)
-	require.JSONEq(t, string(b), string(again), "%T does not hold all of the body", v)
+	require.JSONEq(t, string(b), string(again), "the body is not exactly a %T", v)
 	return v
 }
 
@@ -156,22 +150,6 @@ func cardLabels(t *testing.T, c CardOut) []cardLabel {
 func cardFields(t *testing.T, c CardOut) map[string]any {
 	t.Helper()
 	return decodeJSON[map[string]any](t, c.CustomFields)
-}
-
-// M decodes the body as an object.
-func (r *resp) M(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	r.JSON(t, &m)
-	return m
-}
-
-// L decodes the body as an array of objects.
-func (r *resp) L(t *testing.T) []map[string]any {
-	t.Helper()
-	var l []map[string]any
-	r.JSON(t, &l)
-	return l
 }
 
 // req is a request to send; Token goes into the Authorization header.
