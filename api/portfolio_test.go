@@ -107,22 +107,22 @@ func TestPortfolioNumbers(t *testing.T) {
 		}
 		p.Deadline = nil
 	}
+	// kanban is the cardsByColumn of a basic-kanban project holding these counts.
+	kanban := func(cols []string, todo, inProgress, done int) []PortfolioColumnOut {
+		return []PortfolioColumnOut{
+			{ColumnID: cols[0], Name: "To Do", Count: todo},
+			{ColumnID: cols[1], Name: "In Progress", Count: inProgress},
+			{ColumnID: cols[2], Name: "Done", Count: done},
+		}
+	}
 	require.Equal(t, []PortfolioProjectOut{
 		{ProjectID: pfID(alpha), Name: "Alpha", DaysLeft: new(10), CardCount: 4,
-			CardsByColumn: []PortfolioColumnOut{
-				{ColumnID: ac[0], Name: "To Do", Count: 1},
-				{ColumnID: ac[1], Name: "In Progress", Count: 2},
-				{ColumnID: ac[2], Name: "Done", Count: 1},
-			},
+			CardsByColumn:   kanban(ac, 1, 2, 1),
 			CardsByPriority: PortfolioPriorityOut{Low: 1, Medium: 2, High: 1},
 			Overdue:         1,
 			Checklist:       PortfolioChecklistSummary{Done: 2, Total: 3, Percent: 66}},
 		{ProjectID: pfID(beta), Name: "Beta", DaysLeft: new(-1), CardCount: 1,
-			CardsByColumn: []PortfolioColumnOut{
-				{ColumnID: bc[0], Name: "To Do", Count: 1},
-				{ColumnID: bc[1], Name: "In Progress", Count: 0},
-				{ColumnID: bc[2], Name: "Done", Count: 0},
-			},
+			CardsByColumn:   kanban(bc, 1, 0, 0),
 			CardsByPriority: PortfolioPriorityOut{Low: 0, Medium: 1, High: 0},
 			Overdue:         1,
 			Checklist:       PortfolioChecklistSummary{Done: 0, Total: 0, Percent: 0}},
