@@ -12,7 +12,7 @@ import (
 func wsOf(u user) string { return "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsSlug }
 
 // agent creates an agent in u's personal workspace; body fields override the defaults.
-func (e *testEnv) agent(u user, slug string, body map[string]any) map[string]any {
+func (e *testEnv) agent(u user, slug string, body map[string]any) AgentOut {
 	e.t.Helper()
 	b := map[string]any{"name": "Agent " + slug, "slug": slug}
 	for k, v := range body {
@@ -20,7 +20,7 @@ func (e *testEnv) agent(u user, slug string, body map[string]any) map[string]any
 	}
 	r := e.do("POST", wsOf(u)+"/agents", u.Token, b)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[AgentOut](e.t, r)
 }
 
 func TestAgentCRUDAndServiceUser(t *testing.T) {
@@ -30,12 +30,12 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	ws := wsOf(owner)
 
 	a := e.agent(owner, "planner", map[string]any{"description": "Plans cards"})
-	require.Equal(t, "planner", a["slug"])
-	require.Equal(t, "supervised", a["autonomyMode"])
-	require.Equal(t, []any{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"}, a["tools"])
-	require.Equal(t, false, a["mcpOnly"])
-	require.Equal(t, map[string]any{"maxSteps": float64(10), "maxActionsPerMission": float64(20), "maxMissionsPerHour": float64(30)}, a["limits"])
-	userID := a["userId"].(string)
+	require.Equal(t, "planner", a.Slug)
+	require.Equal(t, "supervised", a.AutonomyMode)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"}, a.Tools)
+	require.Equal(t, false, a.McpOnly)
+	require.Equal(t, AgentLimits{MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, a.Limits)
+	userID := a.UserID
 
 	// The service user: is_service, cannot log in, a workspace member (member, viewer).
 	var email string
@@ -49,39 +49,39 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	// Members read; only admins write.
 	r := e.do("GET", ws+"/agents", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
-	r = e.do("GET", ws+"/agents/"+a["id"].(string), member.Token, nil)
+	require.Len(t, decode[[]AgentOut](t, r), 1)
+	r = e.do("GET", ws+"/agents/"+a.ID, member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, userID, r.M(t)["userId"])
+	require.Equal(t, userID, decode[AgentOut](t, r).UserID)
 	requireStatus(t, e.do("POST", ws+"/agents", member.Token, map[string]any{"name": "x", "slug": "xx"}), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", ws+"/agents/"+a["id"].(string), member.Token, map[string]any{"name": "y"}), http.StatusForbidden)
-	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), member.Token, nil), http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+a.ID, member.Token, map[string]any{"name": "y"}), http.StatusForbidden)
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a.ID, member.Token, nil), http.StatusForbidden)
 
 	// Patch: partial limits, tools, autonomy.
-	r = e.do("PATCH", ws+"/agents/"+a["id"].(string), owner.Token, map[string]any{"autonomyMode": "autonomous",
+	r = e.do("PATCH", ws+"/agents/"+a.ID, owner.Token, map[string]any{"autonomyMode": "autonomous",
 		"tools": []string{"add_comment", "add_comment"}, "limits": map[string]any{"maxSteps": 3}})
 	requireStatus(t, r, http.StatusOK)
-	p := r.M(t)
-	require.Equal(t, "autonomous", p["autonomyMode"])
-	require.Equal(t, []any{"add_comment"}, p["tools"])
-	require.Equal(t, map[string]any{"maxSteps": float64(3), "maxActionsPerMission": float64(20), "maxMissionsPerHour": float64(30)}, p["limits"])
-	require.Equal(t, "Plans cards", p["description"])
+	p := decode[AgentOut](t, r)
+	require.Equal(t, "autonomous", p.AutonomyMode)
+	require.Equal(t, []string{"add_comment"}, p.Tools)
+	require.Equal(t, AgentLimits{MaxSteps: 3, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, p.Limits)
+	require.Equal(t, "Plans cards", p.Description)
 
 	// Slug unique per workspace, on create and on rename.
 	requireStatus(t, e.do("POST", ws+"/agents", owner.Token, map[string]any{"name": "Again", "slug": "planner"}), http.StatusConflict)
 	other := e.agent(owner, "writer", nil)
-	requireStatus(t, e.do("PATCH", ws+"/agents/"+other["id"].(string), owner.Token, map[string]any{"slug": "planner"}), http.StatusConflict)
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+other.ID, owner.Token, map[string]any{"slug": "planner"}), http.StatusConflict)
 	// Another workspace may reuse it.
 	e.agent(member, "planner", nil)
 
 	// Delete: gone, and its user leaves the workspace.
-	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusOK)
-	requireStatus(t, e.do("GET", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", ws+"/agents/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a.ID, owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", ws+"/agents/"+a.ID, owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ws+"/agents/"+a.ID, owner.Token, nil), http.StatusNotFound)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM workspace_members WHERE user_id = $1`, userID))
 
 	// Another workspace's agent is not found.
-	theirs := e.do("GET", wsOf(member)+"/agents", member.Token, nil).L(t)[0]["id"].(string)
+	theirs := decode[[]AgentOut](t, e.do("GET", wsOf(member)+"/agents", member.Token, nil))[0].ID
 	requireStatus(t, e.do("GET", ws+"/agents/"+theirs, owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", ws+"/agents/not-a-uuid", owner.Token, nil), http.StatusNotFound)
 }
@@ -124,11 +124,11 @@ func TestAgentValidation(t *testing.T) {
 	// The extremes pass.
 	a := e.agent(owner, long(60), map[string]any{"name": long(100), "description": long(2000), "autonomyMode": "approval", "tools": []string{},
 		"mcpOnly": true, "limits": map[string]any{"maxSteps": 50, "maxActionsPerMission": 200, "maxMissionsPerHour": 1000}})
-	require.Equal(t, []any{}, a["tools"])
-	require.Equal(t, true, a["mcpOnly"])
+	require.Equal(t, []string{}, a.Tools)
+	require.Equal(t, true, a.McpOnly)
 	e.agent(owner, "ab", map[string]any{"limits": map[string]any{"maxSteps": 1, "maxActionsPerMission": 1, "maxMissionsPerHour": 1}})
 
-	id := a["id"].(string)
+	id := a.ID
 	for _, b := range []map[string]any{{"name": ""}, {"slug": "NO"}, {"tools": []string{"nope"}}, {"limits": map[string]any{"maxSteps": 99}}, {"autonomyMode": "x"}} {
 		requireStatus(t, e.do("PATCH", ws+"/agents/"+id, owner.Token, b), http.StatusBadRequest)
 	}
@@ -141,8 +141,8 @@ func TestSkills(t *testing.T) {
 	ws := wsOf(owner)
 	r := e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage", "description": "d", "instructions": "Be brief."})
 	requireStatus(t, r, http.StatusCreated)
-	sk := r.M(t)
-	require.Equal(t, "Be brief.", sk["instructions"])
+	sk := decode[SkillOut](t, r)
+	require.Equal(t, "Be brief.", sk.Instructions)
 	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage"}), http.StatusConflict)
 	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": ""}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": strings.Repeat("n", 101)}), http.StatusBadRequest)
@@ -150,13 +150,13 @@ func TestSkills(t *testing.T) {
 	requireStatus(t, e.do("POST", ws+"/skills", member.Token, map[string]any{"name": "mine"}), http.StatusForbidden)
 	r = e.do("GET", ws+"/skills", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]SkillOut](t, r), 1)
 
 	a := e.agent(owner, "helper", nil)
-	path := ws + "/agents/" + a["id"].(string) + "/skills/" + sk["id"].(string)
+	path := ws + "/agents/" + a.ID + "/skills/" + sk.ID
 	requireStatus(t, e.do("POST", path, owner.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("POST", path, owner.Token, nil), http.StatusOK)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_skills`))
 	requireStatus(t, e.do("POST", path, member.Token, nil), http.StatusForbidden)
-	requireStatus(t, e.do("POST", ws+"/agents/"+a["id"].(string)+"/skills/"+a["id"].(string), owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", ws+"/agents/"+a.ID+"/skills/"+a.ID, owner.Token, nil), http.StatusNotFound)
 }

@@ -127,35 +127,36 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	img := pngBytes(t, 5000)
 	r := e.upload(w.other.Token, w.card, "diagram.png", "application/octet-stream", img)
 	requireStatus(t, r, http.StatusCreated)
-	first := r.M(t)
-	id := first["id"].(string)
+	first := decode[AttachmentOut](t, r)
+	id := first.ID
 	require.True(t, isUUID(id))
-	require.Equal(t, w.cardID, first["cardId"])
-	require.Equal(t, w.other.ID, first["uploadedBy"])
-	require.Equal(t, "diagram.png", first["originalName"])
-	require.Equal(t, "image/png", first["mimeType"])
-	require.Equal(t, float64(len(img)), first["size"])
-	require.NotEmpty(t, first["createdAt"])
-	require.Len(t, first, 7, "exactly the spec's fields: %v", first)
+	require.Equal(t, w.cardID, first.CardID)
+	require.Equal(t, w.other.ID, first.UploadedBy)
+	require.Equal(t, "diagram.png", first.OriginalName)
+	require.Equal(t, "image/png", first.MimeType)
+	require.Equal(t, int64(len(img)), first.Size)
+	require.NotEmpty(t, first.CreatedAt)
+	// A count of the body's fields, not of AttachmentOut's: a field added to AttachmentOut must fail here.
+	require.Len(t, bodyFields(t, r), 7, "exactly the spec's fields: %s", r.Body)
 
 	// Content sniffing finds nothing specific in random bytes: the declared type is kept.
 	blob := randomBytes(t, 3000)
 	blob[0] = 0x01 // no text, no known signature
 	r = e.upload(w.owner.Token, w.card, "data.bin", "application/x-pilot-test", blob)
 	requireStatus(t, r, http.StatusCreated)
-	second := r.M(t)
-	require.Equal(t, "application/x-pilot-test", second["mimeType"])
+	second := decode[AttachmentOut](t, r)
+	require.Equal(t, "application/x-pilot-test", second.MimeType)
 
 	// Plain text is sniffed as such.
 	r = e.upload(w.owner.Token, w.card, "notes.txt", "", []byte("hello, attachments\n"))
 	requireStatus(t, r, http.StatusCreated)
-	third := r.M(t)
-	require.Equal(t, "text/plain; charset=utf-8", third["mimeType"])
+	third := decode[AttachmentOut](t, r)
+	require.Equal(t, "text/plain; charset=utf-8", third.MimeType)
 
 	_, n := e.cardCounts(w.owner, w.card)
 	require.Equal(t, 3, n)
 	require.Equal(t, 3, e.count(`SELECT attachment_count FROM cards WHERE id = $1`, w.cardID))
-	require.ElementsMatch(t, []string{id, second["id"].(string), third["id"].(string)}, e.files())
+	require.ElementsMatch(t, []string{id, second.ID, third.ID}, e.files())
 
 	// Each upload recorded card_updated {fields: [attachments], title} for the assignee, with its job.
 	var meta map[string]any
@@ -170,9 +171,9 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	// The list, oldest first, shows what the uploads answered.
 	r = e.do("GET", w.card+"/attachments", w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	list := r.L(t)
+	list := decode[[]AttachmentOut](t, r)
 	require.Len(t, list, 3)
-	require.Equal(t, []map[string]any{first, second, third}, list)
+	require.Equal(t, []AttachmentOut{first, second, third}, list)
 
 	// Download: the same bytes with the stored type, as a download that is never sniffed.
 	r = e.do("GET", w.card+"/attachments/"+id, w.member.Token, nil)
@@ -182,7 +183,7 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	require.Equal(t, fmt.Sprint(len(img)), r.Header.Get("Content-Length"))
 	require.Equal(t, `attachment; filename="diagram.png"`, r.Header.Get("Content-Disposition"))
 	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
-	r = e.do("GET", w.card+"/attachments/"+second["id"].(string), w.member.Token, nil)
+	r = e.do("GET", w.card+"/attachments/"+second.ID, w.member.Token, nil)
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, blob, r.Body)
 	require.Equal(t, "application/x-pilot-test", r.Header.Get("Content-Type"))
@@ -190,16 +191,16 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	// Delete: the row, the count and the file go; the uploader may.
 	r = e.do("DELETE", w.card+"/attachments/"+id, w.other.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	_, n = e.cardCounts(w.owner, w.card)
 	require.Equal(t, 2, n)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM attachments WHERE id = $1`, id))
-	require.ElementsMatch(t, []string{second["id"].(string), third["id"].(string)}, e.files())
+	require.ElementsMatch(t, []string{second.ID, third.ID}, e.files())
 	requireStatus(t, e.do("GET", w.card+"/attachments/"+id, w.member.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", w.card+"/attachments/"+id, w.other.Token, nil), http.StatusNotFound)
 	r = e.do("GET", w.card+"/attachments", w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 2)
+	require.Len(t, decode[[]AttachmentOut](t, r), 2)
 	require.Equal(t, 4, e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb`))
 }
 
@@ -212,9 +213,9 @@ func TestAttachmentSizeLimit(t *testing.T) {
 	exact := randomBytes(t, tenMB)
 	r := e.upload(w.owner.Token, w.card, "exact.bin", "application/octet-stream", exact)
 	requireStatus(t, r, http.StatusCreated)
-	att := r.M(t)
-	require.Equal(t, float64(tenMB), att["size"])
-	r = e.do("GET", w.card+"/attachments/"+att["id"].(string), w.owner.Token, nil)
+	att := decode[AttachmentOut](t, r)
+	require.Equal(t, int64(tenMB), att.Size)
+	r = e.do("GET", w.card+"/attachments/"+att.ID, w.owner.Token, nil)
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, fmt.Sprint(tenMB), r.Header.Get("Content-Length"))
 	require.True(t, bytes.Equal(exact, r.Body), "downloaded bytes differ from the upload")
@@ -222,11 +223,11 @@ func TestAttachmentSizeLimit(t *testing.T) {
 	// One byte more is 413 in the error shape, and leaves no row, no count and no file.
 	r = e.upload(w.owner.Token, w.card, "big.bin", "application/octet-stream", append(exact, 'x'))
 	requireStatus(t, r, http.StatusRequestEntityTooLarge)
-	require.Contains(t, r.M(t)["message"], "10 MB")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "10 MB")
 	_, n := e.cardCounts(w.owner, w.card)
 	require.Equal(t, 1, n)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM attachments`))
-	require.Equal(t, []string{att["id"].(string)}, e.files())
+	require.Equal(t, []string{att.ID}, e.files())
 
 	// A body padded past the overall cap by other fields is refused too.
 	body, ct := multipartFile(t, "file", "small.txt", "", []byte("small"), map[string]string{"padding": strings.Repeat("p", tenMB+100<<10)})
@@ -304,7 +305,7 @@ func TestAttachmentBadRequests(t *testing.T) {
 	body, ct = multipartFile(t, "document", "a.txt", "", []byte("wrong field"), nil)
 	r := post(body, ct)
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, r.M(t)["message"], `"file"`)
+	require.Contains(t, decode[ErrorBody](t, r).Message, `"file"`)
 
 	// Not multipart at all.
 	requireStatus(t, post([]byte(`{"file":"x"}`), "application/json"), http.StatusUnsupportedMediaType)
@@ -339,9 +340,9 @@ func TestAttachmentFilenames(t *testing.T) {
 	} {
 		r := e.upload(w.owner.Token, w.card, tc.given, "", []byte("content"))
 		requireStatus(t, r, http.StatusCreated)
-		att := r.M(t)
-		require.Equal(t, tc.stored, att["originalName"], "given %q", tc.given)
-		r = e.do("GET", w.card+"/attachments/"+att["id"].(string), w.owner.Token, nil)
+		att := decode[AttachmentOut](t, r)
+		require.Equal(t, tc.stored, att.OriginalName, "given %q", tc.given)
+		r = e.do("GET", w.card+"/attachments/"+att.ID, w.owner.Token, nil)
 		require.Equal(t, http.StatusOK, r.Code)
 		require.Equal(t, tc.disposition, r.Header.Get("Content-Disposition"), "given %q", tc.given)
 		require.Equal(t, "content", string(r.Body))
@@ -352,10 +353,10 @@ func TestAttachmentNotFoundPaths(t *testing.T) {
 	t.Parallel()
 	e := attachmentSetup(t)
 	w := commentSetup(t, e.testEnv)
-	otherCard := w.prj + "/cards/" + e.card(w.owner, w.prj, w.cols[1], "Another card")["id"].(string)
+	otherCard := w.prj + "/cards/" + e.card(w.owner, w.prj, w.cols[1], "Another card").ID
 	r := e.upload(w.owner.Token, otherCard, "other.txt", "", []byte("on the other card"))
 	requireStatus(t, r, http.StatusCreated)
-	otherAtt := r.M(t)["id"].(string)
+	otherAtt := decode[AttachmentOut](t, r).ID
 
 	// An attachment of another card is not found under this card, and is left alone.
 	requireStatus(t, e.do("GET", w.card+"/attachments/"+otherAtt, w.owner.Token, nil), http.StatusNotFound)
@@ -402,10 +403,10 @@ func TestAttachmentDeletePermissions(t *testing.T) {
 	w := commentSetup(t, e.testEnv)
 	r := e.upload(w.member.Token, w.card, "a.txt", "", []byte("a"))
 	requireStatus(t, r, http.StatusCreated)
-	a := w.card + "/attachments/" + r.M(t)["id"].(string)
+	a := w.card + "/attachments/" + decode[AttachmentOut](t, r).ID
 	r = e.upload(w.member.Token, w.card, "b.txt", "", []byte("b"))
 	requireStatus(t, r, http.StatusCreated)
-	b := w.card + "/attachments/" + r.M(t)["id"].(string)
+	b := w.card + "/attachments/" + decode[AttachmentOut](t, r).ID
 
 	requireStatus(t, e.do("DELETE", a, w.other.Token, nil), http.StatusForbidden)
 	require.Len(t, e.files(), 2)
@@ -425,12 +426,12 @@ func TestAttachmentsTokenScopes(t *testing.T) {
 	w := commentSetup(t, e.testEnv)
 	r := e.upload(w.owner.Token, w.card, "a.txt", "", []byte("readable"))
 	requireStatus(t, r, http.StatusCreated)
-	att := w.card + "/attachments/" + r.M(t)["id"].(string)
+	att := w.card + "/attachments/" + decode[AttachmentOut](t, r).ID
 
 	read := e.pat(w.owner, []string{"projects:read"})
 	r = e.do("GET", w.card+"/attachments", read, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]AttachmentOut](t, r), 1)
 	r = e.do("GET", att, read, nil)
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, "readable", string(r.Body))
@@ -492,7 +493,7 @@ func TestAttachmentMissingFileAnswers404(t *testing.T) {
 	w := commentSetup(t, e.testEnv)
 	r := e.upload(w.owner.Token, w.card, "gone.txt", "", []byte("gone"))
 	requireStatus(t, r, http.StatusCreated)
-	id := r.M(t)["id"].(string)
+	id := decode[AttachmentOut](t, r).ID
 	require.NoError(t, os.Remove(filepath.Join(e.dir, id)))
 	requireStatus(t, e.do("GET", w.card+"/attachments/"+id, w.owner.Token, nil), http.StatusNotFound)
 	// The row can still be deleted.
@@ -566,11 +567,10 @@ func TestAttachmentOverRealHTTP(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	require.Equal(t, http.StatusCreated, res.StatusCode, "body: %s", body)
-	var att map[string]any
-	require.NoError(t, json.Unmarshal(body, &att))
-	require.Equal(t, float64(len(data)), att["size"])
+	att := decodeJSON[AttachmentOut](t, body)
+	require.Equal(t, int64(len(data)), att.Size)
 
-	dl, err := http.NewRequest("GET", srv.URL+w.card+"/attachments/"+att["id"].(string), nil)
+	dl, err := http.NewRequest("GET", srv.URL+w.card+"/attachments/"+att.ID, nil)
 	require.NoError(t, err)
 	dl.Header.Set("Authorization", "Bearer "+w.owner.Token)
 	res, err = srv.Client().Do(dl)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -14,7 +15,7 @@ func (e *testEnv) rule(u user, prj string, body map[string]any) string {
 	e.t.Helper()
 	r := e.do("POST", prj+"/automations", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)["id"].(string)
+	return decode[RuleOut](e.t, r).ID
 }
 
 // settle waits until no automation or notification job is left to work.
@@ -23,18 +24,18 @@ func (e *testEnv) settle() {
 	e.waitJobs("jobs to finish", []string{jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()}, jobStatesToWork...)
 }
 
-func (e *testEnv) getCard(u user, prj, id string) map[string]any {
+func (e *testEnv) getCard(u user, prj, id string) CardOut {
 	e.t.Helper()
 	r := e.do("GET", prj+"/cards/"+id, u.Token, nil)
 	requireStatus(e.t, r, http.StatusOK)
-	return r.M(e.t)
+	return decode[CardOut](e.t, r)
 }
 
-func (e *testEnv) traces(u user, prj, ruleID string) []map[string]any {
+func (e *testEnv) traces(u user, prj, ruleID string) []TraceOut {
 	e.t.Helper()
 	r := e.do("GET", prj+"/automations/"+ruleID+"/traces", u.Token, nil)
 	requireStatus(e.t, r, http.StatusOK)
-	return r.L(e.t)
+	return decode[[]TraceOut](e.t, r)
 }
 
 func TestAutomationRuleCRUDAndValidation(t *testing.T) {
@@ -47,8 +48,8 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 		"action": map[string]any{"type": "set_priority", "priority": "high"}, "conditions": map[string]any{"priority": []string{"low", "medium"}}})
 	r := e.do("GET", prj+"/automations/"+id, member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["enabled"])
-	require.Len(t, e.do("GET", prj+"/automations", member.Token, nil).L(t), 1)
+	require.Equal(t, true, decode[RuleOut](t, r).Enabled)
+	require.Len(t, decode[[]RuleOut](t, e.do("GET", prj+"/automations", member.Token, nil)), 1)
 
 	bad := []map[string]any{
 		{"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}},                 // no name
@@ -82,12 +83,13 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 
 	r = e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"name": "Prioritise!", "action": map[string]any{"type": "set_priority", "priority": "low"}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Prioritise!", r.M(t)["name"])
-	require.Equal(t, "low", r.M(t)["action"].(map[string]any)["priority"])
+	updated := decode[RuleOut](t, r)
+	require.Equal(t, "Prioritise!", updated.Name)
+	require.Equal(t, new("low"), decodeJSON[db.RuleAction](t, updated.Action).Priority)
 	requireStatus(t, e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"trigger": "task_moved", "conditions": map[string]any{"toColumnId": "nope"}}), http.StatusBadRequest)
 	r = e.do("PATCH", prj+"/automations/"+id+"/toggle", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, false, r.M(t)["enabled"])
+	require.Equal(t, false, decode[RuleOut](t, r).Enabled)
 
 	// A rule of another project is not found under this one.
 	otherID := e.rule(owner, other, map[string]any{"name": "o", "trigger": "task_created", "action": map[string]any{"type": "archive_card"}})
@@ -115,24 +117,25 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 	e.rule(owner, prj, map[string]any{"name": "assign", "trigger": "task_added_to_board", "action": map[string]any{"type": "assign_user", "userId": member.ID}})
 	r := e.do("POST", prj+"/columns/"+todo+"/cards", owner.Token, map[string]any{"title": "low one", "priority": "low"})
 	requireStatus(t, r, http.StatusCreated)
-	low := r.M(t)["id"].(string)
-	mid := e.card(owner, prj, todo, "medium one")["id"].(string)
+	low := decode[CardOut](t, r).ID
+	mid := e.card(owner, prj, todo, "medium one").ID
 	e.settle()
-	require.Equal(t, "high", e.getCard(owner, prj, low)["priority"])
-	require.Equal(t, "medium", e.getCard(owner, prj, mid)["priority"])
-	require.Equal(t, member.ID, e.getCard(owner, prj, low)["assigneeId"])
+	require.Equal(t, "high", e.getCard(owner, prj, low).Priority)
+	require.Equal(t, "medium", e.getCard(owner, prj, mid).Priority)
+	require.Equal(t, &member.ID, e.getCard(owner, prj, low).AssigneeID)
 	tr := e.traces(owner, prj, created)
 	require.Len(t, tr, 2)
 	results := map[string]string{}
 	for _, x := range tr {
-		results[x["target"].(map[string]any)["id"].(string)] = x["result"].(string)
-		require.Equal(t, "card", x["target"].(map[string]any)["type"])
-		require.Equal(t, "automation", x["actor"].(map[string]any)["type"])
-		require.Equal(t, created, x["actor"].(map[string]any)["id"])
-		require.Equal(t, created, x["ruleId"])
-		require.Equal(t, "task_created", x["trigger"])
-		require.Equal(t, float64(0), x["depth"])
-		require.NotEmpty(t, x["timestamp"])
+		require.NotNil(t, x.Target.ID)
+		results[*x.Target.ID] = x.Result
+		require.Equal(t, "card", x.Target.Type)
+		require.Equal(t, "automation", x.Actor.Type)
+		require.Equal(t, &created, x.Actor.ID)
+		require.Equal(t, created, x.RuleID)
+		require.Equal(t, "task_created", x.Trigger)
+		require.Equal(t, int32(0), x.Depth)
+		require.NotEmpty(t, x.Timestamp)
 	}
 	require.Equal(t, "applied", results[low])
 	require.Equal(t, "skipped", results[mid])

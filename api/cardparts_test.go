@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -20,36 +19,27 @@ func cpProjectIn(e *testEnv, u user, ws, name string) (string, string) {
 	base := "/orgs/" + u.OrgSlug + "/workspaces/" + ws + "/projects"
 	r := e.do("POST", base, u.Token, map[string]any{"name": name})
 	requireStatus(e.t, r, http.StatusCreated)
-	prj := base + "/" + r.M(e.t)["id"].(string)
+	prj := base + "/" + decode[ProjectOut](e.t, r).ID
 	cols := e.do("GET", prj+"/columns", u.Token, nil)
 	requireStatus(e.t, cols, http.StatusOK)
-	return prj, cols.L(e.t)[0]["id"].(string)
+	return prj, decode[[]ColumnOut](e.t, cols)[0].ID
 }
 
 // cpCard creates a card and answers its id and path.
 func cpCard(e *testEnv, u user, prj, col, title string) (string, string) {
 	e.t.Helper()
-	id := e.card(u, prj, col, title)["id"].(string)
+	id := e.card(u, prj, col, title).ID
 	return id, prj + "/cards/" + id
 }
 
-// cpChecklist answers the checklist of a card answer as (title, done, order) triples.
-func cpChecklist(t *testing.T, card map[string]any) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, it := range card["checklist"].([]any) {
-		out = append(out, it.(map[string]any))
-	}
-	return out
-}
-
-func cpTitles(items []map[string]any) []string {
+// cpTitles answers the items' titles, or ends with "BAD ORDER" at an item whose order is not its place.
+func cpTitles(items []checklistItem) []string {
 	var ts []string
 	for i, it := range items {
-		if it["order"] != float64(i) {
+		if it.Order != i {
 			return append(ts, "BAD ORDER")
 		}
-		ts = append(ts, it["title"].(string))
+		ts = append(ts, it.Title)
 	}
 	return ts
 }
@@ -91,64 +81,51 @@ func cpUpdates(e *testEnv, cardID string) []cpActivity {
 	return out
 }
 
-func cpUpdatedAt(t *testing.T, card map[string]any) time.Time {
-	t.Helper()
-	ts, err := time.Parse(time.RFC3339Nano, card["updatedAt"].(string))
-	require.NoError(t, err)
-	return ts
-}
-
-// cpMessage answers an error answer's message.
-func cpMessage(t *testing.T, r *resp) string {
-	t.Helper()
-	return r.M(t)["message"].(string)
-}
-
 func TestCardPartsChecklist(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	u := e.register("ann@example.com")
 	prj, cols := e.project(u, "Launch")
 	cardID, card := cpCard(e, u, prj, cols[0], "Ship it")
-	before := cpUpdatedAt(t, e.do("GET", card, u.Token, nil).M(t))
+	before := decode[CardOut](t, e.do("GET", card, u.Token, nil)).UpdatedAt
 
-	var items []map[string]any
+	var items []checklistItem
 	for _, title := range []string{"one", "two", "three"} {
 		r := e.do("POST", card+"/checklist", u.Token, map[string]any{"title": title})
 		requireStatus(t, r, http.StatusCreated)
-		c := r.M(t)
-		require.Equal(t, cardID, c["id"])
-		items = cpChecklist(t, c)
+		c := decode[CardOut](t, r)
+		require.Equal(t, cardID, c.ID)
+		items = cardChecklist(t, c)
 	}
 	require.Equal(t, []string{"one", "two", "three"}, cpTitles(items))
-	id := func(i int) string { return items[i]["_id"].(string) }
+	id := func(i int) string { return items[i].UnderscoreID }
 	one, two, three := id(0), id(1), id(2)
 
 	// Check an item: progress follows.
 	r := e.do("PATCH", card+"/checklist/"+two, u.Token, map[string]any{"done": true})
 	requireStatus(t, r, http.StatusOK)
-	c := r.M(t)
-	require.Equal(t, float64(33), c["checklistProgress"])
-	require.True(t, cpUpdatedAt(t, c).After(before), "updatedAt is bumped")
-	require.Equal(t, true, cpChecklist(t, c)[1]["done"])
+	c := decode[CardOut](t, r)
+	require.Equal(t, int32(33), c.ChecklistProgress)
+	require.True(t, c.UpdatedAt.After(before), "updatedAt is bumped")
+	require.Equal(t, true, cardChecklist(t, c)[1].Done)
 
 	// Rename and reorder in one patch.
 	r = e.do("PATCH", card+"/checklist/"+three, u.Token, map[string]any{"title": "  first  ", "order": 0})
 	requireStatus(t, r, http.StatusOK)
-	items = cpChecklist(t, r.M(t))
+	items = cardChecklist(t, decode[CardOut](t, r))
 	require.Equal(t, []string{"first", "one", "two"}, cpTitles(items))
 
 	// An order past the end goes to the end.
 	r = e.do("PATCH", card+"/checklist/"+three, u.Token, map[string]any{"order": 99})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []string{"one", "two", "first"}, cpTitles(cpChecklist(t, r.M(t))))
+	require.Equal(t, []string{"one", "two", "first"}, cpTitles(cardChecklist(t, decode[CardOut](t, r))))
 
 	// Deleting closes the gap.
 	r = e.do("DELETE", card+"/checklist/"+one, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	c = r.M(t)
-	require.Equal(t, []string{"two", "first"}, cpTitles(cpChecklist(t, c)))
-	require.Equal(t, float64(50), c["checklistProgress"])
+	c = decode[CardOut](t, r)
+	require.Equal(t, []string{"two", "first"}, cpTitles(cardChecklist(t, c)))
+	require.Equal(t, int32(50), c.ChecklistProgress)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1 AND position = 1 AND title = 'first'`, cardID))
 
@@ -158,7 +135,7 @@ func TestCardPartsChecklist(t *testing.T) {
 	// The card read shows the same checklist.
 	r = e.do("GET", card, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []string{"two", "first"}, cpTitles(cpChecklist(t, r.M(t))))
+	require.Equal(t, []string{"two", "first"}, cpTitles(cardChecklist(t, decode[CardOut](t, r))))
 
 	acts := cpUpdates(e, cardID)
 	require.Len(t, acts, 7, "3 adds, check, rename+reorder, reorder, delete")
@@ -185,7 +162,7 @@ func TestCardPartsChecklist(t *testing.T) {
 	// Ids are UUIDs in any case.
 	r = e.do("PATCH", card+"/checklist/"+strings.ToUpper(three), u.Token, map[string]any{"order": 0})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []string{"first", "two"}, cpTitles(cpChecklist(t, r.M(t))))
+	require.Equal(t, []string{"first", "two"}, cpTitles(cardChecklist(t, decode[CardOut](t, r))))
 
 	// 500 characters is fine.
 	requireStatus(t, e.do("POST", card+"/checklist", u.Token, map[string]any{"title": strings.Repeat("é", 500)}), http.StatusCreated)
@@ -202,25 +179,25 @@ func TestCardPartsChecklistLimit(t *testing.T) {
 	}
 	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Big", "checklist": items})
 	requireStatus(t, r, http.StatusCreated)
-	cardID := r.M(t)["id"].(string)
+	cardID := decode[CardOut](t, r).ID
 	card := prj + "/cards/" + cardID
 
 	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "hundredth"})
 	requireStatus(t, r, http.StatusCreated)
-	last := cpChecklist(t, r.M(t))[99]
-	require.Equal(t, "hundredth", last["title"])
-	require.Equal(t, float64(99), last["order"])
+	last := cardChecklist(t, decode[CardOut](t, r))[99]
+	require.Equal(t, "hundredth", last.Title)
+	require.Equal(t, 99, last.Order)
 
 	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "one too many"})
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, cpMessage(t, r), "100")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "100")
 	require.Equal(t, 100, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
 	require.Len(t, cpUpdates(e, cardID), 1)
 
 	// Concurrent adds on an almost full card: the card's lock keeps the limit and a dense order.
 	r = e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Busy", "checklist": items[:95]})
 	requireStatus(t, r, http.StatusCreated)
-	busyID := r.M(t)["id"].(string)
+	busyID := decode[CardOut](t, r).ID
 	const clients = 12
 	codes := make([]int, clients)
 	var wg sync.WaitGroup
@@ -256,7 +233,7 @@ func TestCardPartsChecklistNotFound(t *testing.T) {
 	bID, cardB := cpCard(e, u, prj, cols[0], "B")
 	r := e.do("POST", cardB+"/checklist", u.Token, map[string]any{"title": "b's"})
 	requireStatus(t, r, http.StatusCreated)
-	itemB := cpChecklist(t, r.M(t))[0]["_id"].(string)
+	itemB := cardChecklist(t, decode[CardOut](t, r))[0].UnderscoreID
 	foreignID, _ := cpCard(e, u, other, otherCol, "elsewhere")
 	vPrj, vCols := e.project(v, "Bob's")
 	_, vCard := cpCard(e, v, vPrj, vCols[0], "Bob's card")
@@ -297,14 +274,14 @@ func TestCardPartsLabels(t *testing.T) {
 
 	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": " Bug ", "color": "#D73A4A"})
 	requireStatus(t, r, http.StatusCreated)
-	bug := r.M(t)
-	require.Equal(t, "Bug", bug["name"])
-	require.Equal(t, "#d73a4a", bug["color"])
-	require.Equal(t, prj[strings.LastIndex(prj, "/")+1:], bug["projectId"])
-	bugID := bug["id"].(string)
+	bug := decode[LabelOut](t, r)
+	require.Equal(t, "Bug", bug.Name)
+	require.Equal(t, "#d73a4a", bug.Color)
+	require.Equal(t, prj[strings.LastIndex(prj, "/")+1:], bug.ProjectID)
+	bugID := bug.ID
 	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Feature", "color": "#00ff00"})
 	requireStatus(t, r, http.StatusCreated)
-	featureID := r.M(t)["id"].(string)
+	featureID := decode[LabelOut](t, r).ID
 
 	// Duplicate name.
 	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#000000"})
@@ -324,20 +301,20 @@ func TestCardPartsLabels(t *testing.T) {
 	r = e.do("GET", prj+"/labels", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	var names []string
-	for _, l := range r.L(t) {
-		names = append(names, l["name"].(string))
+	for _, l := range decode[[]LabelOut](t, r) {
+		names = append(names, l.Name)
 	}
 	require.Equal(t, []string{"Bug", "Feature", strings.Repeat("x", 50)}, names)
 
 	// Update.
 	r = e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": "Story"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Story", r.M(t)["name"])
-	require.Equal(t, "#00ff00", r.M(t)["color"])
+	require.Equal(t, "Story", decode[LabelOut](t, r).Name)
+	require.Equal(t, "#00ff00", decode[LabelOut](t, r).Color)
 	r = e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "#0000FF"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Story", r.M(t)["name"])
-	require.Equal(t, "#0000ff", r.M(t)["color"])
+	require.Equal(t, "Story", decode[LabelOut](t, r).Name)
+	require.Equal(t, "#0000ff", decode[LabelOut](t, r).Color)
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": "Bug"}), http.StatusConflict)
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "blue"}), http.StatusBadRequest)
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": strings.Repeat("y", 51)}), http.StatusBadRequest)
@@ -347,19 +324,19 @@ func TestCardPartsLabels(t *testing.T) {
 	// On and off a card.
 	r = e.do("POST", card+"/labels/"+bugID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	labels := r.M(t)["labels"].([]any)
+	labels := cardLabels(t, decode[CardOut](t, r))
 	require.Len(t, labels, 1)
-	require.Equal(t, map[string]any{"id": bugID, "name": "Bug", "color": "#d73a4a"}, labels[0])
+	require.Equal(t, cardLabel{ID: bugID, Name: "Bug", Color: "#d73a4a"}, labels[0])
 	requireStatus(t, e.do("POST", card+"/labels/"+bugID, u.Token, nil), http.StatusOK)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_labels WHERE card_id = $1`, cardID), "adding twice is idempotent")
 	r = e.do("POST", card+"/labels/"+featureID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.M(t)["labels"].([]any), 2)
+	require.Len(t, cardLabels(t, decode[CardOut](t, r)), 2)
 	requireStatus(t, e.do("POST", otherCard+"/labels/"+bugID, u.Token, nil), http.StatusOK)
 
 	r = e.do("DELETE", card+"/labels/"+featureID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.M(t)["labels"].([]any), 1)
+	require.Len(t, cardLabels(t, decode[CardOut](t, r)), 1)
 	requireStatus(t, e.do("DELETE", card+"/labels/"+featureID, u.Token, nil), http.StatusOK)
 
 	acts := cpUpdates(e, cardID)
@@ -374,13 +351,13 @@ func TestCardPartsLabels(t *testing.T) {
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM card_labels WHERE label_id = $1`, bugID))
 	r = e.do("DELETE", prj+"/labels/"+bugID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_labels WHERE label_id = $1`, bugID))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE id = $1`, bugID))
 	for _, c := range []string{card, otherCard} {
 		r = e.do("GET", c, u.Token, nil)
 		requireStatus(t, r, http.StatusOK)
-		require.Empty(t, r.M(t)["labels"])
+		require.Empty(t, cardLabels(t, decode[CardOut](t, r)))
 	}
 	requireStatus(t, e.do("DELETE", prj+"/labels/"+bugID, u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", card+"/labels/"+bugID, u.Token, nil), http.StatusNotFound)
@@ -398,14 +375,14 @@ func TestCardPartsLabelsNotFound(t *testing.T) {
 	foreignCardID, _ := cpCard(e, u, other, otherCol, "elsewhere")
 	r := e.do("POST", other+"/labels", u.Token, map[string]any{"name": "Theirs", "color": "#111111"})
 	requireStatus(t, r, http.StatusCreated)
-	foreignLabel := r.M(t)["id"].(string)
+	foreignLabel := decode[LabelOut](t, r).ID
 	r = e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Mine", "color": "#222222"})
 	requireStatus(t, r, http.StatusCreated)
-	mine := r.M(t)["id"].(string)
+	mine := decode[LabelOut](t, r).ID
 	vPrj, _ := e.project(v, "Bob's")
 	r = e.do("POST", vPrj+"/labels", v.Token, map[string]any{"name": "Bob", "color": "#333333"})
 	requireStatus(t, r, http.StatusCreated)
-	vLabel := r.M(t)["id"].(string)
+	vLabel := decode[LabelOut](t, r).ID
 
 	cases := []struct {
 		name, method, path, token string
@@ -443,21 +420,21 @@ func TestCardPartsCustomFields(t *testing.T) {
 	cardID, card := cpCard(e, u, prj, cols[0], "A")
 	card2ID, card2 := cpCard(e, u, prj, cols[0], "B")
 
-	create := func(body map[string]any) map[string]any {
+	create := func(body map[string]any) CustomFieldOut {
 		t.Helper()
 		r := e.do("POST", prj+"/custom-fields", u.Token, body)
 		requireStatus(t, r, http.StatusCreated)
-		return r.M(t)
+		return decode[CustomFieldOut](t, r)
 	}
 	text := create(map[string]any{"name": "Notes", "type": "text"})
-	require.Equal(t, []any{}, text["options"])
+	require.Equal(t, []string{}, text.Options)
 	number := create(map[string]any{"name": "Estimate", "type": "number", "options": []string{}})
 	sel := create(map[string]any{"name": "Size", "type": "select", "options": []string{"S", "M", "L"}})
-	require.Equal(t, []any{"S", "M", "L"}, sel["options"])
+	require.Equal(t, []string{"S", "M", "L"}, sel.Options)
 	multi := create(map[string]any{"name": "Teams", "type": "multi-select", "options": []string{"web", "ios", "android"}})
 	date := create(map[string]any{"name": "Launch", "type": "date"})
 	boolean := create(map[string]any{"name": "Blocked", "type": "boolean"})
-	id := func(f map[string]any) string { return f["id"].(string) }
+	id := func(f CustomFieldOut) string { return f.ID }
 
 	// Definition validation.
 	for _, body := range []map[string]any{
@@ -478,25 +455,25 @@ func TestCardPartsCustomFields(t *testing.T) {
 	r := e.do("GET", prj+"/custom-fields", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	var names []string
-	for _, f := range r.L(t) {
-		names = append(names, f["name"].(string))
+	for _, f := range decode[[]CustomFieldOut](t, r) {
+		names = append(names, f.Name)
 	}
 	require.Equal(t, []string{"Notes", "Estimate", "Size", "Teams", "Launch", "Blocked"}, names)
 
 	// Values of every type.
-	before := cpUpdatedAt(t, e.do("GET", card, u.Token, nil).M(t))
+	before := decode[CardOut](t, e.do("GET", card, u.Token, nil)).UpdatedAt
 	values := map[string]any{
 		id(text): "hello", id(number): 3.5, id(sel): "M", id(multi): []string{"web", "ios"},
 		id(date): "2026-03-01", id(boolean): true,
 	}
 	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": values})
 	requireStatus(t, r, http.StatusOK)
-	c := r.M(t)
-	require.True(t, cpUpdatedAt(t, c).After(before))
+	c := decode[CardOut](t, r)
+	require.True(t, c.UpdatedAt.After(before))
 	require.Equal(t, map[string]any{
 		id(text): "hello", id(number): 3.5, id(sel): "M", id(multi): []any{"web", "ios"},
 		id(date): "2026-03-01", id(boolean): true,
-	}, c["customFields"])
+	}, cardFields(t, c))
 	require.Equal(t, 6, e.count(`SELECT count(*) FROM card_custom_values WHERE card_id = $1`, cardID))
 
 	// Other accepted forms.
@@ -536,7 +513,7 @@ func TestCardPartsCustomFields(t *testing.T) {
 	other, _ := cpProjectIn(e, u, u.WsSlug, "Other")
 	r = e.do("POST", other+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "text"})
 	requireStatus(t, r, http.StatusCreated)
-	foreign := r.M(t)["id"].(string)
+	foreign := decode[CustomFieldOut](t, r).ID
 	for _, key := range []string{foreign, "00000000-0000-7000-8000-000000000000", "not-a-uuid", strings.ReplaceAll(id(text), "-", "")} {
 		r := e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{key: "x"}})
 		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", key, r.Body)
@@ -547,7 +524,7 @@ func TestCardPartsCustomFields(t *testing.T) {
 	// null removes a value; setting the same value again changes nothing.
 	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): nil, id(text): "hello"}})
 	requireStatus(t, r, http.StatusOK)
-	cf := r.M(t)["customFields"].(map[string]any)
+	cf := cardFields(t, decode[CardOut](t, r))
 	require.NotContains(t, cf, id(boolean))
 	require.Equal(t, "hello", cf[id(text)])
 	require.Len(t, cf, 5)
@@ -565,14 +542,14 @@ func TestCardPartsCustomFields(t *testing.T) {
 	// Renaming keeps values.
 	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"name": "T-shirt size"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "T-shirt size", r.M(t)["name"])
-	require.Equal(t, []any{"S", "M", "L"}, r.M(t)["options"])
+	require.Equal(t, "T-shirt size", decode[CustomFieldOut](t, r).Name)
+	require.Equal(t, []string{"S", "M", "L"}, decode[CustomFieldOut](t, r).Options)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(sel)))
 
 	// Changing options drops values that are no longer an option.
 	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"options": []string{"S", "L", "XL"}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []any{"S", "L", "XL"}, r.M(t)["options"])
+	require.Equal(t, []string{"S", "L", "XL"}, decode[CustomFieldOut](t, r).Options)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(sel)))
 	r = e.do("PATCH", prj+"/custom-fields/"+id(multi), u.Token, map[string]any{"options": []string{"web", "android"}})
 	requireStatus(t, r, http.StatusOK)
@@ -583,7 +560,7 @@ func TestCardPartsCustomFields(t *testing.T) {
 	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "2026-05-01"}}), http.StatusOK)
 	r = e.do("PATCH", prj+"/custom-fields/"+id(text), u.Token, map[string]any{"type": "date"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "date", r.M(t)["type"])
+	require.Equal(t, "date", decode[CustomFieldOut](t, r).Type)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), cardID), "hello is no date")
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), card2ID))
 	r = e.do("PATCH", prj+"/custom-fields/"+id(number), u.Token, map[string]any{"type": "text"})
@@ -603,10 +580,10 @@ func TestCardPartsCustomFields(t *testing.T) {
 	// Switching away from select drops the options; back to select needs new ones.
 	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"type": "text"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []any{}, r.M(t)["options"])
+	require.Equal(t, []string{}, decode[CustomFieldOut](t, r).Options)
 	r = e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"type": "select", "options": []string{"yes", "no"}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "select", r.M(t)["type"])
+	require.Equal(t, "select", decode[CustomFieldOut](t, r).Type)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM custom_fields WHERE id = $1 AND type = 'select' AND options = '{yes,no}'`, id(boolean)))
 
 	// Deleting a field removes its values from every card.
@@ -615,11 +592,11 @@ func TestCardPartsCustomFields(t *testing.T) {
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(boolean)))
 	r = e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(boolean)))
 	r = e.do("GET", card2, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.NotContains(t, r.M(t)["customFields"], id(boolean))
+	require.NotContains(t, cardFields(t, decode[CardOut](t, r)), id(boolean))
 	requireStatus(t, e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusBadRequest)
 }
@@ -635,10 +612,10 @@ func TestCardPartsCustomFieldsNotFound(t *testing.T) {
 	foreignCardID, _ := cpCard(e, u, other, otherCol, "elsewhere")
 	r := e.do("POST", other+"/custom-fields", u.Token, map[string]any{"name": "Theirs", "type": "text"})
 	requireStatus(t, r, http.StatusCreated)
-	foreign := r.M(t)["id"].(string)
+	foreign := decode[CustomFieldOut](t, r).ID
 	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Mine", "type": "text"})
 	requireStatus(t, r, http.StatusCreated)
-	mine := r.M(t)["id"].(string)
+	mine := decode[CustomFieldOut](t, r).ID
 	vPrj, vCols := e.project(v, "Bob's")
 	_, vCard := cpCard(e, v, vPrj, vCols[0], "Bob's card")
 
@@ -683,19 +660,19 @@ func TestCardPartsRelations(t *testing.T) {
 
 	r := e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
 	requireStatus(t, r, http.StatusCreated)
-	rel := r.M(t)
-	require.Equal(t, aID, rel["cardId"])
-	require.Equal(t, bID, rel["targetCardId"])
-	require.Equal(t, "blocks", rel["type"])
-	require.NotEmpty(t, rel["id"])
-	require.NotEmpty(t, rel["createdAt"])
-	relID := rel["id"].(string)
+	rel := decode[RelationOut](t, r)
+	require.Equal(t, aID, rel.CardID)
+	require.Equal(t, bID, rel.TargetCardID)
+	require.Equal(t, "blocks", rel.Type)
+	require.NotEmpty(t, rel.ID)
+	require.NotEmpty(t, rel.CreatedAt)
+	relID := rel.ID
 
 	// Another type between the same cards, and a card of another project of the workspace.
 	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "related_to"}), http.StatusCreated)
 	r = e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": xID, "type": "parent_of"})
 	requireStatus(t, r, http.StatusCreated)
-	crossID := r.M(t)["id"].(string)
+	crossID := decode[RelationOut](t, r).ID
 	for _, typ := range []string{"blocked_by", "duplicates"} {
 		requireStatus(t, e.do("POST", b+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": typ}), http.StatusCreated)
 	}
@@ -707,7 +684,7 @@ func TestCardPartsRelations(t *testing.T) {
 	for _, target := range []string{farID, vCardID, "00000000-0000-7000-8000-000000000000"} {
 		r := e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": target, "type": "blocks"})
 		requireStatus(t, r, http.StatusBadRequest)
-		require.Equal(t, "target card not found in this workspace", cpMessage(t, r))
+		require.Equal(t, "target card not found in this workspace", decode[ErrorBody](t, r).Message)
 	}
 	for _, body := range []map[string]any{
 		{"targetCardId": bID}, {"type": "blocks"}, {"targetCardId": bID, "type": "follows"},
@@ -718,20 +695,20 @@ func TestCardPartsRelations(t *testing.T) {
 	require.Equal(t, 5, e.count(`SELECT count(*) FROM card_relations`))
 
 	// Lists show relations of the card as source and as target.
-	list := func(path, token string) []map[string]any {
+	list := func(path, token string) []RelationOut {
 		t.Helper()
 		r := e.do("GET", path+"/relations", token, nil)
 		requireStatus(t, r, http.StatusOK)
-		return r.L(t)
+		return decode[[]RelationOut](t, r)
 	}
 	require.Len(t, list(a, u.Token), 5)
 	require.Len(t, list(b, u.Token), 4)
 	xs := list(x, u.Token)
 	require.Len(t, xs, 1)
-	require.Equal(t, crossID, xs[0]["id"])
-	require.Equal(t, aID, xs[0]["cardId"])
-	require.Equal(t, xID, xs[0]["targetCardId"])
-	require.Equal(t, "parent_of", xs[0]["type"])
+	require.Equal(t, crossID, xs[0].ID)
+	require.Equal(t, aID, xs[0].CardID)
+	require.Equal(t, xID, xs[0].TargetCardID)
+	require.Equal(t, "parent_of", xs[0].Type)
 
 	// A relation belongs to its source card's project.
 	requireStatus(t, e.do("DELETE", other+"/relations/"+crossID, u.Token, nil), http.StatusNotFound)
@@ -742,7 +719,7 @@ func TestCardPartsRelations(t *testing.T) {
 	require.Equal(t, 5, e.count(`SELECT count(*) FROM card_relations`))
 	r = e.do("DELETE", prj+"/relations/"+crossID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	requireStatus(t, e.do("DELETE", prj+"/relations/"+relID, u.Token, nil), http.StatusOK)
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM card_relations`))
 	require.Empty(t, list(x, u.Token))
@@ -778,10 +755,10 @@ func TestCardPartsActivityRecipients(t *testing.T) {
 	requireStatus(t, e.do("PATCH", card, u.Token, map[string]any{"assigneeId": m.ID}), http.StatusOK)
 	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#ff0000"})
 	requireStatus(t, r, http.StatusCreated)
-	label := r.M(t)["id"].(string)
+	label := decode[LabelOut](t, r).ID
 	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Points", "type": "number"})
 	requireStatus(t, r, http.StatusCreated)
-	field := r.M(t)["id"].(string)
+	field := decode[CustomFieldOut](t, r).ID
 	before := e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, cardID)
 
 	requireStatus(t, e.do("POST", card+"/checklist", m.Token, map[string]any{"title": "step"}), http.StatusCreated)
@@ -808,16 +785,16 @@ func TestCardPartsTokenScopes(t *testing.T) {
 	_, card := cpCard(e, u, prj, cols[0], "A")
 	r := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "Bug", "color": "#ff0000"})
 	requireStatus(t, r, http.StatusCreated)
-	label := r.M(t)["id"].(string)
+	label := decode[LabelOut](t, r).ID
 	r = e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Points", "type": "number"})
 	requireStatus(t, r, http.StatusCreated)
-	field := r.M(t)["id"].(string)
+	field := decode[CustomFieldOut](t, r).ID
 	r = e.do("POST", card+"/checklist", u.Token, map[string]any{"title": "step"})
 	requireStatus(t, r, http.StatusCreated)
-	item := cpChecklist(t, r.M(t))[0]["_id"].(string)
+	item := cardChecklist(t, decode[CardOut](t, r))[0].UnderscoreID
 	r = e.do("POST", card+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
 	requireStatus(t, r, http.StatusCreated)
-	rel := r.M(t)["id"].(string)
+	rel := decode[RelationOut](t, r).ID
 
 	read := e.pat(u, []string{"projects:read"})
 	for _, path := range []string{prj + "/labels", prj + "/custom-fields", card + "/relations"} {

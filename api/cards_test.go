@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -15,21 +16,21 @@ func (e *testEnv) project(u user, name string) (string, []string) {
 	base := "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsSlug + "/projects"
 	r := e.do("POST", base, u.Token, map[string]any{"name": name})
 	requireStatus(e.t, r, http.StatusCreated)
-	prj := base + "/" + r.M(e.t)["id"].(string)
+	prj := base + "/" + decode[ProjectOut](e.t, r).ID
 	cols := e.do("GET", prj+"/columns", u.Token, nil)
 	requireStatus(e.t, cols, http.StatusOK)
 	var ids []string
-	for _, c := range cols.L(e.t) {
-		ids = append(ids, c["id"].(string))
+	for _, c := range decode[[]ColumnOut](e.t, cols) {
+		ids = append(ids, c.ID)
 	}
 	return prj, ids
 }
 
-func (e *testEnv) card(u user, prj, col, title string) map[string]any {
+func (e *testEnv) card(u user, prj, col, title string) CardOut {
 	e.t.Helper()
 	r := e.do("POST", prj+"/columns/"+col+"/cards", u.Token, map[string]any{"title": title})
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[CardOut](e.t, r)
 }
 
 // columnTitles lists the titles of a column's cards in list order, checking that the list is sorted
@@ -39,12 +40,12 @@ func (e *testEnv) columnTitles(u user, prj, col string) []string {
 	r := e.do("GET", prj+"/cards", u.Token, nil)
 	requireStatus(e.t, r, http.StatusOK)
 	var titles []string
-	prev := -1.0
-	for i, c := range r.L(e.t) {
-		if c["columnId"] == col {
-			require.Greater(e.t, c["order"].(float64), prev, "card %d order", i)
-			prev = c["order"].(float64)
-			titles = append(titles, c["title"].(string))
+	prev := int64(-1)
+	for i, c := range decode[[]CardOut](e.t, r) {
+		if c.ColumnID == col {
+			require.Greater(e.t, c.Order, prev, "card %d order", i)
+			prev = c.Order
+			titles = append(titles, c.Title)
 		}
 	}
 	return titles
@@ -59,16 +60,16 @@ func TestCardCreateMoveReorder(t *testing.T) {
 	a := e.card(u, prj, cols[0], "A")
 	e.card(u, prj, cols[0], "B")
 	c := e.card(u, prj, cols[0], "C")
-	require.Equal(t, float64(2), c["order"])
+	require.Equal(t, int64(2), c.Order)
 	require.Equal(t, []string{"A", "B", "C"}, e.columnTitles(u, prj, cols[0]))
 
-	r := e.do("PATCH", prj+"/cards/"+c["id"].(string), u.Token, map[string]any{"order": 0})
+	r := e.do("PATCH", prj+"/cards/"+c.ID, u.Token, map[string]any{"order": 0})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, []string{"C", "A", "B"}, e.columnTitles(u, prj, cols[0]))
 
-	r = e.do("PATCH", prj+"/cards/"+a["id"].(string), u.Token, map[string]any{"columnId": cols[1]})
+	r = e.do("PATCH", prj+"/cards/"+a.ID, u.Token, map[string]any{"columnId": cols[1]})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, cols[1], r.M(t)["columnId"])
+	require.Equal(t, cols[1], decode[CardOut](t, r).ColumnID)
 	require.Equal(t, []string{"C", "B"}, e.columnTitles(u, prj, cols[0]))
 	require.Equal(t, []string{"A"}, e.columnTitles(u, prj, cols[1]))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
@@ -91,7 +92,7 @@ func TestConcurrentCreatesAndMovesInOneColumn(t *testing.T) {
 			if r.Code != http.StatusCreated {
 				return
 			}
-			id := r.M(t)["id"].(string)
+			id := decode[CardOut](t, r).ID
 			r = e.do("PATCH", prj+"/cards/"+id, u.Token, map[string]any{"columnId": cols[1], "order": i % 3})
 			codes[2*i+1] = r.Code
 		}()
@@ -120,14 +121,25 @@ func TestCardListJSONMatchesCardOut(t *testing.T) {
 	list := e.do("GET", prj+"/cards", u.Token, nil)
 	requireStatus(t, list, http.StatusOK)
 	require.Equal(t, "application/json", list.Header.Get("Content-Type"))
-	cards := list.L(t)
+	cards := e.requireListMatchesReads(u, prj, list)
 	require.Len(t, cards, 3)
-	for _, c := range cards {
-		one := e.do("GET", prj+"/cards/"+c["id"].(string), u.Token, nil)
-		requireStatus(t, one, http.StatusOK)
-		require.Equal(t, one.M(t), c)
+	require.Equal(t, tricky, cards[2].Title)
+}
+
+// requireListMatchesReads requires every card of list, a card list of prj, to be exactly a CardOut and
+// the same JSON as the card's own read, and answers the cards.
+func (e *testEnv) requireListMatchesReads(u user, prj string, list *resp, msgAndArgs ...any) []CardOut {
+	e.t.Helper()
+	var cards []CardOut
+	for _, raw := range decode[[]json.RawMessage](e.t, list) {
+		c := decodeJSON[CardOut](e.t, raw)
+		one := e.do("GET", prj+"/cards/"+c.ID, u.Token, nil)
+		requireStatus(e.t, one, http.StatusOK)
+		// JSONEq, not CardOut equality: the same JSON, whatever the time zones and raw part spacing.
+		require.JSONEq(e.t, string(one.Body), string(raw), msgAndArgs...)
+		cards = append(cards, c)
 	}
-	require.Equal(t, tricky, cards[2]["title"])
+	return cards
 }
 
 // TestCardListStaysEqualToCardReadsThroughEveryPartChange changes every part a card list shows
@@ -142,8 +154,9 @@ func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "with parts",
 		"checklist": []map[string]any{{"title": "one"}, {"title": "two"}}})
 	requireStatus(t, r, http.StatusCreated)
-	card := prj + "/cards/" + r.M(t)["id"].(string)
-	items := r.M(t)["checklist"].([]any)
+	created := decode[CardOut](t, r)
+	card := prj + "/cards/" + created.ID
+	items := cardChecklist(t, created)
 	e.card(u, prj, cols[1], "bystander")
 
 	same := func(step string) {
@@ -154,36 +167,33 @@ func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 			   OR d.custom_fields <> c.parts_fields::jsonb OR d.checklist_progress <> c.parts_progress`), "after %s", step)
 		list := e.do("GET", prj+"/cards", u.Token, nil)
 		requireStatus(t, list, http.StatusOK)
-		for _, c := range list.L(t) {
-			one := e.do("GET", prj+"/cards/"+c["id"].(string), u.Token, nil)
-			require.Equal(t, one.M(t), c, "after %s", step)
-		}
+		e.requireListMatchesReads(u, prj, list, "after %s", step)
 	}
 	same("create")
 	lr := e.do("POST", prj+"/labels", u.Token, map[string]any{"name": "bug", "color": "#ff0000"})
 	requireStatus(t, lr, http.StatusCreated)
-	label := lr.M(t)["id"].(string)
+	label := decode[LabelOut](t, lr).ID
 	requireStatus(t, e.do("POST", card+"/labels/"+label, u.Token, nil), http.StatusOK)
 	same("label added")
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+label, u.Token, map[string]any{"name": "defect"}), http.StatusOK)
 	same("label renamed")
 	fr := e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "size", "type": "select", "options": []string{"S", "M"}})
 	requireStatus(t, fr, http.StatusCreated)
-	field := fr.M(t)["id"].(string)
+	field := decode[CustomFieldOut](t, fr).ID
 	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{field: "M"}}), http.StatusOK)
 	same("custom value set")
-	requireStatus(t, e.do("PATCH", card+"/checklist/"+items[0].(map[string]any)["_id"].(string), u.Token, map[string]any{"done": true}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/checklist/"+items[0].UnderscoreID, u.Token, map[string]any{"done": true}), http.StatusOK)
 	same("checklist item checked")
-	requireStatus(t, e.do("DELETE", card+"/checklist/"+items[1].(map[string]any)["_id"].(string), u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("DELETE", card+"/checklist/"+items[1].UnderscoreID, u.Token, nil), http.StatusOK)
 	same("checklist item deleted")
 	requireStatus(t, e.do("DELETE", prj+"/custom-fields/"+field, u.Token, nil), http.StatusOK)
 	same("custom field deleted")
 	requireStatus(t, e.do("DELETE", prj+"/labels/"+label, u.Token, nil), http.StatusOK)
 	same("label deleted")
-	one := e.do("GET", card, u.Token, nil).M(t)
-	require.Equal(t, float64(100), one["checklistProgress"])
-	require.Empty(t, one["labels"])
-	require.Empty(t, one["customFields"])
+	one := decode[CardOut](t, e.do("GET", card, u.Token, nil))
+	require.Equal(t, int32(100), one.ChecklistProgress)
+	require.Empty(t, cardLabels(t, one))
+	require.Empty(t, cardFields(t, one))
 }
 
 // A card create is one batch and one transaction (db's TestCardCreateIsAllOrNothing): when its checklist
@@ -197,7 +207,7 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Doomed",
 		"checklist": []map[string]any{{"title": "fine"}, {"title": "nul \u0000 inside"}}})
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, r.M(t)["message"], "NUL")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "NUL")
 	require.Equal(t, cards, e.count(`SELECT count(*) FROM cards`))
 	require.Equal(t, acts, e.count(`SELECT count(*) FROM activities`))
 	require.Len(t, e.notifyJobs(), jobs)
@@ -205,5 +215,5 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	requireStatus(t, e.do("POST", prj+"/cards", u.Token, map[string]any{"title": "a\u0000b"}), http.StatusBadRequest)
 	c := e.card(u, prj, cols[0], "Fine")
 	require.Equal(t, cards+1, e.count(`SELECT count(*) FROM cards`))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE card_id = $1`, c["id"]))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE card_id = $1`, c.ID))
 }

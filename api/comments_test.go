@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +26,7 @@ func commentSetup(t *testing.T, e *testEnv) commentWorld {
 	e.join(w.owner, w.other, w.owner.OrgSlug, w.owner.WsSlug, "member")
 	w.prj, w.cols = e.project(w.owner, "Launch")
 	c := e.card(w.owner, w.prj, w.cols[0], "Write the launch post")
-	w.cardID = c["id"].(string)
+	w.cardID = c.ID
 	w.card = w.prj + "/cards/" + w.cardID
 	requireStatus(t, e.do("PATCH", w.card, w.owner.Token, map[string]any{"assigneeId": w.member.ID}), http.StatusOK)
 	return w
@@ -38,8 +37,8 @@ func (e *testEnv) cardCounts(u user, card string) (comments, attachments int) {
 	e.t.Helper()
 	r := e.do("GET", card, u.Token, nil)
 	requireStatus(e.t, r, http.StatusOK)
-	m := r.M(e.t)
-	return int(m["commentCount"].(float64)), int(m["attachmentCount"].(float64))
+	c := decode[CardOut](e.t, r)
+	return int(c.CommentCount), int(c.AttachmentCount)
 }
 
 func TestCommentsCreateListDelete(t *testing.T) {
@@ -50,29 +49,28 @@ func TestCommentsCreateListDelete(t *testing.T) {
 
 	r := e.do("POST", w.card+"/comments", w.other.Token, map[string]any{"content": "  First!  "})
 	requireStatus(t, r, http.StatusCreated)
-	first := r.M(t)
-	require.Equal(t, "First!", first["content"], "content is trimmed")
-	require.Equal(t, w.cardID, first["cardId"])
-	require.Equal(t, w.other.ID, first["authorId"])
-	require.Equal(t, "other", first["authorName"])
-	require.True(t, isUUID(first["id"].(string)))
-	_, err := time.Parse(time.RFC3339Nano, first["createdAt"].(string))
-	require.NoError(t, err)
+	first := decode[CommentOut](t, r) // createdAt must parse as an RFC 3339 time to decode
+	require.Equal(t, "First!", first.Content, "content is trimmed")
+	require.Equal(t, w.cardID, first.CardID)
+	require.Equal(t, w.other.ID, first.AuthorID)
+	require.Equal(t, "other", first.AuthorName)
+	require.True(t, isUUID(first.ID))
+	require.False(t, first.CreatedAt.IsZero())
 
 	long := strings.Repeat("word ", 60) // 300 characters: the excerpt keeps 140
 	r = e.do("POST", w.card+"/comments", w.owner.Token, map[string]any{"content": long})
 	requireStatus(t, r, http.StatusCreated)
-	second := r.M(t)
+	second := decode[CommentOut](t, r)
 	r = e.do("POST", w.card+"/comments", w.member.Token, map[string]any{"content": "Third"})
 	requireStatus(t, r, http.StatusCreated)
-	third := r.M(t)
+	third := decode[CommentOut](t, r)
 
 	r = e.do("GET", w.card+"/comments", w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	list := r.L(t)
+	list := decode[[]CommentOut](t, r)
 	require.Len(t, list, 3)
-	require.Equal(t, []any{first["id"], second["id"], third["id"]}, []any{list[0]["id"], list[1]["id"], list[2]["id"]}, "oldest first")
-	require.Equal(t, "owner", list[1]["authorName"])
+	require.Equal(t, []string{first.ID, second.ID, third.ID}, []string{list[0].ID, list[1].ID, list[2].ID}, "oldest first")
+	require.Equal(t, "owner", list[1].AuthorName)
 	require.Equal(t, first, list[0], "the list shows what the create answered")
 
 	n, _ := e.cardCounts(w.owner, w.card)
@@ -86,7 +84,7 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	var recipients []string
 	var actor string
 	require.NoError(t, e.pool.QueryRow(context.Background(),
-		`SELECT meta, recipients::text[], actor_id FROM activities WHERE type = 'comment_added' AND meta->>'commentId' = $1`, second["id"]).
+		`SELECT meta, recipients::text[], actor_id FROM activities WHERE type = 'comment_added' AND meta->>'commentId' = $1`, second.ID).
 		Scan(&meta, &recipients, &actor))
 	require.Equal(t, "Write the launch post", meta["title"])
 	require.Equal(t, long[:140], meta["excerpt"])
@@ -95,21 +93,21 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	notified := e.notifyJobs()
 	require.Len(t, notified, jobsBefore+3)
 	var thirdActivity string
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE meta->>'commentId' = $1`, third["id"]).
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE meta->>'commentId' = $1`, third.ID).
 		Scan(&thirdActivity))
 	require.Equal(t, 1, occurrences(notified, thirdActivity))
 
 	// The author deletes their own comment.
-	r = e.do("DELETE", w.card+"/comments/"+third["id"].(string), w.member.Token, nil)
+	r = e.do("DELETE", w.card+"/comments/"+third.ID, w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
-	requireStatus(t, e.do("DELETE", w.card+"/comments/"+third["id"].(string), w.member.Token, nil), http.StatusNotFound)
+	require.Equal(t, true, decode[OKBody](t, r).OK)
+	requireStatus(t, e.do("DELETE", w.card+"/comments/"+third.ID, w.member.Token, nil), http.StatusNotFound)
 	r = e.do("GET", w.card+"/comments", w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 2)
+	require.Len(t, decode[[]CommentOut](t, r), 2)
 	n, _ = e.cardCounts(w.owner, w.card)
 	require.Equal(t, 2, n)
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE id = $1`, third["id"]))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE id = $1`, third.ID))
 }
 
 func TestCommentDeletePermissions(t *testing.T) {
@@ -118,10 +116,10 @@ func TestCommentDeletePermissions(t *testing.T) {
 	w := commentSetup(t, e)
 	r := e.do("POST", w.card+"/comments", w.member.Token, map[string]any{"content": "Mine"})
 	requireStatus(t, r, http.StatusCreated)
-	mine := w.card + "/comments/" + r.M(t)["id"].(string)
+	mine := w.card + "/comments/" + decode[CommentOut](t, r).ID
 	r = e.do("POST", w.card+"/comments", w.member.Token, map[string]any{"content": "Also mine"})
 	requireStatus(t, r, http.StatusCreated)
-	alsoMine := w.card + "/comments/" + r.M(t)["id"].(string)
+	alsoMine := w.card + "/comments/" + decode[CommentOut](t, r).ID
 
 	// Another member may not delete it; nothing changes.
 	requireStatus(t, e.do("DELETE", mine, w.other.Token, nil), http.StatusForbidden)
@@ -147,7 +145,7 @@ func TestCommentLimits(t *testing.T) {
 
 	r := post(map[string]any{"content": strings.Repeat("é", 2000)}) // 2000 characters, 4000 bytes
 	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, strings.Repeat("é", 2000), r.M(t)["content"])
+	require.Equal(t, strings.Repeat("é", 2000), decode[CommentOut](t, r).Content)
 	requireStatus(t, post(map[string]any{"content": strings.Repeat("a", 2000)}), http.StatusCreated)
 
 	for name, body := range map[string]any{
@@ -162,7 +160,7 @@ func TestCommentLimits(t *testing.T) {
 	} {
 		r := post(body)
 		requireStatus(t, r, http.StatusBadRequest)
-		require.NotEmpty(t, r.M(t)["message"], name)
+		require.NotEmpty(t, decode[ErrorBody](t, r).Message, name)
 	}
 	n, _ := e.cardCounts(w.owner, w.card)
 	require.Equal(t, 2, n)
@@ -174,10 +172,10 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	e := setup(t)
 	w := commentSetup(t, e)
 	other := e.card(w.owner, w.prj, w.cols[1], "Another card")
-	otherCard := w.prj + "/cards/" + other["id"].(string)
+	otherCard := w.prj + "/cards/" + other.ID
 	r := e.do("POST", otherCard+"/comments", w.owner.Token, map[string]any{"content": "On the other card"})
 	requireStatus(t, r, http.StatusCreated)
-	otherComment := r.M(t)["id"].(string)
+	otherComment := decode[CommentOut](t, r).ID
 
 	// A comment of another card is not found under this card, and is left alone.
 	requireStatus(t, e.do("DELETE", w.card+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
@@ -192,7 +190,7 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	wrongPrj := prj2 + "/cards/" + w.cardID
 	requireStatus(t, e.do("GET", wrongPrj+"/comments", w.owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", wrongPrj+"/comments", w.owner.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other["id"].(string)+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other.ID+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
 
 	// Unknown and malformed ids.
 	missing := "0195f0a2-7b3c-7def-8abc-0123456789ab"
@@ -209,7 +207,7 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	ownPrj, _ := e.project(outsider, "Mine")
 	requireStatus(t, e.do("GET", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other["id"].(string)+"/comments/"+otherComment, outsider.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other.ID+"/comments/"+otherComment, outsider.Token, nil), http.StatusNotFound)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments`))
 
 	requireStatus(t, e.do("GET", w.card+"/comments", "", nil), http.StatusUnauthorized)
@@ -221,15 +219,15 @@ func TestCommentsTokenScopes(t *testing.T) {
 	w := commentSetup(t, e)
 	r := e.do("POST", w.card+"/comments", w.owner.Token, map[string]any{"content": "Hello"})
 	requireStatus(t, r, http.StatusCreated)
-	comment := w.card + "/comments/" + r.M(t)["id"].(string)
+	comment := w.card + "/comments/" + decode[CommentOut](t, r).ID
 
 	read := e.pat(w.owner, []string{"projects:read"})
 	r = e.do("GET", w.card+"/comments", read, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]CommentOut](t, r), 1)
 	r = e.do("POST", w.card+"/comments", read, map[string]any{"content": "Not allowed"})
 	requireStatus(t, r, http.StatusForbidden)
-	require.Contains(t, r.M(t)["message"], "projects:write")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "projects:write")
 	requireStatus(t, e.do("DELETE", comment, read, nil), http.StatusForbidden)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments`))
 	n, _ := e.cardCounts(w.owner, w.card)

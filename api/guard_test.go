@@ -26,7 +26,7 @@ func TestAccessCacheServesRepeatsAndForgetsOwnChanges(t *testing.T) {
 
 	// Card writes keep the cache: the next request is still served from it.
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusOK)
-	e.card(owner, prj, e.do("GET", prj+"/columns", owner.Token, nil).L(t)[0]["id"].(string), "kept")
+	e.card(owner, prj, decode[[]ColumnOut](t, e.do("GET", prj+"/columns", owner.Token, nil))[0].ID, "kept")
 	hits = e.access.Hits()
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusOK)
 	require.Greater(t, e.access.Hits(), hits)

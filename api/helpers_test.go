@@ -83,26 +83,73 @@ type resp struct {
 	Header http.Header
 }
 
-// JSON decodes the body into v.
-func (r *resp) JSON(t *testing.T, v any) {
+// decode decodes the body into T, an operation's output body type (CardOut, []ProjectOut, ErrorBody…).
+// It requires that T holds all of the body: encoding the result again gives the same JSON, so a field T
+// lacks, a field missing from the body or a null read as a zero value fails the test rather than going
+// unseen.
+func decode[T any](t *testing.T, r *resp) T {
 	t.Helper()
-	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
+	return decodeJSON[T](t, r.Body)
 }
 
-// M decodes the body as an object.
-func (r *resp) M(t *testing.T) map[string]any {
+// decodeJSON is decode for any JSON, such as the parts a CardOut carries as raw JSON.
+func decodeJSON[T any](t *testing.T, b []byte) T {
 	t.Helper()
-	var m map[string]any
-	r.JSON(t, &m)
-	return m
+	var v T
+	require.NoError(t, json.Unmarshal(b, &v), "body: %s", b)
+	again, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.JSONEq(t, string(b), string(again), "the body is not exactly a %T", v)
+	return v
 }
 
-// L decodes the body as an array of objects.
-func (r *resp) L(t *testing.T) []map[string]any {
+// decodeTo is decode into *v, for output bodies of an unnamed struct type (MeOutput.Body).
+func decodeTo[T any](t *testing.T, r *resp, v *T) {
 	t.Helper()
-	var l []map[string]any
-	r.JSON(t, &l)
-	return l
+	*v = decode[T](t, r)
+}
+
+// bodyFields decodes the body, an object, into its raw fields, for the tests that assert that a field is
+// absent or that the body has an exact set of fields: a typed decode reads a missing field as its zero
+// value and shows no field its type lacks.
+func bodyFields(t *testing.T, r *resp) map[string]json.RawMessage {
+	t.Helper()
+	return decode[map[string]json.RawMessage](t, r)
+}
+
+// checklistItem is an item of CardOut.Checklist, which the api passes on as raw JSON.
+type checklistItem struct {
+	UnderscoreID string `json:"_id"`
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	Done         bool   `json:"done"`
+	Order        int    `json:"order"`
+}
+
+// cardLabel is a label of CardOut.Labels.
+type cardLabel struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// cardChecklist decodes a card's checklist.
+func cardChecklist(t *testing.T, c CardOut) []checklistItem {
+	t.Helper()
+	return decodeJSON[[]checklistItem](t, c.Checklist)
+}
+
+// cardLabels decodes a card's labels.
+func cardLabels(t *testing.T, c CardOut) []cardLabel {
+	t.Helper()
+	return decodeJSON[[]cardLabel](t, c.Labels)
+}
+
+// cardFields decodes a card's custom values by field id; values keep their JSON types (string,
+// float64, bool, []any), as the fields' types differ.
+func cardFields(t *testing.T, c CardOut) map[string]any {
+	t.Helper()
+	return decodeJSON[map[string]any](t, c.CustomFields)
 }
 
 // req is a request to send; Token goes into the Authorization header.
@@ -164,17 +211,15 @@ func requireStatus(t *testing.T, r *resp, code int) {
 func requireErrorShape(t *testing.T, r *resp, code int) {
 	t.Helper()
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"), "body: %s", r.Body)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.Body, &m), "body: %s", r.Body)
-	require.Equal(t, float64(code), m["statusCode"], "body: %s", r.Body)
-	msg, ok := m["message"].(string)
-	require.True(t, ok, "message must be a string: %s", r.Body)
-	require.NotEmpty(t, msg)
+	// decode requires the body to be exactly an ErrorBody: statusCode a number, message and error strings.
+	b := decode[ErrorBody](t, r)
+	require.Equal(t, code, b.StatusCode, "body: %s", r.Body)
+	require.NotEmpty(t, b.Message)
 	wantName := http.StatusText(code)
 	if code == 500 {
 		wantName = "Internal Error"
 	}
-	require.Equal(t, wantName, m["error"], "body: %s", r.Body)
+	require.Equal(t, wantName, b.Error_, "body: %s", r.Body)
 }
 
 // user is a registered test user.
@@ -189,11 +234,11 @@ func (e *testEnv) register(email string) user {
 	e.t.Helper()
 	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse", "name": strings.Split(email, "@")[0]})
 	requireStatus(e.t, r, http.StatusCreated)
-	m := r.M(e.t)
-	u := m["user"].(map[string]any)
-	orgs := e.do("GET", "/organizations", m["access_token"].(string), nil)
+	s := decode[SessionBody](e.t, r)
+	require.NotNil(e.t, s.User)
+	orgs := e.do("GET", "/organizations", s.AccessToken, nil)
 	requireStatus(e.t, orgs, http.StatusOK)
-	return user{ID: u["id"].(string), Email: email, Token: m["access_token"].(string), OrgSlug: orgs.L(e.t)[0]["slug"].(string), WsSlug: "personal"}
+	return user{ID: s.User.ID, Email: email, Token: s.AccessToken, OrgSlug: decode[[]OrganizationOut](e.t, orgs)[0].Slug, WsSlug: "personal"}
 }
 
 // org creates an organization owned by u.
@@ -213,7 +258,7 @@ func (e *testEnv) join(admin, member user, org, ws, role string) {
 	e.t.Helper()
 	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", admin.Token, map[string]any{"email": member.Email, "role": role})
 	requireStatus(e.t, r, http.StatusCreated)
-	token := r.M(e.t)["token"].(string)
+	token := decode[InvitationOut](e.t, r).Token
 	requireStatus(e.t, e.do("POST", "/invitations/"+token+"/accept", member.Token, nil), http.StatusOK)
 }
 
@@ -226,7 +271,7 @@ func (e *testEnv) pat(u user, scopes []string) string {
 	}
 	r := e.do("POST", "/api-tokens", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)["token"].(string)
+	return decode[CreatedTokenOut](e.t, r).Token
 }
 
 // waitFor polls cond until it holds or the deadline passes.

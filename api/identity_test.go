@@ -17,11 +17,13 @@ import (
 const identPassword = "correct-horse"
 
 // identRegister registers email through the API and returns the decoded answer.
-func identRegister(e *testEnv, email, name string) map[string]any {
+func identRegister(e *testEnv, email, name string) SessionBody {
 	e.t.Helper()
 	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": identPassword, "name": name})
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	s := decode[SessionBody](e.t, r)
+	require.NotNil(e.t, s.User)
+	return s
 }
 
 // identLogin logs in and returns the raw answer.
@@ -66,7 +68,16 @@ func identMeID(e *testEnv, r req) string {
 	r.Method, r.Path = "GET", "/auth/me"
 	res := e.send(r)
 	requireStatus(e.t, res, http.StatusOK)
-	return res.M(e.t)["user"].(map[string]any)["id"].(string)
+	return identMe(e.t, res).Body.User.ID
+}
+
+// identMe decodes an answer of auth-me or auth-update-me, which has a user.
+func identMe(t *testing.T, r *resp) MeOutput {
+	t.Helper()
+	var me MeOutput
+	decodeTo(t, r, &me.Body)
+	require.NotNil(t, me.Body.User)
+	return me
 }
 
 func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
@@ -75,22 +86,23 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 
 	r := e.do("POST", "/auth/register", "", map[string]any{"email": "alice@example.com", "password": identPassword, "name": "Alice"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	token, _ := m["access_token"].(string)
+	m := decode[SessionBody](t, r)
+	token := m.AccessToken
 	require.NotEmpty(t, token)
-	u := m["user"].(map[string]any)
-	id := u["id"].(string)
+	require.NotNil(t, m.User)
+	u := m.User
+	id := u.ID
 	require.NotEmpty(t, id)
-	require.Equal(t, "alice@example.com", u["email"])
-	require.Equal(t, "Alice", u["name"])
+	require.Equal(t, "alice@example.com", u.Email)
+	require.Equal(t, "Alice", u.Name)
 
 	// The token opens a session.
 	me := e.do("GET", "/auth/me", token, nil)
 	requireStatus(t, me, http.StatusOK)
-	mu := me.M(t)["user"].(map[string]any)
-	require.Equal(t, id, mu["id"])
-	require.Equal(t, "alice@example.com", mu["email"])
-	require.Equal(t, "Alice", mu["name"])
+	mu := identMe(t, me).Body.User
+	require.Equal(t, id, mu.ID)
+	require.Equal(t, "alice@example.com", mu.Email)
+	require.Equal(t, "Alice", mu.Name)
 
 	// Stored: the password is hashed, never kept in clear.
 	var hash string
@@ -101,20 +113,20 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 	// A personal organization owned by the user, with a personal workspace "personal".
 	orgs := e.do("GET", "/organizations", token, nil)
 	requireStatus(t, orgs, http.StatusOK)
-	ol := orgs.L(t)
+	ol := decode[[]OrganizationOut](t, orgs)
 	require.Len(t, ol, 1)
-	require.Equal(t, "owner", ol[0]["myRole"])
-	orgSlug := ol[0]["slug"].(string)
+	require.Equal(t, "owner", ol[0].MyRole)
+	orgSlug := ol[0].Slug
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE owner_id = $1", id))
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE user_id = $1 AND role = 'owner'", id))
 
 	ws := e.do("GET", "/orgs/"+orgSlug+"/workspaces/personal", token, nil)
 	requireStatus(t, ws, http.StatusOK)
-	wm := ws.M(t)
-	require.Equal(t, "personal", wm["slug"])
-	require.Equal(t, true, wm["isPersonal"])
-	require.Equal(t, "admin", wm["myRole"])
-	require.Equal(t, "owner", wm["myPilotageRole"])
+	wm := decode[WorkspaceOut](t, ws)
+	require.Equal(t, "personal", wm.Slug)
+	require.Equal(t, true, wm.IsPersonal)
+	require.Equal(t, "admin", wm.MyRole)
+	require.Equal(t, "owner", wm.MyPilotageRole)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM workspaces w JOIN organizations o ON o.id = w.organization_id
 		WHERE o.owner_id = $1 AND w.slug = 'personal' AND w.is_personal`, id))
 }
@@ -156,7 +168,7 @@ func TestAuthRegisterValidation(t *testing.T) {
 	for _, tc := range cases {
 		r := e.do("POST", "/auth/register", "", tc.body)
 		requireStatus(t, r, http.StatusBadRequest)
-		require.Contains(t, r.M(t)["message"], tc.field, "%s: %s", tc.name, r.Body)
+		require.Contains(t, decode[ErrorBody](t, r).Message, tc.field, "%s: %s", tc.name, r.Body)
 	}
 	require.Equal(t, 0, e.count("SELECT count(*) FROM users"), "no rejected registration may create a user")
 	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations"))
@@ -171,8 +183,9 @@ func TestAuthRegisterValidation(t *testing.T) {
 	} {
 		r := e.do("POST", "/auth/register", "", map[string]any{"email": ok.email, "password": ok.password, "name": ok.name})
 		requireStatus(t, r, http.StatusCreated)
-		id := r.M(t)["user"].(map[string]any)["id"].(string)
-		require.Equal(t, ok.name, identUserName(e, id))
+		s := decode[SessionBody](t, r)
+		require.NotNil(t, s.User)
+		require.Equal(t, ok.name, identUserName(e, s.User.ID))
 		requireStatus(t, identLogin(e, ok.email, ok.password), http.StatusOK)
 	}
 }
@@ -181,24 +194,26 @@ func TestAuthLogin(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	reg := identRegister(e, "carol@example.com", "Carol")
-	id := reg["user"].(map[string]any)["id"].(string)
+	id := reg.User.ID
 
 	r := identLogin(e, "carol@example.com", identPassword)
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	token, _ := m["access_token"].(string)
+	m := decode[SessionBody](t, r)
+	token := m.AccessToken
 	require.NotEmpty(t, token)
-	require.Equal(t, "Bearer", m["token_type"])
-	require.NotEmpty(t, m["csrfToken"])
-	require.NotContains(t, m, "twoFactorRequired")
-	require.NotContains(t, m, "twoFactorToken")
-	u := m["user"].(map[string]any)
-	require.Equal(t, id, u["id"])
-	require.Equal(t, "carol@example.com", u["email"])
-	require.Equal(t, "Carol", u["name"])
-	require.Equal(t, false, u["emailVerified"])
-	require.Equal(t, false, u["twoFactorEnabled"])
-	require.Equal(t, "owner", u["pilotageRole"])
+	require.Equal(t, "Bearer", m.TokenType)
+	require.NotEmpty(t, m.CSRFToken)
+	// Absent, not false or empty: SessionBody would read either way the same.
+	require.NotContains(t, bodyFields(t, r), "twoFactorRequired")
+	require.NotContains(t, bodyFields(t, r), "twoFactorToken")
+	require.NotNil(t, m.User)
+	u := m.User
+	require.Equal(t, id, u.ID)
+	require.Equal(t, "carol@example.com", u.Email)
+	require.Equal(t, "Carol", u.Name)
+	require.Equal(t, false, u.EmailVerified)
+	require.Equal(t, false, u.TwoFactorEnabled)
+	require.Equal(t, "owner", u.PilotageRole)
 
 	c := identSessionCookie(r)
 	require.NotNil(t, c, "login must set the %s cookie; headers: %v", sessionCookie, r.Header)
@@ -217,10 +232,10 @@ func TestAuthLogin(t *testing.T) {
 		r := identLogin(e, bad[0], bad[1])
 		requireStatus(t, r, http.StatusUnauthorized)
 		require.Nil(t, identSessionCookie(r))
-		require.NotContains(t, r.M(t), "access_token")
+		require.NotContains(t, bodyFields(t, r), "access_token")
 	}
-	wrong := identLogin(e, "carol@example.com", "wrong-password").M(t)["message"]
-	unknown := identLogin(e, "nobody@example.com", identPassword).M(t)["message"]
+	wrong := decode[ErrorBody](t, identLogin(e, "carol@example.com", "wrong-password")).Message
+	unknown := decode[ErrorBody](t, identLogin(e, "nobody@example.com", identPassword)).Message
 	require.Equal(t, wrong, unknown, "the answer must not reveal which accounts exist")
 
 	// Missing fields are validation errors.
@@ -287,7 +302,7 @@ func TestAuthLoginRateLimitPerClient(t *testing.T) {
 	// The fourth attempt from that client is refused, even with valid credentials of a fresh account.
 	r := identLoginFrom(e, "203.0.113.7:4001", "frank@example.com", identPassword)
 	requireStatus(t, r, http.StatusTooManyRequests)
-	require.NotContains(t, r.M(t), "access_token")
+	require.NotContains(t, bodyFields(t, r), "access_token")
 
 	// Another client still logs in.
 	requireStatus(t, identLoginFrom(e, "203.0.113.8:4000", "frank@example.com", identPassword), http.StatusOK)
@@ -309,7 +324,7 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	reg := identRegister(e, "hank@example.com", "Hank")
-	id := reg["user"].(map[string]any)["id"].(string)
+	id := reg.User.ID
 
 	requireStatus(t, e.do("GET", "/auth/me", "", nil), http.StatusUnauthorized)
 
@@ -350,11 +365,11 @@ func TestAuthCookieSession(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	a := identRegister(e, "ivy@example.com", "Ivy")
-	aID := a["user"].(map[string]any)["id"].(string)
+	aID := a.User.ID
 
 	login := identLogin(e, "ivy@example.com", identPassword)
 	requireStatus(t, login, http.StatusOK)
-	csrf := login.M(t)["csrfToken"].(string)
+	csrf := decode[SessionBody](t, login).CSRFToken
 	cookie := identSessionCookie(login)
 	require.NotNil(t, cookie)
 	jar := []*http.Cookie{{Name: cookie.Name, Value: cookie.Value}}
@@ -362,12 +377,12 @@ func TestAuthCookieSession(t *testing.T) {
 	// A read with only the cookie works and hands out the session's CSRF token.
 	me := e.send(req{Method: "GET", Path: "/auth/me", Cookies: jar})
 	requireStatus(t, me, http.StatusOK)
-	mm := me.M(t)
-	require.Equal(t, aID, mm["user"].(map[string]any)["id"])
-	require.Equal(t, csrf, mm["csrfToken"])
+	mm := identMe(t, me)
+	require.Equal(t, aID, mm.Body.User.ID)
+	require.Equal(t, csrf, mm.Body.CSRFToken)
 
-	// A bearer caller gets no CSRF token.
-	require.NotContains(t, e.do("GET", "/auth/me", a["access_token"].(string), nil).M(t), "csrfToken")
+	// A bearer caller gets no CSRF token: the field is absent, not empty.
+	require.NotContains(t, bodyFields(t, e.do("GET", "/auth/me", a.AccessToken, nil)), "csrfToken")
 
 	// Writes by cookie need the CSRF token.
 	r := e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "No CSRF"}})
@@ -376,7 +391,7 @@ func TestAuthCookieSession(t *testing.T) {
 		Header: map[string]string{"X-CSRF-Token": csrf + "x"}})
 	requireStatus(t, r, http.StatusForbidden)
 	// The CSRF token of another session of the same user is not this session's.
-	other := identLogin(e, "ivy@example.com", identPassword).M(t)["csrfToken"].(string)
+	other := decode[SessionBody](t, identLogin(e, "ivy@example.com", identPassword)).CSRFToken
 	require.NotEqual(t, csrf, other)
 	r = e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "Other CSRF"},
 		Header: map[string]string{"X-CSRF-Token": other}})
@@ -386,7 +401,7 @@ func TestAuthCookieSession(t *testing.T) {
 	r = e.send(req{Method: "PATCH", Path: "/auth/me", Cookies: jar, Body: map[string]any{"name": "Ivy Cookie"},
 		Header: map[string]string{"X-CSRF-Token": csrf}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Ivy Cookie", r.M(t)["user"].(map[string]any)["name"])
+	require.Equal(t, "Ivy Cookie", identMe(t, r).Body.User.Name)
 	require.Equal(t, "Ivy Cookie", identUserName(e, aID))
 
 	// Logout clears the cookie.
@@ -402,9 +417,9 @@ func TestAuthBearerWinsOverCookie(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	a := identRegister(e, "jack@example.com", "Jack")
-	aID := a["user"].(map[string]any)["id"].(string)
+	aID := a.User.ID
 	b := identRegister(e, "kate@example.com", "Kate")
-	bID := b["user"].(map[string]any)["id"].(string)
+	bID := b.User.ID
 
 	bLogin := identLogin(e, "kate@example.com", identPassword)
 	requireStatus(t, bLogin, http.StatusOK)
@@ -413,10 +428,10 @@ func TestAuthBearerWinsOverCookie(t *testing.T) {
 	jar := []*http.Cookie{{Name: bc.Name, Value: bc.Value}}
 
 	require.Equal(t, bID, identMeID(e, req{Cookies: jar}))
-	require.Equal(t, aID, identMeID(e, req{Token: a["access_token"].(string), Cookies: jar}))
+	require.Equal(t, aID, identMeID(e, req{Token: a.AccessToken, Cookies: jar}))
 
 	// A bearer write needs no CSRF token and changes the bearer's profile, not the cookie's.
-	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: a["access_token"].(string), Cookies: jar, Body: map[string]any{"name": "Jack B."}})
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: a.AccessToken, Cookies: jar, Body: map[string]any{"name": "Jack B."}})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "Jack B.", identUserName(e, aID))
 	require.Equal(t, "Kate", identUserName(e, bID))
@@ -429,19 +444,19 @@ func TestAuthUpdateMe(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	a := identRegister(e, "liam@example.com", "Liam")
-	token := a["access_token"].(string)
-	id := a["user"].(map[string]any)["id"].(string)
+	token := a.AccessToken
+	id := a.User.ID
 
 	r := e.do("PATCH", "/auth/me", token, map[string]any{"name": "  Liam Renamed  ", "jobTitle": "Engineer"})
 	requireStatus(t, r, http.StatusOK)
-	u := r.M(t)["user"].(map[string]any)
-	require.Equal(t, "Liam Renamed", u["name"])
-	require.Equal(t, "Engineer", u["jobTitle"])
+	u := identMe(t, r).Body.User
+	require.Equal(t, "Liam Renamed", u.Name)
+	require.Equal(t, "Engineer", u.JobTitle)
 	require.Equal(t, "Liam Renamed", identUserName(e, id))
 
-	me := e.do("GET", "/auth/me", token, nil).M(t)["user"].(map[string]any)
-	require.Equal(t, "Liam Renamed", me["name"])
-	require.Equal(t, "Engineer", me["jobTitle"])
+	me := identMe(t, e.do("GET", "/auth/me", token, nil)).Body.User
+	require.Equal(t, "Liam Renamed", me.Name)
+	require.Equal(t, "Engineer", me.JobTitle)
 
 	// A field left out stays as it is.
 	requireStatus(t, e.do("PATCH", "/auth/me", token, map[string]any{"jobTitle": "Lead"}), http.StatusOK)
@@ -449,7 +464,7 @@ func TestAuthUpdateMe(t *testing.T) {
 
 	r = e.do("PATCH", "/auth/me", token, map[string]any{"name": strings.Repeat("n", 101)})
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, r.M(t)["message"], "name")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "name")
 	require.Equal(t, "Liam Renamed", identUserName(e, id))
 
 	requireStatus(t, e.do("PATCH", "/auth/me", token, map[string]any{"name": strings.Repeat("n", 100)}), http.StatusOK)
@@ -462,13 +477,13 @@ func TestAuthChangePassword(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	a := identRegister(e, "mia@example.com", "Mia")
-	oldToken := a["access_token"].(string)
-	id := a["user"].(map[string]any)["id"].(string)
+	oldToken := a.AccessToken
+	id := a.User.ID
 
 	// A personal access token cannot change the password, even with every scope.
 	pat := e.do("POST", "/api-tokens", oldToken, map[string]any{"name": "all"})
 	requireStatus(t, pat, http.StatusCreated)
-	patSecret := pat.M(t)["token"].(string)
+	patSecret := decode[CreatedTokenOut](t, pat).Token
 	r := e.do("POST", "/auth/change-password", patSecret, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusForbidden)
 
@@ -482,7 +497,7 @@ func TestAuthChangePassword(t *testing.T) {
 	requireStatus(t, r, http.StatusBadRequest)
 	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 7)})
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, r.M(t)["message"], "newPassword")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "newPassword")
 	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 129)})
 	requireStatus(t, r, http.StatusBadRequest)
 	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"newPassword": "brand-new-password"})
@@ -493,7 +508,7 @@ func TestAuthChangePassword(t *testing.T) {
 
 	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusOK)
-	newToken, _ := r.M(t)["access_token"].(string)
+	newToken := decode[SessionBody](t, r).AccessToken
 	require.NotEmpty(t, newToken)
 	require.NotEqual(t, oldToken, newToken)
 

@@ -26,37 +26,37 @@ import (
 
 // missionCard creates a card the offline planner acts on: two steps in the description (a checklist),
 // "outage" in the title (priority high) and a plan comment.
-func (e *testEnv) missionCard(u user, prj, col string) map[string]any {
+func (e *testEnv) missionCard(u user, prj, col string) CardOut {
 	e.t.Helper()
 	r := e.do("POST", prj+"/columns/"+col+"/cards", u.Token, map[string]any{"title": "Fix the outage",
 		"description": "- Find the failing node\n- Restart the service"})
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[CardOut](e.t, r)
 }
 
-func (e *testEnv) mission(u user, id string) map[string]any {
+func (e *testEnv) mission(u user, id string) MissionOut {
 	e.t.Helper()
 	r := e.do("GET", wsOf(u)+"/missions/"+id, u.Token, nil)
 	requireStatus(e.t, r, http.StatusOK)
-	return r.M(e.t)
+	return decode[MissionOut](e.t, r)
 }
 
 // waitMission waits until the mission has the status.
-func (e *testEnv) waitMission(u user, id, status string) map[string]any {
+func (e *testEnv) waitMission(u user, id, status string) MissionOut {
 	e.t.Helper()
-	var m map[string]any
+	var m MissionOut
 	waitFor(e.t, "mission "+status, func() bool {
 		m = e.mission(u, id)
-		return m["status"] == status
+		return m.Status == status
 	})
 	return m
 }
 
-func (e *testEnv) startMission(u user, agentID, cardID string) map[string]any {
+func (e *testEnv) startMission(u user, agentID, cardID string) MissionOut {
 	e.t.Helper()
 	r := e.do("POST", wsOf(u)+"/agents/"+agentID+"/missions", u.Token, map[string]any{"cardId": cardID, "prompt": "Plan this card"})
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[MissionOut](e.t, r)
 }
 
 // eventTypes lists a mission's events as "type:status", in order.
@@ -81,49 +81,49 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	a := e.agent(owner, "auto", map[string]any{"autonomyMode": "autonomous"})
 	card := e.missionCard(owner, prj, cols[0])
 
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	require.Equal(t, "queued", m["status"])
-	require.Equal(t, card["id"], m["cardId"])
-	require.Equal(t, card["projectId"], m["projectId"])
-	require.Equal(t, "Plan this card", m["objective"])
-	require.Equal(t, float64(10), m["maxSteps"])
+	m := e.startMission(owner, a.ID, card.ID)
+	require.Equal(t, "queued", m.Status)
+	require.Equal(t, &card.ID, m.CardID)
+	require.Equal(t, &card.ProjectID, m.ProjectID)
+	require.Equal(t, "Plan this card", m.Objective)
+	require.Equal(t, int32(10), m.MaxSteps)
 	var jobID *int64
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, m["id"]).Scan(&jobID))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, m.ID).Scan(&jobID))
 	require.NotNil(t, jobID, "the job is inserted with the mission")
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
 	require.Equal(t, *jobID, job.ID)
-	require.Equal(t, m["id"], job.Args.MissionID)
-	require.Equal(t, []string{"status:queued"}, e.eventTypes(m["id"].(string)))
+	require.Equal(t, m.ID, job.Args.MissionID)
+	require.Equal(t, []string{"status:queued"}, e.eventTypes(m.ID))
 
 	e.startWorker()
-	done := e.waitMission(owner, m["id"].(string), "completed")
-	require.NotNil(t, done["startedAt"])
-	require.NotNil(t, done["finishedAt"])
-	require.Nil(t, done["error"])
-	require.Equal(t, float64(2), done["steps"])
-	require.Equal(t, float64(3), done["actions"])
+	done := e.waitMission(owner, m.ID, "completed")
+	require.NotNil(t, done.StartedAt)
+	require.NotNil(t, done.FinishedAt)
+	require.Nil(t, done.Error)
+	require.Equal(t, int32(2), done.Steps)
+	require.Equal(t, int32(3), done.Actions)
 
-	c := e.getCard(owner, prj, card["id"].(string))
-	require.Equal(t, "high", c["priority"])
-	require.Len(t, c["checklist"], 2)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, card["id"], a["userId"]))
+	c := e.getCard(owner, prj, card.ID)
+	require.Equal(t, "high", c.Priority)
+	require.Len(t, cardChecklist(t, c), 2)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, card.ID, a.UserID))
 	// Changes are the agent's, with their activity.
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, card["id"], a["userId"]))
+	require.Equal(t, 3, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, card.ID, a.UserID))
 
 	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "done:completed"},
-		e.eventTypes(m["id"].(string)))
-	require.Positive(t, e.count(`SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'token'`, m["id"]))
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m["id"]))
+		e.eventTypes(m.ID))
+	require.Positive(t, e.count(`SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'token'`, m.ID))
+	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
 
 	// List, newest first; a finished mission cannot be cancelled.
-	second := e.startMission(owner, a["id"].(string), card["id"].(string))
-	r := e.do("GET", wsOf(owner)+"/agents/"+a["id"].(string)+"/missions", owner.Token, nil)
+	second := e.startMission(owner, a.ID, card.ID)
+	r := e.do("GET", wsOf(owner)+"/agents/"+a.ID+"/missions", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	l := r.L(t)
+	l := decode[[]MissionOut](t, r)
 	require.Len(t, l, 2)
-	require.Equal(t, second["id"], l[0]["id"])
-	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil), http.StatusConflict)
+	require.Equal(t, second.ID, l[0].ID)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil), http.StatusConflict)
 }
 
 func TestMissionApprovalFlow(t *testing.T) {
@@ -135,60 +135,60 @@ func TestMissionApprovalFlow(t *testing.T) {
 	e.startWorker()
 
 	// A workspace member starts it.
-	r := e.do("POST", wsOf(owner)+"/agents/"+a["id"].(string)+"/missions", member.Token, map[string]any{"cardId": card["id"], "prompt": "Plan"})
+	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID, "prompt": "Plan"})
 	requireStatus(t, r, http.StatusCreated)
-	id := r.M(t)["id"].(string)
+	id := decode[MissionOut](t, r).ID
 	done := e.waitMission(owner, id, "awaiting_approval")
-	require.Nil(t, done["finishedAt"])
+	require.Nil(t, done.FinishedAt)
 	// Nothing applied yet.
-	c := e.getCard(owner, prj, card["id"].(string))
-	require.Equal(t, "medium", c["priority"])
-	require.Empty(t, c["checklist"])
+	c := e.getCard(owner, prj, card.ID)
+	require.Equal(t, "medium", c.Priority)
+	require.Empty(t, cardChecklist(t, c))
 	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
 		"proposal:running", "step:running", "status:awaiting_approval"}, e.eventTypes(id))
 
 	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	ps := r.L(t)
+	ps := decode[[]ProposalOut](t, r)
 	require.Len(t, ps, 3)
 	r = e.do("GET", wsOf(owner)+"/agent-runtime/proposals", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 3)
+	require.Len(t, decode[[]ProposalOut](t, r), 3)
 
 	byTool := map[string]string{}
 	for _, p := range ps {
-		require.Equal(t, "pending", p["status"])
-		byTool[p["tool"].(string)] = p["id"].(string)
+		require.Equal(t, "pending", p.Status)
+		byTool[p.Tool] = p.ID
 	}
 	// Approve the checklist and the priority; reject the comment with a reason.
 	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "approved", r.M(t)["status"])
+	require.Equal(t, "approved", decode[ProposalOut](t, r).Status)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil), http.StatusConflict)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/reject", owner.Token, nil), http.StatusConflict)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil), http.StatusOK)
-	require.Equal(t, "awaiting_approval", e.mission(owner, id)["status"])
+	require.Equal(t, "awaiting_approval", e.mission(owner, id).Status)
 
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token,
 		map[string]any{"reason": string(make([]byte, 501))}), http.StatusBadRequest)
 	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token, map[string]any{"reason": "Not needed"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "rejected", r.M(t)["status"])
-	require.Equal(t, "Not needed", r.M(t)["reason"])
+	require.Equal(t, "rejected", decode[ProposalOut](t, r).Status)
+	require.Equal(t, new("Not needed"), decode[ProposalOut](t, r).Reason)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/approve", owner.Token, nil), http.StatusConflict)
 
 	final := e.mission(owner, id)
-	require.Equal(t, "completed", final["status"])
-	require.NotNil(t, final["finishedAt"])
-	c = e.getCard(owner, prj, card["id"].(string))
-	require.Equal(t, "high", c["priority"])
-	require.Len(t, c["checklist"], 2)
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card["id"]))
+	require.Equal(t, "completed", final.Status)
+	require.NotNil(t, final.FinishedAt)
+	c = e.getCard(owner, prj, card.ID)
+	require.Equal(t, "high", c.Priority)
+	require.Len(t, cardChecklist(t, c), 2)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
 	evs := e.eventTypes(id)
 	require.Equal(t, "done:completed", evs[len(evs)-1])
 	r = e.do("GET", wsOf(owner)+"/agent-runtime/proposals", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Empty(t, r.L(t))
+	require.Empty(t, decode[[]ProposalOut](t, r))
 
 	// Unknown proposal, another workspace's proposal.
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+id+"/approve", owner.Token, nil), http.StatusNotFound)
@@ -202,17 +202,17 @@ func TestMissionSupervisedAppliesCommentsAndProposesTheRest(t *testing.T) {
 	a := e.agent(owner, "sup", nil)
 	card := e.missionCard(owner, prj, cols[0])
 	e.startWorker()
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	e.waitMission(owner, m["id"].(string), "awaiting_approval")
-	c := e.getCard(owner, prj, card["id"].(string))
-	require.Len(t, c["checklist"], 2)
-	require.Equal(t, "medium", c["priority"])
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card["id"]))
-	ps := e.do("GET", wsOf(owner)+"/missions/"+m["id"].(string)+"/proposals", owner.Token, nil).L(t)
+	m := e.startMission(owner, a.ID, card.ID)
+	e.waitMission(owner, m.ID, "awaiting_approval")
+	c := e.getCard(owner, prj, card.ID)
+	require.Len(t, cardChecklist(t, c), 2)
+	require.Equal(t, "medium", c.Priority)
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
+	ps := decode[[]ProposalOut](t, e.do("GET", wsOf(owner)+"/missions/"+m.ID+"/proposals", owner.Token, nil))
 	require.Len(t, ps, 1)
-	require.Equal(t, "update_card", ps[0]["tool"])
-	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0]["id"].(string)+"/reject", owner.Token, nil), http.StatusOK)
-	require.Equal(t, "completed", e.mission(owner, m["id"].(string))["status"])
+	require.Equal(t, "update_card", ps[0].Tool)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", owner.Token, nil), http.StatusOK)
+	require.Equal(t, "completed", e.mission(owner, m.ID).Status)
 }
 
 func TestMissionCreateFailures(t *testing.T) {
@@ -226,50 +226,50 @@ func TestMissionCreateFailures(t *testing.T) {
 	otherCard := e.card(owner, otherPrj, otherCols[0], "elsewhere")
 	foreignPrj, foreignCols := e.project(member, "Foreign")
 	foreign := e.card(member, foreignPrj, foreignCols[0], "theirs")
-	path := ws + "/agents/" + a["id"].(string) + "/missions"
+	path := ws + "/agents/" + a.ID + "/missions"
 
-	requireStatus(t, e.do("POST", ws+"/agents/"+card["id"].(string)+"/missions", owner.Token, map[string]any{"cardId": card["id"], "prompt": "p"}), http.StatusNotFound)
-	r := e.do("POST", path, owner.Token, map[string]any{"cardId": foreign["id"], "prompt": "p"})
+	requireStatus(t, e.do("POST", ws+"/agents/"+card.ID+"/missions", owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusNotFound)
+	r := e.do("POST", path, owner.Token, map[string]any{"cardId": foreign.ID, "prompt": "p"})
 	requireStatus(t, r, http.StatusNotFound)
-	require.Equal(t, "card not found", r.M(t)["message"])
+	require.Equal(t, "card not found", decode[ErrorBody](t, r).Message)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": "nope", "prompt": "p"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"]}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": string(make([]rune, 4001))}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": ""}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": string(make([]rune, 4001))}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"prompt": "p"}), http.StatusBadRequest)
 
 	// Card mission: a card of another project is not found; no agent named and none exists elsewhere.
 	cm := ws + "/agent-runtime/card-mission"
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard["id"], "projectId": card["projectId"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"], "projectId": foreign["projectId"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"], "projectId": card["projectId"], "agentId": card["id"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card["id"]}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard.ID, "projectId": card.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": foreign.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID, "agentId": card.ID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", wsOf(member)+"/agent-runtime/card-mission", member.Token,
-		map[string]any{"cardId": foreign["id"], "projectId": foreign["projectId"]}), http.StatusBadRequest)
+		map[string]any{"cardId": foreign.ID, "projectId": foreign.ProjectID}), http.StatusBadRequest)
 
 	// Runtime run: unknown agent user, foreign project, maxSteps over the agent's.
 	run := ws + "/agent-runtime/run"
 	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": owner.ID, "objective": "o"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "projectId": foreign["projectId"]}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "maxSteps": 11}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": ""}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "projectId": foreign.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "maxSteps": 11}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": ""}), http.StatusBadRequest)
 
 	// Missions per hour: 429 in the error shape past the agent's limit.
-	e.startMission(owner, a["id"].(string), card["id"].(string))
-	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "o", "maxSteps": 2, "projectId": card["projectId"]})
+	e.startMission(owner, a.ID, card.ID)
+	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "maxSteps": 2, "projectId": card.ProjectID})
 	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, "runtime", r.M(t)["source"])
-	require.Equal(t, float64(2), r.M(t)["maxSteps"])
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card["id"], "prompt": "p"}), http.StatusTooManyRequests)
+	require.Equal(t, "runtime", decode[MissionOut](t, r).Source)
+	require.Equal(t, int32(2), decode[MissionOut](t, r).MaxSteps)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusTooManyRequests)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM agent_missions`))
 	missionJob := rivertest.ExpectedJob{Args: jobs.MissionArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions}}
 	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{missionJob, missionJob})
 
 	// Missions of another workspace are not found.
-	mid := e.do("GET", path, owner.Token, nil).L(t)[0]["id"].(string)
+	mid := decode[[]MissionOut](t, e.do("GET", path, owner.Token, nil))[0].ID
 	requireStatus(t, e.do("GET", wsOf(member)+"/missions/"+mid, member.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", wsOf(member)+"/missions/"+mid+"/cancel", member.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("GET", ws+"/missions/"+card["id"].(string), owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", ws+"/missions/"+card.ID, owner.Token, nil), http.StatusNotFound)
 }
 
 func TestMissionRuntimeRunWithoutCard(t *testing.T) {
@@ -278,13 +278,13 @@ func TestMissionRuntimeRunWithoutCard(t *testing.T) {
 	owner := e.register("owner@example.com")
 	a := e.agent(owner, "rt", map[string]any{"autonomyMode": "autonomous"})
 	e.startWorker()
-	r := e.do("POST", wsOf(owner)+"/agent-runtime/run", owner.Token, map[string]any{"agentUserId": a["userId"], "objective": "Draft a release plan"})
+	r := e.do("POST", wsOf(owner)+"/agent-runtime/run", owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "Draft a release plan"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	require.Nil(t, m["cardId"])
-	done := e.waitMission(owner, m["id"].(string), "completed")
-	require.Equal(t, float64(1), done["steps"])
-	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.eventTypes(m["id"].(string)))
+	m := decode[MissionOut](t, r)
+	require.Nil(t, m.CardID)
+	done := e.waitMission(owner, m.ID, "completed")
+	require.Equal(t, int32(1), done.Steps)
+	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.eventTypes(m.ID))
 }
 
 func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
@@ -294,24 +294,24 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	mcp := e.agent(owner, "mcp", map[string]any{"mcpOnly": true})
 	e.agent(owner, "later", nil)
 	card := e.card(owner, prj, cols[0], "c")
-	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card["id"], "projectId": card["projectId"]})
+	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID})
 	require.Equal(t, http.StatusCreated, r.Code, "body: %s", r.Body)
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
-	m := r.M(t)
-	require.Equal(t, mcp["id"], m["agentId"], "the default agent is the first created")
-	require.Equal(t, "queued", m["status"])
-	require.Equal(t, "card_mission", m["source"])
+	m := decode[MissionOut](t, r)
+	require.Equal(t, mcp.ID, m.AgentID, "the default agent is the first created")
+	require.Equal(t, "queued", m.Status)
+	require.Equal(t, "card_mission", m.Source)
 	// Queued for the MCP client: no job.
 	rivertest.RequireNotInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{}, nil)
 
 	// Cancel a queued mission; a second cancel conflicts.
-	r = e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil)
+	r = e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	c := r.M(t)
-	require.Equal(t, "failed", c["status"])
-	require.NotNil(t, c["cancelledAt"])
-	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil), http.StatusConflict)
-	require.Equal(t, []string{"status:queued", "done:failed"}, e.eventTypes(m["id"].(string)))
+	c := decode[MissionOut](t, r)
+	require.Equal(t, "failed", c.Status)
+	require.NotNil(t, c.CancelledAt)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil), http.StatusConflict)
+	require.Equal(t, []string{"status:queued", "done:failed"}, e.eventTypes(m.ID))
 }
 
 func TestCardMissionStreamsForOtherAgents(t *testing.T) {
@@ -324,7 +324,7 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	t.Cleanup(srv.Close)
 	// The stream runs until the client leaves (no worker here: the mission stays queued); read it until
 	// its first event, then hang up.
-	body, err := json.Marshal(map[string]any{"cardId": card["id"], "projectId": card["projectId"], "agentId": a["id"]})
+	body, err := json.Marshal(map[string]any{"cardId": card.ID, "projectId": card.ProjectID, "agentId": a.ID})
 	require.NoError(t, err)
 	req, err := http.NewRequest("POST", srv.URL+wsOf(owner)+"/agent-runtime/card-mission", bytes.NewReader(body))
 	require.NoError(t, err)
@@ -344,7 +344,7 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	}
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, "event: status", first)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`, a["id"]))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`, a.ID))
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE id = $1 AND job_id = $2`, job.Args.MissionID, job.ID))
@@ -358,22 +358,22 @@ func TestMissionCancelQueuedAndRunning(t *testing.T) {
 	card := e.missionCard(owner, prj, cols[0])
 
 	// Queued: the job is cancelled with the mission.
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	r := e.do("POST", wsOf(owner)+"/missions/"+m["id"].(string)+"/cancel", owner.Token, nil)
+	m := e.startMission(owner, a.ID, card.ID)
+	r := e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "failed", r.M(t)["status"])
+	require.Equal(t, "failed", decode[MissionOut](t, r).Status)
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{State: rivertype.JobStateCancelled})
-	require.Equal(t, m["id"], job.Args.MissionID)
+	require.Equal(t, m.ID, job.Args.MissionID)
 
 	// Running: between steps the runner sees the cancel and stops; nothing more is applied (see
 	// workers' TestMissionWorkerStopsWhenCancelledWhileRunning). Through the real worker a mission
 	// completes; cancelling it afterwards conflicts (see TestMissionCancelStopsRunningJob for a cancel
 	// while the model call runs).
 	e.startWorker()
-	m2 := e.startMission(owner, a["id"].(string), card["id"].(string))
-	e.waitMission(owner, m2["id"].(string), "completed")
-	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m2["id"].(string)+"/cancel", owner.Token, nil), http.StatusConflict)
+	m2 := e.startMission(owner, a.ID, card.ID)
+	e.waitMission(owner, m2.ID, "completed")
+	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m2.ID+"/cancel", owner.Token, nil), http.StatusConflict)
 }
 
 // blockingLLM answers nothing until its context ends: a model call that hangs.
@@ -406,17 +406,17 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 		_ = client.Stop(ctx)
 	})
 
-	m := e.startMission(owner, a["id"].(string), card["id"].(string))
-	id := m["id"].(string)
+	m := e.startMission(owner, a.ID, card.ID)
+	id := m.ID
 	select {
 	case <-model.called:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the model was never called")
 	}
-	require.Equal(t, "running", e.mission(owner, id)["status"])
+	require.Equal(t, "running", e.mission(owner, id).Status)
 	r := e.do("POST", wsOf(owner)+"/missions/"+id+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "failed", r.M(t)["status"])
+	require.Equal(t, "failed", decode[MissionOut](t, r).Status)
 	// The job's context is cancelled through River and the job ends promptly.
 	var jobID int64
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, id).Scan(&jobID))
@@ -426,9 +426,9 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 		return !slices.Contains([]rivertype.JobState{rivertype.JobStateRunning, rivertype.JobStateAvailable, rivertype.JobStateRetryable}, job.State)
 	})
 	got := e.mission(owner, id)
-	require.Equal(t, "failed", got["status"])
-	require.Equal(t, "cancelled", got["error"])
-	require.NotNil(t, got["cancelledAt"])
+	require.Equal(t, "failed", got.Status)
+	require.Equal(t, new("cancelled"), got.Error)
+	require.NotNil(t, got.CancelledAt)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))
 	evs := e.eventTypes(id)
 	require.Equal(t, "done:failed", evs[len(evs)-1])

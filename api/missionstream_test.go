@@ -3,7 +3,6 @@ package api
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -139,22 +138,14 @@ func requireEvent(t *testing.T, st *ssetest.Stream, mission string, seq int64, t
 	f := st.NextEvent(t, streamWait)
 	require.Equal(t, strconv.FormatInt(seq, 10), f.ID, "frame %+v", f)
 	require.Equal(t, typ, f.Event)
-	var data struct {
-		MissionID string         `json:"missionId"`
-		Seq       int64          `json:"seq"`
-		Type      string         `json:"type"`
-		Status    string         `json:"status"`
-		Message   string         `json:"message"`
-		Data      map[string]any `json:"data"`
-		At        time.Time      `json:"at"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(f.Data), &data), f.Data)
+	data := decodeJSON[stream.Event](t, []byte(f.Data))
 	require.Equal(t, mission, data.MissionID)
 	require.Equal(t, seq, data.Seq)
 	require.Equal(t, typ, data.Type)
 	require.Equal(t, status, data.Status)
 	require.Equal(t, msg, data.Message)
-	require.Equal(t, map[string]any{"msg": msg}, data.Data)
+	// An event's data is free-form, as the worker (here emit) wrote it.
+	require.Equal(t, map[string]any{"msg": msg}, decodeJSON[map[string]any](t, data.Data))
 	require.WithinDuration(t, time.Now(), data.At, time.Minute)
 }
 
@@ -314,41 +305,31 @@ func TestMissionStreamAccess(t *testing.T) {
 	adaMission := s.newTestMission(ada, "running")
 	bobMission := s.newTestMission(bob, "running")
 
-	get := func(url string, header map[string]string) (*http.Response, map[string]any) {
+	// get answers what url answered, with the body of an error (a stream's never ends).
+	get := func(url string, header map[string]string) *resp {
+		t.Helper()
 		st := ssetest.Open(t, url, header)
-		var body map[string]any
-		if st.Resp.StatusCode != http.StatusOK {
-			require.Equal(t, "application/json", st.Resp.Header.Get("Content-Type"))
-			require.NoError(t, json.NewDecoder(st.Resp.Body).Decode(&body))
+		r := &resp{Code: st.Resp.StatusCode, Header: st.Resp.Header}
+		if r.Code != http.StatusOK {
+			var err error
+			r.Body, err = io.ReadAll(st.Resp.Body)
+			require.NoError(t, err)
 		}
-		return st.Resp, body
+		return r
 	}
 	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
-	requireErr := func(resp *http.Response, body map[string]any, code int) {
-		t.Helper()
-		require.Equal(t, code, resp.StatusCode, "%v", body)
-		require.Equal(t, float64(code), body["statusCode"])
-		require.Equal(t, http.StatusText(code), body["error"])
-		require.NotEmpty(t, body["message"])
-	}
 
-	resp, body := get(s.eventsURL(ada, db.NewID()), bearer(ada.Token))
-	requireErr(resp, body, http.StatusNotFound)
-	resp, body = get(s.eventsURL(ada, "not-a-uuid"), bearer(ada.Token))
-	requireErr(resp, body, http.StatusNotFound)
+	// requireStatus checks the error shape too: JSON {statusCode, message, error}.
+	requireStatus(t, get(s.eventsURL(ada, db.NewID()), bearer(ada.Token)), http.StatusNotFound)
+	requireStatus(t, get(s.eventsURL(ada, "not-a-uuid"), bearer(ada.Token)), http.StatusNotFound)
 	// Bob's mission through Ada's workspace.
-	resp, body = get(s.eventsURL(ada, bobMission), bearer(ada.Token))
-	requireErr(resp, body, http.StatusNotFound)
+	requireStatus(t, get(s.eventsURL(ada, bobMission), bearer(ada.Token)), http.StatusNotFound)
 	// Ada's mission through Bob's workspace, as Ada: not a member there.
-	resp, body = get(s.eventsURL(bob, adaMission), bearer(ada.Token))
-	requireErr(resp, body, http.StatusNotFound)
-	resp, body = get(s.eventsURL(ada, adaMission), nil)
-	requireErr(resp, body, http.StatusUnauthorized)
-	resp, body = get(s.eventsURL(ada, adaMission), bearer("garbage"))
-	requireErr(resp, body, http.StatusUnauthorized)
+	requireStatus(t, get(s.eventsURL(bob, adaMission), bearer(ada.Token)), http.StatusNotFound)
+	requireStatus(t, get(s.eventsURL(ada, adaMission), nil), http.StatusUnauthorized)
+	requireStatus(t, get(s.eventsURL(ada, adaMission), bearer("garbage")), http.StatusUnauthorized)
 	// A personal access token needs projects:read.
-	resp, body = get(s.eventsURL(ada, adaMission), bearer(s.pat(ada, []string{auth.ScopePilotageRead})))
-	requireErr(resp, body, http.StatusForbidden)
+	requireStatus(t, get(s.eventsURL(ada, adaMission), bearer(s.pat(ada, []string{auth.ScopePilotageRead}))), http.StatusForbidden)
 	st := s.open(ada, adaMission, map[string]string{"Authorization": "Bearer " + s.pat(ada, []string{auth.ScopeProjectsRead})})
 	s.emit(adaMission, "step", "", "via token")
 	requireEvent(t, st, adaMission, 1, "step", "running", "via token")
@@ -428,9 +409,7 @@ func TestMissionStreamR3labsClient(t *testing.T) {
 	for i, want := range []string{"status", "step", "done"} {
 		require.Equal(t, strconv.Itoa(i+1), string(got[i].ID))
 		require.Equal(t, want, string(got[i].Event))
-		var data map[string]any
-		require.NoError(t, json.Unmarshal(got[i].Data, &data))
-		require.Equal(t, want, data["type"])
+		require.Equal(t, want, decodeJSON[stream.Event](t, got[i].Data).Type)
 	}
 }
 

@@ -69,7 +69,7 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 	outsider := e.register("outsider@example.com")
 
 	c := e.card(owner, prj, cols[0], "Write docs")
-	id := c["id"].(string)
+	id := c.ID
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, owner.Token, map[string]any{"columnId": cols[1]}), http.StatusOK)
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, member.Token, map[string]any{"title": "Write the docs"}), http.StatusOK)
 	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())
@@ -77,45 +77,54 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 	// The member hears about being added, the owner's create and move, never about their own change.
 	r := e.do("GET", "/notifications", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	list := r.L(t)
+	list := decode[[]NotificationOut](t, r)
 	require.Len(t, list, 3)
-	require.Equal(t, "member_added", list[2]["activity"].(map[string]any)["type"])
-	require.Equal(t, "card_moved", list[0]["activity"].(map[string]any)["type"])
-	meta := list[0]["activity"].(map[string]any)["meta"].(map[string]any)
-	require.Equal(t, cols[0], meta["fromColumn"])
-	require.Equal(t, cols[1], meta["toColumn"])
-	require.Equal(t, "card_created", list[1]["activity"].(map[string]any)["type"])
-	require.Nil(t, list[0]["readAt"])
+	require.Equal(t, "member_added", list[2].Activity.Type)
+	require.Equal(t, "card_moved", list[0].Activity.Type)
+	// ActivityOut carries meta as raw JSON; a card_moved activity's meta is the card's title and where it went.
+	meta := decodeJSON[struct {
+		Title      string `json:"title"`
+		FromColumn string `json:"fromColumn"`
+		ToColumn   string `json:"toColumn"`
+		FromStatus string `json:"fromStatus"`
+		ToStatus   string `json:"toStatus"`
+	}](t, list[0].Activity.Meta)
+	require.Equal(t, cols[0], meta.FromColumn)
+	require.Equal(t, cols[1], meta.ToColumn)
+	require.Equal(t, "card_created", list[1].Activity.Type)
+	require.Nil(t, list[0].ReadAt)
 
 	// The owner hears about the member's update only.
 	r = e.do("GET", "/notifications", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
-	require.Equal(t, "card_updated", r.L(t)[0]["activity"].(map[string]any)["type"])
+	ownerList := decode[[]NotificationOut](t, r)
+	require.Len(t, ownerList, 1)
+	require.Equal(t, "card_updated", ownerList[0].Activity.Type)
 
 	// Someone outside the project hears nothing.
 	r = e.do("GET", "/notifications", outsider.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Empty(t, r.L(t))
+	require.Empty(t, decode[[]NotificationOut](t, r))
 
 	// count, read one, unreadOnly, read all.
 	r = e.do("GET", "/notifications/count", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, float64(3), r.M(t)["count"])
-	nid := list[0]["id"].(string)
+	require.Equal(t, int32(3), decode[UnreadCountOut](t, r).Count)
+	nid := list[0].ID
 	requireStatus(t, e.do("PATCH", "/notifications/"+nid+"/read", outsider.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", "/notifications/"+nid+"/read", member.Token, nil), http.StatusOK)
 	r = e.do("GET", "/notifications?unreadOnly=true", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 2)
+	require.Len(t, decode[[]NotificationOut](t, r), 2)
 	r = e.do("GET", "/notifications?unreadOnly=1&limit=1", member.Token, nil)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]NotificationOut](t, r), 1)
 	requireStatus(t, e.do("PATCH", "/notifications/read-all", member.Token, nil), http.StatusOK)
 	r = e.do("GET", "/notifications/count", member.Token, nil)
-	require.Equal(t, float64(0), r.M(t)["count"])
+	require.Equal(t, int32(0), decode[UnreadCountOut](t, r).Count)
 	r = e.do("GET", "/notifications", member.Token, nil)
-	require.Len(t, r.L(t), 3)
-	require.NotNil(t, r.L(t)[0]["readAt"])
+	all := decode[[]NotificationOut](t, r)
+	require.Len(t, all, 3)
+	require.NotNil(t, all[0].ReadAt)
 }
 
 // Who is notified of what is the notify worker's (workers/notify_test.go); here the endpoints' limits.

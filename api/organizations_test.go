@@ -41,8 +41,8 @@ func (e *testEnv) addOrgMember(admin, u user, org, role string) {
 func rolesByOrgSlug(t *testing.T, r *resp) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, o := range r.L(t) {
-		out[o["slug"].(string)] = o["myRole"].(string)
+	for _, o := range decode[[]OrganizationOut](t, r) {
+		out[o.Slug] = o.MyRole
 	}
 	return out
 }
@@ -54,28 +54,26 @@ func TestOrganizationCreate(t *testing.T) {
 
 	r := e.do("POST", "/organizations", alice.Token, map[string]any{"name": "  Acme Corp ", "slug": "acme"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	require.NotEmpty(t, m["id"])
-	require.Equal(t, "Acme Corp", m["name"], "the name is trimmed")
-	require.Equal(t, "acme", m["slug"])
-	require.Equal(t, alice.ID, m["ownerId"])
-	require.Equal(t, "owner", m["myRole"])
-	created, err := time.Parse(time.RFC3339Nano, m["createdAt"].(string))
-	require.NoError(t, err)
-	require.WithinDuration(t, time.Now(), created, time.Minute)
+	m := decode[OrganizationOut](t, r)
+	require.NotEmpty(t, m.ID)
+	require.Equal(t, "Acme Corp", m.Name, "the name is trimmed")
+	require.Equal(t, "acme", m.Slug)
+	require.Equal(t, alice.ID, m.OwnerID)
+	require.Equal(t, "owner", m.MyRole)
+	require.WithinDuration(t, time.Now(), m.CreatedAt, time.Minute)
 
-	require.Equal(t, m["id"], e.tenancyOrgID("acme"))
+	require.Equal(t, m.ID, e.tenancyOrgID("acme"))
 	require.Equal(t, "owner", e.tenancyOrgRole("acme", alice.ID))
-	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE organization_id = $1", m["id"]))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE organization_id = $1", m.ID))
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND owner_id = $1 AND name = 'Acme Corp'", alice.ID))
 
 	g := e.do("GET", "/organizations/acme", alice.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	gm := g.M(t)
-	require.Equal(t, m["id"], gm["id"])
-	require.Equal(t, "Acme Corp", gm["name"])
-	require.Equal(t, alice.ID, gm["ownerId"])
-	require.Equal(t, "owner", gm["myRole"])
+	gm := decode[OrganizationOut](t, g)
+	require.Equal(t, m.ID, gm.ID)
+	require.Equal(t, "Acme Corp", gm.Name)
+	require.Equal(t, alice.ID, gm.OwnerID)
+	require.Equal(t, "owner", gm.MyRole)
 }
 
 func TestOrganizationCreateDuplicateSlugIsConflict(t *testing.T) {
@@ -123,7 +121,7 @@ func TestOrganizationCreateValidation(t *testing.T) {
 			want := 0
 			if tc.want == http.StatusCreated {
 				want = 1
-				require.Equal(t, slug, r.M(t)["slug"])
+				require.Equal(t, slug, decode[OrganizationOut](t, r).Slug)
 			}
 			require.Equal(t, want, e.count("SELECT count(*) FROM organizations WHERE slug = $1", slug))
 		})
@@ -147,9 +145,9 @@ func TestOrganizationListShowsMyRole(t *testing.T) {
 	r = e.do("GET", "/organizations", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, map[string]string{bob.OrgSlug: "owner", "acme": "member"}, rolesByOrgSlug(t, r))
-	for _, o := range r.L(t) {
-		require.NotEmpty(t, o["id"])
-		require.NotEmpty(t, o["name"])
+	for _, o := range decode[[]OrganizationOut](t, r) {
+		require.NotEmpty(t, o.ID)
+		require.NotEmpty(t, o.Name)
 	}
 
 	r = e.do("GET", "/organizations", carol.Token, nil)
@@ -158,8 +156,8 @@ func TestOrganizationListShowsMyRole(t *testing.T) {
 
 	g := e.do("GET", "/organizations/acme", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", g.M(t)["myRole"])
-	require.Equal(t, alice.ID, g.M(t)["ownerId"])
+	require.Equal(t, "member", decode[OrganizationOut](t, g).MyRole)
+	require.Equal(t, alice.ID, decode[OrganizationOut](t, g).OwnerID)
 }
 
 func TestOrganizationOutsideTenancyIsNotFound(t *testing.T) {
@@ -209,14 +207,14 @@ func TestOrganizationUpdate(t *testing.T) {
 
 	r := e.do("PATCH", "/organizations/acme", bob.Token, map[string]any{"name": "Acme Renamed"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Acme Renamed", r.M(t)["name"])
-	require.Equal(t, "admin", r.M(t)["myRole"])
-	require.Equal(t, "acme", r.M(t)["slug"])
+	require.Equal(t, "Acme Renamed", decode[OrganizationOut](t, r).Name)
+	require.Equal(t, "admin", decode[OrganizationOut](t, r).MyRole)
+	require.Equal(t, "acme", decode[OrganizationOut](t, r).Slug)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND name = 'Acme Renamed'"))
 
 	g := e.do("GET", "/organizations/acme", carol.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "Acme Renamed", g.M(t)["name"])
+	require.Equal(t, "Acme Renamed", decode[OrganizationOut](t, g).Name)
 
 	requireStatus(t, e.do("PATCH", "/organizations/acme", carol.Token, map[string]any{"name": "By a member"}), http.StatusForbidden)
 	requireStatus(t, e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "   "}), http.StatusBadRequest)
@@ -225,8 +223,8 @@ func TestOrganizationUpdate(t *testing.T) {
 
 	r = e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "Acme Owned"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "owner", r.M(t)["myRole"])
-	require.Equal(t, "Acme Owned", r.M(t)["name"])
+	require.Equal(t, "owner", decode[OrganizationOut](t, r).MyRole)
+	require.Equal(t, "Acme Owned", decode[OrganizationOut](t, r).Name)
 }
 
 func TestOrganizationDeleteRemovesEverything(t *testing.T) {
@@ -298,24 +296,24 @@ func TestOrganizationMembersListAndAdd(t *testing.T) {
 
 	r := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "member"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	require.Equal(t, bob.ID, m["userId"])
-	require.Equal(t, "member", m["role"])
-	require.Equal(t, bob.Email, m["email"])
+	m := decode[OrgMemberOut](t, r)
+	require.Equal(t, bob.ID, m.UserID)
+	require.Equal(t, "member", m.Role)
+	require.Equal(t, bob.Email, m.Email)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID))
 
 	// Case-insensitive e-mail lookup, as an admin.
 	r = e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "CAROL@example.com", "role": "admin"})
 	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, carol.ID, r.M(t)["userId"])
+	require.Equal(t, carol.ID, decode[OrgMemberOut](t, r).UserID)
 	require.Equal(t, "admin", e.tenancyOrgRole("acme", carol.ID))
 
 	r = e.do("GET", "/organizations/acme/members", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	got := map[string]string{}
-	for _, mm := range r.L(t) {
-		got[mm["userId"].(string)] = mm["role"].(string)
-		require.NotEmpty(t, mm["email"])
+	for _, mm := range decode[[]OrgMemberOut](t, r) {
+		got[mm.UserID] = mm.Role
+		require.NotEmpty(t, mm.Email)
 	}
 	require.Equal(t, map[string]string{alice.ID: "owner", bob.ID: "member", carol.ID: "admin"}, got)
 
@@ -349,16 +347,16 @@ func TestOrganizationMemberRoleChange(t *testing.T) {
 
 	r := e.do("PATCH", base+bob.ID, carol.Token, map[string]any{"role": "admin"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", r.M(t)["role"])
-	require.Equal(t, bob.ID, r.M(t)["userId"])
+	require.Equal(t, "admin", decode[OrgMemberOut](t, r).Role)
+	require.Equal(t, bob.ID, decode[OrgMemberOut](t, r).UserID)
 	require.Equal(t, "admin", e.tenancyOrgRole("acme", bob.ID))
 	g := e.do("GET", "/organizations/acme", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", g.M(t)["myRole"])
+	require.Equal(t, "admin", decode[OrganizationOut](t, g).MyRole)
 
 	r = e.do("PATCH", base+bob.ID, alice.Token, map[string]any{"role": "member"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", r.M(t)["role"])
+	require.Equal(t, "member", decode[OrgMemberOut](t, r).Role)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID))
 
 	// The owner's role is immutable, whoever asks.
@@ -435,7 +433,7 @@ func TestOrganizationMemberRemove(t *testing.T) {
 
 	r := e.do("GET", "/organizations/acme/members", alice.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 2)
+	require.Len(t, decode[[]OrgMemberOut](t, r), 2)
 }
 
 func TestOrganizationBillingCheckout(t *testing.T) {
@@ -451,12 +449,12 @@ func TestOrganizationBillingCheckout(t *testing.T) {
 
 	r := e.do("POST", "/organizations/acme/billing/checkout", alice.Token, nil)
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	require.NotEmpty(t, m["id"])
-	require.Equal(t, "open", m["status"])
-	require.True(t, strings.HasPrefix(m["url"].(string), "http://pilot.test/"), "url: %v", m["url"])
+	m := decode[CheckoutOut](t, r)
+	require.NotEmpty(t, m.ID)
+	require.Equal(t, "open", m.Status)
+	require.True(t, strings.HasPrefix(m.URL, "http://pilot.test/"), "url: %v", m.URL)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM billing_checkouts WHERE id = $1 AND organization_id = $2
-		AND created_by = $3 AND url = $4 AND status = 'open' AND provider = 'local'`, m["id"], orgID, alice.ID, m["url"]))
+		AND created_by = $3 AND url = $4 AND status = 'open' AND provider = 'local'`, m.ID, orgID, alice.ID, m.URL))
 
 	requireStatus(t, e.do("POST", "/organizations/acme/billing/checkout", bob.Token, nil), http.StatusForbidden)
 	requireStatus(t, e.do("POST", "/organizations/acme/billing/checkout", carol.Token, nil), http.StatusForbidden)
@@ -465,7 +463,7 @@ func TestOrganizationBillingCheckout(t *testing.T) {
 	// Each checkout is its own session.
 	r2 := e.do("POST", "/organizations/acme/billing/checkout", alice.Token, nil)
 	requireStatus(t, r2, http.StatusCreated)
-	require.NotEqual(t, m["id"], r2.M(t)["id"])
+	require.NotEqual(t, m.ID, decode[CheckoutOut](t, r2).ID)
 	require.Equal(t, 2, e.count("SELECT count(*) FROM billing_checkouts WHERE organization_id = $1", orgID))
 }
 

@@ -21,7 +21,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	r = e.do("GET", "/readyz", "", nil)
 	require.Equal(t, http.StatusOK, r.Code, "body: %s", r.Body)
-	require.Equal(t, "ready", r.M(t)["status"])
+	require.Equal(t, "ready", decode[map[string]string](t, r)["status"]) // what ready writes
 }
 
 func TestErrorShapeOnRouterFallbacks(t *testing.T) {
@@ -47,10 +47,10 @@ func TestValidationIs400WithFieldErrors(t *testing.T) {
 	e := setup(t)
 	r := e.do("POST", "/auth/register", "", map[string]any{"email": "nope", "password": "short"})
 	requireStatus(t, r, http.StatusBadRequest)
-	errs := r.M(t)["errors"].([]any)
+	errs := decode[ErrorBody](t, r).Errors
 	fields := map[string]bool{}
 	for _, fe := range errs {
-		fields[fe.(map[string]any)["field"].(string)] = true
+		fields[fe.Field] = true
 	}
 	require.True(t, fields["email"], "errors: %v", errs)
 	require.True(t, fields["password"], "errors: %v", errs)

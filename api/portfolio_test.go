@@ -35,7 +35,7 @@ func pfCard(e *testEnv, u user, prj, col string, body map[string]any) string {
 	e.t.Helper()
 	r := e.do("POST", prj+"/columns/"+col+"/cards", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)["id"].(string)
+	return decode[CardOut](e.t, r).ID
 }
 
 // pfProject creates a project with a template and optional deadline and returns its path and columns.
@@ -47,12 +47,12 @@ func pfProject(e *testEnv, u user, name, template string, deadline *time.Time) (
 	}
 	r := e.do("POST", pfWS(u)+"/projects", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	prj := pfWS(u) + "/projects/" + r.M(e.t)["id"].(string)
+	prj := pfWS(u) + "/projects/" + decode[ProjectOut](e.t, r).ID
 	cols := e.do("GET", prj+"/columns", u.Token, nil)
 	requireStatus(e.t, cols, http.StatusOK)
 	ids := []string{}
-	for _, c := range cols.L(e.t) {
-		ids = append(ids, c["id"].(string))
+	for _, c := range decode[[]ColumnOut](e.t, cols) {
+		ids = append(ids, c.ID)
 	}
 	return prj, ids
 }
@@ -91,62 +91,62 @@ func TestPortfolioNumbers(t *testing.T) {
 
 	r := e.do("GET", pfWS(ann)+"/projects/portfolio", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	var got []map[string]any
-	r.JSON(t, &got)
+	got := decode[[]PortfolioProjectOut](t, r)
 	require.Len(t, got, 3)
-	for _, p := range got {
-		d, _ := p["deadline"].(string)
-		delete(p, "deadline")
-		switch p["name"] {
+	// Deadlines are checked here, then left out of the comparison below.
+	for i := range got {
+		p := &got[i]
+		switch p.Name {
 		case "Alpha":
-			dt, err := time.Parse(time.RFC3339, d)
-			require.NoError(t, err)
-			require.WithinDuration(t, alphaDeadline, dt, time.Second)
+			require.NotNil(t, p.Deadline)
+			require.WithinDuration(t, alphaDeadline, *p.Deadline, time.Second)
 		case "Beta":
-			require.NotEmpty(t, d)
+			require.NotNil(t, p.Deadline)
 		default:
-			require.Empty(t, d)
+			require.Nil(t, p.Deadline)
+		}
+		p.Deadline = nil
+	}
+	// kanban is the cardsByColumn of a basic-kanban project holding these counts.
+	kanban := func(cols []string, todo, inProgress, done int) []PortfolioColumnOut {
+		return []PortfolioColumnOut{
+			{ColumnID: cols[0], Name: "To Do", Count: todo},
+			{ColumnID: cols[1], Name: "In Progress", Count: inProgress},
+			{ColumnID: cols[2], Name: "Done", Count: done},
 		}
 	}
-	require.Equal(t, []map[string]any{
-		{"projectId": pfID(alpha), "name": "Alpha", "daysLeft": float64(10), "cardCount": float64(4),
-			"cardsByColumn": []any{
-				map[string]any{"columnId": ac[0], "name": "To Do", "count": float64(1)},
-				map[string]any{"columnId": ac[1], "name": "In Progress", "count": float64(2)},
-				map[string]any{"columnId": ac[2], "name": "Done", "count": float64(1)},
-			},
-			"cardsByPriority": map[string]any{"low": float64(1), "medium": float64(2), "high": float64(1)},
-			"overdue":         float64(1),
-			"checklist":       map[string]any{"done": float64(2), "total": float64(3), "percent": float64(66)}},
-		{"projectId": pfID(beta), "name": "Beta", "daysLeft": float64(-1), "cardCount": float64(1),
-			"cardsByColumn": []any{
-				map[string]any{"columnId": bc[0], "name": "To Do", "count": float64(1)},
-				map[string]any{"columnId": bc[1], "name": "In Progress", "count": float64(0)},
-				map[string]any{"columnId": bc[2], "name": "Done", "count": float64(0)},
-			},
-			"cardsByPriority": map[string]any{"low": float64(0), "medium": float64(1), "high": float64(0)},
-			"overdue":         float64(1),
-			"checklist":       map[string]any{"done": float64(0), "total": float64(0), "percent": float64(0)}},
-		{"projectId": got[2]["projectId"], "name": "Gamma", "daysLeft": nil, "cardCount": float64(0),
-			"cardsByColumn":   []any{},
-			"cardsByPriority": map[string]any{"low": float64(0), "medium": float64(0), "high": float64(0)},
-			"overdue":         float64(0),
-			"checklist":       map[string]any{"done": float64(0), "total": float64(0), "percent": float64(0)}},
+	require.Equal(t, []PortfolioProjectOut{
+		{ProjectID: pfID(alpha), Name: "Alpha", DaysLeft: new(10), CardCount: 4,
+			CardsByColumn:   kanban(ac, 1, 2, 1),
+			CardsByPriority: PortfolioPriorityOut{Low: 1, Medium: 2, High: 1},
+			Overdue:         1,
+			Checklist:       PortfolioChecklistSummary{Done: 2, Total: 3, Percent: 66}},
+		{ProjectID: pfID(beta), Name: "Beta", DaysLeft: new(-1), CardCount: 1,
+			CardsByColumn:   kanban(bc, 1, 0, 0),
+			CardsByPriority: PortfolioPriorityOut{Low: 0, Medium: 1, High: 0},
+			Overdue:         1,
+			Checklist:       PortfolioChecklistSummary{Done: 0, Total: 0, Percent: 0}},
+		{ProjectID: got[2].ProjectID, Name: "Gamma", DaysLeft: nil, CardCount: 0,
+			CardsByColumn:   []PortfolioColumnOut{},
+			CardsByPriority: PortfolioPriorityOut{Low: 0, Medium: 0, High: 0},
+			Overdue:         0,
+			Checklist:       PortfolioChecklistSummary{Done: 0, Total: 0, Percent: 0}},
 	}, got)
 
 	// Moving the overdue card into the last column takes it off the overdue count.
 	cards := e.do("GET", beta+"/cards", ann.Token, nil)
 	requireStatus(t, cards, http.StatusOK)
-	requireStatus(t, e.do("PATCH", beta+"/cards/"+cards.L(t)[0]["id"].(string), ann.Token, map[string]any{"columnId": bc[2]}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", beta+"/cards/"+decode[[]CardOut](t, cards)[0].ID, ann.Token, map[string]any{"columnId": bc[2]}), http.StatusOK)
 	r = e.do("GET", pfWS(ann)+"/projects/portfolio", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, float64(0), r.L(t)[1]["overdue"])
+	require.Equal(t, 0, decode[[]PortfolioProjectOut](t, r)[1].Overdue)
 
 	// Bob sees only his own.
 	r = e.do("GET", pfWS(bob)+"/projects/portfolio", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
-	require.Equal(t, float64(1), r.L(t)[0]["overdue"])
+	bobs := decode[[]PortfolioProjectOut](t, r)
+	require.Len(t, bobs, 1)
+	require.Equal(t, 1, bobs[0].Overdue)
 	// Ann cannot read Bob's workspace portfolio.
 	requireStatus(t, e.do("GET", pfWS(bob)+"/projects/portfolio", ann.Token, nil), http.StatusNotFound)
 }
@@ -179,76 +179,78 @@ func TestRoadmap(t *testing.T) {
 	// An empty project has an empty roadmap.
 	r := e.do("GET", prj+"/roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, map[string]any{"projectId": pfID(prj), "start": nil, "end": nil, "scopes": []any{}, "unscoped": []any{}}, r.M(t))
+	require.Equal(t, RoadmapOut{ProjectID: pfID(prj), Start: nil, End: nil, Scopes: []RoadmapScopeOut{}, Unscoped: []RoadmapCardOut{}},
+		decode[RoadmapOut](t, r))
 
 	s1 := scNew(e, u, prj, map[string]any{"name": "S1", "startDate": "2030-03-01T00:00:00Z", "endDate": "2030-03-31T00:00:00Z"})
 	s2 := scNew(e, u, prj, map[string]any{"name": "S2 undated"})
 	s0 := scNew(e, u, prj, map[string]any{"name": "S0", "startDate": "2030-01-01T00:00:00Z"})
 
-	card := func(title, col string, scope any, fields map[string]any) string {
+	card := func(title, col string, scope *string, fields map[string]any) string {
 		body := map[string]any{"title": title, "scopeId": scope}
 		for k, v := range fields {
 			body[k] = v
 		}
 		return pfCard(e, u, prj, col, body)
 	}
-	c1 := card("c1", cols[0], s1["id"], map[string]any{"startDate": "2030-03-10T00:00:00Z", "dueDate": "2030-03-20T00:00:00Z", "priority": "high"})
-	c2 := card("c2", cols[1], s1["id"], map[string]any{"dueDate": "2030-03-05T00:00:00Z", "priority": "low"})
-	card("c3 undated", cols[0], s1["id"], nil)
-	c4 := card("c4 archived", cols[0], s1["id"], map[string]any{"startDate": "2020-03-01T00:00:00Z"})
+	c1 := card("c1", cols[0], &s1.ID, map[string]any{"startDate": "2030-03-10T00:00:00Z", "dueDate": "2030-03-20T00:00:00Z", "priority": "high"})
+	c2 := card("c2", cols[1], &s1.ID, map[string]any{"dueDate": "2030-03-05T00:00:00Z", "priority": "low"})
+	card("c3 undated", cols[0], &s1.ID, nil)
+	c4 := card("c4 archived", cols[0], &s1.ID, map[string]any{"startDate": "2020-03-01T00:00:00Z"})
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+c4, u.Token, map[string]any{"archived": true}), http.StatusOK)
-	c5 := card("c5", cols[2], s2["id"], map[string]any{"dueDate": "2030-04-01T00:00:00Z"})
+	c5 := card("c5", cols[2], &s2.ID, map[string]any{"dueDate": "2030-04-01T00:00:00Z"})
 	u1 := card("u1", cols[0], nil, map[string]any{"dueDate": "2029-12-15T00:00:00Z"})
 	u2 := card("u2", cols[0], nil, map[string]any{"startDate": "2030-06-01T00:00:00Z"})
 	u3 := card("u3", cols[1], nil, map[string]any{"dueDate": "2030-05-01T00:00:00Z"})
 	card("u4 undated", cols[1], nil, nil)
 
-	item := func(id, title, col, start, due, prio string) map[string]any {
-		m := map[string]any{"id": id, "title": title, "columnId": col, "startDate": nil, "dueDate": nil, "priority": prio, "archived": false}
+	// at is the time an RFC 3339 string names; decode requires the body's dates to be these times' own
+	// encoding, so comparing times compares the strings the answer holds.
+	at := func(s string) *time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339, s)
+		require.NoError(t, err)
+		return &v
+	}
+	item := func(id, title, col, start, due, prio string) RoadmapCardOut {
+		c := RoadmapCardOut{ID: id, Title: title, ColumnID: col, Priority: prio, Archived: false}
 		if start != "" {
-			m["startDate"] = start
+			c.StartDate = at(start)
 		}
 		if due != "" {
-			m["dueDate"] = due
+			c.DueDate = at(due)
 		}
-		return m
+		return c
 	}
 	r = e.do("GET", prj+"/roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	var got map[string]any
-	r.JSON(t, &got)
-	want := map[string]any{
-		"projectId": pfID(prj),
-		"start":     "2029-12-15T00:00:00Z",
-		"end":       "2030-06-01T00:00:00Z",
-		"scopes": []any{
-			map[string]any{"id": s0["id"], "name": "S0", "startDate": "2030-01-01T00:00:00Z", "endDate": nil, "cards": []any{}},
-			map[string]any{"id": s1["id"], "name": "S1", "startDate": "2030-03-01T00:00:00Z", "endDate": "2030-03-31T00:00:00Z", "cards": []any{
+	want := RoadmapOut{
+		ProjectID: pfID(prj),
+		Start:     at("2029-12-15T00:00:00Z"),
+		End:       at("2030-06-01T00:00:00Z"),
+		Scopes: []RoadmapScopeOut{
+			{ID: s0.ID, Name: "S0", StartDate: at("2030-01-01T00:00:00Z"), EndDate: nil, Cards: []RoadmapCardOut{}},
+			{ID: s1.ID, Name: "S1", StartDate: at("2030-03-01T00:00:00Z"), EndDate: at("2030-03-31T00:00:00Z"), Cards: []RoadmapCardOut{
 				item(c2, "c2", cols[1], "", "2030-03-05T00:00:00Z", "low"),
 				item(c1, "c1", cols[0], "2030-03-10T00:00:00Z", "2030-03-20T00:00:00Z", "high"),
 			}},
-			map[string]any{"id": s2["id"], "name": "S2 undated", "startDate": nil, "endDate": nil, "cards": []any{
+			{ID: s2.ID, Name: "S2 undated", StartDate: nil, EndDate: nil, Cards: []RoadmapCardOut{
 				item(c5, "c5", cols[2], "", "2030-04-01T00:00:00Z", "medium"),
 			}},
 		},
-		"unscoped": []any{
+		Unscoped: []RoadmapCardOut{
 			item(u1, "u1", cols[0], "", "2029-12-15T00:00:00Z", "medium"),
 			item(u3, "u3", cols[1], "", "2030-05-01T00:00:00Z", "medium"),
 			item(u2, "u2", cols[0], "2030-06-01T00:00:00Z", "", "medium"),
 		},
 	}
-	// Round-trip want through JSON so both sides have the same types.
-	b, err := json.Marshal(want)
-	require.NoError(t, err)
-	var wantM map[string]any
-	require.NoError(t, json.Unmarshal(b, &wantM))
-	require.Equal(t, wantM, got)
+	require.Equal(t, want, decode[RoadmapOut](t, r))
 
 	// Another project's roadmap path with this project's scope is still scoped to the path's project.
 	other, _ := e.project(u, "Other")
 	r = e.do("GET", other+"/roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, []any{}, r.M(t)["scopes"])
+	require.Equal(t, []RoadmapScopeOut{}, decode[RoadmapOut](t, r).Scopes)
 }
 
 // pfTracer counts the statements sent to PostgreSQL.
@@ -314,7 +316,7 @@ func TestPortfolioRoadmapExportImportUseConstantQueries(t *testing.T) {
 	}
 	sc := scNew(e, u, prj, map[string]any{"name": "S", "startDate": "2030-01-01T00:00:00Z"})
 	for j := range 25 {
-		pfCard(e, u, prj, cols[j%3], map[string]any{"title": fmt.Sprintf("card %d", j), "scopeId": sc["id"],
+		pfCard(e, u, prj, cols[j%3], map[string]any{"title": fmt.Sprintf("card %d", j), "scopeId": sc.ID,
 			"startDate": "2030-02-01T00:00:00Z", "checklist": []map[string]any{{"title": "a"}}})
 	}
 	pfDecorate(t, e, u, pfID(prj))
@@ -385,18 +387,20 @@ func pfDecorate(t *testing.T, e *testEnv, u user, projectID string) {
 	}
 }
 
-// pfStrip removes what legitimately differs between two exports of equal projects.
-func pfStrip(t *testing.T, body []byte) map[string]any {
+// pfStrip decodes an export, clears what legitimately differs between two exports of equal projects
+// (when each was taken, when each comment was written) and answers the rest as JSON, for JSONEq.
+func pfStrip(t *testing.T, body []byte) string {
 	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(body, &m))
-	delete(m, "exportedAt")
-	for _, c := range m["cards"].([]any) {
-		for _, cm := range c.(map[string]any)["comments"].([]any) {
-			delete(cm.(map[string]any), "createdAt")
+	doc := decodeJSON[db.TransferDoc](t, body)
+	doc.ExportedAt = nil
+	for i := range doc.Cards {
+		for j := range doc.Cards[i].Comments {
+			doc.Cards[i].Comments[j].CreatedAt = nil
 		}
 	}
-	return m
+	b, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -408,17 +412,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 	requireStatus(t, e.do("PATCH", prj, u.Token, map[string]any{"description": "To the moon"}), http.StatusOK)
 	r := e.do("POST", prj+"/columns", u.Token, map[string]any{"name": "Shipped"})
 	requireStatus(t, r, http.StatusCreated)
-	cols = append(cols, r.M(t)["id"].(string))
+	cols = append(cols, decode[ColumnOut](t, r).ID)
 	// Reorder: Shipped goes second.
 	requireStatus(t, e.do("PATCH", prj+"/columns/"+cols[3], u.Token, map[string]any{"order": 1}), http.StatusOK)
 
 	s1 := scNew(e, u, prj, map[string]any{"name": "Phase 1", "description": "first", "startDate": "2030-01-01T00:00:00Z",
 		"endDate": "2030-03-01T00:00:00Z", "settings": map[string]any{"color": "teal", "limits": map[string]any{"wip": 3}}})
-	requireStatus(t, e.do("PATCH", prj+"/scopes/"+s1["id"].(string)+"/views", u.Token, map[string]any{"activeView": "calendar"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", prj+"/scopes/"+s1.ID+"/views", u.Token, map[string]any{"activeView": "calendar"}), http.StatusOK)
 	scNew(e, u, prj, map[string]any{"name": "Phase 2"})
 
 	c1 := pfCard(e, u, prj, cols[0], map[string]any{"title": "Design", "description": "Draw it", "priority": "high",
-		"startDate": "2030-01-02T09:00:00Z", "dueDate": "2030-01-10T17:00:00Z", "scopeId": s1["id"],
+		"startDate": "2030-01-02T09:00:00Z", "dueDate": "2030-01-10T17:00:00Z", "scopeId": s1.ID,
 		"checklist": []map[string]any{{"title": "sketch", "done": true}, {"title": "review"}, {"title": "sign-off", "done": true}}})
 	pfCard(e, u, prj, cols[0], map[string]any{"title": "Build", "priority": "low"})
 	c3 := pfCard(e, u, prj, cols[0], map[string]any{"title": "Test"})
@@ -426,88 +430,91 @@ func TestExportImportRoundTrip(t *testing.T) {
 	pfCard(e, u, prj, cols[1], map[string]any{"title": "Old", "checklist": []map[string]any{{"title": "only"}}})
 	c5 := pfCard(e, u, prj, cols[2], map[string]any{"title": "Gone", "dueDate": "2029-01-01T00:00:00Z"})
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+c5, u.Token, map[string]any{"archived": true}), http.StatusOK)
-	pfCard(e, u, prj, cols[3], map[string]any{"title": "Released", "scopeId": s1["id"]})
+	pfCard(e, u, prj, cols[3], map[string]any{"title": "Released", "scopeId": s1.ID})
 	pfDecorate(t, e, u, pfID(prj))
 	_ = c1
 
 	r = e.do("GET", prj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	first := r.Body
-	var doc map[string]any
-	require.NoError(t, json.Unmarshal(first, &doc))
+	doc := decode[db.TransferDoc](t, r)
 
-	// Spot checks of the snapshot itself.
-	require.Equal(t, float64(1), doc["version"])
-	require.NotEmpty(t, doc["exportedAt"])
-	require.Equal(t, map[string]any{"name": "Apollo", "description": "To the moon", "deadline": "2030-12-24T18:30:00Z"}, doc["project"])
-	require.Equal(t, []any{
-		map[string]any{"name": "To Do", "order": float64(0)}, map[string]any{"name": "Shipped", "order": float64(1)},
-		map[string]any{"name": "In Progress", "order": float64(2)}, map[string]any{"name": "Done", "order": float64(3)},
-	}, doc["columns"])
-	require.Equal(t, []any{map[string]any{"name": "Bug", "color": "#d73a4a"}, map[string]any{"name": "Feature", "color": "#0e8a16"}}, doc["labels"])
-	require.Len(t, doc["customFields"], 6)
-	require.Equal(t, map[string]any{"name": "Stage", "type": "select", "options": []any{"alpha", "beta"}}, doc["customFields"].([]any)[1])
-	require.Equal(t, map[string]any{"name": "Phase 1", "description": "first", "startDate": "2030-01-01T00:00:00Z",
-		"endDate": "2030-03-01T00:00:00Z", "settings": map[string]any{"color": "teal", "limits": map[string]any{"wip": float64(3)}},
-		"activeView": "calendar"}, doc["scopes"].([]any)[0])
-	cards := doc["cards"].([]any)
+	// Spot checks of the snapshot itself. decode requires the body's dates to be these times' own
+	// encoding, so comparing times compares the strings the snapshot holds.
+	require.Equal(t, 1, doc.Version)
+	require.NotEmpty(t, doc.ExportedAt)
+	require.Equal(t, db.TransferProject{Name: "Apollo", Description: "To the moon", Deadline: new(time.Date(2030, 12, 24, 18, 30, 0, 0, time.UTC))}, doc.Project)
+	require.Equal(t, []db.TransferColumn{
+		{Name: "To Do", Order: new(0)}, {Name: "Shipped", Order: new(1)},
+		{Name: "In Progress", Order: new(2)}, {Name: "Done", Order: new(3)},
+	}, doc.Columns)
+	require.Equal(t, []db.TransferLabel{{Name: "Bug", Color: "#d73a4a"}, {Name: "Feature", Color: "#0e8a16"}}, doc.Labels)
+	require.Len(t, doc.CustomFields, 6)
+	require.Equal(t, db.TransferCustomField{Name: "Stage", Type: "select", Options: []string{"alpha", "beta"}}, doc.CustomFields[1])
+	phase1 := doc.Scopes[0]
+	require.JSONEq(t, `{"color": "teal", "limits": {"wip": 3}}`, string(phase1.Settings))
+	phase1.Settings = nil // compared above as JSON, whatever its spacing
+	require.Equal(t, db.TransferScope{Name: "Phase 1", Description: "first", StartDate: new(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
+		EndDate: new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), ActiveView: "calendar"}, phase1)
+	cards := doc.Cards
 	require.Len(t, cards, 6)
 	var titles []string
 	for _, c := range cards {
-		titles = append(titles, c.(map[string]any)["title"].(string))
+		titles = append(titles, c.Title)
 	}
 	require.Equal(t, []string{"Test", "Design", "Build", "Released", "Old", "Gone"}, titles)
-	design := cards[1].(map[string]any)
-	require.Equal(t, float64(0), design["columnIndex"])
-	require.Equal(t, float64(1), design["order"])
-	require.Equal(t, float64(0), design["scopeIndex"])
-	require.Equal(t, "high", design["priority"])
-	require.Equal(t, "Draw it", design["description"])
-	require.Equal(t, "2030-01-02T09:00:00Z", design["startDate"])
-	require.Equal(t, []any{
-		map[string]any{"title": "sketch", "done": true, "order": float64(0)},
-		map[string]any{"title": "review", "done": false, "order": float64(1)},
-		map[string]any{"title": "sign-off", "done": true, "order": float64(2)},
-	}, design["checklist"])
-	require.Equal(t, []any{"Bug", "Feature"}, design["labels"])
-	require.Equal(t, map[string]any{"Estimate": 3.5, "Stage": "beta", "Tags": []any{"z", "x"}, "Due": "2030-05-06", "Flag": true,
-		"Note": "note on Design"}, design["customFields"])
-	comments := design["comments"].([]any)
+	design := cards[1]
+	require.Equal(t, 0, design.ColumnIndex)
+	require.Equal(t, new(1), design.Order)
+	require.Equal(t, new(0), design.ScopeIndex)
+	require.Equal(t, "high", design.Priority)
+	require.Equal(t, "Draw it", design.Description)
+	require.Equal(t, new(time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)), design.StartDate)
+	require.Equal(t, []db.TransferChecklistItem{
+		{Title: "sketch", Done: true, Order: new(0)},
+		{Title: "review", Done: false, Order: new(1)},
+		{Title: "sign-off", Done: true, Order: new(2)},
+	}, design.Checklist)
+	require.Equal(t, []string{"Bug", "Feature"}, design.Labels)
+	values, err := json.Marshal(design.CustomFields) // raw values by field name, compared as JSON
+	require.NoError(t, err)
+	require.JSONEq(t, `{"Estimate": 3.5, "Stage": "beta", "Tags": ["z", "x"], "Due": "2030-05-06", "Flag": true,
+		"Note": "note on Design"}`, string(values))
+	comments := design.Comments
 	require.Len(t, comments, 2)
-	require.Equal(t, "ann@example.com", comments[0].(map[string]any)["authorEmail"])
-	require.Equal(t, "first on Design", comments[0].(map[string]any)["content"])
-	require.Equal(t, "second on Design", comments[1].(map[string]any)["content"])
-	require.Nil(t, cards[0].(map[string]any)["scopeIndex"])
-	require.Equal(t, float64(2), cards[4].(map[string]any)["columnIndex"]) // Old, in In Progress, now third
-	gone := cards[5].(map[string]any)
-	require.Equal(t, true, gone["archived"])
-	require.Equal(t, float64(3), gone["columnIndex"])
-	require.Len(t, doc["relations"], 5)
-	for _, rel := range doc["relations"].([]any) {
-		rm := rel.(map[string]any)
-		require.Equal(t, "blocks", rm["type"])
-		require.NotEqual(t, rm["cardIndex"], rm["targetCardIndex"])
+	require.Equal(t, "ann@example.com", comments[0].AuthorEmail)
+	require.Equal(t, "first on Design", comments[0].Content)
+	require.Equal(t, "second on Design", comments[1].Content)
+	require.Nil(t, cards[0].ScopeIndex)
+	require.Equal(t, 2, cards[4].ColumnIndex) // Old, in In Progress, now third
+	gone := cards[5]
+	require.Equal(t, true, gone.Archived)
+	require.Equal(t, 3, gone.ColumnIndex)
+	require.Len(t, doc.Relations, 5)
+	for _, rel := range doc.Relations {
+		require.Equal(t, "blocks", rel.Type)
+		require.NotEqual(t, rel.CardIndex, rel.TargetCardIndex)
 	}
 
 	// Import it back: a new project, and its export equals the first but for ids and times.
 	before := pfProjectCount(e)
 	r = e.send(req{Method: "POST", Path: pfWS(u) + "/projects/import", Token: u.Token, Body: first})
 	requireStatus(t, r, http.StatusCreated)
-	imported := r.M(t)
-	require.NotEqual(t, pfID(prj), imported["id"])
-	require.Equal(t, "Apollo", imported["name"])
-	require.Equal(t, "To the moon", imported["description"])
-	require.Equal(t, "2030-12-24T18:30:00Z", imported["deadline"])
+	imported := decode[ProjectOut](t, r)
+	require.NotEqual(t, pfID(prj), imported.ID)
+	require.Equal(t, "Apollo", imported.Name)
+	require.Equal(t, "To the moon", imported.Description)
+	require.Equal(t, new(time.Date(2030, 12, 24, 18, 30, 0, 0, time.UTC)), imported.Deadline)
 	require.Equal(t, before+1, pfProjectCount(e))
-	newPrj := pfWS(u) + "/projects/" + imported["id"].(string)
+	newPrj := pfWS(u) + "/projects/" + imported.ID
 
 	r = e.do("GET", newPrj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, pfStrip(t, first), pfStrip(t, r.Body))
+	require.JSONEq(t, pfStrip(t, first), pfStrip(t, r.Body))
 
 	// The imported project is a real one: no template columns, counts kept, the importer is a member,
 	// and a new card lands at the end of its column.
-	newID := imported["id"].(string)
+	newID := imported.ID
 	require.Equal(t, 4, e.count(`SELECT count(*) FROM columns WHERE project_id = $1`, newID))
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, newID))
 	require.Equal(t, 6, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND comment_count = 2`, newID))
@@ -515,13 +522,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, newID, u.ID))
 	r = e.do("GET", newPrj+"/columns", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	firstCol := r.L(t)[0]["id"].(string)
+	firstCol := decode[[]ColumnOut](t, r)[0].ID
 	pfCard(e, u, newPrj, firstCol, map[string]any{"title": "Afterwards"})
 	require.Equal(t, []string{"Test", "Design", "Build", "Afterwards"}, e.columnTitles(u, newPrj, firstCol))
 	r = e.do("GET", newPrj+"/cards/"+pfCardID(t, e, u, newPrj, "Design"), u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, float64(66), r.M(t)["checklistProgress"])
-	require.Equal(t, float64(2), r.M(t)["commentCount"])
+	require.Equal(t, int32(66), decode[CardOut](t, r).ChecklistProgress)
+	require.Equal(t, int32(2), decode[CardOut](t, r).CommentCount)
 }
 
 // pfCardID finds a card of a project by title.
@@ -529,9 +536,9 @@ func pfCardID(t *testing.T, e *testEnv, u user, prj, title string) string {
 	t.Helper()
 	r := e.do("GET", prj+"/cards", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	for _, c := range r.L(t) {
-		if c["title"] == title {
-			return c["id"].(string)
+	for _, c := range decode[[]CardOut](t, r) {
+		if c.Title == title {
+			return c.ID
 		}
 	}
 	t.Fatalf("no card %q", title)
@@ -553,29 +560,29 @@ func TestImportMinimalDocument(t *testing.T) {
 		},
 	})
 	requireStatus(t, r, http.StatusCreated)
-	p := r.M(t)
-	require.Equal(t, "Mini", p["name"])
-	require.Equal(t, "", p["description"])
-	require.Nil(t, p["deadline"])
-	prj := pfWS(u) + "/projects/" + p["id"].(string)
+	p := decode[ProjectOut](t, r)
+	require.Equal(t, "Mini", p.Name)
+	require.Equal(t, "", p.Description)
+	require.Nil(t, p.Deadline)
+	prj := pfWS(u) + "/projects/" + p.ID
 
 	r = e.do("GET", prj+"/columns", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	cols := r.L(t)
+	cols := decode[[]ColumnOut](t, r)
 	require.Len(t, cols, 2, "no template columns")
-	require.Equal(t, "Now", cols[0]["name"])
-	require.Equal(t, "Later", cols[1]["name"])
-	require.Equal(t, []string{"a", "d"}, e.columnTitles(u, prj, cols[0]["id"].(string)))
-	require.Equal(t, []string{"c", "b"}, e.columnTitles(u, prj, cols[1]["id"].(string)))
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p["id"]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'b' AND priority = 'high'`, p["id"]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'd' AND priority = 'medium'`, p["id"]))
+	require.Equal(t, "Now", cols[0].Name)
+	require.Equal(t, "Later", cols[1].Name)
+	require.Equal(t, []string{"a", "d"}, e.columnTitles(u, prj, cols[0].ID))
+	require.Equal(t, []string{"c", "b"}, e.columnTitles(u, prj, cols[1].ID))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'b' AND priority = 'high'`, p.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'd' AND priority = 'medium'`, p.ID))
 	// It is listed with the workspace's projects.
 	r = e.do("GET", pfWS(u)+"/projects", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	var names []string
-	for _, q := range r.L(t) {
-		names = append(names, q["name"].(string))
+	for _, q := range decode[[]ProjectOut](t, r) {
+		names = append(names, q.Name)
 	}
 	require.Contains(t, names, "Mini")
 }
@@ -695,7 +702,7 @@ func TestImportLimitsAndValidation(t *testing.T) {
 	card(d, 1)["columnIndex"] = 7
 	r := e.do("POST", path, u.Token, d)
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, r.M(t)["message"], "cards[1].columnIndex")
+	require.Contains(t, decode[ErrorBody](t, r).Message, "cards[1].columnIndex")
 
 	// The base document itself is fine, with values of every kind.
 	d = base()
@@ -719,7 +726,7 @@ func TestImportLimitsAndValidation(t *testing.T) {
 	require.Greater(t, len(body), 2<<20)
 	r = e.send(req{Method: "POST", Path: path, Token: u.Token, Body: body})
 	requireStatus(t, r, http.StatusCreated)
-	id := r.M(t)["id"].(string)
+	id := decode[ProjectOut](t, r).ID
 	require.Equal(t, 50, e.count(`SELECT count(*) FROM columns WHERE project_id = $1`, id))
 	require.Equal(t, 500, e.count(`SELECT count(*) FROM cards WHERE project_id = $1`, id))
 	require.Equal(t, 100+499*4, e.count(`SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.project_id = $1`, id))
@@ -769,7 +776,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 	r = e.do("POST", path, u.Token, doc)
 	requireStatus(t, r, http.StatusInternalServerError)
-	require.Equal(t, "internal server error", r.M(t)["message"])
+	require.Equal(t, "internal server error", decode[ErrorBody](t, r).Message)
 	require.Equal(t, before, counts())
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM projects WHERE name = 'Atomic'`))
 

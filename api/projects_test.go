@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 func TestProjectCRUDAndTemplates(t *testing.T) {
@@ -17,20 +19,21 @@ func TestProjectCRUDAndTemplates(t *testing.T) {
 	r := e.do("GET", ws+"/projects/templates", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	ids := map[string]bool{}
-	for _, tm := range r.L(t) {
-		ids[tm["id"].(string)] = true
+	for _, tm := range decode[[]db.Template](t, r) {
+		ids[tm.ID] = true
 	}
 	require.True(t, ids["basic-kanban"] && ids["scrum"] && ids["product-launch"], "templates: %s", r.Body)
 
 	r = e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "Sprint", "templateId": "scrum", "deadline": "2027-01-31T00:00:00Z", "description": "Q1"})
 	requireStatus(t, r, http.StatusCreated)
-	p := r.M(t)
-	prj := ws + "/projects/" + p["id"].(string)
-	require.Equal(t, "Q1", p["description"])
+	p := decode[ProjectOut](t, r)
+	prj := ws + "/projects/" + p.ID
+	require.Equal(t, "Q1", p.Description)
 	r = e.do("GET", prj+"/columns", u.Token, nil)
-	require.Len(t, r.L(t), 5)
-	require.Equal(t, "Backlog", r.L(t)[0]["name"])
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p["id"]))
+	columns := decode[[]ColumnOut](t, r)
+	require.Len(t, columns, 5)
+	require.Equal(t, "Backlog", columns[0].Name)
+	require.Equal(t, 3, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p.ID))
 
 	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "X", "templateId": "nope"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": ""}), http.StatusBadRequest)
@@ -40,20 +43,20 @@ func TestProjectCRUDAndTemplates(t *testing.T) {
 
 	r = e.do("GET", ws+"/projects", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]ProjectOut](t, r), 1)
 
 	r = e.do("PATCH", prj, u.Token, map[string]any{"name": "Sprint 1"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Sprint 1", r.M(t)["name"])
-	require.NotNil(t, r.M(t)["deadline"])
+	require.Equal(t, "Sprint 1", decode[ProjectOut](t, r).Name)
+	require.NotNil(t, decode[ProjectOut](t, r).Deadline)
 	r = e.do("PATCH", prj, u.Token, map[string]any{"deadline": nil})
 	requireStatus(t, r, http.StatusOK)
-	require.Nil(t, r.M(t)["deadline"])
-	require.Equal(t, "Sprint 1", r.M(t)["name"])
+	require.Nil(t, decode[ProjectOut](t, r).Deadline)
+	require.Equal(t, "Sprint 1", decode[ProjectOut](t, r).Name)
 	requireStatus(t, e.do("PATCH", prj, u.Token, map[string]any{"name": ""}), http.StatusBadRequest)
 	r = e.do("GET", prj, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Sprint 1", r.M(t)["name"])
+	require.Equal(t, "Sprint 1", decode[ProjectOut](t, r).Name)
 }
 
 func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
@@ -66,7 +69,7 @@ func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
 	pid := prj[strings.LastIndex(prj, "/")+1:]
 
 	// Bob, outside Ann's organization, sees nothing of it.
-	for _, path := range []string{prj, prj + "/cards", prj + "/columns", prj + "/cards/" + card["id"].(string)} {
+	for _, path := range []string{prj, prj + "/cards", prj + "/columns", prj + "/cards/" + card.ID} {
 		r := e.do("GET", path, bob.Token, nil)
 		requireStatus(t, r, http.StatusNotFound)
 		require.NotContains(t, string(r.Body), "Hidden")
@@ -77,13 +80,13 @@ func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
 	requireStatus(t, e.do("GET", bobPrj+"/cards", bob.Token, nil), http.StatusNotFound)
 	// A card of another project in the same workspace is 404 under this one.
 	other, otherCols := e.project(ann, "Other")
-	requireStatus(t, e.do("GET", other+"/cards/"+card["id"].(string), ann.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", other+"/cards/"+card["id"].(string), ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", other+"/cards/"+card["id"].(string), ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", other+"/cards/"+card.ID, ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", other+"/cards/"+card.ID, ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", other+"/cards/"+card.ID, ann.Token, nil), http.StatusNotFound)
 	// A column of another project: 404 in the path, 400 as a move target.
 	requireStatus(t, e.do("POST", prj+"/columns/"+otherCols[0]+"/cards", ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", prj+"/columns/"+otherCols[0], ann.Token, map[string]any{"name": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", prj+"/cards/"+card["id"].(string), ann.Token, map[string]any{"columnId": otherCols[0]}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+card.ID, ann.Token, map[string]any{"columnId": otherCols[0]}), http.StatusBadRequest)
 	// Malformed ids are simply not found.
 	requireStatus(t, e.do("GET", prj+"/cards/not-a-uuid", ann.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", "/orgs/"+ann.OrgSlug+"/workspaces/"+ann.WsSlug+"/projects/123", ann.Token, nil), http.StatusNotFound)
@@ -96,31 +99,32 @@ func TestColumnsCRUDAndOrder(t *testing.T) {
 	prj, cols := e.project(u, "Board")
 	r := e.do("POST", prj+"/columns", u.Token, map[string]any{"name": "Blocked"})
 	requireStatus(t, r, http.StatusCreated)
-	blocked := r.M(t)
-	require.Equal(t, float64(3), blocked["order"])
+	blocked := decode[ColumnOut](t, r)
+	require.Equal(t, int32(3), blocked.Order)
 	requireStatus(t, e.do("POST", prj+"/columns", u.Token, map[string]any{"name": ""}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", prj+"/columns", u.Token, map[string]any{"name": strings.Repeat("x", 101)}), http.StatusBadRequest)
 
-	r = e.do("PATCH", prj+"/columns/"+blocked["id"].(string), u.Token, map[string]any{"order": 1, "name": "Blocked!"})
+	r = e.do("PATCH", prj+"/columns/"+blocked.ID, u.Token, map[string]any{"order": 1, "name": "Blocked!"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, float64(1), r.M(t)["order"])
-	requireStatus(t, e.do("PATCH", prj+"/columns/"+blocked["id"].(string), u.Token, map[string]any{"order": -1}), http.StatusBadRequest)
+	require.Equal(t, int32(1), decode[ColumnOut](t, r).Order)
+	requireStatus(t, e.do("PATCH", prj+"/columns/"+blocked.ID, u.Token, map[string]any{"order": -1}), http.StatusBadRequest)
 	r = e.do("GET", prj+"/columns", u.Token, nil)
 	var names []string
-	for i, c := range r.L(t) {
-		require.Equal(t, float64(i), c["order"])
-		names = append(names, c["name"].(string))
+	for i, c := range decode[[]ColumnOut](t, r) {
+		require.Equal(t, int32(i), c.Order)
+		names = append(names, c.Name)
 	}
 	require.Equal(t, []string{"To Do", "Blocked!", "In Progress", "Done"}, names)
 
 	e.card(u, prj, cols[0], "goes with its column")
 	r = e.do("DELETE", prj+"/columns/"+cols[0], u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE column_id = $1`, cols[0]))
 	r = e.do("GET", prj+"/columns", u.Token, nil)
-	require.Len(t, r.L(t), 3)
-	require.Equal(t, float64(0), r.L(t)[0]["order"])
+	left := decode[[]ColumnOut](t, r)
+	require.Len(t, left, 3)
+	require.Equal(t, int32(0), left[0].Order)
 	requireStatus(t, e.do("DELETE", prj+"/columns/"+cols[0], u.Token, nil), http.StatusNotFound)
 }
 
@@ -162,16 +166,16 @@ func TestCardValidationLimits(t *testing.T) {
 		r := e.do("POST", col, u.Token, tc.body)
 		requireStatus(t, r, tc.code)
 		if tc.name == "checklist 100" {
-			m := r.M(t)
-			require.Len(t, m["checklist"], 100)
-			require.Equal(t, float64(50), m["checklistProgress"])
+			c := decode[CardOut](t, r)
+			require.Len(t, cardChecklist(t, c), 100)
+			require.Equal(t, int32(50), c.ChecklistProgress)
 		}
 	}
 	// The project-level endpoint takes the first column.
 	r := e.do("POST", prj+"/cards", u.Token, map[string]any{"title": "top", "priority": "high", "dueDate": "2027-03-01T10:00:00Z"})
 	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, cols[0], r.M(t)["columnId"])
-	require.Equal(t, "high", r.M(t)["priority"])
+	require.Equal(t, cols[0], decode[CardOut](t, r).ColumnID)
+	require.Equal(t, "high", decode[CardOut](t, r).Priority)
 }
 
 func TestCardPatchAndNullClears(t *testing.T) {
@@ -182,23 +186,23 @@ func TestCardPatchAndNullClears(t *testing.T) {
 	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "T", "description": "D",
 		"dueDate": "2027-01-01T00:00:00Z", "startDate": "2026-12-01T00:00:00Z", "assigneeId": u.ID})
 	requireStatus(t, r, http.StatusCreated)
-	path := prj + "/cards/" + r.M(t)["id"].(string)
+	path := prj + "/cards/" + decode[CardOut](t, r).ID
 
 	r = e.do("PATCH", path, u.Token, map[string]any{"dueDate": nil, "assigneeId": nil, "priority": "low"})
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	require.Nil(t, m["dueDate"])
-	require.Nil(t, m["assigneeId"])
-	require.NotNil(t, m["startDate"]) // untouched
-	require.Equal(t, "low", m["priority"])
-	require.Equal(t, "D", m["description"])
+	c := decode[CardOut](t, r)
+	require.Nil(t, c.DueDate)
+	require.Nil(t, c.AssigneeID)
+	require.NotNil(t, c.StartDate) // untouched
+	require.Equal(t, "low", c.Priority)
+	require.Equal(t, "D", c.Description)
 
 	r = e.do("PATCH", path, u.Token, map[string]any{"archived": true})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["archived"])
-	require.Len(t, e.do("GET", prj+"/cards?archived=true", u.Token, nil).L(t), 1)
-	require.Len(t, e.do("GET", prj+"/cards?archived=false", u.Token, nil).L(t), 0)
-	require.Len(t, e.do("GET", prj+"/cards", u.Token, nil).L(t), 1)
+	require.Equal(t, true, decode[CardOut](t, r).Archived)
+	require.Len(t, decode[[]CardOut](t, e.do("GET", prj+"/cards?archived=true", u.Token, nil)), 1)
+	require.Len(t, decode[[]CardOut](t, e.do("GET", prj+"/cards?archived=false", u.Token, nil)), 0)
+	require.Len(t, decode[[]CardOut](t, e.do("GET", prj+"/cards", u.Token, nil)), 1)
 	requireStatus(t, e.do("GET", prj+"/cards?archived=maybe", u.Token, nil), http.StatusBadRequest)
 
 	for _, bad := range []map[string]any{{"title": ""}, {"title": strings.Repeat("x", 501)}, {"priority": "x"},
@@ -221,7 +225,7 @@ func TestCardPatchAndNullClears(t *testing.T) {
 
 	r = e.do("DELETE", path, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	requireStatus(t, e.do("GET", path, u.Token, nil), http.StatusNotFound)
 	require.Equal(t, "card_deleted", types()[4])
 }
@@ -237,12 +241,12 @@ func TestProjectMembers(t *testing.T) {
 
 	r := e.do("GET", prj+"/members", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 1)
+	require.Len(t, decode[[]ProjectMemberOut](t, r), 1)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": stranger.Email}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": "not-an-email"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusCreated)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusConflict)
-	require.Len(t, e.do("GET", prj+"/members", owner.Token, nil).L(t), 2)
+	require.Len(t, decode[[]ProjectMemberOut](t, e.do("GET", prj+"/members", owner.Token, nil)), 2)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE type = 'member_added'`))
 	// The stranger is outside the workspace entirely.
 	requireStatus(t, e.do("GET", prj+"/members", stranger.Token, nil), http.StatusNotFound)
@@ -250,7 +254,7 @@ func TestProjectMembers(t *testing.T) {
 	requireStatus(t, e.do("DELETE", prj+"/members/"+member.ID, owner.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("DELETE", prj+"/members/"+member.ID, owner.Token, nil), http.StatusNotFound)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE type = 'member_removed'`))
-	require.Len(t, e.do("GET", prj+"/members", owner.Token, nil).L(t), 1)
+	require.Len(t, decode[[]ProjectMemberOut](t, e.do("GET", prj+"/members", owner.Token, nil)), 1)
 }
 
 func TestProjectScopesOfTokens(t *testing.T) {

@@ -12,11 +12,11 @@ import (
 )
 
 // scNew creates a scope in prj as u and returns it.
-func scNew(e *testEnv, u user, prj string, body map[string]any) map[string]any {
+func scNew(e *testEnv, u user, prj string, body map[string]any) ScopeOut {
 	e.t.Helper()
 	r := e.do("POST", prj+"/scopes", u.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[ScopeOut](e.t, r)
 }
 
 // scRow reads a scope's stored columns.
@@ -44,42 +44,43 @@ func TestScopesCreateListGetUpdateDelete(t *testing.T) {
 
 	a := scNew(e, u, prj, map[string]any{"name": "  Phase 1  ", "description": "The first phase",
 		"startDate": "2030-01-01T00:00:00Z", "endDate": "2030-02-01T00:00:00Z", "settings": map[string]any{"color": "blue", "wip": 3}})
-	require.Equal(t, "Phase 1", a["name"])
-	require.Equal(t, "The first phase", a["description"])
-	require.Equal(t, prjID, a["projectId"])
-	require.Equal(t, "kanban", a["activeView"])
-	require.Equal(t, "2030-01-01T00:00:00Z", a["startDate"])
-	require.Equal(t, "2030-02-01T00:00:00Z", a["endDate"])
-	require.Equal(t, map[string]any{"color": "blue", "wip": float64(3)}, a["settings"])
-	require.NotEmpty(t, a["createdAt"])
+	require.Equal(t, "Phase 1", a.Name)
+	require.Equal(t, "The first phase", a.Description)
+	require.Equal(t, prjID, a.ProjectID)
+	require.Equal(t, "kanban", a.ActiveView)
+	// decode requires the body's dates to be these times' own encoding: "2030-01-01T00:00:00Z" and so on.
+	require.Equal(t, new(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), a.StartDate)
+	require.Equal(t, new(time.Date(2030, 2, 1, 0, 0, 0, 0, time.UTC)), a.EndDate)
+	require.JSONEq(t, `{"color": "blue", "wip": 3}`, string(a.Settings))
+	require.NotEmpty(t, a.CreatedAt)
 	b := scNew(e, u, prj, map[string]any{"name": "Phase 2"})
-	require.Nil(t, b["startDate"])
-	require.Nil(t, b["endDate"])
-	require.Equal(t, "", b["description"])
-	require.Equal(t, map[string]any{}, b["settings"])
+	require.Nil(t, b.StartDate)
+	require.Nil(t, b.EndDate)
+	require.Equal(t, "", b.Description)
+	require.JSONEq(t, `{}`, string(b.Settings))
 
 	r = e.do("GET", prj+"/scopes", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	l := r.L(t)
+	l := decode[[]ScopeOut](t, r)
 	require.Len(t, l, 2)
-	require.Equal(t, []any{a["id"], b["id"]}, []any{l[0]["id"], l[1]["id"]})
+	require.Equal(t, []string{a.ID, b.ID}, []string{l[0].ID, l[1].ID})
 	for _, sc := range l {
-		require.Equal(t, "kanban", sc["activeView"])
+		require.Equal(t, "kanban", sc.ActiveView)
 	}
 
-	r = e.do("GET", prj+"/scopes/"+a["id"].(string), u.Token, nil)
+	r = e.do("GET", prj+"/scopes/"+a.ID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, a, r.M(t))
+	require.Equal(t, a, decode[ScopeOut](t, r))
 
 	// PATCH: name, description, settings replace; a date set to null is cleared, the other is kept.
-	r = e.do("PATCH", prj+"/scopes/"+a["id"].(string), u.Token, map[string]any{"name": "Phase One", "description": "Changed",
+	r = e.do("PATCH", prj+"/scopes/"+a.ID, u.Token, map[string]any{"name": "Phase One", "description": "Changed",
 		"startDate": nil, "settings": map[string]any{"color": "red"}})
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	require.Equal(t, "Phase One", m["name"])
-	require.Nil(t, m["startDate"])
-	require.Equal(t, "2030-02-01T00:00:00Z", m["endDate"])
-	name, desc, view, start, end, settings := scRow(e, a["id"].(string))
+	m := decode[ScopeOut](t, r)
+	require.Equal(t, "Phase One", m.Name)
+	require.Nil(t, m.StartDate)
+	require.Equal(t, new(time.Date(2030, 2, 1, 0, 0, 0, 0, time.UTC)), m.EndDate)
+	name, desc, view, start, end, settings := scRow(e, a.ID)
 	require.Equal(t, "Phase One", name)
 	require.Equal(t, "Changed", desc)
 	require.Equal(t, "kanban", view)
@@ -88,24 +89,24 @@ func TestScopesCreateListGetUpdateDelete(t *testing.T) {
 	require.Equal(t, map[string]any{"color": "red"}, settings)
 
 	// An empty PATCH changes nothing; null description and settings empty them; endDate null clears it.
-	r = e.do("PATCH", prj+"/scopes/"+a["id"].(string), u.Token, map[string]any{})
+	r = e.do("PATCH", prj+"/scopes/"+a.ID, u.Token, map[string]any{})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "Phase One", r.M(t)["name"])
-	r = e.do("PATCH", prj+"/scopes/"+a["id"].(string), u.Token, map[string]any{"description": nil, "settings": nil, "endDate": nil,
+	require.Equal(t, "Phase One", decode[ScopeOut](t, r).Name)
+	r = e.do("PATCH", prj+"/scopes/"+a.ID, u.Token, map[string]any{"description": nil, "settings": nil, "endDate": nil,
 		"startDate": "2031-05-01T10:00:00Z"})
 	requireStatus(t, r, http.StatusOK)
-	_, desc, _, start, end, settings = scRow(e, a["id"].(string))
+	_, desc, _, start, end, settings = scRow(e, a.ID)
 	require.Equal(t, "", desc)
 	require.Equal(t, map[string]any{}, settings)
 	require.Nil(t, end)
 	require.True(t, start.Equal(time.Date(2031, 5, 1, 10, 0, 0, 0, time.UTC)))
 
 	// DELETE answers {ok: true} and the scope is gone.
-	r = e.do("DELETE", prj+"/scopes/"+b["id"].(string), u.Token, nil)
+	r = e.do("DELETE", prj+"/scopes/"+b.ID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
-	requireStatus(t, e.do("GET", prj+"/scopes/"+b["id"].(string), u.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj+"/scopes/"+b["id"].(string), u.Token, nil), http.StatusNotFound)
+	require.Equal(t, true, decode[OKBody](t, r).OK)
+	requireStatus(t, e.do("GET", prj+"/scopes/"+b.ID, u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/scopes/"+b.ID, u.Token, nil), http.StatusNotFound)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE project_id = $1`, prjID))
 }
 
@@ -140,7 +141,7 @@ func TestScopesValidation(t *testing.T) {
 	// Boundaries are accepted: 200-character name, 5000-character description, equal dates.
 	sc := scNew(e, u, prj, map[string]any{"name": strings.Repeat("n", 200), "description": strings.Repeat("d", 5000),
 		"startDate": "2030-01-01T00:00:00Z", "endDate": "2030-01-01T00:00:00Z"})
-	path := prj + "/scopes/" + sc["id"].(string)
+	path := prj + "/scopes/" + sc.ID
 
 	for name, body := range map[string]any{
 		"empty name":            map[string]any{"name": ""},
@@ -158,7 +159,7 @@ func TestScopesValidation(t *testing.T) {
 		requireErrorShape(t, r, http.StatusBadRequest)
 	}
 	// Nothing changed.
-	name, desc, _, start, end, settings := scRow(e, sc["id"].(string))
+	name, desc, _, start, end, settings := scRow(e, sc.ID)
 	require.Equal(t, strings.Repeat("n", 200), name)
 	require.Len(t, desc, 5000)
 	require.True(t, start.Equal(*end))
@@ -167,7 +168,7 @@ func TestScopesValidation(t *testing.T) {
 	// Moving both dates together is checked on the result, not field by field.
 	r := e.do("PATCH", path, u.Token, map[string]any{"startDate": "2030-03-01T00:00:00Z", "endDate": "2030-04-01T00:00:00Z"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "2030-03-01T00:00:00Z", r.M(t)["startDate"])
+	require.Equal(t, new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), decode[ScopeOut](t, r).StartDate)
 }
 
 func TestScopeViews(t *testing.T) {
@@ -176,26 +177,26 @@ func TestScopeViews(t *testing.T) {
 	u := e.register("ann@example.com")
 	prj, _ := e.project(u, "Apollo")
 	sc := scNew(e, u, prj, map[string]any{"name": "Phase 1"})
-	path := prj + "/scopes/" + sc["id"].(string) + "/views"
-	all := []any{"kanban", "list", "calendar", "roadmap", "stats"}
+	path := prj + "/scopes/" + sc.ID + "/views"
+	all := []string{"kanban", "list", "calendar", "roadmap", "stats"}
 
 	r := e.do("GET", path, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, map[string]any{"activeView": "kanban", "views": all}, r.M(t))
+	require.Equal(t, ScopeViewsOut{ActiveView: "kanban", Views: all}, decode[ScopeViewsOut](t, r))
 
 	for _, v := range []string{"list", "calendar", "roadmap", "stats", "kanban", "roadmap"} {
 		r = e.do("PATCH", path, u.Token, map[string]any{"activeView": v})
 		requireStatus(t, r, http.StatusOK)
-		require.Equal(t, map[string]any{"activeView": v, "views": all}, r.M(t))
-		_, _, view, _, _, _ := scRow(e, sc["id"].(string))
+		require.Equal(t, ScopeViewsOut{ActiveView: v, Views: all}, decode[ScopeViewsOut](t, r))
+		_, _, view, _, _, _ := scRow(e, sc.ID)
 		require.Equal(t, v, view)
 	}
 	r = e.do("GET", path, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "roadmap", r.M(t)["activeView"])
+	require.Equal(t, "roadmap", decode[ScopeViewsOut](t, r).ActiveView)
 	r = e.do("GET", prj+"/scopes", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "roadmap", r.L(t)[0]["activeView"])
+	require.Equal(t, "roadmap", decode[[]ScopeOut](t, r)[0].ActiveView)
 
 	for name, body := range map[string]any{
 		"unknown view": map[string]any{"activeView": "gantt"},
@@ -209,7 +210,7 @@ func TestScopeViews(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", name, r.Body)
 		requireErrorShape(t, r, http.StatusBadRequest)
 	}
-	_, _, view, _, _, _ := scRow(e, sc["id"].(string))
+	_, _, view, _, _, _ := scRow(e, sc.ID)
 	require.Equal(t, "roadmap", view)
 }
 
@@ -221,15 +222,16 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 	doomed := scNew(e, u, prj, map[string]any{"name": "Doomed"})
 	kept := scNew(e, u, prj, map[string]any{"name": "Kept"})
 
-	newCard := func(title string, scopeID any) string {
+	newCard := func(title string, scopeID *string) string {
 		r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": title, "scopeId": scopeID,
 			"checklist": []map[string]any{{"title": "step"}}})
 		requireStatus(t, r, http.StatusCreated)
-		require.Equal(t, scopeID, r.M(t)["scopeId"])
-		return r.M(t)["id"].(string)
+		c := decode[CardOut](t, r)
+		require.Equal(t, scopeID, c.ScopeID)
+		return c.ID
 	}
-	d1, d2 := newCard("in doomed 1", doomed["id"]), newCard("in doomed 2", doomed["id"])
-	k1 := newCard("in kept", kept["id"])
+	d1, d2 := newCard("in doomed 1", &doomed.ID), newCard("in doomed 2", &doomed.ID)
+	k1 := newCard("in kept", &kept.ID)
 	free := newCard("no scope", nil)
 	// Content hanging off the doomed cards: a comment and a relation to a surviving card.
 	_, err := e.pool.Exec(context.Background(), `INSERT INTO comments (id, card_id, author_id, content) VALUES (gen_random_uuid(), $1, $2, 'hi')`, d1, u.ID)
@@ -238,7 +240,7 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 		SELECT gen_random_uuid(), project_id, $1, $2, 'blocks', $3 FROM cards WHERE id = $1`, free, d2, u.ID)
 	require.NoError(t, err)
 
-	r := e.do("DELETE", prj+"/scopes/"+doomed["id"].(string), u.Token, nil)
+	r := e.do("DELETE", prj+"/scopes/"+doomed.ID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE id = ANY($1::uuid[])`, []string{d1, d2}))
@@ -248,13 +250,13 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, d1))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_relations WHERE card_id = $1`, free))
 	requireStatus(t, e.do("GET", prj+"/cards/"+d1, u.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("GET", prj+"/scopes/"+kept["id"].(string), u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", prj+"/scopes/"+kept.ID, u.Token, nil), http.StatusOK)
 
 	r = e.do("GET", prj+"/cards", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	var titles []string
-	for _, c := range r.L(t) {
-		titles = append(titles, c["title"].(string))
+	for _, c := range decode[[]CardOut](t, r) {
+		titles = append(titles, c.Title)
 	}
 	require.ElementsMatch(t, []string{"in kept", "no scope"}, titles)
 }
@@ -285,15 +287,15 @@ func TestScopesNotFoundOutsideTheirProject(t *testing.T) {
 		requireStatus(t, e.do("PATCH", path+"/views", ann.Token, map[string]any{"activeView": "list"}), http.StatusNotFound)
 	}
 	// A scope of another project of the same workspace.
-	check(prjB + "/scopes/" + scA["id"].(string))
+	check(prjB + "/scopes/" + scA.ID)
 	// A scope that does not exist, and an id that is not one.
 	check(prjA + "/scopes/01900000-0000-7000-8000-000000000000")
 	check(prjA + "/scopes/not-a-uuid")
 	// Bob's scope through Ann's project.
-	check(prjA + "/scopes/" + scBob["id"].(string))
+	check(prjA + "/scopes/" + scBob.ID)
 	// Bob's project through Ann's workspace: the project is not found.
 	annWS := "/orgs/" + ann.OrgSlug + "/workspaces/" + ann.WsSlug
-	check(annWS + "/projects/" + bobPrjID + "/scopes/" + scBob["id"].(string))
+	check(annWS + "/projects/" + bobPrjID + "/scopes/" + scBob.ID)
 	for _, r := range []*resp{
 		e.do("GET", annWS+"/projects/"+bobPrjID+"/scopes", ann.Token, nil),
 		e.do("POST", annWS+"/projects/"+bobPrjID+"/scopes", ann.Token, map[string]any{"name": "intruder"}),
@@ -305,8 +307,8 @@ func TestScopesNotFoundOutsideTheirProject(t *testing.T) {
 	}
 
 	// Nothing moved: names, views and existence unchanged.
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'A1' AND active_view = 'kanban'`, scA["id"]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'Bob 1' AND active_view = 'kanban'`, scBob["id"]))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'A1' AND active_view = 'kanban'`, scA.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'Bob 1' AND active_view = 'kanban'`, scBob.ID))
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM scopes`))
 }
 
@@ -316,7 +318,7 @@ func TestScopesPersonalAccessTokenScopes(t *testing.T) {
 	u := e.register("ann@example.com")
 	prj, _ := e.project(u, "Apollo")
 	sc := scNew(e, u, prj, map[string]any{"name": "Phase 1"})
-	path := prj + "/scopes/" + sc["id"].(string)
+	path := prj + "/scopes/" + sc.ID
 	read := e.pat(u, []string{"projects:read"})
 	write := e.pat(u, []string{"projects:read", "projects:write"})
 

@@ -19,12 +19,12 @@ func TestOrgAdminsActAsPilotageOwnersEverywhere(t *testing.T) {
 	e.join(alice, frank, "acme", "eng", "member")
 	r := e.do("GET", "/orgs/acme/workspaces/eng", frank.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", r.M(t)["myRole"])
-	require.Equal(t, "owner", r.M(t)["myPilotageRole"])
+	require.Equal(t, "admin", decode[WorkspaceOut](t, r).MyRole)
+	require.Equal(t, "owner", decode[WorkspaceOut](t, r).MyPilotageRole)
 	r = e.do("GET", "/orgs/acme/workspaces", frank.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	for _, w := range r.L(t) {
-		require.Equal(t, "owner", w["myPilotageRole"], "workspace %v", w["slug"])
+	for _, w := range decode[[]WorkspaceOut](t, r) {
+		require.Equal(t, "owner", w.MyPilotageRole, "workspace %v", w.Slug)
 	}
 }
 
@@ -39,7 +39,7 @@ func TestRemovingAWorkspaceOwnerHandsTheWorkspaceToTheOrgOwner(t *testing.T) {
 	requireStatus(t, e.do("DELETE", "/organizations/acme/members/"+bob.ID, alice.Token, nil), http.StatusOK)
 	r := e.do("GET", "/orgs/acme/workspaces/bobs", alice.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, alice.ID, r.M(t)["ownerId"])
+	require.Equal(t, alice.ID, decode[WorkspaceOut](t, r).OwnerID)
 	// Bob can be invited back and his roles managed like anyone's.
 	e.join(alice, bob, "acme", "bobs", "member")
 	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/bobs/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusOK)

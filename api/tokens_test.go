@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,15 +20,21 @@ var tokAllScopes = []string{"projects:read", "projects:write", "pilotage:read", 
 func tokUser(e *testEnv, email string) (token, id string) {
 	e.t.Helper()
 	reg := identRegister(e, email, strings.Split(email, "@")[0])
-	return reg["access_token"].(string), reg["user"].(map[string]any)["id"].(string)
+	return reg.AccessToken, reg.User.ID
 }
 
 // tokCreate creates a personal access token with body and returns the creation answer.
-func tokCreate(e *testEnv, jwt string, body map[string]any) map[string]any {
+func tokCreate(e *testEnv, jwt string, body map[string]any) CreatedTokenOut {
+	e.t.Helper()
+	return decode[CreatedTokenOut](e.t, tokCreateRaw(e, jwt, body))
+}
+
+// tokCreateRaw creates a personal access token with body and returns the raw answer.
+func tokCreateRaw(e *testEnv, jwt string, body map[string]any) *resp {
 	e.t.Helper()
 	r := e.do("POST", "/api-tokens", jwt, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return r
 }
 
 func TestAPITokensCreateAndList(t *testing.T) {
@@ -35,24 +42,24 @@ func TestAPITokensCreateAndList(t *testing.T) {
 	e := setup(t)
 	jwt, userID := tokUser(e, "sam@example.com")
 
-	m := tokCreate(e, jwt, map[string]any{"name": "  ci  "})
-	id, _ := m["id"].(string)
+	created := tokCreateRaw(e, jwt, map[string]any{"name": "  ci  "})
+	m := decode[CreatedTokenOut](t, created) // createdAt must parse as an RFC 3339 time to decode
+	id := m.ID
 	require.NotEmpty(t, id)
-	require.Equal(t, "ci", m["name"])
-	secret, _ := m["token"].(string)
+	require.Equal(t, "ci", m.Name)
+	secret := m.Token
 	require.True(t, strings.HasPrefix(secret, "pilot_pat_"), secret)
 	require.Greater(t, len(secret), len("pilot_pat_")+16)
-	require.Equal(t, secret, m["secret"])
-	prefix, _ := m["prefix"].(string)
+	require.Equal(t, secret, m.Secret)
+	prefix := m.Prefix
 	require.NotEmpty(t, prefix)
 	require.Less(t, len(prefix), len(secret))
 	require.True(t, strings.HasPrefix(secret, prefix), "prefix %q of %q", prefix, secret)
-	require.Equal(t, prefix, m["tokenPrefix"])
-	require.ElementsMatch(t, tokAllScopes, m["scopes"])
-	require.Contains(t, m, "expiresAt")
-	require.Nil(t, m["expiresAt"])
-	_, err := time.Parse(time.RFC3339, m["createdAt"].(string))
-	require.NoError(t, err)
+	require.Equal(t, prefix, m.TokenPrefix)
+	require.ElementsMatch(t, tokAllScopes, m.Scopes)
+	require.Contains(t, bodyFields(t, created), "expiresAt", "null, not left out")
+	require.Nil(t, m.ExpiresAt)
+	require.False(t, m.CreatedAt.IsZero())
 
 	// Defaulting the scopes must not disturb the package's list of them.
 	require.Equal(t, tokAllScopes, auth.AllScopes)
@@ -64,43 +71,45 @@ func TestAPITokensCreateAndList(t *testing.T) {
 
 	// Explicit scopes are kept (deduplicated).
 	m2 := tokCreate(e, jwt, map[string]any{"name": "reader", "scopes": []string{"account:read", "projects:read", "account:read"}})
-	require.ElementsMatch(t, []string{"account:read", "projects:read"}, m2["scopes"])
-	require.NotEqual(t, secret, m2["token"])
+	require.ElementsMatch(t, []string{"account:read", "projects:read"}, m2.Scopes)
+	require.NotEqual(t, secret, m2.Token)
 
 	list := e.do("GET", "/api-tokens", jwt, nil)
 	requireStatus(t, list, http.StatusOK)
 	require.NotContains(t, string(list.Body), secret)
-	require.NotContains(t, string(list.Body), m2["token"].(string))
-	l := list.L(t)
-	require.Len(t, l, 2)
-	byID := map[string]map[string]any{}
-	for _, tok := range l {
-		require.NotContains(t, tok, "token")
-		require.NotContains(t, tok, "secret")
-		require.Contains(t, tok, "lastUsedAt")
-		byID[tok["id"].(string)] = tok
+	require.NotContains(t, string(list.Body), m2.Token)
+	// The listed tokens' own fields: the secret is not serialised at all, lastUsedAt is, as null.
+	for _, fields := range decode[[]map[string]json.RawMessage](t, list) {
+		require.NotContains(t, fields, "token")
+		require.NotContains(t, fields, "secret")
+		require.Contains(t, fields, "lastUsedAt")
 	}
-	ci := byID[id]
-	require.NotNil(t, ci, "list: %s", list.Body)
-	require.Equal(t, "ci", ci["name"])
-	require.Equal(t, prefix, ci["prefix"])
-	require.ElementsMatch(t, tokAllScopes, ci["scopes"])
-	require.Nil(t, ci["expiresAt"])
-	require.Nil(t, ci["lastUsedAt"], "never used yet")
+	l := decode[[]TokenOut](t, list)
+	require.Len(t, l, 2)
+	byID := map[string]TokenOut{}
+	for _, tok := range l {
+		byID[tok.ID] = tok
+	}
+	ci, ok := byID[id]
+	require.True(t, ok, "list: %s", list.Body)
+	require.Equal(t, "ci", ci.Name)
+	require.Equal(t, prefix, ci.Prefix)
+	require.ElementsMatch(t, tokAllScopes, ci.Scopes)
+	require.Nil(t, ci.ExpiresAt)
+	require.Nil(t, ci.LastUsedAt, "never used yet")
 
 	// One use records lastUsedAt.
 	before := time.Now().Add(-time.Minute)
 	me := e.do("GET", "/auth/me", secret, nil)
 	requireStatus(t, me, http.StatusOK)
-	require.Equal(t, userID, me.M(t)["user"].(map[string]any)["id"])
-	for _, tok := range e.do("GET", "/api-tokens", jwt, nil).L(t) {
-		switch tok["id"] {
+	require.Equal(t, userID, identMe(t, me).Body.User.ID)
+	for _, tok := range decode[[]TokenOut](t, e.do("GET", "/api-tokens", jwt, nil)) {
+		switch tok.ID {
 		case id:
-			used, err := time.Parse(time.RFC3339, tok["lastUsedAt"].(string))
-			require.NoError(t, err)
-			require.True(t, used.After(before), "lastUsedAt %v", used)
+			require.NotNil(t, tok.LastUsedAt)
+			require.True(t, tok.LastUsedAt.After(before), "lastUsedAt %v", tok.LastUsedAt)
 		default:
-			require.Nil(t, tok["lastUsedAt"], "the unused token stays unused")
+			require.Nil(t, tok.LastUsedAt, "the unused token stays unused")
 		}
 	}
 
@@ -108,7 +117,7 @@ func TestAPITokensCreateAndList(t *testing.T) {
 	other, _ := tokUser(e, "tess@example.com")
 	ol := e.do("GET", "/api-tokens", other, nil)
 	requireStatus(t, ol, http.StatusOK)
-	require.Empty(t, ol.L(t))
+	require.Empty(t, decode[[]TokenOut](t, ol))
 }
 
 func TestAPITokensCreateValidation(t *testing.T) {
@@ -138,8 +147,8 @@ func TestAPITokensCreateValidation(t *testing.T) {
 
 	// The limits themselves are accepted, and so is an explicit null expiry.
 	m := tokCreate(e, jwt, map[string]any{"name": strings.Repeat("n", 100), "expiresAt": nil})
-	require.Equal(t, strings.Repeat("n", 100), m["name"])
-	require.Nil(t, m["expiresAt"])
+	require.Equal(t, strings.Repeat("n", 100), m.Name)
+	require.Nil(t, m.ExpiresAt)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens"))
 
 	requireStatus(t, e.do("POST", "/api-tokens", "", map[string]any{"name": "anon"}), http.StatusUnauthorized)
@@ -150,7 +159,7 @@ func TestAPITokensRefusePersonalAccessTokens(t *testing.T) {
 	e := setup(t)
 	jwt, _ := tokUser(e, "vic@example.com")
 	m := tokCreate(e, jwt, map[string]any{"name": "all"})
-	pat, id := m["token"].(string), m["id"].(string)
+	pat, id := m.Token, m.ID
 
 	requireStatus(t, e.do("GET", "/api-tokens", pat, nil), http.StatusForbidden)
 	requireStatus(t, e.do("POST", "/api-tokens", pat, map[string]any{"name": "escalated"}), http.StatusForbidden)
@@ -166,24 +175,24 @@ func TestAPITokensScopes(t *testing.T) {
 	e := setup(t)
 	jwt, userID := tokUser(e, "wes@example.com")
 
-	accountRead := tokCreate(e, jwt, map[string]any{"name": "profile", "scopes": []string{"account:read"}})["token"].(string)
+	accountRead := tokCreate(e, jwt, map[string]any{"name": "profile", "scopes": []string{"account:read"}}).Token
 	me := e.do("GET", "/auth/me", accountRead, nil)
 	requireStatus(t, me, http.StatusOK)
-	require.Equal(t, userID, me.M(t)["user"].(map[string]any)["id"])
+	require.Equal(t, userID, identMe(t, me).Body.User.ID)
 	requireStatus(t, e.do("PATCH", "/auth/me", accountRead, map[string]any{"name": "Changed"}), http.StatusForbidden)
 	require.Equal(t, "wes", identUserName(e, userID))
 	requireStatus(t, e.do("GET", "/organizations", accountRead, nil), http.StatusForbidden)
 
-	projectsRead := tokCreate(e, jwt, map[string]any{"name": "projects", "scopes": []string{"projects:read"}})["token"].(string)
+	projectsRead := tokCreate(e, jwt, map[string]any{"name": "projects", "scopes": []string{"projects:read"}}).Token
 	orgs := e.do("GET", "/organizations", projectsRead, nil)
 	requireStatus(t, orgs, http.StatusOK)
-	require.Len(t, orgs.L(t), 1)
+	require.Len(t, decode[[]OrganizationOut](t, orgs), 1)
 	requireStatus(t, e.do("POST", "/organizations", projectsRead, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusForbidden)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme'"))
 	requireStatus(t, e.do("GET", "/auth/me", projectsRead, nil), http.StatusForbidden)
 
 	// With the write scope, the same request goes through.
-	accountWrite := tokCreate(e, jwt, map[string]any{"name": "writer", "scopes": []string{"account:write", "projects:write"}})["token"].(string)
+	accountWrite := tokCreate(e, jwt, map[string]any{"name": "writer", "scopes": []string{"account:write", "projects:write"}}).Token
 	requireStatus(t, e.do("PATCH", "/auth/me", accountWrite, map[string]any{"name": "Changed"}), http.StatusOK)
 	require.Equal(t, "Changed", identUserName(e, userID))
 	requireStatus(t, e.do("POST", "/organizations", accountWrite, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusCreated)
@@ -205,10 +214,9 @@ func TestAPITokensExpiry(t *testing.T) {
 
 	at := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
 	m := tokCreate(e, jwt, map[string]any{"name": "short", "expiresAt": at.Format(time.RFC3339)})
-	got, err := time.Parse(time.RFC3339, m["expiresAt"].(string))
-	require.NoError(t, err)
-	require.True(t, at.Equal(got), "expiresAt %v, want %v", got, at)
-	pat, id := m["token"].(string), m["id"].(string)
+	require.NotNil(t, m.ExpiresAt)
+	require.True(t, at.Equal(*m.ExpiresAt), "expiresAt %v, want %v", *m.ExpiresAt, at)
+	pat, id := m.Token, m.ID
 	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
 
 	tag, err := e.pool.Exec(context.Background(), "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", id)
@@ -219,11 +227,10 @@ func TestAPITokensExpiry(t *testing.T) {
 	requireStatus(t, e.do("GET", "/organizations", pat, nil), http.StatusUnauthorized)
 
 	// Listed still, with its expiry, so the owner sees why it stopped.
-	for _, tok := range e.do("GET", "/api-tokens", jwt, nil).L(t) {
-		require.Equal(t, id, tok["id"])
-		exp, err := time.Parse(time.RFC3339, tok["expiresAt"].(string))
-		require.NoError(t, err)
-		require.True(t, exp.Before(time.Now()))
+	for _, tok := range decode[[]TokenOut](t, e.do("GET", "/api-tokens", jwt, nil)) {
+		require.Equal(t, id, tok.ID)
+		require.NotNil(t, tok.ExpiresAt)
+		require.True(t, tok.ExpiresAt.Before(time.Now()))
 	}
 }
 
@@ -234,10 +241,10 @@ func TestAPITokensRevoke(t *testing.T) {
 	otherJWT, _ := tokUser(e, "zed@example.com")
 
 	m := tokCreate(e, jwt, map[string]any{"name": "doomed"})
-	pat, id := m["token"].(string), m["id"].(string)
-	keep := tokCreate(e, jwt, map[string]any{"name": "kept"})["token"].(string)
+	pat, id := m.Token, m.ID
+	keep := tokCreate(e, jwt, map[string]any{"name": "kept"}).Token
 	otherM := tokCreate(e, otherJWT, map[string]any{"name": "theirs"})
-	otherPat, otherID := otherM["token"].(string), otherM["id"].(string)
+	otherPat, otherID := otherM.Token, otherM.ID
 	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
 
 	// Another user's token id is not found, and stays alive.
@@ -250,14 +257,14 @@ func TestAPITokensRevoke(t *testing.T) {
 
 	r := e.do("DELETE", "/api-tokens/"+id, jwt, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["ok"])
+	require.Equal(t, true, decode[OKBody](t, r).OK)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens WHERE id = $1", id))
 
 	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusUnauthorized)
 	requireStatus(t, e.do("DELETE", "/api-tokens/"+id, jwt, nil), http.StatusNotFound)
-	l := e.do("GET", "/api-tokens", jwt, nil).L(t)
+	l := decode[[]TokenOut](t, e.do("GET", "/api-tokens", jwt, nil))
 	require.Len(t, l, 1)
-	require.Equal(t, "kept", l[0]["name"])
+	require.Equal(t, "kept", l[0].Name)
 	requireStatus(t, e.do("GET", "/auth/me", keep, nil), http.StatusOK)
 	requireStatus(t, e.do("GET", "/auth/me", otherPat, nil), http.StatusOK)
 }

@@ -41,15 +41,31 @@ func tfaWrongCode(t *testing.T, secret string) string {
 func tfaEnable(e *testEnv, email string) (token, id, secret string) {
 	e.t.Helper()
 	reg := identRegister(e, email, "Two Factor")
-	token = reg["access_token"].(string)
-	id = reg["user"].(map[string]any)["id"].(string)
+	token = reg.AccessToken
+	id = reg.User.ID
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(e.t, r, http.StatusOK)
-	secret = r.M(e.t)["secret"].(string)
+	secret = tfaSetup(e.t, r).Body.Secret
 	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"code": tfaCode(e.t, secret, time.Now())})
 	requireStatus(e.t, r, http.StatusOK)
-	require.Equal(e.t, true, r.M(e.t)["twoFactorEnabled"])
+	require.Equal(e.t, true, tfaState(e.t, r).Body.TwoFactorEnabled)
 	return token, id, secret
+}
+
+// tfaSetup decodes an answer of auth-2fa-setup.
+func tfaSetup(t *testing.T, r *resp) TwoFactorSetupOutput {
+	t.Helper()
+	var out TwoFactorSetupOutput
+	decodeTo(t, r, &out.Body)
+	return out
+}
+
+// tfaState decodes an answer of auth-2fa-enable or auth-2fa-disable.
+func tfaState(t *testing.T, r *resp) TwoFactorStateOutput {
+	t.Helper()
+	var out TwoFactorStateOutput
+	decodeTo(t, r, &out.Body)
+	return out
 }
 
 // tfaLogin logs in with password and returns the two-factor token the answer must carry instead of a
@@ -58,15 +74,16 @@ func tfaLogin(e *testEnv, email string) string {
 	e.t.Helper()
 	r := identLogin(e, email, identPassword)
 	requireStatus(e.t, r, http.StatusOK)
-	m := r.M(e.t)
-	require.Equal(e.t, true, m["twoFactorRequired"], "body: %s", r.Body)
-	require.NotContains(e.t, m, "access_token")
-	require.NotContains(e.t, m, "csrfToken")
-	require.NotContains(e.t, m, "user")
+	m := decode[SessionBody](e.t, r)
+	require.Equal(e.t, true, m.TwoFactorRequired, "body: %s", r.Body)
+	// No session at all: the fields are absent, which SessionBody would read as empty.
+	fields := bodyFields(e.t, r)
+	require.NotContains(e.t, fields, "access_token")
+	require.NotContains(e.t, fields, "csrfToken")
+	require.NotContains(e.t, fields, "user")
 	require.Nil(e.t, identSessionCookie(r), "no session cookie before the second factor")
-	tok, _ := m["twoFactorToken"].(string)
-	require.NotEmpty(e.t, tok)
-	return tok
+	require.NotEmpty(e.t, m.TwoFactorToken)
+	return m.TwoFactorToken
 }
 
 // tfaToken signs a two-factor token for id issued at issued, as the server's signer would.
@@ -93,18 +110,18 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	reg := identRegister(e, "nina@example.com", "Nina")
-	token := reg["access_token"].(string)
-	id := reg["user"].(map[string]any)["id"].(string)
+	token := reg.AccessToken
+	id := reg.User.ID
 
 	// Enable before setup has nothing to check against.
 	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"code": "123456"}), http.StatusBadRequest)
 
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	secret, _ := m["secret"].(string)
+	m := tfaSetup(t, r).Body
+	secret := m.Secret
 	require.NotEmpty(t, secret)
-	u, err := url.Parse(m["otpauthUrl"].(string))
+	u, err := url.Parse(m.OtpauthURL)
 	require.NoError(t, err)
 	require.Equal(t, "otpauth", u.Scheme)
 	require.Equal(t, "totp", u.Host)
@@ -115,7 +132,7 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 	// Set up is not yet on: login still answers a session.
 	require.False(t, tfaEnabledInDB(e, id))
 	requireStatus(t, identLogin(e, "nina@example.com", identPassword), http.StatusOK)
-	require.Contains(t, identLogin(e, "nina@example.com", identPassword).M(t), "access_token")
+	require.Contains(t, bodyFields(t, identLogin(e, "nina@example.com", identPassword)), "access_token")
 
 	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"code": tfaWrongCode(t, secret)})
 	requireStatus(t, r, http.StatusBadRequest)
@@ -128,12 +145,12 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 
 	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"code": tfaCode(t, secret, time.Now())})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, true, r.M(t)["twoFactorEnabled"])
+	require.Equal(t, true, tfaState(t, r).Body.TwoFactorEnabled)
 	require.True(t, tfaEnabledInDB(e, id))
 
 	me := e.do("GET", "/auth/me", token, nil)
 	requireStatus(t, me, http.StatusOK)
-	require.Equal(t, true, me.M(t)["user"].(map[string]any)["twoFactorEnabled"])
+	require.Equal(t, true, identMe(t, me).Body.User.TwoFactorEnabled)
 
 	// Once on, setup and enable refuse, and the secret is unchanged.
 	requireStatus(t, e.do("POST", "/auth/2fa/setup", token, nil), http.StatusConflict)
@@ -157,7 +174,7 @@ func TestTwoFactorLoginAndVerify(t *testing.T) {
 	// The code of the step already used to enable is a replay.
 	r := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaCode(t, secret, enabledAt)})
 	requireStatus(t, r, http.StatusUnauthorized)
-	require.NotContains(t, r.M(t), "access_token")
+	require.NotContains(t, bodyFields(t, r), "access_token")
 
 	// A wrong code.
 	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaWrongCode(t, secret)}), http.StatusUnauthorized)
@@ -178,16 +195,17 @@ func TestTwoFactorLoginAndVerify(t *testing.T) {
 	// the refusal above is about expiry alone.
 	fresh := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaToken(t, id, time.Now()), "code": tfaWrongCode(t, secret)})
 	requireStatus(t, fresh, http.StatusUnauthorized)
-	require.NotEqual(t, expired.M(t)["message"], fresh.M(t)["message"])
+	require.NotEqual(t, decode[ErrorBody](t, expired).Message, decode[ErrorBody](t, fresh).Message)
 
 	// The refusals above consumed nothing: the next step's code still completes the login.
 	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": next})
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	token, _ := m["access_token"].(string)
+	m := decode[SessionBody](t, r)
+	token := m.AccessToken
 	require.NotEmpty(t, token)
-	require.NotEmpty(t, m["csrfToken"])
-	require.Equal(t, true, m["user"].(map[string]any)["twoFactorEnabled"])
+	require.NotEmpty(t, m.CSRFToken)
+	require.NotNil(t, m.User)
+	require.Equal(t, true, m.User.TwoFactorEnabled)
 	c := identSessionCookie(r)
 	require.NotNil(t, c)
 	require.True(t, c.HttpOnly)
@@ -226,19 +244,18 @@ func TestTwoFactorDisable(t *testing.T) {
 
 	r := e.do("POST", "/auth/2fa/disable", token, map[string]any{"code": tfaCode(t, secret, time.Now().Add(30*time.Second))})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, false, r.M(t)["twoFactorEnabled"])
+	require.Equal(t, false, tfaState(t, r).Body.TwoFactorEnabled)
 	require.False(t, tfaEnabledInDB(e, id))
 	require.Equal(t, 0, e.count("SELECT count(*) FROM users WHERE id = $1 AND totp_secret IS NOT NULL", id), "disabling forgets the secret")
 
 	me := e.do("GET", "/auth/me", token, nil)
 	requireStatus(t, me, http.StatusOK)
-	require.Equal(t, false, me.M(t)["user"].(map[string]any)["twoFactorEnabled"])
+	require.Equal(t, false, identMe(t, me).Body.User.TwoFactorEnabled)
 
 	login := identLogin(e, "quinn@example.com", identPassword)
 	requireStatus(t, login, http.StatusOK)
-	lm := login.M(t)
-	require.NotEmpty(t, lm["access_token"])
-	require.NotContains(t, lm, "twoFactorRequired")
+	require.NotEmpty(t, decode[SessionBody](t, login).AccessToken)
+	require.NotContains(t, bodyFields(t, login), "twoFactorRequired")
 
 	// Disabling again has nothing to turn off.
 	requireStatus(t, e.do("POST", "/auth/2fa/disable", token, map[string]any{"code": "123456"}), http.StatusConflict)
@@ -248,18 +265,18 @@ func TestTwoFactorRefusesPersonalAccessTokens(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	reg := identRegister(e, "rosa@example.com", "Rosa")
-	token := reg["access_token"].(string)
-	id := reg["user"].(map[string]any)["id"].(string)
+	token := reg.AccessToken
+	id := reg.User.ID
 	pat := e.do("POST", "/api-tokens", token, map[string]any{"name": "all scopes"})
 	requireStatus(t, pat, http.StatusCreated)
-	secret := pat.M(t)["token"].(string)
+	secret := decode[CreatedTokenOut](t, pat).Token
 
 	requireStatus(t, e.do("POST", "/auth/2fa/setup", secret, nil), http.StatusForbidden)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM users WHERE id = $1 AND totp_secret IS NOT NULL", id))
 
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(t, r, http.StatusOK)
-	totp := r.M(t)["secret"].(string)
+	totp := tfaSetup(t, r).Body.Secret
 	requireStatus(t, e.do("POST", "/auth/2fa/enable", secret, map[string]any{"code": tfaCode(t, totp, time.Now())}), http.StatusForbidden)
 	require.False(t, tfaEnabledInDB(e, id))
 

@@ -41,7 +41,7 @@ func (e *testEnv) tenancyWSRoles(wsID, userID string) (string, string) {
 }
 
 // invite invites email into org/ws as inviter and returns the answer's body.
-func (e *testEnv) invite(inviter user, org, ws, email, role string) map[string]any {
+func (e *testEnv) invite(inviter user, org, ws, email, role string) InvitationOut {
 	e.t.Helper()
 	body := map[string]any{"email": email}
 	if role != "" {
@@ -49,15 +49,15 @@ func (e *testEnv) invite(inviter user, org, ws, email, role string) map[string]a
 	}
 	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", inviter.Token, body)
 	requireStatus(e.t, r, http.StatusCreated)
-	return r.M(e.t)
+	return decode[InvitationOut](e.t, r)
 }
 
 // wsSlugs lists the slugs of a workspace list answer with myRole/myPilotageRole.
 func wsSlugs(t *testing.T, r *resp) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, w := range r.L(t) {
-		out[w["slug"].(string)] = w["myRole"].(string) + "/" + w["myPilotageRole"].(string)
+	for _, w := range decode[[]WorkspaceOut](t, r) {
+		out[w.Slug] = w.MyRole + "/" + w.MyPilotageRole
 	}
 	return out
 }
@@ -76,26 +76,26 @@ func TestWorkspaceCreate(t *testing.T) {
 
 	r := e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": " Engineering ", "slug": "eng"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	require.NotEmpty(t, m["id"])
-	require.Equal(t, "Engineering", m["name"])
-	require.Equal(t, "eng", m["slug"])
-	require.Equal(t, orgID, m["organizationId"])
-	require.Equal(t, alice.ID, m["ownerId"])
-	require.Equal(t, false, m["isPersonal"])
-	require.Equal(t, "admin", m["myRole"])
-	require.Equal(t, "owner", m["myPilotageRole"])
-	require.NotEmpty(t, m["createdAt"])
-	require.NotEmpty(t, m["updatedAt"])
-	role, prole := e.tenancyWSRoles(m["id"].(string), alice.ID)
+	m := decode[WorkspaceOut](t, r)
+	require.NotEmpty(t, m.ID)
+	require.Equal(t, "Engineering", m.Name)
+	require.Equal(t, "eng", m.Slug)
+	require.Equal(t, orgID, m.OrganizationID)
+	require.Equal(t, alice.ID, m.OwnerID)
+	require.Equal(t, false, m.IsPersonal)
+	require.Equal(t, "admin", m.MyRole)
+	require.Equal(t, "owner", m.MyPilotageRole)
+	require.NotEmpty(t, m.CreatedAt)
+	require.NotEmpty(t, m.UpdatedAt)
+	role, prole := e.tenancyWSRoles(m.ID, alice.ID)
 	require.Equal(t, "admin", role)
 	require.Equal(t, "owner", prole)
-	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_members WHERE workspace_id = $1", m["id"]))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_members WHERE workspace_id = $1", m.ID))
 
 	// An organization admin may create one too and becomes its admin and pilotage owner.
 	r = e.do("POST", "/orgs/acme/workspaces", carol.Token, map[string]any{"name": "Ops", "slug": "ops"})
 	requireStatus(t, r, http.StatusCreated)
-	role, prole = e.tenancyWSRoles(r.M(t)["id"].(string), carol.ID)
+	role, prole = e.tenancyWSRoles(decode[WorkspaceOut](t, r).ID, carol.ID)
 	require.Equal(t, "admin/owner", role+"/"+prole)
 
 	// A plain organization member may not; an outsider does not see the organization.
@@ -108,7 +108,7 @@ func TestWorkspaceCreate(t *testing.T) {
 	e.org(alice, "beta")
 	r = e.do("POST", "/orgs/beta/workspaces", alice.Token, map[string]any{"name": "Beta eng", "slug": "eng"})
 	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, e.tenancyOrgID("beta"), r.M(t)["organizationId"])
+	require.Equal(t, e.tenancyOrgID("beta"), decode[WorkspaceOut](t, r).OrganizationID)
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspaces WHERE organization_id = $1", orgID))
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspaces WHERE slug = 'eng'"))
 	// "personal" exists in alice's personal organization, not in acme.
@@ -167,7 +167,7 @@ func TestWorkspaceListByRole(t *testing.T) {
 	require.Equal(t, map[string]string{"eng": "member/viewer"}, wsSlugs(t, r))
 	r = e.do("GET", "/orgs/acme/workspaces", dave.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Empty(t, r.L(t))
+	require.Empty(t, decode[[]WorkspaceOut](t, r))
 
 	// Organization owners and admins see them all, as admins.
 	all := map[string]string{"eng": "admin/owner", "ops": "admin/owner", "sales": "admin/owner"}
@@ -177,15 +177,15 @@ func TestWorkspaceListByRole(t *testing.T) {
 	r = e.do("GET", "/orgs/acme/workspaces", alice.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, all, wsSlugs(t, r))
-	for _, w := range r.L(t) {
-		require.Equal(t, e.tenancyOrgID("acme"), w["organizationId"])
+	for _, w := range decode[[]WorkspaceOut](t, r) {
+		require.Equal(t, e.tenancyOrgID("acme"), w.OrganizationID)
 	}
 
 	// Promoted to admin, bob sees everything.
 	requireStatus(t, e.do("PATCH", "/organizations/acme/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusOK)
 	r = e.do("GET", "/orgs/acme/workspaces", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Len(t, r.L(t), 3)
+	require.Len(t, decode[[]WorkspaceOut](t, r), 3)
 	require.Equal(t, "admin", wsSlugs(t, r)["ops"][:5])
 }
 
@@ -206,16 +206,16 @@ func TestWorkspaceGetAndTenancy(t *testing.T) {
 
 	r := e.do("GET", "/orgs/acme/workspaces/eng", alice.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	require.Equal(t, engID, m["id"])
-	require.Equal(t, "Secret Skunkworks", m["name"])
-	require.Equal(t, "admin", m["myRole"])
-	require.Equal(t, "owner", m["myPilotageRole"])
+	m := decode[WorkspaceOut](t, r)
+	require.Equal(t, engID, m.ID)
+	require.Equal(t, "Secret Skunkworks", m.Name)
+	require.Equal(t, "admin", m.MyRole)
+	require.Equal(t, "owner", m.MyPilotageRole)
 
 	r = e.do("GET", "/orgs/acme/workspaces/eng", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", r.M(t)["myRole"])
-	require.Equal(t, "viewer", r.M(t)["myPilotageRole"])
+	require.Equal(t, "member", decode[WorkspaceOut](t, r).MyRole)
+	require.Equal(t, "viewer", decode[WorkspaceOut](t, r).MyPilotageRole)
 
 	// An organization member outside the workspace.
 	for _, u := range []user{bob, dave} {
@@ -269,17 +269,15 @@ func TestWorkspaceInvite(t *testing.T) {
 
 	r := e.do("POST", "/orgs/acme/workspaces/eng/members/invite", alice.Token, map[string]any{"email": "Newbie@Example.com", "role": "admin"})
 	requireStatus(t, r, http.StatusCreated)
-	m := r.M(t)
-	invID, _ := m["id"].(string)
+	m := decode[InvitationOut](t, r)
+	invID := m.ID
 	require.NotEmpty(t, invID)
-	require.Equal(t, "newbie@example.com", strings.ToLower(m["email"].(string)))
-	require.Equal(t, "admin", m["role"])
-	token, _ := m["token"].(string)
+	require.Equal(t, "newbie@example.com", strings.ToLower(m.Email))
+	require.Equal(t, "admin", m.Role)
+	token := m.Token
 	require.GreaterOrEqual(t, len(token), 16)
-	require.Equal(t, "http://pilot.test/invitations/"+token+"/accept", m["acceptUrl"])
-	expires, err := time.Parse(time.RFC3339Nano, m["expiresAt"].(string))
-	require.NoError(t, err)
-	require.WithinDuration(t, time.Now().Add(7*24*time.Hour), expires, 2*time.Minute)
+	require.Equal(t, "http://pilot.test/invitations/"+token+"/accept", m.AcceptURL)
+	require.WithinDuration(t, time.Now().Add(7*24*time.Hour), m.ExpiresAt, 2*time.Minute)
 
 	// Stored: bound to the e-mail, the token only as its hash.
 	hash := sha256.Sum256([]byte(token))
@@ -294,13 +292,13 @@ func TestWorkspaceInvite(t *testing.T) {
 	require.Equal(t, "invitation", job.Args.Topic)
 	require.Equal(t, invID, job.Args.RefID)
 	require.Contains(t, job.Args.Subject, "Engineering")
-	require.Contains(t, job.Args.Body, m["acceptUrl"])
+	require.Contains(t, job.Args.Body, m.AcceptURL)
 	require.NotContains(t, job.Args.Body, "%!")
 
 	// The role defaults to member.
 	d := e.invite(alice, "acme", "eng", "default@example.com", "")
-	require.Equal(t, "member", d["role"])
-	require.NotEqual(t, token, d["token"])
+	require.Equal(t, "member", d.Role)
+	require.NotEqual(t, token, d.Token)
 
 	// Refusals write neither an invitation nor a job.
 	bob := e.register("bob@example.com")
@@ -341,7 +339,7 @@ func TestInvitationAccept(t *testing.T) {
 	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering", "slug": "eng"}), http.StatusCreated)
 	wsID := e.tenancyWorkspaceID("acme", "eng")
 	inv := e.invite(alice, "acme", "eng", "Carol@Example.com", "member")
-	token := inv["token"].(string)
+	token := inv.Token
 	path := "/invitations/" + token + "/accept"
 
 	// Before accepting, carol cannot see the organization or workspace.
@@ -353,31 +351,31 @@ func TestInvitationAccept(t *testing.T) {
 	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
 	role, _ := e.tenancyWSRoles(wsID, dave.ID)
 	require.Empty(t, role)
-	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NULL", inv["id"]))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NULL", inv.ID))
 
 	r := e.do("POST", path, carol.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	require.Equal(t, "acme", m["organizationSlug"])
-	require.Equal(t, "member", m["role"])
-	ws := m["workspace"].(map[string]any)
-	require.Equal(t, wsID, ws["id"])
-	require.Equal(t, "eng", ws["slug"])
+	m := decode[AcceptedInvitationOut](t, r)
+	require.Equal(t, "acme", m.OrganizationSlug)
+	require.Equal(t, "member", m.Role)
+	ws := m.Workspace
+	require.Equal(t, wsID, ws.ID)
+	require.Equal(t, "eng", ws.Slug)
 
 	require.Equal(t, "member", e.tenancyOrgRole("acme", carol.ID))
 	role, prole := e.tenancyWSRoles(wsID, carol.ID)
 	require.Equal(t, "member", role)
 	require.Equal(t, "viewer", prole)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NOT NULL AND accepted_by = $2",
-		inv["id"], carol.ID))
+		inv.ID, carol.ID))
 
 	g := e.do("GET", "/orgs/acme/workspaces/eng", carol.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", g.M(t)["myRole"])
-	require.Equal(t, "viewer", g.M(t)["myPilotageRole"])
+	require.Equal(t, "member", decode[WorkspaceOut](t, g).MyRole)
+	require.Equal(t, "viewer", decode[WorkspaceOut](t, g).MyPilotageRole)
 	o := e.do("GET", "/organizations/acme", carol.Token, nil)
 	requireStatus(t, o, http.StatusOK)
-	require.Equal(t, "member", o.M(t)["myRole"])
+	require.Equal(t, "member", decode[OrganizationOut](t, o).MyRole)
 
 	// Single use.
 	requireStatus(t, e.do("POST", path, carol.Token, nil), http.StatusConflict)
@@ -386,28 +384,28 @@ func TestInvitationAccept(t *testing.T) {
 
 	// Expired.
 	inv2 := e.invite(alice, "acme", "eng", dave.Email, "admin")
-	_, err := e.pool.Exec(context.Background(), "UPDATE workspace_invitations SET expires_at = now() - interval '1 minute' WHERE id = $1", inv2["id"])
+	_, err := e.pool.Exec(context.Background(), "UPDATE workspace_invitations SET expires_at = now() - interval '1 minute' WHERE id = $1", inv2.ID)
 	require.NoError(t, err)
-	requireStatus(t, e.do("POST", "/invitations/"+inv2["token"].(string)+"/accept", dave.Token, nil), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/invitations/"+inv2.Token+"/accept", dave.Token, nil), http.StatusBadRequest)
 	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
 	role, _ = e.tenancyWSRoles(wsID, dave.ID)
 	require.Empty(t, role)
 
 	// An admin invitation makes a workspace admin; the organization role it adds is member.
 	inv3 := e.invite(alice, "acme", "eng", dave.Email, "admin")
-	requireStatus(t, e.do("POST", "/invitations/"+inv3["token"].(string)+"/accept", dave.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", "/invitations/"+inv3.Token+"/accept", dave.Token, nil), http.StatusOK)
 	role, prole = e.tenancyWSRoles(wsID, dave.ID)
 	require.Equal(t, "admin/viewer", role+"/"+prole)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", dave.ID))
 	g = e.do("GET", "/orgs/acme/workspaces/eng", dave.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", g.M(t)["myRole"])
+	require.Equal(t, "admin", decode[WorkspaceOut](t, g).MyRole)
 
 	// An organization admin invited as a workspace member stays an organization admin.
 	frank := e.register("frank@example.com")
 	e.addOrgMember(alice, frank, "acme", "admin")
 	inv5 := e.invite(alice, "acme", "eng", frank.Email, "member")
-	r = e.do("POST", "/invitations/"+inv5["token"].(string)+"/accept", frank.Token, nil)
+	r = e.do("POST", "/invitations/"+inv5.Token+"/accept", frank.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "admin", e.tenancyOrgRole("acme", frank.ID))
 	role, prole = e.tenancyWSRoles(wsID, frank.ID)
@@ -415,16 +413,16 @@ func TestInvitationAccept(t *testing.T) {
 	// The answer reports the roles the workspace read reports.
 	g = e.do("GET", "/orgs/acme/workspaces/eng", frank.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	ws = r.M(t)["workspace"].(map[string]any)
-	require.Equal(t, g.M(t)["myRole"], ws["myRole"])
-	require.Equal(t, g.M(t)["myPilotageRole"], ws["myPilotageRole"])
-	require.Equal(t, "admin", ws["myRole"])
+	ws = decode[AcceptedInvitationOut](t, r).Workspace
+	require.Equal(t, decode[WorkspaceOut](t, g).MyRole, ws.MyRole)
+	require.Equal(t, decode[WorkspaceOut](t, g).MyPilotageRole, ws.MyPilotageRole)
+	require.Equal(t, "admin", ws.MyRole)
 
 	// A personal access token accepts with the account:write scope only.
 	erin := e.register("erin@example.com")
 	inv4 := e.invite(alice, "acme", "eng", erin.Email, "member")
 	readPAT := e.pat(erin, []string{"projects:read"})
-	requireStatus(t, e.do("POST", "/invitations/"+inv4["token"].(string)+"/accept", readPAT, nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/invitations/"+inv4.Token+"/accept", readPAT, nil), http.StatusForbidden)
 	require.Equal(t, "", e.tenancyOrgRole("acme", erin.ID))
 }
 
@@ -446,23 +444,23 @@ func TestWorkspaceMemberUpdate(t *testing.T) {
 
 	r := e.do("PATCH", base+bob.ID, alice.Token, map[string]any{"role": "admin"})
 	requireStatus(t, r, http.StatusOK)
-	m := r.M(t)
-	require.Equal(t, bob.ID, m["userId"])
-	require.Equal(t, "admin", m["role"])
-	require.Equal(t, "viewer", m["pilotageRole"])
+	m := decode[WorkspaceMemberOut](t, r)
+	require.Equal(t, bob.ID, m.UserID)
+	require.Equal(t, "admin", m.Role)
+	require.Equal(t, "viewer", m.PilotageRole)
 	role, prole := e.tenancyWSRoles(wsID, bob.ID)
 	require.Equal(t, "admin/viewer", role+"/"+prole)
 
 	r = e.do("PATCH", base+bob.ID, alice.Token, map[string]any{"pilotageRole": "reviewer"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", r.M(t)["role"])
-	require.Equal(t, "reviewer", r.M(t)["pilotageRole"])
+	require.Equal(t, "admin", decode[WorkspaceMemberOut](t, r).Role)
+	require.Equal(t, "reviewer", decode[WorkspaceMemberOut](t, r).PilotageRole)
 	role, prole = e.tenancyWSRoles(wsID, bob.ID)
 	require.Equal(t, "admin/reviewer", role+"/"+prole)
 	g := e.do("GET", "/orgs/acme/workspaces/eng", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", g.M(t)["myRole"])
-	require.Equal(t, "reviewer", g.M(t)["myPilotageRole"])
+	require.Equal(t, "admin", decode[WorkspaceOut](t, g).MyRole)
+	require.Equal(t, "reviewer", decode[WorkspaceOut](t, g).MyPilotageRole)
 
 	// Bob, now a workspace admin, changes carol's roles.
 	r = e.do("PATCH", base+carol.ID, bob.Token, map[string]any{"role": "member", "pilotageRole": "owner"})
@@ -514,23 +512,23 @@ func TestInvitationAcceptAnswersTheRolesHeld(t *testing.T) {
 	asMember := e.invite(alice, "acme", "eng", dave.Email, "member")
 	asAdmin := e.invite(alice, "acme", "eng", dave.Email, "admin")
 
-	r := e.do("POST", "/invitations/"+asMember["token"].(string)+"/accept", dave.Token, nil)
+	r := e.do("POST", "/invitations/"+asMember.Token+"/accept", dave.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", r.M(t)["role"])
+	require.Equal(t, "member", decode[AcceptedInvitationOut](t, r).Role)
 
 	// The second one is used up, but an existing member keeps their roles, and the answer says so.
-	r = e.do("POST", "/invitations/"+asAdmin["token"].(string)+"/accept", dave.Token, nil)
+	r = e.do("POST", "/invitations/"+asAdmin.Token+"/accept", dave.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	role, prole := e.tenancyWSRoles(wsID, dave.ID)
 	require.Equal(t, "member/viewer", role+"/"+prole)
-	m := r.M(t)
-	ws := m["workspace"].(map[string]any)
-	require.Equal(t, role, m["role"])
-	require.Equal(t, role, ws["myRole"])
-	require.Equal(t, prole, ws["myPilotageRole"])
+	m := decode[AcceptedInvitationOut](t, r)
+	ws := m.Workspace
+	require.Equal(t, role, m.Role)
+	require.Equal(t, role, ws.MyRole)
+	require.Equal(t, prole, ws.MyPilotageRole)
 	g := e.do("GET", "/orgs/acme/workspaces/eng", dave.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", g.M(t)["myRole"])
+	require.Equal(t, "member", decode[WorkspaceOut](t, g).MyRole)
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspace_invitations WHERE accepted_by = $1", dave.ID))
-	requireStatus(t, e.do("POST", "/invitations/"+asAdmin["token"].(string)+"/accept", dave.Token, nil), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/invitations/"+asAdmin.Token+"/accept", dave.Token, nil), http.StatusConflict)
 }

@@ -82,7 +82,9 @@ type client struct {
 	token string
 }
 
-func (c client) do(method, path string, body any) (int, map[string]any) {
+// do sends a JSON request and, when it succeeds, decodes the JSON answer into out; it answers the status
+// and the raw body, for failure messages.
+func (c client) do(method, path string, body, out any) (int, string) {
 	c.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -97,19 +99,38 @@ func (c client) do(method, path string, body any) (int, map[string]any) {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(c.t, err)
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	if m == nil {
-		m = map[string]any{"_raw": string(raw)}
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	if resp.StatusCode < 300 {
+		require.NoError(c.t, json.Unmarshal(raw, out), "%s %s: %s", method, path, raw)
 	}
-	return resp.StatusCode, m
+	return resp.StatusCode, string(raw)
 }
+
+// The parts of the api's answers this test reads (package api's output types are not importable here).
+type (
+	// idOut is anything created: an agent, a project, a card.
+	idOut struct {
+		ID string `json:"id"`
+	}
+	sessionOut struct {
+		AccessToken string `json:"access_token"`
+	}
+	missionOut struct {
+		Status string `json:"status"`
+	}
+	// eventData is a mission event's JSON data.
+	eventData struct {
+		MissionID string `json:"missionId"`
+		Status    string `json:"status"`
+	}
+)
 
 // sseEvent is one event read from a stream.
 type sseEvent struct {
 	ID, Event string
-	Data      map[string]any
+	Data      eventData
+	hasData   bool
 }
 
 // readEvents reads a server-sent event stream, sending each event on out until the body ends.
@@ -122,7 +143,7 @@ func readEvents(body io.Reader, out chan<- sseEvent) {
 		line := sc.Text()
 		switch {
 		case line == "":
-			if ev.Event != "" || ev.Data != nil {
+			if ev.Event != "" || ev.hasData {
 				out <- ev
 			}
 			ev = sseEvent{}
@@ -131,7 +152,7 @@ func readEvents(body io.Reader, out chan<- sseEvent) {
 		case strings.HasPrefix(line, "event:"):
 			ev.Event = strings.TrimSpace(line[6:])
 		case strings.HasPrefix(line, "data:"):
-			_ = json.Unmarshal([]byte(strings.TrimSpace(line[5:])), &ev.Data)
+			ev.hasData = json.Unmarshal([]byte(strings.TrimSpace(line[5:])), &ev.Data) == nil
 		}
 	}
 }
@@ -186,28 +207,31 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	w2 := start(t, "worker", common)
 
 	a := client{t: t, base: apiA.URL}
-	code, reg := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"})
-	require.Equal(t, http.StatusCreated, code, reg)
-	a.token = reg["access_token"].(string)
+	var reg sessionOut
+	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
+	require.Equal(t, http.StatusCreated, code, raw)
+	require.NotEmpty(t, reg.AccessToken, raw)
+	a.token = reg.AccessToken
 	b := client{t: t, base: apiB.URL, token: a.token}
 	var orgSlug string
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT slug FROM organizations LIMIT 1`).Scan(&orgSlug))
 	ws := "/orgs/" + orgSlug + "/workspaces/personal"
-	code, agent := a.do("POST", ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
-		"tools": []string{"add_comment", "add_checklist_items"}})
-	require.Equal(t, http.StatusCreated, code, agent)
-	code, prj := a.do("POST", ws+"/projects", map[string]any{"name": "Launch"})
-	require.Equal(t, http.StatusCreated, code, prj)
-	prjID := prj["id"].(string)
-	code, card := a.do("POST", ws+"/projects/"+prjID+"/cards", map[string]any{"title": "Ship the release"})
-	require.Equal(t, http.StatusCreated, code, card)
-	cardID := card["id"].(string)
+	var agent, prj, card idOut
+	code, raw = a.do("POST", ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
+		"tools": []string{"add_comment", "add_checklist_items"}}, &agent)
+	require.Equal(t, http.StatusCreated, code, raw)
+	code, raw = a.do("POST", ws+"/projects", map[string]any{"name": "Launch"}, &prj)
+	require.Equal(t, http.StatusCreated, code, raw)
+	prjID := prj.ID
+	code, raw = a.do("POST", ws+"/projects/"+prjID+"/cards", map[string]any{"title": "Ship the release"}, &card)
+	require.Equal(t, http.StatusCreated, code, raw)
+	cardID := card.ID
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// Start the mission on api A: the answer is its event stream.
 	respA, evA := stream(t, ctx, "POST", apiA.URL+ws+"/agent-runtime/card-mission", a.token,
-		map[string]any{"cardId": cardID, "projectId": prjID, "agentId": agent["id"]})
+		map[string]any{"cardId": cardID, "projectId": prjID, "agentId": agent.ID})
 	defer respA.Body.Close()
 	var first sseEvent
 	select {
@@ -215,7 +239,7 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no first event on api A")
 	}
-	missionID, _ := first.Data["missionId"].(string)
+	missionID := first.Data.MissionID
 	require.NotEmpty(t, missionID, "first event: %+v", first)
 
 	// Watch it from api B.
@@ -253,10 +277,11 @@ func TestMissionAcrossProcesses(t *testing.T) {
 		}
 	}
 	require.Equal(t, "done", last.Event, "api B's stream ended without a done event")
-	require.Equal(t, "completed", last.Data["status"])
+	require.Equal(t, "completed", last.Data.Status)
 
-	_, m := b.do("GET", ws+"/missions/"+missionID, nil)
-	require.Equal(t, "completed", m["status"], m)
+	var m missionOut
+	_, raw = b.do("GET", ws+"/missions/"+missionID, nil, &m)
+	require.Equal(t, "completed", m.Status, raw)
 	// Finished once, and no card change applied twice.
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, cardID))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
