@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
 	"time"
 )
 
@@ -174,23 +172,6 @@ type Config struct {
 	// MaxRetries is how many times a 429 or 5xx answer is retried (default DefaultMaxRetries;
 	// negative disables retries).
 	MaxRetries int
-}
-
-// Validate reports configuration errors, so a process can refuse to start on them.
-func (c Config) Validate() error {
-	if c.BaseURL != "" {
-		u, err := url.Parse(c.BaseURL)
-		if err != nil {
-			return fmt.Errorf("LLM_BASE_URL must be a URL: %w", err)
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.BaseURL)
-		}
-	}
-	if c.Timeout < 0 {
-		return errors.New("LLM timeout must not be negative")
-	}
-	return nil
 }
 
 // New returns the OpenAI-compatible client when cfg.APIKey is set, else the offline planner.
