@@ -32,7 +32,7 @@ lint: ## go vet
 
 .PHONY: db/reset
 db/reset: ## Delete the local development database cluster (.data/dev)
-	-scripts/pg.sh stop .data/dev
+	-scripts/pg.sh stop .data/dev --remove
 	rm -rf .data/dev
 
 .PHONY: bench

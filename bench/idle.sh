@@ -14,7 +14,7 @@ dir=".data/idle-$$"
 bench_start "$dir"
 export LOG_LEVEL=warn
 bin/pilot migrate >/dev/null
-postmaster=$(head -n 1 "$dir/data/postmaster.pid")
+postmaster=$(head -n 1 "$(cat "$dir/pgdir" 2>/dev/null || echo "$dir")/data/postmaster.pid")
 tck=$(getconf CLK_TCK)
 
 ticks() { # utime+stime of the given pids (processes that are gone count as 0)

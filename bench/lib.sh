@@ -9,8 +9,7 @@ bench_cleanup() {
     kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
   done
   if [ -n "$bench_dir" ]; then
-    scripts/pg.sh stop "$bench_dir" || true
-    rm -rf "$bench_dir"
+    scripts/pg.sh stop "$bench_dir" --remove || rm -rf "$bench_dir"
   fi
 }
 bench_start() {

@@ -2,12 +2,15 @@
 # pg.sh manages a private PostgreSQL cluster for local runs and tests.
 #
 #   scripts/pg.sh start DIR [--fast]   init (first time) and start a cluster in DIR; prints its admin URL
-#   scripts/pg.sh stop DIR             stop the cluster in DIR (no-op when not running)
+#   scripts/pg.sh stop DIR [--remove] stop the cluster in DIR (no-op when not running); --remove also
+#                                      deletes its files
 #   scripts/pg.sh url DIR              print the admin URL of a running cluster
 #   scripts/pg.sh createdb DIR NAME    create database NAME unless it exists; prints its URL
 #
 # The binaries come from PATH or /usr/lib/postgresql/*/bin. initdb refuses to run as root, so as root
-# every server command runs as the `postgres` system user on a directory that user owns. --fast turns
+# every server command runs as the `postgres` system user on a directory that user owns. When that user
+# cannot reach DIR (a checkout under /root, say), the server's files live in a directory of its own
+# under ${TMPDIR:-/tmp} instead, named after DIR, and DIR keeps a note of where. --fast turns
 # durability off (fsync, synchronous_commit): for throwaway test clusters only. Other clusters get a
 # 512MB buffer cache instead of PostgreSQL's 128MB default.
 set -euo pipefail
@@ -27,7 +30,7 @@ find_bin() {
 
 as_pg() {
   if [ "$(id -u)" = 0 ]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@") # from /: the postgres user may not enter the current directory
   else
     "$@"
   fi
@@ -50,7 +53,18 @@ cmd=${1:-}; dir=${2:-}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 bin=$(find_bin)
-data="$dir/data"
+
+# pgdir holds what the server itself reads and writes (data, socket, log): DIR, unless the postgres
+# user cannot reach DIR.
+pgdir=$dir
+if [ -s "$dir/pgdir" ]; then
+  pgdir=$(cat "$dir/pgdir")
+elif [ "$(id -u)" = 0 ] && ! as_pg test -x "$dir" 2>/dev/null; then
+  pgdir="${TMPDIR:-/tmp}/pilot-pg-$(printf %s "$dir" | sha1sum | cut -c1-16)"
+  mkdir -p "$pgdir"
+  echo "$pgdir" >"$dir/pgdir"
+fi
+data="$pgdir/data"
 
 find_psql() {
   if command -v psql >/dev/null 2>&1; then command -v psql; return; fi
@@ -65,10 +79,10 @@ url() { echo "postgres://postgres@127.0.0.1:$(cat "$dir/port")/postgres?sslmode=
 case "$cmd" in
 start)
   fast=${3:-}
-  if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+  if [ "$(id -u)" = 0 ]; then chown postgres: "$pgdir"; fi
   if [ ! -s "$data/PG_VERSION" ]; then
     as_pg "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
-      || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+      || { cat "$dir/initdb.log" >&2; die "initdb failed (as root, the postgres user must be able to write to $pgdir)"; }
   fi
   if as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     url
@@ -76,7 +90,7 @@ start)
   fi
   port=$(free_port)
   echo "$port" >"$dir/port"
-  opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=400"
+  opts="-p $port -k $pgdir -c listen_addresses=127.0.0.1 -c max_connections=400"
   if [ "$fast" = "--fast" ]; then
     opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   else
@@ -84,13 +98,17 @@ start)
     # and job tables outgrow it quickly (measured: more card creates and lists per second with 512MB).
     opts="$opts -c shared_buffers=512MB"
   fi
-  as_pg "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
-    || { tail -n 20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
+  as_pg "$bin/pg_ctl" -D "$data" -l "$pgdir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+    || { tail -n 20 "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
   url
   ;;
 stop)
   if [ -s "$data/PG_VERSION" ] && as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     as_pg "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+  fi
+  if [ "${3:-}" = "--remove" ]; then
+    [ "$pgdir" = "$dir" ] || rm -rf "$pgdir"
+    rm -rf "$dir"
   fi
   ;;
 url)

@@ -24,7 +24,7 @@ if [ -z "${DATABASE_URL:-}" ]; then
   own_pg=1
   DATABASE_URL=$(scripts/pg.sh createdb .data/dev pilot)
   export DATABASE_URL
-  echo "PostgreSQL running on 127.0.0.1:$(cat .data/dev/port) (data in .data/dev)"
+  echo "PostgreSQL running on 127.0.0.1:$(cat .data/dev/port) (data in $(cat .data/dev/pgdir 2>/dev/null || echo .data/dev))"
 fi
 
 bin/pilot migrate

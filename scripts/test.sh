@@ -6,8 +6,7 @@ cd "$(dirname "$0")/.."
 
 dir=".data/test-$$"
 cleanup() {
-  scripts/pg.sh stop "$dir" || true
-  rm -rf "$dir"
+  scripts/pg.sh stop "$dir" --remove || rm -rf "$dir"
 }
 trap cleanup EXIT INT TERM
 
