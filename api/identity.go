@@ -235,14 +235,6 @@ func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*
 	return s.startSession(u)
 }
 
-// limitLogin refuses a login attempt past the per-client or per-account rate.
-func (s *Server) limitLogin(ctx context.Context, account string) error {
-	if s.overLimit(ctx, s.loginByClient, "ip:"+clientIPFrom(ctx)) || s.overLimit(ctx, s.loginByAccount, "acct:"+account) {
-		return huma.NewError(http.StatusTooManyRequests, "too many login attempts; try again in a minute")
-	}
-	return nil
-}
-
 func trimPtr(p *string) *string {
 	if p == nil {
 		return nil

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
 )
 
 // identPassword is the password identRegister gives every account.
@@ -318,6 +320,27 @@ func TestAuthLoginRateLimitThroughRecorder(t *testing.T) {
 	requireStatus(t, identLogin(e, "gina@example.com", identPassword), http.StatusTooManyRequests)
 	// Varying the e-mail does not escape the per-client limit.
 	requireStatus(t, identLogin(e, "other@example.com", identPassword), http.StatusTooManyRequests)
+}
+
+// TestAuthLoginRateLimitAcrossReplicas spreads one client's attempts over two api processes on one
+// database: the limit counts them together, as it must for a deployment behind a load balancer.
+func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{loginRateLimit: 4})
+	replica := *e
+	replica.handler = New(e.store, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 4, AccessCache: e.access})
+	identRegister(e, "ivy@example.com", "Ivy")
+
+	// Four failed attempts, alternating between the replicas: each saw only two.
+	for _, env := range []*testEnv{e, &replica, e, &replica} {
+		requireStatus(t, identLoginFrom(env, "198.51.100.40:1000", "ivy@example.com", "wrong-password"), http.StatusUnauthorized)
+	}
+	// The fifth is refused on either replica, valid credentials or not.
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.41:1000", "ivy@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(e, "198.51.100.42:1000", "ivy@example.com", identPassword), http.StatusTooManyRequests)
+	// The same client is refused for another account too: the per-client count was shared as well.
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1000", "nobody@example.com", identPassword), http.StatusTooManyRequests)
 }
 
 func TestAuthMeRejectsBadCredentials(t *testing.T) {

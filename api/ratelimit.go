@@ -3,20 +3,26 @@ package api
 import (
 	"context"
 	"net/http"
+	"time"
 
-	"github.com/go-chi/httprate"
+	"github.com/danielgtaylor/huma/v2"
 )
 
-// overLimit counts one attempt for key and reports whether it is past the limiter's rate. httprate's
-// OnLimit wants a request and writer only for headers and context, which a JSON operation answers
-// itself, so both are stand-ins here.
-func (s *Server) overLimit(ctx context.Context, l *httprate.RateLimiter, key string) bool {
-	r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "/", http.NoBody)
-	return l.OnLimit(discardWriter{}, r, key)
+// loginWindow is the window of Options.LoginRateLimit.
+const loginWindow = time.Minute
+
+// limitLogin refuses a login attempt past the per-client or per-account rate. The counts live in
+// PostgreSQL, so the limits hold across every api process: a client gains nothing by spreading its
+// attempts over replicas.
+func (s *Server) limitLogin(ctx context.Context, account string) error {
+	for _, key := range []string{"login:ip:" + clientIPFrom(ctx), "login:acct:" + account} {
+		over, err := s.store.RateLimitHit(ctx, key, s.opts.LoginRateLimit, loginWindow)
+		if err != nil {
+			return fail(err)
+		}
+		if over {
+			return huma.NewError(http.StatusTooManyRequests, "too many login attempts; try again in a minute")
+		}
+	}
+	return nil
 }
-
-type discardWriter struct{}
-
-func (discardWriter) Header() http.Header         { return http.Header{} }
-func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (discardWriter) WriteHeader(int)             {}

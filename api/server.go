@@ -56,9 +56,6 @@ type Server struct {
 	logger  *slog.Logger
 	opts    Options
 	api     huma.API
-
-	loginByClient  *httprate.RateLimiter
-	loginByAccount *httprate.RateLimiter
 }
 
 // New builds the HTTP handler of the api process.
@@ -75,8 +72,6 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	installErrors(logger)
 	s := &Server{
 		store: store, signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
-		loginByClient:  httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
-		loginByAccount: httprate.NewRateLimiter(opts.LoginRateLimit, time.Minute),
 	}
 
 	router := chi.NewRouter()

@@ -335,6 +335,12 @@ type ProjectMember struct {
 	CreatedAt time.Time
 }
 
+type RateLimitHit struct {
+	Key         string
+	WindowStart time.Time
+	Hits        int32
+}
+
 type Scope struct {
 	ID          string
 	ProjectID   string
