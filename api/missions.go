@@ -128,13 +128,13 @@ func (s *Server) registerMissions() {
 		read, s.listMissionProposals)
 
 	register(s, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
-		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusConflict},
+		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict},
 		Description: "Applies the action as the agent, in one transaction with the decision. Deciding twice answers 409. " +
-			"When the mission awaits approval and nothing is pending any more, it is completed."},
+			"When the mission awaits approval and nothing is pending any more, it is completed. " + decideDoc},
 		write, s.approveProposal)
 
 	register(s, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
-		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusConflict}},
+		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict}, Description: decideDoc},
 		write, s.rejectProposal)
 
 	register(s, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
@@ -222,7 +222,16 @@ func (s *Server) listMissionProposals(ctx context.Context, in *MissionPath) (*Ou
 }
 
 func (s *Server) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
-	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, principalFrom(ctx).User.ID, true, ""))
+	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), true, ""))
+}
+
+const decideDoc = "Only the mission's requester and the workspace's pilotage reviewers and owners (organization " +
+	"owners and admins act as owners) may decide a proposal; other members get 403."
+
+// decider is the caller as the decider of a proposal: the mission's requester may decide its
+// proposals, and so may the workspace's pilotage reviewers and owners (DESIGN.md), any other member not.
+func decider(ctx context.Context) db.Decider {
+	return db.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
 }
 
 // RejectProposalInput is the request of proposals-reject.
@@ -238,7 +247,7 @@ func (s *Server) rejectProposal(ctx context.Context, in *RejectProposalInput) (*
 	if in.Body != nil {
 		reason = strings.TrimSpace(in.Body.Reason)
 	}
-	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, principalFrom(ctx).User.ID, false, reason))
+	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), false, reason))
 }
 
 // ListPendingProposalsInput is the request of agent-runtime-proposals.

@@ -195,6 +195,44 @@ func TestMissionApprovalFlow(t *testing.T) {
 	requireStatus(t, e.do("POST", wsOf(member)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil), http.StatusNotFound)
 }
 
+// TestProposalDecisionRoles: a mission's proposals are decided by its requester or by the workspace's
+// pilotage reviewers and owners; another member, a viewer, is refused and nothing changes.
+func TestProposalDecisionRoles(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, prj, cols := e.team()
+	viewer := e.register("viewer@example.com")
+	e.join(owner, viewer, owner.OrgSlug, owner.WsSlug, "member")
+	a := e.agent(owner, "careful", map[string]any{"autonomyMode": "approval"})
+	card := e.missionCard(owner, prj, cols[0])
+	e.startWorker()
+
+	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID, "prompt": "Plan"})
+	requireStatus(t, r, http.StatusCreated)
+	id := decode[MissionOut](t, r).ID
+	e.waitMission(owner, id, "awaiting_approval")
+	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	ps := decode[[]ProposalOut](t, r)
+	require.Len(t, ps, 3)
+
+	// The viewer neither requested the mission nor reviews: refused, and the proposal stays pending.
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/approve", viewer.Token, nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", viewer.Token, nil), http.StatusForbidden)
+	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
+	for _, p := range decode[[]ProposalOut](t, r) {
+		require.Equal(t, "pending", p.Status)
+	}
+
+	// The requester decides one; the viewer, made a pilotage reviewer, decides another; the workspace's
+	// creator (a pilotage owner) the last.
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", member.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("PATCH", wsOf(owner)+"/members/"+viewer.ID, owner.Token, map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[1].ID+"/reject", viewer.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[2].ID+"/reject", owner.Token, nil), http.StatusOK)
+	require.Equal(t, "completed", e.mission(owner, id).Status)
+}
+
 func TestMissionSupervisedAppliesCommentsAndProposesTheRest(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

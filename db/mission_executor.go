@@ -404,12 +404,21 @@ func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText s
 	return out, err
 }
 
+// Decider is who decides a proposal: a user, and whether they hold a pilotage role that reviews (reviewer
+// or owner, which organization owners and admins act as).
+type Decider struct {
+	UserID   string
+	Reviewer bool
+}
+
 // DecideProposal approves or rejects a pending proposal in one transaction: the guarded pending ->
 // approved|rejected move, for an approval the action applied through the store as the agent's service
 // user, a `proposal` event, and when the mission awaited approval and nothing is pending any more, its
 // completion with a done event. Deciding twice is a conflict; an action that cannot apply any more is
-// refused and the proposal stays pending.
-func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, actorID string, approve bool, reason string) (AgentProposal, error) {
+// refused and the proposal stays pending. Only the mission's requester and reviewers may decide
+// (ErrForbidden otherwise).
+func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID string, by Decider, approve bool, reason string) (AgentProposal, error) {
+	actorID := by.UserID
 	for range 5 {
 		var out AgentProposal
 		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -423,6 +432,9 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 			m, err := q.MissionGetForUpdate(ctx, p.MissionID)
 			if err != nil {
 				return fmt.Errorf("lock mission: %w", err)
+			}
+			if !by.Reviewer && m.CreatedBy != by.UserID {
+				return forbidden("only the mission's requester or a pilotage reviewer or owner may decide its proposals")
 			}
 			status := "rejected"
 			var reasonPtr *string
