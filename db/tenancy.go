@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -144,14 +145,37 @@ func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *stri
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
 // in one statement: every child table cascades from it.
 func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
-	n, err := s.q.OrganizationDelete(ctx, orgID)
-	if err != nil {
-		return fmt.Errorf("delete organization: %w", err)
-	}
-	if n == 0 {
-		return notFound("organization not found")
-	}
-	return nil
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		// The e-mails of its pending invitations are cancelled with it: an invitation to a workspace
+		// that no longer exists must not go out.
+		ids, err := q.InvitationEmailJobsByOrganization(ctx, orgID)
+		if err != nil {
+			return fmt.Errorf("list invitation e-mails: %w", err)
+		}
+		for _, id := range ids {
+			if _, err := s.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+				return fmt.Errorf("cancel invitation e-mail: %w", err)
+			}
+		}
+		n, err := q.OrganizationDelete(ctx, orgID)
+		if err != nil {
+			return fmt.Errorf("delete organization: %w", err)
+		}
+		if n == 0 {
+			return notFound("organization not found")
+		}
+		return nil
+	})
+}
+
+// EmailTopicInvitation is the outbox topic of invitation e-mails; their RefID is the invitation.
+const EmailTopicInvitation = "invitation"
+
+// InvitationPending says whether an invitation still exists and is not accepted: the e-mail worker
+// sends an invitation's e-mail only while it is.
+func (s *Store) InvitationPending(ctx context.Context, id string) (bool, error) {
+	ok, err := s.q.InvitationPending(ctx, id)
+	return ok, wrap(err, "check invitation")
 }
 
 // OrganizationMembers lists an organization's members.
@@ -345,13 +369,17 @@ func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvita
 	}
 	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
 		in.InviterName, in.WorkspaceName, in.AcceptURL)
-	_, err = s.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
-		Topic: "invitation", RefID: inv.ID, To: inv.Email,
+	res, err := s.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email,
 		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
 	}, &river.InsertOpts{Queue: jobs.QueueEmail})
 	if err != nil {
 		return inv, fmt.Errorf("enqueue invitation e-mail: %w", err)
 	}
+	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &res.Job.ID}); err != nil {
+		return inv, fmt.Errorf("record invitation e-mail job: %w", err)
+	}
+	inv.EmailJobID = &res.Job.ID
 	return inv, nil
 }
 

@@ -300,7 +300,7 @@ func TestEmailJobIsIdempotent(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
-	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
 
 	for i := range 2 {
 		res, err := w.Work(ctx, t, tx, args, &river.InsertOpts{Queue: jobs.QueueEmail})
@@ -332,7 +332,7 @@ func TestEmailOutboxOnlyIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, w, tx := emailWorker(t, nil)
-	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "a@example.com", Subject: "S", Body: "B"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "a@example.com", Subject: "S", Body: "B"}
 	for range 2 {
 		res, err := w.Work(ctx, t, tx, args, nil)
 		require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"451 4.3.0 try again later"}
 	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
-	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "retry@example.com", Subject: "S", Body: "B"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "retry@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
 	require.Error(t, err)
@@ -397,7 +397,7 @@ func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"550 5.1.1 no such mailbox"}
 	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
-	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "ghost@example.com", Subject: "S", Body: "B"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "ghost@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
 	require.NoError(t, err, "a cancel is not an error of the test worker")
@@ -411,13 +411,52 @@ func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
 	require.Empty(t, srv.messages())
 }
 
+// TestInvitationEmailsCancelledWithOrganization: deleting an organization cancels the e-mails of its
+// pending invitations in the same transaction, and an invitation e-mail whose invitation is gone by the
+// time a worker takes it (withdrawn after its job was fetched, say) is cancelled rather than sent.
+func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	alice := b.register(t, "alice@example.com")
+	org, err := b.store.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
+	require.NoError(t, err)
+	ws, err := b.store.CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
+	require.NoError(t, err)
+	invite := func(email string) db.WorkspaceInvitation {
+		inv, err := b.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Email: email,
+			Role: "member", InvitedBy: alice.User.ID, InviterName: alice.User.Name, Token: "tok-" + email, AcceptURL: "http://pilot.test/x"})
+		require.NoError(t, err)
+		require.NotNil(t, inv.EmailJobID)
+		return inv
+	}
+	gone, other := invite("bob@example.com"), b.invite(t, alice, "carol@example.com") // other: alice's personal workspace
+
+	require.NoError(t, b.store.DeleteOrganization(ctx, org.ID))
+	job, err := b.client.JobGet(ctx, *gone.EmailJobID)
+	require.NoError(t, err)
+	require.Equal(t, rivertype.JobStateCancelled, job.State)
+	job, err = b.client.JobGet(ctx, *other.EmailJobID)
+	require.NoError(t, err)
+	require.Equal(t, rivertype.JobStateAvailable, job.State, "another organization's invitation is untouched")
+
+	// A job whose invitation does not exist (any more) is cancelled when worked, and writes no outbox row.
+	store, w, tx := emailWorker(t, nil)
+	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: db.EmailTopicInvitation, RefID: gone.ID, To: "bob@example.com",
+		Subject: "S", Body: "B"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCancelled, res.EventKind)
+	require.Contains(t, res.Job.Errors[0].Error, "no longer pending")
+	require.Empty(t, outbox(t, store))
+}
+
 func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.dropQuit = true
 	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
-	args := jobs.SendEmailArgs{Topic: "invitation", RefID: db.NewID(), To: "quit@example.com", Subject: "S", Body: "B"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "quit@example.com", Subject: "S", Body: "B"}
 
 	for range 2 {
 		res, err := w.Work(ctx, t, tx, args, nil)

@@ -71,6 +71,17 @@ func (w *EmailWorker) Timeout(*river.Job[jobs.SendEmailArgs]) time.Duration { re
 // Work implements river.Worker.
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArgs]) error {
 	a := job.Args
+	if a.Topic == db.EmailTopicInvitation {
+		// An invitation withdrawn with its workspace or organization, or accepted meanwhile, needs no
+		// e-mail any more.
+		pending, err := w.deps.Store.InvitationPending(ctx, a.RefID)
+		if err != nil {
+			return err
+		}
+		if !pending {
+			return river.JobCancel(errors.New("the invitation is no longer pending"))
+		}
+	}
 	transport := "outbox"
 	if w.deps.Mailer != nil {
 		transport = "smtp"

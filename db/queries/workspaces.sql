@@ -53,6 +53,20 @@ JOIN workspaces w ON w.id = i.workspace_id
 WHERE i.token_hash = @token_hash
 FOR UPDATE OF i;
 
+-- name: InvitationSetEmailJob :exec
+UPDATE workspace_invitations SET email_job_id = @email_job_id WHERE id = @id;
+
+-- name: InvitationEmailJobsByOrganization :many
+-- InvitationEmailJobsByOrganization lists the e-mail jobs of an organization's pending invitations.
+SELECT i.email_job_id::bigint AS email_job_id
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+WHERE w.organization_id = @organization_id AND i.accepted_at IS NULL AND i.email_job_id IS NOT NULL;
+
+-- name: InvitationPending :one
+-- InvitationPending says whether an invitation still exists and is not accepted yet.
+SELECT EXISTS (SELECT 1 FROM workspace_invitations WHERE id = @id AND accepted_at IS NULL) AS pending;
+
 -- name: InvitationMarkAccepted :exec
 UPDATE workspace_invitations SET accepted_at = now(), accepted_by = @accepted_by WHERE id = @id;
 

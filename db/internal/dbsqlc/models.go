@@ -403,6 +403,7 @@ type WorkspaceInvitation struct {
 	AcceptedAt  *time.Time
 	AcceptedBy  *string
 	CreatedAt   time.Time
+	EmailJobID  *int64
 }
 
 type WorkspaceMember struct {

@@ -67,8 +67,36 @@ func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (A
 	return i, err
 }
 
+const invitationEmailJobsByOrganization = `-- name: InvitationEmailJobsByOrganization :many
+SELECT i.email_job_id::bigint AS email_job_id
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+WHERE w.organization_id = $1 AND i.accepted_at IS NULL AND i.email_job_id IS NOT NULL
+`
+
+// InvitationEmailJobsByOrganization lists the e-mail jobs of an organization's pending invitations.
+func (q *Queries) InvitationEmailJobsByOrganization(ctx context.Context, organizationID string) ([]int64, error) {
+	rows, err := q.db.Query(ctx, invitationEmailJobsByOrganization, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var email_job_id int64
+		if err := rows.Scan(&email_job_id); err != nil {
+			return nil, err
+		}
+		items = append(items, email_job_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const invitationGetByTokenHashForUpdate = `-- name: InvitationGetByTokenHashForUpdate :one
-SELECT i.id, i.workspace_id, i.email, i.role, i.token_hash, i.invited_by, i.expires_at, i.accepted_at, i.accepted_by, i.created_at, w.organization_id
+SELECT i.id, i.workspace_id, i.email, i.role, i.token_hash, i.invited_by, i.expires_at, i.accepted_at, i.accepted_by, i.created_at, i.email_job_id, w.organization_id
 FROM workspace_invitations i
 JOIN workspaces w ON w.id = i.workspace_id
 WHERE i.token_hash = $1
@@ -86,6 +114,7 @@ type InvitationGetByTokenHashForUpdateRow struct {
 	AcceptedAt     *time.Time
 	AcceptedBy     *string
 	CreatedAt      time.Time
+	EmailJobID     *int64
 	OrganizationID string
 }
 
@@ -103,6 +132,7 @@ func (q *Queries) InvitationGetByTokenHashForUpdate(ctx context.Context, tokenHa
 		&i.AcceptedAt,
 		&i.AcceptedBy,
 		&i.CreatedAt,
+		&i.EmailJobID,
 		&i.OrganizationID,
 	)
 	return i, err
@@ -111,7 +141,7 @@ func (q *Queries) InvitationGetByTokenHashForUpdate(ctx context.Context, tokenHa
 const invitationInsert = `-- name: InvitationInsert :one
 INSERT INTO workspace_invitations (id, workspace_id, email, role, token_hash, invited_by, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, email, role, token_hash, invited_by, expires_at, accepted_at, accepted_by, created_at
+RETURNING id, workspace_id, email, role, token_hash, invited_by, expires_at, accepted_at, accepted_by, created_at, email_job_id
 `
 
 type InvitationInsertParams struct {
@@ -146,6 +176,7 @@ func (q *Queries) InvitationInsert(ctx context.Context, arg InvitationInsertPara
 		&i.AcceptedAt,
 		&i.AcceptedBy,
 		&i.CreatedAt,
+		&i.EmailJobID,
 	)
 	return i, err
 }
@@ -161,6 +192,32 @@ type InvitationMarkAcceptedParams struct {
 
 func (q *Queries) InvitationMarkAccepted(ctx context.Context, arg InvitationMarkAcceptedParams) error {
 	_, err := q.db.Exec(ctx, invitationMarkAccepted, arg.AcceptedBy, arg.ID)
+	return err
+}
+
+const invitationPending = `-- name: InvitationPending :one
+SELECT EXISTS (SELECT 1 FROM workspace_invitations WHERE id = $1 AND accepted_at IS NULL) AS pending
+`
+
+// InvitationPending says whether an invitation still exists and is not accepted yet.
+func (q *Queries) InvitationPending(ctx context.Context, id string) (bool, error) {
+	row := q.db.QueryRow(ctx, invitationPending, id)
+	var pending bool
+	err := row.Scan(&pending)
+	return pending, err
+}
+
+const invitationSetEmailJob = `-- name: InvitationSetEmailJob :exec
+UPDATE workspace_invitations SET email_job_id = $1 WHERE id = $2
+`
+
+type InvitationSetEmailJobParams struct {
+	EmailJobID *int64
+	ID         string
+}
+
+func (q *Queries) InvitationSetEmailJob(ctx context.Context, arg InvitationSetEmailJobParams) error {
+	_, err := q.db.Exec(ctx, invitationSetEmailJob, arg.EmailJobID, arg.ID)
 	return err
 }
 

@@ -11,5 +11,10 @@ CREATE TABLE rate_limit_hits (
 );
 CREATE INDEX rate_limit_hits_window_start ON rate_limit_hits (window_start);
 
+-- email_job_id is the River job sending the invitation's e-mail, so deleting the organization cancels
+-- the e-mails of its pending invitations in the same transaction.
+ALTER TABLE workspace_invitations ADD COLUMN email_job_id bigint;
+
 -- +goose Down
+ALTER TABLE workspace_invitations DROP COLUMN email_job_id;
 DROP TABLE rate_limit_hits;
