@@ -587,6 +587,42 @@ func TestImportMinimalDocument(t *testing.T) {
 	require.Contains(t, names, "Mini")
 }
 
+// TestImportRecordsActivities: an import records what creating its cards and comments one by one would:
+// card_created per card, card_archived per archived card, comment_added per comment, by the importer.
+func TestImportRecordsActivities(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Source")
+	a := e.card(u, prj, cols[0], "Alpha")
+	b := e.card(u, prj, cols[1], "Beta")
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+b.ID, u.Token, map[string]any{"archived": true}), http.StatusOK)
+	requireStatus(t, e.do("POST", prj+"/cards/"+a.ID+"/comments", u.Token, map[string]any{"content": "First thoughts"}), http.StatusCreated)
+	r := e.do("GET", prj+"/export", u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+
+	r = e.do("POST", pfWS(u)+"/projects/import", u.Token, json.RawMessage(r.Body))
+	requireStatus(t, r, http.StatusCreated)
+	imported := decode[ProjectOut](t, r).ID
+	rows, err := e.pool.Query(t.Context(), `SELECT a.type, c.title, a.actor_id, a.meta->>'excerpt' FROM activities a
+		JOIN cards c ON c.id = a.card_id WHERE a.project_id = $1 ORDER BY a.type, c.title`, imported)
+	require.NoError(t, err)
+	var got []string
+	for rows.Next() {
+		var typ, title, actor string
+		var excerpt *string
+		require.NoError(t, rows.Scan(&typ, &title, &actor, &excerpt))
+		require.Equal(t, u.ID, actor)
+		line := typ + ":" + title
+		if excerpt != nil {
+			line += ":" + *excerpt
+		}
+		got = append(got, line)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{"card_archived:Beta", "card_created:Alpha", "card_created:Beta", "comment_added:Alpha:First thoughts"}, got)
+}
+
 func TestImportLimitsAndValidation(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

@@ -39,6 +39,9 @@ type Activity struct {
 	OnlyRecipients bool
 	// cause is set when an automation rule made the change.
 	cause ruleCause
+	// quiet says nobody but the actor can hear of it (the cards of a project just imported, whose only
+	// member is the importer), so no notification job is enqueued: it would notify no one.
+	quiet bool
 }
 
 // recordActivities stores activities and enqueues their notification fan-out (and the automation
@@ -91,7 +94,9 @@ func newActivityRecord(acts []Activity) (activityRecord, error) {
 		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
 		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
 		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
-		r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
+		if !a.quiet {
+			r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
+		}
 		if a.CardID == "" {
 			continue
 		}

@@ -38,8 +38,10 @@ const (
 
 // ImportProject creates a project in a workspace from a snapshot, as actorID, in one transaction: it
 // is created whole or not at all. The project starts empty (no template columns or labels); the
-// importer becomes its member and the author of every imported comment. No activity is recorded: an
-// import is not a series of card changes.
+// importer becomes its member and the author of every imported comment. The activities are those the
+// same changes made one by one would record (card_created, card_archived for archived cards,
+// comment_added), by the importer, in the same transaction; they notify no one, since the importer is
+// the new project's only member.
 func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (Project, error) {
 	plan, err := planImport(doc)
 	if err != nil {
@@ -48,10 +50,33 @@ func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, 
 	var p Project
 	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		p, err = importTx(ctx, q, workspaceID, actorID, plan)
-		return err
+		if p, err = importTx(ctx, q, workspaceID, actorID, plan); err != nil {
+			return err
+		}
+		return s.recordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
 	})
 	return p, err
+}
+
+// activities are what creating the plan's cards and comments one by one would record.
+func (pl *importPlan) activities(projectID, actorID string) []Activity {
+	acts := make([]Activity, 0, len(pl.cardRows)+len(pl.commentRows))
+	titles := make(map[string]string, len(pl.cardRows))
+	add := func(cardID, typ string, meta map[string]any) {
+		acts = append(acts, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, quiet: true})
+	}
+	for _, c := range pl.cardRows {
+		titles[c.ID] = c.Title
+		add(c.ID, ActivityCardCreated, map[string]any{"title": c.Title, "columnId": c.ColumnID})
+		if c.Archived {
+			add(c.ID, ActivityCardArchived, nil)
+		}
+	}
+	for _, cm := range pl.commentRows {
+		add(cm.CardID, ActivityCommentAdded, map[string]any{"commentId": cm.ID, "title": titles[cm.CardID],
+			"excerpt": excerpt(cm.Content, commentExcerptLength)})
+	}
+	return acts
 }
 
 // importPlan is a validated document with every row to insert, ids assigned.
