@@ -118,3 +118,15 @@ func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *st
 	}
 	return act
 }
+
+// OrphanedAttachmentFiles lists, oldest first, at most limit storage keys of deleted attachments whose
+// files the sweep has not removed yet.
+func (s *Store) OrphanedAttachmentFiles(ctx context.Context, limit int32) ([]string, error) {
+	keys, err := s.q.OrphanedAttachmentFileList(ctx, limit)
+	return keys, wrap(err, "list orphaned attachment files")
+}
+
+// ForgetOrphanedAttachmentFiles records that the files of keys are removed from storage.
+func (s *Store) ForgetOrphanedAttachmentFiles(ctx context.Context, keys []string) error {
+	return wrap(s.q.OrphanedAttachmentFileForget(ctx, keys), "forget orphaned attachment files")
+}

@@ -50,6 +50,13 @@ type DueDateScanArgs struct{}
 // Kind implements river.JobArgs.
 func (DueDateScanArgs) Kind() string { return "due_date_scan" }
 
+// AttachmentSweepArgs is the periodic removal from storage of the files of deleted attachments (a card,
+// project, workspace or organization deleted with its attachments leaves their keys to it).
+type AttachmentSweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (AttachmentSweepArgs) Kind() string { return "attachment_sweep" }
+
 // QueueMissions is the queue agent missions run on (slow LLM calls stay off the default queue).
 const QueueMissions = "missions"
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -29,6 +30,9 @@ type Deps struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// Storage keeps attachment files; the sweep removes those of deleted attachments (nil: the sweep
+	// leaves them and their keys for a worker that has it).
+	Storage storage.Storage
 }
 
 // Register adds every worker to workers.
@@ -43,6 +47,9 @@ func Register(workers *river.Workers, deps Deps) error {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, NewMissionWorker(deps)); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &AttachmentSweepWorker{deps: deps}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
@@ -118,6 +125,12 @@ type Config struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// Storage keeps attachment files (nil: deleted attachments' files stay until a worker with storage
+	// sweeps them).
+	Storage storage.Storage
+	// AttachmentSweepInterval is how often the leader sweeps the files of deleted attachments (default
+	// one minute).
+	AttachmentSweepInterval time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -138,6 +151,11 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		interval = time.Minute
 	}
 	interval = max(interval, time.Second) // River's ByPeriod uniqueness needs at least a second
+	sweep := cfg.AttachmentSweepInterval
+	if sweep <= 0 {
+		sweep = time.Minute
+	}
+	sweep = max(sweep, time.Second)
 	// River wants the default job timeout no longer than the rescue window.
 	jobTimeout := time.Minute
 	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
@@ -153,17 +171,21 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		JobTimeout:           jobTimeout,
 		// Only the elected leader enqueues periodic jobs; ByPeriod uniqueness keeps a leader change from
 		// enqueueing a period twice, and the scan claims each (card, due date) once in any case.
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(interval),
-			func() (river.JobArgs, *river.InsertOpts) {
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.DueDateScanArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: interval}}
-			}, &river.PeriodicJobOpts{RunOnStart: true})},
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(sweep), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.AttachmentSweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: sweep}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("river client: %w", err)
 	}
 	store := db.NewStore(dbPool, riverClient)
 	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout}); err != nil {
+		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil
@@ -191,6 +213,45 @@ type AutomationWorker struct {
 // Work implements river.Worker.
 func (w *AutomationWorker) Work(ctx context.Context, job *river.Job[jobs.AutomationEventArgs]) error {
 	return w.deps.Store.RunAutomations(ctx, job.Args)
+}
+
+// AttachmentSweepWorker removes from storage the files of deleted attachments, then forgets their keys.
+// A file whose removal fails keeps its key for the next sweep.
+type AttachmentSweepWorker struct {
+	river.WorkerDefaults[jobs.AttachmentSweepArgs]
+	deps Deps
+}
+
+// attachmentSweepBatch is how many keys one read of the sweep takes.
+const attachmentSweepBatch = 500
+
+// Work implements river.Worker.
+func (w *AttachmentSweepWorker) Work(ctx context.Context, _ *river.Job[jobs.AttachmentSweepArgs]) error {
+	if w.deps.Storage == nil {
+		return nil
+	}
+	var failed error
+	for {
+		keys, err := w.deps.Store.OrphanedAttachmentFiles(ctx, attachmentSweepBatch)
+		if err != nil {
+			return err
+		}
+		removed := make([]string, 0, len(keys))
+		for _, key := range keys {
+			if err := w.deps.Storage.Delete(ctx, key); err != nil {
+				failed = fmt.Errorf("remove attachment file %s: %w", key, err)
+				continue
+			}
+			removed = append(removed, key)
+		}
+		if err := w.deps.Store.ForgetOrphanedAttachmentFiles(ctx, removed); err != nil {
+			return err
+		}
+		// A batch with failures ends this sweep: its keys would come back first in the next read.
+		if len(keys) < attachmentSweepBatch || len(removed) < len(keys) {
+			return failed
+		}
+	}
 }
 
 // DueDateScanWorker fires due_date_reached for cards whose due date has passed.

@@ -183,9 +183,15 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 			return err
 		}
 	}
+	attachments, err := attachmentStorage(cfg)
+	if err != nil {
+		return err
+	}
 	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider})
+		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
+		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
+		Storage: attachments})
 	if err != nil {
 		return err
 	}

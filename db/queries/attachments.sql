@@ -21,3 +21,10 @@ SELECT * FROM attachments WHERE card_id = @card_id ORDER BY created_at, id;
 -- name: AttachmentDelete :one
 DELETE FROM attachments WHERE id = @id AND card_id = @card_id
 RETURNING *;
+
+-- name: OrphanedAttachmentFileList :many
+-- OrphanedAttachmentFileList lists storage keys whose attachments are deleted, oldest first.
+SELECT storage_key FROM attachment_files_orphaned ORDER BY deleted_at, storage_key LIMIT @lim;
+
+-- name: OrphanedAttachmentFileForget :exec
+DELETE FROM attachment_files_orphaned WHERE storage_key = ANY(@storage_keys::text[]);

@@ -161,3 +161,37 @@ func (q *Queries) CardAttachmentCountAdd(ctx context.Context, arg CardAttachment
 	err := row.Scan(&i.Title, &i.AssigneeID)
 	return i, err
 }
+
+const orphanedAttachmentFileForget = `-- name: OrphanedAttachmentFileForget :exec
+DELETE FROM attachment_files_orphaned WHERE storage_key = ANY($1::text[])
+`
+
+func (q *Queries) OrphanedAttachmentFileForget(ctx context.Context, storageKeys []string) error {
+	_, err := q.db.Exec(ctx, orphanedAttachmentFileForget, storageKeys)
+	return err
+}
+
+const orphanedAttachmentFileList = `-- name: OrphanedAttachmentFileList :many
+SELECT storage_key FROM attachment_files_orphaned ORDER BY deleted_at, storage_key LIMIT $1
+`
+
+// OrphanedAttachmentFileList lists storage keys whose attachments are deleted, oldest first.
+func (q *Queries) OrphanedAttachmentFileList(ctx context.Context, lim int32) ([]string, error) {
+	rows, err := q.db.Query(ctx, orphanedAttachmentFileList, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var storage_key string
+		if err := rows.Scan(&storage_key); err != nil {
+			return nil, err
+		}
+		items = append(items, storage_key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

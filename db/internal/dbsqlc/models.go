@@ -105,6 +105,11 @@ type Attachment struct {
 	CreatedAt    time.Time
 }
 
+type AttachmentFilesOrphaned struct {
+	StorageKey string
+	DeletedAt  time.Time
+}
+
 type AutomationRule struct {
 	ID         string
 	ProjectID  string
