@@ -22,12 +22,31 @@ import (
 )
 
 // fakeLLM is an OpenAI-compatible chat server speaking the streaming wire protocol. Turn 1 asks for two
-// tool calls; turn 2 (after tool results) stalls while stall is set, else answers a summary.
+// tool calls; turn 2 (after tool results) stalls while stall is set, until the calling worker gives up
+// or release is closed, else answers a summary.
 type fakeLLM struct {
 	stall        atomic.Bool
 	turn2Started chan struct{}
+	release      chan struct{}
 	once         sync.Once
 	calls        atomic.Int32
+}
+
+// newFakeLLM serves a fake model; it starts stalling when stall is true.
+func newFakeLLM(t *testing.T, stall bool) (*fakeLLM, string) {
+	t.Helper()
+	f := &fakeLLM{turn2Started: make(chan struct{}), release: make(chan struct{})}
+	f.stall.Store(stall)
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return f, srv.URL
+}
+
+// commonEnv is the environment every process of a test shares.
+func commonEnv(dbURL, llmURL string, extra ...string) []string {
+	return append([]string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
+		"LLM_BASE_URL=" + llmURL + "/v1", "LLM_API_KEY=test-key", "LLM_MODEL=fake",
+		"MISSION_TIMEOUT=30s", "WORKER_RESCUE_AFTER=3s", "DATABASE_MAX_CONNS=10"}, extra...)
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -58,8 +77,11 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if turn2 {
 		if f.stall.Load() {
 			f.once.Do(func() { close(f.turn2Started) })
-			<-r.Context().Done() // until the worker holding this call dies
-			return
+			select {
+			case <-r.Context().Done(): // the worker holding this call died or gave up
+				return
+			case <-f.release:
+			}
 		}
 		for _, word := range []string{"Added ", "a plan ", "and two steps."} {
 			send(choice(map[string]any{"role": "assistant", "content": word}, nil))
@@ -112,9 +134,6 @@ type (
 	// idOut is anything created: an agent, a project, a card.
 	idOut struct {
 		ID string `json:"id"`
-	}
-	sessionOut struct {
-		AccessToken string `json:"access_token"`
 	}
 	missionOut struct {
 		Status string `json:"status"`
@@ -193,45 +212,22 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 
-	llm := &fakeLLM{turn2Started: make(chan struct{})}
-	llm.stall.Store(true)
-	llmServer := httptest.NewServer(llm)
-	t.Cleanup(llmServer.Close)
-
-	common := []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"LLM_BASE_URL=" + llmServer.URL + "/v1", "LLM_API_KEY=test-key", "LLM_MODEL=fake",
-		"MISSION_TIMEOUT=30s", "WORKER_RESCUE_AFTER=3s", "DATABASE_MAX_CONNS=10"}
+	llm, llmURL := newFakeLLM(t, true)
+	common := commonEnv(dbURL, llmURL)
 	apiA := start(t, "api", common)
 	apiB := start(t, "api", common)
 	w1 := start(t, "worker", common)
 	w2 := start(t, "worker", common)
 
-	a := client{t: t, base: apiA.URL}
-	var reg sessionOut
-	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
-	require.Equal(t, http.StatusCreated, code, raw)
-	require.NotEmpty(t, reg.AccessToken, raw)
-	a.token = reg.AccessToken
-	b := client{t: t, base: apiB.URL, token: a.token}
-	var orgSlug string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT slug FROM organizations LIMIT 1`).Scan(&orgSlug))
-	ws := "/orgs/" + orgSlug + "/workspaces/personal"
-	var agent, prj, card idOut
-	code, raw = a.do("POST", ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
-		"tools": []string{"add_comment", "add_checklist_items"}}, &agent)
-	require.Equal(t, http.StatusCreated, code, raw)
-	code, raw = a.do("POST", ws+"/projects", map[string]any{"name": "Launch"}, &prj)
-	require.Equal(t, http.StatusCreated, code, raw)
-	prjID := prj.ID
-	code, raw = a.do("POST", ws+"/projects/"+prjID+"/cards", map[string]any{"title": "Ship the release"}, &card)
-	require.Equal(t, http.StatusCreated, code, raw)
-	cardID := card.ID
+	tn := newTenant(t, pool, apiA, "ann@example.com")
+	a, b := tn.client, tn.on(apiB)
+	ws, prjID, cardID := tn.ws, tn.prjID(), tn.card
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// Start the mission on api A: the answer is its event stream.
 	respA, evA := stream(t, ctx, "POST", apiA.URL+ws+"/agent-runtime/card-mission", a.token,
-		map[string]any{"cardId": cardID, "projectId": prjID, "agentId": agent.ID})
+		map[string]any{"cardId": cardID, "projectId": prjID, "agentId": tn.agent})
 	defer respA.Body.Close()
 	var first sseEvent
 	select {
@@ -280,7 +276,7 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	require.Equal(t, "completed", last.Data.Status)
 
 	var m missionOut
-	_, raw = b.do("GET", ws+"/missions/"+missionID, nil, &m)
+	_, raw := b.do("GET", ws+"/missions/"+missionID, nil, &m)
 	require.Equal(t, "completed", m.Status, raw)
 	// Finished once, and no card change applied twice.
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, cardID))

@@ -112,4 +112,23 @@ func (p *proc) kill(t *testing.T) {
 	}
 }
 
+// terminate sends SIGTERM and answers the exit code, failing the test if the process outlives within.
+func (p *proc) terminate(t *testing.T, within time.Duration) int {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	return p.exitCode(t, within)
+}
+
+// exitCode waits for the process to exit and answers its code.
+func (p *proc) exitCode(t *testing.T, within time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("process %d still running after %s", p.cmd.Process.Pid, within)
+		return -1
+	}
+}
+
 var _ = context.Background

@@ -195,7 +195,10 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	if err != nil {
 		return err
 	}
-	if err := riverClient.Start(ctx); err != nil {
+	// Started on a context the signal does not cancel: cancelling Start's context is River's hard stop,
+	// which would cancel running jobs at once. SIGTERM is a soft stop (below): no new fetches, running
+	// jobs get SHUTDOWN_GRACE_PERIOD to finish, then they are cancelled and released for retry.
+	if err := riverClient.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
 	logger.Info("worker started", "concurrency", cfg.WorkerConcurrency, "llm", provider.Name())
