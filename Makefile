@@ -44,6 +44,10 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 	@scripts/test.sh -run '^$$' -bench PickupLatency -benchtime=1x ./workers/
 	@bench/idle.sh
 
+.PHONY: soak
+soak: ## 5 minutes of mixed load on 2 api + 2 workers, SIGKILLing a worker every 30 s and an api once (make test runs 60 s of it)
+	@SOAK_DURATION=$${SOAK_DURATION:-5m} scripts/test.sh -run '^TestSoak$$' -v -timeout 30m ./e2e/
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

@@ -28,8 +28,10 @@ type fakeLLM struct {
 	stall        atomic.Bool
 	turn2Started chan struct{}
 	release      chan struct{}
-	once         sync.Once
-	calls        atomic.Int32
+	// pace is the model's latency between two chunks of an answer (none when zero).
+	pace  time.Duration
+	once  sync.Once
+	calls atomic.Int32
 }
 
 // newFakeLLM serves a fake model; it starts stalling when stall is true.
@@ -66,6 +68,12 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher := w.(http.Flusher)
 	send := func(chunk map[string]any) {
+		if f.pace > 0 {
+			select { // a slow model's latency, cut short when the caller gives up
+			case <-time.After(f.pace):
+			case <-r.Context().Done():
+			}
+		}
 		b, _ := json.Marshal(chunk)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		flusher.Flush()

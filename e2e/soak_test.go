@@ -1,0 +1,490 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/pgtest"
+)
+
+// TestSoak runs mixed load (card creates, moves, comments and lists from two users, and agent missions
+// followed by watchers) on two api and two worker processes for SOAK_DURATION (default 60s; `make
+// soak` runs 5 minutes), while it SIGKILLs a worker every 30 s (a fresh one replaces it) and SIGKILLs
+// and restarts one api process halfway through. Then it checks, and reports:
+//   - jobs lost: activities whose notifications never came, missions that never finished, River jobs
+//     left unfinished or discarded: must be 0;
+//   - actions applied twice: mission cards whose agent comment or checklist items were applied more
+//     than once: must be 0;
+//   - events missed (or seen twice) by stream clients that resumed with Last-Event-ID: must be 0;
+//   - errors: 5xx answers, unexpected 4xx, and transport errors except those of requests to the killed
+//     api process: must be 0;
+//   - RSS of each process that lived through the run, after warm-up and at the end (reported; checked
+//     within 10% only on runs of 5 minutes or more, where warm-up is a small part of the run).
+func TestSoak(t *testing.T) {
+	duration := 60 * time.Second
+	if v := os.Getenv("SOAK_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err, "SOAK_DURATION")
+		duration = d
+	}
+	dbURL := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	// A model that takes about a second per chunk makes missions last several seconds, so the faults
+	// hit missions in flight and streams being watched.
+	llm, llmURL := newFakeLLM(t, false)
+	llm.pace = time.Second
+	// A mission job is rescued 15 s after its worker died (never while a live worker still runs it).
+	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=5s", "DATABASE_MAX_CONNS=20", "WORKER_RESCUE_AFTER=15s")
+
+	s := &soak{t: t, pool: pool, env: env}
+	s.apis = []*proc{start(t, "api", env), start(t, "api", env)}
+	s.workers = []*proc{start(t, "worker", env), start(t, "worker", env)}
+	owner := newTenant(t, pool, s.apis[0], "owner@example.com")
+	s.owner = owner
+	s.member = s.joinProject(owner, "member@example.com")
+	var cols []idOut
+	code, raw := owner.do("GET", owner.prj+"/columns", nil, &cols)
+	require.Equal(t, http.StatusOK, code, raw)
+	for _, c := range cols {
+		s.columns = append(s.columns, c.ID)
+	}
+
+	ctx, stop := context.WithTimeout(context.Background(), duration)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() { s.cardLoad(ctx, i) })
+	}
+	wg.Go(func() { s.missionLoad(ctx) })
+	wg.Go(func() { s.faults(ctx, duration) })
+	wg.Wait()
+
+	s.drain()
+	s.report(duration)
+}
+
+type soak struct {
+	t       *testing.T
+	pool    *pgxpool.Pool
+	env     []string
+	owner   tenant
+	member  client
+	columns []string
+
+	mu       sync.Mutex
+	apis     []*proc // live api processes
+	killed   map[string]bool
+	workers  []*proc
+	rssStart map[int]int64 // pid -> kB after warm-up
+	missions []*missionWatch
+	errs     []string
+
+	ops, resets, resumes atomic.Int64
+}
+
+// joinProject registers email, has the owner invite them into the workspace and add them to the project.
+func (s *soak) joinProject(owner tenant, email string) client {
+	t := s.t
+	c := client{t: t, base: owner.base}
+	var reg struct {
+		AccessToken string `json:"access_token"`
+	}
+	code, raw := c.do("POST", "/auth/register", map[string]any{"email": email, "password": "correct-horse"}, &reg)
+	require.Equal(t, http.StatusCreated, code, raw)
+	c.token = reg.AccessToken
+	var inv struct {
+		Token string `json:"token"`
+	}
+	code, raw = owner.do("POST", owner.ws+"/members/invite", map[string]any{"email": email}, &inv)
+	require.Equal(t, http.StatusCreated, code, raw)
+	var ok map[string]any
+	code, raw = c.do("POST", "/invitations/"+inv.Token+"/accept", nil, &ok)
+	require.Equal(t, http.StatusOK, code, raw)
+	code, raw = owner.do("POST", owner.prj+"/members", map[string]any{"email": email}, &ok)
+	require.Equal(t, http.StatusCreated, code, raw)
+	return c
+}
+
+// api picks a live api process.
+func (s *soak) api() *proc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.apis[rand.IntN(len(s.apis))]
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+// call sends one request to a live api and records what went wrong, if anything. It answers the
+// status (0 after a transport error).
+func (s *soak) call(token, method, path string, body, out any, want int) int {
+	p := s.api()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, p.URL+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	s.ops.Add(1)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		s.transportError(p, method+" "+path, err)
+		return 0
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		s.fail("%s %s: %d %s", method, path, resp.StatusCode, raw)
+		return resp.StatusCode
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			s.fail("%s %s: decode: %v", method, path, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// transportError counts an error of a request to p: expected when p was killed, an error otherwise.
+func (s *soak) transportError(p *proc, what string, err error) {
+	s.mu.Lock()
+	killed := s.killed[p.URL]
+	s.mu.Unlock()
+	if killed {
+		s.resets.Add(1)
+		return
+	}
+	s.fail("%s: %v", what, err)
+}
+
+func (s *soak) fail(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errs = append(s.errs, fmt.Sprintf(format, args...))
+}
+
+// cardLoad creates, moves, comments on and lists cards until ctx ends: the owner writes, the member
+// comments, so every change notifies someone.
+func (s *soak) cardLoad(ctx context.Context, worker int) {
+	for n := 0; ctx.Err() == nil; n++ {
+		var c idOut
+		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": fmt.Sprintf("load %d-%d", worker, n)}, &c,
+			http.StatusCreated) == 0 || c.ID == "" {
+			continue
+		}
+		col := s.columns[rand.IntN(len(s.columns))]
+		s.call(s.owner.token, "PATCH", s.owner.prj+"/cards/"+c.ID, map[string]any{"columnId": col}, nil, http.StatusOK)
+		s.call(s.member.token, "POST", s.owner.prj+"/cards/"+c.ID+"/comments", map[string]any{"content": "looks good"}, nil,
+			http.StatusCreated)
+		s.call(s.member.token, "GET", s.owner.prj+"/cards", nil, nil, http.StatusOK)
+	}
+}
+
+// missionWatch is one mission and what its two stream clients saw.
+type missionWatch struct {
+	card, id string
+	seen     [2]map[int]int // per client: seq -> times seen
+	done     [2]bool
+}
+
+// missionLoad starts a mission on a fresh card every 2 s: one client reads the card-mission answer
+// stream, another follows the mission's events from another api; both resume with Last-Event-ID
+// whenever their connection breaks, until the mission's done event.
+func (s *soak) missionLoad(ctx context.Context) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for ctx.Err() == nil {
+		var c idOut
+		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": "mission card"}, &c, http.StatusCreated) == http.StatusCreated {
+			m := &missionWatch{card: c.ID, seen: [2]map[int]int{{}, {}}}
+			s.mu.Lock()
+			s.missions = append(s.missions, m)
+			s.mu.Unlock()
+			wg.Go(func() { s.follow(m) })
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+}
+
+// follow runs a mission's two stream clients to its end (at most two minutes).
+func (s *soak) follow(m *missionWatch) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	started := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer once.Do(func() { close(started) }) // also when the start request failed
+		// Client 0 starts the mission: the answer is its stream.
+		body := map[string]any{"cardId": m.card, "projectId": s.owner.prjID(), "agentId": s.owner.agent}
+		last, ok := s.read(ctx, m, 0, "POST", s.owner.ws+"/agent-runtime/card-mission", body, 0, func() { once.Do(func() { close(started) }) })
+		for !ok && ctx.Err() == nil && m.id != "" {
+			last, ok = s.read(ctx, m, 0, "GET", s.owner.ws+"/missions/"+m.id+"/events", nil, last, nil)
+		}
+	})
+	<-started
+	if m.id == "" {
+		wg.Wait()
+		return
+	}
+	wg.Go(func() {
+		last, ok := 0, false
+		for !ok && ctx.Err() == nil {
+			last, ok = s.read(ctx, m, 1, "GET", s.owner.ws+"/missions/"+m.id+"/events", nil, last, nil)
+		}
+	})
+	wg.Wait()
+}
+
+// read reads one connection of a stream client from a live api; it answers the last event id seen and
+// whether the done event came. started (when not nil) is called once the mission's id is known.
+func (s *soak) read(ctx context.Context, m *missionWatch, client int, method, path string, body any, last int, started func()) (int, bool) {
+	p := s.api()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequestWithContext(ctx, method, p.URL+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+s.owner.token)
+	if last > 0 {
+		req.Header.Set("Last-Event-ID", strconv.Itoa(last))
+		s.resumes.Add(1)
+	}
+	s.ops.Add(1)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.transportError(p, method+" "+path, err)
+			time.Sleep(50 * time.Millisecond) // the load generator's pause before retrying elsewhere
+		}
+		return last, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		raw, _ := io.ReadAll(resp.Body)
+		s.fail("%s %s: %d %s", method, path, resp.StatusCode, raw)
+		return last, ctx.Err() != nil
+	}
+	events := make(chan sseEvent, 64)
+	go readEvents(resp.Body, events)
+	for ev := range events {
+		seq, _ := strconv.Atoi(ev.ID)
+		if started != nil && m.id == "" {
+			m.id = ev.Data.MissionID
+			started()
+			started = nil
+		}
+		s.mu.Lock()
+		m.seen[client][seq]++
+		s.mu.Unlock()
+		last = seq
+		if ev.Event == "done" {
+			s.mu.Lock()
+			m.done[client] = true
+			s.mu.Unlock()
+			return last, true
+		}
+	}
+	// The stream ended without the done event: its api process died; resume elsewhere.
+	s.mu.Lock()
+	killed := s.killed[p.URL]
+	s.mu.Unlock()
+	if !killed && ctx.Err() == nil {
+		s.fail("stream of mission %s on a live api ended early", m.id)
+	}
+	return last, false
+}
+
+// faults SIGKILLs a worker every 30 s, replacing it, and SIGKILLs and restarts one api process halfway
+// through. It also takes the processes' RSS after warm-up (a fifth of the run).
+func (s *soak) faults(ctx context.Context, duration time.Duration) {
+	kill := time.NewTicker(30 * time.Second)
+	defer kill.Stop()
+	warm := time.After(duration / 5)
+	half := time.After(duration / 2)
+	for n := 0; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-warm:
+			s.mu.Lock()
+			s.rssStart = map[int]int64{}
+			for _, p := range append(append([]*proc{}, s.apis...), s.workers...) {
+				s.rssStart[p.cmd.Process.Pid] = rss(p)
+			}
+			s.mu.Unlock()
+		case <-half:
+			s.mu.Lock()
+			victim := s.apis[0]
+			if s.killed == nil {
+				s.killed = map[string]bool{}
+			}
+			s.killed[victim.URL] = true
+			s.apis = s.apis[1:]
+			s.mu.Unlock()
+			victim.kill(s.t)
+			fresh := start(s.t, "api", s.env)
+			s.mu.Lock()
+			s.apis = append(s.apis, fresh)
+			s.mu.Unlock()
+		case <-kill.C:
+			s.mu.Lock()
+			i := n % len(s.workers)
+			victim := s.workers[i]
+			s.mu.Unlock()
+			victim.kill(s.t)
+			fresh := start(s.t, "worker", s.env)
+			s.mu.Lock()
+			s.workers[i] = fresh
+			s.mu.Unlock()
+		}
+	}
+}
+
+// rss is a process's resident set size in kB.
+func rss(p *proc) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// drain waits, with the workers alive, for every mission to finish and every job to be worked.
+func (s *soak) drain() {
+	t := s.t
+	riverClient, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{})
+	require.NoError(t, err)
+	unfinished := func() int {
+		res, err := riverClient.JobList(context.Background(), river.NewJobListParams().First(1000).
+			States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+				rivertype.JobStatePending))
+		require.NoError(t, err)
+		n := 0
+		for _, j := range res.Jobs {
+			if j.Kind != "due_date_scan" && j.Kind != "attachment_sweep" { // periodic: always one to come
+				n++
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for unfinished() > 0 || count(t, s.pool, `SELECT count(*) FROM agent_missions WHERE status NOT IN ('completed', 'failed')`) > 0 {
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // polling the database for the end of the work
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, err := riverClient.JobList(context.Background(), river.NewJobListParams().First(1000).States(rivertype.JobStateDiscarded))
+	require.NoError(t, err)
+	for _, j := range res.Jobs {
+		s.errs = append(s.errs, fmt.Sprintf("job %d (%s) discarded: %v", j.ID, j.Kind, j.Errors))
+	}
+	if n := unfinished(); n > 0 {
+		s.errs = append(s.errs, fmt.Sprintf("%d jobs still unfinished after the drain", n))
+	}
+}
+
+func (s *soak) report(duration time.Duration) {
+	t := s.t
+	prj := s.owner.prjID()
+	// Jobs lost: an activity some project member (other than its actor, and since they joined) never
+	// heard of, a mission not completed.
+	lostNotifications := count(t, s.pool, `SELECT count(*) FROM activities a JOIN project_members pm ON pm.project_id = a.project_id
+		WHERE a.project_id = $1 AND pm.user_id <> a.actor_id AND a.created_at > pm.created_at
+		  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.activity_id = a.id AND n.user_id = pm.user_id)`, prj)
+	activities := count(t, s.pool, `SELECT count(*) FROM activities WHERE project_id = $1`, prj)
+	missions := count(t, s.pool, `SELECT count(*) FROM agent_missions`)
+	stuck := count(t, s.pool, `SELECT count(*) FROM agent_missions WHERE status <> 'completed'`)
+	// Actions applied twice: a mission card with more than its one comment and two checklist items.
+	twice := count(t, s.pool, `SELECT count(*) FROM agent_missions m WHERE
+		(SELECT count(*) FROM comments c WHERE c.card_id = m.card_id) > 1
+		OR (SELECT count(*) FROM checklist_items i WHERE i.card_id = m.card_id) > 2`)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	missed, duplicated, followed := 0, 0, 0
+	for _, m := range s.missions {
+		if m.id == "" {
+			continue // its start request failed on the killed api: no mission
+		}
+		n := count(t, s.pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1`, m.id)
+		for c := range 2 {
+			followed++
+			for seq := 1; seq <= n; seq++ {
+				switch k := m.seen[c][seq]; {
+				case k == 0:
+					missed++
+				case k > 1:
+					duplicated += k - 1
+				}
+			}
+		}
+	}
+	t.Logf("soak: %s, %d requests, %d activities, %d missions followed by %d stream clients (%d resumes)",
+		duration, s.ops.Load(), activities, missions, followed, s.resumes.Load())
+	t.Logf("jobs lost: %d notifications never fanned out, %d missions not completed", lostNotifications, stuck)
+	t.Logf("actions applied twice: %d", twice)
+	t.Logf("events missed by resuming clients: %d (and %d seen twice)", missed, duplicated)
+	t.Logf("errors: %d (connection errors on the killed api process, not counted: %d)", len(s.errs), s.resets.Load())
+	for _, e := range s.errs[:min(len(s.errs), 20)] {
+		t.Logf("  error: %s", e)
+	}
+	check := duration >= 5*time.Minute
+	for _, p := range append(append([]*proc{}, s.apis...), s.workers...) {
+		before, ok := s.rssStart[p.cmd.Process.Pid]
+		if !ok || before == 0 {
+			continue // started after the warm-up sample
+		}
+		after := rss(p)
+		change := float64(after-before) / float64(before) * 100
+		t.Logf("RSS pid %d: %d kB after warm-up, %d kB at the end (%+.1f%%)", p.cmd.Process.Pid, before, after, change)
+		if check {
+			require.InDelta(t, 0, change, 10, "RSS of pid %d is not flat", p.cmd.Process.Pid)
+		}
+	}
+	require.Zero(t, lostNotifications, "jobs lost")
+	require.Zero(t, stuck, "missions not completed")
+	require.Zero(t, twice, "actions applied twice")
+	require.Zero(t, missed, "events missed")
+	require.Zero(t, duplicated, "events seen twice")
+	require.Empty(t, s.errs, "errors")
+	require.Positive(t, missions)
+	require.Positive(t, s.resumes.Load(), "no client had to resume: the faults did not hit a stream")
+}
