@@ -44,6 +44,10 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 	@scripts/test.sh -run '^$$' -bench PickupLatency -benchtime=1x ./workers/
 	@bench/idle.sh
 
+.PHONY: fuzz
+fuzz: ## Walk every operation of the OpenAPI document with hostile input, 20 rounds (make test runs 1)
+	@FUZZ_ROUNDS=$${FUZZ_ROUNDS:-20} scripts/test.sh -run '^TestFuzzEveryOperation$$' -v -timeout 30m ./api/
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
