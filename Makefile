@@ -48,6 +48,10 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 soak: ## 5 minutes of mixed load on 2 api + 2 workers, SIGKILLing a worker every 30 s and an api once (make test runs 60 s of it)
 	@SOAK_DURATION=$${SOAK_DURATION:-5m} scripts/test.sh -run '^TestSoak$$' -v -timeout 30m ./e2e/
 
+.PHONY: fuzz
+fuzz: ## Walk every operation of the OpenAPI document with hostile input, 20 rounds (make test runs 1)
+	@FUZZ_ROUNDS=$${FUZZ_ROUNDS:-20} scripts/test.sh -run '^TestFuzzEveryOperation$$' -v -timeout 30m ./api/
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

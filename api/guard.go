@@ -165,6 +165,11 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 			s.writeErr(hctx, errNotFound("not found"))
 			return
 		}
+		// Nor does a slug with characters no slug has (NUL, say, which the database would refuse).
+		if prm.In == "path" && strings.HasSuffix(prm.Name, "Slug") && !slugShaped(hctx.Param(prm.Name)) {
+			s.writeErr(hctx, errNotFound(strings.TrimSuffix(prm.Name, "Slug")+" not found"))
+			return
+		}
 	}
 
 	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" {
@@ -273,7 +278,7 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 		return nil, errUnauthorized("invalid or expired token")
 	}
 	p := &Principal{ViaCookie: viaCookie, SessionID: claims.ID}
-	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" && isUUID(claims.Subject) {
+	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" && isUUID(claims.Subject) && slugShaped(orgSlug) && slugShaped(hctx.Param("wsSlug")) {
 		projectID := hctx.Param("projectId")
 		if !isUUID(projectID) {
 			projectID = "" // a malformed id is refused as not found before access is used
@@ -327,6 +332,20 @@ func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal,
 		return nil, err
 	}
 	return &Principal{User: u, Scopes: tok.Scopes, ViaPAT: true, TokenID: tok.ID}, nil
+}
+
+// slugShaped reports whether s could be a slug: empty (no such parameter), or up to 100 lowercase
+// letters, digits and hyphens. It is looser than the rule for new slugs, so no existing slug fails it.
+func slugShaped(s string) bool {
+	if len(s) > 100 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // isUUID reports whether s has the textual shape of a UUID.
