@@ -221,11 +221,11 @@ func (s *Server) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], e
 // UpdateCardInput is the request of cards-update.
 type UpdateCardInput struct {
 	CardPath
-	Body cardPatchBody
+	Body UpdateCardInputBody
 }
 
-// cardPatchBody is the body of cards-update (and the fields of the MCP update_card tool).
-type cardPatchBody struct {
+// UpdateCardInputBody is the body of cards-update (and the fields of the MCP update_card tool).
+type UpdateCardInputBody struct {
 	Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
 	Description Nullable[string]    `json:"description,omitempty"`
 	Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,13 +179,19 @@ func addTool[I, O any](s *Server, name, description string, a Access, h func(con
 		tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 	}
 	s.mcp.tools = append(s.mcp.tools, mcpToolInfo{Name: name, Access: a})
-	mcp.AddTool(s.mcp.srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in I) (_ *mcp.CallToolResult, out *O, err error) {
+	// The SDK validates the arguments against the input schema; decoding them is ours, so that a value
+	// the schema lets through but the Go type refuses (a malformed date) is still named.
+	mcp.AddTool(s.mcp.srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (_ *mcp.CallToolResult, out *O, err error) {
 		defer func() {
 			if rec := recover(); rec != nil {
 				s.logger.ErrorContext(ctx, "mcp tool panic", "tool", name, "panic", fmt.Sprint(rec))
 				out, err = nil, errors.New("internal error")
 			}
 		}()
+		var in I
+		if err := decodeArgs(raw, &in); err != nil {
+			return nil, nil, s.toolError(ctx, name, err)
+		}
 		ctx, err = s.toolAccess(ctx, req, a, &in)
 		if err != nil {
 			return nil, nil, s.toolError(ctx, name, err)
@@ -227,6 +234,58 @@ func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Acc
 		ctx = context.WithValue(ctx, accessCtxKey, acc)
 	}
 	return ctx, nil
+}
+
+// decodeArgs decodes a tool's arguments into dst; when that fails, it names the first argument whose
+// value its field refuses.
+func decodeArgs(raw json.RawMessage, dst any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	err := json.Unmarshal(raw, dst)
+	if err == nil {
+		return nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return errBadRequest("arguments: expected a JSON object")
+	}
+	fields := map[string]reflect.Type{}
+	jsonFields(reflect.TypeOf(dst).Elem(), fields)
+	names := make([]string, 0, len(args))
+	for k := range args {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if t, ok := fields[name]; ok {
+			if ferr := json.Unmarshal(args[name], reflect.New(t).Interface()); ferr != nil {
+				return errBadRequest(fmt.Sprintf("%s: %v", name, ferr))
+			}
+		}
+	}
+	return errBadRequest("arguments: " + err.Error())
+}
+
+// jsonFields maps the JSON names of a struct's fields, embedded structs' included, to their types.
+func jsonFields(t reflect.Type, out map[string]reflect.Type) {
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			jsonFields(f.Type, out)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name != "-" && f.IsExported() {
+			out[name] = f.Type
+		}
+	}
 }
 
 // checkIDs refuses an argument named id or …Id that is not a UUID (every record id is one), naming it.

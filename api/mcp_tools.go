@@ -129,21 +129,25 @@ func (s *Server) mcpGetCard(ctx context.Context, in *CardArgs) (*CardOut, error)
 type CreateCardArgs struct {
 	ProjectArgs
 	ColumnID string `json:"columnId,omitempty" doc:"The column; absent: the project's first"`
-	cardCreateBody
+	CardCreateFields
 }
 
+// CardCreateFields are the fields of the REST card create's body (an exported name, so that the schema
+// and JSON flatten them into CreateCardArgs).
+type CardCreateFields = cardCreateBody
+
 func (s *Server) mcpCreateCard(ctx context.Context, in *CreateCardArgs) (*CardOut, error) {
-	return body(s.insertCard(ctx, in.ColumnID, in.cardCreateBody))
+	return body(s.insertCard(ctx, in.ColumnID, in.CardCreateFields))
 }
 
 // UpdateCardArgs is the input of update_card.
 type UpdateCardArgs struct {
 	CardArgs
-	cardPatchBody
+	UpdateCardInputBody
 }
 
 func (s *Server) mcpUpdateCard(ctx context.Context, in *UpdateCardArgs) (*CardOut, error) {
-	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: in.cardPatchBody}))
+	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: in.UpdateCardInputBody}))
 }
 
 // MoveCardArgs is the input of move_card.
@@ -155,7 +159,7 @@ type MoveCardArgs struct {
 
 func (s *Server) mcpMoveCard(ctx context.Context, in *MoveCardArgs) (*CardOut, error) {
 	col := in.ColumnID
-	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: cardPatchBody{ColumnID: &col, Order: in.Order}}))
+	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: UpdateCardInputBody{ColumnID: &col, Order: in.Order}}))
 }
 
 // AddCommentArgs is the input of add_comment.
