@@ -123,6 +123,7 @@ type (
 	eventData struct {
 		MissionID string `json:"missionId"`
 		Status    string `json:"status"`
+		Message   string `json:"message"`
 	}
 )
 
