@@ -47,3 +47,7 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
+
+.PHONY: bench/mcp
+bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm sessions, 200 sessions held, memory per session
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench MCP -benchtime=1x ./e2e/'

@@ -77,7 +77,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
 }

@@ -35,7 +35,7 @@ type mcpWorkspace struct {
 	agentUserID, missionsWS string
 }
 
-func newMCPWorkspace(t *testing.T, pool *pgxpool.Pool, api *proc, autonomy string) mcpWorkspace {
+func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy string) mcpWorkspace {
 	t.Helper()
 	a := client{t: t, base: api.URL}
 	var reg sessionOut
@@ -83,7 +83,7 @@ func (w mcpWorkspace) queue(t *testing.T) string {
 }
 
 // connect opens a Go SDK client session on api's /mcp with token.
-func connect(t *testing.T, api *proc, token string) *mcp.ClientSession {
+func connect(t testing.TB, api *proc, token string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "external-agent", Version: "1.0.0"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: api.URL + "/mcp",
@@ -94,7 +94,7 @@ func connect(t *testing.T, api *proc, token string) *mcp.ClientSession {
 }
 
 // call calls a tool, requires success and decodes the structured result into out.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) {
+func call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any, out any) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	require.NoError(t, err)
