@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -73,6 +74,33 @@ func BenchmarkMCP(b *testing.B) {
 	for _, s := range sessions {
 		_ = s.Close()
 	}
+
+	// The same read over REST, same concurrency, for comparison on the same (shared) machine.
+	restLat := make([][]time.Duration, conc)
+	cardURL := api.URL + w.ws + "/projects/" + w.project + "/cards/" + w.card
+	for i := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range perSession {
+				t0 := time.Now()
+				req, _ := http.NewRequest("GET", cardURL, nil)
+				req.Header.Set("Authorization", "Bearer "+w.pat)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil || resp.StatusCode != http.StatusOK {
+					panic(fmt.Sprint("REST get card failed: ", err))
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				restLat[i] = append(restLat[i], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	all = slices.Concat(restLat...)
+	slices.Sort(all)
+	b.ReportMetric(pct(0.50), "rest_get_card_p50_ms")
+	b.ReportMetric(pct(0.99), "rest_get_card_p99_ms")
 
 	// 200 sessions held at once.
 	const held = 200
