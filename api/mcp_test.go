@@ -402,6 +402,24 @@ func TestMCPEveryToolHasACase(t *testing.T) {
 		require.NotNil(t, tool.InputSchema)
 		require.NotNil(t, tool.OutputSchema, tool.Name)
 		require.Contains(t, tool.Description, "Personal access tokens need the")
+		if tool.Name == "create_card" {
+			// The REST body's limits, as huma derives them, bound the tool's arguments.
+			b, err := json.Marshal(tool.InputSchema)
+			require.NoError(t, err)
+			var schema struct {
+				Required   []string `json:"required"`
+				Properties map[string]struct {
+					MaxLength int      `json:"maxLength"`
+					Enum      []string `json:"enum"`
+				} `json:"properties"`
+				AdditionalProperties bool `json:"additionalProperties"`
+			}
+			require.NoError(t, json.Unmarshal(b, &schema))
+			require.ElementsMatch(t, []string{"org", "workspace", "projectId", "title"}, schema.Required)
+			require.Equal(t, 500, schema.Properties["title"].MaxLength)
+			require.Equal(t, []string{"low", "medium", "high"}, schema.Properties["priority"].Enum)
+			require.False(t, schema.AdditionalProperties)
+		}
 	}
 }
 
