@@ -55,3 +55,7 @@ fuzz: ## Walk every operation of the OpenAPI document with hostile input, 20 rou
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
+
+.PHONY: bench/mcp
+bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm sessions, 200 sessions held, memory per session
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench MCP -benchtime=1x ./e2e/'

@@ -221,18 +221,21 @@ func (s *Server) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], e
 // UpdateCardInput is the request of cards-update.
 type UpdateCardInput struct {
 	CardPath
-	Body struct {
-		Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Description Nullable[string]    `json:"description,omitempty"`
-		Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
-		StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
-		DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
-		AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`
-		ScopeID     Nullable[string]    `json:"scopeId,omitempty"`
-		ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
-		Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
-		Archived    *bool               `json:"archived,omitempty"`
-	}
+	Body UpdateCardInputBody
+}
+
+// UpdateCardInputBody is the body of cards-update (and the fields of the MCP update_card tool).
+type UpdateCardInputBody struct {
+	Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Description Nullable[string]    `json:"description,omitempty"`
+	Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
+	StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
+	DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
+	AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`
+	ScopeID     Nullable[string]    `json:"scopeId,omitempty"`
+	ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
+	Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+	Archived    *bool               `json:"archived,omitempty"`
 }
 
 func (s *Server) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {

@@ -140,13 +140,11 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		s.writeErr(hctx, err)
 		return
 	}
+	if err := checkScope(p, a); err != nil {
+		s.writeErr(hctx, err)
+		return
+	}
 	switch {
-	case p.ViaPAT && a.JWTOnly:
-		s.writeErr(hctx, errForbidden("this endpoint does not accept personal access tokens; use a JWT"))
-		return
-	case p.ViaPAT && !slices.Contains(p.Scopes, a.Scope):
-		s.writeErr(hctx, errForbidden(fmt.Sprintf("this token lacks the %q scope", a.Scope)))
-		return
 	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.SessionID, hctx.Header("X-CSRF-Token")):
 		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
 		return
@@ -173,35 +171,9 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	}
 
 	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" {
-		wsSlug := hctx.Param("wsSlug")
-		var acc db.Access
-		var err error
-		if p.access != nil || p.accessErr != nil {
-			acc, err = derefAccess(p.access), p.accessErr
-		} else {
-			acc, err = s.store.ResolveAccess(hctx.Context(), p.User.ID, orgSlug, wsSlug, hctx.Param("projectId"))
-		}
+		acc, err := s.tenantAccess(hctx.Context(), p, a, orgSlug, hctx.Param("wsSlug"), hctx.Param("projectId"))
 		if err != nil {
-			var se *db.Error
-			switch {
-			case errors.As(err, &se):
-				s.writeErr(hctx, errNotFound(se.Msg))
-			case errors.Is(err, db.ErrNotFound):
-				s.writeErr(hctx, errNotFound("organization not found"))
-			default:
-				s.writeErr(hctx, err)
-			}
-			return
-		}
-		switch {
-		case a.OrgRole != "" && orgRank[acc.OrgRole] < orgRank[a.OrgRole]:
-			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the organization %s role", a.OrgRole)))
-			return
-		case a.WSRole != "" && wsRank[acc.WorkspaceRole] < wsRank[a.WSRole]:
-			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the workspace %s role", a.WSRole)))
-			return
-		case a.PilotageRole != "" && pilotageRank[acc.WorkspacePilotageRole] < pilotageRank[a.PilotageRole]:
-			s.writeErr(hctx, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole)))
+			s.writeErr(hctx, err)
 			return
 		}
 		hctx = huma.WithValue(hctx, accessCtxKey, acc)
@@ -211,6 +183,51 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		defer s.opts.AccessCache.Flush() // also when the operation wrote no status of its own
 	}
 	next(hctx)
+}
+
+// checkScope refuses a personal access token an operation does not accept (JWTOnly) or one without the
+// scope it declares. The guard and the MCP tools (mcp.go) both check with it.
+func checkScope(p *Principal, a Access) error {
+	switch {
+	case p.ViaPAT && a.JWTOnly:
+		return errForbidden("this endpoint does not accept personal access tokens; use a JWT")
+	case p.ViaPAT && !slices.Contains(p.Scopes, a.Scope):
+		return errForbidden(fmt.Sprintf("this token lacks the %q scope", a.Scope))
+	}
+	return nil
+}
+
+// tenantAccess resolves the caller's access to an organization, and a workspace and project when named,
+// then checks the roles a declares: outside the tenancy is 404, a role too low 403. The guard uses it for
+// routes with {orgSlug}; the MCP tools for the organization, workspace and project their arguments name.
+func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Access, orgSlug, wsSlug, projectID string) (db.Access, error) {
+	var acc db.Access
+	var err error
+	if p.access != nil || p.accessErr != nil {
+		acc, err = derefAccess(p.access), p.accessErr
+	} else {
+		acc, err = s.store.ResolveAccess(ctx, p.User.ID, orgSlug, wsSlug, projectID)
+	}
+	if err != nil {
+		var se *db.Error
+		switch {
+		case errors.As(err, &se):
+			return acc, errNotFound(se.Msg)
+		case errors.Is(err, db.ErrNotFound):
+			return acc, errNotFound("organization not found")
+		default:
+			return acc, err
+		}
+	}
+	switch {
+	case a.OrgRole != "" && orgRank[acc.OrgRole] < orgRank[a.OrgRole]:
+		return acc, errForbidden(fmt.Sprintf("this needs the organization %s role", a.OrgRole))
+	case a.WSRole != "" && wsRank[acc.WorkspaceRole] < wsRank[a.WSRole]:
+		return acc, errForbidden(fmt.Sprintf("this needs the workspace %s role", a.WSRole))
+	case a.PilotageRole != "" && pilotageRank[acc.WorkspacePilotageRole] < pilotageRank[a.PilotageRole]:
+		return acc, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole))
+	}
+	return acc, nil
 }
 
 // flushBeforeAnswer empties the access cache when the operation answers, before any byte reaches the
@@ -250,13 +267,9 @@ func (s *Server) writeErr(hctx huma.Context, err error) {
 func (s *Server) authenticate(hctx huma.Context) (*Principal, error) {
 	ctx := hctx.Context()
 	if h := hctx.Header("Authorization"); h != "" {
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok {
-			token, ok = strings.CutPrefix(h, "bearer ")
-		}
-		token = strings.TrimSpace(token)
-		if !ok || token == "" {
-			return nil, errUnauthorized("malformed Authorization header; expected \"Bearer <token>\"")
+		token, err := bearerToken(h)
+		if err != nil {
+			return nil, err
 		}
 		if auth.IsPAT(token) {
 			return s.authenticatePAT(ctx, token)
@@ -267,6 +280,53 @@ func (s *Server) authenticate(hctx huma.Context) (*Principal, error) {
 		return s.authenticateJWT(hctx, c.Value, true)
 	}
 	return nil, errUnauthorized("authentication required")
+}
+
+// bearerToken reads the token of an Authorization header ("Bearer <token>").
+func bearerToken(h string) (string, error) {
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		token, ok = strings.CutPrefix(h, "bearer ")
+	}
+	token = strings.TrimSpace(token)
+	if !ok || token == "" {
+		return "", errUnauthorized("malformed Authorization header; expected \"Bearer <token>\"")
+	}
+	return token, nil
+}
+
+// authenticateBearer resolves the caller of a plain HTTP route (/mcp) from its Authorization header, a
+// personal access token or a session JWT, as authenticate does for operations. Cookies are not
+// accepted there: such routes have no CSRF protection.
+func (s *Server) authenticateBearer(ctx context.Context, header string) (*Principal, error) {
+	if header == "" {
+		return nil, errUnauthorized("authentication required")
+	}
+	token, err := bearerToken(header)
+	if err != nil {
+		return nil, err
+	}
+	if auth.IsPAT(token) {
+		return s.authenticatePAT(ctx, token)
+	}
+	claims, err := s.signer.Verify(token, auth.TypeSession)
+	if err != nil {
+		return nil, errUnauthorized("invalid or expired token")
+	}
+	p := &Principal{SessionID: claims.ID}
+	if p.User, err = s.sessionUser(ctx, claims.Subject, claims.Version); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// sessionUser loads a session's user; a deleted user or a session of an older version is 401.
+func (s *Server) sessionUser(ctx context.Context, userID string, version int32) (db.User, error) {
+	u, err := s.store.UserByID(ctx, userID)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && u.SessionVersion != version) {
+		return u, errUnauthorized("invalid or expired token")
+	}
+	return u, err
 }
 
 // authenticateJWT verifies a session JWT and loads its user. On tenant routes ({orgSlug}) it resolves

@@ -39,6 +39,8 @@ type testEnv struct {
 	pool    *pgxpool.Pool
 	signer  *auth.Signer
 	access  *accesscache.Cache
+	// httpURL is the handler served over HTTP, once a test asked for it (mcpURL).
+	httpURL string
 }
 
 type setupOpts struct {

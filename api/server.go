@@ -45,6 +45,14 @@ type Options struct {
 	Relay *stream.Relay
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
 	AccessCache *accesscache.Cache
+	// McpClaimTimeout is how long an MCP client holding a mission may stay silent before the mission
+	// returns to the queue (MCP_CLAIM_TIMEOUT; zero: 10 minutes).
+	McpClaimTimeout time.Duration
+	// McpSessionTimeout closes MCP sessions idle this long (zero: 30 minutes).
+	McpSessionTimeout time.Duration
+	// Context's end closes every MCP session, so that a shutdown does not wait on their streams (nil:
+	// sessions end when idle or closed by their clients).
+	Context context.Context
 }
 
 // Server holds what handlers need.
@@ -56,6 +64,8 @@ type Server struct {
 	logger  *slog.Logger
 	opts    Options
 	api     huma.API
+
+	mcp *mcpServer
 }
 
 // New builds the HTTP handler of the api process.
@@ -118,6 +128,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerAutomations()
 	s.registerAgents()
 	s.registerMissions()
+	s.mountMCP(opts.Context, router)
 	return router
 }
 

@@ -163,6 +163,11 @@ type StepInput struct {
 	Tool        string
 	Args        json.RawMessage
 	Explanation string
+	// Claim, for a mission an MCP client claimed (with WorkspaceID, its workspace), says who calls: the
+	// mission must be claimed by Claim.UserID, the call pushes the claim's expiry back, and a tool
+	// outside the agent's tools is refused.
+	Claim       *MissionClaim
+	WorkspaceID string
 }
 
 // StepOutcome is what became of a tool call.
@@ -197,12 +202,19 @@ func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, 
 }
 
 func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
-	m, err := q.MissionGetForUpdate(ctx, in.MissionID)
-	if err != nil {
-		return StepOutcome{}, wrap(err, "lock mission")
-	}
-	if m.Status != MissionRunning {
-		return StepOutcome{}, ErrMissionStopped
+	var m AgentMission
+	var err error
+	if in.Claim != nil {
+		if m, err = s.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim); err != nil {
+			return StepOutcome{}, err
+		}
+	} else {
+		if m, err = q.MissionGetForUpdate(ctx, in.MissionID); err != nil {
+			return StepOutcome{}, wrap(err, "lock mission")
+		}
+		if m.Status != MissionRunning {
+			return StepOutcome{}, ErrMissionStopped
+		}
 	}
 	if prev, err := q.MissionStepGet(ctx, dbsqlc.MissionStepGetParams{MissionID: m.ID, StepKey: in.StepKey}); err == nil {
 		var res stepResult
@@ -220,6 +232,9 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	outcome := StepApplied
 	action, derr := decodeToolCall(in.Tool, in.Args)
 	switch {
+	case in.Claim != nil && !agentMayUse(agent, in.Tool):
+		outcome = StepRefused
+		res.Text = fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool, strings.Join(agent.Tools, ", "))
 	case m.Actions >= agent.MaxActionsPerMission:
 		outcome = StepRefused
 		res.Text = fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)
@@ -374,33 +389,39 @@ func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText s
 		if err != nil {
 			return wrap(err, "lock mission")
 		}
-		out = m
-		if m.Status != MissionRunning {
-			return nil
-		}
-		status, evType, msg := MissionCompleted, MissionEventDone, summary
-		var errPtr *string
-		switch {
-		case errText != "":
-			status, evType, msg, errPtr = MissionFailed, MissionEventDone, errText, &errText
-		default:
-			n, err := q.ProposalPendingCount(ctx, missionID)
-			if err != nil {
-				return fmt.Errorf("count proposals: %w", err)
-			}
-			if n > 0 {
-				status, evType = MissionAwaitingApproval, MissionEventStatus
-			}
-		}
-		if out, err = q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: missionID, Status: status, Error: errPtr}); err != nil {
-			return fmt.Errorf("finish mission: %w", err)
-		}
-		if msg == "" {
-			msg = "mission " + strings.ReplaceAll(status, "_", " ")
-		}
-		_, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: evType, Status: status, Message: msg})
+		out, err = s.finishMissionTx(ctx, tx, q, m, summary, errText)
 		return err
 	})
+	return out, err
+}
+
+// finishMissionTx is FinishMission's work on a mission locked by the caller.
+func (s *Store) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m AgentMission, summary, errText string) (AgentMission, error) {
+	if m.Status != MissionRunning {
+		return m, nil
+	}
+	status, evType, msg := MissionCompleted, MissionEventDone, summary
+	var errPtr *string
+	switch {
+	case errText != "":
+		status, evType, msg, errPtr = MissionFailed, MissionEventDone, errText, &errText
+	default:
+		n, err := q.ProposalPendingCount(ctx, m.ID)
+		if err != nil {
+			return m, fmt.Errorf("count proposals: %w", err)
+		}
+		if n > 0 {
+			status, evType = MissionAwaitingApproval, MissionEventStatus
+		}
+	}
+	out, err := q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: m.ID, Status: status, Error: errPtr})
+	if err != nil {
+		return m, fmt.Errorf("finish mission: %w", err)
+	}
+	if msg == "" {
+		msg = "mission " + strings.ReplaceAll(status, "_", " ")
+	}
+	_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: evType, Status: status, Message: msg})
 	return out, err
 }
 

@@ -107,7 +107,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
 }
@@ -150,6 +150,7 @@ type (
 	eventData struct {
 		MissionID string `json:"missionId"`
 		Status    string `json:"status"`
+		Message   string `json:"message"`
 	}
 )
 

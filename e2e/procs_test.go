@@ -26,7 +26,7 @@ var (
 )
 
 // pilotBinary builds cmd/pilot once per test binary.
-func pilotBinary(t *testing.T) string {
+func pilotBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pilot-e2e-")
@@ -44,7 +44,7 @@ func pilotBinary(t *testing.T) string {
 	return binPath
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ type proc struct {
 }
 
 // start runs `pilot <kind>` with env; api processes are waited for until ready.
-func start(t *testing.T, kind string, env []string) *proc {
+func start(t testing.TB, kind string, env []string) *proc {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(pilotBinary(t), kind)

@@ -28,7 +28,7 @@ func TestAPIGracefulShutdown(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	llm, llmURL := newFakeLLM(t, true)
-	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=20s")
+	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=20s", "ATTACHMENTS_DIR="+t.TempDir())
 	apiA, apiB := start(t, "api", env), start(t, "api", env)
 	start(t, "worker", env)
 	tn := newTenant(t, pool, apiA, "ann@example.com")

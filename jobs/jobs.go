@@ -67,3 +67,14 @@ type MissionArgs struct {
 
 // Kind implements river.JobArgs.
 func (MissionArgs) Kind() string { return "agent_mission" }
+
+// MissionClaimExpiryArgs returns an mcpOnly agent's claimed mission to the queue when the MCP client
+// holding claim ClaimSeq stayed silent past the claim's deadline. It is scheduled at the deadline; a
+// holder who spoke since pushed the deadline back, and the job waits until then.
+type MissionClaimExpiryArgs struct {
+	MissionID string `json:"missionId"`
+	ClaimSeq  int32  `json:"claimSeq"`
+}
+
+// Kind implements river.JobArgs.
+func (MissionClaimExpiryArgs) Kind() string { return "mission_claim_expiry" }

@@ -52,6 +52,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &AttachmentSweepWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &MissionClaimExpiryWorker{deps: deps}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 
@@ -267,4 +270,27 @@ func (w *DueDateScanWorker) Work(ctx context.Context, _ *river.Job[jobs.DueDateS
 		w.deps.Logger.InfoContext(ctx, "due dates reached", "cards", n)
 	}
 	return err
+}
+
+// MissionClaimExpiryWorker returns a claimed mission of an mcpOnly agent to the queue when its MCP
+// client went silent past the claim's deadline. A holder who spoke since moved the deadline: the job
+// snoozes until then (a snooze costs no attempt).
+type MissionClaimExpiryWorker struct {
+	river.WorkerDefaults[jobs.MissionClaimExpiryArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *MissionClaimExpiryWorker) Work(ctx context.Context, job *river.Job[jobs.MissionClaimExpiryArgs]) error {
+	released, retryAt, err := w.deps.Store.ReleaseExpiredClaim(ctx, job.Args.MissionID, job.Args.ClaimSeq)
+	if err != nil {
+		return err
+	}
+	if released {
+		w.deps.Logger.InfoContext(ctx, "mission claim expired; mission queued again", "missionId", job.Args.MissionID)
+	}
+	if retryAt != nil {
+		return river.JobSnooze(max(time.Until(*retryAt), 0) + 10*time.Millisecond)
+	}
+	return nil
 }

@@ -133,7 +133,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		Storage: attachments, Relay: stream.Start(ctx, store, stream.Config{Logger: logger}), // ctx's end closes every stream
-		AccessCache: accesscache.Start(ctx, store, logger),
+		AccessCache:     accesscache.Start(ctx, store, logger),
+		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),

@@ -93,3 +93,30 @@ SELECT count(*)::int FROM agent_proposals WHERE mission_id = @mission_id AND sta
 
 -- name: MissionColumnName :one
 SELECT name FROM columns WHERE id = @id;
+
+-- name: MissionListQueuedMcp :many
+-- MissionListQueuedMcp lists a workspace's queued missions of mcpOnly agents, oldest first.
+SELECT m.* FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+WHERE m.workspace_id = @workspace_id AND m.status = 'queued' AND a.mcp_only
+  AND (sqlc.narg(agent_id)::uuid IS NULL OR m.agent_id = sqlc.narg(agent_id)::uuid)
+ORDER BY m.created_at, m.id
+LIMIT @lim;
+
+-- name: MissionClaim :one
+-- MissionClaim is the guarded queued -> running move of an MCP client taking an mcpOnly agent's mission.
+UPDATE agent_missions m
+SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by = @claimed_by,
+    claim_expires_at = @claim_expires_at, claim_seq = m.claim_seq + 1
+FROM agents a
+WHERE m.id = @id AND m.workspace_id = @workspace_id AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
+RETURNING m.*;
+
+-- name: MissionClaimExtend :exec
+UPDATE agent_missions SET claim_expires_at = @claim_expires_at WHERE id = @id;
+
+-- name: MissionClaimRelease :one
+-- MissionClaimRelease puts a claimed mission whose holder went silent back in the queue.
+UPDATE agent_missions
+SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
+WHERE id = @id AND status = 'running' AND claim_seq = @claim_seq AND claim_expires_at <= now()
+RETURNING *;

@@ -39,7 +39,11 @@ type Config struct {
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
 	MissionTimeout      time.Duration
-	WorkerRescueAfter   time.Duration
+	// McpClaimTimeout (MCP_CLAIM_TIMEOUT, default 10m) is how long an MCP client may stay silent while it
+	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
+	// mission starts the period again).
+	McpClaimTimeout   time.Duration
+	WorkerRescueAfter time.Duration
 	// WorkerPollInterval is how often a worker looks for new jobs of each queue without being told
 	// (WORKER_POLL_INTERVAL, default 1s, River's default): a safety net, since every job is enqueued
 	// through River, whose insert notification wakes the workers on commit.
@@ -139,6 +143,11 @@ func load(getenv func(string) string) (*Config, error) {
 	}
 	if c.MissionTimeout, err = ParseDuration(get("MISSION_TIMEOUT", "10m")); err != nil {
 		errs = append(errs, fmt.Errorf("MISSION_TIMEOUT: %w", err))
+	}
+	if c.McpClaimTimeout, err = ParseDuration(get("MCP_CLAIM_TIMEOUT", "10m")); err != nil {
+		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT: %w", err))
+	} else if c.McpClaimTimeout < time.Second {
+		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", get("MCP_CLAIM_TIMEOUT", "10m")))
 	}
 	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
 		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))

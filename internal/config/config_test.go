@@ -172,3 +172,25 @@ func TestLoadLLM(t *testing.T) {
 	_, err = load(env(base(map[string]string{"LLM_BASE_URL": "not a url"})))
 	require.ErrorContains(t, err, "LLM_BASE_URL")
 }
+
+func TestMcpClaimTimeout(t *testing.T) {
+	t.Parallel()
+	getenv := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if k == "DATABASE_URL" {
+				return "postgres://pilot@localhost/pilot"
+			}
+			return m[k]
+		}
+	}
+	c, err := load(getenv(nil))
+	require.NoError(t, err)
+	require.Equal(t, 10*time.Minute, c.McpClaimTimeout)
+	c, err = load(getenv(map[string]string{"MCP_CLAIM_TIMEOUT": "90s"}))
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Second, c.McpClaimTimeout)
+	_, err = load(getenv(map[string]string{"MCP_CLAIM_TIMEOUT": "10ms"}))
+	require.ErrorContains(t, err, "MCP_CLAIM_TIMEOUT must be at least 1s")
+	_, err = load(getenv(map[string]string{"MCP_CLAIM_TIMEOUT": "soon"}))
+	require.ErrorContains(t, err, "MCP_CLAIM_TIMEOUT")
+}

@@ -24,7 +24,7 @@ const missionCancel = `-- name: MissionCancel :one
 UPDATE agent_missions
 SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
 WHERE id = $1 AND workspace_id = $2 AND status IN ('queued', 'running', 'awaiting_approval')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionCancelParams struct {
@@ -55,6 +55,118 @@ func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (A
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+	)
+	return i, err
+}
+
+const missionClaim = `-- name: MissionClaim :one
+UPDATE agent_missions m
+SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by = $1,
+    claim_expires_at = $2, claim_seq = m.claim_seq + 1
+FROM agents a
+WHERE m.id = $3 AND m.workspace_id = $4 AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
+RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.event_seq, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq
+`
+
+type MissionClaimParams struct {
+	ClaimedBy      *string
+	ClaimExpiresAt *time.Time
+	ID             string
+	WorkspaceID    string
+}
+
+// MissionClaim is the guarded queued -> running move of an MCP client taking an mcpOnly agent's mission.
+func (q *Queries) MissionClaim(ctx context.Context, arg MissionClaimParams) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionClaim,
+		arg.ClaimedBy,
+		arg.ClaimExpiresAt,
+		arg.ID,
+		arg.WorkspaceID,
+	)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.EventSeq,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+	)
+	return i, err
+}
+
+const missionClaimExtend = `-- name: MissionClaimExtend :exec
+UPDATE agent_missions SET claim_expires_at = $1 WHERE id = $2
+`
+
+type MissionClaimExtendParams struct {
+	ClaimExpiresAt *time.Time
+	ID             string
+}
+
+func (q *Queries) MissionClaimExtend(ctx context.Context, arg MissionClaimExtendParams) error {
+	_, err := q.db.Exec(ctx, missionClaimExtend, arg.ClaimExpiresAt, arg.ID)
+	return err
+}
+
+const missionClaimRelease = `-- name: MissionClaimRelease :one
+UPDATE agent_missions
+SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
+WHERE id = $1 AND status = 'running' AND claim_seq = $2 AND claim_expires_at <= now()
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+`
+
+type MissionClaimReleaseParams struct {
+	ID       string
+	ClaimSeq int32
+}
+
+// MissionClaimRelease puts a claimed mission whose holder went silent back in the queue.
+func (q *Queries) MissionClaimRelease(ctx context.Context, arg MissionClaimReleaseParams) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionClaimRelease, arg.ID, arg.ClaimSeq)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.EventSeq,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
@@ -74,7 +186,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -101,6 +213,9 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
@@ -126,7 +241,7 @@ UPDATE agent_missions
 SET status = $1, error = $2,
     finished_at = CASE WHEN $1::text IN ('completed', 'failed') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionFinishParams struct {
@@ -158,12 +273,15 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -194,12 +312,15 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -225,12 +346,15 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -256,6 +380,9 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
@@ -263,7 +390,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionInsertParams struct {
@@ -311,12 +438,15 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
 `
 
 type MissionListByAgentParams struct {
@@ -353,6 +483,67 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.FinishedAt,
 			&i.CancelledAt,
 			&i.Error,
+			&i.ClaimedBy,
+			&i.ClaimExpiresAt,
+			&i.ClaimSeq,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
+SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.event_seq, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
+  AND ($2::uuid IS NULL OR m.agent_id = $2::uuid)
+ORDER BY m.created_at, m.id
+LIMIT $3
+`
+
+type MissionListQueuedMcpParams struct {
+	WorkspaceID string
+	AgentID     *string
+	Lim         int32
+}
+
+// MissionListQueuedMcp lists a workspace's queued missions of mcpOnly agents, oldest first.
+func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueuedMcpParams) ([]AgentMission, error) {
+	rows, err := q.db.Query(ctx, missionListQueuedMcp, arg.WorkspaceID, arg.AgentID, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentMission{}
+	for rows.Next() {
+		var i AgentMission
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.AgentID,
+			&i.ProjectID,
+			&i.CardID,
+			&i.Source,
+			&i.Objective,
+			&i.Status,
+			&i.MaxSteps,
+			&i.Steps,
+			&i.Actions,
+			&i.EventSeq,
+			&i.JobID,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.FinishedAt,
+			&i.CancelledAt,
+			&i.Error,
+			&i.ClaimedBy,
+			&i.ClaimExpiresAt,
+			&i.ClaimSeq,
 		); err != nil {
 			return nil, err
 		}
@@ -399,7 +590,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -426,6 +617,9 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.FinishedAt,
 		&i.CancelledAt,
 		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
 	)
 	return i, err
 }

@@ -40,25 +40,28 @@ type Agent struct {
 }
 
 type AgentMission struct {
-	ID          string
-	WorkspaceID string
-	AgentID     string
-	ProjectID   *string
-	CardID      *string
-	Source      string
-	Objective   string
-	Status      string
-	MaxSteps    int32
-	Steps       int32
-	Actions     int32
-	EventSeq    int64
-	JobID       *int64
-	CreatedBy   string
-	CreatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
-	CancelledAt *time.Time
-	Error       *string
+	ID             string
+	WorkspaceID    string
+	AgentID        string
+	ProjectID      *string
+	CardID         *string
+	Source         string
+	Objective      string
+	Status         string
+	MaxSteps       int32
+	Steps          int32
+	Actions        int32
+	EventSeq       int64
+	JobID          *int64
+	CreatedBy      string
+	CreatedAt      time.Time
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
+	CancelledAt    *time.Time
+	Error          *string
+	ClaimedBy      *string
+	ClaimExpiresAt *time.Time
+	ClaimSeq       int32
 }
 
 type AgentProposal struct {

@@ -1,0 +1,68 @@
+package api
+
+// MCP resources: records readable by URI under the same access rules as the tools (and REST). Adding a
+// kind of record is one template and one reader in registerMCPResources.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// cardURITemplate names a card as an MCP resource.
+const cardURITemplate = "pilot://orgs/{org}/workspaces/{workspace}/projects/{projectId}/cards/{cardId}"
+
+var cardURI = regexp.MustCompile(`^pilot://orgs/([^/]+)/workspaces/([^/]+)/projects/([^/]+)/cards/([^/]+)$`)
+
+// cardResourceURI is the resource URI of a card.
+func cardResourceURI(org, ws, projectID, cardID string) string {
+	return "pilot://orgs/" + org + "/workspaces/" + ws + "/projects/" + projectID + "/cards/" + cardID
+}
+
+// registerMCPResources registers the resource templates.
+func (s *Server) registerMCPResources() {
+	s.mcp.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "card", Title: "A card", URITemplate: cardURITemplate,
+		MIMEType: "application/json", Description: "A card as get_card answers it. Personal access tokens need the `projects:read` scope."},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			uri := req.Params.URI
+			m := cardURI.FindStringSubmatch(uri)
+			if m == nil {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			in := &CardArgs{ProjectArgs: ProjectArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, ProjectID: m[3]}, CardID: m[4]}
+			return s.readResource(ctx, uri, req.Extra, in, func(ctx context.Context) (any, error) { return s.mcpGetCard(ctx, in) })
+		})
+}
+
+// readResource reads one resource under the access the tools need to read it (projectRead), as JSON.
+// Outside the caller's tenancy, or a malformed id, is "resource not found"; a refused scope or role is
+// an invalid-params error naming it.
+func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
+	ctx, err := s.toolAccess(ctx, &mcp.CallToolRequest{Extra: extra}, projectRead, in)
+	var v any
+	if err == nil {
+		v, err = read(ctx)
+	}
+	if err != nil {
+		var eb *ErrorBody
+		switch {
+		case !errors.As(fail(err), &eb) || eb.StatusCode >= 500:
+			s.logger.ErrorContext(ctx, "mcp resource read failed", "uri", uri, "error", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+		case eb.StatusCode == http.StatusNotFound || eb.StatusCode == http.StatusBadRequest:
+			return nil, mcp.ResourceNotFoundError(uri)
+		default:
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.toolError(ctx, "resource", err).Error()}
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
