@@ -29,6 +29,8 @@ type Deps struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
+	DraftTimeout time.Duration
 }
 
 // Register adds every worker to workers.
@@ -45,6 +47,12 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, NewMissionWorker(deps)); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, NewDraftRefineWorker(deps)); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, NewDraftRoadmapWorker(deps)); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 
@@ -56,6 +64,8 @@ func Queues(concurrency int) map[string]river.QueueConfig {
 		// Missions hold a slot for a whole agent loop (minutes of model calls): their own queue keeps
 		// them from starving notifications and automations.
 		jobs.QueueMissions: {MaxWorkers: max(2, concurrency/4)},
+		// Draft jobs wait on a model too; people wait on them, so they do not queue behind missions.
+		jobs.QueueDrafts: {MaxWorkers: max(2, concurrency/4)},
 	}
 }
 
@@ -107,6 +117,8 @@ type Config struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
+	DraftTimeout time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -152,7 +164,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 	}
 	store := db.NewStore(dbPool, riverClient)
 	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout}); err != nil {
+		MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil

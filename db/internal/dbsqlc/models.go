@@ -318,6 +318,27 @@ type Project struct {
 	UpdatedAt   time.Time
 }
 
+type ProjectDraft struct {
+	ID               string
+	WorkspaceID      string
+	Name             string
+	Description      string
+	ContextDocuments json.RawMessage
+	TeamMembers      json.RawMessage
+	Status           string
+	Questions        json.RawMessage
+	Answers          json.RawMessage
+	Rounds           int32
+	Roadmap          []byte
+	Run              int32
+	Error            *string
+	ProjectID        *string
+	ExecutedAt       *time.Time
+	CreatedBy        string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
 type ProjectMember struct {
 	ProjectID string
 	UserID    string
