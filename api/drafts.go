@@ -48,7 +48,7 @@ type DraftOut struct {
 	Questions        []string           `json:"questions" doc:"The current round's questions, to answer with refine (empty when none are pending)"`
 	Answers          []db.DraftAnswer   `json:"answers" doc:"Every question answered so far, oldest first"`
 	Round            int32              `json:"round" doc:"Refinement rounds completed (at most 4)"`
-	Roadmap          *db.DraftRoadmap   `json:"roadmap" nullable:"true" doc:"The phased roadmap once generated"`
+	Roadmap          *db.DraftRoadmap   `json:"roadmap" doc:"The phased roadmap once generated (null before)"`
 	ProjectID        *string            `json:"projectId" nullable:"true" doc:"The project execute made"`
 	Error            *string            `json:"error" nullable:"true" doc:"Why the last job failed (status failed)"`
 	CreatedBy        string             `json:"createdBy"`
@@ -134,7 +134,9 @@ func (s *Server) registerDrafts() {
 			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
 			"text as the roadmap is written; `done` ends a job with the draft's new status (refined with `data.questions`, " +
 			"roadmap_ready with `data.roadmap`, or failed with `data.error`). Events after `Last-Event-ID` are replayed first. " +
-			"The stream ends after a `done` event (at once when the last event is one); comment lines are heartbeats.",
+			"Without `Last-Event-ID` the stream starts at the draft's current (or latest) job. The stream ends after a `done` " +
+			"event (right after the replay when the last event is one, e.g. on an idle draft); comment lines are heartbeats. " +
+			"A draft that never ran a job keeps the stream open until its first job.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
 		projectRead, s.watchDraft)
 }
@@ -322,6 +324,13 @@ func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.St
 		return nil, fail(err)
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
+	if strings.TrimSpace(in.LastEventID) == "" {
+		// A new client starts at the draft's current (or latest) job, not at its first.
+		var err error
+		if last, err = s.store.StreamSegmentStart(ctx, in.DraftID); err != nil {
+			return nil, fail(err)
+		}
+	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w := humachi.Unwrap(hctx)
 		s.serveStream(w, r, db.StreamDraft, in.DraftID, last)

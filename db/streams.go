@@ -95,6 +95,14 @@ func (s *Store) StreamState(ctx context.Context, streamID string) (StreamState, 
 	return StreamState{LastSeq: row.LastSeq, Final: row.Final}, nil
 }
 
+// StreamSegmentStart is the seq after which the stream's current (or latest) segment begins: its last
+// final event before its last event, 0 when there is none. A stream of several jobs (a draft's) starts
+// a new client there rather than at its very first event.
+func (s *Store) StreamSegmentStart(ctx context.Context, streamID string) (int64, error) {
+	seq, err := s.q.StreamSegmentStart(ctx, streamID)
+	return seq, wrap(err, "stream segment")
+}
+
 // StreamEventsBatchAfter reads the events of several streams, each after its own seq, in one query,
 // ordered by stream then seq, at most limit rows. streamIDs and afterSeqs pair up by index.
 func (s *Store) StreamEventsBatchAfter(ctx context.Context, streamIDs []string, afterSeqs []int64, limit int32) ([]StreamEvent, error) {

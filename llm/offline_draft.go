@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -175,10 +176,16 @@ func offlineQuestions(d DraftContext) []string {
 	name := strings.TrimSpace(d.Name)
 	var cands []string
 	if d.Round > 1 {
+		// Follow-ups on the latest substantial answers not followed up yet.
+		answered := map[string]bool{}
+		for _, a := range d.Answers {
+			answered[QuestionKey(a.Question)] = true
+		}
 		for i := len(d.Answers) - 1; i >= 0 && len(cands) < 2; i-- {
 			a := strings.TrimSpace(d.Answers[i].Answer)
-			if len(strings.Fields(a)) >= 3 {
-				cands = append(cands, fmt.Sprintf("You said “%s”: what has to be true for that to count as done?", truncateRunes(a, 120)))
+			q := fmt.Sprintf("You said “%s”: what has to be true for that to count as done?", truncateRunes(a, 120))
+			if len(strings.Fields(a)) >= 3 && !answered[QuestionKey(q)] && !slices.Contains(cands, q) {
+				cands = append(cands, q)
 			}
 		}
 	}

@@ -40,3 +40,10 @@ SELECT id, workspace_id, status FROM agent_missions WHERE id = @id;
 -- name: MissionStatusGet :one
 -- MissionStatusGet reads a mission's status in the caller's transaction (an event's default status).
 SELECT status FROM agent_missions WHERE id = @id;
+
+-- name: StreamSegmentStart :one
+-- StreamSegmentStart is the seq of the last final event before the stream's last event (0 when none):
+-- the events after it are the stream's current (or latest) segment, one job of a draft say.
+SELECT coalesce(max(e.seq), 0)::bigint AS seq
+FROM stream_events e JOIN streams s ON s.id = e.stream_id
+WHERE e.stream_id = @stream_id AND e.final AND e.seq < s.last_seq;

@@ -200,3 +200,18 @@ func (q *Queries) StreamGet(ctx context.Context, id string) (StreamGetRow, error
 	err := row.Scan(&i.LastSeq, &i.Final)
 	return i, err
 }
+
+const streamSegmentStart = `-- name: StreamSegmentStart :one
+SELECT coalesce(max(e.seq), 0)::bigint AS seq
+FROM stream_events e JOIN streams s ON s.id = e.stream_id
+WHERE e.stream_id = $1 AND e.final AND e.seq < s.last_seq
+`
+
+// StreamSegmentStart is the seq of the last final event before the stream's last event (0 when none):
+// the events after it are the stream's current (or latest) segment, one job of a draft say.
+func (q *Queries) StreamSegmentStart(ctx context.Context, streamID string) (int64, error) {
+	row := q.db.QueryRow(ctx, streamSegmentStart, streamID)
+	var seq int64
+	err := row.Scan(&seq)
+	return seq, err
+}
