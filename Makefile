@@ -44,6 +44,10 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 	@scripts/test.sh -run '^$$' -bench PickupLatency -benchtime=1x ./workers/
 	@bench/idle.sh
 
+.PHONY: bench/drafts
+bench/drafts: ## Draft benchmark (offline planner, real worker): generate-roadmap to first event and to roadmap ready
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench DraftRoadmap -benchtime=1x ./api/'
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
