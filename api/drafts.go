@@ -134,9 +134,10 @@ func (s *Server) registerDrafts() {
 			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
 			"text as the roadmap is written; `done` ends a job with the draft's new status (refined with `data.questions`, " +
 			"roadmap_ready with `data.roadmap`, or failed with `data.error`). Events after `Last-Event-ID` are replayed first. " +
-			"Without `Last-Event-ID` the stream starts at the draft's current (or latest) job. The stream ends after a `done` " +
-			"event (right after the replay when the last event is one, e.g. on an idle draft); comment lines are heartbeats. " +
-			"A draft that never ran a job keeps the stream open until its first job.",
+			"Without `Last-Event-ID`, a working draft's stream starts at its current job's first event, and an idle draft's " +
+			"stream waits for its next job (open it, then call generate-roadmap, to watch the roadmap being written); the " +
+			"stream ends after that job's `done` event. With `Last-Event-ID`, the events after it are replayed and the " +
+			"stream ends after the next `done` (at once when there is none left). Comment lines are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
 		projectRead, s.watchDraft)
 }
@@ -315,24 +316,37 @@ type DraftStreamInput struct {
 	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
 }
 
-// watchDraft answers the draft's event stream, after checking the draft is in the workspace.
+// watchDraft answers the draft's event stream, after checking the draft is in the workspace. Without
+// Last-Event-ID, a client of a working draft gets its current job from the start; a client of an idle
+// draft waits for its next job. Either way the stream ends after that job's done event.
 func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.StreamResponse, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	if _, err := s.store.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID); err != nil {
+	o := stream.ServeOptions{Kind: db.StreamDraft, StreamID: in.DraftID, After: stream.ParseLastEventID(in.LastEventID)}
+	var state db.StreamState
+	if strings.TrimSpace(in.LastEventID) == "" {
+		// The stream's state before the draft's status: a job that starts in between is seen working.
+		var err error
+		if state, err = s.store.StreamState(ctx, in.DraftID); err != nil {
+			return nil, fail(err)
+		}
+	}
+	d, err := s.store.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID)
+	if err != nil {
 		return nil, fail(err)
 	}
-	last := stream.ParseLastEventID(in.LastEventID)
 	if strings.TrimSpace(in.LastEventID) == "" {
-		// A new client starts at the draft's current (or latest) job, not at its first.
-		var err error
-		if last, err = s.store.StreamSegmentStart(ctx, in.DraftID); err != nil {
-			return nil, fail(err)
+		if d.Status == db.DraftRefining || d.Status == db.DraftGenerating {
+			if o.After, err = s.store.StreamSegmentStart(ctx, in.DraftID); err != nil {
+				return nil, fail(err)
+			}
+		} else {
+			o.After, o.Follow = state.LastSeq, true
 		}
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w := humachi.Unwrap(hctx)
-		s.serveStream(w, r, db.StreamDraft, in.DraftID, last)
+		s.serveStreamWith(w, r, o)
 	}}, nil
 }

@@ -130,15 +130,15 @@ func TestDraftFlow(t *testing.T) {
 	require.NotContains(t, d.Questions, first[0])
 	require.NotContains(t, d.Questions, first[1])
 
-	// Generate the roadmap; its stream replays the job (status events, the model's tokens, done) and
-	// ends. (TestDraftJobRunning watches one live.)
+	// Watch the roadmap being written: a client of the idle draft waits for its next job and gets it
+	// whole (status events, the model's tokens, done), then the stream ends.
+	st := s.openDraft(owner, d.ID, nil)
 	r = s.do("POST", base+"/generate-roadmap", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
 	require.Equal(t, db.DraftRoadmapReady, d.Status)
 	require.NotNil(t, d.Roadmap)
 	require.Equal(t, "Discovery and UX", d.Roadmap.Phases[0].Name)
-	st := s.openDraft(owner, d.ID, nil)
 	var tokens strings.Builder
 	var types []string
 	var firstSeq, doneSeq int64
@@ -162,7 +162,7 @@ func TestDraftFlow(t *testing.T) {
 	require.Equal(t, []string{"status", "status"}, types[:2], "queued, started")
 	require.Contains(t, types, "token")
 	require.JSONEq(t, string(mustJSON(t, d.Roadmap)), tokens.String(), "the tokens are the roadmap as the model wrote it")
-	require.Equal(t, int64(7), firstSeq, "the stream starts at the current job: two refinements took 3 events each")
+	require.Equal(t, int64(7), firstSeq, "the stream starts at the next job: two refinements took 3 events each")
 
 	// Last-Event-ID replays from the table what follows it, across jobs, up to the next done.
 	st = s.openDraft(owner, d.ID, map[string]string{"Last-Event-ID": "1"})

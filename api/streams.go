@@ -13,10 +13,16 @@ import (
 // event or the client goes away. The caller has checked access to the stream's entity. When lastEventID
 // is 0, the request's Last-Event-ID header (a client's reconnect) applies.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {
-	if lastEventID == 0 {
-		lastEventID = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
+	s.serveStreamWith(w, r, stream.ServeOptions{Kind: kind, StreamID: streamID, After: lastEventID})
+}
+
+// serveStreamWith is serveStream with the relay's options (Follow).
+func (s *Server) serveStreamWith(w http.ResponseWriter, r *http.Request, o stream.ServeOptions) {
+	kind, streamID := o.Kind, o.StreamID
+	if o.After == 0 {
+		o.After = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
 	}
-	err := s.opts.Relay.Serve(w, r, kind, streamID, lastEventID)
+	err := s.opts.Relay.ServeWith(w, r, o)
 	switch {
 	case err == nil, errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
 	case errors.Is(err, stream.ErrNotStarted):

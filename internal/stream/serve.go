@@ -22,8 +22,24 @@ var ErrNotStarted = errors.New("stream not started")
 // the same connection. Heartbeat comments are written every Config.Heartbeat. The caller has checked
 // access to the stream's entity.
 func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind, streamID string, after int64) error {
+	return r.ServeWith(w, req, ServeOptions{Kind: kind, StreamID: streamID, After: after})
+}
+
+// ServeOptions say what ServeWith streams.
+type ServeOptions struct {
+	// Kind and StreamID name the stream; the events' id field is "<Kind>Id".
+	Kind, StreamID string
+	// After is the last seq the client has: events after it are replayed.
+	After int64
+	// Follow keeps a stream whose last event is final open for the next segment (a draft's next job)
+	// instead of ending after the replay; the stream still ends after the next final event it writes.
+	Follow bool
+}
+
+// ServeWith is Serve with options.
+func (r *Relay) ServeWith(w http.ResponseWriter, req *http.Request, o ServeOptions) error {
 	ctx := req.Context()
-	idField := IDField(kind)
+	streamID, after, idField := o.StreamID, o.After, IDField(o.Kind)
 	// Subscribe before replaying: an event committed meanwhile is then in the replay, in the live
 	// channel, or both (deduplicated by seq), never in neither.
 	sub, err := r.subscribeDetached(ctx, streamID)
@@ -47,7 +63,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind, streamID s
 
 	last := after
 	for {
-		done, err := r.replay(ctx, sw, streamID, &last)
+		done, err := r.replay(ctx, sw, streamID, &last, o.Follow)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -102,8 +118,8 @@ func (r *Relay) subscribeDetached(ctx context.Context, streamID string) (*Subscr
 }
 
 // replay writes the events after *last from the table; done says the stream is over (its last event is
-// final, or the client is gone).
-func (r *Relay) replay(ctx context.Context, sw *sseWriter, streamID string, last *int64) (done bool, err error) {
+// final, unless follow, or the client is gone).
+func (r *Relay) replay(ctx context.Context, sw *sseWriter, streamID string, last *int64, follow bool) (done bool, err error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
 	if done, err := r.replayTable(ctx, sw, streamID, last); done || err != nil {
@@ -113,7 +129,7 @@ func (r *Relay) replay(ctx context.Context, sw *sseWriter, streamID string, last
 	if err != nil {
 		return true, fmt.Errorf("read stream state: %w", err)
 	}
-	if !st.Final {
+	if !st.Final || follow {
 		return false, nil
 	}
 	// The stream ended, perhaps after the table was read: its final event commits with the state, so
