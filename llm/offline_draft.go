@@ -237,7 +237,7 @@ func offlineRoadmap(d DraftContext) Roadmap {
 				}
 				ph.Deliverables = append(ph.Deliverables, Deliverable{Title: truncateRunes("Review “"+doc.Title+"”", MaxDeliverableRunes),
 					Description: "Extract the constraints and decisions this document sets for " + name + ": " +
-						truncateRunes(firstSentence(doc.Content), 300)})
+						truncateRunes(firstSentence(doc.Content), 300) + "."})
 			}
 		}
 		for _, dl := range tp.deliverables {
@@ -250,7 +250,7 @@ func offlineRoadmap(d DraftContext) Roadmap {
 					break
 				}
 				ph.Deliverables = append(ph.Deliverables, Deliverable{Title: truncateRunes(it, MaxDeliverableRunes),
-					Description: "From the draft of " + name + ": " + it})
+					Description: "From the draft of " + name + ": " + it + "."})
 			}
 		}
 		if owner != "" {
