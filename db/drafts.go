@@ -347,11 +347,20 @@ func (s *Store) DraftForJob(ctx context.Context, draftID string, run int32, work
 	return d, err == nil, err
 }
 
-// AppendDraftEvent appends a non-final event to a draft's stream (job progress, tokens).
+// AppendDraftEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
+// when the draft was deleted (its stream went with it and is not made again).
 func (s *Store) AppendDraftEvent(ctx context.Context, draftID string, ev NewStreamEvent) error {
 	ev.Final = false
-	_, err := s.AppendStreamEvent(ctx, StreamDraft, draftID, ev)
-	return err
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.DraftLockKey(ctx, draftID); err != nil {
+			if isNotFound(err) {
+				return ErrDraftStale
+			}
+			return fmt.Errorf("lock draft: %w", err)
+		}
+		_, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
+		return err
+	})
 }
 
 // ErrDraftStale says a job's result was not written: its run no longer owns the draft.
@@ -387,7 +396,7 @@ func (s *Store) FinishDraftRefine(ctx context.Context, draftID string, run int32
 		questions = []string{}
 	}
 	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
-		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions)})
+		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions), MaxRounds: DraftMaxRounds})
 	}, func(d Draft) NewStreamEvent {
 		msg := fmt.Sprintf("round %d: %d questions", d.Rounds, len(questions))
 		if len(questions) == 0 {

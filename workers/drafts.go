@@ -116,6 +116,9 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	}
 	if err := st.AppendDraftEvent(ctx, draftID, db.NewStreamEvent{Type: db.DraftEventStatus, Status: working, Message: msg,
 		Data: map[string]any{"run": run, "attempt": attempt}}); err != nil {
+		if errors.Is(err, db.ErrDraftStale) {
+			return nil // deleted meanwhile
+		}
 		return err
 	}
 	err = step(d)

@@ -247,3 +247,16 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 	}
 	require.Equal(t, []string{"roadmap generation queued", "roadmap generation started", "roadmap generation started again (attempt 2)"}, attempts)
 }
+
+// A draft deleted while its job waits: the job does nothing, and its stream is not made again.
+func TestDraftWorkerDraftDeleted(t *testing.T) {
+	b := setup(t)
+	d, job := b.roadmapJob(t)
+	require.NoError(t, b.store.DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, job))
+	require.Empty(t, b.draftEvents(t, d.ID))
+	st, err := b.store.StreamState(context.Background(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.StreamState{}, st)
+	require.ErrorIs(t, b.store.AppendDraftEvent(context.Background(), d.ID, db.NewStreamEvent{Type: db.DraftEventToken}), db.ErrDraftStale)
+}

@@ -36,7 +36,7 @@ RETURNING *;
 -- name: DraftFinishRefine :one
 -- DraftFinishRefine stores a refinement run's questions, once: only the run that is still working.
 UPDATE project_drafts
-SET status = 'refined', questions = @questions, rounds = rounds + 1, updated_at = now()
+SET status = 'refined', questions = @questions, rounds = least(rounds + 1, @max_rounds::int), updated_at = now()
 WHERE id = @id AND status = 'refining' AND run = @run
 RETURNING *;
 
@@ -65,3 +65,7 @@ RETURNING *;
 UPDATE project_drafts SET answers = @answers, questions = '[]', updated_at = now()
 WHERE id = @id AND status = 'refined'
 RETURNING *;
+
+-- name: DraftLockKey :one
+-- DraftLockKey keeps a draft from being deleted until commit (an event appended to its stream).
+SELECT id FROM project_drafts WHERE id = @id FOR KEY SHARE;

@@ -69,20 +69,26 @@ func (q *Queries) DraftFail(ctx context.Context, arg DraftFailParams) (ProjectDr
 
 const draftFinishRefine = `-- name: DraftFinishRefine :one
 UPDATE project_drafts
-SET status = 'refined', questions = $1, rounds = rounds + 1, updated_at = now()
-WHERE id = $2 AND status = 'refining' AND run = $3
+SET status = 'refined', questions = $1, rounds = least(rounds + 1, $2::int), updated_at = now()
+WHERE id = $3 AND status = 'refining' AND run = $4
 RETURNING id, workspace_id, name, description, context_documents, team_members, status, questions, answers, rounds, roadmap, run, error, project_id, executed_at, created_by, created_at, updated_at
 `
 
 type DraftFinishRefineParams struct {
 	Questions json.RawMessage
+	MaxRounds int32
 	ID        string
 	Run       int32
 }
 
 // DraftFinishRefine stores a refinement run's questions, once: only the run that is still working.
 func (q *Queries) DraftFinishRefine(ctx context.Context, arg DraftFinishRefineParams) (ProjectDraft, error) {
-	row := q.db.QueryRow(ctx, draftFinishRefine, arg.Questions, arg.ID, arg.Run)
+	row := q.db.QueryRow(ctx, draftFinishRefine,
+		arg.Questions,
+		arg.MaxRounds,
+		arg.ID,
+		arg.Run,
+	)
 	var i ProjectDraft
 	err := row.Scan(
 		&i.ID,
@@ -338,6 +344,18 @@ func (q *Queries) DraftListByWorkspace(ctx context.Context, workspaceID string) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const draftLockKey = `-- name: DraftLockKey :one
+SELECT id FROM project_drafts WHERE id = $1 FOR KEY SHARE
+`
+
+// DraftLockKey keeps a draft from being deleted until commit (an event appended to its stream).
+func (q *Queries) DraftLockKey(ctx context.Context, id string) (string, error) {
+	row := q.db.QueryRow(ctx, draftLockKey, id)
+	var id_2 string
+	err := row.Scan(&id_2)
+	return id_2, err
 }
 
 const draftMarkExecuted = `-- name: DraftMarkExecuted :one
