@@ -52,6 +52,10 @@ soak: ## 5 minutes of mixed load on 2 api + 2 workers, SIGKILLing a worker every
 fuzz: ## Walk every operation of the OpenAPI document with hostile input, 20 rounds (make test runs 1)
 	@FUZZ_ROUNDS=$${FUZZ_ROUNDS:-20} scripts/test.sh -run '^TestFuzzEveryOperation$$' -v -timeout 30m ./api/
 
+.PHONY: bench/drafts
+bench/drafts: ## Draft benchmark (offline planner, real worker): generate-roadmap to first event and to roadmap ready
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench DraftRoadmap -benchtime=1x ./api/'
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

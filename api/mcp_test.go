@@ -141,7 +141,7 @@ func (e *testEnv) fingerprint() string {
 	var s string
 	require.NoError(e.t, e.pool.QueryRow(context.Background(), `SELECT concat_ws('/',
 		(SELECT count(*) FROM activities), (SELECT count(*) FROM comments), (SELECT count(*) FROM cards),
-		(SELECT count(*) FROM mission_events), (SELECT count(*) FROM agent_proposals), (SELECT count(*) FROM mission_steps),
+		(SELECT count(*) FROM stream_events), (SELECT count(*) FROM agent_proposals), (SELECT count(*) FROM mission_steps),
 		(SELECT string_agg(status || coalesce(claimed_by::text, ''), ',' ORDER BY id) FROM agent_missions),
 		(SELECT max(updated_at) FROM cards), (SELECT string_agg(done::text, ',' ORDER BY id) FROM checklist_items))`).Scan(&s))
 	return s
@@ -302,7 +302,7 @@ func mcpToolCases() []toolCase {
 				return wsArgs(w.ann, map[string]any{"missionId": w.claimed(w.annCS), "message": "reading the card", "percent": 10})
 			},
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "message": "x"})
@@ -543,7 +543,7 @@ func TestMCPClaimIsAtomic(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, wins)
-	require.Equal(t, 1, w.e.count(`SELECT count(*) FROM mission_events WHERE mission_id = $1 AND message = 'mission claimed by an MCP client'`, mission))
+	require.Equal(t, 1, w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND message = 'mission claimed by an MCP client'`, mission))
 	// A mission of an agent that is not mcpOnly cannot be claimed.
 	worker := w.e.agent(w.ann, "inproc", nil)
 	r := w.e.do("POST", wsOf(w.ann)+"/agents/"+worker.ID+"/missions", w.ann.Token, map[string]any{"cardId": w.annCard.ID, "prompt": "go"})

@@ -49,6 +49,13 @@ type streamServer struct {
 // own pool and relay, served over real HTTP.
 func newStreamServer(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config) *streamServer {
 	t.Helper()
+	return newStreamServerWith(t, dbPool, cfg, Options{})
+}
+
+// newStreamServerWith is newStreamServer with more options for the api (its relay, public URL and
+// login limit are set here).
+func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, opts Options) *streamServer {
+	t.Helper()
 	if dbPool == nil {
 		dbPool = pgtest.Pool(t)
 	} else {
@@ -65,8 +72,8 @@ func newStreamServer(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config) *str
 		cfg.Heartbeat = 50 * time.Millisecond
 	}
 	relay := stream.Start(context.Background(), store, cfg)
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay})
+	opts.PublicURL, opts.LoginRateLimit, opts.Relay = "http://pilot.test", 1000, relay
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, relay: relay}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
@@ -139,7 +146,8 @@ func requireEvent(t *testing.T, st *ssetest.Stream, mission string, seq int64, t
 	require.Equal(t, strconv.FormatInt(seq, 10), f.ID, "frame %+v", f)
 	require.Equal(t, typ, f.Event)
 	data := decodeJSON[stream.Event](t, []byte(f.Data))
-	require.Equal(t, mission, data.MissionID)
+	require.Equal(t, mission, data.StreamID)
+	require.Equal(t, "missionId", data.IDField)
 	require.Equal(t, seq, data.Seq)
 	require.Equal(t, typ, data.Type)
 	require.Equal(t, status, data.Status)

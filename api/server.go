@@ -43,6 +43,9 @@ type Options struct {
 	Storage storage.Storage
 	// Relay relays mission events to SSE subscribers (nil: a relay of the server's own, started lazily).
 	Relay *stream.Relay
+	// DraftWait is how long refine and generate-roadmap wait for their job before answering 202
+	// (zero: DefaultDraftWait).
+	DraftWait time.Duration
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
 	AccessCache *accesscache.Cache
 	// McpClaimTimeout is how long an MCP client holding a mission may stay silent before the mission
@@ -78,6 +81,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	}
 	if opts.Relay == nil {
 		opts.Relay = stream.New(store, stream.Config{Logger: logger}) // started on the first subscription
+	}
+	if opts.DraftWait <= 0 {
+		opts.DraftWait = DefaultDraftWait
 	}
 	installErrors(logger)
 	s := &Server{
@@ -129,6 +135,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerAgents()
 	s.registerMissions()
 	s.mountMCP(opts.Context, router)
+	s.registerDrafts()
 	return router
 }
 

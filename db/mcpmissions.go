@@ -98,8 +98,8 @@ func (s *Store) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID,
 
 // ReportMissionProgress appends a `step` event to a mission the caller holds (people watching its
 // stream see it) and pushes its claim's expiry back.
-func (s *Store) ReportMissionProgress(ctx context.Context, workspaceID, missionID string, claim MissionClaim, message string, data map[string]any) (MissionEvent, error) {
-	var ev MissionEvent
+func (s *Store) ReportMissionProgress(ctx context.Context, workspaceID, missionID string, claim MissionClaim, message string, data map[string]any) (StreamEvent, error) {
+	var ev StreamEvent
 	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := s.holdClaimTx(ctx, q, workspaceID, missionID, claim); err != nil {
 			return err

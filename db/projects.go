@@ -59,6 +59,17 @@ type NewProject struct {
 
 // CreateProject creates a project from a template (columns and labels); its creator becomes a member.
 func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, error) {
+	var p Project
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var err error
+		p, err = s.createProjectTx(ctx, tx, in)
+		return err
+	})
+	return p, err
+}
+
+// createProjectTx is CreateProject in the caller's transaction (a draft's execution).
+func (s *Store) createProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (Project, error) {
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
@@ -66,30 +77,26 @@ func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, erro
 	if !ok {
 		return Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
 	}
-	var p Project
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		var err error
-		p, err = q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
-			Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
-		if err != nil {
-			return fmt.Errorf("insert project: %w", err)
+	q := queries(tx)
+	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+		Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
+	if err != nil {
+		return p, fmt.Errorf("insert project: %w", err)
+	}
+	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
+		return p, fmt.Errorf("add project creator: %w", err)
+	}
+	for _, name := range tmpl.Columns {
+		if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
+			return p, fmt.Errorf("insert template column: %w", err)
 		}
-		if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
-			return fmt.Errorf("add project creator: %w", err)
+	}
+	for _, l := range tmpl.Labels {
+		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
+			return p, fmt.Errorf("insert template label: %w", err)
 		}
-		for _, name := range tmpl.Columns {
-			if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
-				return fmt.Errorf("insert template column: %w", err)
-			}
-		}
-		for _, l := range tmpl.Labels {
-			if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
-				return fmt.Errorf("insert template label: %w", err)
-			}
-		}
-		return nil
-	})
-	return p, err
+	}
+	return p, nil
 }
 
 // Projects lists a workspace's projects.
@@ -127,26 +134,39 @@ func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]Project
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
 func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (UserRef, error) {
 	var m UserRef
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
-		if isNotFound(err) {
-			return invalid("no workspace member has this e-mail; invite them to the workspace first")
-		}
-		if err != nil {
-			return fmt.Errorf("find workspace member: %w", err)
-		}
-		m = UserRef(row)
-		n, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: m.ID})
-		if err != nil {
-			return fmt.Errorf("add project member: %w", err)
-		}
-		if n == 0 {
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var added bool
+		var err error
+		m, added, err = s.addProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
+		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
-		return s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
-			Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
+		return err
 	})
 	return m, err
+}
+
+// addProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
+// recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
+func (s *Store) addProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
+	q := queries(tx)
+	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
+	if isNotFound(err) {
+		return m, false, invalid("no workspace member has this e-mail; invite them to the workspace first")
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("find workspace member: %w", err)
+	}
+	m = UserRef(row)
+	n, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: m.ID})
+	if err != nil {
+		return m, false, fmt.Errorf("add project member: %w", err)
+	}
+	if n == 0 {
+		return m, false, nil
+	}
+	return m, true, s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
+		Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.

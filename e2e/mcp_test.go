@@ -38,9 +38,7 @@ type mcpWorkspace struct {
 func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy string) mcpWorkspace {
 	t.Helper()
 	a := client{t: t, base: api.URL}
-	var reg struct {
-		AccessToken string `json:"access_token"`
-	}
+	var reg sessionOut
 	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
 	require.Equal(t, http.StatusCreated, code, raw)
 	a.token = reg.AccessToken

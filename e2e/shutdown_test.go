@@ -127,7 +127,7 @@ func TestAPIGracefulShutdown(t *testing.T) {
 		}
 	}
 	require.Equal(t, "completed", last.Data.Status)
-	n := count(t, pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1`, missionID)
+	n := count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1`, missionID)
 	require.Len(t, seen, n)
 	for i := 1; i <= n; i++ {
 		require.True(t, seen[fmt.Sprint(i)], "event %d missed", i)
@@ -192,7 +192,7 @@ func TestWorkerGracefulShutdown(t *testing.T) {
 		require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, card))
 		require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card))
 	}
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'done'`, second))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, second))
 }
 
 // lastMission is the id of the newest mission.

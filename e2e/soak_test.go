@@ -444,7 +444,7 @@ func (s *soak) report(duration time.Duration) {
 		if m.id == "" {
 			continue // its start request failed on the killed api: no mission
 		}
-		n := count(t, s.pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1`, m.id)
+		n := count(t, s.pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1`, m.id)
 		for c := range 2 {
 			followed++
 			for seq := 1; seq <= n; seq++ {

@@ -78,3 +78,26 @@ type MissionClaimExpiryArgs struct {
 
 // Kind implements river.JobArgs.
 func (MissionClaimExpiryArgs) Kind() string { return "mission_claim_expiry" }
+
+// QueueDrafts is the queue project draft jobs run on (model calls stay off the default queue).
+const QueueDrafts = "drafts"
+
+// DraftRefineArgs asks one refinement round's questions for a draft. Run is the draft's run number the
+// job was enqueued for: the job writes only while the draft is still refining with that run, so a
+// retried, rescued or duplicated job writes once and a superseded one not at all.
+type DraftRefineArgs struct {
+	DraftID string `json:"draftId"`
+	Run     int32  `json:"run"`
+}
+
+// Kind implements river.JobArgs.
+func (DraftRefineArgs) Kind() string { return "draft_refine" }
+
+// DraftRoadmapArgs writes a draft's roadmap; Run as in DraftRefineArgs.
+type DraftRoadmapArgs struct {
+	DraftID string `json:"draftId"`
+	Run     int32  `json:"run"`
+}
+
+// Kind implements river.JobArgs.
+func (DraftRoadmapArgs) Kind() string { return "draft_roadmap" }

@@ -77,10 +77,24 @@ type Request struct {
 	// Mission, when set, describes the mission and its card. Remote models see it as an extra user
 	// message; the offline planner derives its answers from it.
 	Mission *MissionContext
+	// Draft, when set, says the turn is a step of a project draft (questions or roadmap); the offline
+	// planner answers it from the draft itself. Remote models read the draft from Messages.
+	Draft *DraftTask
+	// ResponseSchema, when set, asks for a final answer that is one JSON value matching the schema
+	// (OpenAI structured output); its text streams through OnToken like any content.
+	ResponseSchema *ResponseSchema
 	// OnToken, when not nil, is called synchronously, in order, with each streamed piece of
 	// content. The concatenation of the tokens equals Response.Content, or for the offline
 	// planner's first turn, the comment it posts.
 	OnToken func(token string)
+}
+
+// ResponseSchema names a JSON Schema the answer must match.
+type ResponseSchema struct {
+	// Name identifies the schema to the server, e.g. "draft_roadmap".
+	Name string
+	// Schema is a JSON Schema object.
+	Schema json.RawMessage
 }
 
 // Response is the output of one model turn: either tool calls to run, or a final answer.

@@ -55,6 +55,18 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, fmt.Errorf("offline planner: %w", err)
 	}
+	if req.Draft != nil {
+		text := offlineDraft(*req.Draft)
+		if req.OnToken != nil {
+			for _, tok := range splitTokens(text) {
+				if err := ctx.Err(); err != nil {
+					return Response{}, fmt.Errorf("offline planner: %w", err)
+				}
+				req.OnToken(tok)
+			}
+		}
+		return Response{Content: text, FinishReason: FinishStop}, nil
+	}
 	var card *CardContext
 	if req.Mission != nil {
 		card = req.Mission.Card

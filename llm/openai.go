@@ -128,6 +128,10 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		Tools:    toOpenAITools(req.Tools),
 		Stream:   true,
 	}
+	if rs := req.ResponseSchema; rs != nil {
+		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: rs.Name, Schema: rs.Schema, Strict: true}}
+	}
 
 	var lastErr error
 	for attempt := 0; ; attempt++ {

@@ -39,6 +39,14 @@ type wireRequest struct {
 			} `json:"function"`
 		} `json:"tool_calls"`
 	} `json:"messages"`
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+			Strict bool            `json:"strict"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
 	Tools []struct {
 		Type     string `json:"type"`
 		Function struct {

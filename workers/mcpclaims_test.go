@@ -62,7 +62,7 @@ func TestMissionClaimExpiry(t *testing.T) {
 	back := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionQueued, back.Status)
 	require.Nil(t, back.ClaimedBy)
-	evs, err := b.store.MissionEventsAfter(ctx, m.ID, 0, 100)
+	evs, err := b.store.StreamEventsAfter(ctx, m.ID, 0, 100)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	require.Equal(t, db.MissionEventStatus, last.Type)

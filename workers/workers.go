@@ -33,6 +33,8 @@ type Deps struct {
 	// Storage keeps attachment files; the sweep removes those of deleted attachments (nil: the sweep
 	// leaves them and their keys for a worker that has it).
 	Storage storage.Storage
+	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
+	DraftTimeout time.Duration
 }
 
 // Register adds every worker to workers.
@@ -55,6 +57,12 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &MissionClaimExpiryWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, NewDraftRefineWorker(deps)); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, NewDraftRoadmapWorker(deps)); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 
@@ -66,6 +74,8 @@ func Queues(concurrency int) map[string]river.QueueConfig {
 		// Missions hold a slot for a whole agent loop (minutes of model calls): their own queue keeps
 		// them from starving notifications and automations.
 		jobs.QueueMissions: {MaxWorkers: max(2, concurrency/4)},
+		// Draft jobs wait on a model too; people wait on them, so they do not queue behind missions.
+		jobs.QueueDrafts: {MaxWorkers: max(2, concurrency/4)},
 	}
 }
 
@@ -134,6 +144,8 @@ type Config struct {
 	// AttachmentSweepInterval is how often the leader sweeps the files of deleted attachments (default
 	// one minute).
 	AttachmentSweepInterval time.Duration
+	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
+	DraftTimeout time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -188,7 +200,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 	}
 	store := db.NewStore(dbPool, riverClient)
 	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage}); err != nil {
+		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil

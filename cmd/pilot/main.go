@@ -133,7 +133,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		Storage: attachments, Relay: stream.Start(ctx, store, stream.Config{Logger: logger}), // ctx's end closes every stream
-		AccessCache:     accesscache.Start(ctx, store, logger),
+		AccessCache: accesscache.Start(ctx, store, logger), DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{
@@ -190,7 +190,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	}
 	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
 	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
+		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
 		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
 		Storage: attachments})
 	if err != nil {

@@ -42,7 +42,11 @@ type Config struct {
 	// McpClaimTimeout (MCP_CLAIM_TIMEOUT, default 10m) is how long an MCP client may stay silent while it
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
-	McpClaimTimeout   time.Duration
+	McpClaimTimeout time.Duration
+	// DraftTimeout bounds one attempt of a draft job; DraftWait is how long refine and generate-roadmap
+	// wait for their job before answering 202.
+	DraftTimeout      time.Duration
+	DraftWait         time.Duration
 	WorkerRescueAfter time.Duration
 	// WorkerPollInterval is how often a worker looks for new jobs of each queue without being told
 	// (WORKER_POLL_INTERVAL, default 1s, River's default): a safety net, since every job is enqueued
@@ -149,6 +153,12 @@ func load(getenv func(string) string) (*Config, error) {
 	} else if c.McpClaimTimeout < time.Second {
 		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", get("MCP_CLAIM_TIMEOUT", "10m")))
 	}
+	if c.DraftTimeout, err = ParseDuration(get("DRAFT_TIMEOUT", "5m")); err != nil {
+		errs = append(errs, fmt.Errorf("DRAFT_TIMEOUT: %w", err))
+	}
+	if c.DraftWait, err = ParseDuration(get("DRAFT_WAIT", "5s")); err != nil {
+		errs = append(errs, fmt.Errorf("DRAFT_WAIT: %w", err))
+	}
 	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
 		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))
 	}
@@ -208,6 +218,12 @@ func (c *Config) validate() []error {
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
+	}
+	if c.DraftTimeout < time.Second {
+		errs = append(errs, errors.New("DRAFT_TIMEOUT must be at least 1s"))
+	}
+	if c.DraftWait < 0 || c.DraftWait > time.Minute {
+		errs = append(errs, errors.New("DRAFT_WAIT must be between 0s and 1m"))
 	}
 	if c.WorkerRescueAfter < time.Second {
 		errs = append(errs, errors.New("WORKER_RESCUE_AFTER must be at least 1s"))

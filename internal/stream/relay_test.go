@@ -99,7 +99,7 @@ func TestRelayDeliversInOrder(t *testing.T) {
 	for i := range 20 {
 		ev := recv(t, sub)
 		require.Equal(t, int64(i+2), ev.Seq)
-		require.Equal(t, m1, ev.MissionID)
+		require.Equal(t, m1, ev.StreamID)
 		require.Equal(t, "token", ev.Type)
 		require.Equal(t, "running", ev.Status)
 		require.Equal(t, strconv.Itoa(i), ev.Message)
@@ -139,7 +139,7 @@ func TestRelayBatchesReads(t *testing.T) {
 	}))
 	for i, sub := range subs {
 		ev := recv(t, sub)
-		require.Equal(t, missions[i/3], ev.MissionID)
+		require.Equal(t, missions[i/3], ev.StreamID)
 		sub.Close()
 	}
 	reads := r.reads.Load() - before
@@ -234,7 +234,7 @@ func TestRelayCloseEndsSubscriptions(t *testing.T) {
 // serveTest serves Relay.Serve for /{mission} with Last-Event-ID.
 func serveTest(t testing.TB, r *Relay) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_ = r.Serve(w, req, strings.TrimPrefix(req.URL.Path, "/"), ParseLastEventID(req.Header.Get("Last-Event-ID")))
+		_ = r.Serve(w, req, db.StreamMission, strings.TrimPrefix(req.URL.Path, "/"), ParseLastEventID(req.Header.Get("Last-Event-ID")))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -292,7 +292,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		r := Start(context.Background(), store, Config{Heartbeat: 20 * time.Millisecond})
 		defer r.Close()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			_ = r.Serve(w, req, m, 0)
+			_ = r.Serve(w, req, db.StreamMission, m, 0)
 		}))
 		defer srv.Close()
 		var streams []*ssetest.Stream
@@ -345,4 +345,50 @@ func TestServeCatchesUpAfterBurst(t *testing.T) {
 	appendEvent(t, store, m, "done", "failed", "end")
 	require.Equal(t, "61", s.NextEvent(t, wait).ID)
 	s.RequireEnd(t, wait)
+}
+
+// A stream of another kind goes through the same relay: its events carry "<kind>Id", and it ends after
+// an event its writer marked final. With Follow, a client of a stream whose last event is final waits
+// for the next segment instead of ending after the replay.
+func TestServeOtherKindFinalAndFollow(t *testing.T) {
+	store := newStore(t)
+	r := startRelay(t, store, Config{Heartbeat: 50 * time.Millisecond})
+	id := db.NewID() // a stream needs no row of its own kind to exist
+	add := func(typ string, final bool) {
+		_, err := store.AppendStreamEvent(context.Background(), "widget", id, db.NewStreamEvent{Type: typ, Status: "s", Message: typ, Final: final})
+		require.NoError(t, err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_ = r.ServeWith(w, req, ServeOptions{Kind: "widget", StreamID: id, After: ParseLastEventID(req.Header.Get("Last-Event-ID")),
+			Follow: req.URL.Query().Get("follow") == "1"})
+	}))
+	t.Cleanup(srv.Close)
+	add("status", false)
+	add("done", true)
+
+	s := ssetest.Open(t, srv.URL, nil)
+	require.Equal(t, "ok", s.Next(t, wait).Comment)
+	require.Equal(t, "1", s.NextEvent(t, wait).ID)
+	f := s.NextEvent(t, wait)
+	require.Equal(t, "done", f.Event)
+	var data Event
+	require.NoError(t, json.Unmarshal([]byte(f.Data), &data))
+	require.Equal(t, Event{StreamID: id, IDField: "widgetId", Seq: 2, Type: "done", Status: "s", Message: "done", Data: json.RawMessage("{}"), At: data.At}, data)
+	s.RequireEnd(t, wait)
+	s = ssetest.Open(t, srv.URL, map[string]string{"Last-Event-ID": "2"})
+	require.Equal(t, "ok", s.Next(t, wait).Comment)
+	s.RequireEnd(t, wait) // over, nothing left
+
+	s = ssetest.Open(t, srv.URL+"?follow=1", map[string]string{"Last-Event-ID": "2"})
+	require.Equal(t, "ok", s.Next(t, wait).Comment)
+	require.Equal(t, "heartbeat", s.Next(t, wait).Comment, "still open")
+	add("status", false)
+	add("done", true)
+	require.Equal(t, "3", s.NextEvent(t, wait).ID)
+	require.Equal(t, "4", s.NextEvent(t, wait).ID)
+	s.RequireEnd(t, wait)
+
+	// Another kind under the same id is refused.
+	_, err := store.AppendStreamEvent(context.Background(), db.StreamMission, id, db.NewStreamEvent{Type: "status"})
+	require.ErrorIs(t, err, db.ErrConflict)
 }

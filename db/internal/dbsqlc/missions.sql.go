@@ -24,7 +24,7 @@ const missionCancel = `-- name: MissionCancel :one
 UPDATE agent_missions
 SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
 WHERE id = $1 AND workspace_id = $2 AND status IN ('queued', 'running', 'awaiting_approval')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionCancelParams struct {
@@ -47,7 +47,6 @@ func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -68,7 +67,7 @@ SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by =
     claim_expires_at = $2, claim_seq = m.claim_seq + 1
 FROM agents a
 WHERE m.id = $3 AND m.workspace_id = $4 AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
-RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.event_seq, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq
+RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq
 `
 
 type MissionClaimParams struct {
@@ -99,7 +98,6 @@ func (q *Queries) MissionClaim(ctx context.Context, arg MissionClaimParams) (Age
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -132,7 +130,7 @@ const missionClaimRelease = `-- name: MissionClaimRelease :one
 UPDATE agent_missions
 SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
 WHERE id = $1 AND status = 'running' AND claim_seq = $2 AND claim_expires_at <= now()
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionClaimReleaseParams struct {
@@ -156,7 +154,6 @@ func (q *Queries) MissionClaimRelease(ctx context.Context, arg MissionClaimRelea
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -186,7 +183,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -205,7 +202,6 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -241,7 +237,7 @@ UPDATE agent_missions
 SET status = $1, error = $2,
     finished_at = CASE WHEN $1::text IN ('completed', 'failed') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionFinishParams struct {
@@ -265,7 +261,6 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -281,7 +276,7 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -304,7 +299,6 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -320,7 +314,7 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -338,7 +332,6 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -354,7 +347,7 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -372,7 +365,6 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -390,7 +382,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 type MissionInsertParams struct {
@@ -430,7 +422,6 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -446,7 +437,7 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
 `
 
 type MissionListByAgentParams struct {
@@ -475,7 +466,6 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.MaxSteps,
 			&i.Steps,
 			&i.Actions,
-			&i.EventSeq,
 			&i.JobID,
 			&i.CreatedBy,
 			&i.CreatedAt,
@@ -498,7 +488,7 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 }
 
 const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
-SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.event_seq, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
   AND ($2::uuid IS NULL OR m.agent_id = $2::uuid)
 ORDER BY m.created_at, m.id
@@ -533,7 +523,6 @@ func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueue
 			&i.MaxSteps,
 			&i.Steps,
 			&i.Actions,
-			&i.EventSeq,
 			&i.JobID,
 			&i.CreatedBy,
 			&i.CreatedAt,
@@ -590,7 +579,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -609,7 +598,6 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,

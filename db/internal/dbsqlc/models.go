@@ -51,7 +51,6 @@ type AgentMission struct {
 	MaxSteps       int32
 	Steps          int32
 	Actions        int32
-	EventSeq       int64
 	JobID          *int64
 	CreatedBy      string
 	CreatedAt      time.Time
@@ -280,16 +279,6 @@ type Label struct {
 	CreatedAt time.Time
 }
 
-type MissionEvent struct {
-	MissionID string
-	Seq       int64
-	Type      string
-	Status    string
-	Message   string
-	Data      json.RawMessage
-	CreatedAt time.Time
-}
-
 type MissionStep struct {
 	MissionID string
 	StepKey   string
@@ -337,6 +326,27 @@ type Project struct {
 	UpdatedAt   time.Time
 }
 
+type ProjectDraft struct {
+	ID               string
+	WorkspaceID      string
+	Name             string
+	Description      string
+	ContextDocuments json.RawMessage
+	TeamMembers      json.RawMessage
+	Status           string
+	Questions        json.RawMessage
+	Answers          json.RawMessage
+	Rounds           int32
+	Roadmap          []byte
+	Run              int32
+	Error            *string
+	ProjectID        *string
+	ExecutedAt       *time.Time
+	CreatedBy        string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
 type ProjectMember struct {
 	ProjectID string
 	UserID    string
@@ -370,6 +380,24 @@ type Skill struct {
 	Instructions string
 	CreatedBy    string
 	CreatedAt    time.Time
+}
+
+type Stream struct {
+	ID      string
+	Kind    string
+	LastSeq int64
+	Final   bool
+}
+
+type StreamEvent struct {
+	StreamID  string
+	Seq       int64
+	Type      string
+	Status    string
+	Message   string
+	Data      json.RawMessage
+	Final     bool
+	CreatedAt time.Time
 }
 
 type User struct {

@@ -1,0 +1,531 @@
+// Project drafts: an idea framed, refined by questions, planned as a phased roadmap by River jobs, and
+// executed into a project. Jobs write their result with guarded updates (status and run), in one
+// transaction with the final event of the draft's stream, so a draft is never half-written and a
+// rescued or duplicated job writes once.
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// StreamDraft is the stream kind of a project draft's progress (events carry "draftId").
+const StreamDraft = "draft"
+
+// Draft statuses.
+const (
+	DraftFraming      = "framing"
+	DraftRefining     = "refining"
+	DraftRefined      = "refined"
+	DraftGenerating   = "generating"
+	DraftRoadmapReady = "roadmap_ready"
+	DraftExecuted     = "executed"
+	DraftFailed       = "failed"
+)
+
+// Draft stream event types (the SSE `event` names).
+const (
+	DraftEventStatus = "status"
+	DraftEventToken  = "token"
+	DraftEventDone   = "done"
+)
+
+// DraftMaxRounds is how many refinement rounds a draft gets; answers to the last round's questions are
+// recorded without asking more.
+const DraftMaxRounds = 4
+
+// DraftMaxAttempts is how many times River runs a draft job (a crash or a database error is retried;
+// unusable model output is not).
+const DraftMaxAttempts = 3
+
+// DraftDocument is a context document given inline.
+type DraftDocument struct {
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// DraftMember is a person of the draft's team; one whose e-mail is a workspace member's joins the
+// project on execution.
+type DraftMember struct {
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	Email string `json:"email,omitempty"`
+}
+
+// DraftAnswer is an answered refinement question.
+type DraftAnswer struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// DraftRoadmap is a draft's phased plan.
+type DraftRoadmap struct {
+	Phases []DraftPhase `json:"phases"`
+}
+
+// DraftPhase becomes a column on execution.
+type DraftPhase struct {
+	Name         string             `json:"name"`
+	Goal         string             `json:"goal"`
+	Deliverables []DraftDeliverable `json:"deliverables"`
+}
+
+// DraftDeliverable becomes a card on execution.
+type DraftDeliverable struct {
+	Title       string `json:"title"`
+	Description string `json:"description"`
+}
+
+// Draft is a project draft as read.
+type Draft struct {
+	ID, WorkspaceID, Name, Description string
+	ContextDocuments                   []DraftDocument
+	TeamMembers                        []DraftMember
+	Status                             string
+	Questions                          []string
+	Answers                            []DraftAnswer
+	Rounds                             int32
+	Roadmap                            *DraftRoadmap
+	Run                                int32
+	Error                              *string
+	ProjectID                          *string
+	ExecutedAt                         *time.Time
+	CreatedBy                          string
+	CreatedAt, UpdatedAt               time.Time
+}
+
+func draftFromRow(r dbsqlc.ProjectDraft) (Draft, error) {
+	d := Draft{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Description: r.Description, Status: r.Status, Rounds: r.Rounds,
+		Run: r.Run, Error: r.Error, ProjectID: r.ProjectID, ExecutedAt: r.ExecutedAt, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		UpdatedAt: r.UpdatedAt, ContextDocuments: []DraftDocument{}, TeamMembers: []DraftMember{}, Questions: []string{}, Answers: []DraftAnswer{}}
+	for _, f := range []struct {
+		raw json.RawMessage
+		v   any
+	}{{r.ContextDocuments, &d.ContextDocuments}, {r.TeamMembers, &d.TeamMembers}, {r.Questions, &d.Questions}, {r.Answers, &d.Answers}} {
+		if err := json.Unmarshal(f.raw, f.v); err != nil {
+			return d, fmt.Errorf("decode draft %s: %w", r.ID, err)
+		}
+	}
+	if len(r.Roadmap) > 0 && string(r.Roadmap) != "null" {
+		d.Roadmap = &DraftRoadmap{}
+		if err := json.Unmarshal(r.Roadmap, d.Roadmap); err != nil {
+			return d, fmt.Errorf("decode draft roadmap %s: %w", r.ID, err)
+		}
+	}
+	return d, nil
+}
+
+func draftOrErr(r dbsqlc.ProjectDraft, err error) (Draft, error) {
+	if err != nil {
+		return Draft{}, err
+	}
+	return draftFromRow(r)
+}
+
+func jsonOf(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs of strings: cannot fail
+	}
+	return b
+}
+
+// NewDraft is a draft to create. The api checks each field's limits.
+type NewDraft struct {
+	WorkspaceID, ActorID, Name, Description string
+	ContextDocuments                        []DraftDocument
+	TeamMembers                             []DraftMember
+}
+
+// CreateDraft creates a draft in framing.
+func (s *Store) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
+	if in.ContextDocuments == nil {
+		in.ContextDocuments = []DraftDocument{}
+	}
+	if in.TeamMembers == nil {
+		in.TeamMembers = []DraftMember{}
+	}
+	row, err := s.q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+		Description: in.Description, ContextDocuments: jsonOf(in.ContextDocuments), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
+	return draftOrErr(row, wrap(err, "insert draft"))
+}
+
+// Drafts lists a workspace's drafts, newest first.
+func (s *Store) Drafts(ctx context.Context, workspaceID string) ([]Draft, error) {
+	rows, err := s.q.DraftListByWorkspace(ctx, workspaceID)
+	if err != nil {
+		return nil, wrap(err, "list drafts")
+	}
+	out := make([]Draft, 0, len(rows))
+	for _, r := range rows {
+		d, err := draftFromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Draft reads a draft of a workspace; one of another workspace is not found.
+func (s *Store) Draft(ctx context.Context, workspaceID, draftID string) (Draft, error) {
+	row, err := s.q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return Draft{}, notFound("draft not found")
+	}
+	return draftOrErr(row, wrap(err, "get draft"))
+}
+
+// DeleteDraft deletes a draft (and its stream); a running job finds it gone and stops. The project an
+// executed draft made stays.
+func (s *Store) DeleteDraft(ctx context.Context, workspaceID, draftID string) error {
+	n, err := s.q.DraftDelete(ctx, dbsqlc.DraftDeleteParams{ID: draftID, WorkspaceID: workspaceID})
+	if err != nil {
+		return wrap(err, "delete draft")
+	}
+	if n == 0 {
+		return notFound("draft not found")
+	}
+	return nil
+}
+
+// draftStateConflict is the 409 for a draft that cannot take the step wanted in its status.
+func draftStateConflict(d dbsqlc.ProjectDraft, step string) error {
+	switch d.Status {
+	case DraftRefining:
+		return conflict("a refinement job is already running for this draft; wait for it (GET …/events)")
+	case DraftGenerating:
+		return conflict("a roadmap job is already running for this draft; wait for it (GET …/events)")
+	case DraftExecuted:
+		return conflict(fmt.Sprintf("the draft was already executed: it made project %s", deref(d.ProjectID)))
+	}
+	return conflict(fmt.Sprintf("a draft in status %s cannot %s", d.Status, step))
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// DraftStep is the answer of a refine or generate-roadmap call: the draft, and whether a job was
+// enqueued (false when the answers of the last round were only recorded).
+type DraftStep struct {
+	Draft    Draft
+	Enqueued bool
+}
+
+// RefineDraft records answers to the pending questions and enqueues a refinement job, in one
+// transaction with the draft's `refining` status and its stream's status event. Refining is allowed
+// from framing, refined and failed; after DraftMaxRounds rounds the answers are recorded and no job
+// runs. An answer to a question the draft did not ask, or asked twice, is invalid.
+func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, answers []DraftAnswer) (DraftStep, error) {
+	var out DraftStep
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("draft not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock draft: %w", err)
+		}
+		if row.Status != DraftFraming && row.Status != DraftRefined && row.Status != DraftFailed {
+			return draftStateConflict(row, "be refined")
+		}
+		d, err := draftFromRow(row)
+		if err != nil {
+			return err
+		}
+		pending := map[string]bool{}
+		for _, qn := range d.Questions {
+			pending[questionKey(qn)] = true
+		}
+		seen := map[string]bool{}
+		for i, a := range answers {
+			k := questionKey(a.Question)
+			if !pending[k] {
+				return invalid(fmt.Sprintf("answers[%d].question: not a pending question of this draft (see its questions)", i))
+			}
+			if seen[k] {
+				return invalid(fmt.Sprintf("answers[%d].question: answered twice", i))
+			}
+			seen[k] = true
+		}
+		all := append(d.Answers, answers...)
+		if d.Rounds >= DraftMaxRounds && d.Status == DraftRefined {
+			// Every round was asked: the last answers are kept, no more questions come.
+			row, err = q.DraftRecordAnswers(ctx, dbsqlc.DraftRecordAnswersParams{ID: draftID, Answers: jsonOf(all)})
+			if err != nil {
+				return fmt.Errorf("record answers: %w", err)
+			}
+			out.Draft, err = draftFromRow(row)
+			return err
+		}
+		row, err = q.DraftStartRefine(ctx, dbsqlc.DraftStartRefineParams{ID: draftID, Answers: jsonOf(all)})
+		if err != nil {
+			return fmt.Errorf("start refinement: %w", err)
+		}
+		if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
+			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+			return fmt.Errorf("enqueue refinement: %w", err)
+		}
+		if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftRefining,
+			Message: fmt.Sprintf("refinement round %d queued", row.Rounds+1), Data: map[string]any{"run": row.Run, "answers": len(answers)}}); err != nil {
+			return err
+		}
+		out = DraftStep{Enqueued: true}
+		out.Draft, err = draftFromRow(row)
+		return err
+	})
+	return out, err
+}
+
+// GenerateDraftRoadmap enqueues the roadmap job, in one transaction with the draft's `generating`
+// status and its stream's status event. Allowed from framing, refined, roadmap_ready (a new roadmap
+// replaces the old one) and failed.
+func (s *Store) GenerateDraftRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
+	var out DraftStep
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID}); err != nil {
+			if isNotFound(err) {
+				return notFound("draft not found")
+			}
+			return fmt.Errorf("get draft: %w", err)
+		}
+		row, err := q.DraftStartRoadmap(ctx, draftID)
+		if isNotFound(err) {
+			cur, err := q.DraftGetByID(ctx, draftID)
+			if err != nil {
+				return wrap(err, "get draft")
+			}
+			return draftStateConflict(cur, "generate a roadmap")
+		}
+		if err != nil {
+			return fmt.Errorf("start roadmap: %w", err)
+		}
+		if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
+			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+			return fmt.Errorf("enqueue roadmap: %w", err)
+		}
+		if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
+			Message: "roadmap generation queued", Data: map[string]any{"run": row.Run}}); err != nil {
+			return err
+		}
+		out = DraftStep{Enqueued: true}
+		out.Draft, err = draftFromRow(row)
+		return err
+	})
+	return out, err
+}
+
+// DraftForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
+// draft is gone, or it is no longer in the job's working status with the job's run (another run
+// finished it, or a newer run superseded it).
+func (s *Store) DraftForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
+	row, err := s.q.DraftGetByID(ctx, draftID)
+	if isNotFound(err) {
+		return Draft{}, false, nil
+	}
+	if err != nil {
+		return Draft{}, false, wrap(err, "get draft")
+	}
+	if row.Status != working || row.Run != run {
+		return Draft{}, false, nil
+	}
+	d, err = draftFromRow(row)
+	return d, err == nil, err
+}
+
+// AppendDraftEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
+// when the draft was deleted (its stream went with it and is not made again).
+func (s *Store) AppendDraftEvent(ctx context.Context, draftID string, ev NewStreamEvent) error {
+	ev.Final = false
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.DraftLockKey(ctx, draftID); err != nil {
+			if isNotFound(err) {
+				return ErrDraftStale
+			}
+			return fmt.Errorf("lock draft: %w", err)
+		}
+		_, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
+		return err
+	})
+}
+
+// ErrDraftStale says a job's result was not written: its run no longer owns the draft.
+var ErrDraftStale = errors.New("draft run superseded or finished")
+
+// finishDraft runs a guarded finishing update and, when it wrote, appends the final event in the same
+// transaction; ErrDraftStale when the run no longer owns the draft.
+func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error),
+	event func(d Draft) NewStreamEvent) (Draft, error) {
+	var out Draft
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := update(q)
+		if isNotFound(err) {
+			return ErrDraftStale
+		}
+		if err != nil {
+			return fmt.Errorf("finish draft: %w", err)
+		}
+		if out, err = draftFromRow(row); err != nil {
+			return err
+		}
+		ev := event(out)
+		ev.Final = true
+		_, err = s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
+		return err
+	})
+	return out, err
+}
+
+// FinishDraftRefine stores a refinement run's questions (refined), once.
+func (s *Store) FinishDraftRefine(ctx context.Context, draftID string, run int32, questions []string) (Draft, error) {
+	if questions == nil {
+		questions = []string{}
+	}
+	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions), MaxRounds: DraftMaxRounds})
+	}, func(d Draft) NewStreamEvent {
+		msg := fmt.Sprintf("round %d: %d questions", d.Rounds, len(questions))
+		if len(questions) == 0 {
+			msg = fmt.Sprintf("round %d: no more questions; generate the roadmap", d.Rounds)
+		}
+		return NewStreamEvent{Type: DraftEventDone, Status: DraftRefined, Message: msg,
+			Data: map[string]any{"questions": questions, "round": d.Rounds}}
+	})
+}
+
+// FinishDraftRoadmap stores a roadmap run's roadmap (roadmap_ready), once. The roadmap must have
+// phases with deliverables (the llm package guarantees it).
+func (s *Store) FinishDraftRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
+	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+		return q.DraftFinishRoadmap(ctx, dbsqlc.DraftFinishRoadmapParams{ID: draftID, Run: run, Roadmap: jsonOf(roadmap)})
+	}, func(d Draft) NewStreamEvent {
+		n := 0
+		for _, p := range roadmap.Phases {
+			n += len(p.Deliverables)
+		}
+		return NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady,
+			Message: fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(roadmap.Phases), n), Data: map[string]any{"roadmap": roadmap}}
+	})
+}
+
+// FailDraft records why a run failed (failed), once.
+func (s *Store) FailDraft(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
+	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+		return q.DraftFail(ctx, dbsqlc.DraftFailParams{ID: draftID, Run: run, Error: &reason})
+	}, func(Draft) NewStreamEvent {
+		return NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
+	})
+}
+
+// DraftExecution is what executing a draft made.
+type DraftExecution struct {
+	Draft   Draft
+	Project Project
+	// MembersAdded are the e-mails of team members who joined the project; MembersSkipped the names
+	// of those who did not (no e-mail, or not a member of the workspace).
+	MembersAdded, MembersSkipped []string
+}
+
+// ExecuteDraft turns a ready roadmap into a project, once, in one transaction: the project (no template
+// columns), a column per phase in order, the team members who are workspace members (by e-mail) as
+// project members, then a card per deliverable created as any card create is (card_created activities,
+// their notifications and automation jobs), and the draft executed with its projectId. A second call
+// answers 409 naming the project.
+func (s *Store) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
+	var out DraftExecution
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("draft not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock draft: %w", err)
+		}
+		if row.Status != DraftRoadmapReady {
+			if row.Status == DraftExecuted {
+				return draftStateConflict(row, "be executed")
+			}
+			return conflict(fmt.Sprintf("the draft has no roadmap to execute (status %s); generate it first", row.Status))
+		}
+		d, err := draftFromRow(row)
+		if err != nil {
+			return err
+		}
+		if d.Roadmap == nil || len(d.Roadmap.Phases) == 0 {
+			return conflict("the draft's roadmap is empty; generate it again")
+		}
+		p, err := s.createProjectTx(ctx, tx, NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
+			TemplateID: "empty", CreatedBy: actorID})
+		if err != nil {
+			return err
+		}
+		out.Project = p
+		out.MembersAdded, out.MembersSkipped = []string{}, []string{}
+		for _, m := range d.TeamMembers {
+			if strings.TrimSpace(m.Email) == "" {
+				out.MembersSkipped = append(out.MembersSkipped, m.Name)
+				continue
+			}
+			u, added, err := s.addProjectMemberTx(ctx, tx, workspaceID, p.ID, actorID, m.Email)
+			if errors.Is(err, ErrInvalid) {
+				out.MembersSkipped = append(out.MembersSkipped, m.Name)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if added {
+				out.MembersAdded = append(out.MembersAdded, u.Email)
+			}
+		}
+		for _, ph := range d.Roadmap.Phases {
+			col, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: ph.Name})
+			if err != nil {
+				return fmt.Errorf("insert phase column: %w", err)
+			}
+			for _, dl := range ph.Deliverables {
+				if _, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
+					Title: dl.Title, Description: dl.Description}); err != nil {
+					return fmt.Errorf("create deliverable card: %w", err)
+				}
+			}
+		}
+		row, err = q.DraftMarkExecuted(ctx, dbsqlc.DraftMarkExecutedParams{ID: draftID, ProjectID: &p.ID})
+		if err != nil {
+			return fmt.Errorf("mark draft executed: %w", err)
+		}
+		out.Draft, err = draftFromRow(row)
+		return err
+	})
+	return out, err
+}
+
+// questionKey compares questions ignoring case, spacing and punctuation (as llm.QuestionKey).
+func questionKey(q string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(strings.ToLower(q)) {
+		f = strings.Trim(f, ".,;:!?\"'“”‘’()")
+		if f == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}
