@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime/multipart"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,7 +30,8 @@ func TestAPIGracefulShutdown(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	llm, llmURL := newFakeLLM(t, true)
-	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=20s", "ATTACHMENTS_DIR="+t.TempDir())
+	files := t.TempDir()
+	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=20s", "ATTACHMENTS_DIR="+files)
 	apiA, apiB := start(t, "api", env), start(t, "api", env)
 	start(t, "worker", env)
 	tn := newTenant(t, pool, apiA, "ann@example.com")
@@ -54,6 +57,7 @@ func TestAPIGracefulShutdown(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+tn.token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
+			t.Logf("upload: %v", err)
 			uploaded <- -1
 			return
 		}
@@ -66,6 +70,16 @@ func TestAPIGracefulShutdown(t *testing.T) {
 	_, err = part.Write([]byte(strings.Repeat("first half\n", 100)))
 	require.NoError(t, err)
 
+	// The api is streaming the upload into storage (its temporary file exists) before it is told to stop:
+	// a connection it had not yet accepted would be refused, not drained.
+	require.Eventually(t, func() bool {
+		found := false
+		_ = filepath.WalkDir(files, func(_ string, d fs.DirEntry, _ error) error {
+			found = found || (d != nil && strings.HasPrefix(d.Name(), ".put-"))
+			return nil
+		})
+		return found
+	}, 30*time.Second, 10*time.Millisecond, "the api never started reading the upload")
 	require.NoError(t, apiA.cmd.Process.Signal(syscall.SIGTERM))
 	// The listener closes: new connections are refused while the upload is still being sent.
 	addr := strings.TrimPrefix(apiA.URL, "http://")
@@ -87,7 +101,9 @@ func TestAPIGracefulShutdown(t *testing.T) {
 
 	// The upload finishes and succeeds.
 	_, err = part.Write([]byte(strings.Repeat("second half\n", 100)))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("the upload ended early (%v), answered %d", err, <-uploaded)
+	}
 	require.NoError(t, mw.Close())
 	require.NoError(t, bodyW.Close())
 	select {
