@@ -90,7 +90,9 @@ func (m *Metrics) Handler() http.Handler {
 
 type promLogger struct{ l *slog.Logger }
 
-func (p promLogger) Println(v ...any) { p.l.Warn("metrics", "error", strings.TrimSpace(fmt.Sprintln(v...))) }
+func (p promLogger) Println(v ...any) {
+	p.l.Warn("metrics", "error", strings.TrimSpace(fmt.Sprintln(v...)))
+}
 
 // Serve listens on addr and serves /metrics until ctx ends. It returns once listening (an address in
 // use is an error at start, not a log line later); the server stops by itself.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/riverqueue/rivercontrib/otelriver"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -104,8 +105,18 @@ func (t *Tracing) HTTP(next http.Handler) http.Handler {
 		otelhttp.WithTracerProvider(t.provider),
 		otelhttp.WithPropagators(t.propagator),
 		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()), // metrics are Prometheus'
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
+		// Called when the span starts (no route yet: "GET") and again once chi has routed the request.
+		otelhttp.WithSpanNameFormatter(spanName),
 	)
+}
+
+func spanName(_ string, r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		if p := rctx.RoutePattern(); p != "" {
+			return r.Method + " " + p
+		}
+	}
+	return r.Method
 }
 
 // RiverMiddleware is rivercontrib's otelriver: a producer span around each insert (whose trace context
