@@ -10,6 +10,10 @@ import (
 // RequestIDHeader is the header a request id is read from and answered in.
 const RequestIDHeader = "X-Request-ID"
 
+// requestIDKeyCanonical is RequestIDHeader as net/http keys its header maps: indexing with it spares
+// the canonicalisation (an allocation) Get and Set would make for each request.
+const requestIDKeyCanonical = "X-Request-Id"
+
 // MaxRequestIDLength bounds a request id taken from a client; a longer one is replaced.
 const MaxRequestIDLength = 128
 
@@ -45,11 +49,14 @@ func ValidRequestID(id string) bool {
 // header and carried by the request's context, where NewLogHandler and JobRequestID find it.
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(RequestIDHeader)
+		var id string
+		if v := r.Header[requestIDKeyCanonical]; len(v) > 0 {
+			id = v[0]
+		}
 		if !ValidRequestID(id) {
 			id = uuid.NewString()
 		}
-		w.Header().Set(RequestIDHeader, id)
+		w.Header()[requestIDKeyCanonical] = []string{id}
 		next.ServeHTTP(w, r.WithContext(WithRequestID(r.Context(), id)))
 	})
 }
