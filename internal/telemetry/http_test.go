@@ -89,9 +89,23 @@ func TestHTTPMetricsByRoutePattern(t *testing.T) {
 
 func TestHTTPMetricsLeaveStreamsAlone(t *testing.T) {
 	t.Parallel()
+	t.Run("metrics", func(t *testing.T) { testStream(t, nil) })
+	t.Run("metrics and tracing", func(t *testing.T) {
+		exporter := tracetest.NewInMemoryExporter()
+		tr, err := NewTracing(context.Background(), TracingConfig{Service: "pilot-test", Exporter: exporter})
+		require.NoError(t, err)
+		testStream(t, tr)
+		require.Len(t, exporter.GetSpans(), 1)
+		require.Equal(t, "GET /missions/{missionId}/events", exporter.GetSpans()[0].Name)
+	})
+}
+
+// testStream reads a stream through the middleware: its first event arrives while it is open (neither
+// buffered nor cut), Flush and write deadlines work through every wrapper, and it is counted once over.
+func testStream(t *testing.T, tr *Tracing) {
 	m := NewMetrics(nil)
 	release := make(chan struct{})
-	srv := httptest.NewServer(testRouter(m, nil, release))
+	srv := httptest.NewServer(testRouter(m, tr, release))
 	defer srv.Close()
 
 	resp, err := srv.Client().Get(srv.URL + "/missions/m1/events")
