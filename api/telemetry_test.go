@@ -193,6 +193,18 @@ func TestMetricsAfterWork(t *testing.T) {
 		v, _ := metric(t, reg, "pilot_sse_subscribers", nil)
 		return v == 0
 	})
+
+	// The relay's LISTEN connection killed by the server: it reconnects, and says so.
+	require.Equal(t, 1, s.count(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = format('LISTEN "%s"', $1::text)`, db.MissionEventsChannel))
+	waitFor(t, "the relay to reconnect", func() bool {
+		v, _ := metric(t, reg, "pilot_sse_listen_reconnects_total", nil)
+		return v == 1
+	})
+	waitFor(t, "the relay to listen again", func() bool {
+		v, _ := metric(t, reg, "pilot_sse_listen_connected", nil)
+		return v == 1
+	})
 }
 
 // TestRequestIDInLogsAndJobs: a request's id, the client's or a new one, is answered, is in every log
