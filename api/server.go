@@ -28,6 +28,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
+	"github.com/pilot-dev/pilot/internal/telemetry"
 )
 
 // Options configure the HTTP layer.
@@ -56,6 +57,10 @@ type Options struct {
 	// Context's end closes every MCP session, so that a shutdown does not wait on their streams (nil:
 	// sessions end when idle or closed by their clients).
 	Context context.Context
+	// Metrics counts and times requests by route pattern (nil: no metrics).
+	Metrics *telemetry.Metrics
+	// Tracing opens a span per request (nil: tracing off).
+	Tracing *telemetry.Tracing
 }
 
 // Server holds what handlers need.
@@ -85,13 +90,18 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	if opts.DraftWait <= 0 {
 		opts.DraftWait = DefaultDraftWait
 	}
+	// Every log line of a request carries its request id (and trace ids), whatever handler the caller
+	// gave: handlers and middleware log with the request's context.
+	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
 		store: store, signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 
 	router := chi.NewRouter()
-	router.Use(middleware.RequestID, s.recoverer, s.accessLog)
+	// The request id first, so that every later middleware's log lines carry it; metrics outside the
+	// recoverer, so that a panic is counted as the 500 it answers.
+	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.recoverer, s.accessLog)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
@@ -179,7 +189,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		if s.logger.Enabled(r.Context(), slog.LevelDebug) || ww.Status() >= 500 {
 			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
-				slog.Duration("duration", time.Since(start)), slog.String("requestId", middleware.GetReqID(r.Context())))
+				slog.Duration("duration", time.Since(start))) // the log handler adds requestId
 		}
 	})
 }

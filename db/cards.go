@@ -443,9 +443,9 @@ type CardView struct {
 	ChecklistProgress, CommentCount, AttachmentCount int32
 }
 
-// cardListSQL reads the card list through list_cards (migration 00007). It is the one query written
-// here rather than in queries/: the list is the hottest read, and scanning it without a copy per field
-// needs the driver's own types, which sqlc does not generate.
+// cardListSQL reads the card list through list_cards (migration 00007). It is written here rather than
+// in queries/ (as is jobqueues.go's read of River's table): the list is the hottest read, and scanning
+// it without a copy per field needs the driver's own types, which sqlc does not generate.
 const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
        parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,
        parts_progress, comment_count, attachment_count

@@ -29,6 +29,7 @@ fi
 
 bin/pilot migrate
 bin/pilot api & pids+=($!)
-bin/pilot worker & pids+=($!)
+# One METRICS_ADDR cannot serve two processes on one machine: the worker's is WORKER_METRICS_ADDR here.
+METRICS_ADDR="${WORKER_METRICS_ADDR:-}" bin/pilot worker & pids+=($!)
 echo "Pilot api on http://localhost:${PORT:-8080} (docs at /api/docs); Ctrl-C to stop"
 wait -n "${pids[@]}" || true

@@ -13,10 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
+	"github.com/pilot-dev/pilot/internal/telemetry"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -155,6 +157,9 @@ type Config struct {
 	// FetchCooldown is the shortest time between two fetches of a queue, and between two insert
 	// notifications this client sends for a queue (zero: River's default, 100ms).
 	FetchCooldown time.Duration
+	// Middleware are River middleware around each insert and each job worked: the worker process
+	// passes telemetry.RiverMiddleware (job metrics, request ids, traces).
+	Middleware []rivertype.Middleware
 }
 
 // NewClient builds a working River client with every worker registered, and the store its workers use.
@@ -176,8 +181,14 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
 		jobTimeout = cfg.RescueStuckJobsAfter
 	}
+	if cfg.Logger != nil {
+		// A job's log lines carry the request id of the request that enqueued it (JobRequestID puts it
+		// into the job's context): workers log with the job's context.
+		cfg.Logger = slog.New(telemetry.NewLogHandler(cfg.Logger.Handler()))
+	}
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{
 		Logger:               cfg.Logger,
+		Middleware:           cfg.Middleware,
 		Queues:               Queues(cfg.Concurrency),
 		Workers:              riverWorkers,
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,

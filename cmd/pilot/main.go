@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -27,6 +29,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
+	"github.com/pilot-dev/pilot/internal/telemetry"
 	"github.com/pilot-dev/pilot/llm"
 	"github.com/pilot-dev/pilot/workers"
 )
@@ -83,10 +86,44 @@ func newLogger(cfg *config.Config) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if cfg.Production() {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// Lines logged with a request's or a job's context carry its request id and trace ids.
+	return slog.New(telemetry.NewLogHandler(h))
+}
+
+// startTelemetry builds the process's metrics (served on METRICS_ADDR; nil when it is unset) and
+// tracing (exported to OTEL_EXPORTER_OTLP_ENDPOINT; nil when it is unset). The metrics server stops
+// when ctx ends; the caller shuts tracing down, which flushes the last spans.
+func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger, service string) (*telemetry.Metrics, *telemetry.Tracing, error) {
+	tracing, err := telemetry.NewTracing(ctx, telemetry.TracingConfig{Endpoint: cfg.OTLPEndpoint, Service: service})
+	if err != nil {
+		return nil, nil, err
+	}
+	if tracing != nil {
+		logger.Info("exporting traces", "endpoint", cfg.OTLPEndpoint)
+	}
+	if cfg.MetricsAddr == "" {
+		return nil, tracing, nil
+	}
+	metrics := telemetry.NewMetrics(logger)
+	addr, err := metrics.Serve(ctx, cfg.MetricsAddr)
+	if err != nil {
+		return nil, nil, errors.Join(err, tracing.Shutdown(context.Background()))
+	}
+	logger.Info("serving metrics", "addr", addr.String(), "path", "/metrics")
+	return metrics, tracing, nil
+}
+
+// stopTracing flushes the spans not yet exported, within a few seconds.
+func stopTracing(tracing *telemetry.Tracing, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tracing.Shutdown(ctx); err != nil {
+		logger.Warn("flush traces", "error", err)
+	}
 }
 
 // openMigrated opens a pool of maxConns connections and applies the migrations (every process
@@ -119,9 +156,16 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return err
 	}
 	defer dbPool.Close()
+	metrics, tracing, err := startTelemetry(ctx, cfg, logger, "pilot-api")
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tracing, logger)
 	// Insert-only River client: no queues, never started.
-	// Its FetchCooldown spaces the insert notifications it sends per queue.
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger, FetchCooldown: cfg.JobFetchCooldown})
+	// Its FetchCooldown spaces the insert notifications it sends per queue. Its middleware put the
+	// request id and trace context into each job's metadata.
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger, FetchCooldown: cfg.JobFetchCooldown,
+		Middleware: telemetry.RiverMiddleware(nil, tracing)})
 	if err != nil {
 		return fmt.Errorf("river client: %w", err)
 	}
@@ -130,10 +174,14 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	if err != nil {
 		return err
 	}
+	relay := stream.Start(ctx, store, stream.Config{Logger: logger}) // ctx's end closes every stream
+	access := accesscache.Start(ctx, store, logger)
+	metrics.WatchPool(dbPool)
+	metrics.WatchRelay(relay)
+	metrics.WatchAccessCache(access)
 	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		Storage: attachments, Relay: stream.Start(ctx, store, stream.Config{Logger: logger}), // ctx's end closes every stream
-		AccessCache: accesscache.Start(ctx, store, logger), DraftWait: cfg.DraftWait,
+		Storage: attachments, Relay: relay, AccessCache: access, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{
@@ -178,6 +226,11 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		return err
 	}
 	defer dbPool.Close()
+	metrics, tracing, err := startTelemetry(ctx, cfg, logger, "pilot-worker")
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tracing, logger)
 	var mailer mail.Sender
 	if cfg.SMTPURL != "" {
 		if mailer, err = mail.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {
@@ -189,13 +242,16 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		return err
 	}
 	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
-	riverClient, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
+	queues := workers.Queues(cfg.WorkerConcurrency)
+	riverClient, store, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
 		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
-		Storage: attachments})
+		Storage: attachments, Middleware: telemetry.RiverMiddleware(metrics, tracing)})
 	if err != nil {
 		return err
 	}
+	metrics.WatchPool(dbPool)
+	metrics.WatchQueues(store, slices.Sorted(maps.Keys(queues)))
 	// Started on a context the signal does not cancel: cancelling Start's context is River's hard stop,
 	// which would cancel running jobs at once. SIGTERM is a soft stop (below): no new fetches, running
 	// jobs get SHUTDOWN_GRACE_PERIOD to finish, then they are cancelled and released for retry.

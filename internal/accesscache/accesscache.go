@@ -56,6 +56,7 @@ type Cache struct {
 	ready   chan struct{}
 	logger  *slog.Logger
 	hits    atomic.Uint64
+	misses  atomic.Uint64 // lookups the cache could not answer (stats.go)
 	// heard is the payload of the last notification handled (tests wait for a marker of their own).
 	heard atomic.Value
 }
@@ -76,11 +77,16 @@ func (c *Cache) Ready() <-chan struct{} { return c.ready }
 
 // Get returns what was resolved for k, when it is still trusted.
 func (c *Cache) Get(k Key) (db.User, db.Access, bool) {
-	if c == nil || !c.live.Load() {
+	if c == nil {
+		return db.User{}, db.Access{}, false
+	}
+	if !c.live.Load() {
+		c.misses.Add(1)
 		return db.User{}, db.Access{}, false
 	}
 	e, ok := c.entries.Get(k)
 	if !ok || e.gen != c.gen.Load() || time.Since(e.at) > TTL {
+		c.misses.Add(1)
 		return db.User{}, db.Access{}, false
 	}
 	c.hits.Add(1)

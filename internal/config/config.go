@@ -4,6 +4,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -66,6 +67,15 @@ type Config struct {
 	S3Bucket, S3Endpoint, S3Region, S3Prefix string
 	S3AccessKeyID, S3SecretAccessKey         string
 	S3PathStyle                              bool
+	// MetricsAddr is the listen address of the process's Prometheus /metrics endpoint (METRICS_ADDR,
+	// e.g. ":9090" or "127.0.0.1:9090"; empty: no metrics served). It is a listener of its own, apart
+	// from the API's PORT, so that it can stay private.
+	MetricsAddr string
+	// OTLPEndpoint is the OpenTelemetry collector's OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT,
+	// e.g. http://otel-collector:4318; empty: no traces). Spans go to its /v1/traces.
+	OTLPEndpoint string
+	// OTLPProtocol is OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf (the default) is spoken.
+	OTLPProtocol string
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
@@ -130,6 +140,9 @@ func load(getenv func(string) string) (*Config, error) {
 		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
 		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
 		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
+		MetricsAddr:       strings.TrimSpace(get("METRICS_ADDR", "")),
+		OTLPEndpoint:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
+		OTLPProtocol:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
 		LLM: LLM{
 			BaseURL: strings.TrimSpace(get("LLM_BASE_URL", "")),
 			APIKey:  get("LLM_API_KEY", ""),
@@ -269,6 +282,25 @@ func (c *Config) validate() []error {
 		} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.LLM.BaseURL))
 		}
+	}
+	if c.MetricsAddr != "" {
+		host, port, err := net.SplitHostPort(c.MetricsAddr)
+		n, perr := strconv.Atoi(port)
+		switch {
+		case err != nil || perr != nil || n < 1 || n > 65535:
+			errs = append(errs, fmt.Errorf("METRICS_ADDR must be a listen address like :9090 or 127.0.0.1:9090, got %q", c.MetricsAddr))
+		case n == c.Port && (host == "" || host == "0.0.0.0" || host == "::"):
+			errs = append(errs, fmt.Errorf("METRICS_ADDR must not use PORT (%d): metrics have a listener of their own", c.Port))
+		}
+	}
+	if c.OTLPEndpoint != "" {
+		u, err := url.Parse(c.OTLPEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL like http://otel-collector:4318, got %q", c.OTLPEndpoint))
+		}
+	}
+	if c.OTLPProtocol != "http/protobuf" {
+		errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf (the only one Pilot speaks), got %q", c.OTLPProtocol))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -180,6 +180,7 @@ type Relay struct {
 	listening chan struct{} // closed once the first LISTEN is active
 	pid       atomic.Uint32 // backend pid of the LISTEN connection (tests)
 	connects  atomic.Int64
+	live      atomic.Bool  // the LISTEN connection is up (metrics, stats.go)
 	reads     atomic.Int64 // batch reads of stream_events (tests)
 	delivered atomic.Int64
 
@@ -420,6 +421,7 @@ func (r *Relay) listen() {
 		Connected: func(conn *pgx.Conn) {
 			r.pid.Store(conn.PgConn().PID())
 			r.connects.Add(1)
+			r.live.Store(true)
 			if first {
 				first = false
 				close(r.listening)
@@ -428,6 +430,7 @@ func (r *Relay) listen() {
 			r.markAll()
 		},
 		Notified: r.notified,
+		Lost:     func(error) { r.live.Store(false) },
 	})
 }
 
