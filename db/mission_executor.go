@@ -398,8 +398,10 @@ func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText s
 		if msg == "" {
 			msg = "mission " + strings.ReplaceAll(status, "_", " ")
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: evType, Status: status, Message: msg})
-		return err
+		if _, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
+			return err
+		}
+		return s.missionSettledTx(ctx, tx, out)
 	})
 	return out, err
 }
@@ -469,9 +471,11 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID, act
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			_, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
-				Message: "every proposal was decided; mission completed"})
-			return err
+			if _, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
+				Message: "every proposal was decided; mission completed"}); err != nil {
+				return err
+			}
+			return s.missionSettledTx(ctx, tx, done)
 		})
 		if !errors.Is(err, errRetryMove) {
 			return out, err

@@ -62,12 +62,12 @@ func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, erro
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
-	tmpl, ok := TemplateByID(in.TemplateID)
-	if !ok {
-		return Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
+	tmpl, err := s.projectTemplate(ctx, in.WorkspaceID, in.TemplateID)
+	if err != nil {
+		return Project{}, err
 	}
 	var p Project
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		p, err = q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 			Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})

@@ -60,3 +60,13 @@ type MissionArgs struct {
 
 // Kind implements river.JobArgs.
 func (MissionArgs) Kind() string { return "agent_mission" }
+
+// PipelineStepArgs runs one step of a pipeline run. The run and step ids are the step key: the step's
+// effect commits with its completion, once, however many times the job runs.
+type PipelineStepArgs struct {
+	RunID  string `json:"runId"`
+	StepID string `json:"stepId"`
+}
+
+// Kind implements river.JobArgs.
+func (PipelineStepArgs) Kind() string { return "pipeline_step" }
