@@ -271,10 +271,11 @@ func (s *Store) missionSettledTx(ctx context.Context, tx pgx.Tx, m AgentMission)
 		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
 	case MissionFailed:
 		msg := "the mission failed"
-		if m.Error != nil {
-			msg += ": " + *m.Error
-		} else if m.CancelledAt != nil {
+		switch {
+		case m.CancelledAt != nil:
 			msg = "the mission was cancelled"
+		case m.Error != nil:
+			msg += ": " + *m.Error
 		}
 		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
 	}
