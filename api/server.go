@@ -123,6 +123,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerAutomations()
 	s.registerAgents()
 	s.registerMissions()
+	s.registerPipelines()
+	s.registerPlugins()
 	return router
 }
 

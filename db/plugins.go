@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/plugin"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
 )
 
 // catalogPlugin finds a plugin of the catalog, or "plugin not found".
@@ -152,4 +153,21 @@ func pluginTemplate(t plugin.ProjectTemplate) Template {
 		out.Labels = append(out.Labels, TemplateLabel{Name: l[0], Color: l[1]})
 	}
 	return out
+}
+
+// StepTypes lists the step types a workspace's pipelines may use: the built-in ones and those of its
+// installed plugins.
+func (s *Store) StepTypes(ctx context.Context, workspaceID string) ([]stepgraph.TypeInfo, error) {
+	installed, err := installedPlugins(ctx, s.q, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	allowed := stepTypeAllowed(installed)
+	var out []stepgraph.TypeInfo
+	for _, t := range stepgraph.Types {
+		if allowed(t.Type) == nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
