@@ -46,11 +46,11 @@ func TestPluginInstallation(t *testing.T) {
 
 	// Settings are validated against the schema, naming the setting.
 	for body, want := range map[string]map[string]any{
-		"settings.subjectPrefix is required": {"settings": map[string]any{}},
+		"settings.subjectPrefix is required":    {"settings": map[string]any{}},
 		"settings.maxItems: must be at most 50": {"settings": map[string]any{"subjectPrefix": "[P]", "maxItems": 500}},
-		"settings.maxItems: must be an integer":  {"settings": map[string]any{"subjectPrefix": "[P]", "maxItems": "ten"}},
-		"settings.colour: unknown setting":       {"settings": map[string]any{"subjectPrefix": "[P]", "colour": "red"}},
-		"settings must be a JSON object":         {"settings": []int{1}},
+		"settings.maxItems: must be an integer": {"settings": map[string]any{"subjectPrefix": "[P]", "maxItems": "ten"}},
+		"settings.colour: unknown setting":      {"settings": map[string]any{"subjectPrefix": "[P]", "colour": "red"}},
+		"settings must be a JSON object":        {"settings": []int{1}},
 	} {
 		r := e.do("POST", ws+"/plugins/email-digest/install", owner.Token, want)
 		requireStatus(t, r, http.StatusBadRequest)

@@ -390,7 +390,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		}
 		msg := fill(p.Message)
 		if err := s.recordActivities(ctx, tx, Activity{ProjectID: p.ProjectID, ActorID: actor, Type: ActivityPipelineNotice,
-			Meta: map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": st.StepID},
+			Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": st.StepID},
 			Recipients: to, OnlyRecipients: true}); err != nil {
 			return stepDone{}, err
 		}

@@ -56,7 +56,9 @@ func (s *Store) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceI
 
 // checkStepRefs refuses a step naming a project, column or agent outside the workspace.
 func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID string, st stepgraph.Step) error {
-	refuse := func(what string) error { return invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what)) }
+	refuse := func(what string) error {
+		return invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what))
+	}
 	project := func(id string) error {
 		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: workspaceID})
 		if isNotFound(err) {

@@ -82,7 +82,7 @@ var catalog = []Plugin{
 	},
 	{
 		ID: CardTemplates, Name: "Card template pack", Version: "1.0.0",
-		Description: "More project templates: bug triage, quarterly OKRs and a content calendar, each with its columns and labels.",
+		Description:  "More project templates: bug triage, quarterly OKRs and a content calendar, each with its columns and labels.",
 		Capabilities: Capabilities{ProjectTemplates: []string{"bug-triage", "okr-quarter", "content-calendar"}},
 		Settings:     Schema{Type: "object", Properties: map[string]Property{}},
 	},

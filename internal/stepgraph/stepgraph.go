@@ -58,7 +58,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("step %q: %s", e.Step, e.Msg)
 }
 
-func stepErr(id, format string, args ...any) error { return &Error{Step: id, Msg: fmt.Sprintf(format, args...)} }
+func stepErr(id, format string, args ...any) error {
+	return &Error{Step: id, Msg: fmt.Sprintf(format, args...)}
+}
 
 // Params of each step type. Fields holding a template may name earlier steps' outputs.
 type (
