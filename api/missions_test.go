@@ -62,7 +62,7 @@ func (e *testEnv) startMission(u user, agentID, cardID string) MissionOut {
 // eventTypes lists a mission's events as "type:status", in order.
 func (e *testEnv) eventTypes(missionID string) []string {
 	e.t.Helper()
-	rows, err := e.pool.Query(context.Background(), `SELECT type || ':' || status FROM mission_events WHERE mission_id = $1 AND type <> 'token' ORDER BY seq`, missionID)
+	rows, err := e.pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 AND type <> 'token' ORDER BY seq`, missionID)
 	require.NoError(e.t, err)
 	defer rows.Close()
 	var out []string
@@ -113,7 +113,7 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 
 	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "done:completed"},
 		e.eventTypes(m.ID))
-	require.Positive(t, e.count(`SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'token'`, m.ID))
+	require.Positive(t, e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'token'`, m.ID))
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
 
 	// List, newest first; a finished mission cannot be cancelled.

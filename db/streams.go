@@ -1,13 +1,163 @@
+// Streams: the durable event logs that api processes relay live over SSE (internal/stream). One table
+// serves every kind of stream; a stream is keyed by the id of the entity it reports on.
 package db
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// MissionStreamInfo is what a mission's event stream needs: its workspace (access) and status (whether
-// the stream ends after replay).
+// StreamEventsChannel is the PostgreSQL channel announcing new stream events of every kind. Its payload
+// is "<streamId>:<seq>"; listeners read the rows from stream_events.
+const StreamEventsChannel = "pilot_stream_events"
+
+// Stream kinds. A kind names the entity a stream reports on; the events' JSON carries the stream's id
+// as "<kind>Id" (missionId, draftId).
+const (
+	StreamMission = "mission"
+)
+
+// NewStreamEvent is one event to append to a stream. Final ends the stream for its readers (a mission
+// that finished or waits for a person); a later event opens it again.
+type NewStreamEvent struct {
+	Type    string
+	Status  string
+	Message string
+	Data    map[string]any
+	Final   bool
+}
+
+// AppendStreamEventTx appends an event to the stream streamID of the given kind (creating the stream on
+// its first event) and announces it with pg_notify, in the caller's transaction: listeners hear of it
+// only if it commits, and in order (the stream's row lock serialises its writers until commit).
+func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+	q := queries(tx)
+	data := ev.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return StreamEvent{}, fmt.Errorf("encode event data: %w", err)
+	}
+	row, err := q.StreamEventAppend(ctx, dbsqlc.StreamEventAppendParams{StreamID: streamID, Kind: kind, Type: ev.Type,
+		Status: ev.Status, Message: ev.Message, Data: raw, Final: ev.Final})
+	if isNotFound(err) {
+		return row, conflict(fmt.Sprintf("stream %s is not a %s stream", streamID, kind))
+	}
+	if err != nil {
+		return row, fmt.Errorf("append stream event: %w", err)
+	}
+	if err := q.StreamEventNotify(ctx, fmt.Sprintf("%s:%d", streamID, row.Seq)); err != nil {
+		return row, fmt.Errorf("notify stream event: %w", err)
+	}
+	return row, nil
+}
+
+// AppendStreamEvent is AppendStreamEventTx in its own transaction (token events, say).
+func (s *Store) AppendStreamEvent(ctx context.Context, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+	var row StreamEvent
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var err error
+		row, err = s.AppendStreamEventTx(ctx, tx, kind, streamID, ev)
+		return err
+	})
+	return row, err
+}
+
+// StreamEventsAfter reads a stream's events after seq, in order (replay for Last-Event-ID).
+func (s *Store) StreamEventsAfter(ctx context.Context, streamID string, afterSeq int64, limit int32) ([]StreamEvent, error) {
+	rows, err := s.q.StreamEventsAfter(ctx, dbsqlc.StreamEventsAfterParams{StreamID: streamID, AfterSeq: afterSeq, Lim: limit})
+	return rows, wrap(err, "list stream events")
+}
+
+// StreamState is a stream's highest committed event number (0 when it has none) and whether that
+// event ended the stream.
+type StreamState struct {
+	LastSeq int64
+	Final   bool
+}
+
+// StreamState reads a stream's state; a stream with no event yet is {0, false}.
+func (s *Store) StreamState(ctx context.Context, streamID string) (StreamState, error) {
+	row, err := s.q.StreamGet(ctx, streamID)
+	if isNotFound(err) {
+		return StreamState{}, nil
+	}
+	if err != nil {
+		return StreamState{}, wrap(err, "get stream")
+	}
+	return StreamState{LastSeq: row.LastSeq, Final: row.Final}, nil
+}
+
+// StreamEventsBatchAfter reads the events of several streams, each after its own seq, in one query,
+// ordered by stream then seq, at most limit rows. streamIDs and afterSeqs pair up by index.
+func (s *Store) StreamEventsBatchAfter(ctx context.Context, streamIDs []string, afterSeqs []int64, limit int32) ([]StreamEvent, error) {
+	rows, err := s.q.StreamEventsBatchAfter(ctx, dbsqlc.StreamEventsBatchAfterParams{StreamIds: streamIDs, AfterSeqs: afterSeqs, Lim: limit})
+	return rows, wrap(err, "list stream events")
+}
+
+// Mission streams.
+
+// Mission event types (the SSE `event` names).
+const (
+	MissionEventStatus   = "status"
+	MissionEventStep     = "step"
+	MissionEventProposal = "proposal"
+	MissionEventToken    = "token"
+	MissionEventDone     = "done"
+)
+
+// NewMissionEvent is one event to append to a mission's stream. Status is the mission status it reports
+// (the current one when empty).
+type NewMissionEvent struct {
+	Type    string
+	Status  string
+	Message string
+	Data    map[string]any
+}
+
+// MissionStreamEnds reports whether a mission status ends its stream: the mission is finished, or waits
+// for a person (a later re-attach with Last-Event-ID picks up after the approval).
+func MissionStreamEnds(status string) bool {
+	return status == MissionCompleted || status == MissionFailed || status == MissionAwaitingApproval
+}
+
+// AppendMissionEventTx appends an event to a mission's stream in the caller's transaction; the event is
+// final when its status ends the stream (MissionStreamEnds).
+func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string, ev NewMissionEvent) (StreamEvent, error) {
+	status := ev.Status
+	if status == "" {
+		var err error
+		status, err = queries(tx).MissionStatusGet(ctx, missionID)
+		if isNotFound(err) {
+			return StreamEvent{}, notFound("mission not found")
+		}
+		if err != nil {
+			return StreamEvent{}, fmt.Errorf("read mission status: %w", err)
+		}
+	}
+	return s.AppendStreamEventTx(ctx, tx, StreamMission, missionID, NewStreamEvent{Type: ev.Type, Status: status,
+		Message: ev.Message, Data: ev.Data, Final: MissionStreamEnds(status)})
+}
+
+// AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).
+func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev NewMissionEvent) (StreamEvent, error) {
+	var row StreamEvent
+	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		var err error
+		row, err = s.AppendMissionEventTx(ctx, tx, missionID, ev)
+		return err
+	})
+	return row, err
+}
+
+// MissionStreamInfo is what a mission's event stream needs: its workspace (access) and status.
 type MissionStreamInfo struct {
 	ID          string
 	WorkspaceID string
@@ -21,17 +171,4 @@ func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStr
 		return MissionStreamInfo{}, wrap(err, "get mission")
 	}
 	return MissionStreamInfo{ID: row.ID, WorkspaceID: row.WorkspaceID, Status: row.Status}, nil
-}
-
-// MissionEventsLastSeq is the highest committed event number of a mission, 0 when it has none.
-func (s *Store) MissionEventsLastSeq(ctx context.Context, missionID string) (int64, error) {
-	seq, err := s.q.MissionEventsLastSeq(ctx, missionID)
-	return seq, wrap(err, "last mission event")
-}
-
-// MissionEventsBatchAfter reads the events of several missions, each after its own seq, in one query,
-// ordered by mission then seq, at most limit rows. missionIDs and afterSeqs pair up by index.
-func (s *Store) MissionEventsBatchAfter(ctx context.Context, missionIDs []string, afterSeqs []int64, limit int32) ([]MissionEvent, error) {
-	rows, err := s.q.MissionEventsBatchAfter(ctx, dbsqlc.MissionEventsBatchAfterParams{MissionIds: missionIDs, AfterSeqs: afterSeqs, Lim: limit})
-	return rows, wrap(err, "list mission events")
 }

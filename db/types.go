@@ -26,11 +26,11 @@ type (
 	CustomField         = dbsqlc.CustomField
 	EmailOutbox         = dbsqlc.EmailOutbox
 	Label               = dbsqlc.Label
-	MissionEvent        = dbsqlc.MissionEvent
 	Organization        = dbsqlc.Organization
 	Project             = dbsqlc.Project
 	Scope               = dbsqlc.Scope
 	Skill               = dbsqlc.Skill
+	StreamEvent         = dbsqlc.StreamEvent
 	User                = dbsqlc.User
 	Workspace           = dbsqlc.Workspace
 	WorkspaceInvitation = dbsqlc.WorkspaceInvitation

@@ -285,11 +285,11 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	// Finished once, and no card change applied twice.
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, cardID))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1 AND type = 'done'`, missionID))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, missionID))
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`, cardID))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, missionID))
 	// api B relayed the mission's whole log, in order, without gaps.
-	require.Equal(t, count(t, pool, `SELECT count(*) FROM mission_events WHERE mission_id = $1`, missionID), len(seqs))
+	require.Equal(t, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1`, missionID), len(seqs))
 	for i := 1; i <= len(seqs); i++ {
 		require.True(t, seqs[fmt.Sprint(i)], "event %d missing on api B", i)
 	}

@@ -60,7 +60,7 @@ func (b *testBundle) getMission(t *testing.T, tm team, id string) db.AgentMissio
 // eventTypes lists a mission's events but tokens as "type:status", in order.
 func (b *testBundle) eventTypes(t *testing.T, missionID string) []string {
 	t.Helper()
-	evs, err := b.store.MissionEventsAfter(context.Background(), missionID, 0, 1000)
+	evs, err := b.store.StreamEventsAfter(context.Background(), missionID, 0, 1000)
 	require.NoError(t, err)
 	var out []string
 	for _, ev := range evs {

@@ -1,15 +1,21 @@
-// Package stream relays mission events to server-sent event subscribers.
+// Package stream relays live progress (agent missions, project drafts, any kind of stream) to
+// server-sent event subscribers.
 //
-// Workers append events to mission_events and pg_notify(db.MissionEventsChannel, "<missionId>:<seq>") in
-// the same transaction. Every api process runs one Relay: a dedicated LISTEN connection (not a pool
-// connection) hears the notifications, and a dispatcher reads the new rows of the missions this
-// process has subscribers for (one batch query for all of them, never one per subscriber) and hands
-// them to each subscriber's bounded buffer without ever blocking: a subscriber whose buffer is full is
-// dropped (its channel closed, Err() == ErrSlow), so one slow client never stalls the others; it
-// reconnects with Last-Event-ID and replays from the table.
+// Writers append events to stream_events with db.Store.AppendStreamEventTx, which pg_notifies
+// db.StreamEventsChannel with "<streamId>:<seq>" in the same transaction. Every api process runs one
+// Relay: a dedicated LISTEN connection (not a pool connection) hears the notifications of every kind,
+// and a dispatcher reads the new rows of the streams this process has subscribers for (one batch query
+// for all of them, never one per subscriber or per kind) and hands them to each subscriber's bounded
+// buffer without ever blocking: a subscriber whose buffer is full is dropped (its channel closed,
+// Err() == ErrSlow), so one slow client never stalls the others; it reconnects with Last-Event-ID and
+// replays from the table.
+//
+// A stream ends for its readers after an event marked final (the writer decides: a mission that
+// finished or waits for approval, a draft whose job is done); the relay knows nothing of kinds beyond
+// the name of the id field in each event's JSON ("<kind>Id").
 //
 // After the LISTEN connection is lost, the relay reconnects with backoff and re-reads, for every
-// subscribed mission, the rows after the last one it dispatched: notifications missed while
+// subscribed stream, the rows after the last one it dispatched: notifications missed while
 // disconnected lose nothing.
 //
 // r3labs/sse/v2 is not used for the fan-out: its per-stream goroutine sends to each subscriber's
@@ -23,6 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -57,7 +64,7 @@ type Config struct {
 	Heartbeat time.Duration
 	// Buffer is the number of events a subscriber may have pending before it is dropped.
 	Buffer int
-	// Batch is the row limit of one read of mission_events.
+	// Batch is the row limit of one read of stream_events.
 	Batch int32
 	// WriteTimeout bounds one write to a client; a client that accepts nothing for that long is cut.
 	WriteTimeout time.Duration
@@ -68,27 +75,97 @@ type Config struct {
 	Logger                     *slog.Logger
 }
 
-// Event is one mission event as streamed: the SSE data is its JSON.
+// Event is one stream event as streamed: the SSE data is its JSON, {"<kind>Id": StreamID, seq, type,
+// status, message, data, at}.
 type Event struct {
-	MissionID string          `json:"missionId"`
-	Seq       int64           `json:"seq"`
-	Type      string          `json:"type"`
-	Status    string          `json:"status"`
-	Message   string          `json:"message"`
-	Data      json.RawMessage `json:"data"`
-	At        time.Time       `json:"at"`
+	// StreamID is the id of the entity the stream reports on.
+	StreamID string
+	// IDField is the name of StreamID in the JSON ("missionId", "draftId"); "streamId" when empty.
+	IDField string
+	Seq     int64
+	Type    string
+	Status  string
+	Message string
+	Data    json.RawMessage
+	At      time.Time
+	// Final says the stream ends after this event (not part of the JSON).
+	Final bool
 }
 
-// FromRow converts a mission_events row.
-func FromRow(r db.MissionEvent) Event {
+type eventFields struct {
+	Seq     int64           `json:"seq"`
+	Type    string          `json:"type"`
+	Status  string          `json:"status"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+	At      time.Time       `json:"at"`
+}
+
+// MarshalJSON writes the event's wire form, its id first under IDField.
+func (e Event) MarshalJSON() ([]byte, error) {
+	field := e.IDField
+	if field == "" {
+		field = "streamId"
+	}
+	key, err := json.Marshal(field)
+	if err != nil {
+		return nil, err
+	}
+	id, err := json.Marshal(e.StreamID)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := json.Marshal(eventFields{Seq: e.Seq, Type: e.Type, Status: e.Status, Message: e.Message, Data: e.Data, At: e.At})
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(key)+len(id)+len(rest)+2)
+	b = append(append(append(append(b, '{'), key...), ':'), id...)
+	return append(append(b, ','), rest[1:]...), nil
+}
+
+// UnmarshalJSON reads the wire form back (clients, tests): the one key ending in "Id" is the stream's
+// id; any other unknown key is an error.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	var f eventFields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*e = Event{Seq: f.Seq, Type: f.Type, Status: f.Status, Message: f.Message, Data: f.Data, At: f.At}
+	for k, v := range m {
+		switch k {
+		case "seq", "type", "status", "message", "data", "at":
+			continue
+		}
+		if !strings.HasSuffix(k, "Id") || e.IDField != "" {
+			return fmt.Errorf("stream event: unexpected field %q", k)
+		}
+		e.IDField = k
+		if err := json.Unmarshal(v, &e.StreamID); err != nil {
+			return fmt.Errorf("stream event: %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// IDField is the JSON name of the id of a stream of the given kind (db.StreamMission → "missionId").
+func IDField(kind string) string { return kind + "Id" }
+
+// FromRow converts a stream_events row.
+func FromRow(r db.StreamEvent) Event {
 	data := r.Data
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	return Event{MissionID: r.MissionID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt}
+	return Event{StreamID: r.StreamID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt,
+		Final: r.Final}
 }
 
-// Relay fans mission events out to this process's subscribers.
+// Relay fans stream events of every kind out to this process's subscribers.
 type Relay struct {
 	store *db.Store
 	cfg   Config
@@ -103,16 +180,17 @@ type Relay struct {
 	listening chan struct{} // closed once the first LISTEN is active
 	pid       atomic.Uint32 // backend pid of the LISTEN connection (tests)
 	connects  atomic.Int64
-	reads     atomic.Int64 // batch reads of mission_events (tests)
+	reads     atomic.Int64 // batch reads of stream_events (tests)
 	delivered atomic.Int64
 
-	mu       sync.Mutex
-	closed   bool
-	missions map[string]*mission
-	pending  map[string]struct{}
+	mu      sync.Mutex
+	closed  bool
+	streams map[string]*subscribed
+	pending map[string]struct{}
 }
 
-type mission struct {
+// subscribed is a stream this process has subscribers for.
+type subscribed struct {
 	last int64 // highest seq dispatched
 	subs map[*Subscription]struct{}
 }
@@ -145,7 +223,7 @@ func New(store *db.Store, cfg Config) *Relay {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Relay{store: store, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), listening: make(chan struct{}),
-		missions: map[string]*mission{}, pending: map[string]struct{}{}}
+		streams: map[string]*subscribed{}, pending: map[string]struct{}{}}
 }
 
 // Start starts the relay (idempotent); it stops when ctx ends or on Close.
@@ -189,11 +267,11 @@ func (r *Relay) shutdown() {
 		r.mu.Lock()
 		r.closed = true
 		cancel := r.cancel
-		for id, m := range r.missions {
+		for id, m := range r.streams {
 			for sub := range m.subs {
 				sub.end(ErrClosed)
 			}
-			delete(r.missions, id)
+			delete(r.streams, id)
 		}
 		r.mu.Unlock()
 		if cancel != nil {
@@ -202,15 +280,15 @@ func (r *Relay) shutdown() {
 	})
 }
 
-// Subscription receives the live events of one mission, in seq order, from the first one dispatched
+// Subscription receives the live events of one stream, in seq order, from the first one dispatched
 // after it was made. C is closed when the subscription ends; Err says why.
 type Subscription struct {
-	C         <-chan *Event
-	ch        chan *Event
-	relay     *Relay
-	missionID string
-	done      bool // guarded by relay.mu
-	err       atomic.Pointer[error]
+	C        <-chan *Event
+	ch       chan *Event
+	relay    *Relay
+	streamID string
+	done     bool // guarded by relay.mu
+	err      atomic.Pointer[error]
 }
 
 // Err is nil while the subscription runs or after Close; ErrSlow or ErrClosed when the relay ended it.
@@ -239,45 +317,46 @@ func (s *Subscription) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.end(nil)
-	if m := r.missions[s.missionID]; m != nil {
+	if m := r.streams[s.streamID]; m != nil {
 		delete(m.subs, s)
 		if len(m.subs) == 0 {
-			delete(r.missions, s.missionID)
+			delete(r.streams, s.streamID)
 		}
 	}
 }
 
-// Subscribe starts receiving a mission's live events. Events committed before Subscribe returns may or
+// Subscribe starts receiving a stream's live events. Events committed before Subscribe returns may or
 // may not be delivered: the caller replays from the table after subscribing and drops seqs it has
 // already written.
-func (r *Relay) Subscribe(ctx context.Context, missionID string) (*Subscription, error) {
+func (r *Relay) Subscribe(ctx context.Context, streamID string) (*Subscription, error) {
 	r.Start(context.Background())
 	r.mu.Lock()
-	m, closed := r.missions[missionID], r.closed
+	m, closed := r.streams[streamID], r.closed
 	r.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
 	var base int64
 	if m == nil {
-		// The first local subscriber of the mission: live delivery starts after the last committed
+		// The first local subscriber of the stream: live delivery starts after the last committed
 		// event. An event committed between this read and the registration below is in the table
 		// before the caller replays, so nothing falls between replay and live.
-		var err error
-		if base, err = r.store.MissionEventsLastSeq(ctx, missionID); err != nil {
+		st, err := r.store.StreamState(ctx, streamID)
+		if err != nil {
 			return nil, err
 		}
+		base = st.LastSeq
 	}
 	ch := make(chan *Event, r.cfg.Buffer)
-	sub := &Subscription{C: ch, ch: ch, relay: r, missionID: missionID}
+	sub := &Subscription{C: ch, ch: ch, relay: r, streamID: streamID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, ErrClosed
 	}
-	if m = r.missions[missionID]; m == nil {
-		m = &mission{last: base, subs: map[*Subscription]struct{}{}}
-		r.missions[missionID] = m
+	if m = r.streams[streamID]; m == nil {
+		m = &subscribed{last: base, subs: map[*Subscription]struct{}{}}
+		r.streams[streamID] = m
 	}
 	m.subs[sub] = struct{}{}
 	return sub, nil
@@ -288,7 +367,7 @@ func (r *Relay) subscribers() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
-	for _, m := range r.missions {
+	for _, m := range r.streams {
 		n += len(m.subs)
 	}
 	return n
@@ -301,7 +380,7 @@ func (r *Relay) signal() {
 	}
 }
 
-// notified records a notification payload "<missionId>:<seq>" for a mission with local subscribers.
+// notified records a notification payload "<streamId>:<seq>" for a stream with local subscribers.
 func (r *Relay) notified(payload string) {
 	id, seqText, ok := strings.Cut(payload, ":")
 	if !ok {
@@ -312,7 +391,7 @@ func (r *Relay) notified(payload string) {
 		return
 	}
 	r.mu.Lock()
-	m := r.missions[id]
+	m := r.streams[id]
 	if m == nil || seq <= m.last {
 		r.mu.Unlock()
 		return
@@ -322,10 +401,10 @@ func (r *Relay) notified(payload string) {
 	r.signal()
 }
 
-// markAll makes the dispatcher re-read every subscribed mission (after a (re)connect).
+// markAll makes the dispatcher re-read every subscribed stream (after a (re)connect).
 func (r *Relay) markAll() {
 	r.mu.Lock()
-	for id := range r.missions {
+	for id := range r.streams {
 		r.pending[id] = struct{}{}
 	}
 	r.mu.Unlock()
@@ -336,7 +415,7 @@ func (r *Relay) markAll() {
 func (r *Relay) listen() {
 	defer r.wg.Done()
 	first := true
-	r.store.Listen(r.ctx, db.Listener{Channel: db.MissionEventsChannel, ReconnectMin: r.cfg.ReconnectMin,
+	r.store.Listen(r.ctx, db.Listener{Channel: db.StreamEventsChannel, ReconnectMin: r.cfg.ReconnectMin,
 		ReconnectMax: r.cfg.ReconnectMax, Logger: r.log,
 		Connected: func(conn *pgx.Conn) {
 			r.pid.Store(conn.PgConn().PID())
@@ -352,7 +431,7 @@ func (r *Relay) listen() {
 	})
 }
 
-// dispatch reads the new rows of pending missions in batches and fans them out.
+// dispatch reads the new rows of pending streams in batches and fans them out.
 func (r *Relay) dispatch() {
 	defer r.wg.Done()
 	ctx := r.ctx
@@ -369,7 +448,7 @@ func (r *Relay) dispatch() {
 				return
 			}
 			if err != nil {
-				r.log.Warn("read mission events", "error", err)
+				r.log.Warn("read stream events", "error", err)
 				select {
 				case <-ctx.Done():
 					return
@@ -386,14 +465,14 @@ func (r *Relay) dispatch() {
 	}
 }
 
-// dispatchOnce reads one batch for the pending missions; more says a full batch was read (or a read
+// dispatchOnce reads one batch for the pending streams; more says a full batch was read (or a read
 // failed) and the pending set is not yet drained.
 func (r *Relay) dispatchOnce(ctx context.Context) (more bool, err error) {
 	r.mu.Lock()
 	ids := make([]string, 0, len(r.pending))
 	afters := make([]int64, 0, len(r.pending))
 	for id := range r.pending {
-		if m := r.missions[id]; m != nil {
+		if m := r.streams[id]; m != nil {
 			ids = append(ids, id)
 			afters = append(afters, m.last)
 		}
@@ -404,7 +483,7 @@ func (r *Relay) dispatchOnce(ctx context.Context) (more bool, err error) {
 		return false, nil
 	}
 	r.reads.Add(1)
-	rows, err := r.store.MissionEventsBatchAfter(ctx, ids, afters, r.cfg.Batch)
+	rows, err := r.store.StreamEventsBatchAfter(ctx, ids, afters, r.cfg.Batch)
 	if err != nil {
 		r.mu.Lock()
 		for _, id := range ids {
@@ -417,7 +496,7 @@ func (r *Relay) dispatchOnce(ctx context.Context) (more bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, row := range rows {
-		m := r.missions[row.MissionID]
+		m := r.streams[row.StreamID]
 		if m == nil || row.Seq <= m.last {
 			continue
 		}
@@ -433,13 +512,13 @@ func (r *Relay) dispatchOnce(ctx context.Context) (more bool, err error) {
 			}
 		}
 		if len(m.subs) == 0 {
-			delete(r.missions, row.MissionID)
+			delete(r.streams, row.StreamID)
 		}
 	}
 	if full {
-		// Missions cut by the limit keep going from their new last seq.
+		// Streams cut by the limit keep going from their new last seq.
 		for _, id := range ids {
-			if r.missions[id] != nil {
+			if r.streams[id] != nil {
 				r.pending[id] = struct{}{}
 			}
 		}

@@ -99,7 +99,7 @@ func TestRelayDeliversInOrder(t *testing.T) {
 	for i := range 20 {
 		ev := recv(t, sub)
 		require.Equal(t, int64(i+2), ev.Seq)
-		require.Equal(t, m1, ev.MissionID)
+		require.Equal(t, m1, ev.StreamID)
 		require.Equal(t, "token", ev.Type)
 		require.Equal(t, "running", ev.Status)
 		require.Equal(t, strconv.Itoa(i), ev.Message)
@@ -139,7 +139,7 @@ func TestRelayBatchesReads(t *testing.T) {
 	}))
 	for i, sub := range subs {
 		ev := recv(t, sub)
-		require.Equal(t, missions[i/3], ev.MissionID)
+		require.Equal(t, missions[i/3], ev.StreamID)
 		sub.Close()
 	}
 	reads := r.reads.Load() - before
@@ -234,7 +234,7 @@ func TestRelayCloseEndsSubscriptions(t *testing.T) {
 // serveTest serves Relay.Serve for /{mission} with Last-Event-ID.
 func serveTest(t testing.TB, r *Relay) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_ = r.Serve(w, req, strings.TrimPrefix(req.URL.Path, "/"), ParseLastEventID(req.Header.Get("Last-Event-ID")))
+		_ = r.Serve(w, req, db.StreamMission, strings.TrimPrefix(req.URL.Path, "/"), ParseLastEventID(req.Header.Get("Last-Event-ID")))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -292,7 +292,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		r := Start(context.Background(), store, Config{Heartbeat: 20 * time.Millisecond})
 		defer r.Close()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			_ = r.Serve(w, req, m, 0)
+			_ = r.Serve(w, req, db.StreamMission, m, 0)
 		}))
 		defer srv.Close()
 		var streams []*ssetest.Stream

@@ -14,23 +14,19 @@ import (
 // still answer with an error status.
 var ErrNotStarted = errors.New("stream not started")
 
-// Terminal reports whether a mission status ends its stream: the mission is finished, or waits for a
-// person (a later re-attach with Last-Event-ID picks up after the approval).
-func Terminal(status string) bool {
-	return status == "completed" || status == "failed" || status == "awaiting_approval"
-}
-
-// Serve writes the server-sent event stream of a mission to w: ":ok" at once, then the events after
-// `after` replayed from mission_events, then live ones, each once and in seq order; it returns after an
-// event with a terminal status (or right after the replay when the mission is already terminal), when
-// the client goes away or the relay closes (ErrClosed). A client that falls behind a burst catches up
-// from the table on the same connection. Heartbeat comments are written every Config.Heartbeat. The
-// caller has checked access to the mission.
-func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string, after int64) error {
+// Serve writes the server-sent event stream streamID of the given kind (db.StreamMission, ...) to w:
+// ":ok" at once, then the events after `after` replayed from stream_events, then live ones, each once
+// and in seq order, with the stream's id under "<kind>Id" in each event's data. It returns after a
+// final event (or right after the replay when the stream's last event is final), when the client goes
+// away or the relay closes (ErrClosed). A client that falls behind a burst catches up from the table on
+// the same connection. Heartbeat comments are written every Config.Heartbeat. The caller has checked
+// access to the stream's entity.
+func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind, streamID string, after int64) error {
 	ctx := req.Context()
+	idField := IDField(kind)
 	// Subscribe before replaying: an event committed meanwhile is then in the replay, in the live
 	// channel, or both (deduplicated by seq), never in neither.
-	sub, err := r.subscribeDetached(ctx, missionID)
+	sub, err := r.subscribeDetached(ctx, streamID)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
@@ -41,7 +37,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout, idField: idField}
 	defer sw.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // keep-alive connections must not keep our deadline
 	if err := sw.comment("ok"); err != nil {
 		return nil // the client is gone
@@ -51,7 +47,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 
 	last := after
 	for {
-		done, err := r.replay(ctx, sw, missionID, &last)
+		done, err := r.replay(ctx, sw, streamID, &last)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -75,7 +71,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 					return nil
 				}
 				last = ev.Seq
-				if Terminal(ev.Status) {
+				if ev.Final {
 					return nil
 				}
 			}
@@ -87,7 +83,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, missionID string
 		// the table on the same connection, then follows live again. (A client that takes nothing at
 		// all is cut by the write timeout instead.)
 		sub.Close()
-		if sub, err = r.subscribeDetached(ctx, missionID); err != nil {
+		if sub, err = r.subscribeDetached(ctx, streamID); err != nil {
 			return err
 		}
 	}
@@ -99,40 +95,40 @@ func (r *Relay) detached(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(context.WithoutCancel(ctx), r.cfg.QueryTimeout)
 }
 
-func (r *Relay) subscribeDetached(ctx context.Context, missionID string) (*Subscription, error) {
+func (r *Relay) subscribeDetached(ctx context.Context, streamID string) (*Subscription, error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
-	return r.Subscribe(ctx, missionID)
+	return r.Subscribe(ctx, streamID)
 }
 
-// replay writes the events after *last from the table; done says the stream is over (the mission is
-// terminal, or the client is gone).
-func (r *Relay) replay(ctx context.Context, sw *sseWriter, missionID string, last *int64) (done bool, err error) {
+// replay writes the events after *last from the table; done says the stream is over (its last event is
+// final, or the client is gone).
+func (r *Relay) replay(ctx context.Context, sw *sseWriter, streamID string, last *int64) (done bool, err error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
-	if done, err := r.replayTable(ctx, sw, missionID, last); done || err != nil {
+	if done, err := r.replayTable(ctx, sw, streamID, last); done || err != nil {
 		return true, err
 	}
-	info, err := r.store.MissionStream(ctx, missionID)
+	st, err := r.store.StreamState(ctx, streamID)
 	if err != nil {
-		return true, fmt.Errorf("read mission status: %w", err)
+		return true, fmt.Errorf("read stream state: %w", err)
 	}
-	if !Terminal(info.Status) {
+	if !st.Final {
 		return false, nil
 	}
-	// The mission ended, perhaps after the table was read: a terminal status commits with its events,
-	// so one more read of the table has all of them.
-	_, err = r.replayTable(ctx, sw, missionID, last)
+	// The stream ended, perhaps after the table was read: its final event commits with the state, so
+	// one more read of the table has all of it.
+	_, err = r.replayTable(ctx, sw, streamID, last)
 	return true, err
 }
 
-// replayTable writes the mission's events after *last, in batches; done says the stream is over (an
-// event with a terminal status was written, or the client is gone).
-func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, missionID string, last *int64) (done bool, err error) {
+// replayTable writes the stream's events after *last, in batches; done says the stream is over (a final
+// event was written, or the client is gone).
+func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, streamID string, last *int64) (done bool, err error) {
 	for {
-		rows, err := r.store.MissionEventsAfter(ctx, missionID, *last, r.cfg.Batch)
+		rows, err := r.store.StreamEventsAfter(ctx, streamID, *last, r.cfg.Batch)
 		if err != nil {
-			return true, fmt.Errorf("replay mission events: %w", err)
+			return true, fmt.Errorf("replay stream events: %w", err)
 		}
 		for _, row := range rows {
 			ev := FromRow(row)
@@ -140,7 +136,7 @@ func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, missionID string
 				return true, nil
 			}
 			*last = row.Seq
-			if Terminal(ev.Status) { // as live: the stream ends after an event with a terminal status
+			if ev.Final { // as live: the stream ends after a final event
 				return true, nil
 			}
 		}
@@ -164,6 +160,7 @@ type sseWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
+	idField string
 	buf     []byte
 }
 
@@ -184,6 +181,7 @@ func AppendEvent(b []byte, ev Event) ([]byte, error) {
 }
 
 func (s *sseWriter) event(ev Event) error {
+	ev.IDField = s.idField
 	b, err := AppendEvent(s.buf[:0], ev)
 	if err != nil {
 		return err

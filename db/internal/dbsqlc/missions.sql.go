@@ -24,7 +24,7 @@ const missionCancel = `-- name: MissionCancel :one
 UPDATE agent_missions
 SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
 WHERE id = $1 AND workspace_id = $2 AND status IN ('queued', 'running', 'awaiting_approval')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
 `
 
 type MissionCancelParams struct {
@@ -47,7 +47,6 @@ func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -74,7 +73,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -93,7 +92,6 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -126,7 +124,7 @@ UPDATE agent_missions
 SET status = $1, error = $2,
     finished_at = CASE WHEN $1::text IN ('completed', 'failed') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
 `
 
 type MissionFinishParams struct {
@@ -150,7 +148,6 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -163,7 +160,7 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -186,7 +183,6 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -199,7 +195,7 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -217,7 +213,6 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -230,7 +225,7 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -248,7 +243,6 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -263,7 +257,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
 `
 
 type MissionInsertParams struct {
@@ -303,7 +297,6 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,
@@ -316,7 +309,7 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
 `
 
 type MissionListByAgentParams struct {
@@ -345,7 +338,6 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.MaxSteps,
 			&i.Steps,
 			&i.Actions,
-			&i.EventSeq,
 			&i.JobID,
 			&i.CreatedBy,
 			&i.CreatedAt,
@@ -399,7 +391,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, event_seq, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -418,7 +410,6 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.MaxSteps,
 		&i.Steps,
 		&i.Actions,
-		&i.EventSeq,
 		&i.JobID,
 		&i.CreatedBy,
 		&i.CreatedAt,

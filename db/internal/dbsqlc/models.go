@@ -51,7 +51,6 @@ type AgentMission struct {
 	MaxSteps    int32
 	Steps       int32
 	Actions     int32
-	EventSeq    int64
 	JobID       *int64
 	CreatedBy   string
 	CreatedAt   time.Time
@@ -272,16 +271,6 @@ type Label struct {
 	CreatedAt time.Time
 }
 
-type MissionEvent struct {
-	MissionID string
-	Seq       int64
-	Type      string
-	Status    string
-	Message   string
-	Data      json.RawMessage
-	CreatedAt time.Time
-}
-
 type MissionStep struct {
 	MissionID string
 	StepKey   string
@@ -398,6 +387,24 @@ type Skill struct {
 	Instructions string
 	CreatedBy    string
 	CreatedAt    time.Time
+}
+
+type Stream struct {
+	ID      string
+	Kind    string
+	LastSeq int64
+	Final   bool
+}
+
+type StreamEvent struct {
+	StreamID  string
+	Seq       int64
+	Type      string
+	Status    string
+	Message   string
+	Data      json.RawMessage
+	Final     bool
+	CreatedAt time.Time
 }
 
 type User struct {

@@ -7,62 +7,19 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 )
 
-const missionEventsBatchAfter = `-- name: MissionEventsBatchAfter :many
-SELECT mission_id, seq, type, status, message, data, created_at FROM mission_events
-WHERE mission_id = ANY($1::uuid[])
-  AND seq > ($2::bigint[])[array_position($1::uuid[], mission_id)]
-ORDER BY mission_id, seq
-LIMIT $3
+const missionStatusGet = `-- name: MissionStatusGet :one
+SELECT status FROM agent_missions WHERE id = $1
 `
 
-type MissionEventsBatchAfterParams struct {
-	MissionIds []string
-	AfterSeqs  []int64
-	Lim        int32
-}
-
-// MissionEventsBatchAfter reads, in one query, the events of several missions after a per-mission seq
-// (the stream relay's fan-in read), ordered by mission then seq.
-func (q *Queries) MissionEventsBatchAfter(ctx context.Context, arg MissionEventsBatchAfterParams) ([]MissionEvent, error) {
-	rows, err := q.db.Query(ctx, missionEventsBatchAfter, arg.MissionIds, arg.AfterSeqs, arg.Lim)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []MissionEvent{}
-	for rows.Next() {
-		var i MissionEvent
-		if err := rows.Scan(
-			&i.MissionID,
-			&i.Seq,
-			&i.Type,
-			&i.Status,
-			&i.Message,
-			&i.Data,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const missionEventsLastSeq = `-- name: MissionEventsLastSeq :one
-SELECT coalesce(max(seq), 0)::bigint AS seq FROM mission_events WHERE mission_id = $1
-`
-
-// MissionEventsLastSeq is the highest committed event number of a mission (0 when it has none).
-func (q *Queries) MissionEventsLastSeq(ctx context.Context, missionID string) (int64, error) {
-	row := q.db.QueryRow(ctx, missionEventsLastSeq, missionID)
-	var seq int64
-	err := row.Scan(&seq)
-	return seq, err
+// MissionStatusGet reads a mission's status in the caller's transaction (an event's default status).
+func (q *Queries) MissionStatusGet(ctx context.Context, id string) (string, error) {
+	row := q.db.QueryRow(ctx, missionStatusGet, id)
+	var status string
+	err := row.Scan(&status)
+	return status, err
 }
 
 const missionStreamGet = `-- name: MissionStreamGet :one
@@ -75,10 +32,171 @@ type MissionStreamGetRow struct {
 	Status      string
 }
 
-// MissionStreamGet is what a mission stream needs to know before and while it streams.
+// MissionStreamGet is what a mission stream needs to know before it streams.
 func (q *Queries) MissionStreamGet(ctx context.Context, id string) (MissionStreamGetRow, error) {
 	row := q.db.QueryRow(ctx, missionStreamGet, id)
 	var i MissionStreamGetRow
 	err := row.Scan(&i.ID, &i.WorkspaceID, &i.Status)
+	return i, err
+}
+
+const streamEventAppend = `-- name: StreamEventAppend :one
+WITH s AS (
+    INSERT INTO streams AS st (id, kind, last_seq, final) VALUES ($6, $7, 1, $5)
+    ON CONFLICT (id) DO UPDATE SET last_seq = st.last_seq + 1, final = excluded.final
+    WHERE st.kind = excluded.kind
+    RETURNING st.id, st.last_seq
+)
+INSERT INTO stream_events (stream_id, seq, type, status, message, data, final)
+SELECT s.id, s.last_seq, $1, $2, $3, $4, $5 FROM s
+RETURNING stream_id, seq, type, status, message, data, final, created_at
+`
+
+type StreamEventAppendParams struct {
+	Type     string
+	Status   string
+	Message  string
+	Data     json.RawMessage
+	Final    bool
+	StreamID string
+	Kind     string
+}
+
+// StreamEventAppend takes the stream's next sequence number (creating the stream on its first event;
+// the streams row stays locked until commit, which serialises the stream's writers) and stores the
+// event. A stream of another kind under the same id returns no row.
+func (q *Queries) StreamEventAppend(ctx context.Context, arg StreamEventAppendParams) (StreamEvent, error) {
+	row := q.db.QueryRow(ctx, streamEventAppend,
+		arg.Type,
+		arg.Status,
+		arg.Message,
+		arg.Data,
+		arg.Final,
+		arg.StreamID,
+		arg.Kind,
+	)
+	var i StreamEvent
+	err := row.Scan(
+		&i.StreamID,
+		&i.Seq,
+		&i.Type,
+		&i.Status,
+		&i.Message,
+		&i.Data,
+		&i.Final,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const streamEventNotify = `-- name: StreamEventNotify :exec
+SELECT pg_notify('pilot_stream_events', $1::text)
+`
+
+func (q *Queries) StreamEventNotify(ctx context.Context, payload string) error {
+	_, err := q.db.Exec(ctx, streamEventNotify, payload)
+	return err
+}
+
+const streamEventsAfter = `-- name: StreamEventsAfter :many
+SELECT stream_id, seq, type, status, message, data, final, created_at FROM stream_events WHERE stream_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
+`
+
+type StreamEventsAfterParams struct {
+	StreamID string
+	AfterSeq int64
+	Lim      int32
+}
+
+// StreamEventsAfter reads a stream's events after seq, in order (replay for Last-Event-ID).
+func (q *Queries) StreamEventsAfter(ctx context.Context, arg StreamEventsAfterParams) ([]StreamEvent, error) {
+	rows, err := q.db.Query(ctx, streamEventsAfter, arg.StreamID, arg.AfterSeq, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StreamEvent{}
+	for rows.Next() {
+		var i StreamEvent
+		if err := rows.Scan(
+			&i.StreamID,
+			&i.Seq,
+			&i.Type,
+			&i.Status,
+			&i.Message,
+			&i.Data,
+			&i.Final,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const streamEventsBatchAfter = `-- name: StreamEventsBatchAfter :many
+SELECT stream_id, seq, type, status, message, data, final, created_at FROM stream_events
+WHERE stream_id = ANY($1::uuid[])
+  AND seq > ($2::bigint[])[array_position($1::uuid[], stream_id)]
+ORDER BY stream_id, seq
+LIMIT $3
+`
+
+type StreamEventsBatchAfterParams struct {
+	StreamIds []string
+	AfterSeqs []int64
+	Lim       int32
+}
+
+// StreamEventsBatchAfter reads, in one query, the events of several streams after a per-stream seq
+// (the stream relay's fan-in read), ordered by stream then seq.
+func (q *Queries) StreamEventsBatchAfter(ctx context.Context, arg StreamEventsBatchAfterParams) ([]StreamEvent, error) {
+	rows, err := q.db.Query(ctx, streamEventsBatchAfter, arg.StreamIds, arg.AfterSeqs, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StreamEvent{}
+	for rows.Next() {
+		var i StreamEvent
+		if err := rows.Scan(
+			&i.StreamID,
+			&i.Seq,
+			&i.Type,
+			&i.Status,
+			&i.Message,
+			&i.Data,
+			&i.Final,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const streamGet = `-- name: StreamGet :one
+SELECT last_seq, final FROM streams WHERE id = $1
+`
+
+type StreamGetRow struct {
+	LastSeq int64
+	Final   bool
+}
+
+// StreamGet is a stream's last committed sequence number and whether its last event ended it; no row
+// when nothing was ever appended.
+func (q *Queries) StreamGet(ctx context.Context, id string) (StreamGetRow, error) {
+	row := q.db.QueryRow(ctx, streamGet, id)
+	var i StreamGetRow
+	err := row.Scan(&i.LastSeq, &i.Final)
 	return i, err
 }

@@ -1,0 +1,38 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/stream"
+)
+
+// serveStream answers r with the server-sent event stream streamID of the given kind (db.StreamMission,
+// db.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final
+// event or the client goes away. The caller has checked access to the stream's entity. When lastEventID
+// is 0, the request's Last-Event-ID header (a client's reconnect) applies.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {
+	if lastEventID == 0 {
+		lastEventID = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
+	}
+	err := s.opts.Relay.Serve(w, r, kind, streamID, lastEventID)
+	switch {
+	case err == nil, errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
+	case errors.Is(err, stream.ErrNotStarted):
+		if errors.Is(err, stream.ErrClosed) {
+			writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
+			return
+		}
+		s.logger.ErrorContext(r.Context(), "start stream", "kind", kind, "streamId", streamID, "error", err)
+		writeError(w, http.StatusInternalServerError, "internal server error")
+	default:
+		s.logger.WarnContext(r.Context(), "stream", "kind", kind, "streamId", streamID, "error", err)
+	}
+}
+
+// serveMissionStream answers r with a mission's event stream: it ends when the mission is terminal
+// (completed or failed) or awaiting approval (db.MissionStreamEnds).
+func (s *Server) serveMissionStream(w http.ResponseWriter, r *http.Request, missionID string, lastEventID int64) {
+	s.serveStream(w, r, db.StreamMission, missionID, lastEventID)
+}
