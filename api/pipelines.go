@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
+	"github.com/pilot-dev/pilot/internal/stream"
 )
 
 // StepIn is a step of a pipeline's graph.
@@ -149,6 +151,33 @@ func (s *Server) registerPipelines() {
 		Summary: "Cancel a running run", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Unfinished steps are cancelled with their jobs, and the missions steps wait for are cancelled. A finished run answers 409."},
 		admin, s.cancelRun)
+
+	register(s, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}/events",
+		Summary: "Watch a run's progress (server-sent events)", Tags: tags,
+		Description: "A `text/event-stream` of the run's events: each has `id` (the per-run sequence), `event` (status, step, done) " +
+			"and JSON `data` {runId, seq, type, status, message, data, at}; a step event's data names the step (stepId), its status, " +
+			"output and error. Events after `Last-Event-ID` are replayed first. The stream ends after the done event (completed, " +
+			"failed or cancelled; at once when the run is already over); comment lines are heartbeats.",
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
+		read, s.watchRun)
+}
+
+// RunStreamInput addresses a run's event stream.
+type RunStreamInput struct {
+	RunPath
+	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
+}
+
+// watchRun answers the run's event stream, after checking the run is the pipeline's, in the workspace.
+func (s *Server) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
+	if err := s.store.RunStream(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID); err != nil {
+		return nil, fail(err)
+	}
+	last := stream.ParseLastEventID(in.LastEventID)
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		r, w := humachi.Unwrap(hctx)
+		s.serveStream(w, r, db.StreamRun, in.RunID, last)
+	}}, nil
 }
 
 // PipelineBody are a pipeline's writable fields.

@@ -103,7 +103,7 @@ func (s *Store) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, a
 		if err := s.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 			return err
 		}
-		if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: "status", Status: RunRunning, Message: "run started"}); err != nil {
+		if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
 			return err
 		}
 		out = RunWithSteps{Run: run, Steps: rows}
@@ -242,7 +242,7 @@ func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, 
 				}
 			}
 		}
-		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: "done", Status: RunCancelled, Message: "run cancelled",
+		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
 			Data: map[string]any{"cancelledBy": actorID}})
 	})
 	if err != nil {
@@ -271,12 +271,37 @@ func (s *Store) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []Pipelin
 	return nil
 }
 
+// StreamRun is the stream kind of pipeline runs: a run's events carry its id as "runId".
+const StreamRun = "run"
+
+// Run event types (the SSE `event` names): status (the run started), step (a step moved: waiting,
+// completed, failed) and done (the run completed, failed or was cancelled; it ends the stream).
+const (
+	RunEventStatus = "status"
+	RunEventStep   = "step"
+	RunEventDone   = "done"
+)
+
 // runEvent is one event of a run's progress stream.
 type runEvent struct {
 	Type, Status, Message string
 	Data                  map[string]any
 }
 
-// appendRunEventTx records a run's progress event in tx. Until run events reach the stream relay (see
-// docs/pipelines.md), progress is read from the run's steps.
-func (s *Store) appendRunEventTx(context.Context, pgx.Tx, PipelineRun, runEvent) error { return nil }
+// appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
+// reports); a done event ends the stream.
+func (s *Store) appendRunEventTx(ctx context.Context, tx pgx.Tx, run PipelineRun, ev runEvent) error {
+	_, err := s.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
+		Data: ev.Data, Final: ev.Type == RunEventDone})
+	return err
+}
+
+// RunStream reads what serving a run's stream needs: nil when the run is of that pipeline of the
+// workspace, else ErrNotFound.
+func (s *Store) RunStream(ctx context.Context, workspaceID, pipelineID, runID string) error {
+	_, err := s.q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return notFound("run not found")
+	}
+	return wrap(err, "get run")
+}

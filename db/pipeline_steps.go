@@ -146,7 +146,7 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 		if n == 0 {
 			return errStepSettled
 		}
-		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: "step", Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
+		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
 			Data: map[string]any{"stepId": stepID, "status": StepWaiting, "output": res.output}})
 	}
 	return s.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
@@ -178,7 +178,7 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: "step", Status: status, Message: "step " + st.StepID + " " + status,
+	if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
 		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}}); err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		if err := s.cancelStepJobs(ctx, tx, stopped); err != nil {
 			return err
 		}
-		return s.appendRunEventTx(ctx, tx, done, runEvent{Type: "done", Status: RunFailed, Message: msg})
+		return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
 	}
 
 	byID := make(map[string]*PipelineRunStep, len(steps))
@@ -260,7 +260,7 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 	if err != nil {
 		return fmt.Errorf("complete run: %w", err)
 	}
-	return s.appendRunEventTx(ctx, tx, done, runEvent{Type: "done", Status: RunCompleted, Message: "run completed"})
+	return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
 }
 
 // missionSettledTx advances the pipeline step that waits for a mission which just completed or

@@ -30,6 +30,9 @@ CREATE TABLE pipeline_runs (
     cancelled_at  timestamptz
 );
 CREATE INDEX pipeline_runs_pipeline_idx ON pipeline_runs (pipeline_id, created_at DESC);
+-- A run's progress is a stream (kind 'run', migration 00013) that goes with it.
+CREATE TRIGGER pipeline_runs_stream_delete AFTER DELETE ON pipeline_runs
+    FOR EACH ROW EXECUTE FUNCTION stream_delete();
 
 -- pipeline_run_steps is each step of a run; (run_id, step_id) is the step key: a step's effect and
 -- its completion commit in one transaction guarded by its status, so a retried or rescued job never
