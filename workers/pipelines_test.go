@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
@@ -312,4 +313,88 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	require.Equal(t, db.RunFailed, cur.Run.Status)
 	require.Equal(t, map[string]string{"agent": db.StepFailed, "after": db.StepSkipped}, statuses(cur))
 	require.Contains(t, *cur.Run.Error, "the mission was cancelled")
+}
+
+func TestPipelinePluginSteps(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	ws := tm.owner.Workspace.ID
+	card := b.card(t, tm, tm.member, db.NewCard{Title: "Something for the owner"}) // the owner has an unread notification
+	b.drain(t)
+
+	steps := []step{
+		{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Triage {{run.id}}"}},
+		{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "content": "made by {{pipeline.name}}"}, Needs: []string{"make"}},
+		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.cols[2]}, Needs: []string{"say"}},
+		{ID: "digest", Type: "email_digest", Params: map[string]any{"subject": "Digest of {{date}}"}, Needs: []string{"move"}},
+	}
+	_, err := b.store.CreatePipeline(ctx, ws, tm.owner.User.ID, db.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
+	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
+
+	_, err = b.store.InstallPlugin(ctx, ws, "card-actions", tm.owner.User.ID, jsonOf(t, map[string]any{"commentPrefix": "[bot]"}))
+	require.NoError(t, err)
+	_, err = b.store.InstallPlugin(ctx, ws, "email-digest", tm.owner.User.ID, jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5}))
+	require.NoError(t, err)
+	p := b.pipeline(t, tm, steps...)
+	run := b.startRun(t, tm, p)
+	b.drain(t)
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+
+	made := b.getCard(t, tm, output(t, cur, "make")["cardId"].(string))
+	require.Equal(t, tm.cols[2], made.ColumnID, "moved by move_card")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] made by Test'`, made.ID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, made.ID))
+	// The digest went out through the e-mail job (to the outbox, with no SMTP): one per member with unread notifications.
+	require.Equal(t, float64(2), output(t, cur, "digest")["sent"])
+	var subject, body string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT subject, body FROM email_outbox WHERE to_address = $1 AND kind = 'pipeline_digest'`,
+		tm.owner.User.Email).Scan(&subject, &body))
+	require.Equal(t, "[Pilot] Digest of "+time.Now().UTC().Format("2006-01-02"), subject)
+	require.Contains(t, body, card.Title)
+
+	// Uninstalled, the pipeline that uses its step type no longer starts.
+	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
+	_, err = b.store.StartPipelineRun(ctx, ws, p.ID, tm.owner.User.ID)
+	require.ErrorIs(t, err, db.ErrInvalid)
+}
+
+func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	draftID := db.NewID()
+	p := b.pipeline(t, tm,
+		step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": draftID}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "roadmap {{steps.plan.status}}"}, Needs: []string{"plan"}},
+	)
+	// Without project drafts wired in, the step fails saying so.
+	run := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.RunFailed, cur.Run.Status)
+	require.Contains(t, *cur.Run.Error, "project drafts are not available")
+
+	// Wired, the step starts the draft's roadmap in its transaction and waits; the draft's job ends the wait.
+	var started []string
+	b.store.SetRoadmapStarter(func(_ context.Context, _ pgx.Tx, workspaceID, id, actorID string) error {
+		require.Equal(t, tm.owner.Workspace.ID, workspaceID)
+		require.Equal(t, tm.owner.User.ID, actorID)
+		started = append(started, id)
+		return nil
+	})
+	run = b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	require.Equal(t, []string{draftID}, started)
+	require.Equal(t, db.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
+	require.NoError(t, b.store.InTx(ctx, func(tx pgx.Tx) error {
+		return b.store.PipelineWaitFinishedTx(ctx, tx, "draft:"+draftID, map[string]any{"status": "roadmap_ready"}, "")
+	}))
+	b.drain(t)
+	cur = b.getRun(t, tm, run)
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'roadmap roadmap_ready'`))
 }
