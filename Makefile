@@ -44,6 +44,10 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 	@scripts/test.sh -run '^$$' -bench PickupLatency -benchtime=1x ./workers/
 	@bench/idle.sh
 
+.PHONY: bench/pipelines
+bench/pipelines: ## Pipeline benchmark: a 20-step diamond of notify steps end to end (one run; 100 runs at once)
+	@scripts/test.sh -run '^$$' -bench PipelineDiamond -benchtime=1x ./workers/
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

@@ -133,20 +133,26 @@ func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		}
 		params[i] = river.InsertManyParams{Args: jobs.PipelineStepArgs{RunID: runID, StepID: st.StepID}, InsertOpts: opts}
 	}
-	if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: runID, StepIds: ids, Status: StepQueued}); err != nil {
-		return fmt.Errorf("queue steps: %w", err)
-	}
 	res, err := s.River.InsertManyTx(ctx, tx, params)
 	if err != nil {
 		return fmt.Errorf("enqueue steps: %w", err)
 	}
+	// Each result names its step in its args (no reliance on the order of the results).
 	jobIDs := make([]int64, len(res))
 	for i, r := range res {
-		jobIDs[i] = r.Job.ID
-		steps[i].JobID = &r.Job.ID
+		var a jobs.PipelineStepArgs
+		if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
+			return fmt.Errorf("decode step job: %w", err)
+		}
+		ids[i], jobIDs[i] = a.StepID, r.Job.ID
+		for _, st := range steps {
+			if st.StepID == a.StepID {
+				st.JobID = &jobIDs[i]
+			}
+		}
 	}
-	if err := q.PipelineRunStepsSetJobs(ctx, dbsqlc.PipelineRunStepsSetJobsParams{RunID: runID, StepIds: ids, JobIds: jobIDs}); err != nil {
-		return fmt.Errorf("store step jobs: %w", err)
+	if err := q.PipelineRunStepsQueue(ctx, dbsqlc.PipelineRunStepsQueueParams{RunID: runID, StepIds: ids, JobIds: jobIDs}); err != nil {
+		return fmt.Errorf("queue steps: %w", err)
 	}
 	return nil
 }

@@ -86,7 +86,16 @@ func (s *Store) FailPipelineStep(ctx context.Context, runID, stepID, errText str
 
 // lockStep locks a running run and reads its steps; errStepSettled when the run or the step is over.
 func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
-	run, err := q.PipelineRunGetForUpdate(ctx, runID)
+	return readStep(ctx, q, runID, stepID, true)
+}
+
+// readStep is lockStep, without the lock when lock is false.
+func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock bool) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
+	get := q.PipelineRunGetByID
+	if lock {
+		get = q.PipelineRunGetForUpdate
+	}
+	run, err := get(ctx, runID)
 	if isNotFound(err) {
 		return run, nil, nil, errStepSettled
 	}
@@ -107,8 +116,11 @@ func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (Pip
 	return run, steps, &steps[i], nil
 }
 
+// runStepTx does the step's work, then takes the run's lock to record it: the lock, which serialises
+// the completions of a run's parallel steps, is held from there to the commit only. Under the lock the
+// run and step are read again: a run cancelled or failed meanwhile rolls the work back.
 func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID, stepID string) error {
-	run, steps, st, err := lockStep(ctx, q, runID, stepID)
+	run, steps, st, err := readStep(ctx, q, runID, stepID, false)
 	if err != nil {
 		return err
 	}
@@ -129,10 +141,18 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 		}
 	case errors.As(err, &refusal) && !errors.Is(err, errRetryMove):
 		_ = sp.Rollback(ctx)
-		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, refusal.Msg)
 	default:
 		_ = sp.Rollback(ctx)
 		return err
+	}
+	if run, steps, st, err = lockStep(ctx, q, runID, stepID); err != nil {
+		return err
+	}
+	if st.Status != StepQueued && st.Status != StepRunning {
+		return errStepSettled
+	}
+	if refusal != nil {
+		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, refusal.Msg)
 	}
 	if res.waitRef != "" {
 		out, err := json.Marshal(res.output)

@@ -58,8 +58,9 @@ UPDATE pipeline_run_steps SET status = @status,
     finished_at = CASE WHEN @status::text IN ('skipped', 'cancelled') THEN now() END
 WHERE run_id = @run_id AND step_id = ANY(@step_ids::text[]) AND status IN ('pending', 'queued', 'running', 'waiting');
 
--- name: PipelineRunStepsSetJobs :exec
-UPDATE pipeline_run_steps SET job_id = j.job_id
+-- name: PipelineRunStepsQueue :exec
+-- PipelineRunStepsQueue moves steps to queued with the jobs just enqueued for them.
+UPDATE pipeline_run_steps SET status = 'queued', job_id = j.job_id
 FROM (SELECT unnest(@step_ids::text[]) AS step_id, unnest(@job_ids::bigint[]) AS job_id) AS j
 WHERE run_id = @run_id AND pipeline_run_steps.step_id = j.step_id;
 
@@ -72,3 +73,6 @@ RETURNING *;
 
 -- name: PipelineRunStepWaiting :many
 SELECT run_id, step_id FROM pipeline_run_steps WHERE wait_ref = @wait_ref AND status = 'waiting';
+
+-- name: PipelineRunGetByID :one
+SELECT * FROM pipeline_runs WHERE id = @id;

@@ -71,6 +71,28 @@ func (q *Queries) PipelineRunGet(ctx context.Context, arg PipelineRunGetParams) 
 	return i, err
 }
 
+const pipelineRunGetByID = `-- name: PipelineRunGetByID :one
+SELECT id, pipeline_id, workspace_id, pipeline_name, status, error, started_by, created_at, finished_at, cancelled_at FROM pipeline_runs WHERE id = $1
+`
+
+func (q *Queries) PipelineRunGetByID(ctx context.Context, id string) (PipelineRun, error) {
+	row := q.db.QueryRow(ctx, pipelineRunGetByID, id)
+	var i PipelineRun
+	err := row.Scan(
+		&i.ID,
+		&i.PipelineID,
+		&i.WorkspaceID,
+		&i.PipelineName,
+		&i.Status,
+		&i.Error,
+		&i.StartedBy,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
 const pipelineRunGetForUpdate = `-- name: PipelineRunGetForUpdate :one
 SELECT id, pipeline_id, workspace_id, pipeline_name, status, error, started_by, created_at, finished_at, cancelled_at FROM pipeline_runs WHERE id = $1 FOR UPDATE
 `
@@ -426,20 +448,21 @@ func (q *Queries) PipelineRunStepsInsert(ctx context.Context, arg PipelineRunSte
 	return err
 }
 
-const pipelineRunStepsSetJobs = `-- name: PipelineRunStepsSetJobs :exec
-UPDATE pipeline_run_steps SET job_id = j.job_id
+const pipelineRunStepsQueue = `-- name: PipelineRunStepsQueue :exec
+UPDATE pipeline_run_steps SET status = 'queued', job_id = j.job_id
 FROM (SELECT unnest($2::text[]) AS step_id, unnest($3::bigint[]) AS job_id) AS j
 WHERE run_id = $1 AND pipeline_run_steps.step_id = j.step_id
 `
 
-type PipelineRunStepsSetJobsParams struct {
+type PipelineRunStepsQueueParams struct {
 	RunID   string
 	StepIds []string
 	JobIds  []int64
 }
 
-func (q *Queries) PipelineRunStepsSetJobs(ctx context.Context, arg PipelineRunStepsSetJobsParams) error {
-	_, err := q.db.Exec(ctx, pipelineRunStepsSetJobs, arg.RunID, arg.StepIds, arg.JobIds)
+// PipelineRunStepsQueue moves steps to queued with the jobs just enqueued for them.
+func (q *Queries) PipelineRunStepsQueue(ctx context.Context, arg PipelineRunStepsQueueParams) error {
+	_, err := q.db.Exec(ctx, pipelineRunStepsQueue, arg.RunID, arg.StepIds, arg.JobIds)
 	return err
 }
 
