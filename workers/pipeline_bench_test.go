@@ -184,7 +184,9 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	slices.Sort(lat)
 	slices.Sort(batch)
-	q := func(d []time.Duration, p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000 }
+	q := func(d []time.Duration, p float64) float64 {
+		return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
+	}
 	b.ReportMetric(q(lat, 0.50), "run_p50_ms")
 	b.ReportMetric(q(lat, 0.99), "run_p99_ms")
 	b.ReportMetric(q(batch, 1), "all_done_max_ms")
