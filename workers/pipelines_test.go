@@ -398,3 +398,27 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'roadmap roadmap_ready'`))
 }
+
+func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	p := b.pipeline(t, tm,
+		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
+		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
+	)
+	run := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
+
+	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
+	require.Equal(t, map[string]string{"agent": db.StepCancelled, "after": db.StepCancelled}, statuses(cur))
+	m := b.getMission(t, tm, missionID)
+	require.Equal(t, db.MissionFailed, m.Status)
+	require.NotNil(t, m.CancelledAt)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, run.Run.ID))
+}
