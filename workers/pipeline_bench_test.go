@@ -7,21 +7,22 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/pgtest"
-	"github.com/pilot-dev/pilot/jobs"
 )
 
 // BenchmarkPipelineDiamond runs a 20-step diamond of notify steps (one step, 18 in parallel after it, one
-// that needs them all) end to end: from the start of the run (the api's StartPipelineRun) to the
-// commit of its last step, seen by the worker. The api side is an insert-only client and the worker a
+// that needs them all) end to end: from the call that starts the run (the api's StartPipelineRun) to the
+// moment its done event's notification arrives, as the api's stream relay hears it. The api side is an insert-only client and the worker a
 // working client, each with its own pool, configured as `make run` runs them (WORKER_CONCURRENCY=20,
 // DATABASE_MAX_CONNS=20, WORKER_POLL_INTERVAL=1s, JOB_FETCH_COOLDOWN=10ms). Sub-benchmarks: one run at
 // a time (latency per run), and 100 runs started at once (time until every one finished). The
@@ -56,23 +57,34 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The worker reports each finished step job; the bench checks the run of a finished "end" step.
+	// A run is over for its watchers when its done event commits: its stream's notification (on the
+	// relay's channel) then names the run and the done event's number, 22 for this graph (the start,
+	// 20 steps, the end).
+	listener, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer listener.Close(context.Background())
+	if _, err := listener.Exec(ctx, "LISTEN "+db.StreamEventsChannel); err != nil {
+		b.Fatal(err)
+	}
 	var mu sync.Mutex
 	endSeen := map[string]time.Time{}
 	wake := make(chan struct{}, 1)
-	events, cancel := workerRiver.Subscribe(river.EventKindJobCompleted)
-	defer cancel()
+	listenCtx, stopListening := context.WithCancel(ctx)
+	defer stopListening()
 	go func() {
-		for ev := range events {
-			if ev.Job.Kind != (jobs.PipelineStepArgs{}).Kind() {
-				continue
+		for {
+			n, err := listener.WaitForNotification(listenCtx)
+			if err != nil {
+				return
 			}
-			var args jobs.PipelineStepArgs
-			if json.Unmarshal(ev.Job.EncodedArgs, &args) != nil || args.StepID != "end" {
+			runID, ok := strings.CutSuffix(n.Payload, ":22")
+			if !ok {
 				continue
 			}
 			mu.Lock()
-			endSeen[args.RunID] = time.Now()
+			endSeen[runID] = time.Now()
 			mu.Unlock()
 			select {
 			case wake <- struct{}{}:
