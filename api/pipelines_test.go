@@ -189,3 +189,35 @@ type stepTypeOut struct {
 	Params      string `json:"params"`
 	Plugin      string `json:"plugin,omitempty"`
 }
+
+func TestPipelineOddInputsAre400(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, _, prj, _ := e.team()
+	pid := path.Base(prj)
+	long := make([]byte, 70)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, st := range []pstep{
+		{"id": "a", "type": "notify", "params": []int{1}},
+		{"id": "a", "type": "notify", "params": 5},
+		{"id": "a", "type": "notify", "params": "text"},
+		{"id": string(long), "type": "notify", "params": map[string]any{"projectId": pid, "message": "m"}},
+		{"id": "é", "type": "notify", "params": map[string]any{"projectId": pid, "message": "m"}},
+		{"id": "", "type": "notify"},
+		{"id": "a", "type": ""},
+		{"id": "a", "type": "notify", "params": map[string]any{"projectId": "not-a-uuid", "message": "m"}},
+		{"id": "a", "type": "notify", "params": map[string]any{"projectId": pid, "message": "nul \u0000 char"}},
+		{"id": "a", "type": "wait", "params": map[string]any{"duration": "0s"}},
+		{"id": "a", "type": "wait", "params": map[string]any{"duration": "9999h"}},
+		{"id": "a", "type": "create_card", "params": map[string]any{"projectId": pid, "columnId": pid, "title": "t"}},
+		{"id": "a", "type": "run_agent_mission", "params": map[string]any{"agentId": pid, "objective": "x"}},
+		{"id": "a", "type": "condition", "params": map[string]any{"step": "a", "field": "x", "op": "equals"}},
+		{"id": "a", "type": "notify", "needs": []int{1}},
+	} {
+		r := e.do("POST", wsOf(owner)+"/pipelines", owner.Token, map[string]any{"name": "odd", "steps": []pstep{st}})
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+	requireStatus(t, e.do("POST", wsOf(owner)+"/pipelines", owner.Token, `{"name":"x","steps":[{"id":"a"`), http.StatusBadRequest)
+}
