@@ -15,12 +15,12 @@ import (
 
 // Plugin is one entry of the catalog.
 type Plugin struct {
-	ID           string       `json:"id"`
-	Name         string       `json:"name"`
-	Description  string       `json:"description"`
-	Version      string       `json:"version"`
-	Capabilities Capabilities `json:"capabilities"`
-	Settings     Schema       `json:"settings"`
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description"`
+	Version      string         `json:"version"`
+	Capabilities Capabilities   `json:"capabilities"`
+	Settings     SettingsSchema `json:"settings"`
 }
 
 // Capabilities is what a plugin adds to a workspace that installs it.
@@ -34,16 +34,16 @@ type Capabilities struct {
 	AgentTools []string `json:"agentTools"`
 }
 
-// Schema is the JSON schema of a plugin's settings: an object of typed properties.
-type Schema struct {
-	Type                 string              `json:"type" enum:"object"`
-	Properties           map[string]Property `json:"properties"`
-	Required             []string            `json:"required"`
-	AdditionalProperties bool                `json:"additionalProperties"`
+// SettingsSchema is the JSON schema of a plugin's settings: an object of typed properties.
+type SettingsSchema struct {
+	Type                 string                     `json:"type" enum:"object"`
+	Properties           map[string]SettingProperty `json:"properties"`
+	Required             []string                   `json:"required"`
+	AdditionalProperties bool                       `json:"additionalProperties"`
 }
 
-// Property is one setting: its JSON type (string, integer or boolean) and its limits.
-type Property struct {
+// SettingProperty is one setting: its JSON type (string, integer or boolean) and its limits.
+type SettingProperty struct {
 	Type        string   `json:"type" enum:"string,integer,boolean"`
 	Description string   `json:"description"`
 	Default     any      `json:"default,omitempty"`
@@ -76,7 +76,7 @@ var catalog = []Plugin{
 		Description: "Pipeline steps that act on cards: comment on a card and move a card to another column " +
 			"(for example the card an earlier create_card step made).",
 		Capabilities: Capabilities{StepTypes: []string{StepAddComment, StepMoveCard}},
-		Settings: Schema{Type: "object", Properties: map[string]Property{
+		Settings: SettingsSchema{Type: "object", Properties: map[string]SettingProperty{
 			"commentPrefix": {Type: "string", Description: "Text put before every comment the add_comment step posts", Default: "", MaxLength: intp(50)},
 		}},
 	},
@@ -84,14 +84,14 @@ var catalog = []Plugin{
 		ID: CardTemplates, Name: "Card template pack", Version: "1.0.0",
 		Description:  "More project templates: bug triage, quarterly OKRs and a content calendar, each with its columns and labels.",
 		Capabilities: Capabilities{ProjectTemplates: []string{"bug-triage", "okr-quarter", "content-calendar"}},
-		Settings:     Schema{Type: "object", Properties: map[string]Property{}},
+		Settings:     SettingsSchema{Type: "object", Properties: map[string]SettingProperty{}},
 	},
 	{
 		ID: EmailDigest, Name: "E-mail digest", Version: "1.0.0",
 		Description: "A pipeline step that e-mails each workspace member a digest of their unread notifications, " +
 			"through the service's e-mail job (SMTP, or the outbox when SMTP is not configured).",
 		Capabilities: Capabilities{StepTypes: []string{StepEmailDigest}},
-		Settings: Schema{Type: "object", Required: []string{"subjectPrefix"}, Properties: map[string]Property{
+		Settings: SettingsSchema{Type: "object", Required: []string{"subjectPrefix"}, Properties: map[string]SettingProperty{
 			"subjectPrefix": {Type: "string", Description: "Put before each digest's subject", MaxLength: intp(40)},
 			"maxItems":      {Type: "integer", Description: "Notifications listed per digest", Default: 10, Minimum: intp(1), Maximum: intp(50)},
 			"skipEmpty":     {Type: "boolean", Description: "Send nothing to members with no unread notification", Default: true},
@@ -194,7 +194,7 @@ func (p Plugin) ValidateSettings(raw json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(out)
 }
 
-func (pr Property) check(raw json.RawMessage) (any, error) {
+func (pr SettingProperty) check(raw json.RawMessage) (any, error) {
 	switch pr.Type {
 	case "string":
 		var s string
