@@ -32,6 +32,8 @@ const (
 	MissionSourceAgent       = "agent"
 	MissionSourceRuntime     = "runtime"
 	MissionSourceCardMission = "card_mission"
+	// MissionSourcePipeline: a pipeline's run_agent_mission step.
+	MissionSourcePipeline = "pipeline"
 )
 
 // MissionMaxAttempts is how many times River tries a mission job. Steps already recorded are never

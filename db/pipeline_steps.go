@@ -429,7 +429,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 	case stepgraph.TypeRunAgentMission:
 		var p stepgraph.RunAgentMissionParams
 		_ = json.Unmarshal(st.Params, &p)
-		in := NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: MissionSourceAgent, Objective: fill(p.Objective)}
+		in := NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: MissionSourcePipeline, Objective: fill(p.Objective)}
 		if p.CardID != "" {
 			cardID, err := cardRef(p.CardID)
 			if err != nil {

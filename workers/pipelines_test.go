@@ -287,6 +287,7 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 	m := b.getMission(t, tm, out["missionId"].(string))
 	require.Equal(t, db.MissionCompleted, m.Status)
 	require.Equal(t, output(t, cur, "make")["cardId"], *m.CardID)
+	require.Equal(t, db.MissionSourcePipeline, m.Source)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "mission "+m.ID+" completed"))
 }
 
