@@ -56,6 +56,10 @@ fuzz: ## Walk every operation of the OpenAPI document with hostile input, 20 rou
 bench/drafts: ## Draft benchmark (offline planner, real worker): generate-roadmap to first event and to roadmap ready
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench DraftRoadmap -benchtime=1x ./api/'
 
+.PHONY: bench/pipelines
+bench/pipelines: ## Pipeline benchmark: a 20-step diamond of notify steps end to end (one run; 100 runs at once)
+	@scripts/test.sh -run '^$$' -bench PipelineDiamond -benchtime=1x ./workers/
+
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'

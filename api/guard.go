@@ -158,8 +158,8 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
 	for _, prm := range hctx.Operation().Parameters {
-		// Every record id is a UUID: a malformed one names nothing.
-		if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && !isUUID(hctx.Param(prm.Name)) {
+		// Every record id is a UUID: a malformed one names nothing. Plugins are named by their catalog id.
+		if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && prm.Name != "pluginId" && !isUUID(hctx.Param(prm.Name)) {
 			s.writeErr(hctx, errNotFound("not found"))
 			return
 		}

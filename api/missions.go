@@ -23,7 +23,7 @@ type MissionOut struct {
 	AgentID     string     `json:"agentId"`
 	CardID      *string    `json:"cardId" nullable:"true"`
 	ProjectID   *string    `json:"projectId" nullable:"true"`
-	Source      string     `json:"source" enum:"agent,runtime,card_mission"`
+	Source      string     `json:"source" enum:"agent,runtime,card_mission,pipeline"`
 	Objective   string     `json:"objective"`
 	Prompt      string     `json:"prompt" doc:"Same as objective"`
 	Status      string     `json:"status" enum:"queued,running,awaiting_approval,completed,failed"`

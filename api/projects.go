@@ -174,8 +174,8 @@ func (s *Server) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]
 	return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) listProjectTemplates(context.Context, *WorkspacePath) (*Output[[]db.Template], error) {
-	return &Output[[]db.Template]{Body: db.Templates}, nil
+func (s *Server) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
+	return listOf(func(t db.Template) db.Template { return t })(s.store.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {

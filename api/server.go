@@ -146,6 +146,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerMissions()
 	s.mountMCP(opts.Context, router)
 	s.registerDrafts()
+	s.registerPipelines()
+	s.registerPlugins()
 	return router
 }
 

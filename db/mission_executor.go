@@ -421,8 +421,11 @@ func (s *Store) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if msg == "" {
 		msg = "mission " + strings.ReplaceAll(status, "_", " ")
 	}
-	_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: evType, Status: status, Message: msg})
-	return out, err
+	if _, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
+		return out, err
+	}
+	// A pipeline step waiting for the mission goes on in the same transaction.
+	return out, s.missionSettledTx(ctx, tx, out)
 }
 
 // Decider is who decides a proposal: a user, and whether they hold a pilotage role that reviews (reviewer
@@ -502,9 +505,11 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			_, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
-				Message: "every proposal was decided; mission completed"})
-			return err
+			if _, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
+				Message: "every proposal was decided; mission completed"}); err != nil {
+				return err
+			}
+			return s.missionSettledTx(ctx, tx, done)
 		})
 		if !errors.Is(err, errRetryMove) {
 			return out, err

@@ -32,6 +32,8 @@ const (
 	MissionSourceAgent       = "agent"
 	MissionSourceRuntime     = "runtime"
 	MissionSourceCardMission = "card_mission"
+	// MissionSourcePipeline: a pipeline's run_agent_mission step.
+	MissionSourcePipeline = "pipeline"
 )
 
 // MissionMaxAttempts is how many times River tries a mission job. Steps already recorded are never
@@ -79,6 +81,18 @@ func (s *Store) DefaultAgent(ctx context.Context, workspaceID string) (Agent, er
 func (s *Store) CreateMission(ctx context.Context, in NewMission) (AgentMission, error) {
 	var out AgentMission
 	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = s.createMissionTx(ctx, tx, q, in)
+		return err
+	})
+	return out, err
+}
+
+// createMissionTx is CreateMission in the caller's transaction (a pipeline step starts its mission
+// in the transaction that records the step waiting for it).
+func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in NewMission) (AgentMission, error) {
+	var out AgentMission
+	err := func() error {
 		agent, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: in.AgentID, WorkspaceID: in.WorkspaceID})
 		if isNotFound(err) {
 			return notFound("agent not found")
@@ -122,7 +136,7 @@ func (s *Store) CreateMission(ctx context.Context, in NewMission) (AgentMission,
 		_, err = s.AppendMissionEventTx(ctx, tx, out.ID, NewMissionEvent{Type: MissionEventStatus, Status: MissionQueued, Message: msg,
 			Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
 		return err
-	})
+	}()
 	return out, err
 }
 
@@ -182,9 +196,11 @@ func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actor
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionFailed, Message: "mission cancelled",
-			Data: map[string]any{"cancelledBy": actorID}})
-		return err
+		if _, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionFailed, Message: "mission cancelled",
+			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
+			return err
+		}
+		return s.missionSettledTx(ctx, tx, m)
 	})
 	return out, err
 }

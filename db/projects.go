@@ -73,9 +73,9 @@ func (s *Store) createProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
-	tmpl, ok := TemplateByID(in.TemplateID)
-	if !ok {
-		return Project{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", in.TemplateID))
+	tmpl, err := s.projectTemplate(ctx, in.WorkspaceID, in.TemplateID)
+	if err != nil {
+		return Project{}, err
 	}
 	q := queries(tx)
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,

@@ -144,3 +144,11 @@ func mapRows[R, T any](rows []R, f func(R) T) []T {
 	}
 	return out
 }
+
+// Pipeline, run and plugin rows (migration 00016).
+type (
+	Pipeline        = dbsqlc.Pipeline
+	PipelineRun     = dbsqlc.PipelineRun
+	PipelineRunStep = dbsqlc.PipelineRunStep
+	WorkspacePlugin = dbsqlc.WorkspacePlugin
+)

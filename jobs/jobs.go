@@ -101,3 +101,13 @@ type DraftRoadmapArgs struct {
 
 // Kind implements river.JobArgs.
 func (DraftRoadmapArgs) Kind() string { return "draft_roadmap" }
+
+// PipelineStepArgs runs one step of a pipeline run. The run and step ids are the step key: the step's
+// effect commits with its completion, once, however many times the job runs.
+type PipelineStepArgs struct {
+	RunID  string `json:"runId"`
+	StepID string `json:"stepId"`
+}
+
+// Kind implements river.JobArgs.
+func (PipelineStepArgs) Kind() string { return "pipeline_step" }

@@ -78,6 +78,8 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, &EmailWorker{deps: b.deps}, job)
 	case jobs.MissionClaimExpiryArgs{}.Kind():
 		workJob(t, b, &MissionClaimExpiryWorker{deps: b.deps}, job)
+	case jobs.PipelineStepArgs{}.Kind():
+		workJob(t, b, &PipelineStepWorker{deps: b.deps}, job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

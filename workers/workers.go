@@ -65,6 +65,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, NewDraftRoadmapWorker(deps)); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &PipelineStepWorker{deps: deps}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
 }
 

@@ -314,6 +314,48 @@ type OrganizationMember struct {
 	CreatedAt      time.Time
 }
 
+type Pipeline struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	Description string
+	Steps       json.RawMessage
+	Enabled     bool
+	CreatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type PipelineRun struct {
+	ID           string
+	PipelineID   string
+	WorkspaceID  string
+	PipelineName string
+	Status       string
+	Error        *string
+	StartedBy    string
+	CreatedAt    time.Time
+	FinishedAt   *time.Time
+	CancelledAt  *time.Time
+}
+
+type PipelineRunStep struct {
+	RunID      string
+	StepID     string
+	Position   int32
+	Type       string
+	Params     json.RawMessage
+	Needs      []string
+	Status     string
+	Output     []byte
+	Error      *string
+	JobID      *int64
+	WaitRef    *string
+	Attempts   int32
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+}
+
 type Project struct {
 	ID          string
 	WorkspaceID string
@@ -448,4 +490,13 @@ type WorkspaceMember struct {
 	Role         string
 	PilotageRole string
 	CreatedAt    time.Time
+}
+
+type WorkspacePlugin struct {
+	WorkspaceID string
+	PluginID    string
+	Settings    json.RawMessage
+	InstalledBy string
+	InstalledAt time.Time
+	UpdatedAt   time.Time
 }

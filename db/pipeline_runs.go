@@ -1,0 +1,313 @@
+package db
+
+// This file holds pipeline runs as records: starting a run (its steps, and the jobs of the steps that
+// need nothing, in one transaction), reading and listing runs with their steps, and cancelling a run.
+// What a worker does with a step is in pipeline_steps.go.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunCompleted = "completed"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+)
+
+// Step statuses: pending (waits for its needs) -> queued (its job is enqueued) -> running (a worker
+// took it) -> completed or failed; waiting (its mission or draft is under way) in between for steps
+// that wait; skipped (a branch not taken, a need skipped, or the run failed) and cancelled (the run was).
+const (
+	StepPending   = "pending"
+	StepQueued    = "queued"
+	StepRunning   = "running"
+	StepWaiting   = "waiting"
+	StepCompleted = "completed"
+	StepFailed    = "failed"
+	StepSkipped   = "skipped"
+	StepCancelled = "cancelled"
+)
+
+// PipelineStepMaxAttempts is how many times River tries a step's job. The step key makes a retry repeat
+// nothing; the last attempt's failure fails the step.
+const PipelineStepMaxAttempts = 5
+
+// RunWithSteps is a run and the status of each of its steps.
+type RunWithSteps struct {
+	Run   PipelineRun
+	Steps []PipelineRunStep
+}
+
+// StartPipelineRun starts a run of an enabled pipeline (a disabled one is a conflict): the run, its
+// steps (pending) and the jobs of the steps that need nothing, in one transaction. The graph is
+// validated again, so a step type whose plugin was uninstalled since is refused.
+func (s *Store) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
+	var out RunWithSteps
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		p, err := q.PipelineGetForShare(ctx, dbsqlc.PipelineGetForShareParams{ID: pipelineID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("pipeline not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get pipeline: %w", err)
+		}
+		if !p.Enabled {
+			return conflict("the pipeline is disabled; enable it (PATCH enabled: true) to run it")
+		}
+		_, steps, err := s.validateSteps(ctx, q, workspaceID, p.Steps)
+		if err != nil {
+			return err
+		}
+		run, err := q.PipelineRunInsert(ctx, dbsqlc.PipelineRunInsertParams{ID: NewID(), PipelineID: p.ID, WorkspaceID: workspaceID,
+			PipelineName: p.Name, StartedBy: actorID})
+		if err != nil {
+			return fmt.Errorf("insert run: %w", err)
+		}
+		in := dbsqlc.PipelineRunStepsInsertParams{RunID: run.ID}
+		for i, st := range steps {
+			needs, err := json.Marshal(st.Needs)
+			if err != nil {
+				return fmt.Errorf("encode needs: %w", err)
+			}
+			in.StepIds, in.Positions, in.Types = append(in.StepIds, st.ID), append(in.Positions, int32(i)), append(in.Types, st.Type)
+			in.Params, in.Needs = append(in.Params, st.Params), append(in.Needs, needs)
+		}
+		if err := q.PipelineRunStepsInsert(ctx, in); err != nil {
+			return fmt.Errorf("insert run steps: %w", err)
+		}
+		rows, err := q.PipelineRunStepList(ctx, run.ID)
+		if err != nil {
+			return fmt.Errorf("list run steps: %w", err)
+		}
+		var ready []*PipelineRunStep
+		for i := range rows {
+			if len(rows[i].Needs) == 0 {
+				ready = append(ready, &rows[i])
+			}
+		}
+		if err := s.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+			return err
+		}
+		if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
+			return err
+		}
+		out = RunWithSteps{Run: run, Steps: rows}
+		return nil
+	})
+	return out, err
+}
+
+// queueSteps moves steps to queued and enqueues their jobs in tx; a wait step's job is scheduled for
+// the end of its wait, so no worker holds it meanwhile.
+func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*PipelineRunStep) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	ids := make([]string, len(steps))
+	params := make([]river.InsertManyParams, len(steps))
+	for i, st := range steps {
+		ids[i] = st.StepID
+		st.Status = StepQueued
+		opts := &river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: PipelineStepMaxAttempts}
+		if st.Type == stepgraph.TypeWait {
+			var p stepgraph.WaitParams
+			_ = json.Unmarshal(st.Params, &p)
+			if d, err := stepgraph.ParseWait(p.Duration); err == nil {
+				opts.ScheduledAt = time.Now().Add(d)
+			}
+		}
+		params[i] = river.InsertManyParams{Args: jobs.PipelineStepArgs{RunID: runID, StepID: st.StepID}, InsertOpts: opts}
+	}
+	res, err := s.River.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return fmt.Errorf("enqueue steps: %w", err)
+	}
+	// Each result names its step in its args (no reliance on the order of the results).
+	jobIDs := make([]int64, len(res))
+	for i, r := range res {
+		var a jobs.PipelineStepArgs
+		if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
+			return fmt.Errorf("decode step job: %w", err)
+		}
+		ids[i], jobIDs[i] = a.StepID, r.Job.ID
+		for _, st := range steps {
+			if st.StepID == a.StepID {
+				st.JobID = &jobIDs[i]
+			}
+		}
+	}
+	if err := q.PipelineRunStepsQueue(ctx, dbsqlc.PipelineRunStepsQueueParams{RunID: runID, StepIds: ids, JobIds: jobIDs}); err != nil {
+		return fmt.Errorf("queue steps: %w", err)
+	}
+	return nil
+}
+
+// PipelineRuns lists a pipeline's runs, newest first, with their steps.
+func (s *Store) PipelineRuns(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
+	if _, err := s.Pipeline(ctx, workspaceID, pipelineID); err != nil {
+		return nil, err
+	}
+	var out []RunWithSteps
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+		runs, err := q.PipelineRunListByPipeline(ctx, dbsqlc.PipelineRunListByPipelineParams{PipelineID: pipelineID, Lim: limit})
+		if err != nil {
+			return fmt.Errorf("list runs: %w", err)
+		}
+		ids := make([]string, len(runs))
+		for i, r := range runs {
+			ids[i] = r.ID
+		}
+		steps, err := q.PipelineRunStepListByRuns(ctx, ids)
+		if err != nil {
+			return fmt.Errorf("list run steps: %w", err)
+		}
+		byRun := map[string][]PipelineRunStep{}
+		for _, st := range steps {
+			byRun[st.RunID] = append(byRun[st.RunID], st)
+		}
+		out = make([]RunWithSteps, len(runs))
+		for i, r := range runs {
+			out[i] = RunWithSteps{Run: r, Steps: byRun[r.ID]}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PipelineRun reads a run of a pipeline of the workspace with its steps.
+func (s *Store) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
+	var out RunWithSteps
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("run not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get run: %w", err)
+		}
+		steps, err := q.PipelineRunStepList(ctx, run.ID)
+		if err != nil {
+			return fmt.Errorf("list run steps: %w", err)
+		}
+		out = RunWithSteps{Run: run, Steps: steps}
+		return nil
+	})
+	return out, err
+}
+
+// CancelPipelineRun stops a running run: cancelled, its unfinished steps cancelled and their jobs
+// cancelled (a running step's context ends, and its work rolls back), in one transaction; then the
+// missions its steps wait for are cancelled too. A finished run is a conflict.
+func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
+	var missions []string
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("run not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get run: %w", err)
+		}
+		if _, err := q.PipelineRunGetForUpdate(ctx, run.ID); err != nil {
+			return fmt.Errorf("lock run: %w", err)
+		}
+		run, err = q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunCancelled})
+		if isNotFound(err) {
+			cur, _ := q.PipelineRunGetForUpdate(ctx, runID)
+			return conflict(fmt.Sprintf("the run is already %s", cur.Status))
+		}
+		if err != nil {
+			return fmt.Errorf("cancel run: %w", err)
+		}
+		stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepCancelled})
+		if err != nil {
+			return fmt.Errorf("cancel steps: %w", err)
+		}
+		if err := s.cancelStepJobs(ctx, tx, stopped); err != nil {
+			return err
+		}
+		for _, st := range stopped {
+			if st.WaitRef != nil {
+				if id, ok := strings.CutPrefix(*st.WaitRef, "mission:"); ok {
+					missions = append(missions, id)
+				}
+			}
+		}
+		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
+			Data: map[string]any{"cancelledBy": actorID}})
+	})
+	if err != nil {
+		return RunWithSteps{}, err
+	}
+	// Apart, after the commit: a mission's cancel locks the mission, then (through missionSettledTx) the
+	// run, the order every mission completion takes; it finds the run cancelled and leaves it alone.
+	for _, id := range missions {
+		if _, err := s.CancelMission(ctx, workspaceID, id, actorID); err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
+			return RunWithSteps{}, err
+		}
+	}
+	return s.PipelineRun(ctx, workspaceID, pipelineID, runID)
+}
+
+// cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).
+func (s *Store) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []PipelineRunStep) error {
+	for _, st := range stopped {
+		if st.JobID == nil {
+			continue
+		}
+		if _, err := s.River.JobCancelTx(ctx, tx, *st.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			return fmt.Errorf("cancel step job: %w", err)
+		}
+	}
+	return nil
+}
+
+// StreamRun is the stream kind of pipeline runs: a run's events carry its id as "runId".
+const StreamRun = "run"
+
+// Run event types (the SSE `event` names): status (the run started), step (a step moved: waiting,
+// completed, failed) and done (the run completed, failed or was cancelled; it ends the stream).
+const (
+	RunEventStatus = "status"
+	RunEventStep   = "step"
+	RunEventDone   = "done"
+)
+
+// runEvent is one event of a run's progress stream.
+type runEvent struct {
+	Type, Status, Message string
+	Data                  map[string]any
+}
+
+// appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
+// reports); a done event ends the stream.
+func (s *Store) appendRunEventTx(ctx context.Context, tx pgx.Tx, run PipelineRun, ev runEvent) error {
+	_, err := s.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
+		Data: ev.Data, Final: ev.Type == RunEventDone})
+	return err
+}
+
+// RunStream reads what serving a run's stream needs: nil when the run is of that pipeline of the
+// workspace, else ErrNotFound.
+func (s *Store) RunStream(ctx context.Context, workspaceID, pipelineID, runID string) error {
+	_, err := s.q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return notFound("run not found")
+	}
+	return wrap(err, "get run")
+}

@@ -1,0 +1,590 @@
+package db
+
+// This file is the pipeline step executor: what a worker does with a step's job. A step's effect (a
+// card, a notification, a mission started…) and its completion commit in one transaction, under the
+// run's row lock and guarded by the step's status, so a step is done once however often its job runs
+// (a retry, a job rescued from a killed worker). The completion that finishes the last need of a step
+// enqueues that step's job in the same transaction.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/plugin"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// ActivityPipelineNotice is the activity a notify step records; its notifications reach every
+// workspace member but the run's starter.
+const ActivityPipelineNotice = "pipeline_notice"
+
+// errStepSettled rolls a step's transaction back: the step or its run was finished meanwhile (by an
+// earlier attempt, a failure elsewhere, a cancel), so nothing may be done again.
+var errStepSettled = errors.New("pipeline step already settled")
+
+// RoadmapStarter starts a project draft's roadmap generation for a generate_roadmap step, in the
+// step's transaction, as actorID. When the roadmap is ready (or fails), the draft's job calls
+// PipelineWaitFinishedTx with ref "draft:<draftId>". Nil (project drafts not wired in): the step fails
+// saying so.
+type RoadmapStarter func(ctx context.Context, tx pgx.Tx, workspaceID, draftID, actorID string) error
+
+// SetRoadmapStarter wires the generate_roadmap step to project drafts.
+func (s *Store) SetRoadmapStarter(f RoadmapStarter) { s.roadmapStarter = f }
+
+// stepDone is what became of a step's work.
+type stepDone struct {
+	output map[string]any
+	// waitRef, when set, leaves the step waiting for it ("mission:<id>", "draft:<id>").
+	waitRef string
+}
+
+// RunPipelineStep works one step of a run. It answers nil when the step is done, failed (a refusal:
+// the run fails), waiting, or had nothing left to do; an error is transient (River retries the job).
+func (s *Store) RunPipelineStep(ctx context.Context, runID, stepID string) error {
+	if _, err := s.q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID, StepID: stepID}); isNotFound(err) {
+		return nil // done, skipped or cancelled meanwhile, or the run was deleted
+	} else if err != nil {
+		return fmt.Errorf("start step: %w", err)
+	}
+	for range 5 {
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return s.runStepTx(ctx, tx, q, runID, stepID) })
+		if errors.Is(err, errStepSettled) {
+			return nil
+		}
+		if !errors.Is(err, errRetryMove) {
+			return err
+		}
+	}
+	return conflict("the card is being moved by someone else; try again")
+}
+
+// FailPipelineStep fails a step whose job gave up (its last attempt met a transient error each time).
+func (s *Store) FailPipelineStep(ctx context.Context, runID, stepID, errText string) error {
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		run, steps, st, err := lockStep(ctx, q, runID, stepID)
+		if err != nil {
+			return err
+		}
+		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, errText)
+	})
+	if errors.Is(err, errStepSettled) {
+		return nil
+	}
+	return err
+}
+
+// lockStep locks a running run and reads its steps; errStepSettled when the run or the step is over.
+func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
+	return readStep(ctx, q, runID, stepID, true)
+}
+
+// readStep is lockStep, without the lock when lock is false.
+func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock bool) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
+	get := q.PipelineRunGetByID
+	if lock {
+		get = q.PipelineRunGetForUpdate
+	}
+	run, err := get(ctx, runID)
+	if isNotFound(err) {
+		return run, nil, nil, errStepSettled
+	}
+	if err != nil {
+		return run, nil, nil, fmt.Errorf("lock run: %w", err)
+	}
+	if run.Status != RunRunning {
+		return run, nil, nil, errStepSettled
+	}
+	steps, err := q.PipelineRunStepList(ctx, runID)
+	if err != nil {
+		return run, nil, nil, fmt.Errorf("list run steps: %w", err)
+	}
+	i := slices.IndexFunc(steps, func(st PipelineRunStep) bool { return st.StepID == stepID })
+	if i < 0 {
+		return run, nil, nil, errStepSettled
+	}
+	return run, steps, &steps[i], nil
+}
+
+// runStepTx does the step's work, then takes the run's lock to record it: the lock, which serialises
+// the completions of a run's parallel steps, is held from there to the commit only. Under the lock the
+// run and step are read again: a run cancelled or failed meanwhile rolls the work back.
+func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID, stepID string) error {
+	run, steps, st, err := readStep(ctx, q, runID, stepID, false)
+	if err != nil {
+		return err
+	}
+	if st.Status != StepQueued && st.Status != StepRunning {
+		return errStepSettled
+	}
+	// A savepoint keeps a refused step from spoiling the transaction that records its failure.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	res, err := s.execStep(ctx, sp, run, steps, st)
+	var refusal *Error
+	switch {
+	case err == nil:
+		if err := sp.Commit(ctx); err != nil {
+			return fmt.Errorf("release savepoint: %w", err)
+		}
+	case errors.As(err, &refusal) && !errors.Is(err, errRetryMove):
+		_ = sp.Rollback(ctx)
+	default:
+		_ = sp.Rollback(ctx)
+		return err
+	}
+	if run, steps, st, err = lockStep(ctx, q, runID, stepID); err != nil {
+		return err
+	}
+	if st.Status != StepQueued && st.Status != StepRunning {
+		return errStepSettled
+	}
+	if refusal != nil {
+		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, refusal.Msg)
+	}
+	if res.waitRef != "" {
+		out, err := json.Marshal(res.output)
+		if err != nil {
+			return fmt.Errorf("encode step output: %w", err)
+		}
+		n, err := q.PipelineRunStepWait(ctx, dbsqlc.PipelineRunStepWaitParams{RunID: runID, StepID: stepID, Output: out, WaitRef: &res.waitRef})
+		if err != nil {
+			return fmt.Errorf("step waits: %w", err)
+		}
+		if n == 0 {
+			return errStepSettled
+		}
+		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
+			Data: map[string]any{"stepId": stepID, "status": StepWaiting, "output": res.output}})
+	}
+	return s.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
+}
+
+// finishStepTx records a step's end under its run's lock. A failure fails the run and skips every
+// step not finished; a completion skips the branch a condition did not take (and the steps that need
+// a skipped one), enqueues the steps whose needs are now all completed, and completes the run when
+// nothing is left. errStepSettled when an earlier attempt recorded the step already.
+func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run PipelineRun, steps []PipelineRunStep,
+	st *PipelineRunStep, status string, output map[string]any, errText string) error {
+	var outJSON []byte
+	if output != nil {
+		var err error
+		if outJSON, err = json.Marshal(output); err != nil {
+			return fmt.Errorf("encode step output: %w", err)
+		}
+	}
+	var errPtr *string
+	if errText != "" {
+		errPtr = &errText
+	}
+	n, err := q.PipelineRunStepFinish(ctx, dbsqlc.PipelineRunStepFinishParams{RunID: run.ID, StepID: st.StepID, Status: status,
+		Output: outJSON, Error: errPtr})
+	if err != nil {
+		return fmt.Errorf("finish step: %w", err)
+	}
+	if n == 0 {
+		return errStepSettled
+	}
+	st.Status, st.Output = status, outJSON
+	if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
+		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}}); err != nil {
+		return err
+	}
+
+	if status == StepFailed {
+		msg := fmt.Sprintf("step %s failed: %s", st.StepID, errText)
+		done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
+		if err != nil {
+			return fmt.Errorf("fail run: %w", err)
+		}
+		stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
+		if err != nil {
+			return fmt.Errorf("skip steps: %w", err)
+		}
+		if err := s.cancelStepJobs(ctx, tx, stopped); err != nil {
+			return err
+		}
+		return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+	}
+
+	byID := make(map[string]*PipelineRunStep, len(steps))
+	for i := range steps {
+		byID[steps[i].StepID] = &steps[i]
+	}
+	skip := map[string]bool{}
+	if st.Type == stepgraph.TypeCondition {
+		var p stepgraph.ConditionParams
+		_ = json.Unmarshal(st.Params, &p)
+		notTaken := p.Else
+		if r, _ := output["result"].(bool); !r {
+			notTaken = p.Then
+		}
+		for _, id := range notTaken {
+			skip[id] = true
+		}
+	}
+	for changed := true; changed; { // a step that needs a skipped step is skipped
+		changed = false
+		for i := range steps {
+			c := &steps[i]
+			if c.Status != StepPending || skip[c.StepID] {
+				continue
+			}
+			if slices.ContainsFunc(c.Needs, func(n string) bool { return skip[n] || byID[n].Status == StepSkipped }) {
+				skip[c.StepID], changed = true, true
+			}
+		}
+	}
+	var skipped []string
+	var ready []*PipelineRunStep
+	for i := range steps {
+		c := &steps[i]
+		if c.Status != StepPending {
+			continue
+		}
+		if skip[c.StepID] {
+			c.Status = StepSkipped
+			skipped = append(skipped, c.StepID)
+			continue
+		}
+		if !slices.ContainsFunc(c.Needs, func(n string) bool { return byID[n].Status != StepCompleted }) {
+			ready = append(ready, c)
+		}
+	}
+	if len(skipped) > 0 {
+		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
+			return fmt.Errorf("skip steps: %w", err)
+		}
+	}
+	if err := s.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(steps, func(c PipelineRunStep) bool {
+		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
+	}) {
+		return nil
+	}
+	done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunCompleted})
+	if err != nil {
+		return fmt.Errorf("complete run: %w", err)
+	}
+	return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
+}
+
+// missionSettledTx advances the pipeline step that waits for a mission which just completed or
+// failed, in the mission's transaction.
+func (s *Store) missionSettledTx(ctx context.Context, tx pgx.Tx, m AgentMission) error {
+	switch m.Status {
+	case MissionCompleted:
+		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
+	case MissionFailed:
+		msg := "the mission failed"
+		switch {
+		case m.CancelledAt != nil:
+			msg = "the mission was cancelled"
+		case m.Error != nil:
+			msg += ": " + *m.Error
+		}
+		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
+	}
+	return nil
+}
+
+// PipelineWaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
+// transaction: completed with output merged into the step's output, or failed with errText. A step
+// whose run is over is left alone.
+func (s *Store) PipelineWaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
+	q := queries(tx)
+	waiting, err := q.PipelineRunStepWaiting(ctx, &ref)
+	if err != nil {
+		return fmt.Errorf("find waiting steps: %w", err)
+	}
+	for _, w := range waiting {
+		run, steps, st, err := lockStep(ctx, q, w.RunID, w.StepID)
+		if errors.Is(err, errStepSettled) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if st.Status != StepWaiting {
+			continue
+		}
+		merged := map[string]any{}
+		_ = json.Unmarshal(st.Output, &merged)
+		for k, v := range output {
+			merged[k] = v
+		}
+		status := StepCompleted
+		if errText != "" {
+			status = StepFailed
+		}
+		if err := s.finishStepTx(ctx, tx, q, run, steps, st, status, merged, errText); err != nil && !errors.Is(err, errStepSettled) {
+			return err
+		}
+	}
+	return nil
+}
+
+// execStep does a step's work in tx as the run's starter and answers its output; a *Error is a
+// refusal that fails the step.
+func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps []PipelineRunStep, st *PipelineRunStep) (stepDone, error) {
+	q := queries(tx)
+	tc := stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(), Outputs: map[string]map[string]any{}}
+	for _, o := range steps {
+		if o.Status == StepCompleted && len(o.Output) > 0 {
+			m := map[string]any{}
+			_ = json.Unmarshal(o.Output, &m)
+			tc.Outputs[o.StepID] = m
+		}
+	}
+	fill := func(t string) string { return strings.TrimSpace(stepgraph.Fill(t, tc)) }
+	project := func(id string) error {
+		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: run.WorkspaceID})
+		if isNotFound(err) {
+			return invalid("the project no longer exists")
+		}
+		return wrap(err, "get project")
+	}
+	cardRef := func(t string) (string, error) {
+		id := fill(t)
+		if !stepgraph.IsUUID(id) {
+			return "", invalid(fmt.Sprintf("cardId %q is not a card id", id))
+		}
+		return id, nil
+	}
+	settings := func(pluginID string) (json.RawMessage, error) {
+		row, err := q.WorkspacePluginGet(ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: run.WorkspaceID, PluginID: pluginID})
+		if isNotFound(err) {
+			return nil, invalid("plugin " + pluginID + " is not installed in this workspace any more")
+		}
+		return row.Settings, wrap(err, "get plugin settings")
+	}
+	actor := run.StartedBy
+
+	switch st.Type {
+	case stepgraph.TypeCreateCard:
+		var p stepgraph.CreateCardParams
+		_ = json.Unmarshal(st.Params, &p)
+		if err := project(p.ProjectID); err != nil {
+			return stepDone{}, err
+		}
+		title := truncate(fill(p.Title), MaxCardTitle)
+		if title == "" {
+			return stepDone{}, invalid("the card title is empty once filled in")
+		}
+		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actor,
+			Title: title, Description: truncate(fill(p.Description), MaxCardDescription)})
+		if err != nil {
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"cardId": c.ID, "title": c.Title, "projectId": c.ProjectID, "columnId": c.ColumnID}}, nil
+
+	case stepgraph.TypeNotify:
+		var p stepgraph.NotifyParams
+		_ = json.Unmarshal(st.Params, &p)
+		if err := project(p.ProjectID); err != nil {
+			return stepDone{}, err
+		}
+		members, err := q.WorkspaceMemberEmails(ctx, run.WorkspaceID)
+		if err != nil {
+			return stepDone{}, fmt.Errorf("workspace members: %w", err)
+		}
+		var to []string
+		for _, m := range members {
+			if m.ID != actor {
+				to = append(to, m.ID)
+			}
+		}
+		msg := fill(p.Message)
+		if err := s.recordActivities(ctx, tx, Activity{ProjectID: p.ProjectID, ActorID: actor, Type: ActivityPipelineNotice,
+			Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": st.StepID},
+			Recipients: to, OnlyRecipients: true}); err != nil {
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"recipients": len(to), "message": msg}}, nil
+
+	case stepgraph.TypeWait:
+		var p stepgraph.WaitParams
+		_ = json.Unmarshal(st.Params, &p)
+		return stepDone{output: map[string]any{"waited": p.Duration}}, nil
+
+	case stepgraph.TypeCondition:
+		var p stepgraph.ConditionParams
+		_ = json.Unmarshal(st.Params, &p)
+		return stepDone{output: map[string]any{"result": stepgraph.Evaluate(p, tc.Outputs[p.Step])}}, nil
+
+	case stepgraph.TypeRunAgentMission:
+		var p stepgraph.RunAgentMissionParams
+		_ = json.Unmarshal(st.Params, &p)
+		in := NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: MissionSourcePipeline, Objective: fill(p.Objective)}
+		if p.CardID != "" {
+			cardID, err := cardRef(p.CardID)
+			if err != nil {
+				return stepDone{}, err
+			}
+			pid, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: run.WorkspaceID})
+			if isNotFound(err) {
+				return stepDone{}, invalid("card not found")
+			}
+			if err != nil {
+				return stepDone{}, fmt.Errorf("find card: %w", err)
+			}
+			in.CardID, in.ProjectID = &cardID, &pid
+		}
+		if in.Objective == "" {
+			in.Objective = "Work on the card for pipeline " + run.PipelineName
+		}
+		m, err := s.createMissionTx(ctx, tx, q, in)
+		if err != nil {
+			if errors.Is(err, ErrTooManyRequests) {
+				var e *Error
+				errors.As(err, &e)
+				return stepDone{}, invalid(e.Msg)
+			}
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"missionId": m.ID}, waitRef: "mission:" + m.ID}, nil
+
+	case stepgraph.TypeGenerateRoadmap:
+		var p stepgraph.GenerateRoadmapParams
+		_ = json.Unmarshal(st.Params, &p)
+		if s.roadmapStarter == nil {
+			return stepDone{}, invalid("project drafts are not available in this build, so generate_roadmap cannot run")
+		}
+		if err := s.roadmapStarter(ctx, tx, run.WorkspaceID, p.DraftID, actor); err != nil {
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: "draft:" + p.DraftID}, nil
+
+	case stepgraph.TypeEmailDigest:
+		var p stepgraph.EmailDigestParams
+		_ = json.Unmarshal(st.Params, &p)
+		raw, err := settings(plugin.EmailDigest)
+		if err != nil {
+			return stepDone{}, err
+		}
+		var set struct {
+			SubjectPrefix string `json:"subjectPrefix"`
+			MaxItems      int32  `json:"maxItems"`
+			SkipEmpty     bool   `json:"skipEmpty"`
+		}
+		_ = json.Unmarshal(raw, &set)
+		return s.emailDigests(ctx, tx, q, run, st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
+
+	case stepgraph.TypeAddComment:
+		var p stepgraph.AddCommentParams
+		_ = json.Unmarshal(st.Params, &p)
+		raw, err := settings(plugin.CardActions)
+		if err != nil {
+			return stepDone{}, err
+		}
+		var set struct {
+			CommentPrefix string `json:"commentPrefix"`
+		}
+		_ = json.Unmarshal(raw, &set)
+		if err := project(p.ProjectID); err != nil {
+			return stepDone{}, err
+		}
+		cardID, err := cardRef(p.CardID)
+		if err != nil {
+			return stepDone{}, err
+		}
+		c, err := s.CreateCommentTx(ctx, tx, p.ProjectID, cardID, actor, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
+		if err != nil {
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"commentId": c.ID, "cardId": cardID}}, nil
+
+	case stepgraph.TypeMoveCard:
+		var p stepgraph.MoveCardParams
+		_ = json.Unmarshal(st.Params, &p)
+		if _, err := settings(plugin.CardActions); err != nil {
+			return stepDone{}, err
+		}
+		if err := project(p.ProjectID); err != nil {
+			return stepDone{}, err
+		}
+		cardID, err := cardRef(p.CardID)
+		if err != nil {
+			return stepDone{}, err
+		}
+		if _, err := s.updateCardTx(ctx, tx, run.WorkspaceID, p.ProjectID, cardID, actor, CardPatch{ColumnID: &p.ColumnID}, ruleCause{}); err != nil {
+			return stepDone{}, err
+		}
+		return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil
+	}
+	return stepDone{}, invalid(fmt.Sprintf("unknown step type %q", st.Type))
+}
+
+// digestNamespace keys a digest e-mail per run, step and member, so a retried job reuses its outbox row.
+var digestNamespace = uuid.MustParse("5b0d7f32-8c39-4f0a-9d1e-2f6a4c1b7e90")
+
+// emailDigests enqueues, in tx, one e-mail per workspace member listing their unread notifications.
+func (s *Store) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run PipelineRun, st *PipelineRunStep, subject string,
+	maxItems int32, skipEmpty bool) (stepDone, error) {
+	members, err := q.WorkspaceMemberEmails(ctx, run.WorkspaceID)
+	if err != nil {
+		return stepDone{}, fmt.Errorf("workspace members: %w", err)
+	}
+	var params []river.InsertManyParams
+	for _, m := range members {
+		rows, err := q.NotificationList(ctx, dbsqlc.NotificationListParams{UserID: m.ID, UnreadOnly: true, Lim: maxItems})
+		if err != nil {
+			return stepDone{}, fmt.Errorf("list notifications: %w", err)
+		}
+		if len(rows) == 0 && skipEmpty {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d unread notification(s) in Pilot:\n\n", len(rows))
+		for _, n := range rows {
+			meta := map[string]any{}
+			_ = json.Unmarshal(n.Meta, &meta)
+			title, _ := meta["title"].(string)
+			if title == "" {
+				title, _ = meta["message"].(string)
+			}
+			fmt.Fprintf(&b, "- %s %s (%s)\n", strings.ReplaceAll(n.Type, "_", " "), title, n.CreatedAt.UTC().Format(time.RFC3339))
+		}
+		ref := uuid.NewSHA1(digestNamespace, []byte(run.ID+"/"+st.StepID+"/"+m.ID)).String()
+		params = append(params, river.InsertManyParams{Args: jobs.SendEmailArgs{Topic: "pipeline_digest", RefID: ref, To: m.Email,
+			Subject: subject, Body: b.String()}, InsertOpts: &river.InsertOpts{Queue: jobs.QueueEmail}})
+	}
+	if err := s.enqueue(ctx, tx, params); err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"sent": len(params)}}, nil
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Card limits a create_card step keeps to (spec Part 8).
+const (
+	MaxCardTitle       = 500
+	MaxCardDescription = 5000
+)

@@ -1,0 +1,169 @@
+package db
+
+// This file holds pipelines as records: a workspace's validated step graphs (internal/stepgraph), with
+// create, read, list, update and delete. Runs are in pipeline_runs.go, the step executor in
+// pipeline_steps.go.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
+)
+
+// NewPipeline is a pipeline to create, or a pipeline's fields after an update.
+type NewPipeline struct {
+	Name, Description string
+	Steps             json.RawMessage
+	Enabled           bool
+}
+
+// validateSteps checks a graph for a workspace: the graph's rules (internal/stepgraph), plugin step
+// types only when the plugin is installed, and the projects, columns and agents the steps name
+// belonging to the workspace. The refusal names the step. It answers the graph as stored.
+func (s *Store) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceID string, raw json.RawMessage) (json.RawMessage, []stepgraph.Step, error) {
+	steps, err := stepgraph.Parse(raw)
+	if err != nil {
+		return nil, nil, invalid(err.Error())
+	}
+	installed, err := installedPlugins(ctx, q, workspaceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := stepgraph.Validate(steps, stepTypeAllowed(installed)); err != nil {
+		var pe *stepgraph.Error
+		if errors.As(err, &pe) {
+			return nil, nil, invalid(err.Error())
+		}
+		return nil, nil, err
+	}
+	for _, st := range steps {
+		if err := s.checkStepRefs(ctx, q, workspaceID, st); err != nil {
+			return nil, nil, err
+		}
+	}
+	out, err := json.Marshal(steps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode steps: %w", err)
+	}
+	return out, steps, nil
+}
+
+// checkStepRefs refuses a step naming a project, column or agent outside the workspace.
+func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID string, st stepgraph.Step) error {
+	refuse := func(what string) error {
+		return invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what))
+	}
+	project := func(id string) error {
+		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return refuse("projectId")
+		}
+		return wrap(err, "check project")
+	}
+	column := func(projectID, id string) error {
+		if id == "" {
+			return nil
+		}
+		_, err := q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: id, ProjectID: projectID})
+		if isNotFound(err) {
+			return refuse("columnId")
+		}
+		return wrap(err, "check column")
+	}
+	var err error
+	switch st.Type {
+	case stepgraph.TypeCreateCard:
+		var p stepgraph.CreateCardParams
+		_ = json.Unmarshal(st.Params, &p)
+		if err = project(p.ProjectID); err == nil {
+			err = column(p.ProjectID, p.ColumnID)
+		}
+	case stepgraph.TypeNotify:
+		var p stepgraph.NotifyParams
+		_ = json.Unmarshal(st.Params, &p)
+		err = project(p.ProjectID)
+	case stepgraph.TypeAddComment:
+		var p stepgraph.AddCommentParams
+		_ = json.Unmarshal(st.Params, &p)
+		err = project(p.ProjectID)
+	case stepgraph.TypeMoveCard:
+		var p stepgraph.MoveCardParams
+		_ = json.Unmarshal(st.Params, &p)
+		if err = project(p.ProjectID); err == nil {
+			err = column(p.ProjectID, p.ColumnID)
+		}
+	case stepgraph.TypeRunAgentMission:
+		var p stepgraph.RunAgentMissionParams
+		_ = json.Unmarshal(st.Params, &p)
+		_, aerr := q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: p.AgentID, WorkspaceID: workspaceID})
+		if isNotFound(aerr) {
+			return refuse("agentId")
+		}
+		err = wrap(aerr, "check agent")
+	}
+	return err
+}
+
+// CreatePipeline validates and stores a pipeline.
+func (s *Store) CreatePipeline(ctx context.Context, workspaceID, actorID string, in NewPipeline) (Pipeline, error) {
+	steps, _, err := s.validateSteps(ctx, s.q, workspaceID, in.Steps)
+	if err != nil {
+		return Pipeline{}, err
+	}
+	row, err := s.q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: in.Name,
+		Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
+	return row, wrap(err, "insert pipeline")
+}
+
+// Pipelines lists a workspace's pipelines, oldest first.
+func (s *Store) Pipelines(ctx context.Context, workspaceID string) ([]Pipeline, error) {
+	rows, err := s.q.PipelineListByWorkspace(ctx, workspaceID)
+	return rows, wrap(err, "list pipelines")
+}
+
+// Pipeline reads a pipeline of a workspace.
+func (s *Store) Pipeline(ctx context.Context, workspaceID, pipelineID string) (Pipeline, error) {
+	return orNotFound(s.q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+}
+
+// UpdatePipeline changes a pipeline: change answers the new fields from the current ones, and the
+// result is validated as a whole. Runs already started keep the graph they started with.
+func (s *Store) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string, change func(NewPipeline) NewPipeline) (Pipeline, error) {
+	var out Pipeline
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := q.PipelineGetForUpdate(ctx, dbsqlc.PipelineGetForUpdateParams{ID: pipelineID, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("pipeline not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock pipeline: %w", err)
+		}
+		next := change(NewPipeline{Name: cur.Name, Description: cur.Description, Steps: cur.Steps, Enabled: cur.Enabled})
+		steps, _, err := s.validateSteps(ctx, q, workspaceID, next.Steps)
+		if err != nil {
+			return err
+		}
+		out, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID, Name: next.Name,
+			Description: next.Description, Steps: steps, Enabled: next.Enabled})
+		return wrap(err, "update pipeline")
+	})
+	return out, err
+}
+
+// DeletePipeline deletes a pipeline with its runs; the jobs of its running steps find nothing to do.
+func (s *Store) DeletePipeline(ctx context.Context, workspaceID, pipelineID string) error {
+	n, err := s.q.PipelineDelete(ctx, dbsqlc.PipelineDeleteParams{ID: pipelineID, WorkspaceID: workspaceID})
+	if err != nil {
+		return fmt.Errorf("delete pipeline: %w", err)
+	}
+	if n == 0 {
+		return notFound("pipeline not found")
+	}
+	return nil
+}

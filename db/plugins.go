@@ -1,0 +1,173 @@
+package db
+
+// This file holds a workspace's plugin installations: install with settings validated against the
+// plugin's schema, list, change settings, uninstall. What a plugin adds is looked up here too, so an
+// uninstalled plugin's step types and templates disappear from the workspace at once.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/plugin"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
+)
+
+// catalogPlugin finds a plugin of the catalog, or "plugin not found".
+func catalogPlugin(pluginID string) (plugin.Plugin, error) {
+	p, ok := plugin.ByID(pluginID)
+	if !ok {
+		return p, notFound(fmt.Sprintf("plugin %q not found; see GET /plugins", pluginID))
+	}
+	return p, nil
+}
+
+// InstallPlugin installs a plugin of the catalog in a workspace with its settings (validated against
+// the plugin's schema, defaults filled in). Installing it twice is a conflict.
+func (s *Store) InstallPlugin(ctx context.Context, workspaceID, pluginID, actorID string, settings json.RawMessage) (WorkspacePlugin, error) {
+	p, err := catalogPlugin(pluginID)
+	if err != nil {
+		return WorkspacePlugin{}, err
+	}
+	norm, err := p.ValidateSettings(settings)
+	if err != nil {
+		return WorkspacePlugin{}, invalid(err.Error())
+	}
+	row, err := s.q.WorkspacePluginInsert(ctx, dbsqlc.WorkspacePluginInsertParams{WorkspaceID: workspaceID, PluginID: p.ID,
+		Settings: norm, InstalledBy: actorID})
+	if isNotFound(err) {
+		return row, conflict(fmt.Sprintf("plugin %s is already installed in this workspace", p.ID))
+	}
+	return row, wrap(err, "install plugin")
+}
+
+// WorkspacePlugins lists the plugins installed in a workspace.
+func (s *Store) WorkspacePlugins(ctx context.Context, workspaceID string) ([]WorkspacePlugin, error) {
+	rows, err := s.q.WorkspacePluginList(ctx, workspaceID)
+	return rows, wrap(err, "list plugins")
+}
+
+// UpdatePluginSettings replaces an installed plugin's settings.
+func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID string, settings json.RawMessage) (WorkspacePlugin, error) {
+	p, err := catalogPlugin(pluginID)
+	if err != nil {
+		return WorkspacePlugin{}, err
+	}
+	norm, err := p.ValidateSettings(settings)
+	if err != nil {
+		return WorkspacePlugin{}, invalid(err.Error())
+	}
+	return orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID, PluginID: p.ID,
+		Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
+}
+
+// UninstallPlugin removes a plugin from a workspace: its step types are refused in new pipelines and
+// fail in runs, its templates are no longer offered.
+func (s *Store) UninstallPlugin(ctx context.Context, workspaceID, pluginID string) error {
+	p, err := catalogPlugin(pluginID)
+	if err != nil {
+		return err
+	}
+	n, err := s.q.WorkspacePluginDelete(ctx, dbsqlc.WorkspacePluginDeleteParams{WorkspaceID: workspaceID, PluginID: p.ID})
+	if err != nil {
+		return fmt.Errorf("uninstall plugin: %w", err)
+	}
+	if n == 0 {
+		return notFound("plugin " + p.ID + " is not installed in this workspace")
+	}
+	return nil
+}
+
+// installedPlugins answers the ids of a workspace's plugins, with their settings.
+func installedPlugins(ctx context.Context, q *dbsqlc.Queries, workspaceID string) (map[string]json.RawMessage, error) {
+	rows, err := q.WorkspacePluginList(ctx, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("list plugins: %w", err)
+	}
+	out := make(map[string]json.RawMessage, len(rows))
+	for _, r := range rows {
+		out[r.PluginID] = r.Settings
+	}
+	return out, nil
+}
+
+// stepTypeAllowed refuses a plugin's step type in a workspace without the plugin.
+func stepTypeAllowed(installed map[string]json.RawMessage) func(string) error {
+	return func(stepType string) error {
+		p, ok := plugin.ForStepType(stepType)
+		if !ok {
+			return nil
+		}
+		if _, ok := installed[p.ID]; !ok {
+			return fmt.Errorf("type %s comes from plugin %s, which is not installed in this workspace", stepType, p.ID)
+		}
+		return nil
+	}
+}
+
+// ProjectTemplates lists the project templates a workspace may use: the built-in ones and those of its
+// installed plugins.
+func (s *Store) ProjectTemplates(ctx context.Context, workspaceID string) ([]Template, error) {
+	installed, err := installedPlugins(ctx, s.q, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(Templates)
+	for _, t := range plugin.ProjectTemplates {
+		if p, ok := plugin.ForProjectTemplate(t.ID); ok {
+			if _, on := installed[p.ID]; on {
+				out = append(out, pluginTemplate(t))
+			}
+		}
+	}
+	return out, nil
+}
+
+// projectTemplate finds a template a workspace may use.
+func (s *Store) projectTemplate(ctx context.Context, workspaceID, id string) (Template, error) {
+	if t, ok := TemplateByID(id); ok {
+		return t, nil
+	}
+	if p, ok := plugin.ForProjectTemplate(id); ok {
+		installed, err := installedPlugins(ctx, s.q, workspaceID)
+		if err != nil {
+			return Template{}, err
+		}
+		if _, on := installed[p.ID]; !on {
+			return Template{}, invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id, p.ID))
+		}
+		for _, t := range plugin.ProjectTemplates {
+			if t.ID == id {
+				return pluginTemplate(t), nil
+			}
+		}
+	}
+	return Template{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", id))
+}
+
+func pluginTemplate(t plugin.ProjectTemplate) Template {
+	out := Template{ID: t.ID, Name: t.Name, Description: t.Description, Columns: t.Columns}
+	for _, l := range t.Labels {
+		out.Labels = append(out.Labels, TemplateLabel{Name: l[0], Color: l[1]})
+	}
+	return out
+}
+
+// StepTypes lists the step types a workspace's pipelines may use: the built-in ones and those of its
+// installed plugins.
+func (s *Store) StepTypes(ctx context.Context, workspaceID string) ([]stepgraph.TypeInfo, error) {
+	installed, err := installedPlugins(ctx, s.q, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	allowed := stepTypeAllowed(installed)
+	var out []stepgraph.TypeInfo
+	for _, t := range stepgraph.Types {
+		if allowed(t.Type) == nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,92 @@
+package stepgraph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const pid = "01a20869-1171-7234-80af-2d2e9054a0ef"
+
+func notify(id string, needs ...string) Step {
+	return Step{ID: id, Type: TypeNotify, Params: json.RawMessage(`{"projectId":"` + pid + `","message":"hi"}`), Needs: needs}
+}
+
+func TestValidateNamesTheStep(t *testing.T) {
+	t.Parallel()
+	many := make([]Step, MaxSteps+1)
+	for i := range many {
+		many[i] = notify(fmt.Sprintf("s%d", i))
+	}
+	for name, tc := range map[string]struct {
+		steps    []Step
+		step     string
+		contains string
+	}{
+		"cycle":          {[]Step{notify("a", "c"), notify("b", "a"), notify("c", "b"), notify("d")}, "", "cycle"},
+		"too many":       {many, "", "at most 50 steps"},
+		"bad id":         {[]Step{notify("a b")}, "a b", "an id is"},
+		"twice needed":   {[]Step{notify("a"), notify("b", "a", "a")}, "b", `needs "a" twice`},
+		"bad condition":  {[]Step{notify("a"), {ID: "if", Type: TypeCondition, Needs: []string{"a"}, Params: json.RawMessage(`{"step":"a","field":"x","op":"greater_than","value":"big","then":[]}`)}}, "if", "must be a number"},
+		"plugin refused": {[]Step{{ID: "m", Type: TypeEmailDigest, Params: json.RawMessage(`{}`)}}, "m", "not here"},
+	} {
+		err := Validate(tc.steps, func(st string) error {
+			if st == TypeEmailDigest {
+				return errors.New("not here")
+			}
+			return nil
+		})
+		var e *Error
+		require.ErrorAs(t, err, &e, name)
+		require.Contains(t, e.Error(), tc.contains, name)
+		if tc.step != "" {
+			require.Equal(t, tc.step, e.Step, name)
+		}
+	}
+	// A cycle is reported on a step that is on it.
+	err := Validate([]Step{notify("x"), notify("a", "c"), notify("b", "a"), notify("c", "b")}, nil)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.Contains(t, []string{"a", "b", "c"}, e.Step)
+
+	// A diamond with templates naming ancestors is fine.
+	require.NoError(t, Validate([]Step{notify("a"), notify("b", "a"), notify("c", "a"),
+		{ID: "d", Type: TypeCreateCard, Needs: []string{"b", "c"}, Params: json.RawMessage(`{"projectId":"` + pid + `","title":"{{steps.a.recipients}} {{run.id}}"}`)}}, nil))
+}
+
+func TestParseDefaults(t *testing.T) {
+	t.Parallel()
+	steps, err := Parse(json.RawMessage(`[{"id":"a","type":"wait"}]`))
+	require.NoError(t, err)
+	require.Equal(t, []string{}, steps[0].Needs)
+	require.JSONEq(t, `{}`, string(steps[0].Params))
+	_, err = Parse(json.RawMessage(`[{"id":"a","type":"wait","extra":1}]`))
+	require.Error(t, err)
+}
+
+func TestFillAndEvaluate(t *testing.T) {
+	t.Parallel()
+	c := Context{RunID: "r1", PipelineName: "Ship", Now: time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC),
+		Outputs: map[string]map[string]any{"a": {"cardId": "c1", "n": 3.0, "deep": map[string]any{"x": true}}}}
+	require.Equal(t, "Ship r1 2026-11-23 c1 3 true []", Fill("{{pipeline.name}} {{ run.id }} {{date}} {{steps.a.cardId}} {{steps.a.n}} {{steps.a.deep.x}} [{{steps.a.nope}}]", c))
+
+	out := c.Outputs["a"]
+	for _, tc := range []struct {
+		p    ConditionParams
+		want bool
+	}{
+		{ConditionParams{Field: "cardId", Op: "equals", Value: json.RawMessage(`"c1"`)}, true},
+		{ConditionParams{Field: "cardId", Op: "not_equals", Value: json.RawMessage(`"c1"`)}, false},
+		{ConditionParams{Field: "n", Op: "greater_than", Value: json.RawMessage(`2`)}, true},
+		{ConditionParams{Field: "n", Op: "less_than", Value: json.RawMessage(`2`)}, false},
+		{ConditionParams{Field: "deep.x", Op: "equals", Value: json.RawMessage(`true`)}, true},
+		{ConditionParams{Field: "missing", Op: "exists"}, false},
+		{ConditionParams{Field: "missing", Op: "not_exists"}, true},
+	} {
+		require.Equal(t, tc.want, Evaluate(tc.p, out), "%+v", tc.p)
+	}
+}

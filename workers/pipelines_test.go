@@ -1,0 +1,425 @@
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// step is a step of a test pipeline.
+type step struct {
+	ID     string         `json:"id"`
+	Type   string         `json:"type"`
+	Params map[string]any `json:"params"`
+	Needs  []string       `json:"needs,omitempty"`
+}
+
+// pipeline creates an enabled pipeline of the team's workspace as its owner.
+func (b *testBundle) pipeline(t *testing.T, tm team, steps ...step) db.Pipeline {
+	t.Helper()
+	p, err := b.store.CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+		db.NewPipeline{Name: "Test", Steps: jsonOf(t, steps), Enabled: true})
+	require.NoError(t, err)
+	return p
+}
+
+// startRun starts a run of p as the team's owner.
+func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) db.RunWithSteps {
+	t.Helper()
+	r, err := b.store.StartPipelineRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.RunRunning, r.Run.Status)
+	return r
+}
+
+// getRun reads a run with its steps.
+func (b *testBundle) getRun(t *testing.T, tm team, r db.RunWithSteps) db.RunWithSteps {
+	t.Helper()
+	out, err := b.store.PipelineRun(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
+	require.NoError(t, err)
+	return out
+}
+
+// waitRun waits, on a started worker's job events, until the run is no longer running.
+func (b *testBundle) waitRun(t *testing.T, tm team, events <-chan *river.Event, r db.RunWithSteps) db.RunWithSteps {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		cur := b.getRun(t, tm, r)
+		if cur.Run.Status != db.RunRunning {
+			return cur
+		}
+		select {
+		case <-events:
+		case <-timeout:
+			t.Fatalf("run %s still running after 20s: %+v", r.Run.ID, statuses(cur))
+		}
+	}
+}
+
+// statuses maps a run's step ids to their statuses.
+func statuses(r db.RunWithSteps) map[string]string {
+	out := map[string]string{}
+	for _, st := range r.Steps {
+		out[st.StepID] = st.Status
+	}
+	return out
+}
+
+// output decodes a step's output.
+func output(t *testing.T, r db.RunWithSteps, id string) map[string]any {
+	t.Helper()
+	for _, st := range r.Steps {
+		if st.StepID == id {
+			out := map[string]any{}
+			require.NoError(t, json.Unmarshal(st.Output, &out))
+			return out
+		}
+	}
+	t.Fatalf("no step %s", id)
+	return nil
+}
+
+func TestPipelineParallelBranchesJoin(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	p := b.pipeline(t, tm,
+		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Release {{date}}"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "Card {{steps.make.title}} is ready"}, Needs: []string{"make"}},
+		step{ID: "second", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "columnId": tm.cols[1], "title": "Follow-up of {{steps.make.cardId}}"}, Needs: []string{"make"}},
+		step{ID: "join", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Both done: {{steps.tell.recipients}} told"}, Needs: []string{"tell", "second"}},
+	)
+	run := b.startRun(t, tm, p)
+	require.Equal(t, map[string]string{"make": db.StepQueued, "tell": db.StepPending, "second": db.StepPending, "join": db.StepPending}, statuses(run))
+
+	b.drain(t)
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
+	for _, st := range cur.Steps {
+		require.Equal(t, db.StepCompleted, st.Status, st.StepID)
+		require.NotNil(t, st.JobID)
+	}
+	make_ := output(t, cur, "make")
+	require.Equal(t, "Follow-up of "+make_["cardId"].(string), b.getCard(t, tm, output(t, cur, "second")["cardId"].(string)).Title)
+	require.Equal(t, "Both done: 1 told", output(t, cur, "join")["title"])
+	// The notify step notified the workspace's other member through an activity and its fan-out.
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id
+		WHERE a.type = 'pipeline_notice' AND n.user_id = $1`, tm.member.User.ID))
+	// Cards went through the store's create: activities recorded.
+	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM activities WHERE type = 'card_created' AND project_id = $1`, tm.project.ID))
+}
+
+func TestPipelineBranchesEnqueuedTogether(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	p := b.pipeline(t, tm,
+		step{ID: "a", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "start"}},
+		step{ID: "b", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "left"}, Needs: []string{"a"}},
+		step{ID: "c", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "right"}, Needs: []string{"a"}},
+	)
+	run := b.startRun(t, tm, p)
+	ctx := context.Background()
+	job, err := b.client.JobGet(ctx, *run.Steps[0].JobID)
+	require.NoError(t, err)
+	b.work(t, job)
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, map[string]string{"a": db.StepCompleted, "b": db.StepQueued, "c": db.StepQueued}, statuses(cur))
+	// Both branches' jobs are available at once, for any worker to take in parallel.
+	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.pool), []rivertest.ExpectedJob{
+		{Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}})
+
+	// Working a step's job again (a retry, a job rescued from a dead worker) does nothing twice.
+	workNew(t, b, &PipelineStepWorker{deps: b.deps}, jobs.PipelineStepArgs{RunID: run.Run.ID, StepID: "a"}, nil)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'pipeline_notice' AND meta->>'stepId' = 'a'`))
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND args->>'stepId' IN ('b', 'c')`),
+		"no step enqueued twice")
+}
+
+func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	events := b.startWorker(t, Config{})
+	for _, tc := range []struct {
+		title          string
+		ran, skipped   []string
+		wantCondResult bool
+	}{
+		{title: "urgent", ran: []string{"yes", "after"}, skipped: []string{"no"}, wantCondResult: true},
+		{title: "calm", ran: []string{"no"}, skipped: []string{"yes", "after"}, wantCondResult: false},
+	} {
+		p := b.pipeline(t, tm,
+			step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": tc.title}},
+			step{ID: "check", Type: "condition", Params: map[string]any{"step": "make", "field": "title", "op": "equals", "value": "urgent",
+				"then": []string{"yes"}, "else": []string{"no"}}, Needs: []string{"make"}},
+			step{ID: "yes", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "urgent card"}, Needs: []string{"check"}},
+			step{ID: "no", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "calm follow-up"}, Needs: []string{"check"}},
+			step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "handled"}, Needs: []string{"yes"}},
+		)
+		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
+		require.Equal(t, db.RunCompleted, cur.Run.Status)
+		got := statuses(cur)
+		for _, id := range tc.ran {
+			require.Equal(t, db.StepCompleted, got[id], "%s: %v", tc.title, got)
+		}
+		for _, id := range tc.skipped {
+			require.Equal(t, db.StepSkipped, got[id], "%s: %v", tc.title, got)
+		}
+		require.Equal(t, tc.wantCondResult, output(t, cur, "check")["result"])
+	}
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM cards WHERE title = 'calm follow-up'`))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'handled'`))
+}
+
+func TestPipelineFailedStepFailsTheRun(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	events := b.startWorker(t, Config{})
+	ctx := context.Background()
+	p := b.pipeline(t, tm,
+		step{ID: "ok", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "hi"}},
+		// The title names an output field the notify step does not have: empty once filled in, refused.
+		step{ID: "bad", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "{{steps.ok.nothing}}"}, Needs: []string{"ok"}},
+		step{ID: "later", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"bad"}},
+		step{ID: "wait", Type: "wait", Params: map[string]any{"duration": "1h"}, Needs: []string{"ok"}},
+	)
+	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
+	require.Equal(t, db.RunFailed, cur.Run.Status)
+	require.NotNil(t, cur.Run.Error)
+	require.Contains(t, *cur.Run.Error, "step bad failed")
+	require.Equal(t, map[string]string{"ok": db.StepCompleted, "bad": db.StepFailed, "later": db.StepSkipped, "wait": db.StepSkipped}, statuses(cur))
+	require.Contains(t, *cur.Run.Error, "the card title is empty")
+	require.Zero(t, b.count(t, `SELECT count(*) FROM cards`))
+	// The wait step's scheduled job was cancelled with the run's failure.
+	for _, st := range cur.Steps {
+		if st.StepID == "wait" {
+			job, err := b.client.JobGet(ctx, *st.JobID)
+			require.NoError(t, err)
+			require.Equal(t, rivertype.JobStateCancelled, job.State)
+		}
+	}
+}
+
+func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	p := b.pipeline(t, tm,
+		step{ID: "pause", Type: "wait", Params: map[string]any{"duration": "2h"}},
+		step{ID: "then", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "after the pause"}, Needs: []string{"pause"}},
+	)
+	run := b.startRun(t, tm, p)
+	job, err := b.client.JobGet(ctx, *run.Steps[0].JobID)
+	require.NoError(t, err)
+	require.Equal(t, rivertype.JobStateScheduled, job.State)
+	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
+
+	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.RunCancelled, cur.Run.Status)
+	require.NotNil(t, cur.Run.CancelledAt)
+	require.Equal(t, map[string]string{"pause": db.StepCancelled, "then": db.StepCancelled}, statuses(cur))
+	job, err = b.client.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, rivertype.JobStateCancelled, job.State)
+	// Working the job anyway (it was already taken by a worker) changes nothing.
+	workNew(t, b, &PipelineStepWorker{deps: b.deps}, jobs.PipelineStepArgs{RunID: run.Run.ID, StepID: "pause"}, nil)
+	require.Equal(t, db.RunCancelled, b.getRun(t, tm, run).Run.Status)
+	require.Zero(t, b.count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
+
+	_, err = b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	require.ErrorIs(t, err, db.ErrConflict)
+}
+
+func TestPipelineCancelWhileRunning(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	events := b.startWorker(t, Config{})
+	ctx := context.Background()
+	p := b.pipeline(t, tm,
+		step{ID: "first", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "one"}},
+		step{ID: "pause", Type: "wait", Params: map[string]any{"duration": "1m"}, Needs: []string{"first"}},
+		step{ID: "last", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "two"}, Needs: []string{"pause"}},
+	)
+	run := b.startRun(t, tm, p)
+	for statuses(b.getRun(t, tm, run))["pause"] != db.StepQueued {
+		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
+	}
+	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"first": db.StepCompleted, "pause": db.StepCancelled, "last": db.StepCancelled}, statuses(cur))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
+}
+
+func TestPipelineWaitsForItsMission(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	events := b.startWorker(t, Config{})
+	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	p := b.pipeline(t, tm,
+		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Fix the outage",
+			"description": "- Find the failing node\n- Restart the service"}},
+		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "cardId": "{{steps.make.cardId}}",
+			"objective": "Plan this card"}, Needs: []string{"make"}},
+		step{ID: "done", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "mission {{steps.agent.missionId}} {{steps.agent.status}}"}, Needs: []string{"agent"}},
+	)
+	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+	out := output(t, cur, "agent")
+	require.Equal(t, db.MissionCompleted, out["status"])
+	m := b.getMission(t, tm, out["missionId"].(string))
+	require.Equal(t, db.MissionCompleted, m.Status)
+	require.Equal(t, output(t, cur, "make")["cardId"], *m.CardID)
+	require.Equal(t, db.MissionSourcePipeline, m.Source)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "mission "+m.ID+" completed"))
+}
+
+func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	p := b.pipeline(t, tm,
+		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
+		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
+	)
+	run := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.StepWaiting, statuses(cur)["agent"])
+	missionID := output(t, cur, "agent")["missionId"].(string)
+	// The step's job is done: no worker slot is held while the mission runs.
+	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
+
+	_, err := b.store.CancelMission(context.Background(), tm.owner.Workspace.ID, missionID, tm.owner.User.ID)
+	require.NoError(t, err)
+	cur = b.getRun(t, tm, run)
+	require.Equal(t, db.RunFailed, cur.Run.Status)
+	require.Equal(t, map[string]string{"agent": db.StepFailed, "after": db.StepSkipped}, statuses(cur))
+	require.Contains(t, *cur.Run.Error, "the mission was cancelled")
+}
+
+func TestPipelinePluginSteps(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	ws := tm.owner.Workspace.ID
+	card := b.card(t, tm, tm.member, db.NewCard{Title: "Something for the owner"}) // the owner has an unread notification
+	b.drain(t)
+
+	steps := []step{
+		{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Triage {{run.id}}"}},
+		{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "content": "made by {{pipeline.name}}"}, Needs: []string{"make"}},
+		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.cols[2]}, Needs: []string{"say"}},
+		{ID: "digest", Type: "email_digest", Params: map[string]any{"subject": "Digest of {{date}}"}, Needs: []string{"move"}},
+	}
+	_, err := b.store.CreatePipeline(ctx, ws, tm.owner.User.ID, db.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
+	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
+
+	_, err = b.store.InstallPlugin(ctx, ws, "card-actions", tm.owner.User.ID, jsonOf(t, map[string]any{"commentPrefix": "[bot]"}))
+	require.NoError(t, err)
+	_, err = b.store.InstallPlugin(ctx, ws, "email-digest", tm.owner.User.ID, jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5}))
+	require.NoError(t, err)
+	p := b.pipeline(t, tm, steps...)
+	run := b.startRun(t, tm, p)
+	b.drain(t)
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+
+	made := b.getCard(t, tm, output(t, cur, "make")["cardId"].(string))
+	require.Equal(t, tm.cols[2], made.ColumnID, "moved by move_card")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] made by Test'`, made.ID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, made.ID))
+	// The digest went out through the e-mail job (to the outbox, with no SMTP): one per member with unread notifications.
+	require.Equal(t, float64(2), output(t, cur, "digest")["sent"])
+	var subject, body string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT subject, body FROM email_outbox WHERE to_address = $1 AND kind = 'pipeline_digest'`,
+		tm.owner.User.Email).Scan(&subject, &body))
+	require.Equal(t, "[Pilot] Digest of "+time.Now().UTC().Format("2006-01-02"), subject)
+	require.Contains(t, body, card.Title)
+
+	// Uninstalled, the pipeline that uses its step type no longer starts.
+	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
+	_, err = b.store.StartPipelineRun(ctx, ws, p.ID, tm.owner.User.ID)
+	require.ErrorIs(t, err, db.ErrInvalid)
+}
+
+func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	draftID := db.NewID()
+	p := b.pipeline(t, tm,
+		step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": draftID}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "roadmap {{steps.plan.status}}"}, Needs: []string{"plan"}},
+	)
+	// Without project drafts wired in, the step fails saying so.
+	run := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	cur := b.getRun(t, tm, run)
+	require.Equal(t, db.RunFailed, cur.Run.Status)
+	require.Contains(t, *cur.Run.Error, "project drafts are not available")
+
+	// Wired, the step starts the draft's roadmap in its transaction and waits; the draft's job ends the wait.
+	var started []string
+	b.store.SetRoadmapStarter(func(_ context.Context, _ pgx.Tx, workspaceID, id, actorID string) error {
+		require.Equal(t, tm.owner.Workspace.ID, workspaceID)
+		require.Equal(t, tm.owner.User.ID, actorID)
+		started = append(started, id)
+		return nil
+	})
+	run = b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	require.Equal(t, []string{draftID}, started)
+	require.Equal(t, db.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
+	require.NoError(t, b.store.InTx(ctx, func(tx pgx.Tx) error {
+		return b.store.PipelineWaitFinishedTx(ctx, tx, "draft:"+draftID, map[string]any{"status": "roadmap_ready"}, "")
+	}))
+	b.drain(t)
+	cur = b.getRun(t, tm, run)
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'roadmap roadmap_ready'`))
+}
+
+func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	p := b.pipeline(t, tm,
+		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
+		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
+	)
+	run := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind())
+	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
+
+	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
+	require.Equal(t, map[string]string{"agent": db.StepCancelled, "after": db.StepCancelled}, statuses(cur))
+	m := b.getMission(t, tm, missionID)
+	require.Equal(t, db.MissionFailed, m.Status)
+	require.NotNil(t, m.CancelledAt)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, run.Run.ID))
+}
