@@ -104,7 +104,8 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 			return err
 		}
 		if !pending {
-			return river.JobCancel(errors.New("the invitation is no longer pending"))
+			w.deps.Logger.InfoContext(ctx, "invitation e-mail not sent: the invitation is no longer pending", "invitationId", a.RefID)
+			return nil
 		}
 	}
 	transport := "outbox"
