@@ -40,6 +40,7 @@ SELECT p.id, p.name, p.deadline,
        coalesce(ch.done, 0)::int AS checklist_done
 FROM ws_projects p
 LEFT JOIN card_stats cs ON cs.project_id = p.id
+LEFT JOIN LATERAL (SELECT max(a.created_at)::timestamptz AS last_activity_at FROM activities a WHERE a.project_id = p.id) la ON true
 LEFT JOIN checklist_stats ch ON ch.project_id = p.id
 ORDER BY p.created_at, p.id;
 
@@ -60,3 +61,38 @@ SELECT id, title, column_id, scope_id, start_date, due_date, priority
 FROM cards
 WHERE project_id = @project_id AND NOT archived AND (start_date IS NOT NULL OR due_date IS NOT NULL)
 ORDER BY coalesce(start_date, due_date), due_date NULLS LAST, id;
+
+-- name: PortfolioProjectStatus :many
+-- PortfolioProjectStatus counts every project's cards by status, the column type they sit in (the
+-- first column is todo, the last done, the others in progress; archived cards count as archived), and
+-- reads each project's last activity (has_activity false: none; last_activity_at is then the
+-- project's creation) through the (project_id, created_at) index.
+WITH ws_projects AS (
+    SELECT id, created_at FROM projects WHERE workspace_id = @workspace_id
+), ranked_columns AS (
+    SELECT col.project_id, col.id,
+           row_number() OVER (PARTITION BY col.project_id ORDER BY col.position, col.id) AS rn,
+           count(*) OVER (PARTITION BY col.project_id) AS n
+    FROM columns col JOIN ws_projects p ON p.id = col.project_id
+), card_stats AS (
+    SELECT c.project_id,
+           (count(*) FILTER (WHERE c.archived))::int AS archived_count,
+           (count(*) FILTER (WHERE NOT c.archived AND rc.rn = 1))::int AS todo_count,
+           (count(*) FILTER (WHERE NOT c.archived AND rc.rn > 1 AND rc.rn = rc.n))::int AS done_count,
+           (count(*) FILTER (WHERE NOT c.archived AND rc.rn > 1 AND rc.rn < rc.n))::int AS in_progress_count
+    FROM cards c
+    JOIN ws_projects p ON p.id = c.project_id
+    JOIN ranked_columns rc ON rc.id = c.column_id
+    GROUP BY c.project_id
+)
+SELECT p.id,
+       coalesce(cs.todo_count, 0)::int AS todo_count,
+       coalesce(cs.in_progress_count, 0)::int AS in_progress_count,
+       coalesce(cs.done_count, 0)::int AS done_count,
+       coalesce(cs.archived_count, 0)::int AS archived_count,
+       (la.last_activity_at IS NOT NULL)::boolean AS has_activity,
+       coalesce(la.last_activity_at, p.created_at)::timestamptz AS last_activity_at
+FROM ws_projects p
+LEFT JOIN card_stats cs ON cs.project_id = p.id
+LEFT JOIN LATERAL (SELECT max(a.created_at)::timestamptz AS last_activity_at FROM activities a WHERE a.project_id = p.id) la ON true
+ORDER BY p.created_at, p.id;
