@@ -53,11 +53,15 @@ func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioP
 	if err != nil {
 		return nil, fmt.Errorf("portfolio: %w", err)
 	}
+	return portfolioFrom(projects, columns, time.Now()), nil
+}
+
+// portfolioFrom builds the portfolio from its two queries' rows.
+func portfolioFrom(projects []dbsqlc.PortfolioProjectsRow, columns []dbsqlc.PortfolioColumnsRow, now time.Time) []PortfolioProject {
 	byProject := make(map[string][]PortfolioColumn, len(projects))
 	for _, c := range columns {
 		byProject[c.ProjectID] = append(byProject[c.ProjectID], PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: int(c.CardCount)})
 	}
-	now := time.Now()
 	out := make([]PortfolioProject, len(projects))
 	for i, p := range projects {
 		pp := PortfolioProject{ProjectID: p.ID, Name: p.Name, Deadline: p.Deadline, CardCount: int(p.CardCount),
@@ -76,7 +80,7 @@ func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioP
 		}
 		out[i] = pp
 	}
-	return out, nil
+	return out
 }
 
 // DaysUntil is the number of whole days from now until t, rounded down: 0 within the next 24 hours,

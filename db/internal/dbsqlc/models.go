@@ -331,7 +331,7 @@ type PilotageAction struct {
 	ReviewReason   *string
 	AppliedBy      *string
 	AppliedAt      *time.Time
-	Result         []byte
+	Result         json.RawMessage
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

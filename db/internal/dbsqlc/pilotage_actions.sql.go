@@ -232,7 +232,7 @@ UPDATE pilotage_actions SET result = $1 WHERE id = $2 RETURNING id, workspace_id
 `
 
 type PilotageActionSetResultParams struct {
-	Result []byte
+	Result json.RawMessage
 	ID     string
 }
 
