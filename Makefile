@@ -47,3 +47,7 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
+
+.PHONY: bench/pilotage
+bench/pilotage: ## Pilotage benchmark: dashboard, portfolio and state p50/p99 at 8 clients on 200 projects and 50,000 cards
+	@scripts/test.sh -run '^$$' -bench PilotageReads -benchtime=1x -timeout 30m ./api/

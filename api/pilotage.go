@@ -178,7 +178,7 @@ func (s *Server) registerPilotage() {
 		Description: "Per project, what GET …/projects/portfolio gives (cards by column and priority, overdue cards, checklist " +
 			"progress, deadline) plus each column's type (todo: the first, done: the last, in_progress: the others), cards by " +
 			"status (by column type; archived apart), progress (done cards among active ones, %) and the last activity. " +
-			"Three queries in one snapshot, whatever the number of projects and cards."},
+			"Two queries in one snapshot (one pass over the cards), whatever the number of projects and cards."},
 		pilotageRead, s.getPilotagePortfolio)
 
 	register(s, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet, Path: pathPilotage + "/history",
@@ -322,13 +322,12 @@ var (
 	}
 )
 
-// atDetail renders records with the fields level sets.
-func atDetail[T, O any](rows []T, out func(T) O, kind, level string) []map[string]any {
+// atDetail renders records with the fields level sets; fields renders a record as its output type's
+// JSON fields.
+func atDetail[T any](rows []T, fields func(T) map[string]any, kind, level string) []map[string]any {
 	res := make([]map[string]any, len(rows))
 	for i, r := range rows {
-		raw, _ := json.Marshal(out(r)) // output types always encode
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
+		m := fields(r)
 		switch level {
 		case "minimal":
 			keep := make(map[string]any, len(minimalFields[kind]))
@@ -346,6 +345,36 @@ func atDetail[T, O any](rows []T, out func(T) O, kind, level string) []map[strin
 	return res
 }
 
+func withAudit(m map[string]any, createdAt time.Time, createdBy string, updatedAt time.Time, updatedBy string) map[string]any {
+	m["createdAt"], m["createdBy"], m["updatedAt"], m["updatedBy"] = createdAt, createdBy, updatedAt, updatedBy
+	return m
+}
+
+// The state's records as maps of PilotageMissionOut's (…) fields.
+func missionFields(m db.PilotageMission) map[string]any {
+	return withAudit(map[string]any{"id": m.ID, "objective": m.Objective, "module": m.Module, "status": m.Status,
+		"blockedReason": m.BlockedReason}, m.CreatedAt, m.CreatedBy, m.UpdatedAt, m.UpdatedBy)
+}
+
+func priorityFields(p db.PilotagePriority) map[string]any {
+	return withAudit(map[string]any{"id": p.ID, "label": p.Label, "module": p.Module, "active": p.Active},
+		p.CreatedAt, p.CreatedBy, p.UpdatedAt, p.UpdatedBy)
+}
+
+func todoFields(t db.PilotageTodo) map[string]any {
+	return withAudit(map[string]any{"id": t.ID, "label": t.Label, "missionId": t.MissionID, "priorityId": t.PriorityID,
+		"status": t.Status, "dueDate": t.DueDate}, t.CreatedAt, t.CreatedBy, t.UpdatedAt, t.UpdatedBy)
+}
+
+func decisionFields(d db.PilotageDecision) map[string]any {
+	return withAudit(map[string]any{"id": d.ID, "title": d.Title, "impact": d.Impact}, d.CreatedAt, d.CreatedBy, d.UpdatedAt, d.UpdatedBy)
+}
+
+func docFields(d db.PilotageDoc) map[string]any {
+	return withAudit(map[string]any{"id": d.ID, "title": d.Title, "owner": d.Owner, "sourceType": d.SourceType},
+		d.CreatedAt, d.CreatedBy, d.UpdatedAt, d.UpdatedBy)
+}
+
 func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (*Output[PilotageStateOut], error) {
 	a := accessFrom(ctx)
 	st, err := s.store.PilotageStateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
@@ -358,11 +387,11 @@ func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (
 	}
 	lvl := in.DetailLevel
 	return &Output[PilotageStateOut]{Body: PilotageStateOut{Cycle: st.Cycle, ContractVersion: db.PilotageContractVersion,
-		Missions:         atDetail(st.Missions, pilotageMissionOut, "mission", lvl),
-		ActivePriorities: atDetail(st.ActivePriorities, pilotagePriorityOut, "priority", lvl),
-		Todos:            atDetail(st.Todos, pilotageTodoOut, "todo", lvl),
-		Decisions:        atDetail(st.Decisions, pilotageDecisionOut, "decision", lvl),
-		ActiveDocs:       atDetail(st.ActiveDocs, pilotageDocOut, "doc", lvl),
+		Missions:         atDetail(st.Missions, missionFields, "mission", lvl),
+		ActivePriorities: atDetail(st.ActivePriorities, priorityFields, "priority", lvl),
+		Todos:            atDetail(st.Todos, todoFields, "todo", lvl),
+		Decisions:        atDetail(st.Decisions, decisionFields, "decision", lvl),
+		ActiveDocs:       atDetail(st.ActiveDocs, docFields, "doc", lvl),
 		UsageContext:     uc}}, nil
 }
 

@@ -491,7 +491,7 @@ func TestPilotageReadsAreOneSnapshotOfConstantQueries(t *testing.T) {
 	}
 	require.Equal(t, 5, small["/state"])
 	require.Equal(t, 5, small["/dashboard"])
-	require.Equal(t, 3, small["/portfolio"])
+	require.Equal(t, 2, small["/portfolio"])
 
 	for i := range 4 {
 		prj, cols := pfProject(e, ann, fmt.Sprintf("More %d", i), "basic-kanban", nil)
@@ -975,4 +975,33 @@ func TestPilotageCrossTenantIsNotFound(t *testing.T) {
 	// Nothing of the team's changed.
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_actions WHERE id = $1 AND status = 'approved'`, action))
 	require.Equal(t, 5, e.count(`SELECT count(*) FROM pilotage_history WHERE change = 'created' AND actor_id = $1`, tm.owner.ID))
+}
+
+// The state renders each record with exactly its output type's fields at the detailed level.
+func TestPilotageStateFieldsMatchOutputTypes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ann := e.register("ann@example.com")
+	base := plPath(ann)
+	m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "o", "status": "blocked", "blockedReason": "r"})
+	p := plCreate(e, ann.Token, base+"/priorities", map[string]any{"label": "p"})
+	plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "t", "missionId": m, "priorityId": p, "dueDate": "2030-01-01T00:00:00Z"})
+	plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "d", "impact": "i"})
+	plCreate(e, ann.Token, base+"/docs", map[string]any{"title": "doc", "owner": "Ann"})
+	st := plState(e, ann, "detailLevel=detailed")
+	same := func(list string, row map[string]any) {
+		t.Helper()
+		r := e.do("GET", base+"/"+list, ann.Token, nil)
+		requireStatus(t, r, http.StatusOK)
+		want, err := json.Marshal(decodeJSON[[]map[string]any](t, r.Body)[0])
+		require.NoError(t, err)
+		got, err := json.Marshal(row)
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(got), list)
+	}
+	same("missions", st.Missions[0])
+	same("priorities", st.ActivePriorities[0])
+	same("todos", st.Todos[0])
+	same("decisions", st.Decisions[0])
+	same("docs", st.ActiveDocs[0])
 }

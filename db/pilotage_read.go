@@ -264,56 +264,80 @@ type PilotagePortfolioProject struct {
 	LastActivityAt *time.Time
 }
 
-// PilotagePortfolio summarises the workspace's projects for the cockpit in three queries of one
-// snapshot: the two of Portfolio and one for statuses and last activity.
+// PilotagePortfolio summarises the workspace's projects for the cockpit in two queries of one snapshot:
+// the projects with their last activity, and every column's figures from one pass over the cards.
+// Per-project figures are sums over the project's columns.
 func (s *Store) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
 	var (
-		projects []dbsqlc.PortfolioProjectsRow
-		columns  []dbsqlc.PortfolioColumnsRow
-		status   []dbsqlc.PortfolioProjectStatusRow
+		projects []dbsqlc.PortfolioProjectListRow
+		columns  []dbsqlc.PortfolioColumnStatsRow
 	)
 	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
-		if projects, err = q.PortfolioProjects(ctx, workspaceID); err != nil {
-			return fmt.Errorf("aggregate projects: %w", err)
+		if projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {
+			return fmt.Errorf("list projects: %w", err)
 		}
-		if columns, err = q.PortfolioColumns(ctx, workspaceID); err != nil {
+		if columns, err = q.PortfolioColumnStats(ctx, workspaceID); err != nil {
 			return fmt.Errorf("aggregate columns: %w", err)
-		}
-		if status, err = q.PortfolioProjectStatus(ctx, workspaceID); err != nil {
-			return fmt.Errorf("aggregate statuses: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pilotage portfolio: %w", err)
+		return nil, fmt.Errorf("portfolio: %w", err)
 	}
-	base := portfolioFrom(projects, columns, now)
-	byID := make(map[string]dbsqlc.PortfolioProjectStatusRow, len(status))
-	for _, st := range status {
-		byID[st.ID] = st
+	byProject := make(map[string][]dbsqlc.PortfolioColumnStatsRow, len(projects))
+	for _, c := range columns {
+		byProject[c.ProjectID] = append(byProject[c.ProjectID], c)
 	}
-	out := make([]PilotagePortfolioProject, len(base))
-	for i, p := range base {
-		st := byID[p.ProjectID]
-		pp := PilotagePortfolioProject{PortfolioProject: p, ColumnTypes: make([]string, len(p.CardsByColumn)),
-			CardsByStatus: map[string]int{"todo": int(st.TodoCount), "in_progress": int(st.InProgressCount), "done": int(st.DoneCount),
-				"archived": int(st.ArchivedCount)}}
-		ids := make([]string, len(p.CardsByColumn))
-		for j, c := range p.CardsByColumn {
-			ids[j] = c.ColumnID
-		}
-		for j, c := range p.CardsByColumn {
-			pp.ColumnTypes[j] = cardStatus(ids, c.ColumnID, false)
-		}
-		if active := st.TodoCount + st.InProgressCount + st.DoneCount; active > 0 {
-			pp.Progress = int(100 * st.DoneCount / active)
-		}
-		if st.HasActivity {
-			t := st.LastActivityAt
-			pp.LastActivityAt = &t
-		}
-		out[i] = pp
+	out := make([]PilotagePortfolioProject, len(projects))
+	for i, p := range projects {
+		out[i] = portfolioProject(p, byProject[p.ID], now)
 	}
 	return out, nil
+}
+
+// portfolioProject sums a project's column figures (in column order) into its portfolio entry.
+func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioColumnStatsRow, now time.Time) PilotagePortfolioProject {
+	ids := make([]string, len(cols))
+	for j, c := range cols {
+		ids[j] = c.ID
+	}
+	pp := PilotagePortfolioProject{
+		PortfolioProject: PortfolioProject{ProjectID: p.ID, Name: p.Name, Deadline: p.Deadline,
+			CardsByColumn: make([]PortfolioColumn, len(cols)), CardsByPriority: map[string]int{"low": 0, "medium": 0, "high": 0}},
+		ColumnTypes:   make([]string, len(cols)),
+		CardsByStatus: map[string]int{"todo": 0, "in_progress": 0, "done": 0, "archived": 0},
+	}
+	for j, c := range cols {
+		active := int(c.LowCount + c.MediumCount + c.HighCount)
+		typ := cardStatus(ids, c.ID, false)
+		pp.CardsByColumn[j] = PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: active}
+		pp.ColumnTypes[j] = typ
+		pp.CardCount += active
+		pp.CardsByPriority["low"] += int(c.LowCount)
+		pp.CardsByPriority["medium"] += int(c.MediumCount)
+		pp.CardsByPriority["high"] += int(c.HighCount)
+		pp.CardsByStatus[typ] += active
+		pp.CardsByStatus["archived"] += int(c.ArchivedCount)
+		if j < len(cols)-1 { // the last column counts as done: nothing there is overdue
+			pp.Overdue += int(c.OverdueCount)
+		}
+		pp.ChecklistDone += int(c.ChecklistDone)
+		pp.ChecklistTotal += int(c.ChecklistTotal)
+	}
+	if p.Deadline != nil {
+		d := DaysUntil(now, *p.Deadline)
+		pp.DaysLeft = &d
+	}
+	if pp.ChecklistTotal > 0 {
+		pp.ChecklistPercent = 100 * pp.ChecklistDone / pp.ChecklistTotal
+	}
+	if pp.CardCount > 0 {
+		pp.Progress = 100 * pp.CardsByStatus["done"] / pp.CardCount
+	}
+	if p.HasActivity {
+		t := p.LastActivityAt
+		pp.LastActivityAt = &t
+	}
+	return pp
 }
