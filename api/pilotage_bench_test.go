@@ -28,8 +28,9 @@ const (
 	benchProjects    = 200
 	benchCards       = 50_000
 	benchClients     = 8
-	benchRequests    = 1600 // per endpoint, spread over the clients
-	benchWarmRequest = 200
+	benchRequests    = 800 // per endpoint, spread over the clients
+	benchSerial      = 100 // per endpoint, one client: the cost of one request without queueing
+	benchWarmRequest = 100
 )
 
 // BenchmarkPilotageReads measures GET WS/pilotage/dashboard and WS/pilotage/portfolio (and the state)
@@ -65,20 +66,27 @@ func BenchmarkPilotageReads(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, ep := range []string{"/dashboard", "/portfolio", "/state"} {
-			lat := benchLoad(b, h, base+ep, token)
-			slices.Sort(lat)
-			p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
-			b.Logf("GET …/pilotage%s: %d requests, %d clients: p50 %s, p99 %s", ep, len(lat), benchClients,
-				p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
-			b.ReportMetric(float64(p99.Microseconds())/1000, ep[1:]+"-p99-ms")
-			b.ReportMetric(float64(p50.Microseconds())/1000, ep[1:]+"-p50-ms")
+			for _, clients := range []int{1, benchClients} {
+				n := benchSerial
+				if clients > 1 {
+					n = benchRequests
+				}
+				lat := benchLoad(b, h, base+ep, token, clients, n)
+				slices.Sort(lat)
+				p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+				b.Logf("GET …/pilotage%s: %d requests, %d clients: p50 %s, p99 %s", ep, len(lat), clients,
+					p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
+				if clients > 1 {
+					b.ReportMetric(float64(p99.Microseconds())/1000, ep[1:]+"-p99-ms")
+					b.ReportMetric(float64(p50.Microseconds())/1000, ep[1:]+"-p50-ms")
+				}
+			}
 		}
 	}
 }
 
-// benchLoad warms up, then sends benchRequests GETs from benchClients goroutines and answers each
-// request's latency.
-func benchLoad(b *testing.B, h http.Handler, path, token string) []time.Duration {
+// benchLoad warms up, then sends n GETs from clients goroutines and answers each request's latency.
+func benchLoad(b *testing.B, h http.Handler, path, token string, clients, n int) []time.Duration {
 	one := func() time.Duration {
 		r := httptest.NewRequestWithContext(context.Background(), http.MethodGet, path, http.NoBody)
 		r.Header.Set("Authorization", "Bearer "+token)
@@ -99,12 +107,12 @@ func benchLoad(b *testing.B, h http.Handler, path, token string) []time.Duration
 		lat []time.Duration
 		wg  sync.WaitGroup
 	)
-	for range benchClients {
+	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine := make([]time.Duration, 0, benchRequests/benchClients)
-			for range benchRequests / benchClients {
+			mine := make([]time.Duration, 0, n/clients)
+			for range n / clients {
 				mine = append(mine, one())
 			}
 			mu.Lock()
