@@ -1005,3 +1005,33 @@ func TestPilotageStateFieldsMatchOutputTypes(t *testing.T) {
 	same("decisions", st.Decisions[0])
 	same("docs", st.ActiveDocs[0])
 }
+
+// Malformed values anywhere are 400s in the error shape, never 5xx.
+func TestPilotageMalformedInputIsBadRequest(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ann := e.register("ann@example.com")
+	base := plPath(ann)
+	todo := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "t"})
+	mission := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "m"})
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", base + "/todos", map[string]any{"label": "t", "dueDate": "soon"}},
+		{"PATCH", base + "/todos/" + todo, map[string]any{"dueDate": "soon"}},
+		{"PATCH", base + "/todos/" + todo, map[string]any{"label": "x\u0000y"}},
+		{"PATCH", base + "/todos/" + todo, `{"label":`},
+		{"PATCH", base + "/missions/" + mission, map[string]any{"blockedReason": 5}},
+		{"POST", base + "/missions", map[string]any{"objective": "   "}},
+		{"POST", base + "/decisions", map[string]any{"title": "t", "impact": strings.Repeat("i", 2001)}},
+		{"POST", base + "/docs", map[string]any{"title": "t", "owner": strings.Repeat("o", 201)}},
+		{"POST", base + "/priorities", map[string]any{"label": "p", "active": "yes"}},
+		{"GET", base + "/history?since=yesterday", nil},
+		{"GET", base + "/actions?limit=0", nil},
+		{"POST", base + "/actions/propose", map[string]any{"actionType": "x", "explanation": "y", "payload": map[string]any{"k": "a\u0000b"}}},
+	} {
+		r := e.do(tc.method, tc.path, ann.Token, tc.body)
+		requireStatus(t, r, http.StatusBadRequest)
+	}
+}
