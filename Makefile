@@ -67,3 +67,7 @@ bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle 
 .PHONY: bench/mcp
 bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm sessions, 200 sessions held, memory per session
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench MCP -benchtime=1x ./e2e/'
+
+.PHONY: bench/pilotage
+bench/pilotage: ## Pilotage benchmark: dashboard, portfolio and state p50/p99 at 8 clients on 200 projects and 50,000 cards
+	@scripts/test.sh -run '^$$' -bench PilotageReads -benchtime=1x -timeout 30m ./api/

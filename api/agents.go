@@ -105,7 +105,8 @@ func checkTools(names []string) ([]string, error) {
 const agentsDoc = "An agent is a workspace-scoped service user (`userId`) that works on cards through missions. " +
 	"`autonomyMode`: autonomous applies every action; supervised applies comments and checklist additions and " +
 	"proposes the rest; approval proposes every action. `tools` (default: all) are names from the tool catalog: " +
-	"update_card, add_checklist_items, add_comment, move_card, create_card. See docs/agents.md."
+	"update_card, add_checklist_items, add_comment, move_card, create_card, propose_pilotage_action (suggests a cockpit " +
+	"action that a person reviews; see docs/pilotage.md). See docs/agents.md."
 
 // registerAgents registers a workspace's agents and skills.
 func (s *Server) registerAgents() {

@@ -32,7 +32,7 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	a := e.agent(owner, "planner", map[string]any{"description": "Plans cards"})
 	require.Equal(t, "planner", a.Slug)
 	require.Equal(t, "supervised", a.AutonomyMode)
-	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"}, a.Tools)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card", "propose_pilotage_action"}, a.Tools)
 	require.Equal(t, false, a.McpOnly)
 	require.Equal(t, AgentLimits{MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, a.Limits)
 	userID := a.UserID

@@ -148,6 +148,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerDrafts()
 	s.registerPipelines()
 	s.registerPlugins()
+	s.registerPilotage()
 	return router
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -238,6 +239,9 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	case m.Actions >= agent.MaxActionsPerMission:
 		outcome = StepRefused
 		res.Text = fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)
+	case !slices.Contains(agent.Tools, in.Tool):
+		outcome = StepRefused
+		res.Text = fmt.Sprintf("error: this agent may not use the tool %q", in.Tool)
 	case derr != nil:
 		outcome = StepRefused
 		res.Text = "error: " + derr.Error()
@@ -307,7 +311,11 @@ type stepResult struct {
 
 // needsApproval says whether an agent of this autonomy must propose the tool's action rather than
 // apply it: approval proposes everything, supervised applies comments and checklist additions only.
+// propose_pilotage_action is never held back: what it does is store a suggestion a person reviews.
 func needsApproval(mode, tool string) bool {
+	if tool == agenttool.ProposePilotageAction {
+		return false
+	}
 	switch mode {
 	case AutonomyAutonomous:
 		return false
@@ -335,6 +343,14 @@ func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
 // short description of what it did.
 func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, args agenttool.Args) (string, error) {
+	if a, ok := args.(agenttool.ProposePilotageActionArgs); ok {
+		act, err := proposePilotageActionTx(ctx, queries(tx), NewPilotageAction{WorkspaceID: m.WorkspaceID, ActorID: actorID,
+			ActionType: a.ActionType, Explanation: a.Explanation, Payload: a.Payload, AgentMissionID: &m.ID})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("cockpit action %s proposed (suggested); a person reviews it before it applies", act.ID), nil
+	}
 	if m.ProjectID == nil {
 		return "", invalid("this mission has no project, so card tools cannot be used")
 	}

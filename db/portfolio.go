@@ -2,11 +2,8 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
-
-	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // PortfolioProject is one project's summary in a workspace's portfolio. Archived cards count nowhere.
@@ -33,48 +30,17 @@ type PortfolioColumn struct {
 	Count          int
 }
 
-// Portfolio summarises every project of a workspace in two queries, whatever the number of projects
-// and cards. Both read one snapshot.
+// Portfolio summarises every project of a workspace in two queries of one snapshot (one pass over the
+// workspace's cards), whatever the number of projects and cards. It is the cockpit's portfolio
+// (PilotagePortfolio) without the cockpit's extra figures.
 func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioProject, error) {
-	var (
-		projects []dbsqlc.PortfolioProjectsRow
-		columns  []dbsqlc.PortfolioColumnsRow
-	)
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		var err error
-		if projects, err = q.PortfolioProjects(ctx, workspaceID); err != nil {
-			return fmt.Errorf("aggregate projects: %w", err)
-		}
-		if columns, err = q.PortfolioColumns(ctx, workspaceID); err != nil {
-			return fmt.Errorf("aggregate columns: %w", err)
-		}
-		return nil
-	})
+	ps, err := s.PilotagePortfolio(ctx, workspaceID, time.Now())
 	if err != nil {
-		return nil, fmt.Errorf("portfolio: %w", err)
+		return nil, err
 	}
-	byProject := make(map[string][]PortfolioColumn, len(projects))
-	for _, c := range columns {
-		byProject[c.ProjectID] = append(byProject[c.ProjectID], PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: int(c.CardCount)})
-	}
-	now := time.Now()
-	out := make([]PortfolioProject, len(projects))
-	for i, p := range projects {
-		pp := PortfolioProject{ProjectID: p.ID, Name: p.Name, Deadline: p.Deadline, CardCount: int(p.CardCount),
-			CardsByColumn:   byProject[p.ID],
-			CardsByPriority: map[string]int{"low": int(p.LowCount), "medium": int(p.MediumCount), "high": int(p.HighCount)},
-			Overdue:         int(p.OverdueCount), ChecklistDone: int(p.ChecklistDone), ChecklistTotal: int(p.ChecklistTotal)}
-		if pp.CardsByColumn == nil {
-			pp.CardsByColumn = []PortfolioColumn{}
-		}
-		if p.Deadline != nil {
-			d := DaysUntil(now, *p.Deadline)
-			pp.DaysLeft = &d
-		}
-		if pp.ChecklistTotal > 0 {
-			pp.ChecklistPercent = 100 * pp.ChecklistDone / pp.ChecklistTotal
-		}
-		out[i] = pp
+	out := make([]PortfolioProject, len(ps))
+	for i, p := range ps {
+		out[i] = p.PortfolioProject
 	}
 	return out, nil
 }

@@ -13,27 +13,34 @@ import (
 // which the store converts the generated row into, so that the api sees one type per concept however
 // many queries read it.
 type (
-	Agent               = dbsqlc.Agent
-	AgentMission        = dbsqlc.AgentMission
-	AgentProposal       = dbsqlc.AgentProposal
-	APIToken            = dbsqlc.ApiToken
-	Attachment          = dbsqlc.Attachment
-	AutomationRule      = dbsqlc.AutomationRule
-	AutomationTrace     = dbsqlc.AutomationTrace
-	BillingCheckout     = dbsqlc.BillingCheckout
-	CardRelation        = dbsqlc.CardRelation
-	Column              = dbsqlc.Column
-	CustomField         = dbsqlc.CustomField
-	EmailOutbox         = dbsqlc.EmailOutbox
-	Label               = dbsqlc.Label
-	Organization        = dbsqlc.Organization
-	Project             = dbsqlc.Project
-	Scope               = dbsqlc.Scope
-	Skill               = dbsqlc.Skill
-	StreamEvent         = dbsqlc.StreamEvent
-	User                = dbsqlc.User
-	Workspace           = dbsqlc.Workspace
-	WorkspaceInvitation = dbsqlc.WorkspaceInvitation
+	Agent                = dbsqlc.Agent
+	AgentMission         = dbsqlc.AgentMission
+	AgentProposal        = dbsqlc.AgentProposal
+	APIToken             = dbsqlc.ApiToken
+	Attachment           = dbsqlc.Attachment
+	AutomationRule       = dbsqlc.AutomationRule
+	AutomationTrace      = dbsqlc.AutomationTrace
+	BillingCheckout      = dbsqlc.BillingCheckout
+	CardRelation         = dbsqlc.CardRelation
+	Column               = dbsqlc.Column
+	CustomField          = dbsqlc.CustomField
+	EmailOutbox          = dbsqlc.EmailOutbox
+	Label                = dbsqlc.Label
+	Organization         = dbsqlc.Organization
+	PilotageAction       = dbsqlc.PilotageAction
+	PilotageDecision     = dbsqlc.PilotageDecision
+	PilotageDoc          = dbsqlc.PilotageDoc
+	PilotageHistoryEntry = dbsqlc.PilotageHistory
+	PilotageMission      = dbsqlc.PilotageMission
+	PilotagePriority     = dbsqlc.PilotagePriority
+	PilotageTodo         = dbsqlc.PilotageTodo
+	Project              = dbsqlc.Project
+	Scope                = dbsqlc.Scope
+	Skill                = dbsqlc.Skill
+	StreamEvent          = dbsqlc.StreamEvent
+	User                 = dbsqlc.User
+	Workspace            = dbsqlc.Workspace
+	WorkspaceInvitation  = dbsqlc.WorkspaceInvitation
 )
 
 // Notification is one of a user's notifications with the activity it tells of.

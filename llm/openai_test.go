@@ -251,7 +251,7 @@ func TestOpenAIStreamsContentTokens(t *testing.T) {
 		require.True(t, json.Valid(tool.Function.Parameters))
 		toolNames = append(toolNames, tool.Function.Name)
 	}
-	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"}, toolNames)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card", "propose_pilotage_action"}, toolNames)
 
 	// The mission is a user message right after the system message.
 	require.Len(t, req.Messages, 3)
@@ -663,7 +663,7 @@ func TestToolCatalog(t *testing.T) {
 	t.Parallel()
 
 	tools := ToolCatalog()
-	require.Len(t, tools, 5)
+	require.Len(t, tools, len(agenttool.Names))
 	for _, tool := range tools {
 		require.NotEmpty(t, tool.Description, tool.Name)
 		var schema struct {

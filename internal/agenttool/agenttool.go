@@ -15,10 +15,13 @@ const (
 	AddComment        = "add_comment"
 	MoveCard          = "move_card"
 	CreateCard        = "create_card"
+	// ProposePilotageAction suggests an action to the workspace's pilotage cockpit; a person reviews
+	// and applies it (docs/pilotage.md).
+	ProposePilotageAction = "propose_pilotage_action"
 )
 
 // Names lists every tool, in catalog order.
-var Names = []string{UpdateCard, AddChecklistItems, AddComment, MoveCard, CreateCard}
+var Names = []string{UpdateCard, AddChecklistItems, AddComment, MoveCard, CreateCard, ProposePilotageAction}
 
 // Spec describes a tool to a model.
 type Spec struct {
@@ -38,6 +41,7 @@ type Spec struct {
 //   - add_comment {content}
 //   - move_card {columnId}
 //   - create_card {title, description?}
+//   - propose_pilotage_action {actionType, explanation, payload?}
 func Catalog() []Spec {
 	return []Spec{
 		{
@@ -79,6 +83,19 @@ func Catalog() []Spec {
 				`"title":{"type":"string","minLength":1,"maxLength":500,"description":"Title of the new card."},` +
 				`"description":{"type":"string","maxLength":5000,"description":"Description of the new card."}` +
 				`},"required":["title"],"additionalProperties":false}`),
+		},
+		{
+			Name: ProposePilotageAction,
+			Description: "Suggest a change to the workspace's strategic cockpit (pilotage). It is stored as a suggestion " +
+				"that a person reviews and applies; nothing changes until then. Known action types: create_todo " +
+				"{label, missionId?, priorityId?, status?, dueDate?}, update_mission_status {missionId, status, blockedReason?}, " +
+				"create_decision {title, impact?}, create_card {projectId, columnId?, title, description?, priority?, dueDate?}, " +
+				"move_card {projectId, cardId, columnId, order?}.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"actionType":{"type":"string","minLength":1,"maxLength":100,"description":"What to do, e.g. create_todo."},` +
+				`"explanation":{"type":"string","minLength":1,"maxLength":500,"description":"Why, for the person who reviews it."},` +
+				`"payload":{"type":"object","description":"The action's parameters (see the tool description)."}` +
+				`},"required":["actionType","explanation"],"additionalProperties":false}`),
 		},
 	}
 }

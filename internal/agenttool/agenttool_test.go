@@ -51,6 +51,14 @@ func TestDecode(t *testing.T) {
 		{MoveCard, `{}`, nil, "columnId is required"},
 		{CreateCard, `{"title":"T","description":"d"}`, CreateCardArgs{Title: "T", Description: "d"}, ""},
 		{CreateCard, `{"title":""}`, nil, "title must be 1 to 500 characters"},
+		{ProposePilotageAction, `{"actionType":" create_todo ","explanation":"Follow up","payload":{"label":"Call"}}`,
+			ProposePilotageActionArgs{ActionType: "create_todo", Explanation: "Follow up", Payload: json.RawMessage(`{"label":"Call"}`)}, ""},
+		{ProposePilotageAction, `{"actionType":"x","explanation":"why"}`,
+			ProposePilotageActionArgs{ActionType: "x", Explanation: "why", Payload: json.RawMessage(`{}`)}, ""},
+		{ProposePilotageAction, `{"actionType":"x","explanation":"why","payload":[1]}`, nil, "payload must be a JSON object"},
+		{ProposePilotageAction, `{"actionType":"` + strings.Repeat("a", 101) + `","explanation":"why"}`, nil, "actionType must be 1 to 100 characters"},
+		{ProposePilotageAction, `{"actionType":"x","explanation":"` + strings.Repeat("e", 501) + `"}`, nil, "explanation must be 1 to 500 characters"},
+		{ProposePilotageAction, `{"actionType":"x","explanation":"why","apply":true}`, nil, `unknown field "apply"`},
 		{"delete_everything", `{}`, nil, `unknown tool "delete_everything"`},
 	} {
 		got, err := Decode(tc.tool, json.RawMessage(tc.raw), testLimits)

@@ -15,6 +15,8 @@ import (
 const (
 	maxTitleLen       = 500 // a card's or a checklist item's title
 	maxDescriptionLen = 5000
+	maxActionTypeLen  = 100 // a proposed pilotage action's type
+	maxExplanationLen = 500 // and its explanation
 )
 
 // Limits are the store's bounds on card values, which Decode enforces on every call (models do not
@@ -59,6 +61,16 @@ type MoveCardArgs struct {
 type CreateCardArgs struct {
 	Title, Description string
 }
+
+// ProposePilotageActionArgs suggests an action to the workspace's pilotage cockpit. Payload is a JSON
+// object ({} when the call gave none); the store checks it further for the action types it knows.
+type ProposePilotageActionArgs struct {
+	ActionType, Explanation string
+	Payload                 json.RawMessage
+}
+
+// Tool implements Args.
+func (ProposePilotageActionArgs) Tool() string { return ProposePilotageAction }
 
 // Tool implements Args.
 func (UpdateCardArgs) Tool() string { return UpdateCard }
@@ -177,6 +189,30 @@ func Decode(tool string, raw json.RawMessage, lim Limits) (Args, error) {
 		}
 		if utf8.RuneCountInString(a.Description) > maxDescriptionLen {
 			return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+		}
+		return a, nil
+	case ProposePilotageAction:
+		var v struct {
+			ActionType  string          `json:"actionType"`
+			Explanation string          `json:"explanation"`
+			Payload     json.RawMessage `json:"payload"`
+		}
+		if err := decodeStrict(raw, &v, tool); err != nil {
+			return nil, err
+		}
+		a := ProposePilotageActionArgs{ActionType: strings.TrimSpace(v.ActionType), Explanation: strings.TrimSpace(v.Explanation), Payload: v.Payload}
+		if a.ActionType == "" || utf8.RuneCountInString(a.ActionType) > maxActionTypeLen {
+			return nil, fmt.Errorf("actionType must be 1 to %d characters", maxActionTypeLen)
+		}
+		if a.Explanation == "" || utf8.RuneCountInString(a.Explanation) > maxExplanationLen {
+			return nil, fmt.Errorf("explanation must be 1 to %d characters", maxExplanationLen)
+		}
+		if len(bytes.TrimSpace(a.Payload)) == 0 || string(bytes.TrimSpace(a.Payload)) == "null" {
+			a.Payload = json.RawMessage(`{}`)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(a.Payload, &obj); err != nil {
+			return nil, errors.New("payload must be a JSON object")
 		}
 		return a, nil
 	}

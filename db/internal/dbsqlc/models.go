@@ -314,6 +314,98 @@ type OrganizationMember struct {
 	CreatedAt      time.Time
 }
 
+type PilotageAction struct {
+	ID             string
+	WorkspaceID    string
+	ActionType     string
+	Explanation    string
+	Payload        json.RawMessage
+	Status         string
+	ProposedBy     string
+	AgentMissionID *string
+	ReviewedBy     *string
+	ReviewedAt     *time.Time
+	ReviewReason   *string
+	AppliedBy      *string
+	AppliedAt      *time.Time
+	Result         json.RawMessage
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type PilotageDecision struct {
+	ID          string
+	WorkspaceID string
+	Title       string
+	Impact      string
+	CreatedBy   string
+	UpdatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type PilotageDoc struct {
+	ID          string
+	WorkspaceID string
+	Title       string
+	Owner       string
+	SourceType  string
+	CreatedBy   string
+	UpdatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type PilotageHistory struct {
+	ID          string
+	WorkspaceID string
+	RecordType  string
+	RecordID    string
+	Change      string
+	ActorID     string
+	Data        json.RawMessage
+	CreatedAt   time.Time
+}
+
+type PilotageMission struct {
+	ID            string
+	WorkspaceID   string
+	Objective     string
+	Module        string
+	Status        string
+	BlockedReason *string
+	CreatedBy     string
+	UpdatedBy     string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type PilotagePriority struct {
+	ID          string
+	WorkspaceID string
+	Label       string
+	Module      string
+	Active      bool
+	CreatedBy   string
+	UpdatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type PilotageTodo struct {
+	ID          string
+	WorkspaceID string
+	Label       string
+	MissionID   *string
+	PriorityID  *string
+	Status      string
+	DueDate     *time.Time
+	CreatedBy   string
+	UpdatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
 type Pipeline struct {
 	ID          string
 	WorkspaceID string

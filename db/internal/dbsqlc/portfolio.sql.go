@@ -10,38 +10,78 @@ import (
 	"time"
 )
 
-const portfolioColumns = `-- name: PortfolioColumns :many
-SELECT col.project_id, col.id, col.name, (count(c.id))::int AS card_count
+const portfolioColumnStats = `-- name: PortfolioColumnStats :many
+WITH ws_projects AS (
+    SELECT id FROM projects WHERE workspace_id = $1
+), card_stats AS (
+    SELECT c.column_id,
+           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'low'))::int AS low_count,
+           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'medium'))::int AS medium_count,
+           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'high'))::int AS high_count,
+           (count(*) FILTER (WHERE c.archived))::int AS archived_count,
+           (count(*) FILTER (WHERE NOT c.archived AND c.due_date < now()))::int AS overdue_count
+    FROM cards c JOIN ws_projects p ON p.id = c.project_id
+    GROUP BY c.column_id
+), checklist_stats AS (
+    SELECT c.column_id, count(*)::int AS total, (count(*) FILTER (WHERE i.done))::int AS done
+    FROM checklist_items i
+    JOIN cards c ON c.id = i.card_id
+    JOIN ws_projects p ON p.id = c.project_id
+    WHERE NOT c.archived
+    GROUP BY c.column_id
+)
+SELECT col.project_id, col.id, col.name,
+       coalesce(cs.low_count, 0)::int AS low_count,
+       coalesce(cs.medium_count, 0)::int AS medium_count,
+       coalesce(cs.high_count, 0)::int AS high_count,
+       coalesce(cs.archived_count, 0)::int AS archived_count,
+       coalesce(cs.overdue_count, 0)::int AS overdue_count,
+       coalesce(ch.total, 0)::int AS checklist_total,
+       coalesce(ch.done, 0)::int AS checklist_done
 FROM columns col
-JOIN projects p ON p.id = col.project_id
-LEFT JOIN cards c ON c.column_id = col.id AND NOT c.archived
-WHERE p.workspace_id = $1
-GROUP BY col.project_id, col.id, col.name, col.position
+JOIN ws_projects p ON p.id = col.project_id
+LEFT JOIN card_stats cs ON cs.column_id = col.id
+LEFT JOIN checklist_stats ch ON ch.column_id = col.id
 ORDER BY col.project_id, col.position, col.id
 `
 
-type PortfolioColumnsRow struct {
-	ProjectID string
-	ID        string
-	Name      string
-	CardCount int32
+type PortfolioColumnStatsRow struct {
+	ProjectID      string
+	ID             string
+	Name           string
+	LowCount       int32
+	MediumCount    int32
+	HighCount      int32
+	ArchivedCount  int32
+	OverdueCount   int32
+	ChecklistTotal int32
+	ChecklistDone  int32
 }
 
-// PortfolioColumns counts the active cards of every column of a workspace's projects, in column order.
-func (q *Queries) PortfolioColumns(ctx context.Context, workspaceID string) ([]PortfolioColumnsRow, error) {
-	rows, err := q.db.Query(ctx, portfolioColumns, workspaceID)
+// PortfolioColumnStats aggregates every column of a workspace's projects in one pass over their cards
+// and one over their checklist items: active cards by priority, archived cards, overdue active cards
+// (due in the past) and checklist items of active cards. Per-project figures (overdue outside the last
+// column, cards by column type) are sums over a project's columns, in column order.
+func (q *Queries) PortfolioColumnStats(ctx context.Context, workspaceID string) ([]PortfolioColumnStatsRow, error) {
+	rows, err := q.db.Query(ctx, portfolioColumnStats, workspaceID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PortfolioColumnsRow{}
+	items := []PortfolioColumnStatsRow{}
 	for rows.Next() {
-		var i PortfolioColumnsRow
+		var i PortfolioColumnStatsRow
 		if err := rows.Scan(
 			&i.ProjectID,
 			&i.ID,
 			&i.Name,
-			&i.CardCount,
+			&i.LowCount,
+			&i.MediumCount,
+			&i.HighCount,
+			&i.ArchivedCount,
+			&i.OverdueCount,
+			&i.ChecklistTotal,
+			&i.ChecklistDone,
 		); err != nil {
 			return nil, err
 		}
@@ -53,85 +93,41 @@ func (q *Queries) PortfolioColumns(ctx context.Context, workspaceID string) ([]P
 	return items, nil
 }
 
-const portfolioProjects = `-- name: PortfolioProjects :many
-WITH ws_projects AS (
-    SELECT id, name, deadline, created_at FROM projects WHERE workspace_id = $1
-), last_columns AS (
-    SELECT DISTINCT ON (col.project_id) col.project_id, col.id
-    FROM columns col JOIN ws_projects p ON p.id = col.project_id
-    ORDER BY col.project_id, col.position DESC, col.id DESC
-), card_stats AS (
-    SELECT c.project_id,
-           count(*)::int AS card_count,
-           (count(*) FILTER (WHERE c.priority = 'low'))::int AS low_count,
-           (count(*) FILTER (WHERE c.priority = 'medium'))::int AS medium_count,
-           (count(*) FILTER (WHERE c.priority = 'high'))::int AS high_count,
-           (count(*) FILTER (WHERE c.due_date < now() AND c.column_id IS DISTINCT FROM lc.id))::int AS overdue_count
-    FROM cards c
-    JOIN ws_projects p ON p.id = c.project_id
-    LEFT JOIN last_columns lc ON lc.project_id = c.project_id
-    WHERE NOT c.archived
-    GROUP BY c.project_id
-), checklist_stats AS (
-    SELECT c.project_id,
-           count(*)::int AS total,
-           (count(*) FILTER (WHERE i.done))::int AS done
-    FROM checklist_items i
-    JOIN cards c ON c.id = i.card_id
-    JOIN ws_projects p ON p.id = c.project_id
-    WHERE NOT c.archived
-    GROUP BY c.project_id
-)
+const portfolioProjectList = `-- name: PortfolioProjectList :many
 SELECT p.id, p.name, p.deadline,
-       coalesce(cs.card_count, 0)::int AS card_count,
-       coalesce(cs.low_count, 0)::int AS low_count,
-       coalesce(cs.medium_count, 0)::int AS medium_count,
-       coalesce(cs.high_count, 0)::int AS high_count,
-       coalesce(cs.overdue_count, 0)::int AS overdue_count,
-       coalesce(ch.total, 0)::int AS checklist_total,
-       coalesce(ch.done, 0)::int AS checklist_done
-FROM ws_projects p
-LEFT JOIN card_stats cs ON cs.project_id = p.id
-LEFT JOIN checklist_stats ch ON ch.project_id = p.id
+       (la.last_activity_at IS NOT NULL)::boolean AS has_activity,
+       coalesce(la.last_activity_at, p.created_at)::timestamptz AS last_activity_at
+FROM projects p
+LEFT JOIN LATERAL (SELECT max(a.created_at)::timestamptz AS last_activity_at FROM activities a WHERE a.project_id = p.id) la ON true
+WHERE p.workspace_id = $1
 ORDER BY p.created_at, p.id
 `
 
-type PortfolioProjectsRow struct {
+type PortfolioProjectListRow struct {
 	ID             string
 	Name           string
 	Deadline       *time.Time
-	CardCount      int32
-	LowCount       int32
-	MediumCount    int32
-	HighCount      int32
-	OverdueCount   int32
-	ChecklistTotal int32
-	ChecklistDone  int32
+	HasActivity    bool
+	LastActivityAt time.Time
 }
 
-// PortfolioProjects aggregates every project of a workspace in one statement: active (non-archived)
-// cards by priority, overdue cards (due in the past and not in the project's last column) and checklist
-// progress.
-func (q *Queries) PortfolioProjects(ctx context.Context, workspaceID string) ([]PortfolioProjectsRow, error) {
-	rows, err := q.db.Query(ctx, portfolioProjects, workspaceID)
+// PortfolioProjectList lists a workspace's projects with their last activity (has_activity false: none;
+// last_activity_at is then the project's creation), one probe of the (project_id, created_at) index each.
+func (q *Queries) PortfolioProjectList(ctx context.Context, workspaceID string) ([]PortfolioProjectListRow, error) {
+	rows, err := q.db.Query(ctx, portfolioProjectList, workspaceID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PortfolioProjectsRow{}
+	items := []PortfolioProjectListRow{}
 	for rows.Next() {
-		var i PortfolioProjectsRow
+		var i PortfolioProjectListRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,
 			&i.Deadline,
-			&i.CardCount,
-			&i.LowCount,
-			&i.MediumCount,
-			&i.HighCount,
-			&i.OverdueCount,
-			&i.ChecklistTotal,
-			&i.ChecklistDone,
+			&i.HasActivity,
+			&i.LastActivityAt,
 		); err != nil {
 			return nil, err
 		}

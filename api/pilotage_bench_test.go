@@ -1,0 +1,200 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/auth"
+	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+)
+
+// Benchmark sizes (issue 12): a workspace of 200 projects and 50,000 cards, read by 8 clients at once.
+const (
+	benchProjects    = 200
+	benchCards       = 50_000
+	benchClients     = 8
+	benchRequests    = 800 // per endpoint, spread over the clients
+	benchSerial      = 100 // per endpoint, one client: the cost of one request without queueing
+	benchWarmRequest = 100
+)
+
+// BenchmarkPilotageReads measures GET WS/pilotage/dashboard and WS/pilotage/portfolio (and the state)
+// on a workspace of 200 projects and 50,000 cards with 8 concurrent clients driving the real handler
+// in process (no network), and reports p50 and p99 latency. Figures, never pass/fail:
+//
+//	make bench/pilotage
+func BenchmarkPilotageReads(b *testing.B) {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(b))
+	require.NoError(b, err)
+	cfg.MaxConns = 2 * benchClients
+	dbPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(b, err)
+	b.Cleanup(dbPool.Close)
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
+	require.NoError(b, err)
+	store := db.NewStore(dbPool, riverClient)
+	h := New(store, auth.NewSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+
+	seedStart := time.Now()
+	reg, err := store.Register(ctx, "bench@example.com", "Bench", "x")
+	require.NoError(b, err)
+	ws, actor := reg.Workspace.ID, reg.User.ID
+	seedPilotageBench(b, store, ws, actor)
+	token := benchToken(b, reg)
+	base := "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage"
+	var cards int
+	require.NoError(b, dbPool.QueryRow(ctx, `SELECT count(*) FROM cards c JOIN projects p ON p.id = c.project_id WHERE p.workspace_id = $1`, ws).Scan(&cards))
+	b.Logf("seeded %d projects and %d cards in %s", benchProjects, cards, time.Since(seedStart).Round(time.Second))
+
+	b.ResetTimer()
+	for range b.N {
+		for _, ep := range []string{"/dashboard", "/portfolio", "/state"} {
+			for _, clients := range []int{1, benchClients} {
+				n := benchSerial
+				if clients > 1 {
+					n = benchRequests
+				}
+				lat := benchLoad(b, h, base+ep, token, clients, n)
+				slices.Sort(lat)
+				p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+				b.Logf("GET …/pilotage%s: %d requests, %d clients: p50 %s, p99 %s", ep, len(lat), clients,
+					p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
+				if clients > 1 {
+					b.ReportMetric(float64(p99.Microseconds())/1000, ep[1:]+"-p99-ms")
+					b.ReportMetric(float64(p50.Microseconds())/1000, ep[1:]+"-p50-ms")
+				}
+			}
+		}
+	}
+}
+
+// benchLoad warms up, then sends n GETs from clients goroutines and answers each request's latency.
+func benchLoad(b *testing.B, h http.Handler, path, token string, clients, n int) []time.Duration {
+	one := func() time.Duration {
+		r := httptest.NewRequestWithContext(context.Background(), http.MethodGet, path, http.NoBody)
+		r.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(w, r)
+		d := time.Since(start)
+		if w.Code != http.StatusOK {
+			panic(fmt.Sprintf("GET %s: %d %s", path, w.Code, w.Body.String()))
+		}
+		return d
+	}
+	for range benchWarmRequest {
+		one()
+	}
+	var (
+		mu  sync.Mutex
+		lat []time.Duration
+		wg  sync.WaitGroup
+	)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := make([]time.Duration, 0, n/clients)
+			for range n / clients {
+				mine = append(mine, one())
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return lat
+}
+
+// benchToken signs a session JWT for the registered user.
+func benchToken(b *testing.B, reg db.Registration) string {
+	tok, _, err := auth.NewSigner(testJWTSecret, 7*24*time.Hour).Issue(reg.User.ID, auth.TypeSession, reg.User.SessionVersion)
+	require.NoError(b, err)
+	return tok
+}
+
+// seedPilotageBench fills the workspace through the store: 200 projects of 250 cards (imported, with
+// due dates, priorities, archived cards and checklists; one card per project created with its
+// activity), and a cockpit of 50 missions, 20 priorities, 300 todos, 60 decisions and 150 actions.
+func seedPilotageBench(b *testing.B, store *db.Store, ws, actor string) {
+	ctx := context.Background()
+	perProject := benchCards / benchProjects
+	past, future := time.Now().Add(-72*time.Hour), time.Now().Add(72*time.Hour)
+	for p := range benchProjects {
+		doc := db.TransferDoc{Version: 1, Project: db.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
+			Columns: []db.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
+		for c := range perProject - 1 {
+			card := db.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: db.Priorities[c%3], Archived: c%25 == 0}
+			switch c % 5 {
+			case 0:
+				card.DueDate = &past
+			case 1:
+				card.DueDate = &future
+			}
+			if c%10 == 0 {
+				card.Checklist = []db.TransferChecklistItem{{Title: "a", Done: true}, {Title: "b"}}
+			}
+			doc.Cards = append(doc.Cards, card)
+		}
+		prj, err := store.ImportProject(ctx, ws, actor, doc)
+		require.NoError(b, err)
+		_, err = store.CreateCard(ctx, db.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "Live card"})
+		require.NoError(b, err)
+	}
+	var missions, priorities []string
+	for i := range 50 {
+		in := db.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("Mission %d", i), Status: db.PilotageMissionStatuses[i%4]}
+		if in.Status == "blocked" {
+			r := "waiting"
+			in.BlockedReason = &r
+		}
+		m, err := store.CreatePilotageMission(ctx, in)
+		require.NoError(b, err)
+		missions = append(missions, m.ID)
+	}
+	for i := range 20 {
+		p, err := store.CreatePilotagePriority(ctx, db.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
+		require.NoError(b, err)
+		priorities = append(priorities, p.ID)
+	}
+	for i := range 300 {
+		due := past
+		if i%2 == 0 {
+			due = future
+		}
+		_, err := store.CreatePilotageTodo(ctx, db.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
+			Status: db.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
+		require.NoError(b, err)
+	}
+	for i := range 60 {
+		_, err := store.CreatePilotageDecision(ctx, db.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
+		require.NoError(b, err)
+	}
+	for i := range 150 {
+		a, err := store.ProposePilotageAction(ctx, db.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
+			Explanation: fmt.Sprintf("Action %d", i)})
+		require.NoError(b, err)
+		if i%3 == 0 {
+			_, err = store.ReviewPilotageAction(ctx, ws, a.ID, actor, true, nil)
+			require.NoError(b, err)
+		}
+	}
+}

@@ -1,0 +1,693 @@
+package db
+
+// This file holds the pilotage cockpit's records (missions, priorities, todos, decisions, active
+// documents) and their history. Proposed actions are in pilotage_actions.go, the read models (state,
+// dashboard, portfolio) in pilotage_read.go. See docs/pilotage.md.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Pilotage enums (spec Part 2).
+var (
+	PilotageMissionStatuses = []string{"to_launch", "in_progress", "blocked", "done"}
+	PilotageTodoStatuses    = []string{"todo", "in_progress", "blocked", "done"}
+	PilotageDocSourceTypes  = []string{"product", "tech", "sprint", "ops"}
+	PilotageActionStatuses  = []string{"suggested", "approved", "rejected", "applied"}
+)
+
+// Pilotage limits, in characters. The api declares the same bounds in its schemas; the store enforces
+// them for every caller (proposed actions and agents included).
+const (
+	MaxPilotageLabel         = 500 // mission objective, todo and priority label, decision and doc title
+	MaxPilotageModule        = 100
+	MaxPilotageBlockedReason = 200
+	MaxPilotageImpact        = 2000
+	MaxPilotageDocOwner      = 200
+	MaxPilotageActionType    = 100
+	MaxPilotageExplanation   = 500
+	MaxPilotageReviewReason  = 200
+)
+
+// Record types of the pilotage history.
+const (
+	PilotageRecordMission  = "mission"
+	PilotageRecordPriority = "priority"
+	PilotageRecordTodo     = "todo"
+	PilotageRecordDecision = "decision"
+	PilotageRecordDoc      = "doc"
+	PilotageRecordAction   = "action"
+)
+
+// PilotageRecordTypes lists the history's record types.
+var PilotageRecordTypes = []string{PilotageRecordMission, PilotageRecordPriority, PilotageRecordTodo, PilotageRecordDecision,
+	PilotageRecordDoc, PilotageRecordAction}
+
+// Changes the pilotage history records.
+const (
+	PilotageChangeCreated  = "created"
+	PilotageChangeUpdated  = "updated"
+	PilotageChangeDeleted  = "deleted"
+	PilotageChangeProposed = "proposed"
+	PilotageChangeReviewed = "reviewed"
+	PilotageChangeApplied  = "applied"
+)
+
+// checkText trims s and checks it holds 1 to max characters (0 to max when optional).
+func checkText(field, s string, max int, required bool) (string, error) {
+	s = strings.TrimSpace(s)
+	if required && s == "" {
+		return "", invalid(field + ": must not be blank")
+	}
+	if utf8.RuneCountInString(s) > max {
+		return "", invalid(fmt.Sprintf("%s: expected length <= %d", field, max))
+	}
+	return s, nil
+}
+
+func checkEnum(field, v string, allowed []string) error {
+	if !slices.Contains(allowed, v) {
+		return invalid(fmt.Sprintf("%s: expected one of %s", field, strings.Join(allowed, ", ")))
+	}
+	return nil
+}
+
+// recordPilotage appends an entry to the workspace's pilotage history in the caller's transaction.
+func recordPilotage(ctx context.Context, q *dbsqlc.Queries, workspaceID, recordType, recordID, change, actorID string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode history: %w", err)
+	}
+	if err := q.PilotageHistoryInsert(ctx, dbsqlc.PilotageHistoryInsertParams{ID: NewID(), WorkspaceID: workspaceID,
+		RecordType: recordType, RecordID: recordID, Change: change, ActorID: actorID, Data: raw}); err != nil {
+		return fmt.Errorf("record pilotage history: %w", err)
+	}
+	return nil
+}
+
+// recordFields renders a record row as a JSON object keyed like the API's fields (objective,
+// blockedReason, missionId), without its id, workspace and audit columns.
+func recordFields(row any) map[string]any {
+	raw, _ := json.Marshal(row) // rows are plain structs
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch k {
+		case "ID", "WorkspaceID", "CreatedBy", "UpdatedBy", "CreatedAt", "UpdatedAt":
+			continue
+		}
+		out[apiName(k)] = v
+	}
+	return out
+}
+
+// apiName turns a Go field name into the API's: BlockedReason -> blockedReason, MissionID -> missionId.
+func apiName(k string) string {
+	if strings.HasSuffix(k, "ID") {
+		k = strings.TrimSuffix(k, "ID") + "Id"
+	}
+	r := []rune(k)
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}
+
+// changes are the fields that differ between two renderings of a record: field -> {from, to}.
+func changes(before, after any) map[string]any {
+	b, a := recordFields(before), recordFields(after)
+	out := map[string]any{}
+	for k, v := range a {
+		bv, _ := json.Marshal(b[k])
+		av, _ := json.Marshal(v)
+		if string(bv) != string(av) {
+			out[k] = map[string]any{"from": b[k], "to": v}
+		}
+	}
+	return out
+}
+
+// ---- missions
+
+// NewPilotageMission is a pilotage mission to create. Status defaults to to_launch.
+type NewPilotageMission struct {
+	WorkspaceID, ActorID      string
+	Objective, Module, Status string
+	BlockedReason             *string
+}
+
+// PilotageMissionPatch changes a mission; nil fields stay. A mission's blockedReason is required
+// while it is blocked and cleared when it leaves blocked.
+type PilotageMissionPatch struct {
+	Objective, Module, Status *string
+	BlockedReason             Opt[string]
+}
+
+// checkMission validates a mission's fields as they would be stored.
+func checkMission(m *PilotageMission) error {
+	var err error
+	if m.Objective, err = checkText("objective", m.Objective, MaxPilotageLabel, true); err != nil {
+		return err
+	}
+	if m.Module, err = checkText("module", m.Module, MaxPilotageModule, false); err != nil {
+		return err
+	}
+	if err := checkEnum("status", m.Status, PilotageMissionStatuses); err != nil {
+		return err
+	}
+	if m.BlockedReason != nil {
+		r, err := checkText("blockedReason", *m.BlockedReason, MaxPilotageBlockedReason, true)
+		if err != nil {
+			return err
+		}
+		m.BlockedReason = &r
+	}
+	if m.Status == "blocked" && m.BlockedReason == nil {
+		return invalid("blockedReason: required when status is blocked")
+	}
+	return nil
+}
+
+// CreatePilotageMission creates a mission and records it in the history.
+func (s *Store) CreatePilotageMission(ctx context.Context, in NewPilotageMission) (PilotageMission, error) {
+	var out PilotageMission
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = createPilotageMissionTx(ctx, q, in)
+		return err
+	})
+	return out, err
+}
+
+func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageMission) (PilotageMission, error) {
+	if in.Status == "" {
+		in.Status = "to_launch"
+	}
+	m := PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
+	if err := checkMission(&m); err != nil {
+		return m, err
+	}
+	if m.Status != "blocked" && m.BlockedReason != nil {
+		return m, invalid("blockedReason: only a blocked mission has a reason")
+	}
+	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+		Objective: m.Objective, Module: m.Module, Status: m.Status, BlockedReason: m.BlockedReason, ActorID: in.ActorID})
+	if err != nil {
+		return row, fmt.Errorf("insert pilotage mission: %w", err)
+	}
+	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+}
+
+// UpdatePilotageMission applies a patch to a mission and records the change.
+func (s *Store) UpdatePilotageMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (PilotageMission, error) {
+	var out PilotageMission
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = updatePilotageMissionTx(ctx, q, workspaceID, id, actorID, p)
+		return err
+	})
+	return out, err
+}
+
+func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, actorID string, p PilotageMissionPatch) (PilotageMission, error) {
+	cur, err := orNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
+	if err != nil {
+		return cur, err
+	}
+	next := cur
+	if p.Objective != nil {
+		next.Objective = *p.Objective
+	}
+	if p.Module != nil {
+		next.Module = *p.Module
+	}
+	if p.Status != nil {
+		next.Status = *p.Status
+	}
+	if p.BlockedReason.Set {
+		next.BlockedReason = p.BlockedReason.Value
+	}
+	if next.Status != "blocked" {
+		if p.BlockedReason.Set && p.BlockedReason.Value != nil {
+			return cur, invalid("blockedReason: only a blocked mission has a reason")
+		}
+		next.BlockedReason = nil // leaving blocked clears the reason
+	}
+	if err := checkMission(&next); err != nil {
+		return cur, err
+	}
+	row, err := q.PilotageMissionUpdate(ctx, dbsqlc.PilotageMissionUpdateParams{ID: id, Objective: next.Objective, Module: next.Module,
+		Status: next.Status, BlockedReason: next.BlockedReason, ActorID: actorID})
+	if err != nil {
+		return row, fmt.Errorf("update pilotage mission: %w", err)
+	}
+	return row, recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
+}
+
+// PilotageMissions lists a workspace's missions in creation order.
+func (s *Store) PilotageMissions(ctx context.Context, workspaceID string) ([]PilotageMission, error) {
+	rows, err := s.q.PilotageMissionList(ctx, workspaceID)
+	return rows, wrap(err, "list pilotage missions")
+}
+
+// DeletePilotageMission deletes a mission (its todos keep existing, without mission) and records it.
+func (s *Store) DeletePilotageMission(ctx context.Context, workspaceID, id, actorID string) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := orNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
+		if err != nil {
+			return err
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeDeleted, actorID, recordFields(row))
+	})
+}
+
+// ---- priorities
+
+// NewPilotagePriority is a priority to create; it is active unless Active says otherwise.
+type NewPilotagePriority struct {
+	WorkspaceID, ActorID string
+	Label, Module        string
+	Active               *bool
+}
+
+// PilotagePriorityPatch changes a priority; nil fields stay.
+type PilotagePriorityPatch struct {
+	Label, Module *string
+	Active        *bool
+}
+
+func checkPriority(p *PilotagePriority) error {
+	var err error
+	if p.Label, err = checkText("label", p.Label, MaxPilotageLabel, true); err != nil {
+		return err
+	}
+	p.Module, err = checkText("module", p.Module, MaxPilotageModule, false)
+	return err
+}
+
+// CreatePilotagePriority creates a priority and records it.
+func (s *Store) CreatePilotagePriority(ctx context.Context, in NewPilotagePriority) (PilotagePriority, error) {
+	p := PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
+	if err := checkPriority(&p); err != nil {
+		return p, err
+	}
+	var out PilotagePriority
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+			Label: p.Label, Module: p.Module, Active: p.Active, ActorID: in.ActorID})
+		if err != nil {
+			return fmt.Errorf("insert pilotage priority: %w", err)
+		}
+		return recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordPriority, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+	})
+	return out, err
+}
+
+// UpdatePilotagePriority applies a patch to a priority and records the change.
+func (s *Store) UpdatePilotagePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (PilotagePriority, error) {
+	var out PilotagePriority
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := orNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
+		if err != nil {
+			return err
+		}
+		next := cur
+		if p.Label != nil {
+			next.Label = *p.Label
+		}
+		if p.Module != nil {
+			next.Module = *p.Module
+		}
+		if p.Active != nil {
+			next.Active = *p.Active
+		}
+		if err := checkPriority(&next); err != nil {
+			return err
+		}
+		if out, err = q.PilotagePriorityUpdate(ctx, dbsqlc.PilotagePriorityUpdateParams{ID: id, Label: next.Label, Module: next.Module,
+			Active: next.Active, ActorID: actorID}); err != nil {
+			return fmt.Errorf("update pilotage priority: %w", err)
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur, out))
+	})
+	return out, err
+}
+
+// PilotagePriorities lists a workspace's priorities in creation order.
+func (s *Store) PilotagePriorities(ctx context.Context, workspaceID string) ([]PilotagePriority, error) {
+	rows, err := s.q.PilotagePriorityList(ctx, workspaceID)
+	return rows, wrap(err, "list pilotage priorities")
+}
+
+// DeletePilotagePriority deletes a priority (its todos keep existing, without priority) and records it.
+func (s *Store) DeletePilotagePriority(ctx context.Context, workspaceID, id, actorID string) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := orNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
+		if err != nil {
+			return err
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordPriority, id, PilotageChangeDeleted, actorID, recordFields(row))
+	})
+}
+
+// ---- todos
+
+// NewPilotageTodo is a todo to create. MissionID and PriorityID must name records of the same
+// workspace. Status defaults to todo.
+type NewPilotageTodo struct {
+	WorkspaceID, ActorID  string
+	Label, Status         string
+	MissionID, PriorityID *string
+	DueDate               *time.Time
+}
+
+// PilotageTodoPatch changes a todo; unset fields stay, set nil ones are cleared.
+type PilotageTodoPatch struct {
+	Label, Status         *string
+	MissionID, PriorityID Opt[string]
+	DueDate               Opt[time.Time]
+}
+
+func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *PilotageTodo, refsChanged bool) error {
+	var err error
+	if t.Label, err = checkText("label", t.Label, MaxPilotageLabel, true); err != nil {
+		return err
+	}
+	if err := checkEnum("status", t.Status, PilotageTodoStatuses); err != nil {
+		return err
+	}
+	if !refsChanged {
+		return nil
+	}
+	if t.MissionID != nil {
+		ok, err := q.PilotageMissionExists(ctx, dbsqlc.PilotageMissionExistsParams{ID: *t.MissionID, WorkspaceID: workspaceID})
+		if err != nil && !isNotFound(err) {
+			return fmt.Errorf("check mission: %w", err)
+		}
+		if !ok {
+			return notFound("missionId: mission not found")
+		}
+	}
+	if t.PriorityID != nil {
+		ok, err := q.PilotagePriorityExists(ctx, dbsqlc.PilotagePriorityExistsParams{ID: *t.PriorityID, WorkspaceID: workspaceID})
+		if err != nil && !isNotFound(err) {
+			return fmt.Errorf("check priority: %w", err)
+		}
+		if !ok {
+			return notFound("priorityId: priority not found")
+		}
+	}
+	return nil
+}
+
+// CreatePilotageTodo creates a todo and records it.
+func (s *Store) CreatePilotageTodo(ctx context.Context, in NewPilotageTodo) (PilotageTodo, error) {
+	var out PilotageTodo
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = createPilotageTodoTx(ctx, q, in)
+		return err
+	})
+	return out, err
+}
+
+func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageTodo) (PilotageTodo, error) {
+	if in.Status == "" {
+		in.Status = "todo"
+	}
+	t := PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
+	if err := checkTodo(ctx, q, in.WorkspaceID, &t, true); err != nil {
+		return t, err
+	}
+	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Label: t.Label,
+		MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate, ActorID: in.ActorID})
+	if err != nil {
+		return row, fmt.Errorf("insert pilotage todo: %w", err)
+	}
+	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+}
+
+// UpdatePilotageTodo applies a patch to a todo and records the change.
+func (s *Store) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (PilotageTodo, error) {
+	var out PilotageTodo
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := orNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
+		if err != nil {
+			return err
+		}
+		next := cur
+		if p.Label != nil {
+			next.Label = *p.Label
+		}
+		if p.Status != nil {
+			next.Status = *p.Status
+		}
+		if p.MissionID.Set {
+			next.MissionID = p.MissionID.Value
+		}
+		if p.PriorityID.Set {
+			next.PriorityID = p.PriorityID.Value
+		}
+		if p.DueDate.Set {
+			next.DueDate = p.DueDate.Value
+		}
+		if err := checkTodo(ctx, q, workspaceID, &next, p.MissionID.Set || p.PriorityID.Set); err != nil {
+			return err
+		}
+		if out, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label, MissionID: next.MissionID,
+			PriorityID: next.PriorityID, Status: next.Status, DueDate: next.DueDate, ActorID: actorID}); err != nil {
+			if isMissingRef(err) { // the mission or priority was deleted since the check
+				return notFound("missionId or priorityId: not found")
+			}
+			return fmt.Errorf("update pilotage todo: %w", err)
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur, out))
+	})
+	return out, err
+}
+
+// PilotageTodos lists a workspace's todos in creation order.
+func (s *Store) PilotageTodos(ctx context.Context, workspaceID string) ([]PilotageTodo, error) {
+	rows, err := s.q.PilotageTodoList(ctx, workspaceID)
+	return rows, wrap(err, "list pilotage todos")
+}
+
+// DeletePilotageTodo deletes a todo and records it.
+func (s *Store) DeletePilotageTodo(ctx context.Context, workspaceID, id, actorID string) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := orNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
+		if err != nil {
+			return err
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordTodo, id, PilotageChangeDeleted, actorID, recordFields(row))
+	})
+}
+
+// ---- decisions
+
+// NewPilotageDecision is a decision to record.
+type NewPilotageDecision struct {
+	WorkspaceID, ActorID string
+	Title, Impact        string
+}
+
+// PilotageDecisionPatch changes a decision; nil fields stay.
+type PilotageDecisionPatch struct {
+	Title, Impact *string
+}
+
+func checkDecision(d *PilotageDecision) error {
+	var err error
+	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
+		return err
+	}
+	d.Impact, err = checkText("impact", d.Impact, MaxPilotageImpact, false)
+	return err
+}
+
+// CreatePilotageDecision records a decision.
+func (s *Store) CreatePilotageDecision(ctx context.Context, in NewPilotageDecision) (PilotageDecision, error) {
+	var out PilotageDecision
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = createPilotageDecisionTx(ctx, q, in)
+		return err
+	})
+	return out, err
+}
+
+func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageDecision) (PilotageDecision, error) {
+	d := PilotageDecision{Title: in.Title, Impact: in.Impact}
+	if err := checkDecision(&d); err != nil {
+		return d, err
+	}
+	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+		Title: d.Title, Impact: d.Impact, ActorID: in.ActorID})
+	if err != nil {
+		return row, fmt.Errorf("insert pilotage decision: %w", err)
+	}
+	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+}
+
+// UpdatePilotageDecision applies a patch to a decision and records the change.
+func (s *Store) UpdatePilotageDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (PilotageDecision, error) {
+	var out PilotageDecision
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := orNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
+		if err != nil {
+			return err
+		}
+		next := cur
+		if p.Title != nil {
+			next.Title = *p.Title
+		}
+		if p.Impact != nil {
+			next.Impact = *p.Impact
+		}
+		if err := checkDecision(&next); err != nil {
+			return err
+		}
+		if out, err = q.PilotageDecisionUpdate(ctx, dbsqlc.PilotageDecisionUpdateParams{ID: id, Title: next.Title, Impact: next.Impact, ActorID: actorID}); err != nil {
+			return fmt.Errorf("update pilotage decision: %w", err)
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur, out))
+	})
+	return out, err
+}
+
+// PilotageDecisions lists a workspace's decisions in creation order.
+func (s *Store) PilotageDecisions(ctx context.Context, workspaceID string) ([]PilotageDecision, error) {
+	rows, err := s.q.PilotageDecisionList(ctx, workspaceID)
+	return rows, wrap(err, "list pilotage decisions")
+}
+
+// DeletePilotageDecision deletes a decision and records it.
+func (s *Store) DeletePilotageDecision(ctx context.Context, workspaceID, id, actorID string) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := orNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
+		if err != nil {
+			return err
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordDecision, id, PilotageChangeDeleted, actorID, recordFields(row))
+	})
+}
+
+// ---- active documents
+
+// NewPilotageDoc is an active document to create. SourceType defaults to product.
+type NewPilotageDoc struct {
+	WorkspaceID, ActorID     string
+	Title, Owner, SourceType string
+}
+
+// PilotageDocPatch changes an active document; nil fields stay.
+type PilotageDocPatch struct {
+	Title, Owner, SourceType *string
+}
+
+func checkDoc(d *PilotageDoc) error {
+	var err error
+	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
+		return err
+	}
+	if d.Owner, err = checkText("owner", d.Owner, MaxPilotageDocOwner, false); err != nil {
+		return err
+	}
+	return checkEnum("sourceType", d.SourceType, PilotageDocSourceTypes)
+}
+
+// CreatePilotageDoc creates an active document and records it.
+func (s *Store) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (PilotageDoc, error) {
+	if in.SourceType == "" {
+		in.SourceType = "product"
+	}
+	d := PilotageDoc{Title: in.Title, Owner: in.Owner, SourceType: in.SourceType}
+	if err := checkDoc(&d); err != nil {
+		return d, err
+	}
+	var out PilotageDoc
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		if out, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
+			Owner: d.Owner, SourceType: d.SourceType, ActorID: in.ActorID}); err != nil {
+			return fmt.Errorf("insert pilotage doc: %w", err)
+		}
+		return recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+	})
+	return out, err
+}
+
+// UpdatePilotageDoc applies a patch to an active document and records the change.
+func (s *Store) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (PilotageDoc, error) {
+	var out PilotageDoc
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := orNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
+		if err != nil {
+			return err
+		}
+		next := cur
+		if p.Title != nil {
+			next.Title = *p.Title
+		}
+		if p.Owner != nil {
+			next.Owner = *p.Owner
+		}
+		if p.SourceType != nil {
+			next.SourceType = *p.SourceType
+		}
+		if err := checkDoc(&next); err != nil {
+			return err
+		}
+		if out, err = q.PilotageDocUpdate(ctx, dbsqlc.PilotageDocUpdateParams{ID: id, Title: next.Title, Owner: next.Owner,
+			SourceType: next.SourceType, ActorID: actorID}); err != nil {
+			return fmt.Errorf("update pilotage doc: %w", err)
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur, out))
+	})
+	return out, err
+}
+
+// PilotageDocs lists a workspace's active documents in creation order.
+func (s *Store) PilotageDocs(ctx context.Context, workspaceID string) ([]PilotageDoc, error) {
+	rows, err := s.q.PilotageDocList(ctx, workspaceID)
+	return rows, wrap(err, "list pilotage docs")
+}
+
+// DeletePilotageDoc deletes an active document and records it.
+func (s *Store) DeletePilotageDoc(ctx context.Context, workspaceID, id, actorID string) error {
+	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := orNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
+		if err != nil {
+			return err
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordDoc, id, PilotageChangeDeleted, actorID, recordFields(row))
+	})
+}
+
+// ---- history
+
+// PilotageHistoryQuery selects a page of the history: entries older than Before (an entry id), of
+// RecordType, since Since, at most Limit.
+type PilotageHistoryQuery struct {
+	Before, RecordType *string
+	Since              *time.Time
+	Limit              int
+}
+
+// PilotageHistory pages through a workspace's pilotage history, newest first.
+func (s *Store) PilotageHistory(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]PilotageHistoryEntry, error) {
+	rows, err := s.q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
+		RecordType: hq.RecordType, Since: hq.Since, Lim: int32(hq.Limit)})
+	return rows, wrap(err, "list pilotage history")
+}

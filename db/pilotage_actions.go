@@ -1,0 +1,391 @@
+package db
+
+// Proposed actions of the pilotage cockpit: proposed by people or agents (suggested), reviewed
+// (approved or rejected), and applied (approved -> applied), each move a guarded UPDATE on status. Apply
+// performs the action's effect through the store in the same transaction as the status change.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Action types apply knows. Any other type can be proposed and reviewed; applying it records applied
+// with no effect.
+const (
+	ActionCreateTodo          = "create_todo"
+	ActionUpdateMissionStatus = "update_mission_status"
+	ActionCreateDecision      = "create_decision"
+	ActionCreateCard          = "create_card"
+	ActionMoveCard            = "move_card"
+)
+
+// KnownActionTypes lists the action types apply performs.
+var KnownActionTypes = []string{ActionCreateTodo, ActionUpdateMissionStatus, ActionCreateDecision, ActionCreateCard, ActionMoveCard}
+
+// NewPilotageAction is an action to propose. Payload must be a JSON object (nil: {}); for a known
+// action type it must also be a valid payload of that type. AgentMissionID is set when an agent's
+// mission proposes it.
+type NewPilotageAction struct {
+	WorkspaceID, ActorID    string
+	ActionType, Explanation string
+	Payload                 json.RawMessage
+	AgentMissionID          *string
+}
+
+// ActionResult says what applying an action did.
+type ActionResult struct {
+	// Effect is false when the action type is unknown: the action is applied with no effect.
+	Effect     bool   `json:"effect"`
+	Message    string `json:"message"`
+	RecordType string `json:"recordType,omitempty"`
+	RecordID   string `json:"recordId,omitempty"`
+}
+
+// checkNewAction validates a proposal and normalises its payload.
+func checkNewAction(in *NewPilotageAction) error {
+	var err error
+	if in.ActionType, err = checkText("actionType", in.ActionType, MaxPilotageActionType, true); err != nil {
+		return err
+	}
+	if in.Explanation, err = checkText("explanation", in.Explanation, MaxPilotageExplanation, true); err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(in.Payload)) == 0 {
+		in.Payload = json.RawMessage(`{}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(in.Payload, &obj); err != nil || obj == nil {
+		return invalid("payload: expected a JSON object")
+	}
+	if _, err := decodeActionPayload(in.ActionType, in.Payload); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ProposePilotageAction stores a suggested action and records it in the history.
+func (s *Store) ProposePilotageAction(ctx context.Context, in NewPilotageAction) (PilotageAction, error) {
+	var out PilotageAction
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = proposePilotageActionTx(ctx, q, in)
+		return err
+	})
+	return out, err
+}
+
+func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageAction) (PilotageAction, error) {
+	if err := checkNewAction(&in); err != nil {
+		return PilotageAction{}, err
+	}
+	row, err := q.PilotageActionInsert(ctx, dbsqlc.PilotageActionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+		ActionType: in.ActionType, Explanation: in.Explanation, Payload: in.Payload, ProposedBy: in.ActorID, AgentMissionID: in.AgentMissionID})
+	if err != nil {
+		return row, fmt.Errorf("insert pilotage action: %w", err)
+	}
+	data := map[string]any{"actionType": row.ActionType, "status": row.Status}
+	if in.AgentMissionID != nil {
+		data["agentMissionId"] = *in.AgentMissionID
+	}
+	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
+}
+
+// PilotageActions lists a workspace's actions, newest first, of one status when status is set.
+func (s *Store) PilotageActions(ctx context.Context, workspaceID string, status *string, limit int) ([]PilotageAction, error) {
+	rows, err := s.q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: int32(limit)})
+	return rows, wrap(err, "list pilotage actions")
+}
+
+// PilotageActionByID reads one action of the workspace.
+func (s *Store) PilotageActionByID(ctx context.Context, workspaceID, id string) (PilotageAction, error) {
+	return orNotFound(s.q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
+}
+
+// lostRace explains why a guarded move found no row: the action does not exist (404) or is not in the
+// status the move needs (409).
+func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need string) error {
+	cur, err := q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return notFound("action not found")
+	}
+	if err != nil {
+		return fmt.Errorf("get pilotage action: %w", err)
+	}
+	return conflict(fmt.Sprintf("the action is %s; only a %s action can be %s", cur.Status, need,
+		map[string]string{"suggested": "reviewed", "approved": "applied"}[need]))
+}
+
+// ReviewPilotageAction is the guarded suggested -> approved | rejected move, with the reviewer and an
+// optional reason. A second review (or one that lost a race) is a conflict.
+func (s *Store) ReviewPilotageAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (PilotageAction, error) {
+	if reason != nil {
+		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
+		if err != nil {
+			return PilotageAction{}, err
+		}
+		reason = &r
+		if r == "" {
+			reason = nil
+		}
+	}
+	status := "rejected"
+	if approve {
+		status = "approved"
+	}
+	var out PilotageAction
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
+			ActorID: &actorID, Reason: reason})
+		if isNotFound(err) {
+			return lostRace(ctx, q, workspaceID, id, "suggested")
+		}
+		if err != nil {
+			return fmt.Errorf("review pilotage action: %w", err)
+		}
+		data := map[string]any{"status": status}
+		if reason != nil {
+			data["reason"] = *reason
+		}
+		return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeReviewed, actorID, data)
+	})
+	return out, err
+}
+
+// ApplyPilotageAction is the guarded approved -> applied move, and the action's effect performed
+// through the store as actorID in the same transaction: either both commit or neither does, so an
+// effect that fails (its mission was deleted, its card moved away) leaves the action approved and
+// answers the effect's error. An unknown action type is applied with no effect, as its result says.
+func (s *Store) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorID string) (PilotageAction, error) {
+	for range 5 {
+		var out PilotageAction
+		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+			a, err := q.PilotageActionApply(ctx, dbsqlc.PilotageActionApplyParams{ID: id, WorkspaceID: workspaceID, ActorID: &actorID})
+			if isNotFound(err) {
+				return lostRace(ctx, q, workspaceID, id, "approved")
+			}
+			if err != nil {
+				return fmt.Errorf("apply pilotage action: %w", err)
+			}
+			res, err := s.performAction(ctx, tx, q, a, actorID)
+			if err != nil {
+				return err
+			}
+			raw, err := json.Marshal(res)
+			if err != nil {
+				return fmt.Errorf("encode action result: %w", err)
+			}
+			if out, err = q.PilotageActionSetResult(ctx, dbsqlc.PilotageActionSetResultParams{ID: id, Result: raw}); err != nil {
+				return fmt.Errorf("store action result: %w", err)
+			}
+			return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
+				map[string]any{"status": out.Status, "result": res})
+		})
+		if !errors.Is(err, errRetryMove) {
+			return out, err
+		}
+	}
+	return PilotageAction{}, conflict("the card is being moved by someone else; try again")
+}
+
+// Payloads of the known action types.
+type (
+	createTodoPayload struct {
+		Label      string     `json:"label"`
+		MissionID  *string    `json:"missionId"`
+		PriorityID *string    `json:"priorityId"`
+		Status     string     `json:"status"`
+		DueDate    *time.Time `json:"dueDate"`
+	}
+	updateMissionStatusPayload struct {
+		MissionID     string  `json:"missionId"`
+		Status        string  `json:"status"`
+		BlockedReason *string `json:"blockedReason"`
+	}
+	createDecisionPayload struct {
+		Title  string `json:"title"`
+		Impact string `json:"impact"`
+	}
+	createCardPayload struct {
+		ProjectID   string     `json:"projectId"`
+		ColumnID    string     `json:"columnId"`
+		Title       string     `json:"title"`
+		Description string     `json:"description"`
+		Priority    string     `json:"priority"`
+		DueDate     *time.Time `json:"dueDate"`
+	}
+	moveCardPayload struct {
+		ProjectID string `json:"projectId"`
+		CardID    string `json:"cardId"`
+		ColumnID  string `json:"columnId"`
+		Order     *int   `json:"order"`
+	}
+)
+
+// decodeActionPayload checks a known action type's payload (unknown fields, missing or mistyped
+// values, enums and lengths) and decodes it; an unknown type's payload is any object, and decodes to nil.
+func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
+	strict := func(v any) error {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return invalid("payload: " + strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return nil
+	}
+	required := func(field, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return invalid("payload." + field + ": required")
+		}
+		return nil
+	}
+	switch actionType {
+	case ActionCreateTodo:
+		var p createTodoPayload
+		if err := strict(&p); err != nil {
+			return nil, err
+		}
+		if err := required("label", p.Label); err != nil {
+			return nil, err
+		}
+		if p.Status != "" {
+			if err := checkEnum("payload.status", p.Status, PilotageTodoStatuses); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := checkText("payload.label", p.Label, MaxPilotageLabel, true); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case ActionUpdateMissionStatus:
+		var p updateMissionStatusPayload
+		if err := strict(&p); err != nil {
+			return nil, err
+		}
+		if err := required("missionId", p.MissionID); err != nil {
+			return nil, err
+		}
+		if err := checkEnum("payload.status", p.Status, PilotageMissionStatuses); err != nil {
+			return nil, err
+		}
+		if p.Status == "blocked" && (p.BlockedReason == nil || strings.TrimSpace(*p.BlockedReason) == "") {
+			return nil, invalid("payload.blockedReason: required when status is blocked")
+		}
+		if p.BlockedReason != nil && utf8.RuneCountInString(*p.BlockedReason) > MaxPilotageBlockedReason {
+			return nil, invalid(fmt.Sprintf("payload.blockedReason: expected length <= %d", MaxPilotageBlockedReason))
+		}
+		return p, nil
+	case ActionCreateDecision:
+		var p createDecisionPayload
+		if err := strict(&p); err != nil {
+			return nil, err
+		}
+		if _, err := checkText("payload.title", p.Title, MaxPilotageLabel, true); err != nil {
+			return nil, err
+		}
+		if _, err := checkText("payload.impact", p.Impact, MaxPilotageImpact, false); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case ActionCreateCard:
+		var p createCardPayload
+		if err := strict(&p); err != nil {
+			return nil, err
+		}
+		if err := required("projectId", p.ProjectID); err != nil {
+			return nil, err
+		}
+		if _, err := checkText("payload.title", p.Title, 500, true); err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(p.Description) > 5000 {
+			return nil, invalid("payload.description: expected length <= 5000")
+		}
+		if p.Priority != "" {
+			if err := checkEnum("payload.priority", p.Priority, Priorities); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	case ActionMoveCard:
+		var p moveCardPayload
+		if err := strict(&p); err != nil {
+			return nil, err
+		}
+		for _, f := range [][2]string{{"projectId", p.ProjectID}, {"cardId", p.CardID}, {"columnId", p.ColumnID}} {
+			if err := required(f[0], f[1]); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	}
+	return nil, nil
+}
+
+// performAction carries out an applied action's effect through the store's operations, in tx, as
+// actorID. Card effects record their activities and enqueue their jobs as any card create or move does.
+func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a PilotageAction, actorID string) (ActionResult, error) {
+	payload, err := decodeActionPayload(a.ActionType, a.Payload)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	ws := a.WorkspaceID
+	switch p := payload.(type) {
+	case createTodoPayload:
+		t, err := createPilotageTodoTx(ctx, q, NewPilotageTodo{WorkspaceID: ws, ActorID: actorID, Label: p.Label, Status: p.Status,
+			MissionID: p.MissionID, PriorityID: p.PriorityID, DueDate: p.DueDate})
+		if err != nil {
+			return ActionResult{}, err
+		}
+		return ActionResult{Effect: true, Message: "todo created", RecordType: PilotageRecordTodo, RecordID: t.ID}, nil
+	case updateMissionStatusPayload:
+		m, err := updatePilotageMissionTx(ctx, q, ws, p.MissionID, actorID, PilotageMissionPatch{Status: &p.Status,
+			BlockedReason: Opt[string]{Set: true, Value: p.BlockedReason}})
+		if err != nil {
+			return ActionResult{}, err
+		}
+		return ActionResult{Effect: true, Message: "mission status set to " + m.Status, RecordType: PilotageRecordMission, RecordID: m.ID}, nil
+	case createDecisionPayload:
+		d, err := createPilotageDecisionTx(ctx, q, NewPilotageDecision{WorkspaceID: ws, ActorID: actorID, Title: p.Title, Impact: p.Impact})
+		if err != nil {
+			return ActionResult{}, err
+		}
+		return ActionResult{Effect: true, Message: "decision recorded", RecordType: PilotageRecordDecision, RecordID: d.ID}, nil
+	case createCardPayload:
+		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
+			return ActionResult{}, err
+		}
+		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
+			Title: strings.TrimSpace(p.Title), Description: p.Description, Priority: p.Priority, DueDate: p.DueDate})
+		if err != nil {
+			return ActionResult{}, err
+		}
+		return ActionResult{Effect: true, Message: "card created", RecordType: "card", RecordID: c.ID}, nil
+	case moveCardPayload:
+		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
+			return ActionResult{}, err
+		}
+		c, err := s.updateCardTx(ctx, tx, ws, p.ProjectID, p.CardID, actorID, CardPatch{ColumnID: &p.ColumnID, Order: p.Order}, ruleCause{})
+		if err != nil {
+			return ActionResult{}, err
+		}
+		return ActionResult{Effect: true, Message: "card moved", RecordType: "card", RecordID: c.ID}, nil
+	}
+	return ActionResult{Effect: false, Message: fmt.Sprintf("action type %q is not one apply knows; recorded as applied with no effect", a.ActionType)}, nil
+}
+
+// projectInWorkspace refuses a project id outside the workspace as not found.
+func projectInWorkspace(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) error {
+	_, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("payload.projectId: project not found", "get project")
+	return err
+}
