@@ -19,6 +19,8 @@ type Access struct {
 	OrgID, OrgName, OrgSlug, OrgOwnerID string
 	OrgCreatedAt                        time.Time
 	OrgRole                             string
+	// OrgIsPersonal says the organization is a user's personal one, created at registration.
+	OrgIsPersonal bool
 	// WorkspaceID is empty when no workspace was asked for or the user may not open it.
 	WorkspaceID           string
 	WorkspaceRole         string
@@ -54,7 +56,7 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, proj
 	if err != nil {
 		return Access{}, wrap(err, "resolve access")
 	}
-	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgRole,
+	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgIsPersonal, &row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 }
 
@@ -66,7 +68,7 @@ func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, pro
 	if err != nil {
 		return u, a, nil, wrap(err, "resolve user access")
 	}
-	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgRole,
+	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgIsPersonal, row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 	return row.User, a, accessErr, nil
 }
@@ -75,6 +77,7 @@ func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, pro
 type accessRow struct {
 	orgID, orgName, orgSlug, orgOwnerID *string
 	orgCreatedAt                        *time.Time
+	orgIsPersonal                       *bool
 	orgRole                             *string
 	wsID, wsRole, wsPilotageRole        *string
 	projectID                           *string
@@ -84,7 +87,8 @@ func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 	if r.orgID == nil || r.orgRole == nil {
 		return Access{}, notFound("organization not found")
 	}
-	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole}
+	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole,
+		OrgIsPersonal: r.orgIsPersonal != nil && *r.orgIsPersonal}
 	if wsSlug == "" {
 		return a, nil
 	}
@@ -142,16 +146,27 @@ func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *stri
 }
 
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
-// in one statement: every child table cascades from it.
+// in one statement: every child table cascades from it. A personal organization cannot be deleted
+// while its user exists (ErrConflict).
 func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 	n, err := s.q.OrganizationDelete(ctx, orgID)
 	if err != nil {
 		return fmt.Errorf("delete organization: %w", err)
 	}
-	if n == 0 {
+	if n == 1 {
+		return nil
+	}
+	personal, err := s.q.OrganizationIsPersonal(ctx, orgID)
+	if isNotFound(err) {
 		return notFound("organization not found")
 	}
-	return nil
+	if err != nil {
+		return fmt.Errorf("check organization: %w", err)
+	}
+	if personal {
+		return conflict("a personal organization cannot be deleted while its user exists")
+	}
+	return notFound("organization not found")
 }
 
 // OrganizationMembers lists an organization's members.
