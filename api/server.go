@@ -123,6 +123,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerAutomations()
 	s.registerAgents()
 	s.registerMissions()
+	s.registerDocuments()
 	return router
 }
 
