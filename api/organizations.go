@@ -27,10 +27,10 @@ func (Slug) Schema(huma.Registry) *huma.Schema {
 
 // OrganizationOut is an organization with the caller's role in it.
 type OrganizationOut struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	OwnerID   string    `json:"ownerId"`
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Slug       string    `json:"slug"`
+	OwnerID    string    `json:"ownerId"`
 	CreatedAt  time.Time `json:"createdAt"`
 	MyRole     string    `json:"myRole" enum:"owner,admin,member"`
 	IsPersonal bool      `json:"isPersonal" doc:"The user's personal organization, created at registration; it cannot be deleted while its user exists"`

@@ -60,10 +60,10 @@ type NotificationRead struct {
 
 // MyOrganization is an organization with the caller's role in it.
 type MyOrganization struct {
-	ID        string
-	Name      string
-	Slug      string
-	OwnerID   string
+	ID         string
+	Name       string
+	Slug       string
+	OwnerID    string
 	CreatedAt  time.Time
 	MyRole     string
 	IsPersonal bool
