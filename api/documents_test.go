@@ -136,7 +136,11 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	require.Equal(t, []string{"changes_requested", "approved"}, []string{got.Reviews[0].Status, got.Reviews[1].Status})
 	require.Equal(t, owner.ID, got.Reviews[1].ReviewerID)
 
-	// An edit of an approved document returns it to draft as well.
+	// An empty PATCH changes nothing, the status included; an edit of an approved document returns it
+	// to draft as well.
+	r = e.do("PATCH", path, author.Token, map[string]any{})
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, "approved", decode[DocumentOut](t, r).Status)
 	r = e.do("PATCH", path, author.Token, map[string]any{"tags": []string{"ops"}})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "draft", decode[DocumentOut](t, r).Status)

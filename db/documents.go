@@ -235,6 +235,11 @@ type DocumentPatch struct {
 	Parent                                 Opt[string]
 }
 
+func (p DocumentPatch) empty() bool {
+	return p.Title == nil && p.Content == nil && p.ContentFormat == nil && p.DocType == nil && p.Tags == nil &&
+		p.Metadata == nil && !p.Parent.Set
+}
+
 // UpdateDocument edits a document. An edit while the document is pending review is refused
 // (ErrConflict); an edit of an approved or changes_requested document returns it to draft. A new parent
 // must be a document of the workspace (else ErrInvalid) that is not the document or one of its
@@ -257,6 +262,10 @@ func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p Do
 		}
 		if cur.Status == DocPendingReview {
 			return conflict("the document is pending review; it cannot be edited until it is reviewed")
+		}
+		if p.empty() {
+			out = Document(cur) // nothing to change: not an edit, the status stays
+			return nil
 		}
 		next := dbsqlc.DocumentUpdateParams{ID: id, ParentID: cur.ParentID, Title: cur.Title, Content: cur.Content,
 			ContentFormat: cur.ContentFormat, DocType: cur.DocType, Tags: cur.Tags, Metadata: cur.Metadata, Status: DocDraft}
