@@ -462,11 +462,17 @@ func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string)
 	return wrap(err, "get card")
 }
 
+// SearchCandidates is how many matches of each kind (documents, cards) a search ranks at most: a query
+// matching more ranks the first SearchCandidates its index yields. Ranking reads each candidate's row,
+// so this bounds a search's cost however common its words are.
+const SearchCandidates = 1000
+
 // Search ranks the workspace's documents and the cards of its projects against a web-search style
 // query (quoted phrases, or, -exclusions), best first, each with a snippet whose matches are wrapped in
 // <mark></mark>. Every workspace member sees every document and project of the workspace, so nothing
 // else is filtered; nothing outside the workspace is ever read.
 func (s *Store) Search(ctx context.Context, workspaceID, query string, limit int32) ([]SearchResult, error) {
-	rows, err := s.q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID, Lim: limit})
+	rows, err := s.q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
+		Candidates: SearchCandidates, Lim: limit})
 	return mapRows(rows, func(r dbsqlc.SearchWorkspaceRow) SearchResult { return SearchResult(r) }), wrap(err, "search")
 }

@@ -146,17 +146,19 @@ ORDER BY cd.created_at, d.id;
 -- name: SearchWorkspace :many
 -- SearchWorkspace ranks the workspace's documents (title and content) and the cards of its projects
 -- (title and description) against a websearch query, best first, with a highlighted snippet computed
--- for the returned rows only. Each side is cut to @lim by its GIN index before the two are merged.
+-- for the returned rows only. Each side ranks at most @candidates matches, the first its GIN index
+-- yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
+-- otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
 WITH q AS (SELECT websearch_to_tsquery('simple', @query::text) AS tsq),
 hits AS (
     (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at
-     FROM documents d, q
-     WHERE d.workspace_id = @workspace_id AND d.search_vector @@ q.tsq
+     FROM q, LATERAL (SELECT dd.id, dd.search_vector, dd.updated_at FROM documents dd
+                      WHERE dd.workspace_id = @workspace_id AND dd.search_vector @@ q.tsq LIMIT @candidates) d
      ORDER BY 4 DESC, d.updated_at DESC LIMIT @lim)
     UNION ALL
     (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at
-     FROM cards c JOIN projects p ON p.id = c.project_id, q
-     WHERE p.workspace_id = @workspace_id AND c.search_vector @@ q.tsq
+     FROM q, LATERAL (SELECT cc.id, cc.project_id, cc.search_vector, cc.updated_at FROM cards cc JOIN projects p ON p.id = cc.project_id
+                      WHERE p.workspace_id = @workspace_id AND cc.search_vector @@ q.tsq LIMIT @candidates) c
      ORDER BY 4 DESC, c.updated_at DESC LIMIT @lim)
 ),
 top AS (SELECT * FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT @lim)

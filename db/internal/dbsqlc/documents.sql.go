@@ -816,16 +816,16 @@ const searchWorkspace = `-- name: SearchWorkspace :many
 WITH q AS (SELECT websearch_to_tsquery('simple', $1::text) AS tsq),
 hits AS (
     (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at
-     FROM documents d, q
-     WHERE d.workspace_id = $2 AND d.search_vector @@ q.tsq
-     ORDER BY 4 DESC, d.updated_at DESC LIMIT $3)
+     FROM q, LATERAL (SELECT dd.id, dd.search_vector, dd.updated_at FROM documents dd
+                      WHERE dd.workspace_id = $2 AND dd.search_vector @@ q.tsq LIMIT $3) d
+     ORDER BY 4 DESC, d.updated_at DESC LIMIT $4)
     UNION ALL
     (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at
-     FROM cards c JOIN projects p ON p.id = c.project_id, q
-     WHERE p.workspace_id = $2 AND c.search_vector @@ q.tsq
-     ORDER BY 4 DESC, c.updated_at DESC LIMIT $3)
+     FROM q, LATERAL (SELECT cc.id, cc.project_id, cc.search_vector, cc.updated_at FROM cards cc JOIN projects p ON p.id = cc.project_id
+                      WHERE p.workspace_id = $2 AND cc.search_vector @@ q.tsq LIMIT $3) c
+     ORDER BY 4 DESC, c.updated_at DESC LIMIT $4)
 ),
-top AS (SELECT kind, id, project_id, rank, updated_at FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT $3)
+top AS (SELECT kind, id, project_id, rank, updated_at FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT $4)
 SELECT top.kind, top.id, top.project_id, coalesce(d.title, c.title)::text AS title, top.rank::float4 AS rank,
        ts_headline('simple',
            CASE WHEN top.kind = 'card' THEN c.description
@@ -841,6 +841,7 @@ ORDER BY top.rank DESC, top.updated_at DESC, top.id
 type SearchWorkspaceParams struct {
 	Query       string
 	WorkspaceID string
+	Candidates  int32
 	Lim         int32
 }
 
@@ -858,9 +859,16 @@ type SearchWorkspaceRow struct {
 
 // SearchWorkspace ranks the workspace's documents (title and content) and the cards of its projects
 // (title and description) against a websearch query, best first, with a highlighted snippet computed
-// for the returned rows only. Each side is cut to @lim by its GIN index before the two are merged.
+// for the returned rows only. Each side ranks at most @candidates matches, the first its GIN index
+// yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
+// otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
 func (q *Queries) SearchWorkspace(ctx context.Context, arg SearchWorkspaceParams) ([]SearchWorkspaceRow, error) {
-	rows, err := q.db.Query(ctx, searchWorkspace, arg.Query, arg.WorkspaceID, arg.Lim)
+	rows, err := q.db.Query(ctx, searchWorkspace,
+		arg.Query,
+		arg.WorkspaceID,
+		arg.Candidates,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
