@@ -46,7 +46,7 @@ bench/jobs: ## Job benchmarks: commit-to-pickup latency of a card change's job; 
 
 .PHONY: bench/search
 bench/search: ## Search benchmark: GET WS/search p50/p99 over 100,000 documents and 100,000 cards
-	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench ^BenchmarkSearch$$$$ -benchtime=1x -timeout 30m ./api/'
+	@PILOT_BENCH_SEARCH=1 $(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench ^BenchmarkSearch$$$$ -benchtime=1x -timeout 30m ./api/'
 
 .PHONY: bench/sse
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
