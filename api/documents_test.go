@@ -136,6 +136,10 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	require.Equal(t, []string{"changes_requested", "approved"}, []string{got.Reviews[0].Status, got.Reviews[1].Status})
 	require.Equal(t, owner.ID, got.Reviews[1].ReviewerID)
 
+	// An approved document cannot be submitted or reviewed again.
+	requireStatus(t, e.do("POST", path+"/submit-review", author.Token, nil), http.StatusConflict)
+	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "changes_requested"}), http.StatusConflict)
+
 	// An empty PATCH changes nothing, the status included; an edit of an approved document returns it
 	// to draft as well.
 	r = e.do("PATCH", path, author.Token, map[string]any{})
@@ -414,6 +418,10 @@ func TestDocumentCrossTenantIsNotFound(t *testing.T) {
 	// My document on a card of their project under my project's path.
 	requireStatus(t, e.do("POST", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", prj+"/cards/"+otherCard.ID+"/documents", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+card.ID+"/documents/"+theirs.ID+"/link", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
+	// Their project's card under their workspace's path: the guard refuses the whole workspace.
+	requireStatus(t, e.do("POST", otherPrj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
 	// Their workspace altogether.
 	requireStatus(t, e.do("GET", other.ws()+"/documents/"+theirs.ID, u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", other.ws()+"/documents", u.Token, nil), http.StatusNotFound)
@@ -605,4 +613,38 @@ func identRegisterNoName(e *testEnv, email string) string {
 	s := decode[SessionBody](e.t, r)
 	orgs := decode[[]OrganizationOut](e.t, e.do("GET", "/organizations", s.AccessToken, nil))
 	return orgs[0].Slug
+}
+
+func TestDocumentsInOpenAPI(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	r := e.do("GET", "/api/openapi.json", "", nil)
+	requireStatus(t, r, http.StatusOK)
+	var spec struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum      []string `json:"enum"`
+					MaxLength *int     `json:"maxLength"`
+					MaxItems  *int     `json:"maxItems"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &spec))
+	// The new activity types are named.
+	require.Subset(t, spec.Components.Schemas["ActivityOut"].Properties["type"].Enum, []string{"document_submitted", "document_reviewed"})
+	// The limits are stated.
+	create := spec.Components.Schemas["CreateDocumentInputBody"].Properties
+	require.Equal(t, maxDocTitle, *create["title"].MaxLength)
+	require.Equal(t, maxDocContent, *create["content"].MaxLength)
+	require.Equal(t, maxDocTags, *create["tags"].MaxItems)
+	require.Equal(t, maxDocNotes, *spec.Components.Schemas["ReviewDocumentInputBody"].Properties["notes"].MaxLength)
+	ws := "/orgs/{orgSlug}/workspaces/{wsSlug}"
+	for _, p := range []string{ws + "/documents", ws + "/documents/all", ws + "/documents/{documentId}", ws + "/documents/{documentId}/submit-review",
+		ws + "/documents/{documentId}/review", ws + "/search", ws + "/projects/{projectId}/cards/{cardId}/documents",
+		ws + "/projects/{projectId}/cards/{cardId}/documents/{documentId}/link"} {
+		require.Contains(t, spec.Paths, p)
+	}
 }

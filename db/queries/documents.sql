@@ -146,7 +146,7 @@ ORDER BY cd.created_at, d.id;
 -- name: SearchWorkspace :many
 -- SearchWorkspace ranks the workspace's documents (title and content) and the cards of its projects
 -- (title and description) against a websearch query, best first, with a highlighted snippet computed
--- for the returned rows only. Each side ranks at most @candidates matches, the first its GIN index
+-- for the returned rows only, from their first 20,000 characters. Each side ranks at most @candidates matches, the first its GIN index
 -- yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
 -- otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
 WITH q AS (SELECT websearch_to_tsquery('simple', @query::text) AS tsq),
@@ -164,8 +164,8 @@ hits AS (
 top AS (SELECT * FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT @lim)
 SELECT top.kind, top.id, top.project_id, coalesce(d.title, c.title)::text AS title, top.rank::float4 AS rank,
        ts_headline('simple',
-           CASE WHEN top.kind = 'card' THEN c.description
-                WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END,
+           left(CASE WHEN top.kind = 'card' THEN c.description
+                     WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END, 20000),
            q.tsq, 'MaxFragments=2, MaxWords=24, MinWords=8, StartSel=<mark>, StopSel=</mark>')::text AS snippet,
        d.doc_type, d.status, top.updated_at
 FROM top CROSS JOIN q
