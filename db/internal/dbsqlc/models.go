@@ -7,6 +7,8 @@ package dbsqlc
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Activity struct {
@@ -165,7 +167,7 @@ type Card struct {
 	PartsProgress   int32
 	PartsLabels     []byte
 	PartsFields     []byte
-	SearchVector    interface{}
+	SearchVector    pgtype.UndecodedBytes
 }
 
 type CardCustomValue struct {
