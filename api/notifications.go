@@ -14,12 +14,14 @@ import (
 
 // ActivityOut is what a notification is about.
 type ActivityOut struct {
-	Type      string          `json:"type"`
-	ActorID   *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
-	ProjectID string          `json:"projectId"`
-	CardID    *string         `json:"cardId" nullable:"true"`
-	Meta      json.RawMessage `json:"meta" doc:"For card_moved: fromColumn and toColumn"`
-	CreatedAt time.Time       `json:"createdAt"`
+	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"The spec's activity types (Part 6), plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
+	ActorID     *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
+	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed)"`
+	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
+	CardID      *string         `json:"cardId" nullable:"true"`
+	DocumentID  *string         `json:"documentId,omitempty" doc:"Set for document activities"`
+	Meta        json.RawMessage `json:"meta" doc:"For card_moved: fromColumn and toColumn; for document activities: title, and for document_reviewed also status and notes"`
+	CreatedAt   time.Time       `json:"createdAt"`
 }
 
 // NotificationOut is one notification of the caller.
@@ -33,7 +35,8 @@ type NotificationOut struct {
 
 func notificationOut(n db.Notification) NotificationOut {
 	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
-		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, CardID: n.CardID, Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
+		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID, DocumentID: n.DocumentID,
+		Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
 }
 
 // UnreadCountOut is the number of the caller's unread notifications.

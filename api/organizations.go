@@ -27,12 +27,13 @@ func (Slug) Schema(huma.Registry) *huma.Schema {
 
 // OrganizationOut is an organization with the caller's role in it.
 type OrganizationOut struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	OwnerID   string    `json:"ownerId"`
-	CreatedAt time.Time `json:"createdAt"`
-	MyRole    string    `json:"myRole" enum:"owner,admin,member"`
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Slug       string    `json:"slug"`
+	OwnerID    string    `json:"ownerId"`
+	CreatedAt  time.Time `json:"createdAt"`
+	MyRole     string    `json:"myRole" enum:"owner,admin,member"`
+	IsPersonal bool      `json:"isPersonal" doc:"The user's personal organization, created at registration; it cannot be deleted while its user exists"`
 }
 
 // OrgMemberOut is a member of an organization.
@@ -59,11 +60,11 @@ type OrgPath struct {
 const pathOrganization = "/organizations/{orgSlug}"
 
 func organizationOut(o db.Organization, myRole string) OrganizationOut {
-	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: myRole}
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: myRole, IsPersonal: o.IsPersonal}
 }
 
 func myOrganizationOut(o db.MyOrganization) OrganizationOut {
-	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: o.MyRole}
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: o.MyRole, IsPersonal: o.IsPersonal}
 }
 
 func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
@@ -93,7 +94,9 @@ func (s *Server) registerOrganizations() {
 
 	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
 		Summary: "Delete an organization and everything in it", Tags: tags,
-		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction."},
+		Errors: []int{http.StatusConflict},
+		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction. " +
+			"A personal organization (created at registration) cannot be deleted while its user exists: 409."},
 		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
 	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
@@ -146,7 +149,7 @@ func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]
 func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	return &Output[OrganizationOut]{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
-		OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole}}, nil
+		OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole, IsPersonal: a.OrgIsPersonal}}, nil
 }
 
 // UpdateOrganizationInput is the request of organizations-update.

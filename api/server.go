@@ -149,6 +149,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.registerPipelines()
 	s.registerPlugins()
 	s.registerPilotage()
+	s.registerDocuments()
 	return router
 }
 

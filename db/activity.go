@@ -26,13 +26,25 @@ const (
 	ActivityMemberRemoved = "member_removed"
 )
 
-// Activity is one change to record.
+// Workspace-level activity types (additions to Part 6): a document's review concerns its workspace, not
+// a project, so these name the workspace and notify their explicit recipients only.
+const (
+	// ActivityDocumentSubmitted notifies the workspace's pilotage reviewers and owners.
+	ActivityDocumentSubmitted = "document_submitted"
+	// ActivityDocumentReviewed notifies the document's author.
+	ActivityDocumentReviewed = "document_reviewed"
+)
+
+// Activity is one change to record. A project activity sets ProjectID; a workspace-level activity
+// (a document's review) sets WorkspaceID instead, with OnlyRecipients: a workspace has no followers.
 type Activity struct {
-	ProjectID string
-	CardID    string // empty for project-level activity
-	ActorID   string
-	Type      string
-	Meta      map[string]any
+	ProjectID   string
+	WorkspaceID string // only for workspace-level activity
+	CardID      string // empty for project-level activity
+	DocumentID  string // set by document activities
+	ActorID     string
+	Type        string
+	Meta        map[string]any
 	// Recipients are notified besides the project's members (the assignee, an added or removed member).
 	Recipients []string
 	// OnlyRecipients leaves the project's members out (a due date concerns its assignee).
@@ -92,12 +104,13 @@ func newActivityRecord(acts []Activity) (activityRecord, error) {
 		}
 		id := NewID()
 		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
+		p.WorkspaceIds, p.DocumentIds = append(p.WorkspaceIds, a.WorkspaceID), append(p.DocumentIds, a.DocumentID)
 		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
 		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
 		if !a.quiet {
 			r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
 		}
-		if a.CardID == "" {
+		if a.CardID == "" || a.ProjectID == "" {
 			continue
 		}
 		for _, t := range triggersFor(a) {

@@ -39,11 +39,8 @@ func (s *Store) Register(ctx context.Context, email, name, passwordHash string) 
 		if r := []rune(orgName); len(r) > 80 {
 			orgName = string(r[:80]) // keeps the personal organization's name within the 100-char limit
 		}
-		reg.Organization, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{
-			ID: NewID(), Name: orgName + "'s organization", Slug: personalSlug(email), OwnerID: reg.User.ID,
-		})
-		if err != nil {
-			return fmt.Errorf("insert personal organization: %w", err)
+		if reg.Organization, err = insertPersonalOrganization(ctx, q, reg.User.ID, orgName+"'s organization", personalSlugBase(name, email)); err != nil {
+			return err
 		}
 		if err := q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{
 			OrganizationID: reg.Organization.ID, UserID: reg.User.ID, Role: "owner",
@@ -58,20 +55,39 @@ func (s *Store) Register(ctx context.Context, email, name, passwordHash string) 
 
 var slugUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
 
-// personalSlug derives a unique-enough organization slug from an e-mail: its local part plus a random
-// suffix, so two people called "alex" never collide.
-func personalSlug(email string) string {
-	local := strings.ToLower(strings.SplitN(email, "@", 2)[0])
-	local = strings.Trim(slugUnsafe.ReplaceAllString(local, "-"), "-")
-	if len(local) > 40 {
-		local = strings.Trim(local[:40], "-")
+// personalSlugBase derives a personal organization's slug from the user's name, or the local part of
+// their e-mail when the name gives nothing: lowercase letters, digits and hyphens, 2 to 40 characters.
+func personalSlugBase(name, email string) string {
+	for _, src := range []string{name, strings.SplitN(email, "@", 2)[0]} {
+		slug := strings.Trim(slugUnsafe.ReplaceAllString(strings.ToLower(src), "-"), "-")
+		if len(slug) > 40 {
+			slug = strings.Trim(slug[:40], "-")
+		}
+		if len(slug) >= 2 {
+			return slug
+		}
 	}
-	if local == "" {
-		local = "user"
+	return "user"
+}
+
+// insertPersonalOrganization creates a personal organization under base, or base with a random suffix
+// when base is taken: a registration never fails on a slug. ON CONFLICT DO NOTHING keeps the
+// transaction usable after a collision (and waits for a concurrent registration holding the slug).
+func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, name, base string) (Organization, error) {
+	slug := base
+	for range 20 {
+		rows, err := q.OrganizationInsertPersonal(ctx, dbsqlc.OrganizationInsertPersonalParams{ID: NewID(), Name: name, Slug: slug, OwnerID: userID})
+		if err != nil {
+			return Organization{}, fmt.Errorf("insert personal organization: %w", err)
+		}
+		if len(rows) == 1 {
+			return rows[0], nil
+		}
+		b := make([]byte, 3)
+		_, _ = rand.Read(b)
+		slug = base + "-" + hex.EncodeToString(b)
 	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return local + "-" + hex.EncodeToString(b)
+	return Organization{}, fmt.Errorf("insert personal organization: no free slug for %q", base)
 }
 
 // UserByID reads a user.

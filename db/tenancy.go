@@ -20,6 +20,8 @@ type Access struct {
 	OrgID, OrgName, OrgSlug, OrgOwnerID string
 	OrgCreatedAt                        time.Time
 	OrgRole                             string
+	// OrgIsPersonal says the organization is a user's personal one, created at registration.
+	OrgIsPersonal bool
 	// WorkspaceID is empty when no workspace was asked for or the user may not open it.
 	WorkspaceID           string
 	WorkspaceRole         string
@@ -55,7 +57,7 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, proj
 	if err != nil {
 		return Access{}, wrap(err, "resolve access")
 	}
-	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgRole,
+	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgIsPersonal, &row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 }
 
@@ -67,7 +69,7 @@ func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, pro
 	if err != nil {
 		return u, a, nil, wrap(err, "resolve user access")
 	}
-	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgRole,
+	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgIsPersonal, row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 	return row.User, a, accessErr, nil
 }
@@ -76,6 +78,7 @@ func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, pro
 type accessRow struct {
 	orgID, orgName, orgSlug, orgOwnerID *string
 	orgCreatedAt                        *time.Time
+	orgIsPersonal                       *bool
 	orgRole                             *string
 	wsID, wsRole, wsPilotageRole        *string
 	projectID                           *string
@@ -85,7 +88,8 @@ func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 	if r.orgID == nil || r.orgRole == nil {
 		return Access{}, notFound("organization not found")
 	}
-	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole}
+	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole,
+		OrgIsPersonal: r.orgIsPersonal != nil && *r.orgIsPersonal}
 	if wsSlug == "" {
 		return a, nil
 	}
@@ -143,11 +147,12 @@ func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *stri
 }
 
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
-// in one statement: every child table cascades from it.
+// in one statement: every child table cascades from it. A personal organization cannot be deleted
+// while its user exists (ErrConflict).
 func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		// The e-mails of its pending invitations are cancelled with it: an invitation to a workspace
-		// that no longer exists must not go out.
+		// that no longer exists must not go out. (A refused delete rolls the cancellations back.)
 		ids, err := q.InvitationEmailJobsByOrganization(ctx, orgID)
 		if err != nil {
 			return fmt.Errorf("list invitation e-mails: %w", err)
@@ -161,10 +166,20 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 		if err != nil {
 			return fmt.Errorf("delete organization: %w", err)
 		}
-		if n == 0 {
+		if n == 1 {
+			return nil
+		}
+		personal, err := q.OrganizationIsPersonal(ctx, orgID)
+		if isNotFound(err) {
 			return notFound("organization not found")
 		}
-		return nil
+		if err != nil {
+			return fmt.Errorf("check organization: %w", err)
+		}
+		if personal {
+			return conflict("a personal organization cannot be deleted while its user exists")
+		}
+		return notFound("organization not found")
 	})
 }
 

@@ -78,6 +78,13 @@ type TransferCard struct {
 	Labels       []string                   `json:"labels" required:"false" maxItems:"500" doc:"Names of labels in labels"`
 	CustomFields map[string]json.RawMessage `json:"customFields" required:"false" doc:"Values by custom field name"`
 	Comments     []TransferComment          `json:"comments" required:"false" maxItems:"2000"`
+	Documents    []TransferDocumentLink     `json:"documents" required:"false" maxItems:"500" doc:"Documents linked to the card (export only: an import ignores them, as they name documents of the source workspace)"`
+}
+
+// TransferDocumentLink is a document linked to a card, as an export names it.
+type TransferDocumentLink struct {
+	ID    string `json:"id" maxLength:"36"`
+	Title string `json:"title" required:"false" maxLength:"500"`
 }
 
 // TransferChecklistItem is a checklist item of a card.

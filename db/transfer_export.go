@@ -72,6 +72,10 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 	if err != nil {
 		return TransferDoc{}, fmt.Errorf("list relations: %w", err)
 	}
+	docLinks, err := q.TransferCardDocumentList(ctx, projectID)
+	if err != nil {
+		return TransferDoc{}, fmt.Errorf("list card documents: %w", err)
+	}
 
 	now := time.Now().UTC()
 	doc := TransferDoc{Version: TransferVersion, ExportedAt: &now,
@@ -108,7 +112,7 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 		tc := TransferCard{Title: c.Title, Description: c.Description, ColumnIndex: colIndex[c.ColumnID], Order: &order,
 			Priority: c.Priority, StartDate: c.StartDate, DueDate: c.DueDate, Archived: c.Archived,
 			Checklist: []TransferChecklistItem{}, Labels: []string{}, CustomFields: map[string]json.RawMessage{},
-			Comments: []TransferComment{}}
+			Comments: []TransferComment{}, Documents: []TransferDocumentLink{}}
 		if c.ScopeID != nil {
 			if si, ok := scopeIndex[*c.ScopeID]; ok {
 				tc.ScopeIndex = &si
@@ -136,6 +140,11 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 		if i, ok := cardIndex[cm.CardID]; ok {
 			at := cm.CreatedAt
 			doc.Cards[i].Comments = append(doc.Cards[i].Comments, TransferComment{AuthorEmail: cm.AuthorEmail, Content: cm.Content, CreatedAt: &at})
+		}
+	}
+	for _, l := range docLinks {
+		if i, ok := cardIndex[l.CardID]; ok {
+			doc.Cards[i].Documents = append(doc.Cards[i].Documents, TransferDocumentLink{ID: l.DocumentID, Title: l.Title})
 		}
 	}
 	for _, r := range relations {

@@ -53,8 +53,10 @@ type Notification struct {
 	ActorID           *string
 	Meta              json.RawMessage
 	CardID            *string
-	ProjectID         string
+	ProjectID         *string // nil for workspace-level activities (document reviews)
 	ActivityCreatedAt time.Time
+	WorkspaceID       *string // set for workspace-level activities only
+	DocumentID        *string
 }
 
 // NotificationRead is a notification marked read.
@@ -65,12 +67,13 @@ type NotificationRead struct {
 
 // MyOrganization is an organization with the caller's role in it.
 type MyOrganization struct {
-	ID        string
-	Name      string
-	Slug      string
-	OwnerID   string
-	CreatedAt time.Time
-	MyRole    string
+	ID         string
+	Name       string
+	Slug       string
+	OwnerID    string
+	CreatedAt  time.Time
+	MyRole     string
+	IsPersonal bool
 }
 
 // OrganizationMember is a member of an organization with their role.
@@ -159,3 +162,77 @@ type (
 	PipelineRunStep = dbsqlc.PipelineRunStep
 	WorkspacePlugin = dbsqlc.WorkspacePlugin
 )
+
+// Document is a document of the knowledge base, with its content.
+type Document struct {
+	ID            string
+	WorkspaceID   string
+	ParentID      *string
+	Title         string
+	Content       string
+	ContentFormat string
+	DocType       string
+	ContextType   string
+	ContextID     string
+	Tags          []string
+	Metadata      json.RawMessage
+	Status        string
+	AuthorID      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// DocumentSummary is a document without its content, as lists show it.
+type DocumentSummary struct {
+	ID            string
+	WorkspaceID   string
+	ParentID      *string
+	Title         string
+	ContentFormat string
+	DocType       string
+	ContextType   string
+	ContextID     string
+	Tags          []string
+	Metadata      json.RawMessage
+	Status        string
+	AuthorID      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// DocumentNode is a document of the tree with its children.
+type DocumentNode struct {
+	DocumentSummary
+	Children []DocumentNode
+}
+
+// DocumentReview is one review of a document.
+type DocumentReview struct {
+	ID           string
+	DocumentID   string
+	ReviewerID   string
+	ReviewerName string
+	Status       string
+	Notes        string
+	CreatedAt    time.Time
+}
+
+// DocumentWithReviews is a document with every review it received, oldest first.
+type DocumentWithReviews struct {
+	Document
+	Reviews []DocumentReview
+}
+
+// SearchResult is a document or card matching a search. ProjectID is set for cards; DocType and
+// Status for documents.
+type SearchResult struct {
+	Kind      string
+	ID        string
+	ProjectID *string
+	Title     string
+	Rank      float32
+	Snippet   string
+	DocType   *string
+	Status    *string
+	UpdatedAt time.Time
+}

@@ -84,3 +84,37 @@ func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.member.User.ID))
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.owner.User.ID))
 }
+
+func TestNotifyWorkerDocumentReview(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	owner := b.register(t, "owner@example.com")
+	author := b.register(t, "author@example.com")
+	b.join(t, owner, author) // a member with the pilotage viewer role: not a reviewer
+	ws := owner.Workspace.ID
+	d, err := b.store.CreateDocument(ctx, db.NewDocument{WorkspaceID: ws, AuthorID: author.User.ID, Title: "Plan",
+		ContextType: "workspace", ContextID: ws})
+	require.NoError(t, err)
+
+	// The submission notifies the workspace's reviewers (the owner), not its author.
+	_, err = b.store.SubmitDocument(ctx, ws, d.ID, author.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
+	list := b.notifications(t, owner)
+	require.Len(t, list, 1)
+	require.Equal(t, db.ActivityDocumentSubmitted, list[0].Type)
+	require.Nil(t, list[0].ProjectID)
+	require.Equal(t, ws, *list[0].WorkspaceID)
+	require.Equal(t, d.ID, *list[0].DocumentID)
+	require.Empty(t, b.notifications(t, author))
+
+	// The review notifies the author, not the reviewer.
+	_, err = b.store.ReviewDocument(ctx, ws, d.ID, owner.User.ID, db.DocApproved, "ok")
+	require.NoError(t, err)
+	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
+	list = b.notifications(t, author)
+	require.Len(t, list, 1)
+	require.Equal(t, db.ActivityDocumentReviewed, list[0].Type)
+	require.Len(t, b.notifications(t, owner), 1)
+}

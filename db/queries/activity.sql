@@ -1,10 +1,10 @@
 -- name: ActivitiesRecord :many
 -- ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
--- automation rule listens to, as 'project/trigger' keys (migration 00010). Empty card and actor ids
--- stand for none.
-SELECT record_activities::text FROM record_activities(@ids::uuid[], @project_ids::uuid[], @card_ids::text[],
-    @actor_ids::text[], @types::text[], @metas::jsonb[], @recipients::jsonb[], @notify_members::boolean[],
-    @trigger_projects::uuid[], @triggers::text[]);
+-- automation rule listens to, as 'project/trigger' keys (migration 00011). Empty project, workspace, card,
+-- document and actor ids stand for none.
+SELECT record_activities::text FROM record_activities(@ids::uuid[], @project_ids::text[], @workspace_ids::text[],
+    @card_ids::text[], @document_ids::text[], @actor_ids::text[], @types::text[], @metas::jsonb[], @recipients::jsonb[],
+    @notify_members::boolean[], @trigger_projects::uuid[], @triggers::text[]);
 
 -- name: NotificationFanOut :execrows
 -- NotificationFanOut notifies, for one activity, the project's members and its extra recipients except
@@ -22,7 +22,7 @@ ON CONFLICT (activity_id, user_id) DO NOTHING;
 
 -- name: NotificationList :many
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
-       a.created_at AS activity_created_at
+       a.created_at AS activity_created_at, a.workspace_id, a.document_id
 FROM notifications n JOIN activities a ON a.id = n.activity_id
 WHERE n.user_id = @user_id AND (NOT @unread_only::boolean OR n.read_at IS NULL)
 ORDER BY n.created_at DESC, n.id DESC

@@ -13,7 +13,7 @@ VALUES (@organization_id, @user_id, @role)
 ON CONFLICT (organization_id, user_id) DO NOTHING;
 
 -- name: OrganizationListByUser :many
-SELECT o.id, o.name, o.slug, o.owner_id, o.created_at, m.role AS my_role
+SELECT o.id, o.name, o.slug, o.owner_id, o.created_at, m.role AS my_role, o.is_personal
 FROM organizations o
 JOIN organization_members m ON m.organization_id = o.id
 WHERE m.user_id = @user_id
@@ -27,8 +27,22 @@ UPDATE organizations SET name = coalesce(sqlc.narg('name'), name), updated_at = 
 WHERE id = @id
 RETURNING *;
 
+-- name: OrganizationInsertPersonal :many
+-- OrganizationInsertPersonal creates a user's personal organization unless its slug is taken: no row
+-- then (a concurrent registration holding the slug is waited for), and the store tries another slug.
+INSERT INTO organizations (id, name, slug, owner_id, is_personal)
+VALUES (@id, @name, @slug, @owner_id, true)
+ON CONFLICT (slug) DO NOTHING
+RETURNING *;
+
 -- name: OrganizationDelete :execrows
-DELETE FROM organizations WHERE id = @id;
+-- OrganizationDelete removes an organization unless it is the personal organization of a user who
+-- still exists: no row then.
+DELETE FROM organizations o
+WHERE o.id = @id AND NOT (o.is_personal AND EXISTS (SELECT 1 FROM users u WHERE u.id = o.owner_id));
+
+-- name: OrganizationIsPersonal :one
+SELECT is_personal FROM organizations WHERE id = @id;
 
 -- name: OrganizationMemberList :many
 SELECT m.user_id, m.role, u.email, u.name, m.created_at

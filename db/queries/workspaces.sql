@@ -74,7 +74,7 @@ UPDATE workspace_invitations SET accepted_at = now(), accepted_by = @accepted_by
 -- AccessResolve answers, in one round trip, what a user may do in an organization and optionally one of
 -- its workspaces. A missing organization or non-membership yields no row.
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
-       o.created_at AS org_created_at, om.role AS org_role,
+       o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = @user_id
@@ -100,7 +100,7 @@ WHERE o.id = w.organization_id AND w.organization_id = @organization_id AND w.ow
 -- one round trip for identity and tenancy. Non-membership shows as a null org_role.
 SELECT sqlc.embed(u),
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
-       o.created_at AS org_created_at, om.role AS org_role,
+       o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM users u
 LEFT JOIN organizations o ON o.slug = @org_slug

@@ -12,15 +12,17 @@ import (
 )
 
 const activitiesRecord = `-- name: ActivitiesRecord :many
-SELECT record_activities::text FROM record_activities($1::uuid[], $2::uuid[], $3::text[],
-    $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::boolean[],
-    $9::uuid[], $10::text[])
+SELECT record_activities::text FROM record_activities($1::uuid[], $2::text[], $3::text[],
+    $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[],
+    $10::boolean[], $11::uuid[], $12::text[])
 `
 
 type ActivitiesRecordParams struct {
 	Ids             []string
 	ProjectIds      []string
+	WorkspaceIds    []string
 	CardIds         []string
+	DocumentIds     []string
 	ActorIds        []string
 	Types           []string
 	Metas           []json.RawMessage
@@ -31,13 +33,15 @@ type ActivitiesRecordParams struct {
 }
 
 // ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
-// automation rule listens to, as 'project/trigger' keys (migration 00010). Empty card and actor ids
-// stand for none.
+// automation rule listens to, as 'project/trigger' keys (migration 00011). Empty project, workspace, card,
+// document and actor ids stand for none.
 func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) ([]string, error) {
 	rows, err := q.db.Query(ctx, activitiesRecord,
 		arg.Ids,
 		arg.ProjectIds,
+		arg.WorkspaceIds,
 		arg.CardIds,
+		arg.DocumentIds,
 		arg.ActorIds,
 		arg.Types,
 		arg.Metas,
@@ -100,7 +104,7 @@ func (q *Queries) NotificationFanOut(ctx context.Context, activityID string) (in
 
 const notificationList = `-- name: NotificationList :many
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
-       a.created_at AS activity_created_at
+       a.created_at AS activity_created_at, a.workspace_id, a.document_id
 FROM notifications n JOIN activities a ON a.id = n.activity_id
 WHERE n.user_id = $1 AND (NOT $2::boolean OR n.read_at IS NULL)
 ORDER BY n.created_at DESC, n.id DESC
@@ -122,8 +126,10 @@ type NotificationListRow struct {
 	ActorID           *string
 	Meta              json.RawMessage
 	CardID            *string
-	ProjectID         string
+	ProjectID         *string
 	ActivityCreatedAt time.Time
+	WorkspaceID       *string
+	DocumentID        *string
 }
 
 func (q *Queries) NotificationList(ctx context.Context, arg NotificationListParams) ([]NotificationListRow, error) {
@@ -146,6 +152,8 @@ func (q *Queries) NotificationList(ctx context.Context, arg NotificationListPara
 			&i.CardID,
 			&i.ProjectID,
 			&i.ActivityCreatedAt,
+			&i.WorkspaceID,
+			&i.DocumentID,
 		); err != nil {
 			return nil, err
 		}

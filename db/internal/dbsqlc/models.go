@@ -7,11 +7,13 @@ package dbsqlc
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Activity struct {
 	ID            string
-	ProjectID     string
+	ProjectID     *string
 	CardID        *string
 	ActorID       *string
 	Type          string
@@ -19,6 +21,8 @@ type Activity struct {
 	Recipients    []string
 	CreatedAt     time.Time
 	NotifyMembers bool
+	WorkspaceID   *string
+	DocumentID    *string
 }
 
 type Agent struct {
@@ -170,6 +174,7 @@ type Card struct {
 	PartsProgress   int32
 	PartsLabels     []byte
 	PartsFields     []byte
+	SearchVector    pgtype.UndecodedBytes
 }
 
 type CardCustomValue struct {
@@ -200,6 +205,13 @@ type CardDetail struct {
 	ChecklistProgress int32
 	Labels            json.RawMessage
 	CustomFields      json.RawMessage
+}
+
+type CardDocument struct {
+	CardID     string
+	DocumentID string
+	LinkedBy   string
+	CreatedAt  time.Time
 }
 
 type CardLabel struct {
@@ -252,6 +264,35 @@ type CustomField struct {
 	CreatedAt time.Time
 }
 
+type Document struct {
+	ID            string
+	WorkspaceID   string
+	ParentID      *string
+	Title         string
+	Content       string
+	ContentFormat string
+	ContentText   string
+	DocType       string
+	ContextType   string
+	ContextID     string
+	Tags          []string
+	Metadata      json.RawMessage
+	Status        string
+	AuthorID      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	SearchVector  interface{}
+}
+
+type DocumentReview struct {
+	ID         string
+	DocumentID string
+	ReviewerID string
+	Status     string
+	Notes      string
+	CreatedAt  time.Time
+}
+
 type DueDateEvent struct {
 	ID      string
 	CardID  string
@@ -299,12 +340,13 @@ type Notification struct {
 }
 
 type Organization struct {
-	ID        string
-	Name      string
-	Slug      string
-	OwnerID   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID         string
+	Name       string
+	Slug       string
+	OwnerID    string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	IsPersonal bool
 }
 
 type OrganizationMember struct {

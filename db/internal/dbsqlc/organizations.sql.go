@@ -51,9 +51,12 @@ func (q *Queries) BillingCheckoutInsert(ctx context.Context, arg BillingCheckout
 }
 
 const organizationDelete = `-- name: OrganizationDelete :execrows
-DELETE FROM organizations WHERE id = $1
+DELETE FROM organizations o
+WHERE o.id = $1 AND NOT (o.is_personal AND EXISTS (SELECT 1 FROM users u WHERE u.id = o.owner_id))
 `
 
+// OrganizationDelete removes an organization unless it is the personal organization of a user who
+// still exists: no row then.
 func (q *Queries) OrganizationDelete(ctx context.Context, id string) (int64, error) {
 	result, err := q.db.Exec(ctx, organizationDelete, id)
 	if err != nil {
@@ -63,7 +66,7 @@ func (q *Queries) OrganizationDelete(ctx context.Context, id string) (int64, err
 }
 
 const organizationGetByID = `-- name: OrganizationGetByID :one
-SELECT id, name, slug, owner_id, created_at, updated_at FROM organizations WHERE id = $1
+SELECT id, name, slug, owner_id, created_at, updated_at, is_personal FROM organizations WHERE id = $1
 `
 
 func (q *Queries) OrganizationGetByID(ctx context.Context, id string) (Organization, error) {
@@ -76,12 +79,13 @@ func (q *Queries) OrganizationGetByID(ctx context.Context, id string) (Organizat
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsPersonal,
 	)
 	return i, err
 }
 
 const organizationGetBySlug = `-- name: OrganizationGetBySlug :one
-SELECT id, name, slug, owner_id, created_at, updated_at FROM organizations WHERE slug = $1
+SELECT id, name, slug, owner_id, created_at, updated_at, is_personal FROM organizations WHERE slug = $1
 `
 
 func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (Organization, error) {
@@ -94,6 +98,7 @@ func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (Organ
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsPersonal,
 	)
 	return i, err
 }
@@ -101,7 +106,7 @@ func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (Organ
 const organizationInsert = `-- name: OrganizationInsert :one
 INSERT INTO organizations (id, name, slug, owner_id)
 VALUES ($1, $2, $3, $4)
-RETURNING id, name, slug, owner_id, created_at, updated_at
+RETURNING id, name, slug, owner_id, created_at, updated_at, is_personal
 `
 
 type OrganizationInsertParams struct {
@@ -126,12 +131,73 @@ func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsert
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsPersonal,
 	)
 	return i, err
 }
 
+const organizationInsertPersonal = `-- name: OrganizationInsertPersonal :many
+INSERT INTO organizations (id, name, slug, owner_id, is_personal)
+VALUES ($1, $2, $3, $4, true)
+ON CONFLICT (slug) DO NOTHING
+RETURNING id, name, slug, owner_id, created_at, updated_at, is_personal
+`
+
+type OrganizationInsertPersonalParams struct {
+	ID      string
+	Name    string
+	Slug    string
+	OwnerID string
+}
+
+// OrganizationInsertPersonal creates a user's personal organization unless its slug is taken: no row
+// then (a concurrent registration holding the slug is waited for), and the store tries another slug.
+func (q *Queries) OrganizationInsertPersonal(ctx context.Context, arg OrganizationInsertPersonalParams) ([]Organization, error) {
+	rows, err := q.db.Query(ctx, organizationInsertPersonal,
+		arg.ID,
+		arg.Name,
+		arg.Slug,
+		arg.OwnerID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Organization{}
+	for rows.Next() {
+		var i Organization
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Slug,
+			&i.OwnerID,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.IsPersonal,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const organizationIsPersonal = `-- name: OrganizationIsPersonal :one
+SELECT is_personal FROM organizations WHERE id = $1
+`
+
+func (q *Queries) OrganizationIsPersonal(ctx context.Context, id string) (bool, error) {
+	row := q.db.QueryRow(ctx, organizationIsPersonal, id)
+	var is_personal bool
+	err := row.Scan(&is_personal)
+	return is_personal, err
+}
+
 const organizationListByUser = `-- name: OrganizationListByUser :many
-SELECT o.id, o.name, o.slug, o.owner_id, o.created_at, m.role AS my_role
+SELECT o.id, o.name, o.slug, o.owner_id, o.created_at, m.role AS my_role, o.is_personal
 FROM organizations o
 JOIN organization_members m ON m.organization_id = o.id
 WHERE m.user_id = $1
@@ -139,12 +205,13 @@ ORDER BY o.created_at, o.id
 `
 
 type OrganizationListByUserRow struct {
-	ID        string
-	Name      string
-	Slug      string
-	OwnerID   string
-	CreatedAt time.Time
-	MyRole    string
+	ID         string
+	Name       string
+	Slug       string
+	OwnerID    string
+	CreatedAt  time.Time
+	MyRole     string
+	IsPersonal bool
 }
 
 func (q *Queries) OrganizationListByUser(ctx context.Context, userID string) ([]OrganizationListByUserRow, error) {
@@ -163,6 +230,7 @@ func (q *Queries) OrganizationListByUser(ctx context.Context, userID string) ([]
 			&i.OwnerID,
 			&i.CreatedAt,
 			&i.MyRole,
+			&i.IsPersonal,
 		); err != nil {
 			return nil, err
 		}
@@ -322,7 +390,7 @@ func (q *Queries) OrganizationMemberUpdateRole(ctx context.Context, arg Organiza
 const organizationUpdate = `-- name: OrganizationUpdate :one
 UPDATE organizations SET name = coalesce($1, name), updated_at = now()
 WHERE id = $2
-RETURNING id, name, slug, owner_id, created_at, updated_at
+RETURNING id, name, slug, owner_id, created_at, updated_at, is_personal
 `
 
 type OrganizationUpdateParams struct {
@@ -340,6 +408,7 @@ func (q *Queries) OrganizationUpdate(ctx context.Context, arg OrganizationUpdate
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsPersonal,
 	)
 	return i, err
 }

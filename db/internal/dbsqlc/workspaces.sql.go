@@ -12,7 +12,7 @@ import (
 
 const accessResolve = `-- name: AccessResolve :one
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
-       o.created_at AS org_created_at, om.role AS org_role,
+       o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = $1
@@ -35,6 +35,7 @@ type AccessResolveRow struct {
 	OrgSlug        string
 	OrgOwnerID     string
 	OrgCreatedAt   time.Time
+	OrgIsPersonal  bool
 	OrgRole        string
 	WsID           *string
 	WsRole         *string
@@ -58,6 +59,7 @@ func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (A
 		&i.OrgSlug,
 		&i.OrgOwnerID,
 		&i.OrgCreatedAt,
+		&i.OrgIsPersonal,
 		&i.OrgRole,
 		&i.WsID,
 		&i.WsRole,
@@ -224,7 +226,7 @@ func (q *Queries) InvitationSetEmailJob(ctx context.Context, arg InvitationSetEm
 const userAccessResolve = `-- name: UserAccessResolve :one
 SELECT u.id, u.email, u.name, u.job_title, u.password_hash, u.email_verified, u.pilotage_role, u.session_version, u.totp_secret, u.totp_enabled, u.totp_last_step, u.is_service, u.created_at, u.updated_at,
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
-       o.created_at AS org_created_at, om.role AS org_role,
+       o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM users u
 LEFT JOIN organizations o ON o.slug = $1
@@ -249,6 +251,7 @@ type UserAccessResolveRow struct {
 	OrgSlug        *string
 	OrgOwnerID     *string
 	OrgCreatedAt   *time.Time
+	OrgIsPersonal  *bool
 	OrgRole        *string
 	WsID           *string
 	WsRole         *string
@@ -286,6 +289,7 @@ func (q *Queries) UserAccessResolve(ctx context.Context, arg UserAccessResolvePa
 		&i.OrgSlug,
 		&i.OrgOwnerID,
 		&i.OrgCreatedAt,
+		&i.OrgIsPersonal,
 		&i.OrgRole,
 		&i.WsID,
 		&i.WsRole,

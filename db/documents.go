@@ -1,0 +1,478 @@
+package db
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Document values (spec Part 2 and Part 3).
+var (
+	DocTypes           = []string{"document", "spec", "brief", "adr", "note", "reference", "template", "spreadsheet"}
+	DocContentFormats  = []string{"markdown", "tiptap_json"}
+	DocContextTypes    = []string{"organization", "workspace", "project", "scope"}
+	DocReviewVerdicts  = []string{"approved", "changes_requested"}
+	MaxDocMetadataSize = 16 << 10 // bytes of JSON
+)
+
+// Document review statuses (spec Part 3).
+const (
+	DocDraft            = "draft"
+	DocPendingReview    = "pending_review"
+	DocApproved         = "approved"
+	DocChangesRequested = "changes_requested"
+)
+
+// NewDocument is a document to create. Metadata nil means an empty object.
+type NewDocument struct {
+	WorkspaceID, AuthorID                  string
+	Title, Content, ContentFormat, DocType string
+	ContextType, ContextID                 string
+	ParentID                               *string
+	Tags                                   []string
+	Metadata                               json.RawMessage
+}
+
+// CreateDocument creates a draft in a workspace. Its context must lie in the workspace (its
+// organization for an organization context), else ErrNotFound; a parent must be a document of the same
+// workspace, else ErrInvalid.
+func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, error) {
+	if in.ContentFormat == "" {
+		in.ContentFormat = "markdown"
+	}
+	if in.DocType == "" {
+		in.DocType = "document"
+	}
+	text, err := documentText(in.ContentFormat, in.Content)
+	if err != nil {
+		return Document{}, err
+	}
+	meta, err := documentMetadata(in.Metadata)
+	if err != nil {
+		return Document{}, err
+	}
+	var out Document
+	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := checkDocumentContext(ctx, q, in.WorkspaceID, in.ContextType, in.ContextID); err != nil {
+			return err
+		}
+		if in.ParentID != nil {
+			if err := checkDocumentParent(ctx, q, in.WorkspaceID, *in.ParentID); err != nil {
+				return err
+			}
+		}
+		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
+			Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text, DocType: in.DocType,
+			ContextType: in.ContextType, ContextID: in.ContextID, Tags: orEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
+		out = Document(row)
+		return wrap(err, "insert document")
+	})
+	return out, err
+}
+
+func checkDocumentContext(ctx context.Context, q *dbsqlc.Queries, wsID, contextType, contextID string) error {
+	if !slices.Contains(DocContextTypes, contextType) {
+		return invalid(fmt.Sprintf("contextType must be one of %v", DocContextTypes))
+	}
+	ok, err := q.DocumentContextExists(ctx, dbsqlc.DocumentContextExistsParams{ContextType: contextType, WorkspaceID: wsID, ContextID: contextID})
+	if isNotFound(err) || (err == nil && !ok) {
+		return notFound(contextType + " not found (contextId)")
+	}
+	return wrap(err, "check document context")
+}
+
+func checkDocumentParent(ctx context.Context, q *dbsqlc.Queries, wsID, parentID string) error {
+	ok, err := q.DocumentExists(ctx, dbsqlc.DocumentExistsParams{ID: parentID, WorkspaceID: wsID})
+	if isNotFound(err) || (err == nil && !ok) {
+		return invalid("parentId: no document of this workspace has this id")
+	}
+	return wrap(err, "check document parent")
+}
+
+// documentText is the searchable text of a document's content: for tiptap_json, the text of its text
+// nodes, one per line (the content must be a JSON object); for markdown, nothing, as the content itself
+// is indexed.
+func documentText(format, content string) (string, error) {
+	switch format {
+	case "markdown":
+		return "", nil
+	case "tiptap_json":
+		var node any
+		d := json.NewDecoder(strings.NewReader(content))
+		d.UseNumber()
+		if err := d.Decode(&node); err != nil || d.More() {
+			return "", invalid("content: a tiptap_json document must be a JSON object")
+		}
+		if _, ok := node.(map[string]any); !ok {
+			return "", invalid("content: a tiptap_json document must be a JSON object")
+		}
+		var b strings.Builder
+		tiptapText(node, &b)
+		return b.String(), nil
+	}
+	return "", invalid(fmt.Sprintf("contentFormat must be one of %v", DocContentFormats))
+}
+
+// tiptapText appends the "text" of every node under n, depth first.
+func tiptapText(n any, b *strings.Builder) {
+	switch v := n.(type) {
+	case map[string]any:
+		if t, ok := v["text"].(string); ok {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+		if c, ok := v["content"].([]any); ok {
+			for _, child := range c {
+				tiptapText(child, b)
+			}
+		}
+	case []any:
+		for _, child := range v {
+			tiptapText(child, b)
+		}
+	}
+}
+
+func documentMetadata(m json.RawMessage) (json.RawMessage, error) {
+	if len(m) == 0 || bytes.Equal(bytes.TrimSpace(m), []byte("null")) {
+		return json.RawMessage(`{}`), nil
+	}
+	if len(m) > MaxDocMetadataSize {
+		return nil, invalid(fmt.Sprintf("metadata: at most %d bytes of JSON", MaxDocMetadataSize))
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(m, &obj); err != nil || obj == nil {
+		return nil, invalid("metadata: must be a JSON object")
+	}
+	return m, nil
+}
+
+// DocumentFilter selects a workspace's documents; empty fields do not filter. RootsOnly keeps the
+// documents without a parent.
+type DocumentFilter struct {
+	WorkspaceID                               string
+	DocType, ContextType, ContextID, ParentID string
+	RootsOnly                                 bool
+	Limit, Offset                             int32
+}
+
+// Documents lists documents without their content, newest first.
+func (s *Store) Documents(ctx context.Context, f DocumentFilter) ([]DocumentSummary, error) {
+	rows, err := s.q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID, DocType: optional(f.DocType),
+		ContextType: optional(f.ContextType), ContextID: optional(f.ContextID), ParentID: optional(f.ParentID),
+		RootsOnly: f.RootsOnly, Lim: f.Limit, Off: f.Offset})
+	return mapRows(rows, func(r dbsqlc.DocumentListRow) DocumentSummary { return DocumentSummary(r) }), wrap(err, "list documents")
+}
+
+// DocumentTree is a workspace's whole document tree, read in one query: the roots, each with its
+// children, ordered by title.
+func (s *Store) DocumentTree(ctx context.Context, workspaceID string) ([]DocumentNode, error) {
+	rows, err := s.q.DocumentTree(ctx, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("read document tree: %w", err)
+	}
+	children := map[string][]DocumentSummary{}
+	var roots []DocumentSummary
+	for _, r := range rows {
+		d := DocumentSummary(r)
+		if d.ParentID == nil {
+			roots = append(roots, d)
+		} else {
+			children[*d.ParentID] = append(children[*d.ParentID], d)
+		}
+	}
+	var build func(DocumentSummary) DocumentNode
+	build = func(d DocumentSummary) DocumentNode {
+		n := DocumentNode{DocumentSummary: d, Children: []DocumentNode{}}
+		for _, c := range children[d.ID] {
+			n.Children = append(n.Children, build(c))
+		}
+		return n
+	}
+	out := make([]DocumentNode, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, build(r))
+	}
+	return out, nil
+}
+
+// Document reads a document with its content and its reviews.
+func (s *Store) Document(ctx context.Context, workspaceID, id string) (DocumentWithReviews, error) {
+	var out DocumentWithReviews
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+		row, err := q.DocumentGet(ctx, dbsqlc.DocumentGetParams{ID: id, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("document not found")
+		}
+		if err != nil {
+			return fmt.Errorf("get document: %w", err)
+		}
+		out.Document = Document(row)
+		out.Reviews, err = documentReviews(ctx, q, id)
+		return err
+	})
+	return out, err
+}
+
+func documentReviews(ctx context.Context, q *dbsqlc.Queries, id string) ([]DocumentReview, error) {
+	rows, err := q.DocumentReviewList(ctx, id)
+	return mapRows(rows, func(r dbsqlc.DocumentReviewListRow) DocumentReview { return DocumentReview(r) }), wrap(err, "list document reviews")
+}
+
+// DocumentPatch is a change to a document; nil fields are left alone. Parent.Set with a nil value
+// makes the document a root.
+type DocumentPatch struct {
+	Title, Content, ContentFormat, DocType *string
+	Tags                                   []string // nil: unchanged
+	Metadata                               json.RawMessage
+	Parent                                 Opt[string]
+}
+
+func (p DocumentPatch) empty() bool {
+	return p.Title == nil && p.Content == nil && p.ContentFormat == nil && p.DocType == nil && p.Tags == nil &&
+		p.Metadata == nil && !p.Parent.Set
+}
+
+// UpdateDocument edits a document. An edit while the document is pending review is refused
+// (ErrConflict); an edit of an approved or changes_requested document returns it to draft. A new parent
+// must be a document of the workspace (else ErrInvalid) that is not the document or one of its
+// descendants (else ErrConflict).
+func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p DocumentPatch) (Document, error) {
+	var out Document
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if p.Parent.Set {
+			// Moves are serialised per workspace, so two concurrent moves cannot close a cycle together.
+			if err := q.DocumentTreeLock(ctx, workspaceID); err != nil {
+				return fmt.Errorf("lock document tree: %w", err)
+			}
+		}
+		cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("document not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock document: %w", err)
+		}
+		if cur.Status == DocPendingReview {
+			return conflict("the document is pending review; it cannot be edited until it is reviewed")
+		}
+		if p.empty() {
+			out = Document(cur) // nothing to change: not an edit, the status stays
+			return nil
+		}
+		next := dbsqlc.DocumentUpdateParams{ID: id, ParentID: cur.ParentID, Title: cur.Title, Content: cur.Content,
+			ContentFormat: cur.ContentFormat, DocType: cur.DocType, Tags: cur.Tags, Metadata: cur.Metadata, Status: DocDraft}
+		if p.Title != nil {
+			next.Title = *p.Title
+		}
+		if p.Content != nil {
+			next.Content = *p.Content
+		}
+		if p.ContentFormat != nil {
+			next.ContentFormat = *p.ContentFormat
+		}
+		if p.DocType != nil {
+			next.DocType = *p.DocType
+		}
+		if p.Tags != nil {
+			next.Tags = p.Tags
+		}
+		if p.Metadata != nil {
+			if next.Metadata, err = documentMetadata(p.Metadata); err != nil {
+				return err
+			}
+		}
+		if next.ContentText, err = documentText(next.ContentFormat, next.Content); err != nil {
+			return err
+		}
+		if p.Parent.Set {
+			next.ParentID = p.Parent.Value
+			if np := p.Parent.Value; np != nil {
+				if err := checkDocumentParent(ctx, q, workspaceID, *np); err != nil {
+					return err
+				}
+				cycle, err := q.DocumentIsAncestor(ctx, dbsqlc.DocumentIsAncestorParams{ID: *np, AncestorID: id})
+				if err != nil {
+					return fmt.Errorf("check document ancestry: %w", err)
+				}
+				if cycle {
+					return conflict("parentId: a document cannot be moved under itself or one of its descendants")
+				}
+			}
+		}
+		row, err := q.DocumentUpdate(ctx, next)
+		out = Document(row)
+		return wrap(err, "update document")
+	})
+	return out, err
+}
+
+// DeleteDocument deletes a document. Its children move up to its parent (or become roots), so
+// deleting a page never deletes a subtree; its card links and reviews go with it.
+func (s *Store) DeleteDocument(ctx context.Context, workspaceID, id string) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := q.DocumentTreeLock(ctx, workspaceID); err != nil {
+			return fmt.Errorf("lock document tree: %w", err)
+		}
+		cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
+		if isNotFound(err) {
+			return notFound("document not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock document: %w", err)
+		}
+		if err := q.DocumentReparentChildren(ctx, dbsqlc.DocumentReparentChildrenParams{ID: id, NewParentID: cur.ParentID}); err != nil {
+			return fmt.Errorf("re-parent children: %w", err)
+		}
+		_, err = q.DocumentDelete(ctx, dbsqlc.DocumentDeleteParams{ID: id, WorkspaceID: workspaceID})
+		return wrap(err, "delete document")
+	})
+}
+
+// SubmitDocument moves a draft to pending_review and notifies the workspace's reviewers (pilotage
+// reviewers and owners, organization owners and admins) through a document_submitted activity, in the
+// same transaction. Any other state answers ErrConflict.
+func (s *Store) SubmitDocument(ctx context.Context, workspaceID, id, actorID string) (Document, error) {
+	var out Document
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocDraft, ToStatus: DocPendingReview})
+		if err != nil {
+			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a draft can be submitted for review")
+		}
+		out = Document(row)
+		reviewers, err := q.DocumentReviewerIDs(ctx, workspaceID)
+		if err != nil {
+			return fmt.Errorf("list reviewers: %w", err)
+		}
+		return s.recordActivities(ctx, tx, Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: actorID,
+			Type: ActivityDocumentSubmitted, Meta: map[string]any{"title": out.Title}, Recipients: reviewers, OnlyRecipients: true})
+	})
+	return out, err
+}
+
+// ReviewDocument gives a pending document its verdict (approved or changes_requested), keeps the
+// review, and notifies the author through a document_reviewed activity, in one transaction. Of two
+// concurrent reviews exactly one wins; the other, like any review of a document not pending review,
+// answers ErrConflict.
+func (s *Store) ReviewDocument(ctx context.Context, workspaceID, id, reviewerID, verdict, notes string) (DocumentWithReviews, error) {
+	if !slices.Contains(DocReviewVerdicts, verdict) {
+		return DocumentWithReviews{}, invalid(fmt.Sprintf("status must be one of %v", DocReviewVerdicts))
+	}
+	var out DocumentWithReviews
+	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocPendingReview, ToStatus: verdict})
+		if err != nil {
+			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a document pending review can be reviewed")
+		}
+		out.Document = Document(row)
+		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: NewID(), DocumentID: id, ReviewerID: reviewerID,
+			Status: verdict, Notes: notes}); err != nil {
+			return fmt.Errorf("insert review: %w", err)
+		}
+		if out.Reviews, err = documentReviews(ctx, q, id); err != nil {
+			return err
+		}
+		return s.recordActivities(ctx, tx, Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: reviewerID,
+			Type: ActivityDocumentReviewed, Meta: map[string]any{"title": out.Title, "status": verdict, "notes": notes},
+			Recipients: []string{out.AuthorID}, OnlyRecipients: true})
+	})
+	return out, err
+}
+
+// documentMoveRefused explains a guarded status move that found no row: the document is missing
+// (ErrNotFound) or in another state (ErrConflict).
+func documentMoveRefused(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string, err error, msg string) error {
+	if !isNotFound(err) {
+		return fmt.Errorf("move document status: %w", err)
+	}
+	ok, err := q.DocumentExists(ctx, dbsqlc.DocumentExistsParams{ID: id, WorkspaceID: workspaceID})
+	if err != nil {
+		return fmt.Errorf("check document: %w", err)
+	}
+	if !ok {
+		return notFound("document not found")
+	}
+	return conflict(msg)
+}
+
+// LinkDocument links a document of the workspace to a card of the project. A second link answers
+// ErrConflict; a card or document outside the tenancy, ErrNotFound.
+func (s *Store) LinkDocument(ctx context.Context, workspaceID, projectID, cardID, documentID, actorID string) error {
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.CardDocumentInsert(ctx, dbsqlc.CardDocumentInsertParams{LinkedBy: actorID, CardID: cardID, ProjectID: projectID,
+			DocumentID: documentID, WorkspaceID: workspaceID})
+		if err != nil {
+			return fmt.Errorf("link document: %w", err)
+		}
+		if n == 1 {
+			return nil
+		}
+		if err := checkCard(ctx, q, projectID, cardID); err != nil {
+			return err
+		}
+		ok, err := q.DocumentExists(ctx, dbsqlc.DocumentExistsParams{ID: documentID, WorkspaceID: workspaceID})
+		if err != nil {
+			return fmt.Errorf("check document: %w", err)
+		}
+		if !ok {
+			return notFound("document not found")
+		}
+		return conflict("this document is already linked to the card")
+	})
+}
+
+// UnlinkDocument removes a card's link to a document; no such link answers ErrNotFound.
+func (s *Store) UnlinkDocument(ctx context.Context, projectID, cardID, documentID string) error {
+	n, err := s.q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID, DocumentID: documentID})
+	if err != nil {
+		return fmt.Errorf("unlink document: %w", err)
+	}
+	if n == 0 {
+		return notFound("this document is not linked to the card")
+	}
+	return nil
+}
+
+// CardDocuments lists the documents linked to a card, in link order.
+func (s *Store) CardDocuments(ctx context.Context, projectID, cardID string) ([]DocumentSummary, error) {
+	var out []DocumentSummary
+	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+		if err := checkCard(ctx, q, projectID, cardID); err != nil {
+			return err
+		}
+		rows, err := q.CardDocumentList(ctx, cardID)
+		out = mapRows(rows, func(r dbsqlc.CardDocumentListRow) DocumentSummary { return DocumentSummary(r) })
+		return wrap(err, "list card documents")
+	})
+	return out, err
+}
+
+func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
+	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
+	if isNotFound(err) {
+		return notFound("card not found")
+	}
+	return wrap(err, "get card")
+}
+
+// SearchCandidates is how many matches of each kind (documents, cards) a search ranks at most: a query
+// matching more ranks the first SearchCandidates its index yields. Ranking reads each candidate's row,
+// so this bounds a search's cost however common its words are.
+const SearchCandidates = 1000
+
+// Search ranks the workspace's documents and the cards of its projects against a web-search style
+// query (quoted phrases, or, -exclusions), best first, each with a snippet whose matches are wrapped in
+// <mark></mark>. Every workspace member sees every document and project of the workspace, so nothing
+// else is filtered; nothing outside the workspace is ever read.
+func (s *Store) Search(ctx context.Context, workspaceID, query string, limit int32) ([]SearchResult, error) {
+	rows, err := s.q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
+		Candidates: SearchCandidates, Lim: limit})
+	return mapRows(rows, func(r dbsqlc.SearchWorkspaceRow) SearchResult { return SearchResult(r) }), wrap(err, "search")
+}
