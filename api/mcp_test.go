@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
 // bearer adds an Authorization header to every request of an MCP client.
@@ -292,7 +294,7 @@ func mcpToolCases() []toolCase {
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, "running", out["mission"].(map[string]any)["status"])
 				require.Equal(t, w.annCard.ID, out["card"].(map[string]any)["id"])
-				require.Len(t, out["tools"], 5)
+				require.Len(t, out["tools"], len(agenttool.Catalog()), "an agent created without tools gets the whole catalog")
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard)})
