@@ -70,9 +70,24 @@ func TestFuzzEveryOperation(t *testing.T) {
 // fuzzTenant is a user with a workspace holding one of everything, its ids by path parameter name,
 // and markers: strings that only its data contains.
 type fuzzTenant struct {
-	user    user
-	ids     map[string]string
+	user user
+	ids  map[string]string
+	// byPath are the ids of routes whose parameter is a bare {id}, keyed by the path's end.
+	byPath  map[string]string
 	markers []string
+}
+
+// id is the tenant's value of op's path parameter name, if it has one.
+func (ft fuzzTenant) id(op fuzzOp, name string) (string, bool) {
+	if name == "id" {
+		for suffix, v := range ft.byPath {
+			if strings.Contains(op.Path+"/", suffix+"/") {
+				return v, true
+			}
+		}
+	}
+	v, ok := ft.ids[name]
+	return v, ok
 }
 
 // fuzzSeed registers a tenant and creates, through the API, one record for every path parameter the
@@ -112,10 +127,29 @@ func fuzzSeed(t *testing.T, e *testEnv, name string) fuzzTenant {
 	ft.ids["agentId"] = id(must("POST", ws+"/agents", map[string]any{"name": "Agent " + marker, "slug": "agent-" + name}, http.StatusCreated))
 	ft.ids["missionId"] = id(must("POST", ws+"/agents/"+ft.ids["agentId"]+"/missions", map[string]any{"cardId": id(card), "prompt": marker},
 		http.StatusCreated))
+	wsID := id(must("GET", ws, nil, http.StatusOK))
+	ft.ids["documentId"] = id(must("POST", ws+"/documents", map[string]any{"title": "Doc " + marker, "content": marker,
+		"contextType": "workspace", "contextId": wsID}, http.StatusCreated))
+	ft.ids["draftId"] = id(must("POST", ws+"/project-drafts", map[string]any{"name": "Draft " + marker}, http.StatusCreated))
+	ft.ids["pipelineId"] = id(must("POST", ws+"/pipelines", map[string]any{"name": "Pipeline " + marker, "enabled": true,
+		"steps": []map[string]any{{"id": "a", "type": "notify", "params": map[string]any{"projectId": id(prj), "message": marker}}}},
+		http.StatusCreated))
+	ft.ids["runId"] = id(must("POST", ws+"/pipelines/"+ft.ids["pipelineId"]+"/runs", nil, http.StatusCreated))
+	// {id} names a different record on each route: keyed by the path segment before it.
+	ft.byPath = map[string]string{}
+	for _, rec := range []struct{ path, key string }{{"missions", "objective"}, {"priorities", "label"}, {"todos", "label"},
+		{"decisions", "title"}, {"docs", "title"}} {
+		ft.byPath["/pilotage/"+rec.path+"/{id}"] = id(must("POST", ws+"/pilotage/"+rec.path, map[string]any{rec.key: "P " + marker}, http.StatusCreated))
+	}
+	ft.byPath["/pilotage/actions/{id}"] = id(must("POST", ws+"/pilotage/actions/propose", map[string]any{"actionType": "create_todo",
+		"explanation": marker, "payload": map[string]any{"label": "T " + marker}}, http.StatusCreated))
 	tok := must("POST", "/api-tokens", map[string]any{"name": "Token " + marker}, http.StatusCreated)
 	ft.ids["id"] = id(tok)
 	inv := must("POST", ws+"/members/invite", map[string]any{"email": "invitee-" + name + "@example.com"}, http.StatusCreated)
 	ft.ids["token"], _ = inv["token"].(string)
+	for _, v := range ft.byPath {
+		ft.markers = append(ft.markers, v)
+	}
 	for _, v := range ft.ids {
 		if len(v) >= 8 { // slugs and ids; short common words would match by chance
 			ft.markers = append(ft.markers, v)
@@ -204,8 +238,10 @@ func (f *fuzzer) operation(op fuzzOp) {
 		for _, bad := range badPathValues {
 			f.send(op, f.pathValues(op, map[string]string{p.Name: bad}), nil, body, false)
 		}
-		if v, ok := f.victim.ids[p.Name]; ok && v != f.attacker.ids[p.Name] {
-			f.send(op, f.pathValues(op, map[string]string{p.Name: v}), nil, body, true)
+		if v, ok := f.victim.id(op, p.Name); ok {
+			if own, _ := f.attacker.id(op, p.Name); v != own {
+				f.send(op, f.pathValues(op, map[string]string{p.Name: v}), nil, body, true)
+			}
 		}
 	}
 	// Query parameters of the wrong type or out of range.
@@ -259,7 +295,7 @@ func (f *fuzzer) pathValues(op fuzzOp, override map[string]string) map[string]st
 		}
 		if v, ok := override[p.Name]; ok {
 			out[p.Name] = v
-		} else if v, ok := f.attacker.ids[p.Name]; ok {
+		} else if v, ok := f.attacker.id(op, p.Name); ok {
 			out[p.Name] = v
 		} else {
 			out[p.Name] = db.NewID() // a record no one has
