@@ -4,7 +4,7 @@ package api
 // streamable HTTP transport. Authentication is the REST API's (a bearer JWT or personal access token,
 // 401 with WWW-Authenticate otherwise); each tool declares an Access as a REST operation does, and its
 // handler is a thin call into the same handler or store operation REST uses. The tools themselves are
-// registered in mcp_tools.go and mcp_missions.go; decisions are in docs/mcp.md.
+// registered in mcp_tools.go, mcp_documents.go and mcp_missions.go; decisions are in docs/mcp.md.
 
 import (
 	"context"
