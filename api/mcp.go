@@ -4,7 +4,7 @@ package api
 // streamable HTTP transport. Authentication is the REST API's (a bearer JWT or personal access token,
 // 401 with WWW-Authenticate otherwise); each tool declares an Access as a REST operation does, and its
 // handler is a thin call into the same handler or store operation REST uses. The tools themselves are
-// registered in mcp_tools.go and mcp_missions.go; decisions are in docs/mcp.md.
+// registered in mcp_tools.go, mcp_documents.go and mcp_missions.go; decisions are in docs/mcp.md.
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 	Handle(string, http.Handler)
 }) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "pilot", Title: "Pilot", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions: "Pilot's projects, cards and agent missions. Tools take the organization and workspace slugs " +
+		Instructions: "Pilot's projects, cards, documents, pilotage cockpit and agent missions. Tools take the organization and workspace slugs " +
 			"(list_organizations, list_workspaces) and record ids (UUIDs). An external agent works the missions of an " +
 			"mcpOnly agent: list_queued_missions, claim_mission, then report_progress, submit_proposal and " +
 			"complete_mission or fail_mission.",
@@ -64,6 +64,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 	s.mcp = &mcpServer{srv: srv}
 	s.registerMCPTools()
 	s.registerMCPMissionTools()
+	s.registerMCPDocumentTools()
 	s.registerMCPResources()
 
 	timeout := s.opts.McpSessionTimeout
@@ -173,7 +174,7 @@ func addTool[I, O any](s *Server, name, description string, a Access, h func(con
 		Name:         name,
 		Description:  strings.TrimSpace(description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope."),
 		InputSchema:  toolSchema[I](),
-		OutputSchema: toolSchema[O](),
+		OutputSchema: allowNulls(toolSchema[O](), reflect.TypeFor[O]()),
 	}
 	if a.Scope == auth.ScopeProjectsRead || a.Scope == auth.ScopePilotageRead {
 		tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
@@ -289,6 +290,7 @@ func jsonFields(t reflect.Type, out map[string]reflect.Type) {
 }
 
 // checkIDs refuses an argument named id or …Id that is not a UUID (every record id is one), naming it.
+// A field tagged idOrWord:"w" also takes the word w.
 func checkIDs(v reflect.Value) error {
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
@@ -318,6 +320,9 @@ func checkIDs(v reflect.Value) error {
 			id = fv.String()
 		case fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.String:
 			id = fv.Elem().String()
+		}
+		if id != "" && id == f.Tag.Get("idOrWord") {
+			continue // a word the field takes besides ids (list_documents' parentId: root)
 		}
 		if id != "" && !isUUID(id) {
 			return errBadRequest(fmt.Sprintf("%s: %q is not an id (a UUID)", name, id))
@@ -362,4 +367,95 @@ func toolSchema[T any]() map[string]any {
 		out["$defs"] = m
 	}
 	return out
+}
+
+// allowNulls makes an output schema admit the nulls encoding/json writes, which huma's schemas (written
+// for documentation, never checked against responses) leave out but the SDK checks structured output
+// against: a nullable scalar with an enum (huma types it [T, "null"] but leaves null out of the enum,
+// UsageContextOut.intent), and a pointer to a struct without omitempty (huma cannot mark an object
+// nullable, PilotageActionOut.result is null until applied), which becomes anyOf [the object, null].
+// t is the Go type schema was derived from.
+func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
+	nullInEnums(schema)
+	defs, _ := schema["$defs"].(map[string]any)
+	seen := map[reflect.Type]bool{}
+	var walk func(obj map[string]any, t reflect.Type)
+	walk = func(obj map[string]any, t reflect.Type) {
+		t = elemType(t)
+		if obj == nil || t.Kind() != reflect.Struct {
+			return
+		}
+		props, _ := obj["properties"].(map[string]any)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				walk(obj, f.Type)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			ps, _ := props[name].(map[string]any)
+			if name == "-" || !f.IsExported() || ps == nil {
+				continue
+			}
+			ref := refOf(ps)
+			if ft := elemType(f.Type); ft.Kind() == reflect.Struct && ref != "" && !seen[ft] {
+				seen[ft] = true
+				def, _ := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+				walk(def, ft)
+			}
+			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !strings.Contains(opts, "omitempty") &&
+				ps["$ref"] != nil {
+				props[name] = map[string]any{"anyOf": []any{ps, map[string]any{"type": "null"}}}
+			}
+		}
+	}
+	seen[elemType(t)] = true
+	walk(schema, t)
+	return schema
+}
+
+// nullInEnums adds null to the enum of every schema in v whose type admits null.
+func nullInEnums(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if types, ok := v["type"].([]any); ok && slices.Contains(types, any("null")) {
+			if enum, ok := v["enum"].([]any); ok && !slices.Contains(enum, nil) {
+				v["enum"] = append(enum, nil)
+			}
+		}
+		for _, c := range v {
+			nullInEnums(c)
+		}
+	case []any:
+		for _, c := range v {
+			nullInEnums(c)
+		}
+	}
+}
+
+// elemType is t without pointers, slices, arrays and maps around it.
+func elemType(t reflect.Type) reflect.Type {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			t = t.Elem()
+		default:
+			return t
+		}
+	}
+}
+
+// refOf is the $defs reference of a property's schema, of its items or of its values ("" if none).
+func refOf(ps map[string]any) string {
+	for _, m := range []any{ps, ps["items"], ps["additionalProperties"]} {
+		if m, ok := m.(map[string]any); ok {
+			if ref, ok := m["$ref"].(string); ok {
+				return ref
+			}
+		}
+	}
+	return ""
 }

@@ -19,9 +19,19 @@ const cardURITemplate = "pilot://orgs/{org}/workspaces/{workspace}/projects/{pro
 
 var cardURI = regexp.MustCompile(`^pilot://orgs/([^/]+)/workspaces/([^/]+)/projects/([^/]+)/cards/([^/]+)$`)
 
+// documentURITemplate names a document as an MCP resource.
+const documentURITemplate = "pilot://orgs/{org}/workspaces/{workspace}/documents/{documentId}"
+
+var documentURI = regexp.MustCompile(`^pilot://orgs/([^/]+)/workspaces/([^/]+)/documents/([^/]+)$`)
+
 // cardResourceURI is the resource URI of a card.
 func cardResourceURI(org, ws, projectID, cardID string) string {
 	return "pilot://orgs/" + org + "/workspaces/" + ws + "/projects/" + projectID + "/cards/" + cardID
+}
+
+// documentResourceURI is the resource URI of a document.
+func documentResourceURI(org, ws, documentID string) string {
+	return "pilot://orgs/" + org + "/workspaces/" + ws + "/documents/" + documentID
 }
 
 // registerMCPResources registers the resource templates.
@@ -35,15 +45,27 @@ func (s *Server) registerMCPResources() {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
 			in := &CardArgs{ProjectArgs: ProjectArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, ProjectID: m[3]}, CardID: m[4]}
-			return s.readResource(ctx, uri, req.Extra, in, func(ctx context.Context) (any, error) { return s.mcpGetCard(ctx, in) })
+			return s.readResource(ctx, uri, req.Extra, projectRead, in, func(ctx context.Context) (any, error) { return s.mcpGetCard(ctx, in) })
+		})
+	s.mcp.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", Title: "A document", URITemplate: documentURITemplate,
+		MIMEType: "application/json", Description: "A document with its content and reviews, as get_document answers it. " +
+			"Personal access tokens need the `projects:read` scope."},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			uri := req.Params.URI
+			m := documentURI.FindStringSubmatch(uri)
+			if m == nil {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			in := &DocumentArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, DocumentID: m[3]}
+			return s.readResource(ctx, uri, req.Extra, docRead, in, func(ctx context.Context) (any, error) { return s.mcpGetDocument(ctx, in) })
 		})
 }
 
-// readResource reads one resource under the access the tools need to read it (projectRead), as JSON.
+// readResource reads one resource under a, the access of the tool that reads it (projectRead, docRead), as JSON.
 // Outside the caller's tenancy, or a malformed id, is "resource not found"; a refused scope or role is
 // an invalid-params error naming it.
-func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
-	ctx, err := s.toolAccess(ctx, &mcp.CallToolRequest{Extra: extra}, projectRead, in)
+func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, a Access, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
+	ctx, err := s.toolAccess(ctx, &mcp.CallToolRequest{Extra: extra}, a, in)
 	var v any
 	if err == nil {
 		v, err = read(ctx)

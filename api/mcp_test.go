@@ -145,7 +145,8 @@ func (e *testEnv) fingerprint() string {
 		(SELECT count(*) FROM activities), (SELECT count(*) FROM comments), (SELECT count(*) FROM cards),
 		(SELECT count(*) FROM stream_events), (SELECT count(*) FROM agent_proposals), (SELECT count(*) FROM mission_steps),
 		(SELECT string_agg(status || coalesce(claimed_by::text, ''), ',' ORDER BY id) FROM agent_missions),
-		(SELECT max(updated_at) FROM cards), (SELECT string_agg(done::text, ',' ORDER BY id) FROM checklist_items))`).Scan(&s))
+		(SELECT max(updated_at) FROM cards), (SELECT string_agg(done::text, ',' ORDER BY id) FROM checklist_items),
+		(SELECT count(*) FROM pilotage_actions), (SELECT count(*) FROM documents))`).Scan(&s))
 	return s
 }
 
@@ -185,6 +186,10 @@ func (w *mcpWorld) claimed(cs *mcp.ClientSession) string {
 }
 
 func mcpToolCases() []toolCase {
+	return append(mcpCardAndMissionToolCases(), mcpDocumentToolCases()...)
+}
+
+func mcpCardAndMissionToolCases() []toolCase {
 	return []toolCase{
 		{tool: "list_organizations", scope: "projects:read",
 			args: func(w *mcpWorld) map[string]any { return map[string]any{} },
@@ -358,10 +363,9 @@ func TestMCPToolsSuccessScopeAndTenancy(t *testing.T) {
 			w.annCS = e.mcpSession(e.pat(w.ann, nil))
 
 			// Scope refusal: a token without the scope; the call changes nothing.
-			other := "pilotage:read"
-			if c.scope == "projects:write" {
-				other = "projects:read"
-			}
+			other := map[string]string{"projects:read": "pilotage:read", "projects:write": "projects:read",
+				"pilotage:read": "projects:read", "pilotage:write": "pilotage:read"}[c.scope]
+			require.NotEmpty(t, other, "scope %s", c.scope)
 			weak := e.mcpSession(e.pat(w.ann, []string{other}))
 			args := c.args(w)
 			before := e.fingerprint()
@@ -604,8 +608,11 @@ func TestMCPCardResource(t *testing.T) {
 	cs := e.mcpSession(e.pat(w.ann, []string{"projects:read"}))
 	templates, err := cs.ListResourceTemplates(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, templates.ResourceTemplates, 1)
-	require.Equal(t, cardURITemplate, templates.ResourceTemplates[0].URITemplate)
+	var uris []string
+	for _, rt := range templates.ResourceTemplates {
+		uris = append(uris, rt.URITemplate)
+	}
+	require.ElementsMatch(t, []string{cardURITemplate, documentURITemplate}, uris)
 
 	uri := cardResourceURI(w.ann.OrgSlug, w.ann.WsSlug, w.projectID(w.annPrj), w.annCard.ID)
 	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})

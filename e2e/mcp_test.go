@@ -63,7 +63,7 @@ func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy strin
 	var tok struct {
 		Token string `json:"token"`
 	}
-	code, raw = a.do("POST", "/api-tokens", map[string]any{"name": "mcp", "scopes": []string{"projects:read", "projects:write"}}, &tok)
+	code, raw = a.do("POST", "/api-tokens", map[string]any{"name": "mcp", "scopes": []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write"}}, &tok)
 	require.Equal(t, http.StatusCreated, code, raw)
 	w.pat = tok.Token
 	return w
@@ -235,7 +235,7 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 
 // TestMCPWithTypeScriptSDKClient: the official TypeScript SDK's client (npm, pinned in
 // e2e/mcpclient/package-lock.json, installed by scripts/mcp-ts-client.sh) lists the tools and calls
-// three of them with a personal access token.
+// five of them with a personal access token.
 func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	pool, err := pgxpool.New(context.Background(), dbURL)
@@ -267,6 +267,18 @@ func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 			Content  string `json:"content"`
 			AuthorID string `json:"authorId"`
 		} `json:"comment"`
+		Search struct {
+			Results []struct {
+				Kind    string `json:"kind"`
+				ID      string `json:"id"`
+				Snippet string `json:"snippet"`
+			} `json:"results"`
+		} `json:"search"`
+		Action struct {
+			Status string          `json:"status"`
+			Result json.RawMessage `json:"result"`
+		} `json:"action"`
+		ActionIsError  bool   `json:"actionIsError"`
 		CommentIsError bool   `json:"commentIsError"`
 		BadIsError     bool   `json:"badIsError"`
 		BadText        string `json:"badText"`
@@ -283,4 +295,10 @@ func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`, w.card))
 	require.True(t, out.BadIsError)
 	require.Contains(t, out.BadText, "cardId")
+	require.Len(t, out.Search.Results, 1)
+	require.Equal(t, "card", out.Search.Results[0].Kind)
+	require.Equal(t, w.card, out.Search.Results[0].ID)
+	require.False(t, out.ActionIsError)
+	require.Equal(t, "suggested", out.Action.Status)
+	require.JSONEq(t, "null", string(out.Action.Result))
 }
