@@ -48,11 +48,16 @@ const DraftMaxRounds = 4
 // unusable model output is not).
 const DraftMaxAttempts = 3
 
-// DraftDocument is a context document given inline.
+// DraftDocument is a context document: given inline (Title, Content), or naming a document of the
+// workspace (DocumentID), whose title and text are copied in when the draft is created.
 type DraftDocument struct {
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	DocumentID string `json:"documentId,omitempty"`
+	Title      string `json:"title"`
+	Content    string `json:"content"`
 }
+
+// DraftDocumentMaxContent bounds a context document's content, inline or copied from a document.
+const DraftDocumentMaxContent = 50000
 
 // DraftMember is a person of the draft's team; one whose e-mail is a workspace member's joins the
 // project on execution.
@@ -147,17 +152,59 @@ type NewDraft struct {
 	TeamMembers                             []DraftMember
 }
 
-// CreateDraft creates a draft in framing.
+// CreateDraft creates a draft in framing. A context document naming a document (DocumentID) is
+// resolved in the draft's workspace, in the creating transaction, and its title and text are copied
+// into the draft (a snapshot: the jobs read the draft alone, and a later edit or deletion of the
+// document does not change the draft). A document of another workspace, or none, is not found.
 func (s *Store) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
-	if in.ContextDocuments == nil {
-		in.ContextDocuments = []DraftDocument{}
-	}
 	if in.TeamMembers == nil {
 		in.TeamMembers = []DraftMember{}
 	}
-	row, err := s.q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
-		Description: in.Description, ContextDocuments: jsonOf(in.ContextDocuments), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
-	return draftOrErr(row, wrap(err, "insert draft"))
+	var out Draft
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		docs := make([]DraftDocument, 0, len(in.ContextDocuments))
+		for i, d := range in.ContextDocuments {
+			if d.DocumentID != "" {
+				var err error
+				if d, err = snapshotDocument(ctx, q, in.WorkspaceID, d.DocumentID); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						return notFound(fmt.Sprintf("contextDocuments[%d].documentId: context document not found", i))
+					}
+					return err
+				}
+			}
+			docs = append(docs, d)
+		}
+		row, err := q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+			Description: in.Description, ContextDocuments: jsonOf(docs), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
+		out, err = draftOrErr(row, wrap(err, "insert draft"))
+		return err
+	})
+	return out, err
+}
+
+// snapshotDocument reads a document of the workspace as a draft's context document: its title and
+// its text (a tiptap document's text nodes; markdown as written), cut to DraftDocumentMaxContent
+// characters.
+func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, documentID string) (DraftDocument, error) {
+	row, err := q.DocumentGet(ctx, dbsqlc.DocumentGetParams{ID: documentID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return DraftDocument{}, notFound("context document not found")
+	}
+	if err != nil {
+		return DraftDocument{}, fmt.Errorf("get context document: %w", err)
+	}
+	text := row.Content
+	if row.ContentFormat != "markdown" {
+		if t, err := documentText(row.ContentFormat, row.Content); err == nil {
+			text = t
+		}
+	}
+	text = strings.TrimSpace(text)
+	if r := []rune(text); len(r) > DraftDocumentMaxContent {
+		text = string(r[:DraftDocumentMaxContent])
+	}
+	return DraftDocument{DocumentID: row.ID, Title: row.Title, Content: text}, nil
 }
 
 // Drafts lists a workspace's drafts, newest first.
