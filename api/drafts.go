@@ -17,10 +17,12 @@ import (
 // DefaultDraftWait is how long refine and generate-roadmap wait for their job before answering 202.
 const DefaultDraftWait = 5 * time.Second
 
-// DraftDocumentIn is a context document given inline; its content feeds the model.
+// DraftDocumentIn is a context document: a document of the workspace `{documentId}`, or inline
+// `{title, content}`; its content feeds the model.
 type DraftDocumentIn struct {
-	Title   string `json:"title" required:"true" minLength:"1" maxLength:"200" doc:"1 to 200 characters"`
-	Content string `json:"content" required:"true" maxLength:"50000" doc:"At most 50,000 characters"`
+	DocumentID string `json:"documentId,omitempty" format:"uuid" doc:"A document of the workspace: its title and text are copied into the draft when it is created. Give either documentId or title and content"`
+	Title      string `json:"title,omitempty" maxLength:"200" doc:"Inline document: 1 to 200 characters"`
+	Content    string `json:"content,omitempty" maxLength:"50000" doc:"Inline document: at most 50,000 characters"`
 }
 
 // DraftMemberIn is a person of the draft's team.
@@ -148,7 +150,7 @@ type CreateDraftInput struct {
 	Body struct {
 		Name             string            `json:"name" required:"true" minLength:"1" maxLength:"200"`
 		Description      string            `json:"description,omitempty" maxLength:"10000"`
-		ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"Inline documents {title, content} whose content feeds the model"`
+		ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"At most 10 context documents, each a document of the workspace {documentId} or inline {title, content}; their content feeds the model"`
 		TeamMembers      []DraftMemberIn   `json:"teamMembers,omitempty" maxItems:"50"`
 	}
 }
@@ -162,6 +164,13 @@ func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output
 	nd := db.NewDraft{WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID, Name: name,
 		Description: strings.TrimSpace(b.Description)}
 	for i, d := range b.ContextDocuments {
+		if d.DocumentID != "" {
+			if d.Title != "" || d.Content != "" {
+				return nil, errBadRequest(fmt.Sprintf("contextDocuments[%d]: give either documentId or title and content, not both", i))
+			}
+			nd.ContextDocuments = append(nd.ContextDocuments, db.DraftDocument{DocumentID: strings.ToLower(d.DocumentID)})
+			continue
+		}
 		title, err := nonBlank(fmt.Sprintf("contextDocuments[%d].title", i), d.Title)
 		if err != nil {
 			return nil, err

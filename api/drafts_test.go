@@ -443,3 +443,70 @@ func TestDraftRoundsEnd(t *testing.T) {
 	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(s.pool), []rivertest.ExpectedJob{
 		{Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}})
 }
+
+// A context document may name a document of the workspace: its title and text are copied into the
+// draft when it is created and feed the model (the offline planner reviews each document first, quoting
+// its first sentence). Another workspace's document, or none, is 404; a malformed id, both forms at once
+// or more than 10 in all are 400; and a later edit of the document leaves the draft as it was.
+func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
+	s := newDraftServer(t, 10*time.Second, nil)
+	u := s.register("ada@example.com")
+	other := s.register("eve@example.com")
+	rules := s.doc(u, "Invoicing rules", map[string]any{"content": "Every invoice carries the customer's VAT number. Credit notes never delete an invoice."})
+	tiptap := s.doc(u, "Archive policy", map[string]any{"contentFormat": "tiptap_json",
+		"content": `{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Invoices are archived for ten years."}]}]}`})
+	foreign := s.doc(other, "Eve's notes", map[string]any{"content": "Secret plans of another workspace."})
+
+	d := s.createDraft(u, map[string]any{"name": "Billing migration", "description": "Migrate the legacy billing database.",
+		"contextDocuments": []any{map[string]any{"documentId": rules.ID}, map[string]any{"documentId": strings.ToUpper(tiptap.ID)},
+			map[string]any{"title": "Inline note", "content": "Keep the old system read-only for a month."}}})
+	require.Equal(t, []db.DraftDocument{
+		{DocumentID: rules.ID, Title: "Invoicing rules", Content: "Every invoice carries the customer's VAT number. Credit notes never delete an invoice."},
+		{DocumentID: tiptap.ID, Title: "Archive policy", Content: "Invoices are archived for ten years."},
+		{Title: "Inline note", Content: "Keep the old system read-only for a month."}}, d.ContextDocuments)
+
+	// A later edit of the document does not change the draft: the snapshot is what the jobs read.
+	requireStatus(t, s.do("PATCH", u.ws()+"/documents/"+rules.ID, u.Token, map[string]any{"content": "Rewritten."}), http.StatusOK)
+	r := s.do("POST", draftsPath(u)+"/"+d.ID+"/generate-roadmap", u.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	d = decode[DraftOut](t, r)
+	require.Equal(t, db.DraftRoadmapReady, d.Status)
+	roadmap, err := json.Marshal(d.Roadmap)
+	require.NoError(t, err)
+	require.Contains(t, string(roadmap), "Review “Invoicing rules”")
+	require.Contains(t, string(roadmap), "VAT number")
+	require.Contains(t, string(roadmap), "archived for ten years")
+	require.NotContains(t, string(roadmap), "Rewritten")
+	r = s.do("POST", draftsPath(u)+"/"+d.ID+"/refine", u.Token, nil)
+	requireStatus(t, r, http.StatusConflict) // a roadmap is ready
+
+	// Another workspace's document, an unknown one: 404 naming the entry, and no draft is made.
+	before := s.count(`SELECT count(*) FROM project_drafts`)
+	for _, id := range []string{foreign.ID, db.NewID()} {
+		r := s.do("POST", draftsPath(u), u.Token, map[string]any{"name": "x",
+			"contextDocuments": []any{map[string]any{"documentId": rules.ID}, map[string]any{"documentId": id}}})
+		requireErrorShape(t, r, http.StatusNotFound)
+		require.Contains(t, decode[ErrorBody](t, r).Message, "contextDocuments[1].documentId: context document not found")
+	}
+	// The other workspace's owner reads it fine.
+	requireStatus(t, s.do("POST", draftsPath(other), other.Token, map[string]any{"name": "x",
+		"contextDocuments": []any{map[string]any{"documentId": foreign.ID}}}), http.StatusCreated)
+	require.Equal(t, before+1, s.count(`SELECT count(*) FROM project_drafts`))
+
+	tooMany := make([]any, 11)
+	for i := range tooMany {
+		tooMany[i] = map[string]any{"documentId": rules.ID}
+	}
+	for name, docs := range map[string][]any{
+		"too many":       tooMany,
+		"malformed id":   {map[string]any{"documentId": "not-a-uuid"}},
+		"both forms":     {map[string]any{"documentId": rules.ID, "title": "t", "content": "c"}},
+		"id and content": {map[string]any{"documentId": rules.ID, "content": "c"}},
+		"empty entry":    {map[string]any{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			requireErrorShape(t, s.do("POST", draftsPath(u), u.Token, map[string]any{"name": "x", "contextDocuments": docs}), http.StatusBadRequest)
+		})
+	}
+	require.Equal(t, before+1, s.count(`SELECT count(*) FROM project_drafts`))
+}

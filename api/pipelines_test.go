@@ -80,6 +80,9 @@ func TestPipelineValidationNamesTheStep(t *testing.T) {
 	pid := path.Base(prj)
 	other := e.register("other@example.com")
 	otherPrj, _ := e.project(other, "Theirs")
+	r := e.do("POST", wsOf(other)+"/project-drafts", other.Token, map[string]any{"name": "Their draft"})
+	requireStatus(t, r, http.StatusCreated)
+	otherDraft := decode[DraftOut](t, r).ID
 
 	many := make([]pstep, 51)
 	for i := range many {
@@ -106,6 +109,8 @@ func TestPipelineValidationNamesTheStep(t *testing.T) {
 		{"project of another workspace", []pstep{notifyStep("a", path.Base(otherPrj))}, `step "a": params.projectId names nothing in this workspace`},
 		{"plugin not installed", []pstep{{"id": "mail", "type": "email_digest"}}, `step "mail": type email_digest comes from plugin email-digest, which is not installed`},
 		{"generate_roadmap without draft", []pstep{{"id": "rm", "type": "generate_roadmap", "params": map[string]any{}}}, `step "rm": params.draftId must be an id`},
+		{"draft of another workspace", []pstep{{"id": "rm", "type": "generate_roadmap", "params": map[string]any{"draftId": otherDraft}}},
+			`step "rm": params.draftId names nothing in this workspace`},
 		{"mission without card or objective", []pstep{{"id": "m", "type": "run_agent_mission", "params": map[string]any{"agentId": pid}}}, `step "m": params need cardId or objective`},
 		{"no steps", []pstep{}, "at least one step"},
 		{"more than 50 steps", many, "50"},

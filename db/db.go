@@ -110,8 +110,6 @@ type Store struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	q     *dbsqlc.Queries
-	// roadmapStarter runs generate_roadmap steps (SetRoadmapStarter); nil until project drafts are wired.
-	roadmapStarter RoadmapStarter
 }
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).

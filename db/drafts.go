@@ -48,11 +48,16 @@ const DraftMaxRounds = 4
 // unusable model output is not).
 const DraftMaxAttempts = 3
 
-// DraftDocument is a context document given inline.
+// DraftDocument is a context document: given inline (Title, Content), or naming a document of the
+// workspace (DocumentID), whose title and text are copied in when the draft is created.
 type DraftDocument struct {
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	DocumentID string `json:"documentId,omitempty"`
+	Title      string `json:"title"`
+	Content    string `json:"content"`
 }
+
+// DraftDocumentMaxContent bounds a context document's content, inline or copied from a document.
+const DraftDocumentMaxContent = 50000
 
 // DraftMember is a person of the draft's team; one whose e-mail is a workspace member's joins the
 // project on execution.
@@ -147,17 +152,59 @@ type NewDraft struct {
 	TeamMembers                             []DraftMember
 }
 
-// CreateDraft creates a draft in framing.
+// CreateDraft creates a draft in framing. A context document naming a document (DocumentID) is
+// resolved in the draft's workspace, in the creating transaction, and its title and text are copied
+// into the draft (a snapshot: the jobs read the draft alone, and a later edit or deletion of the
+// document does not change the draft). A document of another workspace, or none, is not found.
 func (s *Store) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
-	if in.ContextDocuments == nil {
-		in.ContextDocuments = []DraftDocument{}
-	}
 	if in.TeamMembers == nil {
 		in.TeamMembers = []DraftMember{}
 	}
-	row, err := s.q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
-		Description: in.Description, ContextDocuments: jsonOf(in.ContextDocuments), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
-	return draftOrErr(row, wrap(err, "insert draft"))
+	var out Draft
+	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		docs := make([]DraftDocument, 0, len(in.ContextDocuments))
+		for i, d := range in.ContextDocuments {
+			if d.DocumentID != "" {
+				var err error
+				if d, err = snapshotDocument(ctx, q, in.WorkspaceID, d.DocumentID); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						return notFound(fmt.Sprintf("contextDocuments[%d].documentId: context document not found", i))
+					}
+					return err
+				}
+			}
+			docs = append(docs, d)
+		}
+		row, err := q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+			Description: in.Description, ContextDocuments: jsonOf(docs), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
+		out, err = draftOrErr(row, wrap(err, "insert draft"))
+		return err
+	})
+	return out, err
+}
+
+// snapshotDocument reads a document of the workspace as a draft's context document: its title and
+// its text (a tiptap document's text nodes; markdown as written), cut to DraftDocumentMaxContent
+// characters.
+func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, documentID string) (DraftDocument, error) {
+	row, err := q.DocumentGet(ctx, dbsqlc.DocumentGetParams{ID: documentID, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return DraftDocument{}, notFound("context document not found")
+	}
+	if err != nil {
+		return DraftDocument{}, fmt.Errorf("get context document: %w", err)
+	}
+	text := row.Content
+	if row.ContentFormat != "markdown" {
+		if t, err := documentText(row.ContentFormat, row.Content); err == nil {
+			text = t
+		}
+	}
+	text = strings.TrimSpace(text)
+	if r := []rune(text); len(r) > DraftDocumentMaxContent {
+		text = string(r[:DraftDocumentMaxContent])
+	}
+	return DraftDocument{DocumentID: row.ID, Title: row.Title, Content: text}, nil
 }
 
 // Drafts lists a workspace's drafts, newest first.
@@ -186,17 +233,19 @@ func (s *Store) Draft(ctx context.Context, workspaceID, draftID string) (Draft, 
 	return draftOrErr(row, wrap(err, "get draft"))
 }
 
-// DeleteDraft deletes a draft (and its stream); a running job finds it gone and stops. The project an
-// executed draft made stays.
+// DeleteDraft deletes a draft (and its stream); a running job finds it gone and stops, so a pipeline
+// step waiting for its roadmap fails in the same transaction. The project an executed draft made stays.
 func (s *Store) DeleteDraft(ctx context.Context, workspaceID, draftID string) error {
-	n, err := s.q.DraftDelete(ctx, dbsqlc.DraftDeleteParams{ID: draftID, WorkspaceID: workspaceID})
-	if err != nil {
-		return wrap(err, "delete draft")
-	}
-	if n == 0 {
-		return notFound("draft not found")
-	}
-	return nil
+	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.DraftDelete(ctx, dbsqlc.DraftDeleteParams{ID: draftID, WorkspaceID: workspaceID})
+		if err != nil {
+			return wrap(err, "delete draft")
+		}
+		if n == 0 {
+			return notFound("draft not found")
+		}
+		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
+	})
 }
 
 // draftStateConflict is the 409 for a draft that cannot take the step wanted in its status.
@@ -297,36 +346,45 @@ func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, an
 func (s *Store) GenerateDraftRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
 	var out DraftStep
 	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID}); err != nil {
-			if isNotFound(err) {
-				return notFound("draft not found")
-			}
-			return fmt.Errorf("get draft: %w", err)
-		}
-		row, err := q.DraftStartRoadmap(ctx, draftID)
-		if isNotFound(err) {
-			cur, err := q.DraftGetByID(ctx, draftID)
-			if err != nil {
-				return wrap(err, "get draft")
-			}
-			return draftStateConflict(cur, "generate a roadmap")
-		}
-		if err != nil {
-			return fmt.Errorf("start roadmap: %w", err)
-		}
-		if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
-			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
-			return fmt.Errorf("enqueue roadmap: %w", err)
-		}
-		if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
-			Message: "roadmap generation queued", Data: map[string]any{"run": row.Run}}); err != nil {
-			return err
-		}
-		out = DraftStep{Enqueued: true}
-		out.Draft, err = draftFromRow(row)
+		var err error
+		out, err = s.generateDraftRoadmapTx(ctx, tx, q, workspaceID, draftID, "roadmap generation queued")
 		return err
 	})
 	return out, err
+}
+
+// generateDraftRoadmapTx is GenerateDraftRoadmap in the caller's transaction (a pipeline's
+// generate_roadmap step starts it in the step's): the guarded move to `generating`, the roadmap job and
+// the status event carrying message. A draft of another workspace is not found; one in a state that
+// cannot generate is the 409 refusal naming why.
+func (s *Store) generateDraftRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, draftID, message string) (DraftStep, error) {
+	if _, err := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID}); err != nil {
+		if isNotFound(err) {
+			return DraftStep{}, notFound("draft not found")
+		}
+		return DraftStep{}, fmt.Errorf("get draft: %w", err)
+	}
+	row, err := q.DraftStartRoadmap(ctx, draftID)
+	if isNotFound(err) {
+		cur, err := q.DraftGetByID(ctx, draftID)
+		if err != nil {
+			return DraftStep{}, wrap(err, "get draft")
+		}
+		return DraftStep{}, draftStateConflict(cur, "generate a roadmap")
+	}
+	if err != nil {
+		return DraftStep{}, fmt.Errorf("start roadmap: %w", err)
+	}
+	if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
+		&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+		return DraftStep{}, fmt.Errorf("enqueue roadmap: %w", err)
+	}
+	if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
+		Message: message, Data: map[string]any{"run": row.Run}}); err != nil {
+		return DraftStep{}, err
+	}
+	d, err := draftFromRow(row)
+	return DraftStep{Draft: d, Enqueued: true}, err
 }
 
 // DraftForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
@@ -368,8 +426,12 @@ var ErrDraftStale = errors.New("draft run superseded or finished")
 
 // finishDraft runs a guarded finishing update and, when it wrote, appends the final event in the same
 // transaction; ErrDraftStale when the run no longer owns the draft.
+//
+// settle, when set, runs last in the transaction: the roadmap's end completes or fails the pipeline
+// steps waiting for the draft there, so a step never misses its draft's end nor sees one that rolled
+// back.
 func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error),
-	event func(d Draft) NewStreamEvent) (Draft, error) {
+	event func(d Draft) NewStreamEvent, settle func(tx pgx.Tx, d Draft) error) (Draft, error) {
 	var out Draft
 	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := update(q)
@@ -384,8 +446,10 @@ func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *
 		}
 		ev := event(out)
 		ev.Final = true
-		_, err = s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
-		return err
+		if _, err = s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev); err != nil || settle == nil {
+			return err
+		}
+		return settle(tx, out)
 	})
 	return out, err
 }
@@ -404,30 +468,53 @@ func (s *Store) FinishDraftRefine(ctx context.Context, draftID string, run int32
 		}
 		return NewStreamEvent{Type: DraftEventDone, Status: DraftRefined, Message: msg,
 			Data: map[string]any{"questions": questions, "round": d.Rounds}}
-	})
+	}, nil)
 }
 
 // FinishDraftRoadmap stores a roadmap run's roadmap (roadmap_ready), once. The roadmap must have
-// phases with deliverables (the llm package guarantees it).
+// phases with deliverables (the llm package guarantees it). In the same transaction, the pipeline
+// steps waiting for the draft (generate_roadmap) complete with the roadmap's summary as their output.
 func (s *Store) FinishDraftRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
+	sum := roadmapSummary(roadmap)
 	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRoadmap(ctx, dbsqlc.DraftFinishRoadmapParams{ID: draftID, Run: run, Roadmap: jsonOf(roadmap)})
 	}, func(d Draft) NewStreamEvent {
-		n := 0
-		for _, p := range roadmap.Phases {
-			n += len(p.Deliverables)
+		return NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady, Message: sum["summary"].(string), Data: map[string]any{"roadmap": roadmap}}
+	}, func(tx pgx.Tx, d Draft) error {
+		out := map[string]any{"status": d.Status, "name": d.Name}
+		for k, v := range sum {
+			out[k] = v
 		}
-		return NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady,
-			Message: fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(roadmap.Phases), n), Data: map[string]any{"roadmap": roadmap}}
+		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), out, "")
 	})
 }
 
-// FailDraft records why a run failed (failed), once.
+// roadmapSummary is what a generate_roadmap step answers of a roadmap: its phases' names, how many
+// phases and deliverables, and a line saying so.
+func roadmapSummary(r DraftRoadmap) map[string]any {
+	n := 0
+	names := make([]any, 0, len(r.Phases))
+	for _, p := range r.Phases {
+		n += len(p.Deliverables)
+		names = append(names, p.Name)
+	}
+	return map[string]any{"phases": len(r.Phases), "deliverables": n, "phaseNames": names,
+		"summary": fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(r.Phases), n)}
+}
+
+// pipelineDraftRef is the wait reference of a pipeline step waiting for a draft's roadmap.
+func pipelineDraftRef(draftID string) string { return "draft:" + draftID }
+
+// FailDraft records why a run failed (failed), once; the pipeline steps waiting for the draft fail
+// with the reason in the same transaction.
 func (s *Store) FailDraft(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
 	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFail(ctx, dbsqlc.DraftFailParams{ID: draftID, Run: run, Error: &reason})
 	}, func(Draft) NewStreamEvent {
 		return NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
+	}, func(tx pgx.Tx, d Draft) error {
+		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), map[string]any{"status": d.Status, "error": reason},
+			"the draft's roadmap failed: "+reason)
 	})
 }
 

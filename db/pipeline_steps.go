@@ -33,15 +33,6 @@ const ActivityPipelineNotice = "pipeline_notice"
 // earlier attempt, a failure elsewhere, a cancel), so nothing may be done again.
 var errStepSettled = errors.New("pipeline step already settled")
 
-// RoadmapStarter starts a project draft's roadmap generation for a generate_roadmap step, in the
-// step's transaction, as actorID. When the roadmap is ready (or fails), the draft's job calls
-// PipelineWaitFinishedTx with ref "draft:<draftId>". Nil (project drafts not wired in): the step fails
-// saying so.
-type RoadmapStarter func(ctx context.Context, tx pgx.Tx, workspaceID, draftID, actorID string) error
-
-// SetRoadmapStarter wires the generate_roadmap step to project drafts.
-func (s *Store) SetRoadmapStarter(f RoadmapStarter) { s.roadmapStarter = f }
-
 // stepDone is what became of a step's work.
 type stepDone struct {
 	output map[string]any
@@ -461,13 +452,13 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 	case stepgraph.TypeGenerateRoadmap:
 		var p stepgraph.GenerateRoadmapParams
 		_ = json.Unmarshal(st.Params, &p)
-		if s.roadmapStarter == nil {
-			return stepDone{}, invalid("project drafts are not available in this build, so generate_roadmap cannot run")
-		}
-		if err := s.roadmapStarter(ctx, tx, run.WorkspaceID, p.DraftID, actor); err != nil {
+		// The draft's roadmap job starts in the step's transaction; its end (FinishDraftRoadmap,
+		// FailDraft, DeleteDraft) completes or fails the step in its own (PipelineWaitFinishedTx).
+		if _, err := s.generateDraftRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
+			fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", run.PipelineName, run.ID)); err != nil {
 			return stepDone{}, err
 		}
-		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: "draft:" + p.DraftID}, nil
+		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: pipelineDraftRef(p.DraftID)}, nil
 
 	case stepgraph.TypeEmailDigest:
 		var p stepgraph.EmailDigestParams

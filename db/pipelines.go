@@ -54,7 +54,7 @@ func (s *Store) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceI
 	return out, steps, nil
 }
 
-// checkStepRefs refuses a step naming a project, column or agent outside the workspace.
+// checkStepRefs refuses a step naming a project, column, agent or project draft outside the workspace.
 func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID string, st stepgraph.Step) error {
 	refuse := func(what string) error {
 		return invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what))
@@ -106,6 +106,14 @@ func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceI
 			return refuse("agentId")
 		}
 		err = wrap(aerr, "check agent")
+	case stepgraph.TypeGenerateRoadmap:
+		var p stepgraph.GenerateRoadmapParams
+		_ = json.Unmarshal(st.Params, &p)
+		_, derr := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: p.DraftID, WorkspaceID: workspaceID})
+		if isNotFound(derr) {
+			return refuse("draftId")
+		}
+		err = wrap(derr, "check draft")
 	}
 	return err
 }

@@ -80,6 +80,10 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, &MissionClaimExpiryWorker{deps: b.deps}, job)
 	case jobs.PipelineStepArgs{}.Kind():
 		workJob(t, b, &PipelineStepWorker{deps: b.deps}, job)
+	case jobs.DraftRoadmapArgs{}.Kind():
+		workJob(t, b, NewDraftRoadmapWorker(b.deps), job)
+	case jobs.DraftRefineArgs{}.Kind():
+		workJob(t, b, NewDraftRefineWorker(b.deps), job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

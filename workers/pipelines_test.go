@@ -3,10 +3,11 @@ package workers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
@@ -362,42 +363,176 @@ func TestPipelinePluginSteps(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
+// draft creates a project draft of the team's workspace (a data migration, for the offline planner).
+func (b *testBundle) draft(t *testing.T, tm team, name string) db.Draft {
+	t.Helper()
+	d, err := b.store.CreateDraft(context.Background(), db.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
+		Name: name, Description: "Migrate the legacy ledger database."})
+	require.NoError(t, err)
+	return d
+}
+
+// A generate_roadmap step starts the draft's roadmap job in its own transaction and waits without
+// holding a worker; the roadmap's end completes the step in the draft job's transaction, with the
+// roadmap's summary as its output, which a condition and a notify then use.
 func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := b.team(t)
 	ctx := context.Background()
-	draftID := db.NewID()
+	d := b.draft(t, tm, "Ledger move")
 	p := b.pipeline(t, tm,
-		step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": draftID}},
-		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "roadmap {{steps.plan.status}}"}, Needs: []string{"plan"}},
+		step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
+		step{ID: "check", Type: "condition", Params: map[string]any{"step": "plan", "field": "status", "op": "equals", "value": "roadmap_ready",
+			"then": []string{"tell"}, "else": []string{"alarm"}}, Needs: []string{"plan"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "{{steps.plan.name}}: {{steps.plan.summary}}"}, Needs: []string{"check"}},
+		step{ID: "alarm", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "no roadmap"}, Needs: []string{"check"}},
 	)
-	// Without project drafts wired in, the step fails saying so.
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, db.RunFailed, cur.Run.Status)
-	require.Contains(t, *cur.Run.Error, "project drafts are not available")
+	require.Equal(t, db.StepWaiting, statuses(cur)["plan"])
+	require.Equal(t, map[string]any{"draftId": d.ID}, output(t, cur, "plan"))
+	// The step's job is done: no worker slot is held while the draft's job runs.
+	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
+	require.Equal(t, db.DraftGenerating, b.getDraft(t, d).Status)
+	evs := b.draftEvents(t, d.ID)
+	require.Equal(t, fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", p.Name, run.Run.ID), evs[len(evs)-1].Message)
+	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, 1)
 
-	// Wired, the step starts the draft's roadmap in its transaction and waits; the draft's job ends the wait.
-	var started []string
-	b.store.SetRoadmapStarter(func(_ context.Context, _ pgx.Tx, workspaceID, id, actorID string) error {
-		require.Equal(t, tm.owner.Workspace.ID, workspaceID)
-		require.Equal(t, tm.owner.User.ID, actorID)
-		started = append(started, id)
-		return nil
-	})
-	run = b.startRun(t, tm, p)
-	b.drain(t, jobs.PipelineStepArgs{}.Kind())
-	require.Equal(t, []string{draftID}, started)
-	require.Equal(t, db.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
-	require.NoError(t, b.store.InTx(ctx, func(tx pgx.Tx) error {
-		return b.store.PipelineWaitFinishedTx(ctx, tx, "draft:"+draftID, map[string]any{"status": "roadmap_ready"}, "")
-	}))
+	// The draft's job completes the step in its transaction and enqueues what follows.
+	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, res.Jobs[0]))
+	got := b.getDraft(t, d)
+	require.Equal(t, db.DraftRoadmapReady, got.Status)
+	cur = b.getRun(t, tm, run)
+	require.Equal(t, db.StepCompleted, statuses(cur)["plan"])
+	require.Equal(t, db.StepQueued, statuses(cur)["check"])
+	deliverables := 0
+	var names []any
+	for _, ph := range got.Roadmap.Phases {
+		deliverables += len(ph.Deliverables)
+		names = append(names, ph.Name)
+	}
+	summary := fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(got.Roadmap.Phases), deliverables)
+	require.Equal(t, map[string]any{"draftId": d.ID, "status": db.DraftRoadmapReady, "name": "Ledger move", "summary": summary,
+		"phases": float64(len(got.Roadmap.Phases)), "deliverables": float64(deliverables), "phaseNames": names}, output(t, cur, "plan"))
+
 	b.drain(t)
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'roadmap roadmap_ready'`))
+	require.Equal(t, map[string]string{"plan": db.StepCompleted, "check": db.StepCompleted, "tell": db.StepCompleted, "alarm": db.StepSkipped}, statuses(cur))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "Ledger move: "+summary))
+}
+
+// Through real workers: two drafts, one framing and one refined, planned in parallel steps; the join
+// tests a number of the roadmap's output and notifies with both summaries.
+func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	ctx := context.Background()
+	events := b.startWorker(t, Config{})
+	framing := b.draft(t, tm, "Ledger move")
+	refined := b.draft(t, tm, "Archive move")
+	_, err := b.store.RefineDraft(ctx, tm.owner.Workspace.ID, refined.ID, nil)
+	require.NoError(t, err)
+	waitJob(t, events, jobs.DraftRefineArgs{}.Kind())
+	require.Equal(t, db.DraftRefined, b.getDraft(t, refined).Status)
+
+	p := b.pipeline(t, tm,
+		step{ID: "a", Type: "generate_roadmap", Params: map[string]any{"draftId": framing.ID}},
+		step{ID: "b", Type: "generate_roadmap", Params: map[string]any{"draftId": refined.ID}},
+		step{ID: "check", Type: "condition", Params: map[string]any{"step": "b", "field": "phases", "op": "greater_than", "value": 2,
+			"then": []string{"tell"}}, Needs: []string{"a", "b"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "{{steps.a.summary}} / {{steps.b.summary}}"}, Needs: []string{"check"}},
+	)
+	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
+	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+	require.Equal(t, map[string]string{"a": db.StepCompleted, "b": db.StepCompleted, "check": db.StepCompleted, "tell": db.StepCompleted}, statuses(cur))
+	require.Equal(t, true, output(t, cur, "check")["result"])
+	a, bb := output(t, cur, "a"), output(t, cur, "b")
+	for _, d := range []db.Draft{framing, refined} {
+		got := b.getDraft(t, d)
+		require.Equal(t, db.DraftRoadmapReady, got.Status)
+		require.NotEmpty(t, got.Roadmap.Phases)
+	}
+	require.Equal(t, db.DraftRoadmapReady, a["status"])
+	require.Equal(t, refined.ID, bb["draftId"])
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, a["summary"].(string)+" / "+bb["summary"].(string)))
+}
+
+// A draft's roadmap job that fails fails the step and the run, through real workers; so does a draft
+// that cannot generate when the step runs (a job already running), and one deleted while the step waits.
+func TestPipelineGenerateRoadmapFailures(t *testing.T) {
+	t.Parallel()
+	t.Run("the draft's job fails", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		tm := b.team(t)
+		fake := newFakeOpenAI(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+			streamContent(w, `{"phases": [{"name": "Plan", "goal": `)
+		})
+		events := b.startWorker(t, Config{LLM: fake.provider(5 * time.Second)})
+		d := b.draft(t, tm, "Ledger move")
+		p := b.pipeline(t, tm,
+			step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
+			step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"plan"}},
+		)
+		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
+		require.Equal(t, db.RunFailed, cur.Run.Status)
+		require.Equal(t, map[string]string{"plan": db.StepFailed, "tell": db.StepSkipped}, statuses(cur))
+		require.Contains(t, *cur.Run.Error, "step plan failed: the draft's roadmap failed")
+		require.Contains(t, *cur.Run.Error, "unusable output")
+		require.Equal(t, db.DraftFailed, output(t, cur, "plan")["status"])
+		b.requireFailed(t, d, "unusable output")
+		require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'never'`))
+	})
+	t.Run("a job already runs", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		tm := b.team(t)
+		d := b.draft(t, tm, "Ledger move")
+		_, err := b.store.GenerateDraftRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
+		require.NoError(t, err)
+		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
+		b.drain(t, jobs.PipelineStepArgs{}.Kind())
+		cur := b.getRun(t, tm, run)
+		require.Equal(t, db.RunFailed, cur.Run.Status)
+		require.Contains(t, *cur.Run.Error, "a roadmap job is already running for this draft")
+		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'draft_roadmap'`), "the step's attempt rolled back")
+	})
+	t.Run("the draft is deleted", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		tm := b.team(t)
+		d := b.draft(t, tm, "Ledger move")
+		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
+		b.drain(t, jobs.PipelineStepArgs{}.Kind())
+		require.Equal(t, db.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
+		require.NoError(t, b.store.DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+		cur := b.getRun(t, tm, run)
+		require.Equal(t, db.RunFailed, cur.Run.Status)
+		require.Contains(t, *cur.Run.Error, "the draft was deleted")
+	})
+}
+
+// A pipeline may name only drafts of its workspace: another workspace's draft is refused when the
+// pipeline is written, naming the step, as projects and agents are.
+func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := b.team(t)
+	other := b.register(t, "eve@example.com")
+	d, err := b.store.CreateDraft(context.Background(), db.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
+	require.NoError(t, err)
+	for _, id := range []string{d.ID, db.NewID()} {
+		_, err = b.store.CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+			db.NewPipeline{Name: "Test", Steps: jsonOf(t, []step{{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": id}}}), Enabled: true})
+		require.ErrorIs(t, err, db.ErrInvalid)
+		require.Contains(t, err.Error(), `step "plan": params.draftId names nothing in this workspace`)
+	}
 }
 
 func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {

@@ -139,8 +139,9 @@ var Types = []TypeInfo{
 		Params: "projectId (required), columnId (default: the first column), title (required, template, ≤500), description (template)"},
 	{Type: TypeRunAgentMission, Description: "Starts an agent mission and waits for it to finish; the step fails when the mission fails. Output: missionId, status.",
 		Params: "agentId (required), cardId (template) or objective (template), at least one"},
-	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it. Output: draftId, status.",
-		Params: "draftId (required)"},
+	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it (no worker is held); the step fails when the roadmap fails. " +
+		"Output: draftId, then status, name, phases, deliverables, phaseNames and summary (\"roadmap ready: 4 phases, 12 deliverables\").",
+		Params: "draftId (required: a draft of the workspace in framing, refined, roadmap_ready or failed when the step runs)"},
 	{Type: TypeNotify, Description: "Notifies every workspace member (the run's starter aside). Output: recipients.",
 		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)"},
 	{Type: TypeWait, Description: "Waits for a duration, as a scheduled job (no worker is held). Output: waited.",
