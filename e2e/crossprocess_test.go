@@ -46,9 +46,13 @@ func newFakeLLM(t *testing.T, stall bool) (*fakeLLM, string) {
 
 // commonEnv is the environment every process of a test shares.
 func commonEnv(dbURL, llmURL string, extra ...string) []string {
-	return append([]string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"LLM_BASE_URL=" + llmURL + "/v1", "LLM_API_KEY=test-key", "LLM_MODEL=fake",
-		"MISSION_TIMEOUT=30s", "WORKER_RESCUE_AFTER=3s", "DATABASE_MAX_CONNS=10"}, extra...)
+	return baseEnv(dbURL, append([]string{"LLM_BASE_URL=" + llmURL + "/v1", "LLM_API_KEY=test-key", "LLM_MODEL=fake",
+		"MISSION_TIMEOUT=30s", "WORKER_RESCUE_AFTER=3s", "DATABASE_MAX_CONNS=10"}, extra...)...)
+}
+
+// baseEnv is what every process needs: the database, a development environment and a JWT secret.
+func baseEnv(dbURL string, extra ...string) []string {
+	return append([]string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e"}, extra...)
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -142,9 +146,6 @@ type (
 	// idOut is anything created: an agent, a project, a card.
 	idOut struct {
 		ID string `json:"id"`
-	}
-	sessionOut struct {
-		AccessToken string `json:"access_token"`
 	}
 	missionOut struct {
 		Status string `json:"status"`

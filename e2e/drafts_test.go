@@ -77,24 +77,16 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	llmServer := httptest.NewServer(fake)
 	t.Cleanup(llmServer.Close)
 
-	common := []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"LLM_BASE_URL=" + llmServer.URL + "/v1", "LLM_API_KEY=test-key", "LLM_MODEL=fake",
-		"DRAFT_TIMEOUT=30s", "DRAFT_WAIT=1s", "WORKER_RESCUE_AFTER=3s", "DATABASE_MAX_CONNS=10"}
+	common := commonEnv(dbURL, llmServer.URL, "DRAFT_TIMEOUT=30s", "DRAFT_WAIT=1s")
 	apiA := start(t, "api", common)
 	apiB := start(t, "api", common)
 	w1 := start(t, "worker", common)
 
-	a := client{t: t, base: apiA.URL}
-	var reg sessionOut
-	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
-	require.Equal(t, http.StatusCreated, code, raw)
-	a.token = reg.AccessToken
+	a, orgSlug, wsSlug := register(t, pool, apiA, "ann@example.com")
 	b := client{t: t, base: apiB.URL, token: a.token}
-	var orgSlug string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT slug FROM organizations LIMIT 1`).Scan(&orgSlug))
-	drafts := "/orgs/" + orgSlug + "/workspaces/personal/project-drafts"
+	drafts := "/orgs/" + orgSlug + "/workspaces/" + wsSlug + "/project-drafts"
 	var d idOut
-	code, raw = a.do("POST", drafts, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger."}, &d)
+	code, raw := a.do("POST", drafts, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger."}, &d)
 	require.Equal(t, http.StatusCreated, code, raw)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

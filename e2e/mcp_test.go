@@ -37,19 +37,14 @@ type mcpWorkspace struct {
 
 func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy string) mcpWorkspace {
 	t.Helper()
-	a := client{t: t, base: api.URL}
-	var reg sessionOut
-	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
-	require.Equal(t, http.StatusCreated, code, raw)
-	a.token = reg.AccessToken
-	w := mcpWorkspace{person: a}
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT slug FROM organizations LIMIT 1`).Scan(&w.orgSlug))
-	w.ws = "/orgs/" + w.orgSlug + "/workspaces/personal"
+	a, orgSlug, wsSlug := register(t, pool, api, "ann@example.com")
+	w := mcpWorkspace{person: a, orgSlug: orgSlug}
+	w.ws = "/orgs/" + w.orgSlug + "/workspaces/" + wsSlug
 	var agent struct {
 		ID     string `json:"id"`
 		UserID string `json:"userId"`
 	}
-	code, raw = a.do("POST", w.ws+"/agents", map[string]any{"name": "Claude outside", "slug": "outside", "autonomyMode": autonomy,
+	code, raw := a.do("POST", w.ws+"/agents", map[string]any{"name": "Claude outside", "slug": "outside", "autonomyMode": autonomy,
 		"mcpOnly": true, "tools": []string{"add_comment", "add_checklist_items"}}, &agent)
 	require.Equal(t, http.StatusCreated, code, raw)
 	w.agent, w.agentUserID = agent.ID, agent.UserID
@@ -128,8 +123,7 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	common := []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"DATABASE_MAX_CONNS=8", "MCP_CLAIM_TIMEOUT=2s", "WORKER_POLL_INTERVAL=200ms"}
+	common := baseEnv(dbURL, "DATABASE_MAX_CONNS=8", "MCP_CLAIM_TIMEOUT=2s", "WORKER_POLL_INTERVAL=200ms")
 	apiA := start(t, "api", common)
 	apiB := start(t, "api", common)
 	start(t, "worker", common)

@@ -20,20 +20,13 @@ func TestPipelineRunSurvivesWorkerSIGKILL(t *testing.T) {
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	common := []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"WORKER_RESCUE_AFTER=2s", "DATABASE_MAX_CONNS=10"}
+	common := baseEnv(dbURL, "WORKER_RESCUE_AFTER=2s", "DATABASE_MAX_CONNS=10")
 	api := start(t, "api", common)
 
-	a := client{t: t, base: api.URL}
-	var reg sessionOut
-	code, raw := a.do("POST", "/auth/register", map[string]any{"email": "ann@example.com", "password": "correct-horse"}, &reg)
-	require.Equal(t, http.StatusCreated, code, raw)
-	a.token = reg.AccessToken
-	var orgSlug string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT slug FROM organizations LIMIT 1`).Scan(&orgSlug))
-	ws := "/orgs/" + orgSlug + "/workspaces/personal"
+	a, orgSlug, wsSlug := register(t, pool, api, "ann@example.com")
+	ws := "/orgs/" + orgSlug + "/workspaces/" + wsSlug
 	var prj, p, run idOut
-	code, raw = a.do("POST", ws+"/projects", map[string]any{"name": "Launch"}, &prj)
+	code, raw := a.do("POST", ws+"/projects", map[string]any{"name": "Launch"}, &prj)
 	require.Equal(t, http.StatusCreated, code, raw)
 	notify := func(id string, needs ...string) map[string]any {
 		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID, "message": "step " + id}, "needs": needs}

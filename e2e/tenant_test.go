@@ -19,23 +19,10 @@ type tenant struct {
 // comments and adds checklist items.
 func newTenant(t *testing.T, pool *pgxpool.Pool, api *proc, email string) tenant {
 	t.Helper()
-	c := client{t: t, base: api.URL}
-	var reg struct {
-		AccessToken string `json:"access_token"`
-		User        struct {
-			ID string `json:"id"`
-		} `json:"user"`
-	}
-	code, raw := c.do("POST", "/auth/register", map[string]any{"email": email, "password": "correct-horse"}, &reg)
-	require.Equal(t, http.StatusCreated, code, raw)
-	c.token = reg.AccessToken
-	var org, ws string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT o.slug, w.slug FROM workspaces w
-		JOIN organizations o ON o.id = w.organization_id JOIN workspace_members m ON m.workspace_id = w.id
-		WHERE m.user_id = $1 ORDER BY w.created_at LIMIT 1`, reg.User.ID).Scan(&org, &ws))
+	c, org, ws := register(t, pool, api, email)
 	tn := tenant{client: c, ws: "/orgs/" + org + "/workspaces/" + ws}
 	var agent, prj, card idOut
-	code, raw = c.do("POST", tn.ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
+	code, raw := c.do("POST", tn.ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
 		"tools": []string{"add_comment", "add_checklist_items"}, "limits": map[string]any{"maxMissionsPerHour": 1000}}, &agent)
 	require.Equal(t, http.StatusCreated, code, raw)
 	code, raw = c.do("POST", tn.ws+"/projects", map[string]any{"name": "Launch"}, &prj)
@@ -56,3 +43,23 @@ func (tn tenant) on(api *proc) client {
 
 // prjID is the project's id (the last segment of tn.prj).
 func (tn tenant) prjID() string { return tn.prj[len(tn.prj)-36:] }
+
+// register registers email through api: the client holds its session, org and ws are the slugs of its
+// personal organization and workspace.
+func register(t testing.TB, pool *pgxpool.Pool, api *proc, email string) (c client, org, ws string) {
+	t.Helper()
+	c = client{t: t, base: api.URL}
+	var reg struct {
+		AccessToken string `json:"access_token"`
+		User        struct {
+			ID string `json:"id"`
+		} `json:"user"`
+	}
+	code, raw := c.do("POST", "/auth/register", map[string]any{"email": email, "password": "correct-horse"}, &reg)
+	require.Equal(t, http.StatusCreated, code, raw)
+	c.token = reg.AccessToken
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT o.slug, w.slug FROM workspaces w
+		JOIN organizations o ON o.id = w.organization_id JOIN workspace_members m ON m.workspace_id = w.id
+		WHERE m.user_id = $1 ORDER BY w.created_at LIMIT 1`, reg.User.ID).Scan(&org, &ws))
+	return c, org, ws
+}
