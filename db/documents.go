@@ -253,12 +253,9 @@ func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p Do
 				return fmt.Errorf("lock document tree: %w", err)
 			}
 		}
-		cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("document not found")
-		}
+		cur, err := documentForUpdate(ctx, q, workspaceID, id)
 		if err != nil {
-			return fmt.Errorf("lock document: %w", err)
+			return err
 		}
 		if cur.Status == DocPendingReview {
 			return conflict("the document is pending review; it cannot be edited until it is reviewed")
@@ -321,12 +318,9 @@ func (s *Store) DeleteDocument(ctx context.Context, workspaceID, id string) erro
 		if err := q.DocumentTreeLock(ctx, workspaceID); err != nil {
 			return fmt.Errorf("lock document tree: %w", err)
 		}
-		cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("document not found")
-		}
+		cur, err := documentForUpdate(ctx, q, workspaceID, id)
 		if err != nil {
-			return fmt.Errorf("lock document: %w", err)
+			return err
 		}
 		if err := q.DocumentReparentChildren(ctx, dbsqlc.DocumentReparentChildrenParams{ID: id, NewParentID: cur.ParentID}); err != nil {
 			return fmt.Errorf("re-parent children: %w", err)
@@ -475,4 +469,16 @@ func (s *Store) Search(ctx context.Context, workspaceID, query string, limit int
 	rows, err := s.q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
 		Candidates: SearchCandidates, Lim: limit})
 	return mapRows(rows, func(r dbsqlc.SearchWorkspaceRow) SearchResult { return SearchResult(r) }), wrap(err, "search")
+}
+
+// documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
+func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string) (dbsqlc.DocumentGetForUpdateRow, error) {
+	cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
+	if isNotFound(err) {
+		return cur, notFound("document not found")
+	}
+	if err != nil {
+		return cur, fmt.Errorf("lock document: %w", err)
+	}
+	return cur, nil
 }
