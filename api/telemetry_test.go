@@ -134,6 +134,16 @@ func requireMetric(t *testing.T, reg prometheus.Gatherer, name string, labels ma
 	require.Equal(t, want, got, "%s%v", name, labels)
 }
 
+// waitForMetric waits until the unlabelled counter name reaches want, and fails if it passes it.
+func waitForMetric(t *testing.T, reg prometheus.Gatherer, name string, want float64) {
+	t.Helper()
+	waitFor(t, name, func() bool {
+		got, _ := metric(t, reg, name, nil)
+		require.LessOrEqual(t, got, want, name)
+		return got == want
+	})
+}
+
 // TestMetricsAfterWork checks that each api metric appears after the work that causes it: requests by
 // route pattern, access cache hits and misses, pool acquires, mission stream subscribers and relayed
 // events, and the relay's LISTEN state.
@@ -175,10 +185,13 @@ func TestMetricsAfterWork(t *testing.T) {
 	requireMetric(t, reg, "pilot_sse_events_relayed_total", nil, 0)
 	s.emit(m, "step", "running", "moved a card")
 	requireEvent(t, st, m, 1, "step", "running", "moved a card")
-	requireMetric(t, reg, "pilot_sse_events_relayed_total", nil, 1)
+	// The stream may have replayed the event from the table before the relay read it after its
+	// notification; the relay counts it once it has.
+	waitForMetric(t, reg, "pilot_sse_events_relayed_total", 1)
 	s.emit(m, "status", "completed", "done")
 	requireEvent(t, st, m, 2, "status", "completed", "done")
 	st.RequireEnd(t, streamWait)
+	waitForMetric(t, reg, "pilot_sse_events_relayed_total", 2)
 
 	// The ended stream is a request of its route, timed apart from the latency histogram.
 	route := "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/events"
