@@ -63,7 +63,7 @@ func BenchmarkPilotageReads(b *testing.B) {
 	require.NoError(b, dbPool.QueryRow(ctx, `SELECT count(*) FROM cards c JOIN projects p ON p.id = c.project_id WHERE p.workspace_id = $1`, ws).Scan(&cards))
 	b.Logf("seeded %d projects and %d cards in %s", benchProjects, cards, time.Since(seedStart).Round(time.Second))
 	// As autovacuum leaves a table at rest: statistics and the visibility map (index-only scans).
-	for _, table := range []string{"cards", "checklist_items", "columns", "projects", "activities"} {
+	for _, table := range []string{"cards", "checklist_items", "columns", "column_card_counts", "projects", "activities"} {
 		_, err := dbPool.Exec(ctx, "VACUUM ANALYZE "+table)
 		require.NoError(b, err)
 	}

@@ -7,41 +7,29 @@ WHERE project_id = @project_id AND NOT archived AND (start_date IS NOT NULL OR d
 ORDER BY coalesce(start_date, due_date), due_date NULLS LAST, id;
 
 -- name: PortfolioColumnStats :many
--- PortfolioColumnStats aggregates every column of a workspace's projects in one pass over their cards
--- and one over their checklist items: active cards by priority, archived cards, overdue active cards
--- (due in the past) and checklist items of active cards. Per-project figures (overdue outside the last
--- column, cards by column type) are sums over a project's columns, in column order.
-WITH ws_projects AS (
-    SELECT id FROM projects WHERE workspace_id = @workspace_id
-), card_stats AS (
-    SELECT c.column_id,
-           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'low'))::int AS low_count,
-           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'medium'))::int AS medium_count,
-           (count(*) FILTER (WHERE NOT c.archived AND c.priority = 'high'))::int AS high_count,
-           (count(*) FILTER (WHERE c.archived))::int AS archived_count,
-           (count(*) FILTER (WHERE NOT c.archived AND c.due_date < now()))::int AS overdue_count
-    FROM cards c JOIN ws_projects p ON p.id = c.project_id
-    GROUP BY c.column_id
-), checklist_stats AS (
-    SELECT c.column_id, count(*)::int AS total, (count(*) FILTER (WHERE i.done))::int AS done
-    FROM checklist_items i
-    JOIN cards c ON c.id = i.card_id
-    JOIN ws_projects p ON p.id = c.project_id
-    WHERE NOT c.archived
-    GROUP BY c.column_id
-)
+-- PortfolioColumnStats reads every column of a workspace's projects with its counters (active cards by
+-- priority, archived cards, checklist items of active cards: sums over the column's shards, kept by the
+-- triggers of migration 00019) and its overdue active cards (due in the past), counted from the
+-- (column_id, due_date) index. Per-project figures (overdue outside the last column, cards by column
+-- type) are sums over a project's columns, in column order.
 SELECT col.project_id, col.id, col.name,
        coalesce(cs.low_count, 0)::int AS low_count,
        coalesce(cs.medium_count, 0)::int AS medium_count,
        coalesce(cs.high_count, 0)::int AS high_count,
        coalesce(cs.archived_count, 0)::int AS archived_count,
-       coalesce(cs.overdue_count, 0)::int AS overdue_count,
-       coalesce(ch.total, 0)::int AS checklist_total,
-       coalesce(ch.done, 0)::int AS checklist_done
-FROM columns col
-JOIN ws_projects p ON p.id = col.project_id
-LEFT JOIN card_stats cs ON cs.column_id = col.id
-LEFT JOIN checklist_stats ch ON ch.column_id = col.id
+       (SELECT count(*) FROM cards c
+        WHERE c.column_id = col.id AND c.due_date IS NOT NULL AND NOT c.archived AND c.due_date < now())::int AS overdue_count,
+       coalesce(cs.checklist_total, 0)::int AS checklist_total,
+       coalesce(cs.checklist_done, 0)::int AS checklist_done
+FROM projects p
+JOIN columns col ON col.project_id = p.id
+LEFT JOIN LATERAL (
+    SELECT sum(n.low_count) AS low_count, sum(n.medium_count) AS medium_count, sum(n.high_count) AS high_count,
+           sum(n.archived_count) AS archived_count, sum(n.checklist_total) AS checklist_total,
+           sum(n.checklist_done) AS checklist_done
+    FROM column_card_counts n WHERE n.column_id = col.id
+) cs ON true
+WHERE p.workspace_id = @workspace_id
 ORDER BY col.project_id, col.position, col.id;
 
 -- name: PortfolioProjectList :many

@@ -70,7 +70,7 @@ func (q *Queries) CardExistsInWorkspace(ctx context.Context, arg CardExistsInWor
 }
 
 const cardGetForUpdate = `-- name: CardGetForUpdate :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector FROM cards WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done FROM cards WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
 `
 
 type CardGetForUpdateParams struct {
@@ -104,6 +104,8 @@ func (q *Queries) CardGetForUpdate(ctx context.Context, arg CardGetForUpdatePara
 		&i.PartsLabels,
 		&i.PartsFields,
 		&i.SearchVector,
+		&i.ChecklistTotal,
+		&i.ChecklistDone,
 	)
 	return i, err
 }
@@ -112,7 +114,7 @@ const cardInsert = `-- name: CardInsert :one
 INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by, position)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
         (SELECT coalesce(max(c.position) + 1, 0) FROM cards c WHERE c.column_id = $3))
-RETURNING id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector
+RETURNING id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done
 `
 
 type CardInsertParams struct {
@@ -170,12 +172,14 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (Card, e
 		&i.PartsLabels,
 		&i.PartsFields,
 		&i.SearchVector,
+		&i.ChecklistTotal,
+		&i.ChecklistDone,
 	)
 	return i, err
 }
 
 const cardRowGet = `-- name: CardRowGet :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector FROM cards WHERE id = $1 AND project_id = $2
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done FROM cards WHERE id = $1 AND project_id = $2
 `
 
 type CardRowGetParams struct {
@@ -210,6 +214,8 @@ func (q *Queries) CardRowGet(ctx context.Context, arg CardRowGetParams) (Card, e
 		&i.PartsLabels,
 		&i.PartsFields,
 		&i.SearchVector,
+		&i.ChecklistTotal,
+		&i.ChecklistDone,
 	)
 	return i, err
 }

@@ -175,6 +175,8 @@ type Card struct {
 	PartsLabels     []byte
 	PartsFields     []byte
 	SearchVector    pgtype.UndecodedBytes
+	ChecklistTotal  int32
+	ChecklistDone   int32
 }
 
 type CardCustomValue struct {
@@ -245,6 +247,17 @@ type Column struct {
 	Name      string
 	Position  int32
 	CreatedAt time.Time
+}
+
+type ColumnCardCount struct {
+	ColumnID       string
+	Shard          int16
+	LowCount       int32
+	MediumCount    int32
+	HighCount      int32
+	ArchivedCount  int32
+	ChecklistTotal int32
+	ChecklistDone  int32
 }
 
 type Comment struct {

@@ -1,0 +1,233 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+)
+
+// countsByColumn is every column's counters (summed over shards), by column id.
+const countersSQL = `SELECT col.id::text, coalesce(sum(n.low_count), 0), coalesce(sum(n.medium_count), 0),
+       coalesce(sum(n.high_count), 0), coalesce(sum(n.archived_count), 0), coalesce(sum(n.checklist_total), 0),
+       coalesce(sum(n.checklist_done), 0)
+FROM columns col LEFT JOIN column_card_counts n ON n.column_id = col.id
+GROUP BY col.id ORDER BY col.id`
+
+// recountSQL is the same figures counted from the cards and checklist items themselves.
+const recountSQL = `SELECT col.id::text,
+       (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND NOT c.archived AND c.priority = 'low'),
+       (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND NOT c.archived AND c.priority = 'medium'),
+       (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND NOT c.archived AND c.priority = 'high'),
+       (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND c.archived),
+       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.column_id = col.id AND NOT c.archived),
+       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.column_id = col.id AND NOT c.archived AND i.done)
+FROM columns col ORDER BY col.id`
+
+func columnFigures(t *testing.T, b *testBundle, sql string) []string {
+	t.Helper()
+	rows, err := b.pool.Query(context.Background(), sql)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var id string
+		var n [6]int64
+		err := r.Scan(&id, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5])
+		return fmt.Sprintf("%s low=%d medium=%d high=%d archived=%d checklist=%d/%d", id, n[0], n[1], n[2], n[3], n[5], n[4]), err
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// requireCountersTrue asserts that every column's counters equal a recount of its cards, and that no
+// counter is left for a column that is gone.
+func requireCountersTrue(t *testing.T, b *testBundle, step string) {
+	t.Helper()
+	require.Equal(t, columnFigures(t, b, recountSQL), columnFigures(t, b, countersSQL), "after %s", step)
+	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
+}
+
+func (b *testBundle) checklistItemIDs(t *testing.T, cardID string) []string {
+	t.Helper()
+	rows, err := b.pool.Query(context.Background(), `SELECT id::text FROM checklist_items WHERE card_id = $1 ORDER BY position, id`, cardID)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return ids
+}
+
+// TestColumnCountersFollowEveryCardWrite drives each path that writes cards or checklist items (create,
+// edit, move, archive, delete, checklist changes, a column's and a project's cascades, an import) and
+// checks the portfolio's counters against a recount after each.
+func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	ws, actor := b.owner.Workspace.ID, b.owner.User.ID
+	past := time.Now().Add(-48 * time.Hour)
+	requireCountersTrue(t, b, "setup")
+
+	var cards []db.Card
+	for i, prio := range []string{"low", "medium", "high", "high", ""} {
+		in := b.newCard(fmt.Sprintf("card %d", i))
+		in.Priority = prio
+		in.ColumnID = b.cols[i%len(b.cols)]
+		if i%2 == 0 {
+			in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}, {Title: "b"}, {Title: "c"}}
+			in.DueDate = &past
+		}
+		c, err := b.store.CreateCard(ctx, in)
+		require.NoError(t, err)
+		cards = append(cards, c)
+	}
+	requireCountersTrue(t, b, "creates")
+
+	update := func(step string, card db.Card, p db.CardPatch) {
+		t.Helper()
+		_, err := b.store.UpdateCard(ctx, ws, b.project.ID, card.ID, actor, p)
+		require.NoError(t, err)
+		requireCountersTrue(t, b, step)
+	}
+	ptr := func(s string) *string { return &s }
+	yes, no := true, false
+	update("a title edit", cards[0], db.CardPatch{Title: ptr("renamed")})
+	update("a priority change", cards[0], db.CardPatch{Priority: ptr("high")})
+	update("a move", cards[0], db.CardPatch{ColumnID: &b.cols[2]})
+	update("a reorder", cards[2], db.CardPatch{Order: new(int)})
+	update("an archive", cards[2], db.CardPatch{Archived: &yes})
+	update("a priority change of an archived card", cards[2], db.CardPatch{Priority: ptr("low")})
+	update("a move of an archived card", cards[2], db.CardPatch{ColumnID: &b.cols[1]})
+	update("an unarchive", cards[2], db.CardPatch{Archived: &no})
+
+	items := b.checklistItemIDs(t, cards[4].ID)
+	_, err := b.store.AddChecklistItem(ctx, b.project.ID, cards[4].ID, actor, "d")
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "a checklist item added")
+	_, err = b.store.UpdateChecklistItem(ctx, b.project.ID, cards[4].ID, items[1], actor, db.ChecklistItemPatch{Done: &yes})
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "a checklist item checked")
+	_, err = b.store.DeleteChecklistItem(ctx, b.project.ID, cards[4].ID, items[0], actor)
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "a checklist item deleted")
+
+	require.NoError(t, b.store.DeleteCard(ctx, b.project.ID, cards[0].ID, actor))
+	requireCountersTrue(t, b, "a card with a checklist deleted")
+
+	col, err := b.store.CreateColumn(ctx, b.project.ID, "Extra")
+	require.NoError(t, err)
+	in := b.newCard("in the extra column")
+	in.ColumnID = col.ID
+	in.Checklist = []db.ChecklistItemInput{{Title: "x", Done: true}}
+	_, err = b.store.CreateCard(ctx, in)
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "a card in a new column")
+	require.NoError(t, b.store.DeleteColumn(ctx, b.project.ID, col.ID))
+	requireCountersTrue(t, b, "a column's cascade")
+
+	doc, err := b.store.ExportProject(ctx, ws, b.project.ID)
+	require.NoError(t, err)
+	imported, err := b.store.ImportProject(ctx, ws, actor, doc)
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "an import")
+	require.Positive(t, b.count(t, `SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`, imported.ID))
+
+	_, err = b.pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, b.project.ID)
+	require.NoError(t, err)
+	requireCountersTrue(t, b, "a project's cascade")
+}
+
+// TestColumnCountersUnderConcurrentWrites runs creates, moves, archives and checklist changes from eight
+// goroutines at once and checks that the counters lost or doubled nothing.
+func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	ws, actor := b.owner.Workspace.ID, b.owner.User.ID
+	var mu sync.Mutex
+	var cards []string
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := range 25 {
+				mu.Lock()
+				n := len(cards)
+				var pick string
+				if n > 0 {
+					pick = cards[r.IntN(n)]
+				}
+				mu.Unlock()
+				var err error
+				switch op := r.IntN(5); {
+				case op == 0 || pick == "":
+					in := b.newCard(fmt.Sprintf("g%d-%d", g, i))
+					in.ColumnID = b.cols[r.IntN(len(b.cols))]
+					in.Priority = []string{"low", "medium", "high"}[r.IntN(3)]
+					in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: r.IntN(2) == 0}}
+					var c db.Card
+					c, err = b.store.CreateCard(ctx, in)
+					if err == nil {
+						mu.Lock()
+						cards = append(cards, c.ID)
+						mu.Unlock()
+					}
+				case op == 1:
+					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{ColumnID: &b.cols[r.IntN(len(b.cols))]})
+				case op == 2:
+					archived := r.IntN(2) == 0
+					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{Archived: &archived})
+				case op == 3:
+					_, err = b.store.AddChecklistItem(ctx, b.project.ID, pick, actor, "more")
+				default:
+					prio := []string{"low", "medium", "high"}[r.IntN(3)]
+					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{Priority: &prio})
+				}
+				if err != nil {
+					t.Errorf("goroutine %d op %d: %v", g, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	requireCountersTrue(t, b, "200 concurrent writes")
+}
+
+// TestCardCreatesInOneColumnDoNotWaitForEachOther holds one card create uncommitted and makes another in
+// the same column from a transaction of another counter shard: it must not wait for the first.
+func TestCardCreatesInOneColumnDoNotWaitForEachOther(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	first, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer first.Rollback(ctx) //nolint:errcheck
+	var shard int64
+	require.NoError(t, first.QueryRow(ctx, `SELECT txid_current() % 8`).Scan(&shard))
+	_, err = b.store.CreateCardTx(ctx, first, b.newCard("held"))
+	require.NoError(t, err)
+
+	for {
+		second, err := b.pool.Begin(ctx)
+		require.NoError(t, err)
+		var other int64
+		require.NoError(t, second.QueryRow(ctx, `SELECT txid_current() % 8`).Scan(&other))
+		if other == shard { // the same shard would wait, as one counter row would: take another id
+			require.NoError(t, second.Rollback(ctx))
+			continue
+		}
+		_, err = second.Exec(ctx, `SET LOCAL lock_timeout = '5s'`)
+		require.NoError(t, err)
+		_, err = b.store.CreateCardTx(ctx, second, b.newCard("not waiting"))
+		require.NoError(t, err, "a create in another shard must not wait for the held one")
+		require.NoError(t, second.Commit(ctx))
+		break
+	}
+	require.NoError(t, first.Commit(ctx))
+	requireCountersTrue(t, b, "two creates in one column")
+}
