@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/coalesce"
 )
 
 //go:embed migrations/*.sql
@@ -110,6 +111,12 @@ type Store struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	q     *dbsqlc.Queries
+	// portfolioReads coalesces concurrent portfolio reads of one workspace (PilotagePortfolio).
+	portfolioReads coalesce.Group[string, portfolioRows]
+	// dashboardReads coalesces concurrent dashboard reads of one workspace (PilotageDashboardFor).
+	dashboardReads coalesce.Group[dashboardKey, dashboardRows]
+	// stateReads coalesces concurrent reads of one workspace's cockpit records (PilotageStateFor).
+	stateReads coalesce.Group[string, PilotageState]
 }
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).

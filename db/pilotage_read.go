@@ -56,7 +56,8 @@ const (
 // PilotageStateFor reads the workspace's records in one snapshot, then selects them by profile
 // (pilotage: everything; execution: missions in progress or blocked and open todos; revue: decisions
 // of the cycle and missions and todos done this cycle) and orders and trims them by intent ("" keeps
-// creation order, untrimmed). docs/pilotage.md has the rules.
+// creation order, untrimmed). docs/pilotage.md has the rules. Concurrent calls for one workspace share
+// reads as PilotagePortfolio's do: each answer is read after its call began.
 func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
 	if err := checkEnum("profile", profile, PilotageProfiles); err != nil {
 		return PilotageState{}, err
@@ -66,29 +67,33 @@ func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, inte
 			return PilotageState{}, err
 		}
 	}
-	st := PilotageState{Cycle: Cycle(now)}
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		var err error
-		if st.Missions, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("missions: %w", err)
-		}
-		if st.ActivePriorities, err = q.PilotagePriorityList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("priorities: %w", err)
-		}
-		if st.Todos, err = q.PilotageTodoList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("todos: %w", err)
-		}
-		if st.Decisions, err = q.PilotageDecisionList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("decisions: %w", err)
-		}
-		if st.ActiveDocs, err = q.PilotageDocList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("docs: %w", err)
-		}
-		return nil
+	rows, _, err := s.stateReads.Do(ctx, workspaceID, func(ctx context.Context) (r PilotageState, err error) {
+		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+			if r.Missions, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("missions: %w", err)
+			}
+			if r.ActivePriorities, err = q.PilotagePriorityList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("priorities: %w", err)
+			}
+			if r.Todos, err = q.PilotageTodoList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("todos: %w", err)
+			}
+			if r.Decisions, err = q.PilotageDecisionList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("decisions: %w", err)
+			}
+			if r.ActiveDocs, err = q.PilotageDocList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("docs: %w", err)
+			}
+			return nil
+		})
+		return r, err
 	})
 	if err != nil {
 		return PilotageState{}, fmt.Errorf("pilotage state: %w", err)
 	}
+	// The read may be shared with other callers (as the portfolio's): select and order copies of it.
+	st := PilotageState{Cycle: Cycle(now), Missions: slices.Clone(rows.Missions), ActivePriorities: slices.Clone(rows.ActivePriorities),
+		Todos: slices.Clone(rows.Todos), Decisions: slices.Clone(rows.Decisions), ActiveDocs: slices.Clone(rows.ActiveDocs)}
 	st.ActivePriorities = slices.DeleteFunc(st.ActivePriorities, func(p PilotagePriority) bool { return !p.Active })
 	selectProfile(&st, profile, CycleStart(now))
 	applyIntent(&st, intent, CycleStart(now))
@@ -205,36 +210,57 @@ type PilotageDashboard struct {
 // exact).
 const DashboardListLimit = 100
 
-// PilotageDashboardFor reads the dashboard in one snapshot of five queries.
+// dashboardRows is one read of a workspace's dashboard.
+type dashboardRows struct {
+	counts         []dbsqlc.PilotageStatusCountsRow
+	blocked        []PilotageMission
+	openTodos      []PilotageTodo
+	pendingActions []PilotageAction
+	cycleDecisions []PilotageDecision
+}
+
+// dashboardKey names a dashboard read: the decisions listed are those of one cycle.
+type dashboardKey struct {
+	workspaceID string
+	cycleStart  time.Time
+}
+
+// PilotageDashboardFor reads the dashboard in one snapshot of five queries. Concurrent calls for one
+// workspace (in one cycle) share reads as PilotagePortfolio's do: each answer is read after its call
+// began.
 func (s *Store) PilotageDashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
 	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []PilotageTodo{}, Counts: map[string]map[string]int{
 		"mission": zeroCounts(PilotageMissionStatuses), "todo": zeroCounts(append(slices.Clone(PilotageTodoStatuses), "overdue")),
 		"action": zeroCounts(PilotageActionStatuses)}}
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		counts, err := q.PilotageStatusCounts(ctx, workspaceID)
-		if err != nil {
-			return fmt.Errorf("counts: %w", err)
-		}
-		for _, c := range counts {
-			d.Counts[c.Kind][c.Status] = int(c.N)
-		}
-		if d.BlockedMissions, err = q.PilotageMissionListBlocked(ctx, workspaceID); err != nil {
-			return fmt.Errorf("blocked missions: %w", err)
-		}
-		if d.OpenTodos, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
-			return fmt.Errorf("open todos: %w", err)
-		}
-		if d.PendingActions, err = q.PilotageActionListPending(ctx, dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
-			return fmt.Errorf("pending actions: %w", err)
-		}
-		if d.CycleDecisions, err = q.PilotageDecisionListSince(ctx, dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: d.CycleStartsAt}); err != nil {
-			return fmt.Errorf("decisions: %w", err)
-		}
-		return nil
+	key := dashboardKey{workspaceID: workspaceID, cycleStart: d.CycleStartsAt}
+	rows, _, err := s.dashboardReads.Do(ctx, key, func(ctx context.Context) (r dashboardRows, err error) {
+		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+			if r.counts, err = q.PilotageStatusCounts(ctx, workspaceID); err != nil {
+				return fmt.Errorf("counts: %w", err)
+			}
+			if r.blocked, err = q.PilotageMissionListBlocked(ctx, workspaceID); err != nil {
+				return fmt.Errorf("blocked missions: %w", err)
+			}
+			if r.openTodos, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+				return fmt.Errorf("open todos: %w", err)
+			}
+			if r.pendingActions, err = q.PilotageActionListPending(ctx, dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+				return fmt.Errorf("pending actions: %w", err)
+			}
+			if r.cycleDecisions, err = q.PilotageDecisionListSince(ctx, dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: key.cycleStart}); err != nil {
+				return fmt.Errorf("decisions: %w", err)
+			}
+			return nil
+		})
+		return r, err
 	})
 	if err != nil {
 		return PilotageDashboard{}, fmt.Errorf("pilotage dashboard: %w", err)
 	}
+	for _, c := range rows.counts {
+		d.Counts[c.Kind][c.Status] = int(c.N)
+	}
+	d.BlockedMissions, d.OpenTodos, d.PendingActions, d.CycleDecisions = rows.blocked, rows.openTodos, rows.pendingActions, rows.cycleDecisions
 	for _, t := range d.OpenTodos {
 		if t.DueDate != nil && t.DueDate.Before(now) {
 			d.OverdueTodos = append(d.OverdueTodos, t)
@@ -264,33 +290,43 @@ type PilotagePortfolioProject struct {
 	LastActivityAt *time.Time
 }
 
+// portfolioRows is one read of a workspace's portfolio: its projects, and its columns with their
+// figures.
+type portfolioRows struct {
+	projects []dbsqlc.PortfolioProjectListRow
+	columns  []dbsqlc.PortfolioColumnStatsRow
+}
+
 // PilotagePortfolio summarises the workspace's projects for the cockpit in two queries of one snapshot:
-// the projects with their last activity, and every column's figures from one pass over the cards.
-// Per-project figures are sums over the project's columns.
+// the projects with their last activity, and every column's counters and overdue cards. Per-project
+// figures are sums over the project's columns.
+//
+// Concurrent calls for one workspace share reads (internal/coalesce): a call that finds a read running
+// waits for the next one, which serves every call that arrived in the meantime, so each answer is
+// still read after its call began (a caller sees its own writes) and a workspace costs at most one
+// read at a time however many people watch it. See docs/pilotage.md "Portfolio".
 func (s *Store) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
-	var (
-		projects []dbsqlc.PortfolioProjectListRow
-		columns  []dbsqlc.PortfolioColumnStatsRow
-	)
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		var err error
-		if projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {
-			return fmt.Errorf("list projects: %w", err)
-		}
-		if columns, err = q.PortfolioColumnStats(ctx, workspaceID); err != nil {
-			return fmt.Errorf("aggregate columns: %w", err)
-		}
-		return nil
+	rows, _, err := s.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
+		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+			if r.projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {
+				return fmt.Errorf("list projects: %w", err)
+			}
+			if r.columns, err = q.PortfolioColumnStats(ctx, workspaceID); err != nil {
+				return fmt.Errorf("read columns: %w", err)
+			}
+			return nil
+		})
+		return r, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("portfolio: %w", err)
 	}
-	byProject := make(map[string][]dbsqlc.PortfolioColumnStatsRow, len(projects))
-	for _, c := range columns {
+	byProject := make(map[string][]dbsqlc.PortfolioColumnStatsRow, len(rows.projects))
+	for _, c := range rows.columns {
 		byProject[c.ProjectID] = append(byProject[c.ProjectID], c)
 	}
-	out := make([]PilotagePortfolioProject, len(projects))
-	for i, p := range projects {
+	out := make([]PilotagePortfolioProject, len(rows.projects))
+	for i, p := range rows.projects {
 		out[i] = portfolioProject(p, byProject[p.ID], now)
 	}
 	return out, nil
