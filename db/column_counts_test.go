@@ -14,7 +14,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// countsByColumn is every column's counters (summed over shards), by column id.
+// countersSQL is every column's counters (the sums of its count rows), by column id.
 const countersSQL = `SELECT col.id::text, coalesce(sum(n.low_count), 0), coalesce(sum(n.medium_count), 0),
        coalesce(sum(n.high_count), 0), coalesce(sum(n.archived_count), 0), coalesce(sum(n.checklist_total), 0),
        coalesce(sum(n.checklist_done), 0)
@@ -51,6 +51,18 @@ func requireCountersTrue(t *testing.T, b *testBundle, step string) {
 	t.Helper()
 	require.Equal(t, columnFigures(t, b, recountSQL), columnFigures(t, b, countersSQL), "after %s", step)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
+}
+
+// fold folds the count rows and checks that the figures did not change and that each column with rows
+// now has exactly one.
+func (b *testBundle) fold(t *testing.T) {
+	t.Helper()
+	before := columnFigures(t, b, countersSQL)
+	_, err := b.store.FoldColumnCounts(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, before, columnFigures(t, b, countersSQL), "a fold changes no figure")
+	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM (SELECT column_id FROM column_card_counts GROUP BY column_id HAVING count(*) > 1) x`))
 }
 
 func (b *testBundle) checklistItemIDs(t *testing.T, cardID string) []string {
@@ -114,6 +126,7 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	_, err = b.store.DeleteChecklistItem(ctx, b.project.ID, cards[4].ID, items[0], actor)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item deleted")
+	b.fold(t)
 
 	require.NoError(t, b.store.DeleteCard(ctx, b.project.ID, cards[0].ID, actor))
 	requireCountersTrue(t, b, "a card with a checklist deleted")
@@ -134,6 +147,8 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	imported, err := b.store.ImportProject(ctx, ws, actor, doc)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "an import")
+	b.fold(t)
+	requireCountersTrue(t, b, "a fold")
 	require.Positive(t, b.count(t, `SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`, imported.ID))
 
 	_, err = b.pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, b.project.ID)
@@ -142,13 +157,33 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 }
 
 // TestColumnCountersUnderConcurrentWrites runs creates, moves, archives and checklist changes from eight
-// goroutines at once and checks that the counters lost or doubled nothing.
+// goroutines at once, with two folds running in a loop meanwhile, and checks that the counters lost or
+// doubled nothing.
 func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	ws, actor := b.owner.Workspace.ID, b.owner.User.ID
 	var mu sync.Mutex
 	var cards []string
+	stop := make(chan struct{})
+	var folders sync.WaitGroup
+	for range 2 {
+		folders.Add(1)
+		go func() {
+			defer folders.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := b.store.FoldColumnCounts(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -196,38 +231,39 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	requireCountersTrue(t, b, "200 concurrent writes")
+	close(stop)
+	folders.Wait()
+	requireCountersTrue(t, b, "200 concurrent writes and folds")
+	b.fold(t)
 }
 
 // TestCardCreatesInOneColumnDoNotWaitForEachOther holds one card create uncommitted and makes another in
-// the same column from a transaction of another counter shard: it must not wait for the first.
+// the same column, then folds: neither may wait for the held create.
 func TestCardCreatesInOneColumnDoNotWaitForEachOther(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	first, err := b.pool.Begin(ctx)
 	require.NoError(t, err)
 	defer first.Rollback(ctx) //nolint:errcheck
-	var shard int64
-	require.NoError(t, first.QueryRow(ctx, `SELECT txid_current() % 8`).Scan(&shard))
 	_, err = b.store.CreateCardTx(ctx, first, b.newCard("held"))
 	require.NoError(t, err)
 
-	for {
-		second, err := b.pool.Begin(ctx)
-		require.NoError(t, err)
-		var other int64
-		require.NoError(t, second.QueryRow(ctx, `SELECT txid_current() % 8`).Scan(&other))
-		if other == shard { // the same shard would wait, as one counter row would: take another id
-			require.NoError(t, second.Rollback(ctx))
-			continue
-		}
-		_, err = second.Exec(ctx, `SET LOCAL lock_timeout = '5s'`)
-		require.NoError(t, err)
-		_, err = b.store.CreateCardTx(ctx, second, b.newCard("not waiting"))
-		require.NoError(t, err, "a create in another shard must not wait for the held one")
-		require.NoError(t, second.Commit(ctx))
-		break
-	}
+	second, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = second.Exec(ctx, `SET LOCAL lock_timeout = '5s'`)
+	require.NoError(t, err)
+	_, err = b.store.CreateCardTx(ctx, second, b.newCard("not waiting"))
+	require.NoError(t, err, "a create must not wait for another create of its column")
+	require.NoError(t, second.Commit(ctx))
+
+	// Were the fold to wait for the held create, it would wait for ever: bound it.
+	foldCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err = b.store.FoldColumnCounts(foldCtx)
+	require.NoError(t, err, "a fold must not wait for a create")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.cols[0]), "the held create's row is not folded yet")
+
 	require.NoError(t, first.Commit(ctx))
 	requireCountersTrue(t, b, "two creates in one column")
+	b.fold(t)
 }

@@ -57,6 +57,12 @@ type AttachmentSweepArgs struct{}
 // Kind implements river.JobArgs.
 func (AttachmentSweepArgs) Kind() string { return "attachment_sweep" }
 
+// ColumnCountsFoldArgs is the periodic fold of the portfolio's per-column count rows (db.FoldColumnCounts).
+type ColumnCountsFoldArgs struct{}
+
+// Kind implements river.JobArgs.
+func (ColumnCountsFoldArgs) Kind() string { return "column_counts_fold" }
+
 // QueueMissions is the queue agent missions run on (slow LLM calls stay off the default queue).
 const QueueMissions = "missions"
 

@@ -35,6 +35,9 @@ type Deps struct {
 	// Storage keeps attachment files; the sweep removes those of deleted attachments (nil: the sweep
 	// leaves them and their keys for a worker that has it).
 	Storage storage.Storage
+	// ColumnCountsFoldInterval is how often the leader folds the portfolio's per-column count rows
+	// (default 10 seconds).
+	ColumnCountsFoldInterval time.Duration
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
 }
@@ -54,6 +57,9 @@ func Register(workers *river.Workers, deps Deps) error {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &AttachmentSweepWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &ColumnCountsFoldWorker{deps: deps}); err != nil {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &MissionClaimExpiryWorker{deps: deps}); err != nil {
@@ -150,6 +156,9 @@ type Config struct {
 	// AttachmentSweepInterval is how often the leader sweeps the files of deleted attachments (default
 	// one minute).
 	AttachmentSweepInterval time.Duration
+	// ColumnCountsFoldInterval is how often the leader folds the portfolio's per-column count rows
+	// (default 10 seconds).
+	ColumnCountsFoldInterval time.Duration
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
@@ -180,6 +189,11 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 		sweep = time.Minute
 	}
 	sweep = max(sweep, time.Second)
+	fold := cfg.ColumnCountsFoldInterval
+	if fold <= 0 {
+		fold = 10 * time.Second
+	}
+	fold = max(fold, time.Second)
 	// River wants the default job timeout no longer than the rescue window.
 	jobTimeout := time.Minute
 	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
@@ -207,6 +221,9 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(sweep), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.AttachmentSweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: sweep}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(fold), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.ColumnCountsFoldArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: fold}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 	})
@@ -243,6 +260,19 @@ type AutomationWorker struct {
 // Work implements river.Worker.
 func (w *AutomationWorker) Work(ctx context.Context, job *river.Job[jobs.AutomationEventArgs]) error {
 	return w.deps.Store.RunAutomations(ctx, job.Args)
+}
+
+// ColumnCountsFoldWorker folds the per-column count rows that card writes added since the last fold
+// (db.FoldColumnCounts), so portfolio reads add up one row per column.
+type ColumnCountsFoldWorker struct {
+	river.WorkerDefaults[jobs.ColumnCountsFoldArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *ColumnCountsFoldWorker) Work(ctx context.Context, _ *river.Job[jobs.ColumnCountsFoldArgs]) error {
+	_, err := w.deps.Store.FoldColumnCounts(ctx)
+	return err
 }
 
 // AttachmentSweepWorker removes from storage the files of deleted attachments, then forgets their keys.

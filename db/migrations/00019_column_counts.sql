@@ -30,83 +30,94 @@ CREATE OR REPLACE FUNCTION refresh_card_parts(card_ids uuid[]) RETURNS void LANG
 $$;
 -- +goose StatementEnd
 
--- column_card_counts holds each column's figures, split over up to 8 shards: a writing transaction adds
--- its deltas to the shard of its transaction id, so concurrent card writes in one column rarely wait for
--- each other (one row per column would serialise every card create of a column until commit). A
--- column's figures are the sums over its shards. Archived cards count only in archived_count; the
--- priority and checklist counts are of active cards.
+-- column_card_counts holds each column's figures as rows to add up: a statement that changes cards adds
+-- one unfolded row per column it changes, and the periodic fold job (FoldColumnCounts) replaces a
+-- column's rows by one folded row. Writers only ever insert, so concurrent card writes in one column
+-- never wait for each other (one counter row per column would serialise every card create of a column
+-- until commit). A column's figures are the sums of its rows. Archived cards count only in
+-- archived_count; the priority and checklist counts are of active cards.
+--
+-- There is no foreign key to columns: its check would cost every card write a lock and a lookup (a
+-- quarter of a card create). The rows of a deleted column are deleted by columns_delete_counts instead.
 CREATE TABLE column_card_counts (
-    column_id       uuid NOT NULL REFERENCES columns (id) ON DELETE CASCADE,
-    shard           smallint NOT NULL CHECK (shard BETWEEN 0 AND 7),
+    column_id       uuid NOT NULL,
+    folded          boolean NOT NULL DEFAULT false,
     low_count       integer NOT NULL DEFAULT 0,
     medium_count    integer NOT NULL DEFAULT 0,
     high_count      integer NOT NULL DEFAULT 0,
     archived_count  integer NOT NULL DEFAULT 0,
     checklist_total integer NOT NULL DEFAULT 0,
-    checklist_done  integer NOT NULL DEFAULT 0,
-    PRIMARY KEY (column_id, shard)
+    checklist_done  integer NOT NULL DEFAULT 0
 );
+CREATE INDEX column_card_counts_column_idx ON column_card_counts (column_id);
+CREATE INDEX column_card_counts_unfolded_idx ON column_card_counts (column_id) WHERE NOT folded;
 
--- add_column_card_counts adds signed cards (sign 1: a card as it now is; -1: as it was) to their
--- columns' counters, in the shard of the transaction. Columns deleted in this transaction are skipped
--- (their counters went with them). The counters are upserted in column order, so two statements never
--- lock them in opposite orders.
--- +goose StatementBegin
-CREATE FUNCTION add_column_card_counts(column_ids uuid[], signs int[], archived boolean[], priorities text[],
-                                       checklist_totals int[], checklist_dones int[]) RETURNS void LANGUAGE sql AS $$
-    INSERT INTO column_card_counts AS t (column_id, shard, low_count, medium_count, high_count, archived_count,
-                                         checklist_total, checklist_done)
-    SELECT d.column_id, (txid_current() % 8)::smallint,
-           coalesce(sum(d.sign) FILTER (WHERE NOT d.archived AND d.priority = 'low'), 0),
-           coalesce(sum(d.sign) FILTER (WHERE NOT d.archived AND d.priority = 'medium'), 0),
-           coalesce(sum(d.sign) FILTER (WHERE NOT d.archived AND d.priority = 'high'), 0),
-           coalesce(sum(d.sign) FILTER (WHERE d.archived), 0),
-           coalesce(sum(d.sign * d.checklist_total) FILTER (WHERE NOT d.archived), 0),
-           coalesce(sum(d.sign * d.checklist_done) FILTER (WHERE NOT d.archived), 0)
-    FROM unnest(column_ids, signs, archived, priorities, checklist_totals, checklist_dones)
-         AS d(column_id, sign, archived, priority, checklist_total, checklist_done)
-    JOIN columns col ON col.id = d.column_id
-    GROUP BY d.column_id
-    ORDER BY d.column_id
-    ON CONFLICT (column_id, shard) DO UPDATE SET
-        low_count = t.low_count + excluded.low_count,
-        medium_count = t.medium_count + excluded.medium_count,
-        high_count = t.high_count + excluded.high_count,
-        archived_count = t.archived_count + excluded.archived_count,
-        checklist_total = t.checklist_total + excluded.checklist_total,
-        checklist_done = t.checklist_done + excluded.checklist_done;
-$$;
--- +goose StatementEnd
-
--- column_card_counts_changed adds a statement's card changes to their columns' counters: each card as it
--- now is counts +1, as it was -1. An update counts only the cards whose column, archived state, priority
--- or checklist totals changed, so most updates (titles, positions, parts) cost one join of their rows.
+-- column_card_counts_changed adds a statement's card changes to their columns' counts, one row per
+-- column whose figures change: each card as it now is counts +1, as it was -1. An update counts only the
+-- cards whose column, archived state, priority or checklist totals changed, so most updates (titles,
+-- positions, parts) cost one join of their rows. The cards of a deleted column (its cascade) add
+-- nothing.
 -- +goose StatementBegin
 CREATE FUNCTION column_card_counts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        PERFORM add_column_card_counts(array_agg(n.column_id), array_agg(1), array_agg(n.archived), array_agg(n.priority),
-                                       array_agg(n.checklist_total), array_agg(n.checklist_done))
-        FROM new_rows n;
+        INSERT INTO column_card_counts (column_id, low_count, medium_count, high_count, archived_count, checklist_total, checklist_done)
+        SELECT n.column_id,
+               count(*) FILTER (WHERE NOT n.archived AND n.priority = 'low'),
+               count(*) FILTER (WHERE NOT n.archived AND n.priority = 'medium'),
+               count(*) FILTER (WHERE NOT n.archived AND n.priority = 'high'),
+               count(*) FILTER (WHERE n.archived),
+               coalesce(sum(n.checklist_total) FILTER (WHERE NOT n.archived), 0),
+               coalesce(sum(n.checklist_done) FILTER (WHERE NOT n.archived), 0)
+        FROM new_rows n GROUP BY n.column_id;
     ELSIF TG_OP = 'DELETE' THEN
-        PERFORM add_column_card_counts(array_agg(o.column_id), array_agg(-1), array_agg(o.archived), array_agg(o.priority),
-                                       array_agg(o.checklist_total), array_agg(o.checklist_done))
-        FROM old_rows o;
+        INSERT INTO column_card_counts (column_id, low_count, medium_count, high_count, archived_count, checklist_total, checklist_done)
+        SELECT o.column_id,
+               -count(*) FILTER (WHERE NOT o.archived AND o.priority = 'low'),
+               -count(*) FILTER (WHERE NOT o.archived AND o.priority = 'medium'),
+               -count(*) FILTER (WHERE NOT o.archived AND o.priority = 'high'),
+               -count(*) FILTER (WHERE o.archived),
+               -coalesce(sum(o.checklist_total) FILTER (WHERE NOT o.archived), 0),
+               -coalesce(sum(o.checklist_done) FILTER (WHERE NOT o.archived), 0)
+        FROM old_rows o JOIN columns col ON col.id = o.column_id GROUP BY o.column_id;
     ELSE
-        PERFORM add_column_card_counts(array_agg(x.column_id), array_agg(x.sign), array_agg(x.archived), array_agg(x.priority),
-                                       array_agg(x.checklist_total), array_agg(x.checklist_done))
-        FROM old_rows o JOIN new_rows n ON n.id = o.id,
-             LATERAL (VALUES (o.column_id, -1, o.archived, o.priority, o.checklist_total, o.checklist_done),
-                             (n.column_id, 1, n.archived, n.priority, n.checklist_total, n.checklist_done))
-                     AS x(column_id, sign, archived, priority, checklist_total, checklist_done)
-        WHERE (o.column_id, o.archived, o.priority, o.checklist_total, o.checklist_done)
-              IS DISTINCT FROM (n.column_id, n.archived, n.priority, n.checklist_total, n.checklist_done);
+        INSERT INTO column_card_counts (column_id, low_count, medium_count, high_count, archived_count, checklist_total, checklist_done)
+        SELECT d.* FROM (
+            SELECT x.column_id,
+                   coalesce(sum(x.sign) FILTER (WHERE NOT x.archived AND x.priority = 'low'), 0) AS low_count,
+                   coalesce(sum(x.sign) FILTER (WHERE NOT x.archived AND x.priority = 'medium'), 0) AS medium_count,
+                   coalesce(sum(x.sign) FILTER (WHERE NOT x.archived AND x.priority = 'high'), 0) AS high_count,
+                   coalesce(sum(x.sign) FILTER (WHERE x.archived), 0) AS archived_count,
+                   coalesce(sum(x.sign * x.checklist_total) FILTER (WHERE NOT x.archived), 0) AS checklist_total,
+                   coalesce(sum(x.sign * x.checklist_done) FILTER (WHERE NOT x.archived), 0) AS checklist_done
+            FROM old_rows o JOIN new_rows n ON n.id = o.id,
+                 LATERAL (VALUES (o.column_id, -1, o.archived, o.priority, o.checklist_total, o.checklist_done),
+                                 (n.column_id, 1, n.archived, n.priority, n.checklist_total, n.checklist_done))
+                         AS x(column_id, sign, archived, priority, checklist_total, checklist_done)
+            WHERE (o.column_id, o.archived, o.priority, o.checklist_total, o.checklist_done)
+                  IS DISTINCT FROM (n.column_id, n.archived, n.priority, n.checklist_total, n.checklist_done)
+            GROUP BY x.column_id
+        ) d
+        WHERE (d.low_count, d.medium_count, d.high_count, d.archived_count, d.checklist_total, d.checklist_done) <> (0, 0, 0, 0, 0, 0);
     END IF;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
 
+-- columns_delete_counts deletes the count rows of deleted columns (a column's, a project's or a
+-- workspace's delete). It runs after the column's cascade has deleted its cards.
+-- +goose StatementBegin
+CREATE FUNCTION columns_delete_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM column_card_counts n USING old_rows o WHERE n.column_id = o.id;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER columns_delete_counts AFTER DELETE ON columns REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION columns_delete_counts();
 CREATE TRIGGER cards_column_counts_ins AFTER INSERT ON cards REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION column_card_counts_changed();
 CREATE TRIGGER cards_column_counts_upd AFTER UPDATE ON cards REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
@@ -117,9 +128,9 @@ CREATE TRIGGER cards_column_counts_del AFTER DELETE ON cards REFERENCING OLD TAB
 -- Overdue cards depend on the time of the read, so they are counted, per column, from this index.
 CREATE INDEX cards_column_due_idx ON cards (column_id, due_date) WHERE due_date IS NOT NULL AND NOT archived;
 
--- Existing cards' columns get their counters (in shard 0).
-INSERT INTO column_card_counts (column_id, shard, low_count, medium_count, high_count, archived_count, checklist_total, checklist_done)
-SELECT column_id, 0,
+-- Existing cards' columns get their folded counts.
+INSERT INTO column_card_counts (column_id, folded, low_count, medium_count, high_count, archived_count, checklist_total, checklist_done)
+SELECT column_id, true,
        count(*) FILTER (WHERE NOT archived AND priority = 'low'),
        count(*) FILTER (WHERE NOT archived AND priority = 'medium'),
        count(*) FILTER (WHERE NOT archived AND priority = 'high'),
@@ -133,7 +144,8 @@ DROP INDEX cards_column_due_idx;
 DROP TRIGGER cards_column_counts_del ON cards;
 DROP TRIGGER cards_column_counts_upd ON cards;
 DROP TRIGGER cards_column_counts_ins ON cards;
-DROP FUNCTION column_card_counts_changed(), add_column_card_counts(uuid[], int[], boolean[], text[], int[], int[]);
+DROP TRIGGER columns_delete_counts ON columns;
+DROP FUNCTION columns_delete_counts(), column_card_counts_changed();
 DROP TABLE column_card_counts;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION refresh_card_parts(card_ids uuid[]) RETURNS void LANGUAGE sql AS $$

@@ -251,7 +251,7 @@ type Column struct {
 
 type ColumnCardCount struct {
 	ColumnID       string
-	Shard          int16
+	Folded         bool
 	LowCount       int32
 	MediumCount    int32
 	HighCount      int32
