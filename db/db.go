@@ -121,8 +121,14 @@ type Store struct {
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
 func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
-	return &Store{Pool: dbPool, River: riverClient, q: queries(dbPool)}
+	s := &Store{Pool: dbPool, River: riverClient, q: queries(dbPool)}
+	s.portfolioReads.Timeout, s.dashboardReads.Timeout, s.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout, sharedReadTimeout
+	return s
 }
+
+// sharedReadTimeout bounds a read shared by concurrent callers (it no longer ends with the caller that
+// started it).
+const sharedReadTimeout = 30 * time.Second
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
 // compose the store's …Tx operations in it.

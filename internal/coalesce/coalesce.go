@@ -12,10 +12,15 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Group coalesces reads by key. The zero value is ready to use.
 type Group[K comparable, V any] struct {
+	// Timeout bounds each read (zero: unbounded). A read no longer ends with the caller that started it,
+	// so without a bound a hung read would hold every later caller of its key.
+	Timeout time.Duration
+
 	mu      sync.Mutex
 	running map[K]*call[V] // the read running now, per key
 	next    map[K]*call[V] // the read that starts when the running one ends
@@ -33,7 +38,8 @@ type call[V any] struct {
 
 // Do answers fn's result for key from a read that starts after Do was called, shared with the other
 // callers of the same key that wait for the same read. The read runs with the context of the caller
-// that started it, without its cancellation; a caller whose ctx ends stops waiting and gets ctx.Err().
+// that started it, without its cancellation but within Timeout; a caller whose ctx ends stops waiting
+// and gets ctx.Err().
 // Callers share the value and must not modify it.
 func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V, error)) (v V, shared bool, err error) {
 	g.mu.Lock()
@@ -66,7 +72,7 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 // fly runs c, then the read queued behind it, until none is queued.
 func (g *Group[K, V]) fly(key K, c *call[V]) {
 	for c != nil {
-		c.val, c.err = run(c)
+		c.val, c.err = g.run(c)
 		g.mu.Lock()
 		nx := g.next[key]
 		if nx != nil {
@@ -81,14 +87,21 @@ func (g *Group[K, V]) fly(key K, c *call[V]) {
 	}
 }
 
-// run calls c's read, turning a panic into an error: the callers sharing it are many.
-func run[V any](c *call[V]) (v V, err error) {
+// run calls c's read within the group's Timeout, turning a panic into an error: the callers sharing it
+// are many.
+func (g *Group[K, V]) run(c *call[V]) (v V, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("coalesce: read panicked: %v", r)
 		}
 	}()
-	return c.fn(c.ctx)
+	ctx := c.ctx
+	if g.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g.Timeout)
+		defer cancel()
+	}
+	return c.fn(ctx)
 }
 
 // queued is the number of callers waiting for the read queued behind key's running one (tests).

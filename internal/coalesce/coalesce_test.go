@@ -157,3 +157,20 @@ func TestACallerThatGivesUpLeavesTheOthers(t *testing.T) {
 	require.NoError(t, res.err, "the read the quitter started was not cancelled with it")
 	require.Equal(t, int64(2), res.v)
 }
+
+// TestTimeoutBoundsARead: a read that outlives the group's Timeout ends with its context's error, and
+// the callers queued behind it get a read of their own.
+func TestTimeoutBoundsARead(t *testing.T) {
+	g := Group[string, int64]{Timeout: 50 * time.Millisecond}
+	hung := make(chan struct{})
+	_, _, err := g.Do(context.Background(), "ws", func(ctx context.Context) (int64, error) {
+		<-ctx.Done()
+		close(hung)
+		return 0, ctx.Err()
+	})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	<-hung
+	v, _, err := g.Do(context.Background(), "ws", func(context.Context) (int64, error) { return 7, nil })
+	require.NoError(t, err)
+	require.Equal(t, int64(7), v)
+}
