@@ -35,9 +35,6 @@ type Deps struct {
 	// Storage keeps attachment files; the sweep removes those of deleted attachments (nil: the sweep
 	// leaves them and their keys for a worker that has it).
 	Storage storage.Storage
-	// ColumnCountsFoldInterval is how often the leader folds the portfolio's per-column count rows
-	// (default 10 seconds).
-	ColumnCountsFoldInterval time.Duration
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
 }
