@@ -8,7 +8,7 @@ ORDER BY coalesce(start_date, due_date), due_date NULLS LAST, id;
 
 -- name: PortfolioColumnStats :many
 -- PortfolioColumnStats reads every column of a workspace's projects with its counters (active cards by
--- priority, archived cards, checklist items of active cards: sums over the column's shards, kept by the
+-- priority, archived cards, checklist items of active cards: sums of the column's count rows, kept by the
 -- triggers of migration 00019) and its overdue active cards (due in the past), counted from the
 -- (column_id, due_date) index. Per-project figures (overdue outside the last column, cards by column
 -- type) are sums over a project's columns, in column order.
