@@ -304,7 +304,7 @@ type portfolioRows struct {
 // Concurrent calls for one workspace share reads (internal/coalesce): a call that finds a read running
 // waits for the next one, which serves every call that arrived in the meantime, so each answer is
 // still read after its call began (a caller sees its own writes) and a workspace costs at most one
-// read at a time however many people watch it. See docs/pilotage.md "Portfolio".
+// read at a time however many people watch it. See docs/pilotage.md "Shared reads".
 func (s *Store) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
 	rows, _, err := s.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
 		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
