@@ -157,8 +157,8 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 }
 
 // TestColumnCountersUnderConcurrentWrites runs creates, moves, archives and checklist changes from eight
-// goroutines at once, with two folds running in a loop meanwhile, and checks that the counters lost or
-// doubled nothing.
+// goroutines at once, with columns made and deleted and two folds running in a loop meanwhile, and
+// checks that nothing failed (no deadlock) and that the counters lost or doubled nothing.
 func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
@@ -185,6 +185,31 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 		}()
 	}
 	var wg sync.WaitGroup
+	// Columns made, filled and deleted meanwhile: their deletes race the folds.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 15 {
+			col, err := b.store.CreateColumn(ctx, b.project.ID, fmt.Sprintf("churn %d", i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 3 {
+				in := b.newCard("churned")
+				in.ColumnID = col.ID
+				in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}}
+				if _, err := b.store.CreateCard(ctx, in); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := b.store.DeleteColumn(ctx, b.project.ID, col.ID); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
