@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -331,4 +332,51 @@ func occurrences(ids []string, id string) int {
 		}
 	}
 	return n
+}
+
+// sqlLog records the statements sent to PostgreSQL by a setupLogged environment.
+type sqlLog struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (l *sqlLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	l.mu.Lock()
+	l.sql = append(l.sql, d.SQL)
+	l.mu.Unlock()
+	return ctx
+}
+
+func (l *sqlLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// during answers the statements one request sends, after checking its status.
+func (l *sqlLog) during(e *testEnv, method, path, token string, body any, want int) []string {
+	e.t.Helper()
+	l.mu.Lock()
+	from := len(l.sql)
+	l.mu.Unlock()
+	requireStatus(e.t, e.do(method, path, token, body), want)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.sql[from:])
+}
+
+// setupLogged is an environment whose pool records every statement it sends, without the access cache
+// (so a request's statements do not depend on what an earlier one cached).
+func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
+	t.Helper()
+	l := &sqlLog{}
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	require.NoError(t, err)
+	cfg.ConnConfig.Tracer = l
+	dbPool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(dbPool.Close)
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
+	require.NoError(t, err)
+	store := db.NewStore(dbPool, riverClient)
+	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, l
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,16 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/internal/billing"
-	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
 // plPath is the pilotage path of u's personal workspace.
@@ -420,56 +411,11 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 	}
 }
 
-// plSQLLog records the statements sent to PostgreSQL.
-type plSQLLog struct {
-	mu  sync.Mutex
-	sql []string
-}
-
-func (l *plSQLLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	l.mu.Lock()
-	l.sql = append(l.sql, d.SQL)
-	l.mu.Unlock()
-	return ctx
-}
-
-func (l *plSQLLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// during answers the statements one request sends.
-func (l *plSQLLog) during(e *testEnv, path, token string) []string {
-	e.t.Helper()
-	l.mu.Lock()
-	from := len(l.sql)
-	l.mu.Unlock()
-	requireStatus(e.t, e.do("GET", path, token, nil), http.StatusOK)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.sql[from:])
-}
-
-func plSetupLogged(t *testing.T) (*testEnv, *plSQLLog) {
-	t.Helper()
-	l := &plSQLLog{}
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = l
-	dbPool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(dbPool.Close)
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
-	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, l
-}
-
 // The state, the dashboard and the portfolio each read one REPEATABLE READ read-only snapshot, with as
 // many statements for a big workspace as for a small one.
 func TestPilotageReadsAreOneSnapshotOfConstantQueries(t *testing.T) {
 	t.Parallel()
-	e, l := plSetupLogged(t)
+	e, l := setupLogged(t)
 	ann := e.register("ann@example.com")
 	base := plPath(ann)
 	prj, cols := pfProject(e, ann, "P1", "basic-kanban", nil)
@@ -477,7 +423,7 @@ func TestPilotageReadsAreOneSnapshotOfConstantQueries(t *testing.T) {
 	plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "m"})
 
 	count := func(path string) int {
-		stmts := l.during(e, path, ann.Token)
+		stmts := l.during(e, "GET", path, ann.Token, nil, http.StatusOK)
 		begin := slices.IndexFunc(stmts, func(s string) bool { return strings.HasPrefix(strings.ToLower(s), "begin") })
 		require.GreaterOrEqual(t, begin, 0, "%s: %v", path, stmts)
 		require.Equal(t, "begin isolation level repeatable read read only", strings.ToLower(stmts[begin]), path)

@@ -4,24 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/internal/billing"
-	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
 // pfWS is u's personal workspace path.
@@ -253,56 +243,18 @@ func TestRoadmap(t *testing.T) {
 	require.Equal(t, []RoadmapScopeOut{}, decode[RoadmapOut](t, r).Scopes)
 }
 
-// pfTracer counts the statements sent to PostgreSQL.
-type pfTracer struct{ n atomic.Int64 }
-
-func (c *pfTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-
-func (c *pfTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// pfSetupTraced is setup with a pool whose statements are counted.
-func pfSetupTraced(t *testing.T) (*testEnv, *pfTracer) {
-	t.Helper()
-	tr := &pfTracer{}
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = tr
-	dbPool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(dbPool.Close)
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
-	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, tr
-}
-
-// statements counts the statements one request sends.
-func (c *pfTracer) statements(e *testEnv, method, path, token string, body any, want int) int {
-	e.t.Helper()
-	before := c.n.Load()
-	r := e.do(method, path, token, body)
-	requireStatus(e.t, r, want)
-	return int(c.n.Load() - before)
-}
-
 func TestPortfolioRoadmapExportImportUseConstantQueries(t *testing.T) {
 	t.Parallel()
-	e, tr := pfSetupTraced(t)
+	e, l := setupLogged(t)
 	u := e.register("ann@example.com")
 	prj, cols := pfProject(e, u, "Small", "basic-kanban", nil)
 	pfCard(e, u, prj, cols[0], map[string]any{"title": "one", "dueDate": "2030-01-01T00:00:00Z"})
 
 	portfolio := func() int {
-		return tr.statements(e, "GET", pfWS(u)+"/projects/portfolio", u.Token, nil, http.StatusOK)
+		return len(l.during(e, "GET", pfWS(u)+"/projects/portfolio", u.Token, nil, http.StatusOK))
 	}
-	roadmap := func() int { return tr.statements(e, "GET", prj+"/roadmap", u.Token, nil, http.StatusOK) }
-	export := func() int { return tr.statements(e, "GET", prj+"/export", u.Token, nil, http.StatusOK) }
+	roadmap := func() int { return len(l.during(e, "GET", prj+"/roadmap", u.Token, nil, http.StatusOK)) }
+	export := func() int { return len(l.during(e, "GET", prj+"/export", u.Token, nil, http.StatusOK)) }
 	small := [3]int{portfolio(), roadmap(), export()}
 
 	// Grow: more projects, and the measured project gets scopes, many dated cards with checklists,
@@ -341,8 +293,8 @@ func TestPortfolioRoadmapExportImportUseConstantQueries(t *testing.T) {
 			"customFields": []map[string]any{{"name": "Points", "type": "number"}},
 			"scopes":       []map[string]any{{"name": "S"}}, "cards": cards, "relations": rels}
 	}
-	one := tr.statements(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(2), http.StatusCreated)
-	many := tr.statements(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(300), http.StatusCreated)
+	one := len(l.during(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(2), http.StatusCreated))
+	many := len(l.during(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(300), http.StatusCreated))
 	require.Equal(t, one, many, "import must not issue more statements for more cards")
 	require.Equal(t, 302, e.count(`SELECT count(*) FROM cards c JOIN projects p ON p.id = c.project_id WHERE p.name = 'Imported'`))
 }
