@@ -124,8 +124,8 @@ func byRecent[T any](updated func(T) time.Time) func(a, b T) int {
 	return func(a, b T) int { return updated(b).Compare(updated(a)) }
 }
 
-// dueFirst orders by due date, undated last.
-func dueFirst(a, b *time.Time) int {
+// nilLast orders times, nil last (undated todos, unscheduled scopes).
+func nilLast(a, b *time.Time) int {
 	switch {
 	case a == nil && b == nil:
 		return 0
@@ -145,7 +145,7 @@ func applyIntent(st *PilotageState, intent string, cycleStart time.Time) {
 		slices.SortStableFunc(st.Missions, func(a, b PilotageMission) int { return cmp.Compare(missionUrgency[a.Status], missionUrgency[b.Status]) })
 		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.Status == "done" })
 		slices.SortStableFunc(st.Todos, func(a, b PilotageTodo) int {
-			return cmp.Or(cmp.Compare(todoUrgency[a.Status], todoUrgency[b.Status]), dueFirst(a.DueDate, b.DueDate))
+			return cmp.Or(cmp.Compare(todoUrgency[a.Status], todoUrgency[b.Status]), nilLast(a.DueDate, b.DueDate))
 		})
 		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
 		st.Decisions = st.Decisions[:min(len(st.Decisions), recentLimit)]
@@ -173,7 +173,7 @@ func applyIntent(st *PilotageState, intent string, cycleStart time.Time) {
 				}
 				return 1
 			}
-			return cmp.Or(cmp.Compare(hasPrio(a), hasPrio(b)), dueFirst(a.DueDate, b.DueDate))
+			return cmp.Or(cmp.Compare(hasPrio(a), hasPrio(b)), nilLast(a.DueDate, b.DueDate))
 		})
 		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
 		st.Decisions = st.Decisions[:min(len(st.Decisions), recentLimit)]

@@ -1,7 +1,6 @@
 package db
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -65,7 +64,7 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 		}
 	}
 	slices.SortStableFunc(scopes, func(a, b Scope) int {
-		return roadmapCompareStart(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
+		return nilLast(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
 	})
 	index := make(map[string]int, len(scopes))
 	for i, sc := range scopes {
@@ -95,17 +94,4 @@ func roadmapFirstTime(ts ...*time.Time) *time.Time {
 		}
 	}
 	return nil
-}
-
-// roadmapCompareStart orders by time with nil last.
-func roadmapCompareStart(a, b *time.Time) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	return cmp.Compare(a.UnixNano(), b.UnixNano())
 }
