@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -38,7 +37,7 @@ func BenchmarkDraftRoadmap(b *testing.B) {
 	store := db.NewStore(dbPool, apiRiver)
 	relay := stream.Start(ctx, store, stream.Config{Logger: logger})
 	b.Cleanup(relay.Close)
-	h := New(store, auth.NewSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
+	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay})
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)

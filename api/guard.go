@@ -80,8 +80,9 @@ type Principal struct {
 	ViaPAT    bool
 	TokenID   string
 	ViaCookie bool
-	// SessionID is the JWT id of a session, which binds its CSRF token.
-	SessionID string
+	// Session is the verified session JWT's claims (empty for a personal access token); its id and key
+	// bind the CSRF token.
+	Session auth.Claims
 	// access was resolved together with the user (JWT callers on tenant routes); accessErr is its refusal.
 	access    *db.Access
 	accessErr error
@@ -145,7 +146,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	switch {
-	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.SessionID, hctx.Header("X-CSRF-Token")):
+	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.Session, hctx.Header("X-CSRF-Token")):
 		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
 		return
 	}
@@ -313,7 +314,7 @@ func (s *Server) authenticateBearer(ctx context.Context, header string) (*Princi
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired token")
 	}
-	p := &Principal{SessionID: claims.ID}
+	p := &Principal{Session: claims}
 	if p.User, err = s.sessionUser(ctx, claims.Subject, claims.Version); err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired token")
 	}
-	p := &Principal{ViaCookie: viaCookie, SessionID: claims.ID}
+	p := &Principal{ViaCookie: viaCookie, Session: claims}
 	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" && isUUID(claims.Subject) && slugShaped(orgSlug) && slugShaped(hctx.Param("wsSlug")) {
 		projectID := hctx.Param("projectId")
 		if !isUUID(projectID) {

@@ -32,6 +32,15 @@ import (
 // testJWTSecret signs the test servers' tokens.
 var testJWTSecret = []byte("test-secret-test-secret-test-secret")
 
+// testSigner is a signer whose tokens live ttl, with secret as its one key.
+func testSigner(secret []byte, ttl time.Duration) *auth.Signer {
+	s, err := auth.NewSigner(auth.StaticKeys(secret), ttl)
+	if err != nil {
+		panic(err) // a non-empty secret is always a usable key
+	}
+	return s
+}
+
 // testEnv is one test's server on its own database.
 type testEnv struct {
 	t       *testing.T
@@ -59,7 +68,7 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
 	store := db.NewStore(dbPool, riverClient)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	if o.loginRateLimit == 0 {
 		o.loginRateLimit = 1000
 	}
@@ -375,7 +384,7 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
 	store := db.NewStore(dbPool, riverClient)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, l

@@ -68,7 +68,7 @@ func (s *Server) startSession(u db.User) (*SessionOutput, error) {
 		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
 			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
 		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),
-			CSRFToken: s.signer.CSRFToken(claims.ID), User: userOut(u)},
+			CSRFToken: s.signer.CSRFToken(claims), User: userOut(u)},
 	}, nil
 }
 
@@ -188,7 +188,7 @@ func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	out := &MeOutput{}
 	out.Body.User = userOut(p.User)
 	if p.ViaCookie {
-		out.Body.CSRFToken = s.signer.CSRFToken(p.SessionID)
+		out.Body.CSRFToken = s.signer.CSRFToken(p.Session)
 	}
 	return out, nil
 }

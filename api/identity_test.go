@@ -357,26 +357,26 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	}
 
 	// A well-formed session token for the user works, so the refusals below are about the token alone.
-	fresh, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 1)
+	fresh, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 1)
 	require.NoError(t, err)
 	require.Equal(t, id, identMeID(e, req{Token: fresh}))
 
-	expired, _, err := auth.NewSigner(testJWTSecret, -time.Hour).Issue(id, auth.TypeSession, 1)
+	expired, _, err := testSigner(testJWTSecret, -time.Hour).Issue(id, auth.TypeSession, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", expired, nil), http.StatusUnauthorized)
 
-	forged, _, err := auth.NewSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeSession, 1)
+	forged, _, err := testSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeSession, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", forged, nil), http.StatusUnauthorized)
 
 	// A token of the wrong type, of a stale session version, or for a user that does not exist.
-	twoFA, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeTwoFactor, 1)
+	twoFA, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeTwoFactor, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
-	stale, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 0)
+	stale, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 0)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", stale, nil), http.StatusUnauthorized)
-	ghost, _, err := auth.NewSigner(testJWTSecret, time.Hour).Issue("0190c1d2-0000-7000-8000-000000000000", auth.TypeSession, 1)
+	ghost, _, err := testSigner(testJWTSecret, time.Hour).Issue("0190c1d2-0000-7000-8000-000000000000", auth.TypeSession, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", ghost, nil), http.StatusUnauthorized)
 

@@ -67,7 +67,7 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
 	store := db.NewStore(dbPool, riverClient)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = 50 * time.Millisecond
 	}

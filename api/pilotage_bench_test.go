@@ -53,7 +53,7 @@ func BenchmarkPilotageReads(b *testing.B) {
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(b, err)
 	store := db.NewStore(dbPool, riverClient)
-	h := New(store, auth.NewSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
+	h := New(store, testSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
 
 	// One workspace per client, each of 200 projects and 50,000 cards.
@@ -157,7 +157,7 @@ func benchLoad(b *testing.B, h http.Handler, target func(client int) (path, toke
 
 // benchToken signs a session JWT for the registered user.
 func benchToken(b *testing.B, reg db.Registration) string {
-	tok, _, err := auth.NewSigner(testJWTSecret, 7*24*time.Hour).Issue(reg.User.ID, auth.TypeSession, reg.User.SessionVersion)
+	tok, _, err := testSigner(testJWTSecret, 7*24*time.Hour).Issue(reg.User.ID, auth.TypeSession, reg.User.SessionVersion)
 	require.NoError(b, err)
 	return tok
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -42,7 +41,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	store := db.NewStore(dbPool, riverClient)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := New(store, auth.NewSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
+	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
 	call := func(method, path, token string, body any) (int, []byte) {
 		var rd io.Reader = http.NoBody

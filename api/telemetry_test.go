@@ -18,7 +18,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -79,7 +78,7 @@ func newObservedServer(t *testing.T) *observedServer {
 	m.WatchPool(dbPool)
 	m.WatchRelay(relay)
 	m.WatchAccessCache(cache)
-	signer := auth.NewSigner(testJWTSecret, 7*24*time.Hour)
+	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
 		PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,
 	})

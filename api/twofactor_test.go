@@ -94,7 +94,9 @@ func tfaToken(t *testing.T, id string, issued time.Time) string {
 			IssuedAt: jwt.NewNumericDate(issued), ExpiresAt: jwt.NewNumericDate(issued.Add(auth.TwoFactorTTL))},
 		Type: auth.TypeTwoFactor, Version: 1,
 	}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(testJWTSecret)
+	j := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	j.Header["kid"] = auth.StaticKeys(testJWTSecret)[0].ID
+	tok, err := j.SignedString(testJWTSecret)
 	require.NoError(t, err)
 	return tok
 }
@@ -185,7 +187,7 @@ func TestTwoFactorLoginAndVerify(t *testing.T) {
 	next := tfaCode(t, secret, time.Now().Add(30*time.Second))
 	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": "garbage", "code": next}), http.StatusUnauthorized)
 	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": sessionToken, "code": next}), http.StatusUnauthorized)
-	forged, _, err := auth.NewSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeTwoFactor, 1)
+	forged, _, err := testSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeTwoFactor, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": forged, "code": next}), http.StatusUnauthorized)
 	// A two-factor token past its (fixed, short) lifetime.

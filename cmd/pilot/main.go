@@ -23,7 +23,6 @@ import (
 	"github.com/pilot-dev/pilot/api"
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
@@ -39,7 +38,10 @@ const usage = `usage: pilot <command>
 commands:
   api      serve the HTTP API (migrates first)
   worker   run background jobs (migrates first)
-  migrate  apply database migrations and exit`
+  migrate  apply database migrations and exit
+  keys rotate
+           make a new session signing key (when JWT_SECRET is unset); older keys verify until their
+           sessions expire`
 
 // defaultGCPercent is the garbage collector's target unless GOGC is set.
 const defaultGCPercent = 400
@@ -72,6 +74,10 @@ func main() {
 		run = runWorker
 	case "migrate":
 		run = runMigrate
+	case "keys":
+		run = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runKeys(ctx, cfg, logger, os.Args[2:])
+		}
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -179,7 +185,11 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	metrics.WatchPool(dbPool)
 	metrics.WatchRelay(relay)
 	metrics.WatchAccessCache(access)
-	handler := api.New(store, auth.NewSigner(cfg.JWTSecret, cfg.JWTExpiresIn), billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
+	signer, err := newSigner(ctx, cfg, store, logger)
+	if err != nil {
+		return err
+	}
+	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		Storage: attachments, Relay: relay, AccessCache: access, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session

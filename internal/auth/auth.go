@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/argon2id"
@@ -57,30 +58,113 @@ type Claims struct {
 	Type string `json:"typ"`
 	// Version is the user's session version when the token was issued; a password change bumps it.
 	Version int32 `json:"ver"`
+	// KeyID is the id of the key that signed the token (its "kid" header), not a claim.
+	KeyID string `json:"-"`
 }
 
-// Signer issues and verifies HS256 JWTs.
+// Key is one HS256 key and the id that JWTs name it by (their "kid" header).
+type Key struct {
+	ID     string
+	Secret []byte
+	// NotBefore is when the key starts signing; before then it only verifies, so a rotated key reaches
+	// every process before any of them signs with it. The zero time signs at once.
+	NotBefore time.Time
+	// VerifyOnly keys never sign: a replaced secret kept until its sessions expire.
+	VerifyOnly bool
+}
+
+// StaticKeys turns configured secrets into keys: secret signs, previous only verify. A key's id is
+// derived from its secret, so every process given the same secrets names them the same way.
+func StaticKeys(secret []byte, previous ...[]byte) []Key {
+	key := func(b []byte, verifyOnly bool) Key {
+		h := sha256.Sum256(append([]byte("pilot-kid:"), b...))
+		return Key{ID: "env-" + hex.EncodeToString(h[:8]), Secret: b, VerifyOnly: verifyOnly}
+	}
+	keys := []Key{key(secret, false)}
+	for _, p := range previous {
+		keys = append(keys, key(p, true))
+	}
+	return keys
+}
+
+// Signer issues and verifies HS256 JWTs with a set of keys: the newest key whose NotBefore has passed
+// signs, and every key verifies the tokens that name it. There is no key without a kid and no built-in
+// key: a token signed with anything else is refused.
 type Signer struct {
-	secret []byte
-	ttl    time.Duration
-	now    func() time.Time
+	keys atomic.Pointer[keyring]
+	ttl  time.Duration
+	now  func() time.Time
 	// verified remembers tokens whose signature checked out (keyed by the whole token, signature
 	// included), so a session's every request does not decode and HMAC it again; expiry and type are
-	// still checked on each use.
+	// still checked on each use, and the key still has to be known.
 	verified *lru.Cache[string, Claims]
+}
+
+type keyring struct {
+	byID   map[string]Key
+	sorted []Key // by NotBefore, oldest first
 }
 
 // verifiedTokens is how many verified tokens a Signer remembers (a few MB at most).
 const verifiedTokens = 4096
 
-// NewSigner returns a signer whose session tokens live ttl.
-func NewSigner(secret []byte, ttl time.Duration) *Signer {
+// ErrNoKeys is returned when a signer is given no usable key.
+var ErrNoKeys = errors.New("no signing key")
+
+// NewSigner returns a signer with keys whose session tokens live ttl.
+func NewSigner(keys []Key, ttl time.Duration) (*Signer, error) {
 	verified, err := lru.New[string, Claims](verifiedTokens)
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return &Signer{secret: secret, ttl: ttl, now: time.Now, verified: verified}
+	s := &Signer{ttl: ttl, now: time.Now, verified: verified}
+	if err := s.SetKeys(keys); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
+
+// SetKeys replaces the signer's keys (a reload after a rotation). Tokens of a key no longer in the set
+// stop verifying.
+func (s *Signer) SetKeys(keys []Key) error {
+	r := &keyring{byID: make(map[string]Key, len(keys))}
+	for _, k := range keys {
+		if k.ID == "" || len(k.Secret) == 0 {
+			return fmt.Errorf("%w: a key needs an id and a secret", ErrNoKeys)
+		}
+		r.byID[k.ID] = k
+		r.sorted = append(r.sorted, k)
+	}
+	if !slices.ContainsFunc(r.sorted, func(k Key) bool { return !k.VerifyOnly }) {
+		return ErrNoKeys
+	}
+	slices.SortStableFunc(r.sorted, func(a, b Key) int { return a.NotBefore.Compare(b.NotBefore) })
+	if old := s.keys.Swap(r); old != nil {
+		for id := range old.byID {
+			if _, ok := r.byID[id]; !ok {
+				s.verified.Purge() // a key left: forget what it verified
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// signingKey is the newest key that may sign and whose NotBefore has passed (the oldest one that may
+// sign if none has yet).
+func (s *Signer) signingKey() Key {
+	var k Key
+	now := s.now()
+	for _, c := range s.keys.Load().sorted {
+		if !c.VerifyOnly && (k.ID == "" || !c.NotBefore.After(now)) {
+			k = c
+		}
+	}
+	return k
+}
+
+// SigningKeyID is the id of the key that signs new tokens now.
+func (s *Signer) SigningKeyID() string { return s.signingKey().ID }
 
 // TTL is the session token lifetime.
 func (s *Signer) TTL() time.Duration { return s.ttl }
@@ -106,7 +190,11 @@ func (s *Signer) Issue(userID, typ string, version int32) (string, Claims, error
 		Type:    typ,
 		Version: version,
 	}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.secret)
+	key := s.signingKey()
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	t.Header["kid"] = key.ID
+	tok, err := t.SignedString(key.Secret)
+	c.KeyID = key.ID
 	if err != nil {
 		return "", c, fmt.Errorf("sign token: %w", err)
 	}
@@ -118,14 +206,23 @@ var ErrInvalidToken = errors.New("invalid or expired token")
 
 // Verify checks a token's signature, expiry and type.
 func (s *Signer) Verify(token, typ string) (Claims, error) {
+	keys := s.keys.Load()
 	if c, ok := s.verified.Get(token); ok {
-		if c.Type == typ && c.ExpiresAt != nil && s.now().Before(c.ExpiresAt.Time) {
+		if _, known := keys.byID[c.KeyID]; known && c.Type == typ && c.ExpiresAt != nil && s.now().Before(c.ExpiresAt.Time) {
 			return c, nil
 		}
 		return Claims{}, ErrInvalidToken
 	}
 	var c Claims
-	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) { return s.secret, nil },
+	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		k, ok := keys.byID[kid]
+		if !ok {
+			return nil, ErrInvalidToken
+		}
+		c.KeyID = kid
+		return k.Secret, nil
+	},
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithIssuer("pilot"),
 		jwt.WithTimeFunc(s.now))
 	if err != nil || c.Type != typ || c.Subject == "" {
@@ -135,16 +232,22 @@ func (s *Signer) Verify(token, typ string) (Claims, error) {
 	return c, nil
 }
 
-// CSRFToken derives the CSRF token bound to one session (its JWT id), so it needs no storage.
-func (s *Signer) CSRFToken(sessionID string) string {
-	m := hmac.New(sha256.New, s.secret)
-	m.Write([]byte("csrf:" + sessionID))
+// CSRFToken derives the CSRF token bound to one session (its JWT id), with the key that signed the
+// session's token, so it needs no storage. It is empty when that key is no longer known.
+func (s *Signer) CSRFToken(c Claims) string {
+	k, ok := s.keys.Load().byID[c.KeyID]
+	if !ok {
+		return ""
+	}
+	m := hmac.New(sha256.New, k.Secret)
+	m.Write([]byte("csrf:" + c.ID))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // CheckCSRF compares a presented CSRF token with the session's, in constant time.
-func (s *Signer) CheckCSRF(sessionID, presented string) bool {
-	return presented != "" && hmac.Equal([]byte(s.CSRFToken(sessionID)), []byte(presented))
+func (s *Signer) CheckCSRF(c Claims, presented string) bool {
+	want := s.CSRFToken(c)
+	return presented != "" && want != "" && hmac.Equal([]byte(want), []byte(presented))
 }
 
 // RandomString returns n random bytes, hex encoded.

@@ -12,6 +12,14 @@ import (
 
 var testSecret = []byte("auth-test-secret-auth-test-secret")
 
+// newSigner is a signer with secret as its one key.
+func newSigner(t *testing.T, secret []byte, ttl time.Duration) *Signer {
+	t.Helper()
+	s, err := NewSigner(StaticKeys(secret), ttl)
+	require.NoError(t, err)
+	return s
+}
+
 func TestPasswordHashAndCheck(t *testing.T) {
 	t.Parallel()
 	h1, err := HashPassword("correct-horse")
@@ -37,7 +45,7 @@ func TestPasswordHashAndCheck(t *testing.T) {
 
 func TestJWTIssueAndVerify(t *testing.T) {
 	t.Parallel()
-	s := NewSigner(testSecret, time.Hour)
+	s := newSigner(t, testSecret, time.Hour)
 	require.Equal(t, time.Hour, s.TTL())
 
 	before := time.Now()
@@ -66,9 +74,9 @@ func TestJWTIssueAndVerify(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidToken)
 
 	// Wrong secret, either way round.
-	_, err = NewSigner([]byte("another-secret-another-secret-another"), time.Hour).Verify(tok, TypeSession)
+	_, err = newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Verify(tok, TypeSession)
 	require.ErrorIs(t, err, ErrInvalidToken)
-	other, _, err := NewSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue("user-1", TypeSession, 3)
+	other, _, err := newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Issue("user-1", TypeSession, 3)
 	require.NoError(t, err)
 	_, err = s.Verify(other, TypeSession)
 	require.ErrorIs(t, err, ErrInvalidToken)
@@ -89,35 +97,38 @@ func TestJWTIssueAndVerify(t *testing.T) {
 
 func TestJWTExpiry(t *testing.T) {
 	t.Parallel()
-	expired, _, err := NewSigner(testSecret, -time.Minute).Issue("user-1", TypeSession, 1)
+	expired, _, err := newSigner(t, testSecret, -time.Minute).Issue("user-1", TypeSession, 1)
 	require.NoError(t, err)
-	_, err = NewSigner(testSecret, time.Hour).Verify(expired, TypeSession)
+	_, err = newSigner(t, testSecret, time.Hour).Verify(expired, TypeSession)
 	require.ErrorIs(t, err, ErrInvalidToken)
 
 	// A two-factor token lives TwoFactorTTL whatever the session lifetime.
-	s := NewSigner(testSecret, 7*24*time.Hour)
+	s := newSigner(t, testSecret, 7*24*time.Hour)
 	tok, c, err := s.Issue("user-1", TypeTwoFactor, 1)
 	require.NoError(t, err)
 	require.WithinDuration(t, time.Now().Add(TwoFactorTTL), c.ExpiresAt.Time, 2*time.Second)
 	_, err = s.Verify(tok, TypeTwoFactor)
 	require.NoError(t, err)
-	later := NewSigner(testSecret, 7*24*time.Hour)
+	later := newSigner(t, testSecret, 7*24*time.Hour)
 	later.now = func() time.Time { return time.Now().Add(TwoFactorTTL + time.Second) }
 	_, err = later.Verify(tok, TypeTwoFactor)
 	require.ErrorIs(t, err, ErrInvalidToken)
 }
 
-// sign signs claims with method and key, for tokens the signer would never issue.
+// sign signs claims with method and key, naming testSecret's key id, for tokens the signer would never
+// issue.
 func sign(t *testing.T, method jwt.SigningMethod, key any, claims jwt.Claims) string {
 	t.Helper()
-	tok, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	j := jwt.NewWithClaims(method, claims)
+	j.Header["kid"] = StaticKeys(testSecret)[0].ID
+	tok, err := j.SignedString(key)
 	require.NoError(t, err)
 	return tok
 }
 
 func TestJWTVerifyRefusesForeignShapes(t *testing.T) {
 	t.Parallel()
-	s := NewSigner(testSecret, time.Hour)
+	s := newSigner(t, testSecret, time.Hour)
 	good := func() Claims {
 		return Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: "user-1", Issuer: "pilot", ID: "x",
 			ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))}, Type: TypeSession, Version: 1}
@@ -154,18 +165,113 @@ func TestJWTVerifyRefusesForeignShapes(t *testing.T) {
 
 func TestCSRFToken(t *testing.T) {
 	t.Parallel()
-	s := NewSigner(testSecret, time.Hour)
-	a := s.CSRFToken("session-a")
+	s := newSigner(t, testSecret, time.Hour)
+	other := newSigner(t, []byte("another-secret-another-secret-another"), time.Hour)
+	session := func(s *Signer, id string) Claims {
+		c := Claims{KeyID: s.SigningKeyID()}
+		c.ID = id
+		return c
+	}
+	sa, sb := session(s, "session-a"), session(s, "session-b")
+	a := s.CSRFToken(sa)
 	require.NotEmpty(t, a)
-	require.Equal(t, a, s.CSRFToken("session-a"), "derived, so stable")
-	require.NotEqual(t, a, s.CSRFToken("session-b"))
-	require.NotEqual(t, a, NewSigner([]byte("another-secret-another-secret-another"), time.Hour).CSRFToken("session-a"))
+	require.Equal(t, a, s.CSRFToken(sa), "derived, so stable")
+	require.NotEqual(t, a, s.CSRFToken(sb))
+	require.NotEqual(t, a, other.CSRFToken(session(other, "session-a")))
+	require.Empty(t, s.CSRFToken(session(other, "session-a")), "a key the signer does not know derives nothing")
 
-	require.True(t, s.CheckCSRF("session-a", a))
-	require.False(t, s.CheckCSRF("session-b", a))
-	require.False(t, s.CheckCSRF("session-a", ""))
-	require.False(t, s.CheckCSRF("session-a", a+"x"))
-	require.False(t, s.CheckCSRF("", ""))
+	require.True(t, s.CheckCSRF(sa, a))
+	require.False(t, s.CheckCSRF(sb, a))
+	require.False(t, s.CheckCSRF(sa, ""))
+	require.False(t, s.CheckCSRF(sa, a+"x"))
+	require.False(t, s.CheckCSRF(Claims{}, ""))
+}
+
+func TestSignerNeedsAKeyThatSigns(t *testing.T) {
+	t.Parallel()
+	_, err := NewSigner(nil, time.Hour)
+	require.ErrorIs(t, err, ErrNoKeys)
+	_, err = NewSigner([]Key{{ID: "k", Secret: testSecret, VerifyOnly: true}}, time.Hour)
+	require.ErrorIs(t, err, ErrNoKeys, "verify-only keys alone cannot sign")
+	_, err = NewSigner([]Key{{ID: "", Secret: testSecret}}, time.Hour)
+	require.ErrorIs(t, err, ErrNoKeys)
+	_, err = NewSigner([]Key{{ID: "k"}}, time.Hour)
+	require.ErrorIs(t, err, ErrNoKeys)
+}
+
+func TestJWTKeyIDs(t *testing.T) {
+	t.Parallel()
+	s := newSigner(t, testSecret, time.Hour)
+	good := Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: "user-1", Issuer: "pilot", ID: "x",
+		ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))}, Type: TypeSession, Version: 1}
+
+	// The right secret without a kid, or under a kid the signer does not have, is refused.
+	noKid, err := jwt.NewWithClaims(jwt.SigningMethodHS256, good).SignedString(testSecret)
+	require.NoError(t, err)
+	_, err = s.Verify(noKid, TypeSession)
+	require.ErrorIs(t, err, ErrInvalidToken)
+	j := jwt.NewWithClaims(jwt.SigningMethodHS256, good)
+	j.Header["kid"] = "env-0000000000000000"
+	unknown, err := j.SignedString(testSecret)
+	require.NoError(t, err)
+	_, err = s.Verify(unknown, TypeSession)
+	require.ErrorIs(t, err, ErrInvalidToken)
+
+	// Ids come from the secrets: the same secret, the same id; another secret, another id.
+	require.Equal(t, StaticKeys(testSecret)[0].ID, StaticKeys(testSecret)[0].ID)
+	require.NotEqual(t, StaticKeys(testSecret)[0].ID, StaticKeys([]byte("another-secret-another-secret-another"))[0].ID)
+	require.NotContains(t, StaticKeys(testSecret)[0].ID, string(testSecret))
+}
+
+func TestJWTKeyRotation(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	oldKey := Key{ID: "old", Secret: []byte("old-secret-old-secret-old-secret-old")}
+	newKey := Key{ID: "new", Secret: []byte("new-secret-new-secret-new-secret-new"), NotBefore: now.Add(2 * time.Minute)}
+
+	s, err := NewSigner([]Key{oldKey}, time.Hour)
+	require.NoError(t, err)
+	oldTok, oldClaims, err := s.Issue("user-1", TypeSession, 1)
+	require.NoError(t, err)
+	require.Equal(t, "old", oldClaims.KeyID)
+
+	// Published but not yet signing: the old key signs, the new one already verifies.
+	require.NoError(t, s.SetKeys([]Key{oldKey, newKey}))
+	require.Equal(t, "old", s.SigningKeyID())
+	early, err := NewSigner([]Key{newKey}, time.Hour)
+	require.NoError(t, err)
+	earlyTok, _, err := early.Issue("user-1", TypeSession, 1) // a process whose clock is ahead
+	require.NoError(t, err)
+	c, err := s.Verify(earlyTok, TypeSession)
+	require.NoError(t, err)
+	require.Equal(t, "new", c.KeyID)
+
+	// Once its time has come, the new key signs; the old one still verifies what it signed.
+	s.now = func() time.Time { return now.Add(3 * time.Minute) }
+	require.Equal(t, "new", s.SigningKeyID())
+	_, newClaims, err := s.Issue("user-1", TypeSession, 1)
+	require.NoError(t, err)
+	require.Equal(t, "new", newClaims.KeyID)
+	c, err = s.Verify(oldTok, TypeSession)
+	require.NoError(t, err)
+	require.Equal(t, "old", c.KeyID)
+	require.NotEmpty(t, s.CSRFToken(c), "an old session keeps its CSRF token")
+
+	// Once the old key is dropped, its tokens stop verifying, even those verified before.
+	require.NoError(t, s.SetKeys([]Key{newKey}))
+	_, err = s.Verify(oldTok, TypeSession)
+	require.ErrorIs(t, err, ErrInvalidToken)
+
+	// A verify-only key (a previous JWT_SECRET) verifies but never signs.
+	keys := StaticKeys([]byte("current-secret-current-secret-current"), oldKey.Secret)
+	require.True(t, keys[1].VerifyOnly)
+	env, err := NewSigner(keys, time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, keys[0].ID, env.SigningKeyID())
+	prevTok, _, err := newSigner(t, oldKey.Secret, time.Hour).Issue("user-1", TypeSession, 1)
+	require.NoError(t, err)
+	_, err = env.Verify(prevTok, TypeSession)
+	require.NoError(t, err)
 }
 
 func TestPATShape(t *testing.T) {
@@ -187,7 +293,7 @@ func TestPATShape(t *testing.T) {
 	require.NotEqual(t, prefix, prefix2)
 	require.NotEqual(t, hash, hash2)
 
-	jwtTok, _, err := NewSigner(testSecret, time.Hour).Issue("user-1", TypeSession, 1)
+	jwtTok, _, err := newSigner(t, testSecret, time.Hour).Issue("user-1", TypeSession, 1)
 	require.NoError(t, err)
 	require.False(t, IsPAT(jwtTok))
 	require.False(t, IsPAT(""))
@@ -282,7 +388,7 @@ func TestMatchTOTPWindow(t *testing.T) {
 // A verified token is remembered, but every use still checks its expiry and type, and a token whose
 // signature was altered is verified afresh (and refused).
 func TestVerifiedTokensStillExpireAndKeepTheirType(t *testing.T) {
-	s := NewSigner(testSecret, time.Hour)
+	s := newSigner(t, testSecret, time.Hour)
 	tok, _, err := s.Issue("user-1", TypeTwoFactor, 1)
 	require.NoError(t, err)
 	_, err = s.Verify(tok, TypeTwoFactor)

@@ -18,17 +18,19 @@ const (
 	EnvProduction  = "production"
 )
 
-// devJWTSecret signs tokens in development when JWT_SECRET is unset. Production refuses to start
-// without a real secret.
-const devJWTSecret = "pilot-development-secret-do-not-use-in-production"
-
 // Config is everything a Pilot process reads from its environment.
 type Config struct {
-	Env                 string
-	Port                int
-	DatabaseURL         string
-	DatabaseMaxConns    int32
-	JWTSecret           []byte
+	Env              string
+	Port             int
+	DatabaseURL      string
+	DatabaseMaxConns int32
+	// JWTSecret (JWT_SECRET) signs session tokens. Empty outside production: the api then signs with
+	// random keys kept in the database (made at first start, rotated by `pilot keys rotate`). There is
+	// no built-in key.
+	JWTSecret []byte
+	// JWTPreviousSecrets (JWT_PREVIOUS_SECRETS, comma-separated) still verify the tokens they signed but
+	// sign nothing: the old secret after JWT_SECRET is changed, until its sessions have expired.
+	JWTPreviousSecrets  [][]byte
 	JWTExpiresIn        time.Duration
 	PublicURL           string
 	SMTPURL             string
@@ -187,11 +189,12 @@ func load(getenv func(string) string) (*Config, error) {
 	if c.ShutdownGracePeriod, err = ParseDuration(get("SHUTDOWN_GRACE_PERIOD", "10s")); err != nil {
 		errs = append(errs, fmt.Errorf("SHUTDOWN_GRACE_PERIOD: %w", err))
 	}
-	secret := get("JWT_SECRET", "")
-	if secret == "" && c.Env != EnvProduction {
-		secret = devJWTSecret
+	c.JWTSecret = []byte(get("JWT_SECRET", ""))
+	for _, old := range strings.Split(get("JWT_PREVIOUS_SECRETS", ""), ",") {
+		if old = strings.TrimSpace(old); old != "" {
+			c.JWTPreviousSecrets = append(c.JWTPreviousSecrets, []byte(old))
+		}
 	}
-	c.JWTSecret = []byte(secret)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -213,6 +216,9 @@ func (c *Config) validate() []error {
 	}
 	if c.Env == EnvProduction && len(c.JWTSecret) > 0 && len(c.JWTSecret) < 32 {
 		errs = append(errs, errors.New("JWT_SECRET must be at least 32 bytes in production"))
+	}
+	if len(c.JWTPreviousSecrets) > 0 && len(c.JWTSecret) == 0 {
+		errs = append(errs, errors.New("JWT_PREVIOUS_SECRETS needs JWT_SECRET (the secret that signs now)"))
 	}
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is required (make run starts a private PostgreSQL and sets it)"))

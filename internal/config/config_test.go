@@ -39,7 +39,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 8080, c.Port)
 	require.Equal(t, "postgres://pilot@localhost/pilot", c.DatabaseURL)
 	require.Equal(t, 7*24*time.Hour, c.JWTExpiresIn)
-	require.Equal(t, []byte(devJWTSecret), c.JWTSecret, "development signs with the development secret")
+	require.Empty(t, c.JWTSecret, "no built-in secret: the api makes and keeps random keys")
 	require.Equal(t, "http://localhost:8080", c.PublicURL)
 	require.Equal(t, 10, c.LoginRateLimit)
 	require.Equal(t, 10*time.Second, c.ShutdownGracePeriod)
@@ -51,7 +51,7 @@ func TestLoadProductionNeedsJWTSecret(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "JWT_SECRET")
 
-	// Never the development secret in production.
+	// Never without a secret in production.
 	_, err = load(env(base(map[string]string{"APP_ENV": "production", "JWT_SECRET": ""})))
 	require.ErrorContains(t, err, "JWT_SECRET")
 
@@ -68,6 +68,17 @@ func TestLoadProductionNeedsJWTSecret(t *testing.T) {
 	c, err = load(env(base(map[string]string{"JWT_SECRET": "mine"})))
 	require.NoError(t, err)
 	require.Equal(t, []byte("mine"), c.JWTSecret)
+	require.Empty(t, c.JWTPreviousSecrets)
+}
+
+func TestLoadJWTPreviousSecrets(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(map[string]string{"JWT_SECRET": "new-secret", "JWT_PREVIOUS_SECRETS": " old-one, ,older "})))
+	require.NoError(t, err)
+	require.Equal(t, [][]byte{[]byte("old-one"), []byte("older")}, c.JWTPreviousSecrets)
+
+	_, err = load(env(base(map[string]string{"JWT_PREVIOUS_SECRETS": "old-one"})))
+	require.ErrorContains(t, err, "JWT_PREVIOUS_SECRETS needs JWT_SECRET")
 }
 
 func TestLoadJWTExpiresIn(t *testing.T) {

@@ -561,6 +561,13 @@ type Scope struct {
 	UpdatedAt   time.Time
 }
 
+type SigningKey struct {
+	ID        string
+	Secret    []byte
+	NotBefore time.Time
+	CreatedAt time.Time
+}
+
 type Skill struct {
 	ID           string
 	WorkspaceID  string
