@@ -47,6 +47,7 @@ type testEnv struct {
 	handler http.Handler
 	store   *db.Store
 	pool    *pgxpool.Pool
+	river   *river.Client[pgx.Tx] // insert-only, as the api process's: tests list jobs through it
 	signer  *auth.Signer
 	access  *accesscache.Cache
 	// httpURL is the handler served over HTTP, once a test asked for it (mcpURL).
@@ -85,7 +86,7 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
 		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache,
 	})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer, access: cache}
+	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
 
 // resp is a recorded answer.
@@ -387,5 +388,5 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, l
+	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer}, l
 }

@@ -37,7 +37,7 @@ var jobStatesToWork = []rivertype.JobState{rivertype.JobStateAvailable, rivertyp
 func (e *testEnv) waitJobs(what string, kinds []string, states ...rivertype.JobState) {
 	e.t.Helper()
 	waitFor(e.t, what, func() bool {
-		res, err := e.store.River.JobList(context.Background(), river.NewJobListParams().Kinds(kinds...).States(states...).First(1))
+		res, err := e.river.JobList(context.Background(), river.NewJobListParams().Kinds(kinds...).States(states...).First(1))
 		require.NoError(e.t, err)
 		return len(res.Jobs) == 0
 	})

@@ -157,11 +157,11 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
-	if err := s.store.Pool.Ping(ctx); err != nil {
+	if err := s.store.Ping(ctx); err != nil {
 		writeError(w, http.StatusServiceUnavailable, "database unreachable")
 		return
 	}
-	pending, err := db.MigrationsPending(ctx, s.store.Pool)
+	pending, err := s.store.MigrationsPending(ctx)
 	if err != nil || pending {
 		writeError(w, http.StatusServiceUnavailable, "migrations not applied")
 		return

@@ -20,17 +20,6 @@ import (
 // MaxAutomationDepth caps chains of automation-caused events: an event at this depth runs no rule.
 const MaxAutomationDepth = 3
 
-// ActivityDueDateReached is recorded when a card's due date passes (an addition to Part 6's types).
-const ActivityDueDateReached = "due_date_reached"
-
-// ruleCause marks a change an automation rule makes: the rule (recorded as meta.automationRuleId) and
-// the depth its events carry, one more than the event that ran the rule. The zero value is a change by
-// a person or an agent: no rule, depth 0.
-type ruleCause struct {
-	ruleID string
-	depth  int
-}
-
 // cardStatus derives a card's status: archived, else by column: first todo, last done, others in
 // progress.
 func cardStatus(columnIDs []string, columnID string, archived bool) string {
@@ -44,37 +33,6 @@ func cardStatus(columnIDs []string, columnID string, archived bool) string {
 	default:
 		return "in_progress"
 	}
-}
-
-// triggersFor maps an activity to the automation triggers it fires.
-func triggersFor(a Activity) []string {
-	fields, _ := a.Meta["fields"].([]string)
-	switch a.Type {
-	case ActivityCardCreated:
-		return []string{TriggerTaskCreated, TriggerTaskAddedToBoard}
-	case ActivityCardMoved:
-		t := []string{TriggerTaskMoved}
-		if a.Meta["fromStatus"] != a.Meta["toStatus"] {
-			t = append(t, TriggerTaskStatusChanged)
-		}
-		return t
-	case ActivityCardArchived:
-		return []string{TriggerTaskStatusChanged}
-	case ActivityCardAssigned:
-		return []string{TriggerTaskAssigned}
-	case ActivityDueDateReached:
-		return []string{TriggerDueDateReached}
-	case ActivityCardUpdated:
-		var t []string
-		if slices.Contains(fields, "archived") { // unarchived: back on the board
-			t = append(t, TriggerTaskStatusChanged, TriggerTaskAddedToBoard)
-		}
-		if done, _ := a.Meta["checklistComplete"].(bool); done {
-			t = append(t, TriggerChecklistComplete)
-		}
-		return t
-	}
-	return nil
 }
 
 // errAlreadyRan means a rule already ran for an event (the job is a retry).
@@ -231,7 +189,7 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule,
 	if err != nil {
 		return fmt.Errorf("project workspace: %w", err)
 	}
-	_, err = s.updateCardTx(ctx, tx, ws, card.ProjectID, card.ID, rule.CreatedBy, p, ruleCause{ruleID: rule.ID, depth: depth})
+	_, err = s.updateCardTx(ctx, tx, ws, card.ProjectID, card.ID, rule.CreatedBy, p, ruleCause{RuleID: rule.ID, Depth: depth})
 	return err
 }
 

@@ -17,21 +17,6 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// Automation triggers (spec Part 6). See docs/automations.md for when each fires.
-const (
-	TriggerTaskMoved         = "task_moved"
-	TriggerTaskCreated       = "task_created"
-	TriggerChecklistComplete = "checklist_complete"
-	TriggerDueDateReached    = "due_date_reached"
-	TriggerTaskStatusChanged = "task_status_changed"
-	TriggerTaskAssigned      = "task_assigned"
-	TriggerTaskAddedToBoard  = "task_added_to_board"
-)
-
-// Triggers lists every trigger.
-var Triggers = []string{TriggerTaskMoved, TriggerTaskCreated, TriggerChecklistComplete, TriggerDueDateReached,
-	TriggerTaskStatusChanged, TriggerTaskAssigned, TriggerTaskAddedToBoard}
-
 // ActionTypes lists every automation action.
 var ActionTypes = []string{"move_card", "set_status", "set_priority", "assign_user", "archive_card"}
 

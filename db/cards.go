@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -55,7 +56,7 @@ func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, 
 // createCard creates the card in tx, or, when tx is nil, in a transaction of its own begun by the
 // card's batch (checks that precede the batch then read outside it).
 func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	q, conn := s.q, batchSender(s.Pool)
+	q, conn := s.q, batchSender(s.core.Pool)
 	if tx != nil {
 		q, conn = queries(tx), tx
 	}
@@ -83,7 +84,7 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 	if in.AssigneeID != nil {
 		act.Recipients = []string{*in.AssigneeID}
 	}
-	rec, err := newActivityRecord([]Activity{act})
+	rec, err := dbcore.NewActivityRecord([]Activity{act})
 	if err != nil {
 		return Card{}, err
 	}
@@ -112,7 +113,7 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 				return fmt.Errorf("insert checklist: %w", err)
 			}
 		}
-		if listening, err = q.ActivitiesRecord(ctx, rec.params); err != nil {
+		if listening, err = q.ActivitiesRecord(ctx, rec.Params); err != nil {
 			return fmt.Errorf("record activities: %w", err)
 		}
 		if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
@@ -128,10 +129,10 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, err
 	}
 	if began == nil {
-		return card, s.enqueue(ctx, tx, rec.jobs(listening))
+		return card, s.enqueue(ctx, tx, rec.Jobs(listening))
 	}
 	defer began.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
-	if err := s.enqueue(ctx, began, rec.jobs(listening)); err != nil {
+	if err := s.enqueue(ctx, began, rec.Jobs(listening)); err != nil {
 		return Card{}, err
 	}
 	if err := began.Commit(ctx); err != nil {
@@ -355,7 +356,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 		}
 		for i := range acts {
 			acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = projectID, cardID, actorID, recipients()
-			acts[i].cause = cause
+			acts[i].Cause = cause
 			if acts[i].Meta == nil {
 				acts[i].Meta = map[string]any{}
 			}
@@ -454,9 +455,9 @@ FROM list_cards($1)`
 // EachCard calls fn for every card of a project (archived ones included), by column then order (ties
 // by id), in one query. fn must not keep the view or its byte slices.
 func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardView)) error {
-	rows, err := s.Pool.Query(ctx, cardListSQL, projectID)
+	rows, err := s.core.Pool.Query(ctx, cardListSQL, projectID)
 	if err != nil {
-		return wrap(interpret(err), "list cards")
+		return wrap(dbcore.Interpret(err), "list cards")
 	}
 	defer rows.Close()
 	var v CardView
@@ -465,9 +466,9 @@ func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardVie
 		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return wrap(interpret(err), "read card")
+			return wrap(dbcore.Interpret(err), "read card")
 		}
 		fn(&v)
 	}
-	return wrap(interpret(rows.Err()), "list cards")
+	return wrap(dbcore.Interpret(rows.Err()), "list cards")
 }

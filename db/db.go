@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -20,6 +19,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/coalesce"
 )
@@ -108,9 +108,8 @@ func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (bool, error) 
 
 // Store runs Pilot's domain operations against PostgreSQL and enqueues their follow-up jobs.
 type Store struct {
-	Pool  *pgxpool.Pool
-	River *river.Client[pgx.Tx]
-	q     *dbsqlc.Queries
+	core *dbcore.Core
+	q    *dbsqlc.Queries
 	// portfolioReads coalesces concurrent portfolio reads of one workspace (PilotagePortfolio).
 	portfolioReads coalesce.Group[string, portfolioRows]
 	// dashboardReads coalesces concurrent dashboard reads of one workspace (PilotageDashboardFor).
@@ -121,7 +120,8 @@ type Store struct {
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
 func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
-	s := &Store{Pool: dbPool, River: riverClient, q: queries(dbPool)}
+	core := dbcore.New(dbPool, riverClient)
+	s := &Store{core: core, q: core.Q}
 	s.portfolioReads.Timeout, s.dashboardReads.Timeout, s.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout, sharedReadTimeout
 	return s
 }
@@ -133,14 +133,20 @@ const sharedReadTimeout = 30 * time.Second
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
 // compose the store's …Tx operations in it.
 func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.Pool, fn)
+	return pgx.BeginFunc(ctx, s.core.Pool, fn)
 }
 
 // inTx is InTx with the generated queries bound to the transaction.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		return fn(tx, queries(tx))
-	})
+	return s.core.InTx(ctx, fn)
+}
+
+// Ping checks that the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error { return s.core.Pool.Ping(ctx) }
+
+// MigrationsPending reports whether app migrations remain to be applied (readiness).
+func (s *Store) MigrationsPending(ctx context.Context) (bool, error) {
+	return MigrationsPending(ctx, s.core.Pool)
 }
 
 // MigrationFS exposes the embedded migrations (tests key their template database on them).
@@ -149,18 +155,8 @@ func MigrationFS() fs.FS { return migrationFS }
 // inSnapshot runs fn in a read-only REPEATABLE READ transaction: every query fn makes sees the same
 // snapshot, so a read made of several queries is consistent.
 func (s *Store) inSnapshot(ctx context.Context, fn func(q *dbsqlc.Queries) error) error {
-	return pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return fn(queries(tx))
-	})
+	return s.core.InSnapshot(ctx, fn)
 }
 
 // NewID returns a new time-ordered identifier (UUIDv7) as a string.
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// wrap says what failed: err (already translated by interpret) with context, or nil.
-func wrap(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
+func NewID() string { return dbcore.NewID() }

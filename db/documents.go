@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -70,7 +71,7 @@ func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, e
 		}
 		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
 			Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text, DocType: in.DocType,
-			ContextType: in.ContextType, ContextID: in.ContextID, Tags: orEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
+			ContextType: in.ContextType, ContextID: in.ContextID, Tags: dbcore.OrEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
 		out = Document(row)
 		return wrap(err, "insert document")
 	})

@@ -325,7 +325,7 @@ func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, an
 		if err != nil {
 			return fmt.Errorf("start refinement: %w", err)
 		}
-		if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
+		if _, err := s.core.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
 			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 			return fmt.Errorf("enqueue refinement: %w", err)
 		}
@@ -375,7 +375,7 @@ func (s *Store) generateDraftRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc
 	if err != nil {
 		return DraftStep{}, fmt.Errorf("start roadmap: %w", err)
 	}
-	if _, err := s.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
+	if _, err := s.core.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
 		&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 		return DraftStep{}, fmt.Errorf("enqueue roadmap: %w", err)
 	}

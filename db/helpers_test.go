@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -17,6 +18,7 @@ import (
 // process has, and a registered user with a project.
 type testBundle struct {
 	pool    *pgxpool.Pool
+	river   *river.Client[pgx.Tx]
 	store   *db.Store
 	owner   db.Registration
 	project db.Project
@@ -29,7 +31,7 @@ func setup(t *testing.T) *testBundle {
 	dbPool := pgtest.Pool(t)
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
-	b := &testBundle{pool: dbPool, store: db.NewStore(dbPool, riverClient)}
+	b := &testBundle{pool: dbPool, river: riverClient, store: db.NewStore(dbPool, riverClient)}
 	b.owner, err = b.store.Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
 	require.NoError(t, err)
 	b.project, err = b.store.CreateProject(ctx, db.NewProject{WorkspaceID: b.owner.Workspace.ID, Name: "Launch", CreatedBy: b.owner.User.ID})
@@ -58,7 +60,7 @@ func (b *testBundle) count(t *testing.T, sql string, args ...any) int {
 // requireNoJobs asserts through River that no job of any kind, in any state, exists.
 func (b *testBundle) requireNoJobs(t *testing.T) {
 	t.Helper()
-	res, err := b.store.River.JobList(context.Background(), river.NewJobListParams())
+	res, err := b.river.JobList(context.Background(), river.NewJobListParams())
 	require.NoError(t, err)
 	require.Empty(t, res.Jobs)
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // JobQueueState counts one queue's jobs in one state, for the worker's metrics.
@@ -31,9 +33,9 @@ GROUP BY queue, state`
 // JobQueueStats counts the unfinished jobs of each queue by state, with the age of each queue's oldest
 // available job. It only reads. Queues without unfinished jobs are absent.
 func (s *Store) JobQueueStats(ctx context.Context) ([]JobQueueState, error) {
-	rows, err := s.Pool.Query(ctx, jobQueueStatsSQL)
+	rows, err := s.core.Pool.Query(ctx, jobQueueStatsSQL)
 	if err != nil {
-		return nil, wrap(interpret(err), "count queued jobs")
+		return nil, wrap(dbcore.Interpret(err), "count queued jobs")
 	}
 	stats, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (JobQueueState, error) {
 		var st JobQueueState
@@ -43,7 +45,7 @@ func (s *Store) JobQueueStats(ctx context.Context) ([]JobQueueState, error) {
 		return st, err
 	})
 	if err != nil {
-		return nil, wrap(interpret(err), "read queued jobs")
+		return nil, wrap(dbcore.Interpret(err), "read queued jobs")
 	}
 	return stats, nil
 }

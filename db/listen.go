@@ -44,7 +44,7 @@ func (s *Store) Listen(ctx context.Context, l Listener) {
 }
 
 func (s *Store) listenOnce(ctx context.Context, l Listener, connected func()) error {
-	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
+	conn, err := pgx.ConnectConfig(ctx, s.core.Pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

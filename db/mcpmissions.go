@@ -60,7 +60,7 @@ func (s *Store) ClaimMission(ctx context.Context, workspaceID, missionID string,
 			return fmt.Errorf("claim mission: %w", err)
 		}
 		out = m
-		if _, err := s.River.InsertTx(ctx, tx, jobs.MissionClaimExpiryArgs{MissionID: m.ID, ClaimSeq: m.ClaimSeq},
+		if _, err := s.core.River.InsertTx(ctx, tx, jobs.MissionClaimExpiryArgs{MissionID: m.ID, ClaimSeq: m.ClaimSeq},
 			&river.InsertOpts{Queue: jobs.QueueDefault, ScheduledAt: expires}); err != nil {
 			return fmt.Errorf("enqueue claim expiry: %w", err)
 		}

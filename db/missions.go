@@ -123,7 +123,7 @@ func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		if agent.McpOnly {
 			msg = "mission queued for an MCP client"
 		} else {
-			res, err := s.River.InsertTx(ctx, tx, jobs.MissionArgs{MissionID: out.ID},
+			res, err := s.core.River.InsertTx(ctx, tx, jobs.MissionArgs{MissionID: out.ID},
 				&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: MissionMaxAttempts})
 			if err != nil {
 				return fmt.Errorf("enqueue mission: %w", err)
@@ -192,7 +192,7 @@ func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actor
 			return fmt.Errorf("reject pending proposals: %w", err)
 		}
 		if m.JobID != nil {
-			if _, err := s.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			if _, err := s.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}

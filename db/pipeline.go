@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -43,7 +44,7 @@ func pipeline(ctx context.Context, conn batchSender, fn func(q *dbsqlc.Queries) 
 	}
 	closeErr := br.Close() // reads what fn left unread; reports a failure fn did not see
 	if err == nil {
-		err = interpret(closeErr)
+		err = dbcore.Interpret(closeErr)
 	}
 	if err != nil && began != nil {
 		_ = began.Rollback(context.WithoutCancel(ctx))

@@ -133,7 +133,7 @@ func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		}
 		params[i] = river.InsertManyParams{Args: jobs.PipelineStepArgs{RunID: runID, StepID: st.StepID}, InsertOpts: opts}
 	}
-	res, err := s.River.InsertManyTx(ctx, tx, params)
+	res, err := s.core.River.InsertManyTx(ctx, tx, params)
 	if err != nil {
 		return fmt.Errorf("enqueue steps: %w", err)
 	}
@@ -270,7 +270,7 @@ func (s *Store) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []Pipelin
 		if st.JobID == nil {
 			continue
 		}
-		if _, err := s.River.JobCancelTx(ctx, tx, *st.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+		if _, err := s.core.River.JobCancelTx(ctx, tx, *st.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return fmt.Errorf("cancel step job: %w", err)
 		}
 	}

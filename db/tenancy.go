@@ -158,7 +158,7 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 			return fmt.Errorf("list invitation e-mails: %w", err)
 		}
 		for _, id := range ids {
-			if _, err := s.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+			if _, err := s.core.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
 				return fmt.Errorf("cancel invitation e-mail: %w", err)
 			}
 		}
@@ -384,7 +384,7 @@ func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvita
 	}
 	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
 		in.InviterName, in.WorkspaceName, in.AcceptURL)
-	res, err := s.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+	res, err := s.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
 		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email,
 		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
 	}, &river.InsertOpts{Queue: jobs.QueueEmail})

@@ -63,7 +63,7 @@ func (pl *importPlan) activities(projectID, actorID string) []Activity {
 	acts := make([]Activity, 0, len(pl.cardRows)+len(pl.commentRows))
 	titles := make(map[string]string, len(pl.cardRows))
 	add := func(cardID, typ string, meta map[string]any) {
-		acts = append(acts, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, quiet: true})
+		acts = append(acts, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, Quiet: true})
 	}
 	for _, c := range pl.cardRows {
 		titles[c.ID] = c.Title

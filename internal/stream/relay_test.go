@@ -8,10 +8,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -22,9 +24,21 @@ import (
 
 const wait = 5 * time.Second
 
+// testPools holds each test store's pool, for statements the store does not make.
+var testPools sync.Map // *db.Store → *pgxpool.Pool
+
 func newStore(t testing.TB) *db.Store {
 	t.Helper()
-	return db.NewStore(pgtest.Pool(t), nil)
+	dbPool := pgtest.Pool(t)
+	store := db.NewStore(dbPool, nil)
+	testPools.Store(store, dbPool)
+	return store
+}
+
+// poolOf is the pool of a store newStore made.
+func poolOf(store *db.Store) *pgxpool.Pool {
+	p, _ := testPools.Load(store)
+	return p.(*pgxpool.Pool)
 }
 
 // newMission inserts a user, organization, workspace, agent (with its service user) and a mission in
@@ -46,7 +60,7 @@ func newMission(t testing.TB, store *db.Store, status string) string {
 		  VALUES ($1, $2, $3, 'agent', 'test', $4, 10, $5)`, []any{mission, ws, agent, status, user}},
 	}
 	for _, q := range batch {
-		_, err := store.Pool.Exec(ctx, q.sql, q.args...)
+		_, err := poolOf(store).Exec(ctx, q.sql, q.args...)
 		require.NoError(t, err, q.sql)
 	}
 	return mission
@@ -196,13 +210,13 @@ func TestRelayReconnectCatchesUp(t *testing.T) {
 	require.Equal(t, int64(1), recv(t, sub).Seq)
 
 	var killed bool
-	require.NoError(t, store.Pool.QueryRow(context.Background(), "SELECT pg_terminate_backend($1)", int32(r.pid.Load())).Scan(&killed))
+	require.NoError(t, poolOf(store).QueryRow(context.Background(), "SELECT pg_terminate_backend($1)", int32(r.pid.Load())).Scan(&killed))
 	require.True(t, killed)
 	// Until the killed backend is gone it may still deliver notifications; wait, so that these arrive
 	// only through the reconnected relay.
 	require.Eventually(t, func() bool {
 		var n int
-		require.NoError(t, store.Pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+		require.NoError(t, poolOf(store).QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
 			int32(r.pid.Load())).Scan(&n))
 		return n == 0 || r.connects.Load() >= 2
 	}, 10*time.Second, 5*time.Millisecond)
@@ -275,7 +289,7 @@ func TestServeReplayLiveHeartbeatEnd(t *testing.T) {
 	f = s.NextEvent(t, wait)
 	require.Equal(t, "3", f.ID)
 	require.Equal(t, "token", f.Event)
-	_, err = store.Pool.Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
+	_, err = poolOf(store).Exec(context.Background(), "UPDATE agent_missions SET status = 'completed' WHERE id = $1", m)
 	require.NoError(t, err)
 	appendEvent(t, store, m, "done", "completed", "finished")
 	f = s.NextEvent(t, wait)

@@ -1,0 +1,200 @@
+package dbcore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// Activity types: what changed, as recorded and as notifications and event feeds name it.
+const (
+	ActivityCardCreated   = "card_created"
+	ActivityCardUpdated   = "card_updated"
+	ActivityCardMoved     = "card_moved"
+	ActivityCardArchived  = "card_archived"
+	ActivityCardDeleted   = "card_deleted"
+	ActivityCardAssigned  = "card_assigned"
+	ActivityCommentAdded  = "comment_added"
+	ActivityMemberAdded   = "member_added"
+	ActivityMemberRemoved = "member_removed"
+)
+
+// Workspace-level activity types: a document's review concerns its workspace, not
+// a project, so these name the workspace and notify their explicit recipients only.
+const (
+	// ActivityDocumentSubmitted notifies the workspace's pilotage reviewers and owners.
+	ActivityDocumentSubmitted = "document_submitted"
+	// ActivityDocumentReviewed notifies the document's author.
+	ActivityDocumentReviewed = "document_reviewed"
+)
+
+// Activity is one change to record. A project activity sets ProjectID; a workspace-level activity
+// (a document's review) sets WorkspaceID instead, with OnlyRecipients: a workspace has no followers.
+type Activity struct {
+	ProjectID   string
+	WorkspaceID string // only for workspace-level activity
+	CardID      string // empty for project-level activity
+	DocumentID  string // set by document activities
+	ActorID     string
+	Type        string
+	Meta        map[string]any
+	// Recipients are notified besides the project's members (the assignee, an added or removed member).
+	Recipients []string
+	// OnlyRecipients leaves the project's members out (a due date concerns its assignee).
+	OnlyRecipients bool
+	// Cause is set when an automation rule made the change.
+	Cause RuleCause
+	// Quiet says nobody but the actor can hear of it (the cards of a project just imported, whose only
+	// member is the importer), so no notification job is enqueued: it would notify no one.
+	Quiet bool
+}
+
+// RecordActivities stores activities and enqueues their notification fan-out (and the automation
+// jobs they cause) through River, in the caller's transaction: if the change rolls back, nobody is
+// notified, and when it commits River's insert notification wakes a worker.
+func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
+	if len(acts) == 0 {
+		return nil
+	}
+	rec, err := NewActivityRecord(acts)
+	if err != nil {
+		return err
+	}
+	listening, err := Queries(tx).ActivitiesRecord(ctx, rec.Params)
+	if err != nil {
+		return fmt.Errorf("record activities: %w", err)
+	}
+	return c.Enqueue(ctx, tx, rec.Jobs(listening))
+}
+
+// ActivityRecord is what recording activities takes: the ActivitiesRecord statement (the activities,
+// and the automation triggers they may fire) and the jobs to enqueue once the statement has said
+// which of those triggers an enabled rule listens to.
+type ActivityRecord struct {
+	Params dbsqlc.ActivitiesRecordParams
+	notify []river.InsertManyParams
+	auto   []jobs.AutomationEventArgs
+}
+
+// NewActivityRecord prepares the recording of acts (for a caller that sends the statement in a batch).
+func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
+	var r ActivityRecord
+	p := &r.Params
+	for _, a := range acts {
+		meta := a.Meta
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		if a.Cause.RuleID != "" {
+			meta["automationRuleId"] = a.Cause.RuleID
+		}
+		metaJSON, err := json.Marshal(meta)
+		if err != nil {
+			return r, fmt.Errorf("encode activity meta: %w", err)
+		}
+		recipients, err := json.Marshal(OrEmpty(a.Recipients))
+		if err != nil {
+			return r, fmt.Errorf("encode activity recipients: %w", err)
+		}
+		id := NewID()
+		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
+		p.WorkspaceIds, p.DocumentIds = append(p.WorkspaceIds, a.WorkspaceID), append(p.DocumentIds, a.DocumentID)
+		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
+		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
+		if !a.Quiet {
+			r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
+		}
+		if a.CardID == "" || a.ProjectID == "" {
+			continue
+		}
+		for _, t := range TriggersFor(a) {
+			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, t)
+			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: a.Cause.Depth, Meta: a.Meta})
+		}
+	}
+	return r, nil
+}
+
+// Jobs are the notification jobs, and the automation jobs whose trigger an enabled rule of their
+// project listens to (listening holds "project/trigger" keys, as ActivitiesRecord answers them).
+func (r ActivityRecord) Jobs(listening []string) []river.InsertManyParams {
+	out := r.notify
+	for _, a := range r.auto {
+		if slices.Contains(listening, a.ProjectID+"/"+a.Trigger) {
+			out = append(out, river.InsertManyParams{Args: a})
+		}
+	}
+	return out
+}
+
+// OrEmpty is s, or an empty slice for nil (which JSON would write as null).
+func OrEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ActivityDueDateReached is recorded when a card's due date passes.
+const ActivityDueDateReached = "due_date_reached"
+
+// RuleCause marks a change an automation rule makes: the rule (recorded as meta.automationRuleId) and
+// the depth its events carry, one more than the event that ran the rule. The zero value is a change by
+// a person or an agent: no rule, depth 0.
+type RuleCause struct {
+	RuleID string
+	Depth  int
+}
+
+// Automation triggers. See docs/automations.md for when each fires.
+const (
+	TriggerTaskMoved         = "task_moved"
+	TriggerTaskCreated       = "task_created"
+	TriggerChecklistComplete = "checklist_complete"
+	TriggerDueDateReached    = "due_date_reached"
+	TriggerTaskStatusChanged = "task_status_changed"
+	TriggerTaskAssigned      = "task_assigned"
+	TriggerTaskAddedToBoard  = "task_added_to_board"
+)
+
+// Triggers lists every trigger.
+var Triggers = []string{TriggerTaskMoved, TriggerTaskCreated, TriggerChecklistComplete, TriggerDueDateReached,
+	TriggerTaskStatusChanged, TriggerTaskAssigned, TriggerTaskAddedToBoard}
+
+// TriggersFor maps an activity to the automation triggers it fires.
+func TriggersFor(a Activity) []string {
+	fields, _ := a.Meta["fields"].([]string)
+	switch a.Type {
+	case ActivityCardCreated:
+		return []string{TriggerTaskCreated, TriggerTaskAddedToBoard}
+	case ActivityCardMoved:
+		t := []string{TriggerTaskMoved}
+		if a.Meta["fromStatus"] != a.Meta["toStatus"] {
+			t = append(t, TriggerTaskStatusChanged)
+		}
+		return t
+	case ActivityCardArchived:
+		return []string{TriggerTaskStatusChanged}
+	case ActivityCardAssigned:
+		return []string{TriggerTaskAssigned}
+	case ActivityDueDateReached:
+		return []string{TriggerDueDateReached}
+	case ActivityCardUpdated:
+		var t []string
+		if slices.Contains(fields, "archived") { // unarchived: back on the board
+			t = append(t, TriggerTaskStatusChanged, TriggerTaskAddedToBoard)
+		}
+		if done, _ := a.Meta["checklistComplete"].(bool); done {
+			t = append(t, TriggerChecklistComplete)
+		}
+		return t
+	}
+	return nil
+}
