@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
 )
 
 // ws is the path of u's personal workspace.
@@ -452,8 +452,8 @@ func TestCardDocumentLinks(t *testing.T) {
 	// The project's export carries the card's links.
 	r = e.do("GET", prj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	exp := decode[db.TransferDoc](t, r)
-	require.Equal(t, []db.TransferDocumentLink{{ID: spec.ID, Title: "Spec"}, {ID: adr.ID, Title: "ADR 1"}}, exp.Cards[0].Documents)
+	exp := decode[transfer.TransferDoc](t, r)
+	require.Equal(t, []transfer.TransferDocumentLink{{ID: spec.ID, Title: "Spec"}, {ID: adr.ID, Title: "ADR 1"}}, exp.Cards[0].Documents)
 
 	// Unlink, twice; deleting a document removes its links.
 	requireStatus(t, e.do("DELETE", link(adr), u.Token, nil), http.StatusOK)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -170,10 +171,10 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 	perProject := benchCards / benchProjects
 	past, future := time.Now().Add(-72*time.Hour), time.Now().Add(72*time.Hour)
 	for p := range benchProjects {
-		doc := db.TransferDoc{Version: 1, Project: db.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
-			Columns: []db.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
+		doc := transfer.TransferDoc{Version: 1, Project: transfer.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
+			Columns: []transfer.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
 		for c := range perProject - 1 {
-			card := db.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: db.Priorities[c%3], Archived: c%25 == 0}
+			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: db.Priorities[c%3], Archived: c%25 == 0}
 			switch c % 5 {
 			case 0:
 				card.DueDate = &past
@@ -181,11 +182,11 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 				card.DueDate = &future
 			}
 			if c%10 == 0 {
-				card.Checklist = []db.TransferChecklistItem{{Title: "a", Done: true}, {Title: "b"}}
+				card.Checklist = []transfer.TransferChecklistItem{{Title: "a", Done: true}, {Title: "b"}}
 			}
 			doc.Cards = append(doc.Cards, card)
 		}
-		prj, err := store.ImportProject(ctx, ws, actor, doc)
+		prj, err := transfer.New(store).Import(ctx, ws, actor, doc)
 		require.NoError(b, err)
 		_, err = store.CreateCard(ctx, db.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "Live card"})
 		require.NoError(b, err)

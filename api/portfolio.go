@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
 )
 
 // maxImportBodyBytes is the largest import document accepted (500 cards with checklists and comments).
@@ -146,21 +147,21 @@ func (s *Server) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[Roadma
 	return oneOf(roadmapOut)(s.store.Roadmap(ctx, accessFrom(ctx).ProjectID))
 }
 
-func (s *Server) exportProject(ctx context.Context, _ *ProjectPath) (*Output[db.TransferDoc], error) {
+func (s *Server) exportProject(ctx context.Context, _ *ProjectPath) (*Output[transfer.TransferDoc], error) {
 	a := accessFrom(ctx)
-	doc, err := s.store.ExportProject(ctx, a.WorkspaceID, a.ProjectID)
+	doc, err := s.transfer.Export(ctx, a.WorkspaceID, a.ProjectID)
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[db.TransferDoc]{Body: doc}, nil
+	return &Output[transfer.TransferDoc]{Body: doc}, nil
 }
 
 // ImportProjectInput is the request of projects-import.
 type ImportProjectInput struct {
 	WorkspacePath
-	Body db.TransferDoc
+	Body transfer.TransferDoc
 }
 
 func (s *Server) importProject(ctx context.Context, in *ImportProjectInput) (*Output[ProjectOut], error) {
-	return oneOf(projectOut)(s.store.ImportProject(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body))
+	return oneOf(projectOut)(s.transfer.Import(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
 )
 
 // pfWS is u's personal workspace path.
@@ -343,7 +344,7 @@ func pfDecorate(t *testing.T, e *testEnv, u user, projectID string) {
 // (when each was taken, when each comment was written) and answers the rest as JSON, for JSONEq.
 func pfStrip(t *testing.T, body []byte) string {
 	t.Helper()
-	doc := decodeJSON[db.TransferDoc](t, body)
+	doc := decodeJSON[transfer.TransferDoc](t, body)
 	doc.ExportedAt = nil
 	for i := range doc.Cards {
 		for j := range doc.Cards[i].Comments {
@@ -389,24 +390,24 @@ func TestExportImportRoundTrip(t *testing.T) {
 	r = e.do("GET", prj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	first := r.Body
-	doc := decode[db.TransferDoc](t, r)
+	doc := decode[transfer.TransferDoc](t, r)
 
 	// Spot checks of the snapshot itself. decode requires the body's dates to be these times' own
 	// encoding, so comparing times compares the strings the snapshot holds.
 	require.Equal(t, 1, doc.Version)
 	require.NotEmpty(t, doc.ExportedAt)
-	require.Equal(t, db.TransferProject{Name: "Apollo", Description: "To the moon", Deadline: new(time.Date(2030, 12, 24, 18, 30, 0, 0, time.UTC))}, doc.Project)
-	require.Equal(t, []db.TransferColumn{
+	require.Equal(t, transfer.TransferProject{Name: "Apollo", Description: "To the moon", Deadline: new(time.Date(2030, 12, 24, 18, 30, 0, 0, time.UTC))}, doc.Project)
+	require.Equal(t, []transfer.TransferColumn{
 		{Name: "To Do", Order: new(0)}, {Name: "Shipped", Order: new(1)},
 		{Name: "In Progress", Order: new(2)}, {Name: "Done", Order: new(3)},
 	}, doc.Columns)
-	require.Equal(t, []db.TransferLabel{{Name: "Bug", Color: "#d73a4a"}, {Name: "Feature", Color: "#0e8a16"}}, doc.Labels)
+	require.Equal(t, []transfer.TransferLabel{{Name: "Bug", Color: "#d73a4a"}, {Name: "Feature", Color: "#0e8a16"}}, doc.Labels)
 	require.Len(t, doc.CustomFields, 6)
-	require.Equal(t, db.TransferCustomField{Name: "Stage", Type: "select", Options: []string{"alpha", "beta"}}, doc.CustomFields[1])
+	require.Equal(t, transfer.TransferCustomField{Name: "Stage", Type: "select", Options: []string{"alpha", "beta"}}, doc.CustomFields[1])
 	phase1 := doc.Scopes[0]
 	require.JSONEq(t, `{"color": "teal", "limits": {"wip": 3}}`, string(phase1.Settings))
 	phase1.Settings = nil // compared above as JSON, whatever its spacing
-	require.Equal(t, db.TransferScope{Name: "Phase 1", Description: "first", StartDate: new(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
+	require.Equal(t, transfer.TransferScope{Name: "Phase 1", Description: "first", StartDate: new(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
 		EndDate: new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), ActiveView: "calendar"}, phase1)
 	cards := doc.Cards
 	require.Len(t, cards, 6)
@@ -422,7 +423,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	require.Equal(t, "high", design.Priority)
 	require.Equal(t, "Draw it", design.Description)
 	require.Equal(t, new(time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)), design.StartDate)
-	require.Equal(t, []db.TransferChecklistItem{
+	require.Equal(t, []transfer.TransferChecklistItem{
 		{Title: "sketch", Done: true, Order: new(0)},
 		{Title: "review", Done: false, Order: new(1)},
 		{Title: "sign-off", Done: true, Order: new(2)},

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
 )
 
 // countersSQL is every column's counters (the sums of its count rows), by column id.
@@ -142,9 +143,9 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	require.NoError(t, b.store.DeleteColumn(ctx, b.project.ID, col.ID))
 	requireCountersTrue(t, b, "a column's cascade")
 
-	doc, err := b.store.ExportProject(ctx, ws, b.project.ID)
+	doc, err := transfer.New(b.store).Export(ctx, ws, b.project.ID)
 	require.NoError(t, err)
-	imported, err := b.store.ImportProject(ctx, ws, actor, doc)
+	imported, err := transfer.New(b.store).Import(ctx, ws, actor, doc)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "an import")
 	b.fold(t)

@@ -14,8 +14,8 @@ import (
 // MaxCommentLength is the longest comment, in characters (spec Part 8).
 const MaxCommentLength = 2000
 
-// commentExcerptLength is how much of a comment its comment_added activity carries.
-const commentExcerptLength = 140
+// CommentExcerptLength is how much of a comment its comment_added activity carries.
+const CommentExcerptLength = 140
 
 // Comment is a comment with its author's name.
 type Comment struct {
@@ -64,7 +64,7 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, projectID, cardI
 		return Comment{}, fmt.Errorf("read comment: %w", err)
 	}
 	act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCommentAdded,
-		Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": excerpt(content, commentExcerptLength)}}
+		Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": Excerpt(content, CommentExcerptLength)}}
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
@@ -130,8 +130,8 @@ func (s *Store) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, ca
 	return nil
 }
 
-// excerpt is the first n characters of s.
-func excerpt(s string, n int) string {
+// Excerpt is the first n characters of s.
+func Excerpt(s string, n int) string {
 	i := 0
 	for j := range s {
 		if i == n {

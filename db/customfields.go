@@ -27,8 +27,8 @@ const (
 	MaxCustomTextLen        = 5000
 )
 
-// hasOptions reports whether a field type picks among options.
-func hasOptions(typ string) bool { return typ == "select" || typ == "multi-select" }
+// HasOptions reports whether a field type picks among options.
+func HasOptions(typ string) bool { return typ == "select" || typ == "multi-select" }
 
 // checkFieldDefinition refuses a type it does not know and options that do not fit the type: select
 // types need distinct, non-blank options; other types take none. It answers the options to store.
@@ -36,7 +36,7 @@ func checkFieldDefinition(typ string, options []string) ([]string, error) {
 	if !slices.Contains(CustomFieldTypes, typ) {
 		return nil, invalid("type must be one of " + strings.Join(CustomFieldTypes, ", "))
 	}
-	if !hasOptions(typ) {
+	if !HasOptions(typ) {
 		if len(options) > 0 {
 			return nil, invalid("options are only allowed for select and multi-select fields")
 		}
@@ -64,13 +64,13 @@ func checkFieldDefinition(typ string, options []string) ([]string, error) {
 // dateLayouts are the ISO 8601 forms a date value may take.
 var dateLayouts = []string{time.DateOnly, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"}
 
-// isNullValue reports a custom value that means "no value": JSON null, or nothing.
-func isNullValue(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
+// IsNullValue reports a custom value that means "no value": JSON null, or nothing.
+func IsNullValue(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
-// checkCustomValue says why a (non-null) value does not fit a field of this type and options, or nil.
+// CheckCustomValue says why a (non-null) value does not fit a field of this type and options, or nil.
 // It is the one rule for custom values: PATCH …/cards/{cardId}/custom-fields and project import both
 // check with it, so whatever a project holds can be imported again.
-func checkCustomValue(typ string, options []string, raw json.RawMessage) error {
+func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -181,7 +181,7 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 		switch {
 		case p.Options != nil:
 			options = *p.Options
-		case !hasOptions(typ):
+		case !HasOptions(typ):
 			options = nil
 		}
 		if options, err = checkFieldDefinition(typ, options); err != nil {
@@ -203,7 +203,7 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 		}
 		var stale []string
 		for _, v := range vals {
-			if checkCustomValue(typ, options, v.Value) != nil {
+			if CheckCustomValue(typ, options, v.Value) != nil {
 				stale = append(stale, v.CardID)
 			}
 		}
@@ -256,11 +256,11 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}
 			f, raw := fields[i], values[id]
-			if isNullValue(raw) {
+			if IsNullValue(raw) {
 				removed = append(removed, f.ID)
 				continue
 			}
-			if err := checkCustomValue(f.Type, f.Options, raw); err != nil {
+			if err := CheckCustomValue(f.Type, f.Options, raw); err != nil {
 				return invalid(fmt.Sprintf("values.%s (%s): %s", id, f.Name, err))
 			}
 			set[f.ID] = raw

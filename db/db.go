@@ -126,6 +126,10 @@ func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
 	return s
 }
 
+func init() {
+	dbcore.Of = func(store any) *dbcore.Core { return store.(*Store).core }
+}
+
 // sharedReadTimeout bounds a read shared by concurrent callers (it no longer ends with the caller that
 // started it).
 const sharedReadTimeout = 30 * time.Second

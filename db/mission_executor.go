@@ -248,7 +248,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	case needsApproval(agent.AutonomyMode, in.Tool):
 		outcome = StepProposed
 		p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
-			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: excerpt(strings.TrimSpace(in.Explanation), 1000)})
+			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: Excerpt(strings.TrimSpace(in.Explanation), 1000)})
 		if err != nil {
 			return StepOutcome{}, fmt.Errorf("insert proposal: %w", err)
 		}

@@ -28,10 +28,10 @@ type NewScope struct {
 
 // CreateScope creates a scope in a project.
 func (s *Store) CreateScope(ctx context.Context, in NewScope) (Scope, error) {
-	if err := checkScopeDates(in.StartDate, in.EndDate); err != nil {
+	if err := CheckScopeDates(in.StartDate, in.EndDate); err != nil {
 		return Scope{}, err
 	}
-	settings, err := scopeSettings(in.Settings)
+	settings, err := ScopeSettings(in.Settings)
 	if err != nil {
 		return Scope{}, err
 	}
@@ -85,11 +85,11 @@ func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p Sc
 		if p.EndDate.Set {
 			next.EndDate = p.EndDate.Value
 		}
-		if err := checkScopeDates(next.StartDate, next.EndDate); err != nil {
+		if err := CheckScopeDates(next.StartDate, next.EndDate); err != nil {
 			return err
 		}
 		if p.Settings != nil {
-			if next.Settings, err = scopeSettings(p.Settings); err != nil {
+			if next.Settings, err = ScopeSettings(p.Settings); err != nil {
 				return err
 			}
 		}
@@ -123,16 +123,16 @@ func (s *Store) DeleteScope(ctx context.Context, projectID, scopeID string) erro
 	return nil
 }
 
-func checkScopeDates(start, end *time.Time) error {
+func CheckScopeDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
 		return invalid("endDate must not be before startDate")
 	}
 	return nil
 }
 
-// scopeSettings checks that settings is a JSON object of at most MaxScopeSettingsBytes; nil or null is
+// ScopeSettings checks that settings is a JSON object of at most MaxScopeSettingsBytes; nil or null is
 // the empty object.
-func scopeSettings(raw json.RawMessage) (json.RawMessage, error) {
+func ScopeSettings(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`), nil

@@ -55,3 +55,8 @@ func (c *Core) Enqueue(ctx context.Context, tx pgx.Tx, params []river.InsertMany
 	}
 	return nil
 }
+
+// Of answers the core of a *db.Store: package db sets it when it is loaded, so that an engine built on a
+// store (transfer.New(store)) shares the store's pool and River client, while code outside db/, which
+// cannot import this package, cannot reach them.
+var Of func(store any) *Core

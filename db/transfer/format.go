@@ -1,7 +1,8 @@
-package db
+// Package transfer is the project transfer engine: a project exported whole as one self-contained
+// document (TransferDoc) and imported again, in one transaction, into any workspace.
+package transfer
 
-// This file is the project transfer format, TransferDoc, which export (transfer_export.go) writes and
-// import (transfer_import.go) reads.
+// This file is the transfer format, which export.go writes and import.go reads.
 
 import (
 	"encoding/json"

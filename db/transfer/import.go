@@ -1,8 +1,8 @@
-package db
+package transfer
 
 // This file imports a project: planImport, the import's validator, checks a TransferDoc against every
 // limit and reference and turns it into rows; importTx inserts them, one statement per kind of row, in
-// one transaction (format in transfer.go).
+// one transaction (format in format.go).
 
 import (
 	"cmp"
@@ -17,11 +17,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// Import limits. Columns and cards are the spec's (Part 8); the others bound what one document may
-// carry.
+// Import limits. Columns and cards are the API's documented limits; the others bound what one
+// document may carry.
 const (
 	MaxImportColumns          = 50
 	MaxImportCards            = 500
@@ -36,45 +38,45 @@ const (
 	maxProjectDescriptionRune = 20000
 )
 
-// ImportProject creates a project in a workspace from a snapshot, as actorID, in one transaction: it
+// Import creates a project in a workspace from a snapshot, as actorID, in one transaction: it
 // is created whole or not at all. The project starts empty (no template columns or labels); the
 // importer becomes its member and the author of every imported comment. The activities are those the
 // same changes made one by one would record (card_created, card_archived for archived cards,
 // comment_added), by the importer, in the same transaction; they notify no one, since the importer is
 // the new project's only member.
-func (s *Store) ImportProject(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (Project, error) {
+func (e *Engine) Import(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (db.Project, error) {
 	plan, err := planImport(doc)
 	if err != nil {
-		return Project{}, err
+		return db.Project{}, err
 	}
-	var p Project
-	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var p db.Project
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		if p, err = importTx(ctx, q, workspaceID, actorID, plan); err != nil {
 			return err
 		}
-		return s.recordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
+		return e.core.RecordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
 	})
 	return p, err
 }
 
 // activities are what creating the plan's cards and comments one by one would record.
-func (pl *importPlan) activities(projectID, actorID string) []Activity {
-	acts := make([]Activity, 0, len(pl.cardRows)+len(pl.commentRows))
+func (pl *importPlan) activities(projectID, actorID string) []dbcore.Activity {
+	acts := make([]dbcore.Activity, 0, len(pl.cardRows)+len(pl.commentRows))
 	titles := make(map[string]string, len(pl.cardRows))
 	add := func(cardID, typ string, meta map[string]any) {
-		acts = append(acts, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, Quiet: true})
+		acts = append(acts, dbcore.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, Quiet: true})
 	}
 	for _, c := range pl.cardRows {
 		titles[c.ID] = c.Title
-		add(c.ID, ActivityCardCreated, map[string]any{"title": c.Title, "columnId": c.ColumnID})
+		add(c.ID, db.ActivityCardCreated, map[string]any{"title": c.Title, "columnId": c.ColumnID})
 		if c.Archived {
-			add(c.ID, ActivityCardArchived, nil)
+			add(c.ID, db.ActivityCardArchived, nil)
 		}
 	}
 	for _, cm := range pl.commentRows {
-		add(cm.CardID, ActivityCommentAdded, map[string]any{"commentId": cm.ID, "title": titles[cm.CardID],
-			"excerpt": excerpt(cm.Content, commentExcerptLength)})
+		add(cm.CardID, db.ActivityCommentAdded, map[string]any{"commentId": cm.ID, "title": titles[cm.CardID],
+			"excerpt": db.Excerpt(cm.Content, db.CommentExcerptLength)})
 	}
 	return acts
 }
@@ -180,30 +182,30 @@ var transferColorRe = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 // refusal names the offending place, e.g. "cards[3].columnIndex".
 func planImport(doc TransferDoc) (*importPlan, error) {
 	if doc.Version != 0 && doc.Version != TransferVersion {
-		return nil, invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version, TransferVersion))
+		return nil, dbcore.Invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version, TransferVersion))
 	}
 	pl := &importPlan{doc: doc}
 	name := strings.TrimSpace(doc.Project.Name)
 	if name == "" || utf8.RuneCountInString(name) > 200 {
-		return nil, invalid("project.name: must be 1 to 200 characters")
+		return nil, dbcore.Invalid("project.name: must be 1 to 200 characters")
 	}
 	pl.projectName = name
 	if utf8.RuneCountInString(doc.Project.Description) > maxProjectDescriptionRune {
-		return nil, invalid(fmt.Sprintf("project.description: at most %d characters", maxProjectDescriptionRune))
+		return nil, dbcore.Invalid(fmt.Sprintf("project.description: at most %d characters", maxProjectDescriptionRune))
 	}
 	switch {
 	case len(doc.Columns) > MaxImportColumns:
-		return nil, invalid(fmt.Sprintf("columns: an import has at most %d columns", MaxImportColumns))
+		return nil, dbcore.Invalid(fmt.Sprintf("columns: an import has at most %d columns", MaxImportColumns))
 	case len(doc.Cards) > MaxImportCards:
-		return nil, invalid(fmt.Sprintf("cards: an import has at most %d cards", MaxImportCards))
+		return nil, dbcore.Invalid(fmt.Sprintf("cards: an import has at most %d cards", MaxImportCards))
 	case len(doc.Labels) > MaxImportLabels:
-		return nil, invalid(fmt.Sprintf("labels: an import has at most %d labels", MaxImportLabels))
+		return nil, dbcore.Invalid(fmt.Sprintf("labels: an import has at most %d labels", MaxImportLabels))
 	case len(doc.CustomFields) > MaxImportCustomFields:
-		return nil, invalid(fmt.Sprintf("customFields: an import has at most %d custom fields", MaxImportCustomFields))
+		return nil, dbcore.Invalid(fmt.Sprintf("customFields: an import has at most %d custom fields", MaxImportCustomFields))
 	case len(doc.Scopes) > MaxImportScopes:
-		return nil, invalid(fmt.Sprintf("scopes: an import has at most %d scopes", MaxImportScopes))
+		return nil, dbcore.Invalid(fmt.Sprintf("scopes: an import has at most %d scopes", MaxImportScopes))
 	case len(doc.Relations) > MaxImportRelations:
-		return nil, invalid(fmt.Sprintf("relations: an import has at most %d relations", MaxImportRelations))
+		return nil, dbcore.Invalid(fmt.Sprintf("relations: an import has at most %d relations", MaxImportRelations))
 	}
 
 	// Columns: placed by order, then as given; cards refer to them by their index in the document.
@@ -213,9 +215,9 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 	for i, c := range doc.Columns {
 		n := strings.TrimSpace(c.Name)
 		if n == "" || utf8.RuneCountInString(n) > 100 {
-			return nil, invalid(fmt.Sprintf("columns[%d].name: must be 1 to 100 characters", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("columns[%d].name: must be 1 to 100 characters", i))
 		}
-		colIDs[i], byOrder[i] = NewID(), i
+		colIDs[i], byOrder[i] = db.NewID(), i
 	}
 	slices.SortStableFunc(byOrder, func(a, b int) int {
 		return cmp.Compare(transferOrderKey(doc.Columns[a].Order, a), transferOrderKey(doc.Columns[b].Order, b))
@@ -229,15 +231,15 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 	for i, l := range doc.Labels {
 		n := strings.TrimSpace(l.Name)
 		if n == "" || utf8.RuneCountInString(n) > 100 {
-			return nil, invalid(fmt.Sprintf("labels[%d].name: must be 1 to 100 characters", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("labels[%d].name: must be 1 to 100 characters", i))
 		}
 		if !transferColorRe.MatchString(l.Color) {
-			return nil, invalid(fmt.Sprintf("labels[%d].color: must be a colour like #1d76db", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("labels[%d].color: must be a colour like #1d76db", i))
 		}
 		if _, dup := labelIDs[n]; dup {
-			return nil, invalid(fmt.Sprintf("labels[%d].name: duplicate label %q", i, n))
+			return nil, dbcore.Invalid(fmt.Sprintf("labels[%d].name: duplicate label %q", i, n))
 		}
-		labelIDs[n] = NewID()
+		labelIDs[n] = db.NewID()
 		pl.labelRows = append(pl.labelRows, importLabelRow{ID: labelIDs[n], Name: n, Color: strings.ToLower(l.Color)})
 	}
 
@@ -245,31 +247,31 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 	for i, f := range doc.CustomFields {
 		n := strings.TrimSpace(f.Name)
 		if n == "" || utf8.RuneCountInString(n) > 100 {
-			return nil, invalid(fmt.Sprintf("customFields[%d].name: must be 1 to 100 characters", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].name: must be 1 to 100 characters", i))
 		}
 		if _, dup := fields[n]; dup {
-			return nil, invalid(fmt.Sprintf("customFields[%d].name: duplicate custom field %q", i, n))
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].name: duplicate custom field %q", i, n))
 		}
-		if !slices.Contains(CustomFieldTypes, f.Type) {
-			return nil, invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, CustomFieldTypes))
+		if !slices.Contains(db.CustomFieldTypes, f.Type) {
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, db.CustomFieldTypes))
 		}
-		selectable := hasOptions(f.Type)
+		selectable := db.HasOptions(f.Type)
 		switch {
 		case selectable && len(f.Options) == 0:
-			return nil, invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
 		case !selectable && len(f.Options) > 0:
-			return nil, invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
-		case len(f.Options) > MaxCustomFieldOptions:
-			return nil, invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, MaxCustomFieldOptions))
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
+		case len(f.Options) > db.MaxCustomFieldOptions:
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, db.MaxCustomFieldOptions))
 		}
 		opts := make([]string, 0, len(f.Options))
 		for j, o := range f.Options {
-			if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > MaxCustomFieldOptionLen || slices.Contains(opts, o) {
-				return nil, invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, MaxCustomFieldOptionLen))
+			if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > db.MaxCustomFieldOptionLen || slices.Contains(opts, o) {
+				return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, db.MaxCustomFieldOptionLen))
 			}
 			opts = append(opts, o)
 		}
-		fields[n] = importFieldRow{ID: NewID(), Name: n, Type: f.Type, Options: opts, Ord: i}
+		fields[n] = importFieldRow{ID: db.NewID(), Name: n, Type: f.Type, Options: opts, Ord: i}
 		pl.fieldRows = append(pl.fieldRows, fields[n])
 	}
 
@@ -277,26 +279,26 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 	for i, sc := range doc.Scopes {
 		n := strings.TrimSpace(sc.Name)
 		if n == "" || utf8.RuneCountInString(n) > 200 {
-			return nil, invalid(fmt.Sprintf("scopes[%d].name: must be 1 to 200 characters", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].name: must be 1 to 200 characters", i))
 		}
 		if utf8.RuneCountInString(sc.Description) > maxScopeDescriptionRunes {
-			return nil, invalid(fmt.Sprintf("scopes[%d].description: at most %d characters", i, maxScopeDescriptionRunes))
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].description: at most %d characters", i, maxScopeDescriptionRunes))
 		}
-		if err := checkScopeDates(sc.StartDate, sc.EndDate); err != nil {
-			return nil, invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
+		if err := db.CheckScopeDates(sc.StartDate, sc.EndDate); err != nil {
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
-		settings, err := scopeSettings(sc.Settings)
+		settings, err := db.ScopeSettings(sc.Settings)
 		if err != nil {
-			return nil, invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
 		view := sc.ActiveView
 		if view == "" {
-			view = ScopeViews[0]
+			view = db.ScopeViews[0]
 		}
-		if !slices.Contains(ScopeViews, view) {
-			return nil, invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, ScopeViews))
+		if !slices.Contains(db.ScopeViews, view) {
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, db.ScopeViews))
 		}
-		scopeIDs[i] = NewID()
+		scopeIDs[i] = db.NewID()
 		pl.scopeRows = append(pl.scopeRows, importScopeRow{ID: scopeIDs[i], Name: n, Description: sc.Description,
 			StartDate: sc.StartDate, EndDate: sc.EndDate, Settings: settings, ActiveView: view, Ord: i})
 	}
@@ -306,35 +308,35 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		at := func(field string) string { return fmt.Sprintf("cards[%d].%s", i, field) }
 		title := strings.TrimSpace(c.Title)
 		if title == "" || utf8.RuneCountInString(title) > maxCardTitleRunes {
-			return nil, invalid(at("title") + fmt.Sprintf(": must be 1 to %d characters", maxCardTitleRunes))
+			return nil, dbcore.Invalid(at("title") + fmt.Sprintf(": must be 1 to %d characters", maxCardTitleRunes))
 		}
 		if utf8.RuneCountInString(c.Description) > maxCardDescriptionRunes {
-			return nil, invalid(at("description") + fmt.Sprintf(": at most %d characters", maxCardDescriptionRunes))
+			return nil, dbcore.Invalid(at("description") + fmt.Sprintf(": at most %d characters", maxCardDescriptionRunes))
 		}
 		if c.ColumnIndex < 0 || c.ColumnIndex >= len(doc.Columns) {
-			return nil, invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the import has %d)", c.ColumnIndex, len(doc.Columns)))
+			return nil, dbcore.Invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the import has %d)", c.ColumnIndex, len(doc.Columns)))
 		}
 		prio := c.Priority
 		if prio == "" {
 			prio = "medium"
 		}
-		if !slices.Contains(Priorities, prio) {
-			return nil, invalid(at("priority") + fmt.Sprintf(": must be one of %v", Priorities))
+		if !slices.Contains(db.Priorities, prio) {
+			return nil, dbcore.Invalid(at("priority") + fmt.Sprintf(": must be one of %v", db.Priorities))
 		}
 		var scopeID *string
 		if c.ScopeIndex != nil {
 			if *c.ScopeIndex < 0 || *c.ScopeIndex >= len(doc.Scopes) {
-				return nil, invalid(at("scopeIndex") + fmt.Sprintf(": %d is not the index of a scope (the import has %d)", *c.ScopeIndex, len(doc.Scopes)))
+				return nil, dbcore.Invalid(at("scopeIndex") + fmt.Sprintf(": %d is not the index of a scope (the import has %d)", *c.ScopeIndex, len(doc.Scopes)))
 			}
 			scopeID = &scopeIDs[*c.ScopeIndex]
 		}
-		if len(c.Checklist) > MaxChecklistItems {
-			return nil, invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", MaxChecklistItems))
+		if len(c.Checklist) > db.MaxChecklistItems {
+			return nil, dbcore.Invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", db.MaxChecklistItems))
 		}
 		if len(c.Comments) > MaxImportCommentsPerCard {
-			return nil, invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
+			return nil, dbcore.Invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
 		}
-		cardIDs[i] = NewID()
+		cardIDs[i] = db.NewID()
 		pl.cardRows = append(pl.cardRows, importCardRow{ID: cardIDs[i], ColumnID: colIDs[c.ColumnIndex], ScopeID: scopeID,
 			Title: title, Description: c.Description, Archived: c.Archived, Priority: prio, StartDate: c.StartDate,
 			DueDate: c.DueDate, CommentCount: len(c.Comments)})
@@ -342,22 +344,22 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		for j, it := range c.Checklist {
 			t := strings.TrimSpace(it.Title)
 			if t == "" || utf8.RuneCountInString(t) > 500 {
-				return nil, invalid(at(fmt.Sprintf("checklist[%d].title", j)) + ": must be 1 to 500 characters")
+				return nil, dbcore.Invalid(at(fmt.Sprintf("checklist[%d].title", j)) + ": must be 1 to 500 characters")
 			}
 			pos := j
 			if it.Order != nil {
 				if *it.Order < 0 {
-					return nil, invalid(at(fmt.Sprintf("checklist[%d].order", j)) + ": must not be negative")
+					return nil, dbcore.Invalid(at(fmt.Sprintf("checklist[%d].order", j)) + ": must not be negative")
 				}
 				pos = *it.Order
 			}
-			pl.checklistRows = append(pl.checklistRows, importChecklistRow{ID: NewID(), CardID: cardIDs[i], Title: t, Done: it.Done, Position: pos})
+			pl.checklistRows = append(pl.checklistRows, importChecklistRow{ID: db.NewID(), CardID: cardIDs[i], Title: t, Done: it.Done, Position: pos})
 		}
 		var seenLabels []string
 		for j, ln := range c.Labels {
 			id, ok := labelIDs[strings.TrimSpace(ln)]
 			if !ok {
-				return nil, invalid(at(fmt.Sprintf("labels[%d]", j)) + fmt.Sprintf(": no label named %q in labels", ln))
+				return nil, dbcore.Invalid(at(fmt.Sprintf("labels[%d]", j)) + fmt.Sprintf(": no label named %q in labels", ln))
 			}
 			if slices.Contains(seenLabels, id) {
 				continue
@@ -373,22 +375,22 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		for _, fn := range names {
 			f, ok := fields[fn]
 			if !ok {
-				return nil, invalid(at("customFields") + fmt.Sprintf(": no custom field named %q in customFields", fn))
+				return nil, dbcore.Invalid(at("customFields") + fmt.Sprintf(": no custom field named %q in customFields", fn))
 			}
 			v := c.CustomFields[fn]
-			if isNullValue(v) {
+			if db.IsNullValue(v) {
 				continue // no value
 			}
-			if err := checkCustomValue(f.Type, f.Options, v); err != nil {
-				return nil, invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
+			if err := db.CheckCustomValue(f.Type, f.Options, v); err != nil {
+				return nil, dbcore.Invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
 			}
 			pl.valueRows = append(pl.valueRows, importValueRow{CardID: cardIDs[i], FieldID: f.ID, Value: v})
 		}
 		for j, cm := range c.Comments {
-			if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > MaxCommentLength {
-				return nil, invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", MaxCommentLength))
+			if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > db.MaxCommentLength {
+				return nil, dbcore.Invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", db.MaxCommentLength))
 			}
-			pl.commentRows = append(pl.commentRows, importCommentRow{ID: NewID(), CardID: cardIDs[i], Content: cm.Content, CreatedAt: cm.CreatedAt})
+			pl.commentRows = append(pl.commentRows, importCommentRow{ID: db.NewID(), CardID: cardIDs[i], Content: cm.Content, CreatedAt: cm.CreatedAt})
 		}
 	}
 
@@ -413,20 +415,20 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 	for i, r := range doc.Relations {
 		switch {
 		case r.CardIndex < 0 || r.CardIndex >= len(doc.Cards):
-			return nil, invalid(fmt.Sprintf("relations[%d].cardIndex: %d is not the index of a card (the import has %d)", i, r.CardIndex, len(doc.Cards)))
+			return nil, dbcore.Invalid(fmt.Sprintf("relations[%d].cardIndex: %d is not the index of a card (the import has %d)", i, r.CardIndex, len(doc.Cards)))
 		case r.TargetCardIndex < 0 || r.TargetCardIndex >= len(doc.Cards):
-			return nil, invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, len(doc.Cards)))
+			return nil, dbcore.Invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, len(doc.Cards)))
 		case r.CardIndex == r.TargetCardIndex:
-			return nil, invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
-		case !slices.Contains(RelationTypes, r.Type):
-			return nil, invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, RelationTypes))
+			return nil, dbcore.Invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
+		case !slices.Contains(db.RelationTypes, r.Type):
+			return nil, dbcore.Invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, db.RelationTypes))
 		}
 		k := relKey{r.CardIndex, r.TargetCardIndex, r.Type}
 		if seen[k] {
-			return nil, invalid(fmt.Sprintf("relations[%d]: duplicate relation", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("relations[%d]: duplicate relation", i))
 		}
 		seen[k] = true
-		pl.relationRows = append(pl.relationRows, importRelationRow{ID: NewID(), CardID: cardIDs[r.CardIndex],
+		pl.relationRows = append(pl.relationRows, importRelationRow{ID: db.NewID(), CardID: cardIDs[r.CardIndex],
 			TargetCardID: cardIDs[r.TargetCardIndex], Type: r.Type})
 	}
 	return pl, nil
@@ -440,10 +442,10 @@ func transferOrderKey(order *int, index int) int {
 	return index
 }
 
-func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (Project, error) {
+func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (db.Project, error) {
 	doc := pl.doc
 	empty := "empty"
-	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
+	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
 		Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty, CreatedBy: actorID})
 	if err != nil {
 		return p, fmt.Errorf("insert project: %w", err)
@@ -510,7 +512,7 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 			return p, fmt.Errorf("encode %s: %w", ins.what, err)
 		}
 		if err := ins.run(b); err != nil {
-			return p, wrap(err, "insert "+ins.what)
+			return p, dbcore.Wrap(err, "insert "+ins.what)
 		}
 	}
 	return p, nil

@@ -1,7 +1,7 @@
-package db
+package transfer
 
 // This file exports a project: one repeatable-read transaction that reads every part of the project and
-// turns it into a TransferDoc (format in transfer.go).
+// turns it into a TransferDoc (format in format.go).
 
 import (
 	"context"
@@ -9,14 +9,24 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// ExportProject takes a snapshot of a project in one read-only, repeatable-read transaction: a fixed
-// number of queries whatever its size.
-func (s *Store) ExportProject(ctx context.Context, workspaceID, projectID string) (TransferDoc, error) {
+// Engine exports and imports projects.
+type Engine struct {
+	core *dbcore.Core
+}
+
+// New builds the transfer engine on store's pool and River client.
+func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store)} }
+
+// Export takes a snapshot of a project in one read-only, repeatable-read transaction: a fixed number of
+// queries whatever its size.
+func (e *Engine) Export(ctx context.Context, workspaceID, projectID string) (TransferDoc, error) {
 	var doc TransferDoc
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
 		doc, err = exportTx(ctx, q, workspaceID, projectID)
 		return err
@@ -26,8 +36,8 @@ func (s *Store) ExportProject(ctx context.Context, workspaceID, projectID string
 
 func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) (TransferDoc, error) {
 	p, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return TransferDoc{}, notFound("project not found")
+	if dbcore.IsNotFound(err) {
+		return TransferDoc{}, dbcore.NotFound("project not found")
 	}
 	if err != nil {
 		return TransferDoc{}, fmt.Errorf("get project: %w", err)

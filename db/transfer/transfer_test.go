@@ -1,0 +1,129 @@
+package transfer_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/transfer"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+)
+
+// bundle is a store with a registered owner and a project of two cards (one with a checklist, one
+// archived) and a comment.
+type bundle struct {
+	store   *db.Store
+	engine  *transfer.Engine
+	ws      string
+	actor   string
+	project db.Project
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	dbPool := pgtest.Pool(t)
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
+	require.NoError(t, err)
+	store := db.NewStore(dbPool, riverClient)
+	reg, err := store.Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
+	require.NoError(t, err)
+	b := &bundle{store: store, engine: transfer.New(store), ws: reg.Workspace.ID, actor: reg.User.ID}
+	b.project, err = store.CreateProject(ctx, db.NewProject{WorkspaceID: b.ws, Name: "Launch", CreatedBy: b.actor})
+	require.NoError(t, err)
+	cols, err := store.Columns(ctx, b.project.ID)
+	require.NoError(t, err)
+	card, err := store.CreateCard(ctx, db.NewCard{WorkspaceID: b.ws, ProjectID: b.project.ID, ColumnID: cols[1].ID, ActorID: b.actor,
+		Title: "Write the plan", Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}})
+	require.NoError(t, err)
+	_, err = store.CreateComment(ctx, b.project.ID, card.ID, b.actor, "First pass done")
+	require.NoError(t, err)
+	_, err = store.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
+	require.NoError(t, err)
+	return b
+}
+
+// An export imported again is the same project under new ids: the same export comes back out of it.
+func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+
+	doc, err := b.engine.Export(ctx, b.ws, b.project.ID)
+	require.NoError(t, err)
+	require.Equal(t, transfer.TransferVersion, doc.Version)
+	require.Equal(t, "Launch", doc.Project.Name)
+	require.Len(t, doc.Cards, 1)
+	require.Equal(t, 1, doc.Cards[0].ColumnIndex)
+	require.Len(t, doc.Cards[0].Checklist, 2)
+	require.Len(t, doc.Cards[0].Comments, 1)
+
+	imported, err := b.engine.Import(ctx, b.ws, b.actor, doc)
+	require.NoError(t, err)
+	require.NotEqual(t, b.project.ID, imported.ID)
+	again, err := b.engine.Export(ctx, b.ws, imported.ID)
+	require.NoError(t, err)
+	doc.ExportedAt, again.ExportedAt = nil, nil
+	want, err := json.Marshal(doc)
+	require.NoError(t, err)
+	got, err := json.Marshal(again)
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(got))
+}
+
+// A project of another workspace is not found: an export never crosses tenants.
+func TestExportOtherWorkspaceIsNotFound(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.engine.Export(context.Background(), db.NewID(), b.project.ID)
+	require.ErrorIs(t, err, db.ErrNotFound)
+}
+
+// A document that breaks a reference or a limit is refused whole, with a message naming the record,
+// and nothing of it is written.
+func TestImportRefusesBadDocuments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	before, err := b.store.Projects(ctx, b.ws)
+	require.NoError(t, err)
+
+	base := func() transfer.TransferDoc {
+		return transfer.TransferDoc{Version: 1, Project: transfer.TransferProject{Name: "Imported"},
+			Columns: []transfer.TransferColumn{{Name: "To do"}}, Cards: []transfer.TransferCard{{Title: "A", ColumnIndex: 0}}}
+	}
+	cases := map[string]func(d *transfer.TransferDoc){
+		"column index out of range": func(d *transfer.TransferDoc) { d.Cards[0].ColumnIndex = 3 },
+		"unknown label":             func(d *transfer.TransferDoc) { d.Cards[0].Labels = []string{"nope"} },
+		"blank project name":        func(d *transfer.TransferDoc) { d.Project.Name = "  " },
+		"relation to itself": func(d *transfer.TransferDoc) {
+			d.Relations = []transfer.TransferRelation{{CardIndex: 0, TargetCardIndex: 0, Type: "blocks"}}
+		},
+		"too many cards": func(d *transfer.TransferDoc) {
+			d.Cards = make([]transfer.TransferCard, transfer.MaxImportCards+1)
+			for i := range d.Cards {
+				d.Cards[i] = transfer.TransferCard{Title: "c"}
+			}
+		},
+	}
+	for name, mutate := range cases {
+		doc := base()
+		mutate(&doc)
+		_, err := b.engine.Import(ctx, b.ws, b.actor, doc)
+		require.ErrorIs(t, err, db.ErrInvalid, name)
+		var e *db.Error
+		require.ErrorAs(t, err, &e, name)
+		require.NotEmpty(t, e.Msg, name)
+	}
+	after, err := b.store.Projects(ctx, b.ws)
+	require.NoError(t, err)
+	require.Len(t, after, len(before), "a refused import writes nothing")
+
+	_, err = b.engine.Import(ctx, b.ws, b.actor, base())
+	require.NoError(t, err, "the unbroken document imports")
+}
