@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -122,16 +123,16 @@ func (s *Server) createRule(ctx context.Context, in *CreateRuleInput) (*Output[R
 		return nil, err
 	}
 	enabled := in.Body.Enabled == nil || *in.Body.Enabled
-	return oneOf(ruleOut)(s.store.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, db.NewRule{Name: name,
+	return oneOf(ruleOut)(s.automations.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, automation.NewRule{Name: name,
 		Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled}))
 }
 
 func (s *Server) listRules(ctx context.Context, _ *ProjectPath) (*Output[[]RuleOut], error) {
-	return listOf(ruleOut)(s.store.Rules(ctx, accessFrom(ctx).ProjectID))
+	return listOf(ruleOut)(s.automations.Rules(ctx, accessFrom(ctx).ProjectID))
 }
 
 func (s *Server) getRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
-	return oneOf(ruleOut)(s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+	return oneOf(ruleOut)(s.automations.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
 // UpdateRuleInput is the request of automations-update.
@@ -152,7 +153,7 @@ func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[R
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(ruleOut)(s.store.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur db.NewRule) db.NewRule {
+	return oneOf(ruleOut)(s.automations.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur automation.NewRule) automation.NewRule {
 		if name != nil {
 			cur.Name = *name
 		}
@@ -173,11 +174,11 @@ func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[R
 }
 
 func (s *Server) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, error) {
-	return done(s.store.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+	return done(s.automations.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
 func (s *Server) toggleRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
-	return oneOf(ruleOut)(s.store.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+	return oneOf(ruleOut)(s.automations.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
 // ListRuleTracesInput is the request of automations-traces.
@@ -187,7 +188,7 @@ type ListRuleTracesInput struct {
 }
 
 func (s *Server) listRuleTraces(ctx context.Context, in *ListRuleTracesInput) (*Output[[]TraceOut], error) {
-	r, err := s.store.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
+	r, err := s.automations.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -195,5 +196,5 @@ func (s *Server) listRuleTraces(ctx context.Context, in *ListRuleTracesInput) (*
 	if limit == 0 {
 		limit = 100
 	}
-	return listOf(traceOut)(s.store.RuleTraces(ctx, r.ID, int32(limit)))
+	return listOf(traceOut)(s.automations.RuleTraces(ctx, r.ID, int32(limit)))
 }

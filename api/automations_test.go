@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -85,7 +85,7 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	updated := decode[RuleOut](t, r)
 	require.Equal(t, "Prioritise!", updated.Name)
-	require.Equal(t, new("low"), decodeJSON[db.RuleAction](t, updated.Action).Priority)
+	require.Equal(t, new("low"), decodeJSON[automation.RuleAction](t, updated.Action).Priority)
 	requireStatus(t, e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"trigger": "task_moved", "conditions": map[string]any{"toColumnId": "nope"}}), http.StatusBadRequest)
 	r = e.do("PATCH", prj+"/automations/"+id+"/toggle", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)

@@ -179,7 +179,7 @@ func oneOf[T, O any](f func(T) O) func(T, error) (*Output[O], error) {
 }
 
 // listOf answers a list read: the store's rows mapped by f, or the store's error. Use it as
-// `return listOf(ruleOut)(s.store.Rules(ctx, id))`.
+// `return listOf(ruleOut)(s.automations.Rules(ctx, id))`.
 func listOf[T, O any](f func(T) O) func([]T, error) (*Output[[]O], error) {
 	return func(rows []T, err error) (*Output[[]O], error) {
 		if err != nil {
@@ -194,7 +194,7 @@ func listOf[T, O any](f func(T) O) func([]T, error) (*Output[[]O], error) {
 }
 
 // done answers {ok: true} after a store write with nothing else to say, or the store's error. Use it as
-// `return done(s.store.DeleteRule(ctx, projectID, ruleID))`.
+// `return done(s.automations.DeleteRule(ctx, projectID, ruleID))`.
 func done(err error) (*OKOutput, error) {
 	if err != nil {
 		return nil, fail(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/go-chi/httprate"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
@@ -68,13 +69,14 @@ type Options struct {
 type Server struct {
 	store *db.Store
 	// The store's engines, each built on the store.
-	transfer *transfer.Engine
-	signer   *auth.Signer
-	billing  billing.Provider
-	storage  storage.Storage
-	logger   *slog.Logger
-	opts     Options
-	api      huma.API
+	transfer    *transfer.Engine
+	automations *automation.Engine
+	signer      *auth.Signer
+	billing     billing.Provider
+	storage     storage.Storage
+	logger      *slog.Logger
+	opts        Options
+	api         huma.API
 
 	mcp *mcpServer
 }
@@ -98,7 +100,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
-		store: store, transfer: transfer.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		store: store, transfer: transfer.New(store), automations: automation.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 
 	router := chi.NewRouter()

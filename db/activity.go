@@ -41,9 +41,6 @@ var Triggers = dbcore.Triggers
 // Activity is one change to record (see dbcore.Activity).
 type Activity = dbcore.Activity
 
-// ruleCause marks a change an automation rule makes (see dbcore.RuleCause).
-type ruleCause = dbcore.RuleCause
-
 // recordActivities stores activities and enqueues their jobs in the caller's transaction.
 func (s *Store) recordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
 	return s.core.RecordActivities(ctx, tx, acts...)

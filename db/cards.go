@@ -198,8 +198,20 @@ type CardPatch struct {
 	Order *int
 }
 
-// errRetryMove means the card moved between reading it and locking its columns.
-var errRetryMove = errors.New("card moved concurrently")
+// ErrRetryMove means the card moved between reading it and locking its columns: the caller's
+// transaction should be tried again.
+var ErrRetryMove = errors.New("card moved concurrently")
+
+// RuleCause marks a change an automation rule makes (the rule and the depth of its events).
+type RuleCause = dbcore.RuleCause
+
+// CardUpdate is one change of one card: who changes which card of which project, how, and why.
+type CardUpdate struct {
+	WorkspaceID, ProjectID, CardID, ActorID string
+	Patch                                   CardPatch
+	// Cause is set when an automation rule makes the change (the zero value for anyone else's).
+	Cause RuleCause
+}
 
 // UpdateCard applies a patch as actorID: field changes, moves between columns and reordering. It
 // records card_updated, card_moved, card_assigned and card_archived as they apply, with their
@@ -209,20 +221,21 @@ func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, 
 		var card Card
 		err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
-			card, err = s.updateCardTx(ctx, tx, workspaceID, projectID, cardID, actorID, p, ruleCause{})
+			card, err = s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: workspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p})
 			return err
 		})
-		if !errors.Is(err, errRetryMove) {
+		if !errors.Is(err, ErrRetryMove) {
 			return card, err
 		}
 	}
 	return Card{}, conflict("the card is being moved by someone else; try again")
 }
 
-// updateCardTx is UpdateCard's body inside the caller's transaction; cause marks the activities of an
-// automation rule's change (the zero value for anyone else's). It returns errRetryMove when the card
-// changed column between reading it and locking the columns.
-func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, cardID, actorID string, p CardPatch, cause ruleCause) (Card, error) {
+// UpdateCardTx is UpdateCard's body inside the caller's transaction (automations, agents, pipelines,
+// pilotage actions); u.Cause marks the activities of an automation rule's change. It returns
+// ErrRetryMove when the card changed column between reading it and locking the columns.
+func (s *Store) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card, error) {
+	workspaceID, projectID, cardID, actorID, p, cause := u.WorkspaceID, u.ProjectID, u.CardID, u.ActorID, u.Patch, u.Cause
 	q := queries(tx)
 	var out Card
 	err := func() error {
@@ -265,7 +278,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 			return fmt.Errorf("lock card: %w", err)
 		}
 		if moving && cur.ColumnID != lockedFrom {
-			return errRetryMove
+			return ErrRetryMove
 		}
 
 		next := cur
@@ -339,7 +352,7 @@ func (s *Store) updateCardTx(ctx context.Context, tx pgx.Tx, workspaceID, projec
 					return fmt.Errorf("list columns: %w", err)
 				}
 				acts = append(acts, Activity{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
-					"fromStatus": cardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": cardStatus(colIDs, target, next.Archived)}})
+					"fromStatus": CardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": CardStatus(colIDs, target, next.Archived)}})
 			} else if p.Order != nil {
 				changed = append(changed, "order")
 			}
@@ -471,4 +484,19 @@ func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardVie
 		fn(&v)
 	}
 	return wrap(dbcore.Interpret(rows.Err()), "list cards")
+}
+
+// CardStatus derives a card's status: archived, else by column: first todo, last done, others in
+// progress.
+func CardStatus(columnIDs []string, columnID string, archived bool) string {
+	switch {
+	case archived:
+		return "archived"
+	case len(columnIDs) == 0 || columnIDs[0] == columnID:
+		return "todo"
+	case columnIDs[len(columnIDs)-1] == columnID:
+		return "done"
+	default:
+		return "in_progress"
+	}
 }

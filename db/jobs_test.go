@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -23,7 +24,7 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	// A rule listens to task_created: a card create enqueues an automation job besides its notification.
-	_, err := b.store.CreateRule(ctx, b.project.ID, b.owner.User.ID, db.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
+	_, err := automation.New(b.store).CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
 		Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
 	require.NoError(t, err)
 

@@ -195,7 +195,7 @@ func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, 
 			out, err = s.runMissionStepTx(ctx, tx, q, in)
 			return err
 		})
-		if !errors.Is(err, errRetryMove) {
+		if !errors.Is(err, ErrRetryMove) {
 			return out, err
 		}
 	}
@@ -365,12 +365,12 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission,
 	switch a := args.(type) {
 	case agenttool.UpdateCardArgs:
 		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
-		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, p, ruleCause{}); err != nil {
+		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
 			return "", err
 		}
 		return "card updated", nil
 	case agenttool.MoveCardArgs:
-		if _, err := s.updateCardTx(ctx, tx, m.WorkspaceID, projectID, cardID, actorID, CardPatch{ColumnID: &a.ColumnID}, ruleCause{}); err != nil {
+		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: CardPatch{ColumnID: &a.ColumnID}}); err != nil {
 			return "", err
 		}
 		return "card moved", nil
@@ -527,7 +527,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 			}
 			return s.missionSettledTx(ctx, tx, done)
 		})
-		if !errors.Is(err, errRetryMove) {
+		if !errors.Is(err, ErrRetryMove) {
 			return out, err
 		}
 	}

@@ -191,7 +191,7 @@ func (s *Store) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorI
 			return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
 				map[string]any{"status": out.Status, "result": res})
 		})
-		if !errors.Is(err, errRetryMove) {
+		if !errors.Is(err, ErrRetryMove) {
 			return out, err
 		}
 	}
@@ -375,7 +375,7 @@ func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := s.updateCardTx(ctx, tx, ws, p.ProjectID, p.CardID, actorID, CardPatch{ColumnID: &p.ColumnID, Order: p.Order}, ruleCause{})
+		c, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
 		if err != nil {
 			return ActionResult{}, err
 		}

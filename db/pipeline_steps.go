@@ -53,7 +53,7 @@ func (s *Store) RunPipelineStep(ctx context.Context, runID, stepID string) error
 		if errors.Is(err, errStepSettled) {
 			return nil
 		}
-		if !errors.Is(err, errRetryMove) {
+		if !errors.Is(err, ErrRetryMove) {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 		if err := sp.Commit(ctx); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)
 		}
-	case errors.As(err, &refusal) && !errors.Is(err, errRetryMove):
+	case errors.As(err, &refusal) && !errors.Is(err, ErrRetryMove):
 		_ = sp.Rollback(ctx)
 	default:
 		_ = sp.Rollback(ctx)
@@ -512,7 +512,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		if err != nil {
 			return stepDone{}, err
 		}
-		if _, err := s.updateCardTx(ctx, tx, run.WorkspaceID, p.ProjectID, cardID, actor, CardPatch{ColumnID: &p.ColumnID}, ruleCause{}); err != nil {
+		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: actor, Patch: CardPatch{ColumnID: &p.ColumnID}}); err != nil {
 			return stepDone{}, err
 		}
 		return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil

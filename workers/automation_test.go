@@ -13,17 +13,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // rule creates an enabled automation rule of the team's project, owned by its owner, and returns its id.
 func (b *testBundle) rule(t *testing.T, tm team, name, trigger string, conditions, action map[string]any) string {
 	t.Helper()
-	r := db.NewRule{Name: name, Trigger: trigger, Action: jsonOf(t, action), Enabled: true}
+	r := automation.NewRule{Name: name, Trigger: trigger, Action: jsonOf(t, action), Enabled: true}
 	if conditions != nil {
 		r.Conditions = jsonOf(t, conditions)
 	}
-	rule, err := b.store.CreateRule(context.Background(), tm.project.ID, tm.owner.User.ID, r)
+	rule, err := automation.New(b.store).CreateRule(context.Background(), tm.project.ID, tm.owner.User.ID, r)
 	require.NoError(t, err)
 	return rule.ID
 }
@@ -31,7 +32,7 @@ func (b *testBundle) rule(t *testing.T, tm team, name, trigger string, condition
 // traces lists a rule's traces.
 func (b *testBundle) traces(t *testing.T, ruleID string) []db.AutomationTrace {
 	t.Helper()
-	tr, err := b.store.RuleTraces(context.Background(), ruleID, 200)
+	tr, err := automation.New(b.store).RuleTraces(context.Background(), ruleID, 200)
 	require.NoError(t, err)
 	return tr
 }
@@ -155,7 +156,7 @@ func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 	require.Equal(t, card.ID, job.Args.CardID)
 	require.Equal(t, db.TriggerTaskCreated, job.Args.Trigger)
 	for range 3 { // the job, run as often as River might retry it
-		workNew(t, b, &AutomationWorker{deps: b.deps}, job.Args, nil)
+		workNew(t, b, &AutomationWorker{automations: automation.New(b.store)}, job.Args, nil)
 	}
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
@@ -199,7 +200,7 @@ func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	ids := b.lateCards(t, tm)
 	scan := func() { // one scan (a period's job), and the jobs it caused
 		t.Helper()
-		workNew(t, b, &DueDateScanWorker{deps: b.deps}, jobs.DueDateScanArgs{}, nil)
+		workNew(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.store)}, jobs.DueDateScanArgs{}, nil)
 		b.settle(t)
 	}
 

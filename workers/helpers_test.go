@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/jobs"
@@ -69,9 +70,9 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 	case jobs.NotifyActivityArgs{}.Kind():
 		workJob(t, b, &NotifyWorker{deps: b.deps}, job)
 	case jobs.AutomationEventArgs{}.Kind():
-		workJob(t, b, &AutomationWorker{deps: b.deps}, job)
+		workJob(t, b, &AutomationWorker{automations: automation.New(b.store)}, job)
 	case jobs.DueDateScanArgs{}.Kind():
-		workJob(t, b, &DueDateScanWorker{deps: b.deps}, job)
+		workJob(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.store)}, job)
 	case jobs.MissionArgs{}.Kind():
 		workJob(t, b, NewMissionWorker(b.deps), job)
 	case jobs.SendEmailArgs{}.Kind():

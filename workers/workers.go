@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -47,7 +48,7 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &NotifyWorker{deps: deps}); err != nil {
 		return err
 	}
-	if err := river.AddWorkerSafely(workers, &AutomationWorker{deps: deps}); err != nil {
+	if err := river.AddWorkerSafely(workers, &AutomationWorker{automations: automation.New(deps.Store)}); err != nil {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, NewMissionWorker(deps)); err != nil {
@@ -71,7 +72,7 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &PipelineStepWorker{deps: deps}); err != nil {
 		return err
 	}
-	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps})
+	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: automation.New(deps.Store)})
 }
 
 // Queues returns the queues a worker process works, with their concurrency.
@@ -251,12 +252,12 @@ func (w *NotifyWorker) Work(ctx context.Context, job *river.Job[jobs.NotifyActiv
 // AutomationWorker runs a project's rules for one card event.
 type AutomationWorker struct {
 	river.WorkerDefaults[jobs.AutomationEventArgs]
-	deps Deps
+	automations *automation.Engine
 }
 
 // Work implements river.Worker.
 func (w *AutomationWorker) Work(ctx context.Context, job *river.Job[jobs.AutomationEventArgs]) error {
-	return w.deps.Store.RunAutomations(ctx, job.Args)
+	return w.automations.Run(ctx, job.Args)
 }
 
 // ColumnCountsFoldWorker folds the per-column count rows that card writes added since the last fold
@@ -314,12 +315,13 @@ func (w *AttachmentSweepWorker) Work(ctx context.Context, _ *river.Job[jobs.Atta
 // DueDateScanWorker fires due_date_reached for cards whose due date has passed.
 type DueDateScanWorker struct {
 	river.WorkerDefaults[jobs.DueDateScanArgs]
-	deps Deps
+	deps        Deps
+	automations *automation.Engine
 }
 
 // Work implements river.Worker.
 func (w *DueDateScanWorker) Work(ctx context.Context, _ *river.Job[jobs.DueDateScanArgs]) error {
-	n, err := w.deps.Store.ScanDueDates(ctx)
+	n, err := w.automations.ScanDueDates(ctx)
 	if n > 0 {
 		w.deps.Logger.InfoContext(ctx, "due dates reached", "cards", n)
 	}

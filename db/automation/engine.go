@@ -1,4 +1,4 @@
-package db
+package automation
 
 // This file is the automation engine: which activities fire which triggers, running a trigger's rules
 // (conditions, actions, traces, the depth cap) and the due-date scan. The rules themselves, their
@@ -15,60 +15,48 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // MaxAutomationDepth caps chains of automation-caused events: an event at this depth runs no rule.
 const MaxAutomationDepth = 3
 
-// cardStatus derives a card's status: archived, else by column: first todo, last done, others in
-// progress.
-func cardStatus(columnIDs []string, columnID string, archived bool) string {
-	switch {
-	case archived:
-		return "archived"
-	case len(columnIDs) == 0 || columnIDs[0] == columnID:
-		return "todo"
-	case columnIDs[len(columnIDs)-1] == columnID:
-		return "done"
-	default:
-		return "in_progress"
-	}
-}
-
 // errAlreadyRan means a rule already ran for an event (the job is a retry).
 var errAlreadyRan = errors.New("rule already ran for this event")
 
-// RunAutomations runs the enabled rules of ev's trigger, each in its own transaction with its trace, so
+// Run runs the enabled rules of ev's trigger, each in its own transaction with its trace, so
 // a retried job runs no rule twice. Actions go through the same store operations as people's requests.
-func (s *Store) RunAutomations(ctx context.Context, ev jobs.AutomationEventArgs) error {
-	rules, err := s.q.AutomationRulesForTrigger(ctx, dbsqlc.AutomationRulesForTriggerParams{ProjectID: ev.ProjectID, Trigger: ev.Trigger})
+func (e *Engine) Run(ctx context.Context, ev jobs.AutomationEventArgs) error {
+	rules, err := e.core.Q.AutomationRulesForTrigger(ctx, dbsqlc.AutomationRulesForTriggerParams{ProjectID: ev.ProjectID, Trigger: ev.Trigger})
 	if err != nil {
 		return fmt.Errorf("rules for trigger: %w", err)
 	}
 	for _, rule := range rules {
-		if err := s.runRule(ctx, rule, ev); err != nil {
+		if err := e.runRule(ctx, rule, ev); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.AutomationEventArgs) error {
+func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.AutomationEventArgs) error {
 	trace := func(q *dbsqlc.Queries, result, reason string) error {
 		card := ev.CardID
-		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: NewID(), RuleID: rule.ID, EventID: ev.EventID,
+		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: db.NewID(), RuleID: rule.ID, EventID: ev.EventID,
 			CardID: &card, Trigger: ev.Trigger, Depth: int32(ev.Depth), Result: result, Reason: reason})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return errAlreadyRan
 		}
 		return err
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if ev.Depth >= MaxAutomationDepth {
 			return trace(q, "skipped", fmt.Sprintf("automation depth cap (%d) reached: rules cannot loop", MaxAutomationDepth))
 		}
 		card, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: ev.CardID, ProjectID: ev.ProjectID})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return trace(q, "skipped", "the card no longer exists")
 		}
 		if err != nil {
@@ -78,12 +66,12 @@ func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.Automa
 		if err != nil {
 			return fmt.Errorf("list columns: %w", err)
 		}
-		if ok, reason, err := s.conditionsHold(ctx, q, rule, card, colIDs, ev); err != nil {
+		if ok, reason, err := e.conditionsHold(ctx, q, rule, card, colIDs, ev); err != nil {
 			return err
 		} else if !ok {
 			return trace(q, "skipped", "conditions not met: "+reason)
 		}
-		if err := s.applyAction(ctx, tx, rule, card, colIDs, ev.Depth+1); err != nil {
+		if err := e.applyAction(ctx, tx, rule, card, colIDs, ev.Depth+1); err != nil {
 			return err
 		}
 		return trace(q, "applied", "")
@@ -92,10 +80,10 @@ func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.Automa
 	case err == nil, errors.Is(err, errAlreadyRan):
 		return nil
 	}
-	var refusal *Error
-	if errors.As(err, &refusal) || errors.Is(err, errRetryMove) {
+	var refusal *db.Error
+	if errors.As(err, &refusal) || errors.Is(err, db.ErrRetryMove) {
 		// The action could not apply (a refusal the rule cannot fix by retrying): trace the failure.
-		ferr := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return trace(q, "failed", err.Error()) })
+		ferr := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return trace(q, "failed", err.Error()) })
 		if ferr != nil && !errors.Is(ferr, errAlreadyRan) {
 			return ferr
 		}
@@ -104,7 +92,7 @@ func (s *Store) runRule(ctx context.Context, rule AutomationRule, ev jobs.Automa
 	return err
 }
 
-func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
+func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
 	var c RuleConditions
 	if err := json.Unmarshal(rule.Conditions, &c); err != nil {
 		return false, "", fmt.Errorf("decode conditions: %w", err)
@@ -117,8 +105,8 @@ func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule Auto
 		return false, "moved to another column", nil
 	case c.ColumnID != nil && card.ColumnID != *c.ColumnID:
 		return false, "the card is in another column", nil
-	case c.Status != nil && cardStatus(colIDs, card.ColumnID, card.Archived) != *c.Status:
-		return false, "the card's status is " + cardStatus(colIDs, card.ColumnID, card.Archived), nil
+	case c.Status != nil && db.CardStatus(colIDs, card.ColumnID, card.Archived) != *c.Status:
+		return false, "the card's status is " + db.CardStatus(colIDs, card.ColumnID, card.Archived), nil
 	}
 	if len(c.Priority) > 0 {
 		var one string
@@ -135,7 +123,7 @@ func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule Auto
 	if len(c.AssigneeID) > 0 {
 		var want *string
 		_ = json.Unmarshal(c.AssigneeID, &want)
-		if !strEq(want, card.AssigneeID) {
+		if (want == nil) != (card.AssigneeID == nil) || (want != nil && *want != *card.AssigneeID) {
 			return false, "the card has another assignee", nil
 		}
 	}
@@ -153,18 +141,18 @@ func (s *Store) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule Auto
 
 // applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator; the
 // events the change causes carry depth.
-func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule, card dbsqlc.Card, colIDs []string, depth int) error {
+func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, depth int) error {
 	var a RuleAction
 	if err := json.Unmarshal(rule.Action, &a); err != nil {
 		return fmt.Errorf("decode action: %w", err)
 	}
-	var p CardPatch
+	var p db.CardPatch
 	switch a.Type {
 	case "move_card":
 		p.ColumnID = a.ColumnID
 	case "set_status":
 		if len(colIDs) == 0 {
-			return invalid("the project has no columns")
+			return dbcore.Invalid("the project has no columns")
 		}
 		target := colIDs[0]
 		switch *a.Status {
@@ -172,7 +160,7 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule,
 			target = colIDs[len(colIDs)-1]
 		case "in_progress":
 			if len(colIDs) < 3 {
-				return invalid("the project has no in-progress column (it needs at least three columns)")
+				return dbcore.Invalid("the project has no in-progress column (it needs at least three columns)")
 			}
 			target = colIDs[1]
 		}
@@ -180,25 +168,25 @@ func (s *Store) applyAction(ctx context.Context, tx pgx.Tx, rule AutomationRule,
 	case "set_priority":
 		p.Priority = a.Priority
 	case "assign_user":
-		p.AssigneeID = Opt[string]{Set: true, Value: a.UserID}
+		p.AssigneeID = db.Opt[string]{Set: true, Value: a.UserID}
 	case "archive_card":
 		archived := true
 		p.Archived = &archived
 	}
-	ws, err := queries(tx).ProjectWorkspace(ctx, card.ProjectID)
+	ws, err := dbcore.Queries(tx).ProjectWorkspace(ctx, card.ProjectID)
 	if err != nil {
 		return fmt.Errorf("project workspace: %w", err)
 	}
-	_, err = s.updateCardTx(ctx, tx, ws, card.ProjectID, card.ID, rule.CreatedBy, p, ruleCause{RuleID: rule.ID, Depth: depth})
+	_, err = e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: depth}})
 	return err
 }
 
 // ScanDueDates fires due_date_reached once for every card whose due date has passed (and not for a
 // date already fired): it records the event and an activity notifying the assignee, and enqueues the
 // automations, in one transaction. Any number of scanners may run: each (card, due date) is claimed once.
-func (s *Store) ScanDueDates(ctx context.Context) (int, error) {
+func (e *Engine) ScanDueDates(ctx context.Context) (int, error) {
 	var n int
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		claimed, err := q.DueDateClaim(ctx)
 		if err != nil {
 			return fmt.Errorf("claim due dates: %w", err)
@@ -214,9 +202,9 @@ func (s *Store) ScanDueDates(ctx context.Context) (int, error) {
 		if err != nil {
 			return fmt.Errorf("load cards: %w", err)
 		}
-		acts := make([]Activity, 0, len(cards))
+		acts := make([]db.Activity, 0, len(cards))
 		for _, c := range cards {
-			a := Activity{ProjectID: c.ProjectID, CardID: c.ID, Type: ActivityDueDateReached, OnlyRecipients: true,
+			a := db.Activity{ProjectID: c.ProjectID, CardID: c.ID, Type: db.ActivityDueDateReached, OnlyRecipients: true,
 				Meta: map[string]any{"title": c.Title, "dueDate": c.DueDate}}
 			if c.AssigneeID != nil {
 				a.Recipients = []string{*c.AssigneeID}
@@ -224,7 +212,7 @@ func (s *Store) ScanDueDates(ctx context.Context) (int, error) {
 			acts = append(acts, a)
 		}
 		n = len(acts)
-		return s.recordActivities(ctx, tx, acts...)
+		return e.core.RecordActivities(ctx, tx, acts...)
 	})
 	return n, err
 }

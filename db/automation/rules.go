@@ -1,4 +1,4 @@
-package db
+package automation
 
 // This file holds automation rules as data: triggers, the condition language, actions, their
 // validation against a project, and the rules' CRUD and trace listing. Running rules is the engine's
@@ -15,6 +15,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // ActionTypes lists every automation action.
@@ -62,7 +65,7 @@ func decodeStrict(raw json.RawMessage, v any, what string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return invalid(fmt.Sprintf("%s: %s", what, strings.TrimPrefix(err.Error(), "json: ")))
+		return dbcore.Invalid(fmt.Sprintf("%s: %s", what, strings.TrimPrefix(err.Error(), "json: ")))
 	}
 	return nil
 }
@@ -71,8 +74,8 @@ func decodeStrict(raw json.RawMessage, v any, what string) error {
 // parameters, and that every referenced column, label and user belongs to it. It returns the
 // normalised conditions and action.
 func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r NewRule) (json.RawMessage, json.RawMessage, error) {
-	if !slices.Contains(Triggers, r.Trigger) {
-		return nil, nil, invalid("trigger must be one of " + strings.Join(Triggers, ", "))
+	if !slices.Contains(db.Triggers, r.Trigger) {
+		return nil, nil, dbcore.Invalid("trigger must be one of " + strings.Join(db.Triggers, ", "))
 	}
 	colIDs, err := q.ColumnIDsByProject(ctx, projectID)
 	if err != nil {
@@ -86,12 +89,12 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 			return nil, nil, err
 		}
 	}
-	if (c.FromColumnID != nil || c.ToColumnID != nil) && r.Trigger != TriggerTaskMoved {
-		return nil, nil, invalid("conditions: fromColumnId and toColumnId apply to the task_moved trigger only")
+	if (c.FromColumnID != nil || c.ToColumnID != nil) && r.Trigger != db.TriggerTaskMoved {
+		return nil, nil, dbcore.Invalid("conditions: fromColumnId and toColumnId apply to the task_moved trigger only")
 	}
 	for name, id := range map[string]*string{"fromColumnId": c.FromColumnID, "toColumnId": c.ToColumnID, "columnId": c.ColumnID} {
 		if id != nil && !isColumn(id) {
-			return nil, nil, invalid(fmt.Sprintf("conditions: %s is not a column of this project", name))
+			return nil, nil, dbcore.Invalid(fmt.Sprintf("conditions: %s is not a column of this project", name))
 		}
 	}
 	if len(c.Priority) > 0 {
@@ -100,32 +103,32 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 		if json.Unmarshal(c.Priority, &one) == nil {
 			many = []string{one}
 		} else if err := json.Unmarshal(c.Priority, &many); err != nil || len(many) == 0 {
-			return nil, nil, invalid("conditions: priority must be a priority or a non-empty list of them")
+			return nil, nil, dbcore.Invalid("conditions: priority must be a priority or a non-empty list of them")
 		}
 		for _, p := range many {
-			if !slices.Contains(Priorities, p) {
-				return nil, nil, invalid("conditions: priority must be low, medium or high")
+			if !slices.Contains(db.Priorities, p) {
+				return nil, nil, dbcore.Invalid("conditions: priority must be low, medium or high")
 			}
 		}
 	}
 	if c.LabelID != nil {
 		ok, err := q.LabelInProject(ctx, dbsqlc.LabelInProjectParams{ID: *c.LabelID, ProjectID: projectID})
-		if (err != nil && !isNotFound(err)) || !ok {
-			return nil, nil, invalid("conditions: labelId is not a label of this project")
+		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+			return nil, nil, dbcore.Invalid("conditions: labelId is not a label of this project")
 		}
 	}
 	if len(c.AssigneeID) > 0 && string(c.AssigneeID) != "null" {
 		var id string
 		if err := json.Unmarshal(c.AssigneeID, &id); err != nil {
-			return nil, nil, invalid("conditions: assigneeId must be a user id or null")
+			return nil, nil, dbcore.Invalid("conditions: assigneeId must be a user id or null")
 		}
 		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: id})
-		if (err != nil && !isNotFound(err)) || !ok {
-			return nil, nil, invalid("conditions: assigneeId is not a member of this project")
+		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+			return nil, nil, dbcore.Invalid("conditions: assigneeId is not a member of this project")
 		}
 	}
 	if c.Status != nil && !slices.Contains(Statuses, *c.Status) {
-		return nil, nil, invalid("conditions: status must be one of " + strings.Join(Statuses, ", "))
+		return nil, nil, dbcore.Invalid("conditions: status must be one of " + strings.Join(Statuses, ", "))
 	}
 
 	var a RuleAction
@@ -137,34 +140,34 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 	case "move_card":
 		want["columnId"] = true
 		if !isColumn(a.ColumnID) {
-			return nil, nil, invalid("action: move_card needs columnId, a column of this project")
+			return nil, nil, dbcore.Invalid("action: move_card needs columnId, a column of this project")
 		}
 	case "set_status":
 		want["status"] = true
 		if a.Status == nil || !slices.Contains([]string{"todo", "in_progress", "done"}, *a.Status) {
-			return nil, nil, invalid("action: set_status needs status: todo, in_progress or done")
+			return nil, nil, dbcore.Invalid("action: set_status needs status: todo, in_progress or done")
 		}
 	case "set_priority":
 		want["priority"] = true
-		if a.Priority == nil || !slices.Contains(Priorities, *a.Priority) {
-			return nil, nil, invalid("action: set_priority needs priority: low, medium or high")
+		if a.Priority == nil || !slices.Contains(db.Priorities, *a.Priority) {
+			return nil, nil, dbcore.Invalid("action: set_priority needs priority: low, medium or high")
 		}
 	case "assign_user":
 		want["userId"] = true
 		if a.UserID == nil {
-			return nil, nil, invalid("action: assign_user needs userId, a member of this project")
+			return nil, nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
 		}
 		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: *a.UserID})
-		if (err != nil && !isNotFound(err)) || !ok {
-			return nil, nil, invalid("action: assign_user needs userId, a member of this project")
+		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+			return nil, nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
 		}
 	case "archive_card":
 	default:
-		return nil, nil, invalid("action: type must be one of " + strings.Join(ActionTypes, ", "))
+		return nil, nil, dbcore.Invalid("action: type must be one of " + strings.Join(ActionTypes, ", "))
 	}
 	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil} {
 		if set && !want[name] {
-			return nil, nil, invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
+			return nil, nil, dbcore.Invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
 		}
 	}
 	condJSON, _ := json.Marshal(c)
@@ -173,38 +176,38 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 }
 
 // CreateRule validates and stores an automation rule.
-func (s *Store) CreateRule(ctx context.Context, projectID, userID string, r NewRule) (AutomationRule, error) {
-	var out AutomationRule
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r NewRule) (db.AutomationRule, error) {
+	var out db.AutomationRule
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cond, act, err := validateRule(ctx, q, projectID, r)
 		if err != nil {
 			return err
 		}
-		out, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: NewID(), ProjectID: projectID, Name: r.Name,
+		out, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID, Name: r.Name,
 			Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
-		return wrap(err, "insert rule")
+		return dbcore.Wrap(err, "insert rule")
 	})
 	return out, err
 }
 
 // Rules lists a project's rules.
-func (s *Store) Rules(ctx context.Context, projectID string) ([]AutomationRule, error) {
-	rules, err := s.q.AutomationRuleList(ctx, projectID)
-	return rules, wrap(err, "list rules")
+func (e *Engine) Rules(ctx context.Context, projectID string) ([]db.AutomationRule, error) {
+	rules, err := e.core.Q.AutomationRuleList(ctx, projectID)
+	return rules, dbcore.Wrap(err, "list rules")
 }
 
 // Rule reads one rule of a project.
-func (s *Store) Rule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
-	return orNotFound(s.q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
+func (e *Engine) Rule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
+	return dbcore.OrNotFound(e.core.Q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
 }
 
 // UpdateRule replaces a rule's fields with update(current), validated like a new rule.
-func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update func(NewRule) NewRule) (AutomationRule, error) {
-	var out AutomationRule
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, update func(NewRule) NewRule) (db.AutomationRule, error) {
+	var out db.AutomationRule
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("automation rule not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("automation rule not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get rule: %w", err)
@@ -216,30 +219,30 @@ func (s *Store) UpdateRule(ctx context.Context, projectID, ruleID string, update
 		}
 		out, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID, Name: next.Name,
 			Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
-		return wrap(err, "update rule")
+		return dbcore.Wrap(err, "update rule")
 	})
 	return out, err
 }
 
 // ToggleRule flips a rule between enabled and disabled.
-func (s *Store) ToggleRule(ctx context.Context, projectID, ruleID string) (AutomationRule, error) {
-	return orNotFound(s.q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
+func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
+	return dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
 }
 
 // DeleteRule deletes a rule and its traces.
-func (s *Store) DeleteRule(ctx context.Context, projectID, ruleID string) error {
-	n, err := s.q.AutomationRuleDelete(ctx, dbsqlc.AutomationRuleDeleteParams{ID: ruleID, ProjectID: projectID})
+func (e *Engine) DeleteRule(ctx context.Context, projectID, ruleID string) error {
+	n, err := e.core.Q.AutomationRuleDelete(ctx, dbsqlc.AutomationRuleDeleteParams{ID: ruleID, ProjectID: projectID})
 	if err != nil {
 		return fmt.Errorf("delete rule: %w", err)
 	}
 	if n == 0 {
-		return notFound("automation rule not found")
+		return dbcore.NotFound("automation rule not found")
 	}
 	return nil
 }
 
 // RuleTraces lists a rule's executions, newest first.
-func (s *Store) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]AutomationTrace, error) {
-	t, err := s.q.AutomationTraceList(ctx, dbsqlc.AutomationTraceListParams{RuleID: ruleID, Lim: limit})
-	return t, wrap(err, "list traces")
+func (e *Engine) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]db.AutomationTrace, error) {
+	t, err := e.core.Q.AutomationTraceList(ctx, dbsqlc.AutomationTraceListParams{RuleID: ruleID, Lim: limit})
+	return t, dbcore.Wrap(err, "list traces")
 }

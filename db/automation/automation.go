@@ -1,0 +1,19 @@
+// Package automation is the automation engine: project rules (a trigger, conditions, actions) as data,
+// validated against their project, and running them when the activities that fire their triggers are
+// recorded, through the store's card writes, with a trace per execution and a depth cap so rules
+// cannot loop. It also scans for due dates reached.
+package automation
+
+import (
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+)
+
+// Engine runs and keeps automation rules.
+type Engine struct {
+	core  *dbcore.Core
+	store *db.Store
+}
+
+// New builds the automation engine on store.
+func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
