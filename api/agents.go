@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -175,22 +176,22 @@ func (s *Server) createAgent(ctx context.Context, in *CreateAgentInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	cfg := db.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
+	cfg := mission.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
 		McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
 		MaxMissionsPerHour: defaultAgentMaxMissionsPerHour}
 	if cfg.AutonomyMode == "" {
-		cfg.AutonomyMode = db.AutonomySupervised
+		cfg.AutonomyMode = mission.AutonomySupervised
 	}
 	applyLimits(&cfg, b.Limits)
-	return oneOf(agentOut)(s.store.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg))
+	return oneOf(agentOut)(s.missions.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg))
 }
 
 func (s *Server) listAgents(ctx context.Context, _ *WorkspacePath) (*Output[[]AgentOut], error) {
-	return listOf(agentOut)(s.store.Agents(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(agentOut)(s.missions.Agents(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getAgent(ctx context.Context, in *AgentPath) (*Output[AgentOut], error) {
-	return oneOf(agentOut)(s.store.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
+	return oneOf(agentOut)(s.missions.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
 }
 
 // UpdateAgentInput is the request of agents-update.
@@ -219,7 +220,7 @@ func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output
 			return nil, err
 		}
 	}
-	return oneOf(agentOut)(s.store.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, func(c db.AgentConfig) db.AgentConfig {
+	return oneOf(agentOut)(s.missions.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, func(c mission.AgentConfig) mission.AgentConfig {
 		if name != nil {
 			c.Name = *name
 		}
@@ -244,7 +245,7 @@ func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output
 }
 
 func (s *Server) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
-	return done(s.store.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
+	return done(s.missions.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
 }
 
 // CreateSkillInput is the request of skills-create.
@@ -262,11 +263,11 @@ func (s *Server) createSkill(ctx context.Context, in *CreateSkillInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(skillOut)(s.store.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions))
+	return oneOf(skillOut)(s.missions.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions))
 }
 
 func (s *Server) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]SkillOut], error) {
-	return listOf(skillOut)(s.store.Skills(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(skillOut)(s.missions.Skills(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // AssignSkillInput is the request of agents-assign-skill.
@@ -276,10 +277,10 @@ type AssignSkillInput struct {
 }
 
 func (s *Server) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
-	return oneOf(agentOut)(s.store.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID))
+	return oneOf(agentOut)(s.missions.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID))
 }
 
-func applyLimits(c *db.AgentConfig, l *AgentLimitsIn) {
+func applyLimits(c *mission.AgentConfig, l *AgentLimitsIn) {
 	if l == nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/internal/stream"
 )
 
@@ -40,26 +41,26 @@ type DraftAnswerIn struct {
 
 // DraftOut is a project draft as read.
 type DraftOut struct {
-	ID               string             `json:"id"`
-	WorkspaceID      string             `json:"workspaceId"`
-	Name             string             `json:"name"`
-	Description      string             `json:"description"`
-	ContextDocuments []db.DraftDocument `json:"contextDocuments"`
-	TeamMembers      []db.DraftMember   `json:"teamMembers"`
-	Status           string             `json:"status" enum:"framing,refining,refined,generating,roadmap_ready,executed,failed"`
-	Questions        []string           `json:"questions" doc:"The current round's questions, to answer with refine (empty when none are pending)"`
-	Answers          []db.DraftAnswer   `json:"answers" doc:"Every question answered so far, oldest first"`
-	Round            int32              `json:"round" doc:"Refinement rounds completed (at most 4)"`
-	Roadmap          *db.DraftRoadmap   `json:"roadmap" doc:"The phased roadmap once generated (null before)"`
-	ProjectID        *string            `json:"projectId" nullable:"true" doc:"The project execute made"`
-	Error            *string            `json:"error" nullable:"true" doc:"Why the last job failed (status failed)"`
-	CreatedBy        string             `json:"createdBy"`
-	CreatedAt        time.Time          `json:"createdAt"`
-	UpdatedAt        time.Time          `json:"updatedAt"`
-	ExecutedAt       *time.Time         `json:"executedAt" nullable:"true"`
+	ID               string                `json:"id"`
+	WorkspaceID      string                `json:"workspaceId"`
+	Name             string                `json:"name"`
+	Description      string                `json:"description"`
+	ContextDocuments []draft.DraftDocument `json:"contextDocuments"`
+	TeamMembers      []draft.DraftMember   `json:"teamMembers"`
+	Status           string                `json:"status" enum:"framing,refining,refined,generating,roadmap_ready,executed,failed"`
+	Questions        []string              `json:"questions" doc:"The current round's questions, to answer with refine (empty when none are pending)"`
+	Answers          []draft.DraftAnswer   `json:"answers" doc:"Every question answered so far, oldest first"`
+	Round            int32                 `json:"round" doc:"Refinement rounds completed (at most 4)"`
+	Roadmap          *draft.DraftRoadmap   `json:"roadmap" doc:"The phased roadmap once generated (null before)"`
+	ProjectID        *string               `json:"projectId" nullable:"true" doc:"The project execute made"`
+	Error            *string               `json:"error" nullable:"true" doc:"Why the last job failed (status failed)"`
+	CreatedBy        string                `json:"createdBy"`
+	CreatedAt        time.Time             `json:"createdAt"`
+	UpdatedAt        time.Time             `json:"updatedAt"`
+	ExecutedAt       *time.Time            `json:"executedAt" nullable:"true"`
 }
 
-func draftOut(d db.Draft) DraftOut {
+func draftOut(d draft.Draft) DraftOut {
 	return DraftOut{ID: d.ID, WorkspaceID: d.WorkspaceID, Name: d.Name, Description: d.Description, ContextDocuments: d.ContextDocuments,
 		TeamMembers: d.TeamMembers, Status: d.Status, Questions: d.Questions, Answers: d.Answers, Round: d.Rounds, Roadmap: d.Roadmap,
 		ProjectID: d.ProjectID, Error: d.Error, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExecutedAt: d.ExecutedAt}
@@ -161,21 +162,21 @@ func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	nd := db.NewDraft{WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID, Name: name,
+	nd := draft.NewDraft{WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID, Name: name,
 		Description: strings.TrimSpace(b.Description)}
 	for i, d := range b.ContextDocuments {
 		if d.DocumentID != "" {
 			if d.Title != "" || d.Content != "" {
 				return nil, errBadRequest(fmt.Sprintf("contextDocuments[%d]: give either documentId or title and content, not both", i))
 			}
-			nd.ContextDocuments = append(nd.ContextDocuments, db.DraftDocument{DocumentID: strings.ToLower(d.DocumentID)})
+			nd.ContextDocuments = append(nd.ContextDocuments, draft.DraftDocument{DocumentID: strings.ToLower(d.DocumentID)})
 			continue
 		}
 		title, err := nonBlank(fmt.Sprintf("contextDocuments[%d].title", i), d.Title)
 		if err != nil {
 			return nil, err
 		}
-		nd.ContextDocuments = append(nd.ContextDocuments, db.DraftDocument{Title: title, Content: d.Content})
+		nd.ContextDocuments = append(nd.ContextDocuments, draft.DraftDocument{Title: title, Content: d.Content})
 	}
 	for i, m := range b.TeamMembers {
 		mname, err := nonBlank(fmt.Sprintf("teamMembers[%d].name", i), m.Name)
@@ -186,27 +187,27 @@ func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output
 		if email != "" && !strings.Contains(email, "@") {
 			return nil, errBadRequest(fmt.Sprintf("teamMembers[%d].email: not an e-mail address", i))
 		}
-		nd.TeamMembers = append(nd.TeamMembers, db.DraftMember{Name: mname, Role: strings.TrimSpace(m.Role), Email: email})
+		nd.TeamMembers = append(nd.TeamMembers, draft.DraftMember{Name: mname, Role: strings.TrimSpace(m.Role), Email: email})
 	}
-	return oneOf(draftOut)(s.store.CreateDraft(ctx, nd))
+	return oneOf(draftOut)(s.drafts.CreateDraft(ctx, nd))
 }
 
 func (s *Server) listDrafts(ctx context.Context, _ *WorkspacePath) (*Output[[]DraftOut], error) {
-	return listOf(draftOut)(s.store.Drafts(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(draftOut)(s.drafts.Drafts(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getDraft(ctx context.Context, in *DraftPath) (*Output[DraftOut], error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	return oneOf(draftOut)(s.store.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
+	return oneOf(draftOut)(s.drafts.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
 }
 
 func (s *Server) deleteDraft(ctx context.Context, in *DraftPath) (*OKOutput, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	return done(s.store.DeleteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
+	return done(s.drafts.DeleteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
 }
 
 // DraftStepOutput is the answer of refine and generate-roadmap: 200 when the job finished, 202 while
@@ -225,7 +226,7 @@ type RefineDraftInput struct {
 }
 
 func (s *Server) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftStepOutput, error) {
-	var answers []db.DraftAnswer
+	var answers []draft.DraftAnswer
 	if in.Body != nil {
 		for i, a := range in.Body.Answers {
 			q, err := nonBlank(fmt.Sprintf("answers[%d].question", i), a.Question)
@@ -236,26 +237,26 @@ func (s *Server) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftS
 			if err != nil {
 				return nil, err
 			}
-			answers = append(answers, db.DraftAnswer{Question: q, Answer: ans})
+			answers = append(answers, draft.DraftAnswer{Question: q, Answer: ans})
 		}
 	}
 	wsID := accessFrom(ctx).WorkspaceID
-	return s.draftStep(ctx, in.DraftID, func() (db.DraftStep, error) {
-		return s.store.RefineDraft(ctx, wsID, in.DraftID, answers)
+	return s.draftStep(ctx, in.DraftID, func() (draft.DraftStep, error) {
+		return s.drafts.RefineDraft(ctx, wsID, in.DraftID, answers)
 	})
 }
 
 func (s *Server) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*DraftStepOutput, error) {
 	wsID := accessFrom(ctx).WorkspaceID
-	return s.draftStep(ctx, in.DraftID, func() (db.DraftStep, error) {
-		return s.store.GenerateDraftRoadmap(ctx, wsID, in.DraftID)
+	return s.draftStep(ctx, in.DraftID, func() (draft.DraftStep, error) {
+		return s.drafts.GenerateDraftRoadmap(ctx, wsID, in.DraftID)
 	})
 }
 
 // draftStep starts a draft's job and waits for it, up to Options.DraftWait, on the draft's stream: the
 // job's final event commits with its result, and the relay hears it whichever process ran the job.
 // The subscription is made before the job is enqueued, so the final event cannot be missed.
-func (s *Server) draftStep(ctx context.Context, draftID string, start func() (db.DraftStep, error)) (*DraftStepOutput, error) {
+func (s *Server) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep, error)) (*DraftStepOutput, error) {
 	if !isUUID(draftID) {
 		return nil, errNotFound("draft not found")
 	}
@@ -270,12 +271,12 @@ func (s *Server) draftStep(ctx context.Context, draftID string, start func() (db
 		return nil, fail(err)
 	}
 	if step.Enqueued && subErr == nil && s.waitFinal(ctx, sub) {
-		if step.Draft, err = s.store.Draft(ctx, step.Draft.WorkspaceID, draftID); err != nil {
+		if step.Draft, err = s.drafts.Draft(ctx, step.Draft.WorkspaceID, draftID); err != nil {
 			return nil, fail(err)
 		}
 	}
 	status := http.StatusOK
-	if step.Draft.Status == db.DraftRefining || step.Draft.Status == db.DraftGenerating {
+	if step.Draft.Status == draft.DraftRefining || step.Draft.Status == draft.DraftGenerating {
 		status = http.StatusAccepted
 	}
 	return &DraftStepOutput{Status: status, Body: draftOut(step.Draft)}, nil
@@ -314,9 +315,9 @@ func (s *Server) executeDraft(ctx context.Context, in *DraftPath) (*Output[Draft
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	return oneOf(func(e db.DraftExecution) DraftExecutionOut {
+	return oneOf(func(e draft.DraftExecution) DraftExecutionOut {
 		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded, MembersSkipped: e.MembersSkipped}
-	})(s.store.ExecuteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
+	})(s.drafts.ExecuteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
 }
 
 // DraftStreamInput addresses a draft's event stream.
@@ -332,7 +333,7 @@ func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.St
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	o := stream.ServeOptions{Kind: db.StreamDraft, StreamID: in.DraftID, After: stream.ParseLastEventID(in.LastEventID)}
+	o := stream.ServeOptions{Kind: draft.StreamDraft, StreamID: in.DraftID, After: stream.ParseLastEventID(in.LastEventID)}
 	var state db.StreamState
 	if strings.TrimSpace(in.LastEventID) == "" {
 		// The stream's state before the draft's status: a job that starts in between is seen working.
@@ -341,12 +342,12 @@ func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.St
 			return nil, fail(err)
 		}
 	}
-	d, err := s.store.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID)
+	d, err := s.drafts.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID)
 	if err != nil {
 		return nil, fail(err)
 	}
 	if strings.TrimSpace(in.LastEventID) == "" {
-		if d.Status == db.DraftRefining || d.Status == db.DraftGenerating {
+		if d.Status == draft.DraftRefining || d.Status == draft.DraftGenerating {
 			if o.After, err = s.store.StreamSegmentStart(ctx, in.DraftID); err != nil {
 				return nil, fail(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -95,7 +96,7 @@ func BenchmarkDraftRoadmap(b *testing.B) {
 			}()
 			f := st.NextEvent(b, 10*time.Second)
 			first = append(first, f.At.Sub(t0))
-			for f.Event != db.DraftEventDone {
+			for f.Event != draft.DraftEventDone {
 				f = st.NextEvent(b, 10*time.Second)
 			}
 			ready = append(ready, f.At.Sub(t0))

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/stream/ssetest"
 	"github.com/pilot-dev/pilot/jobs"
@@ -97,7 +98,7 @@ func TestDraftFlow(t *testing.T) {
 		"contextDocuments": []map[string]any{{"title": "Inspection rules", "content": "Every photo needs a GPS position. Reports go out within a day."}},
 		"teamMembers": []map[string]any{{"name": "Bo", "role": "mobile developer", "email": "BO@example.com"},
 			{"name": "Cy", "role": "UX designer", "email": "cy@example.com"}, {"name": "Di", "role": "tester"}}})
-	require.Equal(t, db.DraftFraming, d.Status)
+	require.Equal(t, draft.DraftFraming, d.Status)
 	require.Empty(t, d.Questions)
 	require.Nil(t, d.Roadmap)
 	require.Nil(t, d.ProjectID)
@@ -111,7 +112,7 @@ func TestDraftFlow(t *testing.T) {
 	r := s.do("POST", base+"/refine", owner.Token, map[string]any{})
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
-	require.Equal(t, db.DraftRefined, d.Status)
+	require.Equal(t, draft.DraftRefined, d.Status)
 	require.Equal(t, int32(1), d.Round)
 	require.NotEmpty(t, d.Questions)
 	require.LessOrEqual(t, len(d.Questions), 5)
@@ -126,7 +127,7 @@ func TestDraftFlow(t *testing.T) {
 	d = decode[DraftOut](t, r)
 	require.Equal(t, int32(2), d.Round)
 	require.Len(t, d.Answers, 2)
-	require.Equal(t, db.DraftAnswer{Question: first[0], Answer: "Both, Android first because the inspectors use it"}, d.Answers[0])
+	require.Equal(t, draft.DraftAnswer{Question: first[0], Answer: "Both, Android first because the inspectors use it"}, d.Answers[0])
 	require.NotContains(t, d.Questions, first[0])
 	require.NotContains(t, d.Questions, first[1])
 
@@ -136,7 +137,7 @@ func TestDraftFlow(t *testing.T) {
 	r = s.do("POST", base+"/generate-roadmap", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
-	require.Equal(t, db.DraftRoadmapReady, d.Status)
+	require.Equal(t, draft.DraftRoadmapReady, d.Status)
 	require.NotNil(t, d.Roadmap)
 	require.Equal(t, "Discovery and UX", d.Roadmap.Phases[0].Name)
 	var tokens strings.Builder
@@ -148,11 +149,11 @@ func TestDraftFlow(t *testing.T) {
 			firstSeq = ev.Seq
 		}
 		types = append(types, ev.Type)
-		if ev.Type == db.DraftEventToken {
+		if ev.Type == draft.DraftEventToken {
 			tokens.WriteString(ev.Message)
 		}
-		if ev.Type == db.DraftEventDone {
-			require.Equal(t, db.DraftRoadmapReady, ev.Status)
+		if ev.Type == draft.DraftEventDone {
+			require.Equal(t, draft.DraftRoadmapReady, ev.Status)
 			require.Equal(t, map[string]any{"roadmap": decodeJSON[map[string]any](t, mustJSON(t, d.Roadmap))}, decodeJSON[map[string]any](t, ev.Data))
 			doneSeq = ev.Seq
 			break
@@ -170,8 +171,8 @@ func TestDraftFlow(t *testing.T) {
 		ev := draftEvent(t, st, d.ID)
 		require.Equal(t, seq, ev.Seq)
 		if seq == 3 {
-			require.Equal(t, db.DraftEventDone, ev.Type)
-			require.Equal(t, db.DraftRefined, ev.Status)
+			require.Equal(t, draft.DraftEventDone, ev.Type)
+			require.Equal(t, draft.DraftRefined, ev.Status)
 			require.Equal(t, first, decodeJSON[struct {
 				Questions []string `json:"questions"`
 				Round     int      `json:"round"`
@@ -188,7 +189,7 @@ func TestDraftFlow(t *testing.T) {
 	r = s.do("POST", base+"/execute", owner.Token, nil)
 	requireStatus(t, r, http.StatusCreated)
 	ex := decode[DraftExecutionOut](t, r)
-	require.Equal(t, db.DraftExecuted, ex.Draft.Status)
+	require.Equal(t, draft.DraftExecuted, ex.Draft.Status)
 	require.Equal(t, &ex.Project.ID, ex.Draft.ProjectID)
 	require.Equal(t, "Field Notes", ex.Project.Name)
 	require.Equal(t, []string{"bo@example.com"}, ex.MembersAdded)
@@ -282,7 +283,7 @@ func TestDraftJobRunning(t *testing.T) {
 
 	r := s.do("POST", base+"/generate-roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusAccepted)
-	require.Equal(t, db.DraftGenerating, decode[DraftOut](t, r).Status)
+	require.Equal(t, draft.DraftGenerating, decode[DraftOut](t, r).Status)
 	select {
 	case <-gate.started:
 	case <-time.After(streamWait):
@@ -316,28 +317,28 @@ func TestDraftJobRunning(t *testing.T) {
 	require.JSONEq(t, fmt.Sprintf(`{"draftId":%q,"run":1}`, d.ID), string(job[0].EncodedArgs))
 
 	st := s.openDraft(u, d.ID, nil)
-	require.Equal(t, db.DraftGenerating, draftEvent(t, st, d.ID).Status) // queued
-	require.Equal(t, db.DraftGenerating, draftEvent(t, st, d.ID).Status) // started
+	require.Equal(t, draft.DraftGenerating, draftEvent(t, st, d.ID).Status) // queued
+	require.Equal(t, draft.DraftGenerating, draftEvent(t, st, d.ID).Status) // started
 	gate.open()
 	for {
 		ev := draftEvent(t, st, d.ID)
-		if ev.Type == db.DraftEventDone {
-			require.Equal(t, db.DraftRoadmapReady, ev.Status)
+		if ev.Type == draft.DraftEventDone {
+			require.Equal(t, draft.DraftRoadmapReady, ev.Status)
 			require.Contains(t, ev.Message, "roadmap ready")
 			break
 		}
-		require.Equal(t, db.DraftEventToken, ev.Type)
+		require.Equal(t, draft.DraftEventToken, ev.Type)
 	}
 	st.RequireEnd(t, streamWait)
 	got := decode[DraftOut](t, s.do("GET", base, u.Token, nil))
-	require.Equal(t, db.DraftRoadmapReady, got.Status)
+	require.Equal(t, draft.DraftRoadmapReady, got.Status)
 	require.Equal(t, "Inventory and mapping", got.Roadmap.Phases[0].Name)
 
 	// A new roadmap may replace a ready one; refining a ready draft is 409.
 	requireStatus(t, s.do("POST", base+"/refine", u.Token, nil), http.StatusConflict)
 	r = s.do("POST", base+"/generate-roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, db.DraftRoadmapReady, decode[DraftOut](t, r).Status)
+	require.Equal(t, draft.DraftRoadmapReady, decode[DraftOut](t, r).Status)
 }
 
 // Bad input is 400 in the error shape, another workspace's draft 404, and no input a 5xx.
@@ -460,7 +461,7 @@ func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
 	d := s.createDraft(u, map[string]any{"name": "Billing migration", "description": "Migrate the legacy billing database.",
 		"contextDocuments": []any{map[string]any{"documentId": rules.ID}, map[string]any{"documentId": strings.ToUpper(tiptap.ID)},
 			map[string]any{"title": "Inline note", "content": "Keep the old system read-only for a month."}}})
-	require.Equal(t, []db.DraftDocument{
+	require.Equal(t, []draft.DraftDocument{
 		{DocumentID: rules.ID, Title: "Invoicing rules", Content: "Every invoice carries the customer's VAT number. Credit notes never delete an invoice."},
 		{DocumentID: tiptap.ID, Title: "Archive policy", Content: "Invoices are archived for ten years."},
 		{Title: "Inline note", Content: "Keep the old system read-only for a month."}}, d.ContextDocuments)
@@ -470,7 +471,7 @@ func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
 	r := s.do("POST", draftsPath(u)+"/"+d.ID+"/generate-roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
-	require.Equal(t, db.DraftRoadmapReady, d.Status)
+	require.Equal(t, draft.DraftRoadmapReady, d.Status)
 	roadmap, err := json.Marshal(d.Roadmap)
 	require.NoError(t, err)
 	require.Contains(t, string(roadmap), "Review “Invoicing rules”")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -42,12 +43,12 @@ func (s *Server) registerMCPMissionTools() {
 }
 
 // claimOf is the caller's claim on missions, lasting the configured silence.
-func (s *Server) claimOf(ctx context.Context) db.MissionClaim {
+func (s *Server) claimOf(ctx context.Context) mission.MissionClaim {
 	ttl := s.opts.McpClaimTimeout
 	if ttl <= 0 {
 		ttl = defaultMcpClaimTimeout
 	}
-	return db.MissionClaim{UserID: principalFrom(ctx).User.ID, TTL: ttl}
+	return mission.MissionClaim{UserID: principalFrom(ctx).User.ID, TTL: ttl}
 }
 
 // ListQueuedMissionsArgs is the input of list_queued_missions.
@@ -71,7 +72,7 @@ func (s *Server) mcpListQueuedMissions(ctx context.Context, in *ListQueuedMissio
 	if in.AgentID != "" {
 		agentID = &in.AgentID
 	}
-	res, err := listOf(missionOut)(s.store.QueuedMcpMissions(ctx, accessFrom(ctx).WorkspaceID, agentID, limit))
+	res, err := listOf(missionOut)(s.missions.QueuedMcpMissions(ctx, accessFrom(ctx).WorkspaceID, agentID, limit))
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +103,11 @@ type ClaimedMissionOut struct {
 
 func (s *Server) mcpClaimMission(ctx context.Context, in *MissionArgs) (*ClaimedMissionOut, error) {
 	wsID := accessFrom(ctx).WorkspaceID
-	m, err := s.store.ClaimMission(ctx, wsID, in.MissionID, s.claimOf(ctx))
+	m, err := s.missions.ClaimMission(ctx, wsID, in.MissionID, s.claimOf(ctx))
 	if err != nil {
 		return nil, fail(err)
 	}
-	agent, err := s.store.Agent(ctx, wsID, m.AgentID)
+	agent, err := s.missions.Agent(ctx, wsID, m.AgentID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -152,7 +153,7 @@ func (s *Server) mcpReportProgress(ctx context.Context, in *ReportProgressArgs) 
 		data["percent"] = *in.Percent
 	}
 	claim := s.claimOf(ctx)
-	ev, err := s.store.ReportMissionProgress(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, claim, msg, data)
+	ev, err := s.missions.ReportMissionProgress(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, claim, msg, data)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -187,12 +188,12 @@ func (s *Server) mcpSubmitProposal(ctx context.Context, in *SubmitProposalArgs) 
 		key = db.NewID()
 	}
 	key = "mcp:" + key
-	res, err := s.store.SubmitMissionStep(ctx, accessFrom(ctx).WorkspaceID, s.claimOf(ctx), db.StepInput{MissionID: in.MissionID,
+	res, err := s.missions.SubmitMissionStep(ctx, accessFrom(ctx).WorkspaceID, s.claimOf(ctx), mission.StepInput{MissionID: in.MissionID,
 		StepKey: key, Tool: in.Tool, Args: raw, Explanation: in.Explanation})
 	if err != nil {
 		return nil, fail(err)
 	}
-	if res.Outcome == db.StepRefused {
+	if res.Outcome == mission.StepRefused {
 		return nil, errBadRequest("refused: " + res.Text)
 	}
 	return &StepOut{Outcome: res.Outcome, Result: res.Text, ProposalID: res.ProposalID, StepKey: key, Replayed: res.Replayed}, nil
@@ -205,7 +206,7 @@ type CompleteMissionArgs struct {
 }
 
 func (s *Server) mcpCompleteMission(ctx context.Context, in *CompleteMissionArgs) (*MissionOut, error) {
-	return body(oneOf(missionOut)(s.store.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), in.Summary, "")))
+	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), in.Summary, "")))
 }
 
 // FailMissionArgs is the input of fail_mission.
@@ -219,5 +220,5 @@ func (s *Server) mcpFailMission(ctx context.Context, in *FailMissionArgs) (*Miss
 	if err != nil {
 		return nil, err
 	}
-	return body(oneOf(missionOut)(s.store.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), "", reason)))
+	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), "", reason)))
 }

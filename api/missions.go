@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/stream"
 )
@@ -78,7 +79,7 @@ type ProposalPath struct {
 // missionFail maps a store error, with 429 for an agent over its missions-per-hour limit.
 func missionFail(err error) error {
 	var se *db.Error
-	if errors.As(err, &se) && errors.Is(err, db.ErrTooManyRequests) {
+	if errors.As(err, &se) && errors.Is(err, mission.ErrTooManyRequests) {
 		return newErrorBody(http.StatusTooManyRequests, se.Msg)
 	}
 	return fail(err)
@@ -183,16 +184,16 @@ func (s *Server) createMission(ctx context.Context, in *CreateMissionInput) (*Ou
 		return nil, err
 	}
 	wsID := accessFrom(ctx).WorkspaceID
-	if _, err := s.store.Agent(ctx, wsID, in.AgentID); err != nil {
+	if _, err := s.missions.Agent(ctx, wsID, in.AgentID); err != nil {
 		return nil, fail(err)
 	}
-	projectID, err := s.store.MissionCardProject(ctx, wsID, in.Body.CardID)
+	projectID, err := s.missions.MissionCardProject(ctx, wsID, in.Body.CardID)
 	if err != nil {
 		return nil, fail(err)
 	}
 	cardID := in.Body.CardID
-	return queuedMission(s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: in.AgentID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: &projectID, CardID: &cardID, Source: db.MissionSourceAgent, Objective: prompt}))
+	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: in.AgentID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceAgent, Objective: prompt}))
 }
 
 // ListMissionsInput is the request of missions-list.
@@ -206,23 +207,23 @@ func (s *Server) listMissions(ctx context.Context, in *ListMissionsInput) (*Outp
 	if limit == 0 {
 		limit = 50
 	}
-	return listOf(missionOut)(s.store.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
+	return listOf(missionOut)(s.missions.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
 }
 
 func (s *Server) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
-	return oneOf(missionOut)(s.store.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
+	return oneOf(missionOut)(s.missions.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
 }
 
 func (s *Server) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
-	return oneOf(missionOut)(s.store.CancelMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, principalFrom(ctx).User.ID))
+	return oneOf(missionOut)(s.missions.CancelMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, principalFrom(ctx).User.ID))
 }
 
 func (s *Server) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {
-	return listOf(proposalOut)(s.store.MissionProposals(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
+	return listOf(proposalOut)(s.missions.MissionProposals(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
 }
 
 func (s *Server) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
-	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), true, ""))
+	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), true, ""))
 }
 
 const decideDoc = "Only the mission's requester and the workspace's pilotage reviewers and owners (organization " +
@@ -230,8 +231,8 @@ const decideDoc = "Only the mission's requester and the workspace's pilotage rev
 
 // decider is the caller as the decider of a proposal: the mission's requester may decide its
 // proposals, and so may the workspace's pilotage reviewers and owners (DESIGN.md), any other member not.
-func decider(ctx context.Context) db.Decider {
-	return db.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
+func decider(ctx context.Context) mission.Decider {
+	return mission.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
 }
 
 // RejectProposalInput is the request of proposals-reject.
@@ -247,7 +248,7 @@ func (s *Server) rejectProposal(ctx context.Context, in *RejectProposalInput) (*
 	if in.Body != nil {
 		reason = strings.TrimSpace(in.Body.Reason)
 	}
-	return oneOf(proposalOut)(s.store.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), false, reason))
+	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), false, reason))
 }
 
 // ListPendingProposalsInput is the request of agent-runtime-proposals.
@@ -261,7 +262,7 @@ func (s *Server) listPendingProposals(ctx context.Context, in *ListPendingPropos
 	if limit == 0 {
 		limit = 100
 	}
-	return listOf(proposalOut)(s.store.PendingProposals(ctx, accessFrom(ctx).WorkspaceID, limit))
+	return listOf(proposalOut)(s.missions.PendingProposals(ctx, accessFrom(ctx).WorkspaceID, limit))
 }
 
 // RunAgentInput is the request of agent-runtime-run.
@@ -282,7 +283,7 @@ func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Missi
 		return nil, err
 	}
 	wsID := accessFrom(ctx).WorkspaceID
-	agent, err := s.store.AgentByUser(ctx, wsID, b.AgentUserID)
+	agent, err := s.missions.AgentByUser(ctx, wsID, b.AgentUserID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -298,8 +299,8 @@ func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Missi
 	if b.MaxSteps != nil {
 		maxSteps = *b.MaxSteps
 	}
-	return queuedMission(s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: b.ProjectID, Source: db.MissionSourceRuntime, Objective: objective, MaxSteps: maxSteps}))
+	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: b.ProjectID, Source: mission.MissionSourceRuntime, Objective: objective, MaxSteps: maxSteps}))
 }
 
 // StartCardMissionInput is the request of agent-runtime-card-mission.
@@ -323,7 +324,7 @@ func (s *Server) startCardMission(ctx context.Context, in *StartCardMissionInput
 	if _, err := s.store.Project(ctx, wsID, b.ProjectID); err != nil {
 		return nil, fail(err)
 	}
-	card, err := s.store.MissionCardProject(ctx, wsID, b.CardID)
+	card, err := s.missions.MissionCardProject(ctx, wsID, b.CardID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -332,16 +333,16 @@ func (s *Server) startCardMission(ctx context.Context, in *StartCardMissionInput
 	}
 	var agent db.Agent
 	if b.AgentID != nil {
-		agent, err = s.store.Agent(ctx, wsID, *b.AgentID)
+		agent, err = s.missions.Agent(ctx, wsID, *b.AgentID)
 	} else {
-		agent, err = s.store.DefaultAgent(ctx, wsID)
+		agent, err = s.missions.DefaultAgent(ctx, wsID)
 	}
 	if err != nil {
 		return nil, fail(err)
 	}
 	projectID, cardID := b.ProjectID, b.CardID
-	m, err := s.store.CreateMission(ctx, db.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: &projectID, CardID: &cardID, Source: db.MissionSourceCardMission,
+	m, err := s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
+		ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceCardMission,
 		Objective: "Work on this card: plan the next steps and make the progress you can."})
 	if err != nil {
 		return nil, missionFail(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -377,7 +378,7 @@ func docFields(d db.PilotageDoc) map[string]any {
 
 func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (*Output[PilotageStateOut], error) {
 	a := accessFrom(ctx)
-	st, err := s.store.PilotageStateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
+	st, err := s.pilotage.PilotageStateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -386,7 +387,7 @@ func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (
 		uc.Intent = &in.Intent
 	}
 	lvl := in.DetailLevel
-	return &Output[PilotageStateOut]{Body: PilotageStateOut{Cycle: st.Cycle, ContractVersion: db.PilotageContractVersion,
+	return &Output[PilotageStateOut]{Body: PilotageStateOut{Cycle: st.Cycle, ContractVersion: pilotage.PilotageContractVersion,
 		Missions:         atDetail(st.Missions, missionFields, "mission", lvl),
 		ActivePriorities: atDetail(st.ActivePriorities, priorityFields, "priority", lvl),
 		Todos:            atDetail(st.Todos, todoFields, "todo", lvl),
@@ -448,7 +449,7 @@ func mapAll[T, O any](rows []T, f func(T) O) []O {
 }
 
 func (s *Server) getPilotageDashboard(ctx context.Context, _ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
-	d, err := s.store.PilotageDashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
+	d, err := s.pilotage.PilotageDashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -496,7 +497,7 @@ type PilotagePortfolioProjectOut struct {
 	LastActivityAt  *time.Time                `json:"lastActivityAt" nullable:"true" doc:"The project's latest activity; null without any"`
 }
 
-func pilotagePortfolioOut(p db.PilotagePortfolioProject) PilotagePortfolioProjectOut {
+func pilotagePortfolioOut(p pilotage.PilotagePortfolioProject) PilotagePortfolioProjectOut {
 	base := portfolioProjectOut(p.PortfolioProject)
 	cols := make([]PilotageColumnOut, len(base.CardsByColumn))
 	for i, c := range base.CardsByColumn {
@@ -511,7 +512,7 @@ func pilotagePortfolioOut(p db.PilotagePortfolioProject) PilotagePortfolioProjec
 }
 
 func (s *Server) getPilotagePortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
-	return listOf(pilotagePortfolioOut)(s.store.PilotagePortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
+	return listOf(pilotagePortfolioOut)(s.pilotage.PilotagePortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
 }
 
 // PilotageHistoryInput is the request of pilotage-history.
@@ -541,7 +542,7 @@ type PilotageHistoryOut struct {
 }
 
 func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInput) (*Output[PilotageHistoryOut], error) {
-	hq := db.PilotageHistoryQuery{Limit: in.Limit + 1}
+	hq := pilotage.PilotageHistoryQuery{Limit: in.Limit + 1}
 	if in.Before != "" {
 		if !isUUID(in.Before) {
 			return nil, errBadRequest("before: expected the nextCursor of a previous page")
@@ -554,7 +555,7 @@ func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInpu
 	if !in.Since.IsZero() {
 		hq.Since = &in.Since
 	}
-	rows, err := s.store.PilotageHistory(ctx, accessFrom(ctx).WorkspaceID, hq)
+	rows, err := s.pilotage.PilotageHistory(ctx, accessFrom(ctx).WorkspaceID, hq)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -586,12 +587,12 @@ type CreatePilotageMissionInput struct {
 
 func (s *Server) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.store.CreatePilotageMission(ctx, db.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageMissionOut)(s.pilotage.CreatePilotageMission(ctx, pilotage.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason}))
 }
 
 func (s *Server) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageMissionOut], error) {
-	return listOf(pilotageMissionOut)(s.store.PilotageMissions(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageMissionOut)(s.pilotage.PilotageMissions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
@@ -607,12 +608,12 @@ type UpdatePilotageMissionInput struct {
 
 func (s *Server) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.store.UpdatePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
-		db.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
+	return oneOf(pilotageMissionOut)(s.pilotage.UpdatePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+		pilotage.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
 }
 
 func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.store.DeletePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- priorities
@@ -629,12 +630,12 @@ type CreatePilotagePriorityInput struct {
 
 func (s *Server) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.store.CreatePilotagePriority(ctx, db.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotagePriorityOut)(s.pilotage.CreatePilotagePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
 func (s *Server) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePriorityOut], error) {
-	return listOf(pilotagePriorityOut)(s.store.PilotagePriorities(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotagePriorityOut)(s.pilotage.PilotagePriorities(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
@@ -649,12 +650,12 @@ type UpdatePilotagePriorityInput struct {
 
 func (s *Server) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.store.UpdatePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
-		db.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
+	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+		pilotage.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
 func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.store.DeletePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- todos
@@ -673,12 +674,12 @@ type CreatePilotageTodoInput struct {
 
 func (s *Server) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.store.CreatePilotageTodo(ctx, db.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageTodoOut)(s.pilotage.CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate}))
 }
 
 func (s *Server) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageTodoOut], error) {
-	return listOf(pilotageTodoOut)(s.store.PilotageTodos(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageTodoOut)(s.pilotage.PilotageTodos(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
@@ -695,12 +696,12 @@ type UpdatePilotageTodoInput struct {
 
 func (s *Server) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.store.UpdatePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
-		db.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
+	return oneOf(pilotageTodoOut)(s.pilotage.UpdatePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+		pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
 }
 
 func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.store.DeletePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- decisions
@@ -715,12 +716,12 @@ type CreatePilotageDecisionInput struct {
 }
 
 func (s *Server) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.store.CreatePilotageDecision(ctx, db.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageDecisionOut)(s.pilotage.CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
 func (s *Server) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDecisionOut], error) {
-	return listOf(pilotageDecisionOut)(s.store.PilotageDecisions(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageDecisionOut)(s.pilotage.PilotageDecisions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
@@ -733,12 +734,12 @@ type UpdatePilotageDecisionInput struct {
 }
 
 func (s *Server) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.store.UpdatePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
-		db.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
+	return oneOf(pilotageDecisionOut)(s.pilotage.UpdatePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+		pilotage.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
 func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.store.DeletePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- active documents
@@ -755,12 +756,12 @@ type CreatePilotageDocInput struct {
 
 func (s *Server) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.store.CreatePilotageDoc(ctx, db.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageDocOut)(s.pilotage.CreatePilotageDoc(ctx, pilotage.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
 func (s *Server) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDocOut], error) {
-	return listOf(pilotageDocOut)(s.store.PilotageDocs(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageDocOut)(s.pilotage.PilotageDocs(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
@@ -775,12 +776,12 @@ type UpdatePilotageDocInput struct {
 
 func (s *Server) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.store.UpdatePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
-		db.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
+	return oneOf(pilotageDocOut)(s.pilotage.UpdatePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+		pilotage.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
 func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.store.DeletePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- proposed actions
@@ -803,7 +804,7 @@ func (s *Server) proposePilotageAction(ctx context.Context, in *ProposePilotageA
 			return nil, errBadRequest("payload: expected a JSON object")
 		}
 	}
-	return oneOf(pilotageActionOut)(s.store.ProposePilotageAction(ctx, db.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageActionOut)(s.pilotage.ProposePilotageAction(ctx, pilotage.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, ActionType: in.Body.ActionType, Explanation: in.Body.Explanation, Payload: payload}))
 }
 
@@ -819,11 +820,11 @@ func (s *Server) listPilotageActions(ctx context.Context, in *ListPilotageAction
 	if in.Status != "" {
 		status = &in.Status
 	}
-	return listOf(pilotageActionOut)(s.store.PilotageActions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
+	return listOf(pilotageActionOut)(s.pilotage.PilotageActions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
 }
 
 func (s *Server) getPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.store.PilotageActionByID(ctx, accessFrom(ctx).WorkspaceID, in.ID))
+	return oneOf(pilotageActionOut)(s.pilotage.PilotageActionByID(ctx, accessFrom(ctx).WorkspaceID, in.ID))
 }
 
 // ReviewPilotageActionInput is the request of pilotage-actions-review.
@@ -839,10 +840,10 @@ func (s *Server) reviewPilotageAction(ctx context.Context, in *ReviewPilotageAct
 	if in.Body.Approved == nil {
 		return nil, errBadRequest("approved: required")
 	}
-	return oneOf(pilotageActionOut)(s.store.ReviewPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageActionOut)(s.pilotage.ReviewPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		*in.Body.Approved, in.Body.Reason))
 }
 
 func (s *Server) applyPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.store.ApplyPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return oneOf(pilotageActionOut)(s.pilotage.ApplyPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }

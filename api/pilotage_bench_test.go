@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -193,17 +194,17 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 	}
 	var missions, priorities []string
 	for i := range 50 {
-		in := db.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("Mission %d", i), Status: db.PilotageMissionStatuses[i%4]}
+		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("Mission %d", i), Status: pilotage.PilotageMissionStatuses[i%4]}
 		if in.Status == "blocked" {
 			r := "waiting"
 			in.BlockedReason = &r
 		}
-		m, err := store.CreatePilotageMission(ctx, in)
+		m, err := pilotage.New(store).CreatePilotageMission(ctx, in)
 		require.NoError(b, err)
 		missions = append(missions, m.ID)
 	}
 	for i := range 20 {
-		p, err := store.CreatePilotagePriority(ctx, db.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
+		p, err := pilotage.New(store).CreatePilotagePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
 		require.NoError(b, err)
 		priorities = append(priorities, p.ID)
 	}
@@ -212,20 +213,20 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 		if i%2 == 0 {
 			due = future
 		}
-		_, err := store.CreatePilotageTodo(ctx, db.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
-			Status: db.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
+		_, err := pilotage.New(store).CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
+			Status: pilotage.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
 		require.NoError(b, err)
 	}
 	for i := range 60 {
-		_, err := store.CreatePilotageDecision(ctx, db.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
+		_, err := pilotage.New(store).CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
 		require.NoError(b, err)
 	}
 	for i := range 150 {
-		a, err := store.ProposePilotageAction(ctx, db.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
+		a, err := pilotage.New(store).ProposePilotageAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
 			Explanation: fmt.Sprintf("Action %d", i)})
 		require.NoError(b, err)
 		if i%3 == 0 {
-			_, err = store.ReviewPilotageAction(ctx, ws, a.ID, actor, true, nil)
+			_, err = pilotage.New(store).ReviewPilotageAction(ctx, ws, a.ID, actor, true, nil)
 			require.NoError(b, err)
 		}
 	}

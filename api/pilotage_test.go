@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 )
 
 // plPath is the pilotage path of u's personal workspace.
@@ -310,7 +311,7 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 	// Defaults: pilotage profile, standard detail, no intent (creation order, untrimmed).
 	st := plState(e, ann, "")
 	require.Regexp(t, `^\d{4}-W\d{2}$`, st.Cycle)
-	require.Equal(t, db.Cycle(time.Now()), st.Cycle)
+	require.Equal(t, pilotage.Cycle(time.Now()), st.Cycle)
 	require.Equal(t, 1, st.ContractVersion)
 	require.Equal(t, UsageContextOut{Profile: "pilotage", Role: "owner", DetailLevel: "standard"}, st.UsageContext)
 	require.Equal(t, []string{mOld, mDone, mLaunch, mProg, mBlocked}, ids(st.Missions))
@@ -367,8 +368,8 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 
 	// Every combination: the detail level's fields, the profile's selection, the intent's trims.
 	fields := map[string]int{"minimal": 3, "standard": 5, "detailed": 9}
-	for _, profile := range db.PilotageProfiles {
-		for _, intent := range append([]string{""}, db.PilotageIntents...) {
+	for _, profile := range pilotage.PilotageProfiles {
+		for _, intent := range append([]string{""}, pilotage.PilotageIntents...) {
 			for level, n := range fields {
 				q := "profile=" + profile + "&detailLevel=" + level
 				if intent != "" {
@@ -480,7 +481,7 @@ func TestPilotageDashboard(t *testing.T) {
 	r := e.do("GET", base+"/dashboard", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d := decode[PilotageDashboardOut](t, r)
-	require.Equal(t, db.Cycle(time.Now()), d.Cycle)
+	require.Equal(t, pilotage.Cycle(time.Now()), d.Cycle)
 	require.Equal(t, DashboardCountsOut{
 		Missions: MissionCountsOut{ToLaunch: 1, InProgress: 1, Blocked: 1},
 		Todos:    TodoCountsOut{Todo: 2, InProgress: 1, Done: 1, Overdue: 1},

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -68,7 +69,7 @@ type RunStepOut struct {
 	FinishedAt *time.Time      `json:"finishedAt" nullable:"true"`
 }
 
-func runOut(r db.RunWithSteps) RunOut {
+func runOut(r pipeline.RunWithSteps) RunOut {
 	out := RunOut{ID: r.Run.ID, PipelineID: r.Run.PipelineID, PipelineName: r.Run.PipelineName, Status: r.Run.Status, Error: r.Run.Error,
 		StartedBy: r.Run.StartedBy, CreatedAt: r.Run.CreatedAt, FinishedAt: r.Run.FinishedAt, CancelledAt: r.Run.CancelledAt,
 		Steps: make([]RunStepOut, len(r.Steps))}
@@ -170,13 +171,13 @@ type RunStreamInput struct {
 
 // watchRun answers the run's event stream, after checking the run is the pipeline's, in the workspace.
 func (s *Server) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
-	if err := s.store.RunStream(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID); err != nil {
+	if err := s.pipelines.RunStream(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID); err != nil {
 		return nil, fail(err)
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w := humachi.Unwrap(hctx)
-		s.serveStream(w, r, db.StreamRun, in.RunID, last)
+		s.serveStream(w, r, pipeline.StreamRun, in.RunID, last)
 	}}, nil
 }
 
@@ -210,12 +211,12 @@ func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*
 	if err != nil {
 		return nil, errBadRequest("steps: " + err.Error())
 	}
-	return oneOf(pipelineOut)(s.store.CreatePipeline(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, db.NewPipeline{
+	return oneOf(pipelineOut)(s.pipelines.CreatePipeline(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, pipeline.NewPipeline{
 		Name: name, Description: in.Body.Description, Steps: steps, Enabled: in.Body.Enabled == nil || *in.Body.Enabled}))
 }
 
 func (s *Server) listPipelines(ctx context.Context, _ *WorkspacePath) (*Output[[]PipelineOut], error) {
-	return listOf(pipelineOut)(s.store.Pipelines(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pipelineOut)(s.pipelines.Pipelines(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) listStepTypes(ctx context.Context, _ *WorkspacePath) (*Output[[]stepgraph.TypeInfo], error) {
@@ -223,7 +224,7 @@ func (s *Server) listStepTypes(ctx context.Context, _ *WorkspacePath) (*Output[[
 }
 
 func (s *Server) getPipeline(ctx context.Context, in *PipelinePath) (*Output[PipelineOut], error) {
-	return oneOf(pipelineOut)(s.store.Pipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
+	return oneOf(pipelineOut)(s.pipelines.Pipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
 }
 
 // UpdatePipelineInput is the request of pipelines-update.
@@ -249,7 +250,7 @@ func (s *Server) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*
 			return nil, errBadRequest("steps: " + err.Error())
 		}
 	}
-	return oneOf(pipelineOut)(s.store.UpdatePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, func(cur db.NewPipeline) db.NewPipeline {
+	return oneOf(pipelineOut)(s.pipelines.UpdatePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, func(cur pipeline.NewPipeline) pipeline.NewPipeline {
 		if name != nil {
 			cur.Name = *name
 		}
@@ -267,11 +268,11 @@ func (s *Server) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*
 }
 
 func (s *Server) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutput, error) {
-	return done(s.store.DeletePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
+	return done(s.pipelines.DeletePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
 }
 
 func (s *Server) startRun(ctx context.Context, in *PipelinePath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.store.StartPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.StartPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
 }
 
 // ListRunsInput is the request of pipeline-runs-list.
@@ -285,13 +286,13 @@ func (s *Server) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]Run
 	if limit == 0 {
 		limit = 50
 	}
-	return listOf(runOut)(s.store.PipelineRuns(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
+	return listOf(runOut)(s.pipelines.PipelineRuns(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
 }
 
 func (s *Server) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.store.PipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
+	return oneOf(runOut)(s.pipelines.PipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
 }
 
 func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.store.CancelPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.CancelPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
 
@@ -85,7 +86,7 @@ func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
 	return out
 }
 
-func portfolioProjectOut(p db.PortfolioProject) PortfolioProjectOut {
+func portfolioProjectOut(p pilotage.PortfolioProject) PortfolioProjectOut {
 	cols := make([]PortfolioColumnOut, len(p.CardsByColumn))
 	for j, c := range p.CardsByColumn {
 		cols[j] = PortfolioColumnOut{ColumnID: c.ColumnID, Name: c.Name, Count: c.Count}
@@ -140,7 +141,7 @@ func (s *Server) registerPortfolio() {
 }
 
 func (s *Server) getPortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PortfolioProjectOut], error) {
-	return listOf(portfolioProjectOut)(s.store.Portfolio(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(portfolioProjectOut)(s.pilotage.Portfolio(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[RoadmapOut], error) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
 
@@ -157,7 +157,7 @@ func TestDaysUntil(t *testing.T) {
 		{now.Add(-24 * time.Hour), -1},
 		{now.Add(-25 * time.Hour), -2},
 	} {
-		require.Equal(t, c.want, db.DaysUntil(now, c.at), "deadline %s", c.at)
+		require.Equal(t, c.want, pilotage.DaysUntil(now, c.at), "deadline %s", c.at)
 	}
 }
 

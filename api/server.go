@@ -24,6 +24,10 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
@@ -71,6 +75,10 @@ type Server struct {
 	// The store's engines, each built on the store.
 	transfer    *transfer.Engine
 	automations *automation.Engine
+	pilotage    *pilotage.Engine
+	missions    *mission.Engine
+	drafts      *draft.Engine
+	pipelines   *pipeline.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -100,7 +108,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
-		store: store, transfer: transfer.New(store), automations: automation.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		store: store, transfer: transfer.New(store), automations: automation.New(store),
+		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 
 	router := chi.NewRouter()

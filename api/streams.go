@@ -9,7 +9,7 @@ import (
 )
 
 // serveStream answers r with the server-sent event stream streamID of the given kind (db.StreamMission,
-// db.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final
+// draft.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final
 // event or the client goes away. The caller has checked access to the stream's entity. When lastEventID
 // is 0, the request's Last-Event-ID header (a client's reconnect) applies.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {

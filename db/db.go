@@ -21,7 +21,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
-	"github.com/pilot-dev/pilot/internal/coalesce"
 )
 
 //go:embed migrations/*.sql
@@ -110,29 +109,19 @@ func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (bool, error) 
 type Store struct {
 	core *dbcore.Core
 	q    *dbsqlc.Queries
-	// portfolioReads coalesces concurrent portfolio reads of one workspace (PilotagePortfolio).
-	portfolioReads coalesce.Group[string, portfolioRows]
-	// dashboardReads coalesces concurrent dashboard reads of one workspace (PilotageDashboardFor).
-	dashboardReads coalesce.Group[dashboardKey, dashboardRows]
-	// stateReads coalesces concurrent reads of one workspace's cockpit records (PilotageStateFor).
-	stateReads coalesce.Group[string, PilotageState]
 }
 
 // NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
 func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
 	core := dbcore.New(dbPool, riverClient)
 	s := &Store{core: core, q: core.Q}
-	s.portfolioReads.Timeout, s.dashboardReads.Timeout, s.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout, sharedReadTimeout
+	core.Store = s
 	return s
 }
 
 func init() {
 	dbcore.Of = func(store any) *dbcore.Core { return store.(*Store).core }
 }
-
-// sharedReadTimeout bounds a read shared by concurrent callers (it no longer ends with the caller that
-// started it).
-const sharedReadTimeout = 30 * time.Second
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
 // compose the store's …Tx operations in it.

@@ -51,7 +51,7 @@ func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, e
 	if in.DocType == "" {
 		in.DocType = "document"
 	}
-	text, err := documentText(in.ContentFormat, in.Content)
+	text, err := DocumentText(in.ContentFormat, in.Content)
 	if err != nil {
 		return Document{}, err
 	}
@@ -97,10 +97,10 @@ func checkDocumentParent(ctx context.Context, q *dbsqlc.Queries, wsID, parentID 
 	return wrap(err, "check document parent")
 }
 
-// documentText is the searchable text of a document's content: for tiptap_json, the text of its text
+// DocumentText is the searchable text of a document's content: for tiptap_json, the text of its text
 // nodes, one per line (the content must be a JSON object); for markdown, nothing, as the content itself
 // is indexed.
-func documentText(format, content string) (string, error) {
+func DocumentText(format, content string) (string, error) {
 	switch format {
 	case "markdown":
 		return "", nil
@@ -287,7 +287,7 @@ func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p Do
 				return err
 			}
 		}
-		if next.ContentText, err = documentText(next.ContentFormat, next.Content); err != nil {
+		if next.ContentText, err = DocumentText(next.ContentFormat, next.Content); err != nil {
 			return err
 		}
 		if p.Parent.Set {

@@ -11,18 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
 // testBundle is one test's database and a store on it with an insert-only River client, as the api
 // process has, and a registered user with a project.
 type testBundle struct {
-	pool    *pgxpool.Pool
-	river   *river.Client[pgx.Tx]
-	store   *db.Store
-	owner   db.Registration
-	project db.Project
-	cols    []string
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	store *db.Store
+	// pilotage is the cockpit engine on store, one per bundle as one per process (its reads are shared).
+	pilotage *pilotage.Engine
+	owner    db.Registration
+	project  db.Project
+	cols     []string
 }
 
 func setup(t *testing.T) *testBundle {
@@ -32,6 +35,7 @@ func setup(t *testing.T) *testBundle {
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
 	b := &testBundle{pool: dbPool, river: riverClient, store: db.NewStore(dbPool, riverClient)}
+	b.pilotage = pilotage.New(b.store)
 	b.owner, err = b.store.Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
 	require.NoError(t, err)
 	b.project, err = b.store.CreateProject(ctx, db.NewProject{WorkspaceID: b.owner.Workspace.ID, Name: "Launch", CreatedBy: b.owner.User.ID})

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 )
 
 // TestPortfolioReadsSeeTheCallersOwnWrites: portfolio reads are shared between concurrent callers
@@ -32,7 +33,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := b.store.PilotagePortfolio(ctx, ws, time.Now()); err != nil {
+				if _, err := b.pilotage.PilotagePortfolio(ctx, ws, time.Now()); err != nil {
 					t.Error(err)
 					return
 				}
@@ -54,7 +55,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				ps, err := b.store.PilotagePortfolio(ctx, ws, time.Now())
+				ps, err := b.pilotage.PilotagePortfolio(ctx, ws, time.Now())
 				if err != nil {
 					t.Error(err)
 					return
@@ -80,27 +81,27 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 	ws, actor := b.owner.Workspace.ID, b.owner.User.ID
 	past := time.Now().Add(-24 * time.Hour)
 	for i := range 12 {
-		in := db.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("mission %d", i), Status: db.PilotageMissionStatuses[i%4]}
+		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("mission %d", i), Status: pilotage.PilotageMissionStatuses[i%4]}
 		if in.Status == "blocked" {
 			reason := "waiting"
 			in.BlockedReason = &reason
 		}
-		_, err := b.store.CreatePilotageMission(ctx, in)
+		_, err := b.pilotage.CreatePilotageMission(ctx, in)
 		require.NoError(t, err)
-		_, err = b.store.CreatePilotageTodo(ctx, db.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("todo %d", i),
-			Status: db.PilotageTodoStatuses[i%4], DueDate: &past})
+		_, err = b.pilotage.CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("todo %d", i),
+			Status: pilotage.PilotageTodoStatuses[i%4], DueDate: &past})
 		require.NoError(t, err)
-		_, err = b.store.CreatePilotageDecision(ctx, db.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("decision %d", i)})
+		_, err = b.pilotage.CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("decision %d", i)})
 		require.NoError(t, err)
 	}
 	now := time.Now()
 	type ask struct{ profile, intent string }
 	var asks []ask
-	want := map[ask]db.PilotageState{}
-	for _, profile := range db.PilotageProfiles {
-		for _, intent := range append([]string{""}, db.PilotageIntents...) {
+	want := map[ask]pilotage.PilotageState{}
+	for _, profile := range pilotage.PilotageProfiles {
+		for _, intent := range append([]string{""}, pilotage.PilotageIntents...) {
 			a := ask{profile, intent}
-			st, err := b.store.PilotageStateFor(ctx, ws, profile, intent, now)
+			st, err := b.pilotage.PilotageStateFor(ctx, ws, profile, intent, now)
 			require.NoError(t, err)
 			asks, want[a] = append(asks, a), st
 		}
@@ -112,7 +113,7 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 			defer wg.Done()
 			for i := range 30 {
 				a := asks[(g*7+i)%len(asks)]
-				st, err := b.store.PilotageStateFor(ctx, ws, a.profile, a.intent, now)
+				st, err := b.pilotage.PilotageStateFor(ctx, ws, a.profile, a.intent, now)
 				if err != nil {
 					t.Error(err)
 					return

@@ -80,8 +80,8 @@ func (s *Store) UninstallPlugin(ctx context.Context, workspaceID, pluginID strin
 	return nil
 }
 
-// installedPlugins answers the ids of a workspace's plugins, with their settings.
-func installedPlugins(ctx context.Context, q *dbsqlc.Queries, workspaceID string) (map[string]json.RawMessage, error) {
+// InstalledPlugins answers the ids of a workspace's plugins, with their settings.
+func InstalledPlugins(ctx context.Context, q *dbsqlc.Queries, workspaceID string) (map[string]json.RawMessage, error) {
 	rows, err := q.WorkspacePluginList(ctx, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list plugins: %w", err)
@@ -93,8 +93,8 @@ func installedPlugins(ctx context.Context, q *dbsqlc.Queries, workspaceID string
 	return out, nil
 }
 
-// stepTypeAllowed refuses a plugin's step type in a workspace without the plugin.
-func stepTypeAllowed(installed map[string]json.RawMessage) func(string) error {
+// StepTypeAllowed refuses a plugin's step type in a workspace without the plugin.
+func StepTypeAllowed(installed map[string]json.RawMessage) func(string) error {
 	return func(stepType string) error {
 		p, ok := plugin.ForStepType(stepType)
 		if !ok {
@@ -110,7 +110,7 @@ func stepTypeAllowed(installed map[string]json.RawMessage) func(string) error {
 // ProjectTemplates lists the project templates a workspace may use: the built-in ones and those of its
 // installed plugins.
 func (s *Store) ProjectTemplates(ctx context.Context, workspaceID string) ([]Template, error) {
-	installed, err := installedPlugins(ctx, s.q, workspaceID)
+	installed, err := InstalledPlugins(ctx, s.q, workspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Store) projectTemplate(ctx context.Context, workspaceID, id string) (Te
 		return t, nil
 	}
 	if p, ok := plugin.ForProjectTemplate(id); ok {
-		installed, err := installedPlugins(ctx, s.q, workspaceID)
+		installed, err := InstalledPlugins(ctx, s.q, workspaceID)
 		if err != nil {
 			return Template{}, err
 		}
@@ -158,11 +158,11 @@ func pluginTemplate(t plugin.ProjectTemplate) Template {
 // StepTypes lists the step types a workspace's pipelines may use: the built-in ones and those of its
 // installed plugins.
 func (s *Store) StepTypes(ctx context.Context, workspaceID string) ([]stepgraph.TypeInfo, error) {
-	installed, err := installedPlugins(ctx, s.q, workspaceID)
+	installed, err := InstalledPlugins(ctx, s.q, workspaceID)
 	if err != nil {
 		return nil, err
 	}
-	allowed := stepTypeAllowed(installed)
+	allowed := StepTypeAllowed(installed)
 	var out []stepgraph.TypeInfo
 	for _, t := range stepgraph.Types {
 		if allowed(t.Type) == nil {

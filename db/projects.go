@@ -62,14 +62,14 @@ func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, erro
 	var p Project
 	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
-		p, err = s.createProjectTx(ctx, tx, in)
+		p, err = s.CreateProjectTx(ctx, tx, in)
 		return err
 	})
 	return p, err
 }
 
-// createProjectTx is CreateProject in the caller's transaction (a draft's execution).
-func (s *Store) createProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (Project, error) {
+// CreateProjectTx is CreateProject in the caller's transaction (a draft's execution).
+func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (Project, error) {
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
@@ -137,7 +137,7 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var added bool
 		var err error
-		m, added, err = s.addProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
+		m, added, err = s.AddProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
 		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
@@ -146,9 +146,9 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 	return m, err
 }
 
-// addProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
+// AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (s *Store) addProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
+func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
 	if isNotFound(err) {

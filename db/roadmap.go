@@ -64,7 +64,7 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 		}
 	}
 	slices.SortStableFunc(scopes, func(a, b Scope) int {
-		return nilLast(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
+		return NilLast(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
 	})
 	index := make(map[string]int, len(scopes))
 	for i, sc := range scopes {
@@ -94,4 +94,17 @@ func roadmapFirstTime(ts ...*time.Time) *time.Time {
 		}
 	}
 	return nil
+}
+
+// NilLast orders times, nil last (undated todos, unscheduled scopes).
+func NilLast(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return a.Compare(*b)
 }

@@ -180,3 +180,13 @@ func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStr
 	}
 	return MissionStreamInfo{ID: row.ID, WorkspaceID: row.WorkspaceID, Status: row.Status}, nil
 }
+
+// Mission statuses: queued (its job inserted), running, awaiting_approval (proposals wait for a
+// person), then completed or failed.
+const (
+	MissionQueued           = "queued"
+	MissionRunning          = "running"
+	MissionAwaitingApproval = "awaiting_approval"
+	MissionCompleted        = "completed"
+	MissionFailed           = "failed"
+)

@@ -91,13 +91,16 @@ type soak struct {
 	member  client
 	columns []string
 
-	mu       sync.Mutex
-	apis     []*proc // live api processes
-	killed   map[string]bool
-	workers  []*proc
-	rssStart map[int]int64 // pid -> kB after warm-up
-	missions []*missionWatch
-	errs     []string
+	mu     sync.Mutex
+	apis   []*proc // live api processes
+	killed map[string]bool
+	// streaming counts, per api URL, the stream connections that have received an event: the api is
+	// killed while it serves one, so the fault reaches a stream and its client resumes elsewhere.
+	streaming map[string]int
+	workers   []*proc
+	rssStart  map[int]int64 // pid -> kB after warm-up
+	missions  []*missionWatch
+	errs      []string
 
 	ops, resets, resumes atomic.Int64
 }
@@ -298,8 +301,25 @@ func (s *soak) read(ctx context.Context, m *missionWatch, client int, method, pa
 	}
 	events := make(chan sseEvent, 64)
 	go readEvents(resp.Body, events)
+	counted := false
+	defer func() {
+		if counted {
+			s.mu.Lock()
+			s.streaming[p.URL]--
+			s.mu.Unlock()
+		}
+	}()
 	for ev := range events {
 		seq, _ := strconv.Atoi(ev.ID)
+		if !counted {
+			counted = true
+			s.mu.Lock()
+			if s.streaming == nil {
+				s.streaming = map[string]int{}
+			}
+			s.streaming[p.URL]++
+			s.mu.Unlock()
+		}
 		if started != nil && m.id == "" {
 			m.id = ev.Data.MissionID
 			started()
@@ -346,6 +366,17 @@ func (s *soak) faults(ctx context.Context, duration time.Duration) {
 			}
 			s.mu.Unlock()
 		case <-half:
+			// Wait (bounded) for the victim to serve a stream that has sent an event, so that its death
+			// ends a stream mid-way and the client has to resume on another process.
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
+				s.mu.Lock()
+				n := s.streaming[s.apis[0].URL]
+				s.mu.Unlock()
+				if n > 0 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 			s.mu.Lock()
 			victim := s.apis[0]
 			if s.killed == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -24,7 +25,7 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 		b.card(t, tm, tm.owner, db.NewCard{Title: "B", ColumnID: tm.cols[1]})
 	}
 	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	before, err := b.store.Portfolio(ctx, tm.owner.Workspace.ID)
+	before, err := pilotage.New(b.store).Portfolio(ctx, tm.owner.Workspace.ID)
 	require.NoError(t, err)
 
 	b.inTx(t, func(tx pgx.Tx) {
@@ -35,7 +36,7 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
 	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM column_card_counts c JOIN columns col ON col.id = c.column_id
 		WHERE col.project_id = $1`, tm.project.ID))
-	after, err := b.store.Portfolio(ctx, tm.owner.Workspace.ID)
+	after, err := pilotage.New(b.store).Portfolio(ctx, tm.owner.Workspace.ID)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
 	require.Equal(t, 3, after[0].CardsByPriority["high"])

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -64,15 +65,15 @@ func provider(d Deps) llm.Provider {
 // stream's final event, by a guarded update.
 func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftRefineArgs]) error {
 	a := job.Args
-	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, db.DraftRefining,
-		"refinement", func(d db.Draft) error {
+	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, draft.DraftRefining,
+		"refinement", func(d draft.Draft) error {
 			dc := draftContext(d)
 			dc.Round = int(d.Rounds) + 1
-			qs, err := llm.DraftQuestions(ctx, provider(w.deps), dc, llm.DraftOptions{OnRetry: retryNote(ctx, w.deps, d.ID, db.DraftRefining)})
+			qs, err := llm.DraftQuestions(ctx, provider(w.deps), dc, llm.DraftOptions{OnRetry: retryNote(ctx, w.deps, d.ID, draft.DraftRefining)})
 			if err != nil {
 				return err
 			}
-			_, err = w.deps.Store.FinishDraftRefine(ctx, d.ID, a.Run, qs)
+			_, err = w.deps.drafts.FinishDraftRefine(ctx, d.ID, a.Run, qs)
 			return err
 		})
 }
@@ -80,17 +81,17 @@ func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftR
 // Work implements river.Worker; see DraftRefineWorker.Work. The model's tokens become `token` events.
 func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.DraftRoadmapArgs]) error {
 	a := job.Args
-	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, db.DraftGenerating,
-		"roadmap generation", func(d db.Draft) error {
-			st := w.deps.Store
+	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, draft.DraftGenerating,
+		"roadmap generation", func(d draft.Draft) error {
+			st := w.deps.drafts
 			tokens := &tokenBatcher{flush: func(text string) {
-				if err := st.AppendDraftEvent(context.WithoutCancel(ctx), d.ID, db.NewStreamEvent{Type: db.DraftEventToken,
-					Status: db.DraftGenerating, Message: text}); err != nil {
+				if err := st.AppendDraftEvent(context.WithoutCancel(ctx), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken,
+					Status: draft.DraftGenerating, Message: text}); err != nil {
 					w.deps.Logger.WarnContext(ctx, "draft token event", "draft", d.ID, "error", err)
 				}
 			}}
 			rm, err := llm.DraftRoadmap(ctx, provider(w.deps), draftContext(d), llm.DraftOptions{OnToken: tokens.add,
-				OnRetry: func(reason error) { tokens.done(); retryNote(ctx, w.deps, d.ID, db.DraftGenerating)(reason) }})
+				OnRetry: func(reason error) { tokens.done(); retryNote(ctx, w.deps, d.ID, draft.DraftGenerating)(reason) }})
 			tokens.done()
 			if err != nil {
 				return err
@@ -104,8 +105,8 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 // that will not go away (unusable model output, rate limiting, the model's timeout) or on the last
 // attempt marks the draft failed with the reason. Other errors are retried by River.
 func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draftID string, run int32, working, what string,
-	step func(db.Draft) error) error {
-	st := deps.Store
+	step func(draft.Draft) error) error {
+	st := deps.drafts
 	d, proceed, err := st.DraftForJob(ctx, draftID, run, working)
 	if err != nil || !proceed {
 		return err
@@ -114,15 +115,15 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	if attempt > 1 {
 		msg = fmt.Sprintf("%s started again (attempt %d)", what, attempt)
 	}
-	if err := st.AppendDraftEvent(ctx, draftID, db.NewStreamEvent{Type: db.DraftEventStatus, Status: working, Message: msg,
+	if err := st.AppendDraftEvent(ctx, draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: working, Message: msg,
 		Data: map[string]any{"run": run, "attempt": attempt}}); err != nil {
-		if errors.Is(err, db.ErrDraftStale) {
+		if errors.Is(err, draft.ErrDraftStale) {
 			return nil // deleted meanwhile
 		}
 		return err
 	}
 	err = step(d)
-	if err == nil || errors.Is(err, db.ErrDraftStale) {
+	if err == nil || errors.Is(err, draft.ErrDraftStale) {
 		return nil
 	}
 	hopeless := errors.Is(err, llm.ErrMalformedOutput) || errors.Is(err, llm.ErrRateLimited) ||
@@ -130,7 +131,7 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	if !hopeless && attempt < maxAttempts {
 		return err
 	}
-	if _, ferr := st.FailDraft(context.WithoutCancel(ctx), draftID, run, draftErrorText(what, err)); ferr != nil && !errors.Is(ferr, db.ErrDraftStale) {
+	if _, ferr := st.FailDraft(context.WithoutCancel(ctx), draftID, run, draftErrorText(what, err)); ferr != nil && !errors.Is(ferr, draft.ErrDraftStale) {
 		return ferr
 	}
 	return nil
@@ -151,14 +152,14 @@ func draftErrorText(what string, err error) string {
 // retryNote tells the draft's stream that the model is asked again.
 func retryNote(ctx context.Context, deps Deps, draftID, status string) func(error) {
 	return func(reason error) {
-		if err := deps.Store.AppendDraftEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: db.DraftEventStatus, Status: status,
+		if err := deps.drafts.AppendDraftEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
 			Message: "the model's answer was unusable; asking once more", Data: map[string]any{"reason": reason.Error()}}); err != nil {
 			deps.Logger.WarnContext(ctx, "draft retry event", "draft", draftID, "error", err)
 		}
 	}
 }
 
-func draftContext(d db.Draft) llm.DraftContext {
+func draftContext(d draft.Draft) llm.DraftContext {
 	dc := llm.DraftContext{Name: d.Name, Description: d.Description}
 	for _, m := range d.TeamMembers {
 		dc.TeamMembers = append(dc.TeamMembers, llm.DraftMember{Name: m.Name, Role: m.Role})
@@ -172,12 +173,12 @@ func draftContext(d db.Draft) llm.DraftContext {
 	return dc
 }
 
-func roadmapFromLLM(r llm.Roadmap) db.DraftRoadmap {
-	out := db.DraftRoadmap{Phases: make([]db.DraftPhase, 0, len(r.Phases))}
+func roadmapFromLLM(r llm.Roadmap) draft.DraftRoadmap {
+	out := draft.DraftRoadmap{Phases: make([]draft.DraftPhase, 0, len(r.Phases))}
 	for _, p := range r.Phases {
-		ph := db.DraftPhase{Name: p.Name, Goal: p.Goal, Deliverables: make([]db.DraftDeliverable, 0, len(p.Deliverables))}
+		ph := draft.DraftPhase{Name: p.Name, Goal: p.Goal, Deliverables: make([]draft.DraftDeliverable, 0, len(p.Deliverables))}
 		for _, d := range p.Deliverables {
-			ph.Deliverables = append(ph.Deliverables, db.DraftDeliverable{Title: d.Title, Description: d.Description})
+			ph.Deliverables = append(ph.Deliverables, draft.DraftDeliverable{Title: d.Title, Description: d.Description})
 		}
 		out.Phases = append(out.Phases, ph)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -68,14 +69,14 @@ func (f *fakeOpenAI) provider(timeout time.Duration) llm.Provider {
 }
 
 // roadmapJob creates a draft and starts its roadmap run; it answers the draft and the job inserted.
-func (b *testBundle) roadmapJob(t *testing.T) (db.Draft, *rivertype.JobRow) {
+func (b *testBundle) roadmapJob(t *testing.T) (draft.Draft, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
 	owner := b.register(t, "owner@example.com")
-	d, err := b.store.CreateDraft(ctx, db.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
+	d, err := draft.New(b.store).CreateDraft(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
 		Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
-	step, err := b.store.GenerateDraftRoadmap(ctx, owner.Workspace.ID, d.ID)
+	step, err := draft.New(b.store).GenerateDraftRoadmap(ctx, owner.Workspace.ID, d.ID)
 	require.NoError(t, err)
 	require.True(t, step.Enqueued)
 	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()))
@@ -113,25 +114,25 @@ func (b *testBundle) draftEvents(t *testing.T, id string) []db.StreamEvent {
 	return evs
 }
 
-func (b *testBundle) getDraft(t *testing.T, d db.Draft) db.Draft {
+func (b *testBundle) getDraft(t *testing.T, d draft.Draft) draft.Draft {
 	t.Helper()
-	got, err := b.store.Draft(context.Background(), d.WorkspaceID, d.ID)
+	got, err := draft.New(b.store).Draft(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	return got
 }
 
 // requireFailed asserts the draft failed with a reason containing want, told by one final done event.
-func (b *testBundle) requireFailed(t *testing.T, d db.Draft, want string) {
+func (b *testBundle) requireFailed(t *testing.T, d draft.Draft, want string) {
 	t.Helper()
 	got := b.getDraft(t, d)
-	require.Equal(t, db.DraftFailed, got.Status)
+	require.Equal(t, draft.DraftFailed, got.Status)
 	require.NotNil(t, got.Error)
 	require.Contains(t, *got.Error, want)
 	require.Nil(t, got.Roadmap)
 	evs := b.draftEvents(t, d.ID)
 	last := evs[len(evs)-1]
-	require.Equal(t, db.DraftEventDone, last.Type)
-	require.Equal(t, db.DraftFailed, last.Status)
+	require.Equal(t, draft.DraftEventDone, last.Type)
+	require.Equal(t, draft.DraftFailed, last.Status)
 	require.True(t, last.Final)
 	require.Equal(t, *got.Error, last.Message)
 }
@@ -154,7 +155,7 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	require.True(t, retried)
 
 	// A failed draft may generate again; a good answer then makes it ready.
-	_, err := b.store.GenerateDraftRoadmap(context.Background(), d.WorkspaceID, d.ID)
+	_, err := draft.New(b.store).GenerateDraftRoadmap(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	res, err := b.client.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
@@ -164,10 +165,10 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	})
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, good.provider(5*time.Second), res.Jobs[0]))
 	got := b.getDraft(t, d)
-	require.Equal(t, db.DraftRoadmapReady, got.Status)
+	require.Equal(t, draft.DraftRoadmapReady, got.Status)
 	require.Nil(t, got.Error)
-	require.Equal(t, &db.DraftRoadmap{Phases: []db.DraftPhase{{Name: "Plan", Goal: "Agree",
-		Deliverables: []db.DraftDeliverable{{Title: "Brief", Description: "One page"}}}}}, got.Roadmap)
+	require.Equal(t, &draft.DraftRoadmap{Phases: []draft.DraftPhase{{Name: "Plan", Goal: "Agree",
+		Deliverables: []draft.DraftDeliverable{{Title: "Brief", Description: "One page"}}}}}, got.Roadmap)
 }
 
 // A model that keeps answering 429, or does not answer in time, fails the draft with the reason.
@@ -221,12 +222,12 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, retry.State, "to be retried")
 	require.Equal(t, 1, retry.Attempt)
 	got := b.getDraft(t, d)
-	require.Equal(t, db.DraftGenerating, got.Status)
+	require.Equal(t, draft.DraftGenerating, got.Status)
 	require.Nil(t, got.Roadmap)
 
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, flaky, retry))
 	got = b.getDraft(t, d)
-	require.Equal(t, db.DraftRoadmapReady, got.Status)
+	require.Equal(t, draft.DraftRoadmapReady, got.Status)
 	require.Equal(t, "Inventory and mapping", got.Roadmap.Phases[0].Name)
 
 	before := b.draftEvents(t, d.ID)
@@ -234,14 +235,14 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 	require.Equal(t, before, b.draftEvents(t, d.ID), "a duplicate run writes nothing")
 	done := 0
 	for _, ev := range before {
-		if ev.Type == db.DraftEventDone {
+		if ev.Type == draft.DraftEventDone {
 			done++
 		}
 	}
 	require.Equal(t, 1, done)
 	var attempts []string
 	for _, ev := range before {
-		if ev.Type == db.DraftEventStatus {
+		if ev.Type == draft.DraftEventStatus {
 			attempts = append(attempts, ev.Message)
 		}
 	}
@@ -252,11 +253,11 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 func TestDraftWorkerDraftDeleted(t *testing.T) {
 	b := setup(t)
 	d, job := b.roadmapJob(t)
-	require.NoError(t, b.store.DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+	require.NoError(t, draft.New(b.store).DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, job))
 	require.Empty(t, b.draftEvents(t, d.ID))
 	st, err := b.store.StreamState(context.Background(), d.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.StreamState{}, st)
-	require.ErrorIs(t, b.store.AppendDraftEvent(context.Background(), d.ID, db.NewStreamEvent{Type: db.DraftEventToken}), db.ErrDraftStale)
+	require.ErrorIs(t, draft.New(b.store).AppendDraftEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
 }

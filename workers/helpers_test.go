@@ -42,7 +42,7 @@ func setup(t *testing.T) *testBundle {
 	dbPool := pgtest.Pool(t)
 	client, store, err := NewClient(dbPool, Config{Concurrency: 2, Logger: discardLogger()})
 	require.NoError(t, err)
-	return &testBundle{pool: dbPool, store: store, client: client, deps: Deps{Store: store, Logger: discardLogger()}}
+	return &testBundle{pool: dbPool, store: store, client: client, deps: Deps{Store: store, Logger: discardLogger()}.withEngines()}
 }
 
 // testWorker is River's test worker for w, on the bundle's database.

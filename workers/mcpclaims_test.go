@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -21,15 +22,15 @@ func TestMissionClaimExpiry(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	tm := b.team(t)
-	a, err := b.store.CreateAgent(ctx, tm.owner.Workspace.ID, tm.owner.User.ID, db.AgentConfig{Name: "ext", Slug: "ext",
-		AutonomyMode: db.AutonomyApproval, Tools: []string{"add_comment"}, McpOnly: true, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
+	a, err := mission.New(b.store).CreateAgent(ctx, tm.owner.Workspace.ID, tm.owner.User.ID, mission.AgentConfig{Name: "ext", Slug: "ext",
+		AutonomyMode: mission.AutonomyApproval, Tools: []string{"add_comment"}, McpOnly: true, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
 	require.NoError(t, err)
 	card := b.card(t, tm, tm.owner, db.NewCard{Title: "c"})
-	m, err := b.store.CreateMission(ctx, db.NewMission{WorkspaceID: tm.owner.Workspace.ID, AgentID: a.ID, ActorID: tm.owner.User.ID,
-		ProjectID: &tm.project.ID, CardID: &card.ID, Source: db.MissionSourceCardMission, Objective: "work it"})
+	m, err := mission.New(b.store).CreateMission(ctx, mission.NewMission{WorkspaceID: tm.owner.Workspace.ID, AgentID: a.ID, ActorID: tm.owner.User.ID,
+		ProjectID: &tm.project.ID, CardID: &card.ID, Source: mission.MissionSourceCardMission, Objective: "work it"})
 	require.NoError(t, err)
-	claim := db.MissionClaim{UserID: tm.member.User.ID, TTL: time.Hour}
-	claimed, err := b.store.ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, claim)
+	claim := mission.MissionClaim{UserID: tm.member.User.ID, TTL: time.Hour}
+	claimed, err := mission.New(b.store).ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, claim)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionRunning, claimed.Status)
 	require.Equal(t, int32(1), claimed.ClaimSeq)
@@ -69,18 +70,18 @@ func TestMissionClaimExpiry(t *testing.T) {
 	require.Equal(t, db.MissionQueued, last.Status)
 	require.Contains(t, last.Message, "went silent")
 	// The holder's calls are refused now.
-	_, err = b.store.ReportMissionProgress(ctx, tm.owner.Workspace.ID, m.ID, claim, "late", nil)
+	_, err = mission.New(b.store).ReportMissionProgress(ctx, tm.owner.Workspace.ID, m.ID, claim, "late", nil)
 	require.ErrorIs(t, err, db.ErrConflict)
 
 	// Claimed again (claim 2): the first claim's job, run again, leaves it alone even past its deadline.
-	_, err = b.store.ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, db.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour})
+	_, err = mission.New(b.store).ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour})
 	require.NoError(t, err)
 	_, err = b.pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 	// A finished mission is left alone by its own claim's job.
-	_, err = b.store.EndClaimedMission(ctx, tm.owner.Workspace.ID, m.ID, db.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour}, "done", "")
+	_, err = mission.New(b.store).EndClaimedMission(ctx, tm.owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour}, "done", "")
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(2))
 	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)

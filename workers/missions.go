@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -58,7 +59,7 @@ func (w *MissionWorker) provider() llm.Provider {
 // a second worker): a finished mission is left alone, and steps already recorded are not applied
 // again; their stored results are given back to the model instead.
 func (w *MissionWorker) Work(ctx context.Context, job *river.Job[jobs.MissionArgs]) error {
-	st := w.deps.Store
+	st := w.deps.missions
 	id := job.Args.MissionID
 	run, err := st.StartMission(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
@@ -71,7 +72,7 @@ func (w *MissionWorker) Work(ctx context.Context, job *river.Job[jobs.MissionArg
 		return nil
 	}
 	err = w.run(ctx, run)
-	if err == nil || errors.Is(err, db.ErrMissionStopped) {
+	if err == nil || errors.Is(err, mission.ErrMissionStopped) {
 		return nil
 	}
 	// Cancelled (the job's context ends) or finished elsewhere: nothing more to write.
@@ -104,8 +105,8 @@ func missionErrorText(err error) string {
 	return "mission failed: " + err.Error()
 }
 
-func (w *MissionWorker) run(ctx context.Context, run db.MissionRun) error {
-	st := w.deps.Store
+func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
+	st := w.deps.missions
 	m, agent := run.Mission, run.Agent
 	card, err := st.MissionCardSnapshot(ctx, m)
 	if err != nil {
@@ -120,7 +121,7 @@ func (w *MissionWorker) run(ctx context.Context, run db.MissionRun) error {
 		}
 	}
 	tokens := &tokenBatcher{flush: func(text string) {
-		if _, err := st.AppendMissionEvent(context.WithoutCancel(ctx), m.ID, db.NewMissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
+		if _, err := w.deps.Store.AppendMissionEvent(context.WithoutCancel(ctx), m.ID, db.NewMissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
 			w.deps.Logger.WarnContext(ctx, "mission token event", "mission", m.ID, "error", err)
 		}
 	}}
@@ -149,7 +150,7 @@ func (w *MissionWorker) run(ctx context.Context, run db.MissionRun) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			out, err := st.RunMissionStep(ctx, db.StepInput{MissionID: m.ID, StepKey: fmt.Sprintf("turn%d:%d", turn, i),
+			out, err := st.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: fmt.Sprintf("turn%d:%d", turn, i),
 				Tool: tc.Name, Args: tc.Arguments, Explanation: resp.Content})
 			if err != nil {
 				return err
@@ -162,7 +163,7 @@ func (w *MissionWorker) run(ctx context.Context, run db.MissionRun) error {
 }
 
 // systemPrompt tells the model who it is, how it may act and what its skills say.
-func systemPrompt(run db.MissionRun) string {
+func systemPrompt(run mission.MissionRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are %s, an AI agent working in Pilot, a work-management tool.", run.Agent.Name)
 	if d := strings.TrimSpace(run.Agent.Description); d != "" {

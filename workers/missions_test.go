@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -22,12 +23,12 @@ func (b *testBundle) agent(t *testing.T, tm team, slug, autonomy string, maxActi
 	for _, tool := range llm.ToolCatalog() {
 		tools = append(tools, tool.Name)
 	}
-	cfg := db.AgentConfig{Name: slug, Slug: slug, AutonomyMode: autonomy, Tools: tools, MaxSteps: 10, MaxActionsPerMission: 20,
+	cfg := mission.AgentConfig{Name: slug, Slug: slug, AutonomyMode: autonomy, Tools: tools, MaxSteps: 10, MaxActionsPerMission: 20,
 		MaxMissionsPerHour: 30}
 	if maxActions > 0 {
 		cfg.MaxActionsPerMission = maxActions
 	}
-	a, err := b.store.CreateAgent(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID, cfg)
+	a, err := mission.New(b.store).CreateAgent(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID, cfg)
 	require.NoError(t, err)
 	return a
 }
@@ -39,8 +40,8 @@ func (b *testBundle) mission(t *testing.T, tm team, agent db.Agent) (db.AgentMis
 	t.Helper()
 	ctx := context.Background()
 	card := b.card(t, tm, tm.owner, db.NewCard{Title: "Fix the outage", Description: "- Find the failing node\n- Restart the service"})
-	m, err := b.store.CreateMission(ctx, db.NewMission{WorkspaceID: tm.owner.Workspace.ID, AgentID: agent.ID, ActorID: tm.owner.User.ID,
-		ProjectID: &tm.project.ID, CardID: &card.ID, Source: db.MissionSourceAgent, Objective: "Plan this card"})
+	m, err := mission.New(b.store).CreateMission(ctx, mission.NewMission{WorkspaceID: tm.owner.Workspace.ID, AgentID: agent.ID, ActorID: tm.owner.User.ID,
+		ProjectID: &tm.project.ID, CardID: &card.ID, Source: mission.MissionSourceAgent, Objective: "Plan this card"})
 	require.NoError(t, err)
 	require.NotNil(t, m.JobID, "the job is inserted with the mission")
 	job, err := b.client.JobGet(ctx, *m.JobID)
@@ -52,7 +53,7 @@ func (b *testBundle) mission(t *testing.T, tm team, agent db.Agent) (db.AgentMis
 // getMission reads a mission of the team's workspace.
 func (b *testBundle) getMission(t *testing.T, tm team, id string) db.AgentMission {
 	t.Helper()
-	m, err := b.store.Mission(context.Background(), tm.owner.Workspace.ID, id)
+	m, err := mission.New(b.store).Mission(context.Background(), tm.owner.Workspace.ID, id)
 	require.NoError(t, err)
 	return m
 }
@@ -75,7 +76,7 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := b.team(t)
-	m, card, job := b.mission(t, tm, b.agent(t, tm, "again", db.AutonomyAutonomous, 0))
+	m, card, job := b.mission(t, tm, b.agent(t, tm, "again", mission.AutonomyAutonomous, 0))
 
 	// First attempt runs the whole mission.
 	b.work(t, job)
@@ -105,7 +106,7 @@ func TestMissionWorkerActionLimit(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := b.team(t)
-	m, _, job := b.mission(t, tm, b.agent(t, tm, "capped", db.AutonomyAutonomous, 1))
+	m, _, job := b.mission(t, tm, b.agent(t, tm, "capped", mission.AutonomyAutonomous, 1))
 	b.work(t, job)
 	got := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionCompleted, got.Status)
@@ -120,16 +121,16 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	tm := b.team(t)
-	m, card, _ := b.mission(t, tm, b.agent(t, tm, "slow", db.AutonomyAutonomous, 0))
+	m, card, _ := b.mission(t, tm, b.agent(t, tm, "slow", mission.AutonomyAutonomous, 0))
 	_, err := b.pool.Exec(ctx, `UPDATE agent_missions SET status = 'running', started_at = now() WHERE id = $1`, m.ID)
 	require.NoError(t, err)
-	cancelled, err := b.store.CancelMission(ctx, tm.owner.Workspace.ID, m.ID, tm.owner.User.ID)
+	cancelled, err := mission.New(b.store).CancelMission(ctx, tm.owner.Workspace.ID, m.ID, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, cancelled.Status)
 
 	// The worker that had taken the mission's job goes on with it.
 	workNew(t, b, NewMissionWorker(b.deps), jobs.MissionArgs{MissionID: m.ID},
-		&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: db.MissionMaxAttempts})
+		&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: mission.MissionMaxAttempts})
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, m.ID))
 	got := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionFailed, got.Status)
@@ -152,7 +153,7 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	b := setup(t)
 	b.deps.LLM = brokenLLM{}
 	tm := b.team(t)
-	m, _, job := b.mission(t, tm, b.agent(t, tm, "broken", db.AutonomySupervised, 0))
+	m, _, job := b.mission(t, tm, b.agent(t, tm, "broken", mission.AutonomySupervised, 0))
 	b.work(t, job) // not worth retrying: the job completes with the mission failed
 	got := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionFailed, got.Status)

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -52,7 +54,7 @@ func proposeCall(t *testing.T, id string, args map[string]any) llm.ToolCall {
 // agent does not turn the suggestion into a mission proposal of its own).
 func TestMissionProposesPilotageAction(t *testing.T) {
 	t.Parallel()
-	for _, autonomy := range []string{db.AutonomyApproval, db.AutonomyAutonomous} {
+	for _, autonomy := range []string{mission.AutonomyApproval, mission.AutonomyAutonomous} {
 		t.Run(autonomy, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
@@ -71,7 +73,7 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
 			require.Equal(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
-			acts, err := b.store.PilotageActions(context.Background(), tm.owner.Workspace.ID, nil, 100)
+			acts, err := pilotage.New(b.store).PilotageActions(context.Background(), tm.owner.Workspace.ID, nil, 100)
 			require.NoError(t, err)
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
 			a := acts[0]
@@ -100,8 +102,8 @@ func TestMissionWithoutPilotageToolCannotPropose(t *testing.T) {
 	b.deps.LLM = model
 	tm := b.team(t)
 	tools := slices.DeleteFunc(slices.Clone(agenttool.Names), func(n string) bool { return n == agenttool.ProposePilotageAction })
-	agent, err := b.store.CreateAgent(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID, db.AgentConfig{Name: "cards-only",
-		Slug: "cards-only", AutonomyMode: db.AutonomyAutonomous, Tools: tools, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
+	agent, err := mission.New(b.store).CreateAgent(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID, mission.AgentConfig{Name: "cards-only",
+		Slug: "cards-only", AutonomyMode: mission.AutonomyAutonomous, Tools: tools, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
 	require.NoError(t, err)
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -101,6 +102,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	pipelines := pipeline.New(api)
 	prj, err := api.CreateProject(ctx, db.NewProject{WorkspaceID: owner.Workspace.ID, Name: "bench", CreatedBy: owner.User.ID})
 	if err != nil {
 		b.Fatal(err)
@@ -125,7 +127,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	steps = append(steps, notify("end", middle...))
 	raw, _ := json.Marshal(steps)
-	p, err := api.CreatePipeline(ctx, owner.Workspace.ID, owner.User.ID, db.NewPipeline{Name: "diamond", Steps: raw, Enabled: true})
+	p, err := pipelines.CreatePipeline(ctx, owner.Workspace.ID, owner.User.ID, pipeline.NewPipeline{Name: "diamond", Steps: raw, Enabled: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 			t0 := time.Now()
 			for range concurrent {
 				wg.Go(func() {
-					r, err := api.StartPipelineRun(ctx, owner.Workspace.ID, p.ID, owner.User.ID)
+					r, err := pipelines.StartPipelineRun(ctx, owner.Workspace.ID, p.ID, owner.User.ID)
 					if err != nil {
 						b.Error(err)
 						return

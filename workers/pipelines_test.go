@@ -15,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -29,36 +32,36 @@ type step struct {
 // pipeline creates an enabled pipeline of the team's workspace as its owner.
 func (b *testBundle) pipeline(t *testing.T, tm team, steps ...step) db.Pipeline {
 	t.Helper()
-	p, err := b.store.CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
-		db.NewPipeline{Name: "Test", Steps: jsonOf(t, steps), Enabled: true})
+	p, err := pipeline.New(b.store).CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+		pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, steps), Enabled: true})
 	require.NoError(t, err)
 	return p
 }
 
 // startRun starts a run of p as the team's owner.
-func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) db.RunWithSteps {
+func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.RunWithSteps {
 	t.Helper()
-	r, err := b.store.StartPipelineRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
+	r, err := pipeline.New(b.store).StartPipelineRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.RunRunning, r.Run.Status)
+	require.Equal(t, pipeline.RunRunning, r.Run.Status)
 	return r
 }
 
 // getRun reads a run with its steps.
-func (b *testBundle) getRun(t *testing.T, tm team, r db.RunWithSteps) db.RunWithSteps {
+func (b *testBundle) getRun(t *testing.T, tm team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
-	out, err := b.store.PipelineRun(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
+	out, err := pipeline.New(b.store).PipelineRun(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
 	require.NoError(t, err)
 	return out
 }
 
 // waitRun waits, on a started worker's job events, until the run is no longer running.
-func (b *testBundle) waitRun(t *testing.T, tm team, events <-chan *river.Event, r db.RunWithSteps) db.RunWithSteps {
+func (b *testBundle) waitRun(t *testing.T, tm team, events <-chan *river.Event, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
 		cur := b.getRun(t, tm, r)
-		if cur.Run.Status != db.RunRunning {
+		if cur.Run.Status != pipeline.RunRunning {
 			return cur
 		}
 		select {
@@ -70,7 +73,7 @@ func (b *testBundle) waitRun(t *testing.T, tm team, events <-chan *river.Event, 
 }
 
 // statuses maps a run's step ids to their statuses.
-func statuses(r db.RunWithSteps) map[string]string {
+func statuses(r pipeline.RunWithSteps) map[string]string {
 	out := map[string]string{}
 	for _, st := range r.Steps {
 		out[st.StepID] = st.Status
@@ -79,7 +82,7 @@ func statuses(r db.RunWithSteps) map[string]string {
 }
 
 // output decodes a step's output.
-func output(t *testing.T, r db.RunWithSteps, id string) map[string]any {
+func output(t *testing.T, r pipeline.RunWithSteps, id string) map[string]any {
 	t.Helper()
 	for _, st := range r.Steps {
 		if st.StepID == id {
@@ -103,13 +106,13 @@ func TestPipelineParallelBranchesJoin(t *testing.T) {
 		step{ID: "join", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Both done: {{steps.tell.recipients}} told"}, Needs: []string{"tell", "second"}},
 	)
 	run := b.startRun(t, tm, p)
-	require.Equal(t, map[string]string{"make": db.StepQueued, "tell": db.StepPending, "second": db.StepPending, "join": db.StepPending}, statuses(run))
+	require.Equal(t, map[string]string{"make": pipeline.StepQueued, "tell": pipeline.StepPending, "second": pipeline.StepPending, "join": pipeline.StepPending}, statuses(run))
 
 	b.drain(t)
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
+	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v", statuses(cur))
 	for _, st := range cur.Steps {
-		require.Equal(t, db.StepCompleted, st.Status, st.StepID)
+		require.Equal(t, pipeline.StepCompleted, st.Status, st.StepID)
 		require.NotNil(t, st.JobID)
 	}
 	make_ := output(t, cur, "make")
@@ -137,7 +140,7 @@ func TestPipelineBranchesEnqueuedTogether(t *testing.T) {
 	require.NoError(t, err)
 	b.work(t, job)
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, map[string]string{"a": db.StepCompleted, "b": db.StepQueued, "c": db.StepQueued}, statuses(cur))
+	require.Equal(t, map[string]string{"a": pipeline.StepCompleted, "b": pipeline.StepQueued, "c": pipeline.StepQueued}, statuses(cur))
 	// Both branches' jobs are available at once, for any worker to take in parallel.
 	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.pool), []rivertest.ExpectedJob{
 		{Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}})
@@ -171,13 +174,13 @@ func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 			step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "handled"}, Needs: []string{"yes"}},
 		)
 		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
-		require.Equal(t, db.RunCompleted, cur.Run.Status)
+		require.Equal(t, pipeline.RunCompleted, cur.Run.Status)
 		got := statuses(cur)
 		for _, id := range tc.ran {
-			require.Equal(t, db.StepCompleted, got[id], "%s: %v", tc.title, got)
+			require.Equal(t, pipeline.StepCompleted, got[id], "%s: %v", tc.title, got)
 		}
 		for _, id := range tc.skipped {
-			require.Equal(t, db.StepSkipped, got[id], "%s: %v", tc.title, got)
+			require.Equal(t, pipeline.StepSkipped, got[id], "%s: %v", tc.title, got)
 		}
 		require.Equal(t, tc.wantCondResult, output(t, cur, "check")["result"])
 	}
@@ -199,10 +202,10 @@ func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 		step{ID: "wait", Type: "wait", Params: map[string]any{"duration": "1h"}, Needs: []string{"ok"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
-	require.Equal(t, db.RunFailed, cur.Run.Status)
+	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 	require.NotNil(t, cur.Run.Error)
 	require.Contains(t, *cur.Run.Error, "step bad failed")
-	require.Equal(t, map[string]string{"ok": db.StepCompleted, "bad": db.StepFailed, "later": db.StepSkipped, "wait": db.StepSkipped}, statuses(cur))
+	require.Equal(t, map[string]string{"ok": pipeline.StepCompleted, "bad": pipeline.StepFailed, "later": pipeline.StepSkipped, "wait": pipeline.StepSkipped}, statuses(cur))
 	require.Contains(t, *cur.Run.Error, "the card title is empty")
 	require.Zero(t, b.count(t, `SELECT count(*) FROM cards`))
 	// The wait step's scheduled job was cancelled with the run's failure.
@@ -230,20 +233,20 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, rivertype.JobStateScheduled, job.State)
 	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
 
-	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.RunCancelled, cur.Run.Status)
+	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.NotNil(t, cur.Run.CancelledAt)
-	require.Equal(t, map[string]string{"pause": db.StepCancelled, "then": db.StepCancelled}, statuses(cur))
+	require.Equal(t, map[string]string{"pause": pipeline.StepCancelled, "then": pipeline.StepCancelled}, statuses(cur))
 	job, err = b.client.JobGet(ctx, job.ID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateCancelled, job.State)
 	// Working the job anyway (it was already taken by a worker) changes nothing.
 	workNew(t, b, &PipelineStepWorker{deps: b.deps}, jobs.PipelineStepArgs{RunID: run.Run.ID, StepID: "pause"}, nil)
-	require.Equal(t, db.RunCancelled, b.getRun(t, tm, run).Run.Status)
+	require.Equal(t, pipeline.RunCancelled, b.getRun(t, tm, run).Run.Status)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
 
-	_, err = b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -259,12 +262,12 @@ func TestPipelineCancelWhileRunning(t *testing.T) {
 		step{ID: "last", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "two"}, Needs: []string{"pause"}},
 	)
 	run := b.startRun(t, tm, p)
-	for statuses(b.getRun(t, tm, run))["pause"] != db.StepQueued {
+	for statuses(b.getRun(t, tm, run))["pause"] != pipeline.StepQueued {
 		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
 	}
-	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"first": db.StepCompleted, "pause": db.StepCancelled, "last": db.StepCancelled}, statuses(cur))
+	require.Equal(t, map[string]string{"first": pipeline.StepCompleted, "pause": pipeline.StepCancelled, "last": pipeline.StepCancelled}, statuses(cur))
 	require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
 }
 
@@ -273,7 +276,7 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 	b := setup(t)
 	tm := b.team(t)
 	events := b.startWorker(t, Config{})
-	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
 	p := b.pipeline(t, tm,
 		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Fix the outage",
 			"description": "- Find the failing node\n- Restart the service"}},
@@ -282,13 +285,13 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 		step{ID: "done", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "mission {{steps.agent.missionId}} {{steps.agent.status}}"}, Needs: []string{"agent"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
-	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
 	out := output(t, cur, "agent")
 	require.Equal(t, db.MissionCompleted, out["status"])
 	m := b.getMission(t, tm, out["missionId"].(string))
 	require.Equal(t, db.MissionCompleted, m.Status)
 	require.Equal(t, output(t, cur, "make")["cardId"], *m.CardID)
-	require.Equal(t, db.MissionSourcePipeline, m.Source)
+	require.Equal(t, mission.MissionSourcePipeline, m.Source)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "mission "+m.ID+" completed"))
 }
 
@@ -296,7 +299,7 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := b.team(t)
-	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
 		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
@@ -304,16 +307,16 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, db.StepWaiting, statuses(cur)["agent"])
+	require.Equal(t, pipeline.StepWaiting, statuses(cur)["agent"])
 	missionID := output(t, cur, "agent")["missionId"].(string)
 	// The step's job is done: no worker slot is held while the mission runs.
 	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
 
-	_, err := b.store.CancelMission(context.Background(), tm.owner.Workspace.ID, missionID, tm.owner.User.ID)
+	_, err := mission.New(b.store).CancelMission(context.Background(), tm.owner.Workspace.ID, missionID, tm.owner.User.ID)
 	require.NoError(t, err)
 	cur = b.getRun(t, tm, run)
-	require.Equal(t, db.RunFailed, cur.Run.Status)
-	require.Equal(t, map[string]string{"agent": db.StepFailed, "after": db.StepSkipped}, statuses(cur))
+	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
+	require.Equal(t, map[string]string{"agent": pipeline.StepFailed, "after": pipeline.StepSkipped}, statuses(cur))
 	require.Contains(t, *cur.Run.Error, "the mission was cancelled")
 }
 
@@ -332,7 +335,7 @@ func TestPipelinePluginSteps(t *testing.T) {
 		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.cols[2]}, Needs: []string{"say"}},
 		{ID: "digest", Type: "email_digest", Params: map[string]any{"subject": "Digest of {{date}}"}, Needs: []string{"move"}},
 	}
-	_, err := b.store.CreatePipeline(ctx, ws, tm.owner.User.ID, db.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
+	_, err := pipeline.New(b.store).CreatePipeline(ctx, ws, tm.owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
 
 	_, err = b.store.InstallPlugin(ctx, ws, "card-actions", tm.owner.User.ID, jsonOf(t, map[string]any{"commentPrefix": "[bot]"}))
@@ -343,7 +346,7 @@ func TestPipelinePluginSteps(t *testing.T) {
 	run := b.startRun(t, tm, p)
 	b.drain(t)
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
 
 	made := b.getCard(t, tm, output(t, cur, "make")["cardId"].(string))
 	require.Equal(t, tm.cols[2], made.ColumnID, "moved by move_card")
@@ -359,14 +362,14 @@ func TestPipelinePluginSteps(t *testing.T) {
 
 	// Uninstalled, the pipeline that uses its step type no longer starts.
 	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
-	_, err = b.store.StartPipelineRun(ctx, ws, p.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).StartPipelineRun(ctx, ws, p.ID, tm.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
 // draft creates a project draft of the team's workspace (a data migration, for the offline planner).
-func (b *testBundle) draft(t *testing.T, tm team, name string) db.Draft {
+func (b *testBundle) draft(t *testing.T, tm team, name string) draft.Draft {
 	t.Helper()
-	d, err := b.store.CreateDraft(context.Background(), db.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
+	d, err := draft.New(b.store).CreateDraft(context.Background(), draft.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
 		Name: name, Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
 	return d
@@ -391,11 +394,11 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	cur := b.getRun(t, tm, run)
-	require.Equal(t, db.StepWaiting, statuses(cur)["plan"])
+	require.Equal(t, pipeline.StepWaiting, statuses(cur)["plan"])
 	require.Equal(t, map[string]any{"draftId": d.ID}, output(t, cur, "plan"))
 	// The step's job is done: no worker slot is held while the draft's job runs.
 	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
-	require.Equal(t, db.DraftGenerating, b.getDraft(t, d).Status)
+	require.Equal(t, draft.DraftGenerating, b.getDraft(t, d).Status)
 	evs := b.draftEvents(t, d.ID)
 	require.Equal(t, fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", p.Name, run.Run.ID), evs[len(evs)-1].Message)
 	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
@@ -405,10 +408,10 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	// The draft's job completes the step in its transaction and enqueues what follows.
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, res.Jobs[0]))
 	got := b.getDraft(t, d)
-	require.Equal(t, db.DraftRoadmapReady, got.Status)
+	require.Equal(t, draft.DraftRoadmapReady, got.Status)
 	cur = b.getRun(t, tm, run)
-	require.Equal(t, db.StepCompleted, statuses(cur)["plan"])
-	require.Equal(t, db.StepQueued, statuses(cur)["check"])
+	require.Equal(t, pipeline.StepCompleted, statuses(cur)["plan"])
+	require.Equal(t, pipeline.StepQueued, statuses(cur)["check"])
 	deliverables := 0
 	var names []any
 	for _, ph := range got.Roadmap.Phases {
@@ -416,13 +419,13 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 		names = append(names, ph.Name)
 	}
 	summary := fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(got.Roadmap.Phases), deliverables)
-	require.Equal(t, map[string]any{"draftId": d.ID, "status": db.DraftRoadmapReady, "name": "Ledger move", "summary": summary,
+	require.Equal(t, map[string]any{"draftId": d.ID, "status": draft.DraftRoadmapReady, "name": "Ledger move", "summary": summary,
 		"phases": float64(len(got.Roadmap.Phases)), "deliverables": float64(deliverables), "phaseNames": names}, output(t, cur, "plan"))
 
 	b.drain(t)
 	cur = b.getRun(t, tm, run)
-	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v", statuses(cur))
-	require.Equal(t, map[string]string{"plan": db.StepCompleted, "check": db.StepCompleted, "tell": db.StepCompleted, "alarm": db.StepSkipped}, statuses(cur))
+	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v", statuses(cur))
+	require.Equal(t, map[string]string{"plan": pipeline.StepCompleted, "check": pipeline.StepCompleted, "tell": pipeline.StepCompleted, "alarm": pipeline.StepSkipped}, statuses(cur))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "Ledger move: "+summary))
 }
 
@@ -436,10 +439,10 @@ func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 	events := b.startWorker(t, Config{})
 	framing := b.draft(t, tm, "Ledger move")
 	refined := b.draft(t, tm, "Archive move")
-	_, err := b.store.RefineDraft(ctx, tm.owner.Workspace.ID, refined.ID, nil)
+	_, err := draft.New(b.store).RefineDraft(ctx, tm.owner.Workspace.ID, refined.ID, nil)
 	require.NoError(t, err)
 	waitJob(t, events, jobs.DraftRefineArgs{}.Kind())
-	require.Equal(t, db.DraftRefined, b.getDraft(t, refined).Status)
+	require.Equal(t, draft.DraftRefined, b.getDraft(t, refined).Status)
 
 	p := b.pipeline(t, tm,
 		step{ID: "a", Type: "generate_roadmap", Params: map[string]any{"draftId": framing.ID}},
@@ -449,16 +452,16 @@ func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "{{steps.a.summary}} / {{steps.b.summary}}"}, Needs: []string{"check"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
-	require.Equal(t, db.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
-	require.Equal(t, map[string]string{"a": db.StepCompleted, "b": db.StepCompleted, "check": db.StepCompleted, "tell": db.StepCompleted}, statuses(cur))
+	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
+	require.Equal(t, map[string]string{"a": pipeline.StepCompleted, "b": pipeline.StepCompleted, "check": pipeline.StepCompleted, "tell": pipeline.StepCompleted}, statuses(cur))
 	require.Equal(t, true, output(t, cur, "check")["result"])
 	a, bb := output(t, cur, "a"), output(t, cur, "b")
-	for _, d := range []db.Draft{framing, refined} {
+	for _, d := range []draft.Draft{framing, refined} {
 		got := b.getDraft(t, d)
-		require.Equal(t, db.DraftRoadmapReady, got.Status)
+		require.Equal(t, draft.DraftRoadmapReady, got.Status)
 		require.NotEmpty(t, got.Roadmap.Phases)
 	}
-	require.Equal(t, db.DraftRoadmapReady, a["status"])
+	require.Equal(t, draft.DraftRoadmapReady, a["status"])
 	require.Equal(t, refined.ID, bb["draftId"])
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, a["summary"].(string)+" / "+bb["summary"].(string)))
 }
@@ -481,11 +484,11 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 			step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"plan"}},
 		)
 		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
-		require.Equal(t, db.RunFailed, cur.Run.Status)
-		require.Equal(t, map[string]string{"plan": db.StepFailed, "tell": db.StepSkipped}, statuses(cur))
+		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
+		require.Equal(t, map[string]string{"plan": pipeline.StepFailed, "tell": pipeline.StepSkipped}, statuses(cur))
 		require.Contains(t, *cur.Run.Error, "step plan failed: the draft's roadmap failed")
 		require.Contains(t, *cur.Run.Error, "unusable output")
-		require.Equal(t, db.DraftFailed, output(t, cur, "plan")["status"])
+		require.Equal(t, draft.DraftFailed, output(t, cur, "plan")["status"])
 		b.requireFailed(t, d, "unusable output")
 		require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'never'`))
 	})
@@ -494,12 +497,12 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		b := setup(t)
 		tm := b.team(t)
 		d := b.draft(t, tm, "Ledger move")
-		_, err := b.store.GenerateDraftRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
+		_, err := draft.New(b.store).GenerateDraftRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
 		require.NoError(t, err)
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
 		cur := b.getRun(t, tm, run)
-		require.Equal(t, db.RunFailed, cur.Run.Status)
+		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "a roadmap job is already running for this draft")
 		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'draft_roadmap'`), "the step's attempt rolled back")
 	})
@@ -510,10 +513,10 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		d := b.draft(t, tm, "Ledger move")
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
-		require.Equal(t, db.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
-		require.NoError(t, b.store.DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+		require.Equal(t, pipeline.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
+		require.NoError(t, draft.New(b.store).DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
 		cur := b.getRun(t, tm, run)
-		require.Equal(t, db.RunFailed, cur.Run.Status)
+		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "the draft was deleted")
 	})
 }
@@ -525,11 +528,11 @@ func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 	b := setup(t)
 	tm := b.team(t)
 	other := b.register(t, "eve@example.com")
-	d, err := b.store.CreateDraft(context.Background(), db.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
+	d, err := draft.New(b.store).CreateDraft(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
 	require.NoError(t, err)
 	for _, id := range []string{d.ID, db.NewID()} {
-		_, err = b.store.CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
-			db.NewPipeline{Name: "Test", Steps: jsonOf(t, []step{{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": id}}}), Enabled: true})
+		_, err = pipeline.New(b.store).CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+			pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, []step{{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": id}}}), Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid)
 		require.Contains(t, err.Error(), `step "plan": params.draftId names nothing in this workspace`)
 	}
@@ -540,7 +543,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	b := setup(t)
 	tm := b.team(t)
 	ctx := context.Background()
-	agent := b.agent(t, tm, "helper", db.AutonomyAutonomous, 0)
+	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
 		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
@@ -549,10 +552,10 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
 
-	cur, err := b.store.CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
-	require.Equal(t, map[string]string{"agent": db.StepCancelled, "after": db.StepCancelled}, statuses(cur))
+	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
+	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))
 	m := b.getMission(t, tm, missionID)
 	require.Equal(t, db.MissionFailed, m.Status)
 	require.NotNil(t, m.CancelledAt)

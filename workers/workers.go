@@ -17,6 +17,10 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -38,10 +42,23 @@ type Deps struct {
 	Storage storage.Storage
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
+
+	// The store's engines the workers call, built on Store by withEngines.
+	missions  *mission.Engine
+	drafts    *draft.Engine
+	pipelines *pipeline.Engine
+	pilotage  *pilotage.Engine
+}
+
+// withEngines builds the store's engines on deps.Store.
+func (d Deps) withEngines() Deps {
+	d.missions, d.drafts, d.pipelines, d.pilotage = mission.New(d.Store), draft.New(d.Store), pipeline.New(d.Store), pilotage.New(d.Store)
+	return d
 }
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, deps Deps) error {
+	deps = deps.withEngines()
 	if err := river.AddWorkerSafely(workers, &EmailWorker{deps: deps}); err != nil {
 		return err
 	}
@@ -338,7 +355,7 @@ type MissionClaimExpiryWorker struct {
 
 // Work implements river.Worker.
 func (w *MissionClaimExpiryWorker) Work(ctx context.Context, job *river.Job[jobs.MissionClaimExpiryArgs]) error {
-	released, retryAt, err := w.deps.Store.ReleaseExpiredClaim(ctx, job.Args.MissionID, job.Args.ClaimSeq)
+	released, retryAt, err := w.deps.missions.ReleaseExpiredClaim(ctx, job.Args.MissionID, job.Args.ClaimSeq)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ type Core struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	Q     *dbsqlc.Queries
+	// Store is the *db.Store this core belongs to, for the links between engines (WaitFinishedTx).
+	Store any
 }
 
 // New builds the core on dbPool. riverClient may be insert-only or working (or nil for a store that

@@ -1,4 +1,4 @@
-package db
+package pilotage
 
 // This file holds the pilotage cockpit's records (missions, priorities, todos, decisions, active
 // documents) and their history. Proposed actions are in pilotage_actions.go, the read models (state,
@@ -17,6 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Pilotage enums (spec Part 2).
@@ -68,17 +71,17 @@ const (
 func checkText(field, s string, max int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if required && s == "" {
-		return "", invalid(field + ": must not be blank")
+		return "", dbcore.Invalid(field + ": must not be blank")
 	}
 	if utf8.RuneCountInString(s) > max {
-		return "", invalid(fmt.Sprintf("%s: expected length <= %d", field, max))
+		return "", dbcore.Invalid(fmt.Sprintf("%s: expected length <= %d", field, max))
 	}
 	return s, nil
 }
 
 func checkEnum(field, v string, allowed []string) error {
 	if !slices.Contains(allowed, v) {
-		return invalid(fmt.Sprintf("%s: expected one of %s", field, strings.Join(allowed, ", ")))
+		return dbcore.Invalid(fmt.Sprintf("%s: expected one of %s", field, strings.Join(allowed, ", ")))
 	}
 	return nil
 }
@@ -89,7 +92,7 @@ func recordPilotage(ctx context.Context, q *dbsqlc.Queries, workspaceID, recordT
 	if err != nil {
 		return fmt.Errorf("encode history: %w", err)
 	}
-	if err := q.PilotageHistoryInsert(ctx, dbsqlc.PilotageHistoryInsertParams{ID: NewID(), WorkspaceID: workspaceID,
+	if err := q.PilotageHistoryInsert(ctx, dbsqlc.PilotageHistoryInsertParams{ID: db.NewID(), WorkspaceID: workspaceID,
 		RecordType: recordType, RecordID: recordID, Change: change, ActorID: actorID, Data: raw}); err != nil {
 		return fmt.Errorf("record pilotage history: %w", err)
 	}
@@ -150,11 +153,11 @@ type NewPilotageMission struct {
 // while it is blocked and cleared when it leaves blocked.
 type PilotageMissionPatch struct {
 	Objective, Module, Status *string
-	BlockedReason             Opt[string]
+	BlockedReason             db.Opt[string]
 }
 
 // checkMission validates a mission's fields as they would be stored.
-func checkMission(m *PilotageMission) error {
+func checkMission(m *db.PilotageMission) error {
 	var err error
 	if m.Objective, err = checkText("objective", m.Objective, MaxPilotageLabel, true); err != nil {
 		return err
@@ -173,15 +176,15 @@ func checkMission(m *PilotageMission) error {
 		m.BlockedReason = &r
 	}
 	if m.Status == "blocked" && m.BlockedReason == nil {
-		return invalid("blockedReason: required when status is blocked")
+		return dbcore.Invalid("blockedReason: required when status is blocked")
 	}
 	return nil
 }
 
 // CreatePilotageMission creates a mission and records it in the history.
-func (s *Store) CreatePilotageMission(ctx context.Context, in NewPilotageMission) (PilotageMission, error) {
-	var out PilotageMission
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreatePilotageMission(ctx context.Context, in NewPilotageMission) (db.PilotageMission, error) {
+	var out db.PilotageMission
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = createPilotageMissionTx(ctx, q, in)
 		return err
@@ -189,18 +192,18 @@ func (s *Store) CreatePilotageMission(ctx context.Context, in NewPilotageMission
 	return out, err
 }
 
-func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageMission) (PilotageMission, error) {
+func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageMission) (db.PilotageMission, error) {
 	if in.Status == "" {
 		in.Status = "to_launch"
 	}
-	m := PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
+	m := db.PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
 	if err := checkMission(&m); err != nil {
 		return m, err
 	}
 	if m.Status != "blocked" && m.BlockedReason != nil {
-		return m, invalid("blockedReason: only a blocked mission has a reason")
+		return m, dbcore.Invalid("blockedReason: only a blocked mission has a reason")
 	}
-	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		Objective: m.Objective, Module: m.Module, Status: m.Status, BlockedReason: m.BlockedReason, ActorID: in.ActorID})
 	if err != nil {
 		return row, fmt.Errorf("insert pilotage mission: %w", err)
@@ -209,9 +212,9 @@ func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 }
 
 // UpdatePilotageMission applies a patch to a mission and records the change.
-func (s *Store) UpdatePilotageMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (PilotageMission, error) {
-	var out PilotageMission
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdatePilotageMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+	var out db.PilotageMission
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = updatePilotageMissionTx(ctx, q, workspaceID, id, actorID, p)
 		return err
@@ -219,8 +222,8 @@ func (s *Store) UpdatePilotageMission(ctx context.Context, workspaceID, id, acto
 	return out, err
 }
 
-func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, actorID string, p PilotageMissionPatch) (PilotageMission, error) {
-	cur, err := orNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
+func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+	cur, err := dbcore.OrNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
 	if err != nil {
 		return cur, err
 	}
@@ -239,7 +242,7 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	}
 	if next.Status != "blocked" {
 		if p.BlockedReason.Set && p.BlockedReason.Value != nil {
-			return cur, invalid("blockedReason: only a blocked mission has a reason")
+			return cur, dbcore.Invalid("blockedReason: only a blocked mission has a reason")
 		}
 		next.BlockedReason = nil // leaving blocked clears the reason
 	}
@@ -255,15 +258,15 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 }
 
 // PilotageMissions lists a workspace's missions in creation order.
-func (s *Store) PilotageMissions(ctx context.Context, workspaceID string) ([]PilotageMission, error) {
-	rows, err := s.q.PilotageMissionList(ctx, workspaceID)
-	return rows, wrap(err, "list pilotage missions")
+func (e *Engine) PilotageMissions(ctx context.Context, workspaceID string) ([]db.PilotageMission, error) {
+	rows, err := e.core.Q.PilotageMissionList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pilotage missions")
 }
 
 // DeletePilotageMission deletes a mission (its todos keep existing, without mission) and records it.
-func (s *Store) DeletePilotageMission(ctx context.Context, workspaceID, id, actorID string) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := orNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
+func (e *Engine) DeletePilotageMission(ctx context.Context, workspaceID, id, actorID string) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
 			return err
 		}
@@ -286,7 +289,7 @@ type PilotagePriorityPatch struct {
 	Active        *bool
 }
 
-func checkPriority(p *PilotagePriority) error {
+func checkPriority(p *db.PilotagePriority) error {
 	var err error
 	if p.Label, err = checkText("label", p.Label, MaxPilotageLabel, true); err != nil {
 		return err
@@ -296,15 +299,15 @@ func checkPriority(p *PilotagePriority) error {
 }
 
 // CreatePilotagePriority creates a priority and records it.
-func (s *Store) CreatePilotagePriority(ctx context.Context, in NewPilotagePriority) (PilotagePriority, error) {
-	p := PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
+func (e *Engine) CreatePilotagePriority(ctx context.Context, in NewPilotagePriority) (db.PilotagePriority, error) {
+	p := db.PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
 	if err := checkPriority(&p); err != nil {
 		return p, err
 	}
-	var out PilotagePriority
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.PilotagePriority
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+		out, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 			Label: p.Label, Module: p.Module, Active: p.Active, ActorID: in.ActorID})
 		if err != nil {
 			return fmt.Errorf("insert pilotage priority: %w", err)
@@ -315,10 +318,10 @@ func (s *Store) CreatePilotagePriority(ctx context.Context, in NewPilotagePriori
 }
 
 // UpdatePilotagePriority applies a patch to a priority and records the change.
-func (s *Store) UpdatePilotagePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (PilotagePriority, error) {
-	var out PilotagePriority
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := orNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
+func (e *Engine) UpdatePilotagePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+	var out db.PilotagePriority
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
 		if err != nil {
 			return err
 		}
@@ -345,15 +348,15 @@ func (s *Store) UpdatePilotagePriority(ctx context.Context, workspaceID, id, act
 }
 
 // PilotagePriorities lists a workspace's priorities in creation order.
-func (s *Store) PilotagePriorities(ctx context.Context, workspaceID string) ([]PilotagePriority, error) {
-	rows, err := s.q.PilotagePriorityList(ctx, workspaceID)
-	return rows, wrap(err, "list pilotage priorities")
+func (e *Engine) PilotagePriorities(ctx context.Context, workspaceID string) ([]db.PilotagePriority, error) {
+	rows, err := e.core.Q.PilotagePriorityList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pilotage priorities")
 }
 
 // DeletePilotagePriority deletes a priority (its todos keep existing, without priority) and records it.
-func (s *Store) DeletePilotagePriority(ctx context.Context, workspaceID, id, actorID string) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := orNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
+func (e *Engine) DeletePilotagePriority(ctx context.Context, workspaceID, id, actorID string) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
 			return err
 		}
@@ -375,11 +378,11 @@ type NewPilotageTodo struct {
 // PilotageTodoPatch changes a todo; unset fields stay, set nil ones are cleared.
 type PilotageTodoPatch struct {
 	Label, Status         *string
-	MissionID, PriorityID Opt[string]
-	DueDate               Opt[time.Time]
+	MissionID, PriorityID db.Opt[string]
+	DueDate               db.Opt[time.Time]
 }
 
-func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *PilotageTodo, refsChanged bool) error {
+func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db.PilotageTodo, refsChanged bool) error {
 	var err error
 	if t.Label, err = checkText("label", t.Label, MaxPilotageLabel, true); err != nil {
 		return err
@@ -392,29 +395,29 @@ func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *Pi
 	}
 	if t.MissionID != nil {
 		ok, err := q.PilotageMissionExists(ctx, dbsqlc.PilotageMissionExistsParams{ID: *t.MissionID, WorkspaceID: workspaceID})
-		if err != nil && !isNotFound(err) {
+		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check mission: %w", err)
 		}
 		if !ok {
-			return notFound("missionId: mission not found")
+			return dbcore.NotFound("missionId: mission not found")
 		}
 	}
 	if t.PriorityID != nil {
 		ok, err := q.PilotagePriorityExists(ctx, dbsqlc.PilotagePriorityExistsParams{ID: *t.PriorityID, WorkspaceID: workspaceID})
-		if err != nil && !isNotFound(err) {
+		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check priority: %w", err)
 		}
 		if !ok {
-			return notFound("priorityId: priority not found")
+			return dbcore.NotFound("priorityId: priority not found")
 		}
 	}
 	return nil
 }
 
 // CreatePilotageTodo creates a todo and records it.
-func (s *Store) CreatePilotageTodo(ctx context.Context, in NewPilotageTodo) (PilotageTodo, error) {
-	var out PilotageTodo
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreatePilotageTodo(ctx context.Context, in NewPilotageTodo) (db.PilotageTodo, error) {
+	var out db.PilotageTodo
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = createPilotageTodoTx(ctx, q, in)
 		return err
@@ -422,15 +425,15 @@ func (s *Store) CreatePilotageTodo(ctx context.Context, in NewPilotageTodo) (Pil
 	return out, err
 }
 
-func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageTodo) (PilotageTodo, error) {
+func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageTodo) (db.PilotageTodo, error) {
 	if in.Status == "" {
 		in.Status = "todo"
 	}
-	t := PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
+	t := db.PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
 	if err := checkTodo(ctx, q, in.WorkspaceID, &t, true); err != nil {
 		return t, err
 	}
-	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Label: t.Label,
+	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Label: t.Label,
 		MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate, ActorID: in.ActorID})
 	if err != nil {
 		return row, fmt.Errorf("insert pilotage todo: %w", err)
@@ -439,10 +442,10 @@ func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotage
 }
 
 // UpdatePilotageTodo applies a patch to a todo and records the change.
-func (s *Store) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (PilotageTodo, error) {
-	var out PilotageTodo
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := orNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
+func (e *Engine) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (db.PilotageTodo, error) {
+	var out db.PilotageTodo
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
 		if err != nil {
 			return err
 		}
@@ -467,8 +470,8 @@ func (s *Store) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID
 		}
 		if out, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label, MissionID: next.MissionID,
 			PriorityID: next.PriorityID, Status: next.Status, DueDate: next.DueDate, ActorID: actorID}); err != nil {
-			if isMissingRef(err) { // the mission or priority was deleted since the check
-				return notFound("missionId or priorityId: not found")
+			if dbcore.IsMissingRef(err) { // the mission or priority was deleted since the check
+				return dbcore.NotFound("missionId or priorityId: not found")
 			}
 			return fmt.Errorf("update pilotage todo: %w", err)
 		}
@@ -478,15 +481,15 @@ func (s *Store) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID
 }
 
 // PilotageTodos lists a workspace's todos in creation order.
-func (s *Store) PilotageTodos(ctx context.Context, workspaceID string) ([]PilotageTodo, error) {
-	rows, err := s.q.PilotageTodoList(ctx, workspaceID)
-	return rows, wrap(err, "list pilotage todos")
+func (e *Engine) PilotageTodos(ctx context.Context, workspaceID string) ([]db.PilotageTodo, error) {
+	rows, err := e.core.Q.PilotageTodoList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pilotage todos")
 }
 
 // DeletePilotageTodo deletes a todo and records it.
-func (s *Store) DeletePilotageTodo(ctx context.Context, workspaceID, id, actorID string) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := orNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
+func (e *Engine) DeletePilotageTodo(ctx context.Context, workspaceID, id, actorID string) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
 			return err
 		}
@@ -507,7 +510,7 @@ type PilotageDecisionPatch struct {
 	Title, Impact *string
 }
 
-func checkDecision(d *PilotageDecision) error {
+func checkDecision(d *db.PilotageDecision) error {
 	var err error
 	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
 		return err
@@ -517,9 +520,9 @@ func checkDecision(d *PilotageDecision) error {
 }
 
 // CreatePilotageDecision records a decision.
-func (s *Store) CreatePilotageDecision(ctx context.Context, in NewPilotageDecision) (PilotageDecision, error) {
-	var out PilotageDecision
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreatePilotageDecision(ctx context.Context, in NewPilotageDecision) (db.PilotageDecision, error) {
+	var out db.PilotageDecision
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = createPilotageDecisionTx(ctx, q, in)
 		return err
@@ -527,12 +530,12 @@ func (s *Store) CreatePilotageDecision(ctx context.Context, in NewPilotageDecisi
 	return out, err
 }
 
-func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageDecision) (PilotageDecision, error) {
-	d := PilotageDecision{Title: in.Title, Impact: in.Impact}
+func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageDecision) (db.PilotageDecision, error) {
+	d := db.PilotageDecision{Title: in.Title, Impact: in.Impact}
 	if err := checkDecision(&d); err != nil {
 		return d, err
 	}
-	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		Title: d.Title, Impact: d.Impact, ActorID: in.ActorID})
 	if err != nil {
 		return row, fmt.Errorf("insert pilotage decision: %w", err)
@@ -541,10 +544,10 @@ func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilo
 }
 
 // UpdatePilotageDecision applies a patch to a decision and records the change.
-func (s *Store) UpdatePilotageDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (PilotageDecision, error) {
-	var out PilotageDecision
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := orNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
+func (e *Engine) UpdatePilotageDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+	var out db.PilotageDecision
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
 		if err != nil {
 			return err
 		}
@@ -567,15 +570,15 @@ func (s *Store) UpdatePilotageDecision(ctx context.Context, workspaceID, id, act
 }
 
 // PilotageDecisions lists a workspace's decisions in creation order.
-func (s *Store) PilotageDecisions(ctx context.Context, workspaceID string) ([]PilotageDecision, error) {
-	rows, err := s.q.PilotageDecisionList(ctx, workspaceID)
-	return rows, wrap(err, "list pilotage decisions")
+func (e *Engine) PilotageDecisions(ctx context.Context, workspaceID string) ([]db.PilotageDecision, error) {
+	rows, err := e.core.Q.PilotageDecisionList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pilotage decisions")
 }
 
 // DeletePilotageDecision deletes a decision and records it.
-func (s *Store) DeletePilotageDecision(ctx context.Context, workspaceID, id, actorID string) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := orNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
+func (e *Engine) DeletePilotageDecision(ctx context.Context, workspaceID, id, actorID string) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
 			return err
 		}
@@ -596,7 +599,7 @@ type PilotageDocPatch struct {
 	Title, Owner, SourceType *string
 }
 
-func checkDoc(d *PilotageDoc) error {
+func checkDoc(d *db.PilotageDoc) error {
 	var err error
 	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
 		return err
@@ -608,18 +611,18 @@ func checkDoc(d *PilotageDoc) error {
 }
 
 // CreatePilotageDoc creates an active document and records it.
-func (s *Store) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (PilotageDoc, error) {
+func (e *Engine) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageDoc, error) {
 	if in.SourceType == "" {
 		in.SourceType = "product"
 	}
-	d := PilotageDoc{Title: in.Title, Owner: in.Owner, SourceType: in.SourceType}
+	d := db.PilotageDoc{Title: in.Title, Owner: in.Owner, SourceType: in.SourceType}
 	if err := checkDoc(&d); err != nil {
 		return d, err
 	}
-	var out PilotageDoc
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.PilotageDoc
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		if out, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
+		if out, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
 			Owner: d.Owner, SourceType: d.SourceType, ActorID: in.ActorID}); err != nil {
 			return fmt.Errorf("insert pilotage doc: %w", err)
 		}
@@ -629,10 +632,10 @@ func (s *Store) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (Pilot
 }
 
 // UpdatePilotageDoc applies a patch to an active document and records the change.
-func (s *Store) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (PilotageDoc, error) {
-	var out PilotageDoc
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := orNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
+func (e *Engine) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (db.PilotageDoc, error) {
+	var out db.PilotageDoc
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
 		if err != nil {
 			return err
 		}
@@ -659,15 +662,15 @@ func (s *Store) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID 
 }
 
 // PilotageDocs lists a workspace's active documents in creation order.
-func (s *Store) PilotageDocs(ctx context.Context, workspaceID string) ([]PilotageDoc, error) {
-	rows, err := s.q.PilotageDocList(ctx, workspaceID)
-	return rows, wrap(err, "list pilotage docs")
+func (e *Engine) PilotageDocs(ctx context.Context, workspaceID string) ([]db.PilotageDoc, error) {
+	rows, err := e.core.Q.PilotageDocList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pilotage docs")
 }
 
 // DeletePilotageDoc deletes an active document and records it.
-func (s *Store) DeletePilotageDoc(ctx context.Context, workspaceID, id, actorID string) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := orNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
+func (e *Engine) DeletePilotageDoc(ctx context.Context, workspaceID, id, actorID string) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {
 			return err
 		}
@@ -686,8 +689,8 @@ type PilotageHistoryQuery struct {
 }
 
 // PilotageHistory pages through a workspace's pilotage history, newest first.
-func (s *Store) PilotageHistory(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]PilotageHistoryEntry, error) {
-	rows, err := s.q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
+func (e *Engine) PilotageHistory(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
+	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
 		RecordType: hq.RecordType, Since: hq.Since, Lim: int32(hq.Limit)})
-	return rows, wrap(err, "list pilotage history")
+	return rows, dbcore.Wrap(err, "list pilotage history")
 }

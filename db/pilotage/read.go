@@ -1,4 +1,4 @@
-package db
+package pilotage
 
 // The pilotage read models: the state (profile selects, intent orders and trims), the dashboard and
 // the portfolio. Each reads one snapshot (a read-only REPEATABLE READ transaction) with a fixed number
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 // Pilotage profiles, intents and the contract version (DESIGN.md "Pilotage").
@@ -40,11 +42,11 @@ func CycleStart(t time.Time) time.Time {
 // PilotageState is the cockpit's records as a profile and an intent show them.
 type PilotageState struct {
 	Cycle            string
-	Missions         []PilotageMission
-	ActivePriorities []PilotagePriority
-	Todos            []PilotageTodo
-	Decisions        []PilotageDecision
-	ActiveDocs       []PilotageDoc
+	Missions         []db.PilotageMission
+	ActivePriorities []db.PilotagePriority
+	Todos            []db.PilotageTodo
+	Decisions        []db.PilotageDecision
+	ActiveDocs       []db.PilotageDoc
 }
 
 // intentTrim is how many records of each array an intent keeps (0: all).
@@ -58,7 +60,7 @@ const (
 // of the cycle and missions and todos done this cycle) and orders and trims them by intent ("" keeps
 // creation order, untrimmed). docs/pilotage.md has the rules. Concurrent calls for one workspace share
 // reads as PilotagePortfolio's do: each answer is read after its call began.
-func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
+func (e *Engine) PilotageStateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
 	if err := checkEnum("profile", profile, PilotageProfiles); err != nil {
 		return PilotageState{}, err
 	}
@@ -67,8 +69,8 @@ func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, inte
 			return PilotageState{}, err
 		}
 	}
-	rows, _, err := s.stateReads.Do(ctx, workspaceID, func(ctx context.Context) (r PilotageState, err error) {
-		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	rows, _, err := e.stateReads.Do(ctx, workspaceID, func(ctx context.Context) (r PilotageState, err error) {
+		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 			if r.Missions, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("missions: %w", err)
 			}
@@ -94,7 +96,7 @@ func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, inte
 	// The read may be shared with other callers (as the portfolio's): select and order copies of it.
 	st := PilotageState{Cycle: Cycle(now), Missions: slices.Clone(rows.Missions), ActivePriorities: slices.Clone(rows.ActivePriorities),
 		Todos: slices.Clone(rows.Todos), Decisions: slices.Clone(rows.Decisions), ActiveDocs: slices.Clone(rows.ActiveDocs)}
-	st.ActivePriorities = slices.DeleteFunc(st.ActivePriorities, func(p PilotagePriority) bool { return !p.Active })
+	st.ActivePriorities = slices.DeleteFunc(st.ActivePriorities, func(p db.PilotagePriority) bool { return !p.Active })
 	selectProfile(&st, profile, CycleStart(now))
 	applyIntent(&st, intent, CycleStart(now))
 	return st, nil
@@ -103,14 +105,14 @@ func (s *Store) PilotageStateFor(ctx context.Context, workspaceID, profile, inte
 func selectProfile(st *PilotageState, profile string, cycleStart time.Time) {
 	switch profile {
 	case "execution":
-		st.Missions = slices.DeleteFunc(st.Missions, func(m PilotageMission) bool { return m.Status != "in_progress" && m.Status != "blocked" })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.Status == "done" })
-		st.ActivePriorities, st.Decisions, st.ActiveDocs = []PilotagePriority{}, []PilotageDecision{}, []PilotageDoc{}
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status != "in_progress" && m.Status != "blocked" })
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status == "done" })
+		st.ActivePriorities, st.Decisions, st.ActiveDocs = []db.PilotagePriority{}, []db.PilotageDecision{}, []db.PilotageDoc{}
 	case "revue":
-		st.Missions = slices.DeleteFunc(st.Missions, func(m PilotageMission) bool { return m.Status != "done" || m.UpdatedAt.Before(cycleStart) })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.Status != "done" || t.UpdatedAt.Before(cycleStart) })
-		st.Decisions = slices.DeleteFunc(st.Decisions, func(d PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
-		st.ActivePriorities, st.ActiveDocs = []PilotagePriority{}, []PilotageDoc{}
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status != "done" || m.UpdatedAt.Before(cycleStart) })
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status != "done" || t.UpdatedAt.Before(cycleStart) })
+		st.Decisions = slices.DeleteFunc(st.Decisions, func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
+		st.ActivePriorities, st.ActiveDocs = []db.PilotagePriority{}, []db.PilotageDoc{}
 	}
 }
 
@@ -124,65 +126,54 @@ func byRecent[T any](updated func(T) time.Time) func(a, b T) int {
 	return func(a, b T) int { return updated(b).Compare(updated(a)) }
 }
 
-// nilLast orders times, nil last (undated todos, unscheduled scopes).
-func nilLast(a, b *time.Time) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	return a.Compare(*b)
-}
-
 func applyIntent(st *PilotageState, intent string, cycleStart time.Time) {
 	switch intent {
 	case "daily_execution":
 		// What to act on today: blocked first, then in progress; done work and old context dropped.
-		st.Missions = slices.DeleteFunc(st.Missions, func(m PilotageMission) bool { return m.Status == "done" })
-		slices.SortStableFunc(st.Missions, func(a, b PilotageMission) int { return cmp.Compare(missionUrgency[a.Status], missionUrgency[b.Status]) })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.Status == "done" })
-		slices.SortStableFunc(st.Todos, func(a, b PilotageTodo) int {
-			return cmp.Or(cmp.Compare(todoUrgency[a.Status], todoUrgency[b.Status]), nilLast(a.DueDate, b.DueDate))
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status == "done" })
+		slices.SortStableFunc(st.Missions, func(a, b db.PilotageMission) int {
+			return cmp.Compare(missionUrgency[a.Status], missionUrgency[b.Status])
 		})
-		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status == "done" })
+		slices.SortStableFunc(st.Todos, func(a, b db.PilotageTodo) int {
+			return cmp.Or(cmp.Compare(todoUrgency[a.Status], todoUrgency[b.Status]), db.NilLast(a.DueDate, b.DueDate))
+		})
+		slices.SortStableFunc(st.Decisions, byRecent(func(d db.PilotageDecision) time.Time { return d.CreatedAt }))
 		st.Decisions = st.Decisions[:min(len(st.Decisions), recentLimit)]
-		st.ActiveDocs = []PilotageDoc{}
+		st.ActiveDocs = []db.PilotageDoc{}
 	case "weekly_review":
 		// What moved this week, most recent first.
-		st.Missions = slices.DeleteFunc(st.Missions, func(m PilotageMission) bool { return m.UpdatedAt.Before(cycleStart) })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.UpdatedAt.Before(cycleStart) })
-		st.Decisions = slices.DeleteFunc(st.Decisions, func(d PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
-		st.ActiveDocs = slices.DeleteFunc(st.ActiveDocs, func(d PilotageDoc) bool { return d.UpdatedAt.Before(cycleStart) })
-		slices.SortStableFunc(st.Missions, byRecent(func(m PilotageMission) time.Time { return m.UpdatedAt }))
-		slices.SortStableFunc(st.Todos, byRecent(func(t PilotageTodo) time.Time { return t.UpdatedAt }))
-		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
-		slices.SortStableFunc(st.ActiveDocs, byRecent(func(d PilotageDoc) time.Time { return d.UpdatedAt }))
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.UpdatedAt.Before(cycleStart) })
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.UpdatedAt.Before(cycleStart) })
+		st.Decisions = slices.DeleteFunc(st.Decisions, func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
+		st.ActiveDocs = slices.DeleteFunc(st.ActiveDocs, func(d db.PilotageDoc) bool { return d.UpdatedAt.Before(cycleStart) })
+		slices.SortStableFunc(st.Missions, byRecent(func(m db.PilotageMission) time.Time { return m.UpdatedAt }))
+		slices.SortStableFunc(st.Todos, byRecent(func(t db.PilotageTodo) time.Time { return t.UpdatedAt }))
+		slices.SortStableFunc(st.Decisions, byRecent(func(d db.PilotageDecision) time.Time { return d.CreatedAt }))
+		slices.SortStableFunc(st.ActiveDocs, byRecent(func(d db.PilotageDoc) time.Time { return d.UpdatedAt }))
 	case "sprint_planning":
 		// What to plan: work not done, missions to launch first, todos by due date; priorities lead.
-		st.Missions = slices.DeleteFunc(st.Missions, func(m PilotageMission) bool { return m.Status == "done" })
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status == "done" })
 		planOrder := map[string]int{"to_launch": 0, "blocked": 1, "in_progress": 2}
-		slices.SortStableFunc(st.Missions, func(a, b PilotageMission) int { return cmp.Compare(planOrder[a.Status], planOrder[b.Status]) })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t PilotageTodo) bool { return t.Status == "done" })
-		slices.SortStableFunc(st.Todos, func(a, b PilotageTodo) int {
-			hasPrio := func(t PilotageTodo) int {
+		slices.SortStableFunc(st.Missions, func(a, b db.PilotageMission) int { return cmp.Compare(planOrder[a.Status], planOrder[b.Status]) })
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status == "done" })
+		slices.SortStableFunc(st.Todos, func(a, b db.PilotageTodo) int {
+			hasPrio := func(t db.PilotageTodo) int {
 				if t.PriorityID != nil {
 					return 0
 				}
 				return 1
 			}
-			return cmp.Or(cmp.Compare(hasPrio(a), hasPrio(b)), nilLast(a.DueDate, b.DueDate))
+			return cmp.Or(cmp.Compare(hasPrio(a), hasPrio(b)), db.NilLast(a.DueDate, b.DueDate))
 		})
-		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
+		slices.SortStableFunc(st.Decisions, byRecent(func(d db.PilotageDecision) time.Time { return d.CreatedAt }))
 		st.Decisions = st.Decisions[:min(len(st.Decisions), recentLimit)]
 	case "context_only":
 		// Background for a reader (or a model): the latest of each, a few of each.
-		slices.SortStableFunc(st.Missions, byRecent(func(m PilotageMission) time.Time { return m.UpdatedAt }))
-		slices.SortStableFunc(st.Todos, byRecent(func(t PilotageTodo) time.Time { return t.UpdatedAt }))
-		slices.SortStableFunc(st.Decisions, byRecent(func(d PilotageDecision) time.Time { return d.CreatedAt }))
-		slices.SortStableFunc(st.ActiveDocs, byRecent(func(d PilotageDoc) time.Time { return d.UpdatedAt }))
+		slices.SortStableFunc(st.Missions, byRecent(func(m db.PilotageMission) time.Time { return m.UpdatedAt }))
+		slices.SortStableFunc(st.Todos, byRecent(func(t db.PilotageTodo) time.Time { return t.UpdatedAt }))
+		slices.SortStableFunc(st.Decisions, byRecent(func(d db.PilotageDecision) time.Time { return d.CreatedAt }))
+		slices.SortStableFunc(st.ActiveDocs, byRecent(func(d db.PilotageDoc) time.Time { return d.UpdatedAt }))
 		st.Missions = st.Missions[:min(len(st.Missions), contextOnlyLimit)]
 		st.Todos = st.Todos[:min(len(st.Todos), contextOnlyLimit)]
 		st.Decisions = st.Decisions[:min(len(st.Decisions), contextOnlyLimit)]
@@ -195,15 +186,15 @@ type PilotageDashboard struct {
 	Cycle string
 	// Counts are by kind (mission, todo, action) then status; todo also has "overdue".
 	Counts          map[string]map[string]int
-	BlockedMissions []PilotageMission
+	BlockedMissions []db.PilotageMission
 	// OpenTodos are the todos not done, soonest due first, at most DashboardListLimit.
-	OpenTodos []PilotageTodo
+	OpenTodos []db.PilotageTodo
 	// PendingActions are suggested and approved actions, oldest first, at most DashboardListLimit.
-	PendingActions []PilotageAction
-	CycleDecisions []PilotageDecision
+	PendingActions []db.PilotageAction
+	CycleDecisions []db.PilotageDecision
 	CycleStartsAt  time.Time
 	// OverdueTodos are the open todos due in the past (of OpenTodos).
-	OverdueTodos []PilotageTodo
+	OverdueTodos []db.PilotageTodo
 }
 
 // DashboardListLimit bounds the dashboard's lists of open todos and pending actions (their counts are
@@ -213,10 +204,10 @@ const DashboardListLimit = 100
 // dashboardRows is one read of a workspace's dashboard.
 type dashboardRows struct {
 	counts         []dbsqlc.PilotageStatusCountsRow
-	blocked        []PilotageMission
-	openTodos      []PilotageTodo
-	pendingActions []PilotageAction
-	cycleDecisions []PilotageDecision
+	blocked        []db.PilotageMission
+	openTodos      []db.PilotageTodo
+	pendingActions []db.PilotageAction
+	cycleDecisions []db.PilotageDecision
 }
 
 // dashboardKey names a dashboard read: the decisions listed are those of one cycle.
@@ -228,13 +219,13 @@ type dashboardKey struct {
 // PilotageDashboardFor reads the dashboard in one snapshot of five queries. Concurrent calls for one
 // workspace (in one cycle) share reads as PilotagePortfolio's do: each answer is read after its call
 // began.
-func (s *Store) PilotageDashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
-	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []PilotageTodo{}, Counts: map[string]map[string]int{
+func (e *Engine) PilotageDashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
+	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []db.PilotageTodo{}, Counts: map[string]map[string]int{
 		"mission": zeroCounts(PilotageMissionStatuses), "todo": zeroCounts(append(slices.Clone(PilotageTodoStatuses), "overdue")),
 		"action": zeroCounts(PilotageActionStatuses)}}
 	key := dashboardKey{workspaceID: workspaceID, cycleStart: d.CycleStartsAt}
-	rows, _, err := s.dashboardReads.Do(ctx, key, func(ctx context.Context) (r dashboardRows, err error) {
-		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	rows, _, err := e.dashboardReads.Do(ctx, key, func(ctx context.Context) (r dashboardRows, err error) {
+		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 			if r.counts, err = q.PilotageStatusCounts(ctx, workspaceID); err != nil {
 				return fmt.Errorf("counts: %w", err)
 			}
@@ -305,9 +296,9 @@ type portfolioRows struct {
 // waits for the next one, which serves every call that arrived in the meantime, so each answer is
 // still read after its call began (a caller sees its own writes) and a workspace costs at most one
 // read at a time however many people watch it. See docs/pilotage.md "Shared reads".
-func (s *Store) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
-	rows, _, err := s.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
-		err = s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+func (e *Engine) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
+	rows, _, err := e.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
+		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 			if r.projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("list projects: %w", err)
 			}
@@ -346,7 +337,7 @@ func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioC
 	}
 	for j, c := range cols {
 		active := int(c.LowCount + c.MediumCount + c.HighCount)
-		typ := CardStatus(ids, c.ID, false)
+		typ := db.CardStatus(ids, c.ID, false)
 		pp.CardsByColumn[j] = PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: active}
 		pp.ColumnTypes[j] = typ
 		pp.CardCount += active

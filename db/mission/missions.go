@@ -1,4 +1,4 @@
-package db
+package mission
 
 // This file holds missions as records: statuses and sources, queueing a mission with its River job,
 // reading, listing and cancelling missions and listing proposals. Running a mission is the executor's
@@ -16,15 +16,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
-)
 
-// Mission statuses (spec Part 3).
-const (
-	MissionQueued           = "queued"
-	MissionRunning          = "running"
-	MissionAwaitingApproval = "awaiting_approval"
-	MissionCompleted        = "completed"
-	MissionFailed           = "failed"
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Mission sources: who asked for the mission.
@@ -52,50 +46,50 @@ type NewMission struct {
 }
 
 // MissionCardProject answers the project of a card of the workspace, or "card not found".
-func (s *Store) MissionCardProject(ctx context.Context, workspaceID, cardID string) (string, error) {
-	pid, err := s.q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return "", notFound("card not found")
+func (e *Engine) MissionCardProject(ctx context.Context, workspaceID, cardID string) (string, error) {
+	pid, err := e.core.Q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: workspaceID})
+	if dbcore.IsNotFound(err) {
+		return "", dbcore.NotFound("card not found")
 	}
-	return pid, wrap(err, "find card")
+	return pid, dbcore.Wrap(err, "find card")
 }
 
 // AgentByUser finds the agent whose service user is userID in the workspace.
-func (s *Store) AgentByUser(ctx context.Context, workspaceID, userID string) (Agent, error) {
-	return orNotFound(s.q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
+func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (db.Agent, error) {
+	return dbcore.OrNotFound(e.core.Q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
 }
 
 // DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
-func (s *Store) DefaultAgent(ctx context.Context, workspaceID string) (Agent, error) {
-	a, err := s.q.AgentFirst(ctx, workspaceID)
-	if isNotFound(err) {
-		return a, invalid("the workspace has no agent yet; create one first or name agentId")
+func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent, error) {
+	a, err := e.core.Q.AgentFirst(ctx, workspaceID)
+	if dbcore.IsNotFound(err) {
+		return a, dbcore.Invalid("the workspace has no agent yet; create one first or name agentId")
 	}
-	return a, wrap(err, "default agent")
+	return a, dbcore.Wrap(err, "default agent")
 }
 
 // CreateMission queues a mission: the row (queued), its River job on the missions queue and its first
 // status event, in one transaction. The agent's row lock serialises creations, so its missions-per-hour
 // limit holds under concurrency (ErrTooManyRequests past it). An mcpOnly agent's mission gets no job:
 // it stays queued for the external AI client that works it through /mcp.
-func (s *Store) CreateMission(ctx context.Context, in NewMission) (AgentMission, error) {
-	var out AgentMission
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreateMission(ctx context.Context, in NewMission) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = s.createMissionTx(ctx, tx, q, in)
+		out, err = e.CreateMissionTx(ctx, tx, q, in)
 		return err
 	})
 	return out, err
 }
 
-// createMissionTx is CreateMission in the caller's transaction (a pipeline step starts its mission
+// CreateMissionTx is CreateMission in the caller's transaction (a pipeline step starts its mission
 // in the transaction that records the step waiting for it).
-func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in NewMission) (AgentMission, error) {
-	var out AgentMission
+func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in NewMission) (db.AgentMission, error) {
+	var out db.AgentMission
 	err := func() error {
 		agent, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: in.AgentID, WorkspaceID: in.WorkspaceID})
-		if isNotFound(err) {
-			return notFound("agent not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("agent not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
@@ -105,16 +99,16 @@ func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 			return fmt.Errorf("count missions: %w", err)
 		}
 		if n >= agent.MaxMissionsPerHour {
-			return &Error{Kind: ErrTooManyRequests, Msg: fmt.Sprintf("the agent already started %d missions in the last hour (its limit is %d)", n, agent.MaxMissionsPerHour)}
+			return &db.Error{Kind: ErrTooManyRequests, Msg: fmt.Sprintf("the agent already started %d missions in the last hour (its limit is %d)", n, agent.MaxMissionsPerHour)}
 		}
 		maxSteps := in.MaxSteps
 		if maxSteps <= 0 {
 			maxSteps = agent.MaxSteps
 		}
 		if maxSteps > agent.MaxSteps {
-			return invalid(fmt.Sprintf("maxSteps must be at most the agent's limit (%d)", agent.MaxSteps))
+			return dbcore.Invalid(fmt.Sprintf("maxSteps must be at most the agent's limit (%d)", agent.MaxSteps))
 		}
-		out, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, AgentID: agent.ID,
+		out, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, AgentID: agent.ID,
 			ProjectID: in.ProjectID, CardID: in.CardID, Source: in.Source, Objective: in.Objective, MaxSteps: maxSteps, CreatedBy: in.ActorID})
 		if err != nil {
 			return fmt.Errorf("insert mission: %w", err)
@@ -123,7 +117,7 @@ func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		if agent.McpOnly {
 			msg = "mission queued for an MCP client"
 		} else {
-			res, err := s.core.River.InsertTx(ctx, tx, jobs.MissionArgs{MissionID: out.ID},
+			res, err := e.core.River.InsertTx(ctx, tx, jobs.MissionArgs{MissionID: out.ID},
 				&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: MissionMaxAttempts})
 			if err != nil {
 				return fmt.Errorf("enqueue mission: %w", err)
@@ -133,7 +127,7 @@ func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 			}
 			out.JobID = &res.Job.ID
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, out.ID, NewMissionEvent{Type: MissionEventStatus, Status: MissionQueued, Message: msg,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, out.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionQueued, Message: msg,
 			Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
 		return err
 	}()
@@ -141,47 +135,47 @@ func (s *Store) createMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 }
 
 // Mission reads a mission of a workspace.
-func (s *Store) Mission(ctx context.Context, workspaceID, missionID string) (AgentMission, error) {
-	return orNotFound(s.q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
+func (e *Engine) Mission(ctx context.Context, workspaceID, missionID string) (db.AgentMission, error) {
+	return dbcore.OrNotFound(e.core.Q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
 }
 
 // AgentMissions lists an agent's missions, newest first.
-func (s *Store) AgentMissions(ctx context.Context, workspaceID, agentID string, limit int32) ([]AgentMission, error) {
-	if _, err := s.Agent(ctx, workspaceID, agentID); err != nil {
+func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string, limit int32) ([]db.AgentMission, error) {
+	if _, err := e.Agent(ctx, workspaceID, agentID); err != nil {
 		return nil, err
 	}
-	rows, err := s.q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, Lim: limit})
-	return rows, wrap(err, "list missions")
+	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, Lim: limit})
+	return rows, dbcore.Wrap(err, "list missions")
 }
 
 // MissionProposals lists the proposals of a mission of the workspace.
-func (s *Store) MissionProposals(ctx context.Context, workspaceID, missionID string) ([]AgentProposal, error) {
-	if _, err := s.Mission(ctx, workspaceID, missionID); err != nil {
+func (e *Engine) MissionProposals(ctx context.Context, workspaceID, missionID string) ([]db.AgentProposal, error) {
+	if _, err := e.Mission(ctx, workspaceID, missionID); err != nil {
 		return nil, err
 	}
-	rows, err := s.q.ProposalListByMission(ctx, missionID)
-	return rows, wrap(err, "list proposals")
+	rows, err := e.core.Q.ProposalListByMission(ctx, missionID)
+	return rows, dbcore.Wrap(err, "list proposals")
 }
 
 // PendingProposals lists a workspace's proposals awaiting a decision, oldest first.
-func (s *Store) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]AgentProposal, error) {
-	rows, err := s.q.ProposalListPending(ctx, dbsqlc.ProposalListPendingParams{WorkspaceID: workspaceID, Lim: limit})
-	return rows, wrap(err, "list pending proposals")
+func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]db.AgentProposal, error) {
+	rows, err := e.core.Q.ProposalListPending(ctx, dbsqlc.ProposalListPendingParams{WorkspaceID: workspaceID, Lim: limit})
+	return rows, dbcore.Wrap(err, "list pending proposals")
 }
 
 // CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
 // proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
 // transaction. A finished mission is a conflict.
-func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (AgentMission, error) {
-	var out AgentMission
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			cur, gerr := s.Mission(ctx, workspaceID, missionID)
+		if dbcore.IsNotFound(err) {
+			cur, gerr := e.Mission(ctx, workspaceID, missionID)
 			if gerr != nil {
 				return gerr
 			}
-			return conflict(fmt.Sprintf("the mission is already %s", cur.Status))
+			return dbcore.Conflict(fmt.Sprintf("the mission is already %s", cur.Status))
 		}
 		if err != nil {
 			return fmt.Errorf("cancel mission: %w", err)
@@ -192,15 +186,15 @@ func (s *Store) CancelMission(ctx context.Context, workspaceID, missionID, actor
 			return fmt.Errorf("reject pending proposals: %w", err)
 		}
 		if m.JobID != nil {
-			if _, err := s.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			if _, err := e.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		if _, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionFailed, Message: "mission cancelled",
+		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionFailed, Message: "mission cancelled",
 			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
 			return err
 		}
-		return s.missionSettledTx(ctx, tx, m)
+		return e.missionSettledTx(ctx, tx, m)
 	})
 	return out, err
 }

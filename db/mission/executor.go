@@ -1,4 +1,4 @@
-package db
+package mission
 
 // This file is the mission executor: what a worker does with a queued mission (start or resume it, show
 // the model its card, count its turns), each tool call decoded and applied as the agent's user or turned
@@ -18,6 +18,10 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/agenttool"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/pilotage"
 )
 
 // Step outcomes recorded in mission_steps.
@@ -33,9 +37,9 @@ var ErrMissionStopped = errors.New("mission is no longer running")
 
 // MissionRun is what a worker needs to run a mission.
 type MissionRun struct {
-	Mission AgentMission
-	Agent   Agent
-	Skills  []Skill
+	Mission db.AgentMission
+	Agent   db.Agent
+	Skills  []db.Skill
 	// Proceed is false when there is nothing to run: the mission is finished, cancelled, awaiting
 	// approval, or belongs to an mcpOnly agent.
 	Proceed bool
@@ -43,12 +47,12 @@ type MissionRun struct {
 
 // StartMission takes a mission for a worker: the guarded queued -> running move with its status event.
 // A mission already running (a retried or rescued job) is resumed as is.
-func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun, error) {
+func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun, error) {
 	var run MissionRun
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionGetForUpdate(ctx, missionID)
-		if isNotFound(err) {
-			return notFound("mission not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("mission not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock mission: %w", err)
@@ -58,15 +62,15 @@ func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun,
 			return fmt.Errorf("get agent: %w", err)
 		}
 		run.Agent = agent
-		if agent.McpOnly || (m.Status != MissionQueued && m.Status != MissionRunning) {
+		if agent.McpOnly || (m.Status != db.MissionQueued && m.Status != db.MissionRunning) {
 			run.Mission = m
 			return nil
 		}
-		if m.Status == MissionQueued {
+		if m.Status == db.MissionQueued {
 			if m, err = q.MissionStart(ctx, missionID); err != nil {
 				return fmt.Errorf("start mission: %w", err)
 			}
-			if _, err := s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: MissionEventStatus, Status: MissionRunning,
+			if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionRunning,
 				Message: "mission started"}); err != nil {
 				return err
 			}
@@ -85,19 +89,19 @@ func (s *Store) StartMission(ctx context.Context, missionID string) (MissionRun,
 type MissionCard struct {
 	ID, Title, Description, Priority, Column string
 	DueDate                                  *time.Time
-	Checklist                                []ChecklistItemInput
+	Checklist                                []db.ChecklistItemInput
 	Comments                                 []string
 	Labels                                   []string
 }
 
 // MissionCardSnapshot reads the mission's card (nil when the mission has none or it was deleted), with
 // its checklist, labels, column name and comments, in three queries.
-func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*MissionCard, error) {
+func (e *Engine) MissionCardSnapshot(ctx context.Context, m db.AgentMission) (*MissionCard, error) {
 	if m.CardID == nil || m.ProjectID == nil {
 		return nil, nil
 	}
-	c, err := s.Card(ctx, *m.ProjectID, *m.CardID)
-	if isNotFound(err) {
+	c, err := e.store.Card(ctx, *m.ProjectID, *m.CardID)
+	if dbcore.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -111,7 +115,7 @@ func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*Missi
 	}
 	_ = json.Unmarshal(d.PartsChecklist, &items)
 	for _, it := range items {
-		out.Checklist = append(out.Checklist, ChecklistItemInput{Title: it.Title, Done: it.Done})
+		out.Checklist = append(out.Checklist, db.ChecklistItemInput{Title: it.Title, Done: it.Done})
 	}
 	var labels []struct {
 		Name string `json:"name"`
@@ -120,10 +124,10 @@ func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*Missi
 	for _, l := range labels {
 		out.Labels = append(out.Labels, l.Name)
 	}
-	if out.Column, err = s.q.MissionColumnName(ctx, d.ColumnID); err != nil && !isNotFound(err) {
+	if out.Column, err = e.core.Q.MissionColumnName(ctx, d.ColumnID); err != nil && !dbcore.IsNotFound(err) {
 		return nil, fmt.Errorf("card column: %w", err)
 	}
-	comments, err := s.q.CommentListByCard(ctx, d.ID)
+	comments, err := e.core.Q.CommentListByCard(ctx, d.ID)
 	if err != nil {
 		return nil, fmt.Errorf("card comments: %w", err)
 	}
@@ -135,8 +139,8 @@ func (s *Store) MissionCardSnapshot(ctx context.Context, m AgentMission) (*Missi
 
 // MissionTurn records that model turn n (1-based) starts; ErrMissionStopped when the mission no
 // longer runs (it was cancelled between turns).
-func (s *Store) MissionTurn(ctx context.Context, missionID string, n int) error {
-	rows, err := s.q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: int32(n)})
+func (e *Engine) MissionTurn(ctx context.Context, missionID string, n int) error {
+	rows, err := e.core.Q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: int32(n)})
 	if err != nil {
 		return fmt.Errorf("mission turn: %w", err)
 	}
@@ -147,10 +151,10 @@ func (s *Store) MissionTurn(ctx context.Context, missionID string, n int) error 
 }
 
 // MissionStatus reads a mission's current status (the runner checks it after an interrupted call).
-func (s *Store) MissionStatus(ctx context.Context, missionID string) (string, error) {
-	m, err := s.q.MissionGetByID(ctx, missionID)
+func (e *Engine) MissionStatus(ctx context.Context, missionID string) (string, error) {
+	m, err := e.core.Q.MissionGetByID(ctx, missionID)
 	if err != nil {
-		return "", wrap(err, "get mission")
+		return "", dbcore.Wrap(err, "get mission")
 	}
 	return m.Status, nil
 }
@@ -187,33 +191,33 @@ type StepOutcome struct {
 // it into a pending proposal according to the agent's autonomy, records the step (ON CONFLICT DO
 // NOTHING) and appends its `step` (and `proposal`) events. A failed action is recorded as refused with
 // the reason, which the model is told.
-func (s *Store) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, error) {
+func (e *Engine) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome, error) {
 	for range 5 {
 		var out StepOutcome
-		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 			var err error
-			out, err = s.runMissionStepTx(ctx, tx, q, in)
+			out, err = e.runMissionStepTx(ctx, tx, q, in)
 			return err
 		})
-		if !errors.Is(err, ErrRetryMove) {
+		if !errors.Is(err, db.ErrRetryMove) {
 			return out, err
 		}
 	}
-	return StepOutcome{}, conflict("the card is being moved by someone else; try again")
+	return StepOutcome{}, dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
-func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
-	var m AgentMission
+func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
+	var m db.AgentMission
 	var err error
 	if in.Claim != nil {
-		if m, err = s.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim); err != nil {
+		if m, err = e.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim); err != nil {
 			return StepOutcome{}, err
 		}
 	} else {
 		if m, err = q.MissionGetForUpdate(ctx, in.MissionID); err != nil {
-			return StepOutcome{}, wrap(err, "lock mission")
+			return StepOutcome{}, dbcore.Wrap(err, "lock mission")
 		}
-		if m.Status != MissionRunning {
+		if m.Status != db.MissionRunning {
 			return StepOutcome{}, ErrMissionStopped
 		}
 	}
@@ -221,7 +225,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		var res stepResult
 		_ = json.Unmarshal(prev.Result, &res)
 		return StepOutcome{Outcome: prev.Outcome, Text: res.Text, ProposalID: res.ProposalID, Replayed: true}, nil
-	} else if !isNotFound(err) {
+	} else if !dbcore.IsNotFound(err) {
 		return StepOutcome{}, fmt.Errorf("get step: %w", err)
 	}
 	agent, err := q.AgentGetByID(ctx, m.AgentID)
@@ -247,14 +251,14 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		res.Text = "error: " + derr.Error()
 	case needsApproval(agent.AutonomyMode, in.Tool):
 		outcome = StepProposed
-		p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
-			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: Excerpt(strings.TrimSpace(in.Explanation), 1000)})
+		p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
+			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: db.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
 		if err != nil {
 			return StepOutcome{}, fmt.Errorf("insert proposal: %w", err)
 		}
 		res.ProposalID = p.ID
 		res.Text = fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)
-		if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
+		if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
 			Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
 			return StepOutcome{}, err
 		}
@@ -264,8 +268,8 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		if err != nil {
 			return StepOutcome{}, fmt.Errorf("savepoint: %w", err)
 		}
-		text, aerr := s.applyAgentAction(ctx, sp, m, agent.UserID, action)
-		var refusal *Error
+		text, aerr := e.applyAgentAction(ctx, sp, m, agent.UserID, action)
+		var refusal *db.Error
 		switch {
 		case aerr == nil:
 			if err := sp.Commit(ctx); err != nil {
@@ -298,7 +302,7 @@ func (s *Store) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	if res.ProposalID != "" {
 		data["proposalId"] = res.ProposalID
 	}
-	if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
+	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
 		return StepOutcome{}, err
 	}
 	return StepOutcome{Outcome: outcome, Text: res.Text, ProposalID: res.ProposalID}, nil
@@ -327,14 +331,14 @@ func needsApproval(mode, tool string) bool {
 }
 
 // agentToolLimits are the card limits tool calls are decoded against.
-var agentToolLimits = agenttool.Limits{Priorities: Priorities, MaxChecklistItems: MaxChecklistItems, MaxCommentLength: MaxCommentLength}
+var agentToolLimits = agenttool.Limits{Priorities: db.Priorities, MaxChecklistItems: db.MaxChecklistItems, MaxCommentLength: db.MaxCommentLength}
 
 // decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
 // ErrInvalid.
 func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
 	args, err := agenttool.Decode(tool, raw, agentToolLimits)
 	if err != nil {
-		return nil, invalid(err.Error())
+		return nil, dbcore.Invalid(err.Error())
 	}
 	return args, nil
 }
@@ -342,9 +346,9 @@ func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
 // applyAgentAction performs a tool call through the store's card operations, as the agent's service user,
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
 // short description of what it did.
-func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission, actorID string, args agenttool.Args) (string, error) {
+func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string, args agenttool.Args) (string, error) {
 	if a, ok := args.(agenttool.ProposePilotageActionArgs); ok {
-		act, err := proposePilotageActionTx(ctx, queries(tx), NewPilotageAction{WorkspaceID: m.WorkspaceID, ActorID: actorID,
+		act, err := e.pilotage.ProposeActionTx(ctx, tx, pilotage.NewPilotageAction{WorkspaceID: m.WorkspaceID, ActorID: actorID,
 			ActionType: a.ActionType, Explanation: a.Explanation, Payload: a.Payload, AgentMissionID: &m.ID})
 		if err != nil {
 			return "", err
@@ -352,82 +356,82 @@ func (s *Store) applyAgentAction(ctx context.Context, tx pgx.Tx, m AgentMission,
 		return fmt.Sprintf("cockpit action %s proposed (suggested); a person reviews it before it applies", act.ID), nil
 	}
 	if m.ProjectID == nil {
-		return "", invalid("this mission has no project, so card tools cannot be used")
+		return "", dbcore.Invalid("this mission has no project, so card tools cannot be used")
 	}
 	projectID := *m.ProjectID
 	var cardID string
 	if _, creates := args.(agenttool.CreateCardArgs); !creates { // every other tool acts on the mission's card
 		if m.CardID == nil {
-			return "", invalid("this mission has no card")
+			return "", dbcore.Invalid("this mission has no card")
 		}
 		cardID = *m.CardID
 	}
 	switch a := args.(type) {
 	case agenttool.UpdateCardArgs:
-		p := CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
-		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
+		p := db.CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
+		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
 			return "", err
 		}
 		return "card updated", nil
 	case agenttool.MoveCardArgs:
-		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: CardPatch{ColumnID: &a.ColumnID}}); err != nil {
+		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: db.CardPatch{ColumnID: &a.ColumnID}}); err != nil {
 			return "", err
 		}
 		return "card moved", nil
 	case agenttool.AddChecklistItemsArgs:
-		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
+		if err := e.store.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
 	case agenttool.AddCommentArgs:
-		if _, err := s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
+		if _, err := e.store.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil
 	case agenttool.CreateCardArgs:
-		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
+		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
 			Title: a.Title, Description: a.Description})
 		if err != nil {
 			return "", err
 		}
 		return "card created: " + c.ID, nil
 	}
-	return "", invalid(fmt.Sprintf("unknown tool %q", args.Tool()))
+	return "", dbcore.Invalid(fmt.Sprintf("unknown tool %q", args.Tool()))
 }
 
 // FinishMission ends a running mission: failed with errText when set (+ done event); else
 // awaiting_approval when proposals are pending (+ status event), else completed (+ done event) with the
 // model's summary. A mission no longer running (cancelled) is left alone.
-func (s *Store) FinishMission(ctx context.Context, missionID, summary, errText string) (AgentMission, error) {
-	var out AgentMission
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) FinishMission(ctx context.Context, missionID, summary, errText string) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionGetForUpdate(ctx, missionID)
 		if err != nil {
-			return wrap(err, "lock mission")
+			return dbcore.Wrap(err, "lock mission")
 		}
-		out, err = s.finishMissionTx(ctx, tx, q, m, summary, errText)
+		out, err = e.finishMissionTx(ctx, tx, q, m, summary, errText)
 		return err
 	})
 	return out, err
 }
 
 // finishMissionTx is FinishMission's work on a mission locked by the caller.
-func (s *Store) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m AgentMission, summary, errText string) (AgentMission, error) {
-	if m.Status != MissionRunning {
+func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, summary, errText string) (db.AgentMission, error) {
+	if m.Status != db.MissionRunning {
 		return m, nil
 	}
-	status, evType, msg := MissionCompleted, MissionEventDone, summary
+	status, evType, msg := db.MissionCompleted, db.MissionEventDone, summary
 	var errPtr *string
 	switch {
 	case errText != "":
-		status, evType, msg, errPtr = MissionFailed, MissionEventDone, errText, &errText
+		status, evType, msg, errPtr = db.MissionFailed, db.MissionEventDone, errText, &errText
 	default:
 		n, err := q.ProposalPendingCount(ctx, m.ID)
 		if err != nil {
 			return m, fmt.Errorf("count proposals: %w", err)
 		}
 		if n > 0 {
-			status, evType = MissionAwaitingApproval, MissionEventStatus
+			status, evType = db.MissionAwaitingApproval, db.MissionEventStatus
 		}
 	}
 	out, err := q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: m.ID, Status: status, Error: errPtr})
@@ -437,11 +441,11 @@ func (s *Store) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if msg == "" {
 		msg = "mission " + strings.ReplaceAll(status, "_", " ")
 	}
-	if _, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
+	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
 		return out, err
 	}
 	// A pipeline step waiting for the mission goes on in the same transaction.
-	return out, s.missionSettledTx(ctx, tx, out)
+	return out, e.missionSettledTx(ctx, tx, out)
 }
 
 // Decider is who decides a proposal: a user, and whether they hold a pilotage role that reviews (reviewer
@@ -457,14 +461,14 @@ type Decider struct {
 // completion with a done event. Deciding twice is a conflict; an action that cannot apply any more is
 // refused and the proposal stays pending. Only the mission's requester and reviewers may decide
 // (ErrForbidden otherwise).
-func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID string, by Decider, approve bool, reason string) (AgentProposal, error) {
+func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID string, by Decider, approve bool, reason string) (db.AgentProposal, error) {
 	actorID := by.UserID
 	for range 5 {
-		var out AgentProposal
-		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var out db.AgentProposal
+		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 			p, err := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
-			if isNotFound(err) {
-				return notFound("proposal not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("proposal not found")
 			}
 			if err != nil {
 				return fmt.Errorf("get proposal: %w", err)
@@ -474,7 +478,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 				return fmt.Errorf("lock mission: %w", err)
 			}
 			if !by.Reviewer && m.CreatedBy != by.UserID {
-				return forbidden("only the mission's requester or a pilotage reviewer or owner may decide its proposals")
+				return dbcore.Forbidden("only the mission's requester or a pilotage reviewer or owner may decide its proposals")
 			}
 			status := "rejected"
 			var reasonPtr *string
@@ -484,9 +488,9 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 				reasonPtr = &reason
 			}
 			out, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr, DecidedBy: &actorID})
-			if isNotFound(err) {
+			if dbcore.IsNotFound(err) {
 				cur, _ := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
-				return conflict(fmt.Sprintf("the proposal is already %s", cur.Status))
+				return dbcore.Conflict(fmt.Sprintf("the proposal is already %s", cur.Status))
 			}
 			if err != nil {
 				return fmt.Errorf("decide proposal: %w", err)
@@ -502,7 +506,7 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 				if err != nil {
 					return err
 				}
-				text, err := s.applyAgentAction(ctx, tx, m, agent.UserID, action)
+				text, err := e.applyAgentAction(ctx, tx, m, agent.UserID, action)
 				if err != nil {
 					return err
 				}
@@ -511,25 +515,44 @@ func (s *Store) DecideProposal(ctx context.Context, workspaceID, proposalID stri
 			} else if reason != "" {
 				data["reason"] = reason
 			}
-			if _, err := s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventProposal, Message: msg, Data: data}); err != nil {
+			if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: msg, Data: data}); err != nil {
 				return err
 			}
 			done, err := q.MissionCompleteIfSettled(ctx, m.ID)
-			if isNotFound(err) {
+			if dbcore.IsNotFound(err) {
 				return nil
 			}
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			if _, err = s.AppendMissionEventTx(ctx, tx, done.ID, NewMissionEvent{Type: MissionEventDone, Status: MissionCompleted,
+			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionCompleted,
 				Message: "every proposal was decided; mission completed"}); err != nil {
 				return err
 			}
-			return s.missionSettledTx(ctx, tx, done)
+			return e.missionSettledTx(ctx, tx, done)
 		})
-		if !errors.Is(err, ErrRetryMove) {
+		if !errors.Is(err, db.ErrRetryMove) {
 			return out, err
 		}
 	}
-	return AgentProposal{}, conflict("the card is being moved by someone else; try again")
+	return db.AgentProposal{}, dbcore.Conflict("the card is being moved by someone else; try again")
+}
+
+// missionSettledTx advances the pipeline step that waits for a mission which just completed or
+// failed, in the mission's transaction.
+func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMission) error {
+	switch m.Status {
+	case db.MissionCompleted:
+		return e.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
+	case db.MissionFailed:
+		msg := "the mission failed"
+		switch {
+		case m.CancelledAt != nil:
+			msg = "the mission was cancelled"
+		case m.Error != nil:
+			msg += ": " + *m.Error
+		}
+		return e.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
+	}
+	return nil
 }

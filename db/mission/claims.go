@@ -1,4 +1,4 @@
-package db
+package mission
 
 // This file holds the missions of mcpOnly agents as an external AI client works them through /mcp:
 // listing the queued ones, claiming one (the guarded queued -> running move, with a River job that
@@ -17,6 +17,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // MissionClaim names who acts on a claimed mission and how long a silence its claim survives: every
@@ -28,22 +31,22 @@ type MissionClaim struct {
 
 // QueuedMcpMissions lists a workspace's queued missions of mcpOnly agents (of one agent when agentID
 // is set), oldest first.
-func (s *Store) QueuedMcpMissions(ctx context.Context, workspaceID string, agentID *string, limit int32) ([]AgentMission, error) {
-	rows, err := s.q.MissionListQueuedMcp(ctx, dbsqlc.MissionListQueuedMcpParams{WorkspaceID: workspaceID, AgentID: agentID, Lim: limit})
-	return rows, wrap(err, "list queued missions")
+func (e *Engine) QueuedMcpMissions(ctx context.Context, workspaceID string, agentID *string, limit int32) ([]db.AgentMission, error) {
+	rows, err := e.core.Q.MissionListQueuedMcp(ctx, dbsqlc.MissionListQueuedMcpParams{WorkspaceID: workspaceID, AgentID: agentID, Lim: limit})
+	return rows, dbcore.Wrap(err, "list queued missions")
 }
 
 // ClaimMission takes a queued mission of an mcpOnly agent for an MCP client: the guarded queued ->
 // running move (of two concurrent claims one wins; the other is a conflict), a `status` event, and a
 // River job scheduled at the claim's expiry that puts the mission back in the queue if its holder
 // stayed silent, in one transaction.
-func (s *Store) ClaimMission(ctx context.Context, workspaceID, missionID string, claim MissionClaim) (AgentMission, error) {
-	var out AgentMission
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) ClaimMission(ctx context.Context, workspaceID, missionID string, claim MissionClaim) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		expires := time.Now().Add(claim.TTL)
 		m, err := q.MissionClaim(ctx, dbsqlc.MissionClaimParams{ID: missionID, WorkspaceID: workspaceID, ClaimedBy: &claim.UserID, ClaimExpiresAt: &expires})
-		if isNotFound(err) {
-			cur, gerr := s.Mission(ctx, workspaceID, missionID)
+		if dbcore.IsNotFound(err) {
+			cur, gerr := e.Mission(ctx, workspaceID, missionID)
 			if gerr != nil {
 				return gerr
 			}
@@ -52,19 +55,19 @@ func (s *Store) ClaimMission(ctx context.Context, workspaceID, missionID string,
 				return fmt.Errorf("get agent: %w", aerr)
 			}
 			if !agent.McpOnly {
-				return conflict("this mission's agent is not mcpOnly: a worker runs it, an MCP client cannot claim it")
+				return dbcore.Conflict("this mission's agent is not mcpOnly: a worker runs it, an MCP client cannot claim it")
 			}
-			return conflict(fmt.Sprintf("the mission is %s, not queued; it cannot be claimed", cur.Status))
+			return dbcore.Conflict(fmt.Sprintf("the mission is %s, not queued; it cannot be claimed", cur.Status))
 		}
 		if err != nil {
 			return fmt.Errorf("claim mission: %w", err)
 		}
 		out = m
-		if _, err := s.core.River.InsertTx(ctx, tx, jobs.MissionClaimExpiryArgs{MissionID: m.ID, ClaimSeq: m.ClaimSeq},
+		if _, err := e.core.River.InsertTx(ctx, tx, jobs.MissionClaimExpiryArgs{MissionID: m.ID, ClaimSeq: m.ClaimSeq},
 			&river.InsertOpts{Queue: jobs.QueueDefault, ScheduledAt: expires}); err != nil {
 			return fmt.Errorf("enqueue claim expiry: %w", err)
 		}
-		_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventStatus, Status: MissionRunning,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionRunning,
 			Message: "mission claimed by an MCP client", Data: map[string]any{"claimedBy": claim.UserID, "claimExpiresAt": expires}})
 		return err
 	})
@@ -74,19 +77,19 @@ func (s *Store) ClaimMission(ctx context.Context, workspaceID, missionID string,
 // holdClaimTx locks a mission of the workspace, checks that it is running under claim's holder and
 // pushes its expiry back. Another tenant's mission is not found; one not claimed by the caller is a
 // conflict.
-func (s *Store) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, missionID string, claim MissionClaim) (AgentMission, error) {
+func (e *Engine) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, missionID string, claim MissionClaim) (db.AgentMission, error) {
 	m, err := q.MissionGetForUpdate(ctx, missionID)
-	if isNotFound(err) || (err == nil && m.WorkspaceID != workspaceID) {
-		return AgentMission{}, notFound("mission not found")
+	if dbcore.IsNotFound(err) || (err == nil && m.WorkspaceID != workspaceID) {
+		return db.AgentMission{}, dbcore.NotFound("mission not found")
 	}
 	if err != nil {
-		return AgentMission{}, fmt.Errorf("lock mission: %w", err)
+		return db.AgentMission{}, fmt.Errorf("lock mission: %w", err)
 	}
-	if m.Status != MissionRunning || m.ClaimedBy == nil || *m.ClaimedBy != claim.UserID {
-		if m.Status == MissionRunning && m.ClaimedBy != nil {
-			return m, conflict("the mission is claimed by someone else")
+	if m.Status != db.MissionRunning || m.ClaimedBy == nil || *m.ClaimedBy != claim.UserID {
+		if m.Status == db.MissionRunning && m.ClaimedBy != nil {
+			return m, dbcore.Conflict("the mission is claimed by someone else")
 		}
-		return m, conflict(fmt.Sprintf("the mission is %s and not claimed by you; claim it first", m.Status))
+		return m, dbcore.Conflict(fmt.Sprintf("the mission is %s and not claimed by you; claim it first", m.Status))
 	}
 	expires := time.Now().Add(claim.TTL)
 	if err := q.MissionClaimExtend(ctx, dbsqlc.MissionClaimExtendParams{ID: m.ID, ClaimExpiresAt: &expires}); err != nil {
@@ -98,10 +101,10 @@ func (s *Store) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID,
 
 // ReportMissionProgress appends a `step` event to a mission the caller holds (people watching its
 // stream see it) and pushes its claim's expiry back.
-func (s *Store) ReportMissionProgress(ctx context.Context, workspaceID, missionID string, claim MissionClaim, message string, data map[string]any) (StreamEvent, error) {
-	var ev StreamEvent
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := s.holdClaimTx(ctx, q, workspaceID, missionID, claim); err != nil {
+func (e *Engine) ReportMissionProgress(ctx context.Context, workspaceID, missionID string, claim MissionClaim, message string, data map[string]any) (db.StreamEvent, error) {
+	var ev db.StreamEvent
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := e.holdClaimTx(ctx, q, workspaceID, missionID, claim); err != nil {
 			return err
 		}
 		if data == nil {
@@ -109,7 +112,7 @@ func (s *Store) ReportMissionProgress(ctx context.Context, workspaceID, missionI
 		}
 		data["source"] = "mcp"
 		var err error
-		ev, err = s.AppendMissionEventTx(ctx, tx, missionID, NewMissionEvent{Type: MissionEventStep, Message: message, Data: data})
+		ev, err = e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStep, Message: message, Data: data})
 		return err
 	})
 	return ev, err
@@ -118,22 +121,22 @@ func (s *Store) ReportMissionProgress(ctx context.Context, workspaceID, missionI
 // SubmitMissionStep hands one action of a claimed mission to the executor (RunMissionStep): it is
 // applied or proposed according to the agent's autonomy mode, as an in-process mission's tool call is.
 // A tool outside the agent's tools is refused.
-func (s *Store) SubmitMissionStep(ctx context.Context, workspaceID string, claim MissionClaim, in StepInput) (StepOutcome, error) {
+func (e *Engine) SubmitMissionStep(ctx context.Context, workspaceID string, claim MissionClaim, in StepInput) (StepOutcome, error) {
 	in.Claim = &claim
 	in.WorkspaceID = workspaceID
-	return s.RunMissionStep(ctx, in)
+	return e.RunMissionStep(ctx, in)
 }
 
 // EndClaimedMission ends a mission the caller holds, as FinishMission ends an in-process one: failed
 // with errText when set; else awaiting_approval while proposals are pending, else completed.
-func (s *Store) EndClaimedMission(ctx context.Context, workspaceID, missionID string, claim MissionClaim, summary, errText string) (AgentMission, error) {
-	var out AgentMission
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		m, err := s.holdClaimTx(ctx, q, workspaceID, missionID, claim)
+func (e *Engine) EndClaimedMission(ctx context.Context, workspaceID, missionID string, claim MissionClaim, summary, errText string) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		m, err := e.holdClaimTx(ctx, q, workspaceID, missionID, claim)
 		if err != nil {
 			return err
 		}
-		out, err = s.finishMissionTx(ctx, tx, q, m, summary, errText)
+		out, err = e.finishMissionTx(ctx, tx, q, m, summary, errText)
 		return err
 	})
 	return out, err
@@ -143,16 +146,16 @@ func (s *Store) EndClaimedMission(ctx context.Context, workspaceID, missionID st
 // mission and its holder has been silent past claim_expires_at, the mission goes back to queued with a
 // `status` event saying so. When the holder spoke since, it answers the new expiry (the job waits until
 // then); otherwise (finished, cancelled, claimed again) it does nothing.
-func (s *Store) ReleaseExpiredClaim(ctx context.Context, missionID string, seq int32) (released bool, retryAt *time.Time, err error) {
-	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) ReleaseExpiredClaim(ctx context.Context, missionID string, seq int32) (released bool, retryAt *time.Time, err error) {
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionGetForUpdate(ctx, missionID)
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("lock mission: %w", err)
 		}
-		if m.Status != MissionRunning || m.ClaimSeq != seq || m.ClaimExpiresAt == nil {
+		if m.Status != db.MissionRunning || m.ClaimSeq != seq || m.ClaimExpiresAt == nil {
 			return nil
 		}
 		if m.ClaimExpiresAt.After(time.Now()) {
@@ -160,10 +163,10 @@ func (s *Store) ReleaseExpiredClaim(ctx context.Context, missionID string, seq i
 			return nil
 		}
 		if _, err := q.MissionClaimRelease(ctx, dbsqlc.MissionClaimReleaseParams{ID: m.ID, ClaimSeq: seq}); err != nil {
-			return wrap(err, "release claim")
+			return dbcore.Wrap(err, "release claim")
 		}
 		released = true
-		_, err = s.AppendMissionEventTx(ctx, tx, m.ID, NewMissionEvent{Type: MissionEventStatus, Status: MissionQueued,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionQueued,
 			Message: "the MCP client holding the mission went silent past its deadline; the mission is queued again",
 			Data:    map[string]any{"claimedBy": m.ClaimedBy, "claimExpiredAt": m.ClaimExpiresAt}})
 		return err
@@ -172,4 +175,4 @@ func (s *Store) ReleaseExpiredClaim(ctx context.Context, missionID string, seq i
 }
 
 // agentMayUse says whether an agent's configured tools include tool.
-func agentMayUse(a Agent, tool string) bool { return slices.Contains(a.Tools, tool) }
+func agentMayUse(a db.Agent, tool string) bool { return slices.Contains(a.Tools, tool) }

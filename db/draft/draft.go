@@ -2,7 +2,7 @@
 // executed into a project. Jobs write their result with guarded updates (status and run), in one
 // transaction with the final event of the draft's stream, so a draft is never half-written and a
 // rescued or duplicated job writes once.
-package db
+package draft
 
 import (
 	"context"
@@ -17,6 +17,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // StreamDraft is the stream kind of a project draft's progress (events carry "draftId").
@@ -156,28 +159,28 @@ type NewDraft struct {
 // resolved in the draft's workspace, in the creating transaction, and its title and text are copied
 // into the draft (a snapshot: the jobs read the draft alone, and a later edit or deletion of the
 // document does not change the draft). A document of another workspace, or none, is not found.
-func (s *Store) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
+func (e *Engine) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
 	if in.TeamMembers == nil {
 		in.TeamMembers = []DraftMember{}
 	}
 	var out Draft
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		docs := make([]DraftDocument, 0, len(in.ContextDocuments))
 		for i, d := range in.ContextDocuments {
 			if d.DocumentID != "" {
 				var err error
 				if d, err = snapshotDocument(ctx, q, in.WorkspaceID, d.DocumentID); err != nil {
-					if errors.Is(err, ErrNotFound) {
-						return notFound(fmt.Sprintf("contextDocuments[%d].documentId: context document not found", i))
+					if errors.Is(err, db.ErrNotFound) {
+						return dbcore.NotFound(fmt.Sprintf("contextDocuments[%d].documentId: context document not found", i))
 					}
 					return err
 				}
 			}
 			docs = append(docs, d)
 		}
-		row, err := q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+		row, err := q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 			Description: in.Description, ContextDocuments: jsonOf(docs), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
-		out, err = draftOrErr(row, wrap(err, "insert draft"))
+		out, err = draftOrErr(row, dbcore.Wrap(err, "insert draft"))
 		return err
 	})
 	return out, err
@@ -188,15 +191,15 @@ func (s *Store) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
 // characters.
 func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, documentID string) (DraftDocument, error) {
 	row, err := q.DocumentGet(ctx, dbsqlc.DocumentGetParams{ID: documentID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return DraftDocument{}, notFound("context document not found")
+	if dbcore.IsNotFound(err) {
+		return DraftDocument{}, dbcore.NotFound("context document not found")
 	}
 	if err != nil {
 		return DraftDocument{}, fmt.Errorf("get context document: %w", err)
 	}
 	text := row.Content
 	if row.ContentFormat != "markdown" {
-		if t, err := documentText(row.ContentFormat, row.Content); err == nil {
+		if t, err := db.DocumentText(row.ContentFormat, row.Content); err == nil {
 			text = t
 		}
 	}
@@ -208,10 +211,10 @@ func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, docum
 }
 
 // Drafts lists a workspace's drafts, newest first.
-func (s *Store) Drafts(ctx context.Context, workspaceID string) ([]Draft, error) {
-	rows, err := s.q.DraftListByWorkspace(ctx, workspaceID)
+func (e *Engine) Drafts(ctx context.Context, workspaceID string) ([]Draft, error) {
+	rows, err := e.core.Q.DraftListByWorkspace(ctx, workspaceID)
 	if err != nil {
-		return nil, wrap(err, "list drafts")
+		return nil, dbcore.Wrap(err, "list drafts")
 	}
 	out := make([]Draft, 0, len(rows))
 	for _, r := range rows {
@@ -225,26 +228,26 @@ func (s *Store) Drafts(ctx context.Context, workspaceID string) ([]Draft, error)
 }
 
 // Draft reads a draft of a workspace; one of another workspace is not found.
-func (s *Store) Draft(ctx context.Context, workspaceID, draftID string) (Draft, error) {
-	row, err := s.q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return Draft{}, notFound("draft not found")
+func (e *Engine) Draft(ctx context.Context, workspaceID, draftID string) (Draft, error) {
+	row, err := e.core.Q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID})
+	if dbcore.IsNotFound(err) {
+		return Draft{}, dbcore.NotFound("draft not found")
 	}
-	return draftOrErr(row, wrap(err, "get draft"))
+	return draftOrErr(row, dbcore.Wrap(err, "get draft"))
 }
 
 // DeleteDraft deletes a draft (and its stream); a running job finds it gone and stops, so a pipeline
 // step waiting for its roadmap fails in the same transaction. The project an executed draft made stays.
-func (s *Store) DeleteDraft(ctx context.Context, workspaceID, draftID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) DeleteDraft(ctx context.Context, workspaceID, draftID string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.DraftDelete(ctx, dbsqlc.DraftDeleteParams{ID: draftID, WorkspaceID: workspaceID})
 		if err != nil {
-			return wrap(err, "delete draft")
+			return dbcore.Wrap(err, "delete draft")
 		}
 		if n == 0 {
-			return notFound("draft not found")
+			return dbcore.NotFound("draft not found")
 		}
-		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
+		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
 	})
 }
 
@@ -252,13 +255,13 @@ func (s *Store) DeleteDraft(ctx context.Context, workspaceID, draftID string) er
 func draftStateConflict(d dbsqlc.ProjectDraft, step string) error {
 	switch d.Status {
 	case DraftRefining:
-		return conflict("a refinement job is already running for this draft; wait for it (GET …/events)")
+		return dbcore.Conflict("a refinement job is already running for this draft; wait for it (GET …/events)")
 	case DraftGenerating:
-		return conflict("a roadmap job is already running for this draft; wait for it (GET …/events)")
+		return dbcore.Conflict("a roadmap job is already running for this draft; wait for it (GET …/events)")
 	case DraftExecuted:
-		return conflict(fmt.Sprintf("the draft was already executed: it made project %s", deref(d.ProjectID)))
+		return dbcore.Conflict(fmt.Sprintf("the draft was already executed: it made project %s", deref(d.ProjectID)))
 	}
-	return conflict(fmt.Sprintf("a draft in status %s cannot %s", d.Status, step))
+	return dbcore.Conflict(fmt.Sprintf("a draft in status %s cannot %s", d.Status, step))
 }
 
 func deref(p *string) string {
@@ -279,12 +282,12 @@ type DraftStep struct {
 // transaction with the draft's `refining` status and its stream's status event. Refining is allowed
 // from framing, refined and failed; after DraftMaxRounds rounds the answers are recorded and no job
 // runs. An answer to a question the draft did not ask, or asked twice, is invalid.
-func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, answers []DraftAnswer) (DraftStep, error) {
+func (e *Engine) RefineDraft(ctx context.Context, workspaceID, draftID string, answers []DraftAnswer) (DraftStep, error) {
 	var out DraftStep
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("draft not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("draft not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock draft: %w", err)
@@ -304,10 +307,10 @@ func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, an
 		for i, a := range answers {
 			k := questionKey(a.Question)
 			if !pending[k] {
-				return invalid(fmt.Sprintf("answers[%d].question: not a pending question of this draft (see its questions)", i))
+				return dbcore.Invalid(fmt.Sprintf("answers[%d].question: not a pending question of this draft (see its questions)", i))
 			}
 			if seen[k] {
-				return invalid(fmt.Sprintf("answers[%d].question: answered twice", i))
+				return dbcore.Invalid(fmt.Sprintf("answers[%d].question: answered twice", i))
 			}
 			seen[k] = true
 		}
@@ -325,11 +328,11 @@ func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, an
 		if err != nil {
 			return fmt.Errorf("start refinement: %w", err)
 		}
-		if _, err := s.core.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
+		if _, err := e.core.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
 			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 			return fmt.Errorf("enqueue refinement: %w", err)
 		}
-		if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftRefining,
+		if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus, Status: DraftRefining,
 			Message: fmt.Sprintf("refinement round %d queued", row.Rounds+1), Data: map[string]any{"run": row.Run, "answers": len(answers)}}); err != nil {
 			return err
 		}
@@ -343,43 +346,43 @@ func (s *Store) RefineDraft(ctx context.Context, workspaceID, draftID string, an
 // GenerateDraftRoadmap enqueues the roadmap job, in one transaction with the draft's `generating`
 // status and its stream's status event. Allowed from framing, refined, roadmap_ready (a new roadmap
 // replaces the old one) and failed.
-func (s *Store) GenerateDraftRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
+func (e *Engine) GenerateDraftRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
 	var out DraftStep
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = s.generateDraftRoadmapTx(ctx, tx, q, workspaceID, draftID, "roadmap generation queued")
+		out, err = e.GenerateRoadmapTx(ctx, tx, q, workspaceID, draftID, "roadmap generation queued")
 		return err
 	})
 	return out, err
 }
 
-// generateDraftRoadmapTx is GenerateDraftRoadmap in the caller's transaction (a pipeline's
+// GenerateRoadmapTx is GenerateDraftRoadmap in the caller's transaction (a pipeline's
 // generate_roadmap step starts it in the step's): the guarded move to `generating`, the roadmap job and
 // the status event carrying message. A draft of another workspace is not found; one in a state that
 // cannot generate is the 409 refusal naming why.
-func (s *Store) generateDraftRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, draftID, message string) (DraftStep, error) {
+func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, draftID, message string) (DraftStep, error) {
 	if _, err := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID}); err != nil {
-		if isNotFound(err) {
-			return DraftStep{}, notFound("draft not found")
+		if dbcore.IsNotFound(err) {
+			return DraftStep{}, dbcore.NotFound("draft not found")
 		}
 		return DraftStep{}, fmt.Errorf("get draft: %w", err)
 	}
 	row, err := q.DraftStartRoadmap(ctx, draftID)
-	if isNotFound(err) {
+	if dbcore.IsNotFound(err) {
 		cur, err := q.DraftGetByID(ctx, draftID)
 		if err != nil {
-			return DraftStep{}, wrap(err, "get draft")
+			return DraftStep{}, dbcore.Wrap(err, "get draft")
 		}
 		return DraftStep{}, draftStateConflict(cur, "generate a roadmap")
 	}
 	if err != nil {
 		return DraftStep{}, fmt.Errorf("start roadmap: %w", err)
 	}
-	if _, err := s.core.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
+	if _, err := e.core.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
 		&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 		return DraftStep{}, fmt.Errorf("enqueue roadmap: %w", err)
 	}
-	if _, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
+	if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
 		Message: message, Data: map[string]any{"run": row.Run}}); err != nil {
 		return DraftStep{}, err
 	}
@@ -390,13 +393,13 @@ func (s *Store) generateDraftRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc
 // DraftForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
 // draft is gone, or it is no longer in the job's working status with the job's run (another run
 // finished it, or a newer run superseded it).
-func (s *Store) DraftForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
-	row, err := s.q.DraftGetByID(ctx, draftID)
-	if isNotFound(err) {
+func (e *Engine) DraftForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
+	row, err := e.core.Q.DraftGetByID(ctx, draftID)
+	if dbcore.IsNotFound(err) {
 		return Draft{}, false, nil
 	}
 	if err != nil {
-		return Draft{}, false, wrap(err, "get draft")
+		return Draft{}, false, dbcore.Wrap(err, "get draft")
 	}
 	if row.Status != working || row.Run != run {
 		return Draft{}, false, nil
@@ -407,16 +410,16 @@ func (s *Store) DraftForJob(ctx context.Context, draftID string, run int32, work
 
 // AppendDraftEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
 // when the draft was deleted (its stream went with it and is not made again).
-func (s *Store) AppendDraftEvent(ctx context.Context, draftID string, ev NewStreamEvent) error {
+func (e *Engine) AppendDraftEvent(ctx context.Context, draftID string, ev db.NewStreamEvent) error {
 	ev.Final = false
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.DraftLockKey(ctx, draftID); err != nil {
-			if isNotFound(err) {
+			if dbcore.IsNotFound(err) {
 				return ErrDraftStale
 			}
 			return fmt.Errorf("lock draft: %w", err)
 		}
-		_, err := s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
+		_, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev)
 		return err
 	})
 }
@@ -430,12 +433,12 @@ var ErrDraftStale = errors.New("draft run superseded or finished")
 // settle, when set, runs last in the transaction: the roadmap's end completes or fails the pipeline
 // steps waiting for the draft there, so a step never misses its draft's end nor sees one that rolled
 // back.
-func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error),
-	event func(d Draft) NewStreamEvent, settle func(tx pgx.Tx, d Draft) error) (Draft, error) {
+func (e *Engine) finishDraft(ctx context.Context, draftID string, update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error),
+	event func(d Draft) db.NewStreamEvent, settle func(tx pgx.Tx, d Draft) error) (Draft, error) {
 	var out Draft
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := update(q)
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return ErrDraftStale
 		}
 		if err != nil {
@@ -446,7 +449,7 @@ func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *
 		}
 		ev := event(out)
 		ev.Final = true
-		if _, err = s.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev); err != nil || settle == nil {
+		if _, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev); err != nil || settle == nil {
 			return err
 		}
 		return settle(tx, out)
@@ -455,18 +458,18 @@ func (s *Store) finishDraft(ctx context.Context, draftID string, update func(q *
 }
 
 // FinishDraftRefine stores a refinement run's questions (refined), once.
-func (s *Store) FinishDraftRefine(ctx context.Context, draftID string, run int32, questions []string) (Draft, error) {
+func (e *Engine) FinishDraftRefine(ctx context.Context, draftID string, run int32, questions []string) (Draft, error) {
 	if questions == nil {
 		questions = []string{}
 	}
-	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions), MaxRounds: DraftMaxRounds})
-	}, func(d Draft) NewStreamEvent {
+	}, func(d Draft) db.NewStreamEvent {
 		msg := fmt.Sprintf("round %d: %d questions", d.Rounds, len(questions))
 		if len(questions) == 0 {
 			msg = fmt.Sprintf("round %d: no more questions; generate the roadmap", d.Rounds)
 		}
-		return NewStreamEvent{Type: DraftEventDone, Status: DraftRefined, Message: msg,
+		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftRefined, Message: msg,
 			Data: map[string]any{"questions": questions, "round": d.Rounds}}
 	}, nil)
 }
@@ -474,18 +477,18 @@ func (s *Store) FinishDraftRefine(ctx context.Context, draftID string, run int32
 // FinishDraftRoadmap stores a roadmap run's roadmap (roadmap_ready), once. The roadmap must have
 // phases with deliverables (the llm package guarantees it). In the same transaction, the pipeline
 // steps waiting for the draft (generate_roadmap) complete with the roadmap's summary as their output.
-func (s *Store) FinishDraftRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
+func (e *Engine) FinishDraftRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
 	sum := roadmapSummary(roadmap)
-	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRoadmap(ctx, dbsqlc.DraftFinishRoadmapParams{ID: draftID, Run: run, Roadmap: jsonOf(roadmap)})
-	}, func(d Draft) NewStreamEvent {
-		return NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady, Message: sum["summary"].(string), Data: map[string]any{"roadmap": roadmap}}
+	}, func(d Draft) db.NewStreamEvent {
+		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady, Message: sum["summary"].(string), Data: map[string]any{"roadmap": roadmap}}
 	}, func(tx pgx.Tx, d Draft) error {
 		out := map[string]any{"status": d.Status, "name": d.Name}
 		for k, v := range sum {
 			out[k] = v
 		}
-		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), out, "")
+		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), out, "")
 	})
 }
 
@@ -502,18 +505,18 @@ func roadmapSummary(r DraftRoadmap) map[string]any {
 		"summary": fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(r.Phases), n)}
 }
 
-// pipelineDraftRef is the wait reference of a pipeline step waiting for a draft's roadmap.
-func pipelineDraftRef(draftID string) string { return "draft:" + draftID }
+// PipelineRef is the wait reference of a pipeline step waiting for a draft's roadmap.
+func PipelineRef(draftID string) string { return "draft:" + draftID }
 
 // FailDraft records why a run failed (failed), once; the pipeline steps waiting for the draft fail
 // with the reason in the same transaction.
-func (s *Store) FailDraft(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
-	return s.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
+func (e *Engine) FailDraft(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
+	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFail(ctx, dbsqlc.DraftFailParams{ID: draftID, Run: run, Error: &reason})
-	}, func(Draft) NewStreamEvent {
-		return NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
+	}, func(Draft) db.NewStreamEvent {
+		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
 	}, func(tx pgx.Tx, d Draft) error {
-		return s.PipelineWaitFinishedTx(ctx, tx, pipelineDraftRef(draftID), map[string]any{"status": d.Status, "error": reason},
+		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": d.Status, "error": reason},
 			"the draft's roadmap failed: "+reason)
 	})
 }
@@ -521,7 +524,7 @@ func (s *Store) FailDraft(ctx context.Context, draftID string, run int32, reason
 // DraftExecution is what executing a draft made.
 type DraftExecution struct {
 	Draft   Draft
-	Project Project
+	Project db.Project
 	// MembersAdded are the e-mails of team members who joined the project; MembersSkipped the names
 	// of those who did not (no e-mail, or not a member of the workspace).
 	MembersAdded, MembersSkipped []string
@@ -532,12 +535,12 @@ type DraftExecution struct {
 // project members, then a card per deliverable created as any card create is (card_created activities,
 // their notifications and automation jobs), and the draft executed with its projectId. A second call
 // answers 409 naming the project.
-func (s *Store) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
+func (e *Engine) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
 	var out DraftExecution
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("draft not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("draft not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock draft: %w", err)
@@ -546,16 +549,16 @@ func (s *Store) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID 
 			if row.Status == DraftExecuted {
 				return draftStateConflict(row, "be executed")
 			}
-			return conflict(fmt.Sprintf("the draft has no roadmap to execute (status %s); generate it first", row.Status))
+			return dbcore.Conflict(fmt.Sprintf("the draft has no roadmap to execute (status %s); generate it first", row.Status))
 		}
 		d, err := draftFromRow(row)
 		if err != nil {
 			return err
 		}
 		if d.Roadmap == nil || len(d.Roadmap.Phases) == 0 {
-			return conflict("the draft's roadmap is empty; generate it again")
+			return dbcore.Conflict("the draft's roadmap is empty; generate it again")
 		}
-		p, err := s.createProjectTx(ctx, tx, NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
+		p, err := e.store.CreateProjectTx(ctx, tx, db.NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
 			TemplateID: "empty", CreatedBy: actorID})
 		if err != nil {
 			return err
@@ -567,8 +570,8 @@ func (s *Store) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID 
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
 			}
-			u, added, err := s.addProjectMemberTx(ctx, tx, workspaceID, p.ID, actorID, m.Email)
-			if errors.Is(err, ErrInvalid) {
+			u, added, err := e.store.AddProjectMemberTx(ctx, tx, workspaceID, p.ID, actorID, m.Email)
+			if errors.Is(err, db.ErrInvalid) {
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
 			}
@@ -580,12 +583,12 @@ func (s *Store) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID 
 			}
 		}
 		for _, ph := range d.Roadmap.Phases {
-			col, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: ph.Name})
+			col, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: db.NewID(), ProjectID: p.ID, Name: ph.Name})
 			if err != nil {
 				return fmt.Errorf("insert phase column: %w", err)
 			}
 			for _, dl := range ph.Deliverables {
-				if _, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
+				if _, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
 					Title: dl.Title, Description: dl.Description}); err != nil {
 					return fmt.Errorf("create deliverable card: %w", err)
 				}

@@ -1,4 +1,4 @@
-package db
+package pipeline
 
 // This file holds pipelines as records: a workspace's validated step graphs (internal/stepgraph), with
 // create, read, list, update and delete. Runs are in pipeline_runs.go, the step executor in
@@ -14,6 +14,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // NewPipeline is a pipeline to create, or a pipeline's fields after an update.
@@ -26,24 +29,24 @@ type NewPipeline struct {
 // validateSteps checks a graph for a workspace: the graph's rules (internal/stepgraph), plugin step
 // types only when the plugin is installed, and the projects, columns and agents the steps name
 // belonging to the workspace. The refusal names the step. It answers the graph as stored.
-func (s *Store) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceID string, raw json.RawMessage) (json.RawMessage, []stepgraph.Step, error) {
+func (e *Engine) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceID string, raw json.RawMessage) (json.RawMessage, []stepgraph.Step, error) {
 	steps, err := stepgraph.Parse(raw)
 	if err != nil {
-		return nil, nil, invalid(err.Error())
+		return nil, nil, dbcore.Invalid(err.Error())
 	}
-	installed, err := installedPlugins(ctx, q, workspaceID)
+	installed, err := db.InstalledPlugins(ctx, q, workspaceID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := stepgraph.Validate(steps, stepTypeAllowed(installed)); err != nil {
+	if err := stepgraph.Validate(steps, db.StepTypeAllowed(installed)); err != nil {
 		var pe *stepgraph.Error
 		if errors.As(err, &pe) {
-			return nil, nil, invalid(err.Error())
+			return nil, nil, dbcore.Invalid(err.Error())
 		}
 		return nil, nil, err
 	}
 	for _, st := range steps {
-		if err := s.checkStepRefs(ctx, q, workspaceID, st); err != nil {
+		if err := e.checkStepRefs(ctx, q, workspaceID, st); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -55,26 +58,26 @@ func (s *Store) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceI
 }
 
 // checkStepRefs refuses a step naming a project, column, agent or project draft outside the workspace.
-func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID string, st stepgraph.Step) error {
+func (e *Engine) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID string, st stepgraph.Step) error {
 	refuse := func(what string) error {
-		return invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what))
+		return dbcore.Invalid(fmt.Sprintf("step %q: params.%s names nothing in this workspace", st.ID, what))
 	}
 	project := func(id string) error {
 		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: workspaceID})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return refuse("projectId")
 		}
-		return wrap(err, "check project")
+		return dbcore.Wrap(err, "check project")
 	}
 	column := func(projectID, id string) error {
 		if id == "" {
 			return nil
 		}
 		_, err := q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: id, ProjectID: projectID})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return refuse("columnId")
 		}
-		return wrap(err, "check column")
+		return dbcore.Wrap(err, "check column")
 	}
 	var err error
 	switch st.Type {
@@ -102,76 +105,76 @@ func (s *Store) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspaceI
 		var p stepgraph.RunAgentMissionParams
 		_ = json.Unmarshal(st.Params, &p)
 		_, aerr := q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: p.AgentID, WorkspaceID: workspaceID})
-		if isNotFound(aerr) {
+		if dbcore.IsNotFound(aerr) {
 			return refuse("agentId")
 		}
-		err = wrap(aerr, "check agent")
+		err = dbcore.Wrap(aerr, "check agent")
 	case stepgraph.TypeGenerateRoadmap:
 		var p stepgraph.GenerateRoadmapParams
 		_ = json.Unmarshal(st.Params, &p)
 		_, derr := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: p.DraftID, WorkspaceID: workspaceID})
-		if isNotFound(derr) {
+		if dbcore.IsNotFound(derr) {
 			return refuse("draftId")
 		}
-		err = wrap(derr, "check draft")
+		err = dbcore.Wrap(derr, "check draft")
 	}
 	return err
 }
 
 // CreatePipeline validates and stores a pipeline.
-func (s *Store) CreatePipeline(ctx context.Context, workspaceID, actorID string, in NewPipeline) (Pipeline, error) {
-	steps, _, err := s.validateSteps(ctx, s.q, workspaceID, in.Steps)
+func (e *Engine) CreatePipeline(ctx context.Context, workspaceID, actorID string, in NewPipeline) (db.Pipeline, error) {
+	steps, _, err := e.validateSteps(ctx, e.core.Q, workspaceID, in.Steps)
 	if err != nil {
-		return Pipeline{}, err
+		return db.Pipeline{}, err
 	}
-	row, err := s.q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: in.Name,
+	row, err := e.core.Q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: in.Name,
 		Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
-	return row, wrap(err, "insert pipeline")
+	return row, dbcore.Wrap(err, "insert pipeline")
 }
 
 // Pipelines lists a workspace's pipelines, oldest first.
-func (s *Store) Pipelines(ctx context.Context, workspaceID string) ([]Pipeline, error) {
-	rows, err := s.q.PipelineListByWorkspace(ctx, workspaceID)
-	return rows, wrap(err, "list pipelines")
+func (e *Engine) Pipelines(ctx context.Context, workspaceID string) ([]db.Pipeline, error) {
+	rows, err := e.core.Q.PipelineListByWorkspace(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list pipelines")
 }
 
 // Pipeline reads a pipeline of a workspace.
-func (s *Store) Pipeline(ctx context.Context, workspaceID, pipelineID string) (Pipeline, error) {
-	return orNotFound(s.q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+func (e *Engine) Pipeline(ctx context.Context, workspaceID, pipelineID string) (db.Pipeline, error) {
+	return dbcore.OrNotFound(e.core.Q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
 }
 
 // UpdatePipeline changes a pipeline: change answers the new fields from the current ones, and the
 // result is validated as a whole. Runs already started keep the graph they started with.
-func (s *Store) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string, change func(NewPipeline) NewPipeline) (Pipeline, error) {
-	var out Pipeline
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string, change func(NewPipeline) NewPipeline) (db.Pipeline, error) {
+	var out db.Pipeline
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.PipelineGetForUpdate(ctx, dbsqlc.PipelineGetForUpdateParams{ID: pipelineID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("pipeline not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("pipeline not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock pipeline: %w", err)
 		}
 		next := change(NewPipeline{Name: cur.Name, Description: cur.Description, Steps: cur.Steps, Enabled: cur.Enabled})
-		steps, _, err := s.validateSteps(ctx, q, workspaceID, next.Steps)
+		steps, _, err := e.validateSteps(ctx, q, workspaceID, next.Steps)
 		if err != nil {
 			return err
 		}
 		out, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID, Name: next.Name,
 			Description: next.Description, Steps: steps, Enabled: next.Enabled})
-		return wrap(err, "update pipeline")
+		return dbcore.Wrap(err, "update pipeline")
 	})
 	return out, err
 }
 
 // DeletePipeline deletes a pipeline with its runs; the jobs of its running steps find nothing to do.
-func (s *Store) DeletePipeline(ctx context.Context, workspaceID, pipelineID string) error {
-	n, err := s.q.PipelineDelete(ctx, dbsqlc.PipelineDeleteParams{ID: pipelineID, WorkspaceID: workspaceID})
+func (e *Engine) DeletePipeline(ctx context.Context, workspaceID, pipelineID string) error {
+	n, err := e.core.Q.PipelineDelete(ctx, dbsqlc.PipelineDeleteParams{ID: pipelineID, WorkspaceID: workspaceID})
 	if err != nil {
 		return fmt.Errorf("delete pipeline: %w", err)
 	}
 	if n == 0 {
-		return notFound("pipeline not found")
+		return dbcore.NotFound("pipeline not found")
 	}
 	return nil
 }

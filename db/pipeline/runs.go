@@ -1,4 +1,4 @@
-package db
+package pipeline
 
 // This file holds pipeline runs as records: starting a run (its steps, and the jobs of the steps that
 // need nothing, in one transaction), reading and listing runs with their steps, and cancelling a run.
@@ -19,6 +19,9 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Run statuses.
@@ -49,31 +52,31 @@ const PipelineStepMaxAttempts = 5
 
 // RunWithSteps is a run and the status of each of its steps.
 type RunWithSteps struct {
-	Run   PipelineRun
-	Steps []PipelineRunStep
+	Run   db.PipelineRun
+	Steps []db.PipelineRunStep
 }
 
 // StartPipelineRun starts a run of an enabled pipeline (a disabled one is a conflict): the run, its
 // steps (pending) and the jobs of the steps that need nothing, in one transaction. The graph is
 // validated again, so a step type whose plugin was uninstalled since is refused.
-func (s *Store) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
+func (e *Engine) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
 	var out RunWithSteps
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		p, err := q.PipelineGetForShare(ctx, dbsqlc.PipelineGetForShareParams{ID: pipelineID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("pipeline not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("pipeline not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get pipeline: %w", err)
 		}
 		if !p.Enabled {
-			return conflict("the pipeline is disabled; enable it (PATCH enabled: true) to run it")
+			return dbcore.Conflict("the pipeline is disabled; enable it (PATCH enabled: true) to run it")
 		}
-		_, steps, err := s.validateSteps(ctx, q, workspaceID, p.Steps)
+		_, steps, err := e.validateSteps(ctx, q, workspaceID, p.Steps)
 		if err != nil {
 			return err
 		}
-		run, err := q.PipelineRunInsert(ctx, dbsqlc.PipelineRunInsertParams{ID: NewID(), PipelineID: p.ID, WorkspaceID: workspaceID,
+		run, err := q.PipelineRunInsert(ctx, dbsqlc.PipelineRunInsertParams{ID: db.NewID(), PipelineID: p.ID, WorkspaceID: workspaceID,
 			PipelineName: p.Name, StartedBy: actorID})
 		if err != nil {
 			return fmt.Errorf("insert run: %w", err)
@@ -94,16 +97,16 @@ func (s *Store) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, a
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
-		var ready []*PipelineRunStep
+		var ready []*db.PipelineRunStep
 		for i := range rows {
 			if len(rows[i].Needs) == 0 {
 				ready = append(ready, &rows[i])
 			}
 		}
-		if err := s.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+		if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 			return err
 		}
-		if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
+		if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
 			return err
 		}
 		out = RunWithSteps{Run: run, Steps: rows}
@@ -114,7 +117,7 @@ func (s *Store) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, a
 
 // queueSteps moves steps to queued and enqueues their jobs in tx; a wait step's job is scheduled for
 // the end of its wait, so no worker holds it meanwhile.
-func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*PipelineRunStep) error {
+func (e *Engine) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*db.PipelineRunStep) error {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -133,7 +136,7 @@ func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		}
 		params[i] = river.InsertManyParams{Args: jobs.PipelineStepArgs{RunID: runID, StepID: st.StepID}, InsertOpts: opts}
 	}
-	res, err := s.core.River.InsertManyTx(ctx, tx, params)
+	res, err := e.core.River.InsertManyTx(ctx, tx, params)
 	if err != nil {
 		return fmt.Errorf("enqueue steps: %w", err)
 	}
@@ -158,12 +161,12 @@ func (s *Store) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 }
 
 // PipelineRuns lists a pipeline's runs, newest first, with their steps.
-func (s *Store) PipelineRuns(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
-	if _, err := s.Pipeline(ctx, workspaceID, pipelineID); err != nil {
+func (e *Engine) PipelineRuns(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
+	if _, err := e.Pipeline(ctx, workspaceID, pipelineID); err != nil {
 		return nil, err
 	}
 	var out []RunWithSteps
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		runs, err := q.PipelineRunListByPipeline(ctx, dbsqlc.PipelineRunListByPipelineParams{PipelineID: pipelineID, Lim: limit})
 		if err != nil {
 			return fmt.Errorf("list runs: %w", err)
@@ -176,7 +179,7 @@ func (s *Store) PipelineRuns(ctx context.Context, workspaceID, pipelineID string
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
-		byRun := map[string][]PipelineRunStep{}
+		byRun := map[string][]db.PipelineRunStep{}
 		for _, st := range steps {
 			byRun[st.RunID] = append(byRun[st.RunID], st)
 		}
@@ -190,12 +193,12 @@ func (s *Store) PipelineRuns(ctx context.Context, workspaceID, pipelineID string
 }
 
 // PipelineRun reads a run of a pipeline of the workspace with its steps.
-func (s *Store) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
+func (e *Engine) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
 	var out RunWithSteps
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("run not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("run not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get run: %w", err)
@@ -213,12 +216,12 @@ func (s *Store) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID 
 // CancelPipelineRun stops a running run: cancelled, its unfinished steps cancelled and their jobs
 // cancelled (a running step's context ends, and its work rolls back), in one transaction; then the
 // missions its steps wait for are cancelled too. A finished run is a conflict.
-func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
+func (e *Engine) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
 	var missions []string
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("run not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("run not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get run: %w", err)
@@ -227,9 +230,9 @@ func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, 
 			return fmt.Errorf("lock run: %w", err)
 		}
 		run, err = q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunCancelled})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			cur, _ := q.PipelineRunGetForUpdate(ctx, runID)
-			return conflict(fmt.Sprintf("the run is already %s", cur.Status))
+			return dbcore.Conflict(fmt.Sprintf("the run is already %s", cur.Status))
 		}
 		if err != nil {
 			return fmt.Errorf("cancel run: %w", err)
@@ -238,7 +241,7 @@ func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, 
 		if err != nil {
 			return fmt.Errorf("cancel steps: %w", err)
 		}
-		if err := s.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
 			return err
 		}
 		for _, st := range stopped {
@@ -248,7 +251,7 @@ func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, 
 				}
 			}
 		}
-		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
+		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
 			Data: map[string]any{"cancelledBy": actorID}})
 	})
 	if err != nil {
@@ -257,20 +260,20 @@ func (s *Store) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, 
 	// Apart, after the commit: a mission's cancel locks the mission, then (through missionSettledTx) the
 	// run, the order every mission completion takes; it finds the run cancelled and leaves it alone.
 	for _, id := range missions {
-		if _, err := s.CancelMission(ctx, workspaceID, id, actorID); err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
+		if _, err := e.missions.CancelMission(ctx, workspaceID, id, actorID); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
 			return RunWithSteps{}, err
 		}
 	}
-	return s.PipelineRun(ctx, workspaceID, pipelineID, runID)
+	return e.PipelineRun(ctx, workspaceID, pipelineID, runID)
 }
 
 // cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).
-func (s *Store) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []PipelineRunStep) error {
+func (e *Engine) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []db.PipelineRunStep) error {
 	for _, st := range stopped {
 		if st.JobID == nil {
 			continue
 		}
-		if _, err := s.core.River.JobCancelTx(ctx, tx, *st.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+		if _, err := e.core.River.JobCancelTx(ctx, tx, *st.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return fmt.Errorf("cancel step job: %w", err)
 		}
 	}
@@ -296,18 +299,18 @@ type runEvent struct {
 
 // appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
 // reports); a done event ends the stream.
-func (s *Store) appendRunEventTx(ctx context.Context, tx pgx.Tx, run PipelineRun, ev runEvent) error {
-	_, err := s.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
+func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
+	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
 		Data: ev.Data, Final: ev.Type == RunEventDone})
 	return err
 }
 
 // RunStream reads what serving a run's stream needs: nil when the run is of that pipeline of the
 // workspace, else ErrNotFound.
-func (s *Store) RunStream(ctx context.Context, workspaceID, pipelineID, runID string) error {
-	_, err := s.q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return notFound("run not found")
+func (e *Engine) RunStream(ctx context.Context, workspaceID, pipelineID, runID string) error {
+	_, err := e.core.Q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+	if dbcore.IsNotFound(err) {
+		return dbcore.NotFound("run not found")
 	}
-	return wrap(err, "get run")
+	return dbcore.Wrap(err, "get run")
 }

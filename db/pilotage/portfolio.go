@@ -1,4 +1,4 @@
-package db
+package pilotage
 
 import (
 	"context"
@@ -33,8 +33,8 @@ type PortfolioColumn struct {
 // Portfolio summarises every project of a workspace in two queries of one snapshot (one pass over the
 // workspace's cards), whatever the number of projects and cards. It is the cockpit's portfolio
 // (PilotagePortfolio) without the cockpit's extra figures.
-func (s *Store) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioProject, error) {
-	ps, err := s.PilotagePortfolio(ctx, workspaceID, time.Now())
+func (e *Engine) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioProject, error) {
+	ps, err := e.PilotagePortfolio(ctx, workspaceID, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package db
+package mission
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Autonomy modes of an agent.
@@ -32,7 +35,7 @@ type AgentConfig struct {
 	MaxMissionsPerHour                    int32
 }
 
-func agentConfigOf(a Agent) AgentConfig {
+func agentConfigOf(a db.Agent) AgentConfig {
 	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: a.Tools,
 		McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission, MaxMissionsPerHour: a.MaxMissionsPerHour}
 }
@@ -41,10 +44,10 @@ func agentConfigOf(a Agent) AgentConfig {
 // against) and makes that user a workspace member (member, pilotage viewer), so the agent can be an
 // assignee and the author of its changes, in one transaction. A slug taken in the workspace is a
 // conflict.
-func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in AgentConfig) (Agent, error) {
-	var out Agent
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		userID := NewID()
+func (e *Engine) CreateAgent(ctx context.Context, workspaceID, actorID string, in AgentConfig) (db.Agent, error) {
+	var out db.Agent
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		userID := db.NewID()
 		short := make([]byte, 4)
 		_, _ = rand.Read(short)
 		email := fmt.Sprintf("agent-%s-%s@%s", in.Slug, hex.EncodeToString(short), AgentEmailDomain)
@@ -57,12 +60,12 @@ func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in
 			return fmt.Errorf("add agent to workspace: %w", err)
 		}
 		var err error
-		out, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
+		out, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
 			Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools, McpOnly: in.McpOnly,
 			MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission, MaxMissionsPerHour: in.MaxMissionsPerHour,
 			CreatedBy: actorID})
-		if isUnique(err, "") {
-			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
+		if dbcore.IsUnique(err, "") {
+			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
 		}
 		if err != nil {
 			return fmt.Errorf("insert agent: %w", err)
@@ -73,24 +76,24 @@ func (s *Store) CreateAgent(ctx context.Context, workspaceID, actorID string, in
 }
 
 // Agents lists a workspace's agents by creation.
-func (s *Store) Agents(ctx context.Context, workspaceID string) ([]Agent, error) {
-	rows, err := s.q.AgentList(ctx, workspaceID)
-	return rows, wrap(err, "list agents")
+func (e *Engine) Agents(ctx context.Context, workspaceID string) ([]db.Agent, error) {
+	rows, err := e.core.Q.AgentList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list agents")
 }
 
 // Agent reads one agent of a workspace.
-func (s *Store) Agent(ctx context.Context, workspaceID, agentID string) (Agent, error) {
-	return orNotFound(s.q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
+func (e *Engine) Agent(ctx context.Context, workspaceID, agentID string) (db.Agent, error) {
+	return dbcore.OrNotFound(e.core.Q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
 }
 
 // UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks
 // the merged result (nil: no check). A slug taken in the workspace is a conflict.
-func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (Agent, error) {
-	var out Agent
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (db.Agent, error) {
+	var out db.Agent
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("agent not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("agent not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
@@ -104,8 +107,8 @@ func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, up
 		out, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
 			AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly, MaxSteps: next.MaxSteps,
 			MaxActionsPerMission: next.MaxActionsPerMission, MaxMissionsPerHour: next.MaxMissionsPerHour})
-		if isUnique(err, "") {
-			return conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
+		if dbcore.IsUnique(err, "") {
+			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
 		}
 		if err != nil {
 			return fmt.Errorf("update agent: %w", err)
@@ -117,11 +120,11 @@ func (s *Store) UpdateAgent(ctx context.Context, workspaceID, agentID string, up
 
 // DeleteAgent deletes an agent (its missions go with it) and removes its service user from the
 // workspace. The user row stays: the cards and comments it wrote keep their author.
-func (s *Store) DeleteAgent(ctx context.Context, workspaceID, agentID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) DeleteAgent(ctx context.Context, workspaceID, agentID string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		userID, err := q.AgentDelete(ctx, dbsqlc.AgentDeleteParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("agent not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("agent not found")
 		}
 		if err != nil {
 			return fmt.Errorf("delete agent: %w", err)
@@ -134,36 +137,36 @@ func (s *Store) DeleteAgent(ctx context.Context, workspaceID, agentID string) er
 }
 
 // CreateSkill creates a workspace skill; a name taken in the workspace is a conflict.
-func (s *Store) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (Skill, error) {
-	sk, err := s.q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
+func (e *Engine) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (db.Skill, error) {
+	sk, err := e.core.Q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
 		Instructions: instructions, CreatedBy: actorID})
-	if isUnique(err, "") {
-		return sk, conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
+	if dbcore.IsUnique(err, "") {
+		return sk, dbcore.Conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
 	}
-	return sk, wrap(err, "insert skill")
+	return sk, dbcore.Wrap(err, "insert skill")
 }
 
 // Skills lists a workspace's skills by name.
-func (s *Store) Skills(ctx context.Context, workspaceID string) ([]Skill, error) {
-	rows, err := s.q.SkillList(ctx, workspaceID)
-	return rows, wrap(err, "list skills")
+func (e *Engine) Skills(ctx context.Context, workspaceID string) ([]db.Skill, error) {
+	rows, err := e.core.Q.SkillList(ctx, workspaceID)
+	return rows, dbcore.Wrap(err, "list skills")
 }
 
 // AssignSkill gives a skill to an agent of the same workspace; assigning it again changes nothing.
-func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (Agent, error) {
-	var out Agent
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (db.Agent, error) {
+	var out db.Agent
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("agent not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("agent not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get agent: %w", err)
 		}
 		if _, err := q.SkillGet(ctx, dbsqlc.SkillGetParams{ID: skillID, WorkspaceID: workspaceID}); err != nil {
-			if isNotFound(err) {
-				return notFound("skill not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("skill not found")
 			}
 			return fmt.Errorf("get skill: %w", err)
 		}
@@ -176,7 +179,7 @@ func (s *Store) AssignSkill(ctx context.Context, workspaceID, agentID, skillID s
 }
 
 // AgentSkills lists the skills assigned to an agent.
-func (s *Store) AgentSkills(ctx context.Context, agentID string) ([]Skill, error) {
-	rows, err := s.q.SkillsByAgent(ctx, agentID)
-	return rows, wrap(err, "list agent skills")
+func (e *Engine) AgentSkills(ctx context.Context, agentID string) ([]db.Skill, error) {
+	rows, err := e.core.Q.SkillsByAgent(ctx, agentID)
+	return rows, dbcore.Wrap(err, "list agent skills")
 }

@@ -1,4 +1,4 @@
-package db
+package pipeline
 
 // This file is the pipeline step executor: what a worker does with a step's job. A step's effect (a
 // card, a notification, a mission started…) and its completion commit in one transaction, under the
@@ -23,6 +23,11 @@ import (
 	"github.com/pilot-dev/pilot/internal/plugin"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/mission"
 )
 
 // ActivityPipelineNotice is the activity a notify step records; its notifications reach every
@@ -42,32 +47,32 @@ type stepDone struct {
 
 // RunPipelineStep works one step of a run. It answers nil when the step is done, failed (a refusal:
 // the run fails), waiting, or had nothing left to do; an error is transient (River retries the job).
-func (s *Store) RunPipelineStep(ctx context.Context, runID, stepID string) error {
-	if _, err := s.q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID, StepID: stepID}); isNotFound(err) {
+func (e *Engine) RunPipelineStep(ctx context.Context, runID, stepID string) error {
+	if _, err := e.core.Q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID, StepID: stepID}); dbcore.IsNotFound(err) {
 		return nil // done, skipped or cancelled meanwhile, or the run was deleted
 	} else if err != nil {
 		return fmt.Errorf("start step: %w", err)
 	}
 	for range 5 {
-		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return s.runStepTx(ctx, tx, q, runID, stepID) })
+		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return e.runStepTx(ctx, tx, q, runID, stepID) })
 		if errors.Is(err, errStepSettled) {
 			return nil
 		}
-		if !errors.Is(err, ErrRetryMove) {
+		if !errors.Is(err, db.ErrRetryMove) {
 			return err
 		}
 	}
-	return conflict("the card is being moved by someone else; try again")
+	return dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
 // FailPipelineStep fails a step whose job gave up (its last attempt met a transient error each time).
-func (s *Store) FailPipelineStep(ctx context.Context, runID, stepID, errText string) error {
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) FailPipelineStep(ctx context.Context, runID, stepID, errText string) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, steps, st, err := lockStep(ctx, q, runID, stepID)
 		if err != nil {
 			return err
 		}
-		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, errText)
+		return e.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, errText)
 	})
 	if errors.Is(err, errStepSettled) {
 		return nil
@@ -76,18 +81,18 @@ func (s *Store) FailPipelineStep(ctx context.Context, runID, stepID, errText str
 }
 
 // lockStep locks a running run and reads its steps; errStepSettled when the run or the step is over.
-func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
+func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
 	return readStep(ctx, q, runID, stepID, true)
 }
 
 // readStep is lockStep, without the lock when lock is false.
-func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock bool) (PipelineRun, []PipelineRunStep, *PipelineRunStep, error) {
+func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock bool) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
 	get := q.PipelineRunGetByID
 	if lock {
 		get = q.PipelineRunGetForUpdate
 	}
 	run, err := get(ctx, runID)
-	if isNotFound(err) {
+	if dbcore.IsNotFound(err) {
 		return run, nil, nil, errStepSettled
 	}
 	if err != nil {
@@ -100,7 +105,7 @@ func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock
 	if err != nil {
 		return run, nil, nil, fmt.Errorf("list run steps: %w", err)
 	}
-	i := slices.IndexFunc(steps, func(st PipelineRunStep) bool { return st.StepID == stepID })
+	i := slices.IndexFunc(steps, func(st db.PipelineRunStep) bool { return st.StepID == stepID })
 	if i < 0 {
 		return run, nil, nil, errStepSettled
 	}
@@ -110,7 +115,7 @@ func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock
 // runStepTx does the step's work, then takes the run's lock to record it: the lock, which serialises
 // the completions of a run's parallel steps, is held from there to the commit only. Under the lock the
 // run and step are read again: a run cancelled or failed meanwhile rolls the work back.
-func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID, stepID string) error {
+func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID, stepID string) error {
 	run, steps, st, err := readStep(ctx, q, runID, stepID, false)
 	if err != nil {
 		return err
@@ -123,14 +128,14 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 	if err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	res, err := s.execStep(ctx, sp, run, steps, st)
-	var refusal *Error
+	res, err := e.execStep(ctx, sp, run, steps, st)
+	var refusal *db.Error
 	switch {
 	case err == nil:
 		if err := sp.Commit(ctx); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)
 		}
-	case errors.As(err, &refusal) && !errors.Is(err, ErrRetryMove):
+	case errors.As(err, &refusal) && !errors.Is(err, db.ErrRetryMove):
 		_ = sp.Rollback(ctx)
 	default:
 		_ = sp.Rollback(ctx)
@@ -143,7 +148,7 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 		return errStepSettled
 	}
 	if refusal != nil {
-		return s.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, refusal.Msg)
+		return e.finishStepTx(ctx, tx, q, run, steps, st, StepFailed, nil, refusal.Msg)
 	}
 	if res.waitRef != "" {
 		out, err := json.Marshal(res.output)
@@ -157,18 +162,18 @@ func (s *Store) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run
 		if n == 0 {
 			return errStepSettled
 		}
-		return s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
+		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
 			Data: map[string]any{"stepId": stepID, "status": StepWaiting, "output": res.output}})
 	}
-	return s.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
+	return e.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
 }
 
 // finishStepTx records a step's end under its run's lock. A failure fails the run and skips every
 // step not finished; a completion skips the branch a condition did not take (and the steps that need
 // a skipped one), enqueues the steps whose needs are now all completed, and completes the run when
 // nothing is left. errStepSettled when an earlier attempt recorded the step already.
-func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run PipelineRun, steps []PipelineRunStep,
-	st *PipelineRunStep, status string, output map[string]any, errText string) error {
+func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
+	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
 	var outJSON []byte
 	if output != nil {
 		var err error
@@ -189,7 +194,7 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	if err := s.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
+	if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
 		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}}); err != nil {
 		return err
 	}
@@ -204,13 +209,13 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		if err != nil {
 			return fmt.Errorf("skip steps: %w", err)
 		}
-		if err := s.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
 			return err
 		}
-		return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+		return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
 	}
 
-	byID := make(map[string]*PipelineRunStep, len(steps))
+	byID := make(map[string]*db.PipelineRunStep, len(steps))
 	for i := range steps {
 		byID[steps[i].StepID] = &steps[i]
 	}
@@ -239,7 +244,7 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		}
 	}
 	var skipped []string
-	var ready []*PipelineRunStep
+	var ready []*db.PipelineRunStep
 	for i := range steps {
 		c := &steps[i]
 		if c.Status != StepPending {
@@ -259,10 +264,10 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 			return fmt.Errorf("skip steps: %w", err)
 		}
 	}
-	if err := s.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+	if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 		return err
 	}
-	if slices.ContainsFunc(steps, func(c PipelineRunStep) bool {
+	if slices.ContainsFunc(steps, func(c db.PipelineRunStep) bool {
 		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
 	}) {
 		return nil
@@ -271,33 +276,14 @@ func (s *Store) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 	if err != nil {
 		return fmt.Errorf("complete run: %w", err)
 	}
-	return s.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
+	return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
 }
 
-// missionSettledTx advances the pipeline step that waits for a mission which just completed or
-// failed, in the mission's transaction.
-func (s *Store) missionSettledTx(ctx context.Context, tx pgx.Tx, m AgentMission) error {
-	switch m.Status {
-	case MissionCompleted:
-		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
-	case MissionFailed:
-		msg := "the mission failed"
-		switch {
-		case m.CancelledAt != nil:
-			msg = "the mission was cancelled"
-		case m.Error != nil:
-			msg += ": " + *m.Error
-		}
-		return s.PipelineWaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
-	}
-	return nil
-}
-
-// PipelineWaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
+// WaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
 // transaction: completed with output merged into the step's output, or failed with errText. A step
 // whose run is over is left alone.
-func (s *Store) PipelineWaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
-	q := queries(tx)
+func (e *Engine) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
+	q := dbcore.Queries(tx)
 	waiting, err := q.PipelineRunStepWaiting(ctx, &ref)
 	if err != nil {
 		return fmt.Errorf("find waiting steps: %w", err)
@@ -322,7 +308,7 @@ func (s *Store) PipelineWaitFinishedTx(ctx context.Context, tx pgx.Tx, ref strin
 		if errText != "" {
 			status = StepFailed
 		}
-		if err := s.finishStepTx(ctx, tx, q, run, steps, st, status, merged, errText); err != nil && !errors.Is(err, errStepSettled) {
+		if err := e.finishStepTx(ctx, tx, q, run, steps, st, status, merged, errText); err != nil && !errors.Is(err, errStepSettled) {
 			return err
 		}
 	}
@@ -331,8 +317,8 @@ func (s *Store) PipelineWaitFinishedTx(ctx context.Context, tx pgx.Tx, ref strin
 
 // execStep does a step's work in tx as the run's starter and answers its output; a *Error is a
 // refusal that fails the step.
-func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps []PipelineRunStep, st *PipelineRunStep) (stepDone, error) {
-	q := queries(tx)
+func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep, st *db.PipelineRunStep) (stepDone, error) {
+	q := dbcore.Queries(tx)
 	tc := stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(), Outputs: map[string]map[string]any{}}
 	for _, o := range steps {
 		if o.Status == StepCompleted && len(o.Output) > 0 {
@@ -344,24 +330,24 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 	fill := func(t string) string { return strings.TrimSpace(stepgraph.Fill(t, tc)) }
 	project := func(id string) error {
 		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: run.WorkspaceID})
-		if isNotFound(err) {
-			return invalid("the project no longer exists")
+		if dbcore.IsNotFound(err) {
+			return dbcore.Invalid("the project no longer exists")
 		}
-		return wrap(err, "get project")
+		return dbcore.Wrap(err, "get project")
 	}
 	cardRef := func(t string) (string, error) {
 		id := fill(t)
 		if !stepgraph.IsUUID(id) {
-			return "", invalid(fmt.Sprintf("cardId %q is not a card id", id))
+			return "", dbcore.Invalid(fmt.Sprintf("cardId %q is not a card id", id))
 		}
 		return id, nil
 	}
 	settings := func(pluginID string) (json.RawMessage, error) {
 		row, err := q.WorkspacePluginGet(ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: run.WorkspaceID, PluginID: pluginID})
-		if isNotFound(err) {
-			return nil, invalid("plugin " + pluginID + " is not installed in this workspace any more")
+		if dbcore.IsNotFound(err) {
+			return nil, dbcore.Invalid("plugin " + pluginID + " is not installed in this workspace any more")
 		}
-		return row.Settings, wrap(err, "get plugin settings")
+		return row.Settings, dbcore.Wrap(err, "get plugin settings")
 	}
 	actor := run.StartedBy
 
@@ -374,9 +360,9 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		}
 		title := truncate(fill(p.Title), MaxCardTitle)
 		if title == "" {
-			return stepDone{}, invalid("the card title is empty once filled in")
+			return stepDone{}, dbcore.Invalid("the card title is empty once filled in")
 		}
-		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actor,
+		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actor,
 			Title: title, Description: truncate(fill(p.Description), MaxCardDescription)})
 		if err != nil {
 			return stepDone{}, err
@@ -400,7 +386,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 			}
 		}
 		msg := fill(p.Message)
-		if err := s.recordActivities(ctx, tx, Activity{ProjectID: p.ProjectID, ActorID: actor, Type: ActivityPipelineNotice,
+		if err := e.core.RecordActivities(ctx, tx, db.Activity{ProjectID: p.ProjectID, ActorID: actor, Type: ActivityPipelineNotice,
 			Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": st.StepID},
 			Recipients: to, OnlyRecipients: true}); err != nil {
 			return stepDone{}, err
@@ -420,15 +406,15 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 	case stepgraph.TypeRunAgentMission:
 		var p stepgraph.RunAgentMissionParams
 		_ = json.Unmarshal(st.Params, &p)
-		in := NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: MissionSourcePipeline, Objective: fill(p.Objective)}
+		in := mission.NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: mission.MissionSourcePipeline, Objective: fill(p.Objective)}
 		if p.CardID != "" {
 			cardID, err := cardRef(p.CardID)
 			if err != nil {
 				return stepDone{}, err
 			}
 			pid, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: run.WorkspaceID})
-			if isNotFound(err) {
-				return stepDone{}, invalid("card not found")
+			if dbcore.IsNotFound(err) {
+				return stepDone{}, dbcore.Invalid("card not found")
 			}
 			if err != nil {
 				return stepDone{}, fmt.Errorf("find card: %w", err)
@@ -438,12 +424,12 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		if in.Objective == "" {
 			in.Objective = "Work on the card for pipeline " + run.PipelineName
 		}
-		m, err := s.createMissionTx(ctx, tx, q, in)
+		m, err := e.missions.CreateMissionTx(ctx, tx, q, in)
 		if err != nil {
-			if errors.Is(err, ErrTooManyRequests) {
-				var e *Error
+			if errors.Is(err, mission.ErrTooManyRequests) {
+				var e *db.Error
 				errors.As(err, &e)
-				return stepDone{}, invalid(e.Msg)
+				return stepDone{}, dbcore.Invalid(e.Msg)
 			}
 			return stepDone{}, err
 		}
@@ -453,12 +439,12 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		var p stepgraph.GenerateRoadmapParams
 		_ = json.Unmarshal(st.Params, &p)
 		// The draft's roadmap job starts in the step's transaction; its end (FinishDraftRoadmap,
-		// FailDraft, DeleteDraft) completes or fails the step in its own (PipelineWaitFinishedTx).
-		if _, err := s.generateDraftRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
+		// FailDraft, DeleteDraft) completes or fails the step in its own (WaitFinishedTx).
+		if _, err := e.drafts.GenerateRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
 			fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", run.PipelineName, run.ID)); err != nil {
 			return stepDone{}, err
 		}
-		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: pipelineDraftRef(p.DraftID)}, nil
+		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: draft.PipelineRef(p.DraftID)}, nil
 
 	case stepgraph.TypeEmailDigest:
 		var p stepgraph.EmailDigestParams
@@ -473,7 +459,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 			SkipEmpty     bool   `json:"skipEmpty"`
 		}
 		_ = json.Unmarshal(raw, &set)
-		return s.emailDigests(ctx, tx, q, run, st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
+		return e.emailDigests(ctx, tx, q, run, st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
 
 	case stepgraph.TypeAddComment:
 		var p stepgraph.AddCommentParams
@@ -493,7 +479,7 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		if err != nil {
 			return stepDone{}, err
 		}
-		c, err := s.CreateCommentTx(ctx, tx, p.ProjectID, cardID, actor, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
+		c, err := e.store.CreateCommentTx(ctx, tx, p.ProjectID, cardID, actor, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
 		if err != nil {
 			return stepDone{}, err
 		}
@@ -512,19 +498,19 @@ func (s *Store) execStep(ctx context.Context, tx pgx.Tx, run PipelineRun, steps 
 		if err != nil {
 			return stepDone{}, err
 		}
-		if _, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: actor, Patch: CardPatch{ColumnID: &p.ColumnID}}); err != nil {
+		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: actor, Patch: db.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
 			return stepDone{}, err
 		}
 		return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil
 	}
-	return stepDone{}, invalid(fmt.Sprintf("unknown step type %q", st.Type))
+	return stepDone{}, dbcore.Invalid(fmt.Sprintf("unknown step type %q", st.Type))
 }
 
 // digestNamespace keys a digest e-mail per run, step and member, so a retried job reuses its outbox row.
 var digestNamespace = uuid.MustParse("5b0d7f32-8c39-4f0a-9d1e-2f6a4c1b7e90")
 
 // emailDigests enqueues, in tx, one e-mail per workspace member listing their unread notifications.
-func (s *Store) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run PipelineRun, st *PipelineRunStep, subject string,
+func (e *Engine) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep, subject string,
 	maxItems int32, skipEmpty bool) (stepDone, error) {
 	members, err := q.WorkspaceMemberEmails(ctx, run.WorkspaceID)
 	if err != nil {
@@ -554,7 +540,7 @@ func (s *Store) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 		params = append(params, river.InsertManyParams{Args: jobs.SendEmailArgs{Topic: "pipeline_digest", RefID: ref, To: m.Email,
 			Subject: subject, Body: b.String()}, InsertOpts: &river.InsertOpts{Queue: jobs.QueueEmail}})
 	}
-	if err := s.enqueue(ctx, tx, params); err != nil {
+	if err := e.core.Enqueue(ctx, tx, params); err != nil {
 		return stepDone{}, err
 	}
 	return stepDone{output: map[string]any{"sent": len(params)}}, nil

@@ -1,10 +1,12 @@
-package db
+package pilotage
 
 import (
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 func TestCycleIsTheISOWeekInUTC(t *testing.T) {
@@ -29,11 +31,11 @@ func TestCycleIsTheISOWeekInUTC(t *testing.T) {
 func TestHistoryChangesNameFieldsAsTheAPIDoes(t *testing.T) {
 	t.Parallel()
 	reason := "legal"
-	before := PilotageTodo{ID: "t", Label: "a", Status: "todo"}
+	before := db.PilotageTodo{ID: "t", Label: "a", Status: "todo"}
 	mission := "m"
-	after := PilotageTodo{ID: "t", Label: "a", Status: "done", MissionID: &mission, UpdatedBy: "someone"}
+	after := db.PilotageTodo{ID: "t", Label: "a", Status: "done", MissionID: &mission, UpdatedBy: "someone"}
 	require.Equal(t, map[string]any{"status": map[string]any{"from": "todo", "to": "done"},
 		"missionId": map[string]any{"from": nil, "to": "m"}}, changes(before, after))
 	require.Equal(t, map[string]any{"objective": "o", "module": "", "status": "blocked", "blockedReason": "legal"},
-		recordFields(PilotageMission{ID: "x", Objective: "o", Status: "blocked", BlockedReason: &reason}))
+		recordFields(db.PilotageMission{ID: "x", Objective: "o", Status: "blocked", BlockedReason: &reason}))
 }

@@ -1,4 +1,4 @@
-package db
+package pilotage
 
 // Proposed actions of the pilotage cockpit: proposed by people or agents (suggested), reviewed
 // (approved or rejected), and applied (approved -> applied), each move a guarded UPDATE on status. Apply
@@ -17,6 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Action types apply knows. Any other type can be proposed and reviewed; applying it records applied
@@ -65,7 +68,7 @@ func checkNewAction(in *NewPilotageAction) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(in.Payload, &obj); err != nil || obj == nil {
-		return invalid("payload: expected a JSON object")
+		return dbcore.Invalid("payload: expected a JSON object")
 	}
 	if _, err := decodeActionPayload(in.ActionType, in.Payload); err != nil {
 		return err
@@ -74,9 +77,9 @@ func checkNewAction(in *NewPilotageAction) error {
 }
 
 // ProposePilotageAction stores a suggested action and records it in the history.
-func (s *Store) ProposePilotageAction(ctx context.Context, in NewPilotageAction) (PilotageAction, error) {
-	var out PilotageAction
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) ProposePilotageAction(ctx context.Context, in NewPilotageAction) (db.PilotageAction, error) {
+	var out db.PilotageAction
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = proposePilotageActionTx(ctx, q, in)
 		return err
@@ -84,11 +87,11 @@ func (s *Store) ProposePilotageAction(ctx context.Context, in NewPilotageAction)
 	return out, err
 }
 
-func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageAction) (PilotageAction, error) {
+func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageAction) (db.PilotageAction, error) {
 	if err := checkNewAction(&in); err != nil {
-		return PilotageAction{}, err
+		return db.PilotageAction{}, err
 	}
-	row, err := q.PilotageActionInsert(ctx, dbsqlc.PilotageActionInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID,
+	row, err := q.PilotageActionInsert(ctx, dbsqlc.PilotageActionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		ActionType: in.ActionType, Explanation: in.Explanation, Payload: in.Payload, ProposedBy: in.ActorID, AgentMissionID: in.AgentMissionID})
 	if err != nil {
 		return row, fmt.Errorf("insert pilotage action: %w", err)
@@ -101,37 +104,37 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 }
 
 // PilotageActions lists a workspace's actions, newest first, of one status when status is set.
-func (s *Store) PilotageActions(ctx context.Context, workspaceID string, status *string, limit int) ([]PilotageAction, error) {
-	rows, err := s.q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: int32(limit)})
-	return rows, wrap(err, "list pilotage actions")
+func (e *Engine) PilotageActions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
+	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: int32(limit)})
+	return rows, dbcore.Wrap(err, "list pilotage actions")
 }
 
 // PilotageActionByID reads one action of the workspace.
-func (s *Store) PilotageActionByID(ctx context.Context, workspaceID, id string) (PilotageAction, error) {
-	return orNotFound(s.q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
+func (e *Engine) PilotageActionByID(ctx context.Context, workspaceID, id string) (db.PilotageAction, error) {
+	return dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
 }
 
 // lostRace explains why a guarded move found no row: the action does not exist (404) or is not in the
 // status the move needs (409).
 func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need string) error {
 	cur, err := q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return notFound("action not found")
+	if dbcore.IsNotFound(err) {
+		return dbcore.NotFound("action not found")
 	}
 	if err != nil {
 		return fmt.Errorf("get pilotage action: %w", err)
 	}
-	return conflict(fmt.Sprintf("the action is %s; only a %s action can be %s", cur.Status, need,
+	return dbcore.Conflict(fmt.Sprintf("the action is %s; only a %s action can be %s", cur.Status, need,
 		map[string]string{"suggested": "reviewed", "approved": "applied"}[need]))
 }
 
 // ReviewPilotageAction is the guarded suggested -> approved | rejected move, with the reviewer and an
 // optional reason. A second review (or one that lost a race) is a conflict.
-func (s *Store) ReviewPilotageAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (PilotageAction, error) {
+func (e *Engine) ReviewPilotageAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (db.PilotageAction, error) {
 	if reason != nil {
 		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
 		if err != nil {
-			return PilotageAction{}, err
+			return db.PilotageAction{}, err
 		}
 		reason = &r
 		if r == "" {
@@ -142,12 +145,12 @@ func (s *Store) ReviewPilotageAction(ctx context.Context, workspaceID, id, actor
 	if approve {
 		status = "approved"
 	}
-	var out PilotageAction
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.PilotageAction
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
 			ActorID: &actorID, Reason: reason})
-		if isNotFound(err) {
+		if dbcore.IsNotFound(err) {
 			return lostRace(ctx, q, workspaceID, id, "suggested")
 		}
 		if err != nil {
@@ -166,18 +169,18 @@ func (s *Store) ReviewPilotageAction(ctx context.Context, workspaceID, id, actor
 // through the store as actorID in the same transaction: either both commit or neither does, so an
 // effect that fails (its mission was deleted, its card moved away) leaves the action approved and
 // answers the effect's error. An unknown action type is applied with no effect, as its result says.
-func (s *Store) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorID string) (PilotageAction, error) {
+func (e *Engine) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorID string) (db.PilotageAction, error) {
 	for range 5 {
-		var out PilotageAction
-		err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var out db.PilotageAction
+		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 			a, err := q.PilotageActionApply(ctx, dbsqlc.PilotageActionApplyParams{ID: id, WorkspaceID: workspaceID, ActorID: &actorID})
-			if isNotFound(err) {
+			if dbcore.IsNotFound(err) {
 				return lostRace(ctx, q, workspaceID, id, "approved")
 			}
 			if err != nil {
 				return fmt.Errorf("apply pilotage action: %w", err)
 			}
-			res, err := s.performAction(ctx, tx, q, a, actorID)
+			res, err := e.performAction(ctx, tx, q, a, actorID)
 			if err != nil {
 				return err
 			}
@@ -191,11 +194,11 @@ func (s *Store) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorI
 			return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
 				map[string]any{"status": out.Status, "result": res})
 		})
-		if !errors.Is(err, ErrRetryMove) {
+		if !errors.Is(err, db.ErrRetryMove) {
 			return out, err
 		}
 	}
-	return PilotageAction{}, conflict("the card is being moved by someone else; try again")
+	return db.PilotageAction{}, dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
 // Payloads of the known action types.
@@ -239,13 +242,13 @@ func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(v); err != nil {
-			return invalid("payload: " + strings.TrimPrefix(err.Error(), "json: "))
+			return dbcore.Invalid("payload: " + strings.TrimPrefix(err.Error(), "json: "))
 		}
 		return nil
 	}
 	required := func(field, v string) error {
 		if strings.TrimSpace(v) == "" {
-			return invalid("payload." + field + ": required")
+			return dbcore.Invalid("payload." + field + ": required")
 		}
 		return nil
 	}
@@ -279,10 +282,10 @@ func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 		if p.Status == "blocked" && (p.BlockedReason == nil || strings.TrimSpace(*p.BlockedReason) == "") {
-			return nil, invalid("payload.blockedReason: required when status is blocked")
+			return nil, dbcore.Invalid("payload.blockedReason: required when status is blocked")
 		}
 		if p.BlockedReason != nil && utf8.RuneCountInString(*p.BlockedReason) > MaxPilotageBlockedReason {
-			return nil, invalid(fmt.Sprintf("payload.blockedReason: expected length <= %d", MaxPilotageBlockedReason))
+			return nil, dbcore.Invalid(fmt.Sprintf("payload.blockedReason: expected length <= %d", MaxPilotageBlockedReason))
 		}
 		return p, nil
 	case ActionCreateDecision:
@@ -309,10 +312,10 @@ func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 		if utf8.RuneCountInString(p.Description) > 5000 {
-			return nil, invalid("payload.description: expected length <= 5000")
+			return nil, dbcore.Invalid("payload.description: expected length <= 5000")
 		}
 		if p.Priority != "" {
-			if err := checkEnum("payload.priority", p.Priority, Priorities); err != nil {
+			if err := checkEnum("payload.priority", p.Priority, db.Priorities); err != nil {
 				return nil, err
 			}
 		}
@@ -334,7 +337,7 @@ func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
 
 // performAction carries out an applied action's effect through the store's operations, in tx, as
 // actorID. Card effects record their activities and enqueue their jobs as any card create or move does.
-func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a PilotageAction, actorID string) (ActionResult, error) {
+func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a db.PilotageAction, actorID string) (ActionResult, error) {
 	payload, err := decodeActionPayload(a.ActionType, a.Payload)
 	if err != nil {
 		return ActionResult{}, err
@@ -350,7 +353,7 @@ func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		return ActionResult{Effect: true, Message: "todo created", RecordType: PilotageRecordTodo, RecordID: t.ID}, nil
 	case updateMissionStatusPayload:
 		m, err := updatePilotageMissionTx(ctx, q, ws, p.MissionID, actorID, PilotageMissionPatch{Status: &p.Status,
-			BlockedReason: Opt[string]{Set: true, Value: p.BlockedReason}})
+			BlockedReason: db.Opt[string]{Set: true, Value: p.BlockedReason}})
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -365,7 +368,7 @@ func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := s.CreateCardTx(ctx, tx, NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
+		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
 			Title: strings.TrimSpace(p.Title), Description: p.Description, Priority: p.Priority, DueDate: p.DueDate})
 		if err != nil {
 			return ActionResult{}, err
@@ -375,7 +378,7 @@ func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
+		c, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: db.CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -386,6 +389,11 @@ func (s *Store) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 
 // projectInWorkspace refuses a project id outside the workspace as not found.
 func projectInWorkspace(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) error {
-	_, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("payload.projectId: project not found", "get project")
+	_, err := dbcore.OrNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("payload.projectId: project not found", "get project")
 	return err
+}
+
+// ProposeActionTx proposes an action in the caller's transaction (an agent's mission proposing one).
+func (e *Engine) ProposeActionTx(ctx context.Context, tx pgx.Tx, in NewPilotageAction) (db.PilotageAction, error) {
+	return proposePilotageActionTx(ctx, dbcore.Queries(tx), in)
 }
