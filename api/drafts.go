@@ -189,25 +189,25 @@ func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output
 		}
 		nd.TeamMembers = append(nd.TeamMembers, draft.DraftMember{Name: mname, Role: strings.TrimSpace(m.Role), Email: email})
 	}
-	return oneOf(draftOut)(s.drafts.CreateDraft(ctx, nd))
+	return oneOf(draftOut)(s.drafts.Create(ctx, nd))
 }
 
 func (s *Server) listDrafts(ctx context.Context, _ *WorkspacePath) (*Output[[]DraftOut], error) {
-	return listOf(draftOut)(s.drafts.Drafts(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(draftOut)(s.drafts.List(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getDraft(ctx context.Context, in *DraftPath) (*Output[DraftOut], error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	return oneOf(draftOut)(s.drafts.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
+	return oneOf(draftOut)(s.drafts.Get(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
 }
 
 func (s *Server) deleteDraft(ctx context.Context, in *DraftPath) (*OKOutput, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	return done(s.drafts.DeleteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
+	return done(s.drafts.Delete(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
 }
 
 // DraftStepOutput is the answer of refine and generate-roadmap: 200 when the job finished, 202 while
@@ -242,14 +242,14 @@ func (s *Server) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftS
 	}
 	wsID := accessFrom(ctx).WorkspaceID
 	return s.draftStep(ctx, in.DraftID, func() (draft.DraftStep, error) {
-		return s.drafts.RefineDraft(ctx, wsID, in.DraftID, answers)
+		return s.drafts.Refine(ctx, wsID, in.DraftID, answers)
 	})
 }
 
 func (s *Server) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*DraftStepOutput, error) {
 	wsID := accessFrom(ctx).WorkspaceID
 	return s.draftStep(ctx, in.DraftID, func() (draft.DraftStep, error) {
-		return s.drafts.GenerateDraftRoadmap(ctx, wsID, in.DraftID)
+		return s.drafts.GenerateRoadmap(ctx, wsID, in.DraftID)
 	})
 }
 
@@ -271,7 +271,7 @@ func (s *Server) draftStep(ctx context.Context, draftID string, start func() (dr
 		return nil, fail(err)
 	}
 	if step.Enqueued && subErr == nil && s.waitFinal(ctx, sub) {
-		if step.Draft, err = s.drafts.Draft(ctx, step.Draft.WorkspaceID, draftID); err != nil {
+		if step.Draft, err = s.drafts.Get(ctx, step.Draft.WorkspaceID, draftID); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -317,7 +317,7 @@ func (s *Server) executeDraft(ctx context.Context, in *DraftPath) (*Output[Draft
 	}
 	return oneOf(func(e draft.DraftExecution) DraftExecutionOut {
 		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded, MembersSkipped: e.MembersSkipped}
-	})(s.drafts.ExecuteDraft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
+	})(s.drafts.Execute(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
 }
 
 // DraftStreamInput addresses a draft's event stream.
@@ -342,7 +342,7 @@ func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.St
 			return nil, fail(err)
 		}
 	}
-	d, err := s.drafts.Draft(ctx, accessFrom(ctx).WorkspaceID, in.DraftID)
+	d, err := s.drafts.Get(ctx, accessFrom(ctx).WorkspaceID, in.DraftID)
 	if err != nil {
 		return nil, fail(err)
 	}

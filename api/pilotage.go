@@ -378,7 +378,7 @@ func docFields(d db.PilotageDoc) map[string]any {
 
 func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (*Output[PilotageStateOut], error) {
 	a := accessFrom(ctx)
-	st, err := s.pilotage.PilotageStateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
+	st, err := s.pilotage.StateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -449,7 +449,7 @@ func mapAll[T, O any](rows []T, f func(T) O) []O {
 }
 
 func (s *Server) getPilotageDashboard(ctx context.Context, _ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
-	d, err := s.pilotage.PilotageDashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
+	d, err := s.pilotage.DashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -512,7 +512,7 @@ func pilotagePortfolioOut(p pilotage.PilotagePortfolioProject) PilotagePortfolio
 }
 
 func (s *Server) getPilotagePortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
-	return listOf(pilotagePortfolioOut)(s.pilotage.PilotagePortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
+	return listOf(pilotagePortfolioOut)(s.pilotage.CockpitPortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
 }
 
 // PilotageHistoryInput is the request of pilotage-history.
@@ -555,7 +555,7 @@ func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInpu
 	if !in.Since.IsZero() {
 		hq.Since = &in.Since
 	}
-	rows, err := s.pilotage.PilotageHistory(ctx, accessFrom(ctx).WorkspaceID, hq)
+	rows, err := s.pilotage.History(ctx, accessFrom(ctx).WorkspaceID, hq)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -587,12 +587,12 @@ type CreatePilotageMissionInput struct {
 
 func (s *Server) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.CreatePilotageMission(ctx, pilotage.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageMissionOut)(s.pilotage.CreateMission(ctx, pilotage.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason}))
 }
 
 func (s *Server) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageMissionOut], error) {
-	return listOf(pilotageMissionOut)(s.pilotage.PilotageMissions(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageMissionOut)(s.pilotage.Missions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
@@ -608,12 +608,12 @@ type UpdatePilotageMissionInput struct {
 
 func (s *Server) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.UpdatePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		pilotage.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
 }
 
 func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePilotageMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- priorities
@@ -630,12 +630,12 @@ type CreatePilotagePriorityInput struct {
 
 func (s *Server) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.CreatePilotagePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotagePriorityOut)(s.pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
 func (s *Server) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePriorityOut], error) {
-	return listOf(pilotagePriorityOut)(s.pilotage.PilotagePriorities(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotagePriorityOut)(s.pilotage.Priorities(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
@@ -650,12 +650,12 @@ type UpdatePilotagePriorityInput struct {
 
 func (s *Server) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		pilotage.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
 func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePilotagePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- todos
@@ -674,12 +674,12 @@ type CreatePilotageTodoInput struct {
 
 func (s *Server) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageTodoOut)(s.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate}))
 }
 
 func (s *Server) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageTodoOut], error) {
-	return listOf(pilotageTodoOut)(s.pilotage.PilotageTodos(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageTodoOut)(s.pilotage.Todos(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
@@ -696,12 +696,12 @@ type UpdatePilotageTodoInput struct {
 
 func (s *Server) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.UpdatePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
 }
 
 func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePilotageTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- decisions
@@ -716,12 +716,12 @@ type CreatePilotageDecisionInput struct {
 }
 
 func (s *Server) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageDecisionOut)(s.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
 func (s *Server) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDecisionOut], error) {
-	return listOf(pilotageDecisionOut)(s.pilotage.PilotageDecisions(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageDecisionOut)(s.pilotage.Decisions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
@@ -734,12 +734,12 @@ type UpdatePilotageDecisionInput struct {
 }
 
 func (s *Server) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.UpdatePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		pilotage.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
 func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePilotageDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- active documents
@@ -756,12 +756,12 @@ type CreatePilotageDocInput struct {
 
 func (s *Server) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.CreatePilotageDoc(ctx, pilotage.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageDocOut)(s.pilotage.CreateDoc(ctx, pilotage.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
 func (s *Server) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDocOut], error) {
-	return listOf(pilotageDocOut)(s.pilotage.PilotageDocs(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(pilotageDocOut)(s.pilotage.Docs(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
@@ -776,12 +776,12 @@ type UpdatePilotageDocInput struct {
 
 func (s *Server) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.UpdatePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		pilotage.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
 func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePilotageDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }
 
 // ---- proposed actions
@@ -804,7 +804,7 @@ func (s *Server) proposePilotageAction(ctx context.Context, in *ProposePilotageA
 			return nil, errBadRequest("payload: expected a JSON object")
 		}
 	}
-	return oneOf(pilotageActionOut)(s.pilotage.ProposePilotageAction(ctx, pilotage.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(pilotageActionOut)(s.pilotage.ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, ActionType: in.Body.ActionType, Explanation: in.Body.Explanation, Payload: payload}))
 }
 
@@ -820,11 +820,11 @@ func (s *Server) listPilotageActions(ctx context.Context, in *ListPilotageAction
 	if in.Status != "" {
 		status = &in.Status
 	}
-	return listOf(pilotageActionOut)(s.pilotage.PilotageActions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
+	return listOf(pilotageActionOut)(s.pilotage.Actions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
 }
 
 func (s *Server) getPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.pilotage.PilotageActionByID(ctx, accessFrom(ctx).WorkspaceID, in.ID))
+	return oneOf(pilotageActionOut)(s.pilotage.Action(ctx, accessFrom(ctx).WorkspaceID, in.ID))
 }
 
 // ReviewPilotageActionInput is the request of pilotage-actions-review.
@@ -840,10 +840,10 @@ func (s *Server) reviewPilotageAction(ctx context.Context, in *ReviewPilotageAct
 	if in.Body.Approved == nil {
 		return nil, errBadRequest("approved: required")
 	}
-	return oneOf(pilotageActionOut)(s.pilotage.ReviewPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageActionOut)(s.pilotage.ReviewAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
 		*in.Body.Approved, in.Body.Reason))
 }
 
 func (s *Server) applyPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.pilotage.ApplyPilotageAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return oneOf(pilotageActionOut)(s.pilotage.ApplyAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
 }

@@ -199,12 +199,12 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 			r := "waiting"
 			in.BlockedReason = &r
 		}
-		m, err := pilotage.New(store).CreatePilotageMission(ctx, in)
+		m, err := pilotage.New(store).CreateMission(ctx, in)
 		require.NoError(b, err)
 		missions = append(missions, m.ID)
 	}
 	for i := range 20 {
-		p, err := pilotage.New(store).CreatePilotagePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
+		p, err := pilotage.New(store).CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
 		require.NoError(b, err)
 		priorities = append(priorities, p.ID)
 	}
@@ -213,20 +213,20 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 		if i%2 == 0 {
 			due = future
 		}
-		_, err := pilotage.New(store).CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
+		_, err := pilotage.New(store).CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
 			Status: pilotage.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
 		require.NoError(b, err)
 	}
 	for i := range 60 {
-		_, err := pilotage.New(store).CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
+		_, err := pilotage.New(store).CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
 		require.NoError(b, err)
 	}
 	for i := range 150 {
-		a, err := pilotage.New(store).ProposePilotageAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
+		a, err := pilotage.New(store).ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
 			Explanation: fmt.Sprintf("Action %d", i)})
 		require.NoError(b, err)
 		if i%3 == 0 {
-			_, err = pilotage.New(store).ReviewPilotageAction(ctx, ws, a.ID, actor, true, nil)
+			_, err = pilotage.New(store).ReviewAction(ctx, ws, a.ID, actor, true, nil)
 			require.NoError(b, err)
 		}
 	}

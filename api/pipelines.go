@@ -272,7 +272,7 @@ func (s *Server) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutpu
 }
 
 func (s *Server) startRun(ctx context.Context, in *PipelinePath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.StartPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.StartRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
 }
 
 // ListRunsInput is the request of pipeline-runs-list.
@@ -286,13 +286,13 @@ func (s *Server) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]Run
 	if limit == 0 {
 		limit = 50
 	}
-	return listOf(runOut)(s.pipelines.PipelineRuns(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
+	return listOf(runOut)(s.pipelines.Runs(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
 }
 
 func (s *Server) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.PipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
+	return oneOf(runOut)(s.pipelines.Run(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
 }
 
 func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.CancelPipelineRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.CancelRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
 }

@@ -33,7 +33,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := b.pilotage.PilotagePortfolio(ctx, ws, time.Now()); err != nil {
+				if _, err := b.pilotage.CockpitPortfolio(ctx, ws, time.Now()); err != nil {
 					t.Error(err)
 					return
 				}
@@ -55,7 +55,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				ps, err := b.pilotage.PilotagePortfolio(ctx, ws, time.Now())
+				ps, err := b.pilotage.CockpitPortfolio(ctx, ws, time.Now())
 				if err != nil {
 					t.Error(err)
 					return
@@ -86,12 +86,12 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 			reason := "waiting"
 			in.BlockedReason = &reason
 		}
-		_, err := b.pilotage.CreatePilotageMission(ctx, in)
+		_, err := b.pilotage.CreateMission(ctx, in)
 		require.NoError(t, err)
-		_, err = b.pilotage.CreatePilotageTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("todo %d", i),
+		_, err = b.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("todo %d", i),
 			Status: pilotage.PilotageTodoStatuses[i%4], DueDate: &past})
 		require.NoError(t, err)
-		_, err = b.pilotage.CreatePilotageDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("decision %d", i)})
+		_, err = b.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("decision %d", i)})
 		require.NoError(t, err)
 	}
 	now := time.Now()
@@ -101,7 +101,7 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 	for _, profile := range pilotage.PilotageProfiles {
 		for _, intent := range append([]string{""}, pilotage.PilotageIntents...) {
 			a := ask{profile, intent}
-			st, err := b.pilotage.PilotageStateFor(ctx, ws, profile, intent, now)
+			st, err := b.pilotage.StateFor(ctx, ws, profile, intent, now)
 			require.NoError(t, err)
 			asks, want[a] = append(asks, a), st
 		}
@@ -113,7 +113,7 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 			defer wg.Done()
 			for i := range 30 {
 				a := asks[(g*7+i)%len(asks)]
-				st, err := b.pilotage.PilotageStateFor(ctx, ws, a.profile, a.intent, now)
+				st, err := b.pilotage.StateFor(ctx, ws, a.profile, a.intent, now)
 				if err != nil {
 					t.Error(err)
 					return

@@ -73,7 +73,7 @@ func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftR
 			if err != nil {
 				return err
 			}
-			_, err = w.deps.drafts.FinishDraftRefine(ctx, d.ID, a.Run, qs)
+			_, err = w.deps.drafts.FinishRefine(ctx, d.ID, a.Run, qs)
 			return err
 		})
 }
@@ -85,7 +85,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 		"roadmap generation", func(d draft.Draft) error {
 			st := w.deps.drafts
 			tokens := &tokenBatcher{flush: func(text string) {
-				if err := st.AppendDraftEvent(context.WithoutCancel(ctx), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken,
+				if err := st.AppendEvent(context.WithoutCancel(ctx), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken,
 					Status: draft.DraftGenerating, Message: text}); err != nil {
 					w.deps.Logger.WarnContext(ctx, "draft token event", "draft", d.ID, "error", err)
 				}
@@ -96,7 +96,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 			if err != nil {
 				return err
 			}
-			_, err = st.FinishDraftRoadmap(ctx, d.ID, a.Run, roadmapFromLLM(rm))
+			_, err = st.FinishRoadmap(ctx, d.ID, a.Run, roadmapFromLLM(rm))
 			return err
 		})
 }
@@ -107,7 +107,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draftID string, run int32, working, what string,
 	step func(draft.Draft) error) error {
 	st := deps.drafts
-	d, proceed, err := st.DraftForJob(ctx, draftID, run, working)
+	d, proceed, err := st.ForJob(ctx, draftID, run, working)
 	if err != nil || !proceed {
 		return err
 	}
@@ -115,7 +115,7 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	if attempt > 1 {
 		msg = fmt.Sprintf("%s started again (attempt %d)", what, attempt)
 	}
-	if err := st.AppendDraftEvent(ctx, draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: working, Message: msg,
+	if err := st.AppendEvent(ctx, draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: working, Message: msg,
 		Data: map[string]any{"run": run, "attempt": attempt}}); err != nil {
 		if errors.Is(err, draft.ErrDraftStale) {
 			return nil // deleted meanwhile
@@ -131,7 +131,7 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	if !hopeless && attempt < maxAttempts {
 		return err
 	}
-	if _, ferr := st.FailDraft(context.WithoutCancel(ctx), draftID, run, draftErrorText(what, err)); ferr != nil && !errors.Is(ferr, draft.ErrDraftStale) {
+	if _, ferr := st.Fail(context.WithoutCancel(ctx), draftID, run, draftErrorText(what, err)); ferr != nil && !errors.Is(ferr, draft.ErrDraftStale) {
 		return ferr
 	}
 	return nil
@@ -152,7 +152,7 @@ func draftErrorText(what string, err error) string {
 // retryNote tells the draft's stream that the model is asked again.
 func retryNote(ctx context.Context, deps Deps, draftID, status string) func(error) {
 	return func(reason error) {
-		if err := deps.drafts.AppendDraftEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
+		if err := deps.drafts.AppendEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
 			Message: "the model's answer was unusable; asking once more", Data: map[string]any{"reason": reason.Error()}}); err != nil {
 			deps.Logger.WarnContext(ctx, "draft retry event", "draft", draftID, "error", err)
 		}

@@ -73,10 +73,10 @@ func (b *testBundle) roadmapJob(t *testing.T) (draft.Draft, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
 	owner := b.register(t, "owner@example.com")
-	d, err := draft.New(b.store).CreateDraft(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
+	d, err := draft.New(b.store).Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
 		Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
-	step, err := draft.New(b.store).GenerateDraftRoadmap(ctx, owner.Workspace.ID, d.ID)
+	step, err := draft.New(b.store).GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
 	require.NoError(t, err)
 	require.True(t, step.Enqueued)
 	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()))
@@ -116,7 +116,7 @@ func (b *testBundle) draftEvents(t *testing.T, id string) []db.StreamEvent {
 
 func (b *testBundle) getDraft(t *testing.T, d draft.Draft) draft.Draft {
 	t.Helper()
-	got, err := draft.New(b.store).Draft(context.Background(), d.WorkspaceID, d.ID)
+	got, err := draft.New(b.store).Get(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	return got
 }
@@ -155,7 +155,7 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	require.True(t, retried)
 
 	// A failed draft may generate again; a good answer then makes it ready.
-	_, err := draft.New(b.store).GenerateDraftRoadmap(context.Background(), d.WorkspaceID, d.ID)
+	_, err := draft.New(b.store).GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	res, err := b.client.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
@@ -253,11 +253,11 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 func TestDraftWorkerDraftDeleted(t *testing.T) {
 	b := setup(t)
 	d, job := b.roadmapJob(t)
-	require.NoError(t, draft.New(b.store).DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+	require.NoError(t, draft.New(b.store).Delete(context.Background(), d.WorkspaceID, d.ID))
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, job))
 	require.Empty(t, b.draftEvents(t, d.ID))
 	st, err := b.store.StreamState(context.Background(), d.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.StreamState{}, st)
-	require.ErrorIs(t, draft.New(b.store).AppendDraftEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
+	require.ErrorIs(t, draft.New(b.store).AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
 }

@@ -73,7 +73,7 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
 			require.Equal(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
-			acts, err := pilotage.New(b.store).PilotageActions(context.Background(), tm.owner.Workspace.ID, nil, 100)
+			acts, err := pilotage.New(b.store).Actions(context.Background(), tm.owner.Workspace.ID, nil, 100)
 			require.NoError(t, err)
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
 			a := acts[0]

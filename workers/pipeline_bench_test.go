@@ -22,7 +22,7 @@ import (
 )
 
 // BenchmarkPipelineDiamond runs a 20-step diamond of notify steps (one step, 18 in parallel after it, one
-// that needs them all) end to end: from the call that starts the run (the api's StartPipelineRun) to the
+// that needs them all) end to end: from the call that starts the run (the pipeline engine's StartRun) to the
 // moment its done event's notification arrives, as the api's stream relay hears it. The api side is an insert-only client and the worker a
 // working client, each with its own pool, configured as `make run` runs them (WORKER_CONCURRENCY=20,
 // DATABASE_MAX_CONNS=20, WORKER_POLL_INTERVAL=1s, JOB_FETCH_COOLDOWN=10ms). Sub-benchmarks: one run at
@@ -142,7 +142,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 			t0 := time.Now()
 			for range concurrent {
 				wg.Go(func() {
-					r, err := pipelines.StartPipelineRun(ctx, owner.Workspace.ID, p.ID, owner.User.ID)
+					r, err := pipelines.StartRun(ctx, owner.Workspace.ID, p.ID, owner.User.ID)
 					if err != nil {
 						b.Error(err)
 						return

@@ -41,7 +41,7 @@ func (b *testBundle) pipeline(t *testing.T, tm team, steps ...step) db.Pipeline 
 // startRun starts a run of p as the team's owner.
 func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.RunWithSteps {
 	t.Helper()
-	r, err := pipeline.New(b.store).StartPipelineRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
+	r, err := pipeline.New(b.store).StartRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, r.Run.Status)
 	return r
@@ -50,7 +50,7 @@ func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.Run
 // getRun reads a run with its steps.
 func (b *testBundle) getRun(t *testing.T, tm team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
-	out, err := pipeline.New(b.store).PipelineRun(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
+	out, err := pipeline.New(b.store).Run(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
 	require.NoError(t, err)
 	return out
 }
@@ -233,7 +233,7 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, rivertype.JobStateScheduled, job.State)
 	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
 
-	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.NotNil(t, cur.Run.CancelledAt)
@@ -246,7 +246,7 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, pipeline.RunCancelled, b.getRun(t, tm, run).Run.Status)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
 
-	_, err = pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -265,7 +265,7 @@ func TestPipelineCancelWhileRunning(t *testing.T) {
 	for statuses(b.getRun(t, tm, run))["pause"] != pipeline.StepQueued {
 		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
 	}
-	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"first": pipeline.StepCompleted, "pause": pipeline.StepCancelled, "last": pipeline.StepCancelled}, statuses(cur))
 	require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
@@ -362,14 +362,14 @@ func TestPipelinePluginSteps(t *testing.T) {
 
 	// Uninstalled, the pipeline that uses its step type no longer starts.
 	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
-	_, err = pipeline.New(b.store).StartPipelineRun(ctx, ws, p.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).StartRun(ctx, ws, p.ID, tm.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
 // draft creates a project draft of the team's workspace (a data migration, for the offline planner).
 func (b *testBundle) draft(t *testing.T, tm team, name string) draft.Draft {
 	t.Helper()
-	d, err := draft.New(b.store).CreateDraft(context.Background(), draft.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
+	d, err := draft.New(b.store).Create(context.Background(), draft.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
 		Name: name, Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
 	return d
@@ -439,7 +439,7 @@ func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 	events := b.startWorker(t, Config{})
 	framing := b.draft(t, tm, "Ledger move")
 	refined := b.draft(t, tm, "Archive move")
-	_, err := draft.New(b.store).RefineDraft(ctx, tm.owner.Workspace.ID, refined.ID, nil)
+	_, err := draft.New(b.store).Refine(ctx, tm.owner.Workspace.ID, refined.ID, nil)
 	require.NoError(t, err)
 	waitJob(t, events, jobs.DraftRefineArgs{}.Kind())
 	require.Equal(t, draft.DraftRefined, b.getDraft(t, refined).Status)
@@ -497,7 +497,7 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		b := setup(t)
 		tm := b.team(t)
 		d := b.draft(t, tm, "Ledger move")
-		_, err := draft.New(b.store).GenerateDraftRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
+		_, err := draft.New(b.store).GenerateRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
 		require.NoError(t, err)
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
@@ -514,7 +514,7 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
 		require.Equal(t, pipeline.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
-		require.NoError(t, draft.New(b.store).DeleteDraft(context.Background(), d.WorkspaceID, d.ID))
+		require.NoError(t, draft.New(b.store).Delete(context.Background(), d.WorkspaceID, d.ID))
 		cur := b.getRun(t, tm, run)
 		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "the draft was deleted")
@@ -528,7 +528,7 @@ func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 	b := setup(t)
 	tm := b.team(t)
 	other := b.register(t, "eve@example.com")
-	d, err := draft.New(b.store).CreateDraft(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
+	d, err := draft.New(b.store).Create(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
 	require.NoError(t, err)
 	for _, id := range []string{d.ID, db.NewID()} {
 		_, err = pipeline.New(b.store).CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
@@ -552,7 +552,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
 
-	cur, err := pipeline.New(b.store).CancelPipelineRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))

@@ -155,11 +155,11 @@ type NewDraft struct {
 	TeamMembers                             []DraftMember
 }
 
-// CreateDraft creates a draft in framing. A context document naming a document (DocumentID) is
+// Create creates a draft in framing. A context document naming a document (DocumentID) is
 // resolved in the draft's workspace, in the creating transaction, and its title and text are copied
 // into the draft (a snapshot: the jobs read the draft alone, and a later edit or deletion of the
 // document does not change the draft). A document of another workspace, or none, is not found.
-func (e *Engine) CreateDraft(ctx context.Context, in NewDraft) (Draft, error) {
+func (e *Engine) Create(ctx context.Context, in NewDraft) (Draft, error) {
 	if in.TeamMembers == nil {
 		in.TeamMembers = []DraftMember{}
 	}
@@ -210,8 +210,8 @@ func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, docum
 	return DraftDocument{DocumentID: row.ID, Title: row.Title, Content: text}, nil
 }
 
-// Drafts lists a workspace's drafts, newest first.
-func (e *Engine) Drafts(ctx context.Context, workspaceID string) ([]Draft, error) {
+// List lists a workspace's drafts, newest first.
+func (e *Engine) List(ctx context.Context, workspaceID string) ([]Draft, error) {
 	rows, err := e.core.Q.DraftListByWorkspace(ctx, workspaceID)
 	if err != nil {
 		return nil, dbcore.Wrap(err, "list drafts")
@@ -227,8 +227,8 @@ func (e *Engine) Drafts(ctx context.Context, workspaceID string) ([]Draft, error
 	return out, nil
 }
 
-// Draft reads a draft of a workspace; one of another workspace is not found.
-func (e *Engine) Draft(ctx context.Context, workspaceID, draftID string) (Draft, error) {
+// Get reads a draft of a workspace; one of another workspace is not found.
+func (e *Engine) Get(ctx context.Context, workspaceID, draftID string) (Draft, error) {
 	row, err := e.core.Q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
 		return Draft{}, dbcore.NotFound("draft not found")
@@ -236,9 +236,9 @@ func (e *Engine) Draft(ctx context.Context, workspaceID, draftID string) (Draft,
 	return draftOrErr(row, dbcore.Wrap(err, "get draft"))
 }
 
-// DeleteDraft deletes a draft (and its stream); a running job finds it gone and stops, so a pipeline
+// Delete deletes a draft (and its stream); a running job finds it gone and stops, so a pipeline
 // step waiting for its roadmap fails in the same transaction. The project an executed draft made stays.
-func (e *Engine) DeleteDraft(ctx context.Context, workspaceID, draftID string) error {
+func (e *Engine) Delete(ctx context.Context, workspaceID, draftID string) error {
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.DraftDelete(ctx, dbsqlc.DraftDeleteParams{ID: draftID, WorkspaceID: workspaceID})
 		if err != nil {
@@ -278,11 +278,11 @@ type DraftStep struct {
 	Enqueued bool
 }
 
-// RefineDraft records answers to the pending questions and enqueues a refinement job, in one
+// Refine records answers to the pending questions and enqueues a refinement job, in one
 // transaction with the draft's `refining` status and its stream's status event. Refining is allowed
 // from framing, refined and failed; after DraftMaxRounds rounds the answers are recorded and no job
 // runs. An answer to a question the draft did not ask, or asked twice, is invalid.
-func (e *Engine) RefineDraft(ctx context.Context, workspaceID, draftID string, answers []DraftAnswer) (DraftStep, error) {
+func (e *Engine) Refine(ctx context.Context, workspaceID, draftID string, answers []DraftAnswer) (DraftStep, error) {
 	var out DraftStep
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
@@ -343,10 +343,10 @@ func (e *Engine) RefineDraft(ctx context.Context, workspaceID, draftID string, a
 	return out, err
 }
 
-// GenerateDraftRoadmap enqueues the roadmap job, in one transaction with the draft's `generating`
+// GenerateRoadmap enqueues the roadmap job, in one transaction with the draft's `generating`
 // status and its stream's status event. Allowed from framing, refined, roadmap_ready (a new roadmap
 // replaces the old one) and failed.
-func (e *Engine) GenerateDraftRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
+func (e *Engine) GenerateRoadmap(ctx context.Context, workspaceID, draftID string) (DraftStep, error) {
 	var out DraftStep
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -390,10 +390,10 @@ func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 	return DraftStep{Draft: d, Enqueued: true}, err
 }
 
-// DraftForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
+// ForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
 // draft is gone, or it is no longer in the job's working status with the job's run (another run
 // finished it, or a newer run superseded it).
-func (e *Engine) DraftForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
+func (e *Engine) ForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
 	row, err := e.core.Q.DraftGetByID(ctx, draftID)
 	if dbcore.IsNotFound(err) {
 		return Draft{}, false, nil
@@ -408,9 +408,9 @@ func (e *Engine) DraftForJob(ctx context.Context, draftID string, run int32, wor
 	return d, err == nil, err
 }
 
-// AppendDraftEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
+// AppendEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
 // when the draft was deleted (its stream went with it and is not made again).
-func (e *Engine) AppendDraftEvent(ctx context.Context, draftID string, ev db.NewStreamEvent) error {
+func (e *Engine) AppendEvent(ctx context.Context, draftID string, ev db.NewStreamEvent) error {
 	ev.Final = false
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.DraftLockKey(ctx, draftID); err != nil {
@@ -457,8 +457,8 @@ func (e *Engine) finishDraft(ctx context.Context, draftID string, update func(q 
 	return out, err
 }
 
-// FinishDraftRefine stores a refinement run's questions (refined), once.
-func (e *Engine) FinishDraftRefine(ctx context.Context, draftID string, run int32, questions []string) (Draft, error) {
+// FinishRefine stores a refinement run's questions (refined), once.
+func (e *Engine) FinishRefine(ctx context.Context, draftID string, run int32, questions []string) (Draft, error) {
 	if questions == nil {
 		questions = []string{}
 	}
@@ -474,10 +474,10 @@ func (e *Engine) FinishDraftRefine(ctx context.Context, draftID string, run int3
 	}, nil)
 }
 
-// FinishDraftRoadmap stores a roadmap run's roadmap (roadmap_ready), once. The roadmap must have
+// FinishRoadmap stores a roadmap run's roadmap (roadmap_ready), once. The roadmap must have
 // phases with deliverables (the llm package guarantees it). In the same transaction, the pipeline
 // steps waiting for the draft (generate_roadmap) complete with the roadmap's summary as their output.
-func (e *Engine) FinishDraftRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
+func (e *Engine) FinishRoadmap(ctx context.Context, draftID string, run int32, roadmap DraftRoadmap) (Draft, error) {
 	sum := roadmapSummary(roadmap)
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRoadmap(ctx, dbsqlc.DraftFinishRoadmapParams{ID: draftID, Run: run, Roadmap: jsonOf(roadmap)})
@@ -508,9 +508,9 @@ func roadmapSummary(r DraftRoadmap) map[string]any {
 // PipelineRef is the wait reference of a pipeline step waiting for a draft's roadmap.
 func PipelineRef(draftID string) string { return "draft:" + draftID }
 
-// FailDraft records why a run failed (failed), once; the pipeline steps waiting for the draft fail
+// Fail records why a run failed (failed), once; the pipeline steps waiting for the draft fail
 // with the reason in the same transaction.
-func (e *Engine) FailDraft(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
+func (e *Engine) Fail(ctx context.Context, draftID string, run int32, reason string) (Draft, error) {
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFail(ctx, dbsqlc.DraftFailParams{ID: draftID, Run: run, Error: &reason})
 	}, func(Draft) db.NewStreamEvent {
@@ -530,12 +530,12 @@ type DraftExecution struct {
 	MembersAdded, MembersSkipped []string
 }
 
-// ExecuteDraft turns a ready roadmap into a project, once, in one transaction: the project (no template
+// Execute turns a ready roadmap into a project, once, in one transaction: the project (no template
 // columns), a column per phase in order, the team members who are workspace members (by e-mail) as
 // project members, then a card per deliverable created as any card create is (card_created activities,
 // their notifications and automation jobs), and the draft executed with its projectId. A second call
 // answers 409 naming the project.
-func (e *Engine) ExecuteDraft(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
+func (e *Engine) Execute(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
 	var out DraftExecution
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})

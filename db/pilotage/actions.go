@@ -76,8 +76,8 @@ func checkNewAction(in *NewPilotageAction) error {
 	return nil
 }
 
-// ProposePilotageAction stores a suggested action and records it in the history.
-func (e *Engine) ProposePilotageAction(ctx context.Context, in NewPilotageAction) (db.PilotageAction, error) {
+// ProposeAction stores a suggested action and records it in the history.
+func (e *Engine) ProposeAction(ctx context.Context, in NewPilotageAction) (db.PilotageAction, error) {
 	var out db.PilotageAction
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -103,14 +103,14 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
 }
 
-// PilotageActions lists a workspace's actions, newest first, of one status when status is set.
-func (e *Engine) PilotageActions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
+// Actions lists a workspace's actions, newest first, of one status when status is set.
+func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
 	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: int32(limit)})
 	return rows, dbcore.Wrap(err, "list pilotage actions")
 }
 
-// PilotageActionByID reads one action of the workspace.
-func (e *Engine) PilotageActionByID(ctx context.Context, workspaceID, id string) (db.PilotageAction, error) {
+// Action reads one action of the workspace.
+func (e *Engine) Action(ctx context.Context, workspaceID, id string) (db.PilotageAction, error) {
 	return dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
 }
 
@@ -128,9 +128,9 @@ func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need stri
 		map[string]string{"suggested": "reviewed", "approved": "applied"}[need]))
 }
 
-// ReviewPilotageAction is the guarded suggested -> approved | rejected move, with the reviewer and an
+// ReviewAction is the guarded suggested -> approved | rejected move, with the reviewer and an
 // optional reason. A second review (or one that lost a race) is a conflict.
-func (e *Engine) ReviewPilotageAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (db.PilotageAction, error) {
+func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (db.PilotageAction, error) {
 	if reason != nil {
 		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
 		if err != nil {
@@ -165,11 +165,11 @@ func (e *Engine) ReviewPilotageAction(ctx context.Context, workspaceID, id, acto
 	return out, err
 }
 
-// ApplyPilotageAction is the guarded approved -> applied move, and the action's effect performed
+// ApplyAction is the guarded approved -> applied move, and the action's effect performed
 // through the store as actorID in the same transaction: either both commit or neither does, so an
 // effect that fails (its mission was deleted, its card moved away) leaves the action approved and
 // answers the effect's error. An unknown action type is applied with no effect, as its result says.
-func (e *Engine) ApplyPilotageAction(ctx context.Context, workspaceID, id, actorID string) (db.PilotageAction, error) {
+func (e *Engine) ApplyAction(ctx context.Context, workspaceID, id, actorID string) (db.PilotageAction, error) {
 	for range 5 {
 		var out db.PilotageAction
 		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {

@@ -32,9 +32,9 @@ type PortfolioColumn struct {
 
 // Portfolio summarises every project of a workspace in two queries of one snapshot (one pass over the
 // workspace's cards), whatever the number of projects and cards. It is the cockpit's portfolio
-// (PilotagePortfolio) without the cockpit's extra figures.
+// (CockpitPortfolio) without the cockpit's extra figures.
 func (e *Engine) Portfolio(ctx context.Context, workspaceID string) ([]PortfolioProject, error) {
-	ps, err := e.PilotagePortfolio(ctx, workspaceID, time.Now())
+	ps, err := e.CockpitPortfolio(ctx, workspaceID, time.Now())
 	if err != nil {
 		return nil, err
 	}

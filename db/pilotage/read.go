@@ -55,12 +55,12 @@ const (
 	recentLimit      = 5
 )
 
-// PilotageStateFor reads the workspace's records in one snapshot, then selects them by profile
+// StateFor reads the workspace's records in one snapshot, then selects them by profile
 // (pilotage: everything; execution: missions in progress or blocked and open todos; revue: decisions
 // of the cycle and missions and todos done this cycle) and orders and trims them by intent ("" keeps
 // creation order, untrimmed). docs/pilotage.md has the rules. Concurrent calls for one workspace share
-// reads as PilotagePortfolio's do: each answer is read after its call began.
-func (e *Engine) PilotageStateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
+// reads as CockpitPortfolio's do: each answer is read after its call began.
+func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
 	if err := checkEnum("profile", profile, PilotageProfiles); err != nil {
 		return PilotageState{}, err
 	}
@@ -216,10 +216,10 @@ type dashboardKey struct {
 	cycleStart  time.Time
 }
 
-// PilotageDashboardFor reads the dashboard in one snapshot of five queries. Concurrent calls for one
-// workspace (in one cycle) share reads as PilotagePortfolio's do: each answer is read after its call
+// DashboardFor reads the dashboard in one snapshot of five queries. Concurrent calls for one
+// workspace (in one cycle) share reads as CockpitPortfolio's do: each answer is read after its call
 // began.
-func (e *Engine) PilotageDashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
+func (e *Engine) DashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
 	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []db.PilotageTodo{}, Counts: map[string]map[string]int{
 		"mission": zeroCounts(PilotageMissionStatuses), "todo": zeroCounts(append(slices.Clone(PilotageTodoStatuses), "overdue")),
 		"action": zeroCounts(PilotageActionStatuses)}}
@@ -288,7 +288,7 @@ type portfolioRows struct {
 	columns  []dbsqlc.PortfolioColumnStatsRow
 }
 
-// PilotagePortfolio summarises the workspace's projects for the cockpit in two queries of one snapshot:
+// CockpitPortfolio summarises the workspace's projects for the cockpit in two queries of one snapshot:
 // the projects with their last activity, and every column's counters and overdue cards. Per-project
 // figures are sums over the project's columns.
 //
@@ -296,7 +296,7 @@ type portfolioRows struct {
 // waits for the next one, which serves every call that arrived in the meantime, so each answer is
 // still read after its call began (a caller sees its own writes) and a workspace costs at most one
 // read at a time however many people watch it. See docs/pilotage.md "Shared reads".
-func (e *Engine) PilotagePortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
+func (e *Engine) CockpitPortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
 	rows, _, err := e.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
 		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 			if r.projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {

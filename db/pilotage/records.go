@@ -181,8 +181,8 @@ func checkMission(m *db.PilotageMission) error {
 	return nil
 }
 
-// CreatePilotageMission creates a mission and records it in the history.
-func (e *Engine) CreatePilotageMission(ctx context.Context, in NewPilotageMission) (db.PilotageMission, error) {
+// CreateMission creates a mission and records it in the history.
+func (e *Engine) CreateMission(ctx context.Context, in NewPilotageMission) (db.PilotageMission, error) {
 	var out db.PilotageMission
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -211,8 +211,8 @@ func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
-// UpdatePilotageMission applies a patch to a mission and records the change.
-func (e *Engine) UpdatePilotageMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+// UpdateMission applies a patch to a mission and records the change.
+func (e *Engine) UpdateMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
 	var out db.PilotageMission
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -257,14 +257,14 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	return row, recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
 }
 
-// PilotageMissions lists a workspace's missions in creation order.
-func (e *Engine) PilotageMissions(ctx context.Context, workspaceID string) ([]db.PilotageMission, error) {
+// Missions lists a workspace's missions in creation order.
+func (e *Engine) Missions(ctx context.Context, workspaceID string) ([]db.PilotageMission, error) {
 	rows, err := e.core.Q.PilotageMissionList(ctx, workspaceID)
 	return rows, dbcore.Wrap(err, "list pilotage missions")
 }
 
-// DeletePilotageMission deletes a mission (its todos keep existing, without mission) and records it.
-func (e *Engine) DeletePilotageMission(ctx context.Context, workspaceID, id, actorID string) error {
+// DeleteMission deletes a mission (its todos keep existing, without mission) and records it.
+func (e *Engine) DeleteMission(ctx context.Context, workspaceID, id, actorID string) error {
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
@@ -298,8 +298,8 @@ func checkPriority(p *db.PilotagePriority) error {
 	return err
 }
 
-// CreatePilotagePriority creates a priority and records it.
-func (e *Engine) CreatePilotagePriority(ctx context.Context, in NewPilotagePriority) (db.PilotagePriority, error) {
+// CreatePriority creates a priority and records it.
+func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db.PilotagePriority, error) {
 	p := db.PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
 	if err := checkPriority(&p); err != nil {
 		return p, err
@@ -317,8 +317,8 @@ func (e *Engine) CreatePilotagePriority(ctx context.Context, in NewPilotagePrior
 	return out, err
 }
 
-// UpdatePilotagePriority applies a patch to a priority and records the change.
-func (e *Engine) UpdatePilotagePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+// UpdatePriority applies a patch to a priority and records the change.
+func (e *Engine) UpdatePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (db.PilotagePriority, error) {
 	var out db.PilotagePriority
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
@@ -347,14 +347,14 @@ func (e *Engine) UpdatePilotagePriority(ctx context.Context, workspaceID, id, ac
 	return out, err
 }
 
-// PilotagePriorities lists a workspace's priorities in creation order.
-func (e *Engine) PilotagePriorities(ctx context.Context, workspaceID string) ([]db.PilotagePriority, error) {
+// Priorities lists a workspace's priorities in creation order.
+func (e *Engine) Priorities(ctx context.Context, workspaceID string) ([]db.PilotagePriority, error) {
 	rows, err := e.core.Q.PilotagePriorityList(ctx, workspaceID)
 	return rows, dbcore.Wrap(err, "list pilotage priorities")
 }
 
-// DeletePilotagePriority deletes a priority (its todos keep existing, without priority) and records it.
-func (e *Engine) DeletePilotagePriority(ctx context.Context, workspaceID, id, actorID string) error {
+// DeletePriority deletes a priority (its todos keep existing, without priority) and records it.
+func (e *Engine) DeletePriority(ctx context.Context, workspaceID, id, actorID string) error {
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
@@ -414,8 +414,8 @@ func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db
 	return nil
 }
 
-// CreatePilotageTodo creates a todo and records it.
-func (e *Engine) CreatePilotageTodo(ctx context.Context, in NewPilotageTodo) (db.PilotageTodo, error) {
+// CreateTodo creates a todo and records it.
+func (e *Engine) CreateTodo(ctx context.Context, in NewPilotageTodo) (db.PilotageTodo, error) {
 	var out db.PilotageTodo
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -441,8 +441,8 @@ func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotage
 	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
-// UpdatePilotageTodo applies a patch to a todo and records the change.
-func (e *Engine) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (db.PilotageTodo, error) {
+// UpdateTodo applies a patch to a todo and records the change.
+func (e *Engine) UpdateTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (db.PilotageTodo, error) {
 	var out db.PilotageTodo
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
@@ -480,14 +480,14 @@ func (e *Engine) UpdatePilotageTodo(ctx context.Context, workspaceID, id, actorI
 	return out, err
 }
 
-// PilotageTodos lists a workspace's todos in creation order.
-func (e *Engine) PilotageTodos(ctx context.Context, workspaceID string) ([]db.PilotageTodo, error) {
+// Todos lists a workspace's todos in creation order.
+func (e *Engine) Todos(ctx context.Context, workspaceID string) ([]db.PilotageTodo, error) {
 	rows, err := e.core.Q.PilotageTodoList(ctx, workspaceID)
 	return rows, dbcore.Wrap(err, "list pilotage todos")
 }
 
-// DeletePilotageTodo deletes a todo and records it.
-func (e *Engine) DeletePilotageTodo(ctx context.Context, workspaceID, id, actorID string) error {
+// DeleteTodo deletes a todo and records it.
+func (e *Engine) DeleteTodo(ctx context.Context, workspaceID, id, actorID string) error {
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
@@ -519,8 +519,8 @@ func checkDecision(d *db.PilotageDecision) error {
 	return err
 }
 
-// CreatePilotageDecision records a decision.
-func (e *Engine) CreatePilotageDecision(ctx context.Context, in NewPilotageDecision) (db.PilotageDecision, error) {
+// CreateDecision records a decision.
+func (e *Engine) CreateDecision(ctx context.Context, in NewPilotageDecision) (db.PilotageDecision, error) {
 	var out db.PilotageDecision
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -543,8 +543,8 @@ func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilo
 	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
-// UpdatePilotageDecision applies a patch to a decision and records the change.
-func (e *Engine) UpdatePilotageDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+// UpdateDecision applies a patch to a decision and records the change.
+func (e *Engine) UpdateDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (db.PilotageDecision, error) {
 	var out db.PilotageDecision
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
@@ -569,14 +569,14 @@ func (e *Engine) UpdatePilotageDecision(ctx context.Context, workspaceID, id, ac
 	return out, err
 }
 
-// PilotageDecisions lists a workspace's decisions in creation order.
-func (e *Engine) PilotageDecisions(ctx context.Context, workspaceID string) ([]db.PilotageDecision, error) {
+// Decisions lists a workspace's decisions in creation order.
+func (e *Engine) Decisions(ctx context.Context, workspaceID string) ([]db.PilotageDecision, error) {
 	rows, err := e.core.Q.PilotageDecisionList(ctx, workspaceID)
 	return rows, dbcore.Wrap(err, "list pilotage decisions")
 }
 
-// DeletePilotageDecision deletes a decision and records it.
-func (e *Engine) DeletePilotageDecision(ctx context.Context, workspaceID, id, actorID string) error {
+// DeleteDecision deletes a decision and records it.
+func (e *Engine) DeleteDecision(ctx context.Context, workspaceID, id, actorID string) error {
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
@@ -610,8 +610,8 @@ func checkDoc(d *db.PilotageDoc) error {
 	return checkEnum("sourceType", d.SourceType, PilotageDocSourceTypes)
 }
 
-// CreatePilotageDoc creates an active document and records it.
-func (e *Engine) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageDoc, error) {
+// CreateDoc creates an active document and records it.
+func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageDoc, error) {
 	if in.SourceType == "" {
 		in.SourceType = "product"
 	}
@@ -631,8 +631,8 @@ func (e *Engine) CreatePilotageDoc(ctx context.Context, in NewPilotageDoc) (db.P
 	return out, err
 }
 
-// UpdatePilotageDoc applies a patch to an active document and records the change.
-func (e *Engine) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (db.PilotageDoc, error) {
+// UpdateDoc applies a patch to an active document and records the change.
+func (e *Engine) UpdateDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (db.PilotageDoc, error) {
 	var out db.PilotageDoc
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
@@ -661,14 +661,14 @@ func (e *Engine) UpdatePilotageDoc(ctx context.Context, workspaceID, id, actorID
 	return out, err
 }
 
-// PilotageDocs lists a workspace's active documents in creation order.
-func (e *Engine) PilotageDocs(ctx context.Context, workspaceID string) ([]db.PilotageDoc, error) {
+// Docs lists a workspace's active documents in creation order.
+func (e *Engine) Docs(ctx context.Context, workspaceID string) ([]db.PilotageDoc, error) {
 	rows, err := e.core.Q.PilotageDocList(ctx, workspaceID)
 	return rows, dbcore.Wrap(err, "list pilotage docs")
 }
 
-// DeletePilotageDoc deletes an active document and records it.
-func (e *Engine) DeletePilotageDoc(ctx context.Context, workspaceID, id, actorID string) error {
+// DeleteDoc deletes an active document and records it.
+func (e *Engine) DeleteDoc(ctx context.Context, workspaceID, id, actorID string) error {
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {
@@ -688,8 +688,8 @@ type PilotageHistoryQuery struct {
 	Limit              int
 }
 
-// PilotageHistory pages through a workspace's pilotage history, newest first.
-func (e *Engine) PilotageHistory(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
+// History pages through a workspace's pilotage history, newest first.
+func (e *Engine) History(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
 	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
 		RecordType: hq.RecordType, Since: hq.Since, Lim: int32(hq.Limit)})
 	return rows, dbcore.Wrap(err, "list pilotage history")

@@ -24,7 +24,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
-// Run statuses.
+// Pipeline run statuses.
 const (
 	RunRunning   = "running"
 	RunCompleted = "completed"
@@ -56,10 +56,10 @@ type RunWithSteps struct {
 	Steps []db.PipelineRunStep
 }
 
-// StartPipelineRun starts a run of an enabled pipeline (a disabled one is a conflict): the run, its
+// StartRun starts a run of an enabled pipeline (a disabled one is a conflict): the run, its
 // steps (pending) and the jobs of the steps that need nothing, in one transaction. The graph is
 // validated again, so a step type whose plugin was uninstalled since is refused.
-func (e *Engine) StartPipelineRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
+func (e *Engine) StartRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
 	var out RunWithSteps
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		p, err := q.PipelineGetForShare(ctx, dbsqlc.PipelineGetForShareParams{ID: pipelineID, WorkspaceID: workspaceID})
@@ -160,8 +160,8 @@ func (e *Engine) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, r
 	return nil
 }
 
-// PipelineRuns lists a pipeline's runs, newest first, with their steps.
-func (e *Engine) PipelineRuns(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
+// Runs lists a pipeline's runs, newest first, with their steps.
+func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
 	if _, err := e.Pipeline(ctx, workspaceID, pipelineID); err != nil {
 		return nil, err
 	}
@@ -192,8 +192,8 @@ func (e *Engine) PipelineRuns(ctx context.Context, workspaceID, pipelineID strin
 	return out, err
 }
 
-// PipelineRun reads a run of a pipeline of the workspace with its steps.
-func (e *Engine) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
+// Run reads a run of a pipeline of the workspace with its steps.
+func (e *Engine) Run(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
 	var out RunWithSteps
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
@@ -213,10 +213,10 @@ func (e *Engine) PipelineRun(ctx context.Context, workspaceID, pipelineID, runID
 	return out, err
 }
 
-// CancelPipelineRun stops a running run: cancelled, its unfinished steps cancelled and their jobs
+// CancelRun stops a running run: cancelled, its unfinished steps cancelled and their jobs
 // cancelled (a running step's context ends, and its work rolls back), in one transaction; then the
 // missions its steps wait for are cancelled too. A finished run is a conflict.
-func (e *Engine) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
+func (e *Engine) CancelRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
 	var missions []string
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
@@ -264,7 +264,7 @@ func (e *Engine) CancelPipelineRun(ctx context.Context, workspaceID, pipelineID,
 			return RunWithSteps{}, err
 		}
 	}
-	return e.PipelineRun(ctx, workspaceID, pipelineID, runID)
+	return e.Run(ctx, workspaceID, pipelineID, runID)
 }
 
 // cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).
@@ -283,7 +283,7 @@ func (e *Engine) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []db.Pip
 // StreamRun is the stream kind of pipeline runs: a run's events carry its id as "runId".
 const StreamRun = "run"
 
-// Run event types (the SSE `event` names): status (the run started), step (a step moved: waiting,
+// Pipeline run event types (the SSE `event` names): status (the run started), step (a step moved: waiting,
 // completed, failed) and done (the run completed, failed or was cancelled; it ends the stream).
 const (
 	RunEventStatus = "status"

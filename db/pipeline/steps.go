@@ -45,9 +45,9 @@ type stepDone struct {
 	waitRef string
 }
 
-// RunPipelineStep works one step of a run. It answers nil when the step is done, failed (a refusal:
+// RunStep works one step of a run. It answers nil when the step is done, failed (a refusal:
 // the run fails), waiting, or had nothing left to do; an error is transient (River retries the job).
-func (e *Engine) RunPipelineStep(ctx context.Context, runID, stepID string) error {
+func (e *Engine) RunStep(ctx context.Context, runID, stepID string) error {
 	if _, err := e.core.Q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID, StepID: stepID}); dbcore.IsNotFound(err) {
 		return nil // done, skipped or cancelled meanwhile, or the run was deleted
 	} else if err != nil {
@@ -65,8 +65,8 @@ func (e *Engine) RunPipelineStep(ctx context.Context, runID, stepID string) erro
 	return dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
-// FailPipelineStep fails a step whose job gave up (its last attempt met a transient error each time).
-func (e *Engine) FailPipelineStep(ctx context.Context, runID, stepID, errText string) error {
+// FailStep fails a step whose job gave up (its last attempt met a transient error each time).
+func (e *Engine) FailStep(ctx context.Context, runID, stepID, errText string) error {
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, steps, st, err := lockStep(ctx, q, runID, stepID)
 		if err != nil {
