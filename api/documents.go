@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -238,7 +239,7 @@ func (s *Server) createDocument(ctx context.Context, in *CreateDocumentInput) (*
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(documentOut)(s.store.CreateDocument(ctx, db.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID,
+	return oneOf(documentOut)(s.documents.CreateDocument(ctx, document.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		AuthorID: principalFrom(ctx).User.ID, Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType,
 		ContextType: b.ContextType, ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata}))
 }
@@ -269,7 +270,7 @@ func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Ou
 	if (in.ContextType == "") != (in.ContextID == "") {
 		return nil, errBadRequest("contextType and contextId filter together: give both or neither")
 	}
-	f := db.DocumentFilter{WorkspaceID: accessFrom(ctx).WorkspaceID, DocType: in.DocType, ContextType: in.ContextType,
+	f := document.DocumentFilter{WorkspaceID: accessFrom(ctx).WorkspaceID, DocType: in.DocType, ContextType: in.ContextType,
 		Limit: in.Limit, Offset: in.Offset}
 	if f.Limit == 0 {
 		f.Limit = 50
@@ -288,15 +289,15 @@ func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Ou
 	default:
 		f.ParentID = in.ParentID
 	}
-	return listOf(documentSummaryOut)(s.store.Documents(ctx, f))
+	return listOf(documentSummaryOut)(s.documents.Documents(ctx, f))
 }
 
 func (s *Server) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {
-	return listOf(documentNodeOut)(s.store.DocumentTree(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(documentNodeOut)(s.documents.DocumentTree(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s *Server) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.store.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
+	return oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
 // UpdateDocumentInput is the request of documents-update.
@@ -319,7 +320,7 @@ func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*
 	if err != nil {
 		return nil, err
 	}
-	p := db.DocumentPatch{Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, Metadata: b.Metadata,
+	p := document.DocumentPatch{Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, Metadata: b.Metadata,
 		Parent: b.ParentID.opt()}
 	if b.Tags != nil {
 		p.Tags = docTags(*b.Tags)
@@ -330,15 +331,15 @@ func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*
 	if p.Parent.Value != nil && !isUUID(*p.Parent.Value) {
 		return nil, errBadRequest("parentId: no document of this workspace has this id")
 	}
-	return oneOf(documentOut)(s.store.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
+	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
 }
 
 func (s *Server) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
-	return done(s.store.DeleteDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
+	return done(s.documents.DeleteDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
 func (s *Server) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentOut)(s.store.SubmitDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID))
+	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID))
 }
 
 // ReviewDocumentInput is the request of documents-review.
@@ -351,21 +352,21 @@ type ReviewDocumentInput struct {
 }
 
 func (s *Server) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.store.ReviewDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID,
+	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID,
 		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
 }
 
 func (s *Server) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {
-	return listOf(documentSummaryOut)(s.store.CardDocuments(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	return listOf(documentSummaryOut)(s.documents.CardDocuments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 func (s *Server) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.store.LinkDocument(ctx, a.WorkspaceID, a.ProjectID, in.CardID, in.DocumentID, principalFrom(ctx).User.ID))
+	return done(s.documents.LinkDocument(ctx, a.WorkspaceID, a.ProjectID, in.CardID, in.DocumentID, principalFrom(ctx).User.ID))
 }
 
 func (s *Server) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
-	return done(s.store.UnlinkDocument(ctx, accessFrom(ctx).ProjectID, in.CardID, in.DocumentID))
+	return done(s.documents.UnlinkDocument(ctx, accessFrom(ctx).ProjectID, in.CardID, in.DocumentID))
 }
 
 // SearchInput is the request of workspace-search.
@@ -384,5 +385,5 @@ func (s *Server) search(ctx context.Context, in *SearchInput) (*Output[[]SearchR
 	if limit == 0 {
 		limit = 20
 	}
-	return listOf(searchResultOut)(s.store.Search(ctx, accessFrom(ctx).WorkspaceID, q, limit))
+	return listOf(searchResultOut)(s.documents.Search(ctx, accessFrom(ctx).WorkspaceID, q, limit))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -84,7 +85,7 @@ type Principal struct {
 	// bind the CSRF token.
 	Session auth.Claims
 	// access was resolved together with the user (JWT callers on tenant routes); accessErr is its refusal.
-	access    *db.Access
+	access    *tenancy.Access
 	accessErr error
 }
 
@@ -114,8 +115,8 @@ func principalFrom(ctx context.Context) *Principal {
 	return p
 }
 
-func accessFrom(ctx context.Context) db.Access {
-	a, _ := ctx.Value(accessCtxKey).(db.Access)
+func accessFrom(ctx context.Context) tenancy.Access {
+	a, _ := ctx.Value(accessCtxKey).(tenancy.Access)
 	return a
 }
 
@@ -152,7 +153,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	}
 	if p.ViaPAT {
 		// Recorded only for requests the token was good for.
-		if err := s.store.TouchAPIToken(hctx.Context(), p.TokenID); err != nil {
+		if err := s.identity.TouchAPIToken(hctx.Context(), p.TokenID); err != nil {
 			s.writeErr(hctx, err)
 			return
 		}
@@ -201,13 +202,13 @@ func checkScope(p *Principal, a Access) error {
 // tenantAccess resolves the caller's access to an organization, and a workspace and project when named,
 // then checks the roles a declares: outside the tenancy is 404, a role too low 403. The guard uses it for
 // routes with {orgSlug}; the MCP tools for the organization, workspace and project their arguments name.
-func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Access, orgSlug, wsSlug, projectID string) (db.Access, error) {
-	var acc db.Access
+func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Access, orgSlug, wsSlug, projectID string) (tenancy.Access, error) {
+	var acc tenancy.Access
 	var err error
 	if p.access != nil || p.accessErr != nil {
 		acc, err = derefAccess(p.access), p.accessErr
 	} else {
-		acc, err = s.store.ResolveAccess(ctx, p.User.ID, orgSlug, wsSlug, projectID)
+		acc, err = s.tenancy.ResolveAccess(ctx, p.User.ID, orgSlug, wsSlug, projectID)
 	}
 	if err != nil {
 		var se *db.Error
@@ -323,7 +324,7 @@ func (s *Server) authenticateBearer(ctx context.Context, header string) (*Princi
 
 // sessionUser loads a session's user; a deleted user or a session of an older version is 401.
 func (s *Server) sessionUser(ctx context.Context, userID string, version int32) (db.User, error) {
-	u, err := s.store.UserByID(ctx, userID)
+	u, err := s.identity.UserByID(ctx, userID)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && u.SessionVersion != version) {
 		return u, errUnauthorized("invalid or expired token")
 	}
@@ -350,8 +351,8 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 			return p, nil // the cached user had this session version
 		}
 		gen := s.opts.AccessCache.Generation()
-		var acc db.Access
-		p.User, acc, p.accessErr, err = s.store.UserWithAccess(ctx, claims.Subject, orgSlug, key.WsSlug, projectID)
+		var acc tenancy.Access
+		p.User, acc, p.accessErr, err = s.tenancy.UserWithAccess(ctx, claims.Subject, orgSlug, key.WsSlug, projectID)
 		if p.accessErr == nil {
 			p.access = &acc
 			if err == nil && p.User.SessionVersion == claims.Version {
@@ -359,7 +360,7 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 			}
 		}
 	} else {
-		p.User, err = s.store.UserByID(ctx, claims.Subject)
+		p.User, err = s.identity.UserByID(ctx, claims.Subject)
 	}
 	if errors.Is(err, db.ErrNotFound) || (err == nil && p.User.SessionVersion != claims.Version) {
 		return nil, errUnauthorized("invalid or expired token")
@@ -370,15 +371,15 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 	return p, nil
 }
 
-func derefAccess(a *db.Access) db.Access {
+func derefAccess(a *tenancy.Access) tenancy.Access {
 	if a == nil {
-		return db.Access{}
+		return tenancy.Access{}
 	}
 	return *a
 }
 
 func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal, error) {
-	tok, err := s.store.APITokenByHash(ctx, auth.HashSecret(token))
+	tok, err := s.identity.APITokenByHash(ctx, auth.HashSecret(token))
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, errUnauthorized("invalid or revoked token")
 	}
@@ -388,7 +389,7 @@ func (s *Server) authenticatePAT(ctx context.Context, token string) (*Principal,
 	if tok.ExpiresAt != nil && !time.Now().Before(*tok.ExpiresAt) {
 		return nil, errUnauthorized("token expired")
 	}
-	u, err := s.store.UserByID(ctx, tok.UserID)
+	u, err := s.identity.UserByID(ctx, tok.UserID)
 	if err != nil {
 		return nil, err
 	}

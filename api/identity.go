@@ -129,7 +129,7 @@ func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*Session
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.store.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
+	reg, err := s.identity.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -149,7 +149,7 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*SessionOutput, err
 	if err := s.limitLogin(ctx, email); err != nil {
 		return nil, err
 	}
-	u, err := s.store.UserByEmail(ctx, email)
+	u, err := s.identity.UserByEmail(ctx, email)
 	if errors.Is(err, db.ErrNotFound) {
 		auth.BurnPasswordCheck(in.Body.Password)
 		return nil, errUnauthorized("invalid e-mail or password")
@@ -202,7 +202,7 @@ type PatchMeInput struct {
 }
 
 func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, error) {
-	u, err := s.store.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
+	u, err := s.identity.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -228,7 +228,7 @@ func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.store.SetPassword(ctx, p.User.ID, hash)
+	u, err := s.identity.SetPassword(ctx, p.User.ID, hash)
 	if err != nil {
 		return nil, fail(err)
 	}

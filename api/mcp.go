@@ -103,7 +103,7 @@ func (s *Server) mcpAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticateBearer(r.Context(), r.Header.Get("Authorization"))
 		if err == nil && p.ViaPAT {
-			err = s.store.TouchAPIToken(r.Context(), p.TokenID)
+			err = s.identity.TouchAPIToken(r.Context(), p.TokenID)
 		}
 		if err != nil {
 			var eb *ErrorBody

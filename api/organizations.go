@@ -135,7 +135,7 @@ func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationI
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.store.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
+	org, err := s.tenancy.CreateOrganization(ctx, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -143,7 +143,7 @@ func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationI
 }
 
 func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
-	return listOf(myOrganizationOut)(s.store.ListOrganizations(ctx, principalFrom(ctx).User.ID))
+	return listOf(myOrganizationOut)(s.tenancy.ListOrganizations(ctx, principalFrom(ctx).User.ID))
 }
 
 func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
@@ -166,7 +166,7 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.store.UpdateOrganization(ctx, a.OrgID, name)
+	org, err := s.tenancy.UpdateOrganization(ctx, a.OrgID, name)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -174,11 +174,11 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 }
 
 func (s *Server) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
-	return done(s.store.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
+	return done(s.tenancy.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
 }
 
 func (s *Server) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
-	return listOf(orgMemberOut)(s.store.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
+	return listOf(orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
 }
 
 // AddOrganizationMemberInput is the request of organizations-members-add.
@@ -191,7 +191,7 @@ type AddOrganizationMemberInput struct {
 }
 
 func (s *Server) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
-	return oneOf(orgMemberOut)(s.store.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
+	return oneOf(orgMemberOut)(s.tenancy.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
 }
 
 // OrgMemberPath names a member of an organization.
@@ -209,7 +209,7 @@ type UpdateOrganizationMemberInput struct {
 }
 
 func (s *Server) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
-	return oneOf(orgMemberOut)(s.store.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
+	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
 }
 
 func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
@@ -217,7 +217,7 @@ func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath
 	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
 		return nil, errForbidden("this needs the organization admin role")
 	}
-	return done(s.store.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
+	return done(s.tenancy.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
 }
 
 func (s *Server) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
@@ -226,7 +226,7 @@ func (s *Server) startCheckout(ctx context.Context, _ *OrgPath) (*Output[Checkou
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.store.RecordCheckout(ctx, db.NewCheckout{OrganizationID: a.OrgID, Provider: s.billing.Name(),
+	rec, err := s.tenancy.RecordCheckout(ctx, db.NewCheckout{OrganizationID: a.OrgID, Provider: s.billing.Name(),
 		ExternalID: c.ExternalID, URL: c.URL, Status: c.Status, CreatedBy: principalFrom(ctx).User.ID})
 	if err != nil {
 		return nil, fail(err)

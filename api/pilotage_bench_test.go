@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/auth"
@@ -63,7 +64,7 @@ func BenchmarkPilotageReads(b *testing.B) {
 	tenants := make([]tenant, benchClients)
 	seedStart := time.Now()
 	for i := range tenants {
-		reg, err := store.Register(ctx, fmt.Sprintf("bench%d@example.com", i), "Bench", "x")
+		reg, err := identity.New(store).Register(ctx, fmt.Sprintf("bench%d@example.com", i), "Bench", "x")
 		require.NoError(b, err)
 		seedPilotageBench(b, store, reg.Workspace.ID, reg.User.ID)
 		tenants[i] = tenant{base: "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage", token: benchToken(b, reg)}
@@ -158,7 +159,7 @@ func benchLoad(b *testing.B, h http.Handler, target func(client int) (path, toke
 }
 
 // benchToken signs a session JWT for the registered user.
-func benchToken(b *testing.B, reg db.Registration) string {
+func benchToken(b *testing.B, reg identity.Registration) string {
 	tok, _, err := testSigner(testJWTSecret, 7*24*time.Hour).Issue(reg.User.ID, auth.TypeSession, reg.User.SessionVersion)
 	require.NoError(b, err)
 	return tok

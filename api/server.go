@@ -24,10 +24,13 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
@@ -79,6 +82,9 @@ type Server struct {
 	missions    *mission.Engine
 	drafts      *draft.Engine
 	pipelines   *pipeline.Engine
+	identity    *identity.Engine
+	tenancy     *tenancy.Engine
+	documents   *document.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -109,7 +115,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	installErrors(logger)
 	s := &Server{
 		store: store, transfer: transfer.New(store), automations: automation.New(store),
-		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
+		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 
 	router := chi.NewRouter()

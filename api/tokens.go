@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -80,12 +81,12 @@ func (s *Server) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Out
 	secret, prefix, hash := auth.NewPAT()
 	return oneOf(func(tok db.APIToken) CreatedTokenOut {
 		return CreatedTokenOut{TokenOut: tokenOut(tok), Token: secret, Secret: secret}
-	})(s.store.CreateAPIToken(ctx, db.NewAPIToken{UserID: principalFrom(ctx).User.ID, Name: name,
+	})(s.identity.CreateAPIToken(ctx, identity.NewAPIToken{UserID: principalFrom(ctx).User.ID, Name: name,
 		Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt}))
 }
 
 func (s *Server) listAPITokens(ctx context.Context, _ *struct{}) (*Output[[]TokenOut], error) {
-	return listOf(tokenOut)(s.store.ListAPITokens(ctx, principalFrom(ctx).User.ID))
+	return listOf(tokenOut)(s.identity.ListAPITokens(ctx, principalFrom(ctx).User.ID))
 }
 
 // RevokeAPITokenInput is the request of api-tokens-revoke.
@@ -94,5 +95,5 @@ type RevokeAPITokenInput struct {
 }
 
 func (s *Server) revokeAPIToken(ctx context.Context, in *RevokeAPITokenInput) (*OKOutput, error) {
-	return done(s.store.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID))
+	return done(s.identity.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID))
 }

@@ -54,7 +54,7 @@ func (s *Server) checkTOTP(ctx context.Context, u db.User, secret, code string) 
 	if !ok {
 		return errBadRequest("invalid two-factor code")
 	}
-	fresh, err := s.store.ConsumeTOTPStep(ctx, u.ID, step)
+	fresh, err := s.identity.ConsumeTOTPStep(ctx, u.ID, step)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSet
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.SetTOTPSecret(ctx, u.ID, secret); err != nil {
+	if err := s.identity.SetTOTPSecret(ctx, u.ID, secret); err != nil {
 		return nil, err
 	}
 	out := &TwoFactorSetupOutput{}
@@ -129,7 +129,7 @@ func (s *Server) switchTwoFactor(ctx context.Context, u db.User, code string, on
 	if err := s.checkTOTP(ctx, u, *u.TotpSecret, code); err != nil {
 		return nil, err
 	}
-	if err := s.store.SetTOTPEnabled(ctx, u.ID, on); err != nil {
+	if err := s.identity.SetTOTPEnabled(ctx, u.ID, on); err != nil {
 		return nil, err
 	}
 	return stateOutput(on), nil
@@ -143,7 +143,7 @@ func (s *Server) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) 
 	if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
 		return nil, err
 	}
-	u, err := s.store.UserByID(ctx, claims.Subject)
+	u, err := s.identity.UserByID(ctx, claims.Subject)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled || u.TotpSecret == nil)) {
 		return nil, errUnauthorized("invalid or expired two-factor token")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -123,7 +124,7 @@ func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) 
 	if err != nil {
 		return nil, err
 	}
-	ws, err := s.store.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
+	ws, err := s.tenancy.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -133,22 +134,22 @@ func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) 
 func (s *Server) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]WorkspaceOut], error) {
 	a := accessFrom(ctx)
 	return listOf(func(r db.AccessibleWorkspace) WorkspaceOut {
-		role, prole := db.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
+		role, prole := tenancy.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
 		ws := db.Workspace{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name, Slug: r.Slug, OwnerID: r.OwnerID,
 			IsPersonal: r.IsPersonal, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 		return workspaceOut(ws, role, prole)
-	})(s.store.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin()))
+	})(s.tenancy.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin()))
 }
 
 func (s *Server) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output[WorkspaceOut], error) {
 	a := accessFrom(ctx)
 	return oneOf(func(ws db.Workspace) WorkspaceOut {
 		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
-	})(s.store.Workspace(ctx, a.WorkspaceID))
+	})(s.tenancy.Workspace(ctx, a.WorkspaceID))
 }
 
 func (s *Server) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {
-	return listOf(workspaceMemberOut)(s.store.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(workspaceMemberOut)(s.tenancy.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // InviteToWorkspaceInput is the request of workspaces-invite.
@@ -163,7 +164,7 @@ type InviteToWorkspaceInput struct {
 func (s *Server) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
 	a := accessFrom(ctx)
 	p := principalFrom(ctx)
-	ws, err := s.store.Workspace(ctx, a.WorkspaceID)
+	ws, err := s.tenancy.Workspace(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -177,7 +178,7 @@ func (s *Server) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInp
 	if inviter == "" {
 		inviter = p.User.Email
 	}
-	inv, err := s.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
+	inv, err := s.tenancy.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
 		Email: strings.TrimSpace(in.Body.Email), Role: role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
 	if err != nil {
 		return nil, fail(err)
@@ -192,13 +193,13 @@ type AcceptInvitationInput struct {
 }
 
 func (s *Server) acceptInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
-	res, err := s.store.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
+	res, err := s.tenancy.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
 	if err != nil {
 		return nil, fail(err)
 	}
 	// The roles the user now has, as the workspace read reports them: an existing member keeps theirs
 	// and organization owners and admins act as workspace admins.
-	role, prole := db.EffectiveWorkspaceRoles(res.OrgRole, &res.Member.Role, &res.Member.PilotageRole)
+	role, prole := tenancy.EffectiveWorkspaceRoles(res.OrgRole, &res.Member.Role, &res.Member.PilotageRole)
 	return &Output[AcceptedInvitationOut]{Body: AcceptedInvitationOut{OrganizationSlug: res.OrgSlug,
 		Workspace: workspaceOut(res.Workspace, role, prole), Role: role}}, nil
 }
@@ -217,5 +218,5 @@ func (s *Server) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspaceM
 	if in.Body.Role == nil && in.Body.PilotageRole == nil {
 		return nil, errBadRequest("give role and/or pilotageRole")
 	}
-	return oneOf(workspaceMemberOut)(s.store.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole))
+	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole))
 }

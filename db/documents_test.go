@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
+	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 func TestRegisterPersonalSlugs(t *testing.T) {
@@ -22,7 +25,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		{"zoe@example.com", "Zoë", "zo"},                   // non-ASCII letters become hyphens
 		{"long@example.com", "a-very-long-name-that-goes-on-and-on-and-on-forever", "a-very-long-name-that-goes-on-and-on-and"},
 	} {
-		reg, err := b.store.Register(ctx, tc.email, tc.name, "not-a-real-hash")
+		reg, err := identity.New(b.store).Register(ctx, tc.email, tc.name, "not-a-real-hash")
 		require.NoError(t, err, tc.email)
 		if tc.want[len(tc.want)-1] == '-' {
 			require.Regexp(t, "^"+tc.want+"[0-9a-f]{6}$", reg.Organization.Slug)
@@ -33,7 +36,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		require.True(t, reg.Workspace.IsPersonal)
 	}
 	// The organization's delete is refused while its user exists.
-	err := b.store.DeleteOrganization(ctx, b.owner.Organization.ID)
+	err := tenancy.New(b.store).DeleteOrganization(ctx, b.owner.Organization.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -44,19 +47,19 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	ws := b.owner.Workspace.ID
 	tiptap := `{"type":"doc","content":[{"type":"heading","content":[{"type":"text","text":"Zanzibar"}]},` +
 		`{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
-	d, err := b.store.CreateDocument(ctx, db.NewDocument{WorkspaceID: ws, AuthorID: b.owner.User.ID, Title: "Trip",
+	d, err := document.New(b.store).CreateDocument(ctx, document.NewDocument{WorkspaceID: ws, AuthorID: b.owner.User.ID, Title: "Trip",
 		Content: tiptap, ContentFormat: "tiptap_json", ContextType: "project", ContextID: b.project.ID})
 	require.NoError(t, err)
 	b.requireNoJobs(t)
 
 	// The text nodes are searchable, the node types and keys are not.
 	for q, want := range map[string]int{"zanzibar": 1, "quokka": 1, "bulletList": 0, "paragraph": 0, "type": 0} {
-		res, err := b.store.Search(ctx, ws, q, 10)
+		res, err := document.New(b.store).Search(ctx, ws, q, 10)
 		require.NoError(t, err)
 		require.Len(t, res, want, q)
 	}
 
-	_, err = b.store.SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
@@ -68,7 +71,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	require.Zero(t, n)
 
 	// A second submit is refused and records nothing more.
-	_, err = b.store.SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM activities"))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 )
 
 // The store's operations answer the translated kinds with messages for the caller.
@@ -22,7 +23,7 @@ func TestStoreErrorKinds(t *testing.T) {
 	_, err = b.store.Project(ctx, b.owner.Workspace.ID, "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
 
-	_, err = b.store.Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
+	_, err = identity.New(b.store).Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.EqualError(t, err, "an account with this e-mail already exists")
 

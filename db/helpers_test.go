@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -23,7 +24,7 @@ type testBundle struct {
 	store *db.Store
 	// pilotage is the cockpit engine on store, one per bundle as one per process (its reads are shared).
 	pilotage *pilotage.Engine
-	owner    db.Registration
+	owner    identity.Registration
 	project  db.Project
 	cols     []string
 }
@@ -36,7 +37,7 @@ func setup(t *testing.T) *testBundle {
 	require.NoError(t, err)
 	b := &testBundle{pool: dbPool, river: riverClient, store: db.NewStore(dbPool, riverClient)}
 	b.pilotage = pilotage.New(b.store)
-	b.owner, err = b.store.Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
+	b.owner, err = identity.New(b.store).Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
 	require.NoError(t, err)
 	b.project, err = b.store.CreateProject(ctx, db.NewProject{WorkspaceID: b.owner.Workspace.ID, Name: "Launch", CreatedBy: b.owner.User.ID})
 	require.NoError(t, err)

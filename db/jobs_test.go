@@ -13,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -90,14 +91,14 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	newInv := func(email string) db.NewInvitation {
-		return db.NewInvitation{WorkspaceID: b.owner.Workspace.ID, WorkspaceName: b.owner.Workspace.Name, Email: email, Role: "member",
+	newInv := func(email string) tenancy.NewInvitation {
+		return tenancy.NewInvitation{WorkspaceID: b.owner.Workspace.ID, WorkspaceName: b.owner.Workspace.Name, Email: email, Role: "member",
 			InvitedBy: b.owner.User.ID, InviterName: "Owner", Token: "tok-" + email, AcceptURL: "http://pilot.test/invitations/tok/accept"}
 	}
 
 	boom := errors.New("boom")
 	err := b.store.InTx(ctx, func(tx pgx.Tx) error {
-		inv, err := b.store.InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
+		inv, err := tenancy.New(b.store).InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
 		require.NoError(t, err)
 		require.NotEmpty(t, inv.ID)
 		// Inside the transaction both rows exist.
@@ -111,7 +112,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 
 	// The same write committed leaves exactly one of each.
 	err = b.store.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := b.store.InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
+		_, err := tenancy.New(b.store).InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
 		return err
 	})
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -147,13 +148,7 @@ type NewCheckout struct {
 }
 
 // mapRows converts generated rows into the store's type.
-func mapRows[R, T any](rows []R, f func(R) T) []T {
-	out := make([]T, len(rows))
-	for i, r := range rows {
-		out[i] = f(r)
-	}
-	return out
-}
+func mapRows[R, T any](rows []R, f func(R) T) []T { return dbcore.MapRows(rows, f) }
 
 // Pipeline, run and plugin rows (migration 00016).
 type (

@@ -22,6 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -195,7 +197,7 @@ func angle(arg string) string {
 
 // emailFixture is a registered user with a workspace, and an invitation to it.
 type emailFixture struct {
-	reg       db.Registration
+	reg       identity.Registration
 	inv       db.WorkspaceInvitation
 	acceptURL string
 }
@@ -419,12 +421,12 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	alice := b.register(t, "alice@example.com")
-	org, err := b.store.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
+	org, err := tenancy.New(b.store).CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
 	require.NoError(t, err)
-	ws, err := b.store.CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
+	ws, err := tenancy.New(b.store).CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
 	require.NoError(t, err)
 	invite := func(email string) db.WorkspaceInvitation {
-		inv, err := b.store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Email: email,
+		inv, err := tenancy.New(b.store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Email: email,
 			Role: "member", InvitedBy: alice.User.ID, InviterName: alice.User.Name, Token: "tok-" + email, AcceptURL: "http://pilot.test/x"})
 		require.NoError(t, err)
 		require.NotNil(t, inv.EmailJobID)
@@ -432,7 +434,7 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 	}
 	gone, other := invite("bob@example.com"), b.invite(t, alice, "carol@example.com") // other: alice's personal workspace
 
-	require.NoError(t, b.store.DeleteOrganization(ctx, org.ID))
+	require.NoError(t, tenancy.New(b.store).DeleteOrganization(ctx, org.ID))
 	job, err := b.client.JobGet(ctx, *gone.EmailJobID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateCancelled, job.State)
@@ -442,7 +444,7 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 
 	// A job whose invitation does not exist (any more) sends nothing and writes no outbox row.
 	store, w, tx := emailWorker(t, nil)
-	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: db.EmailTopicInvitation, RefID: gone.ID, To: "bob@example.com",
+	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: tenancy.EmailTopicInvitation, RefID: gone.ID, To: "bob@example.com",
 		Subject: "S", Body: "B"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "nothing to send is not an error")

@@ -19,6 +19,8 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/jobs"
@@ -181,20 +183,20 @@ func (b *testBundle) withMailer(mailer mail.Sender) Deps {
 }
 
 // register creates a user, named after their e-mail, with their personal organization and workspace.
-func (b *testBundle) register(t *testing.T, email string) db.Registration {
+func (b *testBundle) register(t *testing.T, email string) identity.Registration {
 	t.Helper()
 	local, _, _ := strings.Cut(email, "@")
 	name := strings.ToUpper(local[:1]) + local[1:] // alice@example.com is Alice
-	reg, err := b.store.Register(context.Background(), email, name, "not-a-real-hash")
+	reg, err := identity.New(b.store).Register(context.Background(), email, name, "not-a-real-hash")
 	require.NoError(t, err)
 	return reg
 }
 
 // invite invites email into inviter's personal workspace with the store's real write path, which
 // enqueues its e-mail; the invitation's token is "tok-" and the e-mail.
-func (b *testBundle) invite(t *testing.T, inviter db.Registration, email string) db.WorkspaceInvitation {
+func (b *testBundle) invite(t *testing.T, inviter identity.Registration, email string) db.WorkspaceInvitation {
 	t.Helper()
-	inv, err := b.store.InviteToWorkspace(context.Background(), db.NewInvitation{WorkspaceID: inviter.Workspace.ID,
+	inv, err := tenancy.New(b.store).InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: inviter.Workspace.ID,
 		WorkspaceName: inviter.Workspace.Name, Email: email, Role: "member", InvitedBy: inviter.User.ID, InviterName: inviter.User.Name,
 		Token: "tok-" + email, AcceptURL: "http://pilot.test/invitations/tok-" + email + "/accept"})
 	require.NoError(t, err)
@@ -202,15 +204,15 @@ func (b *testBundle) invite(t *testing.T, inviter db.Registration, email string)
 }
 
 // join makes u a member of owner's personal workspace, through an accepted invitation.
-func (b *testBundle) join(t *testing.T, owner, u db.Registration) {
+func (b *testBundle) join(t *testing.T, owner, u identity.Registration) {
 	t.Helper()
 	b.invite(t, owner, u.User.Email)
-	_, err := b.store.AcceptInvitation(context.Background(), "tok-"+u.User.Email, u.User)
+	_, err := tenancy.New(b.store).AcceptInvitation(context.Background(), "tok-"+u.User.Email, u.User)
 	require.NoError(t, err)
 }
 
 // project creates a project in owner's personal workspace and returns it with its column ids.
-func (b *testBundle) project(t *testing.T, owner db.Registration, name string) (db.Project, []string) {
+func (b *testBundle) project(t *testing.T, owner identity.Registration, name string) (db.Project, []string) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := b.store.CreateProject(ctx, db.NewProject{WorkspaceID: owner.Workspace.ID, Name: name, CreatedBy: owner.User.ID})
@@ -226,7 +228,7 @@ func (b *testBundle) project(t *testing.T, owner db.Registration, name string) (
 
 // team is an owner and a member who share the owner's personal workspace and a project.
 type team struct {
-	owner, member db.Registration
+	owner, member identity.Registration
 	project       db.Project
 	cols          []string
 }
@@ -242,7 +244,7 @@ func (b *testBundle) team(t *testing.T) team {
 }
 
 // card creates a card in the project as actor (in its first column unless in says otherwise).
-func (b *testBundle) card(t *testing.T, tm team, actor db.Registration, in db.NewCard) db.Card {
+func (b *testBundle) card(t *testing.T, tm team, actor identity.Registration, in db.NewCard) db.Card {
 	t.Helper()
 	in.WorkspaceID, in.ProjectID, in.ActorID = tm.owner.Workspace.ID, tm.project.ID, actor.User.ID
 	if in.ColumnID == "" {
@@ -254,7 +256,7 @@ func (b *testBundle) card(t *testing.T, tm team, actor db.Registration, in db.Ne
 }
 
 // update changes a card of the project as actor.
-func (b *testBundle) update(t *testing.T, tm team, actor db.Registration, cardID string, p db.CardPatch) db.Card {
+func (b *testBundle) update(t *testing.T, tm team, actor identity.Registration, cardID string, p db.CardPatch) db.Card {
 	t.Helper()
 	c, err := b.store.UpdateCard(context.Background(), tm.owner.Workspace.ID, tm.project.ID, cardID, actor.User.ID, p)
 	require.NoError(t, err)

@@ -8,11 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // notifications lists a user's notifications, newest first.
-func (b *testBundle) notifications(t *testing.T, u db.Registration) []db.Notification {
+func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
 	l, err := b.store.Notifications(context.Background(), u.User.ID, false, 200)
 	require.NoError(t, err)
@@ -93,12 +95,12 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	author := b.register(t, "author@example.com")
 	b.join(t, owner, author) // a member with the pilotage viewer role: not a reviewer
 	ws := owner.Workspace.ID
-	d, err := b.store.CreateDocument(ctx, db.NewDocument{WorkspaceID: ws, AuthorID: author.User.ID, Title: "Plan",
+	d, err := document.New(b.store).CreateDocument(ctx, document.NewDocument{WorkspaceID: ws, AuthorID: author.User.ID, Title: "Plan",
 		ContextType: "workspace", ContextID: ws})
 	require.NoError(t, err)
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
-	_, err = b.store.SubmitDocument(ctx, ws, d.ID, author.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, author.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list := b.notifications(t, owner)
@@ -110,7 +112,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = b.store.ReviewDocument(ctx, ws, d.ID, owner.User.ID, db.DocApproved, "ok")
+	_, err = document.New(b.store).ReviewDocument(ctx, ws, d.ID, owner.User.ID, document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)

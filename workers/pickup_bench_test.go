@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -68,7 +69,7 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	reg, err := api.Register(ctx, "bench@example.com", "Bench", "x")
+	reg, err := identity.New(api).Register(ctx, "bench@example.com", "Bench", "x")
 	if err != nil {
 		b.Fatal(err)
 	}

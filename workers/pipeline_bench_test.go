@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -98,7 +99,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	owner, err := api.Register(ctx, "owner@example.com", "Owner", "x")
+	owner, err := identity.New(api).Register(ctx, "owner@example.com", "Owner", "x")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	member, err := api.Register(ctx, "member@example.com", "Member", "x")
+	member, err := identity.New(api).Register(ctx, "member@example.com", "Member", "x")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -48,11 +49,13 @@ type Deps struct {
 	drafts    *draft.Engine
 	pipelines *pipeline.Engine
 	pilotage  *pilotage.Engine
+	tenancy   *tenancy.Engine
 }
 
 // withEngines builds the store's engines on deps.Store.
 func (d Deps) withEngines() Deps {
 	d.missions, d.drafts, d.pipelines, d.pilotage = mission.New(d.Store), draft.New(d.Store), pipeline.New(d.Store), pilotage.New(d.Store)
+	d.tenancy = tenancy.New(d.Store)
 	return d
 }
 
@@ -117,10 +120,10 @@ func (w *EmailWorker) Timeout(*river.Job[jobs.SendEmailArgs]) time.Duration { re
 // Work implements river.Worker.
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArgs]) error {
 	a := job.Args
-	if a.Topic == db.EmailTopicInvitation {
+	if a.Topic == tenancy.EmailTopicInvitation {
 		// An invitation withdrawn with its workspace or organization, or accepted meanwhile, needs no
 		// e-mail any more.
-		pending, err := w.deps.Store.InvitationPending(ctx, a.RefID)
+		pending, err := w.deps.tenancy.InvitationPending(ctx, a.RefID)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/config"
 )
@@ -54,7 +55,7 @@ func newSigner(ctx context.Context, cfg *config.Config, store *db.Store, logger 
 }
 
 func storedKeys(ctx context.Context, store *db.Store) ([]auth.Key, error) {
-	stored, err := store.SigningKeys(ctx)
+	stored, err := identity.New(store).SigningKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args 
 		return err
 	}
 	defer dbPool.Close()
-	key, err := db.NewStore(dbPool, nil).RotateSigningKey(ctx, 2*keyReloadInterval, cfg.JWTExpiresIn)
+	key, err := identity.New(db.NewStore(dbPool, nil)).RotateSigningKey(ctx, 2*keyReloadInterval, cfg.JWTExpiresIn)
 	if err != nil {
 		return err
 	}

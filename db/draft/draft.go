@@ -19,6 +19,7 @@ import (
 	"github.com/pilot-dev/pilot/jobs"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
@@ -199,7 +200,7 @@ func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, docum
 	}
 	text := row.Content
 	if row.ContentFormat != "markdown" {
-		if t, err := db.DocumentText(row.ContentFormat, row.Content); err == nil {
+		if t, err := document.DocumentText(row.ContentFormat, row.Content); err == nil {
 			text = t
 		}
 	}

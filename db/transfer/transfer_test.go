@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -31,7 +32,7 @@ func setup(t *testing.T) *bundle {
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
 	store := db.NewStore(dbPool, riverClient)
-	reg, err := store.Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
+	reg, err := identity.New(store).Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
 	require.NoError(t, err)
 	b := &bundle{store: store, engine: transfer.New(store), ws: reg.Workspace.ID, actor: reg.User.ID}
 	b.project, err = store.CreateProject(ctx, db.NewProject{WorkspaceID: b.ws, Name: "Launch", CreatedBy: b.actor})

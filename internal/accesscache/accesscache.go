@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 // Channel is the PostgreSQL channel that announces changes to users, organizations, workspaces,
@@ -43,7 +44,7 @@ type Key struct {
 
 type entry struct {
 	user   db.User
-	access db.Access
+	access tenancy.Access
 	gen    uint64
 	at     time.Time
 }
@@ -76,18 +77,18 @@ func Start(ctx context.Context, store *db.Store, logger *slog.Logger) *Cache {
 func (c *Cache) Ready() <-chan struct{} { return c.ready }
 
 // Get returns what was resolved for k, when it is still trusted.
-func (c *Cache) Get(k Key) (db.User, db.Access, bool) {
+func (c *Cache) Get(k Key) (db.User, tenancy.Access, bool) {
 	if c == nil {
-		return db.User{}, db.Access{}, false
+		return db.User{}, tenancy.Access{}, false
 	}
 	if !c.live.Load() {
 		c.misses.Add(1)
-		return db.User{}, db.Access{}, false
+		return db.User{}, tenancy.Access{}, false
 	}
 	e, ok := c.entries.Get(k)
 	if !ok || e.gen != c.gen.Load() || time.Since(e.at) > TTL {
 		c.misses.Add(1)
-		return db.User{}, db.Access{}, false
+		return db.User{}, tenancy.Access{}, false
 	}
 	c.hits.Add(1)
 	return e.user, e.access, true
@@ -103,7 +104,7 @@ func (c *Cache) Generation() uint64 {
 }
 
 // Put keeps what was resolved for k, read from the database under generation gen.
-func (c *Cache) Put(k Key, user db.User, access db.Access, gen uint64) {
+func (c *Cache) Put(k Key, user db.User, access tenancy.Access, gen uint64) {
 	if c == nil || !c.live.Load() || gen != c.gen.Load() {
 		return
 	}

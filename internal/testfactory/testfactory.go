@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -51,7 +53,7 @@ type UserOpts struct {
 }
 
 // User registers a user with their personal organization and workspace.
-func User(t testing.TB, store *db.Store, opts *UserOpts) db.Registration {
+func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
 	t.Helper()
 	if opts == nil {
 		opts = &UserOpts{}
@@ -59,22 +61,22 @@ func User(t testing.TB, store *db.Store, opts *UserOpts) db.Registration {
 	email := deref(opts.Email, "owner@example.com")
 	local, _, _ := strings.Cut(email, "@")
 	name := deref(opts.Name, strings.ToUpper(local[:1])+local[1:])
-	reg, err := store.Register(context.Background(), email, name, deref(opts.PasswordHash, "not-a-real-hash"))
+	reg, err := identity.New(store).Register(context.Background(), email, name, deref(opts.PasswordHash, "not-a-real-hash"))
 	require.NoError(t, err)
 	return reg
 }
 
 // Join makes member a member of owner's personal workspace through an accepted invitation, the
 // store's real path (its invitation e-mail job included).
-func Join(t testing.TB, store *db.Store, owner, member db.Registration) {
+func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
 	t.Helper()
 	ctx := context.Background()
 	token := "tok-" + db.NewID()
-	_, err := store.InviteToWorkspace(ctx, db.NewInvitation{WorkspaceID: owner.Workspace.ID, WorkspaceName: owner.Workspace.Name,
+	_, err := tenancy.New(store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: owner.Workspace.ID, WorkspaceName: owner.Workspace.Name,
 		Email: member.User.Email, Role: "member", InvitedBy: owner.User.ID, InviterName: owner.User.Name,
 		Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
 	require.NoError(t, err)
-	_, err = store.AcceptInvitation(ctx, token, member.User)
+	_, err = tenancy.New(store).AcceptInvitation(ctx, token, member.User)
 	require.NoError(t, err)
 }
 
@@ -89,11 +91,11 @@ type ProjectOpts struct {
 	// Name defaults to Launch.
 	Name *string
 	// Members are added to the project (they must be members of the owner's workspace).
-	Members []db.Registration
+	Members []identity.Registration
 }
 
 // NewProject creates a project in owner's personal workspace, owner as its creator.
-func NewProject(t testing.TB, store *db.Store, owner db.Registration, opts *ProjectOpts) Project {
+func NewProject(t testing.TB, store *db.Store, owner identity.Registration, opts *ProjectOpts) Project {
 	t.Helper()
 	if opts == nil {
 		opts = &ProjectOpts{}
@@ -116,7 +118,7 @@ func NewProject(t testing.TB, store *db.Store, owner db.Registration, opts *Proj
 
 // Team is an owner and a member who share the owner's personal workspace and a project.
 type Team struct {
-	Owner, Member db.Registration
+	Owner, Member identity.Registration
 	Project       Project
 }
 
@@ -126,7 +128,7 @@ func NewTeam(t testing.TB, store *db.Store) Team {
 	t.Helper()
 	tm := Team{Owner: User(t, store, &UserOpts{Email: Ptr("owner@example.com")}), Member: User(t, store, &UserOpts{Email: Ptr("member@example.com")})}
 	Join(t, store, tm.Owner, tm.Member)
-	tm.Project = NewProject(t, store, tm.Owner, &ProjectOpts{Name: Ptr("Shared"), Members: []db.Registration{tm.Member}})
+	tm.Project = NewProject(t, store, tm.Owner, &ProjectOpts{Name: Ptr("Shared"), Members: []identity.Registration{tm.Member}})
 	return tm
 }
 
@@ -137,7 +139,7 @@ type CardOpts struct {
 	// Column is the column's index in the project (default the first).
 	Column *int
 	// Actor creates the card (default the project's creator).
-	Actor *db.Registration
+	Actor *identity.Registration
 	// In carries any other field of the create (priority, dates, assignee, checklist).
 	In db.NewCard
 }

@@ -62,3 +62,20 @@ func (c *Core) Enqueue(ctx context.Context, tx pgx.Tx, params []river.InsertMany
 // store (transfer.New(store)) shares the store's pool and River client, while code outside db/, which
 // cannot import this package, cannot reach them.
 var Of func(store any) *Core
+
+// MapRows converts generated rows into the store's type.
+func MapRows[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// Optional is s as a nullable column's value: nil when empty.
+func Optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

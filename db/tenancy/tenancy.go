@@ -1,4 +1,4 @@
-package db
+package tenancy
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // Access is what a user may do in an organization and, when one was named, a workspace of it.
@@ -52,10 +55,10 @@ func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "a
 //
 // When projectID is set (a well-formed UUID), the project must belong to the workspace, else
 // ErrNotFound.
-func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
-	row, err := s.q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
+func (e *Engine) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
+	row, err := e.core.Q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
 	if err != nil {
-		return Access{}, wrap(err, "resolve access")
+		return Access{}, dbcore.Wrap(err, "resolve access")
 	}
 	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgIsPersonal, &row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
@@ -64,10 +67,10 @@ func (s *Store) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, proj
 // UserWithAccess reads a user and, in the same round trip, resolves their access as ResolveAccess does.
 // The user is returned even when the access is refused (accessErr), so the caller can first decide
 // whether the credential is valid at all.
-func (s *Store) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u User, a Access, accessErr error, err error) {
-	row, err := s.q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: optional(projectID)})
+func (e *Engine) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u db.User, a Access, accessErr error, err error) {
+	row, err := e.core.Q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
 	if err != nil {
-		return u, a, nil, wrap(err, "resolve user access")
+		return u, a, nil, dbcore.Wrap(err, "resolve user access")
 	}
 	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgIsPersonal, row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
@@ -86,7 +89,7 @@ type accessRow struct {
 
 func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 	if r.orgID == nil || r.orgRole == nil {
-		return Access{}, notFound("organization not found")
+		return Access{}, dbcore.NotFound("organization not found")
 	}
 	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole,
 		OrgIsPersonal: r.orgIsPersonal != nil && *r.orgIsPersonal}
@@ -94,37 +97,30 @@ func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 		return a, nil
 	}
 	if r.wsID == nil {
-		return Access{}, notFound("workspace not found")
+		return Access{}, dbcore.NotFound("workspace not found")
 	}
 	a.WorkspaceRole, a.WorkspacePilotageRole = EffectiveWorkspaceRoles(a.OrgRole, r.wsRole, r.wsPilotageRole)
 	if a.WorkspaceRole == "" {
-		return Access{}, notFound("workspace not found")
+		return Access{}, dbcore.NotFound("workspace not found")
 	}
 	a.WorkspaceID = *r.wsID
 	if projectID != "" {
 		if r.projectID == nil {
-			return Access{}, notFound("project not found")
+			return Access{}, dbcore.NotFound("project not found")
 		}
 		a.ProjectID = *r.projectID
 	}
 	return a, nil
 }
 
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // CreateOrganization creates an organization owned by userID.
-func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug string) (Organization, error) {
-	var org Organization
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreateOrganization(ctx context.Context, userID, name, slug string) (db.Organization, error) {
+	var org db.Organization
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		org, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: NewID(), Name: name, Slug: slug, OwnerID: userID})
-		if isUnique(err, "") {
-			return conflict(fmt.Sprintf("organization slug %q is already taken", slug))
+		org, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
+		if dbcore.IsUnique(err, "") {
+			return dbcore.Conflict(fmt.Sprintf("organization slug %q is already taken", slug))
 		}
 		if err != nil {
 			return fmt.Errorf("insert organization: %w", err)
@@ -135,22 +131,22 @@ func (s *Store) CreateOrganization(ctx context.Context, userID, name, slug strin
 }
 
 // ListOrganizations lists the organizations a user belongs to, with their role.
-func (s *Store) ListOrganizations(ctx context.Context, userID string) ([]MyOrganization, error) {
-	rows, err := s.q.OrganizationListByUser(ctx, userID)
-	return mapRows(rows, func(r dbsqlc.OrganizationListByUserRow) MyOrganization { return MyOrganization(r) }), wrap(err, "list organizations")
+func (e *Engine) ListOrganizations(ctx context.Context, userID string) ([]db.MyOrganization, error) {
+	rows, err := e.core.Q.OrganizationListByUser(ctx, userID)
+	return dbcore.MapRows(rows, func(r dbsqlc.OrganizationListByUserRow) db.MyOrganization { return db.MyOrganization(r) }), dbcore.Wrap(err, "list organizations")
 }
 
 // UpdateOrganization renames an organization.
-func (s *Store) UpdateOrganization(ctx context.Context, orgID string, name *string) (Organization, error) {
-	org, err := s.q.OrganizationUpdate(ctx, dbsqlc.OrganizationUpdateParams{ID: orgID, Name: name})
-	return org, wrap(err, "update organization")
+func (e *Engine) UpdateOrganization(ctx context.Context, orgID string, name *string) (db.Organization, error) {
+	org, err := e.core.Q.OrganizationUpdate(ctx, dbsqlc.OrganizationUpdateParams{ID: orgID, Name: name})
+	return org, dbcore.Wrap(err, "update organization")
 }
 
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
 // in one statement: every child table cascades from it. A personal organization cannot be deleted
 // while its user exists (ErrConflict).
-func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) DeleteOrganization(ctx context.Context, orgID string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		// The e-mails of its pending invitations are cancelled with it: an invitation to a workspace
 		// that no longer exists must not go out. (A refused delete rolls the cancellations back.)
 		ids, err := q.InvitationEmailJobsByOrganization(ctx, orgID)
@@ -158,7 +154,7 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 			return fmt.Errorf("list invitation e-mails: %w", err)
 		}
 		for _, id := range ids {
-			if _, err := s.core.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+			if _, err := e.core.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
 				return fmt.Errorf("cancel invitation e-mail: %w", err)
 			}
 		}
@@ -170,16 +166,16 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 			return nil
 		}
 		personal, err := q.OrganizationIsPersonal(ctx, orgID)
-		if isNotFound(err) {
-			return notFound("organization not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("organization not found")
 		}
 		if err != nil {
 			return fmt.Errorf("check organization: %w", err)
 		}
 		if personal {
-			return conflict("a personal organization cannot be deleted while its user exists")
+			return dbcore.Conflict("a personal organization cannot be deleted while its user exists")
 		}
-		return notFound("organization not found")
+		return dbcore.NotFound("organization not found")
 	})
 }
 
@@ -188,58 +184,58 @@ const EmailTopicInvitation = "invitation"
 
 // InvitationPending says whether an invitation still exists and is not accepted: the e-mail worker
 // sends an invitation's e-mail only while it is.
-func (s *Store) InvitationPending(ctx context.Context, id string) (bool, error) {
-	ok, err := s.q.InvitationPending(ctx, id)
-	return ok, wrap(err, "check invitation")
+func (e *Engine) InvitationPending(ctx context.Context, id string) (bool, error) {
+	ok, err := e.core.Q.InvitationPending(ctx, id)
+	return ok, dbcore.Wrap(err, "check invitation")
 }
 
 // OrganizationMembers lists an organization's members.
-func (s *Store) OrganizationMembers(ctx context.Context, orgID string) ([]OrganizationMember, error) {
-	rows, err := s.q.OrganizationMemberList(ctx, orgID)
-	return mapRows(rows, func(r dbsqlc.OrganizationMemberListRow) OrganizationMember { return OrganizationMember(r) }), wrap(err, "list organization members")
+func (e *Engine) OrganizationMembers(ctx context.Context, orgID string) ([]db.OrganizationMember, error) {
+	rows, err := e.core.Q.OrganizationMemberList(ctx, orgID)
+	return dbcore.MapRows(rows, func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }), dbcore.Wrap(err, "list organization members")
 }
 
 // AddOrganizationMember adds an existing user, found by e-mail, to an organization.
-func (s *Store) AddOrganizationMember(ctx context.Context, orgID, email, role string) (OrganizationMember, error) {
-	var m OrganizationMember
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) AddOrganizationMember(ctx context.Context, orgID, email, role string) (db.OrganizationMember, error) {
+	var m db.OrganizationMember
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		u, err := q.UserGetByEmail(ctx, email)
 		if err != nil {
-			if isNotFound(err) {
-				return invalid("no account uses this e-mail; invite them to a workspace instead")
+			if dbcore.IsNotFound(err) {
+				return dbcore.Invalid("no account uses this e-mail; invite them to a workspace instead")
 			}
 			return fmt.Errorf("find user: %w", err)
 		}
 		err = q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: u.ID, Role: role})
-		if isUnique(err, "") {
-			return conflict("this user is already a member of the organization")
+		if dbcore.IsUnique(err, "") {
+			return dbcore.Conflict("this user is already a member of the organization")
 		}
 		if err != nil {
 			return fmt.Errorf("insert organization member: %w", err)
 		}
 		row, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: u.ID})
-		m = OrganizationMember(row)
-		return wrap(err, "get organization member")
+		m = db.OrganizationMember(row)
+		return dbcore.Wrap(err, "get organization member")
 	})
 	return m, err
 }
 
 // SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
-func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (OrganizationMember, error) {
-	var m OrganizationMember
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (db.OrganizationMember, error) {
+	var m db.OrganizationMember
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
-			return wrap(err, "get organization member")
+			return dbcore.Wrap(err, "get organization member")
 		}
 		if cur.Role == "owner" {
-			return forbidden("the owner's role cannot be changed")
+			return dbcore.Forbidden("the owner's role cannot be changed")
 		}
 		if _, err := q.OrganizationMemberUpdateRole(ctx, dbsqlc.OrganizationMemberUpdateRoleParams{OrganizationID: orgID, UserID: userID, Role: role}); err != nil {
 			return fmt.Errorf("update organization member: %w", err)
 		}
 		cur.Role = role
-		m = OrganizationMember(cur)
+		m = db.OrganizationMember(cur)
 		return nil
 	})
 	return m, err
@@ -247,14 +243,14 @@ func (s *Store) SetOrganizationMemberRole(ctx context.Context, orgID, userID, ro
 
 // RemoveOrganizationMember removes a member from the organization and all its workspaces. The owner
 // cannot be removed.
-func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
-			return wrap(err, "get organization member")
+			return dbcore.Wrap(err, "get organization member")
 		}
 		if cur.Role == "owner" {
-			return forbidden("the owner cannot be removed from the organization")
+			return dbcore.Forbidden("the owner cannot be removed from the organization")
 		}
 		if err := q.WorkspaceMemberDeleteByOrg(ctx, dbsqlc.WorkspaceMemberDeleteByOrgParams{OrganizationID: orgID, UserID: userID}); err != nil {
 			return fmt.Errorf("delete workspace memberships: %w", err)
@@ -263,21 +259,22 @@ func (s *Store) RemoveOrganizationMember(ctx context.Context, orgID, userID stri
 			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
 		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
-		return wrap(err, "delete organization member")
+		return dbcore.Wrap(err, "delete organization member")
 	})
 }
 
 // RecordCheckout stores a billing checkout session created by a billing provider.
-func (s *Store) RecordCheckout(ctx context.Context, in NewCheckout) (BillingCheckout, error) {
-	c, err := s.q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: NewID(), OrganizationID: in.OrganizationID,
+func (e *Engine) RecordCheckout(ctx context.Context, in db.NewCheckout) (db.BillingCheckout, error) {
+	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(), OrganizationID: in.OrganizationID,
 		Provider: in.Provider, ExternalID: in.ExternalID, Url: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
-	return c, wrap(err, "insert billing checkout")
+	return c, dbcore.Wrap(err, "insert billing checkout")
 }
 
-func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (Workspace, error) {
-	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
-	if isUnique(err, "") {
-		return ws, conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
+// InsertWorkspace inserts a workspace of an organization, its creator as admin and pilotage owner.
+func InsertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (db.Workspace, error) {
+	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: db.NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
+	if dbcore.IsUnique(err, "") {
+		return ws, dbcore.Conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
 	}
 	if err != nil {
 		return ws, fmt.Errorf("insert workspace: %w", err)
@@ -290,55 +287,55 @@ func insertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name
 }
 
 // CreateWorkspace creates a workspace; its creator becomes admin and pilotage owner.
-func (s *Store) CreateWorkspace(ctx context.Context, orgID, userID, name, slug string) (Workspace, error) {
-	var ws Workspace
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) CreateWorkspace(ctx context.Context, orgID, userID, name, slug string) (db.Workspace, error) {
+	var ws db.Workspace
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		ws, err = insertWorkspace(ctx, q, orgID, userID, name, slug, false)
+		ws, err = InsertWorkspace(ctx, q, orgID, userID, name, slug, false)
 		return err
 	})
 	return ws, err
 }
 
 // ListWorkspaces lists the workspaces of an organization the user may open.
-func (s *Store) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]AccessibleWorkspace, error) {
-	rows, err := s.q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID, UserID: userID, OrgAdmin: orgAdmin})
-	return mapRows(rows, func(r dbsqlc.WorkspaceListAccessibleRow) AccessibleWorkspace { return AccessibleWorkspace(r) }), wrap(err, "list workspaces")
+func (e *Engine) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]db.AccessibleWorkspace, error) {
+	rows, err := e.core.Q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID, UserID: userID, OrgAdmin: orgAdmin})
+	return dbcore.MapRows(rows, func(r dbsqlc.WorkspaceListAccessibleRow) db.AccessibleWorkspace { return db.AccessibleWorkspace(r) }), dbcore.Wrap(err, "list workspaces")
 }
 
 // Workspace reads a workspace by id.
-func (s *Store) Workspace(ctx context.Context, id string) (Workspace, error) {
-	ws, err := s.q.WorkspaceGetByID(ctx, id)
-	return ws, wrap(err, "get workspace")
+func (e *Engine) Workspace(ctx context.Context, id string) (db.Workspace, error) {
+	ws, err := e.core.Q.WorkspaceGetByID(ctx, id)
+	return ws, dbcore.Wrap(err, "get workspace")
 }
 
 // WorkspaceMembers lists a workspace's members.
-func (s *Store) WorkspaceMembers(ctx context.Context, wsID string) ([]WorkspaceMember, error) {
-	rows, err := s.q.WorkspaceMemberList(ctx, wsID)
-	return mapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) WorkspaceMember { return WorkspaceMember(r) }), wrap(err, "list workspace members")
+func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string) ([]db.WorkspaceMember, error) {
+	rows, err := e.core.Q.WorkspaceMemberList(ctx, wsID)
+	return dbcore.MapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) db.WorkspaceMember { return db.WorkspaceMember(r) }), dbcore.Wrap(err, "list workspace members")
 }
 
 // UpdateWorkspaceMember changes a member's role and/or pilotage role. The workspace owner's roles are
 // immutable.
-func (s *Store) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (WorkspaceMember, error) {
-	var m WorkspaceMember
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (db.WorkspaceMember, error) {
+	var m db.WorkspaceMember
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		ws, err := q.WorkspaceGetByID(ctx, wsID)
 		if err != nil {
-			return wrap(err, "get workspace")
+			return dbcore.Wrap(err, "get workspace")
 		}
 		if ws.OwnerID == userID {
-			return forbidden("the workspace owner's roles cannot be changed")
+			return dbcore.Forbidden("the workspace owner's roles cannot be changed")
 		}
 		if _, err := q.WorkspaceMemberUpdate(ctx, dbsqlc.WorkspaceMemberUpdateParams{WorkspaceID: wsID, UserID: userID, Role: role, PilotageRole: pilotageRole}); err != nil {
-			if isNotFound(err) {
-				return notFound("member not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("member not found")
 			}
 			return fmt.Errorf("update workspace member: %w", err)
 		}
 		row, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
-		m = WorkspaceMember(row)
-		return wrap(err, "get workspace member")
+		m = db.WorkspaceMember(row)
+		return dbcore.Wrap(err, "get workspace member")
 	})
 	return m, err
 }
@@ -354,29 +351,29 @@ type NewInvitation struct {
 }
 
 // InviteToWorkspace records an invitation and enqueues its e-mail in the same transaction.
-func (s *Store) InviteToWorkspace(ctx context.Context, in NewInvitation) (WorkspaceInvitation, error) {
-	var inv WorkspaceInvitation
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) InviteToWorkspace(ctx context.Context, in NewInvitation) (db.WorkspaceInvitation, error) {
+	var inv db.WorkspaceInvitation
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		inv, err = s.InviteToWorkspaceTx(ctx, tx, in)
+		inv, err = e.InviteToWorkspaceTx(ctx, tx, in)
 		return err
 	})
 	return inv, err
 }
 
 // InviteToWorkspaceTx is InviteToWorkspace inside a caller's transaction.
-func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (WorkspaceInvitation, error) {
-	q := queries(tx)
+func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (db.WorkspaceInvitation, error) {
+	q := dbcore.Queries(tx)
 	member, err := q.WorkspaceMemberExistsByEmail(ctx, dbsqlc.WorkspaceMemberExistsByEmailParams{WorkspaceID: in.WorkspaceID, Email: in.Email})
 	if err != nil {
-		return WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
+		return db.WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
 	}
 	if member {
-		return WorkspaceInvitation{}, conflict("this person is already a member of the workspace")
+		return db.WorkspaceInvitation{}, dbcore.Conflict("this person is already a member of the workspace")
 	}
 	hash := sha256.Sum256([]byte(in.Token))
 	inv, err := q.InvitationInsert(ctx, dbsqlc.InvitationInsertParams{
-		ID: NewID(), WorkspaceID: in.WorkspaceID, Email: strings.ToLower(in.Email), Role: in.Role,
+		ID: db.NewID(), WorkspaceID: in.WorkspaceID, Email: strings.ToLower(in.Email), Role: in.Role,
 		TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
 	})
 	if err != nil {
@@ -384,7 +381,7 @@ func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvita
 	}
 	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
 		in.InviterName, in.WorkspaceName, in.AcceptURL)
-	res, err := s.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+	res, err := e.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
 		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email,
 		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
 	}, &river.InsertOpts{Queue: jobs.QueueEmail})
@@ -400,35 +397,35 @@ func (s *Store) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvita
 
 // AcceptedInvitation tells where an accepted invitation leads.
 type AcceptedInvitation struct {
-	Invitation WorkspaceInvitation
-	Workspace  Workspace
+	Invitation db.WorkspaceInvitation
+	Workspace  db.Workspace
 	OrgSlug    string
 	// OrgRole and Member are the user's memberships after accepting: someone who already belonged keeps
 	// their roles, whatever the invitation said.
 	OrgRole string
-	Member  WorkspaceMember
+	Member  db.WorkspaceMember
 }
 
 // AcceptInvitation makes the user a member of the invitation's workspace (and of its organization if
 // they were not). The invitation is bound to its e-mail, single-use and expires.
-func (s *Store) AcceptInvitation(ctx context.Context, token string, user User) (AcceptedInvitation, error) {
+func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.User) (AcceptedInvitation, error) {
 	var res AcceptedInvitation
 	hash := sha256.Sum256([]byte(token))
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.InvitationGetByTokenHashForUpdate(ctx, hash[:])
 		if err != nil {
-			if isNotFound(err) {
-				return notFound("invitation not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("invitation not found")
 			}
 			return fmt.Errorf("get invitation: %w", err)
 		}
 		switch {
 		case !strings.EqualFold(row.Email, user.Email):
-			return forbidden("this invitation was sent to a different e-mail address")
+			return dbcore.Forbidden("this invitation was sent to a different e-mail address")
 		case row.AcceptedAt != nil:
-			return conflict("this invitation has already been accepted")
+			return dbcore.Conflict("this invitation has already been accepted")
 		case time.Now().After(row.ExpiresAt):
-			return invalid("this invitation has expired")
+			return dbcore.Invalid("this invitation has expired")
 		}
 		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: "member"}); err != nil {
 			return fmt.Errorf("add organization member: %w", err)
@@ -443,13 +440,13 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, user User) (
 		if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
 		}
-		res.Member = WorkspaceMember(member)
+		res.Member = db.WorkspaceMember(member)
 		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
 		if err != nil {
 			return fmt.Errorf("get organization member: %w", err)
 		}
 		res.OrgRole = om.Role
-		res.Invitation = WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
+		res.Invitation = db.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
 		res.Workspace, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
 		if err != nil {
 			return fmt.Errorf("get workspace: %w", err)

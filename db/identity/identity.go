@@ -1,4 +1,4 @@
-package db
+package identity
 
 import (
 	"context"
@@ -11,23 +11,27 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 // Registration is what a new account starts with.
 type Registration struct {
-	User         User
-	Organization Organization
-	Workspace    Workspace
+	User         db.User
+	Organization db.Organization
+	Workspace    db.Workspace
 }
 
 // Register creates a user with their personal organization and workspace, in one transaction.
-func (s *Store) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
+func (e *Engine) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
 	var reg Registration
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		reg.User, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: NewID(), Email: email, Name: name, PasswordHash: passwordHash})
-		if isUnique(err, "users_email_key") {
-			return conflict("an account with this e-mail already exists")
+		reg.User, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name, PasswordHash: passwordHash})
+		if dbcore.IsUnique(err, "users_email_key") {
+			return dbcore.Conflict("an account with this e-mail already exists")
 		}
 		if err != nil {
 			return fmt.Errorf("insert user: %w", err)
@@ -47,7 +51,7 @@ func (s *Store) Register(ctx context.Context, email, name, passwordHash string) 
 		}); err != nil {
 			return fmt.Errorf("insert organization owner: %w", err)
 		}
-		reg.Workspace, err = insertWorkspace(ctx, q, reg.Organization.ID, reg.User.ID, "Personal", "personal", true)
+		reg.Workspace, err = tenancy.InsertWorkspace(ctx, q, reg.Organization.ID, reg.User.ID, "Personal", "personal", true)
 		return err
 	})
 	return reg, err
@@ -73,12 +77,12 @@ func personalSlugBase(name, email string) string {
 // insertPersonalOrganization creates a personal organization under base, or base with a random suffix
 // when base is taken: a registration never fails on a slug. ON CONFLICT DO NOTHING keeps the
 // transaction usable after a collision (and waits for a concurrent registration holding the slug).
-func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, name, base string) (Organization, error) {
+func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, name, base string) (db.Organization, error) {
 	slug := base
 	for range 20 {
-		rows, err := q.OrganizationInsertPersonal(ctx, dbsqlc.OrganizationInsertPersonalParams{ID: NewID(), Name: name, Slug: slug, OwnerID: userID})
+		rows, err := q.OrganizationInsertPersonal(ctx, dbsqlc.OrganizationInsertPersonalParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
 		if err != nil {
-			return Organization{}, fmt.Errorf("insert personal organization: %w", err)
+			return db.Organization{}, fmt.Errorf("insert personal organization: %w", err)
 		}
 		if len(rows) == 1 {
 			return rows[0], nil
@@ -87,47 +91,47 @@ func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, 
 		_, _ = rand.Read(b)
 		slug = base + "-" + hex.EncodeToString(b)
 	}
-	return Organization{}, fmt.Errorf("insert personal organization: no free slug for %q", base)
+	return db.Organization{}, fmt.Errorf("insert personal organization: no free slug for %q", base)
 }
 
 // UserByID reads a user.
-func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
-	u, err := s.q.UserGetByID(ctx, id)
-	return u, wrap(err, "get user")
+func (e *Engine) UserByID(ctx context.Context, id string) (db.User, error) {
+	u, err := e.core.Q.UserGetByID(ctx, id)
+	return u, dbcore.Wrap(err, "get user")
 }
 
 // UserByEmail reads a user by e-mail, case-insensitively.
-func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
-	u, err := s.q.UserGetByEmail(ctx, email)
-	return u, wrap(err, "get user by email")
+func (e *Engine) UserByEmail(ctx context.Context, email string) (db.User, error) {
+	u, err := e.core.Q.UserGetByEmail(ctx, email)
+	return u, dbcore.Wrap(err, "get user by email")
 }
 
 // UpdateProfile changes the fields given (nil leaves a field as it is).
-func (s *Store) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (User, error) {
-	u, err := s.q.UserUpdateProfile(ctx, dbsqlc.UserUpdateProfileParams{ID: userID, Name: name, JobTitle: jobTitle})
-	return u, wrap(err, "update profile")
+func (e *Engine) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (db.User, error) {
+	u, err := e.core.Q.UserUpdateProfile(ctx, dbsqlc.UserUpdateProfileParams{ID: userID, Name: name, JobTitle: jobTitle})
+	return u, dbcore.Wrap(err, "update profile")
 }
 
 // SetPassword stores a new password hash and invalidates every session issued before it.
-func (s *Store) SetPassword(ctx context.Context, userID, passwordHash string) (User, error) {
-	u, err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
-	return u, wrap(err, "update password")
+func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (db.User, error) {
+	u, err := e.core.Q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
+	return u, dbcore.Wrap(err, "update password")
 }
 
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.
-func (s *Store) SetTOTPSecret(ctx context.Context, userID, secret string) error {
-	return wrap(s.q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
+func (e *Engine) SetTOTPSecret(ctx context.Context, userID, secret string) error {
+	return dbcore.Wrap(e.core.Q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
 }
 
 // SetTOTPEnabled turns two-factor authentication on or off; turning it off forgets the secret.
-func (s *Store) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
-	return wrap(s.q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
+func (e *Engine) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
+	return dbcore.Wrap(e.core.Q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
 }
 
 // ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a
 // later one) was already accepted: the code is a replay.
-func (s *Store) ConsumeTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
-	n, err := s.q.UserAdvanceTOTPStep(ctx, dbsqlc.UserAdvanceTOTPStepParams{ID: userID, Step: step})
+func (e *Engine) ConsumeTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
+	n, err := e.core.Q.UserAdvanceTOTPStep(ctx, dbsqlc.UserAdvanceTOTPStepParams{ID: userID, Step: step})
 	if err != nil {
 		return false, fmt.Errorf("consume totp step: %w", err)
 	}

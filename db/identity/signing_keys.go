@@ -1,4 +1,4 @@
-package db
+package identity
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // SigningKey is a key that signs or verifies session JWTs when none is configured.
@@ -36,9 +38,9 @@ func newSigningKey() (id string, secret []byte) {
 
 // SigningKeys lists the stored signing keys, oldest first, after making a random one if there is none:
 // the first process to start creates it, and every process after it reads the same keys.
-func (s *Store) SigningKeys(ctx context.Context) ([]SigningKey, error) {
+func (e *Engine) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 	var rows []dbsqlc.SigningKey
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		if err := q.SigningKeyLock(ctx); err != nil {
 			return err
 		}
@@ -51,7 +53,7 @@ func (s *Store) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 		return err
 	})
 	if err != nil {
-		return nil, wrap(err, "load signing keys")
+		return nil, dbcore.Wrap(err, "load signing keys")
 	}
 	return signingKeys(rows), nil
 }
@@ -59,9 +61,9 @@ func (s *Store) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 // RotateSigningKey adds a new random key that starts signing after delay (time for every process to
 // load it first) and deletes the keys replaced more than keep ago (the session lifetime: nothing they
 // signed is still valid). It returns the new key.
-func (s *Store) RotateSigningKey(ctx context.Context, delay, keep time.Duration) (SigningKey, error) {
+func (e *Engine) RotateSigningKey(ctx context.Context, delay, keep time.Duration) (SigningKey, error) {
 	var row dbsqlc.SigningKey
-	err := s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		if err := q.SigningKeyLock(ctx); err != nil {
 			return err
 		}
@@ -74,7 +76,7 @@ func (s *Store) RotateSigningKey(ctx context.Context, delay, keep time.Duration)
 		return err
 	})
 	if err != nil {
-		return SigningKey{}, wrap(err, "rotate signing key")
+		return SigningKey{}, dbcore.Wrap(err, "rotate signing key")
 	}
 	return signingKeys([]dbsqlc.SigningKey{row})[0], nil
 }

@@ -1,4 +1,4 @@
-package db
+package document
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 // Document values (spec Part 2 and Part 3).
@@ -44,7 +46,7 @@ type NewDocument struct {
 // CreateDocument creates a draft in a workspace. Its context must lie in the workspace (its
 // organization for an organization context), else ErrNotFound; a parent must be a document of the same
 // workspace, else ErrInvalid.
-func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, error) {
+func (e *Engine) CreateDocument(ctx context.Context, in NewDocument) (db.Document, error) {
 	if in.ContentFormat == "" {
 		in.ContentFormat = "markdown"
 	}
@@ -53,14 +55,14 @@ func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, e
 	}
 	text, err := DocumentText(in.ContentFormat, in.Content)
 	if err != nil {
-		return Document{}, err
+		return db.Document{}, err
 	}
 	meta, err := documentMetadata(in.Metadata)
 	if err != nil {
-		return Document{}, err
+		return db.Document{}, err
 	}
-	var out Document
-	err = s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.Document
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := checkDocumentContext(ctx, q, in.WorkspaceID, in.ContextType, in.ContextID); err != nil {
 			return err
 		}
@@ -69,32 +71,32 @@ func (s *Store) CreateDocument(ctx context.Context, in NewDocument) (Document, e
 				return err
 			}
 		}
-		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
+		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
 			Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text, DocType: in.DocType,
 			ContextType: in.ContextType, ContextID: in.ContextID, Tags: dbcore.OrEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
-		out = Document(row)
-		return wrap(err, "insert document")
+		out = db.Document(row)
+		return dbcore.Wrap(err, "insert document")
 	})
 	return out, err
 }
 
 func checkDocumentContext(ctx context.Context, q *dbsqlc.Queries, wsID, contextType, contextID string) error {
 	if !slices.Contains(DocContextTypes, contextType) {
-		return invalid(fmt.Sprintf("contextType must be one of %v", DocContextTypes))
+		return dbcore.Invalid(fmt.Sprintf("contextType must be one of %v", DocContextTypes))
 	}
 	ok, err := q.DocumentContextExists(ctx, dbsqlc.DocumentContextExistsParams{ContextType: contextType, WorkspaceID: wsID, ContextID: contextID})
-	if isNotFound(err) || (err == nil && !ok) {
-		return notFound(contextType + " not found (contextId)")
+	if dbcore.IsNotFound(err) || (err == nil && !ok) {
+		return dbcore.NotFound(contextType + " not found (contextId)")
 	}
-	return wrap(err, "check document context")
+	return dbcore.Wrap(err, "check document context")
 }
 
 func checkDocumentParent(ctx context.Context, q *dbsqlc.Queries, wsID, parentID string) error {
 	ok, err := q.DocumentExists(ctx, dbsqlc.DocumentExistsParams{ID: parentID, WorkspaceID: wsID})
-	if isNotFound(err) || (err == nil && !ok) {
-		return invalid("parentId: no document of this workspace has this id")
+	if dbcore.IsNotFound(err) || (err == nil && !ok) {
+		return dbcore.Invalid("parentId: no document of this workspace has this id")
 	}
-	return wrap(err, "check document parent")
+	return dbcore.Wrap(err, "check document parent")
 }
 
 // DocumentText is the searchable text of a document's content: for tiptap_json, the text of its text
@@ -109,16 +111,16 @@ func DocumentText(format, content string) (string, error) {
 		d := json.NewDecoder(strings.NewReader(content))
 		d.UseNumber()
 		if err := d.Decode(&node); err != nil || d.More() {
-			return "", invalid("content: a tiptap_json document must be a JSON object")
+			return "", dbcore.Invalid("content: a tiptap_json document must be a JSON object")
 		}
 		if _, ok := node.(map[string]any); !ok {
-			return "", invalid("content: a tiptap_json document must be a JSON object")
+			return "", dbcore.Invalid("content: a tiptap_json document must be a JSON object")
 		}
 		var b strings.Builder
 		tiptapText(node, &b)
 		return b.String(), nil
 	}
-	return "", invalid(fmt.Sprintf("contentFormat must be one of %v", DocContentFormats))
+	return "", dbcore.Invalid(fmt.Sprintf("contentFormat must be one of %v", DocContentFormats))
 }
 
 // tiptapText appends the "text" of every node under n, depth first.
@@ -146,11 +148,11 @@ func documentMetadata(m json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	}
 	if len(m) > MaxDocMetadataSize {
-		return nil, invalid(fmt.Sprintf("metadata: at most %d bytes of JSON", MaxDocMetadataSize))
+		return nil, dbcore.Invalid(fmt.Sprintf("metadata: at most %d bytes of JSON", MaxDocMetadataSize))
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(m, &obj); err != nil || obj == nil {
-		return nil, invalid("metadata: must be a JSON object")
+		return nil, dbcore.Invalid("metadata: must be a JSON object")
 	}
 	return m, nil
 }
@@ -165,39 +167,39 @@ type DocumentFilter struct {
 }
 
 // Documents lists documents without their content, newest first.
-func (s *Store) Documents(ctx context.Context, f DocumentFilter) ([]DocumentSummary, error) {
-	rows, err := s.q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID, DocType: optional(f.DocType),
-		ContextType: optional(f.ContextType), ContextID: optional(f.ContextID), ParentID: optional(f.ParentID),
+func (e *Engine) Documents(ctx context.Context, f DocumentFilter) ([]db.DocumentSummary, error) {
+	rows, err := e.core.Q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID, DocType: dbcore.Optional(f.DocType),
+		ContextType: dbcore.Optional(f.ContextType), ContextID: dbcore.Optional(f.ContextID), ParentID: dbcore.Optional(f.ParentID),
 		RootsOnly: f.RootsOnly, Lim: f.Limit, Off: f.Offset})
-	return mapRows(rows, func(r dbsqlc.DocumentListRow) DocumentSummary { return DocumentSummary(r) }), wrap(err, "list documents")
+	return dbcore.MapRows(rows, func(r dbsqlc.DocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) }), dbcore.Wrap(err, "list documents")
 }
 
 // DocumentTree is a workspace's whole document tree, read in one query: the roots, each with its
 // children, ordered by title.
-func (s *Store) DocumentTree(ctx context.Context, workspaceID string) ([]DocumentNode, error) {
-	rows, err := s.q.DocumentTree(ctx, workspaceID)
+func (e *Engine) DocumentTree(ctx context.Context, workspaceID string) ([]db.DocumentNode, error) {
+	rows, err := e.core.Q.DocumentTree(ctx, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("read document tree: %w", err)
 	}
-	children := map[string][]DocumentSummary{}
-	var roots []DocumentSummary
+	children := map[string][]db.DocumentSummary{}
+	var roots []db.DocumentSummary
 	for _, r := range rows {
-		d := DocumentSummary(r)
+		d := db.DocumentSummary(r)
 		if d.ParentID == nil {
 			roots = append(roots, d)
 		} else {
 			children[*d.ParentID] = append(children[*d.ParentID], d)
 		}
 	}
-	var build func(DocumentSummary) DocumentNode
-	build = func(d DocumentSummary) DocumentNode {
-		n := DocumentNode{DocumentSummary: d, Children: []DocumentNode{}}
+	var build func(db.DocumentSummary) db.DocumentNode
+	build = func(d db.DocumentSummary) db.DocumentNode {
+		n := db.DocumentNode{DocumentSummary: d, Children: []db.DocumentNode{}}
 		for _, c := range children[d.ID] {
 			n.Children = append(n.Children, build(c))
 		}
 		return n
 	}
-	out := make([]DocumentNode, 0, len(roots))
+	out := make([]db.DocumentNode, 0, len(roots))
 	for _, r := range roots {
 		out = append(out, build(r))
 	}
@@ -205,26 +207,26 @@ func (s *Store) DocumentTree(ctx context.Context, workspaceID string) ([]Documen
 }
 
 // Document reads a document with its content and its reviews.
-func (s *Store) Document(ctx context.Context, workspaceID, id string) (DocumentWithReviews, error) {
-	var out DocumentWithReviews
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+func (e *Engine) Document(ctx context.Context, workspaceID, id string) (db.DocumentWithReviews, error) {
+	var out db.DocumentWithReviews
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		row, err := q.DocumentGet(ctx, dbsqlc.DocumentGetParams{ID: id, WorkspaceID: workspaceID})
-		if isNotFound(err) {
-			return notFound("document not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("document not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get document: %w", err)
 		}
-		out.Document = Document(row)
+		out.Document = db.Document(row)
 		out.Reviews, err = documentReviews(ctx, q, id)
 		return err
 	})
 	return out, err
 }
 
-func documentReviews(ctx context.Context, q *dbsqlc.Queries, id string) ([]DocumentReview, error) {
+func documentReviews(ctx context.Context, q *dbsqlc.Queries, id string) ([]db.DocumentReview, error) {
 	rows, err := q.DocumentReviewList(ctx, id)
-	return mapRows(rows, func(r dbsqlc.DocumentReviewListRow) DocumentReview { return DocumentReview(r) }), wrap(err, "list document reviews")
+	return dbcore.MapRows(rows, func(r dbsqlc.DocumentReviewListRow) db.DocumentReview { return db.DocumentReview(r) }), dbcore.Wrap(err, "list document reviews")
 }
 
 // DocumentPatch is a change to a document; nil fields are left alone. Parent.Set with a nil value
@@ -233,7 +235,7 @@ type DocumentPatch struct {
 	Title, Content, ContentFormat, DocType *string
 	Tags                                   []string // nil: unchanged
 	Metadata                               json.RawMessage
-	Parent                                 Opt[string]
+	Parent                                 db.Opt[string]
 }
 
 func (p DocumentPatch) empty() bool {
@@ -245,9 +247,9 @@ func (p DocumentPatch) empty() bool {
 // (ErrConflict); an edit of an approved or changes_requested document returns it to draft. A new parent
 // must be a document of the workspace (else ErrInvalid) that is not the document or one of its
 // descendants (else ErrConflict).
-func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p DocumentPatch) (Document, error) {
-	var out Document
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdateDocument(ctx context.Context, workspaceID, id string, p DocumentPatch) (db.Document, error) {
+	var out db.Document
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if p.Parent.Set {
 			// Moves are serialised per workspace, so two concurrent moves cannot close a cycle together.
 			if err := q.DocumentTreeLock(ctx, workspaceID); err != nil {
@@ -259,10 +261,10 @@ func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p Do
 			return err
 		}
 		if cur.Status == DocPendingReview {
-			return conflict("the document is pending review; it cannot be edited until it is reviewed")
+			return dbcore.Conflict("the document is pending review; it cannot be edited until it is reviewed")
 		}
 		if p.empty() {
-			out = Document(cur) // nothing to change: not an edit, the status stays
+			out = db.Document(cur) // nothing to change: not an edit, the status stays
 			return nil
 		}
 		next := dbsqlc.DocumentUpdateParams{ID: id, ParentID: cur.ParentID, Title: cur.Title, Content: cur.Content,
@@ -301,21 +303,21 @@ func (s *Store) UpdateDocument(ctx context.Context, workspaceID, id string, p Do
 					return fmt.Errorf("check document ancestry: %w", err)
 				}
 				if cycle {
-					return conflict("parentId: a document cannot be moved under itself or one of its descendants")
+					return dbcore.Conflict("parentId: a document cannot be moved under itself or one of its descendants")
 				}
 			}
 		}
 		row, err := q.DocumentUpdate(ctx, next)
-		out = Document(row)
-		return wrap(err, "update document")
+		out = db.Document(row)
+		return dbcore.Wrap(err, "update document")
 	})
 	return out, err
 }
 
 // DeleteDocument deletes a document. Its children move up to its parent (or become roots), so
 // deleting a page never deletes a subtree; its card links and reviews go with it.
-func (s *Store) DeleteDocument(ctx context.Context, workspaceID, id string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) DeleteDocument(ctx context.Context, workspaceID, id string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := q.DocumentTreeLock(ctx, workspaceID); err != nil {
 			return fmt.Errorf("lock document tree: %w", err)
 		}
@@ -327,27 +329,27 @@ func (s *Store) DeleteDocument(ctx context.Context, workspaceID, id string) erro
 			return fmt.Errorf("re-parent children: %w", err)
 		}
 		_, err = q.DocumentDelete(ctx, dbsqlc.DocumentDeleteParams{ID: id, WorkspaceID: workspaceID})
-		return wrap(err, "delete document")
+		return dbcore.Wrap(err, "delete document")
 	})
 }
 
 // SubmitDocument moves a draft to pending_review and notifies the workspace's reviewers (pilotage
 // reviewers and owners, organization owners and admins) through a document_submitted activity, in the
 // same transaction. Any other state answers ErrConflict.
-func (s *Store) SubmitDocument(ctx context.Context, workspaceID, id, actorID string) (Document, error) {
-	var out Document
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) SubmitDocument(ctx context.Context, workspaceID, id, actorID string) (db.Document, error) {
+	var out db.Document
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocDraft, ToStatus: DocPendingReview})
 		if err != nil {
 			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a draft can be submitted for review")
 		}
-		out = Document(row)
+		out = db.Document(row)
 		reviewers, err := q.DocumentReviewerIDs(ctx, workspaceID)
 		if err != nil {
 			return fmt.Errorf("list reviewers: %w", err)
 		}
-		return s.recordActivities(ctx, tx, Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: actorID,
-			Type: ActivityDocumentSubmitted, Meta: map[string]any{"title": out.Title}, Recipients: reviewers, OnlyRecipients: true})
+		return e.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: actorID,
+			Type: db.ActivityDocumentSubmitted, Meta: map[string]any{"title": out.Title}, Recipients: reviewers, OnlyRecipients: true})
 	})
 	return out, err
 }
@@ -356,26 +358,26 @@ func (s *Store) SubmitDocument(ctx context.Context, workspaceID, id, actorID str
 // review, and notifies the author through a document_reviewed activity, in one transaction. Of two
 // concurrent reviews exactly one wins; the other, like any review of a document not pending review,
 // answers ErrConflict.
-func (s *Store) ReviewDocument(ctx context.Context, workspaceID, id, reviewerID, verdict, notes string) (DocumentWithReviews, error) {
+func (e *Engine) ReviewDocument(ctx context.Context, workspaceID, id, reviewerID, verdict, notes string) (db.DocumentWithReviews, error) {
 	if !slices.Contains(DocReviewVerdicts, verdict) {
-		return DocumentWithReviews{}, invalid(fmt.Sprintf("status must be one of %v", DocReviewVerdicts))
+		return db.DocumentWithReviews{}, dbcore.Invalid(fmt.Sprintf("status must be one of %v", DocReviewVerdicts))
 	}
-	var out DocumentWithReviews
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.DocumentWithReviews
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocPendingReview, ToStatus: verdict})
 		if err != nil {
 			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a document pending review can be reviewed")
 		}
-		out.Document = Document(row)
-		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: NewID(), DocumentID: id, ReviewerID: reviewerID,
+		out.Document = db.Document(row)
+		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: db.NewID(), DocumentID: id, ReviewerID: reviewerID,
 			Status: verdict, Notes: notes}); err != nil {
 			return fmt.Errorf("insert review: %w", err)
 		}
 		if out.Reviews, err = documentReviews(ctx, q, id); err != nil {
 			return err
 		}
-		return s.recordActivities(ctx, tx, Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: reviewerID,
-			Type: ActivityDocumentReviewed, Meta: map[string]any{"title": out.Title, "status": verdict, "notes": notes},
+		return e.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: reviewerID,
+			Type: db.ActivityDocumentReviewed, Meta: map[string]any{"title": out.Title, "status": verdict, "notes": notes},
 			Recipients: []string{out.AuthorID}, OnlyRecipients: true})
 	})
 	return out, err
@@ -384,7 +386,7 @@ func (s *Store) ReviewDocument(ctx context.Context, workspaceID, id, reviewerID,
 // documentMoveRefused explains a guarded status move that found no row: the document is missing
 // (ErrNotFound) or in another state (ErrConflict).
 func documentMoveRefused(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string, err error, msg string) error {
-	if !isNotFound(err) {
+	if !dbcore.IsNotFound(err) {
 		return fmt.Errorf("move document status: %w", err)
 	}
 	ok, err := q.DocumentExists(ctx, dbsqlc.DocumentExistsParams{ID: id, WorkspaceID: workspaceID})
@@ -392,15 +394,15 @@ func documentMoveRefused(ctx context.Context, q *dbsqlc.Queries, workspaceID, id
 		return fmt.Errorf("check document: %w", err)
 	}
 	if !ok {
-		return notFound("document not found")
+		return dbcore.NotFound("document not found")
 	}
-	return conflict(msg)
+	return dbcore.Conflict(msg)
 }
 
 // LinkDocument links a document of the workspace to a card of the project. A second link answers
 // ErrConflict; a card or document outside the tenancy, ErrNotFound.
-func (s *Store) LinkDocument(ctx context.Context, workspaceID, projectID, cardID, documentID, actorID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) LinkDocument(ctx context.Context, workspaceID, projectID, cardID, documentID, actorID string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.CardDocumentInsert(ctx, dbsqlc.CardDocumentInsertParams{LinkedBy: actorID, CardID: cardID, ProjectID: projectID,
 			DocumentID: documentID, WorkspaceID: workspaceID})
 		if err != nil {
@@ -417,44 +419,44 @@ func (s *Store) LinkDocument(ctx context.Context, workspaceID, projectID, cardID
 			return fmt.Errorf("check document: %w", err)
 		}
 		if !ok {
-			return notFound("document not found")
+			return dbcore.NotFound("document not found")
 		}
-		return conflict("this document is already linked to the card")
+		return dbcore.Conflict("this document is already linked to the card")
 	})
 }
 
 // UnlinkDocument removes a card's link to a document; no such link answers ErrNotFound.
-func (s *Store) UnlinkDocument(ctx context.Context, projectID, cardID, documentID string) error {
-	n, err := s.q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID, DocumentID: documentID})
+func (e *Engine) UnlinkDocument(ctx context.Context, projectID, cardID, documentID string) error {
+	n, err := e.core.Q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID, DocumentID: documentID})
 	if err != nil {
 		return fmt.Errorf("unlink document: %w", err)
 	}
 	if n == 0 {
-		return notFound("this document is not linked to the card")
+		return dbcore.NotFound("this document is not linked to the card")
 	}
 	return nil
 }
 
 // CardDocuments lists the documents linked to a card, in link order.
-func (s *Store) CardDocuments(ctx context.Context, projectID, cardID string) ([]DocumentSummary, error) {
-	var out []DocumentSummary
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+func (e *Engine) CardDocuments(ctx context.Context, projectID, cardID string) ([]db.DocumentSummary, error) {
+	var out []db.DocumentSummary
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		if err := checkCard(ctx, q, projectID, cardID); err != nil {
 			return err
 		}
 		rows, err := q.CardDocumentList(ctx, cardID)
-		out = mapRows(rows, func(r dbsqlc.CardDocumentListRow) DocumentSummary { return DocumentSummary(r) })
-		return wrap(err, "list card documents")
+		out = dbcore.MapRows(rows, func(r dbsqlc.CardDocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) })
+		return dbcore.Wrap(err, "list card documents")
 	})
 	return out, err
 }
 
 func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
 	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return dbcore.NotFound("card not found")
 	}
-	return wrap(err, "get card")
+	return dbcore.Wrap(err, "get card")
 }
 
 // SearchCandidates is how many matches of each kind (documents, cards) a search ranks at most: a query
@@ -466,17 +468,17 @@ const SearchCandidates = 1000
 // query (quoted phrases, or, -exclusions), best first, each with a snippet whose matches are wrapped in
 // <mark></mark>. Every workspace member sees every document and project of the workspace, so nothing
 // else is filtered; nothing outside the workspace is ever read.
-func (s *Store) Search(ctx context.Context, workspaceID, query string, limit int32) ([]SearchResult, error) {
-	rows, err := s.q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
+func (e *Engine) Search(ctx context.Context, workspaceID, query string, limit int32) ([]db.SearchResult, error) {
+	rows, err := e.core.Q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
 		Candidates: SearchCandidates, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.SearchWorkspaceRow) SearchResult { return SearchResult(r) }), wrap(err, "search")
+	return dbcore.MapRows(rows, func(r dbsqlc.SearchWorkspaceRow) db.SearchResult { return db.SearchResult(r) }), dbcore.Wrap(err, "search")
 }
 
 // documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
 func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string) (dbsqlc.DocumentGetForUpdateRow, error) {
 	cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
-	if isNotFound(err) {
-		return cur, notFound("document not found")
+	if dbcore.IsNotFound(err) {
+		return cur, dbcore.NotFound("document not found")
 	}
 	if err != nil {
 		return cur, fmt.Errorf("lock document: %w", err)

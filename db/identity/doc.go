@@ -1,0 +1,18 @@
+// Package identity is the accounts engine: users (registration with a personal organization and
+// workspace, profiles, passwords, the second factor), personal access tokens, and the keys that sign
+// sessions when none is configured.
+package identity
+
+import (
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+)
+
+// Engine keeps accounts.
+type Engine struct {
+	core  *dbcore.Core
+	store *db.Store
+}
+
+// New builds the accounts engine on store.
+func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }

@@ -1,0 +1,18 @@
+// Package tenancy is the tenancy engine: organizations and their members, workspaces and their
+// members, invitations, and the resolution of what a caller may reach (organization, workspace and
+// project roles) that the api's guard asks on every request.
+package tenancy
+
+import (
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+)
+
+// Engine keeps tenants and resolves access.
+type Engine struct {
+	core  *dbcore.Core
+	store *db.Store
+}
+
+// New builds the tenancy engine on store.
+func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
