@@ -22,6 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
+	"github.com/pilot-dev/pilot/internal/telemetry/sources"
 )
 
 // lockedBuffer collects JSON log lines from concurrent writers.
@@ -76,8 +77,8 @@ func newObservedServer(t *testing.T) *observedServer {
 	cache := accesscache.Start(ctx, store, logger)
 	m := telemetry.NewMetrics(logger)
 	m.WatchPool(dbPool)
-	m.WatchRelay(relay)
-	m.WatchAccessCache(cache)
+	m.WatchRelay(sources.Relay(relay))
+	m.WatchAccessCache(sources.Cache(cache))
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
 		PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,

@@ -29,6 +29,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
+	"github.com/pilot-dev/pilot/internal/telemetry/sources"
 	"github.com/pilot-dev/pilot/llm"
 	"github.com/pilot-dev/pilot/workers"
 )
@@ -183,8 +184,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	relay := stream.Start(ctx, store, stream.Config{Logger: logger}) // ctx's end closes every stream
 	access := accesscache.Start(ctx, store, logger)
 	metrics.WatchPool(dbPool)
-	metrics.WatchRelay(relay)
-	metrics.WatchAccessCache(access)
+	metrics.WatchRelay(sources.Relay(relay))
+	metrics.WatchAccessCache(sources.Cache(access))
 	signer, err := newSigner(ctx, cfg, store, logger)
 	if err != nil {
 		return err
@@ -261,7 +262,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		return err
 	}
 	metrics.WatchPool(dbPool)
-	metrics.WatchQueues(store, slices.Sorted(maps.Keys(queues)))
+	metrics.WatchQueues(sources.Queues(store), slices.Sorted(maps.Keys(queues)))
 	// Started on a context the signal does not cancel: cancelling Start's context is River's hard stop,
 	// which would cancel running jobs at once. SIGTERM is a soft stop (below): no new fetches, running
 	// jobs get SHUTDOWN_GRACE_PERIOD to finish, then they are cancelled and released for retry.

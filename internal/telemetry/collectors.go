@@ -6,11 +6,45 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/stream"
 )
+
+// QueueState is one queue's jobs in one state.
+type QueueState struct {
+	Queue, State string
+	Jobs         int64
+	// OldestAvailable is the age of the queue's oldest available job (state available only).
+	OldestAvailable time.Duration
+}
+
+// QueueSource reads the job queues' figures (the store, through its process's wiring).
+type QueueSource interface {
+	QueueStates(ctx context.Context) ([]QueueState, error)
+}
+
+// QueueSourceFunc is a function as a QueueSource.
+type QueueSourceFunc func(ctx context.Context) ([]QueueState, error)
+
+// QueueStates calls f.
+func (f QueueSourceFunc) QueueStates(ctx context.Context) ([]QueueState, error) { return f(ctx) }
+
+// RelayStats is a snapshot of a stream relay's counters.
+type RelayStats struct {
+	Subscribers       int
+	Relayed, Connects int64
+	Listening         bool
+}
+
+// RelaySource reads a stream relay's counters.
+type RelaySource interface{ RelayStats() RelayStats }
+
+// CacheStats is a snapshot of the access cache's counters.
+type CacheStats struct {
+	Hits, Misses uint64
+	Listening    bool
+}
+
+// CacheSource reads the access cache's counters.
+type CacheSource interface{ CacheStats() CacheStats }
 
 // QueueStatsTimeout bounds the queue query of one scrape.
 const QueueStatsTimeout = 2 * time.Second
@@ -24,18 +58,18 @@ func (m *Metrics) WatchPool(pool *pgxpool.Pool) {
 }
 
 // WatchQueues exports, per queue, the number of unfinished jobs by state and the age of the oldest
-// available job, read from the store at scrape time (db.Store.JobQueueStats, bounded by
-// QueueStatsTimeout). queues are the queues to report even when empty. Every worker process reports
-// the same figures: aggregate them with max, not sum.
-func (m *Metrics) WatchQueues(store *db.Store, queues []string) {
+// available job, read from source at scrape time (bounded by QueueStatsTimeout). queues are the queues
+// to report even when empty. Every worker process reports the same figures: aggregate them with max,
+// not sum.
+func (m *Metrics) WatchQueues(source QueueSource, queues []string) {
 	if m == nil {
 		return
 	}
-	m.Registry.MustRegister(&queueCollector{store: store, queues: queues})
+	m.Registry.MustRegister(&queueCollector{source: source, queues: queues})
 }
 
 // WatchRelay exports the mission event relay's subscribers, events relayed and LISTEN connection state.
-func (m *Metrics) WatchRelay(relay *stream.Relay) {
+func (m *Metrics) WatchRelay(relay RelaySource) {
 	if m == nil || relay == nil {
 		return
 	}
@@ -43,7 +77,7 @@ func (m *Metrics) WatchRelay(relay *stream.Relay) {
 }
 
 // WatchAccessCache exports the access cache's hits and misses.
-func (m *Metrics) WatchAccessCache(cache *accesscache.Cache) {
+func (m *Metrics) WatchAccessCache(cache CacheSource) {
 	if m == nil || cache == nil {
 		return
 	}
@@ -104,7 +138,7 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 
 // queueCollector reads the store's queue statistics at scrape time.
 type queueCollector struct {
-	store  *db.Store
+	source QueueSource
 	queues []string
 }
 
@@ -124,7 +158,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), QueueStatsTimeout)
 	defer cancel()
-	stats, err := c.store.JobQueueStats(ctx)
+	stats, err := c.source.QueueStates(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(queueJobs, err)
 		return
@@ -155,8 +189,8 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// relayCollector reads stream.Relay.Stats.
-type relayCollector struct{ relay *stream.Relay }
+// relayCollector reads a relay's counters.
+type relayCollector struct{ relay RelaySource }
 
 var (
 	sseSubscribers      = desc("sse", "subscribers", "Open mission event streams (relay subscriptions) in this process.")
@@ -173,7 +207,7 @@ func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.relay.Stats()
+	s := c.relay.RelayStats()
 	connected := 0.0
 	if s.Listening {
 		connected = 1
@@ -184,8 +218,8 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(sseListenReconnects, prometheus.CounterValue, float64(max(s.Connects-1, 0)))
 }
 
-// cacheCollector reads accesscache.Cache.Stats.
-type cacheCollector struct{ cache *accesscache.Cache }
+// cacheCollector reads the access cache's counters.
+type cacheCollector struct{ cache CacheSource }
 
 var (
 	cacheLookups   = desc("access_cache", "lookups_total", "Access cache lookups by result: hit (answered from the cache) or miss (resolved from the database).", "result")
@@ -198,7 +232,7 @@ func (c *cacheCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *cacheCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.cache.Stats()
+	s := c.cache.CacheStats()
 	live := 0.0
 	if s.Listening {
 		live = 1

@@ -154,7 +154,14 @@ func TestQueueAndPoolCollectors(t *testing.T) {
 	require.NoError(t, err)
 	store := db.NewStore(dbPool, client)
 	m := NewMetrics(nil)
-	m.WatchQueues(store, []string{"default", "idle"})
+	m.WatchQueues(QueueSourceFunc(func(ctx context.Context) ([]QueueState, error) {
+		stats, err := store.JobQueueStats(ctx)
+		out := make([]QueueState, len(stats))
+		for i, s := range stats {
+			out[i] = QueueState(s)
+		}
+		return out, err
+	}), []string{"default", "idle"})
 	m.WatchPool(dbPool)
 
 	for _, q := range []string{"default", "idle"} {
