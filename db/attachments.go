@@ -67,7 +67,8 @@ func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]At
 }
 
 // Attachment reads one attachment of a card of a project.
-func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (Attachment, error) {
+func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID string) (Attachment, error) {
+	projectID, cardID := card.ProjectID, card.CardID
 	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
 		return a, notFound("attachment not found")
@@ -82,7 +83,8 @@ func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID 
 // card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
 // can delete the stored file once this has committed. Only the uploader may, or a workspace admin
 // (asAdmin); anyone else is refused with ErrForbidden.
-func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (Attachment, error) {
+func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID string) (Attachment, error) {
+	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	var out Attachment
 	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})

@@ -216,12 +216,12 @@ type CardUpdate struct {
 // UpdateCard applies a patch as actorID: field changes, moves between columns and reordering. It
 // records card_updated, card_moved, card_assigned and card_archived as they apply, with their
 // notifications, in the same transaction. Both people's requests and automations call it.
-func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+func (s *Store) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 	for range 5 {
 		var card Card
 		err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
-			card, err = s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: workspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p})
+			card, err = s.UpdateCardTx(ctx, tx, u)
 			return err
 		})
 		if !errors.Is(err, ErrRetryMove) {
@@ -408,7 +408,8 @@ func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, o
 }
 
 // DeleteCard deletes a card for good and records card_deleted.
-func (s *Store) DeleteCard(ctx context.Context, projectID, cardID, actorID string) error {
+func (s *Store) DeleteCard(ctx context.Context, e CardEdit) error {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {

@@ -229,7 +229,8 @@ func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
 // each checked against its field, and records card_updated when anything changed, in one transaction.
 // A field id that is not a field of the card's project is refused. It answers the card.
-func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, actorID string, values map[string]json.RawMessage) (Card, error) {
+func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[string]json.RawMessage) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	ids := make([]string, 0, len(values))
 	for id := range values {
 		if len(id) != 36 || uuid.Validate(id) != nil {

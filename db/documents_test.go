@@ -59,7 +59,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 		require.Len(t, res, want, q)
 	}
 
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
@@ -71,7 +71,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	require.Zero(t, n)
 
 	// A second submit is refused and records nothing more.
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM activities"))
 }

@@ -132,12 +132,12 @@ func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]Project
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
-func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (UserRef, error) {
+func (s *Store) AddProjectMember(ctx context.Context, in ProjectMemberAdd) (UserRef, error) {
 	var m UserRef
 	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var added bool
 		var err error
-		m, added, err = s.AddProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
+		m, added, err = s.AddProjectMemberTx(ctx, tx, in)
 		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
@@ -148,7 +148,8 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 
 // AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
+func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMemberAdd) (m UserRef, added bool, err error) {
+	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
 	if isNotFound(err) {
@@ -170,7 +171,8 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, 
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.
-func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, userID string) error {
+func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval) error {
+	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
 	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 		if err != nil {

@@ -100,7 +100,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.NoError(t, err)
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, author.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list := b.notifications(t, owner)
@@ -112,7 +112,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = document.New(b.store).ReviewDocument(ctx, ws, d.ID, owner.User.ID, document.DocApproved, "ok")
+	_, err = document.New(b.store).ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)
