@@ -36,7 +36,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		in.ID = NewID()
 	}
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -49,7 +49,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }
@@ -86,7 +86,7 @@ func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID strin
 func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID string) (Attachment, error) {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -107,7 +107,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID s
 		if out, err = q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }

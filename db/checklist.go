@@ -47,14 +47,14 @@ func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	return s.recordActivities(ctx, tx, act)
+	return s.core.RecordActivities(ctx, tx, act)
 }
 
 // AddChecklistItem appends an item to a card's checklist (at most MaxChecklistItems) and records
 // card_updated, in one transaction. It answers the card.
 func (s *Store) AddChecklistItem(ctx context.Context, e CardEdit, title string) (Card, error) {
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := s.AddChecklistItemsTx(ctx, tx, e, []string{title}); err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ type ChecklistItemPatch struct {
 func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID string, p ChecklistItemPatch) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID stri
 func (s *Store) DeleteChecklistItem(ctx context.Context, e CardEdit, itemID string) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

@@ -29,7 +29,7 @@ type Comment struct {
 // MaxCommentLength characters is refused. People's requests and agents both call it.
 func (s *Store) CreateComment(ctx context.Context, e CardEdit, content string) (Comment, error) {
 	var out Comment
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		out, err = s.CreateCommentTx(ctx, tx, e, content)
 		return err
@@ -69,7 +69,7 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, cont
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	if err := s.recordActivities(ctx, tx, act); err != nil {
+	if err := s.core.RecordActivities(ctx, tx, act); err != nil {
 		return Comment{}, err
 	}
 	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
@@ -96,7 +96,7 @@ func (s *Store) Comments(ctx context.Context, projectID, cardID string) ([]Comme
 // with ErrForbidden.
 func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string) error {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return s.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")

@@ -163,7 +163,7 @@ type CustomFieldPatch struct {
 // options change, card values that no longer fit the field are dropped.
 func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (CustomField, error) {
 	var out CustomField
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("custom field not found")
@@ -240,7 +240,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[
 	}
 	slices.Sort(ids)
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
@@ -66,7 +67,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT id::text FROM activities").Scan(&actID))
-	n, err := b.store.FanOutNotifications(ctx, actID)
+	n, err := notification.New(b.store).FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)
 

@@ -61,7 +61,7 @@ func (s *Store) RemoveCardLabel(ctx context.Context, e CardEdit, labelID string)
 
 func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

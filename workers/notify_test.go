@@ -10,13 +10,14 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // notifications lists a user's notifications, newest first.
 func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
-	l, err := b.store.Notifications(context.Background(), u.User.ID, false, 200)
+	l, err := notification.New(b.store).Notifications(context.Background(), u.User.ID, false, 200)
 	require.NoError(t, err)
 	return l
 }
