@@ -102,8 +102,8 @@ func queuedMission(m db.AgentMission, err error) (*Output[MissionOut], error) {
 // runtime.
 func (s *Server) registerMissions() {
 	tags := []string{"Agents"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 
 	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,

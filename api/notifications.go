@@ -59,7 +59,7 @@ type NotificationReadOut struct {
 // registerNotifications registers the caller's notifications.
 func (s *Server) registerNotifications() {
 	tags := []string{"Notifications"}
-	acc := Access{Scope: auth.ScopeNotificationsRead}
+	acc := Requires{Scope: auth.ScopeNotificationsRead}
 
 	register(s, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
 		Summary: "List my notifications, newest first", Tags: tags},

@@ -19,9 +19,9 @@ const pathPilotage = pathWorkspace + "/pilotage"
 // owners also write records and apply actions. Organization owners and admins act as pilotage owners.
 // No pilotage operation changes tenancy.
 var (
-	pilotageRead   = Access{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
-	pilotageReview = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
-	pilotageOwner  = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
+	pilotageRead   = Requires{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
+	pilotageReview = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
+	pilotageOwner  = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
 )
 
 // PilotagePath names a pilotage record.
