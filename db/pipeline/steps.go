@@ -560,7 +560,7 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// Card limits a create_card step keeps to (spec Part 8).
+// Card limits a create_card step keeps to: the same as a card created through the API.
 const (
 	MaxCardTitle       = 500
 	MaxCardDescription = 5000
