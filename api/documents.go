@@ -135,7 +135,7 @@ type CardDocumentPath struct {
 	DocumentID string `path:"documentId"`
 }
 
-// Access of the knowledge base. Documents have no scope of their own in the spec (Part 5): they are
+// Access of the knowledge base. There is no documents scope among the token scopes: documents are
 // workspace content like projects and cards, so tokens need projects:read to read them and search, and
 // projects:write to write, submit, review and link them (docs/documents.md).
 var (

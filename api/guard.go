@@ -126,7 +126,7 @@ func clientIPFrom(ctx context.Context) string {
 	return ip
 }
 
-// guard is the one place credentials, scopes and tenancy are checked, in the spec's order: a valid
+// guard is the one place credentials, scopes and tenancy are checked, always in this order: a valid
 // bearer token, membership of the organization, membership of the workspace, then role and scope.
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	a, _ := hctx.Operation().Metadata["access"].(Requires)

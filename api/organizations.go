@@ -12,7 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// Slug is an organization, workspace or agent slug (spec Part 8): 2 to 60 lowercase letters and
+// Slug is an organization, workspace or agent slug: 2 to 60 lowercase letters and
 // digits, with single hyphens inside. Its schema states the rule once, for every operation using it.
 type Slug string
 

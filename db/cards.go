@@ -17,7 +17,7 @@ import (
 // Priorities a card can have.
 var Priorities = []string{"low", "medium", "high"}
 
-// MaxChecklistItems is the most checklist items a card may have (spec Part 8).
+// MaxChecklistItems is the most checklist items a card may have.
 const MaxChecklistItems = 100
 
 // Card is a card as every read shows it: its row with its checklist, labels and custom values (the
