@@ -18,7 +18,9 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -70,14 +72,90 @@ func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
 // store's real path (its invitation e-mail job included).
 func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
 	t.Helper()
+	join(t, store, owner, member, "member")
+}
+
+func join(t testing.TB, store *db.Store, owner, member identity.Registration, role string) db.WorkspaceMember {
+	t.Helper()
 	ctx := context.Background()
 	token := "tok-" + db.NewID()
 	_, err := tenancy.New(store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: owner.Workspace.ID, WorkspaceName: owner.Workspace.Name,
-		Email: member.User.Email, Role: "member", InvitedBy: owner.User.ID, InviterName: owner.User.Name,
+		Email: member.User.Email, Role: role, InvitedBy: owner.User.ID, InviterName: owner.User.Name,
 		Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
 	require.NoError(t, err)
-	_, err = tenancy.New(store).AcceptInvitation(ctx, token, member.User)
+	acc, err := tenancy.New(store).AcceptInvitation(ctx, token, member.User)
 	require.NoError(t, err)
+	return acc.Member
+}
+
+// MemberOpts are a workspace member's options.
+type MemberOpts struct {
+	// Email defaults to member@example.com.
+	Email *string
+	// Role is the workspace role the invitation gives (member or admin; default member).
+	Role *string
+	// PilotageRole is set after the invitation is accepted (viewer, contributor, reviewer or owner);
+	// nil keeps the viewer role an accepted invitation gives.
+	PilotageRole *string
+}
+
+// Member registers a user and makes them a member of owner's personal workspace with the roles of
+// opts, through an accepted invitation and, for a pilotage role, the workspace's member update. It
+// returns the user's registration (their own personal workspace included) and their membership of
+// owner's workspace.
+func Member(t testing.TB, store *db.Store, owner identity.Registration, opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
+	t.Helper()
+	if opts == nil {
+		opts = &MemberOpts{}
+	}
+	reg := User(t, store, &UserOpts{Email: Ptr(deref(opts.Email, "member@example.com"))})
+	m := join(t, store, owner, reg, deref(opts.Role, "member"))
+	if opts.PilotageRole != nil {
+		var err error
+		m, err = tenancy.New(store).UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil, opts.PilotageRole)
+		require.NoError(t, err)
+	}
+	return reg, m
+}
+
+// AgentOpts are an agent's options; the defaults are the api's.
+type AgentOpts struct {
+	// Slug defaults to planner; Name to "Agent <slug>".
+	Slug, Name *string
+	// AutonomyMode defaults to supervised (mission.AutonomySupervised).
+	AutonomyMode *string
+	// Tools defaults to every tool (agenttool.Names).
+	Tools []string
+	// McpOnly makes the agent's missions wait for an MCP client instead of a worker.
+	McpOnly *bool
+	// Limits default to 10 steps, 20 actions per mission and 30 missions per hour.
+	MaxSteps, MaxActionsPerMission, MaxMissionsPerHour *int32
+	// Actor creates the agent (default the owner).
+	Actor *identity.Registration
+}
+
+// Agent creates an agent (with its service user, a member of the workspace) in owner's personal
+// workspace through the agents engine.
+func Agent(t testing.TB, store *db.Store, owner identity.Registration, opts *AgentOpts) db.Agent {
+	t.Helper()
+	if opts == nil {
+		opts = &AgentOpts{}
+	}
+	slug := deref(opts.Slug, "planner")
+	tools := opts.Tools
+	if tools == nil {
+		tools = append([]string(nil), agenttool.Names...)
+	}
+	actor := owner
+	if opts.Actor != nil {
+		actor = *opts.Actor
+	}
+	a, err := mission.New(store).CreateAgent(context.Background(), owner.Workspace.ID, actor.User.ID, mission.AgentConfig{
+		Name: deref(opts.Name, "Agent "+slug), Slug: slug, AutonomyMode: deref(opts.AutonomyMode, mission.AutonomySupervised),
+		Tools: tools, McpOnly: deref(opts.McpOnly, false), MaxSteps: deref(opts.MaxSteps, int32(10)),
+		MaxActionsPerMission: deref(opts.MaxActionsPerMission, int32(20)), MaxMissionsPerHour: deref(opts.MaxMissionsPerHour, int32(30))})
+	require.NoError(t, err)
+	return a
 }
 
 // Project is a project with its columns' ids, in order.
