@@ -277,7 +277,7 @@ type AssignSkillInput struct {
 }
 
 func (s *Server) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
-	return oneOf(agentOut)(s.missions.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID))
+	return oneOf(agentOut)(s.missions.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID, AgentID: in.AgentID, SkillID: in.SkillID}))
 }
 
 func applyLimits(c *mission.AgentConfig, l *AgentLimitsIn) {

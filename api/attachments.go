@@ -115,7 +115,7 @@ func (s *Server) listAttachments(ctx context.Context, in *CardPath) (*Output[[]A
 // deleteAttachment deletes the attachment's row, then its file.
 func (s *Server) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	att, err := s.store.DeleteAttachment(ctx, a.ProjectID, in.CardID, in.AttachmentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
+	att, err := s.store.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -234,7 +234,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // downloadAttachment streams a stored file with its stored type, as a download that browsers neither
 // sniff nor render.
 func (s *Server) downloadAttachment(ctx context.Context, in *AttachmentPath) (*huma.StreamResponse, error) {
-	att, err := s.store.Attachment(ctx, accessFrom(ctx).ProjectID, in.CardID, in.AttachmentID)
+	att, err := s.store.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}

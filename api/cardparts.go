@@ -207,7 +207,7 @@ func (s *Server) addChecklistItem(ctx context.Context, in *AddChecklistItemInput
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
+	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, cardEdit(ctx, in.CardID), title))
 }
 
 // UpdateChecklistItemInput is the request of checklist-update.
@@ -226,11 +226,11 @@ func (s *Server) updateChecklistItem(ctx context.Context, in *UpdateChecklistIte
 		return nil, err
 	}
 	p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
-	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
+	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID, p))
 }
 
 func (s *Server) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
+	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID))
 }
 
 // CreateLabelInput is the request of labels-create.
@@ -281,11 +281,11 @@ func (s *Server) deleteLabel(ctx context.Context, in *LabelPath) (*OKOutput, err
 }
 
 func (s *Server) addCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+	return oneOf(cardOut)(s.store.AddCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
 func (s *Server) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
 // CreateCustomFieldInput is the request of custom-fields-create.
@@ -346,7 +346,7 @@ type SetCardCustomValuesInput struct {
 }
 
 func (s *Server) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Values))
+	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, cardEdit(ctx, in.CardID), in.Body.Values))
 }
 
 // CreateRelationInput is the request of relations-create.

@@ -260,9 +260,9 @@ func (s *Server) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[C
 		}
 	}
 	a := accessFrom(ctx)
-	return oneOf(cardOut)(s.store.UpdateCard(ctx, a.WorkspaceID, a.ProjectID, in.CardID, principalFrom(ctx).User.ID, p))
+	return oneOf(cardOut)(s.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
 }
 
 func (s *Server) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {
-	return done(s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID))
+	return done(s.store.DeleteCard(ctx, cardEdit(ctx, in.CardID)))
 }

@@ -63,10 +63,10 @@ type CreateCommentInput struct {
 }
 
 func (s *Server) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {
-	return oneOf(commentOut)(s.store.CreateComment(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Content))
+	return oneOf(commentOut)(s.store.CreateComment(ctx, cardEdit(ctx, in.CardID), in.Body.Content))
 }
 
 func (s *Server) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin"))
+	return done(s.store.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
 }

@@ -339,7 +339,7 @@ func (s *Server) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutpu
 }
 
 func (s *Server) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID))
+	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID)))
 }
 
 // ReviewDocumentInput is the request of documents-review.
@@ -352,7 +352,7 @@ type ReviewDocumentInput struct {
 }
 
 func (s *Server) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID,
+	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
 		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
 }
 
@@ -362,11 +362,11 @@ func (s *Server) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[
 
 func (s *Server) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.documents.LinkDocument(ctx, a.WorkspaceID, a.ProjectID, in.CardID, in.DocumentID, principalFrom(ctx).User.ID))
+	return done(s.documents.LinkDocument(ctx, document.CardLink{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, DocumentID: in.DocumentID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s *Server) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
-	return done(s.documents.UnlinkDocument(ctx, accessFrom(ctx).ProjectID, in.CardID, in.DocumentID))
+	return done(s.documents.UnlinkDocument(ctx, document.CardLink{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID, DocumentID: in.DocumentID}))
 }
 
 // SearchInput is the request of workspace-search.

@@ -317,7 +317,7 @@ func (s *Server) executeDraft(ctx context.Context, in *DraftPath) (*Output[Draft
 	}
 	return oneOf(func(e draft.DraftExecution) DraftExecutionOut {
 		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded, MembersSkipped: e.MembersSkipped}
-	})(s.drafts.Execute(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
+	})(s.drafts.Execute(ctx, recordEdit(ctx, in.DraftID)))
 }
 
 // DraftStreamInput addresses a draft's event stream.

@@ -429,3 +429,13 @@ func isUUID(s string) bool {
 	}
 	return true
 }
+
+// cardEdit names a card of the request's project and the caller, for the store's writes to a card.
+func cardEdit(ctx context.Context, cardID string) db.CardEdit {
+	return db.CardEdit{ProjectID: accessFrom(ctx).ProjectID, CardID: cardID, ActorID: principalFrom(ctx).User.ID}
+}
+
+// recordEdit names a record of the request's workspace and the caller, for the engines' writes.
+func recordEdit(ctx context.Context, id string) db.RecordEdit {
+	return db.RecordEdit{WorkspaceID: accessFrom(ctx).WorkspaceID, ID: id, ActorID: principalFrom(ctx).User.ID}
+}

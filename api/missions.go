@@ -215,7 +215,7 @@ func (s *Server) getMission(ctx context.Context, in *MissionPath) (*Output[Missi
 }
 
 func (s *Server) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
-	return oneOf(missionOut)(s.missions.CancelMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, principalFrom(ctx).User.ID))
+	return oneOf(missionOut)(s.missions.CancelMission(ctx, recordEdit(ctx, in.MissionID)))
 }
 
 func (s *Server) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {

@@ -90,11 +90,11 @@ func (s *Server) listNotifications(ctx context.Context, in *ListNotificationsInp
 		limit = 50
 	}
 	unreadOnly := in.UnreadOnly == "true" || in.UnreadOnly == "1"
-	return listOf(notificationOut)(s.store.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
+	return listOf(notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
 }
 
 func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
-	n, err := s.store.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
+	n, err := s.notices.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -102,7 +102,7 @@ func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Ou
 }
 
 func (s *Server) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
-	n, err := s.store.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
+	n, err := s.notices.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -117,5 +117,5 @@ type MarkNotificationReadInput struct {
 func (s *Server) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
 	return oneOf(func(n db.NotificationRead) NotificationReadOut {
 		return NotificationReadOut{ID: n.ID, ReadAt: n.ReadAt}
-	})(s.store.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))
+	})(s.notices.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))
 }

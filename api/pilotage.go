@@ -608,12 +608,12 @@ type UpdatePilotageMissionInput struct {
 
 func (s *Server) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
 }
 
 func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteMission(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- priorities
@@ -650,12 +650,12 @@ type UpdatePilotagePriorityInput struct {
 
 func (s *Server) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
 func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeletePriority(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- todos
@@ -696,12 +696,12 @@ type UpdatePilotageTodoInput struct {
 
 func (s *Server) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
 }
 
 func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteTodo(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- decisions
@@ -734,12 +734,12 @@ type UpdatePilotageDecisionInput struct {
 }
 
 func (s *Server) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
 func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteDecision(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- active documents
@@ -776,12 +776,12 @@ type UpdatePilotageDocInput struct {
 
 func (s *Server) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
 func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return done(s.pilotage.DeleteDoc(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- proposed actions
@@ -840,10 +840,10 @@ func (s *Server) reviewPilotageAction(ctx context.Context, in *ReviewPilotageAct
 	if in.Body.Approved == nil {
 		return nil, errBadRequest("approved: required")
 	}
-	return oneOf(pilotageActionOut)(s.pilotage.ReviewAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageActionOut)(s.pilotage.ReviewAction(ctx, recordEdit(ctx, in.ID),
 		*in.Body.Approved, in.Body.Reason))
 }
 
 func (s *Server) applyPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.pilotage.ApplyAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+	return oneOf(pilotageActionOut)(s.pilotage.ApplyAction(ctx, recordEdit(ctx, in.ID)))
 }

@@ -227,7 +227,7 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 			Explanation: fmt.Sprintf("Action %d", i)})
 		require.NoError(b, err)
 		if i%3 == 0 {
-			_, err = pilotage.New(store).ReviewAction(ctx, ws, a.ID, actor, true, nil)
+			_, err = pilotage.New(store).ReviewAction(ctx, db.RecordEdit{WorkspaceID: ws, ID: a.ID, ActorID: actor}, true, nil)
 			require.NoError(b, err)
 		}
 	}

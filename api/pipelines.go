@@ -171,7 +171,7 @@ type RunStreamInput struct {
 
 // watchRun answers the run's event stream, after checking the run is the pipeline's, in the workspace.
 func (s *Server) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
-	if err := s.pipelines.RunStream(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID); err != nil {
+	if err := s.pipelines.RunStream(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}); err != nil {
 		return nil, fail(err)
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
@@ -272,7 +272,7 @@ func (s *Server) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutpu
 }
 
 func (s *Server) startRun(ctx context.Context, in *PipelinePath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.StartRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.StartRun(ctx, recordEdit(ctx, in.PipelineID)))
 }
 
 // ListRunsInput is the request of pipeline-runs-list.
@@ -290,9 +290,9 @@ func (s *Server) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]Run
 }
 
 func (s *Server) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.Run(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
+	return oneOf(runOut)(s.pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}))
 }
 
 func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.CancelRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}, principalFrom(ctx).User.ID))
 }

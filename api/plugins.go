@@ -93,7 +93,7 @@ func (s *Server) listInstalledPlugins(ctx context.Context, _ *WorkspacePath) (*O
 }
 
 func (s *Server) installPlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
-	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, accessFrom(ctx).WorkspaceID, in.PluginID, principalFrom(ctx).User.ID, in.settings()))
+	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: accessFrom(ctx).WorkspaceID, PluginID: in.PluginID, ActorID: principalFrom(ctx).User.ID, Settings: in.settings()}))
 }
 
 func (s *Server) updatePlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
 
@@ -78,7 +78,7 @@ type RoadmapCardOut struct {
 	Archived  bool       `json:"archived" doc:"Always false: archived cards are left off the roadmap"`
 }
 
-func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
+func roadmapCards(rows []roadmap.RoadmapCard) []RoadmapCardOut {
 	out := make([]RoadmapCardOut, len(rows))
 	for i, c := range rows {
 		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: c.Priority}
@@ -98,7 +98,7 @@ func portfolioProjectOut(p pilotage.PortfolioProject) PortfolioProjectOut {
 		Checklist:       PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
 }
 
-func roadmapOut(rm db.Roadmap) RoadmapOut {
+func roadmapOut(rm roadmap.Roadmap) RoadmapOut {
 	out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut, len(rm.Scopes)),
 		Unscoped: roadmapCards(rm.Unscoped)}
 	for i, sc := range rm.Scopes {
@@ -145,7 +145,7 @@ func (s *Server) getPortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]
 }
 
 func (s *Server) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[RoadmapOut], error) {
-	return oneOf(roadmapOut)(s.store.Roadmap(ctx, accessFrom(ctx).ProjectID))
+	return oneOf(roadmapOut)(s.roadmaps.Roadmap(ctx, accessFrom(ctx).ProjectID))
 }
 
 func (s *Server) exportProject(ctx context.Context, _ *ProjectPath) (*Output[transfer.TransferDoc], error) {

@@ -227,7 +227,7 @@ type AddProjectMemberInput struct {
 
 func (s *Server) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
 	a := accessFrom(ctx)
-	m, err := s.store.AddProjectMember(ctx, a.WorkspaceID, a.ProjectID, principalFrom(ctx).User.ID, strings.TrimSpace(in.Body.Email))
+	m, err := s.store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -241,7 +241,7 @@ type ProjectMemberPath struct {
 }
 
 func (s *Server) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
-	return done(s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID))
+	return done(s.store.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
 }
 
 // CreateColumnInput is the request of columns-create.

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/roadmap"
 )
 
 // ScopePath are the path parameters of scope-scoped routes.
@@ -44,7 +45,7 @@ type ScopeViewsOut struct {
 }
 
 func scopeViewsOut(sc db.Scope) ScopeViewsOut {
-	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: db.ScopeViews}
+	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: roadmap.ScopeViews}
 }
 
 const maxScopeDescription = 5000
@@ -104,16 +105,16 @@ func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(scopeOut)(s.store.CreateScope(ctx, db.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+	return oneOf(scopeOut)(s.roadmaps.CreateScope(ctx, roadmap.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
 		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings}))
 }
 
 func (s *Server) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
-	return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
+	return listOf(scopeOut)(s.roadmaps.Scopes(ctx, accessFrom(ctx).ProjectID))
 }
 
 func (s *Server) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
-	return oneOf(scopeOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+	return oneOf(scopeOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
 // UpdateScopeInput is the request of scopes-update.
@@ -130,7 +131,7 @@ type UpdateScopeInput struct {
 
 func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
 	b := in.Body
-	p := db.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
+	p := roadmap.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
 	if b.Name.Set {
 		if b.Name.Null {
 			return nil, errBadRequest("name: a scope's name cannot be null")
@@ -157,15 +158,15 @@ func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output
 			p.Settings = json.RawMessage(`null`) // the store empties it
 		}
 	}
-	return oneOf(scopeOut)(s.store.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
+	return oneOf(scopeOut)(s.roadmaps.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
 }
 
 func (s *Server) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
-	return done(s.store.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+	return done(s.roadmaps.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
 func (s *Server) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
-	return oneOf(scopeViewsOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+	return oneOf(scopeViewsOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
 // SetScopeViewInput is the request of scopes-views-update.
@@ -177,5 +178,5 @@ type SetScopeViewInput struct {
 }
 
 func (s *Server) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
-	return oneOf(scopeViewsOut)(s.store.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
+	return oneOf(scopeViewsOut)(s.roadmaps.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
 }

@@ -28,8 +28,10 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/accesscache"
@@ -85,6 +87,8 @@ type Server struct {
 	identity    *identity.Engine
 	tenancy     *tenancy.Engine
 	documents   *document.Engine
+	notices     *notification.Engine
+	roadmaps    *roadmap.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -116,7 +120,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s := &Server{
 		store: store, transfer: transfer.New(store), automations: automation.New(store),
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
-		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 
 	router := chi.NewRouter()

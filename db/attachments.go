@@ -36,7 +36,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		in.ID = NewID()
 	}
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -49,7 +49,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }
@@ -67,7 +67,8 @@ func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]At
 }
 
 // Attachment reads one attachment of a card of a project.
-func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (Attachment, error) {
+func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID string) (Attachment, error) {
+	projectID, cardID := card.ProjectID, card.CardID
 	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
 		return a, notFound("attachment not found")
@@ -82,9 +83,10 @@ func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID 
 // card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
 // can delete the stored file once this has committed. Only the uploader may, or a workspace admin
 // (asAdmin); anyone else is refused with ErrForbidden.
-func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (Attachment, error) {
+func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID string) (Attachment, error) {
+	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -105,7 +107,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachm
 		if out, err = q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }

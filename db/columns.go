@@ -19,7 +19,7 @@ func (s *Store) Columns(ctx context.Context, projectID string) ([]Column, error)
 // CreateColumn appends a column to a project.
 func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Column, error) {
 	var col Column
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
@@ -33,7 +33,7 @@ func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Colum
 // UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
 func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (Column, error) {
 	var col Column
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
@@ -85,7 +85,7 @@ func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) er
 
 // DeleteColumn deletes a column with its cards and closes the gap in the order.
 func (s *Store) DeleteColumn(ctx context.Context, projectID, columnID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}

@@ -163,7 +163,7 @@ type CustomFieldPatch struct {
 // options change, card values that no longer fit the field are dropped.
 func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (CustomField, error) {
 	var out CustomField
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("custom field not found")
@@ -229,7 +229,8 @@ func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
 // each checked against its field, and records card_updated when anything changed, in one transaction.
 // A field id that is not a field of the card's project is refused. It answers the card.
-func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, actorID string, values map[string]json.RawMessage) (Card, error) {
+func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[string]json.RawMessage) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	ids := make([]string, 0, len(values))
 	for id := range values {
 		if len(id) != 36 || uuid.Validate(id) != nil {
@@ -239,7 +240,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 	}
 	slices.Sort(ids)
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

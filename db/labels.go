@@ -47,19 +47,21 @@ func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) erro
 
 // AddCardLabel puts a label of the card's project on the card and records card_updated, in one
 // transaction. A label the card already has is left as is (nothing is recorded). It answers the card.
-func (s *Store) AddCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+func (s *Store) AddCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, true)
 }
 
 // RemoveCardLabel takes a label of the card's project off the card and records card_updated, in one
 // transaction. A label the card does not have is left as is (nothing is recorded). It answers the card.
-func (s *Store) RemoveCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+func (s *Store) RemoveCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
 }
 
 func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

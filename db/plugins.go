@@ -26,7 +26,8 @@ func catalogPlugin(pluginID string) (plugin.Plugin, error) {
 
 // InstallPlugin installs a plugin of the catalog in a workspace with its settings (validated against
 // the plugin's schema, defaults filled in). Installing it twice is a conflict.
-func (s *Store) InstallPlugin(ctx context.Context, workspaceID, pluginID, actorID string, settings json.RawMessage) (WorkspacePlugin, error) {
+func (s *Store) InstallPlugin(ctx context.Context, in PluginInstall) (WorkspacePlugin, error) {
+	workspaceID, pluginID, actorID, settings := in.WorkspaceID, in.PluginID, in.ActorID, in.Settings
 	p, err := catalogPlugin(pluginID)
 	if err != nil {
 		return WorkspacePlugin{}, err

@@ -60,7 +60,7 @@ type NewProject struct {
 // CreateProject creates a project from a template (columns and labels); its creator becomes a member.
 func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, error) {
 	var p Project
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		p, err = s.CreateProjectTx(ctx, tx, in)
 		return err
@@ -132,12 +132,12 @@ func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]Project
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
-func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (UserRef, error) {
+func (s *Store) AddProjectMember(ctx context.Context, in ProjectMemberAdd) (UserRef, error) {
 	var m UserRef
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var added bool
 		var err error
-		m, added, err = s.AddProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
+		m, added, err = s.AddProjectMemberTx(ctx, tx, in)
 		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
@@ -148,7 +148,8 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 
 // AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
+func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMemberAdd) (m UserRef, added bool, err error) {
+	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
 	if isNotFound(err) {
@@ -165,13 +166,14 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, 
 	if n == 0 {
 		return m, false, nil
 	}
-	return m, true, s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
+	return m, true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
 		Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.
-func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, userID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval) error {
+	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 		if err != nil {
 			return fmt.Errorf("remove project member: %w", err)
@@ -179,7 +181,7 @@ func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, use
 		if n == 0 {
 			return notFound("project member not found")
 		}
-		return s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
+		return s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
 			Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
 	})
 }

@@ -26,7 +26,7 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelatio
 		return CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
 	}
 	var out CardRelation
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")

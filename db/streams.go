@@ -62,7 +62,7 @@ func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, stream
 // AppendStreamEvent is AppendStreamEventTx in its own transaction (token events, say).
 func (s *Store) AppendStreamEvent(ctx context.Context, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
 	var row StreamEvent
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		row, err = s.AppendStreamEventTx(ctx, tx, kind, streamID, ev)
 		return err
@@ -157,7 +157,7 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).
 func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev NewMissionEvent) (StreamEvent, error) {
 	var row StreamEvent
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		row, err = s.AppendMissionEventTx(ctx, tx, missionID, ev)
 		return err

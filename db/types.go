@@ -126,17 +126,6 @@ type AccessibleWorkspace struct {
 	MemberPilotageRole *string
 }
 
-// RoadmapCard is a card as the roadmap shows it.
-type RoadmapCard struct {
-	ID        string
-	Title     string
-	ColumnID  string
-	ScopeID   *string
-	StartDate *time.Time
-	DueDate   *time.Time
-	Priority  string
-}
-
 // NewCheckout is a billing checkout session to record.
 type NewCheckout struct {
 	OrganizationID string

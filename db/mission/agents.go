@@ -153,7 +153,8 @@ func (e *Engine) Skills(ctx context.Context, workspaceID string) ([]db.Skill, er
 }
 
 // AssignSkill gives a skill to an agent of the same workspace; assigning it again changes nothing.
-func (e *Engine) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (db.Agent, error) {
+func (e *Engine) AssignSkill(ctx context.Context, a SkillAssignment) (db.Agent, error) {
+	workspaceID, agentID, skillID := a.WorkspaceID, a.AgentID, a.SkillID
 	var out db.Agent
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -183,3 +184,6 @@ func (e *Engine) AgentSkills(ctx context.Context, agentID string) ([]db.Skill, e
 	rows, err := e.core.Q.SkillsByAgent(ctx, agentID)
 	return rows, dbcore.Wrap(err, "list agent skills")
 }
+
+// SkillAssignment gives an agent of a workspace one of the workspace's skills.
+type SkillAssignment struct{ WorkspaceID, AgentID, SkillID string }

@@ -379,12 +379,12 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 		}
 		return "card moved", nil
 	case agenttool.AddChecklistItemsArgs:
-		if err := e.store.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
+		if err := e.store.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
 	case agenttool.AddCommentArgs:
-		if _, err := e.store.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
+		if _, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil

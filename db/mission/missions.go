@@ -166,7 +166,8 @@ func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit
 // CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
 // proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
 // transaction. A finished mission is a conflict.
-func (e *Engine) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (db.AgentMission, error) {
+func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMission, error) {
+	workspaceID, missionID, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})

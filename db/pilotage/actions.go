@@ -130,7 +130,8 @@ func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need stri
 
 // ReviewAction is the guarded suggested -> approved | rejected move, with the reviewer and an
 // optional reason. A second review (or one that lost a race) is a conflict.
-func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (db.PilotageAction, error) {
+func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool, reason *string) (db.PilotageAction, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	if reason != nil {
 		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
 		if err != nil {
@@ -169,7 +170,8 @@ func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID stri
 // through the store as actorID in the same transaction: either both commit or neither does, so an
 // effect that fails (its mission was deleted, its card moved away) leaves the action approved and
 // answers the effect's error. An unknown action type is applied with no effect, as its result says.
-func (e *Engine) ApplyAction(ctx context.Context, workspaceID, id, actorID string) (db.PilotageAction, error) {
+func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageAction, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	for range 5 {
 		var out db.PilotageAction
 		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {

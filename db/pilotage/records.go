@@ -212,7 +212,8 @@ func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 }
 
 // UpdateMission applies a patch to a mission and records the change.
-func (e *Engine) UpdateMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit, p PilotageMissionPatch) (db.PilotageMission, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageMission
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -264,7 +265,8 @@ func (e *Engine) Missions(ctx context.Context, workspaceID string) ([]db.Pilotag
 }
 
 // DeleteMission deletes a mission (its todos keep existing, without mission) and records it.
-func (e *Engine) DeleteMission(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteMission(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
@@ -318,7 +320,8 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 }
 
 // UpdatePriority applies a patch to a priority and records the change.
-func (e *Engine) UpdatePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotagePriority
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
@@ -354,7 +357,8 @@ func (e *Engine) Priorities(ctx context.Context, workspaceID string) ([]db.Pilot
 }
 
 // DeletePriority deletes a priority (its todos keep existing, without priority) and records it.
-func (e *Engine) DeletePriority(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeletePriority(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
@@ -442,7 +446,8 @@ func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotage
 }
 
 // UpdateTodo applies a patch to a todo and records the change.
-func (e *Engine) UpdateTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (db.PilotageTodo, error) {
+func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodoPatch) (db.PilotageTodo, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageTodo
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
@@ -487,7 +492,8 @@ func (e *Engine) Todos(ctx context.Context, workspaceID string) ([]db.PilotageTo
 }
 
 // DeleteTodo deletes a todo and records it.
-func (e *Engine) DeleteTodo(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteTodo(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
@@ -544,7 +550,8 @@ func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilo
 }
 
 // UpdateDecision applies a patch to a decision and records the change.
-func (e *Engine) UpdateDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDecision
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
@@ -576,7 +583,8 @@ func (e *Engine) Decisions(ctx context.Context, workspaceID string) ([]db.Pilota
 }
 
 // DeleteDecision deletes a decision and records it.
-func (e *Engine) DeleteDecision(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteDecision(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
@@ -632,7 +640,8 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 }
 
 // UpdateDoc applies a patch to an active document and records the change.
-func (e *Engine) UpdateDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (db.PilotageDoc, error) {
+func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPatch) (db.PilotageDoc, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDoc
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
@@ -668,7 +677,8 @@ func (e *Engine) Docs(ctx context.Context, workspaceID string) ([]db.PilotageDoc
 }
 
 // DeleteDoc deletes an active document and records it.
-func (e *Engine) DeleteDoc(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteDoc(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {

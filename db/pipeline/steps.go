@@ -479,7 +479,7 @@ func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, st
 		if err != nil {
 			return stepDone{}, err
 		}
-		c, err := e.store.CreateCommentTx(ctx, tx, p.ProjectID, cardID, actor, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
+		c, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: actor}, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
 		if err != nil {
 			return stepDone{}, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/db/roadmap"
 )
 
 // Import limits. Columns and cards are the API's documented limits; the others bound what one
@@ -284,19 +285,19 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		if utf8.RuneCountInString(sc.Description) > maxScopeDescriptionRunes {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].description: at most %d characters", i, maxScopeDescriptionRunes))
 		}
-		if err := db.CheckScopeDates(sc.StartDate, sc.EndDate); err != nil {
+		if err := roadmap.CheckScopeDates(sc.StartDate, sc.EndDate); err != nil {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
-		settings, err := db.ScopeSettings(sc.Settings)
+		settings, err := roadmap.ScopeSettings(sc.Settings)
 		if err != nil {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
 		view := sc.ActiveView
 		if view == "" {
-			view = db.ScopeViews[0]
+			view = roadmap.ScopeViews[0]
 		}
-		if !slices.Contains(db.ScopeViews, view) {
-			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, db.ScopeViews))
+		if !slices.Contains(roadmap.ScopeViews, view) {
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, roadmap.ScopeViews))
 		}
 		scopeIDs[i] = db.NewID()
 		pl.scopeRows = append(pl.scopeRows, importScopeRow{ID: scopeIDs[i], Name: n, Description: sc.Description,
