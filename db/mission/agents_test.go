@@ -129,14 +129,14 @@ func TestSkills(t *testing.T) {
 	theirs, err := e.engine.CreateSkill(ctx, e.team.Member.Workspace.ID, e.team.Member.User.ID, "triage", "", "Theirs")
 	require.NoError(t, err, "the name is free in another workspace")
 
-	_, err = e.engine.AssignSkill(ctx, e.ws(), a.ID, sk.ID)
+	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: sk.ID})
 	require.NoError(t, err)
-	_, err = e.engine.AssignSkill(ctx, e.ws(), a.ID, sk.ID)
+	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: sk.ID})
 	require.NoError(t, err)
-	_, err = e.engine.AssignSkill(ctx, e.ws(), a.ID, theirs.ID)
+	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: theirs.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "skill not found")
-	_, err = e.engine.AssignSkill(ctx, e.team.Member.Workspace.ID, a.ID, theirs.ID)
+	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.team.Member.Workspace.ID, AgentID: a.ID, SkillID: theirs.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "agent not found")
 

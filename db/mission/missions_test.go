@@ -190,14 +190,14 @@ func TestCancelQueuedMission(t *testing.T) {
 	e := setup(t)
 	m := e.cardMission(t, e.agent(t, nil))
 
-	_, err := e.engine.CancelMission(ctx, e.team.Member.Workspace.ID, m.ID, e.team.Member.User.ID)
+	_, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.team.Member.Workspace.ID, ID: m.ID, ActorID: e.team.Member.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionQueued, got.Status)
 	require.Equal(t, "available", jobsOf(t, e.Pool, "agent_mission")[0].State)
 
-	c, err := e.engine.CancelMission(ctx, e.ws(), m.ID, e.team.Owner.User.ID)
+	c, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, c.Status)
 	require.NotNil(t, c.CancelledAt)
@@ -210,10 +210,10 @@ func TestCancelQueuedMission(t *testing.T) {
 	_, data := lastEvent(t, e.Pool, m.ID)
 	require.Equal(t, e.team.Owner.User.ID, data["cancelledBy"])
 
-	_, err = e.engine.CancelMission(ctx, e.ws(), m.ID, e.team.Owner.User.ID)
+	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.ErrorContains(t, err, "already failed")
-	_, err = e.engine.CancelMission(ctx, e.ws(), db.NewID(), e.team.Owner.User.ID)
+	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: db.NewID(), ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.Len(t, events(t, e.Pool, m.ID), 2, "a refused cancel appends nothing")
 }
@@ -228,7 +228,7 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 	out := e.step(t, m.ID, "turn1:0", "add_comment", map[string]any{"content": "Looks good"})
 	require.Equal(t, mission.StepProposed, out.Outcome)
 
-	_, err := e.engine.CancelMission(ctx, e.ws(), m.ID, e.team.Owner.User.ID)
+	_, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
 	ps, err := e.engine.MissionProposals(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
