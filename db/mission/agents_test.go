@@ -35,13 +35,13 @@ func TestCreateAgent(t *testing.T) {
 	require.Equal(t, "member", role)
 	require.Equal(t, "viewer", pilotageRole)
 
-	users := count(t, e.Pool, `SELECT count(*) FROM users`)
+	users := e.Count(t, `SELECT count(*) FROM users`)
 	_, err := e.engine.CreateAgent(ctx, e.ws(), e.team.Owner.User.ID, mission.AgentConfig{Name: "Again", Slug: "planner", AutonomyMode: mission.AutonomySupervised,
 		Tools: []string{"add_comment"}, MaxSteps: 1, MaxActionsPerMission: 1, MaxMissionsPerHour: 1})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.ErrorContains(t, err, `slug "planner"`)
-	require.Equal(t, users, count(t, e.Pool, `SELECT count(*) FROM users`), "the refused agent's service user is not kept")
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM agents`))
+	require.Equal(t, users, e.Count(t, `SELECT count(*) FROM users`), "the refused agent's service user is not kept")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM agents`))
 
 	theirs := testfactory.Agent(t, e.Store, e.team.Member, &testfactory.AgentOpts{Slug: testfactory.Ptr("planner")})
 	require.Equal(t, e.team.Member.Workspace.ID, theirs.WorkspaceID)
@@ -109,9 +109,9 @@ func TestDeleteAgent(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.Mission(ctx, e.ws(), m.ID)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM workspace_members WHERE user_id = $1`, a.UserID))
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM users WHERE id = $1`, a.UserID))
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM comments WHERE author_id = $1`, a.UserID))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM workspace_members WHERE user_id = $1`, a.UserID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM users WHERE id = $1`, a.UserID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE author_id = $1`, a.UserID))
 	require.ErrorIs(t, e.engine.DeleteAgent(ctx, e.ws(), a.ID), db.ErrNotFound)
 }
 

@@ -74,13 +74,13 @@ func TestClaimMission(t *testing.T) {
 	require.Equal(t, int32(1), c.ClaimSeq)
 	require.NotNil(t, c.StartedAt)
 	require.WithinRange(t, *c.ClaimExpiresAt, before.Add(time.Minute), time.Now().Add(time.Minute))
-	js := jobsOf(t, e.Pool, jobs.MissionClaimExpiryArgs{}.Kind())
+	js := e.Jobs(t, jobs.MissionClaimExpiryArgs{}.Kind())
 	require.Len(t, js, 1)
 	require.Equal(t, jobs.QueueDefault, js[0].Queue)
 	require.Equal(t, "scheduled", js[0].State)
 	require.Equal(t, map[string]any{"missionId": m.ID, "claimSeq": float64(1)}, js[0].Args)
 	require.WithinDuration(t, *c.ClaimExpiresAt, js[0].ScheduledAt, time.Millisecond)
-	require.Equal(t, []string{"status:queued", "status:running"}, events(t, e.Pool, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running"}, e.Events(t, m.ID))
 
 	_, err = e.engine.ClaimMission(ctx, e.ws(), m.ID, mission.MissionClaim{UserID: e.team.Owner.User.ID, TTL: time.Minute})
 	require.ErrorIs(t, err, db.ErrConflict)
@@ -91,8 +91,8 @@ func TestClaimMission(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.ErrorContains(t, err, "not mcpOnly")
 
-	require.Len(t, jobsOf(t, e.Pool, jobs.MissionClaimExpiryArgs{}.Kind()), 1, "refused claims schedule nothing")
-	require.Len(t, events(t, e.Pool, m.ID), 2)
+	require.Len(t, e.Jobs(t, jobs.MissionClaimExpiryArgs{}.Kind()), 1, "refused claims schedule nothing")
+	require.Len(t, e.Events(t, m.ID), 2)
 	got, err := e.engine.Mission(ctx, e.ws(), worker.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionQueued, got.Status)
@@ -117,13 +117,13 @@ func TestClaimHolderWorksTheMission(t *testing.T) {
 	ev, err := e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, longer, "reading the card", map[string]any{"pct": 10})
 	require.NoError(t, err)
 	require.Equal(t, db.MissionEventStep, ev.Type)
-	_, data := lastEvent(t, e.Pool, m.ID)
+	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, map[string]any{"pct": float64(10), "source": "mcp"}, data)
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.True(t, got.ClaimExpiresAt.After(c.ClaimExpiresAt.Add(50*time.Minute)), "the call pushed the expiry back")
 
-	evs := len(events(t, e.Pool, m.ID))
+	evs := len(e.Events(t, m.ID))
 	_, err = e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, other, "me too", nil)
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.ErrorContains(t, err, "claimed by someone else")
@@ -132,7 +132,7 @@ func TestClaimHolderWorksTheMission(t *testing.T) {
 	_, err = e.engine.SubmitMissionStep(ctx, e.ws(), other, mission.StepInput{MissionID: m.ID, StepKey: "k0", Tool: "add_comment",
 		Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, db.ErrConflict)
-	require.Len(t, events(t, e.Pool, m.ID), evs, "refused calls append nothing")
+	require.Len(t, e.Events(t, m.ID), evs, "refused calls append nothing")
 
 	// Supervised (the default): the comment applies as the agent, the update is proposed, move_card is
 	// not among its tools.
@@ -140,7 +140,7 @@ func TestClaimHolderWorksTheMission(t *testing.T) {
 		Args: raw(t, map[string]any{"content": "Picked up"})})
 	require.NoError(t, err)
 	require.Equal(t, mission.StepApplied, out.Outcome)
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM comments WHERE author_id = $1`, a.UserID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE author_id = $1`, a.UserID))
 	out, err = e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k2", Tool: "update_card",
 		Args: raw(t, map[string]any{"priority": "high"})})
 	require.NoError(t, err)
@@ -173,7 +173,7 @@ func TestEndClaimedMission(t *testing.T) {
 	done, err := e.engine.EndClaimedMission(ctx, e.ws(), m.ID, holder, "Planned", "")
 	require.NoError(t, err)
 	require.Equal(t, db.MissionCompleted, done.Status)
-	msg, _ := lastEvent(t, e.Pool, m.ID)
+	msg, _ := e.LastEvent(t, m.ID)
 	require.Equal(t, "Planned", msg)
 
 	m2 := e.cardMission(t, a)
@@ -218,7 +218,7 @@ func TestReleaseExpiredClaim(t *testing.T) {
 	require.Equal(t, db.MissionQueued, got.Status)
 	require.Nil(t, got.ClaimedBy)
 	require.Nil(t, got.ClaimExpiresAt)
-	evs := events(t, e.Pool, m.ID)
+	evs := e.Events(t, m.ID)
 	require.Equal(t, "status:queued", evs[len(evs)-1])
 
 	// Twice is nothing; the old holder's calls are refused; a new claim takes the next number.
@@ -231,7 +231,7 @@ func TestReleaseExpiredClaim(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, c.ClaimSeq+1, again.ClaimSeq)
 	require.Equal(t, c.StartedAt, again.StartedAt, "its first start is kept")
-	require.Len(t, jobsOf(t, e.Pool, jobs.MissionClaimExpiryArgs{}.Kind()), 2)
+	require.Len(t, e.Jobs(t, jobs.MissionClaimExpiryArgs{}.Kind()), 2)
 
 	released, _, err = e.engine.ReleaseExpiredClaim(ctx, db.NewID(), 1)
 	require.NoError(t, err, "a deleted mission's job has nothing to do")

@@ -34,13 +34,13 @@ func TestStartMission(t *testing.T) {
 	require.Equal(t, a.ID, run.Agent.ID)
 	require.Len(t, run.Skills, 1)
 	require.Equal(t, "Be brief.", run.Skills[0].Instructions)
-	require.Equal(t, []string{"status:queued", "status:running"}, events(t, e.Pool, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running"}, e.Events(t, m.ID))
 
 	again, err := e.engine.StartMission(ctx, m.ID)
 	require.NoError(t, err)
 	require.True(t, again.Proceed, "a retried job resumes")
 	require.Equal(t, run.Mission.StartedAt, again.Mission.StartedAt)
-	require.Len(t, events(t, e.Pool, m.ID), 2)
+	require.Len(t, e.Events(t, m.ID), 2)
 
 	_, err = e.engine.FinishMission(ctx, m.ID, "done", "")
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func TestStartMission(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Proceed)
 	require.Equal(t, db.MissionQueued, r.Mission.Status)
-	require.Equal(t, []string{"status:queued"}, events(t, e.Pool, mcp.ID))
+	require.Equal(t, []string{"status:queued"}, e.Events(t, mcp.ID))
 
 	_, err = e.engine.StartMission(ctx, db.NewID())
 	require.ErrorIs(t, err, db.ErrNotFound)
@@ -90,11 +90,11 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	c = e.readCard(t)
 	require.Equal(t, e.team.Project.Columns[1], c.ColumnID)
 	require.Equal(t, int32(2), c.ChecklistTotal)
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2 AND content = 'On it'`, e.card.ID, a.UserID))
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'Postmortem' AND created_by = $2`, e.team.Project.ID, a.UserID))
-	require.GreaterOrEqual(t, count(t, e.Pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, e.card.ID, a.UserID), 4,
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2 AND content = 'On it'`, e.card.ID, a.UserID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'Postmortem' AND created_by = $2`, e.team.Project.ID, a.UserID))
+	require.GreaterOrEqual(t, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, e.card.ID, a.UserID), 4,
 		"the agent's changes carry their activity")
-	require.Equal(t, 5, count(t, e.Pool, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
+	require.Equal(t, 5, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
 
 	// The same key again, with other arguments: the recorded result, nothing applied.
 	out = e.step(t, m.ID, "turn1:0", "update_card", map[string]any{"priority": "low"})
@@ -104,14 +104,14 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.Equal(t, "high", e.readCard(t).Priority)
 	out = e.step(t, m.ID, "turn1:1", "add_comment", map[string]any{"content": "On it"})
 	require.True(t, out.Replayed)
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM comments WHERE card_id = $1`, e.card.ID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, e.card.ID))
 
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, int32(5), got.Actions, "replays are not counted")
-	evs := events(t, e.Pool, m.ID)
+	evs := e.Events(t, m.ID)
 	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "step:running", "step:running"}, evs)
-	_, data := lastEvent(t, e.Pool, m.ID)
+	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "turn1:4", data["stepKey"])
 	require.Equal(t, "applied", data["outcome"])
 }
@@ -151,7 +151,7 @@ func TestSupervisedStepsProposeWhatNeedsApproval(t *testing.T) {
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, int32(3), got.Actions, "a proposal counts as an action")
-	evs := events(t, e.Pool, m.ID)
+	evs := e.Events(t, m.ID)
 	require.Equal(t, []string{"proposal:running", "step:running"}, evs[len(evs)-2:])
 }
 
@@ -166,9 +166,9 @@ func TestApprovalAgentProposesCardChangesButSuggestsPilotageActions(t *testing.T
 	out := e.step(t, m.ID, "turn1:1", "propose_pilotage_action", map[string]any{"actionType": "noop", "explanation": "why not"})
 	require.Equal(t, mission.StepApplied, out.Outcome, out.Text)
 	require.Contains(t, out.Text, "cockpit action")
-	require.Equal(t, 1, count(t, e.Pool, `SELECT count(*) FROM pilotage_actions WHERE agent_mission_id = $1 AND status = 'suggested' AND proposed_by = $2`,
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM pilotage_actions WHERE agent_mission_id = $1 AND status = 'suggested' AND proposed_by = $2`,
 		m.ID, a.UserID))
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM comments`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 }
 
 // A call the agent may not make, with bad arguments, or that the store refuses is recorded as refused
@@ -205,8 +205,8 @@ func TestRefusedStepsApplyNothing(t *testing.T) {
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, int32(0), got.Actions)
-	require.Equal(t, 6, count(t, e.Pool, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`, m.ID))
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM activities WHERE actor_id = $1`, a.UserID))
+	require.Equal(t, 6, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`, m.ID))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM activities WHERE actor_id = $1`, a.UserID))
 
 	// The mission goes on after a refusal: a good call still applies.
 	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn2:0", "move_card", map[string]any{"columnId": e.team.Project.Columns[2]}).Outcome)
@@ -223,7 +223,7 @@ func TestStepsPastTheActionLimitAreRefused(t *testing.T) {
 	out := e.step(t, m.ID, "turn1:2", "add_comment", map[string]any{"content": "three"})
 	require.Equal(t, mission.StepRefused, out.Outcome)
 	require.Contains(t, out.Text, "limit of 2 actions")
-	require.Equal(t, 2, count(t, e.Pool, `SELECT count(*) FROM comments WHERE card_id = $1`, e.card.ID))
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, e.card.ID))
 }
 
 // A mission without a card may only create cards (with a project) or suggest cockpit actions.
@@ -250,7 +250,7 @@ func TestStepsOfAMissionWithoutCard(t *testing.T) {
 	require.Equal(t, "error: this mission has no project, so card tools cannot be used", out.Text)
 	require.Equal(t, mission.StepApplied, e.step(t, nowhere, "turn1:1", "propose_pilotage_action",
 		map[string]any{"actionType": "noop", "explanation": "e"}).Outcome)
-	require.Equal(t, 2, count(t, e.Pool, `SELECT count(*) FROM cards WHERE project_id = $1`, e.team.Project.ID))
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM cards WHERE project_id = $1`, e.team.Project.ID))
 }
 
 // A model turn is counted while the mission runs; once it no longer runs the runner is told to stop,
@@ -273,7 +273,7 @@ func TestMissionTurnStopsWithTheMission(t *testing.T) {
 	require.ErrorIs(t, e.engine.MissionTurn(ctx, m.ID, 4), mission.ErrMissionStopped)
 	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn4:0", Tool: "add_comment", Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, mission.ErrMissionStopped)
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM mission_steps`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM mission_steps`))
 	_, err = e.engine.MissionStatus(ctx, db.NewID())
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
@@ -292,15 +292,15 @@ func TestFinishMission(t *testing.T) {
 	require.Equal(t, db.MissionCompleted, done.Status)
 	require.NotNil(t, done.FinishedAt)
 	require.Nil(t, done.Error)
-	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, events(t, e.Pool, ok.ID))
-	msg, _ := lastEvent(t, e.Pool, ok.ID)
+	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.Events(t, ok.ID))
+	msg, _ := e.LastEvent(t, ok.ID)
 	require.Equal(t, "All planned", msg)
 
 	// Finishing again (a second attempt) writes nothing.
 	again, err := e.engine.FinishMission(ctx, ok.ID, "", "late failure")
 	require.NoError(t, err)
 	require.Equal(t, db.MissionCompleted, again.Status)
-	require.Len(t, events(t, e.Pool, ok.ID), 3)
+	require.Len(t, e.Events(t, ok.ID), 3)
 
 	bad := e.running(t, a)
 	failed, err := e.engine.FinishMission(ctx, bad.ID, "", "the model kept refusing")
@@ -308,7 +308,7 @@ func TestFinishMission(t *testing.T) {
 	require.Equal(t, db.MissionFailed, failed.Status)
 	require.Equal(t, testfactory.Ptr("the model kept refusing"), failed.Error)
 	require.Nil(t, failed.CancelledAt)
-	msg, _ = lastEvent(t, e.Pool, bad.ID)
+	msg, _ = e.LastEvent(t, bad.ID)
 	require.Equal(t, "the model kept refusing", msg)
 
 	held := e.running(t, a)
@@ -317,9 +317,9 @@ func TestFinishMission(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, db.MissionAwaitingApproval, waiting.Status)
 	require.Nil(t, waiting.FinishedAt)
-	evs := events(t, e.Pool, held.ID)
+	evs := e.Events(t, held.ID)
 	require.Equal(t, "status:awaiting_approval", evs[len(evs)-1])
-	msg, _ = lastEvent(t, e.Pool, held.ID)
+	msg, _ = e.LastEvent(t, held.ID)
 	require.Equal(t, "mission awaiting approval", msg)
 
 	_, err = e.engine.FinishMission(ctx, db.NewID(), "", "")
@@ -367,7 +367,7 @@ func TestDecideProposal(t *testing.T) {
 	require.Equal(t, &e.team.Member.User.ID, p.DecidedBy)
 	require.NotNil(t, p.DecidedAt)
 	require.Equal(t, int32(2), e.readCard(t).ChecklistTotal)
-	_, data := lastEvent(t, e.Pool, m.ID)
+	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "2 checklist items added", data["result"])
 
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["add_checklist_items"], requester, true, "")
@@ -381,7 +381,7 @@ func TestDecideProposal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rejected", p.Status)
 	require.Equal(t, testfactory.Ptr("Not needed"), p.Reason)
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM comments`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionAwaitingApproval, got.Status, "one proposal is still pending")
@@ -393,9 +393,9 @@ func TestDecideProposal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, db.MissionCompleted, got.Status)
 	require.NotNil(t, got.FinishedAt)
-	evs := events(t, e.Pool, m.ID)
+	evs := e.Events(t, m.ID)
 	require.Equal(t, []string{"proposal:awaiting_approval", "proposal:awaiting_approval", "proposal:awaiting_approval", "done:completed"}, evs[len(evs)-4:])
-	msg, _ := lastEvent(t, e.Pool, m.ID)
+	msg, _ := e.LastEvent(t, m.ID)
 	require.Equal(t, "every proposal was decided; mission completed", msg)
 }
 
@@ -407,7 +407,7 @@ func TestDecideProposalRefusals(t *testing.T) {
 	e := setup(t)
 	m, ids := approvalMission(t, e)
 	viewer, _ := testfactory.Member(t, e.Store, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("viewer@example.com")})
-	evs := len(events(t, e.Pool, m.ID))
+	evs := len(e.Events(t, m.ID))
 
 	_, err := e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID}, true, "")
 	require.ErrorIs(t, err, db.ErrForbidden)
@@ -424,7 +424,7 @@ func TestDecideProposalRefusals(t *testing.T) {
 		require.Equal(t, "pending", p.Status)
 	}
 	require.Equal(t, "medium", e.readCard(t).Priority)
-	require.Len(t, events(t, e.Pool, m.ID), evs)
+	require.Len(t, e.Events(t, m.ID), evs)
 
 	// The same person as a reviewer may.
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID, Reviewer: true}, true, "")

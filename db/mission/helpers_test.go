@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
@@ -73,66 +71,6 @@ func raw(t *testing.T, v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
-}
-
-// count runs a count query.
-func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
-	t.Helper()
-	var n int
-	require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&n))
-	return n
-}
-
-// events lists a stream's events as "type:status", in order.
-func events(t *testing.T, pool *pgxpool.Pool, streamID string) []string {
-	t.Helper()
-	rows, err := pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 ORDER BY seq`, streamID)
-	require.NoError(t, err)
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(t, rows.Err())
-	return out
-}
-
-// lastEvent reads a stream's last event's message and data.
-func lastEvent(t *testing.T, pool *pgxpool.Pool, streamID string) (string, map[string]any) {
-	t.Helper()
-	var msg string
-	var data map[string]any
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT message, data FROM stream_events WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1`,
-		streamID).Scan(&msg, &data))
-	return msg, data
-}
-
-// job is a River job row as the tests look at it.
-type job struct {
-	ID          int64
-	Queue       string
-	State       string
-	Args        map[string]any
-	ScheduledAt time.Time
-	MaxAttempts int
-}
-
-// jobsOf lists the River jobs of a kind, by id.
-func jobsOf(t *testing.T, pool *pgxpool.Pool, kind string) []job {
-	t.Helper()
-	rows, err := pool.Query(context.Background(), `SELECT id, queue, state::text, args, scheduled_at, max_attempts FROM river_job WHERE kind = $1 ORDER BY id`, kind)
-	require.NoError(t, err)
-	defer rows.Close()
-	out := []job{}
-	for rows.Next() {
-		var j job
-		require.NoError(t, rows.Scan(&j.ID, &j.Queue, &j.State, &j.Args, &j.ScheduledAt, &j.MaxAttempts))
-		out = append(out, j)
-	}
-	require.NoError(t, rows.Err())
-	return out
 }
 
 // card reads the shared card.

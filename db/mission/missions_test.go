@@ -33,8 +33,8 @@ func TestCreateMissionQueuesItsJob(t *testing.T) {
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions, MaxAttempts: mission.MissionMaxAttempts})
 	require.Equal(t, *m.JobID, job.ID)
 	require.Equal(t, m.ID, job.Args.MissionID)
-	require.Equal(t, []string{"status:queued"}, events(t, e.Pool, m.ID))
-	msg, data := lastEvent(t, e.Pool, m.ID)
+	require.Equal(t, []string{"status:queued"}, e.Events(t, m.ID))
+	msg, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "mission queued", msg)
 	require.Equal(t, map[string]any{"agentId": a.ID, "source": mission.MissionSourceAgent}, data)
 
@@ -59,8 +59,8 @@ func TestCreateMissionForMcpOnlyAgentHasNoJob(t *testing.T) {
 	m := e.cardMission(t, a)
 	require.Equal(t, db.MissionQueued, m.Status)
 	require.Nil(t, m.JobID)
-	require.Empty(t, jobsOf(t, e.Pool, jobs.MissionArgs{}.Kind()))
-	msg, _ := lastEvent(t, e.Pool, m.ID)
+	require.Empty(t, e.Jobs(t, jobs.MissionArgs{}.Kind()))
+	msg, _ := e.LastEvent(t, m.ID)
 	require.Equal(t, "mission queued for an MCP client", msg)
 }
 
@@ -86,8 +86,8 @@ func TestCreateMissionRefusalsWriteNothing(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.CreateMission(ctx, in(func(n *mission.NewMission) { n.MaxSteps = 6 }))
 	require.ErrorIs(t, err, db.ErrInvalid, "more steps than the agent's cap")
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM agent_missions`))
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM agent_missions`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
 
 	// The agent's missions per hour: the third is refused as a rate.
 	for range 2 {
@@ -99,9 +99,9 @@ func TestCreateMissionRefusalsWriteNothing(t *testing.T) {
 	var de *db.Error
 	require.ErrorAs(t, err, &de)
 	require.Contains(t, de.Msg, "its limit is 2")
-	require.Equal(t, 2, count(t, e.Pool, `SELECT count(*) FROM agent_missions`))
-	require.Equal(t, 2, count(t, e.Pool, `SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
-	require.Equal(t, 2, count(t, e.Pool, `SELECT count(*) FROM streams s JOIN agent_missions m ON m.id = s.id`))
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM agent_missions`))
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'agent_mission'`))
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM streams s JOIN agent_missions m ON m.id = s.id`))
 
 	// Another agent's count is its own.
 	b := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("second"), MaxMissionsPerHour: testfactory.Ptr(int32(1))})
@@ -195,7 +195,7 @@ func TestCancelQueuedMission(t *testing.T) {
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionQueued, got.Status)
-	require.Equal(t, "available", jobsOf(t, e.Pool, "agent_mission")[0].State)
+	require.Equal(t, "available", e.Jobs(t, "agent_mission")[0].State)
 
 	c, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
@@ -203,11 +203,11 @@ func TestCancelQueuedMission(t *testing.T) {
 	require.NotNil(t, c.CancelledAt)
 	require.NotNil(t, c.FinishedAt)
 	require.Equal(t, testfactory.Ptr("cancelled"), c.Error)
-	js := jobsOf(t, e.Pool, "agent_mission")
+	js := e.Jobs(t, "agent_mission")
 	require.Len(t, js, 1)
 	require.Equal(t, "cancelled", js[0].State)
-	require.Equal(t, []string{"status:queued", "done:failed"}, events(t, e.Pool, m.ID))
-	_, data := lastEvent(t, e.Pool, m.ID)
+	require.Equal(t, []string{"status:queued", "done:failed"}, e.Events(t, m.ID))
+	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, e.team.Owner.User.ID, data["cancelledBy"])
 
 	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
@@ -215,7 +215,7 @@ func TestCancelQueuedMission(t *testing.T) {
 	require.ErrorContains(t, err, "already failed")
 	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: db.NewID(), ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
-	require.Len(t, events(t, e.Pool, m.ID), 2, "a refused cancel appends nothing")
+	require.Len(t, e.Events(t, m.ID), 2, "a refused cancel appends nothing")
 }
 
 // Cancelling a mission that awaits approval rejects its pending proposals, with the canceller and a
@@ -243,5 +243,5 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 	require.ErrorIs(t, e.engine.MissionTurn(ctx, m.ID, 2), mission.ErrMissionStopped)
 	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn2:0", Tool: "add_comment", Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, mission.ErrMissionStopped)
-	require.Equal(t, 0, count(t, e.Pool, `SELECT count(*) FROM comments`))
+	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 }

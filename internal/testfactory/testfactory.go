@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -246,4 +247,58 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// Count answers a count query on the bundle's database (an assertion that something was, or was not,
+// written).
+func (b *Bundle) Count(t testing.TB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.Pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// Events lists a stream's events (a mission's, a run's, a draft's) as "type:status", in order.
+func (b *Bundle) Events(t testing.TB, streamID string) []string {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 ORDER BY seq`, streamID)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return out
+}
+
+// LastEvent reads a stream's last event: its message and data.
+func (b *Bundle) LastEvent(t testing.TB, streamID string) (string, map[string]any) {
+	t.Helper()
+	var msg string
+	var data map[string]any
+	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT message, data FROM stream_events WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1`,
+		streamID).Scan(&msg, &data))
+	return msg, data
+}
+
+// Job is a River job as tests look at it.
+type Job struct {
+	ID          int64
+	Queue       string
+	State       string
+	Args        map[string]any
+	ScheduledAt time.Time
+	MaxAttempts int
+}
+
+// Jobs lists the River jobs of a kind (jobs.MissionArgs{}.Kind() and the like), oldest first: what the
+// writes under test enqueued, in the same database.
+func (b *Bundle) Jobs(t testing.TB, kind string) []Job {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT id, queue, state::text, args, scheduled_at, max_attempts FROM river_job WHERE kind = $1 ORDER BY id`, kind)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.Queue, &j.State, &j.Args, &j.ScheduledAt, &j.MaxAttempts)
+		return j, err
+	})
+	require.NoError(t, err)
+	return out
 }
