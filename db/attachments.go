@@ -44,8 +44,10 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		if err != nil {
 			return fmt.Errorf("count attachment: %w", err)
 		}
-		out, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
+		var outRow dbsqlc.Attachment
+		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
 			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
+		out = Attachment(outRow)
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
@@ -63,7 +65,7 @@ func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]At
 	if err != nil {
 		return nil, fmt.Errorf("list attachments: %w", err)
 	}
-	return rows, nil
+	return mapRows(rows, func(r dbsqlc.Attachment) Attachment { return Attachment(r) }), nil
 }
 
 // Attachment reads one attachment of a card of a project.
@@ -71,12 +73,12 @@ func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID strin
 	projectID, cardID := card.ProjectID, card.CardID
 	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
-		return a, notFound("attachment not found")
+		return Attachment(a), notFound("attachment not found")
 	}
 	if err != nil {
-		return a, fmt.Errorf("get attachment: %w", err)
+		return Attachment(a), fmt.Errorf("get attachment: %w", err)
 	}
-	return a, nil
+	return Attachment(a), nil
 }
 
 // DeleteAttachment deletes an attachment's row, lowers the card's attachment count and records
@@ -104,9 +106,11 @@ func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID s
 		if a.UploadedBy != actorID && !asAdmin {
 			return forbidden("only the attachment's uploader or a workspace admin may delete it")
 		}
-		if out, err = q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID}); err != nil {
+		deleted, err := q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID})
+		if err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
 		}
+		out = Attachment(deleted)
 		return s.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
 	})
 	return out, err

@@ -13,7 +13,7 @@ import (
 // Columns lists a project's columns in order.
 func (s *Store) Columns(ctx context.Context, projectID string) ([]Column, error) {
 	cols, err := s.q.ColumnListByProject(ctx, projectID)
-	return cols, wrap(err, "list columns")
+	return mapRows(cols, func(r dbsqlc.Column) Column { return Column(r) }), wrap(err, "list columns")
 }
 
 // CreateColumn appends a column to a project.
@@ -24,7 +24,9 @@ func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Colum
 			return wrap(err, "lock project")
 		}
 		var err error
-		col, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
+		var colRow dbsqlc.Column
+		colRow, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
+		col = Column(colRow)
 		return wrap(err, "insert column")
 	})
 	return col, err
@@ -66,7 +68,9 @@ func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, na
 				return err
 			}
 		}
-		col, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
+		var colRow dbsqlc.Column
+		colRow, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
+		col = Column(colRow)
 		return wrap(err, "get column")
 	})
 	return col, err

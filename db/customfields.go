@@ -129,7 +129,7 @@ func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 // CustomFields lists a project's custom fields in creation order.
 func (s *Store) CustomFields(ctx context.Context, projectID string) ([]CustomField, error) {
 	fs, err := s.q.CustomFieldListByProject(ctx, projectID)
-	return fs, wrap(err, "list custom fields")
+	return mapRows(fs, func(r dbsqlc.CustomField) CustomField { return CustomField(r) }), wrap(err, "list custom fields")
 }
 
 // NewCustomField is a custom field to define on a project.
@@ -147,9 +147,9 @@ func (s *Store) CreateCustomField(ctx context.Context, in NewCustomField) (Custo
 	f, err := s.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Type: in.Type, Options: options})
 	if isUnique(err, "") {
-		return f, conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
+		return CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
 	}
-	return f, wrap(err, "insert custom field")
+	return CustomField(f), wrap(err, "insert custom field")
 }
 
 // CustomFieldPatch is a change to a custom field; nil fields are left alone. Changing the type away from
@@ -187,7 +187,9 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 		if options, err = checkFieldDefinition(typ, options); err != nil {
 			return err
 		}
-		out, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
+		var outRow dbsqlc.CustomField
+		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
+		out = CustomField(outRow)
 		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
 		}
@@ -252,7 +254,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[
 		set := map[string]json.RawMessage{}
 		var removed []string
 		for _, id := range ids {
-			i := slices.IndexFunc(fields, func(f CustomField) bool { return strings.EqualFold(f.ID, id) })
+			i := slices.IndexFunc(fields, func(f dbsqlc.CustomField) bool { return strings.EqualFold(f.ID, id) })
 			if i < 0 {
 				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}

@@ -12,16 +12,16 @@ import (
 // Labels lists a project's labels by name.
 func (s *Store) Labels(ctx context.Context, projectID string) ([]Label, error) {
 	ls, err := s.q.LabelListByProject(ctx, projectID)
-	return ls, wrap(err, "list labels")
+	return mapRows(ls, func(r dbsqlc.Label) Label { return Label(r) }), wrap(err, "list labels")
 }
 
 // CreateLabel adds a label to a project; its name is unique in the project.
 func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (Label, error) {
 	l, err := s.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: projectID, Name: name, Color: color})
 	if isUnique(err, "") {
-		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", name))
+		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
-	return l, wrap(err, "insert label")
+	return Label(l), wrap(err, "insert label")
 }
 
 // UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
@@ -29,11 +29,11 @@ func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name
 	l, err := s.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
 	switch {
 	case isNotFound(err):
-		return l, notFound("label not found")
+		return Label(l), notFound("label not found")
 	case isUnique(err, "") && name != nil:
-		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
+		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
 	}
-	return l, wrap(err, "update label")
+	return Label(l), wrap(err, "update label")
 }
 
 // DeleteLabel deletes a label of a project, which takes it off every card.

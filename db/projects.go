@@ -81,33 +81,34 @@ func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 		Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
 	if err != nil {
-		return p, fmt.Errorf("insert project: %w", err)
+		return Project(p), fmt.Errorf("insert project: %w", err)
 	}
 	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
-		return p, fmt.Errorf("add project creator: %w", err)
+		return Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 	for _, name := range tmpl.Columns {
 		if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
-			return p, fmt.Errorf("insert template column: %w", err)
+			return Project(p), fmt.Errorf("insert template column: %w", err)
 		}
 	}
 	for _, l := range tmpl.Labels {
 		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
-			return p, fmt.Errorf("insert template label: %w", err)
+			return Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return p, nil
+	return Project(p), nil
 }
 
 // Projects lists a workspace's projects.
 func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, error) {
 	ps, err := s.q.ProjectListByWorkspace(ctx, workspaceID)
-	return ps, wrap(err, "list projects")
+	return mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }), wrap(err, "list projects")
 }
 
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
-	return orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	r, err := orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	return Project(r), err
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
@@ -122,7 +123,7 @@ type ProjectPatch struct {
 func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
 	out, err := s.q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 		SetDeadline: p.SetDeadline, Deadline: p.Deadline})
-	return out, wrap(err, "update project")
+	return Project(out), wrap(err, "update project")
 }
 
 // ProjectMembers lists a project's members.

@@ -98,19 +98,20 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
+		runSteps := dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })
 		var ready []*db.PipelineRunStep
-		for i := range rows {
-			if len(rows[i].Needs) == 0 {
-				ready = append(ready, &rows[i])
+		for i := range runSteps {
+			if len(runSteps[i].Needs) == 0 {
+				ready = append(ready, &runSteps[i])
 			}
 		}
 		if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 			return err
 		}
-		if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
+		if err := e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
 			return err
 		}
-		out = RunWithSteps{Run: run, Steps: rows}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
 		return nil
 	})
 	return out, err
@@ -182,11 +183,11 @@ func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit
 		}
 		byRun := map[string][]db.PipelineRunStep{}
 		for _, st := range steps {
-			byRun[st.RunID] = append(byRun[st.RunID], st)
+			byRun[st.RunID] = append(byRun[st.RunID], db.PipelineRunStep(st))
 		}
 		out = make([]RunWithSteps, len(runs))
 		for i, r := range runs {
-			out[i] = RunWithSteps{Run: r, Steps: byRun[r.ID]}
+			out[i] = RunWithSteps{Run: db.PipelineRun(r), Steps: byRun[r.ID]}
 		}
 		return nil
 	})
@@ -209,7 +210,7 @@ func (e *Engine) Run(ctx context.Context, r RunRef) (RunWithSteps, error) {
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
-		out = RunWithSteps{Run: run, Steps: steps}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(steps, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
 		return nil
 	})
 	return out, err
@@ -244,7 +245,7 @@ func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWi
 		if err != nil {
 			return fmt.Errorf("cancel steps: %w", err)
 		}
-		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 			return err
 		}
 		for _, st := range stopped {
@@ -254,7 +255,7 @@ func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWi
 				}
 			}
 		}
-		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
+		return e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
 			Data: map[string]any{"cancelledBy": actorID}})
 	})
 	if err != nil {

@@ -93,23 +93,24 @@ func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock
 	}
 	run, err := get(ctx, runID)
 	if dbcore.IsNotFound(err) {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
 	if err != nil {
-		return run, nil, nil, fmt.Errorf("lock run: %w", err)
+		return db.PipelineRun(run), nil, nil, fmt.Errorf("lock run: %w", err)
 	}
 	if run.Status != RunRunning {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
-	steps, err := q.PipelineRunStepList(ctx, runID)
+	rows, err := q.PipelineRunStepList(ctx, runID)
 	if err != nil {
-		return run, nil, nil, fmt.Errorf("list run steps: %w", err)
+		return db.PipelineRun(run), nil, nil, fmt.Errorf("list run steps: %w", err)
 	}
+	steps := dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })
 	i := slices.IndexFunc(steps, func(st db.PipelineRunStep) bool { return st.StepID == stepID })
 	if i < 0 {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
-	return run, steps, &steps[i], nil
+	return db.PipelineRun(run), steps, &steps[i], nil
 }
 
 // runStepTx does the step's work, then takes the run's lock to record it: the lock, which serialises
@@ -209,10 +210,10 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		if err != nil {
 			return fmt.Errorf("skip steps: %w", err)
 		}
-		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 			return err
 		}
-		return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+		return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
 	}
 
 	byID := make(map[string]*db.PipelineRunStep, len(steps))
@@ -276,7 +277,7 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	if err != nil {
 		return fmt.Errorf("complete run: %w", err)
 	}
-	return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
+	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
 }
 
 // WaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -36,9 +37,11 @@ func (e *Engine) Roadmap(ctx context.Context, projectID string) (Roadmap, error)
 	)
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
-		if scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
+		var scopesRows []dbsqlc.Scope
+		if scopesRows, err = q.ScopeListByProject(ctx, projectID); err != nil {
 			return fmt.Errorf("list scopes: %w", err)
 		}
+		scopes = dbcore.MapRows(scopesRows, func(r dbsqlc.Scope) db.Scope { return db.Scope(r) })
 		if cards, err = q.RoadmapCards(ctx, projectID); err != nil {
 			return fmt.Errorf("list dated cards: %w", err)
 		}

@@ -39,18 +39,19 @@ func (e *Engine) CreateScope(ctx context.Context, in NewScope) (db.Scope, error)
 	}
 	sc, err := e.core.Q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: dbcore.NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate, Settings: settings})
-	return sc, dbcore.Wrap(err, "insert scope")
+	return db.Scope(sc), dbcore.Wrap(err, "insert scope")
 }
 
 // Scopes lists a project's scopes in creation order.
 func (e *Engine) Scopes(ctx context.Context, projectID string) ([]db.Scope, error) {
 	scopes, err := e.core.Q.ScopeListByProject(ctx, projectID)
-	return scopes, dbcore.Wrap(err, "list scopes")
+	return dbcore.MapRows(scopes, func(r dbsqlc.Scope) db.Scope { return db.Scope(r) }), dbcore.Wrap(err, "list scopes")
 }
 
 // Scope reads a scope of a project; a scope of another project is not found.
 func (e *Engine) Scope(ctx context.Context, projectID, scopeID string) (db.Scope, error) {
-	return dbcore.OrNotFound(e.core.Q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
+	return db.Scope(r), err
 }
 
 // ScopePatch is a change to a scope; zero fields are left alone. A non-nil Settings replaces the
@@ -95,7 +96,9 @@ func (e *Engine) UpdateScope(ctx context.Context, projectID, scopeID string, p S
 				return err
 			}
 		}
-		out, err = q.ScopeUpdate(ctx, next)
+		var outRow dbsqlc.Scope
+		outRow, err = q.ScopeUpdate(ctx, next)
+		out = db.Scope(outRow)
 		return dbcore.Wrap(err, "update scope")
 	})
 	return out, err
@@ -106,7 +109,8 @@ func (e *Engine) SetScopeView(ctx context.Context, projectID, scopeID, view stri
 	if !slices.Contains(ScopeViews, view) {
 		return db.Scope{}, dbcore.Invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
 	}
-	return dbcore.OrNotFound(e.core.Q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
+	return db.Scope(r), err
 }
 
 // DeleteScope deletes a scope with all its content: its cards go with it, and with them their

@@ -449,17 +449,17 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
 		Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty, CreatedBy: actorID})
 	if err != nil {
-		return p, fmt.Errorf("insert project: %w", err)
+		return db.Project(p), fmt.Errorf("insert project: %w", err)
 	}
 	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: actorID}); err != nil {
-		return p, fmt.Errorf("add project creator: %w", err)
+		return db.Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 
 	// Positions for the cards, ascending, taken from the shared sequence.
 	if len(pl.cardRows) > 0 {
 		positions, err := q.TransferCardPositions(ctx, int32(len(pl.cardRows)))
 		if err != nil {
-			return p, fmt.Errorf("take card positions: %w", err)
+			return db.Project(p), fmt.Errorf("take card positions: %w", err)
 		}
 		slices.Sort(positions)
 		for k, i := range pl.cardsPlacement {
@@ -510,11 +510,11 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 		}
 		b, err := json.Marshal(ins.rows)
 		if err != nil {
-			return p, fmt.Errorf("encode %s: %w", ins.what, err)
+			return db.Project(p), fmt.Errorf("encode %s: %w", ins.what, err)
 		}
 		if err := ins.run(b); err != nil {
-			return p, dbcore.Wrap(err, "insert "+ins.what)
+			return db.Project(p), dbcore.Wrap(err, "insert "+ins.what)
 		}
 	}
-	return p, nil
+	return db.Project(p), nil
 }
