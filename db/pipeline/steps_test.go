@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -284,4 +285,58 @@ func TestPluginSteps(t *testing.T) {
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 	require.Equal(t, testfactory.Ptr("plugin card-actions is not installed in this workspace any more"), stepOf(t, cur, "say").Error)
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
+}
+
+// A generate_roadmap step starts its draft's roadmap job and waits; the draft's end settles the step in
+// the draft's transaction: its roadmap completes it with a summary, a failure or a deletion fails it.
+func TestGenerateRoadmapStepWaitsForItsDraft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	roadmap := draft.DraftRoadmap{Phases: []draft.DraftPhase{{Name: "One", Deliverables: []draft.DraftDeliverable{{Title: "a"}, {Title: "b"}}}}}
+	for name, tc := range map[string]struct {
+		end    func(t *testing.T, e *env, d draft.Draft, run int32)
+		status string
+		err    string
+	}{
+		"roadmap": {func(t *testing.T, e *env, d draft.Draft, run int32) {
+			_, err := draft.New(e.Store).FinishRoadmap(ctx, d.ID, run, roadmap)
+			require.NoError(t, err)
+		}, pipeline.RunCompleted, ""},
+		"failure": {func(t *testing.T, e *env, d draft.Draft, run int32) {
+			_, err := draft.New(e.Store).Fail(ctx, d.ID, run, "nonsense")
+			require.NoError(t, err)
+		}, pipeline.RunFailed, "the draft's roadmap failed: nonsense"},
+		"deletion": {func(t *testing.T, e *env, d draft.Draft, _ int32) {
+			require.NoError(t, draft.New(e.Store).Delete(ctx, e.ws(), d.ID))
+		}, pipeline.RunFailed, "the draft was deleted"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := setup(t)
+			d, err := draft.New(e.Store).Create(ctx, draft.NewDraft{WorkspaceID: e.ws(), ActorID: e.owner(), Name: "Ledger"})
+			require.NoError(t, err)
+			r := e.start(t, e.pipeline(t, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
+				step{ID: "tell", Type: "notify", Needs: []string{"plan"}, Params: map[string]any{"projectId": e.team.Project.ID,
+					"message": "{{steps.plan.summary}}"}}))
+			cur := e.drive(t, r)
+			require.Equal(t, map[string]string{"plan": "waiting", "tell": "pending"}, statuses(cur))
+			got, err := draft.New(e.Store).Get(ctx, e.ws(), d.ID)
+			require.NoError(t, err)
+			require.Equal(t, draft.DraftGenerating, got.Status)
+			require.Len(t, e.Jobs(t, jobs.DraftRoadmapArgs{}.Kind()), 1)
+
+			tc.end(t, e, d, got.Run)
+			cur = e.drive(t, cur)
+			require.Equal(t, tc.status, cur.Run.Status, "%v", statuses(cur))
+			if tc.err == "" {
+				out := output(t, cur, "plan")
+				require.Equal(t, draft.DraftRoadmapReady, out["status"])
+				require.Equal(t, float64(2), out["deliverables"])
+				require.Equal(t, "roadmap ready: 1 phases, 2 deliverables", output(t, cur, "tell")["message"])
+			} else {
+				require.Equal(t, &tc.err, stepOf(t, cur, "plan").Error)
+				require.Equal(t, "skipped", statuses(cur)["tell"])
+			}
+		})
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -247,6 +248,39 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// DocumentOpts are a document's options; the rest of document.NewDocument can be set through In.
+type DocumentOpts struct {
+	// Title defaults to "Design notes"; Content to a line of markdown.
+	Title, Content *string
+	// Author writes the document (default the owner).
+	Author *identity.Registration
+	// In carries any other field of the create (format, type, context, parent, tags, metadata); its
+	// context defaults to the owner's personal workspace.
+	In document.NewDocument
+}
+
+// Document creates a document (a draft, in review terms) in owner's personal workspace through the
+// documents engine.
+func Document(t testing.TB, store *db.Store, owner identity.Registration, opts *DocumentOpts) db.Document {
+	t.Helper()
+	if opts == nil {
+		opts = &DocumentOpts{}
+	}
+	in := opts.In
+	in.WorkspaceID, in.AuthorID = owner.Workspace.ID, owner.User.ID
+	if opts.Author != nil {
+		in.AuthorID = opts.Author.User.ID
+	}
+	in.Title = deref(opts.Title, "Design notes")
+	in.Content = deref(opts.Content, "We ship the ledger migration in three phases.")
+	if in.ContextType == "" {
+		in.ContextType, in.ContextID = "workspace", owner.Workspace.ID
+	}
+	d, err := document.New(store).CreateDocument(context.Background(), in)
+	require.NoError(t, err)
+	return d
 }
 
 // Count answers a count query on the bundle's database (an assertion that something was, or was not,
