@@ -112,8 +112,8 @@ const agentsDoc = "An agent is a workspace-scoped service user (`userId`) that w
 // registerAgents registers a workspace's agents and skills.
 func (s *Server) registerAgents() {
 	tags := []string{"Agents"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 
 	register(s, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
 		Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},

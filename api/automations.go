@@ -72,8 +72,8 @@ const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: tod
 // registerAutomations registers a project's automation rules and their traces.
 func (s *Server) registerAutomations() {
 	tags := []string{"Automations"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 	base := pathProject + "/automations"
 
 	register(s, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,

@@ -135,13 +135,13 @@ type CardDocumentPath struct {
 	DocumentID string `path:"documentId"`
 }
 
-// Access of the knowledge base. Documents have no scope of their own in the spec (Part 5): they are
+// Access of the knowledge base. There is no documents scope among the token scopes: documents are
 // workspace content like projects and cards, so tokens need projects:read to read them and search, and
 // projects:write to write, submit, review and link them (docs/documents.md).
 var (
-	docRead   = Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	docWrite  = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
-	docReview = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
+	docRead   = Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	docWrite  = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	docReview = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
 )
 
 // registerDocuments registers the knowledge base: documents, their review, card links and search.

@@ -80,7 +80,7 @@ func (s *Server) registerAuth() {
 		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Creates the user with a personal organization and workspace, and starts a session.",
 		Errors:      []int{http.StatusConflict}},
-		Access{Public: true}, s.createAccount)
+		Requires{Public: true}, s.createAccount)
 
 	register(s, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
 		Summary: "Log in", Tags: tags,
@@ -88,24 +88,24 @@ func (s *Server) registerAuth() {
 			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
 			"client and per account (429).",
 		Errors: []int{http.StatusTooManyRequests}},
-		Access{Public: true}, s.login)
+		Requires{Public: true}, s.login)
 
 	register(s, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
 		Summary: "Clear the session cookie", Tags: tags},
-		Access{Public: true}, s.logout)
+		Requires{Public: true}, s.logout)
 
 	register(s, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
 		Summary: "Current user", Tags: tags},
-		Access{Scope: auth.ScopeAccountRead}, s.getMe)
+		Requires{Scope: auth.ScopeAccountRead}, s.getMe)
 
 	register(s, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
 		Summary: "Update the current user's profile", Tags: tags},
-		Access{Scope: auth.ScopeAccountWrite}, s.updateMe)
+		Requires{Scope: auth.ScopeAccountWrite}, s.updateMe)
 
 	register(s, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
 		Summary: "Change the password", Tags: tags,
 		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
-		Access{JWTOnly: true}, s.changePassword)
+		Requires{JWTOnly: true}, s.changePassword)
 }
 
 // RegisterInput is the request of auth-register.

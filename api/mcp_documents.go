@@ -1,7 +1,7 @@
 package api
 
 // The MCP tools on the knowledge base (documents, search) and the pilotage cockpit. Each calls the REST
-// operation's own handler under the access addTool resolved with the REST operation's Access (docRead,
+// operation's own handler under the access addTool resolved with the REST operation's Requires (docRead,
 // pilotageRead, pilotageReview), so tenancy, roles, filters and limits hold exactly as over REST.
 
 import (

@@ -6,7 +6,7 @@ package api
 //
 // Adding a tool is one function here: its input type (embedding WorkspaceArgs, ProjectArgs or CardArgs
 // when it works inside a tenancy), its output type (an object), and one addTool line in
-// registerMCPTools with the same Access as the REST operation it mirrors.
+// registerMCPTools with the same Requires as the REST operation it mirrors.
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 // registerMCPTools registers the tools on organizations, workspaces, projects and cards.
 func (s *Server) registerMCPTools() {
 	addTool(s, "list_organizations", "List the organizations you belong to, with your role in each.",
-		Access{Scope: projectRead.Scope}, s.mcpListOrganizations)
+		Requires{Scope: projectRead.Scope}, s.mcpListOrganizations)
 	addTool(s, "list_workspaces", "List the workspaces of an organization that you can open.",
-		Access{Scope: projectRead.Scope, OrgRole: "member"}, s.mcpListWorkspaces)
+		Requires{Scope: projectRead.Scope, OrgRole: "member"}, s.mcpListWorkspaces)
 	addTool(s, "list_projects", "List the projects of a workspace.",
 		projectRead, s.mcpListProjects)
 	addTool(s, "list_cards", "List the cards of a project, by column order then card order (archived cards only when asked).",

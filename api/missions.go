@@ -102,8 +102,8 @@ func queuedMission(m db.AgentMission, err error) (*Output[MissionOut], error) {
 // runtime.
 func (s *Server) registerMissions() {
 	tags := []string{"Agents"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 
 	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,
@@ -230,7 +230,8 @@ const decideDoc = "Only the mission's requester and the workspace's pilotage rev
 	"owners and admins act as owners) may decide a proposal; other members get 403."
 
 // decider is the caller as the decider of a proposal: the mission's requester may decide its
-// proposals, and so may the workspace's pilotage reviewers and owners (DESIGN.md), any other member not.
+// proposals, and so may the workspace's pilotage reviewers and owners (organization owners and admins
+// count as owners); any other member may not.
 func decider(ctx context.Context) mission.Decider {
 	return mission.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
 }

@@ -14,7 +14,7 @@ import (
 
 // ActivityOut is what a notification is about.
 type ActivityOut struct {
-	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"The spec's activity types (Part 6), plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
+	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
 	ActorID     *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
 	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed)"`
 	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
@@ -59,7 +59,7 @@ type NotificationReadOut struct {
 // registerNotifications registers the caller's notifications.
 func (s *Server) registerNotifications() {
 	tags := []string{"Notifications"}
-	acc := Access{Scope: auth.ScopeNotificationsRead}
+	acc := Requires{Scope: auth.ScopeNotificationsRead}
 
 	register(s, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
 		Summary: "List my notifications, newest first", Tags: tags},

@@ -12,7 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// Slug is an organization, workspace or agent slug (spec Part 8): 2 to 60 lowercase letters and
+// Slug is an organization, workspace or agent slug: 2 to 60 lowercase letters and
 // digits, with single hyphens inside. Its schema states the rule once, for every operation using it.
 type Slug string
 
@@ -74,15 +74,15 @@ func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
 // registerOrganizations registers organizations, their members and billing.
 func (s *Server) registerOrganizations() {
 	tags := []string{"Organizations"}
-	read := Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
+	read := Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
 
 	register(s, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
 		Summary: "Create an organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
 
 	register(s, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
 		Summary: "List my organizations", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
+		Requires{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
 
 	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
 		Summary: "Get an organization", Tags: tags},
@@ -90,14 +90,14 @@ func (s *Server) registerOrganizations() {
 
 	register(s, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
 		Summary: "Rename an organization", Tags: tags},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
 
 	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
 		Summary: "Delete an organization and everything in it", Tags: tags,
 		Errors: []int{http.StatusConflict},
 		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction. " +
 			"A personal organization (created at registration) cannot be deleted while its user exists: 409."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
 	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
 		Summary: "List organization members", Tags: tags},
@@ -105,21 +105,21 @@ func (s *Server) registerOrganizations() {
 
 	register(s, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
 		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
 
 	register(s, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
 
 	register(s, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
 		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
 	register(s, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
 		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
 }
 
 // CreateOrganizationInput is the request of organizations-create.

@@ -15,13 +15,13 @@ import (
 
 const pathPilotage = pathWorkspace + "/pilotage"
 
-// Pilotage access (DESIGN.md "Identity"): viewers read, reviewers also propose and review actions,
+// Pilotage access: viewers read, reviewers also propose and review actions,
 // owners also write records and apply actions. Organization owners and admins act as pilotage owners.
 // No pilotage operation changes tenancy.
 var (
-	pilotageRead   = Access{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
-	pilotageReview = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
-	pilotageOwner  = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
+	pilotageRead   = Requires{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
+	pilotageReview = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
+	pilotageOwner  = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
 )
 
 // PilotagePath names a pilotage record.
@@ -298,8 +298,9 @@ type UsageContextOut struct {
 	DetailLevel string  `json:"detailLevel" enum:"minimal,standard,detailed"`
 }
 
-// PilotageStateOut is the cockpit's state (spec Part 2 "Pilotage state"). Each record carries the
-// fields its detailLevel sets.
+// PilotageStateOut is the cockpit's state: the cycle, the contract version, the records the profile and
+// intent select and the usage context (docs/pilotage.md). Each record carries the fields its detailLevel
+// sets.
 type PilotageStateOut struct {
 	Cycle            string           `json:"cycle" doc:"The ISO week, e.g. 2026-W47"`
 	ContractVersion  int              `json:"contractVersion"`

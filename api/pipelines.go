@@ -105,8 +105,8 @@ const pipelinesDoc = "A pipeline is a graph of steps `{id, type, params, needs}`
 // registerPipelines registers pipelines and their runs.
 func (s *Server) registerPipelines() {
 	tags := []string{"Pipelines"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
 	base := pathWorkspace + "/pipelines"
 
 	register(s, huma.Operation{OperationID: "pipelines-create", Method: http.MethodPost, Path: base,

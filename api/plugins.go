@@ -56,14 +56,14 @@ func (in *PluginSettingsInput) settings() json.RawMessage {
 // registerPlugins registers the public catalog and workspace installations.
 func (s *Server) registerPlugins() {
 	tags := []string{"Plugins"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
 	base := pathWorkspace + "/plugins"
 
 	register(s, huma.Operation{OperationID: "plugins-catalog", Method: http.MethodGet, Path: "/plugins",
 		Summary: "The plugin catalog", Tags: tags,
 		Description: "Every plugin the service ships: what it adds to a workspace that installs it (capabilities) and the JSON schema of its settings. No credentials needed."},
-		Access{Public: true}, s.listPluginCatalog)
+		Requires{Public: true}, s.listPluginCatalog)
 
 	register(s, huma.Operation{OperationID: "plugins-installed", Method: http.MethodGet, Path: base,
 		Summary: "List the plugins installed in the workspace", Tags: tags},

@@ -65,11 +65,11 @@ func columnOut(c db.Column) ColumnOut {
 }
 
 var (
-	projectRead  = Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	projectWrite = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+	projectRead  = Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	projectWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 	// cardWrite is projectWrite for card-level writes (cards and what is on them), which never change
 	// tenancy.
-	cardWrite = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	cardWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
 )
 
 // nonBlank trims a required name and refuses it when nothing is left.

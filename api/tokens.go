@@ -43,15 +43,15 @@ func (s *Server) registerTokens() {
 
 	register(s, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
 		Summary: "Create a personal access token", Tags: tags, DefaultStatus: http.StatusCreated},
-		Access{JWTOnly: true}, s.createAPIToken)
+		Requires{JWTOnly: true}, s.createAPIToken)
 
 	register(s, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
 		Summary: "List personal access tokens", Tags: tags},
-		Access{JWTOnly: true}, s.listAPITokens)
+		Requires{JWTOnly: true}, s.listAPITokens)
 
 	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
 		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
-		Access{JWTOnly: true}, s.revokeAPIToken)
+		Requires{JWTOnly: true}, s.revokeAPIToken)
 }
 
 // CreateTokenInput is the request of api-tokens-create.

@@ -79,35 +79,35 @@ func (s *Server) registerWorkspaces() {
 	register(s, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
 
 	register(s, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "List the workspaces I may open", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
+		Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
 
 	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
 		Summary: "Get a workspace with my roles", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
+		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
 
 	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
 		Summary: "List workspace members", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
+		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
 
 	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
 		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
 			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
 
 	register(s, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
 		Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
 		Description: "Needs authentication as the invited e-mail, but no membership. Joins the workspace (and its organization)."},
-		Access{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
+		Requires{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
 
 	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
 		Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
 }
 
 // CreateWorkspaceInput is the request of workspaces-create.

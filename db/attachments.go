@@ -9,7 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// MaxAttachmentSize is the largest attachment, in bytes (spec Part 8: 10 MB).
+// MaxAttachmentSize is the largest attachment, in bytes (10 MB).
 const MaxAttachmentSize int64 = 10 * 1024 * 1024
 
 // NewAttachment is an attachment whose file is already stored under StorageKey.

@@ -17,7 +17,7 @@ import (
 // Priorities a card can have.
 var Priorities = []string{"low", "medium", "high"}
 
-// MaxChecklistItems is the most checklist items a card may have (spec Part 8).
+// MaxChecklistItems is the most checklist items a card may have.
 const MaxChecklistItems = 100
 
 // Card is a card as every read shows it: its row with its checklist, labels and custom values (the
@@ -92,7 +92,7 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		card      Card
 		listening []string
 	)
-	began, err := pipeline(ctx, conn, func(q *dbsqlc.Queries) error {
+	began, err := sendBatch(ctx, conn, func(q *dbsqlc.Queries) error {
 		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
@@ -459,7 +459,7 @@ type CardView struct {
 }
 
 // cardListSQL reads the card list through list_cards (migration 00007). It is written here rather than
-// in queries/ (as is jobqueues.go's read of River's table): the list is the hottest read, and scanning
+// in queries/ (as is job_queues.go's read of River's table): the list is the hottest read, and scanning
 // it without a copy per field needs the driver's own types, which sqlc does not generate.
 const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
        parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,

@@ -11,7 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// MaxCommentLength is the longest comment, in characters (spec Part 8).
+// MaxCommentLength is the longest comment, in characters.
 const MaxCommentLength = 2000
 
 // CommentExcerptLength is how much of a comment its comment_added activity carries.

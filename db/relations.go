@@ -11,7 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// RelationTypes are the types of a relation between two cards (spec Part 2).
+// RelationTypes are the types of a relation between two cards.
 var RelationTypes = []string{"blocks", "blocked_by", "related_to", "duplicates", "parent_of"}
 
 // NewRelation is a typed relation from a card of a project to another card of the same workspace.

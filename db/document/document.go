@@ -16,7 +16,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// Document values (spec Part 2 and Part 3).
+// Document values: types, content formats, contexts, review verdicts and the metadata limit.
 var (
 	DocTypes           = []string{"document", "spec", "brief", "adr", "note", "reference", "template", "spreadsheet"}
 	DocContentFormats  = []string{"markdown", "tiptap_json"}
@@ -25,7 +25,7 @@ var (
 	MaxDocMetadataSize = 16 << 10 // bytes of JSON
 )
 
-// Document review statuses (spec Part 3).
+// Document review statuses: draft → pending_review → approved or changes_requested (docs/documents.md).
 const (
 	DocDraft            = "draft"
 	DocPendingReview    = "pending_review"

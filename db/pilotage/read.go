@@ -17,7 +17,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// Pilotage profiles, intents and the contract version (DESIGN.md "Pilotage").
+// Pilotage profiles, intents and the contract version of the state read (docs/pilotage.md).
 var (
 	PilotageProfiles = []string{"pilotage", "execution", "revue"}
 	PilotageIntents  = []string{"weekly_review", "daily_execution", "sprint_planning", "context_only"}

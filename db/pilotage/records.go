@@ -22,7 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
-// Pilotage enums (spec Part 2).
+// Pilotage enums: mission, todo and action statuses, and active documents' source types.
 var (
 	PilotageMissionStatuses = []string{"to_launch", "in_progress", "blocked", "done"}
 	PilotageTodoStatuses    = []string{"todo", "in_progress", "blocked", "done"}

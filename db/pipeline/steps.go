@@ -439,8 +439,8 @@ func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, st
 	case stepgraph.TypeGenerateRoadmap:
 		var p stepgraph.GenerateRoadmapParams
 		_ = json.Unmarshal(st.Params, &p)
-		// The draft's roadmap job starts in the step's transaction; its end (FinishDraftRoadmap,
-		// FailDraft, DeleteDraft) completes or fails the step in its own (WaitFinishedTx).
+		// The draft's roadmap job starts in the step's transaction; its end (draft.Engine
+		// FinishRoadmap, Fail or Delete) completes or fails the step in its own (WaitFinishedTx).
 		if _, err := e.drafts.GenerateRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
 			fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", run.PipelineName, run.ID)); err != nil {
 			return stepDone{}, err
@@ -561,7 +561,7 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// Card limits a create_card step keeps to (spec Part 8).
+// Card limits a create_card step keeps to: the same as a card created through the API.
 const (
 	MaxCardTitle       = 500
 	MaxCardDescription = 5000

@@ -15,7 +15,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// ScopeViews are the view types a scope can show, in the order the API lists them (spec Part 2).
+// ScopeViews are the view types a scope can show, in the order the API lists them.
 var ScopeViews = []string{"kanban", "list", "calendar", "roadmap", "stats"}
 
 // MaxScopeSettingsBytes is the largest settings object a scope may hold, in bytes of JSON.

@@ -17,7 +17,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// CustomFieldTypes are the types a custom field can have (spec Part 2).
+// CustomFieldTypes are the types a custom field can have.
 var CustomFieldTypes = []string{"text", "number", "select", "multi-select", "date", "boolean"}
 
 // Limits of custom field definitions and values.

@@ -71,20 +71,20 @@ func (s *Server) registerTwoFactor() {
 	register(s, huma.Operation{OperationID: "auth-2fa-setup", Method: http.MethodPost, Path: "/auth/2fa/setup",
 		Summary: "Start two-factor setup", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Generates a TOTP secret; two-factor authentication is on once /auth/2fa/enable confirms a code."},
-		Access{JWTOnly: true}, s.setUpTwoFactor)
+		Requires{JWTOnly: true}, s.setUpTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
 		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true}, s.enableTwoFactor)
+		Requires{JWTOnly: true}, s.enableTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
 		Summary: "Turn two-factor authentication off (needs a current code)", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true}, s.disableTwoFactor)
+		Requires{JWTOnly: true}, s.disableTwoFactor)
 
 	register(s, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
 		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code for a session. Codes are single-use."},
-		Access{Public: true}, s.verifyTwoFactor)
+		Requires{Public: true}, s.verifyTwoFactor)
 }
 
 func (s *Server) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSetupOutput, error) {
