@@ -96,7 +96,7 @@ type MemberOpts struct {
 	Email *string
 	// Role is the workspace role the invitation gives (member or admin; default member).
 	Role *string
-	// PilotageRole is set after the invitation is accepted (viewer, contributor, reviewer or owner);
+	// PilotageRole is set after the invitation is accepted (viewer, reviewer or owner);
 	// nil keeps the viewer role an accepted invitation gives.
 	PilotageRole *string
 }
