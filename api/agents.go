@@ -155,15 +155,18 @@ func (s *Server) registerAgents() {
 // CreateAgentInput is the request of agents-create.
 type CreateAgentInput struct {
 	WorkspacePath
-	Body struct {
-		Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug         Slug           `json:"slug" required:"true"`
-		Description  string         `json:"description,omitempty" maxLength:"2000"`
-		AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
-		Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
-		McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
-		Limits       *AgentLimitsIn `json:"limits,omitempty"`
-	}
+	Body CreateAgentInputBody
+}
+
+// CreateAgentInputBody is the body of a CreateAgentInput request.
+type CreateAgentInputBody struct {
+	Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug         Slug           `json:"slug" required:"true"`
+	Description  string         `json:"description,omitempty" maxLength:"2000"`
+	AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
+	Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
+	McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
+	Limits       *AgentLimitsIn `json:"limits,omitempty"`
 }
 
 func (s *Server) createAgent(ctx context.Context, in *CreateAgentInput) (*Output[AgentOut], error) {
@@ -197,15 +200,18 @@ func (s *Server) getAgent(ctx context.Context, in *AgentPath) (*Output[AgentOut]
 // UpdateAgentInput is the request of agents-update.
 type UpdateAgentInput struct {
 	AgentPath
-	Body struct {
-		Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Slug         *Slug          `json:"slug,omitempty"`
-		Description  *string        `json:"description,omitempty" maxLength:"2000"`
-		AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
-		Tools        []string       `json:"tools,omitempty" maxItems:"20"`
-		McpOnly      *bool          `json:"mcpOnly,omitempty"`
-		Limits       *AgentLimitsIn `json:"limits,omitempty"`
-	}
+	Body UpdateAgentInputBody
+}
+
+// UpdateAgentInputBody is the body of a UpdateAgentInput request.
+type UpdateAgentInputBody struct {
+	Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Slug         *Slug          `json:"slug,omitempty"`
+	Description  *string        `json:"description,omitempty" maxLength:"2000"`
+	AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
+	Tools        []string       `json:"tools,omitempty" maxItems:"20"`
+	McpOnly      *bool          `json:"mcpOnly,omitempty"`
+	Limits       *AgentLimitsIn `json:"limits,omitempty"`
 }
 
 func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output[AgentOut], error) {
@@ -251,11 +257,14 @@ func (s *Server) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, err
 // CreateSkillInput is the request of skills-create.
 type CreateSkillInput struct {
 	WorkspacePath
-	Body struct {
-		Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Description  string `json:"description,omitempty" maxLength:"2000"`
-		Instructions string `json:"instructions,omitempty" maxLength:"20000"`
-	}
+	Body CreateSkillInputBody
+}
+
+// CreateSkillInputBody is the body of a CreateSkillInput request.
+type CreateSkillInputBody struct {
+	Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Description  string `json:"description,omitempty" maxLength:"2000"`
+	Instructions string `json:"instructions,omitempty" maxLength:"20000"`
 }
 
 func (s *Server) createSkill(ctx context.Context, in *CreateSkillInput) (*Output[SkillOut], error) {

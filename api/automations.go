@@ -108,13 +108,16 @@ func (s *Server) registerAutomations() {
 // CreateRuleInput is the request of automations-create.
 type CreateRuleInput struct {
 	ProjectPath
-	Body struct {
-		Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-		Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
-		Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
-		Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
-	}
+	Body CreateRuleInputBody
+}
+
+// CreateRuleInputBody is the body of a CreateRuleInput request.
+type CreateRuleInputBody struct {
+	Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
+	Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
+	Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
 }
 
 func (s *Server) createRule(ctx context.Context, in *CreateRuleInput) (*Output[RuleOut], error) {
@@ -138,13 +141,16 @@ func (s *Server) getRule(ctx context.Context, in *RulePath) (*Output[RuleOut], e
 // UpdateRuleInput is the request of automations-update.
 type UpdateRuleInput struct {
 	RulePath
-	Body struct {
-		Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-		Action     json.RawMessage `json:"action,omitempty"`
-		Conditions json.RawMessage `json:"conditions,omitempty"`
-		Enabled    *bool           `json:"enabled,omitempty"`
-	}
+	Body UpdateRuleInputBody
+}
+
+// UpdateRuleInputBody is the body of a UpdateRuleInput request.
+type UpdateRuleInputBody struct {
+	Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Action     json.RawMessage `json:"action,omitempty"`
+	Conditions json.RawMessage `json:"conditions,omitempty"`
+	Enabled    *bool           `json:"enabled,omitempty"`
 }
 
 func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[RuleOut], error) {

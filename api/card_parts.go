@@ -197,9 +197,12 @@ func (s *Server) registerRelations() {
 // AddChecklistItemInput is the request of checklist-add.
 type AddChecklistItemInput struct {
 	CardPath
-	Body struct {
-		Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
-	}
+	Body AddChecklistItemInputBody
+}
+
+// AddChecklistItemInputBody is the body of a AddChecklistItemInput request.
+type AddChecklistItemInputBody struct {
+	Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
 }
 
 func (s *Server) addChecklistItem(ctx context.Context, in *AddChecklistItemInput) (*Output[CardOut], error) {
@@ -213,11 +216,14 @@ func (s *Server) addChecklistItem(ctx context.Context, in *AddChecklistItemInput
 // UpdateChecklistItemInput is the request of checklist-update.
 type UpdateChecklistItemInput struct {
 	ChecklistItemPath
-	Body struct {
-		Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Done  *bool   `json:"done,omitempty"`
-		Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
-	}
+	Body UpdateChecklistItemInputBody
+}
+
+// UpdateChecklistItemInputBody is the body of a UpdateChecklistItemInput request.
+type UpdateChecklistItemInputBody struct {
+	Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Done  *bool   `json:"done,omitempty"`
+	Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
 }
 
 func (s *Server) updateChecklistItem(ctx context.Context, in *UpdateChecklistItemInput) (*Output[CardOut], error) {
@@ -236,10 +242,13 @@ func (s *Server) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath)
 // CreateLabelInput is the request of labels-create.
 type CreateLabelInput struct {
 	ProjectPath
-	Body struct {
-		Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
-		Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-	}
+	Body CreateLabelInputBody
+}
+
+// CreateLabelInputBody is the body of a CreateLabelInput request.
+type CreateLabelInputBody struct {
+	Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
+	Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
 }
 
 func (s *Server) createLabel(ctx context.Context, in *CreateLabelInput) (*Output[LabelOut], error) {
@@ -257,10 +266,13 @@ func (s *Server) listLabels(ctx context.Context, _ *ProjectPath) (*Output[[]Labe
 // UpdateLabelInput is the request of labels-update.
 type UpdateLabelInput struct {
 	LabelPath
-	Body struct {
-		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
-		Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-	}
+	Body UpdateLabelInputBody
+}
+
+// UpdateLabelInputBody is the body of a UpdateLabelInput request.
+type UpdateLabelInputBody struct {
+	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
+	Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
 }
 
 func (s *Server) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Output[LabelOut], error) {
@@ -291,11 +303,14 @@ func (s *Server) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Outpu
 // CreateCustomFieldInput is the request of custom-fields-create.
 type CreateCustomFieldInput struct {
 	ProjectPath
-	Body struct {
-		Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
-		Options []string `json:"options,omitempty" maxItems:"100"`
-	}
+	Body CreateCustomFieldInputBody
+}
+
+// CreateCustomFieldInputBody is the body of a CreateCustomFieldInput request.
+type CreateCustomFieldInputBody struct {
+	Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
+	Options []string `json:"options,omitempty" maxItems:"100"`
 }
 
 func (s *Server) createCustomField(ctx context.Context, in *CreateCustomFieldInput) (*Output[CustomFieldOut], error) {
@@ -314,11 +329,14 @@ func (s *Server) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[
 // UpdateCustomFieldInput is the request of custom-fields-update.
 type UpdateCustomFieldInput struct {
 	CustomFieldPath
-	Body struct {
-		Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
-		Options []string `json:"options,omitempty" maxItems:"100"`
-	}
+	Body UpdateCustomFieldInputBody
+}
+
+// UpdateCustomFieldInputBody is the body of a UpdateCustomFieldInput request.
+type UpdateCustomFieldInputBody struct {
+	Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
+	Options []string `json:"options,omitempty" maxItems:"100"`
 }
 
 func (s *Server) updateCustomField(ctx context.Context, in *UpdateCustomFieldInput) (*Output[CustomFieldOut], error) {
@@ -340,9 +358,12 @@ func (s *Server) deleteCustomField(ctx context.Context, in *CustomFieldPath) (*O
 // SetCardCustomValuesInput is the request of card-custom-fields-set.
 type SetCardCustomValuesInput struct {
 	CardPath
-	Body struct {
-		Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
-	}
+	Body SetCardCustomValuesInputBody
+}
+
+// SetCardCustomValuesInputBody is the body of a SetCardCustomValuesInput request.
+type SetCardCustomValuesInputBody struct {
+	Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
 }
 
 func (s *Server) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
@@ -352,10 +373,13 @@ func (s *Server) setCardCustomValues(ctx context.Context, in *SetCardCustomValue
 // CreateRelationInput is the request of relations-create.
 type CreateRelationInput struct {
 	CardPath
-	Body struct {
-		TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
-		Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
-	}
+	Body CreateRelationInputBody
+}
+
+// CreateRelationInputBody is the body of a CreateRelationInput request.
+type CreateRelationInputBody struct {
+	TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
+	Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
 }
 
 func (s *Server) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {

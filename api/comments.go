@@ -57,9 +57,12 @@ func (s *Server) listComments(ctx context.Context, in *CardPath) (*Output[[]Comm
 // CreateCommentInput is the request of comments-create.
 type CreateCommentInput struct {
 	CardPath
-	Body struct {
-		Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
-	}
+	Body CreateCommentInputBody
+}
+
+// CreateCommentInputBody is the body of a CreateCommentInput request.
+type CreateCommentInputBody struct {
+	Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
 }
 
 func (s *Server) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {

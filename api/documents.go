@@ -220,17 +220,20 @@ func (s *Server) registerDocuments() {
 // CreateDocumentInput is the request of documents-create.
 type CreateDocumentInput struct {
 	WorkspacePath
-	Body struct {
-		Title         string          `json:"title" required:"true" minLength:"1" maxLength:"500"`
-		Content       string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters; for tiptap_json, a JSON object as text"`
-		ContentFormat string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json" default:"markdown"`
-		DocType       string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet" default:"document"`
-		ContextType   string          `json:"contextType" required:"true" enum:"organization,workspace,project,scope"`
-		ContextID     string          `json:"contextId" required:"true" doc:"Id of the organization, workspace, project or scope the document belongs to"`
-		Tags          []DocTag        `json:"tags,omitempty" maxItems:"20" doc:"At most 20 tags of 1 to 50 characters"`
-		ParentID      *string         `json:"parentId,omitempty" doc:"A document of this workspace"`
-		Metadata      json.RawMessage `json:"metadata,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body CreateDocumentInputBody
+}
+
+// CreateDocumentInputBody is the body of a CreateDocumentInput request.
+type CreateDocumentInputBody struct {
+	Title         string          `json:"title" required:"true" minLength:"1" maxLength:"500"`
+	Content       string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters; for tiptap_json, a JSON object as text"`
+	ContentFormat string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json" default:"markdown"`
+	DocType       string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet" default:"document"`
+	ContextType   string          `json:"contextType" required:"true" enum:"organization,workspace,project,scope"`
+	ContextID     string          `json:"contextId" required:"true" doc:"Id of the organization, workspace, project or scope the document belongs to"`
+	Tags          []DocTag        `json:"tags,omitempty" maxItems:"20" doc:"At most 20 tags of 1 to 50 characters"`
+	ParentID      *string         `json:"parentId,omitempty" doc:"A document of this workspace"`
+	Metadata      json.RawMessage `json:"metadata,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
 func (s *Server) createDocument(ctx context.Context, in *CreateDocumentInput) (*Output[DocumentOut], error) {
@@ -303,15 +306,18 @@ func (s *Server) getDocument(ctx context.Context, in *DocumentPath) (*Output[Doc
 // UpdateDocumentInput is the request of documents-update.
 type UpdateDocumentInput struct {
 	DocumentPath
-	Body struct {
-		Title         *string          `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Content       *string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters"`
-		ContentFormat *string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json"`
-		DocType       *string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet"`
-		Tags          *[]DocTag        `json:"tags,omitempty" maxItems:"20" doc:"Replaces the tags: at most 20 of 1 to 50 characters"`
-		Metadata      json.RawMessage  `json:"metadata,omitempty" doc:"Replaces the metadata object (at most 16 KB); null empties it"`
-		ParentID      Nullable[string] `json:"parentId,omitempty" doc:"A document of this workspace, not this one nor one of its descendants; null makes it a root"`
-	}
+	Body UpdateDocumentInputBody
+}
+
+// UpdateDocumentInputBody is the body of a UpdateDocumentInput request.
+type UpdateDocumentInputBody struct {
+	Title         *string          `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Content       *string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters"`
+	ContentFormat *string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json"`
+	DocType       *string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet"`
+	Tags          *[]DocTag        `json:"tags,omitempty" maxItems:"20" doc:"Replaces the tags: at most 20 of 1 to 50 characters"`
+	Metadata      json.RawMessage  `json:"metadata,omitempty" doc:"Replaces the metadata object (at most 16 KB); null empties it"`
+	ParentID      Nullable[string] `json:"parentId,omitempty" doc:"A document of this workspace, not this one nor one of its descendants; null makes it a root"`
 }
 
 func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*Output[DocumentOut], error) {
@@ -345,10 +351,13 @@ func (s *Server) submitDocument(ctx context.Context, in *DocumentPath) (*Output[
 // ReviewDocumentInput is the request of documents-review.
 type ReviewDocumentInput struct {
 	DocumentPath
-	Body struct {
-		Status string `json:"status" required:"true" enum:"approved,changes_requested"`
-		Notes  string `json:"notes,omitempty" maxLength:"2000" doc:"At most 2,000 characters"`
-	}
+	Body ReviewDocumentInputBody
+}
+
+// ReviewDocumentInputBody is the body of a ReviewDocumentInput request.
+type ReviewDocumentInputBody struct {
+	Status string `json:"status" required:"true" enum:"approved,changes_requested"`
+	Notes  string `json:"notes,omitempty" maxLength:"2000" doc:"At most 2,000 characters"`
 }
 
 func (s *Server) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {

@@ -148,12 +148,15 @@ func (s *Server) registerDrafts() {
 // CreateDraftInput is the request of project-drafts-create.
 type CreateDraftInput struct {
 	WorkspacePath
-	Body struct {
-		Name             string            `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description      string            `json:"description,omitempty" maxLength:"10000"`
-		ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"At most 10 context documents, each a document of the workspace {documentId} or inline {title, content}; their content feeds the model"`
-		TeamMembers      []DraftMemberIn   `json:"teamMembers,omitempty" maxItems:"50"`
-	}
+	Body CreateDraftInputBody
+}
+
+// CreateDraftInputBody is the body of a CreateDraftInput request.
+type CreateDraftInputBody struct {
+	Name             string            `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description      string            `json:"description,omitempty" maxLength:"10000"`
+	ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"At most 10 context documents, each a document of the workspace {documentId} or inline {title, content}; their content feeds the model"`
+	TeamMembers      []DraftMemberIn   `json:"teamMembers,omitempty" maxItems:"50"`
 }
 
 func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output[DraftOut], error) {

@@ -110,11 +110,14 @@ func (s *Server) registerAuth() {
 
 // RegisterInput is the request of auth-register.
 type RegisterInput struct {
-	Body struct {
-		Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
-		Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
-		Name     string `json:"name,omitempty" maxLength:"100"`
-	}
+	Body RegisterInputBody
+}
+
+// RegisterInputBody is the body of a RegisterInput request.
+type RegisterInputBody struct {
+	Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
+	Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
+	Name     string `json:"name,omitempty" maxLength:"100"`
 }
 
 func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
@@ -138,10 +141,13 @@ func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*Session
 
 // LoginInput is the request of auth-login.
 type LoginInput struct {
-	Body struct {
-		Email    string `json:"email" required:"true" maxLength:"254"`
-		Password string `json:"password" required:"true" maxLength:"128"`
-	}
+	Body LoginInputBody
+}
+
+// LoginInputBody is the body of a LoginInput request.
+type LoginInputBody struct {
+	Email    string `json:"email" required:"true" maxLength:"254"`
+	Password string `json:"password" required:"true" maxLength:"128"`
 }
 
 func (s *Server) login(ctx context.Context, in *LoginInput) (*SessionOutput, error) {
@@ -177,10 +183,13 @@ func (s *Server) logout(context.Context, *struct{}) (*SessionOutput, error) {
 
 // MeOutput is the answer of auth-me and auth-update-me.
 type MeOutput struct {
-	Body struct {
-		User      *UserOut `json:"user"`
-		CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
-	}
+	Body MeOutputBody
+}
+
+// MeOutputBody is the body of a MeOutput request.
+type MeOutputBody struct {
+	User      *UserOut `json:"user"`
+	CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
 }
 
 func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
@@ -195,10 +204,13 @@ func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 
 // PatchMeInput is the request of auth-update-me.
 type PatchMeInput struct {
-	Body struct {
-		Name     *string `json:"name,omitempty" maxLength:"100"`
-		JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
-	}
+	Body PatchMeInputBody
+}
+
+// PatchMeInputBody is the body of a PatchMeInput request.
+type PatchMeInputBody struct {
+	Name     *string `json:"name,omitempty" maxLength:"100"`
+	JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
 }
 
 func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, error) {
@@ -213,10 +225,13 @@ func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, err
 
 // ChangePasswordInput is the request of auth-change-password.
 type ChangePasswordInput struct {
-	Body struct {
-		CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
-		NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
-	}
+	Body ChangePasswordInputBody
+}
+
+// ChangePasswordInputBody is the body of a ChangePasswordInput request.
+type ChangePasswordInputBody struct {
+	CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
+	NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
 }
 
 func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*SessionOutput, error) {

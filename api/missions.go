@@ -172,10 +172,13 @@ func (s *Server) registerMissions() {
 // CreateMissionInput is the request of missions-create.
 type CreateMissionInput struct {
 	AgentPath
-	Body struct {
-		CardID string `json:"cardId" required:"true" doc:"A card of a project of this workspace"`
-		Prompt string `json:"prompt" required:"true" minLength:"1" maxLength:"4000"`
-	}
+	Body CreateMissionInputBody
+}
+
+// CreateMissionInputBody is the body of a CreateMissionInput request.
+type CreateMissionInputBody struct {
+	CardID string `json:"cardId" required:"true" doc:"A card of a project of this workspace"`
+	Prompt string `json:"prompt" required:"true" minLength:"1" maxLength:"4000"`
 }
 
 func (s *Server) createMission(ctx context.Context, in *CreateMissionInput) (*Output[MissionOut], error) {
@@ -269,12 +272,15 @@ func (s *Server) listPendingProposals(ctx context.Context, in *ListPendingPropos
 // RunAgentInput is the request of agent-runtime-run.
 type RunAgentInput struct {
 	WorkspacePath
-	Body struct {
-		AgentUserID string  `json:"agentUserId" required:"true"`
-		Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
-		ProjectID   *string `json:"projectId,omitempty"`
-		MaxSteps    *int32  `json:"maxSteps,omitempty" minimum:"1" maximum:"50" doc:"Runtime cap, at most the agent's maxSteps"`
-	}
+	Body RunAgentInputBody
+}
+
+// RunAgentInputBody is the body of a RunAgentInput request.
+type RunAgentInputBody struct {
+	AgentUserID string  `json:"agentUserId" required:"true"`
+	Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
+	ProjectID   *string `json:"projectId,omitempty"`
+	MaxSteps    *int32  `json:"maxSteps,omitempty" minimum:"1" maximum:"50" doc:"Runtime cap, at most the agent's maxSteps"`
 }
 
 func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[MissionOut], error) {
@@ -307,11 +313,14 @@ func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Missi
 // StartCardMissionInput is the request of agent-runtime-card-mission.
 type StartCardMissionInput struct {
 	WorkspacePath
-	Body struct {
-		CardID    string  `json:"cardId" required:"true"`
-		ProjectID string  `json:"projectId" required:"true"`
-		AgentID   *string `json:"agentId,omitempty"`
-	}
+	Body StartCardMissionInputBody
+}
+
+// StartCardMissionInputBody is the body of a StartCardMissionInput request.
+type StartCardMissionInputBody struct {
+	CardID    string  `json:"cardId" required:"true"`
+	ProjectID string  `json:"projectId" required:"true"`
+	AgentID   *string `json:"agentId,omitempty"`
 }
 
 // startCardMission queues a mission on a card and answers it as JSON (mcpOnly agents) or as its event

@@ -124,10 +124,13 @@ func (s *Server) registerOrganizations() {
 
 // CreateOrganizationInput is the request of organizations-create.
 type CreateOrganizationInput struct {
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug Slug   `json:"slug" required:"true"`
-	}
+	Body CreateOrganizationInputBody
+}
+
+// CreateOrganizationInputBody is the body of a CreateOrganizationInput request.
+type CreateOrganizationInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug Slug   `json:"slug" required:"true"`
 }
 
 func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
@@ -155,9 +158,12 @@ func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[Organ
 // UpdateOrganizationInput is the request of organizations-update.
 type UpdateOrganizationInput struct {
 	OrgPath
-	Body struct {
-		Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-	}
+	Body UpdateOrganizationInputBody
+}
+
+// UpdateOrganizationInputBody is the body of a UpdateOrganizationInput request.
+type UpdateOrganizationInputBody struct {
+	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
 }
 
 func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
@@ -184,10 +190,13 @@ func (s *Server) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Outp
 // AddOrganizationMemberInput is the request of organizations-members-add.
 type AddOrganizationMemberInput struct {
 	OrgPath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-		Role  string `json:"role" required:"true" enum:"admin,member"`
-	}
+	Body AddOrganizationMemberInputBody
+}
+
+// AddOrganizationMemberInputBody is the body of a AddOrganizationMemberInput request.
+type AddOrganizationMemberInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  string `json:"role" required:"true" enum:"admin,member"`
 }
 
 func (s *Server) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
@@ -203,9 +212,12 @@ type OrgMemberPath struct {
 // UpdateOrganizationMemberInput is the request of organizations-members-update.
 type UpdateOrganizationMemberInput struct {
 	OrgMemberPath
-	Body struct {
-		Role string `json:"role" required:"true" enum:"admin,member"`
-	}
+	Body UpdateOrganizationMemberInputBody
+}
+
+// UpdateOrganizationMemberInputBody is the body of a UpdateOrganizationMemberInput request.
+type UpdateOrganizationMemberInputBody struct {
+	Role string `json:"role" required:"true" enum:"admin,member"`
 }
 
 func (s *Server) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {

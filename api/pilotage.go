@@ -578,12 +578,15 @@ func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInpu
 // CreatePilotageMissionInput is the request of pilotage-missions-create.
 type CreatePilotageMissionInput struct {
 	WorkspacePath
-	Body struct {
-		Objective     string  `json:"objective" minLength:"1" maxLength:"500"`
-		Module        string  `json:"module,omitempty" maxLength:"100"`
-		Status        string  `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done" doc:"Default: to_launch"`
-		BlockedReason *string `json:"blockedReason,omitempty" maxLength:"200" doc:"Required when status is blocked"`
-	}
+	Body CreatePilotageMissionInputBody
+}
+
+// CreatePilotageMissionInputBody is the body of a CreatePilotageMissionInput request.
+type CreatePilotageMissionInputBody struct {
+	Objective     string  `json:"objective" minLength:"1" maxLength:"500"`
+	Module        string  `json:"module,omitempty" maxLength:"100"`
+	Status        string  `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done" doc:"Default: to_launch"`
+	BlockedReason *string `json:"blockedReason,omitempty" maxLength:"200" doc:"Required when status is blocked"`
 }
 
 func (s *Server) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
@@ -599,12 +602,15 @@ func (s *Server) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*O
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
 type UpdatePilotageMissionInput struct {
 	PilotagePath
-	Body struct {
-		Objective     *string          `json:"objective,omitempty" minLength:"1" maxLength:"500"`
-		Module        *string          `json:"module,omitempty" maxLength:"100"`
-		Status        *string          `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done"`
-		BlockedReason Nullable[string] `json:"blockedReason,omitempty" doc:"At most 200 characters, or null; required while blocked"`
-	}
+	Body UpdatePilotageMissionInputBody
+}
+
+// UpdatePilotageMissionInputBody is the body of a UpdatePilotageMissionInput request.
+type UpdatePilotageMissionInputBody struct {
+	Objective     *string          `json:"objective,omitempty" minLength:"1" maxLength:"500"`
+	Module        *string          `json:"module,omitempty" maxLength:"100"`
+	Status        *string          `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done"`
+	BlockedReason Nullable[string] `json:"blockedReason,omitempty" doc:"At most 200 characters, or null; required while blocked"`
 }
 
 func (s *Server) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
@@ -622,11 +628,14 @@ func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*
 // CreatePilotagePriorityInput is the request of pilotage-priorities-create.
 type CreatePilotagePriorityInput struct {
 	WorkspacePath
-	Body struct {
-		Label  string `json:"label" minLength:"1" maxLength:"500"`
-		Module string `json:"module,omitempty" maxLength:"100"`
-		Active *bool  `json:"active,omitempty" doc:"Default: true"`
-	}
+	Body CreatePilotagePriorityInputBody
+}
+
+// CreatePilotagePriorityInputBody is the body of a CreatePilotagePriorityInput request.
+type CreatePilotagePriorityInputBody struct {
+	Label  string `json:"label" minLength:"1" maxLength:"500"`
+	Module string `json:"module,omitempty" maxLength:"100"`
+	Active *bool  `json:"active,omitempty" doc:"Default: true"`
 }
 
 func (s *Server) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
@@ -642,11 +651,14 @@ func (s *Server) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
 type UpdatePilotagePriorityInput struct {
 	PilotagePath
-	Body struct {
-		Label  *string `json:"label,omitempty" minLength:"1" maxLength:"500"`
-		Module *string `json:"module,omitempty" maxLength:"100"`
-		Active *bool   `json:"active,omitempty"`
-	}
+	Body UpdatePilotagePriorityInputBody
+}
+
+// UpdatePilotagePriorityInputBody is the body of a UpdatePilotagePriorityInput request.
+type UpdatePilotagePriorityInputBody struct {
+	Label  *string `json:"label,omitempty" minLength:"1" maxLength:"500"`
+	Module *string `json:"module,omitempty" maxLength:"100"`
+	Active *bool   `json:"active,omitempty"`
 }
 
 func (s *Server) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
@@ -664,13 +676,16 @@ func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (
 // CreatePilotageTodoInput is the request of pilotage-todos-create.
 type CreatePilotageTodoInput struct {
 	WorkspacePath
-	Body struct {
-		Label      string     `json:"label" minLength:"1" maxLength:"500"`
-		MissionID  *string    `json:"missionId,omitempty" doc:"A pilotage mission of this workspace"`
-		PriorityID *string    `json:"priorityId,omitempty" doc:"A priority of this workspace"`
-		Status     string     `json:"status,omitempty" enum:"todo,in_progress,blocked,done" doc:"Default: todo"`
-		DueDate    *time.Time `json:"dueDate,omitempty"`
-	}
+	Body CreatePilotageTodoInputBody
+}
+
+// CreatePilotageTodoInputBody is the body of a CreatePilotageTodoInput request.
+type CreatePilotageTodoInputBody struct {
+	Label      string     `json:"label" minLength:"1" maxLength:"500"`
+	MissionID  *string    `json:"missionId,omitempty" doc:"A pilotage mission of this workspace"`
+	PriorityID *string    `json:"priorityId,omitempty" doc:"A priority of this workspace"`
+	Status     string     `json:"status,omitempty" enum:"todo,in_progress,blocked,done" doc:"Default: todo"`
+	DueDate    *time.Time `json:"dueDate,omitempty"`
 }
 
 func (s *Server) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
@@ -686,13 +701,16 @@ func (s *Server) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Outp
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
 type UpdatePilotageTodoInput struct {
 	PilotagePath
-	Body struct {
-		Label      *string             `json:"label,omitempty" minLength:"1" maxLength:"500"`
-		Status     *string             `json:"status,omitempty" enum:"todo,in_progress,blocked,done"`
-		MissionID  Nullable[string]    `json:"missionId,omitempty"`
-		PriorityID Nullable[string]    `json:"priorityId,omitempty"`
-		DueDate    Nullable[time.Time] `json:"dueDate,omitempty"`
-	}
+	Body UpdatePilotageTodoInputBody
+}
+
+// UpdatePilotageTodoInputBody is the body of a UpdatePilotageTodoInput request.
+type UpdatePilotageTodoInputBody struct {
+	Label      *string             `json:"label,omitempty" minLength:"1" maxLength:"500"`
+	Status     *string             `json:"status,omitempty" enum:"todo,in_progress,blocked,done"`
+	MissionID  Nullable[string]    `json:"missionId,omitempty"`
+	PriorityID Nullable[string]    `json:"priorityId,omitempty"`
+	DueDate    Nullable[time.Time] `json:"dueDate,omitempty"`
 }
 
 func (s *Server) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
@@ -710,10 +728,13 @@ func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKO
 // CreatePilotageDecisionInput is the request of pilotage-decisions-create.
 type CreatePilotageDecisionInput struct {
 	WorkspacePath
-	Body struct {
-		Title  string `json:"title" minLength:"1" maxLength:"500"`
-		Impact string `json:"impact,omitempty" maxLength:"2000"`
-	}
+	Body CreatePilotageDecisionInputBody
+}
+
+// CreatePilotageDecisionInputBody is the body of a CreatePilotageDecisionInput request.
+type CreatePilotageDecisionInputBody struct {
+	Title  string `json:"title" minLength:"1" maxLength:"500"`
+	Impact string `json:"impact,omitempty" maxLength:"2000"`
 }
 
 func (s *Server) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
@@ -728,10 +749,13 @@ func (s *Server) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
 type UpdatePilotageDecisionInput struct {
 	PilotagePath
-	Body struct {
-		Title  *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Impact *string `json:"impact,omitempty" maxLength:"2000"`
-	}
+	Body UpdatePilotageDecisionInputBody
+}
+
+// UpdatePilotageDecisionInputBody is the body of a UpdatePilotageDecisionInput request.
+type UpdatePilotageDecisionInputBody struct {
+	Title  *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Impact *string `json:"impact,omitempty" maxLength:"2000"`
 }
 
 func (s *Server) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
@@ -748,11 +772,14 @@ func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (
 // CreatePilotageDocInput is the request of pilotage-docs-create.
 type CreatePilotageDocInput struct {
 	WorkspacePath
-	Body struct {
-		Title      string `json:"title" minLength:"1" maxLength:"500"`
-		Owner      string `json:"owner,omitempty" maxLength:"200" doc:"The owner's name"`
-		SourceType string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops" doc:"Default: product"`
-	}
+	Body CreatePilotageDocInputBody
+}
+
+// CreatePilotageDocInputBody is the body of a CreatePilotageDocInput request.
+type CreatePilotageDocInputBody struct {
+	Title      string `json:"title" minLength:"1" maxLength:"500"`
+	Owner      string `json:"owner,omitempty" maxLength:"200" doc:"The owner's name"`
+	SourceType string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops" doc:"Default: product"`
 }
 
 func (s *Server) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
@@ -768,11 +795,14 @@ func (s *Server) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Outpu
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
 type UpdatePilotageDocInput struct {
 	PilotagePath
-	Body struct {
-		Title      *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Owner      *string `json:"owner,omitempty" maxLength:"200"`
-		SourceType *string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops"`
-	}
+	Body UpdatePilotageDocInputBody
+}
+
+// UpdatePilotageDocInputBody is the body of a UpdatePilotageDocInput request.
+type UpdatePilotageDocInputBody struct {
+	Title      *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Owner      *string `json:"owner,omitempty" maxLength:"200"`
+	SourceType *string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops"`
 }
 
 func (s *Server) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
@@ -790,11 +820,14 @@ func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOu
 // ProposePilotageActionInput is the request of pilotage-actions-propose.
 type ProposePilotageActionInput struct {
 	WorkspacePath
-	Body struct {
-		ActionType  string         `json:"actionType" minLength:"1" maxLength:"100"`
-		Explanation string         `json:"explanation" minLength:"1" maxLength:"500"`
-		Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows"`
-	}
+	Body ProposePilotageActionInputBody
+}
+
+// ProposePilotageActionInputBody is the body of a ProposePilotageActionInput request.
+type ProposePilotageActionInputBody struct {
+	ActionType  string         `json:"actionType" minLength:"1" maxLength:"100"`
+	Explanation string         `json:"explanation" minLength:"1" maxLength:"500"`
+	Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows"`
 }
 
 func (s *Server) proposePilotageAction(ctx context.Context, in *ProposePilotageActionInput) (*Output[PilotageActionOut], error) {
@@ -831,10 +864,13 @@ func (s *Server) getPilotageAction(ctx context.Context, in *PilotagePath) (*Outp
 // ReviewPilotageActionInput is the request of pilotage-actions-review.
 type ReviewPilotageActionInput struct {
 	PilotagePath
-	Body struct {
-		Approved *bool   `json:"approved" required:"true"`
-		Reason   *string `json:"reason,omitempty" maxLength:"200"`
-	}
+	Body ReviewPilotageActionInputBody
+}
+
+// ReviewPilotageActionInputBody is the body of a ReviewPilotageActionInput request.
+type ReviewPilotageActionInputBody struct {
+	Approved *bool   `json:"approved" required:"true"`
+	Reason   *string `json:"reason,omitempty" maxLength:"200"`
 }
 
 func (s *Server) reviewPilotageAction(ctx context.Context, in *ReviewPilotageActionInput) (*Output[PilotageActionOut], error) {

@@ -230,12 +230,15 @@ func (s *Server) getPipeline(ctx context.Context, in *PipelinePath) (*Output[Pip
 // UpdatePipelineInput is the request of pipelines-update.
 type UpdatePipelineInput struct {
 	PipelinePath
-	Body struct {
-		Name        *string   `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Description *string   `json:"description,omitempty" maxLength:"5000"`
-		Steps       *[]StepIn `json:"steps,omitempty" maxItems:"50"`
-		Enabled     *bool     `json:"enabled,omitempty"`
-	}
+	Body UpdatePipelineInputBody
+}
+
+// UpdatePipelineInputBody is the body of a UpdatePipelineInput request.
+type UpdatePipelineInputBody struct {
+	Name        *string   `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Description *string   `json:"description,omitempty" maxLength:"5000"`
+	Steps       *[]StepIn `json:"steps,omitempty" maxItems:"50"`
+	Enabled     *bool     `json:"enabled,omitempty"`
 }
 
 func (s *Server) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*Output[PipelineOut], error) {

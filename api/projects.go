@@ -153,12 +153,15 @@ func (s *Server) registerProjects() {
 // CreateProjectInput is the request of projects-create.
 type CreateProjectInput struct {
 	WorkspacePath
-	Body struct {
-		Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description string     `json:"description,omitempty" maxLength:"20000"`
-		Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
-		TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
-	}
+	Body CreateProjectInputBody
+}
+
+// CreateProjectInputBody is the body of a CreateProjectInput request.
+type CreateProjectInputBody struct {
+	Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description string     `json:"description,omitempty" maxLength:"20000"`
+	Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
+	TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
 }
 
 func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
@@ -186,11 +189,14 @@ func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[Projec
 // UpdateProjectInput is the request of projects-update.
 type UpdateProjectInput struct {
 	ProjectPath
-	Body struct {
-		Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Description Nullable[string]    `json:"description,omitempty"`
-		Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
-	}
+	Body UpdateProjectInputBody
+}
+
+// UpdateProjectInputBody is the body of a UpdateProjectInput request.
+type UpdateProjectInputBody struct {
+	Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Description Nullable[string]    `json:"description,omitempty"`
+	Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
 }
 
 func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
@@ -220,9 +226,12 @@ func (s *Server) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Outpu
 // AddProjectMemberInput is the request of projects-members-add.
 type AddProjectMemberInput struct {
 	ProjectPath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-	}
+	Body AddProjectMemberInputBody
+}
+
+// AddProjectMemberInputBody is the body of a AddProjectMemberInput request.
+type AddProjectMemberInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 }
 
 func (s *Server) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
@@ -247,9 +256,12 @@ func (s *Server) removeProjectMember(ctx context.Context, in *ProjectMemberPath)
 // CreateColumnInput is the request of columns-create.
 type CreateColumnInput struct {
 	ProjectPath
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-	}
+	Body CreateColumnInputBody
+}
+
+// CreateColumnInputBody is the body of a CreateColumnInput request.
+type CreateColumnInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
 }
 
 func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
@@ -273,10 +285,13 @@ type ColumnPath struct {
 // UpdateColumnInput is the request of columns-update.
 type UpdateColumnInput struct {
 	ColumnPath
-	Body struct {
-		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
-	}
+	Body UpdateColumnInputBody
+}
+
+// UpdateColumnInputBody is the body of a UpdateColumnInput request.
+type UpdateColumnInputBody struct {
+	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
 }
 
 func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {

@@ -91,13 +91,16 @@ func (s *Server) registerScopes() {
 // CreateScopeInput is the request of scopes-create.
 type CreateScopeInput struct {
 	ProjectPath
-	Body struct {
-		Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description string          `json:"description,omitempty" maxLength:"5000"`
-		StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
-		EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
-		Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body CreateScopeInputBody
+}
+
+// CreateScopeInputBody is the body of a CreateScopeInput request.
+type CreateScopeInputBody struct {
+	Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description string          `json:"description,omitempty" maxLength:"5000"`
+	StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
+	EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
+	Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
 func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
@@ -120,13 +123,16 @@ func (s *Server) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut]
 // UpdateScopeInput is the request of scopes-update.
 type UpdateScopeInput struct {
 	ScopePath
-	Body struct {
-		Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
-		Description Nullable[string]          `json:"description,omitempty"`
-		StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
-		EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
-		Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body UpdateScopeInputBody
+}
+
+// UpdateScopeInputBody is the body of a UpdateScopeInput request.
+type UpdateScopeInputBody struct {
+	Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
+	Description Nullable[string]          `json:"description,omitempty"`
+	StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
+	EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
+	Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
 func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
@@ -172,9 +178,12 @@ func (s *Server) getScopeViews(ctx context.Context, in *ScopePath) (*Output[Scop
 // SetScopeViewInput is the request of scopes-views-update.
 type SetScopeViewInput struct {
 	ScopePath
-	Body struct {
-		ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
-	}
+	Body SetScopeViewInputBody
+}
+
+// SetScopeViewInputBody is the body of a SetScopeViewInput request.
+type SetScopeViewInputBody struct {
+	ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
 }
 
 func (s *Server) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {

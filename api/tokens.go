@@ -56,11 +56,14 @@ func (s *Server) registerTokens() {
 
 // CreateTokenInput is the request of api-tokens-create.
 type CreateTokenInput struct {
-	Body struct {
-		Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
-		ExpiresAt *time.Time `json:"expiresAt,omitempty" nullable:"true" doc:"null or absent: never expires"`
-	}
+	Body CreateTokenInputBody
+}
+
+// CreateTokenInputBody is the body of a CreateTokenInput request.
+type CreateTokenInputBody struct {
+	Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" nullable:"true" doc:"null or absent: never expires"`
 }
 
 func (s *Server) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Output[CreatedTokenOut], error) {

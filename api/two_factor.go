@@ -14,32 +14,44 @@ import (
 
 // TwoFactorSetupOutput is the answer of auth-2fa-setup.
 type TwoFactorSetupOutput struct {
-	Body struct {
-		Secret     string `json:"secret" doc:"Base32 TOTP secret"`
-		OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
-	}
+	Body TwoFactorSetupOutputBody
+}
+
+// TwoFactorSetupOutputBody is the body of a TwoFactorSetupOutput request.
+type TwoFactorSetupOutputBody struct {
+	Secret     string `json:"secret" doc:"Base32 TOTP secret"`
+	OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
 }
 
 // TwoFactorCodeInput is the request of auth-2fa-enable and auth-2fa-disable.
 type TwoFactorCodeInput struct {
-	Body struct {
-		Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
-	}
+	Body TwoFactorCodeInputBody
+}
+
+// TwoFactorCodeInputBody is the body of a TwoFactorCodeInput request.
+type TwoFactorCodeInputBody struct {
+	Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
 }
 
 // TwoFactorStateOutput is the answer of auth-2fa-enable and auth-2fa-disable.
 type TwoFactorStateOutput struct {
-	Body struct {
-		TwoFactorEnabled bool `json:"twoFactorEnabled"`
-	}
+	Body TwoFactorStateOutputBody
+}
+
+// TwoFactorStateOutputBody is the body of a TwoFactorStateOutput request.
+type TwoFactorStateOutputBody struct {
+	TwoFactorEnabled bool `json:"twoFactorEnabled"`
 }
 
 // TwoFactorVerifyInput is the request of auth-2fa-verify.
 type TwoFactorVerifyInput struct {
-	Body struct {
-		TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
-		Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
-	}
+	Body TwoFactorVerifyInputBody
+}
+
+// TwoFactorVerifyInputBody is the body of a TwoFactorVerifyInput request.
+type TwoFactorVerifyInputBody struct {
+	TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
+	Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
 }
 
 func stateOutput(enabled bool) *TwoFactorStateOutput {

@@ -113,10 +113,13 @@ func (s *Server) registerWorkspaces() {
 // CreateWorkspaceInput is the request of workspaces-create.
 type CreateWorkspaceInput struct {
 	OrgPath
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug Slug   `json:"slug" required:"true"`
-	}
+	Body CreateWorkspaceInputBody
+}
+
+// CreateWorkspaceInputBody is the body of a CreateWorkspaceInput request.
+type CreateWorkspaceInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug Slug   `json:"slug" required:"true"`
 }
 
 func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) (*Output[WorkspaceOut], error) {
@@ -155,10 +158,13 @@ func (s *Server) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*O
 // InviteToWorkspaceInput is the request of workspaces-invite.
 type InviteToWorkspaceInput struct {
 	WorkspacePath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-		Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
-	}
+	Body InviteToWorkspaceInputBody
+}
+
+// InviteToWorkspaceInputBody is the body of a InviteToWorkspaceInput request.
+type InviteToWorkspaceInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
 }
 
 func (s *Server) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
