@@ -145,71 +145,71 @@ var (
 )
 
 // registerDocuments registers the knowledge base: documents, their review, card links and search.
-func (s *Server) registerDocuments() {
+func (s documentOps) registerDocuments() {
 	tags := []string{"Documents"}
 	base := pathWorkspace + "/documents"
 
-	register(s, huma.Operation{OperationID: "documents-create", Method: http.MethodPost, Path: base,
+	register(s.Server, huma.Operation{OperationID: "documents-create", Method: http.MethodPost, Path: base,
 		Summary: "Create a document", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A new document is a `draft`. Its context (`contextType` + `contextId`) must be this workspace, its organization, " +
 			"one of its projects or a scope of one of them (else 404). A `parentId` must name a document of this workspace (else 400). " +
 			"`tiptap_json` content must be a JSON object."},
 		docWrite, s.createDocument)
 
-	register(s, huma.Operation{OperationID: "documents-list", Method: http.MethodGet, Path: base,
+	register(s.Server, huma.Operation{OperationID: "documents-list", Method: http.MethodGet, Path: base,
 		Summary: "List documents", Tags: tags,
 		Description: "Newest first, without content. Filters: `docType`, `contextType` with `contextId`, `parentId` " +
 			"(`parentId=root` lists the documents without a parent). Paginated by `limit` and `offset`."},
 		docRead, s.listDocuments)
 
-	register(s, huma.Operation{OperationID: "documents-tree", Method: http.MethodGet, Path: base + "/all",
+	register(s.Server, huma.Operation{OperationID: "documents-tree", Method: http.MethodGet, Path: base + "/all",
 		Summary: "The workspace's whole document tree", Tags: tags,
 		Description: "Every document of the workspace without content, read in one query: the roots, each with its `children`, by title."},
 		docRead, s.documentTree)
 
-	register(s, huma.Operation{OperationID: "documents-get", Method: http.MethodGet, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-get", Method: http.MethodGet, Path: base + "/{documentId}",
 		Summary: "Get a document with its content and reviews", Tags: tags},
 		docRead, s.getDocument)
 
-	register(s, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch, Path: base + "/{documentId}",
 		Summary: "Edit a document", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Any subset of title, content, contentFormat, docType, tags (replaced as a whole), metadata (replaced as a whole) " +
 			"and parentId (null makes it a root). An edit of an `approved` or `changes_requested` document returns it to `draft`; " +
 			"an edit while `pending_review` answers 409, and so does a parent that is the document itself or one of its descendants."},
 		docWrite, s.updateDocument)
 
-	register(s, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete, Path: base + "/{documentId}",
 		Summary: "Delete a document", Tags: tags,
 		Description: "Its children move up to its parent (or become roots when it had none); its reviews and card links are deleted with it."},
 		docWrite, s.deleteDocument)
 
-	register(s, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost, Path: base + "/{documentId}/submit-review",
+	register(s.Server, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost, Path: base + "/{documentId}/submit-review",
 		Summary: "Submit a draft for review", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "`draft` → `pending_review`; any other state answers 409. Records a `document_submitted` activity that notifies " +
 			"the workspace's pilotage reviewers and owners (and the organization's owners and admins), except the submitter."},
 		docWrite, s.submitDocument)
 
-	register(s, huma.Operation{OperationID: "documents-review", Method: http.MethodPost, Path: base + "/{documentId}/review",
+	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost, Path: base + "/{documentId}/review",
 		Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other state " +
 			"answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the document. " +
 			"Records a `document_reviewed` activity that notifies the author."},
 		docReview, s.reviewDocument)
 
-	register(s, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet, Path: pathCard + "/documents",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet, Path: pathCard + "/documents",
 		Summary: "List the documents linked to a card", Tags: tags, Description: "In link order, without content."},
 		docRead, s.listCardDocuments)
 
-	register(s, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost, Path: pathCard + "/documents/{documentId}/link",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost, Path: pathCard + "/documents/{documentId}/link",
 		Summary: "Link a document to a card", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "The document must belong to this workspace (else 404). A second link answers 409."},
 		docWrite, s.linkCardDocument)
 
-	register(s, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete, Path: pathCard + "/documents/{documentId}/link",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete, Path: pathCard + "/documents/{documentId}/link",
 		Summary: "Unlink a document from a card", Tags: tags, Description: "404 when the document is not linked to the card."},
 		docWrite, s.unlinkCardDocument)
 
-	register(s, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet, Path: pathWorkspace + "/search",
+	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet, Path: pathWorkspace + "/search",
 		Summary: "Search documents and cards", Tags: []string{"Search"},
 		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, `-excluded`) over " +
 			"the titles and content of the workspace's documents and the titles and descriptions of the cards of its projects. " +
@@ -236,7 +236,7 @@ type CreateDocumentInputBody struct {
 	Metadata      json.RawMessage `json:"metadata,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
-func (s *Server) createDocument(ctx context.Context, in *CreateDocumentInput) (*Output[DocumentOut], error) {
+func (s documentOps) createDocument(ctx context.Context, in *CreateDocumentInput) (*Output[DocumentOut], error) {
 	b := in.Body
 	title, err := nonBlank("title", b.Title)
 	if err != nil {
@@ -269,7 +269,7 @@ type ListDocumentsInput struct {
 	Offset      int32  `query:"offset" minimum:"0" default:"0"`
 }
 
-func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Output[[]DocumentSummaryOut], error) {
+func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Output[[]DocumentSummaryOut], error) {
 	if (in.ContextType == "") != (in.ContextID == "") {
 		return nil, errBadRequest("contextType and contextId filter together: give both or neither")
 	}
@@ -295,11 +295,11 @@ func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Ou
 	return listOf(documentSummaryOut)(s.documents.Documents(ctx, f))
 }
 
-func (s *Server) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {
+func (s documentOps) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {
 	return listOf(documentNodeOut)(s.documents.DocumentTree(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
+func (s documentOps) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
 	return oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
@@ -320,7 +320,7 @@ type UpdateDocumentInputBody struct {
 	ParentID      Nullable[string] `json:"parentId,omitempty" doc:"A document of this workspace, not this one nor one of its descendants; null makes it a root"`
 }
 
-func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*Output[DocumentOut], error) {
+func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*Output[DocumentOut], error) {
 	b := in.Body
 	title, err := nonBlankOpt("title", b.Title)
 	if err != nil {
@@ -340,11 +340,11 @@ func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*
 	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
 }
 
-func (s *Server) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
+func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
 	return done(s.documents.DeleteDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
-func (s *Server) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
+func (s documentOps) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
 	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID)))
 }
 
@@ -360,21 +360,21 @@ type ReviewDocumentInputBody struct {
 	Notes  string `json:"notes,omitempty" maxLength:"2000" doc:"At most 2,000 characters"`
 }
 
-func (s *Server) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
+func (s documentOps) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
 	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
 		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
 }
 
-func (s *Server) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {
+func (s documentOps) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {
 	return listOf(documentSummaryOut)(s.documents.CardDocuments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
-func (s *Server) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
+func (s documentOps) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
 	return done(s.documents.LinkDocument(ctx, document.CardLink{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, DocumentID: in.DocumentID, ActorID: principalFrom(ctx).User.ID}))
 }
 
-func (s *Server) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
+func (s documentOps) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	return done(s.documents.UnlinkDocument(ctx, document.CardLink{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID, DocumentID: in.DocumentID}))
 }
 
@@ -385,7 +385,7 @@ type SearchInput struct {
 	Limit int32  `query:"limit" minimum:"1" maximum:"50" default:"20"`
 }
 
-func (s *Server) search(ctx context.Context, in *SearchInput) (*Output[[]SearchResultOut], error) {
+func (s documentOps) search(ctx context.Context, in *SearchInput) (*Output[[]SearchResultOut], error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
 		return nil, errBadRequest("q must not be blank")

@@ -57,23 +57,23 @@ type NotificationReadOut struct {
 }
 
 // registerNotifications registers the caller's notifications.
-func (s *Server) registerNotifications() {
+func (s accountOps) registerNotifications() {
 	tags := []string{"Notifications"}
 	acc := Requires{Scope: auth.ScopeNotificationsRead}
 
-	register(s, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
+	register(s.Server, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
 		Summary: "List my notifications, newest first", Tags: tags},
 		acc, s.listNotifications)
 
-	register(s, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
+	register(s.Server, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
 		Summary: "Count my unread notifications", Tags: tags},
 		acc, s.countUnreadNotifications)
 
-	register(s, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
+	register(s.Server, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
 		Summary: "Mark all my notifications read", Tags: tags},
 		acc, s.markAllNotificationsRead)
 
-	register(s, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
+	register(s.Server, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
 		Summary: "Mark one notification read", Tags: tags, Errors: []int{http.StatusNotFound}},
 		acc, s.markNotificationRead)
 }
@@ -84,7 +84,7 @@ type ListNotificationsInput struct {
 	UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
 }
 
-func (s *Server) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
+func (s accountOps) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
@@ -93,7 +93,7 @@ func (s *Server) listNotifications(ctx context.Context, in *ListNotificationsInp
 	return listOf(notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
 }
 
-func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
+func (s accountOps) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
 	n, err := s.notices.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
@@ -101,7 +101,7 @@ func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Ou
 	return &Output[UnreadCountOut]{Body: UnreadCountOut{Count: n}}, nil
 }
 
-func (s *Server) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
+func (s accountOps) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
 	n, err := s.notices.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
@@ -114,7 +114,7 @@ type MarkNotificationReadInput struct {
 	ID string `path:"id"`
 }
 
-func (s *Server) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
+func (s accountOps) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
 	return oneOf(func(n db.NotificationRead) NotificationReadOut {
 		return NotificationReadOut{ID: n.ID, ReadAt: n.ReadAt}
 	})(s.notices.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))

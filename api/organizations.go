@@ -72,51 +72,51 @@ func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
 }
 
 // registerOrganizations registers organizations, their members and billing.
-func (s *Server) registerOrganizations() {
+func (s tenancyOps) registerOrganizations() {
 	tags := []string{"Organizations"}
 	read := Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
 
-	register(s, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
+	register(s.Server, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
 		Summary: "Create an organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
 		Requires{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
+	register(s.Server, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
 		Summary: "List my organizations", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
 
-	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
 		Summary: "Get an organization", Tags: tags},
 		read, s.getOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
 		Summary: "Rename an organization", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
 		Summary: "Delete an organization and everything in it", Tags: tags,
 		Errors: []int{http.StatusConflict},
 		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction. " +
 			"A personal organization (created at registration) cannot be deleted while its user exists: 409."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
 		Summary: "List organization members", Tags: tags},
 		read, s.listOrganizationMembers)
 
-	register(s, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
 		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
 		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
+	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
 		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
@@ -133,7 +133,7 @@ type CreateOrganizationInputBody struct {
 	Slug Slug   `json:"slug" required:"true"`
 }
 
-func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
+func (s tenancyOps) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -145,11 +145,11 @@ func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationI
 	return &Output[OrganizationOut]{Body: organizationOut(org, "owner")}, nil
 }
 
-func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
+func (s tenancyOps) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
 	return listOf(myOrganizationOut)(s.tenancy.ListOrganizations(ctx, principalFrom(ctx).User.ID))
 }
 
-func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
+func (s tenancyOps) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	return &Output[OrganizationOut]{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
 		OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole, IsPersonal: a.OrgIsPersonal}}, nil
@@ -166,7 +166,7 @@ type UpdateOrganizationInputBody struct {
 	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
 }
 
-func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
+func (s tenancyOps) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
@@ -179,11 +179,11 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 	return &Output[OrganizationOut]{Body: organizationOut(org, a.OrgRole)}, nil
 }
 
-func (s *Server) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
+func (s tenancyOps) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
 	return done(s.tenancy.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
 }
 
-func (s *Server) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
+func (s tenancyOps) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
 	return listOf(orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
 }
 
@@ -199,7 +199,7 @@ type AddOrganizationMemberInputBody struct {
 	Role  string `json:"role" required:"true" enum:"admin,member"`
 }
 
-func (s *Server) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+func (s tenancyOps) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
 	return oneOf(orgMemberOut)(s.tenancy.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
 }
 
@@ -220,11 +220,11 @@ type UpdateOrganizationMemberInputBody struct {
 	Role string `json:"role" required:"true" enum:"admin,member"`
 }
 
-func (s *Server) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+func (s tenancyOps) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
 	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
 }
 
-func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
+func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
 	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
 		return nil, errForbidden("this needs the organization admin role")
@@ -232,7 +232,7 @@ func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath
 	return done(s.tenancy.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
 }
 
-func (s *Server) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
+func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
 	a := accessFrom(ctx)
 	c, err := s.billing.CreateCheckout(ctx, a.OrgID, a.OrgSlug)
 	if err != nil {

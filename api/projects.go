@@ -94,58 +94,58 @@ func nonBlankOpt(field string, v *string) (*string, error) {
 }
 
 // registerProjects registers projects, their members and their columns.
-func (s *Server) registerProjects() {
+func (s tenancyOps) registerProjects() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
+	register(s.Server, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
 		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
 		projectWrite, s.createProject)
 
-	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
+	register(s.Server, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
 		Summary: "List the workspace's projects", Tags: tags},
 		projectRead, s.listProjects)
 
-	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
+	register(s.Server, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
 		Summary: "List project templates", Tags: tags},
 		projectRead, s.listProjectTemplates)
 
-	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
+	register(s.Server, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
 		Summary: "Get a project", Tags: tags},
 		projectRead, s.getProject)
 
-	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
+	register(s.Server, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
 		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
 		projectWrite, s.updateProject)
 
-	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
+	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
 		Summary: "List project members", Tags: tags},
 		projectRead, s.listProjectMembers)
 
-	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
+	register(s.Server, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
 		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
 		projectWrite, s.addProjectMember)
 
-	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
 		Summary: "Remove a project member", Tags: tags},
 		projectWrite, s.removeProjectMember)
 
 	ctags := []string{"Columns"}
 
-	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
+	register(s.Server, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
 		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated},
 		projectWrite, s.createColumn)
 
-	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
+	register(s.Server, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
 		Summary: "List columns by order", Tags: ctags},
 		projectRead, s.listColumns)
 
-	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
+	register(s.Server, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
 		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
 		projectWrite, s.updateColumn)
 
-	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
+	register(s.Server, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
 		Summary: "Delete a column and its cards", Tags: ctags},
 		projectWrite, s.deleteColumn)
 }
@@ -164,7 +164,7 @@ type CreateProjectInputBody struct {
 	TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
 }
 
-func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
+func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -173,15 +173,15 @@ func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Ou
 		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
 }
 
-func (s *Server) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
+func (s tenancyOps) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
 	return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
+func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
 	return listOf(func(t db.Template) db.Template { return t })(s.store.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
+func (s tenancyOps) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
 	a := accessFrom(ctx)
 	return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))
 }
@@ -199,7 +199,7 @@ type UpdateProjectInputBody struct {
 	Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
 }
 
-func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
+func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
 	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
 	if in.Body.Name != nil {
 		name, err := nonBlank("name", *in.Body.Name)
@@ -219,7 +219,7 @@ func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Ou
 	return oneOf(projectOut)(s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
 }
 
-func (s *Server) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
+func (s tenancyOps) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
 	return listOf(projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID))
 }
 
@@ -234,7 +234,7 @@ type AddProjectMemberInputBody struct {
 	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 }
 
-func (s *Server) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
+func (s tenancyOps) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
 	a := accessFrom(ctx)
 	m, err := s.store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
 	if err != nil {
@@ -249,7 +249,7 @@ type ProjectMemberPath struct {
 	UserID string `path:"userId"`
 }
 
-func (s *Server) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
+func (s tenancyOps) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
 	return done(s.store.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
 }
 
@@ -264,7 +264,7 @@ type CreateColumnInputBody struct {
 	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
 }
 
-func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
+func (s tenancyOps) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Outp
 	return oneOf(columnOut)(s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name))
 }
 
-func (s *Server) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
+func (s tenancyOps) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
 	return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
 }
 
@@ -294,7 +294,7 @@ type UpdateColumnInputBody struct {
 	Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
 }
 
-func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {
+func (s tenancyOps) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -302,6 +302,6 @@ func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Outp
 	return oneOf(columnOut)(s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order))
 }
 
-func (s *Server) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
+func (s tenancyOps) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
 	return done(s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID))
 }

@@ -51,39 +51,39 @@ func scopeViewsOut(sc db.Scope) ScopeViewsOut {
 const maxScopeDescription = 5000
 
 // registerScopes registers a project's scopes and their views.
-func (s *Server) registerScopes() {
+func (s boardOps) registerScopes() {
 	tags := []string{"Scopes"}
 
-	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
+	register(s.Server, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
 		Summary: "Create a scope", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A scope is a work package or phase of the project. `endDate` may not be before `startDate`; " +
 			"`settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view."},
 		projectWrite, s.createScope)
 
-	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
+	register(s.Server, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
 		projectRead, s.listScopes)
 
-	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Get a scope", Tags: tags},
 		projectRead, s.getScope)
 
-	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Update a scope", Tags: tags,
 		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
 			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
 		projectWrite, s.updateScope)
 
-	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Delete a scope and all its content", Tags: tags,
 		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
 		projectWrite, s.deleteScope)
 
-	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
+	register(s.Server, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "List a scope's views and the active one", Tags: tags},
 		projectRead, s.getScopeViews)
 
-	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
+	register(s.Server, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "Change a scope's active view", Tags: tags},
 		projectWrite, s.setScopeView)
 }
@@ -103,7 +103,7 @@ type CreateScopeInputBody struct {
 	Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
-func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
+func (s boardOps) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -112,11 +112,11 @@ func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output
 		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings}))
 }
 
-func (s *Server) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
+func (s boardOps) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
 	return listOf(scopeOut)(s.roadmaps.Scopes(ctx, accessFrom(ctx).ProjectID))
 }
 
-func (s *Server) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
+func (s boardOps) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
 	return oneOf(scopeOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
@@ -135,7 +135,7 @@ type UpdateScopeInputBody struct {
 	Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
 }
 
-func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
+func (s boardOps) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
 	b := in.Body
 	p := roadmap.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
 	if b.Name.Set {
@@ -167,11 +167,11 @@ func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output
 	return oneOf(scopeOut)(s.roadmaps.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
 }
 
-func (s *Server) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
+func (s boardOps) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
 	return done(s.roadmaps.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
-func (s *Server) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
+func (s boardOps) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
 	return oneOf(scopeViewsOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
@@ -186,6 +186,6 @@ type SetScopeViewInputBody struct {
 	ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
 }
 
-func (s *Server) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
+func (s boardOps) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
 	return oneOf(scopeViewsOut)(s.roadmaps.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
 }

@@ -97,6 +97,8 @@ type Server struct {
 	api         huma.API
 
 	mcp *mcpServer
+	// ops are the operations by area (ops.go).
+	ops ops
 }
 
 // New builds the HTTP handler of the api process.
@@ -122,6 +124,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
 		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
+	s.initOps()
 
 	router := chi.NewRouter()
 	// The request id first, so that every later middleware's log lines carry it; metrics outside the
@@ -153,28 +156,28 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.api = humachi.New(router, cfg)
 	s.api.UseMiddleware(s.guard)
 
-	s.registerAuth()
-	s.registerTwoFactor()
-	s.registerTokens()
-	s.registerOrganizations()
-	s.registerWorkspaces()
-	s.registerProjects()
-	s.registerCards()
-	s.registerScopes()
-	s.registerPortfolio()
-	s.registerCardParts()
-	s.registerComments()
-	s.registerAttachments()
-	s.registerNotifications()
-	s.registerAutomations()
-	s.registerAgents()
-	s.registerMissions()
+	s.ops.account.registerAuth()
+	s.ops.account.registerTwoFactor()
+	s.ops.account.registerTokens()
+	s.ops.tenancy.registerOrganizations()
+	s.ops.tenancy.registerWorkspaces()
+	s.ops.tenancy.registerProjects()
+	s.ops.board.registerCards()
+	s.ops.board.registerScopes()
+	s.ops.board.registerPortfolio()
+	s.ops.board.registerCardParts()
+	s.ops.board.registerComments()
+	s.ops.board.registerAttachments()
+	s.ops.account.registerNotifications()
+	s.ops.workflow.registerAutomations()
+	s.ops.agents.registerAgents()
+	s.ops.agents.registerMissions()
 	s.mountMCP(opts.Context, router)
-	s.registerDrafts()
-	s.registerPipelines()
-	s.registerPlugins()
-	s.registerPilotage()
-	s.registerDocuments()
+	s.ops.agents.registerDrafts()
+	s.ops.workflow.registerPipelines()
+	s.ops.workflow.registerPlugins()
+	s.ops.cockpit.registerPilotage()
+	s.ops.docs.registerDocuments()
 	return router
 }
 
