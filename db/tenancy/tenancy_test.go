@@ -2,6 +2,7 @@ package tenancy_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -290,6 +291,15 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 
 	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, e.owner.User.ID, testfactory.Ptr("member"), nil)
 	require.ErrorIs(t, err, db.ErrForbidden)
+	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, nil, testfactory.Ptr("emperor"))
+	require.ErrorIs(t, err, db.ErrInvalid)
+	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, testfactory.Ptr("owner"), nil)
+	require.ErrorIs(t, err, db.ErrInvalid)
+	unchanged, err := e.engine.WorkspaceMembers(ctx, e.owner.Workspace.ID)
+	require.NoError(t, err)
+	i := slices.IndexFunc(unchanged, func(u db.WorkspaceMember) bool { return u.UserID == member.User.ID })
+	require.GreaterOrEqual(t, i, 0)
+	require.Equal(t, "reviewer", unchanged[i].PilotageRole, "a refused change writes nothing")
 	stranger := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
 	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, stranger.User.ID, testfactory.Ptr("admin"), nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
