@@ -206,7 +206,19 @@ func load(getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// validate answers every problem of the configuration, in a fixed order: the environment and what it
+// requires, the numbers and durations, the services Pilot talks to, then observability.
 func (c *Config) validate() []error {
+	var errs []error
+	errs = append(errs, c.validateEnv()...)
+	errs = append(errs, c.validateLimits()...)
+	errs = append(errs, c.validateServices()...)
+	errs = append(errs, c.validateObservability()...)
+	return errs
+}
+
+// validateEnv checks APP_ENV, the JWT secrets it requires and the database URL.
+func (c *Config) validateEnv() []error {
 	var errs []error
 	if c.Env != EnvDevelopment && c.Env != EnvProduction {
 		errs = append(errs, fmt.Errorf("APP_ENV must be %q or %q, got %q", EnvDevelopment, EnvProduction, c.Env))
@@ -223,6 +235,12 @@ func (c *Config) validate() []error {
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is required (make run starts a private PostgreSQL and sets it)"))
 	}
+	return errs
+}
+
+// validateLimits checks the port, the counts and the durations against their bounds.
+func (c *Config) validateLimits() []error {
+	var errs []error
 	if c.Port < 1 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("PORT must be between 1 and 65535, got %d", c.Port))
 	}
@@ -259,6 +277,12 @@ func (c *Config) validate() []error {
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))
 	}
+	return errs
+}
+
+// validateServices checks how Pilot reaches its mail server, attachment storage and language model.
+func (c *Config) validateServices() []error {
+	var errs []error
 	if c.SMTPURL != "" {
 		u, err := url.Parse(c.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
@@ -271,16 +295,7 @@ func (c *Config) validate() []error {
 		errs = append(errs, fmt.Errorf("ATTACHMENTS_DIR must be a directory, %q is a file", c.AttachmentsDir))
 	}
 	if c.S3Bucket != "" {
-		u, err := url.Parse(c.S3Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-			errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
-		}
-		if c.S3Region == "" {
-			errs = append(errs, errors.New("S3_REGION must not be empty"))
-		}
-		if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
-			errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
-		}
+		errs = append(errs, c.validateS3()...)
 	}
 	if c.LLM.BaseURL != "" {
 		if u, err := url.Parse(c.LLM.BaseURL); err != nil {
@@ -289,6 +304,28 @@ func (c *Config) validate() []error {
 			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.LLM.BaseURL))
 		}
 	}
+	return errs
+}
+
+// validateS3 checks the S3 settings, when a bucket is set.
+func (c *Config) validateS3() []error {
+	var errs []error
+	u, err := url.Parse(c.S3Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
+	}
+	if c.S3Region == "" {
+		errs = append(errs, errors.New("S3_REGION must not be empty"))
+	}
+	if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
+		errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
+	}
+	return errs
+}
+
+// validateObservability checks the metrics listener, the trace exporter and the log level.
+func (c *Config) validateObservability() []error {
+	var errs []error
 	if c.MetricsAddr != "" {
 		host, port, err := net.SplitHostPort(c.MetricsAddr)
 		n, perr := strconv.Atoi(port)
