@@ -102,31 +102,69 @@ func Load() (*Config, error) {
 }
 
 func load(getenv func(string) string) (*Config, error) {
-	var errs []error
-	get := func(name, def string) string {
-		if v := getenv(name + "_FILE"); v != "" {
-			b, err := os.ReadFile(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
-				return def
-			}
-			return strings.TrimSpace(string(b))
-		}
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	atoi := func(name, def string) int {
-		s := get(name, def)
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s must be an integer, got %q", name, s))
-		}
-		return n
+	r := &envReader{getenv: getenv}
+	c := r.readStrings()
+	r.readNumbers(c)
+	r.readDurations(c)
+	r.readSecrets(c)
+	if c.PublicURL == "" {
+		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
 
-	c := &Config{
+	errs := append(r.errs, c.validate()...)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(errs...))
+	}
+	return c, nil
+}
+
+// envReader reads variables from an environment, collecting what it cannot read in errs, in the order
+// the variables are read.
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// get reads a variable: from the file NAME_FILE names when set (trimmed), else NAME, else def.
+func (r *envReader) get(name, def string) string {
+	if v := r.getenv(name + "_FILE"); v != "" {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s_FILE: %w", name, err))
+			return def
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if v := r.getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// atoi reads an integer variable.
+func (r *envReader) atoi(name, def string) int {
+	s := r.get(name, def)
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s must be an integer, got %q", name, s))
+	}
+	return n
+}
+
+// duration reads a duration variable (see ParseDuration); ok is false when it is not one.
+func (r *envReader) duration(name, def string) (d time.Duration, ok bool) {
+	d, err := ParseDuration(r.get(name, def))
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %w", name, err))
+		return d, false
+	}
+	return d, true
+}
+
+// readStrings reads the variables that are plain strings and flags into a new Config.
+func (r *envReader) readStrings() *Config {
+	get := r.get
+	return &Config{
 		Env:               get("APP_ENV", EnvDevelopment),
 		DatabaseURL:       get("DATABASE_URL", ""),
 		PublicURL:         strings.TrimRight(get("PUBLIC_URL", ""), "/"),
@@ -151,59 +189,41 @@ func load(getenv func(string) string) (*Config, error) {
 			Model:   strings.TrimSpace(get("LLM_MODEL", "")),
 		},
 	}
-	c.Port = atoi("PORT", "8080")
-	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
-	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
-	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
+}
 
-	var err error
-	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
-		errs = append(errs, fmt.Errorf("JWT_EXPIRES_IN: %w", err))
+// readNumbers reads the integer variables into c.
+func (r *envReader) readNumbers(c *Config) {
+	c.Port = r.atoi("PORT", "8080")
+	c.DatabaseMaxConns = int32(r.atoi("DATABASE_MAX_CONNS", "20"))
+	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
+	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
+}
+
+// readDurations reads the duration variables into c.
+func (r *envReader) readDurations(c *Config) {
+	c.JWTExpiresIn, _ = r.duration("JWT_EXPIRES_IN", "7d")
+	c.MissionTimeout, _ = r.duration("MISSION_TIMEOUT", "10m")
+	var ok bool
+	if c.McpClaimTimeout, ok = r.duration("MCP_CLAIM_TIMEOUT", "10m"); ok && c.McpClaimTimeout < time.Second {
+		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT", "10m")))
 	}
-	if c.MissionTimeout, err = ParseDuration(get("MISSION_TIMEOUT", "10m")); err != nil {
-		errs = append(errs, fmt.Errorf("MISSION_TIMEOUT: %w", err))
-	}
-	if c.McpClaimTimeout, err = ParseDuration(get("MCP_CLAIM_TIMEOUT", "10m")); err != nil {
-		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT: %w", err))
-	} else if c.McpClaimTimeout < time.Second {
-		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", get("MCP_CLAIM_TIMEOUT", "10m")))
-	}
-	if c.DraftTimeout, err = ParseDuration(get("DRAFT_TIMEOUT", "5m")); err != nil {
-		errs = append(errs, fmt.Errorf("DRAFT_TIMEOUT: %w", err))
-	}
-	if c.DraftWait, err = ParseDuration(get("DRAFT_WAIT", "5s")); err != nil {
-		errs = append(errs, fmt.Errorf("DRAFT_WAIT: %w", err))
-	}
-	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
-		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))
-	}
-	if c.WorkerPollInterval, err = ParseDuration(get("WORKER_POLL_INTERVAL", "1s")); err != nil {
-		errs = append(errs, fmt.Errorf("WORKER_POLL_INTERVAL: %w", err))
-	}
-	if c.JobFetchCooldown, err = ParseDuration(get("JOB_FETCH_COOLDOWN", "10ms")); err != nil {
-		errs = append(errs, fmt.Errorf("JOB_FETCH_COOLDOWN: %w", err))
-	}
-	if c.DueDateScanInterval, err = ParseDuration(get("DUE_DATE_SCAN_INTERVAL", "1m")); err != nil {
-		errs = append(errs, fmt.Errorf("DUE_DATE_SCAN_INTERVAL: %w", err))
-	}
-	if c.ShutdownGracePeriod, err = ParseDuration(get("SHUTDOWN_GRACE_PERIOD", "10s")); err != nil {
-		errs = append(errs, fmt.Errorf("SHUTDOWN_GRACE_PERIOD: %w", err))
-	}
-	c.JWTSecret = []byte(get("JWT_SECRET", ""))
-	for _, old := range strings.Split(get("JWT_PREVIOUS_SECRETS", ""), ",") {
+	c.DraftTimeout, _ = r.duration("DRAFT_TIMEOUT", "5m")
+	c.DraftWait, _ = r.duration("DRAFT_WAIT", "5s")
+	c.WorkerRescueAfter, _ = r.duration("WORKER_RESCUE_AFTER", "1h")
+	c.WorkerPollInterval, _ = r.duration("WORKER_POLL_INTERVAL", "1s")
+	c.JobFetchCooldown, _ = r.duration("JOB_FETCH_COOLDOWN", "10ms")
+	c.DueDateScanInterval, _ = r.duration("DUE_DATE_SCAN_INTERVAL", "1m")
+	c.ShutdownGracePeriod, _ = r.duration("SHUTDOWN_GRACE_PERIOD", "10s")
+}
+
+// readSecrets reads the JWT secret and the previous ones (comma-separated, blanks dropped) into c.
+func (r *envReader) readSecrets(c *Config) {
+	c.JWTSecret = []byte(r.get("JWT_SECRET", ""))
+	for _, old := range strings.Split(r.get("JWT_PREVIOUS_SECRETS", ""), ",") {
 		if old = strings.TrimSpace(old); old != "" {
 			c.JWTPreviousSecrets = append(c.JWTPreviousSecrets, []byte(old))
 		}
 	}
-	if c.PublicURL == "" {
-		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
-	}
-
-	errs = append(errs, c.validate()...)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(errs...))
-	}
-	return c, nil
 }
 
 // validate answers every problem of the configuration, in a fixed order: the environment and what it
