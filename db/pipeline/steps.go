@@ -175,6 +175,28 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 // nothing is left. errStepSettled when an earlier attempt recorded the step already.
 func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
 	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
+	if err := e.recordStepEndTx(ctx, tx, q, run, st, status, output, errText); err != nil {
+		return err
+	}
+	if status == StepFailed {
+		return e.failRunTx(ctx, tx, q, run, st.StepID, errText)
+	}
+	skipped, ready := nextSteps(steps, st, output)
+	if len(skipped) > 0 {
+		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
+			return fmt.Errorf("skip steps: %w", err)
+		}
+	}
+	if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+		return err
+	}
+	return e.completeRunIfDoneTx(ctx, tx, q, run, steps)
+}
+
+// recordStepEndTx sets the step's final status, output and error (st too) and appends its step event;
+// errStepSettled when the step was finished already.
+func (e *Engine) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep,
+	status string, output map[string]any, errText string) error {
 	var outJSON []byte
 	if output != nil {
 		var err error
@@ -195,43 +217,36 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
-		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}}); err != nil {
+	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
+		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}})
+}
+
+// failRunTx fails the run for the failed step, skips every step not finished (cancelling their jobs)
+// and appends the run's done event.
+func (e *Engine) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID, errText string) error {
+	msg := fmt.Sprintf("step %s failed: %s", stepID, errText)
+	done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
+	if err != nil {
+		return fmt.Errorf("fail run: %w", err)
+	}
+	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
+	if err != nil {
+		return fmt.Errorf("skip steps: %w", err)
+	}
+	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 		return err
 	}
+	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+}
 
-	if status == StepFailed {
-		msg := fmt.Sprintf("step %s failed: %s", st.StepID, errText)
-		done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
-		if err != nil {
-			return fmt.Errorf("fail run: %w", err)
-		}
-		stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
-		if err != nil {
-			return fmt.Errorf("skip steps: %w", err)
-		}
-		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
-			return err
-		}
-		return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
-	}
-
+// nextSteps works out, once st completed with output, which pending steps are skipped (marked so in
+// steps) and which are ready: every need completed.
+func nextSteps(steps []db.PipelineRunStep, st *db.PipelineRunStep, output map[string]any) (skipped []string, ready []*db.PipelineRunStep) {
 	byID := make(map[string]*db.PipelineRunStep, len(steps))
 	for i := range steps {
 		byID[steps[i].StepID] = &steps[i]
 	}
-	skip := map[string]bool{}
-	if st.Type == stepgraph.TypeCondition {
-		var p stepgraph.ConditionParams
-		_ = json.Unmarshal(st.Params, &p)
-		notTaken := p.Else
-		if r, _ := output["result"].(bool); !r {
-			notTaken = p.Then
-		}
-		for _, id := range notTaken {
-			skip[id] = true
-		}
-	}
+	skip := branchNotTaken(st, output)
 	for changed := true; changed; { // a step that needs a skipped step is skipped
 		changed = false
 		for i := range steps {
@@ -244,8 +259,6 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 			}
 		}
 	}
-	var skipped []string
-	var ready []*db.PipelineRunStep
 	for i := range steps {
 		c := &steps[i]
 		if c.Status != StepPending {
@@ -260,14 +273,29 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 			ready = append(ready, c)
 		}
 	}
-	if len(skipped) > 0 {
-		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
-			return fmt.Errorf("skip steps: %w", err)
+	return skipped, ready
+}
+
+// branchNotTaken answers, for a completed condition step, the steps of the branch its result did not
+// take; for any other step, none.
+func branchNotTaken(st *db.PipelineRunStep, output map[string]any) map[string]bool {
+	skip := map[string]bool{}
+	if st.Type == stepgraph.TypeCondition {
+		var p stepgraph.ConditionParams
+		_ = json.Unmarshal(st.Params, &p)
+		notTaken := p.Else
+		if r, _ := output["result"].(bool); !r {
+			notTaken = p.Then
+		}
+		for _, id := range notTaken {
+			skip[id] = true
 		}
 	}
-	if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
-		return err
-	}
+	return skip
+}
+
+// completeRunIfDoneTx completes the run, with its done event, once no step is left to do.
+func (e *Engine) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep) error {
 	if slices.ContainsFunc(steps, func(c db.PipelineRunStep) bool {
 		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
 	}) {
