@@ -60,23 +60,8 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 	if tx != nil {
 		q, conn = queries(tx), tx
 	}
-	if len(in.Checklist) > MaxChecklistItems {
-		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
-	}
-	if in.Priority == "" {
-		in.Priority = "medium"
-	}
-	if in.ColumnID == "" {
-		col, err := q.ColumnFirst(ctx, in.ProjectID)
-		if isNotFound(err) {
-			return Card{}, invalid("the project has no column yet; create one first")
-		}
-		if err != nil {
-			return Card{}, fmt.Errorf("first column: %w", err)
-		}
-		in.ColumnID = col.ID
-	}
-	if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
+	in, err := s.prepareNewCard(ctx, q, in)
+	if err != nil {
 		return Card{}, err
 	}
 	act := Activity{ProjectID: in.ProjectID, CardID: NewID(), ActorID: in.ActorID, Type: ActivityCardCreated,
@@ -93,37 +78,9 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		listening []string
 	)
 	began, err := sendBatch(ctx, conn, func(q *dbsqlc.Queries) error {
-		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
-			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
-			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
-		if isMissingRef(err) {
-			return notFound("column not found")
-		}
-		if err != nil {
-			return fmt.Errorf("insert card: %w", err)
-		}
-		card = Card{row} // nothing else changes the row unless a checklist is given (read again below)
-		if len(in.Checklist) > 0 {
-			n := len(in.Checklist)
-			ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
-			for i, it := range in.Checklist {
-				ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
-			}
-			if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: act.CardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
-				return fmt.Errorf("insert checklist: %w", err)
-			}
-		}
-		if listening, err = q.ActivitiesRecord(ctx, rec.Params); err != nil {
-			return fmt.Errorf("record activities: %w", err)
-		}
-		if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
-			row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: act.CardID, ProjectID: in.ProjectID})
-			if err != nil {
-				return fmt.Errorf("read card: %w", err)
-			}
-			card = Card{row}
-		}
-		return nil
+		var err error
+		card, listening, err = queueNewCard(ctx, q, &in, act.CardID, &rec.Params)
+		return err
 	})
 	if err != nil {
 		return Card{}, err
@@ -139,6 +96,74 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, fmt.Errorf("commit card: %w", err)
 	}
 	return card, nil
+}
+
+// prepareNewCard checks a new card's checklist size, fills in its defaults (medium priority, the
+// project's first column) and checks its scope and assignee, reading through q.
+func (s *Store) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCard) (NewCard, error) {
+	if len(in.Checklist) > MaxChecklistItems {
+		return in, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+	}
+	if in.Priority == "" {
+		in.Priority = "medium"
+	}
+	if in.ColumnID == "" {
+		col, err := q.ColumnFirst(ctx, in.ProjectID)
+		if isNotFound(err) {
+			return in, invalid("the project has no column yet; create one first")
+		}
+		if err != nil {
+			return in, fmt.Errorf("first column: %w", err)
+		}
+		in.ColumnID = col.ID
+	}
+	return in, s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID)
+}
+
+// queueNewCard queues, on the card's batch q, the card's insert, its checklist, its activity and, when
+// it has a checklist, a read of the card again (the checklist's trigger rewrote its parts). It answers
+// the card and what the activity's recording answered.
+func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID string, rec *dbsqlc.ActivitiesRecordParams) (Card, []string, error) {
+	row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: cardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
+		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
+		DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
+	if isMissingRef(err) {
+		return Card{}, nil, notFound("column not found")
+	}
+	if err != nil {
+		return Card{}, nil, fmt.Errorf("insert card: %w", err)
+	}
+	card := Card{row} // nothing else changes the row unless a checklist is given (read again below)
+	if len(in.Checklist) > 0 {
+		if err := insertChecklist(ctx, q, cardID, in.Checklist); err != nil {
+			return Card{}, nil, err
+		}
+	}
+	listening, err := q.ActivitiesRecord(ctx, *rec)
+	if err != nil {
+		return Card{}, nil, fmt.Errorf("record activities: %w", err)
+	}
+	if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
+		row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: in.ProjectID})
+		if err != nil {
+			return Card{}, nil, fmt.Errorf("read card: %w", err)
+		}
+		card = Card{row}
+	}
+	return card, listening, nil
+}
+
+// insertChecklist inserts a new card's checklist items, in order, in one statement.
+func insertChecklist(ctx context.Context, q *dbsqlc.Queries, cardID string, items []ChecklistItemInput) error {
+	n := len(items)
+	ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
+	for i, it := range items {
+		ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
+	}
+	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+		return fmt.Errorf("insert checklist: %w", err)
+	}
+	return nil
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
