@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -39,6 +40,18 @@ func testSigner(secret []byte, ttl time.Duration) *auth.Signer {
 		panic(err) // a non-empty secret is always a usable key
 	}
 	return s
+}
+
+// sessionToken opens a server-side session for userID in store and signs its JWT with secret, of the
+// given session version, expiring after ttl (negative: already expired).
+func sessionToken(t testing.TB, store *db.Store, secret []byte, userID string, version int32, ttl time.Duration) string {
+	t.Helper()
+	expires := time.Now().Add(ttl)
+	sess, err := identity.New(store).CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test", ExpiresAt: expires})
+	require.NoError(t, err)
+	tok, _, err := testSigner(secret, time.Hour).IssueSession(userID, sess.ID, version, expires)
+	require.NoError(t, err)
+	return tok
 }
 
 // testEnv is one test's server on its own database.
