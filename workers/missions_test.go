@@ -42,20 +42,6 @@ func (b *testBundle) getMission(t *testing.T, tm testfactory.Team, id string) db
 	return m
 }
 
-// eventTypes lists a mission's events but tokens as "type:status", in order.
-func (b *testBundle) eventTypes(t *testing.T, missionID string) []string {
-	t.Helper()
-	evs, err := b.Store.StreamEventsAfter(context.Background(), missionID, 0, 1000)
-	require.NoError(t, err)
-	var out []string
-	for _, ev := range evs {
-		if ev.Type != db.MissionEventToken {
-			out = append(out, ev.Type+":"+ev.Status)
-		}
-	}
-	return out
-}
-
 func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -152,5 +138,5 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	require.NotNil(t, got.Error)
 	require.Contains(t, *got.Error, "unusable output")
 	require.Nil(t, got.CancelledAt)
-	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, b.eventTypes(t, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, b.EventsButTokens(t, m.ID))
 }

@@ -327,7 +327,21 @@ func (b *Bundle) Count(t testing.TB, sql string, args ...any) int {
 // Events lists a stream's events (a mission's, a run's, a draft's) as "type:status", in order.
 func (b *Bundle) Events(t testing.TB, streamID string) []string {
 	t.Helper()
-	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 ORDER BY seq`, streamID)
+	return b.events(t, streamID, "")
+}
+
+// EventsButTokens is Events without the token events (a model's text as it streams, one event per
+// chunk, so as many as the model's answer makes): the events a mission's course is asserted on.
+func (b *Bundle) EventsButTokens(t testing.TB, streamID string) []string {
+	t.Helper()
+	return b.events(t, streamID, db.MissionEventToken)
+}
+
+// events lists a stream's events but those of type except ("" leaves none out).
+func (b *Bundle) events(t testing.TB, streamID, except string) []string {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 AND type <> $2
+		ORDER BY seq`, streamID, except)
 	require.NoError(t, err)
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
