@@ -23,6 +23,7 @@ import (
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
 // Benchmark sizes: a workspace of 200 projects and 50,000 cards, read by 8 clients at once (the target:
@@ -64,8 +65,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 	tenants := make([]tenant, benchClients)
 	seedStart := time.Now()
 	for i := range tenants {
-		reg, err := identity.New(store).Register(ctx, fmt.Sprintf("bench%d@example.com", i), "Bench", "x")
-		require.NoError(b, err)
+		reg := testfactory.User(b, store, &testfactory.UserOpts{Email: testfactory.Ptr(fmt.Sprintf("bench%d@example.com", i)),
+			Name: testfactory.Ptr("Bench")})
 		seedPilotageBench(b, store, reg.Workspace.ID, reg.User.ID)
 		tenants[i] = tenant{base: "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage",
 			token: sessionToken(b, store, testJWTSecret, reg.User.ID, reg.User.SessionVersion, 7*24*time.Hour)}
