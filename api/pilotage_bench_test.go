@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/billing"
