@@ -123,6 +123,7 @@ func (s *Store) DeleteScope(ctx context.Context, projectID, scopeID string) erro
 	return nil
 }
 
+// CheckScopeDates refuses a scope whose end date is before its start date.
 func CheckScopeDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
 		return invalid("endDate must not be before startDate")

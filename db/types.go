@@ -8,11 +8,11 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// The store's types. A table's row type is the one sqlc generates from the schema, named here so that
-// nothing outside db imports the generated package: the schema is the single definition of its
-// fields. A query that reads something other than one table's row answers one of the structs below,
-// which the store converts the generated row into, so that the api sees one type per concept however
-// many queries read it.
+// Agent and the aliases beside it are the store's types. A table's row type is the one sqlc generates
+// from the schema, named here so that nothing outside db imports the generated package: the schema is
+// the single definition of its fields. A query that reads something other than one table's row answers
+// one of the structs below, which the store converts the generated row into, so that the api sees one
+// type per concept however many queries read it.
 type (
 	Agent                = dbsqlc.Agent
 	AgentMission         = dbsqlc.AgentMission
@@ -150,7 +150,7 @@ type NewCheckout struct {
 // mapRows converts generated rows into the store's type.
 func mapRows[R, T any](rows []R, f func(R) T) []T { return dbcore.MapRows(rows, f) }
 
-// Pipeline, run and plugin rows (migration 00016).
+// Pipeline and the aliases beside it are the pipeline, run and plugin rows (migration 00016).
 type (
 	Pipeline        = dbsqlc.Pipeline
 	PipelineRun     = dbsqlc.PipelineRun

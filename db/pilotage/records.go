@@ -67,14 +67,14 @@ const (
 	PilotageChangeApplied  = "applied"
 )
 
-// checkText trims s and checks it holds 1 to max characters (0 to max when optional).
-func checkText(field, s string, max int, required bool) (string, error) {
+// checkText trims s and checks it holds 1 to maxLen characters (0 to maxLen when optional).
+func checkText(field, s string, maxLen int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if required && s == "" {
 		return "", dbcore.Invalid(field + ": must not be blank")
 	}
-	if utf8.RuneCountInString(s) > max {
-		return "", dbcore.Invalid(fmt.Sprintf("%s: expected length <= %d", field, max))
+	if utf8.RuneCountInString(s) > maxLen {
+		return "", dbcore.Invalid(fmt.Sprintf("%s: expected length <= %d", field, maxLen))
 	}
 	return s, nil
 }
