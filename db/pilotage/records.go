@@ -691,6 +691,6 @@ type PilotageHistoryQuery struct {
 // History pages through a workspace's pilotage history, newest first.
 func (e *Engine) History(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
 	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
-		RecordType: hq.RecordType, Since: hq.Since, Lim: int32(hq.Limit)})
+		RecordType: hq.RecordType, Since: hq.Since, Lim: dbcore.Int32(hq.Limit)})
 	return rows, dbcore.Wrap(err, "list pilotage history")
 }
