@@ -8,11 +8,13 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// Agent and the aliases beside it are the store's types. A table's row type is the one sqlc generates
-// from the schema, named here so that nothing outside db imports the generated package: the schema is
-// the single definition of its fields. A query that reads something other than one table's row answers
-// one of the structs below, which the store converts the generated row into, so that the api sees one
-// type per concept however many queries read it.
+// The store's types. A table's row type is the one sqlc generates from the schema, named here so that
+// nothing outside db imports the generated package: the schema is the single definition of its
+// fields. A query that reads something other than one table's row answers one of the structs below,
+// which the store converts the generated row into, so that the api sees one type per concept however
+// many queries read it.
+//
+//nolint:revive // exported: one comment documents the group of sqlc row aliases; each is its table's row
 type (
 	Agent                = dbsqlc.Agent
 	AgentMission         = dbsqlc.AgentMission
@@ -150,7 +152,9 @@ type NewCheckout struct {
 // mapRows converts generated rows into the store's type.
 func mapRows[R, T any](rows []R, f func(R) T) []T { return dbcore.MapRows(rows, f) }
 
-// Pipeline and the aliases beside it are the pipeline, run and plugin rows (migration 00016).
+// Pipeline, run and plugin rows (migration 00016).
+//
+//nolint:revive // exported: one comment documents the group of sqlc row aliases; each is its table's row
 type (
 	Pipeline        = dbsqlc.Pipeline
 	PipelineRun     = dbsqlc.PipelineRun

@@ -40,7 +40,7 @@ func Open(t testing.TB, url string, header map[string]string) *Stream {
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // the Stream owns resp: Close, a t.Cleanup, closes its body
 	if err != nil {
 		cancel()
 		t.Fatal(err)
