@@ -110,44 +110,44 @@ const agentsDoc = "An agent is a workspace-scoped service user (`userId`) that w
 	"action that a person reviews; see docs/pilotage.md). See docs/agents.md."
 
 // registerAgents registers a workspace's agents and skills.
-func (s *Server) registerAgents() {
+func (s agentOps) registerAgents() {
 	tags := []string{"Agents"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 
-	register(s, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
+	register(s.Server, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
 		Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. " + agentsDoc},
 		admin, s.createAgent)
 
-	register(s, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: pathWorkspace + "/agents",
+	register(s.Server, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: pathWorkspace + "/agents",
 		Summary: "List agents", Tags: tags},
 		read, s.listAgents)
 
-	register(s, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}",
+	register(s.Server, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Get an agent", Tags: tags},
 		read, s.getAgent)
 
-	register(s, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: pathWorkspace + "/agents/{agentId}",
+	register(s.Server, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Update an agent's configuration", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. Any subset of the creation fields; `limits` may be partial."},
 		admin, s.updateAgent)
 
-	register(s, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: pathWorkspace + "/agents/{agentId}",
+	register(s.Server, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: pathWorkspace + "/agents/{agentId}",
 		Summary: "Delete an agent", Tags: tags, Description: "Workspace admins. Its missions are deleted with it; " +
 			"the cards and comments it wrote keep their author."},
 		admin, s.deleteAgent)
 
-	register(s, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: pathWorkspace + "/skills",
+	register(s.Server, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: pathWorkspace + "/skills",
 		Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. A skill's instructions are added to the system prompt of the agents it is assigned to."},
 		admin, s.createSkill)
 
-	register(s, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: pathWorkspace + "/skills",
+	register(s.Server, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: pathWorkspace + "/skills",
 		Summary: "List skills", Tags: tags},
 		read, s.listSkills)
 
-	register(s, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}",
+	register(s.Server, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}",
 		Summary: "Assign a skill to an agent", Tags: tags, Description: "Workspace admins. Assigning it again changes nothing."},
 		admin, s.assignSkill)
 }
@@ -155,18 +155,21 @@ func (s *Server) registerAgents() {
 // CreateAgentInput is the request of agents-create.
 type CreateAgentInput struct {
 	WorkspacePath
-	Body struct {
-		Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug         Slug           `json:"slug" required:"true"`
-		Description  string         `json:"description,omitempty" maxLength:"2000"`
-		AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
-		Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
-		McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
-		Limits       *AgentLimitsIn `json:"limits,omitempty"`
-	}
+	Body CreateAgentInputBody
 }
 
-func (s *Server) createAgent(ctx context.Context, in *CreateAgentInput) (*Output[AgentOut], error) {
+// CreateAgentInputBody is the body of a CreateAgentInput request.
+type CreateAgentInputBody struct {
+	Name         string         `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug         Slug           `json:"slug" required:"true"`
+	Description  string         `json:"description,omitempty" maxLength:"2000"`
+	AutonomyMode string         `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval" doc:"Default supervised"`
+	Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
+	McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
+	Limits       *AgentLimitsIn `json:"limits,omitempty"`
+}
+
+func (s agentOps) createAgent(ctx context.Context, in *CreateAgentInput) (*Output[AgentOut], error) {
 	b := in.Body
 	name, err := nonBlank("name", b.Name)
 	if err != nil {
@@ -186,29 +189,32 @@ func (s *Server) createAgent(ctx context.Context, in *CreateAgentInput) (*Output
 	return oneOf(agentOut)(s.missions.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg))
 }
 
-func (s *Server) listAgents(ctx context.Context, _ *WorkspacePath) (*Output[[]AgentOut], error) {
+func (s agentOps) listAgents(ctx context.Context, _ *WorkspacePath) (*Output[[]AgentOut], error) {
 	return listOf(agentOut)(s.missions.Agents(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getAgent(ctx context.Context, in *AgentPath) (*Output[AgentOut], error) {
+func (s agentOps) getAgent(ctx context.Context, in *AgentPath) (*Output[AgentOut], error) {
 	return oneOf(agentOut)(s.missions.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
 }
 
 // UpdateAgentInput is the request of agents-update.
 type UpdateAgentInput struct {
 	AgentPath
-	Body struct {
-		Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Slug         *Slug          `json:"slug,omitempty"`
-		Description  *string        `json:"description,omitempty" maxLength:"2000"`
-		AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
-		Tools        []string       `json:"tools,omitempty" maxItems:"20"`
-		McpOnly      *bool          `json:"mcpOnly,omitempty"`
-		Limits       *AgentLimitsIn `json:"limits,omitempty"`
-	}
+	Body UpdateAgentInputBody
 }
 
-func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output[AgentOut], error) {
+// UpdateAgentInputBody is the body of a UpdateAgentInput request.
+type UpdateAgentInputBody struct {
+	Name         *string        `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Slug         *Slug          `json:"slug,omitempty"`
+	Description  *string        `json:"description,omitempty" maxLength:"2000"`
+	AutonomyMode *string        `json:"autonomyMode,omitempty" enum:"autonomous,supervised,approval"`
+	Tools        []string       `json:"tools,omitempty" maxItems:"20"`
+	McpOnly      *bool          `json:"mcpOnly,omitempty"`
+	Limits       *AgentLimitsIn `json:"limits,omitempty"`
+}
+
+func (s agentOps) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output[AgentOut], error) {
 	b := in.Body
 	name, err := nonBlankOpt("name", b.Name)
 	if err != nil {
@@ -244,21 +250,24 @@ func (s *Server) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output
 	}, nil))
 }
 
-func (s *Server) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
+func (s agentOps) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
 	return done(s.missions.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
 }
 
 // CreateSkillInput is the request of skills-create.
 type CreateSkillInput struct {
 	WorkspacePath
-	Body struct {
-		Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Description  string `json:"description,omitempty" maxLength:"2000"`
-		Instructions string `json:"instructions,omitempty" maxLength:"20000"`
-	}
+	Body CreateSkillInputBody
 }
 
-func (s *Server) createSkill(ctx context.Context, in *CreateSkillInput) (*Output[SkillOut], error) {
+// CreateSkillInputBody is the body of a CreateSkillInput request.
+type CreateSkillInputBody struct {
+	Name         string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Description  string `json:"description,omitempty" maxLength:"2000"`
+	Instructions string `json:"instructions,omitempty" maxLength:"20000"`
+}
+
+func (s agentOps) createSkill(ctx context.Context, in *CreateSkillInput) (*Output[SkillOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -266,7 +275,7 @@ func (s *Server) createSkill(ctx context.Context, in *CreateSkillInput) (*Output
 	return oneOf(skillOut)(s.missions.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions))
 }
 
-func (s *Server) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]SkillOut], error) {
+func (s agentOps) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]SkillOut], error) {
 	return listOf(skillOut)(s.missions.Skills(ctx, accessFrom(ctx).WorkspaceID))
 }
 
@@ -276,8 +285,8 @@ type AssignSkillInput struct {
 	SkillID string `path:"skillId"`
 }
 
-func (s *Server) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
-	return oneOf(agentOut)(s.missions.AssignSkill(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.SkillID))
+func (s agentOps) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
+	return oneOf(agentOut)(s.missions.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID, AgentID: in.AgentID, SkillID: in.SkillID}))
 }
 
 func applyLimits(c *mission.AgentConfig, l *AgentLimitsIn) {

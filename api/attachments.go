@@ -59,10 +59,10 @@ type AttachmentPath struct {
 }
 
 // registerAttachments registers a card's attachments.
-func (s *Server) registerAttachments() {
+func (s boardOps) registerAttachments() {
 	tags := []string{"Attachments"}
 
-	register(s, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: pathCard + "/attachments",
+	register(s.Server, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: pathCard + "/attachments",
 		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."},
 		projectRead, s.listAttachments)
 
@@ -75,7 +75,7 @@ func (s *Server) registerAttachments() {
 			"a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. "+
 			"Records a `card_updated` activity with fields [\"attachments\"].", db.MaxAttachmentSize),
 		Errors: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}}
-	register(s, upload, cardWrite, s.uploadAttachment)
+	register(s.Server, upload, cardWrite, s.uploadAttachment)
 	if item := s.api.OpenAPI().Paths[upload.Path]; item != nil && item.Post != nil {
 		item.Post.RequestBody = &huma.RequestBody{
 			Description: "The file to attach, in a part named `file`.",
@@ -89,7 +89,7 @@ func (s *Server) registerAttachments() {
 		}
 	}
 
-	register(s, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: pathCard + "/attachments/{attachmentId}",
+	register(s.Server, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Download an attachment", Tags: tags,
 		Description: "The raw file with its stored type, as a download (`Content-Disposition: attachment`).",
 		Responses: map[string]*huma.Response{"200": {
@@ -102,20 +102,20 @@ func (s *Server) registerAttachments() {
 		}}},
 		projectRead, s.downloadAttachment)
 
-	register(s, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: pathCard + "/attachments/{attachmentId}",
+	register(s.Server, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: pathCard + "/attachments/{attachmentId}",
 		Summary: "Delete an attachment", Tags: tags,
 		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields [\"attachments\"]."},
 		cardWrite, s.deleteAttachment)
 }
 
-func (s *Server) listAttachments(ctx context.Context, in *CardPath) (*Output[[]AttachmentOut], error) {
+func (s boardOps) listAttachments(ctx context.Context, in *CardPath) (*Output[[]AttachmentOut], error) {
 	return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 // deleteAttachment deletes the attachment's row, then its file.
-func (s *Server) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
+func (s boardOps) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	att, err := s.store.DeleteAttachment(ctx, a.ProjectID, in.CardID, in.AttachmentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin")
+	att, err := s.store.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -128,7 +128,7 @@ func (s *Server) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKO
 
 // uploadAttachment streams the `file` part of a multipart upload into storage, counting and capping
 // its bytes, then records the attachment. Nothing holds the whole file in memory.
-func (s *Server) uploadAttachment(ctx context.Context, in *CardPath) (*Output[AttachmentOut], error) {
+func (s boardOps) uploadAttachment(ctx context.Context, in *CardPath) (*Output[AttachmentOut], error) {
 	r, w := rawRequest(ctx)
 	if r == nil || w == nil {
 		return nil, errors.New("upload: no underlying HTTP request")
@@ -233,8 +233,8 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 
 // downloadAttachment streams a stored file with its stored type, as a download that browsers neither
 // sniff nor render.
-func (s *Server) downloadAttachment(ctx context.Context, in *AttachmentPath) (*huma.StreamResponse, error) {
-	att, err := s.store.Attachment(ctx, accessFrom(ctx).ProjectID, in.CardID, in.AttachmentID)
+func (s boardOps) downloadAttachment(ctx context.Context, in *AttachmentPath) (*huma.StreamResponse, error) {
+	att, err := s.store.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}

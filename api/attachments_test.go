@@ -137,7 +137,7 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	require.Equal(t, int64(len(img)), first.Size)
 	require.NotEmpty(t, first.CreatedAt)
 	// A count of the body's fields, not of AttachmentOut's: a field added to AttachmentOut must fail here.
-	require.Len(t, bodyFields(t, r), 7, "exactly the spec's fields: %s", r.Body)
+	require.Len(t, bodyFields(t, r), 7, "exactly the attachment's seven fields: %s", r.Body)
 
 	// Content sniffing finds nothing specific in random bytes: the declared type is kept.
 	blob := randomBytes(t, 3000)

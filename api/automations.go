@@ -70,37 +70,37 @@ const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: tod
 	"`labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md."
 
 // registerAutomations registers a project's automation rules and their traces.
-func (s *Server) registerAutomations() {
+func (s workflowOps) registerAutomations() {
 	tags := []string{"Automations"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 	base := pathProject + "/automations"
 
-	register(s, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,
+	register(s.Server, huma.Operation{OperationID: "automations-create", Method: http.MethodPost, Path: base,
 		Summary: "Create an automation rule", Tags: tags, DefaultStatus: http.StatusCreated, Description: ruleActionDoc},
 		write, s.createRule)
 
-	register(s, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
+	register(s.Server, huma.Operation{OperationID: "automations-list", Method: http.MethodGet, Path: base,
 		Summary: "List automation rules", Tags: tags},
 		read, s.listRules)
 
-	register(s, huma.Operation{OperationID: "automations-get", Method: http.MethodGet, Path: base + "/{ruleId}",
+	register(s.Server, huma.Operation{OperationID: "automations-get", Method: http.MethodGet, Path: base + "/{ruleId}",
 		Summary: "Get an automation rule", Tags: tags},
 		read, s.getRule)
 
-	register(s, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch, Path: base + "/{ruleId}",
+	register(s.Server, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch, Path: base + "/{ruleId}",
 		Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; the result is validated as a whole. " + ruleActionDoc},
 		write, s.updateRule)
 
-	register(s, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete, Path: base + "/{ruleId}",
+	register(s.Server, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete, Path: base + "/{ruleId}",
 		Summary: "Delete an automation rule", Tags: tags},
 		write, s.deleteRule)
 
-	register(s, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch, Path: base + "/{ruleId}/toggle",
+	register(s.Server, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch, Path: base + "/{ruleId}/toggle",
 		Summary: "Enable or disable an automation rule", Tags: tags},
 		write, s.toggleRule)
 
-	register(s, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet, Path: base + "/{ruleId}/traces",
+	register(s.Server, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet, Path: base + "/{ruleId}/traces",
 		Summary: "List a rule's executions, newest first", Tags: tags},
 		read, s.listRuleTraces)
 }
@@ -108,16 +108,19 @@ func (s *Server) registerAutomations() {
 // CreateRuleInput is the request of automations-create.
 type CreateRuleInput struct {
 	ProjectPath
-	Body struct {
-		Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-		Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
-		Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
-		Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
-	}
+	Body CreateRuleInputBody
 }
 
-func (s *Server) createRule(ctx context.Context, in *CreateRuleInput) (*Output[RuleOut], error) {
+// CreateRuleInputBody is the body of a CreateRuleInput request.
+type CreateRuleInputBody struct {
+	Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
+	Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
+	Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
+}
+
+func (s workflowOps) createRule(ctx context.Context, in *CreateRuleInput) (*Output[RuleOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -127,27 +130,30 @@ func (s *Server) createRule(ctx context.Context, in *CreateRuleInput) (*Output[R
 		Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled}))
 }
 
-func (s *Server) listRules(ctx context.Context, _ *ProjectPath) (*Output[[]RuleOut], error) {
+func (s workflowOps) listRules(ctx context.Context, _ *ProjectPath) (*Output[[]RuleOut], error) {
 	return listOf(ruleOut)(s.automations.Rules(ctx, accessFrom(ctx).ProjectID))
 }
 
-func (s *Server) getRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
+func (s workflowOps) getRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
 	return oneOf(ruleOut)(s.automations.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
 // UpdateRuleInput is the request of automations-update.
 type UpdateRuleInput struct {
 	RulePath
-	Body struct {
-		Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
-		Action     json.RawMessage `json:"action,omitempty"`
-		Conditions json.RawMessage `json:"conditions,omitempty"`
-		Enabled    *bool           `json:"enabled,omitempty"`
-	}
+	Body UpdateRuleInputBody
 }
 
-func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[RuleOut], error) {
+// UpdateRuleInputBody is the body of a UpdateRuleInput request.
+type UpdateRuleInputBody struct {
+	Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Action     json.RawMessage `json:"action,omitempty"`
+	Conditions json.RawMessage `json:"conditions,omitempty"`
+	Enabled    *bool           `json:"enabled,omitempty"`
+}
+
+func (s workflowOps) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[RuleOut], error) {
 	b := in.Body
 	name, err := nonBlankOpt("name", b.Name)
 	if err != nil {
@@ -173,11 +179,11 @@ func (s *Server) updateRule(ctx context.Context, in *UpdateRuleInput) (*Output[R
 	}))
 }
 
-func (s *Server) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, error) {
+func (s workflowOps) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, error) {
 	return done(s.automations.DeleteRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
-func (s *Server) toggleRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
+func (s workflowOps) toggleRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
 	return oneOf(ruleOut)(s.automations.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
 }
 
@@ -187,7 +193,7 @@ type ListRuleTracesInput struct {
 	Limit int `query:"limit" minimum:"1" maximum:"500" default:"100"`
 }
 
-func (s *Server) listRuleTraces(ctx context.Context, in *ListRuleTracesInput) (*Output[[]TraceOut], error) {
+func (s workflowOps) listRuleTraces(ctx context.Context, in *ListRuleTracesInput) (*Output[[]TraceOut], error) {
 	r, err := s.automations.Rule(ctx, accessFrom(ctx).ProjectID, in.RuleID)
 	if err != nil {
 		return nil, fail(err)

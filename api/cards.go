@@ -110,10 +110,10 @@ func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
 }
 
 // registerCards registers cards.
-func (s *Server) registerCards() {
+func (s boardOps) registerCards() {
 	tags := []string{"Cards"}
 
-	register(s, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
+	register(s.Server, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
 		Summary: "List every card of the project", Tags: tags,
 		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters.",
 		Responses: map[string]*huma.Response{"200": {Description: "Every card (CardOut)", Content: map[string]*huma.MediaType{
@@ -121,25 +121,25 @@ func (s *Server) registerCards() {
 		}}}},
 		projectRead, s.listCards)
 
-	register(s, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
+	register(s.Server, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
 		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
 		cardWrite, s.createCard)
 
-	register(s, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: pathProject + "/columns/{columnId}/cards",
+	register(s.Server, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: pathProject + "/columns/{columnId}/cards",
 		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
 		cardWrite, s.createCardInColumn)
 
-	register(s, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: pathCard,
+	register(s.Server, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: pathCard,
 		Summary: "Get a card", Tags: tags},
 		projectRead, s.getCard)
 
-	register(s, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: pathCard,
+	register(s.Server, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: pathCard,
 		Summary: "Update, move or reorder a card", Tags: tags,
 		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
 			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
 		cardWrite, s.updateCard)
 
-	register(s, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: pathCard,
+	register(s.Server, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: pathCard,
 		Summary: "Delete a card permanently", Tags: tags},
 		cardWrite, s.deleteCard)
 }
@@ -151,7 +151,7 @@ type ListCardsInput struct {
 }
 
 // listCards writes the card list's JSON itself, into a pooled buffer: it is the busiest read.
-func (s *Server) listCards(ctx context.Context, in *ListCardsInput) (*huma.StreamResponse, error) {
+func (s boardOps) listCards(ctx context.Context, in *ListCardsInput) (*huma.StreamResponse, error) {
 	bp := listBuffers.Get().(*[]byte)
 	buf := (*bp)[:0]
 	buf = append(buf, '[')
@@ -188,7 +188,7 @@ type CreateCardInput struct {
 	Body cardCreateBody
 }
 
-func (s *Server) createCard(ctx context.Context, in *CreateCardInput) (*Output[CardOut], error) {
+func (s boardOps) createCard(ctx context.Context, in *CreateCardInput) (*Output[CardOut], error) {
 	return s.insertCard(ctx, "", in.Body)
 }
 
@@ -198,12 +198,12 @@ type CreateCardInColumnInput struct {
 	Body cardCreateBody
 }
 
-func (s *Server) createCardInColumn(ctx context.Context, in *CreateCardInColumnInput) (*Output[CardOut], error) {
+func (s boardOps) createCardInColumn(ctx context.Context, in *CreateCardInColumnInput) (*Output[CardOut], error) {
 	return s.insertCard(ctx, in.ColumnID, in.Body)
 }
 
 // insertCard creates a card in a column ("": the project's first).
-func (s *Server) insertCard(ctx context.Context, columnID string, b cardCreateBody) (*Output[CardOut], error) {
+func (s boardOps) insertCard(ctx context.Context, columnID string, b cardCreateBody) (*Output[CardOut], error) {
 	title, err := nonBlank("title", b.Title)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (s *Server) insertCard(ctx context.Context, columnID string, b cardCreateBo
 		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items}))
 }
 
-func (s *Server) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
+func (s boardOps) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
 	return oneOf(cardOut)(s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
@@ -239,7 +239,7 @@ type UpdateCardInputBody struct {
 	Archived    *bool               `json:"archived,omitempty"`
 }
 
-func (s *Server) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
+func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
 	b := in.Body
 	p := db.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
 		AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
@@ -261,9 +261,9 @@ func (s *Server) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[C
 		}
 	}
 	a := accessFrom(ctx)
-	return oneOf(cardOut)(s.store.UpdateCard(ctx, a.WorkspaceID, a.ProjectID, in.CardID, principalFrom(ctx).User.ID, p))
+	return oneOf(cardOut)(s.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
 }
 
-func (s *Server) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {
-	return done(s.store.DeleteCard(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID))
+func (s boardOps) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {
+	return done(s.store.DeleteCard(ctx, cardEdit(ctx, in.CardID)))
 }

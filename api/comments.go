@@ -32,41 +32,44 @@ type CommentPath struct {
 }
 
 // registerComments registers a card's comments.
-func (s *Server) registerComments() {
+func (s boardOps) registerComments() {
 	tags := []string{"Comments"}
 
-	register(s, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: pathCard + "/comments",
+	register(s.Server, huma.Operation{OperationID: "comments-list", Method: http.MethodGet, Path: pathCard + "/comments",
 		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."},
 		projectRead, s.listComments)
 
-	register(s, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: pathCard + "/comments",
+	register(s.Server, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: pathCard + "/comments",
 		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
 			"card's assignee and the project's members."},
 		cardWrite, s.createComment)
 
-	register(s, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: pathCard + "/comments/{commentId}",
+	register(s.Server, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: pathCard + "/comments/{commentId}",
 		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
 		cardWrite, s.deleteComment)
 }
 
-func (s *Server) listComments(ctx context.Context, in *CardPath) (*Output[[]CommentOut], error) {
+func (s boardOps) listComments(ctx context.Context, in *CardPath) (*Output[[]CommentOut], error) {
 	return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 // CreateCommentInput is the request of comments-create.
 type CreateCommentInput struct {
 	CardPath
-	Body struct {
-		Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
-	}
+	Body CreateCommentInputBody
 }
 
-func (s *Server) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {
-	return oneOf(commentOut)(s.store.CreateComment(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Content))
+// CreateCommentInputBody is the body of a CreateCommentInput request.
+type CreateCommentInputBody struct {
+	Content string `json:"content" required:"true" minLength:"1" maxLength:"2000"`
 }
 
-func (s *Server) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
+func (s boardOps) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {
+	return oneOf(commentOut)(s.store.CreateComment(ctx, cardEdit(ctx, in.CardID), in.Body.Content))
+}
+
+func (s boardOps) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.store.DeleteComment(ctx, a.ProjectID, in.CardID, in.CommentID, principalFrom(ctx).User.ID, a.WorkspaceRole == "admin"))
+	return done(s.store.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
 }

@@ -135,81 +135,81 @@ type CardDocumentPath struct {
 	DocumentID string `path:"documentId"`
 }
 
-// Access of the knowledge base. Documents have no scope of their own in the spec (Part 5): they are
+// Access of the knowledge base. There is no documents scope among the token scopes: documents are
 // workspace content like projects and cards, so tokens need projects:read to read them and search, and
 // projects:write to write, submit, review and link them (docs/documents.md).
 var (
-	docRead   = Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	docWrite  = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
-	docReview = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
+	docRead   = Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	docWrite  = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	docReview = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
 )
 
 // registerDocuments registers the knowledge base: documents, their review, card links and search.
-func (s *Server) registerDocuments() {
+func (s documentOps) registerDocuments() {
 	tags := []string{"Documents"}
 	base := pathWorkspace + "/documents"
 
-	register(s, huma.Operation{OperationID: "documents-create", Method: http.MethodPost, Path: base,
+	register(s.Server, huma.Operation{OperationID: "documents-create", Method: http.MethodPost, Path: base,
 		Summary: "Create a document", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A new document is a `draft`. Its context (`contextType` + `contextId`) must be this workspace, its organization, " +
 			"one of its projects or a scope of one of them (else 404). A `parentId` must name a document of this workspace (else 400). " +
 			"`tiptap_json` content must be a JSON object."},
 		docWrite, s.createDocument)
 
-	register(s, huma.Operation{OperationID: "documents-list", Method: http.MethodGet, Path: base,
+	register(s.Server, huma.Operation{OperationID: "documents-list", Method: http.MethodGet, Path: base,
 		Summary: "List documents", Tags: tags,
 		Description: "Newest first, without content. Filters: `docType`, `contextType` with `contextId`, `parentId` " +
 			"(`parentId=root` lists the documents without a parent). Paginated by `limit` and `offset`."},
 		docRead, s.listDocuments)
 
-	register(s, huma.Operation{OperationID: "documents-tree", Method: http.MethodGet, Path: base + "/all",
+	register(s.Server, huma.Operation{OperationID: "documents-tree", Method: http.MethodGet, Path: base + "/all",
 		Summary: "The workspace's whole document tree", Tags: tags,
 		Description: "Every document of the workspace without content, read in one query: the roots, each with its `children`, by title."},
 		docRead, s.documentTree)
 
-	register(s, huma.Operation{OperationID: "documents-get", Method: http.MethodGet, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-get", Method: http.MethodGet, Path: base + "/{documentId}",
 		Summary: "Get a document with its content and reviews", Tags: tags},
 		docRead, s.getDocument)
 
-	register(s, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch, Path: base + "/{documentId}",
 		Summary: "Edit a document", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Any subset of title, content, contentFormat, docType, tags (replaced as a whole), metadata (replaced as a whole) " +
 			"and parentId (null makes it a root). An edit of an `approved` or `changes_requested` document returns it to `draft`; " +
 			"an edit while `pending_review` answers 409, and so does a parent that is the document itself or one of its descendants."},
 		docWrite, s.updateDocument)
 
-	register(s, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete, Path: base + "/{documentId}",
+	register(s.Server, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete, Path: base + "/{documentId}",
 		Summary: "Delete a document", Tags: tags,
 		Description: "Its children move up to its parent (or become roots when it had none); its reviews and card links are deleted with it."},
 		docWrite, s.deleteDocument)
 
-	register(s, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost, Path: base + "/{documentId}/submit-review",
+	register(s.Server, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost, Path: base + "/{documentId}/submit-review",
 		Summary: "Submit a draft for review", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "`draft` → `pending_review`; any other state answers 409. Records a `document_submitted` activity that notifies " +
 			"the workspace's pilotage reviewers and owners (and the organization's owners and admins), except the submitter."},
 		docWrite, s.submitDocument)
 
-	register(s, huma.Operation{OperationID: "documents-review", Method: http.MethodPost, Path: base + "/{documentId}/review",
+	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost, Path: base + "/{documentId}/review",
 		Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other state " +
 			"answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the document. " +
 			"Records a `document_reviewed` activity that notifies the author."},
 		docReview, s.reviewDocument)
 
-	register(s, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet, Path: pathCard + "/documents",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet, Path: pathCard + "/documents",
 		Summary: "List the documents linked to a card", Tags: tags, Description: "In link order, without content."},
 		docRead, s.listCardDocuments)
 
-	register(s, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost, Path: pathCard + "/documents/{documentId}/link",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost, Path: pathCard + "/documents/{documentId}/link",
 		Summary: "Link a document to a card", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "The document must belong to this workspace (else 404). A second link answers 409."},
 		docWrite, s.linkCardDocument)
 
-	register(s, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete, Path: pathCard + "/documents/{documentId}/link",
+	register(s.Server, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete, Path: pathCard + "/documents/{documentId}/link",
 		Summary: "Unlink a document from a card", Tags: tags, Description: "404 when the document is not linked to the card."},
 		docWrite, s.unlinkCardDocument)
 
-	register(s, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet, Path: pathWorkspace + "/search",
+	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet, Path: pathWorkspace + "/search",
 		Summary: "Search documents and cards", Tags: []string{"Search"},
 		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, `-excluded`) over " +
 			"the titles and content of the workspace's documents and the titles and descriptions of the cards of its projects. " +
@@ -220,20 +220,23 @@ func (s *Server) registerDocuments() {
 // CreateDocumentInput is the request of documents-create.
 type CreateDocumentInput struct {
 	WorkspacePath
-	Body struct {
-		Title         string          `json:"title" required:"true" minLength:"1" maxLength:"500"`
-		Content       string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters; for tiptap_json, a JSON object as text"`
-		ContentFormat string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json" default:"markdown"`
-		DocType       string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet" default:"document"`
-		ContextType   string          `json:"contextType" required:"true" enum:"organization,workspace,project,scope"`
-		ContextID     string          `json:"contextId" required:"true" doc:"Id of the organization, workspace, project or scope the document belongs to"`
-		Tags          []DocTag        `json:"tags,omitempty" maxItems:"20" doc:"At most 20 tags of 1 to 50 characters"`
-		ParentID      *string         `json:"parentId,omitempty" doc:"A document of this workspace"`
-		Metadata      json.RawMessage `json:"metadata,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body CreateDocumentInputBody
 }
 
-func (s *Server) createDocument(ctx context.Context, in *CreateDocumentInput) (*Output[DocumentOut], error) {
+// CreateDocumentInputBody is the body of a CreateDocumentInput request.
+type CreateDocumentInputBody struct {
+	Title         string          `json:"title" required:"true" minLength:"1" maxLength:"500"`
+	Content       string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters; for tiptap_json, a JSON object as text"`
+	ContentFormat string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json" default:"markdown"`
+	DocType       string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet" default:"document"`
+	ContextType   string          `json:"contextType" required:"true" enum:"organization,workspace,project,scope"`
+	ContextID     string          `json:"contextId" required:"true" doc:"Id of the organization, workspace, project or scope the document belongs to"`
+	Tags          []DocTag        `json:"tags,omitempty" maxItems:"20" doc:"At most 20 tags of 1 to 50 characters"`
+	ParentID      *string         `json:"parentId,omitempty" doc:"A document of this workspace"`
+	Metadata      json.RawMessage `json:"metadata,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+}
+
+func (s documentOps) createDocument(ctx context.Context, in *CreateDocumentInput) (*Output[DocumentOut], error) {
 	b := in.Body
 	title, err := nonBlank("title", b.Title)
 	if err != nil {
@@ -266,7 +269,7 @@ type ListDocumentsInput struct {
 	Offset      int32  `query:"offset" minimum:"0" default:"0"`
 }
 
-func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Output[[]DocumentSummaryOut], error) {
+func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Output[[]DocumentSummaryOut], error) {
 	if (in.ContextType == "") != (in.ContextID == "") {
 		return nil, errBadRequest("contextType and contextId filter together: give both or neither")
 	}
@@ -292,29 +295,32 @@ func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Ou
 	return listOf(documentSummaryOut)(s.documents.Documents(ctx, f))
 }
 
-func (s *Server) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {
+func (s documentOps) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {
 	return listOf(documentNodeOut)(s.documents.DocumentTree(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
+func (s documentOps) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
 	return oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
 // UpdateDocumentInput is the request of documents-update.
 type UpdateDocumentInput struct {
 	DocumentPath
-	Body struct {
-		Title         *string          `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Content       *string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters"`
-		ContentFormat *string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json"`
-		DocType       *string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet"`
-		Tags          *[]DocTag        `json:"tags,omitempty" maxItems:"20" doc:"Replaces the tags: at most 20 of 1 to 50 characters"`
-		Metadata      json.RawMessage  `json:"metadata,omitempty" doc:"Replaces the metadata object (at most 16 KB); null empties it"`
-		ParentID      Nullable[string] `json:"parentId,omitempty" doc:"A document of this workspace, not this one nor one of its descendants; null makes it a root"`
-	}
+	Body UpdateDocumentInputBody
 }
 
-func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*Output[DocumentOut], error) {
+// UpdateDocumentInputBody is the body of a UpdateDocumentInput request.
+type UpdateDocumentInputBody struct {
+	Title         *string          `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Content       *string          `json:"content,omitempty" maxLength:"100000" doc:"At most 100,000 characters"`
+	ContentFormat *string          `json:"contentFormat,omitempty" enum:"markdown,tiptap_json"`
+	DocType       *string          `json:"docType,omitempty" enum:"document,spec,brief,adr,note,reference,template,spreadsheet"`
+	Tags          *[]DocTag        `json:"tags,omitempty" maxItems:"20" doc:"Replaces the tags: at most 20 of 1 to 50 characters"`
+	Metadata      json.RawMessage  `json:"metadata,omitempty" doc:"Replaces the metadata object (at most 16 KB); null empties it"`
+	ParentID      Nullable[string] `json:"parentId,omitempty" doc:"A document of this workspace, not this one nor one of its descendants; null makes it a root"`
+}
+
+func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*Output[DocumentOut], error) {
 	b := in.Body
 	title, err := nonBlankOpt("title", b.Title)
 	if err != nil {
@@ -334,39 +340,42 @@ func (s *Server) updateDocument(ctx context.Context, in *UpdateDocumentInput) (*
 	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
 }
 
-func (s *Server) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
+func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
 	return done(s.documents.DeleteDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
 }
 
-func (s *Server) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID))
+func (s documentOps) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
+	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID)))
 }
 
 // ReviewDocumentInput is the request of documents-review.
 type ReviewDocumentInput struct {
 	DocumentPath
-	Body struct {
-		Status string `json:"status" required:"true" enum:"approved,changes_requested"`
-		Notes  string `json:"notes,omitempty" maxLength:"2000" doc:"At most 2,000 characters"`
-	}
+	Body ReviewDocumentInputBody
 }
 
-func (s *Server) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, principalFrom(ctx).User.ID,
+// ReviewDocumentInputBody is the body of a ReviewDocumentInput request.
+type ReviewDocumentInputBody struct {
+	Status string `json:"status" required:"true" enum:"approved,changes_requested"`
+	Notes  string `json:"notes,omitempty" maxLength:"2000" doc:"At most 2,000 characters"`
+}
+
+func (s documentOps) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
+	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
 		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
 }
 
-func (s *Server) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {
+func (s documentOps) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {
 	return listOf(documentSummaryOut)(s.documents.CardDocuments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
-func (s *Server) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
+func (s documentOps) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.documents.LinkDocument(ctx, a.WorkspaceID, a.ProjectID, in.CardID, in.DocumentID, principalFrom(ctx).User.ID))
+	return done(s.documents.LinkDocument(ctx, document.CardLink{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, DocumentID: in.DocumentID, ActorID: principalFrom(ctx).User.ID}))
 }
 
-func (s *Server) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
-	return done(s.documents.UnlinkDocument(ctx, accessFrom(ctx).ProjectID, in.CardID, in.DocumentID))
+func (s documentOps) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
+	return done(s.documents.UnlinkDocument(ctx, document.CardLink{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID, DocumentID: in.DocumentID}))
 }
 
 // SearchInput is the request of workspace-search.
@@ -376,7 +385,7 @@ type SearchInput struct {
 	Limit int32  `query:"limit" minimum:"1" maximum:"50" default:"20"`
 }
 
-func (s *Server) search(ctx context.Context, in *SearchInput) (*Output[[]SearchResultOut], error) {
+func (s documentOps) search(ctx context.Context, in *SearchInput) (*Output[[]SearchResultOut], error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
 		return nil, errBadRequest("q must not be blank")

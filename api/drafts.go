@@ -78,34 +78,34 @@ const draftsDoc = "A draft goes framing → refining → refined (questions read
 	"event stream, `GET …/project-drafts/{draftId}/events`."
 
 // registerDrafts registers project drafts.
-func (s *Server) registerDrafts() {
+func (s agentOps) registerDrafts() {
 	tags := []string{"Project drafts"}
 	path := pathWorkspace + "/project-drafts"
 	stepResponses := map[string]*huma.Response{
 		"202": {Description: "The job is still running: the draft in its refining or generating state; follow `…/events` or read the draft later"},
 	}
 
-	register(s, huma.Operation{OperationID: "project-drafts-create", Method: http.MethodPost, Path: path,
+	register(s.Server, huma.Operation{OperationID: "project-drafts-create", Method: http.MethodPost, Path: path,
 		Summary: "Create a project draft", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "`name` 1–200 characters; `description` at most 10,000; `contextDocuments` at most 10 inline documents " +
 			"`{title, content}` (title 1–200, content at most 50,000 characters); `teamMembers` at most 50 `{name, role, email?}` " +
 			"(name 1–100, role at most 100). A draft starts in framing. " + draftsDoc},
 		projectWrite, s.createDraft)
 
-	register(s, huma.Operation{OperationID: "project-drafts-list", Method: http.MethodGet, Path: path,
+	register(s.Server, huma.Operation{OperationID: "project-drafts-list", Method: http.MethodGet, Path: path,
 		Summary: "List the workspace's project drafts, newest first", Tags: tags},
 		projectRead, s.listDrafts)
 
-	register(s, huma.Operation{OperationID: "project-drafts-get", Method: http.MethodGet, Path: path + "/{draftId}",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-get", Method: http.MethodGet, Path: path + "/{draftId}",
 		Summary: "Get a project draft", Tags: tags},
 		projectRead, s.getDraft)
 
-	register(s, huma.Operation{OperationID: "project-drafts-delete", Method: http.MethodDelete, Path: path + "/{draftId}",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-delete", Method: http.MethodDelete, Path: path + "/{draftId}",
 		Summary: "Delete a project draft", Tags: tags,
 		Description: "Deletes the draft and its event stream in any state (a running job finds it gone and stops). The project an executed draft made stays."},
 		projectWrite, s.deleteDraft)
 
-	register(s, huma.Operation{OperationID: "project-drafts-refine", Method: http.MethodPost, Path: path + "/{draftId}/refine",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-refine", Method: http.MethodPost, Path: path + "/{draftId}/refine",
 		Summary: "Answer the draft's questions and ask for the next round", Tags: tags, Errors: []int{http.StatusConflict},
 		Responses: stepResponses,
 		Description: "Body `{answers: [{question, answer}]}` (at most 5; each question one of the draft's current `questions`; " +
@@ -116,14 +116,14 @@ func (s *Server) registerDrafts() {
 			"after a roadmap is ready, or once executed."},
 		projectWrite, s.refineDraft)
 
-	register(s, huma.Operation{OperationID: "project-drafts-generate-roadmap", Method: http.MethodPost, Path: path + "/{draftId}/generate-roadmap",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-generate-roadmap", Method: http.MethodPost, Path: path + "/{draftId}/generate-roadmap",
 		Summary: "Generate the draft's phased roadmap", Tags: tags, Errors: []int{http.StatusConflict}, Responses: stepResponses,
 		Description: "Allowed in framing, refined, roadmap_ready (a new roadmap replaces the old) and failed. Queues the roadmap job, " +
 			"then waits up to a few seconds for it: 200 with the draft and its `roadmap` {phases: [{name, goal, deliverables: " +
 			"[{title, description}]}]} when ready, else 202 with the draft generating. 409 while a job runs or once executed."},
 		projectWrite, s.generateDraftRoadmap)
 
-	register(s, huma.Operation{OperationID: "project-drafts-execute", Method: http.MethodPost, Path: path + "/{draftId}/execute",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-execute", Method: http.MethodPost, Path: path + "/{draftId}/execute",
 		Summary: "Create the project from the draft's roadmap", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Once, in one transaction: the project (named and described as the draft), a column per phase in order, a " +
 			"card per deliverable (with card_created activities and notifications as any card create), and the team members " +
@@ -131,7 +131,7 @@ func (s *Server) registerDrafts() {
 			"409 before the roadmap is ready, and on a second call (naming the project made)."},
 		projectWrite, s.executeDraft)
 
-	register(s, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet, Path: path + "/{draftId}/events",
+	register(s.Server, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet, Path: path + "/{draftId}/events",
 		Summary: "Watch a draft's jobs (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` (status, " +
 			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
@@ -148,15 +148,18 @@ func (s *Server) registerDrafts() {
 // CreateDraftInput is the request of project-drafts-create.
 type CreateDraftInput struct {
 	WorkspacePath
-	Body struct {
-		Name             string            `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description      string            `json:"description,omitempty" maxLength:"10000"`
-		ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"At most 10 context documents, each a document of the workspace {documentId} or inline {title, content}; their content feeds the model"`
-		TeamMembers      []DraftMemberIn   `json:"teamMembers,omitempty" maxItems:"50"`
-	}
+	Body CreateDraftInputBody
 }
 
-func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output[DraftOut], error) {
+// CreateDraftInputBody is the body of a CreateDraftInput request.
+type CreateDraftInputBody struct {
+	Name             string            `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description      string            `json:"description,omitempty" maxLength:"10000"`
+	ContextDocuments []DraftDocumentIn `json:"contextDocuments,omitempty" maxItems:"10" doc:"At most 10 context documents, each a document of the workspace {documentId} or inline {title, content}; their content feeds the model"`
+	TeamMembers      []DraftMemberIn   `json:"teamMembers,omitempty" maxItems:"50"`
+}
+
+func (s agentOps) createDraft(ctx context.Context, in *CreateDraftInput) (*Output[DraftOut], error) {
 	b := in.Body
 	name, err := nonBlank("name", b.Name)
 	if err != nil {
@@ -192,18 +195,18 @@ func (s *Server) createDraft(ctx context.Context, in *CreateDraftInput) (*Output
 	return oneOf(draftOut)(s.drafts.Create(ctx, nd))
 }
 
-func (s *Server) listDrafts(ctx context.Context, _ *WorkspacePath) (*Output[[]DraftOut], error) {
+func (s agentOps) listDrafts(ctx context.Context, _ *WorkspacePath) (*Output[[]DraftOut], error) {
 	return listOf(draftOut)(s.drafts.List(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getDraft(ctx context.Context, in *DraftPath) (*Output[DraftOut], error) {
+func (s agentOps) getDraft(ctx context.Context, in *DraftPath) (*Output[DraftOut], error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
 	return oneOf(draftOut)(s.drafts.Get(ctx, accessFrom(ctx).WorkspaceID, in.DraftID))
 }
 
-func (s *Server) deleteDraft(ctx context.Context, in *DraftPath) (*OKOutput, error) {
+func (s agentOps) deleteDraft(ctx context.Context, in *DraftPath) (*OKOutput, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
@@ -225,7 +228,7 @@ type RefineDraftInput struct {
 	}
 }
 
-func (s *Server) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftStepOutput, error) {
+func (s agentOps) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftStepOutput, error) {
 	var answers []draft.DraftAnswer
 	if in.Body != nil {
 		for i, a := range in.Body.Answers {
@@ -246,7 +249,7 @@ func (s *Server) refineDraft(ctx context.Context, in *RefineDraftInput) (*DraftS
 	})
 }
 
-func (s *Server) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*DraftStepOutput, error) {
+func (s agentOps) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*DraftStepOutput, error) {
 	wsID := accessFrom(ctx).WorkspaceID
 	return s.draftStep(ctx, in.DraftID, func() (draft.DraftStep, error) {
 		return s.drafts.GenerateRoadmap(ctx, wsID, in.DraftID)
@@ -256,7 +259,7 @@ func (s *Server) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*Draf
 // draftStep starts a draft's job and waits for it, up to Options.DraftWait, on the draft's stream: the
 // job's final event commits with its result, and the relay hears it whichever process ran the job.
 // The subscription is made before the job is enqueued, so the final event cannot be missed.
-func (s *Server) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep, error)) (*DraftStepOutput, error) {
+func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep, error)) (*DraftStepOutput, error) {
 	if !isUUID(draftID) {
 		return nil, errNotFound("draft not found")
 	}
@@ -283,7 +286,7 @@ func (s *Server) draftStep(ctx context.Context, draftID string, start func() (dr
 }
 
 // waitFinal waits for a final event on sub, at most Options.DraftWait; false when none came.
-func (s *Server) waitFinal(ctx context.Context, sub *stream.Subscription) bool {
+func (s agentOps) waitFinal(ctx context.Context, sub *stream.Subscription) bool {
 	timer := time.NewTimer(s.opts.DraftWait)
 	defer timer.Stop()
 	for {
@@ -311,13 +314,13 @@ type DraftExecutionOut struct {
 	MembersSkipped []string   `json:"membersSkipped" doc:"Names of the team members not added: no e-mail, or not a member of the workspace (invite them first)"`
 }
 
-func (s *Server) executeDraft(ctx context.Context, in *DraftPath) (*Output[DraftExecutionOut], error) {
+func (s agentOps) executeDraft(ctx context.Context, in *DraftPath) (*Output[DraftExecutionOut], error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
 	return oneOf(func(e draft.DraftExecution) DraftExecutionOut {
 		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded, MembersSkipped: e.MembersSkipped}
-	})(s.drafts.Execute(ctx, accessFrom(ctx).WorkspaceID, in.DraftID, principalFrom(ctx).User.ID))
+	})(s.drafts.Execute(ctx, recordEdit(ctx, in.DraftID)))
 }
 
 // DraftStreamInput addresses a draft's event stream.
@@ -329,7 +332,7 @@ type DraftStreamInput struct {
 // watchDraft answers the draft's event stream, after checking the draft is in the workspace. Without
 // Last-Event-ID, a client of a working draft gets its current job from the start; a client of an idle
 // draft waits for its next job. Either way the stream ends after that job's done event.
-func (s *Server) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.StreamResponse, error) {
+func (s agentOps) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.StreamResponse, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// ErrorBody is the one error shape of the API (spec Part 7): statusCode, message, error, and for
-// validation failures the failing fields.
+// ErrorBody is the one error shape of the API, for every 4xx and 5xx: statusCode, message, error (the
+// status name), and for validation failures the failing fields.
 type ErrorBody struct {
 	StatusCode int          `json:"statusCode" doc:"HTTP status code"`
 	Message    string       `json:"message" doc:"What went wrong, for people"`
@@ -35,10 +35,11 @@ func (e *ErrorBody) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *ErrorBody) GetStatus() int { return e.StatusCode }
 
-// ContentType keeps errors in plain JSON, as the spec says, rather than problem+json.
+// ContentType keeps errors in plain JSON (application/json) rather than huma's problem+json, so every
+// error has the one shape above.
 func (e *ErrorBody) ContentType(string) string { return "application/json" }
 
-// statusName is the `error` field: the HTTP status name, with the spec's wording for 500.
+// statusName is the `error` field: the HTTP status name, except for 500, which is "Internal Error".
 func statusName(code int) string {
 	if code == http.StatusInternalServerError {
 		return "Internal Error"

@@ -22,8 +22,9 @@ import (
 // the X-CSRF-Token header.
 const sessionCookie = "pilot_session"
 
-// Access is what an operation requires, declared once at registration; the guard enforces it.
-type Access struct {
+// Requires is what an operation needs (credentials, a token scope, roles), declared once at
+// registration; the guard enforces it. What a caller has is a tenancy.Access.
+type Requires struct {
 	// Public operations need no credentials.
 	Public bool
 	// Scope a personal access token must carry. Required unless JWTOnly.
@@ -49,7 +50,7 @@ var (
 )
 
 // register adds an operation with its access declaration. Every operation must say what it needs.
-func register[I, O any](s *Server, op huma.Operation, a Access, h func(context.Context, *I) (*O, error)) {
+func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context.Context, *I) (*O, error)) {
 	if !a.Public && a.Scope == "" && !a.JWTOnly {
 		panic(fmt.Sprintf("operation %s declares neither a scope nor JWTOnly", op.OperationID))
 	}
@@ -125,10 +126,10 @@ func clientIPFrom(ctx context.Context) string {
 	return ip
 }
 
-// guard is the one place credentials, scopes and tenancy are checked, in the spec's order: a valid
+// guard is the one place credentials, scopes and tenancy are checked, always in this order: a valid
 // bearer token, membership of the organization, membership of the workspace, then role and scope.
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
-	a, _ := hctx.Operation().Metadata["access"].(Access)
+	a, _ := hctx.Operation().Metadata["access"].(Requires)
 	hctx = huma.WithValue(hctx, clientIPKey, s.clientIP(hctx))
 	if r, w := humachi.Unwrap(hctx); r != nil {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
@@ -188,7 +189,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 
 // checkScope refuses a personal access token an operation does not accept (JWTOnly) or one without the
 // scope it declares. The guard and the MCP tools (mcp.go) both check with it.
-func checkScope(p *Principal, a Access) error {
+func checkScope(p *Principal, a Requires) error {
 	switch {
 	case p.ViaPAT && a.JWTOnly:
 		return errForbidden("this endpoint does not accept personal access tokens; use a JWT")
@@ -201,7 +202,7 @@ func checkScope(p *Principal, a Access) error {
 // tenantAccess resolves the caller's access to an organization, and a workspace and project when named,
 // then checks the roles a declares: outside the tenancy is 404, a role too low 403. The guard uses it for
 // routes with {orgSlug}; the MCP tools for the organization, workspace and project their arguments name.
-func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Access, orgSlug, wsSlug, projectID string) (tenancy.Access, error) {
+func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, orgSlug, wsSlug, projectID string) (tenancy.Access, error) {
 	var acc tenancy.Access
 	var err error
 	if p.access != nil || p.accessErr != nil {
@@ -427,4 +428,14 @@ func isUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// cardEdit names a card of the request's project and the caller, for the store's writes to a card.
+func cardEdit(ctx context.Context, cardID string) db.CardEdit {
+	return db.CardEdit{ProjectID: accessFrom(ctx).ProjectID, CardID: cardID, ActorID: principalFrom(ctx).User.ID}
+}
+
+// recordEdit names a record of the request's workspace and the caller, for the engines' writes.
+func recordEdit(ctx context.Context, id string) db.RecordEdit {
+	return db.RecordEdit{WorkspaceID: accessFrom(ctx).WorkspaceID, ID: id, ActorID: principalFrom(ctx).User.ID}
 }

@@ -211,7 +211,7 @@ func (e *testEnv) do(method, path, token string, body any) *resp {
 	return e.send(req{Method: method, Path: path, Token: token, Body: body})
 }
 
-// requireStatus asserts the status and, for errors, the spec's error shape.
+// requireStatus asserts the status and, for errors, the API's one error shape (ErrorBody).
 func requireStatus(t *testing.T, r *resp, code int) {
 	t.Helper()
 	require.Equal(t, code, r.Code, "body: %s", r.Body)

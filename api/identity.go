@@ -59,7 +59,7 @@ type OKOutput struct{ Body OKBody }
 func okOutput() *OKOutput { return &OKOutput{Body: OKBody{OK: true}} }
 
 // startSession issues a JWT for u, its cookie and CSRF token.
-func (s *Server) startSession(u db.User) (*SessionOutput, error) {
+func (s accountOps) startSession(u db.User) (*SessionOutput, error) {
 	tok, claims, err := s.signer.Issue(u.ID, auth.TypeSession, u.SessionVersion)
 	if err != nil {
 		return nil, err
@@ -74,51 +74,54 @@ func (s *Server) startSession(u db.User) (*SessionOutput, error) {
 }
 
 // registerAuth registers accounts and sessions.
-func (s *Server) registerAuth() {
+func (s accountOps) registerAuth() {
 	tags := []string{"Identity"}
 
-	register(s, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
+	register(s.Server, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
 		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Creates the user with a personal organization and workspace, and starts a session.",
 		Errors:      []int{http.StatusConflict}},
-		Access{Public: true}, s.createAccount)
+		Requires{Public: true}, s.createAccount)
 
-	register(s, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
+	register(s.Server, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
 		Summary: "Log in", Tags: tags,
 		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
 			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
 			"client and per account (429).",
 		Errors: []int{http.StatusTooManyRequests}},
-		Access{Public: true}, s.login)
+		Requires{Public: true}, s.login)
 
-	register(s, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
+	register(s.Server, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
 		Summary: "Clear the session cookie", Tags: tags},
-		Access{Public: true}, s.logout)
+		Requires{Public: true}, s.logout)
 
-	register(s, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
+	register(s.Server, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
 		Summary: "Current user", Tags: tags},
-		Access{Scope: auth.ScopeAccountRead}, s.getMe)
+		Requires{Scope: auth.ScopeAccountRead}, s.getMe)
 
-	register(s, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
+	register(s.Server, huma.Operation{OperationID: "auth-update-me", Method: http.MethodPatch, Path: "/auth/me",
 		Summary: "Update the current user's profile", Tags: tags},
-		Access{Scope: auth.ScopeAccountWrite}, s.updateMe)
+		Requires{Scope: auth.ScopeAccountWrite}, s.updateMe)
 
-	register(s, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
+	register(s.Server, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
 		Summary: "Change the password", Tags: tags,
 		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
-		Access{JWTOnly: true}, s.changePassword)
+		Requires{JWTOnly: true}, s.changePassword)
 }
 
 // RegisterInput is the request of auth-register.
 type RegisterInput struct {
-	Body struct {
-		Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
-		Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
-		Name     string `json:"name,omitempty" maxLength:"100"`
-	}
+	Body RegisterInputBody
 }
 
-func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
+// RegisterInputBody is the body of a RegisterInput request.
+type RegisterInputBody struct {
+	Email    string `json:"email" format:"email" maxLength:"254" required:"true"`
+	Password string `json:"password" minLength:"8" maxLength:"128" required:"true"`
+	Name     string `json:"name,omitempty" maxLength:"100"`
+}
+
+func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
 	email := strings.TrimSpace(in.Body.Email)
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		// The email format also accepts "Name <address>" and comments; only a bare address is one.
@@ -139,13 +142,16 @@ func (s *Server) createAccount(ctx context.Context, in *RegisterInput) (*Session
 
 // LoginInput is the request of auth-login.
 type LoginInput struct {
-	Body struct {
-		Email    string `json:"email" required:"true" maxLength:"254"`
-		Password string `json:"password" required:"true" maxLength:"128"`
-	}
+	Body LoginInputBody
 }
 
-func (s *Server) login(ctx context.Context, in *LoginInput) (*SessionOutput, error) {
+// LoginInputBody is the body of a LoginInput request.
+type LoginInputBody struct {
+	Email    string `json:"email" required:"true" maxLength:"254"`
+	Password string `json:"password" required:"true" maxLength:"128"`
+}
+
+func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, error) {
 	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
 	if err := s.limitLogin(ctx, email); err != nil {
 		return nil, err
@@ -171,7 +177,7 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*SessionOutput, err
 	return s.startSession(u)
 }
 
-func (s *Server) logout(context.Context, *struct{}) (*SessionOutput, error) {
+func (s accountOps) logout(context.Context, *struct{}) (*SessionOutput, error) {
 	//nolint:gosec // G124: Secure in production; development serves plain http on localhost (see startSession)
 	return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
 		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
@@ -179,13 +185,16 @@ func (s *Server) logout(context.Context, *struct{}) (*SessionOutput, error) {
 
 // MeOutput is the answer of auth-me and auth-update-me.
 type MeOutput struct {
-	Body struct {
-		User      *UserOut `json:"user"`
-		CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
-	}
+	Body MeOutputBody
 }
 
-func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
+// MeOutputBody is the body of a MeOutput request.
+type MeOutputBody struct {
+	User      *UserOut `json:"user"`
+	CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
+}
+
+func (s accountOps) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	p := principalFrom(ctx)
 	out := &MeOutput{}
 	out.Body.User = userOut(p.User)
@@ -197,13 +206,16 @@ func (s *Server) getMe(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 
 // PatchMeInput is the request of auth-update-me.
 type PatchMeInput struct {
-	Body struct {
-		Name     *string `json:"name,omitempty" maxLength:"100"`
-		JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
-	}
+	Body PatchMeInputBody
 }
 
-func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, error) {
+// PatchMeInputBody is the body of a PatchMeInput request.
+type PatchMeInputBody struct {
+	Name     *string `json:"name,omitempty" maxLength:"100"`
+	JobTitle *string `json:"jobTitle,omitempty" maxLength:"100"`
+}
+
+func (s accountOps) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, error) {
 	u, err := s.identity.UpdateProfile(ctx, principalFrom(ctx).User.ID, trimPtr(in.Body.Name), trimPtr(in.Body.JobTitle))
 	if err != nil {
 		return nil, fail(err)
@@ -215,13 +227,16 @@ func (s *Server) updateMe(ctx context.Context, in *PatchMeInput) (*MeOutput, err
 
 // ChangePasswordInput is the request of auth-change-password.
 type ChangePasswordInput struct {
-	Body struct {
-		CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
-		NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
-	}
+	Body ChangePasswordInputBody
 }
 
-func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*SessionOutput, error) {
+// ChangePasswordInputBody is the body of a ChangePasswordInput request.
+type ChangePasswordInputBody struct {
+	CurrentPassword string `json:"currentPassword" required:"true" maxLength:"128"`
+	NewPassword     string `json:"newPassword" minLength:"8" maxLength:"128" required:"true"`
+}
+
+func (s accountOps) changePassword(ctx context.Context, in *ChangePasswordInput) (*SessionOutput, error) {
 	p := principalFrom(ctx)
 	if !auth.CheckPassword(in.Body.CurrentPassword, p.User.PasswordHash) {
 		return nil, errBadRequest("current password is incorrect")

@@ -2,7 +2,7 @@ package api
 
 // This file serves /mcp, the Model Context Protocol endpoint for AI clients, on the official Go SDK's
 // streamable HTTP transport. Authentication is the REST API's (a bearer JWT or personal access token,
-// 401 with WWW-Authenticate otherwise); each tool declares an Access as a REST operation does, and its
+// 401 with WWW-Authenticate otherwise); each tool declares what it Requires as a REST operation does, and its
 // handler is a thin call into the same handler or store operation REST uses. The tools themselves are
 // registered in mcp_tools.go, mcp_documents.go and mcp_missions.go; decisions are in docs/mcp.md.
 
@@ -46,7 +46,7 @@ type mcpServer struct {
 // mcpToolInfo describes a registered tool (tests check each one's scope refusal).
 type mcpToolInfo struct {
 	Name   string
-	Access Access
+	Access Requires
 }
 
 // mountMCP builds the MCP server with every tool and resource, and serves it at /mcp behind bearer
@@ -160,13 +160,13 @@ type CardArgs struct {
 	CardID string `json:"cardId" doc:"The card's id (see list_cards)"`
 }
 
-// addTool registers a tool: its name and description, the Access it needs (the PAT scope and roles,
+// addTool registers a tool: its name and description, the Requires it declares (the PAT scope and roles,
 // declared as a REST operation declares them) and its handler, which reads the caller and access with
 // principalFrom and accessFrom exactly as a REST handler does. Input and output JSON Schemas are derived
 // from I and O with huma's rules, so the limits in struct tags (maxLength, enum, …) hold as over REST
 // and invalid arguments are a tool error naming the field. Every refusal — scope, tenancy, role, a
 // malformed id, the store's — is a tool error (isError), never a protocol error; a panic is one too.
-func addTool[I, O any](s *Server, name, description string, a Access, h func(context.Context, *I) (*O, error)) {
+func addTool[I, O any](s *Server, name, description string, a Requires, h func(context.Context, *I) (*O, error)) {
 	if a.Scope == "" || !auth.ValidScope(a.Scope) || a.JWTOnly {
 		panic(fmt.Sprintf("MCP tool %s must declare a valid PAT scope", name))
 	}
@@ -211,7 +211,7 @@ func addTool[I, O any](s *Server, name, description string, a Access, h func(con
 // toolAccess is the guard for a tool call: the caller (authenticated by mcpAuth), the scope, well-formed
 // ids, then the tenancy the arguments name and the roles a declares. The returned context carries the
 // principal and access as the guard's does.
-func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Access, in any) (context.Context, error) {
+func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Requires, in any) (context.Context, error) {
 	var p *Principal
 	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
 		p, _ = req.Extra.TokenInfo.Extra[principalExtra].(*Principal)

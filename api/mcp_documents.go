@@ -1,7 +1,7 @@
 package api
 
 // The MCP tools on the knowledge base (documents, search) and the pilotage cockpit. Each calls the REST
-// operation's own handler under the access addTool resolved with the REST operation's Access (docRead,
+// operation's own handler under the access addTool resolved with the REST operation's Requires (docRead,
 // pilotageRead, pilotageReview), so tenancy, roles, filters and limits hold exactly as over REST.
 
 import (
@@ -54,7 +54,7 @@ func (s *Server) mcpListDocuments(ctx context.Context, in *ListDocumentsArgs) (*
 	if limit == 0 {
 		limit = 50
 	}
-	res, err := s.listDocuments(ctx, &ListDocumentsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
+	res, err := s.ops.docs.listDocuments(ctx, &ListDocumentsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
 		DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID, ParentID: in.ParentID, Limit: limit, Offset: in.Offset})
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ type DocumentArgs struct {
 }
 
 func (s *Server) mcpGetDocument(ctx context.Context, in *DocumentArgs) (*DocumentOut, error) {
-	return body(s.getDocument(ctx, &DocumentPath{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, DocumentID: in.DocumentID}))
+	return body(s.ops.docs.getDocument(ctx, &DocumentPath{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, DocumentID: in.DocumentID}))
 }
 
 // SearchArgs is the input of search (REST's workspace-search query).
@@ -90,7 +90,7 @@ type SearchResultsOut struct {
 }
 
 func (s *Server) mcpSearch(ctx context.Context, in *SearchArgs) (*SearchResultsOut, error) {
-	res, err := s.search(ctx, &SearchInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, Q: in.Q, Limit: in.Limit})
+	res, err := s.ops.docs.search(ctx, &SearchInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, Q: in.Q, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Server) mcpGetPilotageState(ctx context.Context, in *PilotageStateArgs)
 	if req.DetailLevel == "" {
 		req.DetailLevel = "standard"
 	}
-	return body(s.getPilotageState(ctx, req))
+	return body(s.ops.cockpit.getPilotageState(ctx, req))
 }
 
 // ProposePilotageActionArgs is the input of propose_pilotage_action (REST's pilotage-actions-propose body).
@@ -129,5 +129,5 @@ func (s *Server) mcpProposePilotageAction(ctx context.Context, in *ProposePilota
 	var req ProposePilotageActionInput
 	req.WorkspacePath = WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}
 	req.Body.ActionType, req.Body.Explanation, req.Body.Payload = in.ActionType, in.Explanation, in.Payload
-	return body(s.proposePilotageAction(ctx, &req))
+	return body(s.ops.cockpit.proposePilotageAction(ctx, &req))
 }

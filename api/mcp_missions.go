@@ -18,8 +18,8 @@ import (
 
 // registerMCPMissionTools registers the tools of MCP-only missions.
 func (s *Server) registerMCPMissionTools() {
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
 	addTool(s, "list_queued_missions", "List the workspace's queued missions of mcpOnly agents (oldest first), "+
 		"waiting for an external AI client to claim them.",
 		read, s.mcpListQueuedMissions)

@@ -64,7 +64,7 @@ func (s *Server) registerMCPResources() {
 // readResource reads one resource under a, the access of the tool that reads it (projectRead, docRead), as JSON.
 // Outside the caller's tenancy, or a malformed id, is "resource not found"; a refused scope or role is
 // an invalid-params error naming it.
-func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, a Access, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, a Requires, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
 	ctx, err := s.toolAccess(ctx, &mcp.CallToolRequest{Extra: extra}, a, in)
 	var v any
 	if err == nil {

@@ -6,7 +6,7 @@ package api
 //
 // Adding a tool is one function here: its input type (embedding WorkspaceArgs, ProjectArgs or CardArgs
 // when it works inside a tenancy), its output type (an object), and one addTool line in
-// registerMCPTools with the same Access as the REST operation it mirrors.
+// registerMCPTools with the same Requires as the REST operation it mirrors.
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 // registerMCPTools registers the tools on organizations, workspaces, projects and cards.
 func (s *Server) registerMCPTools() {
 	addTool(s, "list_organizations", "List the organizations you belong to, with your role in each.",
-		Access{Scope: projectRead.Scope}, s.mcpListOrganizations)
+		Requires{Scope: projectRead.Scope}, s.mcpListOrganizations)
 	addTool(s, "list_workspaces", "List the workspaces of an organization that you can open.",
-		Access{Scope: projectRead.Scope, OrgRole: "member"}, s.mcpListWorkspaces)
+		Requires{Scope: projectRead.Scope, OrgRole: "member"}, s.mcpListWorkspaces)
 	addTool(s, "list_projects", "List the projects of a workspace.",
 		projectRead, s.mcpListProjects)
 	addTool(s, "list_cards", "List the cards of a project, by column order then card order (archived cards only when asked).",
@@ -46,7 +46,7 @@ type OrganizationsOut struct {
 }
 
 func (s *Server) mcpListOrganizations(ctx context.Context, _ *struct{}) (*OrganizationsOut, error) {
-	res, err := s.listOrganizations(ctx, nil)
+	res, err := s.ops.tenancy.listOrganizations(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ type WorkspacesOut struct {
 }
 
 func (s *Server) mcpListWorkspaces(ctx context.Context, in *OrgArgs) (*WorkspacesOut, error) {
-	res, err := s.listWorkspaces(ctx, &OrgPath{OrgSlug: in.Org})
+	res, err := s.ops.tenancy.listWorkspaces(ctx, &OrgPath{OrgSlug: in.Org})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ type ProjectsOut struct {
 }
 
 func (s *Server) mcpListProjects(ctx context.Context, in *WorkspaceArgs) (*ProjectsOut, error) {
-	res, err := s.listProjects(ctx, &WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace})
+	res, err := s.ops.tenancy.listProjects(ctx, &WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 }
 
 func (s *Server) mcpGetCard(ctx context.Context, in *CardArgs) (*CardOut, error) {
-	return body(s.getCard(ctx, &CardPath{CardID: in.CardID}))
+	return body(s.ops.board.getCard(ctx, &CardPath{CardID: in.CardID}))
 }
 
 // CreateCardArgs is the input of create_card.
@@ -137,7 +137,7 @@ type CreateCardArgs struct {
 type CardCreateFields = cardCreateBody
 
 func (s *Server) mcpCreateCard(ctx context.Context, in *CreateCardArgs) (*CardOut, error) {
-	return body(s.insertCard(ctx, in.ColumnID, in.CardCreateFields))
+	return body(s.ops.board.insertCard(ctx, in.ColumnID, in.CardCreateFields))
 }
 
 // UpdateCardArgs is the input of update_card.
@@ -147,7 +147,7 @@ type UpdateCardArgs struct {
 }
 
 func (s *Server) mcpUpdateCard(ctx context.Context, in *UpdateCardArgs) (*CardOut, error) {
-	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: in.UpdateCardInputBody}))
+	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: in.UpdateCardInputBody}))
 }
 
 // MoveCardArgs is the input of move_card.
@@ -159,7 +159,7 @@ type MoveCardArgs struct {
 
 func (s *Server) mcpMoveCard(ctx context.Context, in *MoveCardArgs) (*CardOut, error) {
 	col := in.ColumnID
-	return body(s.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: UpdateCardInputBody{ColumnID: &col, Order: in.Order}}))
+	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: UpdateCardInputBody{ColumnID: &col, Order: in.Order}}))
 }
 
 // AddCommentArgs is the input of add_comment.
@@ -172,7 +172,7 @@ func (s *Server) mcpAddComment(ctx context.Context, in *AddCommentArgs) (*Commen
 	var req CreateCommentInput
 	req.CardID = in.CardID
 	req.Body.Content = in.Content
-	return body(s.createComment(ctx, &req))
+	return body(s.ops.board.createComment(ctx, &req))
 }
 
 // CheckChecklistItemArgs is the input of check_checklist_item.
@@ -186,7 +186,7 @@ func (s *Server) mcpCheckChecklistItem(ctx context.Context, in *CheckChecklistIt
 	var req UpdateChecklistItemInput
 	req.CardID, req.ItemID = in.CardID, in.ItemID
 	req.Body.Done = &in.Done
-	return body(s.updateChecklistItem(ctx, &req))
+	return body(s.ops.board.updateChecklistItem(ctx, &req))
 }
 
 // body unwraps a REST handler's answer for a tool.

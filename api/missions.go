@@ -100,54 +100,54 @@ func queuedMission(m db.AgentMission, err error) (*Output[MissionOut], error) {
 
 // registerMissions registers an agent's missions, their proposals and progress streams, and the agent
 // runtime.
-func (s *Server) registerMissions() {
+func (s agentOps) registerMissions() {
 	tags := []string{"Agents"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	write := Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 
-	register(s, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
+	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
 		write, s.createMission)
 
-	register(s, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}/missions",
+	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}/missions",
 		Summary: "List an agent's missions, newest first", Tags: tags},
 		read, s.listMissions)
 
-	register(s, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}",
+	register(s.Server, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}",
 		Summary: "Get a mission's details and progress", Tags: tags},
 		read, s.getMission)
 
-	register(s, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: pathWorkspace + "/missions/{missionId}/cancel",
+	register(s.Server, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: pathWorkspace + "/missions/{missionId}/cancel",
 		Summary: "Cancel a mission", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are " +
 			"rejected and a running job stops at its next step. A finished mission answers 409."},
 		write, s.cancelMission)
 
-	register(s, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/proposals",
+	register(s.Server, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/proposals",
 		Summary: "List a mission's proposals", Tags: tags},
 		read, s.listMissionProposals)
 
-	register(s, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
+	register(s.Server, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
 		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict},
 		Description: "Applies the action as the agent, in one transaction with the decision. Deciding twice answers 409. " +
 			"When the mission awaits approval and nothing is pending any more, it is completed. " + decideDoc},
 		write, s.approveProposal)
 
-	register(s, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
+	register(s.Server, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
 		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict}, Description: decideDoc},
 		write, s.rejectProposal)
 
-	register(s, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
 		Summary: "List the workspace's pending proposals", Tags: tags},
 		read, s.listPendingProposals)
 
-	register(s, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/run",
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/run",
 		Summary: "Run an agent on an objective", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " + missionsDoc},
 		write, s.runAgent)
 
-	register(s, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/card-mission",
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/card-mission",
 		Summary: "Start a card mission", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the " +
 			"mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
@@ -159,7 +159,7 @@ func (s *Server) registerMissions() {
 		}},
 		write, s.startCardMission)
 
-	register(s, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/events",
+	register(s.Server, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/events",
 		Summary: "Watch a mission's progress (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
 			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
@@ -172,13 +172,16 @@ func (s *Server) registerMissions() {
 // CreateMissionInput is the request of missions-create.
 type CreateMissionInput struct {
 	AgentPath
-	Body struct {
-		CardID string `json:"cardId" required:"true" doc:"A card of a project of this workspace"`
-		Prompt string `json:"prompt" required:"true" minLength:"1" maxLength:"4000"`
-	}
+	Body CreateMissionInputBody
 }
 
-func (s *Server) createMission(ctx context.Context, in *CreateMissionInput) (*Output[MissionOut], error) {
+// CreateMissionInputBody is the body of a CreateMissionInput request.
+type CreateMissionInputBody struct {
+	CardID string `json:"cardId" required:"true" doc:"A card of a project of this workspace"`
+	Prompt string `json:"prompt" required:"true" minLength:"1" maxLength:"4000"`
+}
+
+func (s agentOps) createMission(ctx context.Context, in *CreateMissionInput) (*Output[MissionOut], error) {
 	prompt, err := nonBlank("prompt", in.Body.Prompt)
 	if err != nil {
 		return nil, err
@@ -202,7 +205,7 @@ type ListMissionsInput struct {
 	Limit int32 `query:"limit" minimum:"1" maximum:"200" default:"50"`
 }
 
-func (s *Server) listMissions(ctx context.Context, in *ListMissionsInput) (*Output[[]MissionOut], error) {
+func (s agentOps) listMissions(ctx context.Context, in *ListMissionsInput) (*Output[[]MissionOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
@@ -210,19 +213,19 @@ func (s *Server) listMissions(ctx context.Context, in *ListMissionsInput) (*Outp
 	return listOf(missionOut)(s.missions.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
 }
 
-func (s *Server) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+func (s agentOps) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
 	return oneOf(missionOut)(s.missions.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
 }
 
-func (s *Server) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
-	return oneOf(missionOut)(s.missions.CancelMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, principalFrom(ctx).User.ID))
+func (s agentOps) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.missions.CancelMission(ctx, recordEdit(ctx, in.MissionID)))
 }
 
-func (s *Server) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {
+func (s agentOps) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {
 	return listOf(proposalOut)(s.missions.MissionProposals(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
 }
 
-func (s *Server) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
+func (s agentOps) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
 	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), true, ""))
 }
 
@@ -230,7 +233,8 @@ const decideDoc = "Only the mission's requester and the workspace's pilotage rev
 	"owners and admins act as owners) may decide a proposal; other members get 403."
 
 // decider is the caller as the decider of a proposal: the mission's requester may decide its
-// proposals, and so may the workspace's pilotage reviewers and owners (DESIGN.md), any other member not.
+// proposals, and so may the workspace's pilotage reviewers and owners (organization owners and admins
+// count as owners); any other member may not.
 func decider(ctx context.Context) mission.Decider {
 	return mission.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
 }
@@ -243,7 +247,7 @@ type RejectProposalInput struct {
 	}
 }
 
-func (s *Server) rejectProposal(ctx context.Context, in *RejectProposalInput) (*Output[ProposalOut], error) {
+func (s agentOps) rejectProposal(ctx context.Context, in *RejectProposalInput) (*Output[ProposalOut], error) {
 	reason := ""
 	if in.Body != nil {
 		reason = strings.TrimSpace(in.Body.Reason)
@@ -257,7 +261,7 @@ type ListPendingProposalsInput struct {
 	Limit int32 `query:"limit" minimum:"1" maximum:"500" default:"100"`
 }
 
-func (s *Server) listPendingProposals(ctx context.Context, in *ListPendingProposalsInput) (*Output[[]ProposalOut], error) {
+func (s agentOps) listPendingProposals(ctx context.Context, in *ListPendingProposalsInput) (*Output[[]ProposalOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 100
@@ -268,15 +272,18 @@ func (s *Server) listPendingProposals(ctx context.Context, in *ListPendingPropos
 // RunAgentInput is the request of agent-runtime-run.
 type RunAgentInput struct {
 	WorkspacePath
-	Body struct {
-		AgentUserID string  `json:"agentUserId" required:"true"`
-		Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
-		ProjectID   *string `json:"projectId,omitempty"`
-		MaxSteps    *int32  `json:"maxSteps,omitempty" minimum:"1" maximum:"50" doc:"Runtime cap, at most the agent's maxSteps"`
-	}
+	Body RunAgentInputBody
 }
 
-func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[MissionOut], error) {
+// RunAgentInputBody is the body of a RunAgentInput request.
+type RunAgentInputBody struct {
+	AgentUserID string  `json:"agentUserId" required:"true"`
+	Objective   string  `json:"objective" required:"true" minLength:"1" maxLength:"4000"`
+	ProjectID   *string `json:"projectId,omitempty"`
+	MaxSteps    *int32  `json:"maxSteps,omitempty" minimum:"1" maximum:"50" doc:"Runtime cap, at most the agent's maxSteps"`
+}
+
+func (s agentOps) runAgent(ctx context.Context, in *RunAgentInput) (*Output[MissionOut], error) {
 	b := in.Body
 	objective, err := nonBlank("objective", b.Objective)
 	if err != nil {
@@ -306,16 +313,19 @@ func (s *Server) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Missi
 // StartCardMissionInput is the request of agent-runtime-card-mission.
 type StartCardMissionInput struct {
 	WorkspacePath
-	Body struct {
-		CardID    string  `json:"cardId" required:"true"`
-		ProjectID string  `json:"projectId" required:"true"`
-		AgentID   *string `json:"agentId,omitempty"`
-	}
+	Body StartCardMissionInputBody
+}
+
+// StartCardMissionInputBody is the body of a StartCardMissionInput request.
+type StartCardMissionInputBody struct {
+	CardID    string  `json:"cardId" required:"true"`
+	ProjectID string  `json:"projectId" required:"true"`
+	AgentID   *string `json:"agentId,omitempty"`
 }
 
 // startCardMission queues a mission on a card and answers it as JSON (mcpOnly agents) or as its event
 // stream.
-func (s *Server) startCardMission(ctx context.Context, in *StartCardMissionInput) (*huma.StreamResponse, error) {
+func (s agentOps) startCardMission(ctx context.Context, in *StartCardMissionInput) (*huma.StreamResponse, error) {
 	b := in.Body
 	wsID := accessFrom(ctx).WorkspaceID
 	if !isUUID(b.ProjectID) {
@@ -367,7 +377,7 @@ type MissionStreamInput struct {
 }
 
 // watchMission answers the mission's event stream, after checking the mission is in the workspace.
-func (s *Server) watchMission(ctx context.Context, in *MissionStreamInput) (*huma.StreamResponse, error) {
+func (s agentOps) watchMission(ctx context.Context, in *MissionStreamInput) (*huma.StreamResponse, error) {
 	m, err := s.store.MissionStream(ctx, in.MissionID)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && m.WorkspaceID != accessFrom(ctx).WorkspaceID) {
 		return nil, errNotFound("mission not found")

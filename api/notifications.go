@@ -14,7 +14,7 @@ import (
 
 // ActivityOut is what a notification is about.
 type ActivityOut struct {
-	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"The spec's activity types (Part 6), plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
+	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
 	ActorID     *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
 	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed)"`
 	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
@@ -57,23 +57,23 @@ type NotificationReadOut struct {
 }
 
 // registerNotifications registers the caller's notifications.
-func (s *Server) registerNotifications() {
+func (s accountOps) registerNotifications() {
 	tags := []string{"Notifications"}
-	acc := Access{Scope: auth.ScopeNotificationsRead}
+	acc := Requires{Scope: auth.ScopeNotificationsRead}
 
-	register(s, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
+	register(s.Server, huma.Operation{OperationID: "notifications-list", Method: http.MethodGet, Path: "/notifications",
 		Summary: "List my notifications, newest first", Tags: tags},
 		acc, s.listNotifications)
 
-	register(s, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
+	register(s.Server, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
 		Summary: "Count my unread notifications", Tags: tags},
 		acc, s.countUnreadNotifications)
 
-	register(s, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
+	register(s.Server, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
 		Summary: "Mark all my notifications read", Tags: tags},
 		acc, s.markAllNotificationsRead)
 
-	register(s, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
+	register(s.Server, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
 		Summary: "Mark one notification read", Tags: tags, Errors: []int{http.StatusNotFound}},
 		acc, s.markNotificationRead)
 }
@@ -84,25 +84,25 @@ type ListNotificationsInput struct {
 	UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
 }
 
-func (s *Server) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
+func (s accountOps) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
 	}
 	unreadOnly := in.UnreadOnly == "true" || in.UnreadOnly == "1"
-	return listOf(notificationOut)(s.store.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
+	return listOf(notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
 }
 
-func (s *Server) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
-	n, err := s.store.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
+func (s accountOps) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {
+	n, err := s.notices.UnreadNotificationCount(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
 	}
 	return &Output[UnreadCountOut]{Body: UnreadCountOut{Count: n}}, nil
 }
 
-func (s *Server) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
-	n, err := s.store.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
+func (s accountOps) markAllNotificationsRead(ctx context.Context, _ *struct{}) (*Output[ReadAllOut], error) {
+	n, err := s.notices.MarkAllNotificationsRead(ctx, principalFrom(ctx).User.ID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -114,8 +114,8 @@ type MarkNotificationReadInput struct {
 	ID string `path:"id"`
 }
 
-func (s *Server) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
+func (s accountOps) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
 	return oneOf(func(n db.NotificationRead) NotificationReadOut {
 		return NotificationReadOut{ID: n.ID, ReadAt: n.ReadAt}
-	})(s.store.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))
+	})(s.notices.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))
 }

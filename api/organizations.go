@@ -12,7 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// Slug is an organization, workspace or agent slug (spec Part 8): 2 to 60 lowercase letters and
+// Slug is an organization, workspace or agent slug: 2 to 60 lowercase letters and
 // digits, with single hyphens inside. Its schema states the rule once, for every operation using it.
 type Slug string
 
@@ -72,65 +72,68 @@ func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
 }
 
 // registerOrganizations registers organizations, their members and billing.
-func (s *Server) registerOrganizations() {
+func (s tenancyOps) registerOrganizations() {
 	tags := []string{"Organizations"}
-	read := Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
+	read := Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}
 
-	register(s, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
+	register(s.Server, huma.Operation{OperationID: "organizations-create", Method: http.MethodPost, Path: "/organizations",
 		Summary: "Create an organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite}, s.createOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
+	register(s.Server, huma.Operation{OperationID: "organizations-list", Method: http.MethodGet, Path: "/organizations",
 		Summary: "List my organizations", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
+		Requires{Scope: auth.ScopeProjectsRead}, s.listOrganizations)
 
-	register(s, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-get", Method: http.MethodGet, Path: pathOrganization,
 		Summary: "Get an organization", Tags: tags},
 		read, s.getOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
 		Summary: "Rename an organization", Tags: tags},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
+	register(s.Server, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
 		Summary: "Delete an organization and everything in it", Tags: tags,
 		Errors: []int{http.StatusConflict},
 		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction. " +
 			"A personal organization (created at registration) cannot be deleted while its user exists: 409."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
-	register(s, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
 		Summary: "List organization members", Tags: tags},
 		read, s.listOrganizationMembers)
 
-	register(s, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
 		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
 		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
-	register(s, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
+	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
 		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
 }
 
 // CreateOrganizationInput is the request of organizations-create.
 type CreateOrganizationInput struct {
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug Slug   `json:"slug" required:"true"`
-	}
+	Body CreateOrganizationInputBody
 }
 
-func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
+// CreateOrganizationInputBody is the body of a CreateOrganizationInput request.
+type CreateOrganizationInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug Slug   `json:"slug" required:"true"`
+}
+
+func (s tenancyOps) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -142,11 +145,11 @@ func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationI
 	return &Output[OrganizationOut]{Body: organizationOut(org, "owner")}, nil
 }
 
-func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
+func (s tenancyOps) listOrganizations(ctx context.Context, _ *struct{}) (*Output[[]OrganizationOut], error) {
 	return listOf(myOrganizationOut)(s.tenancy.ListOrganizations(ctx, principalFrom(ctx).User.ID))
 }
 
-func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
+func (s tenancyOps) getOrganization(ctx context.Context, _ *OrgPath) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	return &Output[OrganizationOut]{Body: OrganizationOut{ID: a.OrgID, Name: a.OrgName, Slug: a.OrgSlug,
 		OwnerID: a.OrgOwnerID, CreatedAt: a.OrgCreatedAt, MyRole: a.OrgRole, IsPersonal: a.OrgIsPersonal}}, nil
@@ -155,12 +158,15 @@ func (s *Server) getOrganization(ctx context.Context, _ *OrgPath) (*Output[Organ
 // UpdateOrganizationInput is the request of organizations-update.
 type UpdateOrganizationInput struct {
 	OrgPath
-	Body struct {
-		Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-	}
+	Body UpdateOrganizationInputBody
 }
 
-func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
+// UpdateOrganizationInputBody is the body of a UpdateOrganizationInput request.
+type UpdateOrganizationInputBody struct {
+	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+}
+
+func (s tenancyOps) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
@@ -173,24 +179,27 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 	return &Output[OrganizationOut]{Body: organizationOut(org, a.OrgRole)}, nil
 }
 
-func (s *Server) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
+func (s tenancyOps) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutput, error) {
 	return done(s.tenancy.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
 }
 
-func (s *Server) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
+func (s tenancyOps) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
 	return listOf(orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
 }
 
 // AddOrganizationMemberInput is the request of organizations-members-add.
 type AddOrganizationMemberInput struct {
 	OrgPath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-		Role  string `json:"role" required:"true" enum:"admin,member"`
-	}
+	Body AddOrganizationMemberInputBody
 }
 
-func (s *Server) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+// AddOrganizationMemberInputBody is the body of a AddOrganizationMemberInput request.
+type AddOrganizationMemberInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  string `json:"role" required:"true" enum:"admin,member"`
+}
+
+func (s tenancyOps) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
 	return oneOf(orgMemberOut)(s.tenancy.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
 }
 
@@ -203,16 +212,19 @@ type OrgMemberPath struct {
 // UpdateOrganizationMemberInput is the request of organizations-members-update.
 type UpdateOrganizationMemberInput struct {
 	OrgMemberPath
-	Body struct {
-		Role string `json:"role" required:"true" enum:"admin,member"`
-	}
+	Body UpdateOrganizationMemberInputBody
 }
 
-func (s *Server) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+// UpdateOrganizationMemberInputBody is the body of a UpdateOrganizationMemberInput request.
+type UpdateOrganizationMemberInputBody struct {
+	Role string `json:"role" required:"true" enum:"admin,member"`
+}
+
+func (s tenancyOps) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
 	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
 }
 
-func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
+func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
 	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
 		return nil, errForbidden("this needs the organization admin role")
@@ -220,7 +232,7 @@ func (s *Server) removeOrganizationMember(ctx context.Context, in *OrgMemberPath
 	return done(s.tenancy.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
 }
 
-func (s *Server) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
+func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {
 	a := accessFrom(ctx)
 	c, err := s.billing.CreateCheckout(ctx, a.OrgID, a.OrgSlug)
 	if err != nil {

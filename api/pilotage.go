@@ -15,13 +15,13 @@ import (
 
 const pathPilotage = pathWorkspace + "/pilotage"
 
-// Pilotage access (DESIGN.md "Identity"): viewers read, reviewers also propose and review actions,
+// Pilotage access: viewers read, reviewers also propose and review actions,
 // owners also write records and apply actions. Organization owners and admins act as pilotage owners.
 // No pilotage operation changes tenancy.
 var (
-	pilotageRead   = Access{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
-	pilotageReview = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
-	pilotageOwner  = Access{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
+	pilotageRead   = Requires{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
+	pilotageReview = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
+	pilotageOwner  = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
 )
 
 // PilotagePath names a pilotage record.
@@ -151,14 +151,14 @@ func pilotageActionOut(a db.PilotageAction) PilotageActionOut {
 }
 
 // registerPilotage registers the pilotage cockpit: records, history, read models and proposed actions.
-func (s *Server) registerPilotage() {
+func (s pilotageOps) registerPilotage() {
 	tags := []string{"Pilotage"}
 	type record struct {
 		noun, plural, path string
 		create, update     string // descriptions
 	}
 
-	register(s, huma.Operation{OperationID: "pilotage-state", Method: http.MethodGet, Path: pathPilotage + "/state",
+	register(s.Server, huma.Operation{OperationID: "pilotage-state", Method: http.MethodGet, Path: pathPilotage + "/state",
 		Summary: "Read the cockpit's state", Tags: tags,
 		Description: "One consistent snapshot of the workspace's missions, active priorities, todos, decisions and active documents. " +
 			"`profile` selects (pilotage: everything; execution: missions in progress or blocked and open todos; revue: decisions of " +
@@ -167,14 +167,14 @@ func (s *Server) registerPilotage() {
 			"createdBy, updatedAt, updatedBy). `cycle` is the ISO week."},
 		pilotageRead, s.getPilotageState)
 
-	register(s, huma.Operation{OperationID: "pilotage-dashboard", Method: http.MethodGet, Path: pathPilotage + "/dashboard",
+	register(s.Server, huma.Operation{OperationID: "pilotage-dashboard", Method: http.MethodGet, Path: pathPilotage + "/dashboard",
 		Summary: "Read the consolidated cockpit", Tags: tags,
 		Description: "Counts by status (missions, todos with overdue, actions), blocked missions with their reasons, overdue and open " +
 			"todos (soonest due first, at most 100), pending actions (suggested and approved, oldest first, at most 100) and the " +
 			"decisions of this cycle. Five queries in one snapshot, whatever the workspace's size."},
 		pilotageRead, s.getPilotageDashboard)
 
-	register(s, huma.Operation{OperationID: "pilotage-portfolio", Method: http.MethodGet, Path: pathPilotage + "/portfolio",
+	register(s.Server, huma.Operation{OperationID: "pilotage-portfolio", Method: http.MethodGet, Path: pathPilotage + "/portfolio",
 		Summary: "Summarise the workspace's projects for the cockpit", Tags: tags,
 		Description: "Per project, what GET …/projects/portfolio gives (cards by column and priority, overdue cards, checklist " +
 			"progress, deadline) plus each column's type (todo: the first, done: the last, in_progress: the others), cards by " +
@@ -182,7 +182,7 @@ func (s *Server) registerPilotage() {
 			"Two queries in one snapshot (one pass over the cards), whatever the number of projects and cards."},
 		pilotageRead, s.getPilotagePortfolio)
 
-	register(s, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet, Path: pathPilotage + "/history",
+	register(s.Server, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet, Path: pathPilotage + "/history",
 		Summary: "Page through the cockpit's history", Tags: tags,
 		Description: "Every change of a pilotage record or proposed action, newest first: who (`actorId`), when (`at`), what " +
 			"(`recordType`, `recordId`, `change`) and `data` (the created record's fields, an update's {field: {from, to}}, a review's " +
@@ -219,58 +219,58 @@ func (s *Server) registerPilotage() {
 			Summary: "Delete a " + r.noun, Tags: tags, Description: "Recorded in the history with the deleted record's fields."}
 		switch r.path {
 		case "/missions":
-			register(s, createOp, pilotageOwner, s.createPilotageMission)
-			register(s, listOp, pilotageRead, s.listPilotageMissions)
-			register(s, updateOp, pilotageOwner, s.updatePilotageMission)
+			register(s.Server, createOp, pilotageOwner, s.createPilotageMission)
+			register(s.Server, listOp, pilotageRead, s.listPilotageMissions)
+			register(s.Server, updateOp, pilotageOwner, s.updatePilotageMission)
 			deleteOp.Description += " Its todos stay, without mission."
-			register(s, deleteOp, pilotageOwner, s.deletePilotageMission)
+			register(s.Server, deleteOp, pilotageOwner, s.deletePilotageMission)
 		case "/priorities":
-			register(s, createOp, pilotageOwner, s.createPilotagePriority)
-			register(s, listOp, pilotageRead, s.listPilotagePriorities)
-			register(s, updateOp, pilotageOwner, s.updatePilotagePriority)
+			register(s.Server, createOp, pilotageOwner, s.createPilotagePriority)
+			register(s.Server, listOp, pilotageRead, s.listPilotagePriorities)
+			register(s.Server, updateOp, pilotageOwner, s.updatePilotagePriority)
 			deleteOp.Description += " Its todos stay, without priority."
-			register(s, deleteOp, pilotageOwner, s.deletePilotagePriority)
+			register(s.Server, deleteOp, pilotageOwner, s.deletePilotagePriority)
 		case "/todos":
-			register(s, createOp, pilotageOwner, s.createPilotageTodo)
-			register(s, listOp, pilotageRead, s.listPilotageTodos)
-			register(s, updateOp, pilotageOwner, s.updatePilotageTodo)
-			register(s, deleteOp, pilotageOwner, s.deletePilotageTodo)
+			register(s.Server, createOp, pilotageOwner, s.createPilotageTodo)
+			register(s.Server, listOp, pilotageRead, s.listPilotageTodos)
+			register(s.Server, updateOp, pilotageOwner, s.updatePilotageTodo)
+			register(s.Server, deleteOp, pilotageOwner, s.deletePilotageTodo)
 		case "/decisions":
-			register(s, createOp, pilotageOwner, s.createPilotageDecision)
-			register(s, listOp, pilotageRead, s.listPilotageDecisions)
-			register(s, updateOp, pilotageOwner, s.updatePilotageDecision)
-			register(s, deleteOp, pilotageOwner, s.deletePilotageDecision)
+			register(s.Server, createOp, pilotageOwner, s.createPilotageDecision)
+			register(s.Server, listOp, pilotageRead, s.listPilotageDecisions)
+			register(s.Server, updateOp, pilotageOwner, s.updatePilotageDecision)
+			register(s.Server, deleteOp, pilotageOwner, s.deletePilotageDecision)
 		case "/docs":
-			register(s, createOp, pilotageOwner, s.createPilotageDoc)
-			register(s, listOp, pilotageRead, s.listPilotageDocs)
-			register(s, updateOp, pilotageOwner, s.updatePilotageDoc)
-			register(s, deleteOp, pilotageOwner, s.deletePilotageDoc)
+			register(s.Server, createOp, pilotageOwner, s.createPilotageDoc)
+			register(s.Server, listOp, pilotageRead, s.listPilotageDocs)
+			register(s.Server, updateOp, pilotageOwner, s.updatePilotageDoc)
+			register(s.Server, deleteOp, pilotageOwner, s.deletePilotageDoc)
 		}
 	}
 
-	register(s, huma.Operation{OperationID: "pilotage-actions-propose", Method: http.MethodPost, Path: pathPilotage + "/actions/propose",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-propose", Method: http.MethodPost, Path: pathPilotage + "/actions/propose",
 		Summary: "Propose an action", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Stored as `suggested`. Any `actionType` may be proposed; for the types apply knows (create_todo, " +
 			"update_mission_status, create_decision, create_card, move_card) the payload is checked now (docs/pilotage.md lists " +
 			"their fields). Agents propose through their `propose_pilotage_action` tool. Needs the pilotage reviewer role."},
 		pilotageReview, s.proposePilotageAction)
 
-	register(s, huma.Operation{OperationID: "pilotage-actions-list", Method: http.MethodGet, Path: pathPilotage + "/actions",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-list", Method: http.MethodGet, Path: pathPilotage + "/actions",
 		Summary: "List proposed actions", Tags: tags, Description: "Newest first, of one `status` when given."},
 		pilotageRead, s.listPilotageActions)
 
-	register(s, huma.Operation{OperationID: "pilotage-actions-get", Method: http.MethodGet, Path: pathPilotage + "/actions/{id}",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-get", Method: http.MethodGet, Path: pathPilotage + "/actions/{id}",
 		Summary: "Get a proposed action", Tags: tags},
 		pilotageRead, s.getPilotageAction)
 
-	register(s, huma.Operation{OperationID: "pilotage-actions-review", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/review",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-review", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/review",
 		Summary: "Approve or reject a suggested action", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "`approved` true moves suggested -> approved, false suggested -> rejected; `reason` (at most 200 characters) " +
 			"is stored. Only a suggested action can be reviewed: any other answers 409, so of concurrent reviews exactly one wins. " +
 			"Needs the pilotage reviewer role."},
 		pilotageReview, s.reviewPilotageAction)
 
-	register(s, huma.Operation{OperationID: "pilotage-actions-apply", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/apply",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-apply", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/apply",
 		Summary: "Apply an approved action", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Moves approved -> applied and performs the action through the store in the same transaction (a card " +
 			"created or moved records its activity and notifies as any other). Only an approved action can be applied: any other " +
@@ -298,8 +298,9 @@ type UsageContextOut struct {
 	DetailLevel string  `json:"detailLevel" enum:"minimal,standard,detailed"`
 }
 
-// PilotageStateOut is the cockpit's state (spec Part 2 "Pilotage state"). Each record carries the
-// fields its detailLevel sets.
+// PilotageStateOut is the cockpit's state: the cycle, the contract version, the records the profile and
+// intent select and the usage context (docs/pilotage.md). Each record carries the fields its detailLevel
+// sets.
 type PilotageStateOut struct {
 	Cycle            string           `json:"cycle" doc:"The ISO week, e.g. 2026-W47"`
 	ContractVersion  int              `json:"contractVersion"`
@@ -376,7 +377,7 @@ func docFields(d db.PilotageDoc) map[string]any {
 		d.CreatedAt, d.CreatedBy, d.UpdatedAt, d.UpdatedBy)
 }
 
-func (s *Server) getPilotageState(ctx context.Context, in *PilotageStateInput) (*Output[PilotageStateOut], error) {
+func (s pilotageOps) getPilotageState(ctx context.Context, in *PilotageStateInput) (*Output[PilotageStateOut], error) {
 	a := accessFrom(ctx)
 	st, err := s.pilotage.StateFor(ctx, a.WorkspaceID, in.Profile, in.Intent, time.Now())
 	if err != nil {
@@ -448,7 +449,7 @@ func mapAll[T, O any](rows []T, f func(T) O) []O {
 	return out
 }
 
-func (s *Server) getPilotageDashboard(ctx context.Context, _ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
+func (s pilotageOps) getPilotageDashboard(ctx context.Context, _ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
 	d, err := s.pilotage.DashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
 	if err != nil {
 		return nil, fail(err)
@@ -511,7 +512,7 @@ func pilotagePortfolioOut(p pilotage.PilotagePortfolioProject) PilotagePortfolio
 		LastActivityAt: p.LastActivityAt}
 }
 
-func (s *Server) getPilotagePortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
+func (s pilotageOps) getPilotagePortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
 	return listOf(pilotagePortfolioOut)(s.pilotage.CockpitPortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
 }
 
@@ -541,7 +542,7 @@ type PilotageHistoryOut struct {
 	NextCursor *string           `json:"nextCursor" nullable:"true" doc:"Pass as before for the next page; null on the last page"`
 }
 
-func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInput) (*Output[PilotageHistoryOut], error) {
+func (s pilotageOps) getPilotageHistory(ctx context.Context, in *PilotageHistoryInput) (*Output[PilotageHistoryOut], error) {
 	hq := pilotage.PilotageHistoryQuery{Limit: in.Limit + 1}
 	if in.Before != "" {
 		if !isUUID(in.Before) {
@@ -577,43 +578,49 @@ func (s *Server) getPilotageHistory(ctx context.Context, in *PilotageHistoryInpu
 // CreatePilotageMissionInput is the request of pilotage-missions-create.
 type CreatePilotageMissionInput struct {
 	WorkspacePath
-	Body struct {
-		Objective     string  `json:"objective" minLength:"1" maxLength:"500"`
-		Module        string  `json:"module,omitempty" maxLength:"100"`
-		Status        string  `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done" doc:"Default: to_launch"`
-		BlockedReason *string `json:"blockedReason,omitempty" maxLength:"200" doc:"Required when status is blocked"`
-	}
+	Body CreatePilotageMissionInputBody
 }
 
-func (s *Server) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
+// CreatePilotageMissionInputBody is the body of a CreatePilotageMissionInput request.
+type CreatePilotageMissionInputBody struct {
+	Objective     string  `json:"objective" minLength:"1" maxLength:"500"`
+	Module        string  `json:"module,omitempty" maxLength:"100"`
+	Status        string  `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done" doc:"Default: to_launch"`
+	BlockedReason *string `json:"blockedReason,omitempty" maxLength:"200" doc:"Required when status is blocked"`
+}
+
+func (s pilotageOps) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
 	return oneOf(pilotageMissionOut)(s.pilotage.CreateMission(ctx, pilotage.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason}))
 }
 
-func (s *Server) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageMissionOut], error) {
+func (s pilotageOps) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageMissionOut], error) {
 	return listOf(pilotageMissionOut)(s.pilotage.Missions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
 type UpdatePilotageMissionInput struct {
 	PilotagePath
-	Body struct {
-		Objective     *string          `json:"objective,omitempty" minLength:"1" maxLength:"500"`
-		Module        *string          `json:"module,omitempty" maxLength:"100"`
-		Status        *string          `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done"`
-		BlockedReason Nullable[string] `json:"blockedReason,omitempty" doc:"At most 200 characters, or null; required while blocked"`
-	}
+	Body UpdatePilotageMissionInputBody
 }
 
-func (s *Server) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
+// UpdatePilotageMissionInputBody is the body of a UpdatePilotageMissionInput request.
+type UpdatePilotageMissionInputBody struct {
+	Objective     *string          `json:"objective,omitempty" minLength:"1" maxLength:"500"`
+	Module        *string          `json:"module,omitempty" maxLength:"100"`
+	Status        *string          `json:"status,omitempty" enum:"to_launch,in_progress,blocked,done"`
+	BlockedReason Nullable[string] `json:"blockedReason,omitempty" doc:"At most 200 characters, or null; required while blocked"`
+}
+
+func (s pilotageOps) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
 }
 
-func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteMission(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
+	return done(s.pilotage.DeleteMission(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- priorities
@@ -621,41 +628,47 @@ func (s *Server) deletePilotageMission(ctx context.Context, in *PilotagePath) (*
 // CreatePilotagePriorityInput is the request of pilotage-priorities-create.
 type CreatePilotagePriorityInput struct {
 	WorkspacePath
-	Body struct {
-		Label  string `json:"label" minLength:"1" maxLength:"500"`
-		Module string `json:"module,omitempty" maxLength:"100"`
-		Active *bool  `json:"active,omitempty" doc:"Default: true"`
-	}
+	Body CreatePilotagePriorityInputBody
 }
 
-func (s *Server) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
+// CreatePilotagePriorityInputBody is the body of a CreatePilotagePriorityInput request.
+type CreatePilotagePriorityInputBody struct {
+	Label  string `json:"label" minLength:"1" maxLength:"500"`
+	Module string `json:"module,omitempty" maxLength:"100"`
+	Active *bool  `json:"active,omitempty" doc:"Default: true"`
+}
+
+func (s pilotageOps) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
 	return oneOf(pilotagePriorityOut)(s.pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
-func (s *Server) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePriorityOut], error) {
+func (s pilotageOps) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePriorityOut], error) {
 	return listOf(pilotagePriorityOut)(s.pilotage.Priorities(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
 type UpdatePilotagePriorityInput struct {
 	PilotagePath
-	Body struct {
-		Label  *string `json:"label,omitempty" minLength:"1" maxLength:"500"`
-		Module *string `json:"module,omitempty" maxLength:"100"`
-		Active *bool   `json:"active,omitempty"`
-	}
+	Body UpdatePilotagePriorityInputBody
 }
 
-func (s *Server) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
+// UpdatePilotagePriorityInputBody is the body of a UpdatePilotagePriorityInput request.
+type UpdatePilotagePriorityInputBody struct {
+	Label  *string `json:"label,omitempty" minLength:"1" maxLength:"500"`
+	Module *string `json:"module,omitempty" maxLength:"100"`
+	Active *bool   `json:"active,omitempty"`
+}
+
+func (s pilotageOps) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
-func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePriority(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
+	return done(s.pilotage.DeletePriority(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- todos
@@ -663,45 +676,51 @@ func (s *Server) deletePilotagePriority(ctx context.Context, in *PilotagePath) (
 // CreatePilotageTodoInput is the request of pilotage-todos-create.
 type CreatePilotageTodoInput struct {
 	WorkspacePath
-	Body struct {
-		Label      string     `json:"label" minLength:"1" maxLength:"500"`
-		MissionID  *string    `json:"missionId,omitempty" doc:"A pilotage mission of this workspace"`
-		PriorityID *string    `json:"priorityId,omitempty" doc:"A priority of this workspace"`
-		Status     string     `json:"status,omitempty" enum:"todo,in_progress,blocked,done" doc:"Default: todo"`
-		DueDate    *time.Time `json:"dueDate,omitempty"`
-	}
+	Body CreatePilotageTodoInputBody
 }
 
-func (s *Server) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
+// CreatePilotageTodoInputBody is the body of a CreatePilotageTodoInput request.
+type CreatePilotageTodoInputBody struct {
+	Label      string     `json:"label" minLength:"1" maxLength:"500"`
+	MissionID  *string    `json:"missionId,omitempty" doc:"A pilotage mission of this workspace"`
+	PriorityID *string    `json:"priorityId,omitempty" doc:"A priority of this workspace"`
+	Status     string     `json:"status,omitempty" enum:"todo,in_progress,blocked,done" doc:"Default: todo"`
+	DueDate    *time.Time `json:"dueDate,omitempty"`
+}
+
+func (s pilotageOps) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
 	return oneOf(pilotageTodoOut)(s.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate}))
 }
 
-func (s *Server) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageTodoOut], error) {
+func (s pilotageOps) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageTodoOut], error) {
 	return listOf(pilotageTodoOut)(s.pilotage.Todos(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
 type UpdatePilotageTodoInput struct {
 	PilotagePath
-	Body struct {
-		Label      *string             `json:"label,omitempty" minLength:"1" maxLength:"500"`
-		Status     *string             `json:"status,omitempty" enum:"todo,in_progress,blocked,done"`
-		MissionID  Nullable[string]    `json:"missionId,omitempty"`
-		PriorityID Nullable[string]    `json:"priorityId,omitempty"`
-		DueDate    Nullable[time.Time] `json:"dueDate,omitempty"`
-	}
+	Body UpdatePilotageTodoInputBody
 }
 
-func (s *Server) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
+// UpdatePilotageTodoInputBody is the body of a UpdatePilotageTodoInput request.
+type UpdatePilotageTodoInputBody struct {
+	Label      *string             `json:"label,omitempty" minLength:"1" maxLength:"500"`
+	Status     *string             `json:"status,omitempty" enum:"todo,in_progress,blocked,done"`
+	MissionID  Nullable[string]    `json:"missionId,omitempty"`
+	PriorityID Nullable[string]    `json:"priorityId,omitempty"`
+	DueDate    Nullable[time.Time] `json:"dueDate,omitempty"`
+}
+
+func (s pilotageOps) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
 }
 
-func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteTodo(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
+	return done(s.pilotage.DeleteTodo(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- decisions
@@ -709,37 +728,43 @@ func (s *Server) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKO
 // CreatePilotageDecisionInput is the request of pilotage-decisions-create.
 type CreatePilotageDecisionInput struct {
 	WorkspacePath
-	Body struct {
-		Title  string `json:"title" minLength:"1" maxLength:"500"`
-		Impact string `json:"impact,omitempty" maxLength:"2000"`
-	}
+	Body CreatePilotageDecisionInputBody
 }
 
-func (s *Server) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
+// CreatePilotageDecisionInputBody is the body of a CreatePilotageDecisionInput request.
+type CreatePilotageDecisionInputBody struct {
+	Title  string `json:"title" minLength:"1" maxLength:"500"`
+	Impact string `json:"impact,omitempty" maxLength:"2000"`
+}
+
+func (s pilotageOps) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
 	return oneOf(pilotageDecisionOut)(s.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
-func (s *Server) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDecisionOut], error) {
+func (s pilotageOps) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDecisionOut], error) {
 	return listOf(pilotageDecisionOut)(s.pilotage.Decisions(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
 type UpdatePilotageDecisionInput struct {
 	PilotagePath
-	Body struct {
-		Title  *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Impact *string `json:"impact,omitempty" maxLength:"2000"`
-	}
+	Body UpdatePilotageDecisionInputBody
 }
 
-func (s *Server) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+// UpdatePilotageDecisionInputBody is the body of a UpdatePilotageDecisionInput request.
+type UpdatePilotageDecisionInputBody struct {
+	Title  *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Impact *string `json:"impact,omitempty" maxLength:"2000"`
+}
+
+func (s pilotageOps) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
+	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
-func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDecision(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
+	return done(s.pilotage.DeleteDecision(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- active documents
@@ -747,41 +772,47 @@ func (s *Server) deletePilotageDecision(ctx context.Context, in *PilotagePath) (
 // CreatePilotageDocInput is the request of pilotage-docs-create.
 type CreatePilotageDocInput struct {
 	WorkspacePath
-	Body struct {
-		Title      string `json:"title" minLength:"1" maxLength:"500"`
-		Owner      string `json:"owner,omitempty" maxLength:"200" doc:"The owner's name"`
-		SourceType string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops" doc:"Default: product"`
-	}
+	Body CreatePilotageDocInputBody
 }
 
-func (s *Server) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
+// CreatePilotageDocInputBody is the body of a CreatePilotageDocInput request.
+type CreatePilotageDocInputBody struct {
+	Title      string `json:"title" minLength:"1" maxLength:"500"`
+	Owner      string `json:"owner,omitempty" maxLength:"200" doc:"The owner's name"`
+	SourceType string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops" doc:"Default: product"`
+}
+
+func (s pilotageOps) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
 	return oneOf(pilotageDocOut)(s.pilotage.CreateDoc(ctx, pilotage.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		ActorID: principalFrom(ctx).User.ID, Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
-func (s *Server) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDocOut], error) {
+func (s pilotageOps) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDocOut], error) {
 	return listOf(pilotageDocOut)(s.pilotage.Docs(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
 type UpdatePilotageDocInput struct {
 	PilotagePath
-	Body struct {
-		Title      *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Owner      *string `json:"owner,omitempty" maxLength:"200"`
-		SourceType *string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops"`
-	}
+	Body UpdatePilotageDocInputBody
 }
 
-func (s *Server) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
+// UpdatePilotageDocInputBody is the body of a UpdatePilotageDocInput request.
+type UpdatePilotageDocInputBody struct {
+	Title      *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Owner      *string `json:"owner,omitempty" maxLength:"200"`
+	SourceType *string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops"`
+}
+
+func (s pilotageOps) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, recordEdit(ctx, in.ID),
 		pilotage.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
-func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDoc(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
+	return done(s.pilotage.DeleteDoc(ctx, recordEdit(ctx, in.ID)))
 }
 
 // ---- proposed actions
@@ -789,14 +820,17 @@ func (s *Server) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOu
 // ProposePilotageActionInput is the request of pilotage-actions-propose.
 type ProposePilotageActionInput struct {
 	WorkspacePath
-	Body struct {
-		ActionType  string         `json:"actionType" minLength:"1" maxLength:"100"`
-		Explanation string         `json:"explanation" minLength:"1" maxLength:"500"`
-		Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows"`
-	}
+	Body ProposePilotageActionInputBody
 }
 
-func (s *Server) proposePilotageAction(ctx context.Context, in *ProposePilotageActionInput) (*Output[PilotageActionOut], error) {
+// ProposePilotageActionInputBody is the body of a ProposePilotageActionInput request.
+type ProposePilotageActionInputBody struct {
+	ActionType  string         `json:"actionType" minLength:"1" maxLength:"100"`
+	Explanation string         `json:"explanation" minLength:"1" maxLength:"500"`
+	Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows"`
+}
+
+func (s pilotageOps) proposePilotageAction(ctx context.Context, in *ProposePilotageActionInput) (*Output[PilotageActionOut], error) {
 	var payload json.RawMessage
 	if in.Body.Payload != nil {
 		var err error
@@ -815,7 +849,7 @@ type ListPilotageActionsInput struct {
 	Limit  int    `query:"limit" default:"100" minimum:"1" maximum:"500"`
 }
 
-func (s *Server) listPilotageActions(ctx context.Context, in *ListPilotageActionsInput) (*Output[[]PilotageActionOut], error) {
+func (s pilotageOps) listPilotageActions(ctx context.Context, in *ListPilotageActionsInput) (*Output[[]PilotageActionOut], error) {
 	var status *string
 	if in.Status != "" {
 		status = &in.Status
@@ -823,27 +857,30 @@ func (s *Server) listPilotageActions(ctx context.Context, in *ListPilotageAction
 	return listOf(pilotageActionOut)(s.pilotage.Actions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
 }
 
-func (s *Server) getPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
+func (s pilotageOps) getPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
 	return oneOf(pilotageActionOut)(s.pilotage.Action(ctx, accessFrom(ctx).WorkspaceID, in.ID))
 }
 
 // ReviewPilotageActionInput is the request of pilotage-actions-review.
 type ReviewPilotageActionInput struct {
 	PilotagePath
-	Body struct {
-		Approved *bool   `json:"approved" required:"true"`
-		Reason   *string `json:"reason,omitempty" maxLength:"200"`
-	}
+	Body ReviewPilotageActionInputBody
 }
 
-func (s *Server) reviewPilotageAction(ctx context.Context, in *ReviewPilotageActionInput) (*Output[PilotageActionOut], error) {
+// ReviewPilotageActionInputBody is the body of a ReviewPilotageActionInput request.
+type ReviewPilotageActionInputBody struct {
+	Approved *bool   `json:"approved" required:"true"`
+	Reason   *string `json:"reason,omitempty" maxLength:"200"`
+}
+
+func (s pilotageOps) reviewPilotageAction(ctx context.Context, in *ReviewPilotageActionInput) (*Output[PilotageActionOut], error) {
 	if in.Body.Approved == nil {
 		return nil, errBadRequest("approved: required")
 	}
-	return oneOf(pilotageActionOut)(s.pilotage.ReviewAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID,
+	return oneOf(pilotageActionOut)(s.pilotage.ReviewAction(ctx, recordEdit(ctx, in.ID),
 		*in.Body.Approved, in.Body.Reason))
 }
 
-func (s *Server) applyPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
-	return oneOf(pilotageActionOut)(s.pilotage.ApplyAction(ctx, accessFrom(ctx).WorkspaceID, in.ID, principalFrom(ctx).User.ID))
+func (s pilotageOps) applyPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {
+	return oneOf(pilotageActionOut)(s.pilotage.ApplyAction(ctx, recordEdit(ctx, in.ID)))
 }

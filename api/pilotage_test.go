@@ -557,8 +557,8 @@ func plAction(e *testEnv, token, base, actionType string, payload any) string {
 	return plCreate(e, token, base+"/actions/propose", body)
 }
 
-// The spec's state table: suggested -> approved | rejected by review, approved -> applied by apply;
-// every other move is 409.
+// The proposed actions' state table: suggested -> approved | rejected by review, approved -> applied by
+// apply; every other move is 409.
 func TestPilotageActionStateTable(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

@@ -103,57 +103,57 @@ const pipelinesDoc = "A pipeline is a graph of steps `{id, type, params, needs}`
 	"`{{run.id}}`, `{{pipeline.name}}`, `{{date}}`. See GET …/pipelines/step-types and docs/pipelines.md."
 
 // registerPipelines registers pipelines and their runs.
-func (s *Server) registerPipelines() {
+func (s workflowOps) registerPipelines() {
 	tags := []string{"Pipelines"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
 	base := pathWorkspace + "/pipelines"
 
-	register(s, huma.Operation{OperationID: "pipelines-create", Method: http.MethodPost, Path: base,
+	register(s.Server, huma.Operation{OperationID: "pipelines-create", Method: http.MethodPost, Path: base,
 		Summary: "Create a pipeline", Tags: tags, DefaultStatus: http.StatusCreated, Description: pipelinesDoc},
 		admin, s.createPipeline)
 
-	register(s, huma.Operation{OperationID: "pipelines-list", Method: http.MethodGet, Path: base,
+	register(s.Server, huma.Operation{OperationID: "pipelines-list", Method: http.MethodGet, Path: base,
 		Summary: "List the workspace's pipelines", Tags: tags},
 		read, s.listPipelines)
 
-	register(s, huma.Operation{OperationID: "pipelines-step-types", Method: http.MethodGet, Path: base + "/step-types",
+	register(s.Server, huma.Operation{OperationID: "pipelines-step-types", Method: http.MethodGet, Path: base + "/step-types",
 		Summary: "List the step types this workspace's pipelines may use", Tags: tags,
 		Description: "The built-in types and those of the plugins installed in the workspace."},
 		read, s.listStepTypes)
 
-	register(s, huma.Operation{OperationID: "pipelines-get", Method: http.MethodGet, Path: base + "/{pipelineId}",
+	register(s.Server, huma.Operation{OperationID: "pipelines-get", Method: http.MethodGet, Path: base + "/{pipelineId}",
 		Summary: "Get a pipeline", Tags: tags},
 		read, s.getPipeline)
 
-	register(s, huma.Operation{OperationID: "pipelines-update", Method: http.MethodPatch, Path: base + "/{pipelineId}",
+	register(s.Server, huma.Operation{OperationID: "pipelines-update", Method: http.MethodPatch, Path: base + "/{pipelineId}",
 		Summary: "Update a pipeline", Tags: tags, Description: "Any subset of name, description, steps, enabled; the result is " +
 			"validated as a whole. Runs already started keep the graph they started with. " + pipelinesDoc},
 		admin, s.updatePipeline)
 
-	register(s, huma.Operation{OperationID: "pipelines-delete", Method: http.MethodDelete, Path: base + "/{pipelineId}",
+	register(s.Server, huma.Operation{OperationID: "pipelines-delete", Method: http.MethodDelete, Path: base + "/{pipelineId}",
 		Summary: "Delete a pipeline and its runs", Tags: tags},
 		admin, s.deletePipeline)
 
-	register(s, huma.Operation{OperationID: "pipeline-runs-start", Method: http.MethodPost, Path: base + "/{pipelineId}/runs",
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-start", Method: http.MethodPost, Path: base + "/{pipelineId}/runs",
 		Summary: "Start a run of the pipeline", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "The steps that need nothing are queued at once. A disabled pipeline answers 409. Steps act as the caller."},
 		admin, s.startRun)
 
-	register(s, huma.Operation{OperationID: "pipeline-runs-list", Method: http.MethodGet, Path: base + "/{pipelineId}/runs",
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-list", Method: http.MethodGet, Path: base + "/{pipelineId}/runs",
 		Summary: "List the pipeline's runs, newest first", Tags: tags},
 		read, s.listRuns)
 
-	register(s, huma.Operation{OperationID: "pipeline-runs-get", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}",
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-get", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}",
 		Summary: "Get a run with the status of each step", Tags: tags},
 		read, s.getRun)
 
-	register(s, huma.Operation{OperationID: "pipeline-runs-cancel", Method: http.MethodPost, Path: base + "/{pipelineId}/runs/{runId}/cancel",
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-cancel", Method: http.MethodPost, Path: base + "/{pipelineId}/runs/{runId}/cancel",
 		Summary: "Cancel a running run", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Unfinished steps are cancelled with their jobs, and the missions steps wait for are cancelled. A finished run answers 409."},
 		admin, s.cancelRun)
 
-	register(s, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}/events",
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}/events",
 		Summary: "Watch a run's progress (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the run's events: each has `id` (the per-run sequence), `event` (status, step, done) " +
 			"and JSON `data` {runId, seq, type, status, message, data, at}; a step event's data names the step (stepId), its status, " +
@@ -170,14 +170,14 @@ type RunStreamInput struct {
 }
 
 // watchRun answers the run's event stream, after checking the run is the pipeline's, in the workspace.
-func (s *Server) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
-	if err := s.pipelines.RunStream(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID); err != nil {
+func (s workflowOps) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
+	if err := s.pipelines.RunStream(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}); err != nil {
 		return nil, fail(err)
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w := humachi.Unwrap(hctx)
-		s.serveStream(w, r, pipeline.StreamRun, in.RunID, last)
+		s.ops.agents.serveStream(w, r, pipeline.StreamRun, in.RunID, last)
 	}}, nil
 }
 
@@ -202,7 +202,7 @@ func stepsJSON(steps []StepIn) (json.RawMessage, error) {
 	return json.Marshal(steps)
 }
 
-func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*Output[PipelineOut], error) {
+func (s workflowOps) createPipeline(ctx context.Context, in *CreatePipelineInput) (*Output[PipelineOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -215,30 +215,33 @@ func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*
 		Name: name, Description: in.Body.Description, Steps: steps, Enabled: in.Body.Enabled == nil || *in.Body.Enabled}))
 }
 
-func (s *Server) listPipelines(ctx context.Context, _ *WorkspacePath) (*Output[[]PipelineOut], error) {
+func (s workflowOps) listPipelines(ctx context.Context, _ *WorkspacePath) (*Output[[]PipelineOut], error) {
 	return listOf(pipelineOut)(s.pipelines.Pipelines(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) listStepTypes(ctx context.Context, _ *WorkspacePath) (*Output[[]stepgraph.TypeInfo], error) {
+func (s workflowOps) listStepTypes(ctx context.Context, _ *WorkspacePath) (*Output[[]stepgraph.TypeInfo], error) {
 	return listOf(func(t stepgraph.TypeInfo) stepgraph.TypeInfo { return t })(s.store.StepTypes(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getPipeline(ctx context.Context, in *PipelinePath) (*Output[PipelineOut], error) {
+func (s workflowOps) getPipeline(ctx context.Context, in *PipelinePath) (*Output[PipelineOut], error) {
 	return oneOf(pipelineOut)(s.pipelines.Pipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
 }
 
 // UpdatePipelineInput is the request of pipelines-update.
 type UpdatePipelineInput struct {
 	PipelinePath
-	Body struct {
-		Name        *string   `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Description *string   `json:"description,omitempty" maxLength:"5000"`
-		Steps       *[]StepIn `json:"steps,omitempty" maxItems:"50"`
-		Enabled     *bool     `json:"enabled,omitempty"`
-	}
+	Body UpdatePipelineInputBody
 }
 
-func (s *Server) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*Output[PipelineOut], error) {
+// UpdatePipelineInputBody is the body of a UpdatePipelineInput request.
+type UpdatePipelineInputBody struct {
+	Name        *string   `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Description *string   `json:"description,omitempty" maxLength:"5000"`
+	Steps       *[]StepIn `json:"steps,omitempty" maxItems:"50"`
+	Enabled     *bool     `json:"enabled,omitempty"`
+}
+
+func (s workflowOps) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*Output[PipelineOut], error) {
 	b := in.Body
 	name, err := nonBlankOpt("name", b.Name)
 	if err != nil {
@@ -267,12 +270,12 @@ func (s *Server) updatePipeline(ctx context.Context, in *UpdatePipelineInput) (*
 	}))
 }
 
-func (s *Server) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutput, error) {
+func (s workflowOps) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutput, error) {
 	return done(s.pipelines.DeletePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID))
 }
 
-func (s *Server) startRun(ctx context.Context, in *PipelinePath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.StartRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, principalFrom(ctx).User.ID))
+func (s workflowOps) startRun(ctx context.Context, in *PipelinePath) (*Output[RunOut], error) {
+	return oneOf(runOut)(s.pipelines.StartRun(ctx, recordEdit(ctx, in.PipelineID)))
 }
 
 // ListRunsInput is the request of pipeline-runs-list.
@@ -281,7 +284,7 @@ type ListRunsInput struct {
 	Limit int `query:"limit" minimum:"1" maximum:"200" default:"50"`
 }
 
-func (s *Server) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]RunOut], error) {
+func (s workflowOps) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]RunOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
@@ -289,10 +292,10 @@ func (s *Server) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]Run
 	return listOf(runOut)(s.pipelines.Runs(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
 }
 
-func (s *Server) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.Run(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID))
+func (s workflowOps) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
+	return oneOf(runOut)(s.pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}))
 }
 
-func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.CancelRun(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.RunID, principalFrom(ctx).User.ID))
+func (s workflowOps) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
+	return oneOf(runOut)(s.pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}, principalFrom(ctx).User.ID))
 }

@@ -54,52 +54,52 @@ func (in *PluginSettingsInput) settings() json.RawMessage {
 }
 
 // registerPlugins registers the public catalog and workspace installations.
-func (s *Server) registerPlugins() {
+func (s workflowOps) registerPlugins() {
 	tags := []string{"Plugins"}
-	read := Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	admin := Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
+	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin", KeepsTenancy: true}
 	base := pathWorkspace + "/plugins"
 
-	register(s, huma.Operation{OperationID: "plugins-catalog", Method: http.MethodGet, Path: "/plugins",
+	register(s.Server, huma.Operation{OperationID: "plugins-catalog", Method: http.MethodGet, Path: "/plugins",
 		Summary: "The plugin catalog", Tags: tags,
 		Description: "Every plugin the service ships: what it adds to a workspace that installs it (capabilities) and the JSON schema of its settings. No credentials needed."},
-		Access{Public: true}, s.listPluginCatalog)
+		Requires{Public: true}, s.listPluginCatalog)
 
-	register(s, huma.Operation{OperationID: "plugins-installed", Method: http.MethodGet, Path: base,
+	register(s.Server, huma.Operation{OperationID: "plugins-installed", Method: http.MethodGet, Path: base,
 		Summary: "List the plugins installed in the workspace", Tags: tags},
 		read, s.listInstalledPlugins)
 
-	register(s, huma.Operation{OperationID: "plugins-install", Method: http.MethodPost, Path: base + "/{pluginId}/install",
+	register(s.Server, huma.Operation{OperationID: "plugins-install", Method: http.MethodPost, Path: base + "/{pluginId}/install",
 		Summary: "Install a plugin in the workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Settings are validated against the plugin's schema (400 naming the setting). Installing twice answers 409."},
 		admin, s.installPlugin)
 
-	register(s, huma.Operation{OperationID: "plugins-update", Method: http.MethodPatch, Path: base + "/{pluginId}",
+	register(s.Server, huma.Operation{OperationID: "plugins-update", Method: http.MethodPatch, Path: base + "/{pluginId}",
 		Summary: "Replace an installed plugin's settings", Tags: tags},
 		admin, s.updatePlugin)
 
-	register(s, huma.Operation{OperationID: "plugins-uninstall", Method: http.MethodDelete, Path: base + "/{pluginId}",
+	register(s.Server, huma.Operation{OperationID: "plugins-uninstall", Method: http.MethodDelete, Path: base + "/{pluginId}",
 		Summary: "Uninstall a plugin", Tags: tags,
 		Description: "Its capabilities disappear from the workspace: its step types are refused in pipelines, its templates no longer offered."},
 		admin, s.uninstallPlugin)
 }
 
-func (s *Server) listPluginCatalog(context.Context, *struct{}) (*Output[[]plugin.Plugin], error) {
+func (s workflowOps) listPluginCatalog(context.Context, *struct{}) (*Output[[]plugin.Plugin], error) {
 	return &Output[[]plugin.Plugin]{Body: plugin.Catalog()}, nil
 }
 
-func (s *Server) listInstalledPlugins(ctx context.Context, _ *WorkspacePath) (*Output[[]InstalledPluginOut], error) {
+func (s workflowOps) listInstalledPlugins(ctx context.Context, _ *WorkspacePath) (*Output[[]InstalledPluginOut], error) {
 	return listOf(installedPluginOut)(s.store.WorkspacePlugins(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) installPlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
-	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, accessFrom(ctx).WorkspaceID, in.PluginID, principalFrom(ctx).User.ID, in.settings()))
+func (s workflowOps) installPlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
+	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: accessFrom(ctx).WorkspaceID, PluginID: in.PluginID, ActorID: principalFrom(ctx).User.ID, Settings: in.settings()}))
 }
 
-func (s *Server) updatePlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
+func (s workflowOps) updatePlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
 	return oneOf(installedPluginOut)(s.store.UpdatePluginSettings(ctx, accessFrom(ctx).WorkspaceID, in.PluginID, in.settings()))
 }
 
-func (s *Server) uninstallPlugin(ctx context.Context, in *PluginPath) (*OKOutput, error) {
+func (s workflowOps) uninstallPlugin(ctx context.Context, in *PluginPath) (*OKOutput, error) {
 	return done(s.store.UninstallPlugin(ctx, accessFrom(ctx).WorkspaceID, in.PluginID))
 }

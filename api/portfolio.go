@@ -7,8 +7,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
 
@@ -78,7 +78,7 @@ type RoadmapCardOut struct {
 	Archived  bool       `json:"archived" doc:"Always false: archived cards are left off the roadmap"`
 }
 
-func roadmapCards(rows []db.RoadmapCard) []RoadmapCardOut {
+func roadmapCards(rows []roadmap.RoadmapCard) []RoadmapCardOut {
 	out := make([]RoadmapCardOut, len(rows))
 	for i, c := range rows {
 		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: c.Priority}
@@ -98,7 +98,7 @@ func portfolioProjectOut(p pilotage.PortfolioProject) PortfolioProjectOut {
 		Checklist:       PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
 }
 
-func roadmapOut(rm db.Roadmap) RoadmapOut {
+func roadmapOut(rm roadmap.Roadmap) RoadmapOut {
 	out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut, len(rm.Scopes)),
 		Unscoped: roadmapCards(rm.Unscoped)}
 	for i, sc := range rm.Scopes {
@@ -109,29 +109,29 @@ func roadmapOut(rm db.Roadmap) RoadmapOut {
 
 // registerPortfolio registers the workspace portfolio, a project's roadmap, and project export and
 // import.
-func (s *Server) registerPortfolio() {
+func (s boardOps) registerPortfolio() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: pathWorkspace + "/projects/portfolio",
+	register(s.Server, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: pathWorkspace + "/projects/portfolio",
 		Summary: "Summarise every project of the workspace", Tags: tags,
 		Description: "Per project: deadline and days left, active cards by column and priority, overdue cards " +
 			"(due in the past and not in the last column) and checklist progress. Archived cards are not counted."},
 		projectRead, s.getPortfolio)
 
-	register(s, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: pathProject + "/roadmap",
+	register(s.Server, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: pathProject + "/roadmap",
 		Summary: "Get the project's roadmap", Tags: tags,
 		Description: "Scopes (sorted by start, undated last) with their dated cards, and dated cards outside any scope. " +
 			"A card is dated when it has a start or due date; cards are sorted by start (start date, else due date). Archived cards are left out."},
 		projectRead, s.getRoadmap)
 
-	register(s, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: pathProject + "/export",
+	register(s.Server, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: pathProject + "/export",
 		Summary: "Export the project as a JSON snapshot", Tags: tags,
 		Description: "Everything the project holds (columns, labels, custom fields, scopes, cards with checklists, labels, " +
 			"custom values and comments, and relations), with references by index and name rather than id, so it can be " +
 			"imported again with POST …/projects/import. Card assignees and attachments are not carried."},
 		projectRead, s.exportProject)
 
-	register(s, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: pathWorkspace + "/projects/import",
+	register(s.Server, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: pathWorkspace + "/projects/import",
 		Summary: "Create a project from an export", Tags: tags, DefaultStatus: http.StatusCreated, MaxBodyBytes: maxImportBodyBytes,
 		Description: "Takes the document GET …/export returns; only project.name, columns[].name and cards[].title and " +
 			"columnIndex are required. At most 50 columns and 500 cards. Cards refer to columns and scopes by index, " +
@@ -140,15 +140,15 @@ func (s *Server) registerPortfolio() {
 		projectWrite, s.importProject)
 }
 
-func (s *Server) getPortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PortfolioProjectOut], error) {
+func (s boardOps) getPortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PortfolioProjectOut], error) {
 	return listOf(portfolioProjectOut)(s.pilotage.Portfolio(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[RoadmapOut], error) {
-	return oneOf(roadmapOut)(s.store.Roadmap(ctx, accessFrom(ctx).ProjectID))
+func (s boardOps) getRoadmap(ctx context.Context, _ *ProjectPath) (*Output[RoadmapOut], error) {
+	return oneOf(roadmapOut)(s.roadmaps.Roadmap(ctx, accessFrom(ctx).ProjectID))
 }
 
-func (s *Server) exportProject(ctx context.Context, _ *ProjectPath) (*Output[transfer.TransferDoc], error) {
+func (s boardOps) exportProject(ctx context.Context, _ *ProjectPath) (*Output[transfer.TransferDoc], error) {
 	a := accessFrom(ctx)
 	doc, err := s.transfer.Export(ctx, a.WorkspaceID, a.ProjectID)
 	if err != nil {
@@ -163,6 +163,6 @@ type ImportProjectInput struct {
 	Body transfer.TransferDoc
 }
 
-func (s *Server) importProject(ctx context.Context, in *ImportProjectInput) (*Output[ProjectOut], error) {
+func (s boardOps) importProject(ctx context.Context, in *ImportProjectInput) (*Output[ProjectOut], error) {
 	return oneOf(projectOut)(s.transfer.Import(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, in.Body))
 }

@@ -65,11 +65,11 @@ func columnOut(c db.Column) ColumnOut {
 }
 
 var (
-	projectRead  = Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}
-	projectWrite = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
+	projectRead  = Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
+	projectWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 	// cardWrite is projectWrite for card-level writes (cards and what is on them), which never change
 	// tenancy.
-	cardWrite = Access{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	cardWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
 )
 
 // nonBlank trims a required name and refuses it when nothing is left.
@@ -94,58 +94,58 @@ func nonBlankOpt(field string, v *string) (*string, error) {
 }
 
 // registerProjects registers projects, their members and their columns.
-func (s *Server) registerProjects() {
+func (s tenancyOps) registerProjects() {
 	tags := []string{"Projects"}
 
-	register(s, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
+	register(s.Server, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
 		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
 		projectWrite, s.createProject)
 
-	register(s, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
+	register(s.Server, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
 		Summary: "List the workspace's projects", Tags: tags},
 		projectRead, s.listProjects)
 
-	register(s, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
+	register(s.Server, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
 		Summary: "List project templates", Tags: tags},
 		projectRead, s.listProjectTemplates)
 
-	register(s, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
+	register(s.Server, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
 		Summary: "Get a project", Tags: tags},
 		projectRead, s.getProject)
 
-	register(s, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
+	register(s.Server, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
 		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
 		projectWrite, s.updateProject)
 
-	register(s, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
+	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
 		Summary: "List project members", Tags: tags},
 		projectRead, s.listProjectMembers)
 
-	register(s, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
+	register(s.Server, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
 		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
 		projectWrite, s.addProjectMember)
 
-	register(s, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
 		Summary: "Remove a project member", Tags: tags},
 		projectWrite, s.removeProjectMember)
 
 	ctags := []string{"Columns"}
 
-	register(s, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
+	register(s.Server, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
 		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated},
 		projectWrite, s.createColumn)
 
-	register(s, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
+	register(s.Server, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
 		Summary: "List columns by order", Tags: ctags},
 		projectRead, s.listColumns)
 
-	register(s, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
+	register(s.Server, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
 		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
 		projectWrite, s.updateColumn)
 
-	register(s, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
+	register(s.Server, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
 		Summary: "Delete a column and its cards", Tags: ctags},
 		projectWrite, s.deleteColumn)
 }
@@ -153,15 +153,18 @@ func (s *Server) registerProjects() {
 // CreateProjectInput is the request of projects-create.
 type CreateProjectInput struct {
 	WorkspacePath
-	Body struct {
-		Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description string     `json:"description,omitempty" maxLength:"20000"`
-		Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
-		TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
-	}
+	Body CreateProjectInputBody
 }
 
-func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
+// CreateProjectInputBody is the body of a CreateProjectInput request.
+type CreateProjectInputBody struct {
+	Name        string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description string     `json:"description,omitempty" maxLength:"20000"`
+	Deadline    *time.Time `json:"deadline,omitempty" nullable:"true"`
+	TemplateID  string     `json:"templateId,omitempty" maxLength:"100"`
+}
+
+func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (*Output[ProjectOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -170,15 +173,15 @@ func (s *Server) createProject(ctx context.Context, in *CreateProjectInput) (*Ou
 		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
 }
 
-func (s *Server) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
+func (s tenancyOps) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
 	return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
+func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
 	return listOf(func(t db.Template) db.Template { return t })(s.store.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
+func (s tenancyOps) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
 	a := accessFrom(ctx)
 	return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))
 }
@@ -186,14 +189,17 @@ func (s *Server) getProject(ctx context.Context, _ *ProjectPath) (*Output[Projec
 // UpdateProjectInput is the request of projects-update.
 type UpdateProjectInput struct {
 	ProjectPath
-	Body struct {
-		Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Description Nullable[string]    `json:"description,omitempty"`
-		Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
-	}
+	Body UpdateProjectInputBody
 }
 
-func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
+// UpdateProjectInputBody is the body of a UpdateProjectInput request.
+type UpdateProjectInputBody struct {
+	Name        *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Description Nullable[string]    `json:"description,omitempty"`
+	Deadline    Nullable[time.Time] `json:"deadline,omitempty"`
+}
+
+func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
 	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
 	if in.Body.Name != nil {
 		name, err := nonBlank("name", *in.Body.Name)
@@ -213,21 +219,24 @@ func (s *Server) updateProject(ctx context.Context, in *UpdateProjectInput) (*Ou
 	return oneOf(projectOut)(s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
 }
 
-func (s *Server) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
+func (s tenancyOps) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
 	return listOf(projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID))
 }
 
 // AddProjectMemberInput is the request of projects-members-add.
 type AddProjectMemberInput struct {
 	ProjectPath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-	}
+	Body AddProjectMemberInputBody
 }
 
-func (s *Server) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
+// AddProjectMemberInputBody is the body of a AddProjectMemberInput request.
+type AddProjectMemberInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+}
+
+func (s tenancyOps) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
 	a := accessFrom(ctx)
-	m, err := s.store.AddProjectMember(ctx, a.WorkspaceID, a.ProjectID, principalFrom(ctx).User.ID, strings.TrimSpace(in.Body.Email))
+	m, err := s.store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -240,19 +249,22 @@ type ProjectMemberPath struct {
 	UserID string `path:"userId"`
 }
 
-func (s *Server) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
-	return done(s.store.RemoveProjectMember(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, in.UserID))
+func (s tenancyOps) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
+	return done(s.store.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
 }
 
 // CreateColumnInput is the request of columns-create.
 type CreateColumnInput struct {
 	ProjectPath
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-	}
+	Body CreateColumnInputBody
 }
 
-func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
+// CreateColumnInputBody is the body of a CreateColumnInput request.
+type CreateColumnInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+}
+
+func (s tenancyOps) createColumn(ctx context.Context, in *CreateColumnInput) (*Output[ColumnOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -260,7 +272,7 @@ func (s *Server) createColumn(ctx context.Context, in *CreateColumnInput) (*Outp
 	return oneOf(columnOut)(s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name))
 }
 
-func (s *Server) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
+func (s tenancyOps) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
 	return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
 }
 
@@ -273,13 +285,16 @@ type ColumnPath struct {
 // UpdateColumnInput is the request of columns-update.
 type UpdateColumnInput struct {
 	ColumnPath
-	Body struct {
-		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
-	}
+	Body UpdateColumnInputBody
 }
 
-func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {
+// UpdateColumnInputBody is the body of a UpdateColumnInput request.
+type UpdateColumnInputBody struct {
+	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Order *int    `json:"order,omitempty" minimum:"0" maximum:"100000"`
+}
+
+func (s tenancyOps) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Output[ColumnOut], error) {
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -287,6 +302,6 @@ func (s *Server) updateColumn(ctx context.Context, in *UpdateColumnInput) (*Outp
 	return oneOf(columnOut)(s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order))
 }
 
-func (s *Server) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
+func (s tenancyOps) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
 	return done(s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID))
 }

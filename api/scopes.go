@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/roadmap"
 )
 
 // ScopePath are the path parameters of scope-scoped routes.
@@ -44,45 +45,45 @@ type ScopeViewsOut struct {
 }
 
 func scopeViewsOut(sc db.Scope) ScopeViewsOut {
-	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: db.ScopeViews}
+	return ScopeViewsOut{ActiveView: sc.ActiveView, Views: roadmap.ScopeViews}
 }
 
 const maxScopeDescription = 5000
 
 // registerScopes registers a project's scopes and their views.
-func (s *Server) registerScopes() {
+func (s boardOps) registerScopes() {
 	tags := []string{"Scopes"}
 
-	register(s, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
+	register(s.Server, huma.Operation{OperationID: "scopes-create", Method: http.MethodPost, Path: pathProject + "/scopes",
 		Summary: "Create a scope", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "A scope is a work package or phase of the project. `endDate` may not be before `startDate`; " +
 			"`settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view."},
 		projectWrite, s.createScope)
 
-	register(s, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
+	register(s.Server, huma.Operation{OperationID: "scopes-list", Method: http.MethodGet, Path: pathProject + "/scopes",
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
 		projectRead, s.listScopes)
 
-	register(s, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Get a scope", Tags: tags},
 		projectRead, s.getScope)
 
-	register(s, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Update a scope", Tags: tags,
 		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
 			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
 		projectWrite, s.updateScope)
 
-	register(s, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
+	register(s.Server, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
 		Summary: "Delete a scope and all its content", Tags: tags,
 		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
 		projectWrite, s.deleteScope)
 
-	register(s, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
+	register(s.Server, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "List a scope's views and the active one", Tags: tags},
 		projectRead, s.getScopeViews)
 
-	register(s, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
+	register(s.Server, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
 		Summary: "Change a scope's active view", Tags: tags},
 		projectWrite, s.setScopeView)
 }
@@ -90,47 +91,53 @@ func (s *Server) registerScopes() {
 // CreateScopeInput is the request of scopes-create.
 type CreateScopeInput struct {
 	ProjectPath
-	Body struct {
-		Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-		Description string          `json:"description,omitempty" maxLength:"5000"`
-		StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
-		EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
-		Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body CreateScopeInputBody
 }
 
-func (s *Server) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
+// CreateScopeInputBody is the body of a CreateScopeInput request.
+type CreateScopeInputBody struct {
+	Name        string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Description string          `json:"description,omitempty" maxLength:"5000"`
+	StartDate   *time.Time      `json:"startDate,omitempty" nullable:"true"`
+	EndDate     *time.Time      `json:"endDate,omitempty" nullable:"true"`
+	Settings    json.RawMessage `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+}
+
+func (s boardOps) createScope(ctx context.Context, in *CreateScopeInput) (*Output[ScopeOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(scopeOut)(s.store.CreateScope(ctx, db.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+	return oneOf(scopeOut)(s.roadmaps.CreateScope(ctx, roadmap.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
 		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings}))
 }
 
-func (s *Server) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
-	return listOf(scopeOut)(s.store.Scopes(ctx, accessFrom(ctx).ProjectID))
+func (s boardOps) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {
+	return listOf(scopeOut)(s.roadmaps.Scopes(ctx, accessFrom(ctx).ProjectID))
 }
 
-func (s *Server) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
-	return oneOf(scopeOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+func (s boardOps) getScope(ctx context.Context, in *ScopePath) (*Output[ScopeOut], error) {
+	return oneOf(scopeOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
 // UpdateScopeInput is the request of scopes-update.
 type UpdateScopeInput struct {
 	ScopePath
-	Body struct {
-		Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
-		Description Nullable[string]          `json:"description,omitempty"`
-		StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
-		EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
-		Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
-	}
+	Body UpdateScopeInputBody
 }
 
-func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
+// UpdateScopeInputBody is the body of a UpdateScopeInput request.
+type UpdateScopeInputBody struct {
+	Name        Nullable[string]          `json:"name,omitempty" doc:"1 to 200 characters; not null"`
+	Description Nullable[string]          `json:"description,omitempty"`
+	StartDate   Nullable[time.Time]       `json:"startDate,omitempty"`
+	EndDate     Nullable[time.Time]       `json:"endDate,omitempty"`
+	Settings    Nullable[json.RawMessage] `json:"settings,omitempty" doc:"Free-form JSON object (at most 16 KB)"`
+}
+
+func (s boardOps) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output[ScopeOut], error) {
 	b := in.Body
-	p := db.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
+	p := roadmap.ScopePatch{StartDate: b.StartDate.opt(), EndDate: b.EndDate.opt()}
 	if b.Name.Set {
 		if b.Name.Null {
 			return nil, errBadRequest("name: a scope's name cannot be null")
@@ -157,25 +164,28 @@ func (s *Server) updateScope(ctx context.Context, in *UpdateScopeInput) (*Output
 			p.Settings = json.RawMessage(`null`) // the store empties it
 		}
 	}
-	return oneOf(scopeOut)(s.store.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
+	return oneOf(scopeOut)(s.roadmaps.UpdateScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID, p))
 }
 
-func (s *Server) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
-	return done(s.store.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+func (s boardOps) deleteScope(ctx context.Context, in *ScopePath) (*OKOutput, error) {
+	return done(s.roadmaps.DeleteScope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
-func (s *Server) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
-	return oneOf(scopeViewsOut)(s.store.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
+func (s boardOps) getScopeViews(ctx context.Context, in *ScopePath) (*Output[ScopeViewsOut], error) {
+	return oneOf(scopeViewsOut)(s.roadmaps.Scope(ctx, accessFrom(ctx).ProjectID, in.ScopeID))
 }
 
 // SetScopeViewInput is the request of scopes-views-update.
 type SetScopeViewInput struct {
 	ScopePath
-	Body struct {
-		ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
-	}
+	Body SetScopeViewInputBody
 }
 
-func (s *Server) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
-	return oneOf(scopeViewsOut)(s.store.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
+// SetScopeViewInputBody is the body of a SetScopeViewInput request.
+type SetScopeViewInputBody struct {
+	ActiveView string `json:"activeView" required:"true" enum:"kanban,list,calendar,roadmap,stats"`
+}
+
+func (s boardOps) setScopeView(ctx context.Context, in *SetScopeViewInput) (*Output[ScopeViewsOut], error) {
+	return oneOf(scopeViewsOut)(s.roadmaps.SetScopeView(ctx, accessFrom(ctx).ProjectID, in.ScopeID, in.Body.ActiveView))
 }

@@ -29,8 +29,10 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/accesscache"
@@ -86,6 +88,8 @@ type Server struct {
 	identity    *identity.Engine
 	tenancy     *tenancy.Engine
 	documents   *document.Engine
+	notices     *notification.Engine
+	roadmaps    *roadmap.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -94,6 +98,8 @@ type Server struct {
 	api         huma.API
 
 	mcp *mcpServer
+	// ops are the operations by area (ops.go).
+	ops ops
 }
 
 // New builds the HTTP handler of the api process.
@@ -117,8 +123,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s := &Server{
 		store: store, transfer: transfer.New(store), automations: automation.New(store),
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
-		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
+	s.initOps()
 
 	router := chi.NewRouter()
 	// The request id first, so that every later middleware's log lines carry it; metrics outside the
@@ -150,28 +157,28 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.api = humachi.New(router, cfg)
 	s.api.UseMiddleware(s.guard)
 
-	s.registerAuth()
-	s.registerTwoFactor()
-	s.registerTokens()
-	s.registerOrganizations()
-	s.registerWorkspaces()
-	s.registerProjects()
-	s.registerCards()
-	s.registerScopes()
-	s.registerPortfolio()
-	s.registerCardParts()
-	s.registerComments()
-	s.registerAttachments()
-	s.registerNotifications()
-	s.registerAutomations()
-	s.registerAgents()
-	s.registerMissions()
+	s.ops.account.registerAuth()
+	s.ops.account.registerTwoFactor()
+	s.ops.account.registerTokens()
+	s.ops.tenancy.registerOrganizations()
+	s.ops.tenancy.registerWorkspaces()
+	s.ops.tenancy.registerProjects()
+	s.ops.board.registerCards()
+	s.ops.board.registerScopes()
+	s.ops.board.registerPortfolio()
+	s.ops.board.registerCardParts()
+	s.ops.board.registerComments()
+	s.ops.board.registerAttachments()
+	s.ops.account.registerNotifications()
+	s.ops.workflow.registerAutomations()
+	s.ops.agents.registerAgents()
+	s.ops.agents.registerMissions()
 	s.mountMCP(opts.Context, router)
-	s.registerDrafts()
-	s.registerPipelines()
-	s.registerPlugins()
-	s.registerPilotage()
-	s.registerDocuments()
+	s.ops.agents.registerDrafts()
+	s.ops.workflow.registerPipelines()
+	s.ops.workflow.registerPlugins()
+	s.ops.cockpit.registerPilotage()
+	s.ops.docs.registerDocuments()
 	return router
 }
 

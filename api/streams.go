@@ -12,12 +12,12 @@ import (
 // draft.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final
 // event or the client goes away. The caller has checked access to the stream's entity. When lastEventID
 // is 0, the request's Last-Event-ID header (a client's reconnect) applies.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {
+func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {
 	s.serveStreamWith(w, r, stream.ServeOptions{Kind: kind, StreamID: streamID, After: lastEventID})
 }
 
 // serveStreamWith is serveStream with the relay's options (Follow).
-func (s *Server) serveStreamWith(w http.ResponseWriter, r *http.Request, o stream.ServeOptions) {
+func (s agentOps) serveStreamWith(w http.ResponseWriter, r *http.Request, o stream.ServeOptions) {
 	kind, streamID := o.Kind, o.StreamID
 	if o.After == 0 {
 		o.After = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
@@ -39,6 +39,6 @@ func (s *Server) serveStreamWith(w http.ResponseWriter, r *http.Request, o strea
 
 // serveMissionStream answers r with a mission's event stream: it ends when the mission is terminal
 // (completed or failed) or awaiting approval (db.MissionStreamEnds).
-func (s *Server) serveMissionStream(w http.ResponseWriter, r *http.Request, missionID string, lastEventID int64) {
+func (s agentOps) serveMissionStream(w http.ResponseWriter, r *http.Request, missionID string, lastEventID int64) {
 	s.serveStream(w, r, db.StreamMission, missionID, lastEventID)
 }

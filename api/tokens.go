@@ -38,32 +38,35 @@ func tokenOut(t db.APIToken) TokenOut {
 }
 
 // registerTokens registers the caller's personal access tokens.
-func (s *Server) registerTokens() {
+func (s accountOps) registerTokens() {
 	tags := []string{"Personal access tokens"}
 
-	register(s, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
+	register(s.Server, huma.Operation{OperationID: "api-tokens-create", Method: http.MethodPost, Path: "/api-tokens",
 		Summary: "Create a personal access token", Tags: tags, DefaultStatus: http.StatusCreated},
-		Access{JWTOnly: true}, s.createAPIToken)
+		Requires{JWTOnly: true}, s.createAPIToken)
 
-	register(s, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
+	register(s.Server, huma.Operation{OperationID: "api-tokens-list", Method: http.MethodGet, Path: "/api-tokens",
 		Summary: "List personal access tokens", Tags: tags},
-		Access{JWTOnly: true}, s.listAPITokens)
+		Requires{JWTOnly: true}, s.listAPITokens)
 
-	register(s, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
+	register(s.Server, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
 		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
-		Access{JWTOnly: true}, s.revokeAPIToken)
+		Requires{JWTOnly: true}, s.revokeAPIToken)
 }
 
 // CreateTokenInput is the request of api-tokens-create.
 type CreateTokenInput struct {
-	Body struct {
-		Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
-		ExpiresAt *time.Time `json:"expiresAt,omitempty" nullable:"true" doc:"null or absent: never expires"`
-	}
+	Body CreateTokenInputBody
 }
 
-func (s *Server) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Output[CreatedTokenOut], error) {
+// CreateTokenInputBody is the body of a CreateTokenInput request.
+type CreateTokenInputBody struct {
+	Name      string     `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Scopes    []string   `json:"scopes,omitempty" maxItems:"7" enum:"projects:read,projects:write,pilotage:read,pilotage:write,notifications:read,account:read,account:write" doc:"Default: every scope"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" nullable:"true" doc:"null or absent: never expires"`
+}
+
+func (s accountOps) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Output[CreatedTokenOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -85,7 +88,7 @@ func (s *Server) createAPIToken(ctx context.Context, in *CreateTokenInput) (*Out
 		Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt}))
 }
 
-func (s *Server) listAPITokens(ctx context.Context, _ *struct{}) (*Output[[]TokenOut], error) {
+func (s accountOps) listAPITokens(ctx context.Context, _ *struct{}) (*Output[[]TokenOut], error) {
 	return listOf(tokenOut)(s.identity.ListAPITokens(ctx, principalFrom(ctx).User.ID))
 }
 
@@ -94,6 +97,6 @@ type RevokeAPITokenInput struct {
 	ID string `path:"id"`
 }
 
-func (s *Server) revokeAPIToken(ctx context.Context, in *RevokeAPITokenInput) (*OKOutput, error) {
+func (s accountOps) revokeAPIToken(ctx context.Context, in *RevokeAPITokenInput) (*OKOutput, error) {
 	return done(s.identity.RevokeAPIToken(ctx, principalFrom(ctx).User.ID, in.ID))
 }

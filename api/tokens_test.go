@@ -13,7 +13,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
-// tokAllScopes is every scope, in the spec's order.
+// tokAllScopes is every scope, in the order the API lists them (auth.AllScopes).
 var tokAllScopes = []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write", "notifications:read", "account:read", "account:write"}
 
 // tokUser registers email and returns its session token and id.

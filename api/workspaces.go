@@ -73,53 +73,56 @@ type WorkspacePath struct {
 const pathWorkspace = "/orgs/{orgSlug}/workspaces/{wsSlug}"
 
 // registerWorkspaces registers workspaces, their members and invitations.
-func (s *Server) registerWorkspaces() {
+func (s tenancyOps) registerWorkspaces() {
 	tags := []string{"Workspaces"}
 
-	register(s, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
+	register(s.Server, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
-		Access{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
 
-	register(s, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
+	register(s.Server, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
 		Summary: "List the workspaces I may open", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
+		Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
 
-	register(s, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
+	register(s.Server, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
 		Summary: "Get a workspace with my roles", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
+		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
 
-	register(s, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
 		Summary: "List workspace members", Tags: tags},
-		Access{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
+		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
 
-	register(s, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
+	register(s.Server, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
 		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
 			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
 
-	register(s, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
+	register(s.Server, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
 		Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
 		Description: "Needs authentication as the invited e-mail, but no membership. Joins the workspace (and its organization)."},
-		Access{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
+		Requires{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
 
-	register(s, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
 		Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
-		Access{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
 }
 
 // CreateWorkspaceInput is the request of workspaces-create.
 type CreateWorkspaceInput struct {
 	OrgPath
-	Body struct {
-		Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Slug Slug   `json:"slug" required:"true"`
-	}
+	Body CreateWorkspaceInputBody
 }
 
-func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) (*Output[WorkspaceOut], error) {
+// CreateWorkspaceInputBody is the body of a CreateWorkspaceInput request.
+type CreateWorkspaceInputBody struct {
+	Name string `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Slug Slug   `json:"slug" required:"true"`
+}
+
+func (s tenancyOps) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) (*Output[WorkspaceOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -131,7 +134,7 @@ func (s *Server) createWorkspace(ctx context.Context, in *CreateWorkspaceInput) 
 	return &Output[WorkspaceOut]{Body: workspaceOut(ws, "admin", "owner")}, nil
 }
 
-func (s *Server) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]WorkspaceOut], error) {
+func (s tenancyOps) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]WorkspaceOut], error) {
 	a := accessFrom(ctx)
 	return listOf(func(r db.AccessibleWorkspace) WorkspaceOut {
 		role, prole := tenancy.EffectiveWorkspaceRoles(a.OrgRole, r.MemberRole, r.MemberPilotageRole)
@@ -141,27 +144,30 @@ func (s *Server) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]Work
 	})(s.tenancy.ListWorkspaces(ctx, a.OrgID, principalFrom(ctx).User.ID, a.OrgAdmin()))
 }
 
-func (s *Server) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output[WorkspaceOut], error) {
+func (s tenancyOps) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output[WorkspaceOut], error) {
 	a := accessFrom(ctx)
 	return oneOf(func(ws db.Workspace) WorkspaceOut {
 		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
 	})(s.tenancy.Workspace(ctx, a.WorkspaceID))
 }
 
-func (s *Server) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {
+func (s tenancyOps) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {
 	return listOf(workspaceMemberOut)(s.tenancy.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 // InviteToWorkspaceInput is the request of workspaces-invite.
 type InviteToWorkspaceInput struct {
 	WorkspacePath
-	Body struct {
-		Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-		Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
-	}
+	Body InviteToWorkspaceInputBody
 }
 
-func (s *Server) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
+// InviteToWorkspaceInputBody is the body of a InviteToWorkspaceInput request.
+type InviteToWorkspaceInputBody struct {
+	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
+}
+
+func (s tenancyOps) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
 	a := accessFrom(ctx)
 	p := principalFrom(ctx)
 	ws, err := s.tenancy.Workspace(ctx, a.WorkspaceID)
@@ -192,7 +198,7 @@ type AcceptInvitationInput struct {
 	Token string `path:"token" maxLength:"200"`
 }
 
-func (s *Server) acceptInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
+func (s tenancyOps) acceptInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
 	res, err := s.tenancy.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
 	if err != nil {
 		return nil, fail(err)
@@ -214,7 +220,7 @@ type UpdateWorkspaceMemberInput struct {
 	}
 }
 
-func (s *Server) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspaceMemberInput) (*Output[WorkspaceMemberOut], error) {
+func (s tenancyOps) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspaceMemberInput) (*Output[WorkspaceMemberOut], error) {
 	if in.Body.Role == nil && in.Body.PilotageRole == nil {
 		return nil, errBadRequest("give role and/or pilotageRole")
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// MaxAttachmentSize is the largest attachment, in bytes (spec Part 8: 10 MB).
+// MaxAttachmentSize is the largest attachment, in bytes (10 MB).
 const MaxAttachmentSize int64 = 10 * 1024 * 1024
 
 // NewAttachment is an attachment whose file is already stored under StorageKey.
@@ -36,7 +36,7 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		in.ID = NewID()
 	}
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -44,12 +44,14 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		if err != nil {
 			return fmt.Errorf("count attachment: %w", err)
 		}
-		out, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
+		var outRow dbsqlc.Attachment
+		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
 			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
+		out = Attachment(outRow)
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }
@@ -63,28 +65,30 @@ func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]At
 	if err != nil {
 		return nil, fmt.Errorf("list attachments: %w", err)
 	}
-	return rows, nil
+	return mapRows(rows, func(r dbsqlc.Attachment) Attachment { return Attachment(r) }), nil
 }
 
 // Attachment reads one attachment of a card of a project.
-func (s *Store) Attachment(ctx context.Context, projectID, cardID, attachmentID string) (Attachment, error) {
+func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID string) (Attachment, error) {
+	projectID, cardID := card.ProjectID, card.CardID
 	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
-		return a, notFound("attachment not found")
+		return Attachment(a), notFound("attachment not found")
 	}
 	if err != nil {
-		return a, fmt.Errorf("get attachment: %w", err)
+		return Attachment(a), fmt.Errorf("get attachment: %w", err)
 	}
-	return a, nil
+	return Attachment(a), nil
 }
 
 // DeleteAttachment deletes an attachment's row, lowers the card's attachment count and records
 // card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
 // can delete the stored file once this has committed. Only the uploader may, or a workspace admin
 // (asAdmin); anyone else is refused with ErrForbidden.
-func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachmentID, actorID string, asAdmin bool) (Attachment, error) {
+func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID string) (Attachment, error) {
+	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	var out Attachment
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -102,10 +106,12 @@ func (s *Store) DeleteAttachment(ctx context.Context, projectID, cardID, attachm
 		if a.UploadedBy != actorID && !asAdmin {
 			return forbidden("only the attachment's uploader or a workspace admin may delete it")
 		}
-		if out, err = q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID}); err != nil {
+		deleted, err := q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID})
+		if err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
 		}
-		return s.recordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
+		out = Attachment(deleted)
+		return s.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }

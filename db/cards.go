@@ -17,7 +17,7 @@ import (
 // Priorities a card can have.
 var Priorities = []string{"low", "medium", "high"}
 
-// MaxChecklistItems is the most checklist items a card may have (spec Part 8).
+// MaxChecklistItems is the most checklist items a card may have.
 const MaxChecklistItems = 100
 
 // Card is a card as every read shows it: its row with its checklist, labels and custom values (the
@@ -92,7 +92,7 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		card      Card
 		listening []string
 	)
-	began, err := pipeline(ctx, conn, func(q *dbsqlc.Queries) error {
+	began, err := sendBatch(ctx, conn, func(q *dbsqlc.Queries) error {
 		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
 			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
@@ -129,10 +129,10 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, err
 	}
 	if began == nil {
-		return card, s.enqueue(ctx, tx, rec.Jobs(listening))
+		return card, s.core.Enqueue(ctx, tx, rec.Jobs(listening))
 	}
 	defer began.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
-	if err := s.enqueue(ctx, began, rec.Jobs(listening)); err != nil {
+	if err := s.core.Enqueue(ctx, began, rec.Jobs(listening)); err != nil {
 		return Card{}, err
 	}
 	if err := began.Commit(ctx); err != nil {
@@ -216,12 +216,12 @@ type CardUpdate struct {
 // UpdateCard applies a patch as actorID: field changes, moves between columns and reordering. It
 // records card_updated, card_moved, card_assigned and card_archived as they apply, with their
 // notifications, in the same transaction. Both people's requests and automations call it.
-func (s *Store) UpdateCard(ctx context.Context, workspaceID, projectID, cardID, actorID string, p CardPatch) (Card, error) {
+func (s *Store) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 	for range 5 {
 		var card Card
-		err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
-			card, err = s.UpdateCardTx(ctx, tx, CardUpdate{WorkspaceID: workspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p})
+			card, err = s.UpdateCardTx(ctx, tx, u)
 			return err
 		})
 		if !errors.Is(err, ErrRetryMove) {
@@ -375,7 +375,7 @@ func (s *Store) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card
 			}
 			acts[i].Meta["title"] = next.Title
 		}
-		if err := s.recordActivities(ctx, tx, acts...); err != nil {
+		if err := s.core.RecordActivities(ctx, tx, acts...); err != nil {
 			return err
 		}
 		out, err = cardTx(ctx, q, projectID, cardID)
@@ -408,8 +408,9 @@ func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, o
 }
 
 // DeleteCard deletes a card for good and records card_deleted.
-func (s *Store) DeleteCard(ctx context.Context, projectID, cardID, actorID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) DeleteCard(ctx context.Context, e CardEdit) error {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -425,7 +426,7 @@ func (s *Store) DeleteCard(ctx context.Context, projectID, cardID, actorID strin
 		if cur.AssigneeID != nil {
 			act.Recipients = []string{*cur.AssigneeID}
 		}
-		return s.recordActivities(ctx, tx, act)
+		return s.core.RecordActivities(ctx, tx, act)
 	})
 }
 
@@ -458,7 +459,7 @@ type CardView struct {
 }
 
 // cardListSQL reads the card list through list_cards (migration 00007). It is written here rather than
-// in queries/ (as is jobqueues.go's read of River's table): the list is the hottest read, and scanning
+// in queries/ (as is job_queues.go's read of River's table): the list is the hottest read, and scanning
 // it without a copy per field needs the driver's own types, which sqlc does not generate.
 const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
        parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,

@@ -47,19 +47,19 @@ func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	return s.recordActivities(ctx, tx, act)
+	return s.core.RecordActivities(ctx, tx, act)
 }
 
 // AddChecklistItem appends an item to a card's checklist (at most MaxChecklistItems) and records
 // card_updated, in one transaction. It answers the card.
-func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID, title string) (Card, error) {
+func (s *Store) AddChecklistItem(ctx context.Context, e CardEdit, title string) (Card, error) {
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := s.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, []string{title}); err != nil {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := s.AddChecklistItemsTx(ctx, tx, e, []string{title}); err != nil {
 			return err
 		}
 		var err error
-		out, err = cardTx(ctx, q, projectID, cardID)
+		out, err = cardTx(ctx, q, e.ProjectID, e.CardID)
 		return err
 	})
 	return out, err
@@ -67,7 +67,8 @@ func (s *Store) AddChecklistItem(ctx context.Context, projectID, cardID, actorID
 
 // AddChecklistItemsTx appends items to a card's checklist (at most MaxChecklistItems in all) and records
 // one card_updated, in the caller's transaction. The card's lock keeps concurrent adds within the cap.
-func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, projectID, cardID, actorID string, titles []string) error {
+func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e CardEdit, titles []string) error {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	q := queries(tx)
 	card, err := lockCard(ctx, q, projectID, cardID)
 	if err != nil {
@@ -100,9 +101,10 @@ type ChecklistItemPatch struct {
 
 // UpdateChecklistItem renames, checks or unchecks, and reorders an item of a card's checklist, and
 // records card_updated when anything changed, in one transaction. It answers the card.
-func (s *Store) UpdateChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string, p ChecklistItemPatch) (Card, error) {
+func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID string, p ChecklistItemPatch) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -172,9 +174,10 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, projectID, cardID, item
 
 // DeleteChecklistItem removes an item from a card's checklist, closes the gap in the order and records
 // card_updated, in one transaction. It answers the card.
-func (s *Store) DeleteChecklistItem(ctx context.Context, projectID, cardID, itemID, actorID string) (Card, error) {
+func (s *Store) DeleteChecklistItem(ctx context.Context, e CardEdit, itemID string) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

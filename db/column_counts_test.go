@@ -102,7 +102,7 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 
 	update := func(step string, card db.Card, p db.CardPatch) {
 		t.Helper()
-		_, err := b.store.UpdateCard(ctx, ws, b.project.ID, card.ID, actor, p)
+		_, err := b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
 		require.NoError(t, err)
 		requireCountersTrue(t, b, step)
 	}
@@ -118,18 +118,18 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	update("an unarchive", cards[2], db.CardPatch{Archived: &no})
 
 	items := b.checklistItemIDs(t, cards[4].ID)
-	_, err := b.store.AddChecklistItem(ctx, b.project.ID, cards[4].ID, actor, "d")
+	_, err := b.store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item added")
-	_, err = b.store.UpdateChecklistItem(ctx, b.project.ID, cards[4].ID, items[1], actor, db.ChecklistItemPatch{Done: &yes})
+	_, err = b.store.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], db.ChecklistItemPatch{Done: &yes})
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item checked")
-	_, err = b.store.DeleteChecklistItem(ctx, b.project.ID, cards[4].ID, items[0], actor)
+	_, err = b.store.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item deleted")
 	b.fold(t)
 
-	require.NoError(t, b.store.DeleteCard(ctx, b.project.ID, cards[0].ID, actor))
+	require.NoError(t, b.store.DeleteCard(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[0].ID, ActorID: actor}))
 	requireCountersTrue(t, b, "a card with a checklist deleted")
 
 	col, err := b.store.CreateColumn(ctx, b.project.ID, "Extra")
@@ -239,15 +239,15 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 						mu.Unlock()
 					}
 				case op == 1:
-					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{ColumnID: &b.cols[r.IntN(len(b.cols))]})
+					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{ColumnID: &b.cols[r.IntN(len(b.cols))]}})
 				case op == 2:
 					archived := r.IntN(2) == 0
-					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{Archived: &archived})
+					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Archived: &archived}})
 				case op == 3:
-					_, err = b.store.AddChecklistItem(ctx, b.project.ID, pick, actor, "more")
+					_, err = b.store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
 				default:
 					prio := []string{"low", "medium", "high"}[r.IntN(3)]
-					_, err = b.store.UpdateCard(ctx, ws, b.project.ID, pick, actor, db.CardPatch{Priority: &prio})
+					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Priority: &prio}})
 				}
 				if err != nil {
 					t.Errorf("goroutine %d op %d: %v", g, i, err)

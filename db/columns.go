@@ -13,18 +13,20 @@ import (
 // Columns lists a project's columns in order.
 func (s *Store) Columns(ctx context.Context, projectID string) ([]Column, error) {
 	cols, err := s.q.ColumnListByProject(ctx, projectID)
-	return cols, wrap(err, "list columns")
+	return mapRows(cols, func(r dbsqlc.Column) Column { return Column(r) }), wrap(err, "list columns")
 }
 
 // CreateColumn appends a column to a project.
 func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Column, error) {
 	var col Column
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
 		var err error
-		col, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
+		var colRow dbsqlc.Column
+		colRow, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
+		col = Column(colRow)
 		return wrap(err, "insert column")
 	})
 	return col, err
@@ -33,7 +35,7 @@ func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Colum
 // UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
 func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (Column, error) {
 	var col Column
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
@@ -66,7 +68,9 @@ func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, na
 				return err
 			}
 		}
-		col, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
+		var colRow dbsqlc.Column
+		colRow, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
+		col = Column(colRow)
 		return wrap(err, "get column")
 	})
 	return col, err
@@ -85,7 +89,7 @@ func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) er
 
 // DeleteColumn deletes a column with its cards and closes the gap in the order.
 func (s *Store) DeleteColumn(ctx context.Context, projectID, columnID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}

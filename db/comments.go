@@ -11,7 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// MaxCommentLength is the longest comment, in characters (spec Part 8).
+// MaxCommentLength is the longest comment, in characters.
 const MaxCommentLength = 2000
 
 // CommentExcerptLength is how much of a comment its comment_added activity carries.
@@ -27,11 +27,11 @@ type Comment struct {
 // card's comment count and records comment_added (with its notifications to the card's assignee and the
 // project's members), in one transaction. The content is trimmed; blank or longer than
 // MaxCommentLength characters is refused. People's requests and agents both call it.
-func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, content string) (Comment, error) {
+func (s *Store) CreateComment(ctx context.Context, e CardEdit, content string) (Comment, error) {
 	var out Comment
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
-		out, err = s.CreateCommentTx(ctx, tx, projectID, cardID, actorID, content)
+		out, err = s.CreateCommentTx(ctx, tx, e, content)
 		return err
 	})
 	return out, err
@@ -39,7 +39,8 @@ func (s *Store) CreateComment(ctx context.Context, projectID, cardID, actorID, c
 
 // CreateCommentTx is CreateComment in the caller's transaction (agents' add_comment, say): the comment,
 // the card's count and comment_added with its notifications.
-func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, projectID, cardID, actorID, content string) (Comment, error) {
+func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, content string) (Comment, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	content = strings.TrimSpace(content)
 	if content == "" {
 		return Comment{}, invalid("content must not be blank")
@@ -68,7 +69,7 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, projectID, cardI
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	if err := s.recordActivities(ctx, tx, act); err != nil {
+	if err := s.core.RecordActivities(ctx, tx, act); err != nil {
 		return Comment{}, err
 	}
 	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
@@ -93,8 +94,9 @@ func (s *Store) Comments(ctx context.Context, projectID, cardID string) ([]Comme
 // DeleteComment deletes a comment of a card of a project and lowers the card's comment count, in one
 // transaction. Only the comment's author may, or a workspace admin (asAdmin); anyone else is refused
 // with ErrForbidden.
-func (s *Store) DeleteComment(ctx context.Context, projectID, cardID, commentID, actorID string, asAdmin bool) error {
-	return s.inTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string) error {
+	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
+	return s.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")

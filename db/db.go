@@ -137,11 +137,6 @@ func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.core.Pool, fn)
 }
 
-// inTx is InTx with the generated queries bound to the transaction.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	return s.core.InTx(ctx, fn)
-}
-
 // Ping checks that the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error { return s.core.Pool.Ping(ctx) }
 
@@ -152,12 +147,6 @@ func (s *Store) MigrationsPending(ctx context.Context) (bool, error) {
 
 // MigrationFS exposes the embedded migrations (tests key their template database on them).
 func MigrationFS() fs.FS { return migrationFS }
-
-// inSnapshot runs fn in a read-only REPEATABLE READ transaction: every query fn makes sees the same
-// snapshot, so a read made of several queries is consistent.
-func (s *Store) inSnapshot(ctx context.Context, fn func(q *dbsqlc.Queries) error) error {
-	return s.core.InSnapshot(ctx, fn)
-}
 
 // NewID returns a new time-ordered identifier (UUIDv7) as a string.
 func NewID() string { return dbcore.NewID() }

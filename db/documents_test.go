@@ -9,6 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
@@ -59,19 +60,19 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 		require.Len(t, res, want, q)
 	}
 
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT id::text FROM activities").Scan(&actID))
-	n, err := b.store.FanOutNotifications(ctx, actID)
+	n, err := notification.New(b.store).FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)
 
 	// A second submit is refused and records nothing more.
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, b.owner.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM activities"))
 }

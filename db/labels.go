@@ -12,16 +12,16 @@ import (
 // Labels lists a project's labels by name.
 func (s *Store) Labels(ctx context.Context, projectID string) ([]Label, error) {
 	ls, err := s.q.LabelListByProject(ctx, projectID)
-	return ls, wrap(err, "list labels")
+	return mapRows(ls, func(r dbsqlc.Label) Label { return Label(r) }), wrap(err, "list labels")
 }
 
 // CreateLabel adds a label to a project; its name is unique in the project.
 func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (Label, error) {
 	l, err := s.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: projectID, Name: name, Color: color})
 	if isUnique(err, "") {
-		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", name))
+		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
-	return l, wrap(err, "insert label")
+	return Label(l), wrap(err, "insert label")
 }
 
 // UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
@@ -29,11 +29,11 @@ func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name
 	l, err := s.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
 	switch {
 	case isNotFound(err):
-		return l, notFound("label not found")
+		return Label(l), notFound("label not found")
 	case isUnique(err, "") && name != nil:
-		return l, conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
+		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
 	}
-	return l, wrap(err, "update label")
+	return Label(l), wrap(err, "update label")
 }
 
 // DeleteLabel deletes a label of a project, which takes it off every card.
@@ -47,19 +47,21 @@ func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) erro
 
 // AddCardLabel puts a label of the card's project on the card and records card_updated, in one
 // transaction. A label the card already has is left as is (nothing is recorded). It answers the card.
-func (s *Store) AddCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+func (s *Store) AddCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, true)
 }
 
 // RemoveCardLabel takes a label of the card's project off the card and records card_updated, in one
 // transaction. A label the card does not have is left as is (nothing is recorded). It answers the card.
-func (s *Store) RemoveCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string) (Card, error) {
+func (s *Store) RemoveCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
 }
 
 func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err

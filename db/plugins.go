@@ -26,7 +26,8 @@ func catalogPlugin(pluginID string) (plugin.Plugin, error) {
 
 // InstallPlugin installs a plugin of the catalog in a workspace with its settings (validated against
 // the plugin's schema, defaults filled in). Installing it twice is a conflict.
-func (s *Store) InstallPlugin(ctx context.Context, workspaceID, pluginID, actorID string, settings json.RawMessage) (WorkspacePlugin, error) {
+func (s *Store) InstallPlugin(ctx context.Context, in PluginInstall) (WorkspacePlugin, error) {
+	workspaceID, pluginID, actorID, settings := in.WorkspaceID, in.PluginID, in.ActorID, in.Settings
 	p, err := catalogPlugin(pluginID)
 	if err != nil {
 		return WorkspacePlugin{}, err
@@ -38,15 +39,15 @@ func (s *Store) InstallPlugin(ctx context.Context, workspaceID, pluginID, actorI
 	row, err := s.q.WorkspacePluginInsert(ctx, dbsqlc.WorkspacePluginInsertParams{WorkspaceID: workspaceID, PluginID: p.ID,
 		Settings: norm, InstalledBy: actorID})
 	if isNotFound(err) {
-		return row, conflict(fmt.Sprintf("plugin %s is already installed in this workspace", p.ID))
+		return WorkspacePlugin(row), conflict(fmt.Sprintf("plugin %s is already installed in this workspace", p.ID))
 	}
-	return row, wrap(err, "install plugin")
+	return WorkspacePlugin(row), wrap(err, "install plugin")
 }
 
 // WorkspacePlugins lists the plugins installed in a workspace.
 func (s *Store) WorkspacePlugins(ctx context.Context, workspaceID string) ([]WorkspacePlugin, error) {
 	rows, err := s.q.WorkspacePluginList(ctx, workspaceID)
-	return rows, wrap(err, "list plugins")
+	return mapRows(rows, func(r dbsqlc.WorkspacePlugin) WorkspacePlugin { return WorkspacePlugin(r) }), wrap(err, "list plugins")
 }
 
 // UpdatePluginSettings replaces an installed plugin's settings.
@@ -59,8 +60,9 @@ func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID 
 	if err != nil {
 		return WorkspacePlugin{}, invalid(err.Error())
 	}
-	return orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID, PluginID: p.ID,
+	r, err := orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID, PluginID: p.ID,
 		Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
+	return WorkspacePlugin(r), err
 }
 
 // UninstallPlugin removes a plugin from a workspace: its step types are refused in new pipelines and

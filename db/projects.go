@@ -60,7 +60,7 @@ type NewProject struct {
 // CreateProject creates a project from a template (columns and labels); its creator becomes a member.
 func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, error) {
 	var p Project
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		p, err = s.CreateProjectTx(ctx, tx, in)
 		return err
@@ -81,33 +81,34 @@ func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 		Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
 	if err != nil {
-		return p, fmt.Errorf("insert project: %w", err)
+		return Project(p), fmt.Errorf("insert project: %w", err)
 	}
 	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
-		return p, fmt.Errorf("add project creator: %w", err)
+		return Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 	for _, name := range tmpl.Columns {
 		if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
-			return p, fmt.Errorf("insert template column: %w", err)
+			return Project(p), fmt.Errorf("insert template column: %w", err)
 		}
 	}
 	for _, l := range tmpl.Labels {
 		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
-			return p, fmt.Errorf("insert template label: %w", err)
+			return Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return p, nil
+	return Project(p), nil
 }
 
 // Projects lists a workspace's projects.
 func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, error) {
 	ps, err := s.q.ProjectListByWorkspace(ctx, workspaceID)
-	return ps, wrap(err, "list projects")
+	return mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }), wrap(err, "list projects")
 }
 
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
-	return orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	r, err := orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	return Project(r), err
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
@@ -122,7 +123,7 @@ type ProjectPatch struct {
 func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
 	out, err := s.q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 		SetDeadline: p.SetDeadline, Deadline: p.Deadline})
-	return out, wrap(err, "update project")
+	return Project(out), wrap(err, "update project")
 }
 
 // ProjectMembers lists a project's members.
@@ -132,12 +133,12 @@ func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]Project
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
-func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, actorID, email string) (UserRef, error) {
+func (s *Store) AddProjectMember(ctx context.Context, in ProjectMemberAdd) (UserRef, error) {
 	var m UserRef
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var added bool
 		var err error
-		m, added, err = s.AddProjectMemberTx(ctx, tx, workspaceID, projectID, actorID, email)
+		m, added, err = s.AddProjectMemberTx(ctx, tx, in)
 		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
@@ -148,7 +149,8 @@ func (s *Store) AddProjectMember(ctx context.Context, workspaceID, projectID, ac
 
 // AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, projectID, actorID, email string) (m UserRef, added bool, err error) {
+func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMemberAdd) (m UserRef, added bool, err error) {
+	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
 	if isNotFound(err) {
@@ -165,13 +167,14 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, workspaceID, 
 	if n == 0 {
 		return m, false, nil
 	}
-	return m, true, s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
+	return m, true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
 		Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.
-func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, userID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval) error {
+	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 		if err != nil {
 			return fmt.Errorf("remove project member: %w", err)
@@ -179,7 +182,7 @@ func (s *Store) RemoveProjectMember(ctx context.Context, projectID, actorID, use
 		if n == 0 {
 			return notFound("project member not found")
 		}
-		return s.recordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
+		return s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
 			Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// RelationTypes are the types of a relation between two cards (spec Part 2).
+// RelationTypes are the types of a relation between two cards.
 var RelationTypes = []string{"blocks", "blocked_by", "related_to", "duplicates", "parent_of"}
 
 // NewRelation is a typed relation from a card of a project to another card of the same workspace.
@@ -26,7 +26,7 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelatio
 		return CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
 	}
 	var out CardRelation
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")
@@ -43,8 +43,10 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelatio
 			return fmt.Errorf("get target card: %w", err)
 		}
 		var err error
-		out, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
+		var outRow dbsqlc.CardRelation
+		outRow, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
 			TargetCardID: in.TargetCardID, Type: in.Type, CreatedBy: in.ActorID})
+		out = CardRelation(outRow)
 		switch {
 		case isUnique(err, ""):
 			return conflict(fmt.Sprintf("this card already has a %s relation to the target card", in.Type))
@@ -67,7 +69,7 @@ func (s *Store) CardRelations(ctx context.Context, projectID, cardID string) ([]
 		return nil, fmt.Errorf("get card: %w", err)
 	}
 	rs, err := s.q.CardRelationListByCard(ctx, cardID)
-	return rs, wrap(err, "list relations")
+	return mapRows(rs, func(r dbsqlc.CardRelation) CardRelation { return CardRelation(r) }), wrap(err, "list relations")
 }
 
 // DeleteRelation deletes a relation of a project (the project of its source card).

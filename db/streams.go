@@ -49,21 +49,21 @@ func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, stream
 	row, err := q.StreamEventAppend(ctx, dbsqlc.StreamEventAppendParams{StreamID: streamID, Kind: kind, Type: ev.Type,
 		Status: ev.Status, Message: ev.Message, Data: raw, Final: ev.Final})
 	if isNotFound(err) {
-		return row, conflict(fmt.Sprintf("stream %s is not a %s stream", streamID, kind))
+		return StreamEvent(row), conflict(fmt.Sprintf("stream %s is not a %s stream", streamID, kind))
 	}
 	if err != nil {
-		return row, fmt.Errorf("append stream event: %w", err)
+		return StreamEvent(row), fmt.Errorf("append stream event: %w", err)
 	}
 	if err := q.StreamEventNotify(ctx, fmt.Sprintf("%s:%d", streamID, row.Seq)); err != nil {
-		return row, fmt.Errorf("notify stream event: %w", err)
+		return StreamEvent(row), fmt.Errorf("notify stream event: %w", err)
 	}
-	return row, nil
+	return StreamEvent(row), nil
 }
 
 // AppendStreamEvent is AppendStreamEventTx in its own transaction (token events, say).
 func (s *Store) AppendStreamEvent(ctx context.Context, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
 	var row StreamEvent
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		row, err = s.AppendStreamEventTx(ctx, tx, kind, streamID, ev)
 		return err
@@ -74,7 +74,7 @@ func (s *Store) AppendStreamEvent(ctx context.Context, kind, streamID string, ev
 // StreamEventsAfter reads a stream's events after seq, in order (replay for Last-Event-ID).
 func (s *Store) StreamEventsAfter(ctx context.Context, streamID string, afterSeq int64, limit int32) ([]StreamEvent, error) {
 	rows, err := s.q.StreamEventsAfter(ctx, dbsqlc.StreamEventsAfterParams{StreamID: streamID, AfterSeq: afterSeq, Lim: limit})
-	return rows, wrap(err, "list stream events")
+	return mapRows(rows, func(r dbsqlc.StreamEvent) StreamEvent { return StreamEvent(r) }), wrap(err, "list stream events")
 }
 
 // StreamState is a stream's highest committed event number (0 when it has none) and whether that
@@ -108,7 +108,7 @@ func (s *Store) StreamSegmentStart(ctx context.Context, streamID string) (int64,
 // ordered by stream then seq, at most limit rows. streamIDs and afterSeqs pair up by index.
 func (s *Store) StreamEventsBatchAfter(ctx context.Context, streamIDs []string, afterSeqs []int64, limit int32) ([]StreamEvent, error) {
 	rows, err := s.q.StreamEventsBatchAfter(ctx, dbsqlc.StreamEventsBatchAfterParams{StreamIds: streamIDs, AfterSeqs: afterSeqs, Lim: limit})
-	return rows, wrap(err, "list stream events")
+	return mapRows(rows, func(r dbsqlc.StreamEvent) StreamEvent { return StreamEvent(r) }), wrap(err, "list stream events")
 }
 
 // Mission streams.
@@ -158,7 +158,7 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).
 func (s *Store) AppendMissionEvent(ctx context.Context, missionID string, ev NewMissionEvent) (StreamEvent, error) {
 	var row StreamEvent
-	err := s.inTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
 		row, err = s.AppendMissionEventTx(ctx, tx, missionID, ev)
 		return err

@@ -5,46 +5,12 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
-	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// The store's types. A table's row type is the one sqlc generates from the schema, named here so that
-// nothing outside db imports the generated package: the schema is the single definition of its
-// fields. A query that reads something other than one table's row answers one of the structs below,
-// which the store converts the generated row into, so that the api sees one type per concept however
-// many queries read it.
-//
-//nolint:revive // exported: one comment documents the group of sqlc row aliases; each is its table's row
-type (
-	Agent                = dbsqlc.Agent
-	AgentMission         = dbsqlc.AgentMission
-	AgentProposal        = dbsqlc.AgentProposal
-	APIToken             = dbsqlc.ApiToken
-	Attachment           = dbsqlc.Attachment
-	AutomationRule       = dbsqlc.AutomationRule
-	AutomationTrace      = dbsqlc.AutomationTrace
-	BillingCheckout      = dbsqlc.BillingCheckout
-	CardRelation         = dbsqlc.CardRelation
-	Column               = dbsqlc.Column
-	CustomField          = dbsqlc.CustomField
-	EmailOutbox          = dbsqlc.EmailOutbox
-	Label                = dbsqlc.Label
-	Organization         = dbsqlc.Organization
-	PilotageAction       = dbsqlc.PilotageAction
-	PilotageDecision     = dbsqlc.PilotageDecision
-	PilotageDoc          = dbsqlc.PilotageDoc
-	PilotageHistoryEntry = dbsqlc.PilotageHistory
-	PilotageMission      = dbsqlc.PilotageMission
-	PilotagePriority     = dbsqlc.PilotagePriority
-	PilotageTodo         = dbsqlc.PilotageTodo
-	Project              = dbsqlc.Project
-	Scope                = dbsqlc.Scope
-	Skill                = dbsqlc.Skill
-	StreamEvent          = dbsqlc.StreamEvent
-	User                 = dbsqlc.User
-	Workspace            = dbsqlc.Workspace
-	WorkspaceInvitation  = dbsqlc.WorkspaceInvitation
-)
+// The store's types beside its rows (rows.go): a query that reads something other than one table's
+// row answers one of the structs below, which the store converts the generated row into, so that the
+// api sees one type per concept however many queries read it and nothing outside db sees the
+// generated package.
 
 // Notification is one of a user's notifications with the activity it tells of.
 type Notification struct {
@@ -128,17 +94,6 @@ type AccessibleWorkspace struct {
 	MemberPilotageRole *string
 }
 
-// RoadmapCard is a card as the roadmap shows it.
-type RoadmapCard struct {
-	ID        string
-	Title     string
-	ColumnID  string
-	ScopeID   *string
-	StartDate *time.Time
-	DueDate   *time.Time
-	Priority  string
-}
-
 // NewCheckout is a billing checkout session to record.
 type NewCheckout struct {
 	OrganizationID string
@@ -151,16 +106,6 @@ type NewCheckout struct {
 
 // mapRows converts generated rows into the store's type.
 func mapRows[R, T any](rows []R, f func(R) T) []T { return dbcore.MapRows(rows, f) }
-
-// Pipeline, run and plugin rows (migration 00016).
-//
-//nolint:revive // exported: one comment documents the group of sqlc row aliases; each is its table's row
-type (
-	Pipeline        = dbsqlc.Pipeline
-	PipelineRun     = dbsqlc.PipelineRun
-	PipelineRunStep = dbsqlc.PipelineRunStep
-	WorkspacePlugin = dbsqlc.WorkspacePlugin
-)
 
 // Document is a document of the knowledge base, with its content.
 type Document struct {

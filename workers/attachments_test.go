@@ -49,7 +49,7 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 	gone := []string{attach(a), attach(a), attach(inColumn)}
 	stays := attach(kept)
 
-	require.NoError(t, b.store.DeleteCard(ctx, tm.project.ID, a.ID, tm.owner.User.ID))
+	require.NoError(t, b.store.DeleteCard(ctx, db.CardEdit{ProjectID: tm.project.ID, CardID: a.ID, ActorID: tm.owner.User.ID}))
 	require.NoError(t, b.store.DeleteColumn(ctx, tm.project.ID, tm.cols[1]))
 	for _, key := range gone {
 		require.True(t, exists(key), "the files stay until the sweep runs")

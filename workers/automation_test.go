@@ -108,7 +108,7 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, open)
-	_, err := b.store.UpdateChecklistItem(context.Background(), tm.project.ID, list, open, owner.User.ID, db.ChecklistItemPatch{Done: ptr(true)})
+	_, err := b.store.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.project.ID, CardID: list, ActorID: owner.User.ID}, open, db.ChecklistItemPatch{Done: ptr(true)})
 	require.NoError(t, err)
 	b.settle(t)
 	require.Equal(t, done, b.getCard(t, tm, list).ColumnID)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/jobs"
@@ -212,7 +213,7 @@ func inviteThroughStore(t *testing.T, b *testBundle, to string) emailFixture {
 
 func outbox(t *testing.T, store *db.Store) []db.EmailOutbox {
 	t.Helper()
-	rows, err := store.Outbox(context.Background())
+	rows, err := notification.New(store).Outbox(context.Background())
 	require.NoError(t, err)
 	return rows
 }

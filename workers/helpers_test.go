@@ -238,7 +238,7 @@ func (b *testBundle) team(t *testing.T) team {
 	tm := team{owner: b.register(t, "owner@example.com"), member: b.register(t, "member@example.com")}
 	b.join(t, tm.owner, tm.member)
 	tm.project, tm.cols = b.project(t, tm.owner, "Shared")
-	_, err := b.store.AddProjectMember(context.Background(), tm.owner.Workspace.ID, tm.project.ID, tm.owner.User.ID, tm.member.User.Email)
+	_, err := b.store.AddProjectMember(context.Background(), db.ProjectMemberAdd{WorkspaceID: tm.owner.Workspace.ID, ProjectID: tm.project.ID, ActorID: tm.owner.User.ID, Email: tm.member.User.Email})
 	require.NoError(t, err)
 	return tm
 }
@@ -258,7 +258,7 @@ func (b *testBundle) card(t *testing.T, tm team, actor identity.Registration, in
 // update changes a card of the project as actor.
 func (b *testBundle) update(t *testing.T, tm team, actor identity.Registration, cardID string, p db.CardPatch) db.Card {
 	t.Helper()
-	c, err := b.store.UpdateCard(context.Background(), tm.owner.Workspace.ID, tm.project.ID, cardID, actor.User.ID, p)
+	c, err := b.store.UpdateCard(context.Background(), db.CardUpdate{WorkspaceID: tm.owner.Workspace.ID, ProjectID: tm.project.ID, CardID: cardID, ActorID: actor.User.ID, Patch: p})
 	require.NoError(t, err)
 	return c
 }

@@ -124,7 +124,7 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	m, card, _ := b.mission(t, tm, b.agent(t, tm, "slow", mission.AutonomyAutonomous, 0))
 	_, err := b.pool.Exec(ctx, `UPDATE agent_missions SET status = 'running', started_at = now() WHERE id = $1`, m.ID)
 	require.NoError(t, err)
-	cancelled, err := mission.New(b.store).CancelMission(ctx, tm.owner.Workspace.ID, m.ID, tm.owner.User.ID)
+	cancelled, err := mission.New(b.store).CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.owner.Workspace.ID, ID: m.ID, ActorID: tm.owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, cancelled.Status)
 

@@ -10,13 +10,14 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // notifications lists a user's notifications, newest first.
 func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
-	l, err := b.store.Notifications(context.Background(), u.User.ID, false, 200)
+	l, err := notification.New(b.store).Notifications(context.Background(), u.User.ID, false, 200)
 	require.NoError(t, err)
 	return l
 }
@@ -100,7 +101,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.NoError(t, err)
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
-	_, err = document.New(b.store).SubmitDocument(ctx, ws, d.ID, author.User.ID)
+	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list := b.notifications(t, owner)
@@ -112,7 +113,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = document.New(b.store).ReviewDocument(ctx, ws, d.ID, owner.User.ID, document.DocApproved, "ok")
+	_, err = document.New(b.store).ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)

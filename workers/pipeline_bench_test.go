@@ -143,7 +143,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 			t0 := time.Now()
 			for range concurrent {
 				wg.Go(func() {
-					r, err := pipelines.StartRun(ctx, owner.Workspace.ID, p.ID, owner.User.ID)
+					r, err := pipelines.StartRun(ctx, db.RecordEdit{WorkspaceID: owner.Workspace.ID, ID: p.ID, ActorID: owner.User.ID})
 					if err != nil {
 						b.Error(err)
 						return

@@ -41,7 +41,7 @@ func (b *testBundle) pipeline(t *testing.T, tm team, steps ...step) db.Pipeline 
 // startRun starts a run of p as the team's owner.
 func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.RunWithSteps {
 	t.Helper()
-	r, err := pipeline.New(b.store).StartRun(context.Background(), tm.owner.Workspace.ID, p.ID, tm.owner.User.ID)
+	r, err := pipeline.New(b.store).StartRun(context.Background(), db.RecordEdit{WorkspaceID: tm.owner.Workspace.ID, ID: p.ID, ActorID: tm.owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, r.Run.Status)
 	return r
@@ -50,7 +50,7 @@ func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.Run
 // getRun reads a run with its steps.
 func (b *testBundle) getRun(t *testing.T, tm team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
-	out, err := pipeline.New(b.store).Run(context.Background(), tm.owner.Workspace.ID, r.Run.PipelineID, r.Run.ID)
+	out, err := pipeline.New(b.store).Run(context.Background(), pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: r.Run.PipelineID, RunID: r.Run.ID})
 	require.NoError(t, err)
 	return out
 }
@@ -233,7 +233,7 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, rivertype.JobStateScheduled, job.State)
 	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
 
-	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.NotNil(t, cur.Run.CancelledAt)
@@ -246,7 +246,7 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, pipeline.RunCancelled, b.getRun(t, tm, run).Run.Status)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
 
-	_, err = pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -265,7 +265,7 @@ func TestPipelineCancelWhileRunning(t *testing.T) {
 	for statuses(b.getRun(t, tm, run))["pause"] != pipeline.StepQueued {
 		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
 	}
-	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"first": pipeline.StepCompleted, "pause": pipeline.StepCancelled, "last": pipeline.StepCancelled}, statuses(cur))
 	require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
@@ -312,7 +312,7 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	// The step's job is done: no worker slot is held while the mission runs.
 	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
 
-	_, err := mission.New(b.store).CancelMission(context.Background(), tm.owner.Workspace.ID, missionID, tm.owner.User.ID)
+	_, err := mission.New(b.store).CancelMission(context.Background(), db.RecordEdit{WorkspaceID: tm.owner.Workspace.ID, ID: missionID, ActorID: tm.owner.User.ID})
 	require.NoError(t, err)
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
@@ -338,9 +338,9 @@ func TestPipelinePluginSteps(t *testing.T) {
 	_, err := pipeline.New(b.store).CreatePipeline(ctx, ws, tm.owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
 
-	_, err = b.store.InstallPlugin(ctx, ws, "card-actions", tm.owner.User.ID, jsonOf(t, map[string]any{"commentPrefix": "[bot]"}))
+	_, err = b.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "card-actions", ActorID: tm.owner.User.ID, Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
 	require.NoError(t, err)
-	_, err = b.store.InstallPlugin(ctx, ws, "email-digest", tm.owner.User.ID, jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5}))
+	_, err = b.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "email-digest", ActorID: tm.owner.User.ID, Settings: jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5})})
 	require.NoError(t, err)
 	p := b.pipeline(t, tm, steps...)
 	run := b.startRun(t, tm, p)
@@ -362,7 +362,7 @@ func TestPipelinePluginSteps(t *testing.T) {
 
 	// Uninstalled, the pipeline that uses its step type no longer starts.
 	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
-	_, err = pipeline.New(b.store).StartRun(ctx, ws, p.ID, tm.owner.User.ID)
+	_, err = pipeline.New(b.store).StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: tm.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
@@ -552,7 +552,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
 
-	cur, err := pipeline.New(b.store).CancelRun(ctx, tm.owner.Workspace.ID, p.ID, run.Run.ID, tm.owner.User.ID)
+	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))

@@ -19,6 +19,7 @@ import (
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -50,12 +51,13 @@ type Deps struct {
 	pipelines *pipeline.Engine
 	pilotage  *pilotage.Engine
 	tenancy   *tenancy.Engine
+	notices   *notification.Engine
 }
 
 // withEngines builds the store's engines on deps.Store.
 func (d Deps) withEngines() Deps {
 	d.missions, d.drafts, d.pipelines, d.pilotage = mission.New(d.Store), draft.New(d.Store), pipeline.New(d.Store), pilotage.New(d.Store)
-	d.tenancy = tenancy.New(d.Store)
+	d.tenancy, d.notices = tenancy.New(d.Store), notification.New(d.Store)
 	return d
 }
 
@@ -136,7 +138,7 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 	if w.deps.Mailer != nil {
 		transport = "smtp"
 	}
-	row, err := w.deps.Store.RecordEmail(ctx, a.Topic, a.RefID, a.To, a.Subject, a.Body, transport)
+	row, err := w.deps.notices.RecordEmail(ctx, notification.Email{Topic: a.Topic, RefID: a.RefID, To: a.To, Subject: a.Subject, Body: a.Body, Transport: transport})
 	if err != nil {
 		return err
 	}
@@ -154,7 +156,7 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		}
 		return fmt.Errorf("send e-mail: %w", err)
 	}
-	return w.deps.Store.MarkEmailSent(ctx, row.ID)
+	return w.deps.notices.MarkEmailSent(ctx, row.ID)
 }
 
 // Config configures a working River client.
@@ -265,7 +267,7 @@ type NotifyWorker struct {
 
 // Work implements river.Worker.
 func (w *NotifyWorker) Work(ctx context.Context, job *river.Job[jobs.NotifyActivityArgs]) error {
-	_, err := w.deps.Store.FanOutNotifications(ctx, job.Args.ActivityID)
+	_, err := w.deps.notices.FanOutNotifications(ctx, job.Args.ActivityID)
 	return err
 }
 

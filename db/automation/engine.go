@@ -34,7 +34,7 @@ func (e *Engine) Run(ctx context.Context, ev jobs.AutomationEventArgs) error {
 		return fmt.Errorf("rules for trigger: %w", err)
 	}
 	for _, rule := range rules {
-		if err := e.runRule(ctx, rule, ev); err != nil {
+		if err := e.runRule(ctx, db.AutomationRule(rule), ev); err != nil {
 			return err
 		}
 	}

@@ -183,8 +183,10 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 		if err != nil {
 			return err
 		}
-		out, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID, Name: r.Name,
+		var outRow dbsqlc.AutomationRule
+		outRow, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID, Name: r.Name,
 			Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
+		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "insert rule")
 	})
 	return out, err
@@ -193,12 +195,13 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 // Rules lists a project's rules.
 func (e *Engine) Rules(ctx context.Context, projectID string) ([]db.AutomationRule, error) {
 	rules, err := e.core.Q.AutomationRuleList(ctx, projectID)
-	return rules, dbcore.Wrap(err, "list rules")
+	return dbcore.MapRows(rules, func(r dbsqlc.AutomationRule) db.AutomationRule { return db.AutomationRule(r) }), dbcore.Wrap(err, "list rules")
 }
 
 // Rule reads one rule of a project.
 func (e *Engine) Rule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
-	return dbcore.OrNotFound(e.core.Q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
+	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
+	return db.AutomationRule(r), err
 }
 
 // UpdateRule replaces a rule's fields with update(current), validated like a new rule.
@@ -217,8 +220,10 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, updat
 		if err != nil {
 			return err
 		}
-		out, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID, Name: next.Name,
+		var outRow dbsqlc.AutomationRule
+		outRow, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID, Name: next.Name,
 			Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
+		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "update rule")
 	})
 	return out, err
@@ -226,7 +231,8 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, updat
 
 // ToggleRule flips a rule between enabled and disabled.
 func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
-	return dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
+	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
+	return db.AutomationRule(r), err
 }
 
 // DeleteRule deletes a rule and its traces.
@@ -244,5 +250,5 @@ func (e *Engine) DeleteRule(ctx context.Context, projectID, ruleID string) error
 // RuleTraces lists a rule's executions, newest first.
 func (e *Engine) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]db.AutomationTrace, error) {
 	t, err := e.core.Q.AutomationTraceList(ctx, dbsqlc.AutomationTraceListParams{RuleID: ruleID, Lim: limit})
-	return t, dbcore.Wrap(err, "list traces")
+	return dbcore.MapRows(t, func(r dbsqlc.AutomationTrace) db.AutomationTrace { return db.AutomationTrace(r) }), dbcore.Wrap(err, "list traces")
 }

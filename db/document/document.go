@@ -16,7 +16,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 )
 
-// Document values (spec Part 2 and Part 3).
+// Document values: types, content formats, contexts, review verdicts and the metadata limit.
 var (
 	DocTypes           = []string{"document", "spec", "brief", "adr", "note", "reference", "template", "spreadsheet"}
 	DocContentFormats  = []string{"markdown", "tiptap_json"}
@@ -25,7 +25,7 @@ var (
 	MaxDocMetadataSize = 16 << 10 // bytes of JSON
 )
 
-// Document review statuses (spec Part 3).
+// Document review statuses: draft → pending_review → approved or changes_requested (docs/documents.md).
 const (
 	DocDraft            = "draft"
 	DocPendingReview    = "pending_review"
@@ -336,7 +336,8 @@ func (e *Engine) DeleteDocument(ctx context.Context, workspaceID, id string) err
 // SubmitDocument moves a draft to pending_review and notifies the workspace's reviewers (pilotage
 // reviewers and owners, organization owners and admins) through a document_submitted activity, in the
 // same transaction. Any other state answers ErrConflict.
-func (e *Engine) SubmitDocument(ctx context.Context, workspaceID, id, actorID string) (db.Document, error) {
+func (e *Engine) SubmitDocument(ctx context.Context, r db.RecordEdit) (db.Document, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.Document
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocDraft, ToStatus: DocPendingReview})
@@ -358,7 +359,8 @@ func (e *Engine) SubmitDocument(ctx context.Context, workspaceID, id, actorID st
 // review, and notifies the author through a document_reviewed activity, in one transaction. Of two
 // concurrent reviews exactly one wins; the other, like any review of a document not pending review,
 // answers ErrConflict.
-func (e *Engine) ReviewDocument(ctx context.Context, workspaceID, id, reviewerID, verdict, notes string) (db.DocumentWithReviews, error) {
+func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict, notes string) (db.DocumentWithReviews, error) {
+	workspaceID, id, reviewerID := r.WorkspaceID, r.ID, r.ActorID
 	if !slices.Contains(DocReviewVerdicts, verdict) {
 		return db.DocumentWithReviews{}, dbcore.Invalid(fmt.Sprintf("status must be one of %v", DocReviewVerdicts))
 	}
@@ -401,7 +403,8 @@ func documentMoveRefused(ctx context.Context, q *dbsqlc.Queries, workspaceID, id
 
 // LinkDocument links a document of the workspace to a card of the project. A second link answers
 // ErrConflict; a card or document outside the tenancy, ErrNotFound.
-func (e *Engine) LinkDocument(ctx context.Context, workspaceID, projectID, cardID, documentID, actorID string) error {
+func (e *Engine) LinkDocument(ctx context.Context, l CardLink) error {
+	workspaceID, projectID, cardID, documentID, actorID := l.WorkspaceID, l.ProjectID, l.CardID, l.DocumentID, l.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		n, err := q.CardDocumentInsert(ctx, dbsqlc.CardDocumentInsertParams{LinkedBy: actorID, CardID: cardID, ProjectID: projectID,
 			DocumentID: documentID, WorkspaceID: workspaceID})
@@ -426,7 +429,8 @@ func (e *Engine) LinkDocument(ctx context.Context, workspaceID, projectID, cardI
 }
 
 // UnlinkDocument removes a card's link to a document; no such link answers ErrNotFound.
-func (e *Engine) UnlinkDocument(ctx context.Context, projectID, cardID, documentID string) error {
+func (e *Engine) UnlinkDocument(ctx context.Context, l CardLink) error {
+	projectID, cardID, documentID := l.ProjectID, l.CardID, l.DocumentID
 	n, err := e.core.Q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID, DocumentID: documentID})
 	if err != nil {
 		return fmt.Errorf("unlink document: %w", err)
@@ -485,3 +489,6 @@ func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID, id s
 	}
 	return cur, nil
 }
+
+// CardLink names a document and the card it is linked to (or unlinked from), and who links it.
+type CardLink struct{ WorkspaceID, ProjectID, CardID, DocumentID, ActorID string }

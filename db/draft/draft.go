@@ -538,7 +538,8 @@ type DraftExecution struct {
 // project members, then a card per deliverable created as any card create is (card_created activities,
 // their notifications and automation jobs), and the draft executed with its projectId. A second call
 // answers 409 naming the project.
-func (e *Engine) Execute(ctx context.Context, workspaceID, draftID, actorID string) (DraftExecution, error) {
+func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, error) {
+	workspaceID, draftID, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out DraftExecution
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := q.DraftGetForUpdate(ctx, dbsqlc.DraftGetForUpdateParams{ID: draftID, WorkspaceID: workspaceID})
@@ -573,7 +574,7 @@ func (e *Engine) Execute(ctx context.Context, workspaceID, draftID, actorID stri
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
 			}
-			u, added, err := e.store.AddProjectMemberTx(ctx, tx, workspaceID, p.ID, actorID, m.Email)
+			u, added, err := e.store.AddProjectMemberTx(ctx, tx, db.ProjectMemberAdd{WorkspaceID: workspaceID, ProjectID: p.ID, ActorID: actorID, Email: m.Email})
 			if errors.Is(err, db.ErrInvalid) {
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue

@@ -29,7 +29,9 @@ func (e *Engine) Register(ctx context.Context, email, name, passwordHash string)
 	var reg Registration
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		reg.User, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name, PasswordHash: passwordHash})
+		var userRow dbsqlc.User
+		userRow, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name, PasswordHash: passwordHash})
+		reg.User = db.User(userRow)
 		if dbcore.IsUnique(err, "users_email_key") {
 			return dbcore.Conflict("an account with this e-mail already exists")
 		}
@@ -85,7 +87,7 @@ func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, 
 			return db.Organization{}, fmt.Errorf("insert personal organization: %w", err)
 		}
 		if len(rows) == 1 {
-			return rows[0], nil
+			return db.Organization(rows[0]), nil
 		}
 		b := make([]byte, 3)
 		_, _ = rand.Read(b)
@@ -97,25 +99,25 @@ func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, 
 // UserByID reads a user.
 func (e *Engine) UserByID(ctx context.Context, id string) (db.User, error) {
 	u, err := e.core.Q.UserGetByID(ctx, id)
-	return u, dbcore.Wrap(err, "get user")
+	return db.User(u), dbcore.Wrap(err, "get user")
 }
 
 // UserByEmail reads a user by e-mail, case-insensitively.
 func (e *Engine) UserByEmail(ctx context.Context, email string) (db.User, error) {
 	u, err := e.core.Q.UserGetByEmail(ctx, email)
-	return u, dbcore.Wrap(err, "get user by email")
+	return db.User(u), dbcore.Wrap(err, "get user by email")
 }
 
 // UpdateProfile changes the fields given (nil leaves a field as it is).
 func (e *Engine) UpdateProfile(ctx context.Context, userID string, name, jobTitle *string) (db.User, error) {
 	u, err := e.core.Q.UserUpdateProfile(ctx, dbsqlc.UserUpdateProfileParams{ID: userID, Name: name, JobTitle: jobTitle})
-	return u, dbcore.Wrap(err, "update profile")
+	return db.User(u), dbcore.Wrap(err, "update profile")
 }
 
 // SetPassword stores a new password hash and invalidates every session issued before it.
 func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (db.User, error) {
 	u, err := e.core.Q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
-	return u, dbcore.Wrap(err, "update password")
+	return db.User(u), dbcore.Wrap(err, "update password")
 }
 
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.

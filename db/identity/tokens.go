@@ -26,13 +26,13 @@ func (e *Engine) CreateAPIToken(ctx context.Context, t NewAPIToken) (db.APIToken
 	tok, err := e.core.Q.APITokenInsert(ctx, dbsqlc.APITokenInsertParams{
 		ID: db.NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes, ExpiresAt: t.ExpiresAt,
 	})
-	return tok, dbcore.Wrap(err, "insert api token")
+	return db.APIToken(tok), dbcore.Wrap(err, "insert api token")
 }
 
 // ListAPITokens lists a user's tokens, newest first.
 func (e *Engine) ListAPITokens(ctx context.Context, userID string) ([]db.APIToken, error) {
 	toks, err := e.core.Q.APITokenListByUser(ctx, userID)
-	return toks, dbcore.Wrap(err, "list api tokens")
+	return dbcore.MapRows(toks, func(r dbsqlc.ApiToken) db.APIToken { return db.APIToken(r) }), dbcore.Wrap(err, "list api tokens")
 }
 
 // RevokeAPIToken deletes one of the user's tokens for good.
@@ -50,7 +50,7 @@ func (e *Engine) RevokeAPIToken(ctx context.Context, userID, id string) error {
 // APITokenByHash finds a token by the hash of its secret.
 func (e *Engine) APITokenByHash(ctx context.Context, hash []byte) (db.APIToken, error) {
 	tok, err := e.core.Q.APITokenGetByHash(ctx, hash)
-	return tok, dbcore.Wrap(err, "get api token")
+	return db.APIToken(tok), dbcore.Wrap(err, "get api token")
 }
 
 // TouchAPIToken records that a token was used (at most once a minute).

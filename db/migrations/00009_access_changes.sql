@@ -1,7 +1,7 @@
 -- +goose Up
 -- Every change to what the api's guard resolves (users, organizations, workspaces, projects and the
 -- organization and workspace memberships) notifies channel pilot_access, so each api process empties
--- its cache of resolved access (api/accesscache.go) as soon as the change commits. These tables change
+-- its cache of resolved access (internal/accesscache) as soon as the change commits. These tables change
 -- rarely; card writes never touch them.
 -- +goose StatementBegin
 CREATE FUNCTION notify_access_change() RETURNS trigger LANGUAGE plpgsql AS $$

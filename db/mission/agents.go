@@ -60,10 +60,12 @@ func (e *Engine) CreateAgent(ctx context.Context, workspaceID, actorID string, i
 			return fmt.Errorf("add agent to workspace: %w", err)
 		}
 		var err error
-		out, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
+		var outRow dbsqlc.Agent
+		outRow, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
 			Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools, McpOnly: in.McpOnly,
 			MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission, MaxMissionsPerHour: in.MaxMissionsPerHour,
 			CreatedBy: actorID})
+		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
 		}
@@ -78,12 +80,13 @@ func (e *Engine) CreateAgent(ctx context.Context, workspaceID, actorID string, i
 // Agents lists a workspace's agents by creation.
 func (e *Engine) Agents(ctx context.Context, workspaceID string) ([]db.Agent, error) {
 	rows, err := e.core.Q.AgentList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list agents")
+	return dbcore.MapRows(rows, func(r dbsqlc.Agent) db.Agent { return db.Agent(r) }), dbcore.Wrap(err, "list agents")
 }
 
 // Agent reads one agent of a workspace.
 func (e *Engine) Agent(ctx context.Context, workspaceID, agentID string) (db.Agent, error) {
-	return dbcore.OrNotFound(e.core.Q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
+	r, err := dbcore.OrNotFound(e.core.Q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
+	return db.Agent(r), err
 }
 
 // UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks
@@ -98,15 +101,17 @@ func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, u
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
 		}
-		next := update(agentConfigOf(cur))
+		next := update(agentConfigOf(db.Agent(cur)))
 		if validate != nil {
 			if err := validate(next); err != nil {
 				return err
 			}
 		}
-		out, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
+		var outRow dbsqlc.Agent
+		outRow, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
 			AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly, MaxSteps: next.MaxSteps,
 			MaxActionsPerMission: next.MaxActionsPerMission, MaxMissionsPerHour: next.MaxMissionsPerHour})
+		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
 		}
@@ -141,23 +146,26 @@ func (e *Engine) CreateSkill(ctx context.Context, workspaceID, actorID, name, de
 	sk, err := e.core.Q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
 		Instructions: instructions, CreatedBy: actorID})
 	if dbcore.IsUnique(err, "") {
-		return sk, dbcore.Conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
+		return db.Skill(sk), dbcore.Conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
 	}
-	return sk, dbcore.Wrap(err, "insert skill")
+	return db.Skill(sk), dbcore.Wrap(err, "insert skill")
 }
 
 // Skills lists a workspace's skills by name.
 func (e *Engine) Skills(ctx context.Context, workspaceID string) ([]db.Skill, error) {
 	rows, err := e.core.Q.SkillList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list skills")
+	return dbcore.MapRows(rows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) }), dbcore.Wrap(err, "list skills")
 }
 
 // AssignSkill gives a skill to an agent of the same workspace; assigning it again changes nothing.
-func (e *Engine) AssignSkill(ctx context.Context, workspaceID, agentID, skillID string) (db.Agent, error) {
+func (e *Engine) AssignSkill(ctx context.Context, a SkillAssignment) (db.Agent, error) {
+	workspaceID, agentID, skillID := a.WorkspaceID, a.AgentID, a.SkillID
 	var out db.Agent
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
+		var outRow dbsqlc.Agent
+		outRow, err = q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID})
+		out = db.Agent(outRow)
 		if dbcore.IsNotFound(err) {
 			return dbcore.NotFound("agent not found")
 		}
@@ -181,5 +189,8 @@ func (e *Engine) AssignSkill(ctx context.Context, workspaceID, agentID, skillID 
 // AgentSkills lists the skills assigned to an agent.
 func (e *Engine) AgentSkills(ctx context.Context, agentID string) ([]db.Skill, error) {
 	rows, err := e.core.Q.SkillsByAgent(ctx, agentID)
-	return rows, dbcore.Wrap(err, "list agent skills")
+	return dbcore.MapRows(rows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) }), dbcore.Wrap(err, "list agent skills")
 }
+
+// SkillAssignment gives an agent of a workspace one of the workspace's skills.
+type SkillAssignment struct{ WorkspaceID, AgentID, SkillID string }

@@ -33,7 +33,7 @@ type MissionClaim struct {
 // is set), oldest first.
 func (e *Engine) QueuedMcpMissions(ctx context.Context, workspaceID string, agentID *string, limit int32) ([]db.AgentMission, error) {
 	rows, err := e.core.Q.MissionListQueuedMcp(ctx, dbsqlc.MissionListQueuedMcpParams{WorkspaceID: workspaceID, AgentID: agentID, Lim: limit})
-	return rows, dbcore.Wrap(err, "list queued missions")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }), dbcore.Wrap(err, "list queued missions")
 }
 
 // ClaimMission takes a queued mission of an mcpOnly agent for an MCP client: the guarded queued ->
@@ -62,7 +62,7 @@ func (e *Engine) ClaimMission(ctx context.Context, workspaceID, missionID string
 		if err != nil {
 			return fmt.Errorf("claim mission: %w", err)
 		}
-		out = m
+		out = db.AgentMission(m)
 		if _, err := e.core.River.InsertTx(ctx, tx, jobs.MissionClaimExpiryArgs{MissionID: m.ID, ClaimSeq: m.ClaimSeq},
 			&river.InsertOpts{Queue: jobs.QueueDefault, ScheduledAt: expires}); err != nil {
 			return fmt.Errorf("enqueue claim expiry: %w", err)
@@ -87,16 +87,16 @@ func (e *Engine) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	}
 	if m.Status != db.MissionRunning || m.ClaimedBy == nil || *m.ClaimedBy != claim.UserID {
 		if m.Status == db.MissionRunning && m.ClaimedBy != nil {
-			return m, dbcore.Conflict("the mission is claimed by someone else")
+			return db.AgentMission(m), dbcore.Conflict("the mission is claimed by someone else")
 		}
-		return m, dbcore.Conflict(fmt.Sprintf("the mission is %s and not claimed by you; claim it first", m.Status))
+		return db.AgentMission(m), dbcore.Conflict(fmt.Sprintf("the mission is %s and not claimed by you; claim it first", m.Status))
 	}
 	expires := time.Now().Add(claim.TTL)
 	if err := q.MissionClaimExtend(ctx, dbsqlc.MissionClaimExtendParams{ID: m.ID, ClaimExpiresAt: &expires}); err != nil {
-		return m, fmt.Errorf("extend claim: %w", err)
+		return db.AgentMission(m), fmt.Errorf("extend claim: %w", err)
 	}
 	m.ClaimExpiresAt = &expires
-	return m, nil
+	return db.AgentMission(m), nil
 }
 
 // ReportMissionProgress appends a `step` event to a mission the caller holds (people watching its

@@ -61,9 +61,9 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 		if err != nil {
 			return fmt.Errorf("get agent: %w", err)
 		}
-		run.Agent = agent
+		run.Agent = db.Agent(agent)
 		if agent.McpOnly || (m.Status != db.MissionQueued && m.Status != db.MissionRunning) {
-			run.Mission = m
+			run.Mission = db.AgentMission(m)
 			return nil
 		}
 		if m.Status == db.MissionQueued {
@@ -75,8 +75,10 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 				return err
 			}
 		}
-		run.Mission, run.Proceed = m, true
-		run.Skills, err = q.SkillsByAgent(ctx, agent.ID)
+		run.Mission, run.Proceed = db.AgentMission(m), true
+		var skillsRows []dbsqlc.Skill
+		skillsRows, err = q.SkillsByAgent(ctx, agent.ID)
+		run.Skills = dbcore.MapRows(skillsRows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) })
 		if err != nil {
 			return fmt.Errorf("agent skills: %w", err)
 		}
@@ -214,9 +216,11 @@ func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Quer
 			return StepOutcome{}, err
 		}
 	} else {
-		if m, err = q.MissionGetForUpdate(ctx, in.MissionID); err != nil {
+		var mRow dbsqlc.AgentMission
+		if mRow, err = q.MissionGetForUpdate(ctx, in.MissionID); err != nil {
 			return StepOutcome{}, dbcore.Wrap(err, "lock mission")
 		}
+		m = db.AgentMission(mRow)
 		if m.Status != db.MissionRunning {
 			return StepOutcome{}, ErrMissionStopped
 		}
@@ -237,7 +241,7 @@ func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Quer
 	outcome := StepApplied
 	action, derr := decodeToolCall(in.Tool, in.Args)
 	switch {
-	case in.Claim != nil && !agentMayUse(agent, in.Tool):
+	case in.Claim != nil && !agentMayUse(db.Agent(agent), in.Tool):
 		outcome = StepRefused
 		res.Text = fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool, strings.Join(agent.Tools, ", "))
 	case m.Actions >= agent.MaxActionsPerMission:
@@ -379,12 +383,12 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 		}
 		return "card moved", nil
 	case agenttool.AddChecklistItemsArgs:
-		if err := e.store.AddChecklistItemsTx(ctx, tx, projectID, cardID, actorID, a.Items); err != nil {
+		if err := e.store.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
 	case agenttool.AddCommentArgs:
-		if _, err := e.store.CreateCommentTx(ctx, tx, projectID, cardID, actorID, a.Content); err != nil {
+		if _, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil
@@ -409,7 +413,7 @@ func (e *Engine) FinishMission(ctx context.Context, missionID, summary, errText 
 		if err != nil {
 			return dbcore.Wrap(err, "lock mission")
 		}
-		out, err = e.finishMissionTx(ctx, tx, q, m, summary, errText)
+		out, err = e.finishMissionTx(ctx, tx, q, db.AgentMission(m), summary, errText)
 		return err
 	})
 	return out, err
@@ -442,10 +446,10 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		msg = "mission " + strings.ReplaceAll(status, "_", " ")
 	}
 	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
-		return out, err
+		return db.AgentMission(out), err
 	}
 	// A pipeline step waiting for the mission goes on in the same transaction.
-	return out, e.missionSettledTx(ctx, tx, out)
+	return db.AgentMission(out), e.missionSettledTx(ctx, tx, db.AgentMission(out))
 }
 
 // Decider is who decides a proposal: a user, and whether they hold a pilotage role that reviews (reviewer
@@ -487,7 +491,9 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			} else if reason != "" {
 				reasonPtr = &reason
 			}
-			out, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr, DecidedBy: &actorID})
+			var outRow dbsqlc.AgentProposal
+			outRow, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr, DecidedBy: &actorID})
+			out = db.AgentProposal(outRow)
 			if dbcore.IsNotFound(err) {
 				cur, _ := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
 				return dbcore.Conflict(fmt.Sprintf("the proposal is already %s", cur.Status))
@@ -506,7 +512,7 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 				if err != nil {
 					return err
 				}
-				text, err := e.applyAgentAction(ctx, tx, m, agent.UserID, action)
+				text, err := e.applyAgentAction(ctx, tx, db.AgentMission(m), agent.UserID, action)
 				if err != nil {
 					return err
 				}
@@ -529,7 +535,7 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 				Message: "every proposal was decided; mission completed"}); err != nil {
 				return err
 			}
-			return e.missionSettledTx(ctx, tx, done)
+			return e.missionSettledTx(ctx, tx, db.AgentMission(done))
 		})
 		if !errors.Is(err, db.ErrRetryMove) {
 			return out, err

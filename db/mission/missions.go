@@ -56,16 +56,17 @@ func (e *Engine) MissionCardProject(ctx context.Context, workspaceID, cardID str
 
 // AgentByUser finds the agent whose service user is userID in the workspace.
 func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (db.Agent, error) {
-	return dbcore.OrNotFound(e.core.Q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
+	r, err := dbcore.OrNotFound(e.core.Q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
+	return db.Agent(r), err
 }
 
 // DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
 func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent, error) {
 	a, err := e.core.Q.AgentFirst(ctx, workspaceID)
 	if dbcore.IsNotFound(err) {
-		return a, dbcore.Invalid("the workspace has no agent yet; create one first or name agentId")
+		return db.Agent(a), dbcore.Invalid("the workspace has no agent yet; create one first or name agentId")
 	}
-	return a, dbcore.Wrap(err, "default agent")
+	return db.Agent(a), dbcore.Wrap(err, "default agent")
 }
 
 // CreateMission queues a mission: the row (queued), its River job on the missions queue and its first
@@ -108,8 +109,10 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		if maxSteps > agent.MaxSteps {
 			return dbcore.Invalid(fmt.Sprintf("maxSteps must be at most the agent's limit (%d)", agent.MaxSteps))
 		}
-		out, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, AgentID: agent.ID,
+		var outRow dbsqlc.AgentMission
+		outRow, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, AgentID: agent.ID,
 			ProjectID: in.ProjectID, CardID: in.CardID, Source: in.Source, Objective: in.Objective, MaxSteps: maxSteps, CreatedBy: in.ActorID})
+		out = db.AgentMission(outRow)
 		if err != nil {
 			return fmt.Errorf("insert mission: %w", err)
 		}
@@ -136,7 +139,8 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 
 // Mission reads a mission of a workspace.
 func (e *Engine) Mission(ctx context.Context, workspaceID, missionID string) (db.AgentMission, error) {
-	return dbcore.OrNotFound(e.core.Q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
+	r, err := dbcore.OrNotFound(e.core.Q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
+	return db.AgentMission(r), err
 }
 
 // AgentMissions lists an agent's missions, newest first.
@@ -145,7 +149,7 @@ func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string,
 		return nil, err
 	}
 	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, Lim: limit})
-	return rows, dbcore.Wrap(err, "list missions")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }), dbcore.Wrap(err, "list missions")
 }
 
 // MissionProposals lists the proposals of a mission of the workspace.
@@ -154,19 +158,20 @@ func (e *Engine) MissionProposals(ctx context.Context, workspaceID, missionID st
 		return nil, err
 	}
 	rows, err := e.core.Q.ProposalListByMission(ctx, missionID)
-	return rows, dbcore.Wrap(err, "list proposals")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }), dbcore.Wrap(err, "list proposals")
 }
 
 // PendingProposals lists a workspace's proposals awaiting a decision, oldest first.
 func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]db.AgentProposal, error) {
 	rows, err := e.core.Q.ProposalListPending(ctx, dbsqlc.ProposalListPendingParams{WorkspaceID: workspaceID, Lim: limit})
-	return rows, dbcore.Wrap(err, "list pending proposals")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }), dbcore.Wrap(err, "list pending proposals")
 }
 
 // CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
 // proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
 // transaction. A finished mission is a conflict.
-func (e *Engine) CancelMission(ctx context.Context, workspaceID, missionID, actorID string) (db.AgentMission, error) {
+func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMission, error) {
+	workspaceID, missionID, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
@@ -180,7 +185,7 @@ func (e *Engine) CancelMission(ctx context.Context, workspaceID, missionID, acto
 		if err != nil {
 			return fmt.Errorf("cancel mission: %w", err)
 		}
-		out = m
+		out = db.AgentMission(m)
 		reason := "mission cancelled"
 		if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason, DecidedBy: &actorID}); err != nil {
 			return fmt.Errorf("reject pending proposals: %w", err)
@@ -194,7 +199,7 @@ func (e *Engine) CancelMission(ctx context.Context, workspaceID, missionID, acto
 			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
 			return err
 		}
-		return e.missionSettledTx(ctx, tx, m)
+		return e.missionSettledTx(ctx, tx, db.AgentMission(m))
 	})
 	return out, err
 }

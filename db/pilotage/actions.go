@@ -94,24 +94,25 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	row, err := q.PilotageActionInsert(ctx, dbsqlc.PilotageActionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		ActionType: in.ActionType, Explanation: in.Explanation, Payload: in.Payload, ProposedBy: in.ActorID, AgentMissionID: in.AgentMissionID})
 	if err != nil {
-		return row, fmt.Errorf("insert pilotage action: %w", err)
+		return db.PilotageAction(row), fmt.Errorf("insert pilotage action: %w", err)
 	}
 	data := map[string]any{"actionType": row.ActionType, "status": row.Status}
 	if in.AgentMissionID != nil {
 		data["agentMissionId"] = *in.AgentMissionID
 	}
-	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
+	return db.PilotageAction(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
 }
 
 // Actions lists a workspace's actions, newest first, of one status when status is set.
 func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
 	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: dbcore.Int32(limit)})
-	return rows, dbcore.Wrap(err, "list pilotage actions")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }), dbcore.Wrap(err, "list pilotage actions")
 }
 
 // Action reads one action of the workspace.
 func (e *Engine) Action(ctx context.Context, workspaceID, id string) (db.PilotageAction, error) {
-	return dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
+	r, err := dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
+	return db.PilotageAction(r), err
 }
 
 // lostRace explains why a guarded move found no row: the action does not exist (404) or is not in the
@@ -130,7 +131,8 @@ func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need stri
 
 // ReviewAction is the guarded suggested -> approved | rejected move, with the reviewer and an
 // optional reason. A second review (or one that lost a race) is a conflict.
-func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID string, approve bool, reason *string) (db.PilotageAction, error) {
+func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool, reason *string) (db.PilotageAction, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	if reason != nil {
 		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
 		if err != nil {
@@ -148,8 +150,10 @@ func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID stri
 	var out db.PilotageAction
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
+		var outRow dbsqlc.PilotageAction
+		outRow, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
 			ActorID: &actorID, Reason: reason})
+		out = db.PilotageAction(outRow)
 		if dbcore.IsNotFound(err) {
 			return lostRace(ctx, q, workspaceID, id, "suggested")
 		}
@@ -169,7 +173,8 @@ func (e *Engine) ReviewAction(ctx context.Context, workspaceID, id, actorID stri
 // through the store as actorID in the same transaction: either both commit or neither does, so an
 // effect that fails (its mission was deleted, its card moved away) leaves the action approved and
 // answers the effect's error. An unknown action type is applied with no effect, as its result says.
-func (e *Engine) ApplyAction(ctx context.Context, workspaceID, id, actorID string) (db.PilotageAction, error) {
+func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageAction, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	for range 5 {
 		var out db.PilotageAction
 		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -180,7 +185,7 @@ func (e *Engine) ApplyAction(ctx context.Context, workspaceID, id, actorID strin
 			if err != nil {
 				return fmt.Errorf("apply pilotage action: %w", err)
 			}
-			res, err := e.performAction(ctx, tx, q, a, actorID)
+			res, err := e.performAction(ctx, tx, q, db.PilotageAction(a), actorID)
 			if err != nil {
 				return err
 			}
@@ -188,9 +193,11 @@ func (e *Engine) ApplyAction(ctx context.Context, workspaceID, id, actorID strin
 			if err != nil {
 				return fmt.Errorf("encode action result: %w", err)
 			}
-			if out, err = q.PilotageActionSetResult(ctx, dbsqlc.PilotageActionSetResultParams{ID: id, Result: raw}); err != nil {
+			var outRow dbsqlc.PilotageAction
+			if outRow, err = q.PilotageActionSetResult(ctx, dbsqlc.PilotageActionSetResultParams{ID: id, Result: raw}); err != nil {
 				return fmt.Errorf("store action result: %w", err)
 			}
+			out = db.PilotageAction(outRow)
 			return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
 				map[string]any{"status": out.Status, "result": res})
 		})

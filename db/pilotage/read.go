@@ -11,12 +11,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
 	"github.com/pilot-dev/pilot/db"
 )
 
-// Pilotage profiles, intents and the contract version (DESIGN.md "Pilotage").
+// Pilotage profiles, intents and the contract version of the state read (docs/pilotage.md).
 var (
 	PilotageProfiles = []string{"pilotage", "execution", "revue"}
 	PilotageIntents  = []string{"weekly_review", "daily_execution", "sprint_planning", "context_only"}
@@ -71,21 +72,31 @@ func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent stri
 	}
 	rows, _, err := e.stateReads.Do(ctx, workspaceID, func(ctx context.Context) (r PilotageState, err error) {
 		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
-			if r.Missions, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
+			var missionsRows []dbsqlc.PilotageMission
+			if missionsRows, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("missions: %w", err)
 			}
-			if r.ActivePriorities, err = q.PilotagePriorityList(ctx, workspaceID); err != nil {
+			r.Missions = dbcore.MapRows(missionsRows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
+			var activePrioritiesRows []dbsqlc.PilotagePriority
+			if activePrioritiesRows, err = q.PilotagePriorityList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("priorities: %w", err)
 			}
-			if r.Todos, err = q.PilotageTodoList(ctx, workspaceID); err != nil {
+			r.ActivePriorities = dbcore.MapRows(activePrioritiesRows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) })
+			var todosRows []dbsqlc.PilotageTodo
+			if todosRows, err = q.PilotageTodoList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("todos: %w", err)
 			}
-			if r.Decisions, err = q.PilotageDecisionList(ctx, workspaceID); err != nil {
+			r.Todos = dbcore.MapRows(todosRows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) })
+			var decisionsRows []dbsqlc.PilotageDecision
+			if decisionsRows, err = q.PilotageDecisionList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("decisions: %w", err)
 			}
-			if r.ActiveDocs, err = q.PilotageDocList(ctx, workspaceID); err != nil {
+			r.Decisions = dbcore.MapRows(decisionsRows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
+			var activeDocsRows []dbsqlc.PilotageDoc
+			if activeDocsRows, err = q.PilotageDocList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("docs: %w", err)
 			}
+			r.ActiveDocs = dbcore.MapRows(activeDocsRows, func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) })
 			return nil
 		})
 		return r, err
@@ -229,18 +240,26 @@ func (e *Engine) DashboardFor(ctx context.Context, workspaceID string, now time.
 			if r.counts, err = q.PilotageStatusCounts(ctx, workspaceID); err != nil {
 				return fmt.Errorf("counts: %w", err)
 			}
-			if r.blocked, err = q.PilotageMissionListBlocked(ctx, workspaceID); err != nil {
+			var blockedRows []dbsqlc.PilotageMission
+			if blockedRows, err = q.PilotageMissionListBlocked(ctx, workspaceID); err != nil {
 				return fmt.Errorf("blocked missions: %w", err)
 			}
-			if r.openTodos, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+			r.blocked = dbcore.MapRows(blockedRows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
+			var openTodosRows []dbsqlc.PilotageTodo
+			if openTodosRows, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
 				return fmt.Errorf("open todos: %w", err)
 			}
-			if r.pendingActions, err = q.PilotageActionListPending(ctx, dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+			r.openTodos = dbcore.MapRows(openTodosRows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) })
+			var pendingActionsRows []dbsqlc.PilotageAction
+			if pendingActionsRows, err = q.PilotageActionListPending(ctx, dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
 				return fmt.Errorf("pending actions: %w", err)
 			}
-			if r.cycleDecisions, err = q.PilotageDecisionListSince(ctx, dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: key.cycleStart}); err != nil {
+			r.pendingActions = dbcore.MapRows(pendingActionsRows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) })
+			var cycleDecisionsRows []dbsqlc.PilotageDecision
+			if cycleDecisionsRows, err = q.PilotageDecisionListSince(ctx, dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: key.cycleStart}); err != nil {
 				return fmt.Errorf("decisions: %w", err)
 			}
+			r.cycleDecisions = dbcore.MapRows(cycleDecisionsRows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
 			return nil
 		})
 		return r, err

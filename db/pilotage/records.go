@@ -22,7 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
-// Pilotage enums (spec Part 2).
+// Pilotage enums: mission, todo and action statuses, and active documents' source types.
 var (
 	PilotageMissionStatuses = []string{"to_launch", "in_progress", "blocked", "done"}
 	PilotageTodoStatuses    = []string{"todo", "in_progress", "blocked", "done"}
@@ -157,7 +157,7 @@ type PilotageMissionPatch struct {
 }
 
 // checkMission validates a mission's fields as they would be stored.
-func checkMission(m *db.PilotageMission) error {
+func checkMission(m *dbsqlc.PilotageMission) error {
 	var err error
 	if m.Objective, err = checkText("objective", m.Objective, MaxPilotageLabel, true); err != nil {
 		return err
@@ -196,23 +196,24 @@ func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	if in.Status == "" {
 		in.Status = "to_launch"
 	}
-	m := db.PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
+	m := dbsqlc.PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
 	if err := checkMission(&m); err != nil {
-		return m, err
+		return db.PilotageMission(m), err
 	}
 	if m.Status != "blocked" && m.BlockedReason != nil {
-		return m, dbcore.Invalid("blockedReason: only a blocked mission has a reason")
+		return db.PilotageMission(m), dbcore.Invalid("blockedReason: only a blocked mission has a reason")
 	}
 	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		Objective: m.Objective, Module: m.Module, Status: m.Status, BlockedReason: m.BlockedReason, ActorID: in.ActorID})
 	if err != nil {
-		return row, fmt.Errorf("insert pilotage mission: %w", err)
+		return db.PilotageMission(row), fmt.Errorf("insert pilotage mission: %w", err)
 	}
-	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageMission(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateMission applies a patch to a mission and records the change.
-func (e *Engine) UpdateMission(ctx context.Context, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit, p PilotageMissionPatch) (db.PilotageMission, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageMission
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -225,7 +226,7 @@ func (e *Engine) UpdateMission(ctx context.Context, workspaceID, id, actorID str
 func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
 	cur, err := dbcore.OrNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
 	if err != nil {
-		return cur, err
+		return db.PilotageMission(cur), err
 	}
 	next := cur
 	if p.Objective != nil {
@@ -242,29 +243,30 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	}
 	if next.Status != "blocked" {
 		if p.BlockedReason.Set && p.BlockedReason.Value != nil {
-			return cur, dbcore.Invalid("blockedReason: only a blocked mission has a reason")
+			return db.PilotageMission(cur), dbcore.Invalid("blockedReason: only a blocked mission has a reason")
 		}
 		next.BlockedReason = nil // leaving blocked clears the reason
 	}
 	if err := checkMission(&next); err != nil {
-		return cur, err
+		return db.PilotageMission(cur), err
 	}
 	row, err := q.PilotageMissionUpdate(ctx, dbsqlc.PilotageMissionUpdateParams{ID: id, Objective: next.Objective, Module: next.Module,
 		Status: next.Status, BlockedReason: next.BlockedReason, ActorID: actorID})
 	if err != nil {
-		return row, fmt.Errorf("update pilotage mission: %w", err)
+		return db.PilotageMission(row), fmt.Errorf("update pilotage mission: %w", err)
 	}
-	return row, recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
+	return db.PilotageMission(row), recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
 }
 
 // Missions lists a workspace's missions in creation order.
 func (e *Engine) Missions(ctx context.Context, workspaceID string) ([]db.PilotageMission, error) {
 	rows, err := e.core.Q.PilotageMissionList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pilotage missions")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) }), dbcore.Wrap(err, "list pilotage missions")
 }
 
 // DeleteMission deletes a mission (its todos keep existing, without mission) and records it.
-func (e *Engine) DeleteMission(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteMission(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
@@ -289,7 +291,7 @@ type PilotagePriorityPatch struct {
 	Active        *bool
 }
 
-func checkPriority(p *db.PilotagePriority) error {
+func checkPriority(p *dbsqlc.PilotagePriority) error {
 	var err error
 	if p.Label, err = checkText("label", p.Label, MaxPilotageLabel, true); err != nil {
 		return err
@@ -300,15 +302,17 @@ func checkPriority(p *db.PilotagePriority) error {
 
 // CreatePriority creates a priority and records it.
 func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db.PilotagePriority, error) {
-	p := db.PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
+	p := dbsqlc.PilotagePriority{Label: in.Label, Module: in.Module, Active: in.Active == nil || *in.Active}
 	if err := checkPriority(&p); err != nil {
-		return p, err
+		return db.PilotagePriority(p), err
 	}
 	var out db.PilotagePriority
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
+		var outRow dbsqlc.PilotagePriority
+		outRow, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 			Label: p.Label, Module: p.Module, Active: p.Active, ActorID: in.ActorID})
+		out = db.PilotagePriority(outRow)
 		if err != nil {
 			return fmt.Errorf("insert pilotage priority: %w", err)
 		}
@@ -318,7 +322,8 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 }
 
 // UpdatePriority applies a patch to a priority and records the change.
-func (e *Engine) UpdatePriority(ctx context.Context, workspaceID, id, actorID string, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotagePriority
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
@@ -338,10 +343,12 @@ func (e *Engine) UpdatePriority(ctx context.Context, workspaceID, id, actorID st
 		if err := checkPriority(&next); err != nil {
 			return err
 		}
-		if out, err = q.PilotagePriorityUpdate(ctx, dbsqlc.PilotagePriorityUpdateParams{ID: id, Label: next.Label, Module: next.Module,
+		var outRow dbsqlc.PilotagePriority
+		if outRow, err = q.PilotagePriorityUpdate(ctx, dbsqlc.PilotagePriorityUpdateParams{ID: id, Label: next.Label, Module: next.Module,
 			Active: next.Active, ActorID: actorID}); err != nil {
 			return fmt.Errorf("update pilotage priority: %w", err)
 		}
+		out = db.PilotagePriority(outRow)
 		return recordPilotage(ctx, q, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
@@ -350,11 +357,12 @@ func (e *Engine) UpdatePriority(ctx context.Context, workspaceID, id, actorID st
 // Priorities lists a workspace's priorities in creation order.
 func (e *Engine) Priorities(ctx context.Context, workspaceID string) ([]db.PilotagePriority, error) {
 	rows, err := e.core.Q.PilotagePriorityList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pilotage priorities")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) }), dbcore.Wrap(err, "list pilotage priorities")
 }
 
 // DeletePriority deletes a priority (its todos keep existing, without priority) and records it.
-func (e *Engine) DeletePriority(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeletePriority(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
@@ -382,7 +390,7 @@ type PilotageTodoPatch struct {
 	DueDate               db.Opt[time.Time]
 }
 
-func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db.PilotageTodo, refsChanged bool) error {
+func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *dbsqlc.PilotageTodo, refsChanged bool) error {
 	var err error
 	if t.Label, err = checkText("label", t.Label, MaxPilotageLabel, true); err != nil {
 		return err
@@ -429,20 +437,21 @@ func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotage
 	if in.Status == "" {
 		in.Status = "todo"
 	}
-	t := db.PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
+	t := dbsqlc.PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
 	if err := checkTodo(ctx, q, in.WorkspaceID, &t, true); err != nil {
-		return t, err
+		return db.PilotageTodo(t), err
 	}
 	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Label: t.Label,
 		MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate, ActorID: in.ActorID})
 	if err != nil {
-		return row, fmt.Errorf("insert pilotage todo: %w", err)
+		return db.PilotageTodo(row), fmt.Errorf("insert pilotage todo: %w", err)
 	}
-	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageTodo(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateTodo applies a patch to a todo and records the change.
-func (e *Engine) UpdateTodo(ctx context.Context, workspaceID, id, actorID string, p PilotageTodoPatch) (db.PilotageTodo, error) {
+func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodoPatch) (db.PilotageTodo, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageTodo
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
@@ -468,13 +477,15 @@ func (e *Engine) UpdateTodo(ctx context.Context, workspaceID, id, actorID string
 		if err := checkTodo(ctx, q, workspaceID, &next, p.MissionID.Set || p.PriorityID.Set); err != nil {
 			return err
 		}
-		if out, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label, MissionID: next.MissionID,
+		var outRow dbsqlc.PilotageTodo
+		if outRow, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label, MissionID: next.MissionID,
 			PriorityID: next.PriorityID, Status: next.Status, DueDate: next.DueDate, ActorID: actorID}); err != nil {
 			if dbcore.IsMissingRef(err) { // the mission or priority was deleted since the check
 				return dbcore.NotFound("missionId or priorityId: not found")
 			}
 			return fmt.Errorf("update pilotage todo: %w", err)
 		}
+		out = db.PilotageTodo(outRow)
 		return recordPilotage(ctx, q, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
@@ -483,11 +494,12 @@ func (e *Engine) UpdateTodo(ctx context.Context, workspaceID, id, actorID string
 // Todos lists a workspace's todos in creation order.
 func (e *Engine) Todos(ctx context.Context, workspaceID string) ([]db.PilotageTodo, error) {
 	rows, err := e.core.Q.PilotageTodoList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pilotage todos")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) }), dbcore.Wrap(err, "list pilotage todos")
 }
 
 // DeleteTodo deletes a todo and records it.
-func (e *Engine) DeleteTodo(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteTodo(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
@@ -510,7 +522,7 @@ type PilotageDecisionPatch struct {
 	Title, Impact *string
 }
 
-func checkDecision(d *db.PilotageDecision) error {
+func checkDecision(d *dbsqlc.PilotageDecision) error {
 	var err error
 	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
 		return err
@@ -531,20 +543,21 @@ func (e *Engine) CreateDecision(ctx context.Context, in NewPilotageDecision) (db
 }
 
 func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageDecision) (db.PilotageDecision, error) {
-	d := db.PilotageDecision{Title: in.Title, Impact: in.Impact}
+	d := dbsqlc.PilotageDecision{Title: in.Title, Impact: in.Impact}
 	if err := checkDecision(&d); err != nil {
-		return d, err
+		return db.PilotageDecision(d), err
 	}
 	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
 		Title: d.Title, Impact: d.Impact, ActorID: in.ActorID})
 	if err != nil {
-		return row, fmt.Errorf("insert pilotage decision: %w", err)
+		return db.PilotageDecision(row), fmt.Errorf("insert pilotage decision: %w", err)
 	}
-	return row, recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageDecision(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateDecision applies a patch to a decision and records the change.
-func (e *Engine) UpdateDecision(ctx context.Context, workspaceID, id, actorID string, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDecision
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
@@ -561,9 +574,11 @@ func (e *Engine) UpdateDecision(ctx context.Context, workspaceID, id, actorID st
 		if err := checkDecision(&next); err != nil {
 			return err
 		}
-		if out, err = q.PilotageDecisionUpdate(ctx, dbsqlc.PilotageDecisionUpdateParams{ID: id, Title: next.Title, Impact: next.Impact, ActorID: actorID}); err != nil {
+		var outRow dbsqlc.PilotageDecision
+		if outRow, err = q.PilotageDecisionUpdate(ctx, dbsqlc.PilotageDecisionUpdateParams{ID: id, Title: next.Title, Impact: next.Impact, ActorID: actorID}); err != nil {
 			return fmt.Errorf("update pilotage decision: %w", err)
 		}
+		out = db.PilotageDecision(outRow)
 		return recordPilotage(ctx, q, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
@@ -572,11 +587,12 @@ func (e *Engine) UpdateDecision(ctx context.Context, workspaceID, id, actorID st
 // Decisions lists a workspace's decisions in creation order.
 func (e *Engine) Decisions(ctx context.Context, workspaceID string) ([]db.PilotageDecision, error) {
 	rows, err := e.core.Q.PilotageDecisionList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pilotage decisions")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) }), dbcore.Wrap(err, "list pilotage decisions")
 }
 
 // DeleteDecision deletes a decision and records it.
-func (e *Engine) DeleteDecision(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteDecision(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
@@ -599,7 +615,7 @@ type PilotageDocPatch struct {
 	Title, Owner, SourceType *string
 }
 
-func checkDoc(d *db.PilotageDoc) error {
+func checkDoc(d *dbsqlc.PilotageDoc) error {
 	var err error
 	if d.Title, err = checkText("title", d.Title, MaxPilotageLabel, true); err != nil {
 		return err
@@ -615,24 +631,27 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 	if in.SourceType == "" {
 		in.SourceType = "product"
 	}
-	d := db.PilotageDoc{Title: in.Title, Owner: in.Owner, SourceType: in.SourceType}
+	d := dbsqlc.PilotageDoc{Title: in.Title, Owner: in.Owner, SourceType: in.SourceType}
 	if err := checkDoc(&d); err != nil {
-		return d, err
+		return db.PilotageDoc(d), err
 	}
 	var out db.PilotageDoc
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		if out, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
+		var outRow dbsqlc.PilotageDoc
+		if outRow, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
 			Owner: d.Owner, SourceType: d.SourceType, ActorID: in.ActorID}); err != nil {
 			return fmt.Errorf("insert pilotage doc: %w", err)
 		}
+		out = db.PilotageDoc(outRow)
 		return recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
 	})
 	return out, err
 }
 
 // UpdateDoc applies a patch to an active document and records the change.
-func (e *Engine) UpdateDoc(ctx context.Context, workspaceID, id, actorID string, p PilotageDocPatch) (db.PilotageDoc, error) {
+func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPatch) (db.PilotageDoc, error) {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDoc
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
@@ -652,10 +671,12 @@ func (e *Engine) UpdateDoc(ctx context.Context, workspaceID, id, actorID string,
 		if err := checkDoc(&next); err != nil {
 			return err
 		}
-		if out, err = q.PilotageDocUpdate(ctx, dbsqlc.PilotageDocUpdateParams{ID: id, Title: next.Title, Owner: next.Owner,
+		var outRow dbsqlc.PilotageDoc
+		if outRow, err = q.PilotageDocUpdate(ctx, dbsqlc.PilotageDocUpdateParams{ID: id, Title: next.Title, Owner: next.Owner,
 			SourceType: next.SourceType, ActorID: actorID}); err != nil {
 			return fmt.Errorf("update pilotage doc: %w", err)
 		}
+		out = db.PilotageDoc(outRow)
 		return recordPilotage(ctx, q, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
@@ -664,11 +685,12 @@ func (e *Engine) UpdateDoc(ctx context.Context, workspaceID, id, actorID string,
 // Docs lists a workspace's active documents in creation order.
 func (e *Engine) Docs(ctx context.Context, workspaceID string) ([]db.PilotageDoc, error) {
 	rows, err := e.core.Q.PilotageDocList(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pilotage docs")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) }), dbcore.Wrap(err, "list pilotage docs")
 }
 
 // DeleteDoc deletes an active document and records it.
-func (e *Engine) DeleteDoc(ctx context.Context, workspaceID, id, actorID string) error {
+func (e *Engine) DeleteDoc(ctx context.Context, r db.RecordEdit) error {
+	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {
@@ -692,5 +714,5 @@ type PilotageHistoryQuery struct {
 func (e *Engine) History(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
 	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
 		RecordType: hq.RecordType, Since: hq.Since, Lim: dbcore.Int32(hq.Limit)})
-	return rows, dbcore.Wrap(err, "list pilotage history")
+	return dbcore.MapRows(rows, func(r dbsqlc.PilotageHistory) db.PilotageHistoryEntry { return db.PilotageHistoryEntry(r) }), dbcore.Wrap(err, "list pilotage history")
 }

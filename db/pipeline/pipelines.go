@@ -129,18 +129,19 @@ func (e *Engine) CreatePipeline(ctx context.Context, workspaceID, actorID string
 	}
 	row, err := e.core.Q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: in.Name,
 		Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
-	return row, dbcore.Wrap(err, "insert pipeline")
+	return db.Pipeline(row), dbcore.Wrap(err, "insert pipeline")
 }
 
 // Pipelines lists a workspace's pipelines, oldest first.
 func (e *Engine) Pipelines(ctx context.Context, workspaceID string) ([]db.Pipeline, error) {
 	rows, err := e.core.Q.PipelineListByWorkspace(ctx, workspaceID)
-	return rows, dbcore.Wrap(err, "list pipelines")
+	return dbcore.MapRows(rows, func(r dbsqlc.Pipeline) db.Pipeline { return db.Pipeline(r) }), dbcore.Wrap(err, "list pipelines")
 }
 
 // Pipeline reads a pipeline of a workspace.
 func (e *Engine) Pipeline(ctx context.Context, workspaceID, pipelineID string) (db.Pipeline, error) {
-	return dbcore.OrNotFound(e.core.Q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+	r, err := dbcore.OrNotFound(e.core.Q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+	return db.Pipeline(r), err
 }
 
 // UpdatePipeline changes a pipeline: change answers the new fields from the current ones, and the
@@ -160,8 +161,10 @@ func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID str
 		if err != nil {
 			return err
 		}
-		out, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID, Name: next.Name,
+		var outRow dbsqlc.Pipeline
+		outRow, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID, Name: next.Name,
 			Description: next.Description, Steps: steps, Enabled: next.Enabled})
+		out = db.Pipeline(outRow)
 		return dbcore.Wrap(err, "update pipeline")
 	})
 	return out, err

@@ -59,7 +59,8 @@ type RunWithSteps struct {
 // StartRun starts a run of an enabled pipeline (a disabled one is a conflict): the run, its
 // steps (pending) and the jobs of the steps that need nothing, in one transaction. The graph is
 // validated again, so a step type whose plugin was uninstalled since is refused.
-func (e *Engine) StartRun(ctx context.Context, workspaceID, pipelineID, actorID string) (RunWithSteps, error) {
+func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, error) {
+	workspaceID, pipelineID, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out RunWithSteps
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		p, err := q.PipelineGetForShare(ctx, dbsqlc.PipelineGetForShareParams{ID: pipelineID, WorkspaceID: workspaceID})
@@ -97,19 +98,20 @@ func (e *Engine) StartRun(ctx context.Context, workspaceID, pipelineID, actorID 
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
+		runSteps := dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })
 		var ready []*db.PipelineRunStep
-		for i := range rows {
-			if len(rows[i].Needs) == 0 {
-				ready = append(ready, &rows[i])
+		for i := range runSteps {
+			if len(runSteps[i].Needs) == 0 {
+				ready = append(ready, &runSteps[i])
 			}
 		}
 		if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 			return err
 		}
-		if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
+		if err := e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
 			return err
 		}
-		out = RunWithSteps{Run: run, Steps: rows}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
 		return nil
 	})
 	return out, err
@@ -181,11 +183,11 @@ func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit
 		}
 		byRun := map[string][]db.PipelineRunStep{}
 		for _, st := range steps {
-			byRun[st.RunID] = append(byRun[st.RunID], st)
+			byRun[st.RunID] = append(byRun[st.RunID], db.PipelineRunStep(st))
 		}
 		out = make([]RunWithSteps, len(runs))
 		for i, r := range runs {
-			out[i] = RunWithSteps{Run: r, Steps: byRun[r.ID]}
+			out[i] = RunWithSteps{Run: db.PipelineRun(r), Steps: byRun[r.ID]}
 		}
 		return nil
 	})
@@ -193,7 +195,8 @@ func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit
 }
 
 // Run reads a run of a pipeline of the workspace with its steps.
-func (e *Engine) Run(ctx context.Context, workspaceID, pipelineID, runID string) (RunWithSteps, error) {
+func (e *Engine) Run(ctx context.Context, r RunRef) (RunWithSteps, error) {
+	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
 	var out RunWithSteps
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
@@ -207,7 +210,7 @@ func (e *Engine) Run(ctx context.Context, workspaceID, pipelineID, runID string)
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
-		out = RunWithSteps{Run: run, Steps: steps}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(steps, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
 		return nil
 	})
 	return out, err
@@ -216,7 +219,8 @@ func (e *Engine) Run(ctx context.Context, workspaceID, pipelineID, runID string)
 // CancelRun stops a running run: cancelled, its unfinished steps cancelled and their jobs
 // cancelled (a running step's context ends, and its work rolls back), in one transaction; then the
 // missions its steps wait for are cancelled too. A finished run is a conflict.
-func (e *Engine) CancelRun(ctx context.Context, workspaceID, pipelineID, runID, actorID string) (RunWithSteps, error) {
+func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWithSteps, error) {
+	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
 	var missions []string
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
@@ -241,7 +245,7 @@ func (e *Engine) CancelRun(ctx context.Context, workspaceID, pipelineID, runID, 
 		if err != nil {
 			return fmt.Errorf("cancel steps: %w", err)
 		}
-		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 			return err
 		}
 		for _, st := range stopped {
@@ -251,7 +255,7 @@ func (e *Engine) CancelRun(ctx context.Context, workspaceID, pipelineID, runID, 
 				}
 			}
 		}
-		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
+		return e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
 			Data: map[string]any{"cancelledBy": actorID}})
 	})
 	if err != nil {
@@ -260,11 +264,11 @@ func (e *Engine) CancelRun(ctx context.Context, workspaceID, pipelineID, runID, 
 	// Apart, after the commit: a mission's cancel locks the mission, then (through missionSettledTx) the
 	// run, the order every mission completion takes; it finds the run cancelled and leaves it alone.
 	for _, id := range missions {
-		if _, err := e.missions.CancelMission(ctx, workspaceID, id, actorID); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
+		if _, err := e.missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: workspaceID, ID: id, ActorID: actorID}); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
 			return RunWithSteps{}, err
 		}
 	}
-	return e.Run(ctx, workspaceID, pipelineID, runID)
+	return e.Run(ctx, RunRef{WorkspaceID: workspaceID, PipelineID: pipelineID, RunID: runID})
 }
 
 // cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).
@@ -307,10 +311,14 @@ func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.Pipelin
 
 // RunStream reads what serving a run's stream needs: nil when the run is of that pipeline of the
 // workspace, else ErrNotFound.
-func (e *Engine) RunStream(ctx context.Context, workspaceID, pipelineID, runID string) error {
+func (e *Engine) RunStream(ctx context.Context, r RunRef) error {
+	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
 	_, err := e.core.Q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
 		return dbcore.NotFound("run not found")
 	}
 	return dbcore.Wrap(err, "get run")
 }
+
+// RunRef names a run of a workspace's pipeline.
+type RunRef struct{ WorkspaceID, PipelineID, RunID string }

@@ -93,23 +93,24 @@ func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock
 	}
 	run, err := get(ctx, runID)
 	if dbcore.IsNotFound(err) {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
 	if err != nil {
-		return run, nil, nil, fmt.Errorf("lock run: %w", err)
+		return db.PipelineRun(run), nil, nil, fmt.Errorf("lock run: %w", err)
 	}
 	if run.Status != RunRunning {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
-	steps, err := q.PipelineRunStepList(ctx, runID)
+	rows, err := q.PipelineRunStepList(ctx, runID)
 	if err != nil {
-		return run, nil, nil, fmt.Errorf("list run steps: %w", err)
+		return db.PipelineRun(run), nil, nil, fmt.Errorf("list run steps: %w", err)
 	}
+	steps := dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })
 	i := slices.IndexFunc(steps, func(st db.PipelineRunStep) bool { return st.StepID == stepID })
 	if i < 0 {
-		return run, nil, nil, errStepSettled
+		return db.PipelineRun(run), nil, nil, errStepSettled
 	}
-	return run, steps, &steps[i], nil
+	return db.PipelineRun(run), steps, &steps[i], nil
 }
 
 // runStepTx does the step's work, then takes the run's lock to record it: the lock, which serialises
@@ -209,10 +210,10 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		if err != nil {
 			return fmt.Errorf("skip steps: %w", err)
 		}
-		if err := e.cancelStepJobs(ctx, tx, stopped); err != nil {
+		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 			return err
 		}
-		return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+		return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
 	}
 
 	byID := make(map[string]*db.PipelineRunStep, len(steps))
@@ -276,7 +277,7 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	if err != nil {
 		return fmt.Errorf("complete run: %w", err)
 	}
-	return e.appendRunEventTx(ctx, tx, done, runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
+	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
 }
 
 // WaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
@@ -438,8 +439,8 @@ func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, st
 	case stepgraph.TypeGenerateRoadmap:
 		var p stepgraph.GenerateRoadmapParams
 		_ = json.Unmarshal(st.Params, &p)
-		// The draft's roadmap job starts in the step's transaction; its end (FinishDraftRoadmap,
-		// FailDraft, DeleteDraft) completes or fails the step in its own (WaitFinishedTx).
+		// The draft's roadmap job starts in the step's transaction; its end (draft.Engine
+		// FinishRoadmap, Fail or Delete) completes or fails the step in its own (WaitFinishedTx).
 		if _, err := e.drafts.GenerateRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
 			fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", run.PipelineName, run.ID)); err != nil {
 			return stepDone{}, err
@@ -479,7 +480,7 @@ func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, st
 		if err != nil {
 			return stepDone{}, err
 		}
-		c, err := e.store.CreateCommentTx(ctx, tx, p.ProjectID, cardID, actor, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
+		c, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: actor}, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
 		if err != nil {
 			return stepDone{}, err
 		}
@@ -560,7 +561,7 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// Card limits a create_card step keeps to (spec Part 8).
+// Card limits a create_card step keeps to: the same as a card created through the API.
 const (
 	MaxCardTitle       = 500
 	MaxCardDescription = 5000

@@ -74,7 +74,7 @@ func (e *Engine) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, pr
 	}
 	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgIsPersonal, row.OrgRole,
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
-	return row.User, a, accessErr, nil
+	return db.User(row.User), a, accessErr, nil
 }
 
 // accessRow is what both access queries return; a nil org role means no membership.
@@ -118,7 +118,9 @@ func (e *Engine) CreateOrganization(ctx context.Context, userID, name, slug stri
 	var org db.Organization
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		org, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
+		var orgRow dbsqlc.Organization
+		orgRow, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
+		org = db.Organization(orgRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("organization slug %q is already taken", slug))
 		}
@@ -139,7 +141,7 @@ func (e *Engine) ListOrganizations(ctx context.Context, userID string) ([]db.MyO
 // UpdateOrganization renames an organization.
 func (e *Engine) UpdateOrganization(ctx context.Context, orgID string, name *string) (db.Organization, error) {
 	org, err := e.core.Q.OrganizationUpdate(ctx, dbsqlc.OrganizationUpdateParams{ID: orgID, Name: name})
-	return org, dbcore.Wrap(err, "update organization")
+	return db.Organization(org), dbcore.Wrap(err, "update organization")
 }
 
 // DeleteOrganization removes an organization and everything under it (workspaces, projects, cards, …)
@@ -267,23 +269,23 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID str
 func (e *Engine) RecordCheckout(ctx context.Context, in db.NewCheckout) (db.BillingCheckout, error) {
 	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(), OrganizationID: in.OrganizationID,
 		Provider: in.Provider, ExternalID: in.ExternalID, Url: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
-	return c, dbcore.Wrap(err, "insert billing checkout")
+	return db.BillingCheckout(c), dbcore.Wrap(err, "insert billing checkout")
 }
 
 // InsertWorkspace inserts a workspace of an organization, its creator as admin and pilotage owner.
 func InsertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (db.Workspace, error) {
 	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: db.NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
 	if dbcore.IsUnique(err, "") {
-		return ws, dbcore.Conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
+		return db.Workspace(ws), dbcore.Conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
 	}
 	if err != nil {
-		return ws, fmt.Errorf("insert workspace: %w", err)
+		return db.Workspace(ws), fmt.Errorf("insert workspace: %w", err)
 	}
 	err = q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: ws.ID, UserID: userID, Role: "admin", PilotageRole: "owner"})
 	if err != nil {
-		return ws, fmt.Errorf("insert workspace admin: %w", err)
+		return db.Workspace(ws), fmt.Errorf("insert workspace admin: %w", err)
 	}
-	return ws, nil
+	return db.Workspace(ws), nil
 }
 
 // CreateWorkspace creates a workspace; its creator becomes admin and pilotage owner.
@@ -306,7 +308,7 @@ func (e *Engine) ListWorkspaces(ctx context.Context, orgID, userID string, orgAd
 // Workspace reads a workspace by id.
 func (e *Engine) Workspace(ctx context.Context, id string) (db.Workspace, error) {
 	ws, err := e.core.Q.WorkspaceGetByID(ctx, id)
-	return ws, dbcore.Wrap(err, "get workspace")
+	return db.Workspace(ws), dbcore.Wrap(err, "get workspace")
 }
 
 // WorkspaceMembers lists a workspace's members.
@@ -377,7 +379,7 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 		TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
 	})
 	if err != nil {
-		return inv, fmt.Errorf("insert invitation: %w", err)
+		return db.WorkspaceInvitation(inv), fmt.Errorf("insert invitation: %w", err)
 	}
 	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
 		in.InviterName, in.WorkspaceName, in.AcceptURL)
@@ -386,13 +388,13 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
 	}, &river.InsertOpts{Queue: jobs.QueueEmail})
 	if err != nil {
-		return inv, fmt.Errorf("enqueue invitation e-mail: %w", err)
+		return db.WorkspaceInvitation(inv), fmt.Errorf("enqueue invitation e-mail: %w", err)
 	}
 	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &res.Job.ID}); err != nil {
-		return inv, fmt.Errorf("record invitation e-mail job: %w", err)
+		return db.WorkspaceInvitation(inv), fmt.Errorf("record invitation e-mail job: %w", err)
 	}
 	inv.EmailJobID = &res.Job.ID
-	return inv, nil
+	return db.WorkspaceInvitation(inv), nil
 }
 
 // AcceptedInvitation tells where an accepted invitation leads.
@@ -447,7 +449,9 @@ func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.Use
 		}
 		res.OrgRole = om.Role
 		res.Invitation = db.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
-		res.Workspace, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
+		var workspaceRow dbsqlc.Workspace
+		workspaceRow, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
+		res.Workspace = db.Workspace(workspaceRow)
 		if err != nil {
 			return fmt.Errorf("get workspace: %w", err)
 		}

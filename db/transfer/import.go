@@ -20,6 +20,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/db/roadmap"
 )
 
 // Import limits. Columns and cards are the API's documented limits; the others bound what one
@@ -284,19 +285,19 @@ func planImport(doc TransferDoc) (*importPlan, error) {
 		if utf8.RuneCountInString(sc.Description) > maxScopeDescriptionRunes {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].description: at most %d characters", i, maxScopeDescriptionRunes))
 		}
-		if err := db.CheckScopeDates(sc.StartDate, sc.EndDate); err != nil {
+		if err := roadmap.CheckScopeDates(sc.StartDate, sc.EndDate); err != nil {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
-		settings, err := db.ScopeSettings(sc.Settings)
+		settings, err := roadmap.ScopeSettings(sc.Settings)
 		if err != nil {
 			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d]: %v", i, err))
 		}
 		view := sc.ActiveView
 		if view == "" {
-			view = db.ScopeViews[0]
+			view = roadmap.ScopeViews[0]
 		}
-		if !slices.Contains(db.ScopeViews, view) {
-			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, db.ScopeViews))
+		if !slices.Contains(roadmap.ScopeViews, view) {
+			return nil, dbcore.Invalid(fmt.Sprintf("scopes[%d].activeView: must be one of %v", i, roadmap.ScopeViews))
 		}
 		scopeIDs[i] = db.NewID()
 		pl.scopeRows = append(pl.scopeRows, importScopeRow{ID: scopeIDs[i], Name: n, Description: sc.Description,
@@ -448,17 +449,17 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
 		Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty, CreatedBy: actorID})
 	if err != nil {
-		return p, fmt.Errorf("insert project: %w", err)
+		return db.Project(p), fmt.Errorf("insert project: %w", err)
 	}
 	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: actorID}); err != nil {
-		return p, fmt.Errorf("add project creator: %w", err)
+		return db.Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 
 	// Positions for the cards, ascending, taken from the shared sequence.
 	if len(pl.cardRows) > 0 {
 		positions, err := q.TransferCardPositions(ctx, dbcore.Int32(len(pl.cardRows)))
 		if err != nil {
-			return p, fmt.Errorf("take card positions: %w", err)
+			return db.Project(p), fmt.Errorf("take card positions: %w", err)
 		}
 		slices.Sort(positions)
 		for k, i := range pl.cardsPlacement {
@@ -509,11 +510,11 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 		}
 		b, err := json.Marshal(ins.rows)
 		if err != nil {
-			return p, fmt.Errorf("encode %s: %w", ins.what, err)
+			return db.Project(p), fmt.Errorf("encode %s: %w", ins.what, err)
 		}
 		if err := ins.run(b); err != nil {
-			return p, dbcore.Wrap(err, "insert "+ins.what)
+			return db.Project(p), dbcore.Wrap(err, "insert "+ins.what)
 		}
 	}
-	return p, nil
+	return db.Project(p), nil
 }

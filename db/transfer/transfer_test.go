@@ -42,7 +42,7 @@ func setup(t *testing.T) *bundle {
 	card, err := store.CreateCard(ctx, db.NewCard{WorkspaceID: b.ws, ProjectID: b.project.ID, ColumnID: cols[1].ID, ActorID: b.actor,
 		Title: "Write the plan", Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}})
 	require.NoError(t, err)
-	_, err = store.CreateComment(ctx, b.project.ID, card.ID, b.actor, "First pass done")
+	_, err = store.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
 	require.NoError(t, err)
 	_, err = store.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)

@@ -1,5 +1,5 @@
 // Drives Pilot's /mcp with the official MCP TypeScript SDK's client: list the tools, then call five of
-// them with a personal access token. Prints one JSON object with what it saw (e2e/mcp_ts_test.go reads it).
+// them with a personal access token. Prints one JSON object with what it saw (e2e/mcp_test.go reads it).
 // Usage: node ts-client.mjs <mcp url> <token> <org> <workspace> <projectId> <cardId>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

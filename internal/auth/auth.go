@@ -277,7 +277,8 @@ func HashSecret(secret string) []byte {
 // IsPAT reports whether a bearer credential looks like a personal access token.
 func IsPAT(token string) bool { return strings.HasPrefix(token, PATPrefix) }
 
-// Scopes a personal access token can carry (spec Part 5).
+// Scopes a personal access token can carry: one read and one write scope per area (projects,
+// pilotage, account), and notifications:read.
 const (
 	ScopeProjectsRead      = "projects:read"
 	ScopeProjectsWrite     = "projects:write"

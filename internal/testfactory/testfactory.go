@@ -104,7 +104,7 @@ func NewProject(t testing.TB, store *db.Store, owner identity.Registration, opts
 	p, err := store.CreateProject(ctx, db.NewProject{WorkspaceID: owner.Workspace.ID, Name: deref(opts.Name, "Launch"), CreatedBy: owner.User.ID})
 	require.NoError(t, err)
 	for _, m := range opts.Members {
-		_, err := store.AddProjectMember(ctx, owner.Workspace.ID, p.ID, owner.User.ID, m.User.Email)
+		_, err := store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: owner.Workspace.ID, ProjectID: p.ID, ActorID: owner.User.ID, Email: m.User.Email})
 		require.NoError(t, err)
 	}
 	cols, err := store.Columns(ctx, p.ID)

@@ -1,4 +1,4 @@
-package db
+package roadmap
 
 import (
 	"bytes"
@@ -10,10 +10,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// ScopeViews are the view types a scope can show, in the order the API lists them (spec Part 2).
+// ScopeViews are the view types a scope can show, in the order the API lists them.
 var ScopeViews = []string{"kanban", "list", "calendar", "roadmap", "stats"}
 
 // MaxScopeSettingsBytes is the largest settings object a scope may hold, in bytes of JSON.
@@ -27,46 +29,47 @@ type NewScope struct {
 }
 
 // CreateScope creates a scope in a project.
-func (s *Store) CreateScope(ctx context.Context, in NewScope) (Scope, error) {
+func (e *Engine) CreateScope(ctx context.Context, in NewScope) (db.Scope, error) {
 	if err := CheckScopeDates(in.StartDate, in.EndDate); err != nil {
-		return Scope{}, err
+		return db.Scope{}, err
 	}
 	settings, err := ScopeSettings(in.Settings)
 	if err != nil {
-		return Scope{}, err
+		return db.Scope{}, err
 	}
-	sc, err := s.q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
+	sc, err := e.core.Q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: dbcore.NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate, Settings: settings})
-	return sc, wrap(err, "insert scope")
+	return db.Scope(sc), dbcore.Wrap(err, "insert scope")
 }
 
 // Scopes lists a project's scopes in creation order.
-func (s *Store) Scopes(ctx context.Context, projectID string) ([]Scope, error) {
-	scopes, err := s.q.ScopeListByProject(ctx, projectID)
-	return scopes, wrap(err, "list scopes")
+func (e *Engine) Scopes(ctx context.Context, projectID string) ([]db.Scope, error) {
+	scopes, err := e.core.Q.ScopeListByProject(ctx, projectID)
+	return dbcore.MapRows(scopes, func(r dbsqlc.Scope) db.Scope { return db.Scope(r) }), dbcore.Wrap(err, "list scopes")
 }
 
 // Scope reads a scope of a project; a scope of another project is not found.
-func (s *Store) Scope(ctx context.Context, projectID, scopeID string) (Scope, error) {
-	return orNotFound(s.q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
+func (e *Engine) Scope(ctx context.Context, projectID, scopeID string) (db.Scope, error) {
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
+	return db.Scope(r), err
 }
 
 // ScopePatch is a change to a scope; zero fields are left alone. A non-nil Settings replaces the
 // settings object as a whole.
 type ScopePatch struct {
 	Name, Description  *string
-	StartDate, EndDate Opt[time.Time]
+	StartDate, EndDate db.Opt[time.Time]
 	Settings           json.RawMessage
 }
 
 // UpdateScope applies a patch. The dates are checked as they are after the change: an end before the
 // start is refused.
-func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p ScopePatch) (Scope, error) {
-	var out Scope
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (e *Engine) UpdateScope(ctx context.Context, projectID, scopeID string, p ScopePatch) (db.Scope, error) {
+	var out db.Scope
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.ScopeGetForUpdate(ctx, dbsqlc.ScopeGetForUpdateParams{ID: scopeID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("scope not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("scope not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock scope: %w", err)
@@ -93,32 +96,35 @@ func (s *Store) UpdateScope(ctx context.Context, projectID, scopeID string, p Sc
 				return err
 			}
 		}
-		out, err = q.ScopeUpdate(ctx, next)
-		return wrap(err, "update scope")
+		var outRow dbsqlc.Scope
+		outRow, err = q.ScopeUpdate(ctx, next)
+		out = db.Scope(outRow)
+		return dbcore.Wrap(err, "update scope")
 	})
 	return out, err
 }
 
 // SetScopeView changes the view a scope shows.
-func (s *Store) SetScopeView(ctx context.Context, projectID, scopeID, view string) (Scope, error) {
+func (e *Engine) SetScopeView(ctx context.Context, projectID, scopeID, view string) (db.Scope, error) {
 	if !slices.Contains(ScopeViews, view) {
-		return Scope{}, invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
+		return db.Scope{}, dbcore.Invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
 	}
-	return orNotFound(s.q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
+	return db.Scope(r), err
 }
 
 // DeleteScope deletes a scope with all its content: its cards go with it, and with them their
 // checklists, comments, attachments, labels, custom values and relations.
-func (s *Store) DeleteScope(ctx context.Context, projectID, scopeID string) error {
-	n, err := s.q.ScopeDelete(ctx, dbsqlc.ScopeDeleteParams{ID: scopeID, ProjectID: projectID})
-	if isNotFound(err) {
-		return notFound("scope not found")
+func (e *Engine) DeleteScope(ctx context.Context, projectID, scopeID string) error {
+	n, err := e.core.Q.ScopeDelete(ctx, dbsqlc.ScopeDeleteParams{ID: scopeID, ProjectID: projectID})
+	if dbcore.IsNotFound(err) {
+		return dbcore.NotFound("scope not found")
 	}
 	if err != nil {
 		return fmt.Errorf("delete scope: %w", err)
 	}
 	if n == 0 {
-		return notFound("scope not found")
+		return dbcore.NotFound("scope not found")
 	}
 	return nil
 }
@@ -126,7 +132,7 @@ func (s *Store) DeleteScope(ctx context.Context, projectID, scopeID string) erro
 // CheckScopeDates refuses a scope whose end date is before its start date.
 func CheckScopeDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
-		return invalid("endDate must not be before startDate")
+		return dbcore.Invalid("endDate must not be before startDate")
 	}
 	return nil
 }
@@ -139,11 +145,11 @@ func ScopeSettings(raw json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	}
 	if len(raw) > MaxScopeSettingsBytes {
-		return nil, invalid(fmt.Sprintf("settings must be at most %d bytes of JSON", MaxScopeSettingsBytes))
+		return nil, dbcore.Invalid(fmt.Sprintf("settings must be at most %d bytes of JSON", MaxScopeSettingsBytes))
 	}
 	var obj map[string]json.RawMessage
 	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return nil, invalid("settings must be a JSON object")
+		return nil, dbcore.Invalid("settings must be a JSON object")
 	}
 	return raw, nil
 }

@@ -1,4 +1,4 @@
-package db
+package roadmap
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -22,22 +24,24 @@ type Roadmap struct {
 
 // RoadmapScope is a scope on the roadmap with its dated cards, sorted by start.
 type RoadmapScope struct {
-	Scope
+	db.Scope
 	Cards []RoadmapCard
 }
 
 // Roadmap builds a project's roadmap in two queries. Scopes are sorted by start (start date, else end
 // date; undated ones last), cards by start (start date, else due date).
-func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) {
+func (e *Engine) Roadmap(ctx context.Context, projectID string) (Roadmap, error) {
 	var (
-		scopes []Scope
+		scopes []db.Scope
 		cards  []dbsqlc.RoadmapCardsRow
 	)
-	err := s.inSnapshot(ctx, func(q *dbsqlc.Queries) error {
+	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		var err error
-		if scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
+		var scopesRows []dbsqlc.Scope
+		if scopesRows, err = q.ScopeListByProject(ctx, projectID); err != nil {
 			return fmt.Errorf("list scopes: %w", err)
 		}
+		scopes = dbcore.MapRows(scopesRows, func(r dbsqlc.Scope) db.Scope { return db.Scope(r) })
 		if cards, err = q.RoadmapCards(ctx, projectID); err != nil {
 			return fmt.Errorf("list dated cards: %w", err)
 		}
@@ -63,8 +67,8 @@ func (s *Store) Roadmap(ctx context.Context, projectID string) (Roadmap, error) 
 			}
 		}
 	}
-	slices.SortStableFunc(scopes, func(a, b Scope) int {
-		return NilLast(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
+	slices.SortStableFunc(scopes, func(a, b db.Scope) int {
+		return db.NilLast(roadmapFirstTime(a.StartDate, a.EndDate), roadmapFirstTime(b.StartDate, b.EndDate))
 	})
 	index := make(map[string]int, len(scopes))
 	for i, sc := range scopes {
@@ -96,15 +100,13 @@ func roadmapFirstTime(ts ...*time.Time) *time.Time {
 	return nil
 }
 
-// NilLast orders times, nil last (undated todos, unscheduled scopes).
-func NilLast(a, b *time.Time) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	return a.Compare(*b)
+// RoadmapCard is a card as the roadmap shows it.
+type RoadmapCard struct {
+	ID        string
+	Title     string
+	ColumnID  string
+	ScopeID   *string
+	StartDate *time.Time
+	DueDate   *time.Time
+	Priority  string
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// CustomFieldTypes are the types a custom field can have (spec Part 2).
+// CustomFieldTypes are the types a custom field can have.
 var CustomFieldTypes = []string{"text", "number", "select", "multi-select", "date", "boolean"}
 
 // Limits of custom field definitions and values.
@@ -129,7 +129,7 @@ func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 // CustomFields lists a project's custom fields in creation order.
 func (s *Store) CustomFields(ctx context.Context, projectID string) ([]CustomField, error) {
 	fs, err := s.q.CustomFieldListByProject(ctx, projectID)
-	return fs, wrap(err, "list custom fields")
+	return mapRows(fs, func(r dbsqlc.CustomField) CustomField { return CustomField(r) }), wrap(err, "list custom fields")
 }
 
 // NewCustomField is a custom field to define on a project.
@@ -147,9 +147,9 @@ func (s *Store) CreateCustomField(ctx context.Context, in NewCustomField) (Custo
 	f, err := s.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Type: in.Type, Options: options})
 	if isUnique(err, "") {
-		return f, conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
+		return CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
 	}
-	return f, wrap(err, "insert custom field")
+	return CustomField(f), wrap(err, "insert custom field")
 }
 
 // CustomFieldPatch is a change to a custom field; nil fields are left alone. Changing the type away from
@@ -163,7 +163,7 @@ type CustomFieldPatch struct {
 // options change, card values that no longer fit the field are dropped.
 func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (CustomField, error) {
 	var out CustomField
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("custom field not found")
@@ -187,7 +187,9 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 		if options, err = checkFieldDefinition(typ, options); err != nil {
 			return err
 		}
-		out, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
+		var outRow dbsqlc.CustomField
+		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
+		out = CustomField(outRow)
 		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
 		}
@@ -229,7 +231,8 @@ func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
 // each checked against its field, and records card_updated when anything changed, in one transaction.
 // A field id that is not a field of the card's project is refused. It answers the card.
-func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, actorID string, values map[string]json.RawMessage) (Card, error) {
+func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[string]json.RawMessage) (Card, error) {
+	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	ids := make([]string, 0, len(values))
 	for id := range values {
 		if len(id) != 36 || uuid.Validate(id) != nil {
@@ -239,7 +242,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 	}
 	slices.Sort(ids)
 	var out Card
-	err := s.inTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -251,7 +254,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, projectID, cardID, acto
 		set := map[string]json.RawMessage{}
 		var removed []string
 		for _, id := range ids {
-			i := slices.IndexFunc(fields, func(f CustomField) bool { return strings.EqualFold(f.ID, id) })
+			i := slices.IndexFunc(fields, func(f dbsqlc.CustomField) bool { return strings.EqualFold(f.ID, id) })
 			if i < 0 {
 				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}

@@ -91,84 +91,84 @@ type RelationPath struct {
 
 // registerCardParts registers a card's checklist, labels, custom fields and relations, and the
 // project-level label and custom field definitions.
-func (s *Server) registerCardParts() {
+func (s boardOps) registerCardParts() {
 	s.registerChecklist()
 	s.registerLabels()
 	s.registerCustomFields()
 	s.registerRelations()
 }
 
-func (s *Server) registerChecklist() {
+func (s boardOps) registerChecklist() {
 	tags := []string{"Checklist"}
 
-	register(s, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: pathCard + "/checklist",
+	register(s.Server, huma.Operation{OperationID: "checklist-add", Method: http.MethodPost, Path: pathCard + "/checklist",
 		Summary: "Add a checklist item at the end", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Answers the card. A card has at most 100 checklist items."},
 		cardWrite, s.addChecklistItem)
 
-	register(s, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: pathCard + "/checklist/{itemId}",
+	register(s.Server, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: pathCard + "/checklist/{itemId}",
 		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
 		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
 		cardWrite, s.updateChecklistItem)
 
-	register(s, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: pathCard + "/checklist/{itemId}",
+	register(s.Server, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: pathCard + "/checklist/{itemId}",
 		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."},
 		cardWrite, s.deleteChecklistItem)
 }
 
-func (s *Server) registerLabels() {
+func (s boardOps) registerLabels() {
 	tags := []string{"Labels"}
 
-	register(s, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: pathProject + "/labels",
+	register(s.Server, huma.Operation{OperationID: "labels-create", Method: http.MethodPost, Path: pathProject + "/labels",
 		Summary: "Create a label", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "Label names are unique in a project (409 otherwise)."},
 		cardWrite, s.createLabel)
 
-	register(s, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: pathProject + "/labels",
+	register(s.Server, huma.Operation{OperationID: "labels-list", Method: http.MethodGet, Path: pathProject + "/labels",
 		Summary: "List the project's labels by name", Tags: tags},
 		projectRead, s.listLabels)
 
-	register(s, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: pathProject + "/labels/{labelId}",
+	register(s.Server, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: pathProject + "/labels/{labelId}",
 		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}},
 		cardWrite, s.updateLabel)
 
-	register(s, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: pathProject + "/labels/{labelId}",
+	register(s.Server, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: pathProject + "/labels/{labelId}",
 		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."},
 		cardWrite, s.deleteLabel)
 
-	register(s, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: pathCard + "/labels/{labelId}",
+	register(s.Server, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: pathCard + "/labels/{labelId}",
 		Summary: "Put a label on a card", Tags: tags,
 		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
 		cardWrite, s.addCardLabel)
 
-	register(s, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: pathCard + "/labels/{labelId}",
+	register(s.Server, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: pathCard + "/labels/{labelId}",
 		Summary: "Take a label off a card", Tags: tags,
 		Description: "Removing a label the card does not have changes nothing. Answers the card."},
 		cardWrite, s.removeCardLabel)
 }
 
-func (s *Server) registerCustomFields() {
+func (s boardOps) registerCustomFields() {
 	tags := []string{"Custom fields"}
 
-	register(s, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: pathProject + "/custom-fields",
+	register(s.Server, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: pathProject + "/custom-fields",
 		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
 		cardWrite, s.createCustomField)
 
-	register(s, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: pathProject + "/custom-fields",
+	register(s.Server, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: pathProject + "/custom-fields",
 		Summary: "List the project's custom fields", Tags: tags},
 		projectRead, s.listCustomFields)
 
-	register(s, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: pathProject + "/custom-fields/{fieldId}",
+	register(s.Server, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: pathProject + "/custom-fields/{fieldId}",
 		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
 		cardWrite, s.updateCustomField)
 
-	register(s, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: pathProject + "/custom-fields/{fieldId}",
+	register(s.Server, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: pathProject + "/custom-fields/{fieldId}",
 		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."},
 		cardWrite, s.deleteCustomField)
 
-	register(s, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: pathCard + "/custom-fields",
+	register(s.Server, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: pathCard + "/custom-fields",
 		Summary: "Set or clear a card's custom field values", Tags: tags,
 		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
 			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
@@ -176,20 +176,20 @@ func (s *Server) registerCustomFields() {
 		cardWrite, s.setCardCustomValues)
 }
 
-func (s *Server) registerRelations() {
+func (s boardOps) registerRelations() {
 	tags := []string{"Relations"}
 
-	register(s, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: pathCard + "/relations",
+	register(s.Server, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: pathCard + "/relations",
 		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
 		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
 		cardWrite, s.createRelation)
 
-	register(s, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: pathCard + "/relations",
+	register(s.Server, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: pathCard + "/relations",
 		Summary: "List a card's relations", Tags: tags,
 		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
 		projectRead, s.listRelations)
 
-	register(s, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: pathProject + "/relations/{relationId}",
+	register(s.Server, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: pathProject + "/relations/{relationId}",
 		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."},
 		cardWrite, s.deleteRelation)
 }
@@ -197,52 +197,61 @@ func (s *Server) registerRelations() {
 // AddChecklistItemInput is the request of checklist-add.
 type AddChecklistItemInput struct {
 	CardPath
-	Body struct {
-		Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
-	}
+	Body AddChecklistItemInputBody
 }
 
-func (s *Server) addChecklistItem(ctx context.Context, in *AddChecklistItemInput) (*Output[CardOut], error) {
+// AddChecklistItemInputBody is the body of a AddChecklistItemInput request.
+type AddChecklistItemInputBody struct {
+	Title string `json:"title" required:"true" minLength:"1" maxLength:"500"`
+}
+
+func (s boardOps) addChecklistItem(ctx context.Context, in *AddChecklistItemInput) (*Output[CardOut], error) {
 	title, err := nonBlank("title", in.Body.Title)
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, title))
+	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, cardEdit(ctx, in.CardID), title))
 }
 
 // UpdateChecklistItemInput is the request of checklist-update.
 type UpdateChecklistItemInput struct {
 	ChecklistItemPath
-	Body struct {
-		Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
-		Done  *bool   `json:"done,omitempty"`
-		Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
-	}
+	Body UpdateChecklistItemInputBody
 }
 
-func (s *Server) updateChecklistItem(ctx context.Context, in *UpdateChecklistItemInput) (*Output[CardOut], error) {
+// UpdateChecklistItemInputBody is the body of a UpdateChecklistItemInput request.
+type UpdateChecklistItemInputBody struct {
+	Title *string `json:"title,omitempty" minLength:"1" maxLength:"500"`
+	Done  *bool   `json:"done,omitempty"`
+	Order *int    `json:"order,omitempty" minimum:"0" maximum:"1000000"`
+}
+
+func (s boardOps) updateChecklistItem(ctx context.Context, in *UpdateChecklistItemInput) (*Output[CardOut], error) {
 	title, err := nonBlankOpt("title", in.Body.Title)
 	if err != nil {
 		return nil, err
 	}
 	p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
-	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID, p))
+	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID, p))
 }
 
-func (s *Server) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, accessFrom(ctx).ProjectID, in.CardID, in.ItemID, principalFrom(ctx).User.ID))
+func (s boardOps) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID))
 }
 
 // CreateLabelInput is the request of labels-create.
 type CreateLabelInput struct {
 	ProjectPath
-	Body struct {
-		Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
-		Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-	}
+	Body CreateLabelInputBody
 }
 
-func (s *Server) createLabel(ctx context.Context, in *CreateLabelInput) (*Output[LabelOut], error) {
+// CreateLabelInputBody is the body of a CreateLabelInput request.
+type CreateLabelInputBody struct {
+	Name  string `json:"name" required:"true" minLength:"1" maxLength:"50"`
+	Color string `json:"color" required:"true" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+}
+
+func (s boardOps) createLabel(ctx context.Context, in *CreateLabelInput) (*Output[LabelOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -250,20 +259,23 @@ func (s *Server) createLabel(ctx context.Context, in *CreateLabelInput) (*Output
 	return oneOf(labelOut)(s.store.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color)))
 }
 
-func (s *Server) listLabels(ctx context.Context, _ *ProjectPath) (*Output[[]LabelOut], error) {
+func (s boardOps) listLabels(ctx context.Context, _ *ProjectPath) (*Output[[]LabelOut], error) {
 	return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
 }
 
 // UpdateLabelInput is the request of labels-update.
 type UpdateLabelInput struct {
 	LabelPath
-	Body struct {
-		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
-		Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
-	}
+	Body UpdateLabelInputBody
 }
 
-func (s *Server) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Output[LabelOut], error) {
+// UpdateLabelInputBody is the body of a UpdateLabelInput request.
+type UpdateLabelInputBody struct {
+	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"50"`
+	Color *string `json:"color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" patternDescription:"#rrggbb" doc:"#rrggbb"`
+}
+
+func (s boardOps) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Output[LabelOut], error) {
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -276,29 +288,32 @@ func (s *Server) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Output
 	return oneOf(labelOut)(s.store.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color))
 }
 
-func (s *Server) deleteLabel(ctx context.Context, in *LabelPath) (*OKOutput, error) {
+func (s boardOps) deleteLabel(ctx context.Context, in *LabelPath) (*OKOutput, error) {
 	return done(s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID))
 }
 
-func (s *Server) addCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.AddCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+func (s boardOps) addCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.AddCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
-func (s *Server) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, accessFrom(ctx).ProjectID, in.CardID, in.LabelID, principalFrom(ctx).User.ID))
+func (s boardOps) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
 // CreateCustomFieldInput is the request of custom-fields-create.
 type CreateCustomFieldInput struct {
 	ProjectPath
-	Body struct {
-		Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
-		Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
-		Options []string `json:"options,omitempty" maxItems:"100"`
-	}
+	Body CreateCustomFieldInputBody
 }
 
-func (s *Server) createCustomField(ctx context.Context, in *CreateCustomFieldInput) (*Output[CustomFieldOut], error) {
+// CreateCustomFieldInputBody is the body of a CreateCustomFieldInput request.
+type CreateCustomFieldInputBody struct {
+	Name    string   `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Type    string   `json:"type" required:"true" enum:"text,number,select,multi-select,date,boolean"`
+	Options []string `json:"options,omitempty" maxItems:"100"`
+}
+
+func (s boardOps) createCustomField(ctx context.Context, in *CreateCustomFieldInput) (*Output[CustomFieldOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -307,21 +322,24 @@ func (s *Server) createCustomField(ctx context.Context, in *CreateCustomFieldInp
 		Type: in.Body.Type, Options: in.Body.Options}))
 }
 
-func (s *Server) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[[]CustomFieldOut], error) {
+func (s boardOps) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[[]CustomFieldOut], error) {
 	return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
 }
 
 // UpdateCustomFieldInput is the request of custom-fields-update.
 type UpdateCustomFieldInput struct {
 	CustomFieldPath
-	Body struct {
-		Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
-		Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
-		Options []string `json:"options,omitempty" maxItems:"100"`
-	}
+	Body UpdateCustomFieldInputBody
 }
 
-func (s *Server) updateCustomField(ctx context.Context, in *UpdateCustomFieldInput) (*Output[CustomFieldOut], error) {
+// UpdateCustomFieldInputBody is the body of a UpdateCustomFieldInput request.
+type UpdateCustomFieldInputBody struct {
+	Name    *string  `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Type    *string  `json:"type,omitempty" enum:"text,number,select,multi-select,date,boolean"`
+	Options []string `json:"options,omitempty" maxItems:"100"`
+}
+
+func (s boardOps) updateCustomField(ctx context.Context, in *UpdateCustomFieldInput) (*Output[CustomFieldOut], error) {
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -333,41 +351,47 @@ func (s *Server) updateCustomField(ctx context.Context, in *UpdateCustomFieldInp
 	return oneOf(customFieldOut)(s.store.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p))
 }
 
-func (s *Server) deleteCustomField(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
+func (s boardOps) deleteCustomField(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
 	return done(s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID))
 }
 
 // SetCardCustomValuesInput is the request of card-custom-fields-set.
 type SetCardCustomValuesInput struct {
 	CardPath
-	Body struct {
-		Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
-	}
+	Body SetCardCustomValuesInputBody
 }
 
-func (s *Server) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, accessFrom(ctx).ProjectID, in.CardID, principalFrom(ctx).User.ID, in.Body.Values))
+// SetCardCustomValuesInputBody is the body of a SetCardCustomValuesInput request.
+type SetCardCustomValuesInputBody struct {
+	Values map[string]json.RawMessage `json:"values" required:"true" doc:"fieldId -> value, or null to remove the value"`
+}
+
+func (s boardOps) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
+	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, cardEdit(ctx, in.CardID), in.Body.Values))
 }
 
 // CreateRelationInput is the request of relations-create.
 type CreateRelationInput struct {
 	CardPath
-	Body struct {
-		TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
-		Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
-	}
+	Body CreateRelationInputBody
 }
 
-func (s *Server) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {
+// CreateRelationInputBody is the body of a CreateRelationInput request.
+type CreateRelationInputBody struct {
+	TargetCardID string `json:"targetCardId" required:"true" format:"uuid"`
+	Type         string `json:"type" required:"true" enum:"blocks,blocked_by,related_to,duplicates,parent_of"`
+}
+
+func (s boardOps) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {
 	a := accessFrom(ctx)
 	return oneOf(relationOut)(s.store.CreateRelation(ctx, db.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
 		TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID}))
 }
 
-func (s *Server) listRelations(ctx context.Context, in *CardPath) (*Output[[]RelationOut], error) {
+func (s boardOps) listRelations(ctx context.Context, in *CardPath) (*Output[[]RelationOut], error) {
 	return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
-func (s *Server) deleteRelation(ctx context.Context, in *RelationPath) (*OKOutput, error) {
+func (s boardOps) deleteRelation(ctx context.Context, in *RelationPath) (*OKOutput, error) {
 	return done(s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID))
 }

@@ -355,7 +355,7 @@ func TestServeMissionStreamHeaderFallback(t *testing.T) {
 	srv := &Server{store: s.store, logger: slog.New(slog.DiscardHandler), opts: Options{Relay: s.relay}}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		last, _ := strconv.ParseInt(r.URL.Query().Get("last"), 10, 64)
-		srv.serveMissionStream(w, r, m, last)
+		srv.ops.agents.serveMissionStream(w, r, m, last)
 	}))
 	defer hs.Close()
 

@@ -12,21 +12,21 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// batchSender is where a pipeline is sent: a transaction, or the pool.
+// batchSender is where a batch is sent: a transaction, or the pool.
 type batchSender interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// pipeline sends the queries fn makes as one batch, in one round trip, on conn: inside the transaction
+// sendBatch sends the queries fn makes as one batch, in one round trip, on conn: inside the transaction
 // conn is, or, sent on the pool, in a transaction the batch begins with its first statement (pgx's
 // Batch.BeginTx saves the round trip of a BEGIN of its own). That transaction is returned open for the
-// caller to add to and commit; when pipeline fails it has rolled it back.
+// caller to add to and commit; when sendBatch fails it has rolled it back.
 //
 // fn runs twice with the generated queries: first they only queue (every result is empty), then they
 // read the batch's results in the same order, so sqlc's generated code both queues and scans. fn must
 // therefore make the same calls both times and may not base a query on an earlier query's result (ids
 // are made in Go for that reason).
-func pipeline(ctx context.Context, conn batchSender, fn func(q *dbsqlc.Queries) error) (began pgx.Tx, err error) {
+func sendBatch(ctx context.Context, conn batchSender, fn func(q *dbsqlc.Queries) error) (began pgx.Tx, err error) {
 	b := &pgx.Batch{}
 	if _, pooled := conn.(*pgxpool.Pool); pooled {
 		b.BeginTx(pgx.TxOptions{})

@@ -14,32 +14,44 @@ import (
 
 // TwoFactorSetupOutput is the answer of auth-2fa-setup.
 type TwoFactorSetupOutput struct {
-	Body struct {
-		Secret     string `json:"secret" doc:"Base32 TOTP secret"`
-		OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
-	}
+	Body TwoFactorSetupOutputBody
+}
+
+// TwoFactorSetupOutputBody is the body of a TwoFactorSetupOutput request.
+type TwoFactorSetupOutputBody struct {
+	Secret     string `json:"secret" doc:"Base32 TOTP secret"`
+	OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
 }
 
 // TwoFactorCodeInput is the request of auth-2fa-enable and auth-2fa-disable.
 type TwoFactorCodeInput struct {
-	Body struct {
-		Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
-	}
+	Body TwoFactorCodeInputBody
+}
+
+// TwoFactorCodeInputBody is the body of a TwoFactorCodeInput request.
+type TwoFactorCodeInputBody struct {
+	Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
 }
 
 // TwoFactorStateOutput is the answer of auth-2fa-enable and auth-2fa-disable.
 type TwoFactorStateOutput struct {
-	Body struct {
-		TwoFactorEnabled bool `json:"twoFactorEnabled"`
-	}
+	Body TwoFactorStateOutputBody
+}
+
+// TwoFactorStateOutputBody is the body of a TwoFactorStateOutput request.
+type TwoFactorStateOutputBody struct {
+	TwoFactorEnabled bool `json:"twoFactorEnabled"`
 }
 
 // TwoFactorVerifyInput is the request of auth-2fa-verify.
 type TwoFactorVerifyInput struct {
-	Body struct {
-		TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
-		Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
-	}
+	Body TwoFactorVerifyInputBody
+}
+
+// TwoFactorVerifyInputBody is the body of a TwoFactorVerifyInput request.
+type TwoFactorVerifyInputBody struct {
+	TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
+	Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
 }
 
 func stateOutput(enabled bool) *TwoFactorStateOutput {
@@ -49,7 +61,7 @@ func stateOutput(enabled bool) *TwoFactorStateOutput {
 }
 
 // checkTOTP accepts code for u once: a code of a time step already used is refused.
-func (s *Server) checkTOTP(ctx context.Context, u db.User, secret, code string) error {
+func (s accountOps) checkTOTP(ctx context.Context, u db.User, secret, code string) error {
 	step, ok := auth.MatchTOTP(secret, code, time.Now())
 	if !ok {
 		return errBadRequest("invalid two-factor code")
@@ -65,29 +77,29 @@ func (s *Server) checkTOTP(ctx context.Context, u db.User, secret, code string) 
 }
 
 // registerTwoFactor registers two-factor authentication: its setup and the second step of a login.
-func (s *Server) registerTwoFactor() {
+func (s accountOps) registerTwoFactor() {
 	tags := []string{"Two-factor authentication"}
 
-	register(s, huma.Operation{OperationID: "auth-2fa-setup", Method: http.MethodPost, Path: "/auth/2fa/setup",
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-setup", Method: http.MethodPost, Path: "/auth/2fa/setup",
 		Summary: "Start two-factor setup", Tags: tags, Errors: []int{http.StatusConflict},
 		Description: "Generates a TOTP secret; two-factor authentication is on once /auth/2fa/enable confirms a code."},
-		Access{JWTOnly: true}, s.setUpTwoFactor)
+		Requires{JWTOnly: true}, s.setUpTwoFactor)
 
-	register(s, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
 		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true}, s.enableTwoFactor)
+		Requires{JWTOnly: true}, s.enableTwoFactor)
 
-	register(s, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
 		Summary: "Turn two-factor authentication off (needs a current code)", Tags: tags, Errors: []int{http.StatusConflict}},
-		Access{JWTOnly: true}, s.disableTwoFactor)
+		Requires{JWTOnly: true}, s.disableTwoFactor)
 
-	register(s, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
 		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code for a session. Codes are single-use."},
-		Access{Public: true}, s.verifyTwoFactor)
+		Requires{Public: true}, s.verifyTwoFactor)
 }
 
-func (s *Server) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSetupOutput, error) {
+func (s accountOps) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSetupOutput, error) {
 	u := principalFrom(ctx).User
 	if u.TotpEnabled {
 		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is already enabled")
@@ -104,7 +116,7 @@ func (s *Server) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactorSet
 	return out, nil
 }
 
-func (s *Server) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+func (s accountOps) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
 	u := principalFrom(ctx).User
 	switch {
 	case u.TotpEnabled:
@@ -115,7 +127,7 @@ func (s *Server) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*
 	return s.switchTwoFactor(ctx, u, in.Body.Code, true)
 }
 
-func (s *Server) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+func (s accountOps) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
 	u := principalFrom(ctx).User
 	if !u.TotpEnabled || u.TotpSecret == nil {
 		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
@@ -125,7 +137,7 @@ func (s *Server) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (
 
 // switchTwoFactor turns u's two-factor authentication on or off, once code checks out against the
 // secret u has.
-func (s *Server) switchTwoFactor(ctx context.Context, u db.User, code string, on bool) (*TwoFactorStateOutput, error) {
+func (s accountOps) switchTwoFactor(ctx context.Context, u db.User, code string, on bool) (*TwoFactorStateOutput, error) {
 	if err := s.checkTOTP(ctx, u, *u.TotpSecret, code); err != nil {
 		return nil, err
 	}
@@ -135,7 +147,7 @@ func (s *Server) switchTwoFactor(ctx context.Context, u db.User, code string, on
 	return stateOutput(on), nil
 }
 
-func (s *Server) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) (*SessionOutput, error) {
+func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) (*SessionOutput, error) {
 	claims, err := s.signer.Verify(in.Body.TwoFactorToken, auth.TypeTwoFactor)
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired two-factor token")

@@ -1,0 +1,91 @@
+// Package notification is the engine of what reaches people: the notifications an activity fans out
+// to a project's members, their read state, and the outbox of e-mails the workers send.
+package notification
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Engine keeps notifications and the e-mail outbox.
+type Engine struct{ core *dbcore.Core }
+
+// New builds the notification engine on store.
+func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store)} }
+
+// FanOutNotifications creates the notifications of one activity; running it again creates none.
+func (e *Engine) FanOutNotifications(ctx context.Context, activityID string) (int64, error) {
+	n, err := e.core.Q.NotificationFanOut(ctx, activityID)
+	if err != nil {
+		return 0, fmt.Errorf("fan out notifications: %w", err)
+	}
+	return n, nil
+}
+
+// Notifications lists a user's notifications, newest first.
+func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bool, limit int32) ([]db.Notification, error) {
+	rows, err := e.core.Q.NotificationList(ctx, dbsqlc.NotificationListParams{UserID: userID, UnreadOnly: unreadOnly, Lim: limit})
+	return dbcore.MapRows(rows, func(r dbsqlc.NotificationListRow) db.Notification { return db.Notification(r) }),
+		dbcore.Wrap(err, "list notifications")
+}
+
+// UnreadNotificationCount counts a user's unread notifications.
+func (e *Engine) UnreadNotificationCount(ctx context.Context, userID string) (int32, error) {
+	n, err := e.core.Q.NotificationCountUnread(ctx, userID)
+	return n, dbcore.Wrap(err, "count notifications")
+}
+
+// MarkNotificationRead marks one of the user's notifications read.
+func (e *Engine) MarkNotificationRead(ctx context.Context, userID, id string) (db.NotificationRead, error) {
+	row, err := e.core.Q.NotificationMarkRead(ctx, dbsqlc.NotificationMarkReadParams{ID: id, UserID: userID})
+	if dbcore.IsNotFound(err) {
+		return db.NotificationRead{}, dbcore.NotFound("notification not found")
+	}
+	return db.NotificationRead(row), dbcore.Wrap(err, "mark notification read")
+}
+
+// MarkAllNotificationsRead marks every unread notification of the user read.
+func (e *Engine) MarkAllNotificationsRead(ctx context.Context, userID string) (int64, error) {
+	n, err := e.core.Q.NotificationMarkAllRead(ctx, userID)
+	if err != nil {
+		return 0, fmt.Errorf("mark all notifications read: %w", err)
+	}
+	return n, nil
+}
+
+// Email is an e-mail to record in the outbox. Topic and RefID name what it is about (an invitation
+// and its id, say); Transport is "smtp" or "outbox" (kept, not sent).
+type Email struct {
+	Topic, RefID      string
+	To, Subject, Body string
+	Transport         string
+}
+
+// RecordEmail records an e-mail in the outbox once per (topic, ref); a retried job gets the same row.
+func (e *Engine) RecordEmail(ctx context.Context, m Email) (db.EmailOutbox, error) {
+	var ref *string
+	if m.RefID != "" {
+		ref = &m.RefID
+	}
+	row, err := e.core.Q.EmailOutboxInsert(ctx, dbsqlc.EmailOutboxInsertParams{ID: dbcore.NewID(), ToAddress: m.To, Subject: m.Subject,
+		Body: m.Body, Kind: m.Topic, RefID: ref, Transport: m.Transport})
+	if err != nil {
+		return db.EmailOutbox(row), fmt.Errorf("record email: %w", err)
+	}
+	return db.EmailOutbox(row), nil
+}
+
+// MarkEmailSent records that the SMTP server accepted an outbox e-mail.
+func (e *Engine) MarkEmailSent(ctx context.Context, id string) error {
+	return dbcore.Wrap(e.core.Q.EmailOutboxMarkSent(ctx, id), "mark email sent")
+}
+
+// Outbox lists every recorded e-mail, oldest first.
+func (e *Engine) Outbox(ctx context.Context) ([]db.EmailOutbox, error) {
+	rows, err := e.core.Q.EmailOutboxList(ctx)
+	return dbcore.MapRows(rows, func(r dbsqlc.EmailOutbox) db.EmailOutbox { return db.EmailOutbox(r) }), dbcore.Wrap(err, "list outbox")
+}
