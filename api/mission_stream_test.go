@@ -353,6 +353,7 @@ func TestServeMissionStreamHeaderFallback(t *testing.T) {
 		s.emit(m, "step", "", strconv.Itoa(i))
 	}
 	srv := &Server{store: s.store, logger: slog.New(slog.DiscardHandler), opts: Options{Relay: s.relay}}
+	srv.initOps()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		last, _ := strconv.ParseInt(r.URL.Query().Get("last"), 10, 64)
 		srv.ops.agents.serveMissionStream(w, r, m, last)

@@ -111,7 +111,7 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 		if err := e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
 			return err
 		}
-		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(rows, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: runSteps}
 		return nil
 	})
 	return out, err

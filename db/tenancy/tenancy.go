@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -321,6 +322,12 @@ func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string) ([]db.Worksp
 // immutable.
 func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (db.WorkspaceMember, error) {
 	var m db.WorkspaceMember
+	if role != nil && !slices.Contains(WorkspaceRoles, *role) {
+		return m, dbcore.Invalid(fmt.Sprintf("role must be one of %v", WorkspaceRoles))
+	}
+	if pilotageRole != nil && !slices.Contains(PilotageRoles, *pilotageRole) {
+		return m, dbcore.Invalid(fmt.Sprintf("pilotageRole must be one of %v", PilotageRoles))
+	}
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		ws, err := q.WorkspaceGetByID(ctx, wsID)
 		if err != nil {
@@ -341,6 +348,12 @@ func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string,
 	})
 	return m, err
 }
+
+// WorkspaceRoles and PilotageRoles are the roles a workspace member can hold, least first.
+var (
+	WorkspaceRoles = []string{"member", "admin"}
+	PilotageRoles  = []string{"viewer", "reviewer", "owner"}
+)
 
 // InvitationTTL is how long an invitation can be accepted.
 const InvitationTTL = 7 * 24 * time.Hour

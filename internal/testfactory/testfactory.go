@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,8 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -70,14 +74,90 @@ func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
 // store's real path (its invitation e-mail job included).
 func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
 	t.Helper()
+	join(t, store, owner, member, "member")
+}
+
+func join(t testing.TB, store *db.Store, owner, member identity.Registration, role string) db.WorkspaceMember {
+	t.Helper()
 	ctx := context.Background()
 	token := "tok-" + db.NewID()
 	_, err := tenancy.New(store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: owner.Workspace.ID, WorkspaceName: owner.Workspace.Name,
-		Email: member.User.Email, Role: "member", InvitedBy: owner.User.ID, InviterName: owner.User.Name,
+		Email: member.User.Email, Role: role, InvitedBy: owner.User.ID, InviterName: owner.User.Name,
 		Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
 	require.NoError(t, err)
-	_, err = tenancy.New(store).AcceptInvitation(ctx, token, member.User)
+	acc, err := tenancy.New(store).AcceptInvitation(ctx, token, member.User)
 	require.NoError(t, err)
+	return acc.Member
+}
+
+// MemberOpts are a workspace member's options.
+type MemberOpts struct {
+	// Email defaults to member@example.com.
+	Email *string
+	// Role is the workspace role the invitation gives (member or admin; default member).
+	Role *string
+	// PilotageRole is set after the invitation is accepted (viewer, reviewer or owner);
+	// nil keeps the viewer role an accepted invitation gives.
+	PilotageRole *string
+}
+
+// Member registers a user and makes them a member of owner's personal workspace with the roles of
+// opts, through an accepted invitation and, for a pilotage role, the workspace's member update. It
+// returns the user's registration (their own personal workspace included) and their membership of
+// owner's workspace.
+func Member(t testing.TB, store *db.Store, owner identity.Registration, opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
+	t.Helper()
+	if opts == nil {
+		opts = &MemberOpts{}
+	}
+	reg := User(t, store, &UserOpts{Email: Ptr(deref(opts.Email, "member@example.com"))})
+	m := join(t, store, owner, reg, deref(opts.Role, "member"))
+	if opts.PilotageRole != nil {
+		var err error
+		m, err = tenancy.New(store).UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil, opts.PilotageRole)
+		require.NoError(t, err)
+	}
+	return reg, m
+}
+
+// AgentOpts are an agent's options; the defaults are the api's.
+type AgentOpts struct {
+	// Slug defaults to planner; Name to "Agent <slug>".
+	Slug, Name *string
+	// AutonomyMode defaults to supervised (mission.AutonomySupervised).
+	AutonomyMode *string
+	// Tools defaults to every tool (agenttool.Names).
+	Tools []string
+	// McpOnly makes the agent's missions wait for an MCP client instead of a worker.
+	McpOnly *bool
+	// Limits default to 10 steps, 20 actions per mission and 30 missions per hour.
+	MaxSteps, MaxActionsPerMission, MaxMissionsPerHour *int32
+	// Actor creates the agent (default the owner).
+	Actor *identity.Registration
+}
+
+// Agent creates an agent (with its service user, a member of the workspace) in owner's personal
+// workspace through the agents engine.
+func Agent(t testing.TB, store *db.Store, owner identity.Registration, opts *AgentOpts) db.Agent {
+	t.Helper()
+	if opts == nil {
+		opts = &AgentOpts{}
+	}
+	slug := deref(opts.Slug, "planner")
+	tools := opts.Tools
+	if tools == nil {
+		tools = append([]string(nil), agenttool.Names...)
+	}
+	actor := owner
+	if opts.Actor != nil {
+		actor = *opts.Actor
+	}
+	a, err := mission.New(store).CreateAgent(context.Background(), owner.Workspace.ID, actor.User.ID, mission.AgentConfig{
+		Name: deref(opts.Name, "Agent "+slug), Slug: slug, AutonomyMode: deref(opts.AutonomyMode, mission.AutonomySupervised),
+		Tools: tools, McpOnly: deref(opts.McpOnly, false), MaxSteps: deref(opts.MaxSteps, int32(10)),
+		MaxActionsPerMission: deref(opts.MaxActionsPerMission, int32(20)), MaxMissionsPerHour: deref(opts.MaxMissionsPerHour, int32(30))})
+	require.NoError(t, err)
+	return a
 }
 
 // Project is a project with its columns' ids, in order.
@@ -168,4 +248,91 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// DocumentOpts are a document's options; the rest of document.NewDocument can be set through In.
+type DocumentOpts struct {
+	// Title defaults to "Design notes"; Content to a line of markdown.
+	Title, Content *string
+	// Author writes the document (default the owner).
+	Author *identity.Registration
+	// In carries any other field of the create (format, type, context, parent, tags, metadata); its
+	// context defaults to the owner's personal workspace.
+	In document.NewDocument
+}
+
+// Document creates a document (a draft, in review terms) in owner's personal workspace through the
+// documents engine.
+func Document(t testing.TB, store *db.Store, owner identity.Registration, opts *DocumentOpts) db.Document {
+	t.Helper()
+	if opts == nil {
+		opts = &DocumentOpts{}
+	}
+	in := opts.In
+	in.WorkspaceID, in.AuthorID = owner.Workspace.ID, owner.User.ID
+	if opts.Author != nil {
+		in.AuthorID = opts.Author.User.ID
+	}
+	in.Title = deref(opts.Title, "Design notes")
+	in.Content = deref(opts.Content, "We ship the ledger migration in three phases.")
+	if in.ContextType == "" {
+		in.ContextType, in.ContextID = "workspace", owner.Workspace.ID
+	}
+	d, err := document.New(store).CreateDocument(context.Background(), in)
+	require.NoError(t, err)
+	return d
+}
+
+// Count answers a count query on the bundle's database (an assertion that something was, or was not,
+// written).
+func (b *Bundle) Count(t testing.TB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.Pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// Events lists a stream's events (a mission's, a run's, a draft's) as "type:status", in order.
+func (b *Bundle) Events(t testing.TB, streamID string) []string {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 ORDER BY seq`, streamID)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return out
+}
+
+// LastEvent reads a stream's last event: its message and data.
+func (b *Bundle) LastEvent(t testing.TB, streamID string) (string, map[string]any) {
+	t.Helper()
+	var msg string
+	var data map[string]any
+	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT message, data FROM stream_events WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1`,
+		streamID).Scan(&msg, &data))
+	return msg, data
+}
+
+// Job is a River job as tests look at it.
+type Job struct {
+	ID          int64
+	Queue       string
+	State       string
+	Args        map[string]any
+	ScheduledAt time.Time
+	MaxAttempts int
+}
+
+// Jobs lists the River jobs of a kind (jobs.MissionArgs{}.Kind() and the like), oldest first: what the
+// writes under test enqueued, in the same database.
+func (b *Bundle) Jobs(t testing.TB, kind string) []Job {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT id, queue, state::text, args, scheduled_at, max_attempts FROM river_job WHERE kind = $1 ORDER BY id`, kind)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.Queue, &j.State, &j.Args, &j.ScheduledAt, &j.MaxAttempts)
+		return j, err
+	})
+	require.NoError(t, err)
+	return out
 }
