@@ -146,7 +146,7 @@ type BillingCheckout struct {
 	OrganizationID string
 	Provider       string
 	ExternalID     string
-	Url            string
+	URL            string
 	Status         string
 	CreatedBy      string
 	CreatedAt      time.Time
