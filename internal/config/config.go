@@ -111,9 +111,9 @@ func load(getenv func(string) string) (*Config, error) {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
 
-	errs := append(r.errs, c.validate()...)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(errs...))
+	r.errs = append(r.errs, c.validate()...)
+	if len(r.errs) > 0 {
+		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(r.errs...))
 	}
 	return c, nil
 }
@@ -128,7 +128,7 @@ type envReader struct {
 // get reads a variable: from the file NAME_FILE names when set (trimmed), else NAME, else def.
 func (r *envReader) get(name, def string) string {
 	if v := r.getenv(name + "_FILE"); v != "" {
-		b, err := os.ReadFile(v)
+		b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
 		if err != nil {
 			r.errs = append(r.errs, fmt.Errorf("%s_FILE: %w", name, err))
 			return def
@@ -149,6 +149,16 @@ func (r *envReader) atoi(name, def string) int {
 		r.errs = append(r.errs, fmt.Errorf("%s must be an integer, got %q", name, s))
 	}
 	return n
+}
+
+// atoi32 reads a 32-bit integer variable.
+func (r *envReader) atoi32(name, def string) int32 {
+	s := r.get(name, def)
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s must be a 32-bit integer, got %q", name, s))
+	}
+	return int32(n)
 }
 
 // duration reads a duration variable (see ParseDuration); ok is false when it is not one.
@@ -194,7 +204,7 @@ func (r *envReader) readStrings() *Config {
 // readNumbers reads the integer variables into c.
 func (r *envReader) readNumbers(c *Config) {
 	c.Port = r.atoi("PORT", "8080")
-	c.DatabaseMaxConns = int32(r.atoi("DATABASE_MAX_CONNS", "20"))
+	c.DatabaseMaxConns = r.atoi32("DATABASE_MAX_CONNS", "20")
 	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
 }

@@ -121,7 +121,7 @@ type (
 	}
 )
 
-// Condition operators.
+// ConditionOps are the condition operators.
 var ConditionOps = []string{"equals", "not_equals", "exists", "not_exists", "greater_than", "less_than"}
 
 // TypeInfo documents a step type for the catalog.
@@ -366,14 +366,14 @@ func (c paramCheck) id(field, v string, required bool) error {
 }
 
 // tmpl checks a template field: its length and that it names only steps this one (transitively) needs.
-func (c paramCheck) tmpl(field, v string, max int, required bool) error {
+func (c paramCheck) tmpl(field, v string, maxLen int, required bool) error {
 	if required {
 		if err := c.need(field, v); err != nil {
 			return err
 		}
 	}
-	if len([]rune(v)) > max {
-		return stepErr(c.s.ID, "params.%s is at most %d characters", field, max)
+	if len([]rune(v)) > maxLen {
+		return stepErr(c.s.ID, "params.%s is at most %d characters", field, maxLen)
 	}
 	for _, ref := range TemplateRefs(v) {
 		if !c.anc[c.s.ID][ref] {
