@@ -98,7 +98,7 @@ type SessionOut struct {
 func (s accountOps) listSessions(ctx context.Context, _ *struct{}) (*Output[[]SessionOut], error) {
 	current := principalFrom(ctx).Session.ID
 	return listOf(func(x db.Session) SessionOut {
-		return SessionOut{ID: x.ID, Device: x.Device, UserAgent: x.UserAgent, ClientIP: x.ClientIp, CreatedAt: x.CreatedAt,
+		return SessionOut{ID: x.ID, Device: x.Device, UserAgent: x.UserAgent, ClientIP: x.ClientIP, CreatedAt: x.CreatedAt,
 			LastSeenAt: x.LastSeenAt, ExpiresAt: x.ExpiresAt, Current: x.ID == current}
 	})(s.identity.Sessions(ctx, principalFrom(ctx).User.ID))
 }

@@ -374,7 +374,7 @@ type Session struct {
 	UserID     string
 	Device     string
 	UserAgent  string
-	ClientIp   string
+	ClientIP   string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time
