@@ -143,6 +143,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		s.writeErr(hctx, err)
 		return
 	}
+	noteCaller(hctx.Context(), p) // the access log names the caller, even of a refusal below
 	if err := checkScope(p, a); err != nil {
 		s.writeErr(hctx, err)
 		return
@@ -300,7 +301,12 @@ func bearerToken(h string) (string, error) {
 // authenticateBearer resolves the caller of a plain HTTP route (/mcp) from its Authorization header, a
 // personal access token or a session JWT, as authenticate does for operations. Cookies are not
 // accepted there: such routes have no CSRF protection.
-func (s *Server) authenticateBearer(ctx context.Context, header string) (*Principal, error) {
+func (s *Server) authenticateBearer(ctx context.Context, header string) (p *Principal, err error) {
+	defer func() {
+		if err == nil {
+			noteCaller(ctx, p) // the access log names the caller
+		}
+	}()
 	if header == "" {
 		return nil, errUnauthorized("authentication required")
 	}
@@ -315,7 +321,7 @@ func (s *Server) authenticateBearer(ctx context.Context, header string) (*Princi
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired token")
 	}
-	p := &Principal{Session: claims}
+	p = &Principal{Session: claims}
 	if p.User, err = s.sessionUser(ctx, claims); err != nil {
 		return nil, err
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -135,9 +134,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.initOps()
 
 	router := chi.NewRouter()
-	// The request id first, so that every later middleware's log lines carry it; metrics outside the
-	// recoverer, so that a panic is counted as the 500 it answers.
-	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.recoverer, s.accessLog)
+	// The request id first, so that every later middleware's log lines carry it; metrics and the access
+	// log outside the recoverer, so that a panic is counted and logged as the 500 it answers.
+	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.accessLog, s.recoverer)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
@@ -219,19 +218,6 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(w, r)
-	})
-}
-
-func (s *Server) accessLog(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
-		if s.logger.Enabled(r.Context(), slog.LevelDebug) || ww.Status() >= 500 {
-			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
-				slog.Duration("duration", time.Since(start))) // the log handler adds requestId
-		}
 	})
 }
 
