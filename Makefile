@@ -9,9 +9,13 @@ help: ## List the targets
 run: ## Build and run api + worker (starts a private PostgreSQL under .data/ unless DATABASE_URL is set)
 	@scripts/run.sh
 
+# VERSION is what `pilot version` prints: git describe in a checkout (a tag, or the commit, with -dirty
+# when the tree has changes), else dev; `make build VERSION=1.2.0` overrides it.
+VERSION = $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
 .PHONY: build
-build: ## Build bin/pilot
-	go build -o bin/pilot ./cmd/pilot
+build: ## Build bin/pilot (its version from git describe)
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/pilot ./cmd/pilot
 
 .PHONY: test
 test: ## Run every test against a throwaway PostgreSQL cluster

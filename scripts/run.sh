@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-go build -o bin/pilot ./cmd/pilot
+make --no-print-directory build # with the version pilot version prints
 
 pids=()
 own_pg=""

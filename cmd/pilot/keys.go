@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -67,8 +68,8 @@ func storedKeys(ctx context.Context, store *db.Store) ([]auth.Key, error) {
 }
 
 // runKeys runs `pilot keys rotate`: a new stored key that signs once every api process has loaded it;
-// the keys it replaces verify until their sessions expire.
-func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
+// the keys it replaces verify until their sessions expire. It tells the operator on stdout.
+func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string, stdout io.Writer) error {
 	if len(args) != 1 || args[0] != "rotate" {
 		return errors.New("usage: pilot keys rotate")
 	}
@@ -86,6 +87,6 @@ func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args 
 		return err
 	}
 	logger.Info("signing key rotated", "key", key.ID, "signs_from", key.NotBefore.Format(time.RFC3339))
-	fmt.Printf("new signing key %s signs from %s; older keys verify until their sessions expire\n", key.ID, key.NotBefore.Format(time.RFC3339))
-	return nil
+	_, err = fmt.Fprintf(stdout, "new signing key %s signs from %s; older keys verify until their sessions expire\n", key.ID, key.NotBefore.Format(time.RFC3339))
+	return err
 }

@@ -1,18 +1,22 @@
-// Command pilot runs Pilot's processes: `pilot api`, `pilot worker` and `pilot migrate`.
+// Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate` and `pilot keys
+// rotate`; `pilot version` and `pilot help` say what it is.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,70 +39,130 @@ import (
 	"github.com/pilot-dev/pilot/workers"
 )
 
+// usage is what `pilot help` prints, and what a missing or unknown command prints to stderr.
 const usage = `usage: pilot <command>
 
 commands:
-  api      serve the HTTP API (migrates first)
-  worker   run background jobs (migrates first)
-  migrate  apply database migrations and exit
-  keys rotate
-           make a new session signing key (when JWT_SECRET is unset); older keys verify until their
-           sessions expire`
+  api          serve the HTTP API (migrates first)
+  worker       run background jobs (migrates first)
+  migrate      apply database migrations and exit
+  keys rotate  make a new session signing key (when JWT_SECRET is unset); older keys verify until
+               their sessions expire
+  version      print the version, the Go version and the VCS revision
+  help         print this help (also -h, --help)
+
+Configuration comes from environment variables (DATABASE_URL, PORT, LOG_LEVEL, METRICS_ADDR, ...),
+read when a command starts: see the Configuration table in README.md for each one, its default and
+meaning.`
+
+// version is the release this binary was built from: the Makefile's build target sets it with
+// -ldflags "-X main.version=$(git describe --always --dirty)"; "dev" when built otherwise.
+var version = "dev"
 
 // defaultGCPercent is the garbage collector's target unless GOGC is set.
 const defaultGCPercent = 400
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, usage)
-		os.Exit(2)
+	// No defer: os.Exit below would skip it, so the signal handler is stopped before exiting.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command that args name until it is done or ctx ends, logging to stderr, and answers the
+// process's exit code: 0, 1 when the command failed (its configuration included), 2 for a missing or
+// unknown command. help and version read no configuration.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return write(stderr, usage+"\n", 2)
+	}
+	var cmd func(context.Context, *config.Config, *slog.Logger) error
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return write(stdout, usage+"\n", 0)
+	case "version", "--version":
+		return write(stdout, versionText(), 0)
+	case "api":
+		cmd = runAPI
+	case "worker":
+		cmd = runWorker
+	case "migrate":
+		cmd = runMigrate
+	case "keys":
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runKeys(ctx, cfg, logger, args[1:], stdout)
+		}
+	default:
+		return write(stderr, fmt.Sprintf("pilot: unknown command %q\n\n%s\n", args[0], usage), 2)
 	}
 	cfg, err := config.Load()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return write(stderr, err.Error()+"\n", 1)
 	}
-	logger := newLogger(cfg)
+	// Every line names its process, so that the lines of several processes read together (a journal,
+	// a log store, make run's terminal) can be told apart.
+	logger := newLogger(cfg, stderr).With("process", args[0])
 	if os.Getenv("GOGC") == "" {
 		// Requests allocate short-lived buffers on a small live heap, so the default GOGC=100 collects
 		// very often: 400 measured 25-30% more card lists and creates per second (make bench). GOGC set
 		// in the environment wins, and GOMEMLIMIT still bounds the heap.
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	var run func(context.Context, *config.Config, *slog.Logger) error
-	switch os.Args[1] {
-	case "api":
-		run = runAPI
-	case "worker":
-		run = runWorker
-	case "migrate":
-		run = runMigrate
-	case "keys":
-		run = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
-			return runKeys(ctx, cfg, logger, os.Args[2:])
-		}
-	default:
-		fmt.Fprintln(os.Stderr, usage)
-		os.Exit(2)
+	if err := cmd(ctx, cfg, logger); err != nil {
+		logger.Error("exiting", "command", args[0], "error", err)
+		return 1
 	}
-
-	// No defer: os.Exit below would skip it, so the signal handler is stopped before exiting.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, cfg, logger)
-	stop()
-	if err != nil {
-		logger.Error("exiting", "command", os.Args[1], "error", err)
-		os.Exit(1)
-	}
+	return 0
 }
 
-func newLogger(cfg *config.Config) *slog.Logger {
+// write writes text to w and answers code, or 1 when w failed (a closed pipe): the exit code of a
+// command whose answer is text.
+func write(w io.Writer, text string, code int) int {
+	if _, err := io.WriteString(w, text); err != nil {
+		return 1
+	}
+	return code
+}
+
+// versionText is what `pilot version` prints: the version, the Go toolchain, and the VCS revision Go
+// stamped into the binary (with "modified" when the tree had uncommitted changes), when it did.
+func versionText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pilot %s\n", version)
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		fmt.Fprintf(&b, "go %s\nrevision unknown\n", runtime.Version())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "go %s\n", info.GoVersion)
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	rev := settings["vcs.revision"]
+	if rev == "" {
+		b.WriteString("revision unknown\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "revision %s", rev)
+	if t := settings["vcs.time"]; t != "" {
+		fmt.Fprintf(&b, " (%s)", t)
+	}
+	if settings["vcs.modified"] == "true" {
+		b.WriteString(" modified")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.Production() {
-		h = slog.NewJSONHandler(os.Stderr, opts)
+		h = slog.NewJSONHandler(w, opts)
 	}
 	// Lines logged with a request's or a job's context carry its request id and trace ids.
 	return slog.New(telemetry.NewLogHandler(h))
