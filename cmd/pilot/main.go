@@ -168,9 +168,9 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	return slog.New(telemetry.NewLogHandler(h))
 }
 
-// startTelemetry builds the process's metrics (served on METRICS_ADDR; nil when it is unset) and
-// tracing (exported to OTEL_EXPORTER_OTLP_ENDPOINT; nil when it is unset). The metrics server stops
-// when ctx ends; the caller shuts tracing down, which flushes the last spans.
+// startTelemetry builds the process's metrics (nil when METRICS_ADDR is unset; serveMetrics serves
+// them) and tracing (exported to OTEL_EXPORTER_OTLP_ENDPOINT; nil when it is unset). The caller shuts
+// tracing down, which flushes the last spans.
 func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger, service string) (*telemetry.Metrics, *telemetry.Tracing, error) {
 	tracing, err := telemetry.NewTracing(ctx, telemetry.TracingConfig{Endpoint: cfg.OTLPEndpoint, Service: service})
 	if err != nil {
@@ -182,13 +182,25 @@ func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger
 	if cfg.MetricsAddr == "" {
 		return nil, tracing, nil
 	}
-	metrics := telemetry.NewMetrics(logger)
-	addr, err := metrics.Serve(ctx, cfg.MetricsAddr)
-	if err != nil {
-		return nil, nil, errors.Join(err, tracing.Shutdown(context.Background()))
+	return telemetry.NewMetrics(logger), tracing, nil
+}
+
+// serveMetrics serves metrics on METRICS_ADDR until ctx ends, with /healthz and /readyz from probes
+// when it is not nil; nothing when metrics is nil (METRICS_ADDR unset).
+func serveMetrics(ctx context.Context, cfg *config.Config, logger *slog.Logger, metrics *telemetry.Metrics, probes http.Handler) error {
+	if metrics == nil {
+		return nil
 	}
-	logger.Info("serving metrics", "addr", addr.String(), "path", "/metrics")
-	return metrics, tracing, nil
+	addr, err := metrics.Serve(ctx, cfg.MetricsAddr, probes)
+	if err != nil {
+		return err
+	}
+	paths := []string{"/metrics"}
+	if probes != nil {
+		paths = append(paths, "/healthz", "/readyz")
+	}
+	logger.Info("serving metrics", "addr", addr.String(), "paths", strings.Join(paths, ","))
+	return nil
 }
 
 // stopTracing flushes the spans not yet exported, within a few seconds.
@@ -235,6 +247,10 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return err
 	}
 	defer stopTracing(tracing, logger)
+	// The api answers its probes on PORT (api.New), beside the operations.
+	if err := serveMetrics(ctx, cfg, logger, metrics, nil); err != nil {
+		return err
+	}
 	// Insert-only River client: no queues, never started.
 	// Its FetchCooldown spaces the insert notifications it sends per queue. Its middleware put the
 	// request id and trace context into each job's metadata.
@@ -331,14 +347,23 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	}
 	metrics.WatchPool(dbPool)
 	metrics.WatchQueues(sources.Queues(store), slices.Sorted(maps.Keys(queues)))
+	// The worker has no other listener: its probes are on the metrics address. /readyz answers 503 until
+	// River has started; the listener closes when ctx ends, as the soft stop begins (a probe already in
+	// flight then is answered 503).
+	jobsRunning := &jobClientState{}
+	if err := serveMetrics(ctx, cfg, logger, metrics, telemetry.Probes(logger, workerChecks(store, jobsRunning)...)); err != nil {
+		return err
+	}
 	// Started on a context the signal does not cancel: cancelling Start's context is River's hard stop,
 	// which would cancel running jobs at once. SIGTERM is a soft stop (below): no new fetches, running
 	// jobs get SHUTDOWN_GRACE_PERIOD to finish, then they are cancelled and released for retry.
 	if err := riverClient.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
+	jobsRunning.started(riverClient.Stopped())
 	logger.Info("worker started", "concurrency", cfg.WorkerConcurrency, "llm", provider.Name())
 	<-ctx.Done()
+	jobsRunning.stopping()
 	logger.Info("worker stopping softly", "grace", cfg.ShutdownGracePeriod)
 	softCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGracePeriod)
 	defer cancel()

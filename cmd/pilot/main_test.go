@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -229,4 +230,78 @@ func TestAPILogsNameTheProcess(t *testing.T) {
 		}
 	}
 	requireProcessOnEveryLine(t, own, "api")
+}
+
+// TestWorkerProbes: the worker serves /healthz and /readyz on its metrics address; /readyz is 200
+// once River runs, and 503 while the database refuses connections, then 200 again.
+func TestWorkerProbes(t *testing.T) {
+	url := testEnv(t)
+	t.Setenv("METRICS_ADDR", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	stderr := start(t, "worker")
+	addr := waitForLine(t, stderr, regexp.MustCompile(`msg="serving metrics" process=worker addr=(\S+) paths=/metrics,/healthz,/readyz`))
+	base := "http://" + addr
+	require.Eventually(t, func() bool {
+		code, _ := getStatus(t, base+"/readyz")
+		return code == http.StatusOK
+	}, 30*time.Second, 20*time.Millisecond, "the worker becomes ready: %s", stderr)
+	code, body := getStatus(t, base+"/healthz")
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"status":"ok"}`, body)
+	code, body = getStatus(t, base+"/readyz")
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"status":"ready"}`, body)
+	code, _ = getStatus(t, base+"/metrics")
+	require.Equal(t, http.StatusOK, code)
+
+	// The database refuses the worker's connections: not ready, still alive.
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	name := cfg.Database
+	admin, err := pgx.Connect(context.Background(), pgtest.AdminURL(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close(context.Background()) }) // after the cleanup below
+	exec := func(sql string) {
+		t.Helper()
+		_, err := admin.Exec(context.Background(), sql)
+		require.NoError(t, err)
+	}
+	exec("ALTER DATABASE " + name + " ALLOW_CONNECTIONS false")
+	t.Cleanup(func() { exec("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true") })
+	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "' AND pid <> pg_backend_pid()")
+	require.Eventually(t, func() bool {
+		code, body = getStatus(t, base+"/readyz")
+		return code == http.StatusServiceUnavailable
+	}, 30*time.Second, 50*time.Millisecond, "not ready without a database")
+	require.JSONEq(t, `{"statusCode":503,"message":"database unreachable","error":"Service Unavailable"}`, body)
+	code, _ = getStatus(t, base+"/healthz")
+	require.Equal(t, http.StatusOK, code, "alive while not ready")
+
+	exec("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true")
+	require.Eventually(t, func() bool {
+		code, _ = getStatus(t, base+"/readyz")
+		return code == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond, "ready again once the database answers")
+
+	var own []string
+	for _, l := range stderr.lines() {
+		if !strings.HasPrefix(l, "\t") {
+			own = append(own, l)
+		}
+	}
+	requireProcessOnEveryLine(t, own, "worker")
+}
+
+func TestJobClientState(t *testing.T) {
+	var j jobClientState
+	require.EqualError(t, j.check(context.Background()), "the job client has not started")
+	stopped := make(chan struct{})
+	j.started(stopped)
+	require.NoError(t, j.check(context.Background()))
+	close(stopped)
+	require.EqualError(t, j.check(context.Background()), "the job client stopped")
+
+	j = jobClientState{}
+	j.started(make(chan struct{}))
+	j.stopping()
+	require.EqualError(t, j.check(context.Background()), "the worker is stopping")
 }

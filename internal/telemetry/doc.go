@@ -17,4 +17,6 @@
 //     mission event relay's and the access cache's counters at scrape time.
 //   - NewLogHandler adds the request id (and the trace and span ids) found in a record's context to
 //     every log line.
+//   - Probes answers /healthz and /readyz from a process's readiness checks; Metrics.Serve serves them
+//     beside /metrics (the worker's probes: it has no other listener).
 package telemetry

@@ -104,10 +104,10 @@ func TestMetricsServe(t *testing.T) {
 	t.Parallel()
 	m := NewMetrics(nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, err := m.Serve(ctx, "127.0.0.1:0")
+	addr, err := m.Serve(ctx, "127.0.0.1:0", nil)
 	require.NoError(t, err)
 
-	_, err = m.Serve(ctx, addr.String())
+	_, err = m.Serve(ctx, addr.String(), nil)
 	require.ErrorContains(t, err, "metrics listen", "an address in use fails at start")
 
 	resp, err := http.Get("http://" + addr.String() + "/metrics")
@@ -123,6 +123,10 @@ func TestMetricsServe(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode, "only /metrics is served")
+	resp, err = http.Get("http://" + addr.String() + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "no probes unless given")
 
 	cancel()
 	require.Eventually(t, func() bool {

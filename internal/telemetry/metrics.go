@@ -94,15 +94,20 @@ func (p promLogger) Println(v ...any) {
 	p.l.Warn("metrics", "error", strings.TrimSpace(fmt.Sprintln(v...)))
 }
 
-// Serve listens on addr and serves /metrics until ctx ends. It returns once listening (an address in
-// use is an error at start, not a log line later); the server stops by itself.
-func (m *Metrics) Serve(ctx context.Context, addr string) (net.Addr, error) {
+// Serve listens on addr and serves /metrics until ctx ends, and /healthz and /readyz from probes when
+// it is not nil (Probes). It returns once listening (an address in use is an error at start, not a log
+// line later); the server stops by itself.
+func (m *Metrics) Serve(ctx context.Context, addr string, probes http.Handler) (net.Addr, error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listen: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	if probes != nil {
+		mux.Handle("GET /healthz", probes)
+		mux.Handle("GET /readyz", probes)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
