@@ -163,8 +163,9 @@ func TestMissionStreamLive(t *testing.T) {
 	m := s.newTestMission(u, "running")
 	st := s.open(u, m, nil)
 	require.Equal(t, "text/event-stream", st.Resp.Header.Get("Content-Type"))
-	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"))
+	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"), "the stream's own, not the default no-store")
 	require.Equal(t, "no", st.Resp.Header.Get("X-Accel-Buffering"))
+	require.Equal(t, "nosniff", st.Resp.Header.Get("X-Content-Type-Options"))
 
 	s.emit(m, "status", "running", "started")
 	s.emit(m, "step", "", "moved a card")

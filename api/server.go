@@ -127,8 +127,10 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.initOps()
 
 	router := chi.NewRouter()
-	// The request id first, so that every later middleware's log lines carry it; metrics outside the
-	// recoverer, so that a panic is counted as the 500 it answers.
+	// The security headers before everything else, so that every answer carries them (handlers may
+	// replace them). Then the request id, so that every later middleware's log lines carry it; metrics
+	// outside the recoverer, so that a panic is counted as the 500 it answers.
+	router.Use(securityHeaders)
 	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.recoverer, s.accessLog)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
