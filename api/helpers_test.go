@@ -57,6 +57,8 @@ type testEnv struct {
 type setupOpts struct {
 	production     bool
 	loginRateLimit int
+	// options, when set, changes the Options the handler is built with.
+	options func(*Options)
 }
 
 // setup builds the real api handler on a fresh database with an insert-only River client, as the api
@@ -83,9 +85,11 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the access cache did not start listening")
 	}
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache,
-	})
+	opts := Options{Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache}
+	if o.options != nil {
+		o.options(&opts)
+	}
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, opts)
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
 

@@ -1,10 +1,13 @@
 package api
 
-// This file holds the router's outermost middleware: the security headers every answer carries.
+// This file holds the router's outermost middleware: the security headers every answer carries, and
+// CORS for the browser origins the deployment lists.
 
 import (
 	"net/http"
 	"strings"
+
+	"github.com/rs/cors"
 )
 
 // Default security headers. Each is set before any handler runs, so a handler that needs another value
@@ -45,4 +48,40 @@ func private(r *http.Request) bool {
 	}
 	c, err := r.Cookie(sessionCookie)
 	return err == nil && c.Value != ""
+}
+
+// corsPreflightMaxAge is how long browsers may keep a preflight's answer (seconds).
+const corsPreflightMaxAge = 600
+
+// corsMiddleware lets the browser origins listed (Options.CORSOrigins, exact origins such as
+// https://app.example.com) call the API with credentials (the session cookie, an Authorization
+// header): their requests are answered with Access-Control-Allow-Origin set to their own origin, never
+// "*", and Access-Control-Allow-Credentials: true; a preflight (OPTIONS with
+// Access-Control-Request-Method) is answered 204 without reaching the routes. Any other origin gets no
+// CORS header, so browsers keep it out. With no origin listed there is no CORS middleware at all (nil).
+func corsMiddleware(origins []string) func(http.Handler) http.Handler {
+	if len(origins) == 0 {
+		return nil
+	}
+	allowed := make(map[string]bool, len(origins))
+	for _, o := range origins {
+		allowed[strings.ToLower(o)] = true
+	}
+	c := cors.New(cors.Options{
+		// A function rather than AllowedOrigins: an exact match only, whatever the list holds ("*" or
+		// a wildcard would mean any origin to AllowedOrigins).
+		AllowOriginFunc: func(origin string) bool { return allowed[strings.ToLower(origin)] },
+		AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+			http.MethodDelete},
+		// What the clients send: credentials, JSON, the CSRF token of cookie sessions, the event
+		// streams' resume point, the request id, and MCP's session and protocol version (/mcp).
+		AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "X-CSRF-Token", "Last-Event-ID",
+			"X-Request-ID", "Mcp-Session-Id", "Mcp-Protocol-Version"},
+		// What the clients read: MCP's session id (answered to initialize), the 401 challenge, the
+		// request id, and an attachment's file name.
+		ExposedHeaders:   []string{"Mcp-Session-Id", "WWW-Authenticate", "X-Request-ID", "Content-Disposition"},
+		AllowCredentials: true,
+		MaxAge:           corsPreflightMaxAge,
+	})
+	return c.Handler
 }

@@ -72,6 +72,9 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Tracing opens a span per request (nil: tracing off).
 	Tracing *telemetry.Tracing
+	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
+	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
+	CORSOrigins []string
 }
 
 // Server holds what handlers need.
@@ -131,6 +134,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	// replace them). Then the request id, so that every later middleware's log lines carry it; metrics
 	// outside the recoverer, so that a panic is counted as the 500 it answers.
 	router.Use(securityHeaders)
+	if c := corsMiddleware(opts.CORSOrigins); c != nil {
+		router.Use(c) // a preflight is answered here, before the routes and their authentication
+	}
 	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.recoverer, s.accessLog)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))

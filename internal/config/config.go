@@ -69,6 +69,10 @@ type Config struct {
 	S3Bucket, S3Endpoint, S3Region, S3Prefix string
 	S3AccessKeyID, S3SecretAccessKey         string
 	S3PathStyle                              bool
+	// CORSOrigins (CORS_ORIGINS, comma-separated) are the browser origins allowed to call the API
+	// cross-origin, with credentials (https://app.example.com: scheme, host and port, no path), in
+	// lower case. Empty: no CORS headers at all, so browsers allow same-origin calls only.
+	CORSOrigins []string
 	// MetricsAddr is the listen address of the process's Prometheus /metrics endpoint (METRICS_ADDR,
 	// e.g. ":9090" or "127.0.0.1:9090"; empty: no metrics served). It is a listener of its own, apart
 	// from the API's PORT, so that it can stay private.
@@ -198,6 +202,11 @@ func load(getenv func(string) string) (*Config, error) {
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
+	for _, origin := range strings.Split(get("CORS_ORIGINS", ""), ",") {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			c.CORSOrigins = append(c.CORSOrigins, strings.ToLower(origin))
+		}
+	}
 
 	errs = append(errs, c.validate()...)
 	if len(errs) > 0 {
@@ -289,6 +298,12 @@ func (c *Config) validate() []error {
 			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.LLM.BaseURL))
 		}
 	}
+	for _, origin := range c.CORSOrigins {
+		if !validOrigin(origin) {
+			errs = append(errs, fmt.Errorf("CORS_ORIGINS must list origins like https://app.example.com (http or https, a host, "+
+				"maybe a port, no path, no wildcard), got %q", origin))
+		}
+	}
 	if c.MetricsAddr != "" {
 		host, port, err := net.SplitHostPort(c.MetricsAddr)
 		n, perr := strconv.Atoi(port)
@@ -314,6 +329,22 @@ func (c *Config) validate() []error {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel))
 	}
 	return errs
+}
+
+// validOrigin reports whether s is an origin as browsers send it in the Origin header: an http or
+// https scheme and a host, maybe a port, and nothing else (no path, not even "/", no query, no user, no
+// wildcard).
+func validOrigin(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || strings.Contains(s, "*") {
+		return false
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	return s == u.Scheme+"://"+u.Host
 }
 
 // ParseDuration accepts Go durations ("90m") and whole days ("7d").
