@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
@@ -37,6 +38,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -60,6 +62,8 @@ type Options struct {
 	DraftWait time.Duration
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
 	AccessCache *accesscache.Cache
+	// Sessions ends the open streams of sessions that end (nil: they run until their client leaves).
+	Sessions *sessionwatch.Watcher
 	// McpClaimTimeout is how long an MCP client holding a mission may stay silent before the mission
 	// returns to the queue (MCP_CLAIM_TIMEOUT; zero: 10 minutes).
 	McpClaimTimeout time.Duration
@@ -100,6 +104,8 @@ type Server struct {
 	api         huma.API
 
 	mcp *mcpServer
+	// touched is when this process last recorded each session as seen (touchSession).
+	touched *lru.Cache[string, time.Time]
 	// ops are the operations by area (ops.go).
 	ops ops
 }
@@ -127,6 +133,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
 		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
+	s.touched, _ = lru.New[string, time.Time](16384)
 	s.initOps()
 
 	router := chi.NewRouter()
@@ -167,6 +174,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.ops.account.registerAuth()
 	s.ops.account.registerTwoFactor()
 	s.ops.account.registerTokens()
+	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerProjects()

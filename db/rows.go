@@ -368,6 +368,19 @@ type Scope struct {
 	UpdatedAt   time.Time
 }
 
+// Session is a server-side session: the row a session JWT names (its jti).
+type Session struct {
+	ID         string
+	UserID     string
+	Device     string
+	UserAgent  string
+	ClientIp   string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
+}
+
 // Skill is a skill of a workspace that agents can be given.
 type Skill struct {
 	ID           string

@@ -26,6 +26,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -183,6 +184,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	relay := stream.Start(ctx, store, stream.Config{Logger: logger}) // ctx's end closes every stream
 	access := accesscache.Start(ctx, store, logger)
+	sessions := sessionwatch.Start(ctx, store, logger)
 	metrics.WatchPool(dbPool)
 	metrics.WatchRelay(sources.Relay(relay))
 	metrics.WatchAccessCache(sources.Cache(access))
@@ -192,7 +194,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		Storage: attachments, Relay: relay, AccessCache: access, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
+		Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{

@@ -561,6 +561,18 @@ type Scope struct {
 	UpdatedAt   time.Time
 }
 
+type Session struct {
+	ID         string
+	UserID     string
+	Device     string
+	UserAgent  string
+	ClientIp   string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
+}
+
 type SigningKey struct {
 	ID        string
 	Secret    []byte
