@@ -85,7 +85,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 		}
 		return &mcpauth.TokenInfo{UserID: p.User.ID, Scopes: p.Scopes, Extra: map[string]any{principalExtra: p}}, nil
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	router.Handle(mcpPath, s.mcpAuth(bind(h)))
+	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(h))))
 	if ctx != nil {
 		go func() {
 			<-ctx.Done()
