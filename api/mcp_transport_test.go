@@ -152,3 +152,172 @@ func TestMCPTransportErrors(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, r.Code, "body: %s", r.Body)
 	require.False(t, e.mcpAlive(ann.Token, session))
 }
+
+// TestMCPSessionsPerUserCap: a user opening one session past their cap has the session idle the
+// longest closed (its id is then an unknown session); another user's sessions are untouched.
+func TestMCPSessionsPerUserCap(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{options: func(o *Options) { o.McpMaxSessionsPerUser = 3 }})
+	ann := e.register("ann@example.com")
+	bob := e.register("bob@example.com")
+	annPAT := e.pat(ann, []string{"projects:read"})
+	bob1 := e.mcpOpen(bob.Token)
+	bob2 := e.mcpOpen(bob.Token)
+
+	// The cap is the user's, whatever credential opened the session.
+	s1 := e.mcpOpen(ann.Token)
+	s2 := e.mcpOpen(annPAT)
+	s3 := e.mcpOpen(ann.Token)
+	for _, s := range []string{s1, s2, s3} {
+		require.True(t, e.mcpAlive(ann.Token, s))
+	}
+	// Each ping used them in order: s1 is idle the longest.
+	s4 := e.mcpOpen(ann.Token)
+	require.False(t, e.mcpAlive(ann.Token, s1), "the session idle the longest is closed")
+	require.True(t, e.mcpAlive(ann.Token, s2))
+	require.True(t, e.mcpAlive(ann.Token, s3))
+	require.True(t, e.mcpAlive(ann.Token, s4))
+
+	// Idle the longest, not opened first: those pings used s2, s3, then s4; using s2 again leaves s3
+	// idle the longest.
+	require.True(t, e.mcpAlive(ann.Token, s2))
+	s5 := e.mcpOpen(annPAT)
+	require.False(t, e.mcpAlive(ann.Token, s3), "s3 was idle the longest")
+	for _, s := range []string{s2, s4, s5} {
+		require.True(t, e.mcpAlive(ann.Token, s))
+	}
+
+	// Bob's sessions were never touched, and his own cap is his.
+	require.True(t, e.mcpAlive(bob.Token, bob1))
+	require.True(t, e.mcpAlive(bob.Token, bob2))
+	bob3 := e.mcpOpen(bob.Token)
+	for _, s := range []string{bob1, bob2, bob3} {
+		require.True(t, e.mcpAlive(bob.Token, s))
+	}
+	for _, s := range []string{s2, s4, s5} {
+		require.True(t, e.mcpAlive(ann.Token, s))
+	}
+}
+
+// TestMCPSessionsGlobalCap: past the process's cap a new session is refused with 503 in the error shape;
+// a user at their own cap still replaces one of theirs, and an ended session frees its place.
+func TestMCPSessionsGlobalCap(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{options: func(o *Options) { o.McpMaxSessionsPerUser = 2; o.McpMaxSessions = 3 }})
+	ann := e.register("ann@example.com")
+	bob := e.register("bob@example.com")
+	carol := e.register("carol@example.com")
+	a1 := e.mcpOpen(ann.Token)
+	a2 := e.mcpOpen(ann.Token)
+	b1 := e.mcpOpen(bob.Token)
+
+	refused := func(u user) {
+		t.Helper()
+		r := e.mcpRaw("POST", u.Token, "", mcpInitialize, nil)
+		requireStatus(t, r, http.StatusServiceUnavailable)
+		require.Contains(t, decode[ErrorBody](t, r).Message, "MCP sessions")
+		require.Equal(t, "60", r.Header.Get("Retry-After"))
+		require.Empty(t, r.Header.Get("Mcp-Session-Id"))
+	}
+	refused(carol)
+	refused(bob) // below his own cap, so his session would be one more
+
+	// Ann is at her cap: her new session replaces her session idle the longest.
+	a3 := e.mcpOpen(ann.Token)
+	require.False(t, e.mcpAlive(ann.Token, a1))
+	require.True(t, e.mcpAlive(ann.Token, a2))
+	require.True(t, e.mcpAlive(ann.Token, a3))
+	require.True(t, e.mcpAlive(bob.Token, b1))
+	refused(carol)
+
+	// A session ended by its client frees its place.
+	r := e.mcpRaw("DELETE", bob.Token, b1, "", nil)
+	require.Equal(t, http.StatusNoContent, r.Code, "body: %s", r.Body)
+	c1 := e.mcpOpen(carol.Token)
+	require.True(t, e.mcpAlive(carol.Token, c1))
+	refused(bob)
+}
+
+// TestMCPSessionEvictions: the sessions closed for a user's cap are the idle ones first, the longest
+// idle first; busy ones only when none is idle.
+func TestMCPSessionEvictions(t *testing.T) {
+	t.Parallel()
+	ids := func(us []*mcpSessionUse) []string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.id)
+		}
+		return out
+	}
+	sessions := func() []*mcpSessionUse {
+		return []*mcpSessionUse{
+			{id: "busy-old", busy: 1, lastUsed: 1},
+			{id: "idle-new", lastUsed: 9},
+			{id: "idle-old", lastUsed: 2},
+			{id: "busy-new", busy: 2, lastUsed: 8},
+		}
+	}
+	require.Empty(t, evictions(sessions(), 0))
+	require.Empty(t, evictions(sessions(), -1))
+	require.Equal(t, []string{"idle-old"}, ids(evictions(sessions(), 1)))
+	require.Equal(t, []string{"idle-old", "idle-new"}, ids(evictions(sessions(), 2)))
+	require.Equal(t, []string{"idle-old", "idle-new", "busy-old"}, ids(evictions(sessions(), 3)))
+	require.Len(t, evictions(sessions(), 9), 4)
+}
+
+// TestMCPSessionsAllBusy: a user at their cap whose sessions are all serving a request is refused with
+// 429 rather than having a request cut; an idle session of theirs, or a free one under the cap, lets
+// them open another.
+func TestMCPSessionsAllBusy(t *testing.T) {
+	t.Parallel()
+	m := newMcpSessions(nil, 2, 10)
+	live := map[string]bool{}
+	m.live = func() map[string]bool { return live }
+	open := func(user, id string) (int, string) {
+		code, msg := m.reserve(user)
+		if code == 0 {
+			live[id] = true
+			m.opened(user, id)
+		}
+		return code, msg
+	}
+	code, _ := open("ann", "a1")
+	require.Zero(t, code)
+	code, _ = open("ann", "a2")
+	require.Zero(t, code)
+	m.use("a1", "ann")
+	m.use("a2", "ann")
+	m.use("a2", "bob") // another user's request on ann's session counts for nothing
+	code, msg := m.reserve("ann")
+	require.Equal(t, http.StatusTooManyRequests, code)
+	require.Contains(t, msg, "busy")
+	code, _ = open("bob", "b1") // bob is not ann
+	require.Zero(t, code)
+
+	m.used("a1", "ann")
+	code, _ = m.reserve("ann")
+	require.Zero(t, code, "a1 is idle again")
+	m.opened("ann", "") // that request opened no session
+	require.Zero(t, m.opening)
+
+	// A closed session is forgotten at the next opening, freeing its place under the caps.
+	delete(live, "a2")
+	m.used("a2", "ann")
+	require.Equal(t, 2, m.count("ann"))
+	code, _ = m.reserve("ann")
+	require.Zero(t, code)
+	require.Equal(t, 1, m.count("ann"))
+}
+
+// count is how many sessions userID holds, as tracked.
+func (m *mcpSessions) count(userID string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, u := range m.byID {
+		if u.userID == userID {
+			n++
+		}
+	}
+	return n
+}

@@ -69,6 +69,12 @@ type Options struct {
 	McpClaimTimeout time.Duration
 	// McpSessionTimeout closes MCP sessions idle this long (zero: 30 minutes).
 	McpSessionTimeout time.Duration
+	// McpMaxSessionsPerUser is how many MCP sessions one user may hold on this process: opening one
+	// more closes the user's session idle the longest (MCP_MAX_SESSIONS_PER_USER; zero: 20).
+	McpMaxSessionsPerUser int
+	// McpMaxSessions is how many MCP sessions this process holds at most: past it, a new session is
+	// refused with 503 (MCP_MAX_SESSIONS; zero: 2000).
+	McpMaxSessions int
 	// Context's end closes every MCP session, so that a shutdown does not wait on their streams (nil:
 	// sessions end when idle or closed by their clients).
 	Context context.Context

@@ -46,6 +46,12 @@ type Config struct {
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
 	McpClaimTimeout time.Duration
+	// McpMaxSessionsPerUser (MCP_MAX_SESSIONS_PER_USER, default 20) bounds the MCP sessions one user
+	// holds on an api process: opening one more closes the user's session idle the longest.
+	McpMaxSessionsPerUser int
+	// McpMaxSessions (MCP_MAX_SESSIONS, default 2000) bounds the MCP sessions of an api process: past
+	// it, a new session is refused with 503 (a user at their own cap may still replace one of theirs).
+	McpMaxSessions int
 	// DraftTimeout bounds one attempt of a draft job; DraftWait is how long refine and generate-roadmap
 	// wait for their job before answering 202.
 	DraftTimeout      time.Duration
@@ -159,6 +165,8 @@ func load(getenv func(string) string) (*Config, error) {
 	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
 	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
+	c.McpMaxSessionsPerUser = atoi("MCP_MAX_SESSIONS_PER_USER", "20")
+	c.McpMaxSessions = atoi("MCP_MAX_SESSIONS", "2000")
 
 	var err error
 	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
@@ -243,6 +251,12 @@ func (c *Config) validate() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.McpMaxSessionsPerUser < 1 {
+		errs = append(errs, errors.New("MCP_MAX_SESSIONS_PER_USER must be at least 1"))
+	}
+	if c.McpMaxSessions < c.McpMaxSessionsPerUser {
+		errs = append(errs, errors.New("MCP_MAX_SESSIONS must be at least MCP_MAX_SESSIONS_PER_USER"))
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))

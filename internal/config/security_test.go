@@ -26,3 +26,28 @@ func TestCORSOrigins(t *testing.T) {
 		require.ErrorContains(t, err, "CORS_ORIGINS", bad)
 	}
 }
+
+func TestMcpSessionCaps(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.Equal(t, 20, c.McpMaxSessionsPerUser)
+	require.Equal(t, 2000, c.McpMaxSessions)
+
+	c, err = load(env(base(map[string]string{"MCP_MAX_SESSIONS_PER_USER": "5", "MCP_MAX_SESSIONS": "5"})))
+	require.NoError(t, err)
+	require.Equal(t, 5, c.McpMaxSessionsPerUser)
+	require.Equal(t, 5, c.McpMaxSessions)
+
+	for _, bad := range []map[string]string{
+		{"MCP_MAX_SESSIONS_PER_USER": "0"},
+		{"MCP_MAX_SESSIONS_PER_USER": "-1"},
+		{"MCP_MAX_SESSIONS_PER_USER": "many"},
+		{"MCP_MAX_SESSIONS": "0"},
+		{"MCP_MAX_SESSIONS": "ten"},
+		{"MCP_MAX_SESSIONS_PER_USER": "30", "MCP_MAX_SESSIONS": "20"},
+	} {
+		_, err := load(env(base(bad)))
+		require.ErrorContains(t, err, "MCP_MAX_SESSIONS", bad)
+	}
+}
