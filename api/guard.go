@@ -147,8 +147,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		s.writeErr(hctx, err)
 		return
 	}
-	switch {
-	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.Session, hctx.Header("X-CSRF-Token")):
+	if p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.Session, hctx.Header("X-CSRF-Token")) {
 		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
 		return
 	}
@@ -445,7 +444,7 @@ func isUUID(s string) bool {
 				return false
 			}
 		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
 				return false
 			}
 		}

@@ -248,7 +248,7 @@ func requireErrorShape(t *testing.T, r *resp, code int) {
 	if code == 500 {
 		wantName = "Internal Error"
 	}
-	require.Equal(t, wantName, b.Error_, "body: %s", r.Body)
+	require.Equal(t, wantName, b.ErrorName, "body: %s", r.Body)
 }
 
 // user is a registered test user.

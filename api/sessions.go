@@ -35,6 +35,7 @@ func (s accountOps) startSession(ctx context.Context, u db.User) (*SessionOutput
 		return nil, err
 	}
 	return &SessionOutput{
+		//nolint:gosec // G124: Secure in production; development serves plain http on localhost, where a Secure cookie is never sent back
 		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
 			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
 		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),
@@ -60,6 +61,7 @@ func (s accountOps) logout(ctx context.Context, _ *struct{}) (*SessionOutput, er
 			s.opts.AccessCache.Flush()
 		}
 	}
+	//nolint:gosec // G124: Secure in production; development serves plain http on localhost (see startSession)
 	return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
 		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
 }
@@ -96,7 +98,7 @@ type SessionOut struct {
 func (s accountOps) listSessions(ctx context.Context, _ *struct{}) (*Output[[]SessionOut], error) {
 	current := principalFrom(ctx).Session.ID
 	return listOf(func(x db.Session) SessionOut {
-		return SessionOut{ID: x.ID, Device: x.Device, UserAgent: x.UserAgent, ClientIP: x.ClientIp, CreatedAt: x.CreatedAt,
+		return SessionOut{ID: x.ID, Device: x.Device, UserAgent: x.UserAgent, ClientIP: x.ClientIP, CreatedAt: x.CreatedAt,
 			LastSeenAt: x.LastSeenAt, ExpiresAt: x.ExpiresAt, Current: x.ID == current}
 	})(s.identity.Sessions(ctx, principalFrom(ctx).User.ID))
 }

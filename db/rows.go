@@ -128,7 +128,7 @@ type BillingCheckout struct {
 	OrganizationID string
 	Provider       string
 	ExternalID     string
-	Url            string
+	URL            string
 	Status         string
 	CreatedBy      string
 	CreatedAt      time.Time
@@ -374,7 +374,7 @@ type Session struct {
 	UserID     string
 	Device     string
 	UserAgent  string
-	ClientIp   string
+	ClientIP   string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time

@@ -116,8 +116,8 @@ func TestPipelineParallelBranchesJoin(t *testing.T) {
 		require.Equal(t, pipeline.StepCompleted, st.Status, st.StepID)
 		require.NotNil(t, st.JobID)
 	}
-	make_ := output(t, cur, "make")
-	require.Equal(t, "Follow-up of "+make_["cardId"].(string), b.getCard(t, tm, output(t, cur, "second")["cardId"].(string)).Title)
+	made := output(t, cur, "make")
+	require.Equal(t, "Follow-up of "+made["cardId"].(string), b.getCard(t, tm, output(t, cur, "second")["cardId"].(string)).Title)
 	require.Equal(t, "Both done: 1 told", output(t, cur, "join")["title"])
 	// The notify step notified the workspace's other member through an activity and its fan-out.
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id

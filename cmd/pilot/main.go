@@ -65,9 +65,6 @@ func main() {
 		// in the environment wins, and GOMEMLIMIT still bounds the heap.
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	var run func(context.Context, *config.Config, *slog.Logger) error
 	switch os.Args[1] {
 	case "api":
@@ -84,7 +81,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(ctx, cfg, logger); err != nil {
+
+	// No defer: os.Exit below would skip it, so the signal handler is stopped before exiting.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, cfg, logger)
+	stop()
+	if err != nil {
 		logger.Error("exiting", "command", os.Args[1], "error", err)
 		os.Exit(1)
 	}

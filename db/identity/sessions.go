@@ -23,7 +23,7 @@ type NewSession struct {
 func (e *Engine) CreateSession(ctx context.Context, in NewSession) (db.Session, error) {
 	ua := truncate(in.UserAgent, 512)
 	row, err := e.core.Q.SessionInsert(ctx, dbsqlc.SessionInsertParams{ID: db.NewID(), UserID: in.UserID, Device: DeviceLabel(ua),
-		UserAgent: ua, ClientIp: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
+		UserAgent: ua, ClientIP: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
 	return db.Session(row), dbcore.Wrap(err, "insert session")
 }
 

@@ -24,7 +24,7 @@ func TestSessionsOpenListRevoke(t *testing.T) {
 		ClientIP: "203.0.113.7", ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	require.Equal(t, "Safari on macOS", laptop.Device)
-	require.Equal(t, "203.0.113.7", laptop.ClientIp)
+	require.Equal(t, "203.0.113.7", laptop.ClientIP)
 	phone, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "curl/8.5.0", ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	_, err = e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, ExpiresAt: time.Now().Add(-time.Minute)})

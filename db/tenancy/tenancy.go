@@ -283,7 +283,7 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID str
 // RecordCheckout stores a billing checkout session created by a billing provider.
 func (e *Engine) RecordCheckout(ctx context.Context, in db.NewCheckout) (db.BillingCheckout, error) {
 	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(), OrganizationID: in.OrganizationID,
-		Provider: in.Provider, ExternalID: in.ExternalID, Url: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
+		Provider: in.Provider, ExternalID: in.ExternalID, URL: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
 	return db.BillingCheckout(c), dbcore.Wrap(err, "insert billing checkout")
 }
 

@@ -34,7 +34,7 @@ type SessionInsertParams struct {
 	UserID    string
 	Device    string
 	UserAgent string
-	ClientIp  string
+	ClientIP  string
 	ExpiresAt time.Time
 }
 
@@ -44,7 +44,7 @@ func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) (S
 		arg.UserID,
 		arg.Device,
 		arg.UserAgent,
-		arg.ClientIp,
+		arg.ClientIP,
 		arg.ExpiresAt,
 	)
 	var i Session
@@ -53,7 +53,7 @@ func (q *Queries) SessionInsert(ctx context.Context, arg SessionInsertParams) (S
 		&i.UserID,
 		&i.Device,
 		&i.UserAgent,
-		&i.ClientIp,
+		&i.ClientIP,
 		&i.CreatedAt,
 		&i.LastSeenAt,
 		&i.ExpiresAt,
@@ -83,7 +83,7 @@ func (q *Queries) SessionListActive(ctx context.Context, userID string) ([]Sessi
 			&i.UserID,
 			&i.Device,
 			&i.UserAgent,
-			&i.ClientIp,
+			&i.ClientIP,
 			&i.CreatedAt,
 			&i.LastSeenAt,
 			&i.ExpiresAt,
