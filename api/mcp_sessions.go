@@ -28,16 +28,17 @@ const (
 const mcpSessionHeader = "Mcp-Session-Id"
 
 // mcpSessions tracks the sessions opened through /mcp and enforces the caps: a user opening more than
-// perUser has their session idle the longest closed; past max sessions on the process, a new session is
-// refused with 503.
+// perUser has their session idle the longest closed; past total sessions on the process, a new session
+// is refused with 503.
 type mcpSessions struct {
-	srv          *mcp.Server
-	perUser, max int
+	srv *mcp.Server
+	// perUser and total are the caps: sessions of one user, sessions of the process.
+	perUser, total int
 	// live answers the ids of the server's open sessions (liveIDs; tests replace it).
 	live func() map[string]bool
 
 	mu sync.Mutex
-	// opening counts the initialize requests being served: each holds a place under max.
+	// opening counts the initialize requests being served: each holds a place under total.
 	opening int
 	byID    map[string]*mcpSessionUse
 	// tick orders the uses of sessions (a counter rather than a clock, so two uses never tie).
@@ -54,14 +55,14 @@ type mcpSessionUse struct {
 	lastUsed uint64
 }
 
-func newMcpSessions(srv *mcp.Server, perUser, max int) *mcpSessions {
+func newMcpSessions(srv *mcp.Server, perUser, total int) *mcpSessions {
 	if perUser <= 0 {
 		perUser = defaultMcpMaxSessionsPerUser
 	}
-	if max <= 0 {
-		max = defaultMcpMaxSessions
+	if total <= 0 {
+		total = defaultMcpMaxSessions
 	}
-	m := &mcpSessions{srv: srv, perUser: perUser, max: max, byID: map[string]*mcpSessionUse{}}
+	m := &mcpSessions{srv: srv, perUser: perUser, total: total, byID: map[string]*mcpSessionUse{}}
 	m.live = m.liveIDs
 	return m
 }
@@ -118,8 +119,8 @@ func (m *mcpSessions) reserve(userID string) (int, string) {
 	switch {
 	case mine >= m.perUser && idle == 0:
 		return http.StatusTooManyRequests, fmt.Sprintf("all %d of your MCP sessions are busy; end one (DELETE /mcp) before opening another", mine)
-	case mine < m.perUser && len(m.byID)+m.opening >= m.max:
-		return http.StatusServiceUnavailable, "this server holds as many MCP sessions as it may (" + strconv.Itoa(m.max) + "); try again later"
+	case mine < m.perUser && len(m.byID)+m.opening >= m.total:
+		return http.StatusServiceUnavailable, "this server holds as many MCP sessions as it may (" + strconv.Itoa(m.total) + "); try again later"
 	}
 	m.opening++
 	return 0, ""
