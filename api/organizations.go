@@ -118,7 +118,8 @@ func (s tenancyOps) registerOrganizations() {
 			"transaction: they are removed from the organization's workspaces and from every project of them (a member_removed " +
 			"activity each), the cards there assigned to them are unassigned (a card_assigned activity each, assigneeId null), " +
 			"the pipeline runs they started there are cancelled (and the missions those runs wait for, just after), and their " +
-			"open event and MCP streams end. Notifications of changes made before the removal reach them no more."},
+			"open event and MCP streams end. From then on no notification reaches them, not even of a change made before " +
+			"the removal whose notification was not sent yet."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
 	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
