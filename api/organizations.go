@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -113,7 +114,12 @@ func (s tenancyOps) registerOrganizations() {
 
 	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
-		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
+		Description: "Admins remove anyone but the owner; a member may remove themselves. Leaving means leaving, in the same " +
+			"transaction: they are removed from the organization's workspaces and from every project of them (a member_removed " +
+			"activity each), the cards there assigned to them are unassigned (a card_assigned activity each, assigneeId null), " +
+			"the pipeline runs they started there are cancelled (and the missions those runs wait for, just after), and their " +
+			"open event and MCP streams end. From then on no notification reaches them, not even of a change made before " +
+			"the removal whose notification was not sent yet."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
 	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
@@ -229,7 +235,7 @@ func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberP
 	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
 		return nil, errForbidden("this needs the organization admin role")
 	}
-	return done(s.tenancy.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
+	return done(s.tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: a.OrgID, UserID: in.UserID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {

@@ -258,10 +258,13 @@ func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, r
 	return m, err
 }
 
-// RemoveOrganizationMember removes a member from the organization and all its workspaces. The owner
-// cannot be removed.
-func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
-	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+// RemoveOrganizationMember removes a member from the organization and all its workspaces, with what
+// leaving them means (leaveTx: their project memberships and card assignments there, the runs they
+// started, their open streams), in one transaction. The owner cannot be removed.
+func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemoval) error {
+	orgID, userID := m.OrgID, m.UserID
+	var missions []db.RecordEdit
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
 			return dbcore.Wrap(err, "get organization member")
@@ -275,9 +278,20 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID str
 		if err := q.WorkspaceTransferOwnership(ctx, dbsqlc.WorkspaceTransferOwnershipParams{OrganizationID: orgID, UserID: userID}); err != nil {
 			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
-		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
-		return dbcore.Wrap(err, "delete organization member")
+		if _, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID}); err != nil {
+			return dbcore.Wrap(err, "delete organization member")
+		}
+		wsIDs, err := q.WorkspaceIDsByOrganization(ctx, orgID)
+		if err != nil {
+			return fmt.Errorf("list workspaces: %w", err)
+		}
+		missions, err = e.leaveTx(ctx, tx, leaving{WorkspaceIDs: wsIDs, UserID: userID, ActorID: m.ActorID})
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return e.afterLeaving(ctx, missions)
 }
 
 // RecordCheckout stores a billing checkout session created by a billing provider.

@@ -172,7 +172,7 @@ func TestOrganizationMembers(t *testing.T) {
 
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, e.owner.User.ID, "member")
 	require.ErrorIs(t, err, db.ErrForbidden)
-	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, org.ID, e.owner.User.ID), db.ErrForbidden)
+	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: e.owner.User.ID, ActorID: e.owner.User.ID}), db.ErrForbidden)
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, db.NewID(), "member")
 	require.ErrorIs(t, err, db.ErrNotFound)
 	members, err := e.engine.OrganizationMembers(ctx, org.ID)
@@ -185,7 +185,7 @@ func TestOrganizationMembers(t *testing.T) {
 
 	bobs, err := e.engine.CreateWorkspace(ctx, org.ID, bob.User.ID, "Bob's", "bobs")
 	require.NoError(t, err)
-	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, org.ID, bob.User.ID))
+	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: bob.User.ID, ActorID: e.owner.User.ID}))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, bobs.ID, bob.User.ID))
 	got, err := e.engine.Workspace(ctx, bobs.ID)
 	require.NoError(t, err)
