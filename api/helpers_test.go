@@ -55,8 +55,9 @@ type testEnv struct {
 }
 
 type setupOpts struct {
-	production     bool
-	loginRateLimit int
+	production        bool
+	loginRateLimit    int
+	registerRateLimit int
 }
 
 // setup builds the real api handler on a fresh database with an insert-only River client, as the api
@@ -73,6 +74,9 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	if o.loginRateLimit == 0 {
 		o.loginRateLimit = 1000
 	}
+	if o.registerRateLimit == 0 {
+		o.registerRateLimit = 1000
+	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// Every test runs with the access cache, as the api process does.
 	ctx, stop := context.WithCancel(context.Background())
@@ -84,7 +88,8 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 		t.Fatal("the access cache did not start listening")
 	}
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache,
+		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit,
+		RegisterRateLimit: o.registerRateLimit, AccessCache: cache,
 	})
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
@@ -165,12 +170,14 @@ func cardFields(t *testing.T, c CardOut) map[string]any {
 	return decodeJSON[map[string]any](t, c.CustomFields)
 }
 
-// req is a request to send; Token goes into the Authorization header.
+// req is a request to send; Token goes into the Authorization header. RemoteAddr is the client's
+// address ("198.51.100.1:1000"; empty: the recorder's default), which the rate limits key on.
 type req struct {
 	Method, Path, Token string
 	Body                any
 	Header              map[string]string
 	Cookies             []*http.Cookie
+	RemoteAddr          string
 }
 
 func (e *testEnv) send(r req) *resp {
@@ -199,6 +206,9 @@ func (e *testEnv) send(r req) *resp {
 	}
 	for _, c := range r.Cookies {
 		hr.AddCookie(c)
+	}
+	if r.RemoteAddr != "" {
+		hr.RemoteAddr = r.RemoteAddr
 	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, hr)
@@ -387,6 +397,6 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	store := db.NewStore(dbPool, riverClient)
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer}, l
 }

@@ -152,7 +152,7 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired two-factor token")
 	}
-	if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
+	if err := s.limitSecondFactor(ctx, claims.Subject); err != nil {
 		return nil, err
 	}
 	u, err := s.identity.UserByID(ctx, claims.Subject)

@@ -30,15 +30,18 @@ type Config struct {
 	JWTSecret []byte
 	// JWTPreviousSecrets (JWT_PREVIOUS_SECRETS, comma-separated) still verify the tokens they signed but
 	// sign nothing: the old secret after JWT_SECRET is changed, until its sessions have expired.
-	JWTPreviousSecrets  [][]byte
-	JWTExpiresIn        time.Duration
-	PublicURL           string
-	SMTPURL             string
-	SMTPFrom            string
-	LogLevel            string
-	WorkerConcurrency   int
-	TrustProxyHeaders   bool
-	LoginRateLimit      int
+	JWTPreviousSecrets [][]byte
+	JWTExpiresIn       time.Duration
+	PublicURL          string
+	SMTPURL            string
+	SMTPFrom           string
+	LogLevel           string
+	WorkerConcurrency  int
+	TrustProxyHeaders  bool
+	LoginRateLimit     int
+	// RegisterRateLimit (REGISTER_RATE_LIMIT, default 10) is the number of accounts one client address
+	// may create an hour.
+	RegisterRateLimit   int
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
 	MissionTimeout      time.Duration
@@ -155,6 +158,7 @@ func load(getenv func(string) string) (*Config, error) {
 	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
 	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
+	c.RegisterRateLimit = atoi("REGISTER_RATE_LIMIT", "10")
 
 	var err error
 	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
@@ -234,6 +238,9 @@ func (c *Config) validate() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.RegisterRateLimit < 1 {
+		errs = append(errs, errors.New("REGISTER_RATE_LIMIT must be at least 1"))
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
