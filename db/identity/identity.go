@@ -125,11 +125,6 @@ func (e *Engine) SetTOTPSecret(ctx context.Context, userID, secret string) error
 	return dbcore.Wrap(e.core.Q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
 }
 
-// SetTOTPEnabled turns two-factor authentication on or off; turning it off forgets the secret.
-func (e *Engine) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
-	return dbcore.Wrap(e.core.Q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
-}
-
 // ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a
 // later one) was already accepted: the code is a replay.
 func (e *Engine) ConsumeTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {

@@ -596,6 +596,12 @@ type StreamEvent struct {
 	CreatedAt time.Time
 }
 
+type TwoFactorRecoveryCode struct {
+	UserID    string
+	CodeHash  []byte
+	CreatedAt time.Time
+}
+
 type User struct {
 	ID             string
 	Email          string
