@@ -343,6 +343,25 @@ func (e *testEnv) notifyJobs() []string {
 	return named
 }
 
+// mails lists the e-mails enqueued on topic (tenancy.EmailTopicInvitation, identity.EmailTopicPasswordReset,
+// …), oldest first, after checking that each job is on the e-mail queue.
+func (e *testEnv) mails(topic string) []jobs.SendEmailArgs {
+	e.t.Helper()
+	rows, err := e.pool.Query(context.Background(), `SELECT queue, args FROM river_job
+		WHERE kind = $1 AND args->>'topic' = $2 ORDER BY id`, jobs.SendEmailArgs{}.Kind(), topic)
+	require.NoError(e.t, err)
+	var out []jobs.SendEmailArgs
+	for rows.Next() {
+		var queue string
+		var args jobs.SendEmailArgs
+		require.NoError(e.t, rows.Scan(&queue, &args))
+		require.Equal(e.t, jobs.QueueEmail, queue)
+		out = append(out, args)
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
+
 // occurrences counts id in ids.
 func occurrences(ids []string, id string) int {
 	n := 0

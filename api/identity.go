@@ -78,8 +78,8 @@ func (s accountOps) registerAuth() {
 
 	register(s.Server, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
 		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "Creates the user with a personal organization and workspace, and starts a session. " +
-			"Rate-limited per client address (429).",
+		Description: "Creates the user with a personal organization and workspace, starts a session, and e-mails " +
+			"a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429).",
 		Errors: []int{http.StatusConflict, http.StatusTooManyRequests}},
 		Requires{Public: true}, s.createAccount)
 
@@ -136,7 +136,7 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.identity.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
+	reg, err := s.identity.RegisterAndVerify(ctx, email, strings.TrimSpace(in.Body.Name), hash, s.opts.PublicURL+verifyEmailPage)
 	if err != nil {
 		return nil, fail(err)
 	}

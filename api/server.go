@@ -164,6 +164,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 
 	s.ops.account.registerAuth()
 	s.ops.account.registerTwoFactor()
+	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()

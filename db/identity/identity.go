@@ -26,6 +26,16 @@ type Registration struct {
 
 // Register creates a user with their personal organization and workspace, in one transaction.
 func (e *Engine) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
+	return e.register(ctx, email, name, passwordHash, "")
+}
+
+// RegisterAndVerify is Register that also e-mails the new user a link verifying their address, as
+// SendEmailVerification does, in the same transaction: the account and its e-mail commit together.
+func (e *Engine) RegisterAndVerify(ctx context.Context, email, name, passwordHash, verifyLink string) (Registration, error) {
+	return e.register(ctx, email, name, passwordHash, verifyLink)
+}
+
+func (e *Engine) register(ctx context.Context, email, name, passwordHash, verifyLink string) (Registration, error) {
 	var reg Registration
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -54,7 +64,10 @@ func (e *Engine) Register(ctx context.Context, email, name, passwordHash string)
 			return fmt.Errorf("insert organization owner: %w", err)
 		}
 		reg.Workspace, err = tenancy.InsertWorkspace(ctx, q, reg.Organization.ID, reg.User.ID, "Personal", "personal", true)
-		return err
+		if err != nil || verifyLink == "" {
+			return err
+		}
+		return e.sendVerification(ctx, tx, q, reg.User, verifyLink)
 	})
 	return reg, err
 }

@@ -7,7 +7,78 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
+
+const accountTokenPut = `-- name: AccountTokenPut :one
+INSERT INTO account_tokens (id, user_id, purpose, token_hash, email, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (user_id, purpose) DO UPDATE
+SET id = excluded.id, token_hash = excluded.token_hash, email = excluded.email,
+    expires_at = excluded.expires_at, created_at = now()
+RETURNING id, user_id, purpose, token_hash, email, expires_at, created_at
+`
+
+type AccountTokenPutParams struct {
+	ID        string
+	UserID    string
+	Purpose   string
+	TokenHash []byte
+	Email     string
+	ExpiresAt time.Time
+}
+
+// AccountTokenPut stores a user's token for a purpose, replacing the one they had (a new id, so the
+// e-mail that carries it is a new outbox entry).
+func (q *Queries) AccountTokenPut(ctx context.Context, arg AccountTokenPutParams) (AccountToken, error) {
+	row := q.db.QueryRow(ctx, accountTokenPut,
+		arg.ID,
+		arg.UserID,
+		arg.Purpose,
+		arg.TokenHash,
+		arg.Email,
+		arg.ExpiresAt,
+	)
+	var i AccountToken
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Purpose,
+		&i.TokenHash,
+		&i.Email,
+		&i.ExpiresAt,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const accountTokenTake = `-- name: AccountTokenTake :one
+DELETE FROM account_tokens
+WHERE token_hash = $1 AND purpose = $2 AND expires_at > now()
+RETURNING id, user_id, purpose, token_hash, email, expires_at, created_at
+`
+
+type AccountTokenTakeParams struct {
+	TokenHash []byte
+	Purpose   string
+}
+
+// AccountTokenTake uses up a live token: it deletes it and answers it, or answers no row when the token
+// is unknown, used, of another purpose or expired. Two uses at once cannot both get the row.
+func (q *Queries) AccountTokenTake(ctx context.Context, arg AccountTokenTakeParams) (AccountToken, error) {
+	row := q.db.QueryRow(ctx, accountTokenTake, arg.TokenHash, arg.Purpose)
+	var i AccountToken
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Purpose,
+		&i.TokenHash,
+		&i.Email,
+		&i.ExpiresAt,
+		&i.CreatedAt,
+	)
+	return i, err
+}
 
 const recoveryCodeUse = `-- name: RecoveryCodeUse :execrows
 DELETE FROM two_factor_recovery_codes WHERE user_id = $1 AND code_hash = $2
@@ -103,4 +174,23 @@ func (q *Queries) UserGetByIDForUpdate(ctx context.Context, id string) (User, er
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const userSetEmailVerified = `-- name: UserSetEmailVerified :execrows
+UPDATE users SET email_verified = true, updated_at = now()
+WHERE id = $1 AND lower(email) = lower($2)
+`
+
+type UserSetEmailVerifiedParams struct {
+	ID    string
+	Email string
+}
+
+// UserSetEmailVerified marks the user's e-mail verified, if it is still the address given.
+func (q *Queries) UserSetEmailVerified(ctx context.Context, arg UserSetEmailVerifiedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, userSetEmailVerified, arg.ID, arg.Email)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -11,6 +11,16 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AccountToken struct {
+	ID        string
+	UserID    string
+	Purpose   string
+	TokenHash []byte
+	Email     string
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
 type Activity struct {
 	ID            string
 	ProjectID     *string
