@@ -27,7 +27,8 @@ verify: ## Fail when generated code is stale or code is not gofmt-clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 .PHONY: lint
-lint: ## go vet
+lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml) and go vet
+	go tool -modfile=tools/go.mod golangci-lint run ./...
 	go vet ./...
 
 .PHONY: db/reset

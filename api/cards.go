@@ -153,7 +153,8 @@ type ListCardsInput struct {
 // listCards writes the card list's JSON itself, into a pooled buffer: it is the busiest read.
 func (s boardOps) listCards(ctx context.Context, in *ListCardsInput) (*huma.StreamResponse, error) {
 	bp := listBuffers.Get().(*[]byte)
-	buf := append((*bp)[:0], '[')
+	buf := (*bp)[:0]
+	buf = append(buf, '[')
 	err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
 		if in.Archived != "" && (in.Archived == "true") != c.Archived {
 			return

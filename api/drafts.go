@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/draft"
@@ -359,7 +358,8 @@ func (s agentOps) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.S
 		}
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		r, w := humachi.Unwrap(hctx)
+		r, w, stop := s.unwrapStream(hctx)
+		defer stop()
 		s.serveStreamWith(w, r, o)
 	}}, nil
 }

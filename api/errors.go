@@ -19,7 +19,7 @@ import (
 type ErrorBody struct {
 	StatusCode int          `json:"statusCode" doc:"HTTP status code"`
 	Message    string       `json:"message" doc:"What went wrong, for people"`
-	Error_     string       `json:"error" doc:"HTTP status name"`
+	ErrorName  string       `json:"error" doc:"HTTP status name"`
 	Errors     []FieldError `json:"errors,omitempty" doc:"Validation failures, one per field"`
 }
 
@@ -51,7 +51,7 @@ func statusName(code int) string {
 }
 
 func newErrorBody(code int, msg string) *ErrorBody {
-	return &ErrorBody{StatusCode: code, Message: msg, Error_: statusName(code)}
+	return &ErrorBody{StatusCode: code, Message: msg, ErrorName: statusName(code)}
 }
 
 // statusClientClosed answers requests whose client went away (nginx's 499); nobody reads it.
@@ -139,12 +139,12 @@ func fail(err error) error {
 }
 
 func statusOf(kind error) int {
-	switch kind {
-	case db.ErrNotFound:
+	switch {
+	case errors.Is(kind, db.ErrNotFound):
 		return http.StatusNotFound
-	case db.ErrConflict:
+	case errors.Is(kind, db.ErrConflict):
 		return http.StatusConflict
-	case db.ErrForbidden:
+	case errors.Is(kind, db.ErrForbidden):
 		return http.StatusForbidden
 	default:
 		return http.StatusBadRequest

@@ -147,8 +147,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		s.writeErr(hctx, err)
 		return
 	}
-	switch {
-	case p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.Session, hctx.Header("X-CSRF-Token")):
+	if p.ViaCookie && !safeMethod(hctx.Method()) && !s.signer.CheckCSRF(p.Session, hctx.Header("X-CSRF-Token")) {
 		s.writeErr(hctx, errForbidden("missing or invalid X-CSRF-Token header"))
 		return
 	}
@@ -209,7 +208,7 @@ func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, org
 	if p.access != nil || p.accessErr != nil {
 		acc, err = derefAccess(p.access), p.accessErr
 	} else {
-		acc, err = s.tenancy.ResolveAccess(ctx, p.User.ID, orgSlug, wsSlug, projectID)
+		acc, err = s.tenancy.ResolveAccess(ctx, p.User.ID, tenancy.Target{OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: projectID})
 	}
 	if err != nil {
 		var se *db.Error
@@ -317,19 +316,34 @@ func (s *Server) authenticateBearer(ctx context.Context, header string) (*Princi
 		return nil, errUnauthorized("invalid or expired token")
 	}
 	p := &Principal{Session: claims}
-	if p.User, err = s.sessionUser(ctx, claims.Subject, claims.Version); err != nil {
+	if p.User, err = s.sessionUser(ctx, claims); err != nil {
 		return nil, err
 	}
+	s.touchSession(ctx, claims.ID)
 	return p, nil
 }
 
-// sessionUser loads a session's user; a deleted user or a session of an older version is 401.
-func (s *Server) sessionUser(ctx context.Context, userID string, version int32) (db.User, error) {
-	u, err := s.identity.UserByID(ctx, userID)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && u.SessionVersion != version) {
+// sessionUser loads the user of a session JWT's server-side session; a revoked or expired session, a
+// deleted user or a session of an older version (a password changed since) is 401.
+func (s *Server) sessionUser(ctx context.Context, claims auth.Claims) (db.User, error) {
+	u, err := s.identity.SessionUser(ctx, claims.ID, claims.Subject)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && u.SessionVersion != claims.Version) {
 		return u, errUnauthorized("invalid or expired token")
 	}
 	return u, err
+}
+
+// touchSession records, at most once a minute per session and process, that a session was used (its
+// last seen time); a failure is logged, never the request's.
+func (s *Server) touchSession(ctx context.Context, sessionID string) {
+	now := time.Now()
+	if last, ok := s.touched.Get(sessionID); ok && now.Sub(last) < time.Minute {
+		return
+	}
+	s.touched.Add(sessionID, now)
+	if err := s.identity.TouchSession(ctx, sessionID); err != nil {
+		s.logger.WarnContext(ctx, "touch session", "error", err)
+	}
 }
 
 // authenticateJWT verifies a session JWT and loads its user. On tenant routes ({orgSlug}) it resolves
@@ -341,19 +355,25 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 		return nil, errUnauthorized("invalid or expired token")
 	}
 	p := &Principal{ViaCookie: viaCookie, Session: claims}
-	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" && isUUID(claims.Subject) && slugShaped(orgSlug) && slugShaped(hctx.Param("wsSlug")) {
+	if !isUUID(claims.ID) || !isUUID(claims.Subject) {
+		return nil, errUnauthorized("invalid or expired token") // a token of no server-side session
+	}
+	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" && slugShaped(orgSlug) && slugShaped(hctx.Param("wsSlug")) {
 		projectID := hctx.Param("projectId")
 		if !isUUID(projectID) {
 			projectID = "" // a malformed id is refused as not found before access is used
 		}
-		key := accesscache.Key{UserID: claims.Subject, SessionVersion: claims.Version, OrgSlug: orgSlug, WsSlug: hctx.Param("wsSlug"), ProjectID: projectID}
+		key := accesscache.Key{UserID: claims.Subject, SessionID: claims.ID, SessionVersion: claims.Version, OrgSlug: orgSlug,
+			WsSlug: hctx.Param("wsSlug"), ProjectID: projectID}
 		if u, acc, ok := s.opts.AccessCache.Get(key); ok {
 			p.User, p.access = u, &acc
-			return p, nil // the cached user had this session version
+			s.touchSession(ctx, claims.ID)
+			return p, nil // the cached user had this active session and version
 		}
 		gen := s.opts.AccessCache.Generation()
 		var acc tenancy.Access
-		p.User, acc, p.accessErr, err = s.tenancy.UserWithAccess(ctx, claims.Subject, orgSlug, key.WsSlug, projectID)
+		p.User, acc, p.accessErr, err = s.tenancy.UserWithAccess(ctx, tenancy.SessionRef{SessionID: claims.ID, UserID: claims.Subject},
+			tenancy.Target{OrgSlug: orgSlug, WsSlug: key.WsSlug, ProjectID: projectID})
 		if p.accessErr == nil {
 			p.access = &acc
 			if err == nil && p.User.SessionVersion == claims.Version {
@@ -361,7 +381,7 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 			}
 		}
 	} else {
-		p.User, err = s.identity.UserByID(ctx, claims.Subject)
+		p.User, err = s.identity.SessionUser(ctx, claims.ID, claims.Subject)
 	}
 	if errors.Is(err, db.ErrNotFound) || (err == nil && p.User.SessionVersion != claims.Version) {
 		return nil, errUnauthorized("invalid or expired token")
@@ -369,6 +389,7 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 	if err != nil {
 		return nil, err
 	}
+	s.touchSession(ctx, claims.ID)
 	return p, nil
 }
 
@@ -423,7 +444,7 @@ func isUUID(s string) bool {
 				return false
 			}
 		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
 				return false
 			}
 		}

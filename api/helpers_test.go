@@ -22,10 +22,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -39,6 +41,18 @@ func testSigner(secret []byte, ttl time.Duration) *auth.Signer {
 		panic(err) // a non-empty secret is always a usable key
 	}
 	return s
+}
+
+// sessionToken opens a server-side session for userID in store and signs its JWT with secret, of the
+// given session version, expiring after ttl (negative: already expired).
+func sessionToken(t testing.TB, store *db.Store, secret []byte, userID string, version int32, ttl time.Duration) string {
+	t.Helper()
+	expires := time.Now().Add(ttl)
+	sess, err := identity.New(store).CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test", ExpiresAt: expires})
+	require.NoError(t, err)
+	tok, _, err := testSigner(secret, time.Hour).IssueSession(userID, sess.ID, version, expires)
+	require.NoError(t, err)
+	return tok
 }
 
 // testEnv is one test's server on its own database.
@@ -60,16 +74,14 @@ type setupOpts struct {
 	registerRateLimit int
 }
 
-// setup builds the real api handler on a fresh database with an insert-only River client, as the api
-// process has.
+// setup builds the real api handler on testfactory's store: a fresh database with an insert-only River
+// client, as the api process has.
 func setup(t *testing.T) *testEnv { return setupWith(t, setupOpts{}) }
 
 func setupWith(t *testing.T, o setupOpts) *testEnv {
 	t.Helper()
-	dbPool := pgtest.Pool(t)
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
-	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
+	b := testfactory.Store(t)
+	dbPool, riverClient, store := b.Pool, b.River, b.Store
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	if o.loginRateLimit == 0 {
 		o.loginRateLimit = 1000
@@ -242,7 +254,7 @@ func requireErrorShape(t *testing.T, r *resp, code int) {
 	if code == 500 {
 		wantName = "Internal Error"
 	}
-	require.Equal(t, wantName, b.Error_, "body: %s", r.Body)
+	require.Equal(t, wantName, b.ErrorName, "body: %s", r.Body)
 }
 
 // user is a registered test user.
@@ -310,12 +322,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// fixtures is the env's database and store as testfactory's Bundle, for its assertions (Count,
+// EventsButTokens) and, in tests that are not about the HTTP path, its fixtures.
+func (e *testEnv) fixtures() *testfactory.Bundle {
+	return &testfactory.Bundle{Pool: e.pool, River: e.river, Store: e.store}
+}
+
 // count runs a COUNT query on the test database.
 func (e *testEnv) count(sql string, args ...any) int {
 	e.t.Helper()
-	var n int
-	require.NoError(e.t, e.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
-	return n
+	return e.fixtures().Count(e.t, sql, args...)
 }
 
 // notifyJobs asserts with rivertest that River holds exactly one notify_activity job, on the default

@@ -58,20 +58,6 @@ type OKOutput struct{ Body OKBody }
 
 func okOutput() *OKOutput { return &OKOutput{Body: OKBody{OK: true}} }
 
-// startSession issues a JWT for u, its cookie and CSRF token.
-func (s accountOps) startSession(u db.User) (*SessionOutput, error) {
-	tok, claims, err := s.signer.Issue(u.ID, auth.TypeSession, u.SessionVersion)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionOutput{
-		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
-			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
-		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),
-			CSRFToken: s.signer.CSRFToken(claims), User: userOut(u)},
-	}, nil
-}
-
 // registerAuth registers accounts and sessions.
 func (s accountOps) registerAuth() {
 	tags := []string{"Identity"}
@@ -92,7 +78,9 @@ func (s accountOps) registerAuth() {
 		Requires{Public: true}, s.login)
 
 	register(s.Server, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
-		Summary: "Clear the session cookie", Tags: tags},
+		Summary: "End the session", Tags: tags,
+		Description: "Ends the session named by the bearer token or the session cookie (its token is refused from " +
+			"the next request on and its open streams end) and clears the cookie. Without a session it only clears the cookie."},
 		Requires{Public: true}, s.logout)
 
 	register(s.Server, huma.Operation{OperationID: "auth-me", Method: http.MethodGet, Path: "/auth/me",
@@ -140,7 +128,7 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	if err != nil {
 		return nil, fail(err)
 	}
-	return s.startSession(reg.User)
+	return s.startSession(ctx, reg.User)
 }
 
 // LoginInput is the request of auth-login.
@@ -177,12 +165,7 @@ func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, 
 		}
 		return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
 	}
-	return s.startSession(u)
-}
-
-func (s accountOps) logout(context.Context, *struct{}) (*SessionOutput, error) {
-	return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
-		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
+	return s.startSession(ctx, u)
 }
 
 // MeOutput is the answer of auth-me and auth-update-me.
@@ -251,7 +234,7 @@ func (s accountOps) changePassword(ctx context.Context, in *ChangePasswordInput)
 	if err != nil {
 		return nil, fail(err)
 	}
-	return s.startSession(u)
+	return s.startSession(ctx, u)
 }
 
 func trimPtr(p *string) *string {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 )
@@ -364,26 +366,33 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	}
 
 	// A well-formed session token for the user works, so the refusals below are about the token alone.
-	fresh, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 1)
-	require.NoError(t, err)
+	fresh := sessionToken(t, e.store, testJWTSecret, id, 1, time.Hour)
 	require.Equal(t, id, identMeID(e, req{Token: fresh}))
 
-	expired, _, err := testSigner(testJWTSecret, -time.Hour).Issue(id, auth.TypeSession, 1)
-	require.NoError(t, err)
+	expired := sessionToken(t, e.store, testJWTSecret, id, 1, -time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", expired, nil), http.StatusUnauthorized)
 
-	forged, _, err := testSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeSession, 1)
-	require.NoError(t, err)
+	forged := sessionToken(t, e.store, []byte("another-secret-another-secret-another"), id, 1, time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", forged, nil), http.StatusUnauthorized)
+
+	// A validly signed token that names no server-side session, or another user's session.
+	sessionless, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 1)
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", sessionless, nil), http.StatusUnauthorized)
+	other := identRegister(e, "hank2@example.com", "Hank Two")
+	othersSession, err := identity.New(e.store).CreateSession(context.Background(), identity.NewSession{UserID: other.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	borrowed, _, err := testSigner(testJWTSecret, time.Hour).IssueSession(id, othersSession.ID, 1, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	requireStatus(t, e.do("GET", "/auth/me", borrowed, nil), http.StatusUnauthorized)
 
 	// A token of the wrong type, of a stale session version, or for a user that does not exist.
 	twoFA, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeTwoFactor, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
-	stale, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeSession, 0)
-	require.NoError(t, err)
+	stale := sessionToken(t, e.store, testJWTSecret, id, 0, time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", stale, nil), http.StatusUnauthorized)
-	ghost, _, err := testSigner(testJWTSecret, time.Hour).Issue("0190c1d2-0000-7000-8000-000000000000", auth.TypeSession, 1)
+	ghost, _, err := testSigner(testJWTSecret, time.Hour).IssueSession("0190c1d2-0000-7000-8000-000000000000", db.NewID(), 1, time.Now().Add(time.Hour))
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", ghost, nil), http.StatusUnauthorized)
 

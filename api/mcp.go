@@ -120,7 +120,14 @@ func (s *Server) mcpAuth(next http.Handler) http.Handler {
 			writeError(w, eb.StatusCode, eb.Message)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+		ctx := context.WithValue(r.Context(), principalKey, p)
+		if !p.ViaPAT {
+			// A long request (the session's event stream) ends with the session.
+			var stop func()
+			ctx, stop = s.opts.Sessions.Watch(ctx, p.User.ID, p.Session.ID)
+			defer stop()
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

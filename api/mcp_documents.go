@@ -60,7 +60,7 @@ func (s *Server) mcpListDocuments(ctx context.Context, in *ListDocumentsArgs) (*
 		return nil, err
 	}
 	out := &DocumentsOut{Documents: res.Body}
-	if int32(len(res.Body)) == limit {
+	if len(res.Body) == int(limit) {
 		next := in.Offset + limit
 		out.NextOffset = &next
 	}

@@ -96,10 +96,10 @@ func TestMCPPilotageRoles(t *testing.T) {
 	t.Parallel()
 	w := newMCPWorld(t)
 	e := w.e
-	max := e.register("max@example.com")
-	e.join(w.ann, max, w.ann.OrgSlug, w.ann.WsSlug, "member")
-	e.setPilotage(w.ann, max, "viewer")
-	cs := e.mcpSession(e.pat(max, nil))
+	maxUser := e.register("maxUser@example.com")
+	e.join(w.ann, maxUser, w.ann.OrgSlug, w.ann.WsSlug, "member")
+	e.setPilotage(w.ann, maxUser, "viewer")
+	cs := e.mcpSession(e.pat(maxUser, nil))
 
 	st := toolOK[PilotageStateOut](t, cs, "get_pilotage_state", wsArgs(w.ann, nil))
 	require.Equal(t, "viewer", st.UsageContext.Role)
@@ -112,10 +112,10 @@ func TestMCPPilotageRoles(t *testing.T) {
 	require.Contains(t, msg, "pilotage reviewer role")
 	require.Equal(t, before, e.fingerprint())
 
-	e.setPilotage(w.ann, max, "reviewer")
+	e.setPilotage(w.ann, maxUser, "reviewer")
 	out := toolOK[PilotageActionOut](t, cs, "propose_pilotage_action", propose)
 	require.Equal(t, "suggested", out.Status)
-	require.Equal(t, max.ID, out.ProposedBy)
+	require.Equal(t, maxUser.ID, out.ProposedBy)
 }
 
 // TestMCPDocumentTools: list_documents pages and filters as REST does; bad arguments name the field.

@@ -566,11 +566,11 @@ func TestMCPMissionHolderOnly(t *testing.T) {
 	member := e.register("max@example.com")
 	e.join(w.ann, member, w.ann.OrgSlug, w.ann.WsSlug, "member")
 	ann := e.mcpSession(e.pat(w.ann, nil))
-	max := e.mcpSession(e.pat(member, nil))
+	maxSession := e.mcpSession(e.pat(member, nil))
 	mission := w.claimed(ann)
 	before := e.fingerprint()
-	require.Contains(t, toolErr(t, max, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission, "message": "mine"})), "claimed by someone else")
-	require.Contains(t, toolErr(t, max, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": mission})), "claimed by someone else")
+	require.Contains(t, toolErr(t, maxSession, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission, "message": "mine"})), "claimed by someone else")
+	require.Contains(t, toolErr(t, maxSession, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": mission})), "claimed by someone else")
 	require.Equal(t, before, e.fingerprint())
 
 	// supervised: a comment applies at once, as the agent's service user; a title change is proposed.

@@ -95,7 +95,10 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 }
 
 // newTestMission inserts an agent (with its service user) and a mission in u's personal workspace, as
-// the missions code does; it returns the mission id.
+// the missions code does; it returns the mission id. The rows are inserted, not made by testfactory's
+// Agent and the missions engine: the engine's create appends a queued event and its start a running
+// one, and these tests need a mission in a given status whose stream holds only the events they emit
+// (and u is registered over HTTP, so there is no identity.Registration to give testfactory).
 func (e *testEnv) newTestMission(u user, status string) string {
 	e.t.Helper()
 	ctx := context.Background()

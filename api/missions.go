@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/mission"
@@ -364,7 +363,8 @@ func (s agentOps) startCardMission(ctx context.Context, in *StartCardMissionInpu
 			_ = jsonEncode(hctx.BodyWriter(), missionOut(m))
 			return
 		}
-		r, w := humachi.Unwrap(hctx)
+		r, w, stop := s.unwrapStream(hctx)
+		defer stop()
 		s.serveMissionStream(w, r, m.ID, 0)
 	}}, nil
 }
@@ -387,7 +387,8 @@ func (s agentOps) watchMission(ctx context.Context, in *MissionStreamInput) (*hu
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		r, w := humachi.Unwrap(hctx)
+		r, w, stop := s.unwrapStream(hctx)
+		defer stop()
 		s.serveMissionStream(w, r, in.MissionID, last)
 	}}, nil
 }

@@ -59,21 +59,6 @@ func (e *testEnv) startMission(u user, agentID, cardID string) MissionOut {
 	return decode[MissionOut](e.t, r)
 }
 
-// eventTypes lists a mission's events as "type:status", in order.
-func (e *testEnv) eventTypes(missionID string) []string {
-	e.t.Helper()
-	rows, err := e.pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 AND type <> 'token' ORDER BY seq`, missionID)
-	require.NoError(e.t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(e.t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	return out
-}
-
 func TestMissionAutonomousCompletes(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -94,7 +79,7 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
 	require.Equal(t, *jobID, job.ID)
 	require.Equal(t, m.ID, job.Args.MissionID)
-	require.Equal(t, []string{"status:queued"}, e.eventTypes(m.ID))
+	require.Equal(t, []string{"status:queued"}, e.fixtures().EventsButTokens(t, m.ID))
 
 	e.startWorker()
 	done := e.waitMission(owner, m.ID, "completed")
@@ -112,7 +97,7 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, card.ID, a.UserID))
 
 	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "done:completed"},
-		e.eventTypes(m.ID))
+		e.fixtures().EventsButTokens(t, m.ID))
 	require.Positive(t, e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'token'`, m.ID))
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
 
@@ -145,7 +130,7 @@ func TestMissionApprovalFlow(t *testing.T) {
 	require.Equal(t, "medium", c.Priority)
 	require.Empty(t, cardChecklist(t, c))
 	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
-		"proposal:running", "step:running", "status:awaiting_approval"}, e.eventTypes(id))
+		"proposal:running", "step:running", "status:awaiting_approval"}, e.fixtures().EventsButTokens(t, id))
 
 	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -184,7 +169,7 @@ func TestMissionApprovalFlow(t *testing.T) {
 	require.Equal(t, "high", c.Priority)
 	require.Len(t, cardChecklist(t, c), 2)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
-	evs := e.eventTypes(id)
+	evs := e.fixtures().EventsButTokens(t, id)
 	require.Equal(t, "done:completed", evs[len(evs)-1])
 	r = e.do("GET", wsOf(owner)+"/agent-runtime/proposals", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -322,7 +307,7 @@ func TestMissionRuntimeRunWithoutCard(t *testing.T) {
 	require.Nil(t, m.CardID)
 	done := e.waitMission(owner, m.ID, "completed")
 	require.Equal(t, int32(1), done.Steps)
-	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.eventTypes(m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.fixtures().EventsButTokens(t, m.ID))
 }
 
 func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
@@ -349,7 +334,7 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	require.Equal(t, "failed", c.Status)
 	require.NotNil(t, c.CancelledAt)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil), http.StatusConflict)
-	require.Equal(t, []string{"status:queued", "done:failed"}, e.eventTypes(m.ID))
+	require.Equal(t, []string{"status:queued", "done:failed"}, e.fixtures().EventsButTokens(t, m.ID))
 }
 
 func TestCardMissionStreamsForOtherAgents(t *testing.T) {
@@ -468,6 +453,6 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	require.Equal(t, new("cancelled"), got.Error)
 	require.NotNil(t, got.CancelledAt)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))
-	evs := e.eventTypes(id)
+	evs := e.fixtures().EventsButTokens(t, id)
 	require.Equal(t, "done:failed", evs[len(evs)-1])
 }

@@ -243,5 +243,5 @@ func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[Chec
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[CheckoutOut]{Body: CheckoutOut{ID: rec.ID, URL: rec.Url, Status: rec.Status}}, nil
+	return &Output[CheckoutOut]{Body: CheckoutOut{ID: rec.ID, URL: rec.URL, Status: rec.Status}}, nil
 }

@@ -18,12 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
-	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
 // Benchmark sizes: a workspace of 200 projects and 50,000 cards, read by 8 clients at once (the target:
@@ -65,10 +64,11 @@ func BenchmarkPilotageReads(b *testing.B) {
 	tenants := make([]tenant, benchClients)
 	seedStart := time.Now()
 	for i := range tenants {
-		reg, err := identity.New(store).Register(ctx, fmt.Sprintf("bench%d@example.com", i), "Bench", "x")
-		require.NoError(b, err)
+		reg := testfactory.User(b, store, &testfactory.UserOpts{Email: testfactory.Ptr(fmt.Sprintf("bench%d@example.com", i)),
+			Name: testfactory.Ptr("Bench")})
 		seedPilotageBench(b, store, reg.Workspace.ID, reg.User.ID)
-		tenants[i] = tenant{base: "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage", token: benchToken(b, reg)}
+		tenants[i] = tenant{base: "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage",
+			token: sessionToken(b, store, testJWTSecret, reg.User.ID, reg.User.SessionVersion, 7*24*time.Hour)}
 	}
 	var cards int
 	require.NoError(b, dbPool.QueryRow(ctx, `SELECT count(*) FROM cards`).Scan(&cards))
@@ -157,13 +157,6 @@ func benchLoad(b *testing.B, h http.Handler, target func(client int) (path, toke
 	}
 	wg.Wait()
 	return lat
-}
-
-// benchToken signs a session JWT for the registered user.
-func benchToken(b *testing.B, reg identity.Registration) string {
-	tok, _, err := testSigner(testJWTSecret, 7*24*time.Hour).Issue(reg.User.ID, auth.TypeSession, reg.User.SessionVersion)
-	require.NoError(b, err)
-	return tok
 }
 
 // seedPilotageBench fills the workspace through the store: 200 projects of 250 cards (imported, with

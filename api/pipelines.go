@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/pipeline"
@@ -176,7 +175,8 @@ func (s workflowOps) watchRun(ctx context.Context, in *RunStreamInput) (*huma.St
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		r, w := humachi.Unwrap(hctx)
+		r, w, stop := s.unwrapStream(hctx)
+		defer stop()
 		s.ops.agents.serveStream(w, r, pipeline.StreamRun, in.RunID, last)
 	}}, nil
 }

@@ -73,7 +73,7 @@ func TestUnexpectedErrorsDoNotLeak(t *testing.T) {
 	err := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("pq: relation secret_table"))
 	body := err.(*ErrorBody)
 	require.Equal(t, "internal server error", body.Message)
-	require.Equal(t, "Internal Error", body.Error_)
+	require.Equal(t, "Internal Error", body.ErrorName)
 	require.Empty(t, body.Errors)
 }
 

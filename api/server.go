@@ -5,6 +5,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
@@ -37,6 +39,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -63,6 +66,8 @@ type Options struct {
 	DraftWait time.Duration
 	// AccessCache keeps what the guard resolved for session callers (nil: resolved on every request).
 	AccessCache *accesscache.Cache
+	// Sessions ends the open streams of sessions that end (nil: they run until their client leaves).
+	Sessions *sessionwatch.Watcher
 	// McpClaimTimeout is how long an MCP client holding a mission may stay silent before the mission
 	// returns to the queue (MCP_CLAIM_TIMEOUT; zero: 10 minutes).
 	McpClaimTimeout time.Duration
@@ -100,6 +105,8 @@ type Server struct {
 	api         huma.API
 
 	mcp *mcpServer
+	// touched is when this process last recorded each session as seen (touchSession).
+	touched *lru.Cache[string, time.Time]
 	// ops are the operations by area (ops.go).
 	ops ops
 }
@@ -130,6 +137,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
 		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
+	s.touched, _ = lru.New[string, time.Time](16384)
 	s.initOps()
 
 	router := chi.NewRouter()
@@ -166,6 +174,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.ops.account.registerTwoFactor()
 	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
+	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerProjects()
@@ -209,7 +218,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if rec := recover(); rec != nil {
-				if rec == http.ErrAbortHandler {
+				if err, ok := rec.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(rec)
 				}
 				s.logger.ErrorContext(r.Context(), "panic", "error", fmt.Sprint(rec), "stack", string(debug.Stack()))

@@ -4,9 +4,24 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/stream"
 )
+
+// unwrapStream returns the HTTP request and response writer of a streaming operation, the request's
+// context also ending when the caller's session ends (revoked, or a password changed), so an open
+// stream ends with its session; stop releases the watch once the stream is done.
+func (s *Server) unwrapStream(hctx huma.Context) (r *http.Request, w http.ResponseWriter, stop func()) {
+	r, w = humachi.Unwrap(hctx)
+	p := principalFrom(hctx.Context())
+	if p == nil || p.ViaPAT || p.Session.ID == "" {
+		return r, w, func() {}
+	}
+	ctx, stop := s.opts.Sessions.Watch(r.Context(), p.User.ID, p.Session.ID)
+	return r.WithContext(ctx), w, stop
+}
 
 // serveStream answers r with the server-sent event stream streamID of the given kind (db.StreamMission,
 // draft.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final

@@ -34,9 +34,7 @@ type lockedBuffer struct {
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
-		b.lines = append(b.lines, l)
-	}
+	b.lines = append(b.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
 	return len(p), nil
 }
 

@@ -295,5 +295,5 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 		}
 		return nil, err
 	}
-	return s.startSession(u)
+	return s.startSession(ctx, u)
 }

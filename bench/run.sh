@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: load-test the api with wrk on this machine (load generator on the same cores).
 # Starts its own PostgreSQL (default durability) and api, seeds data through the API, then measures:
-#   card create (32 connections), list a 50-card project, list a 1,000-card project (latency), GET /auth/me.
+#   card create (32 connections), list a 50-card project, list a 1,000-card project (latency), GET /auth/me
+#   (8 and 32 connections).
 # Each measured run follows an unmeasured warm-up of the same load (WARMUP, default 3s).
 # Figures are printed; nothing here fails on a slow machine.
 set -euo pipefail
@@ -70,7 +71,8 @@ echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Autho
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
-run "GET /auth/me" "$B/auth/me"
+runc 8 "GET /auth/me (the guard: token, session and user)" "$B/auth/me"
+run "GET /auth/me (the guard: token, session and user)" "$B/auth/me"
 
 # Card mission with the offline planner: time from the request to the first streamed event, and to the
 # end of the stream (mission completed), measured by curl on a fresh card each time.

@@ -34,7 +34,7 @@ FROM columns col ORDER BY col.id`
 
 func columnFigures(t *testing.T, b *testBundle, sql string) []string {
 	t.Helper()
-	rows, err := b.pool.Query(context.Background(), sql)
+	rows, err := b.Pool.Query(context.Background(), sql)
 	require.NoError(t, err)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
 		var id string
@@ -51,7 +51,7 @@ func columnFigures(t *testing.T, b *testBundle, sql string) []string {
 func requireCountersTrue(t *testing.T, b *testBundle, step string) {
 	t.Helper()
 	require.Equal(t, columnFigures(t, b, recountSQL), columnFigures(t, b, countersSQL), "after %s", step)
-	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
 }
 
 // fold folds the count rows and checks that the figures did not change and that each column with rows
@@ -59,16 +59,16 @@ func requireCountersTrue(t *testing.T, b *testBundle, step string) {
 func (b *testBundle) fold(t *testing.T) {
 	t.Helper()
 	before := columnFigures(t, b, countersSQL)
-	_, err := b.store.FoldColumnCounts(context.Background())
+	_, err := b.Store.FoldColumnCounts(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, before, columnFigures(t, b, countersSQL), "a fold changes no figure")
-	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	require.Zero(t, b.count(t, `SELECT count(*) FROM (SELECT column_id FROM column_card_counts GROUP BY column_id HAVING count(*) > 1) x`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM (SELECT column_id FROM column_card_counts GROUP BY column_id HAVING count(*) > 1) x`))
 }
 
 func (b *testBundle) checklistItemIDs(t *testing.T, cardID string) []string {
 	t.Helper()
-	rows, err := b.pool.Query(context.Background(), `SELECT id::text FROM checklist_items WHERE card_id = $1 ORDER BY position, id`, cardID)
+	rows, err := b.Pool.Query(context.Background(), `SELECT id::text FROM checklist_items WHERE card_id = $1 ORDER BY position, id`, cardID)
 	require.NoError(t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
@@ -89,12 +89,12 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	for i, prio := range []string{"low", "medium", "high", "high", ""} {
 		in := b.newCard(fmt.Sprintf("card %d", i))
 		in.Priority = prio
-		in.ColumnID = b.cols[i%len(b.cols)]
+		in.ColumnID = b.project.Columns[i%len(b.project.Columns)]
 		if i%2 == 0 {
 			in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}, {Title: "b"}, {Title: "c"}}
 			in.DueDate = &past
 		}
-		c, err := b.store.CreateCard(ctx, in)
+		c, err := b.Store.CreateCard(ctx, in)
 		require.NoError(t, err)
 		cards = append(cards, c)
 	}
@@ -102,7 +102,7 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 
 	update := func(step string, card db.Card, p db.CardPatch) {
 		t.Helper()
-		_, err := b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
+		_, err := b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
 		require.NoError(t, err)
 		requireCountersTrue(t, b, step)
 	}
@@ -110,49 +110,49 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	yes, no := true, false
 	update("a title edit", cards[0], db.CardPatch{Title: ptr("renamed")})
 	update("a priority change", cards[0], db.CardPatch{Priority: ptr("high")})
-	update("a move", cards[0], db.CardPatch{ColumnID: &b.cols[2]})
+	update("a move", cards[0], db.CardPatch{ColumnID: &b.project.Columns[2]})
 	update("a reorder", cards[2], db.CardPatch{Order: new(int)})
 	update("an archive", cards[2], db.CardPatch{Archived: &yes})
 	update("a priority change of an archived card", cards[2], db.CardPatch{Priority: ptr("low")})
-	update("a move of an archived card", cards[2], db.CardPatch{ColumnID: &b.cols[1]})
+	update("a move of an archived card", cards[2], db.CardPatch{ColumnID: &b.project.Columns[1]})
 	update("an unarchive", cards[2], db.CardPatch{Archived: &no})
 
 	items := b.checklistItemIDs(t, cards[4].ID)
-	_, err := b.store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
+	_, err := b.Store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item added")
-	_, err = b.store.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], db.ChecklistItemPatch{Done: &yes})
+	_, err = b.Store.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], db.ChecklistItemPatch{Done: &yes})
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item checked")
-	_, err = b.store.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
+	_, err = b.Store.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item deleted")
 	b.fold(t)
 
-	require.NoError(t, b.store.DeleteCard(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[0].ID, ActorID: actor}))
+	require.NoError(t, b.Store.DeleteCard(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[0].ID, ActorID: actor}))
 	requireCountersTrue(t, b, "a card with a checklist deleted")
 
-	col, err := b.store.CreateColumn(ctx, b.project.ID, "Extra")
+	col, err := b.Store.CreateColumn(ctx, b.project.ID, "Extra")
 	require.NoError(t, err)
 	in := b.newCard("in the extra column")
 	in.ColumnID = col.ID
 	in.Checklist = []db.ChecklistItemInput{{Title: "x", Done: true}}
-	_, err = b.store.CreateCard(ctx, in)
+	_, err = b.Store.CreateCard(ctx, in)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a card in a new column")
-	require.NoError(t, b.store.DeleteColumn(ctx, b.project.ID, col.ID))
+	require.NoError(t, b.Store.DeleteColumn(ctx, b.project.ID, col.ID))
 	requireCountersTrue(t, b, "a column's cascade")
 
-	doc, err := transfer.New(b.store).Export(ctx, ws, b.project.ID)
+	doc, err := transfer.New(b.Store).Export(ctx, ws, b.project.ID)
 	require.NoError(t, err)
-	imported, err := transfer.New(b.store).Import(ctx, ws, actor, doc)
+	imported, err := transfer.New(b.Store).Import(ctx, ws, actor, doc)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "an import")
 	b.fold(t)
 	requireCountersTrue(t, b, "a fold")
-	require.Positive(t, b.count(t, `SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`, imported.ID))
+	require.Positive(t, b.Count(t, `SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`, imported.ID))
 
-	_, err = b.pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, b.project.ID)
+	_, err = b.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, b.project.ID)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a project's cascade")
 }
@@ -178,7 +178,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := b.store.FoldColumnCounts(ctx); err != nil {
+				if _, err := b.Store.FoldColumnCounts(ctx); err != nil {
 					t.Error(err)
 					return
 				}
@@ -191,7 +191,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range 15 {
-			col, err := b.store.CreateColumn(ctx, b.project.ID, fmt.Sprintf("churn %d", i))
+			col, err := b.Store.CreateColumn(ctx, b.project.ID, fmt.Sprintf("churn %d", i))
 			if err != nil {
 				t.Error(err)
 				return
@@ -200,12 +200,12 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 				in := b.newCard("churned")
 				in.ColumnID = col.ID
 				in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}}
-				if _, err := b.store.CreateCard(ctx, in); err != nil {
+				if _, err := b.Store.CreateCard(ctx, in); err != nil {
 					t.Error(err)
 					return
 				}
 			}
-			if err := b.store.DeleteColumn(ctx, b.project.ID, col.ID); err != nil {
+			if err := b.Store.DeleteColumn(ctx, b.project.ID, col.ID); err != nil {
 				t.Error(err)
 				return
 			}
@@ -228,26 +228,26 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 				switch op := r.IntN(5); {
 				case op == 0 || pick == "":
 					in := b.newCard(fmt.Sprintf("g%d-%d", g, i))
-					in.ColumnID = b.cols[r.IntN(len(b.cols))]
+					in.ColumnID = b.project.Columns[r.IntN(len(b.project.Columns))]
 					in.Priority = []string{"low", "medium", "high"}[r.IntN(3)]
 					in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: r.IntN(2) == 0}}
 					var c db.Card
-					c, err = b.store.CreateCard(ctx, in)
+					c, err = b.Store.CreateCard(ctx, in)
 					if err == nil {
 						mu.Lock()
 						cards = append(cards, c.ID)
 						mu.Unlock()
 					}
 				case op == 1:
-					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{ColumnID: &b.cols[r.IntN(len(b.cols))]}})
+					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{ColumnID: &b.project.Columns[r.IntN(len(b.project.Columns))]}})
 				case op == 2:
 					archived := r.IntN(2) == 0
-					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Archived: &archived}})
+					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Archived: &archived}})
 				case op == 3:
-					_, err = b.store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
+					_, err = b.Store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
 				default:
 					prio := []string{"low", "medium", "high"}[r.IntN(3)]
-					_, err = b.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Priority: &prio}})
+					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Priority: &prio}})
 				}
 				if err != nil {
 					t.Errorf("goroutine %d op %d: %v", g, i, err)
@@ -268,26 +268,26 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 func TestCardCreatesInOneColumnDoNotWaitForEachOther(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	first, err := b.pool.Begin(ctx)
+	first, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
-	defer first.Rollback(ctx) //nolint:errcheck
-	_, err = b.store.CreateCardTx(ctx, first, b.newCard("held"))
+	defer func() { _ = first.Rollback(ctx) }() // after the Commit below it only answers ErrTxClosed
+	_, err = b.Store.CreateCardTx(ctx, first, b.newCard("held"))
 	require.NoError(t, err)
 
-	second, err := b.pool.Begin(ctx)
+	second, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
 	_, err = second.Exec(ctx, `SET LOCAL lock_timeout = '5s'`)
 	require.NoError(t, err)
-	_, err = b.store.CreateCardTx(ctx, second, b.newCard("not waiting"))
+	_, err = b.Store.CreateCardTx(ctx, second, b.newCard("not waiting"))
 	require.NoError(t, err, "a create must not wait for another create of its column")
 	require.NoError(t, second.Commit(ctx))
 
 	// Were the fold to wait for the held create, it would wait for ever: bound it.
 	foldCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err = b.store.FoldColumnCounts(foldCtx)
+	_, err = b.Store.FoldColumnCounts(foldCtx)
 	require.NoError(t, err, "a fold must not wait for a create")
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.cols[0]), "the held create's row is not folded yet")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.project.Columns[0]), "the held create's row is not folded yet")
 
 	require.NoError(t, first.Commit(ctx))
 	requireCountersTrue(t, b, "two creates in one column")

@@ -6,7 +6,7 @@ package db
 import (
 	"context"
 	"embed"
-
+	"errors"
 	"fmt"
 	"io/fs"
 	"time"
@@ -53,7 +53,7 @@ func OpenPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, e
 
 // Migrate applies the app's and River's migrations under one advisory lock, so processes that start
 // together migrate once.
-func Migrate(ctx context.Context, dbPool *pgxpool.Pool) error {
+func Migrate(ctx context.Context, dbPool *pgxpool.Pool) (err error) {
 	conn, err := dbPool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire connection: %w", err)
@@ -79,7 +79,11 @@ func Migrate(ctx context.Context, dbPool *pgxpool.Pool) error {
 		return fmt.Errorf("migrations fs: %w", err)
 	}
 	sqlDB := stdlib.OpenDBFromPool(dbPool)
-	defer sqlDB.Close()
+	defer func() {
+		if cerr := sqlDB.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close migrations connection: %w", cerr))
+		}
+	}()
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
 	if err != nil {
 		return fmt.Errorf("goose provider: %w", err)
@@ -91,13 +95,17 @@ func Migrate(ctx context.Context, dbPool *pgxpool.Pool) error {
 }
 
 // MigrationsPending reports whether app migrations remain to be applied (readiness check).
-func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (bool, error) {
+func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (pending bool, err error) {
 	sub, err := fs.Sub(migrationFS, "migrations")
 	if err != nil {
 		return false, err
 	}
 	sqlDB := stdlib.OpenDBFromPool(dbPool)
-	defer sqlDB.Close()
+	defer func() {
+		if cerr := sqlDB.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close migrations connection: %w", cerr))
+		}
+	}()
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, sub)
 	if err != nil {
 		return false, err

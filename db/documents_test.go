@@ -11,6 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
 func TestRegisterPersonalSlugs(t *testing.T) {
@@ -26,7 +27,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		{"zoe@example.com", "Zoë", "zo"},                   // non-ASCII letters become hyphens
 		{"long@example.com", "a-very-long-name-that-goes-on-and-on-and-on-forever", "a-very-long-name-that-goes-on-and-on-and"},
 	} {
-		reg, err := identity.New(b.store).Register(ctx, tc.email, tc.name, "not-a-real-hash")
+		reg, err := identity.New(b.Store).Register(ctx, tc.email, tc.name, "not-a-real-hash")
 		require.NoError(t, err, tc.email)
 		if tc.want[len(tc.want)-1] == '-' {
 			require.Regexp(t, "^"+tc.want+"[0-9a-f]{6}$", reg.Organization.Slug)
@@ -37,7 +38,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		require.True(t, reg.Workspace.IsPersonal)
 	}
 	// The organization's delete is refused while its user exists.
-	err := tenancy.New(b.store).DeleteOrganization(ctx, b.owner.Organization.ID)
+	err := tenancy.New(b.Store).DeleteOrganization(ctx, b.owner.Organization.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -48,31 +49,30 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	ws := b.owner.Workspace.ID
 	tiptap := `{"type":"doc","content":[{"type":"heading","content":[{"type":"text","text":"Zanzibar"}]},` +
 		`{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
-	d, err := document.New(b.store).CreateDocument(ctx, document.NewDocument{WorkspaceID: ws, AuthorID: b.owner.User.ID, Title: "Trip",
-		Content: tiptap, ContentFormat: "tiptap_json", ContextType: "project", ContextID: b.project.ID})
-	require.NoError(t, err)
+	d := testfactory.Document(t, b.Store, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"), Content: &tiptap,
+		In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project", ContextID: b.project.ID}})
 	b.requireNoJobs(t)
 
 	// The text nodes are searchable, the node types and keys are not.
 	for q, want := range map[string]int{"zanzibar": 1, "quokka": 1, "bulletList": 0, "paragraph": 0, "type": 0} {
-		res, err := document.New(b.store).Search(ctx, ws, q, 10)
+		res, err := document.New(b.Store).Search(ctx, ws, q, 10)
 		require.NoError(t, err)
 		require.Len(t, res, want, q)
 	}
 
-	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
+	_, err := document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.NoError(t, err)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
-	require.NoError(t, b.pool.QueryRow(ctx, "SELECT id::text FROM activities").Scan(&actID))
-	n, err := notification.New(b.store).FanOutNotifications(ctx, actID)
+	require.NoError(t, b.Pool.QueryRow(ctx, "SELECT id::text FROM activities").Scan(&actID))
+	n, err := notification.New(b.Store).FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)
 
 	// A second submit is refused and records nothing more.
-	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
+	_, err = document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
-	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM activities"))
+	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM activities"))
 }

@@ -16,25 +16,25 @@ func TestStoreErrorKinds(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 
-	_, err := b.store.Card(ctx, b.project.ID, db.NewID())
+	_, err := b.Store.Card(ctx, b.project.ID, db.NewID())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = b.store.Card(ctx, b.project.ID, "not-a-uuid")
+	_, err = b.Store.Card(ctx, b.project.ID, "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = b.store.Project(ctx, b.owner.Workspace.ID, "not-a-uuid")
+	_, err = b.Store.Project(ctx, b.owner.Workspace.ID, "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
 
-	_, err = identity.New(b.store).Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
+	_, err = identity.New(b.Store).Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.EqualError(t, err, "an account with this e-mail already exists")
 
 	in := b.newCard("a\x00b")
-	_, err = b.store.CreateCard(ctx, in)
+	_, err = b.Store.CreateCard(ctx, in)
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.ErrorContains(t, err, "NUL")
 
 	in = b.newCard("nowhere")
 	in.ColumnID = db.NewID()
-	_, err = b.store.CreateCard(ctx, in)
+	_, err = b.Store.CreateCard(ctx, in)
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "column not found")
 }

@@ -25,28 +25,28 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	// A rule listens to task_created: a card create enqueues an automation job besides its notification.
-	_, err := automation.New(b.store).CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
+	_, err := automation.New(b.Store).CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
 		Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
 	require.NoError(t, err)
 
 	doomed := b.newCard("Doomed")
 	doomed.Checklist = []db.ChecklistItemInput{{Title: "fine"}, {Title: "nul \x00 inside"}}
-	_, err = b.store.CreateCard(ctx, doomed)
+	_, err = b.Store.CreateCard(ctx, doomed)
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.ErrorContains(t, err, "NUL")
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM cards`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM checklist_items`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM activities`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM checklist_items`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM activities`))
 	b.requireNoJobs(t)
 
 	// The next create works: the card, its activity, and its jobs in the same transaction.
-	c, err := b.store.CreateCard(ctx, b.newCard("Fine"))
+	c, err := b.Store.CreateCard(ctx, b.newCard("Fine"))
 	require.NoError(t, err)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM cards`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM cards`))
 	var activityID string
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT id FROM activities WHERE card_id = $1 AND type = 'card_created'`, c.ID).Scan(&activityID))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities`))
-	inserted := rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.pool), []rivertest.ExpectedJob{
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE card_id = $1 AND type = 'card_created'`, c.ID).Scan(&activityID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities`))
+	inserted := rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.Pool), []rivertest.ExpectedJob{
 		{Args: jobs.NotifyActivityArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault}},
 		{Args: jobs.AutomationEventArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault}},
 	})
@@ -56,7 +56,7 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	var auto jobs.AutomationEventArgs
 	require.NoError(t, json.Unmarshal(inserted[1].EncodedArgs, &auto))
 	require.Equal(t, jobs.AutomationEventArgs{EventID: activityID, ProjectID: b.project.ID, CardID: c.ID, Trigger: db.TriggerTaskCreated,
-		Meta: map[string]any{"title": "Fine", "columnId": b.cols[0]}}, auto)
+		Meta: map[string]any{"title": "Fine", "columnId": b.project.Columns[0]}}, auto)
 }
 
 // A card write whose transaction fails after recording its activity leaves neither activity nor job:
@@ -68,22 +68,22 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 
 	refused := b.newCard("x")
 	refused.AssigneeID = new("00000000-0000-0000-0000-000000000000")
-	_, err := b.store.CreateCard(ctx, refused)
+	_, err := b.Store.CreateCard(ctx, refused)
 	require.ErrorIs(t, err, db.ErrInvalid) // the assignee is no workspace member: refused, rolled back
 
 	boom := errors.New("boom")
-	err = b.store.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := b.store.CreateCardTx(ctx, tx, b.newCard("doomed"))
+	err = b.Store.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := b.Store.CreateCardTx(ctx, tx, b.newCard("doomed"))
 		require.NoError(t, err)
 		// Inside the transaction the job is there.
 		rivertest.RequireInsertedTx[*riverpgxv5.Driver](ctx, t, tx, jobs.NotifyActivityArgs{}, nil)
 		return boom
 	})
 	require.ErrorIs(t, err, boom)
-	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.pool), jobs.NotifyActivityArgs{}, nil)
+	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.Pool), jobs.NotifyActivityArgs{}, nil)
 	b.requireNoJobs(t)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM activities`))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM cards`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM activities`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
 }
 
 // An invitation and its e-mail job commit together or not at all.
@@ -97,8 +97,8 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	err := b.store.InTx(ctx, func(tx pgx.Tx) error {
-		inv, err := tenancy.New(b.store).InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
+	err := b.Store.InTx(ctx, func(tx pgx.Tx) error {
+		inv, err := tenancy.New(b.Store).InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
 		require.NoError(t, err)
 		require.NotEmpty(t, inv.ID)
 		// Inside the transaction both rows exist.
@@ -107,16 +107,16 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	})
 	require.ErrorIs(t, err, boom)
 	b.requireNoJobs(t)
-	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.pool), &jobs.SendEmailArgs{}, nil)
-	require.Equal(t, 0, b.count(t, "SELECT count(*) FROM workspace_invitations"))
+	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.SendEmailArgs{}, nil)
+	require.Equal(t, 0, b.Count(t, "SELECT count(*) FROM workspace_invitations"))
 
 	// The same write committed leaves exactly one of each.
-	err = b.store.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := tenancy.New(b.store).InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
+	err = b.Store.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := tenancy.New(b.Store).InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
 		return err
 	})
 	require.NoError(t, err)
-	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM workspace_invitations WHERE email = 'kept@example.com'"))
-	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.pool), &jobs.SendEmailArgs{}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail})
+	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM workspace_invitations WHERE email = 'kept@example.com'"))
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.SendEmailArgs{}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail})
 	require.Equal(t, "kept@example.com", job.Args.To)
 }

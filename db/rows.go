@@ -128,7 +128,7 @@ type BillingCheckout struct {
 	OrganizationID string
 	Provider       string
 	ExternalID     string
-	Url            string
+	URL            string
 	Status         string
 	CreatedBy      string
 	CreatedAt      time.Time
@@ -366,6 +366,19 @@ type Scope struct {
 	ActiveView  string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// Session is a server-side session: the row a session JWT names (its jti).
+type Session struct {
+	ID         string
+	UserID     string
+	Device     string
+	UserAgent  string
+	ClientIP   string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
 }
 
 // Skill is a skill of a workspace that agents can be given.

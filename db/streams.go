@@ -1,5 +1,6 @@
 // Streams: the durable event logs that api processes relay live over SSE (internal/stream). One table
 // serves every kind of stream; a stream is keyed by the id of the entity it reports on.
+
 package db
 
 import (

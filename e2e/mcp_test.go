@@ -28,11 +28,11 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // mcpWorkspace is a person's personal workspace with an mcpOnly agent, a project and a card, built over
 // REST on api.
 type mcpWorkspace struct {
-	person                  client
-	ws, orgSlug             string
-	agent, project, card    string
-	pat                     string
-	agentUserID, missionsWS string
+	person               client
+	ws, orgSlug          string
+	agent, project, card string
+	pat                  string
+	agentUserID          string
 }
 
 func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy string) mcpWorkspace {

@@ -37,7 +37,7 @@ func pilotBinary(t testing.TB) string {
 		binPath = filepath.Join(dir, "pilot")
 		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/pilot").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("build pilot: %v: %s", err, out)
+			buildErr = fmt.Errorf("build pilot: %w: %s", err, out)
 		}
 	})
 	require.NoError(t, buildErr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/storage"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -24,13 +25,13 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 	b := setup(t)
 	files := storage.NewLocal(t.TempDir())
 	b.deps.Storage = files
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	attach := func(c db.Card) string {
 		key := db.NewID()
 		_, err := files.Put(ctx, key, strings.NewReader("content of "+key))
 		require.NoError(t, err)
-		_, err = b.store.CreateAttachment(ctx, db.NewAttachment{ID: db.NewID(), ProjectID: tm.project.ID, CardID: c.ID,
-			ActorID: tm.owner.User.ID, OriginalName: "f.txt", MimeType: "text/plain", Size: 10, StorageKey: key})
+		_, err = b.Store.CreateAttachment(ctx, db.NewAttachment{ID: db.NewID(), ProjectID: tm.Project.ID, CardID: c.ID,
+			ActorID: tm.Owner.User.ID, OriginalName: "f.txt", MimeType: "text/plain", Size: 10, StorageKey: key})
 		require.NoError(t, err)
 		return key
 	}
@@ -43,18 +44,18 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 		_ = f.Close()
 		return true
 	}
-	a := b.card(t, tm, tm.owner, db.NewCard{Title: "A"})
-	inColumn := b.card(t, tm, tm.owner, db.NewCard{Title: "B", ColumnID: tm.cols[1]})
-	kept := b.card(t, tm, tm.owner, db.NewCard{Title: "C"})
+	a := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A")})
+	inColumn := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
+	kept := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("C")})
 	gone := []string{attach(a), attach(a), attach(inColumn)}
 	stays := attach(kept)
 
-	require.NoError(t, b.store.DeleteCard(ctx, db.CardEdit{ProjectID: tm.project.ID, CardID: a.ID, ActorID: tm.owner.User.ID}))
-	require.NoError(t, b.store.DeleteColumn(ctx, tm.project.ID, tm.cols[1]))
+	require.NoError(t, b.Store.DeleteCard(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: a.ID, ActorID: tm.Owner.User.ID}))
+	require.NoError(t, b.Store.DeleteColumn(ctx, tm.Project.ID, tm.Project.Columns[1]))
 	for _, key := range gone {
 		require.True(t, exists(key), "the files stay until the sweep runs")
 	}
-	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM attachment_files_orphaned`))
+	require.Equal(t, 3, b.Count(t, `SELECT count(*) FROM attachment_files_orphaned`))
 
 	b.inTx(t, func(tx pgx.Tx) {
 		res, err := testWorker(t, b, &AttachmentSweepWorker{deps: b.deps}).Work(ctx, t, tx, jobs.AttachmentSweepArgs{}, nil)
@@ -65,5 +66,5 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 		require.False(t, exists(key), "swept: %s", key)
 	}
 	require.True(t, exists(stays))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM attachment_files_orphaned`))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM attachment_files_orphaned`))
 }

@@ -14,17 +14,18 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // rule creates an enabled automation rule of the team's project, owned by its owner, and returns its id.
-func (b *testBundle) rule(t *testing.T, tm team, name, trigger string, conditions, action map[string]any) string {
+func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger string, conditions, action map[string]any) string {
 	t.Helper()
 	r := automation.NewRule{Name: name, Trigger: trigger, Action: jsonOf(t, action), Enabled: true}
 	if conditions != nil {
 		r.Conditions = jsonOf(t, conditions)
 	}
-	rule, err := automation.New(b.store).CreateRule(context.Background(), tm.project.ID, tm.owner.User.ID, r)
+	rule, err := automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, r)
 	require.NoError(t, err)
 	return rule.ID
 }
@@ -32,7 +33,7 @@ func (b *testBundle) rule(t *testing.T, tm team, name, trigger string, condition
 // traces lists a rule's traces.
 func (b *testBundle) traces(t *testing.T, ruleID string) []db.AutomationTrace {
 	t.Helper()
-	tr, err := automation.New(b.store).RuleTraces(context.Background(), ruleID, 200)
+	tr, err := automation.New(b.Store).RuleTraces(context.Background(), ruleID, 200)
 	require.NoError(t, err)
 	return tr
 }
@@ -46,17 +47,17 @@ func (b *testBundle) settle(t *testing.T) {
 func TestAutomationTriggersAndActions(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
-	owner, member := tm.owner, tm.member
-	todo, doing, done := tm.cols[0], tm.cols[1], tm.cols[2]
+	tm := testfactory.NewTeam(t, b.Store)
+	owner, member := tm.Owner, tm.Member
+	doing, done := tm.Project.Columns[1], tm.Project.Columns[2]
 
 	// task_created → set_priority (only for low cards: a skipped trace for others).
 	created := b.rule(t, tm, "bump", db.TriggerTaskCreated, map[string]any{"priority": "low"},
 		map[string]any{"type": "set_priority", "priority": "high"})
 	// task_added_to_board → assign_user.
 	b.rule(t, tm, "assign", db.TriggerTaskAddedToBoard, nil, map[string]any{"type": "assign_user", "userId": member.User.ID})
-	low := b.card(t, tm, owner, db.NewCard{Title: "low one", Priority: "low"}).ID
-	mid := b.card(t, tm, owner, db.NewCard{Title: "medium one"}).ID
+	low := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("low one"), In: db.NewCard{Priority: "low"}}).ID
+	mid := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("medium one")}).ID
 	b.settle(t)
 	require.Equal(t, "high", b.getCard(t, tm, low).Priority)
 	require.Equal(t, "medium", b.getCard(t, tm, mid).Priority)
@@ -73,7 +74,7 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	require.Equal(t, "applied", results[low])
 	require.Equal(t, "skipped", results[mid])
 	// Automation actions record activity (and so notify) like a person's change.
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_assigned' AND meta ? 'automationRuleId'`, low))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_assigned' AND meta ? 'automationRuleId'`, low))
 
 	// task_moved (to "doing") → archive_card; task_status_changed (to done) → set_priority low.
 	b.rule(t, tm, "archive", db.TriggerTaskMoved, map[string]any{"toColumnId": doing}, map[string]any{"type": "archive_card"})
@@ -88,8 +89,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	// task_assigned → move_card; checklist_complete → set_status done.
 	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID}, map[string]any{"type": "move_card", "columnId": doing})
 	b.rule(t, tm, "finish", db.TriggerChecklistComplete, nil, map[string]any{"type": "set_status", "status": "done"})
-	list := b.card(t, tm, owner, db.NewCard{Title: "list", ColumnID: todo,
-		Checklist: []db.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}).ID
+	list := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"), Column: testfactory.Ptr(0), // to do
+		In: db.NewCard{Checklist: []db.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
 	b.settle(t)
 	b.update(t, tm, owner, list, db.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &owner.User.ID}})
 	b.settle(t)
@@ -108,7 +109,7 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, open)
-	_, err := b.store.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.project.ID, CardID: list, ActorID: owner.User.ID}, open, db.ChecklistItemPatch{Done: ptr(true)})
+	_, err := b.Store.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.Project.ID, CardID: list, ActorID: owner.User.ID}, open, db.ChecklistItemPatch{Done: testfactory.Ptr(true)})
 	require.NoError(t, err)
 	b.settle(t)
 	require.Equal(t, done, b.getCard(t, tm, list).ColumnID)
@@ -118,14 +119,14 @@ func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := b.team(t)
-	ping := b.rule(t, tm, "ping", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.cols[1]}, map[string]any{"type": "move_card", "columnId": tm.cols[2]})
-	pong := b.rule(t, tm, "pong", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.cols[2]}, map[string]any{"type": "move_card", "columnId": tm.cols[1]})
-	id := b.card(t, tm, tm.owner, db.NewCard{Title: "ball"}).ID
-	b.update(t, tm, tm.owner, id, db.CardPatch{ColumnID: &tm.cols[1]})
+	tm := testfactory.NewTeam(t, b.Store)
+	ping := b.rule(t, tm, "ping", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[1]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[2]})
+	pong := b.rule(t, tm, "pong", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[2]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[1]})
+	id := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("ball")}).ID
+	b.update(t, tm, tm.Owner, id, db.CardPatch{ColumnID: &tm.Project.Columns[1]})
 	b.settle(t)
 	// person (depth 0) → ping (1) → pong (2) → ping (3: past the cap, skipped).
-	moves := b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, id)
+	moves := b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, id)
 	require.Equal(t, 1+3, moves)
 	var capped int
 	for _, rid := range []string{ping, pong} {
@@ -138,69 +139,69 @@ func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, capped, 1)
 	// It has really stopped: the last jobs enqueued nothing more to run.
-	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.pool), &jobs.AutomationEventArgs{},
+	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.AutomationEventArgs{},
 		&rivertest.RequireInsertedOpts{State: rivertype.JobStateAvailable})
-	require.Equal(t, moves, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, id))
+	require.Equal(t, moves, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, id))
 }
 
 func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	rid := b.rule(t, tm, "bump", db.TriggerTaskCreated, nil, map[string]any{"type": "set_priority", "priority": "high"})
-	card := b.card(t, tm, tm.owner, db.NewCard{Title: "once"})
+	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("once")})
 	// The store enqueued the event with the card.
-	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.pool), jobs.AutomationEventArgs{},
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), jobs.AutomationEventArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault})
 	require.Equal(t, card.ID, job.Args.CardID)
 	require.Equal(t, db.TriggerTaskCreated, job.Args.Trigger)
 	for range 3 { // the job, run as often as River might retry it
-		workNew(t, b, &AutomationWorker{automations: automation.New(b.store)}, job.Args, nil)
+		workNew(t, b, &AutomationWorker{automations: automation.New(b.Store)}, job.Args, nil)
 	}
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
 }
 
 // lateCards creates five cards of the team's project assigned to its member whose due date passed an
 // hour ago, and one due in an hour; it answers the five.
-func (b *testBundle) lateCards(t *testing.T, tm team) []string {
+func (b *testBundle) lateCards(t *testing.T, tm testfactory.Team) []string {
 	t.Helper()
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	var ids []string
 	for i := range 5 {
-		ids = append(ids, b.card(t, tm, tm.owner, db.NewCard{Title: "late " + string(rune('a'+i)), DueDate: &past,
-			AssigneeID: &tm.member.User.ID}).ID)
+		ids = append(ids, testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("late " + string(rune('a'+i))),
+			In: db.NewCard{DueDate: &past, AssigneeID: &tm.Member.User.ID}}).ID)
 	}
-	b.card(t, tm, tm.owner, db.NewCard{Title: "later", DueDate: &future})
+	testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("later"), In: db.NewCard{DueDate: &future}})
 	return ids
 }
 
 // requireDueDatesFired asserts that each late card fired due_date_reached once: its event, its
 // activity, the rule applied, and a notification for the assignee only.
-func (b *testBundle) requireDueDatesFired(t *testing.T, tm team, rid string, ids []string) {
+func (b *testBundle) requireDueDatesFired(t *testing.T, tm testfactory.Team, rid string, ids []string) {
 	t.Helper()
-	require.Equal(t, 5, b.count(t, `SELECT count(*) FROM due_date_events`))
-	require.Equal(t, 5, b.count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
-	require.Equal(t, 5, b.count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1 AND result = 'applied'`, rid))
+	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM due_date_events`))
+	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
+	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1 AND result = 'applied'`, rid))
 	for _, id := range ids {
 		require.Equal(t, "high", b.getCard(t, tm, id).Priority)
 	}
 	// The assignee is notified; the other project member (the owner) is not.
 	notified := `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id WHERE a.type = 'due_date_reached' AND n.user_id = $1`
-	require.Equal(t, 5, b.count(t, notified, tm.member.User.ID))
-	require.Equal(t, 0, b.count(t, notified, tm.owner.User.ID))
+	require.Equal(t, 5, b.Count(t, notified, tm.Member.User.ID))
+	require.Equal(t, 0, b.Count(t, notified, tm.Owner.User.ID))
 }
 
 func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
 	scan := func() { // one scan (a period's job), and the jobs it caused
 		t.Helper()
-		workNew(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.store)}, jobs.DueDateScanArgs{}, nil)
+		workNew(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.Store)}, jobs.DueDateScanArgs{}, nil)
 		b.settle(t)
 	}
 
@@ -211,12 +212,12 @@ func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: ptr(time.Now().Add(-time.Minute))}})
+	b.update(t, tm, tm.Owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
 	scan()
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
 	scan()
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
-	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
+	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
 }
 
 // Two worker processes on one database: only the leader enqueues the periodic scan, and however the
@@ -260,10 +261,10 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 	countIs := func(want int, sql string, args ...any) func() bool {
 		return func() bool {
 			var n int
-			return b.pool.QueryRow(ctx, sql, args...).Scan(&n) == nil && n == want
+			return b.Pool.QueryRow(ctx, sql, args...).Scan(&n) == nil && n == want
 		}
 	}
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
 
@@ -272,7 +273,7 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 	// More scan periods on both workers, and the jobs they caused done.
 	scansAfter(2, time.Now())
 	require.Eventually(t, func() bool {
-		res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()).
+		res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()).
 			States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
 				rivertype.JobStateScheduled).First(1))
 		return err == nil && len(res.Jobs) == 0
@@ -280,10 +281,10 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: ptr(time.Now().Add(-time.Minute))}})
+	b.update(t, tm, tm.Owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
 	require.Eventually(t, countIs(2, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]), 20*time.Second, 25*time.Millisecond,
 		"re-armed due date")
 	scansAfter(1, time.Now())
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
-	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
+	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -19,13 +20,13 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	for range 3 {
-		b.card(t, tm, tm.owner, db.NewCard{Title: "A", Priority: "high"})
-		b.card(t, tm, tm.owner, db.NewCard{Title: "B", ColumnID: tm.cols[1]})
+		testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A"), In: db.NewCard{Priority: "high"}})
+		testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
 	}
-	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	before, err := pilotage.New(b.store).Portfolio(ctx, tm.owner.Workspace.ID)
+	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
+	before, err := pilotage.New(b.Store).Portfolio(ctx, tm.Owner.Workspace.ID)
 	require.NoError(t, err)
 
 	b.inTx(t, func(tx pgx.Tx) {
@@ -33,10 +34,10 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, rivertype.JobStateCompleted, res.Job.State)
 	})
-	require.Zero(t, b.count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM column_card_counts c JOIN columns col ON col.id = c.column_id
-		WHERE col.project_id = $1`, tm.project.ID))
-	after, err := pilotage.New(b.store).Portfolio(ctx, tm.owner.Workspace.ID)
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM column_card_counts c JOIN columns col ON col.id = c.column_id
+		WHERE col.project_id = $1`, tm.Project.ID))
+	after, err := pilotage.New(b.Store).Portfolio(ctx, tm.Owner.Workspace.ID)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
 	require.Equal(t, 3, after[0].CardsByPriority["high"])

@@ -65,7 +65,7 @@ func provider(d Deps) llm.Provider {
 // stream's final event, by a guarded update.
 func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftRefineArgs]) error {
 	a := job.Args
-	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, draft.DraftRefining,
+	return runDraftJob(ctx, w.deps, job.Attempt, job.MaxAttempts, a.DraftID, a.Run, draft.DraftRefining,
 		"refinement", func(d draft.Draft) error {
 			dc := draftContext(d)
 			dc.Round = int(d.Rounds) + 1
@@ -81,7 +81,7 @@ func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftR
 // Work implements river.Worker; see DraftRefineWorker.Work. The model's tokens become `token` events.
 func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.DraftRoadmapArgs]) error {
 	a := job.Args
-	return runDraftJob(ctx, w.deps, job.JobRow.Attempt, job.JobRow.MaxAttempts, a.DraftID, a.Run, draft.DraftGenerating,
+	return runDraftJob(ctx, w.deps, job.Attempt, job.MaxAttempts, a.DraftID, a.Run, draft.DraftGenerating,
 		"roadmap generation", func(d draft.Draft) error {
 			st := w.deps.drafts
 			tokens := &tokenBatcher{flush: func(text string) {

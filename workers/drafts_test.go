@@ -19,6 +19,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -72,14 +73,14 @@ func (f *fakeOpenAI) provider(timeout time.Duration) llm.Provider {
 func (b *testBundle) roadmapJob(t *testing.T) (draft.Draft, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
-	owner := b.register(t, "owner@example.com")
-	d, err := draft.New(b.store).Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
+	owner := testfactory.User(t, b.Store, nil)
+	d, err := draft.New(b.Store).Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
 		Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
-	step, err := draft.New(b.store).GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
+	step, err := draft.New(b.Store).GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
 	require.NoError(t, err)
 	require.True(t, step.Enqueued)
-	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()))
+	res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()))
 	require.NoError(t, err)
 	require.Len(t, res.Jobs, 1)
 	require.Equal(t, jobs.QueueDrafts, res.Jobs[0].Queue)
@@ -109,14 +110,14 @@ func (b *testBundle) workDraftJob(t *testing.T, provider llm.Provider, job *rive
 
 func (b *testBundle) draftEvents(t *testing.T, id string) []db.StreamEvent {
 	t.Helper()
-	evs, err := b.store.StreamEventsAfter(context.Background(), id, 0, 1000)
+	evs, err := b.Store.StreamEventsAfter(context.Background(), id, 0, 1000)
 	require.NoError(t, err)
 	return evs
 }
 
 func (b *testBundle) getDraft(t *testing.T, d draft.Draft) draft.Draft {
 	t.Helper()
-	got, err := draft.New(b.store).Get(context.Background(), d.WorkspaceID, d.ID)
+	got, err := draft.New(b.Store).Get(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	return got
 }
@@ -155,9 +156,9 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	require.True(t, retried)
 
 	// A failed draft may generate again; a good answer then makes it ready.
-	_, err := draft.New(b.store).GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
+	_, err := draft.New(b.Store).GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
-	res, err := b.client.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
+	res, err := b.River.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
 	require.Len(t, res.Jobs, 1)
 	good := newFakeOpenAI(t, func(w http.ResponseWriter, _ *http.Request, n int) {
@@ -253,11 +254,11 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 func TestDraftWorkerDraftDeleted(t *testing.T) {
 	b := setup(t)
 	d, job := b.roadmapJob(t)
-	require.NoError(t, draft.New(b.store).Delete(context.Background(), d.WorkspaceID, d.ID))
+	require.NoError(t, draft.New(b.Store).Delete(context.Background(), d.WorkspaceID, d.ID))
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, job))
 	require.Empty(t, b.draftEvents(t, d.ID))
-	st, err := b.store.StreamState(context.Background(), d.ID)
+	st, err := b.Store.StreamState(context.Background(), d.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.StreamState{}, st)
-	require.ErrorIs(t, draft.New(b.store).AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
+	require.ErrorIs(t, draft.New(b.Store).AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -206,8 +207,8 @@ type emailFixture struct {
 // inviteThroughStore writes an invitation with the store's real write path, which enqueues its e-mail.
 func inviteThroughStore(t *testing.T, b *testBundle, to string) emailFixture {
 	t.Helper()
-	reg := b.register(t, "alice@example.com")
-	inv := b.invite(t, reg, to)
+	reg := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	inv := testfactory.Invitation(t, b.Store, reg, &testfactory.InvitationOpts{Email: &to, Token: testfactory.Ptr("tok-" + to)})
 	return emailFixture{reg: reg, inv: inv, acceptURL: "http://pilot.test/invitations/tok-" + to + "/accept"}
 }
 
@@ -233,7 +234,7 @@ func TestEmailWithoutSMTPStaysInOutbox(t *testing.T) {
 
 	waitJob(t, events, jobs.SendEmailArgs{}.Kind())
 
-	rows := outbox(t, b.store)
+	rows := outbox(t, b.Store)
 	require.Len(t, rows, 1)
 	row := rows[0]
 	require.Equal(t, "outbox", row.Transport)
@@ -278,7 +279,7 @@ func TestEmailThroughSMTP(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), f.acceptURL)
 
-	rows := outbox(t, b.store)
+	rows := outbox(t, b.Store)
 	require.Len(t, rows, 1)
 	require.Equal(t, "smtp", rows[0].Transport)
 	require.NotNil(t, rows[0].SentAt)
@@ -292,10 +293,10 @@ func emailWorker(t *testing.T, mailer mail.Sender) (*db.Store, *rivertest.Worker
 	t.Helper()
 	b := setup(t)
 	w := testWorker(t, b, &EmailWorker{deps: b.withMailer(mailer)})
-	tx, err := b.pool.Begin(context.Background())
+	tx, err := b.Pool.Begin(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	return b.store, w, tx
+	return b.Store, w, tx
 }
 
 func TestEmailJobIsIdempotent(t *testing.T) {
@@ -421,25 +422,23 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	alice := b.register(t, "alice@example.com")
-	org, err := tenancy.New(b.store).CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
+	alice := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	org, err := tenancy.New(b.Store).CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
 	require.NoError(t, err)
-	ws, err := tenancy.New(b.store).CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
+	ws, err := tenancy.New(b.Store).CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
 	require.NoError(t, err)
 	invite := func(email string) db.WorkspaceInvitation {
-		inv, err := tenancy.New(b.store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Email: email,
-			Role: "member", InvitedBy: alice.User.ID, InviterName: alice.User.Name, Token: "tok-" + email, AcceptURL: "http://pilot.test/x"})
-		require.NoError(t, err)
+		inv := testfactory.Invitation(t, b.Store, alice, &testfactory.InvitationOpts{Email: &email, Workspace: &ws})
 		require.NotNil(t, inv.EmailJobID)
 		return inv
 	}
-	gone, other := invite("bob@example.com"), b.invite(t, alice, "carol@example.com") // other: alice's personal workspace
+	gone, other := invite("bob@example.com"), testfactory.Invitation(t, b.Store, alice, &testfactory.InvitationOpts{Email: testfactory.Ptr("carol@example.com")}) // other: alice's personal workspace
 
-	require.NoError(t, tenancy.New(b.store).DeleteOrganization(ctx, org.ID))
-	job, err := b.client.JobGet(ctx, *gone.EmailJobID)
+	require.NoError(t, tenancy.New(b.Store).DeleteOrganization(ctx, org.ID))
+	job, err := b.River.JobGet(ctx, *gone.EmailJobID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateCancelled, job.State)
-	job, err = b.client.JobGet(ctx, *other.EmailJobID)
+	job, err = b.River.JobGet(ctx, *other.EmailJobID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateAvailable, job.State, "another organization's invitation is untouched")
 

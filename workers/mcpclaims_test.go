@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -21,22 +22,21 @@ func TestMissionClaimExpiry(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	tm := b.team(t)
-	a, err := mission.New(b.store).CreateAgent(ctx, tm.owner.Workspace.ID, tm.owner.User.ID, mission.AgentConfig{Name: "ext", Slug: "ext",
-		AutonomyMode: mission.AutonomyApproval, Tools: []string{"add_comment"}, McpOnly: true, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
+	tm := testfactory.NewTeam(t, b.Store)
+	a := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("ext"), Slug: testfactory.Ptr("ext"),
+		AutonomyMode: testfactory.Ptr(mission.AutonomyApproval), Tools: []string{"add_comment"}, McpOnly: testfactory.Ptr(true)})
+	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("c")})
+	m, err := mission.New(b.Store).CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: a.ID, ActorID: tm.Owner.User.ID,
+		ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceCardMission, Objective: "work it"})
 	require.NoError(t, err)
-	card := b.card(t, tm, tm.owner, db.NewCard{Title: "c"})
-	m, err := mission.New(b.store).CreateMission(ctx, mission.NewMission{WorkspaceID: tm.owner.Workspace.ID, AgentID: a.ID, ActorID: tm.owner.User.ID,
-		ProjectID: &tm.project.ID, CardID: &card.ID, Source: mission.MissionSourceCardMission, Objective: "work it"})
-	require.NoError(t, err)
-	claim := mission.MissionClaim{UserID: tm.member.User.ID, TTL: time.Hour}
-	claimed, err := mission.New(b.store).ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, claim)
+	claim := mission.MissionClaim{UserID: tm.Member.User.ID, TTL: time.Hour}
+	claimed, err := mission.New(b.Store).ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, claim)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionRunning, claimed.Status)
 	require.Equal(t, int32(1), claimed.ClaimSeq)
 
 	// The job was inserted with the claim, scheduled at its expiry.
-	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.MissionClaimExpiryArgs{}.Kind()).
+	res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.MissionClaimExpiryArgs{}.Kind()).
 		States(rivertype.JobStateScheduled))
 	require.NoError(t, err)
 	require.Len(t, res.Jobs, 1)
@@ -57,31 +57,31 @@ func TestMissionClaimExpiry(t *testing.T) {
 	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 
 	// Past it (the holder went silent): queued again, and the stream says so.
-	_, err = b.pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
+	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	back := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionQueued, back.Status)
 	require.Nil(t, back.ClaimedBy)
-	evs, err := b.store.StreamEventsAfter(ctx, m.ID, 0, 100)
+	evs, err := b.Store.StreamEventsAfter(ctx, m.ID, 0, 100)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	require.Equal(t, db.MissionEventStatus, last.Type)
 	require.Equal(t, db.MissionQueued, last.Status)
 	require.Contains(t, last.Message, "went silent")
 	// The holder's calls are refused now.
-	_, err = mission.New(b.store).ReportMissionProgress(ctx, tm.owner.Workspace.ID, m.ID, claim, "late", nil)
+	_, err = mission.New(b.Store).ReportMissionProgress(ctx, tm.Owner.Workspace.ID, m.ID, claim, "late", nil)
 	require.ErrorIs(t, err, db.ErrConflict)
 
 	// Claimed again (claim 2): the first claim's job, run again, leaves it alone even past its deadline.
-	_, err = mission.New(b.store).ClaimMission(ctx, tm.owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour})
+	_, err = mission.New(b.Store).ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID, TTL: time.Hour})
 	require.NoError(t, err)
-	_, err = b.pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
+	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 	// A finished mission is left alone by its own claim's job.
-	_, err = mission.New(b.store).EndClaimedMission(ctx, tm.owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.owner.User.ID, TTL: time.Hour}, "done", "")
+	_, err = mission.New(b.Store).EndClaimedMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID, TTL: time.Hour}, "done", "")
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(2))
 	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)

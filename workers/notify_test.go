@@ -11,13 +11,14 @@ import (
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/notification"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 // notifications lists a user's notifications, newest first.
 func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
-	l, err := notification.New(b.store).Notifications(context.Background(), u.User.ID, false, 200)
+	l, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, 200)
 	require.NoError(t, err)
 	return l
 }
@@ -25,29 +26,29 @@ func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.N
 func TestNotifyWorkerFansOut(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
-	outsider := b.register(t, "outsider@example.com")
+	tm := testfactory.NewTeam(t, b.Store)
+	outsider := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("outsider@example.com")})
 
-	c := b.card(t, tm, tm.owner, db.NewCard{Title: "Write docs"})
-	b.update(t, tm, tm.owner, c.ID, db.CardPatch{ColumnID: &tm.cols[1]})
-	b.update(t, tm, tm.member, c.ID, db.CardPatch{Title: ptr("Write the docs")})
+	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Write docs")})
+	b.update(t, tm, tm.Owner, c.ID, db.CardPatch{ColumnID: &tm.Project.Columns[1]})
+	b.update(t, tm, tm.Member, c.ID, db.CardPatch{Title: testfactory.Ptr("Write the docs")})
 	// member_added, card_created, card_moved, card_updated: one job each.
 	require.Equal(t, 4, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 
 	// The member hears about being added, the owner's create and move, never about their own change.
-	list := b.notifications(t, tm.member)
+	list := b.notifications(t, tm.Member)
 	require.Len(t, list, 3)
 	require.Equal(t, db.ActivityMemberAdded, list[2].Type)
 	require.Equal(t, db.ActivityCardMoved, list[0].Type)
 	var meta map[string]any
 	require.NoError(t, json.Unmarshal(list[0].Meta, &meta))
-	require.Equal(t, tm.cols[0], meta["fromColumn"])
-	require.Equal(t, tm.cols[1], meta["toColumn"])
+	require.Equal(t, tm.Project.Columns[0], meta["fromColumn"])
+	require.Equal(t, tm.Project.Columns[1], meta["toColumn"])
 	require.Equal(t, db.ActivityCardCreated, list[1].Type)
 	require.Nil(t, list[0].ReadAt)
 
 	// The owner hears about the member's update only.
-	list = b.notifications(t, tm.owner)
+	list = b.notifications(t, tm.Owner)
 	require.Len(t, list, 1)
 	require.Equal(t, db.ActivityCardUpdated, list[0].Type)
 
@@ -58,13 +59,12 @@ func TestNotifyWorkerFansOut(t *testing.T) {
 func TestNotifyWorkerNotifiesAssignee(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	owner := b.register(t, "owner@example.com")
-	helper := b.register(t, "helper@example.com")
-	b.join(t, owner, helper)
-	p, cols := b.project(t, owner, "Solo")
-	tm := team{owner: owner, project: p, cols: cols}
+	owner := testfactory.User(t, b.Store, nil)
+	helper := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("helper@example.com")})
+	testfactory.Join(t, b.Store, owner, helper)
+	tm := testfactory.Team{Owner: owner, Project: testfactory.NewProject(t, b.Store, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Solo")})}
 	// helper is not a project member but becomes the assignee: they are notified of the assignment.
-	c := b.card(t, tm, owner, db.NewCard{Title: "Fix bug"})
+	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix bug")})
 	b.update(t, tm, owner, c.ID, db.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &helper.User.ID}})
 	b.drain(t, jobs.NotifyActivityArgs{}.Kind())
 	list := b.notifications(t, helper)
@@ -76,32 +76,30 @@ func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := b.team(t)
-	c := b.card(t, tm, tm.owner, db.NewCard{Title: "Once"})
+	tm := testfactory.NewTeam(t, b.Store)
+	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Once")})
 	var activityID string
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
 	for range 3 { // the job, run as often as River might retry it
 		workNew(t, b, &NotifyWorker{deps: b.deps}, jobs.NotifyActivityArgs{ActivityID: activityID}, nil)
 	}
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE activity_id = $1`, activityID))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.member.User.ID))
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.owner.User.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM notifications WHERE activity_id = $1`, activityID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.Member.User.ID))
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM notifications WHERE user_id = $1`, tm.Owner.User.ID))
 }
 
 func TestNotifyWorkerDocumentReview(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	owner := b.register(t, "owner@example.com")
-	author := b.register(t, "author@example.com")
-	b.join(t, owner, author) // a member with the pilotage viewer role: not a reviewer
+	owner := testfactory.User(t, b.Store, nil)
+	author := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("author@example.com")})
+	testfactory.Join(t, b.Store, owner, author) // a member with the pilotage viewer role: not a reviewer
 	ws := owner.Workspace.ID
-	d, err := document.New(b.store).CreateDocument(ctx, document.NewDocument{WorkspaceID: ws, AuthorID: author.User.ID, Title: "Plan",
-		ContextType: "workspace", ContextID: ws})
-	require.NoError(t, err)
+	d := testfactory.Document(t, b.Store, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Plan"), Content: testfactory.Ptr(""), Author: &author})
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
-	_, err = document.New(b.store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
+	_, err := document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list := b.notifications(t, owner)
@@ -113,7 +111,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = document.New(b.store).ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
+	_, err = document.New(b.Store).ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)

@@ -15,8 +15,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -69,14 +69,8 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	reg, err := identity.New(api).Register(ctx, "bench@example.com", "Bench", "x")
-	if err != nil {
-		b.Fatal(err)
-	}
-	prj, err := api.CreateProject(ctx, db.NewProject{WorkspaceID: reg.Workspace.ID, Name: "pickup", CreatedBy: reg.User.ID})
-	if err != nil {
-		b.Fatal(err)
-	}
+	reg := testfactory.User(b, api, &testfactory.UserOpts{Email: testfactory.Ptr("bench@example.com")})
+	prj := testfactory.NewProject(b, api, reg, &testfactory.ProjectOpts{Name: testfactory.Ptr("pickup")})
 	committed := make(map[string]time.Time, changes) // card id → when its create returned
 	for b.Loop() {
 		clear(committed)

@@ -13,6 +13,7 @@ import (
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/agenttool"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/llm"
 )
 
@@ -65,15 +66,16 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 					"payload": map[string]any{"title": "wrong field"}}),
 			}}
 			b.deps.LLM = model
-			tm := b.team(t)
-			agent := b.agent(t, tm, "pilot", autonomy, 0)
+			tm := testfactory.NewTeam(t, b.Store)
+			agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("pilot"), Name: testfactory.Ptr("pilot"),
+				AutonomyMode: testfactory.Ptr(autonomy)})
 			m, _, job := b.mission(t, tm, agent)
 			b.work(t, job)
 
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
 			require.Equal(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
-			acts, err := pilotage.New(b.store).Actions(context.Background(), tm.owner.Workspace.ID, nil, 100)
+			acts, err := pilotage.New(b.Store).Actions(context.Background(), tm.Owner.Workspace.ID, nil, 100)
 			require.NoError(t, err)
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
 			a := acts[0]
@@ -83,11 +85,11 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Equal(t, agent.UserID, a.ProposedBy)
 			require.NotNil(t, a.AgentMissionID)
 			require.Equal(t, m.ID, *a.AgentMissionID)
-			require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
-			require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'
+			require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
+			require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'
 				AND result->>'text' LIKE '%unknown field%'`, m.ID))
-			require.Equal(t, 0, b.count(t, `SELECT count(*) FROM agent_proposals WHERE mission_id = $1`, m.ID))
-			require.Equal(t, 0, b.count(t, `SELECT count(*) FROM pilotage_todos`), "nothing applies before a person does")
+			require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM agent_proposals WHERE mission_id = $1`, m.ID))
+			require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM pilotage_todos`), "nothing applies before a person does")
 		})
 	}
 }
@@ -100,15 +102,14 @@ func TestMissionWithoutPilotageToolCannotPropose(t *testing.T) {
 	model := &scriptedLLM{calls: []llm.ToolCall{proposeCall(t, "c1", map[string]any{"actionType": "create_decision",
 		"explanation": "Decide", "payload": map[string]any{"title": "Go"}})}}
 	b.deps.LLM = model
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	tools := slices.DeleteFunc(slices.Clone(agenttool.Names), func(n string) bool { return n == agenttool.ProposePilotageAction })
-	agent, err := mission.New(b.store).CreateAgent(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID, mission.AgentConfig{Name: "cards-only",
-		Slug: "cards-only", AutonomyMode: mission.AutonomyAutonomous, Tools: tools, MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30})
-	require.NoError(t, err)
+	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("cards-only"), Slug: testfactory.Ptr("cards-only"),
+		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: tools})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)
 	require.NotContains(t, model.seen[0], agenttool.ProposePilotageAction)
-	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM pilotage_actions`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM pilotage_actions`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'
 		AND result->>'text' LIKE '%may not use the tool%'`, m.ID))
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
 // BenchmarkPipelineDiamond runs a 20-step diamond of notify steps (one step, 18 in parallel after it, one
@@ -99,23 +99,10 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	owner, err := identity.New(api).Register(ctx, "owner@example.com", "Owner", "x")
-	if err != nil {
-		b.Fatal(err)
-	}
+	owner := testfactory.User(b, api, nil)
 	pipelines := pipeline.New(api)
-	prj, err := api.CreateProject(ctx, db.NewProject{WorkspaceID: owner.Workspace.ID, Name: "bench", CreatedBy: owner.User.ID})
-	if err != nil {
-		b.Fatal(err)
-	}
-	member, err := identity.New(api).Register(ctx, "member@example.com", "Member", "x")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := workerPool.Exec(ctx, `INSERT INTO workspace_members (workspace_id, user_id, role, pilotage_role) VALUES ($1, $2, 'member', 'viewer')`,
-		owner.Workspace.ID, member.User.ID); err != nil {
-		b.Fatal(err)
-	}
+	prj := testfactory.NewProject(b, api, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
+	testfactory.Join(b, api, owner, testfactory.User(b, api, &testfactory.UserOpts{Email: testfactory.Ptr("member@example.com")}))
 	notify := func(id string, needs ...string) map[string]any {
 		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID, "message": "step " + id}, "needs": needs}
 	}

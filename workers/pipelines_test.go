@@ -18,6 +18,7 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -30,33 +31,33 @@ type step struct {
 }
 
 // pipeline creates an enabled pipeline of the team's workspace as its owner.
-func (b *testBundle) pipeline(t *testing.T, tm team, steps ...step) db.Pipeline {
+func (b *testBundle) pipeline(t *testing.T, tm testfactory.Team, steps ...step) db.Pipeline {
 	t.Helper()
-	p, err := pipeline.New(b.store).CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+	p, err := pipeline.New(b.Store).CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, steps), Enabled: true})
 	require.NoError(t, err)
 	return p
 }
 
 // startRun starts a run of p as the team's owner.
-func (b *testBundle) startRun(t *testing.T, tm team, p db.Pipeline) pipeline.RunWithSteps {
+func (b *testBundle) startRun(t *testing.T, tm testfactory.Team, p db.Pipeline) pipeline.RunWithSteps {
 	t.Helper()
-	r, err := pipeline.New(b.store).StartRun(context.Background(), db.RecordEdit{WorkspaceID: tm.owner.Workspace.ID, ID: p.ID, ActorID: tm.owner.User.ID})
+	r, err := pipeline.New(b.Store).StartRun(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: p.ID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, r.Run.Status)
 	return r
 }
 
 // getRun reads a run with its steps.
-func (b *testBundle) getRun(t *testing.T, tm team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
+func (b *testBundle) getRun(t *testing.T, tm testfactory.Team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
-	out, err := pipeline.New(b.store).Run(context.Background(), pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: r.Run.PipelineID, RunID: r.Run.ID})
+	out, err := pipeline.New(b.Store).Run(context.Background(), pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: r.Run.PipelineID, RunID: r.Run.ID})
 	require.NoError(t, err)
 	return out
 }
 
 // waitRun waits, on a started worker's job events, until the run is no longer running.
-func (b *testBundle) waitRun(t *testing.T, tm team, events <-chan *river.Event, r pipeline.RunWithSteps) pipeline.RunWithSteps {
+func (b *testBundle) waitRun(t *testing.T, tm testfactory.Team, events <-chan *river.Event, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
@@ -98,12 +99,12 @@ func output(t *testing.T, r pipeline.RunWithSteps, id string) map[string]any {
 func TestPipelineParallelBranchesJoin(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	p := b.pipeline(t, tm,
-		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Release {{date}}"}},
-		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "Card {{steps.make.title}} is ready"}, Needs: []string{"make"}},
-		step{ID: "second", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "columnId": tm.cols[1], "title": "Follow-up of {{steps.make.cardId}}"}, Needs: []string{"make"}},
-		step{ID: "join", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Both done: {{steps.tell.recipients}} told"}, Needs: []string{"tell", "second"}},
+		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Release {{date}}"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "Card {{steps.make.title}} is ready"}, Needs: []string{"make"}},
+		step{ID: "second", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "columnId": tm.Project.Columns[1], "title": "Follow-up of {{steps.make.cardId}}"}, Needs: []string{"make"}},
+		step{ID: "join", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Both done: {{steps.tell.recipients}} told"}, Needs: []string{"tell", "second"}},
 	)
 	run := b.startRun(t, tm, p)
 	require.Equal(t, map[string]string{"make": pipeline.StepQueued, "tell": pipeline.StepPending, "second": pipeline.StepPending, "join": pipeline.StepPending}, statuses(run))
@@ -115,47 +116,47 @@ func TestPipelineParallelBranchesJoin(t *testing.T) {
 		require.Equal(t, pipeline.StepCompleted, st.Status, st.StepID)
 		require.NotNil(t, st.JobID)
 	}
-	make_ := output(t, cur, "make")
-	require.Equal(t, "Follow-up of "+make_["cardId"].(string), b.getCard(t, tm, output(t, cur, "second")["cardId"].(string)).Title)
+	made := output(t, cur, "make")
+	require.Equal(t, "Follow-up of "+made["cardId"].(string), b.getCard(t, tm, output(t, cur, "second")["cardId"].(string)).Title)
 	require.Equal(t, "Both done: 1 told", output(t, cur, "join")["title"])
 	// The notify step notified the workspace's other member through an activity and its fan-out.
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id
-		WHERE a.type = 'pipeline_notice' AND n.user_id = $1`, tm.member.User.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id
+		WHERE a.type = 'pipeline_notice' AND n.user_id = $1`, tm.Member.User.ID))
 	// Cards went through the store's create: activities recorded.
-	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM activities WHERE type = 'card_created' AND project_id = $1`, tm.project.ID))
+	require.Equal(t, 3, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'card_created' AND project_id = $1`, tm.Project.ID))
 }
 
 func TestPipelineBranchesEnqueuedTogether(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	p := b.pipeline(t, tm,
-		step{ID: "a", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "start"}},
-		step{ID: "b", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "left"}, Needs: []string{"a"}},
-		step{ID: "c", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "right"}, Needs: []string{"a"}},
+		step{ID: "a", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "start"}},
+		step{ID: "b", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "left"}, Needs: []string{"a"}},
+		step{ID: "c", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "right"}, Needs: []string{"a"}},
 	)
 	run := b.startRun(t, tm, p)
 	ctx := context.Background()
-	job, err := b.client.JobGet(ctx, *run.Steps[0].JobID)
+	job, err := b.River.JobGet(ctx, *run.Steps[0].JobID)
 	require.NoError(t, err)
 	b.work(t, job)
 	cur := b.getRun(t, tm, run)
 	require.Equal(t, map[string]string{"a": pipeline.StepCompleted, "b": pipeline.StepQueued, "c": pipeline.StepQueued}, statuses(cur))
 	// Both branches' jobs are available at once, for any worker to take in parallel.
-	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.pool), []rivertest.ExpectedJob{
+	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.Pool), []rivertest.ExpectedJob{
 		{Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}, {Args: jobs.PipelineStepArgs{}}})
 
 	// Working a step's job again (a retry, a job rescued from a dead worker) does nothing twice.
 	workNew(t, b, &PipelineStepWorker{deps: b.deps}, jobs.PipelineStepArgs{RunID: run.Run.ID, StepID: "a"}, nil)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE type = 'pipeline_notice' AND meta->>'stepId' = 'a'`))
-	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND args->>'stepId' IN ('b', 'c')`),
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'pipeline_notice' AND meta->>'stepId' = 'a'`))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND args->>'stepId' IN ('b', 'c')`),
 		"no step enqueued twice")
 }
 
 func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	events := b.startWorker(t, Config{})
 	for _, tc := range []struct {
 		title          string
@@ -166,12 +167,12 @@ func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 		{title: "calm", ran: []string{"no"}, skipped: []string{"yes", "after"}, wantCondResult: false},
 	} {
 		p := b.pipeline(t, tm,
-			step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": tc.title}},
+			step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": tc.title}},
 			step{ID: "check", Type: "condition", Params: map[string]any{"step": "make", "field": "title", "op": "equals", "value": "urgent",
 				"then": []string{"yes"}, "else": []string{"no"}}, Needs: []string{"make"}},
-			step{ID: "yes", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "urgent card"}, Needs: []string{"check"}},
-			step{ID: "no", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "calm follow-up"}, Needs: []string{"check"}},
-			step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "handled"}, Needs: []string{"yes"}},
+			step{ID: "yes", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "urgent card"}, Needs: []string{"check"}},
+			step{ID: "no", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "calm follow-up"}, Needs: []string{"check"}},
+			step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "handled"}, Needs: []string{"yes"}},
 		)
 		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
 		require.Equal(t, pipeline.RunCompleted, cur.Run.Status)
@@ -184,21 +185,21 @@ func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 		}
 		require.Equal(t, tc.wantCondResult, output(t, cur, "check")["result"])
 	}
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM cards WHERE title = 'calm follow-up'`))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'handled'`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM cards WHERE title = 'calm follow-up'`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'handled'`))
 }
 
 func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	events := b.startWorker(t, Config{})
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
-		step{ID: "ok", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "hi"}},
+		step{ID: "ok", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "hi"}},
 		// The title names an output field the notify step does not have: empty once filled in, refused.
-		step{ID: "bad", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "{{steps.ok.nothing}}"}, Needs: []string{"ok"}},
-		step{ID: "later", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"bad"}},
+		step{ID: "bad", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "{{steps.ok.nothing}}"}, Needs: []string{"ok"}},
+		step{ID: "later", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "never"}, Needs: []string{"bad"}},
 		step{ID: "wait", Type: "wait", Params: map[string]any{"duration": "1h"}, Needs: []string{"ok"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
@@ -207,11 +208,11 @@ func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 	require.Contains(t, *cur.Run.Error, "step bad failed")
 	require.Equal(t, map[string]string{"ok": pipeline.StepCompleted, "bad": pipeline.StepFailed, "later": pipeline.StepSkipped, "wait": pipeline.StepSkipped}, statuses(cur))
 	require.Contains(t, *cur.Run.Error, "the card title is empty")
-	require.Zero(t, b.count(t, `SELECT count(*) FROM cards`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM cards`))
 	// The wait step's scheduled job was cancelled with the run's failure.
 	for _, st := range cur.Steps {
 		if st.StepID == "wait" {
-			job, err := b.client.JobGet(ctx, *st.JobID)
+			job, err := b.River.JobGet(ctx, *st.JobID)
 			require.NoError(t, err)
 			require.Equal(t, rivertype.JobStateCancelled, job.State)
 		}
@@ -221,68 +222,69 @@ func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
 		step{ID: "pause", Type: "wait", Params: map[string]any{"duration": "2h"}},
-		step{ID: "then", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "after the pause"}, Needs: []string{"pause"}},
+		step{ID: "then", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "after the pause"}, Needs: []string{"pause"}},
 	)
 	run := b.startRun(t, tm, p)
-	job, err := b.client.JobGet(ctx, *run.Steps[0].JobID)
+	job, err := b.River.JobGet(ctx, *run.Steps[0].JobID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateScheduled, job.State)
 	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
 
-	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
+	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.NotNil(t, cur.Run.CancelledAt)
 	require.Equal(t, map[string]string{"pause": pipeline.StepCancelled, "then": pipeline.StepCancelled}, statuses(cur))
-	job, err = b.client.JobGet(ctx, job.ID)
+	job, err = b.River.JobGet(ctx, job.ID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateCancelled, job.State)
 	// Working the job anyway (it was already taken by a worker) changes nothing.
 	workNew(t, b, &PipelineStepWorker{deps: b.deps}, jobs.PipelineStepArgs{RunID: run.Run.ID, StepID: "pause"}, nil)
 	require.Equal(t, pipeline.RunCancelled, b.getRun(t, tm, run).Run.Status)
-	require.Zero(t, b.count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
 
-	_, err = pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
+	_, err = pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
 func TestPipelineCancelWhileRunning(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	events := b.startWorker(t, Config{})
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
-		step{ID: "first", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "one"}},
+		step{ID: "first", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "one"}},
 		step{ID: "pause", Type: "wait", Params: map[string]any{"duration": "1m"}, Needs: []string{"first"}},
-		step{ID: "last", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "two"}, Needs: []string{"pause"}},
+		step{ID: "last", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "two"}, Needs: []string{"pause"}},
 	)
 	run := b.startRun(t, tm, p)
 	for statuses(b.getRun(t, tm, run))["pause"] != pipeline.StepQueued {
 		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
 	}
-	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
+	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"first": pipeline.StepCompleted, "pause": pipeline.StepCancelled, "last": pipeline.StepCancelled}, statuses(cur))
-	require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
 }
 
 func TestPipelineWaitsForItsMission(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	events := b.startWorker(t, Config{})
-	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
+	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
-		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Fix the outage",
+		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Fix the outage",
 			"description": "- Find the failing node\n- Restart the service"}},
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "cardId": "{{steps.make.cardId}}",
 			"objective": "Plan this card"}, Needs: []string{"make"}},
-		step{ID: "done", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "mission {{steps.agent.missionId}} {{steps.agent.status}}"}, Needs: []string{"agent"}},
+		step{ID: "done", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "mission {{steps.agent.missionId}} {{steps.agent.status}}"}, Needs: []string{"agent"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
@@ -292,17 +294,18 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 	require.Equal(t, db.MissionCompleted, m.Status)
 	require.Equal(t, output(t, cur, "make")["cardId"], *m.CardID)
 	require.Equal(t, mission.MissionSourcePipeline, m.Source)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "mission "+m.ID+" completed"))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "mission "+m.ID+" completed"))
 }
 
 func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
-	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
+	tm := testfactory.NewTeam(t, b.Store)
+	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
-		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
+		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "never"}, Needs: []string{"agent"}},
 	)
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
@@ -310,9 +313,9 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	require.Equal(t, pipeline.StepWaiting, statuses(cur)["agent"])
 	missionID := output(t, cur, "agent")["missionId"].(string)
 	// The step's job is done: no worker slot is held while the mission runs.
-	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
 
-	_, err := mission.New(b.store).CancelMission(context.Background(), db.RecordEdit{WorkspaceID: tm.owner.Workspace.ID, ID: missionID, ActorID: tm.owner.User.ID})
+	_, err := mission.New(b.Store).CancelMission(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: missionID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
@@ -323,24 +326,24 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 func TestPipelinePluginSteps(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	ctx := context.Background()
-	ws := tm.owner.Workspace.ID
-	card := b.card(t, tm, tm.member, db.NewCard{Title: "Something for the owner"}) // the owner has an unread notification
+	ws := tm.Owner.Workspace.ID
+	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Something for the owner"), Actor: &tm.Member}) // the owner has an unread notification
 	b.drain(t)
 
 	steps := []step{
-		{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.project.ID, "title": "Triage {{run.id}}"}},
-		{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "content": "made by {{pipeline.name}}"}, Needs: []string{"make"}},
-		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.cols[2]}, Needs: []string{"say"}},
+		{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Triage {{run.id}}"}},
+		{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": tm.Project.ID, "cardId": "{{steps.make.cardId}}", "content": "made by {{pipeline.name}}"}, Needs: []string{"make"}},
+		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.Project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.Project.Columns[2]}, Needs: []string{"say"}},
 		{ID: "digest", Type: "email_digest", Params: map[string]any{"subject": "Digest of {{date}}"}, Needs: []string{"move"}},
 	}
-	_, err := pipeline.New(b.store).CreatePipeline(ctx, ws, tm.owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
+	_, err := pipeline.New(b.Store).CreatePipeline(ctx, ws, tm.Owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
 
-	_, err = b.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "card-actions", ActorID: tm.owner.User.ID, Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
+	_, err = b.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "card-actions", ActorID: tm.Owner.User.ID, Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
 	require.NoError(t, err)
-	_, err = b.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "email-digest", ActorID: tm.owner.User.ID, Settings: jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5})})
+	_, err = b.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "email-digest", ActorID: tm.Owner.User.ID, Settings: jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5})})
 	require.NoError(t, err)
 	p := b.pipeline(t, tm, steps...)
 	run := b.startRun(t, tm, p)
@@ -349,27 +352,27 @@ func TestPipelinePluginSteps(t *testing.T) {
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
 
 	made := b.getCard(t, tm, output(t, cur, "make")["cardId"].(string))
-	require.Equal(t, tm.cols[2], made.ColumnID, "moved by move_card")
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] made by Test'`, made.ID))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, made.ID))
+	require.Equal(t, tm.Project.Columns[2], made.ColumnID, "moved by move_card")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] made by Test'`, made.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, made.ID))
 	// The digest went out through the e-mail job (to the outbox, with no SMTP): one per member with unread notifications.
 	require.Equal(t, float64(2), output(t, cur, "digest")["sent"])
 	var subject, body string
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT subject, body FROM email_outbox WHERE to_address = $1 AND kind = 'pipeline_digest'`,
-		tm.owner.User.Email).Scan(&subject, &body))
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT subject, body FROM email_outbox WHERE to_address = $1 AND kind = 'pipeline_digest'`,
+		tm.Owner.User.Email).Scan(&subject, &body))
 	require.Equal(t, "[Pilot] Digest of "+time.Now().UTC().Format("2006-01-02"), subject)
 	require.Contains(t, body, card.Title)
 
 	// Uninstalled, the pipeline that uses its step type no longer starts.
-	require.NoError(t, b.store.UninstallPlugin(ctx, ws, "email-digest"))
-	_, err = pipeline.New(b.store).StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: tm.owner.User.ID})
+	require.NoError(t, b.Store.UninstallPlugin(ctx, ws, "email-digest"))
+	_, err = pipeline.New(b.Store).StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: tm.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
 // draft creates a project draft of the team's workspace (a data migration, for the offline planner).
-func (b *testBundle) draft(t *testing.T, tm team, name string) draft.Draft {
+func (b *testBundle) draft(t *testing.T, tm testfactory.Team, name string) draft.Draft {
 	t.Helper()
-	d, err := draft.New(b.store).Create(context.Background(), draft.NewDraft{WorkspaceID: tm.owner.Workspace.ID, ActorID: tm.owner.User.ID,
+	d, err := draft.New(b.Store).Create(context.Background(), draft.NewDraft{WorkspaceID: tm.Owner.Workspace.ID, ActorID: tm.Owner.User.ID,
 		Name: name, Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
 	return d
@@ -381,15 +384,15 @@ func (b *testBundle) draft(t *testing.T, tm team, name string) draft.Draft {
 func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	ctx := context.Background()
 	d := b.draft(t, tm, "Ledger move")
 	p := b.pipeline(t, tm,
 		step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
 		step{ID: "check", Type: "condition", Params: map[string]any{"step": "plan", "field": "status", "op": "equals", "value": "roadmap_ready",
 			"then": []string{"tell"}, "else": []string{"alarm"}}, Needs: []string{"plan"}},
-		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "{{steps.plan.name}}: {{steps.plan.summary}}"}, Needs: []string{"check"}},
-		step{ID: "alarm", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "no roadmap"}, Needs: []string{"check"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "{{steps.plan.name}}: {{steps.plan.summary}}"}, Needs: []string{"check"}},
+		step{ID: "alarm", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "no roadmap"}, Needs: []string{"check"}},
 	)
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
@@ -397,11 +400,11 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	require.Equal(t, pipeline.StepWaiting, statuses(cur)["plan"])
 	require.Equal(t, map[string]any{"draftId": d.ID}, output(t, cur, "plan"))
 	// The step's job is done: no worker slot is held while the draft's job runs.
-	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
 	require.Equal(t, draft.DraftGenerating, b.getDraft(t, d).Status)
 	evs := b.draftEvents(t, d.ID)
 	require.Equal(t, fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", p.Name, run.Run.ID), evs[len(evs)-1].Message)
-	res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
+	res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
 	require.Len(t, res.Jobs, 1)
 
@@ -426,7 +429,7 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v", statuses(cur))
 	require.Equal(t, map[string]string{"plan": pipeline.StepCompleted, "check": pipeline.StepCompleted, "tell": pipeline.StepCompleted, "alarm": pipeline.StepSkipped}, statuses(cur))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "Ledger move: "+summary))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, "Ledger move: "+summary))
 }
 
 // Through real workers: two drafts, one framing and one refined, planned in parallel steps; the join
@@ -434,12 +437,12 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	ctx := context.Background()
 	events := b.startWorker(t, Config{})
 	framing := b.draft(t, tm, "Ledger move")
 	refined := b.draft(t, tm, "Archive move")
-	_, err := draft.New(b.store).Refine(ctx, tm.owner.Workspace.ID, refined.ID, nil)
+	_, err := draft.New(b.Store).Refine(ctx, tm.Owner.Workspace.ID, refined.ID, nil)
 	require.NoError(t, err)
 	waitJob(t, events, jobs.DraftRefineArgs{}.Kind())
 	require.Equal(t, draft.DraftRefined, b.getDraft(t, refined).Status)
@@ -449,7 +452,7 @@ func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 		step{ID: "b", Type: "generate_roadmap", Params: map[string]any{"draftId": refined.ID}},
 		step{ID: "check", Type: "condition", Params: map[string]any{"step": "b", "field": "phases", "op": "greater_than", "value": 2,
 			"then": []string{"tell"}}, Needs: []string{"a", "b"}},
-		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "{{steps.a.summary}} / {{steps.b.summary}}"}, Needs: []string{"check"}},
+		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "{{steps.a.summary}} / {{steps.b.summary}}"}, Needs: []string{"check"}},
 	)
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
@@ -463,7 +466,7 @@ func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 	}
 	require.Equal(t, draft.DraftRoadmapReady, a["status"])
 	require.Equal(t, refined.ID, bb["draftId"])
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, a["summary"].(string)+" / "+bb["summary"].(string)))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`, a["summary"].(string)+" / "+bb["summary"].(string)))
 }
 
 // A draft's roadmap job that fails fails the step and the run, through real workers; so does a draft
@@ -473,7 +476,7 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 	t.Run("the draft's job fails", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := b.team(t)
+		tm := testfactory.NewTeam(t, b.Store)
 		fake := newFakeOpenAI(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 			streamContent(w, `{"phases": [{"name": "Plan", "goal": `)
 		})
@@ -481,7 +484,7 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		d := b.draft(t, tm, "Ledger move")
 		p := b.pipeline(t, tm,
 			step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
-			step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"plan"}},
+			step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "never"}, Needs: []string{"plan"}},
 		)
 		cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
 		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
@@ -490,31 +493,31 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 		require.Contains(t, *cur.Run.Error, "unusable output")
 		require.Equal(t, draft.DraftFailed, output(t, cur, "plan")["status"])
 		b.requireFailed(t, d, "unusable output")
-		require.Zero(t, b.count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'never'`))
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'never'`))
 	})
 	t.Run("a job already runs", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := b.team(t)
+		tm := testfactory.NewTeam(t, b.Store)
 		d := b.draft(t, tm, "Ledger move")
-		_, err := draft.New(b.store).GenerateRoadmap(context.Background(), tm.owner.Workspace.ID, d.ID)
+		_, err := draft.New(b.Store).GenerateRoadmap(context.Background(), tm.Owner.Workspace.ID, d.ID)
 		require.NoError(t, err)
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
 		cur := b.getRun(t, tm, run)
 		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "a roadmap job is already running for this draft")
-		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'draft_roadmap'`), "the step's attempt rolled back")
+		require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'draft_roadmap'`), "the step's attempt rolled back")
 	})
 	t.Run("the draft is deleted", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := b.team(t)
+		tm := testfactory.NewTeam(t, b.Store)
 		d := b.draft(t, tm, "Ledger move")
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
 		require.Equal(t, pipeline.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
-		require.NoError(t, draft.New(b.store).Delete(context.Background(), d.WorkspaceID, d.ID))
+		require.NoError(t, draft.New(b.Store).Delete(context.Background(), d.WorkspaceID, d.ID))
 		cur := b.getRun(t, tm, run)
 		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "the draft was deleted")
@@ -526,12 +529,12 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
-	other := b.register(t, "eve@example.com")
-	d, err := draft.New(b.store).Create(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
+	tm := testfactory.NewTeam(t, b.Store)
+	other := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("eve@example.com")})
+	d, err := draft.New(b.Store).Create(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
 	require.NoError(t, err)
 	for _, id := range []string{d.ID, db.NewID()} {
-		_, err = pipeline.New(b.store).CreatePipeline(context.Background(), tm.owner.Workspace.ID, tm.owner.User.ID,
+		_, err = pipeline.New(b.Store).CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 			pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, []step{{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": id}}}), Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid)
 		require.Contains(t, err.Error(), `step "plan": params.draftId names nothing in this workspace`)
@@ -541,23 +544,24 @@ func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := b.team(t)
+	tm := testfactory.NewTeam(t, b.Store)
 	ctx := context.Background()
-	agent := b.agent(t, tm, "helper", mission.AutonomyAutonomous, 0)
+	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
-		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.project.ID, "message": "never"}, Needs: []string{"agent"}},
+		step{ID: "after", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "never"}, Needs: []string{"agent"}},
 	)
 	run := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
 
-	cur, err := pipeline.New(b.store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.owner.User.ID)
+	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))
 	m := b.getMission(t, tm, missionID)
 	require.Equal(t, db.MissionFailed, m.Status)
 	require.NotNil(t, m.CancelledAt)
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, run.Run.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, run.Run.ID))
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -64,9 +65,6 @@ func main() {
 		// in the environment wins, and GOMEMLIMIT still bounds the heap.
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	var run func(context.Context, *config.Config, *slog.Logger) error
 	switch os.Args[1] {
 	case "api":
@@ -83,7 +81,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(ctx, cfg, logger); err != nil {
+
+	// No defer: os.Exit below would skip it, so the signal handler is stopped before exiting.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, cfg, logger)
+	stop()
+	if err != nil {
 		logger.Error("exiting", "command", os.Args[1], "error", err)
 		os.Exit(1)
 	}
@@ -183,6 +186,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	relay := stream.Start(ctx, store, stream.Config{Logger: logger}) // ctx's end closes every stream
 	access := accesscache.Start(ctx, store, logger)
+	sessions := sessionwatch.Start(ctx, store, logger)
 	metrics.WatchPool(dbPool)
 	metrics.WatchRelay(sources.Relay(relay))
 	metrics.WatchAccessCache(sources.Cache(access))
@@ -192,7 +196,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
+		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics,
+		Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{

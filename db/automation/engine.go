@@ -45,7 +45,7 @@ func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.Au
 	trace := func(q *dbsqlc.Queries, result, reason string) error {
 		card := ev.CardID
 		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: db.NewID(), RuleID: rule.ID, EventID: ev.EventID,
-			CardID: &card, Trigger: ev.Trigger, Depth: int32(ev.Depth), Result: result, Reason: reason})
+			CardID: &card, Trigger: ev.Trigger, Depth: dbcore.Int32(ev.Depth), Result: result, Reason: reason})
 		if dbcore.IsNotFound(err) {
 			return errAlreadyRan
 		}

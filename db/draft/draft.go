@@ -2,6 +2,7 @@
 // executed into a project. Jobs write their result with guarded updates (status and run), in one
 // transaction with the final event of the draft's stream, so a draft is never half-written and a
 // rescued or duplicated job writes once.
+
 package draft
 
 import (

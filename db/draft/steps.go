@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -61,7 +62,7 @@ func (e *Engine) Refine(ctx context.Context, workspaceID, draftID string, answer
 			}
 			seen[k] = true
 		}
-		all := append(d.Answers, answers...)
+		all := slices.Concat(d.Answers, answers)
 		if d.Rounds >= DraftMaxRounds && d.Status == DraftRefined {
 			// Every round was asked: the last answers are kept, no more questions come.
 			row, err = q.DraftRecordAnswers(ctx, dbsqlc.DraftRecordAnswersParams{ID: draftID, Answers: jsonOf(all)})

@@ -127,10 +127,20 @@ func (e *Engine) UpdateProfile(ctx context.Context, userID string, name, jobTitl
 	return db.User(u), dbcore.Wrap(err, "update profile")
 }
 
-// SetPassword stores a new password hash and invalidates every session issued before it.
+// SetPassword stores a new password hash and ends every session of the user (their JWTs, of an older
+// session version, were refused already), in one transaction.
 func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (db.User, error) {
-	u, err := e.core.Q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
-	return db.User(u), dbcore.Wrap(err, "update password")
+	var out db.User
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		u, err := q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: userID, PasswordHash: passwordHash})
+		if err != nil {
+			return dbcore.Wrap(err, "update password")
+		}
+		out = db.User(u)
+		_, err = q.SessionRevokeAll(ctx, userID)
+		return dbcore.Wrap(err, "end sessions")
+	})
+	return out, err
 }
 
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.

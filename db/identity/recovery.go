@@ -54,7 +54,8 @@ func (e *Engine) RequestPasswordReset(ctx context.Context, email, link string) e
 }
 
 // ResetPassword sets a new password for the user of a password-reset token, uses the token up and ends
-// every session issued before (the session version moves on). Following the e-mailed link also proves
+// every session of the user, as SetPassword does (their rows are revoked and the session version moves
+// on). Following the e-mailed link also proves
 // the address, so it is marked verified if it is still the account's. An unknown, used or expired token
 // is ErrInvalid.
 func (e *Engine) ResetPassword(ctx context.Context, token, passwordHash string) (db.User, error) {
@@ -68,8 +69,12 @@ func (e *Engine) ResetPassword(ctx context.Context, token, passwordHash string) 
 			return fmt.Errorf("mark email verified: %w", err)
 		}
 		row, err := q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: t.UserID, PasswordHash: passwordHash})
+		if err != nil {
+			return dbcore.Wrap(err, "update password")
+		}
 		u = db.User(row)
-		return dbcore.Wrap(err, "update password")
+		_, err = q.SessionRevokeAll(ctx, t.UserID)
+		return dbcore.Wrap(err, "end sessions")
 	})
 	return u, err
 }

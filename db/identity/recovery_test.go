@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -69,8 +70,13 @@ func TestPasswordReset(t *testing.T) {
 	_, err = e.ResetPassword(ctx, "garbage", "new-hash")
 	require.ErrorIs(t, err, db.ErrInvalid)
 
+	_, err = e.CreateSession(ctx, identity.NewSession{UserID: reg.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
 	u, err := e.ResetPassword(ctx, fresh, "new-hash")
 	require.NoError(t, err)
+	sessions, err := e.Sessions(ctx, reg.User.ID)
+	require.NoError(t, err)
+	require.Empty(t, sessions, "a reset ends every session")
 	require.Equal(t, "new-hash", u.PasswordHash)
 	require.Equal(t, reg.User.SessionVersion+1, u.SessionVersion)
 	require.True(t, u.EmailVerified, "the link proved the address")

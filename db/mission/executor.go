@@ -142,7 +142,7 @@ func (e *Engine) MissionCardSnapshot(ctx context.Context, m db.AgentMission) (*M
 // MissionTurn records that model turn n (1-based) starts; ErrMissionStopped when the mission no
 // longer runs (it was cancelled between turns).
 func (e *Engine) MissionTurn(ctx context.Context, missionID string, n int) error {
-	rows, err := e.core.Q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: int32(n)})
+	rows, err := e.core.Q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: dbcore.Int32(n)})
 	if err != nil {
 		return fmt.Errorf("mission turn: %w", err)
 	}

@@ -105,7 +105,7 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 
 // Actions lists a workspace's actions, newest first, of one status when status is set.
 func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
-	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: int32(limit)})
+	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: dbcore.Int32(limit)})
 	return dbcore.MapRows(rows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }), dbcore.Wrap(err, "list pilotage actions")
 }
 

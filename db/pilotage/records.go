@@ -68,14 +68,14 @@ const (
 	PilotageChangeApplied  = "applied"
 )
 
-// checkText trims s and checks it holds 1 to max characters (0 to max when optional).
-func checkText(field, s string, max int, required bool) (string, error) {
+// checkText trims s and checks it holds 1 to maxLen characters (0 to maxLen when optional).
+func checkText(field, s string, maxLen int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if required && s == "" {
 		return "", dbcore.Invalid(field + ": must not be blank")
 	}
-	if utf8.RuneCountInString(s) > max {
-		return "", dbcore.Invalid(fmt.Sprintf("%s: expected length <= %d", field, max))
+	if utf8.RuneCountInString(s) > maxLen {
+		return "", dbcore.Invalid(fmt.Sprintf("%s: expected length <= %d", field, maxLen))
 	}
 	return s, nil
 }
@@ -386,6 +386,6 @@ type PilotageHistoryQuery struct {
 // History pages through a workspace's pilotage history, newest first.
 func (e *Engine) History(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
 	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
-		RecordType: hq.RecordType, Since: hq.Since, Lim: int32(hq.Limit)})
+		RecordType: hq.RecordType, Since: hq.Since, Lim: dbcore.Int32(hq.Limit)})
 	return dbcore.MapRows(rows, func(r dbsqlc.PilotageHistory) db.PilotageHistoryEntry { return db.PilotageHistoryEntry(r) }), dbcore.Wrap(err, "list pilotage history")
 }

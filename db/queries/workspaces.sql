@@ -97,12 +97,14 @@ WHERE o.id = w.organization_id AND w.organization_id = @organization_id AND w.ow
 
 -- name: UserAccessResolve :one
 -- UserAccessResolve is AccessResolve together with the user's row, for callers authenticated by a JWT:
--- one round trip for identity and tenancy. Non-membership shows as a null org_role.
+-- one round trip for identity, their session and tenancy. No row means the session is not active
+-- (revoked, expired or another user's); non-membership shows as a null org_role.
 SELECT sqlc.embed(u),
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM users u
+JOIN sessions s ON s.id = @session_id AND s.user_id = u.id AND s.revoked_at IS NULL AND s.expires_at > now()
 LEFT JOIN organizations o ON o.slug = @org_slug
 LEFT JOIN organization_members om ON om.organization_id = o.id AND om.user_id = u.id
 LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug

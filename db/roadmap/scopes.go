@@ -129,6 +129,7 @@ func (e *Engine) DeleteScope(ctx context.Context, projectID, scopeID string) err
 	return nil
 }
 
+// CheckScopeDates refuses a scope whose end date is before its start date.
 func CheckScopeDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
 		return dbcore.Invalid("endDate must not be before startDate")

@@ -50,13 +50,21 @@ func EffectiveWorkspaceRoles(orgRole string, wsRole, pilotageRole *string) (stri
 // OrgAdmin reports whether the user owns or administers the organization.
 func (a Access) OrgAdmin() bool { return a.OrgRole == "owner" || a.OrgRole == "admin" }
 
+// Target names what a caller reaches: an organization by slug and, optionally, one of its workspaces
+// by slug and a project of that workspace.
+type Target struct{ OrgSlug, WsSlug, ProjectID string }
+
+// SessionRef names a user's session (the id its JWT names).
+type SessionRef struct{ SessionID, UserID string }
+
 // ResolveAccess answers in one query whether userID belongs to the organization orgSlug and, when
 // wsSlug is set, to that workspace. Organization owners and admins act as admin (and pilotage owner) in
 // every workspace of their organization. Outside either tenancy it returns ErrNotFound.
 //
 // When projectID is set (a well-formed UUID), the project must belong to the workspace, else
 // ErrNotFound.
-func (e *Engine) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (Access, error) {
+func (e *Engine) ResolveAccess(ctx context.Context, userID string, t Target) (Access, error) {
+	orgSlug, wsSlug, projectID := t.OrgSlug, t.WsSlug, t.ProjectID
 	row, err := e.core.Q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
 	if err != nil {
 		return Access{}, dbcore.Wrap(err, "resolve access")
@@ -65,11 +73,17 @@ func (e *Engine) ResolveAccess(ctx context.Context, userID, orgSlug, wsSlug, pro
 		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 }
 
-// UserWithAccess reads a user and, in the same round trip, resolves their access as ResolveAccess does.
-// The user is returned even when the access is refused (accessErr), so the caller can first decide
-// whether the credential is valid at all.
-func (e *Engine) UserWithAccess(ctx context.Context, userID, orgSlug, wsSlug, projectID string) (u db.User, a Access, accessErr error, err error) {
-	row, err := e.core.Q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
+// UserWithAccess reads the user of an active session and, in the same round trip, resolves their access
+// as ResolveAccess does. A session that is not active (revoked, expired, another user's) is
+// ErrNotFound. The user is returned even when the access is refused (accessErr), so the caller can
+// first decide whether the credential is valid at all.
+func (e *Engine) UserWithAccess(ctx context.Context, s SessionRef, t Target) (u db.User, a Access, accessErr error, err error) {
+	wsSlug, projectID := t.WsSlug, t.ProjectID
+	row, err := e.core.Q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{SessionID: s.SessionID, UserID: s.UserID,
+		OrgSlug: t.OrgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
+	if dbcore.IsNotFound(err) {
+		return u, a, nil, dbcore.NotFound("session not found")
+	}
 	if err != nil {
 		return u, a, nil, dbcore.Wrap(err, "resolve user access")
 	}
@@ -269,7 +283,7 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID str
 // RecordCheckout stores a billing checkout session created by a billing provider.
 func (e *Engine) RecordCheckout(ctx context.Context, in db.NewCheckout) (db.BillingCheckout, error) {
 	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(), OrganizationID: in.OrganizationID,
-		Provider: in.Provider, ExternalID: in.ExternalID, Url: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
+		Provider: in.Provider, ExternalID: in.ExternalID, URL: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
 	return db.BillingCheckout(c), dbcore.Wrap(err, "insert billing checkout")
 }
 

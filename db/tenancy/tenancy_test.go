@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,40 +51,40 @@ func TestResolveAccess(t *testing.T) {
 	prj := testfactory.NewProject(t, e.Store, e.owner, nil)
 	theirPrj := testfactory.NewProject(t, e.Store, stranger, nil)
 
-	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, org, ws, prj.ID)
+	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: prj.ID})
 	require.NoError(t, err)
 	require.Equal(t, tenancy.Access{OrgID: e.owner.Organization.ID, OrgName: e.owner.Organization.Name, OrgSlug: org, OrgOwnerID: e.owner.User.ID,
 		OrgCreatedAt: a.OrgCreatedAt, OrgRole: "owner", OrgIsPersonal: true, WorkspaceID: e.owner.Workspace.ID, WorkspaceRole: "admin",
 		WorkspacePilotageRole: "owner", ProjectID: prj.ID}, a)
 	require.True(t, a.OrgAdmin())
 
-	a, err = e.engine.ResolveAccess(ctx, member.User.ID, org, ws, "")
+	a, err = e.engine.ResolveAccess(ctx, member.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: ""})
 	require.NoError(t, err)
 	require.Equal(t, "member", a.OrgRole)
 	require.False(t, a.OrgAdmin())
 	require.Equal(t, "member", a.WorkspaceRole)
 	require.Equal(t, "reviewer", a.WorkspacePilotageRole)
 
-	_, err = e.engine.ResolveAccess(ctx, stranger.User.ID, org, ws, "")
+	_, err = e.engine.ResolveAccess(ctx, stranger.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: ""})
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.ResolveAccess(ctx, e.owner.User.ID, org, ws, theirPrj.ID)
+	_, err = e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: theirPrj.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "project not found")
-	_, err = e.engine.ResolveAccess(ctx, e.owner.User.ID, org, "nope", "")
+	_, err = e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: org, WsSlug: "nope", ProjectID: ""})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "workspace not found")
 
 	// A second workspace the member was not invited to: not theirs, until they are an org admin.
 	other, err := e.engine.CreateWorkspace(ctx, e.owner.Organization.ID, e.owner.User.ID, "Ops", "ops")
 	require.NoError(t, err)
-	_, err = e.engine.ResolveAccess(ctx, member.User.ID, org, "ops", "")
+	_, err = e.engine.ResolveAccess(ctx, member.User.ID, tenancy.Target{OrgSlug: org, WsSlug: "ops", ProjectID: ""})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	list, err := e.engine.ListWorkspaces(ctx, e.owner.Organization.ID, member.User.ID, false)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	_, err = e.engine.SetOrganizationMemberRole(ctx, e.owner.Organization.ID, member.User.ID, "admin")
 	require.NoError(t, err)
-	a, err = e.engine.ResolveAccess(ctx, member.User.ID, org, "ops", "")
+	a, err = e.engine.ResolveAccess(ctx, member.User.ID, tenancy.Target{OrgSlug: org, WsSlug: "ops", ProjectID: ""})
 	require.NoError(t, err)
 	require.Equal(t, other.ID, a.WorkspaceID)
 	require.Equal(t, "admin", a.WorkspaceRole)
@@ -92,11 +93,19 @@ func TestResolveAccess(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 
-	u, a, accessErr, err := e.engine.UserWithAccess(ctx, stranger.User.ID, org, ws, "")
+	sess, err := identity.New(e.Store).CreateSession(ctx, identity.NewSession{UserID: stranger.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	u, a, accessErr, err := e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.NoError(t, err)
 	require.Equal(t, stranger.User.ID, u.ID, "the user is read even when the access is refused")
 	require.ErrorIs(t, accessErr, db.ErrNotFound)
 	require.Empty(t, a.OrgID)
+	// Only an active session of the user's own is one.
+	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: e.owner.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
+	require.ErrorIs(t, err, db.ErrNotFound)
+	require.NoError(t, identity.New(e.Store).RevokeSession(ctx, stranger.User.ID, sess.ID))
+	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
+	require.ErrorIs(t, err, db.ErrNotFound)
 }
 
 // Slugs are unique (organizations everywhere, workspaces within their organization); creators own
@@ -181,7 +190,7 @@ func TestOrganizationMembers(t *testing.T) {
 	got, err := e.engine.Workspace(ctx, bobs.ID)
 	require.NoError(t, err)
 	require.Equal(t, e.owner.User.ID, got.OwnerID)
-	_, err = e.engine.ResolveAccess(ctx, bob.User.ID, "acme", "", "")
+	_, err = e.engine.ResolveAccess(ctx, bob.User.ID, tenancy.Target{OrgSlug: "acme", WsSlug: "", ProjectID: ""})
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
 
@@ -305,7 +314,7 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.UpdateWorkspaceMember(ctx, db.NewID(), member.User.ID, testfactory.Ptr("admin"), nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, e.owner.Organization.Slug, e.owner.Workspace.Slug, "")
+	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: e.owner.Organization.Slug, WsSlug: e.owner.Workspace.Slug, ProjectID: ""})
 	require.NoError(t, err)
 	require.Equal(t, "admin", a.WorkspaceRole)
 }

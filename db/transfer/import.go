@@ -457,7 +457,7 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 
 	// Positions for the cards, ascending, taken from the shared sequence.
 	if len(pl.cardRows) > 0 {
-		positions, err := q.TransferCardPositions(ctx, int32(len(pl.cardRows)))
+		positions, err := q.TransferCardPositions(ctx, dbcore.Int32(len(pl.cardRows)))
 		if err != nil {
 			return db.Project(p), fmt.Errorf("take card positions: %w", err)
 		}

@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/transfer"
-	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
-// bundle is a store with a registered owner and a project of two cards (one with a checklist, one
-// archived) and a comment.
+// bundle is a store with a registered owner and a project (Launch) with a label and one card, in its
+// second column, of high priority, with a checklist and a comment.
 type bundle struct {
 	store   *db.Store
 	engine  *transfer.Engine
@@ -28,21 +25,13 @@ type bundle struct {
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	dbPool := pgtest.Pool(t)
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
-	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
-	reg, err := identity.New(store).Register(ctx, "owner@example.com", "Owner", "not-a-real-hash")
-	require.NoError(t, err)
-	b := &bundle{store: store, engine: transfer.New(store), ws: reg.Workspace.ID, actor: reg.User.ID}
-	b.project, err = store.CreateProject(ctx, db.NewProject{WorkspaceID: b.ws, Name: "Launch", CreatedBy: b.actor})
-	require.NoError(t, err)
-	cols, err := store.Columns(ctx, b.project.ID)
-	require.NoError(t, err)
-	card, err := store.CreateCard(ctx, db.NewCard{WorkspaceID: b.ws, ProjectID: b.project.ID, ColumnID: cols[1].ID, ActorID: b.actor,
-		Title: "Write the plan", Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}})
-	require.NoError(t, err)
-	_, err = store.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
+	store := testfactory.Store(t).Store
+	reg := testfactory.User(t, store, nil)
+	prj := testfactory.NewProject(t, store, reg, nil)
+	b := &bundle{store: store, engine: transfer.New(store), ws: reg.Workspace.ID, actor: reg.User.ID, project: prj.Project}
+	card := testfactory.Card(t, store, prj, &testfactory.CardOpts{Column: testfactory.Ptr(1),
+		In: db.NewCard{Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}}})
+	_, err := store.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
 	require.NoError(t, err)
 	_, err = store.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)

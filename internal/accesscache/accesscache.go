@@ -34,10 +34,11 @@ const TTL = 30 * time.Second
 // size is the number of entries kept; the least recently used go first.
 const size = 16384
 
-// Key names what was resolved: a user's session (its version) on an organization, workspace and
-// project.
+// Key names what was resolved: a user's session (its id and version) on an organization, workspace and
+// project. Revoking a session announces a change, so no entry outlives its session.
 type Key struct {
 	UserID                     string
+	SessionID                  string
 	SessionVersion             int32
 	OrgSlug, WsSlug, ProjectID string
 }

@@ -172,17 +172,28 @@ func (s *Signer) TTL() time.Duration { return s.ttl }
 // TwoFactorTTL is how long a two-factor token (between password and code) stays valid.
 const TwoFactorTTL = 5 * time.Minute
 
-// Issue signs a token of the given type for userID.
+// Issue signs a token of the given type for userID. A session token names no server-side session and
+// the api refuses it: sessions are signed by IssueSession.
 func (s *Signer) Issue(userID, typ string, version int32) (string, Claims, error) {
 	ttl := s.ttl
 	if typ == TypeTwoFactor {
 		ttl = TwoFactorTTL
 	}
+	return s.issue(userID, typ, RandomString(12), version, ttl)
+}
+
+// IssueSession signs the session token of the server-side session sessionID (its "jti"), valid for the
+// signer's TTL; the session row should expire with it (Claims.ExpiresAt).
+func (s *Signer) IssueSession(userID, sessionID string, version int32, expires time.Time) (string, Claims, error) {
+	return s.issue(userID, TypeSession, sessionID, version, expires.Sub(s.now()))
+}
+
+func (s *Signer) issue(userID, typ, id string, version int32, ttl time.Duration) (string, Claims, error) {
 	now := s.now()
 	c := Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   userID,
-			ID:        RandomString(12),
+			ID:        id,
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 			Issuer:    "pilot",

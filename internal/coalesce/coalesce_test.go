@@ -44,7 +44,7 @@ type result struct {
 	err    error
 }
 
-func do(g *Group[string, int64], ctx context.Context, key string, r *blockingRead) chan result {
+func do(ctx context.Context, g *Group[string, int64], key string, r *blockingRead) chan result {
 	out := make(chan result, 1)
 	go func() {
 		v, shared, err := g.Do(ctx, key, r.fn)
@@ -59,12 +59,12 @@ func TestCallersArrivingDuringAReadGetTheNextOne(t *testing.T) {
 	var g Group[string, int64]
 	r := newBlockingRead()
 	ctx := context.Background()
-	first := do(&g, ctx, "ws", r)
+	first := do(ctx, &g, "ws", r)
 	require.Equal(t, int64(1), <-r.started)
 
 	var later []chan result
 	for i := range 5 {
-		later = append(later, do(&g, ctx, "ws", r))
+		later = append(later, do(ctx, &g, "ws", r))
 		waitQueued(t, &g, "ws", i+1)
 	}
 	r.release <- nil
@@ -84,7 +84,7 @@ func TestCallersArrivingDuringAReadGetTheNextOne(t *testing.T) {
 	require.Equal(t, int64(2), r.runs.Load())
 
 	// Nothing is kept: the next caller reads again.
-	again := do(&g, ctx, "ws", r)
+	again := do(ctx, &g, "ws", r)
 	require.Equal(t, int64(3), <-r.started)
 	r.release <- nil
 	require.Equal(t, int64(3), (<-again).v)
@@ -93,7 +93,7 @@ func TestCallersArrivingDuringAReadGetTheNextOne(t *testing.T) {
 func TestKeysReadApart(t *testing.T) {
 	var g Group[string, int64]
 	r := newBlockingRead()
-	a, b := do(&g, context.Background(), "a", r), do(&g, context.Background(), "b", r)
+	a, b := do(context.Background(), &g, "a", r), do(context.Background(), &g, "b", r)
 	<-r.started
 	<-r.started
 	r.release <- nil
@@ -107,9 +107,9 @@ func TestErrorsAndPanicsReachEverySharer(t *testing.T) {
 	var g Group[string, int64]
 	r := newBlockingRead()
 	ctx := context.Background()
-	first := do(&g, ctx, "ws", r)
+	first := do(ctx, &g, "ws", r)
 	<-r.started
-	x, y := do(&g, ctx, "ws", r), do(&g, ctx, "ws", r)
+	x, y := do(ctx, &g, "ws", r), do(ctx, &g, "ws", r)
 	waitQueued(t, &g, "ws", 2)
 	boom := errors.New("boom")
 	r.release <- boom
@@ -139,12 +139,12 @@ func TestErrorsAndPanicsReachEverySharer(t *testing.T) {
 func TestACallerThatGivesUpLeavesTheOthers(t *testing.T) {
 	var g Group[string, int64]
 	r := newBlockingRead()
-	first := do(&g, context.Background(), "ws", r)
+	first := do(context.Background(), &g, "ws", r)
 	<-r.started
 	ctx, cancel := context.WithCancel(context.Background())
-	quitter := do(&g, ctx, "ws", r)
+	quitter := do(ctx, &g, "ws", r)
 	waitQueued(t, &g, "ws", 1)
-	stayer := do(&g, context.Background(), "ws", r)
+	stayer := do(context.Background(), &g, "ws", r)
 	waitQueued(t, &g, "ws", 2)
 	cancel()
 	require.ErrorIs(t, (<-quitter).err, context.Canceled)

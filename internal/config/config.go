@@ -108,7 +108,7 @@ func load(getenv func(string) string) (*Config, error) {
 	var errs []error
 	get := func(name, def string) string {
 		if v := getenv(name + "_FILE"); v != "" {
-			b, err := os.ReadFile(v)
+			b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
 				return def
@@ -127,6 +127,14 @@ func load(getenv func(string) string) (*Config, error) {
 			errs = append(errs, fmt.Errorf("%s must be an integer, got %q", name, s))
 		}
 		return n
+	}
+	atoi32 := func(name, def string) int32 {
+		s := get(name, def)
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s must be a 32-bit integer, got %q", name, s))
+		}
+		return int32(n)
 	}
 
 	c := &Config{
@@ -155,7 +163,7 @@ func load(getenv func(string) string) (*Config, error) {
 		},
 	}
 	c.Port = atoi("PORT", "8080")
-	c.DatabaseMaxConns = int32(atoi("DATABASE_MAX_CONNS", "20"))
+	c.DatabaseMaxConns = atoi32("DATABASE_MAX_CONNS", "20")
 	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
 	c.RegisterRateLimit = atoi("REGISTER_RATE_LIMIT", "10")

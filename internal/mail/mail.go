@@ -89,10 +89,12 @@ func (s *SMTP) Send(ctx context.Context, to, subject, body string) error {
 	}
 	c, err := smtp.NewClient(conn, s.host)
 	if err != nil {
-		conn.Close()
+		_ = conn.Close() // the failed hello is the error to report
 		return fmt.Errorf("smtp hello: %w", err)
 	}
-	defer c.Close()
+	// After a successful QUIT the connection is already closed; on an early return the error being
+	// returned is the one to report. Either way Close only releases the connection.
+	defer func() { _ = c.Close() }()
 	if ok, _ := c.Extension("STARTTLS"); ok && !s.implicit {
 		if err := c.StartTLS(&tls.Config{ServerName: s.host}); err != nil {
 			return fmt.Errorf("smtp starttls: %w", err)

@@ -41,7 +41,7 @@ func URL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("connect to test cluster: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer closeAdmin(t, conn)
 	name := "t_" + strings.ReplaceAll(db.NewID(), "-", "")
 	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s STRATEGY FILE_COPY", name, tmpl)); err != nil {
 		t.Fatalf("clone template: %v", err)
@@ -52,7 +52,7 @@ func URL(t testing.TB) string {
 			t.Errorf("connect to drop database: %v", err)
 			return
 		}
-		defer c.Close(context.Background())
+		defer closeAdmin(t, c)
 		if _, err := c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
 			t.Errorf("drop database: %v", err)
 		}
@@ -69,6 +69,14 @@ func Pool(t testing.TB) *pgxpool.Pool {
 	}
 	t.Cleanup(dbPool.Close)
 	return dbPool
+}
+
+// closeAdmin closes a connection to the test cluster's admin database, reporting a failure to the test.
+func closeAdmin(t testing.TB, conn *pgx.Conn) {
+	t.Helper()
+	if err := conn.Close(context.Background()); err != nil {
+		t.Errorf("close admin connection: %v", err)
+	}
 }
 
 func withDatabase(url, name string) string {
@@ -92,11 +100,14 @@ func ensureTemplate(t testing.TB, admin string) string {
 	if err != nil {
 		t.Fatalf("connect to test cluster: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer closeAdmin(t, conn)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockID); err != nil {
 		t.Fatalf("lock: %v", err)
 	}
-	defer conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", templateLockID) //nolint:errcheck
+	defer func() {
+		// Best effort: closing the session just after releases the lock anyway.
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", templateLockID)
+	}()
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		t.Fatalf("look up template: %v", err)

@@ -121,7 +121,7 @@ type (
 	}
 )
 
-// Condition operators.
+// ConditionOps are the condition operators.
 var ConditionOps = []string{"equals", "not_equals", "exists", "not_exists", "greater_than", "less_than"}
 
 // TypeInfo documents a step type for the catalog.
@@ -328,14 +328,14 @@ func checkParams(s *Step, anc map[string]map[string]bool, byID map[string]*Step)
 		}
 		return nil
 	}
-	tmpl := func(field, v string, max int, required bool) error {
+	tmpl := func(field, v string, maxLen int, required bool) error {
 		if required {
 			if err := need(field, v); err != nil {
 				return err
 			}
 		}
-		if len([]rune(v)) > max {
-			return stepErr(s.ID, "params.%s is at most %d characters", field, max)
+		if len([]rune(v)) > maxLen {
+			return stepErr(s.ID, "params.%s is at most %d characters", field, maxLen)
 		}
 		for _, ref := range TemplateRefs(v) {
 			if !anc[s.ID][ref] {

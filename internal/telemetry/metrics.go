@@ -97,7 +97,7 @@ func (p promLogger) Println(v ...any) {
 // Serve listens on addr and serves /metrics until ctx ends. It returns once listening (an address in
 // use is an error at start, not a log line later); the server stops by itself.
 func (m *Metrics) Serve(ctx context.Context, addr string) (net.Addr, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listen: %w", err)
 	}
@@ -111,7 +111,8 @@ func (m *Metrics) Serve(ctx context.Context, addr string) (net.Addr, error) {
 	}()
 	go func() {
 		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// ctx has ended: shut down on a fresh deadline that keeps ctx's values.
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()

@@ -61,7 +61,7 @@ func NewTracing(ctx context.Context, cfg TracingConfig) (*Tracing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace resource: %w", err)
 	}
-	var spanProcessor sdktrace.TracerProviderOption = sdktrace.WithBatcher(exporter)
+	spanProcessor := sdktrace.WithBatcher(exporter)
 	if cfg.Exporter != nil {
 		spanProcessor = sdktrace.WithSyncer(exporter) // tests read spans as soon as they end
 	}

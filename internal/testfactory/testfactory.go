@@ -70,6 +70,39 @@ func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
 	return reg
 }
 
+// InvitationOpts are an invitation's options.
+type InvitationOpts struct {
+	// Email is the invitee's address (default invitee@example.com).
+	Email *string
+	// Role is the workspace role the invitation gives (member or admin; default member).
+	Role *string
+	// Token defaults to "tok-" and a fresh id; the accept URL is
+	// http://pilot.test/invitations/<token>/accept.
+	Token *string
+	// Workspace is where the invitee is invited (default the inviter's personal workspace); the inviter
+	// must administer it.
+	Workspace *db.Workspace
+}
+
+// Invitation invites an e-mail address into a workspace as inviter, through the tenancy engine's
+// real write path, which enqueues the invitation's e-mail job.
+func Invitation(t testing.TB, store *db.Store, inviter identity.Registration, opts *InvitationOpts) db.WorkspaceInvitation {
+	t.Helper()
+	if opts == nil {
+		opts = &InvitationOpts{}
+	}
+	ws := inviter.Workspace
+	if opts.Workspace != nil {
+		ws = *opts.Workspace
+	}
+	token := deref(opts.Token, "tok-"+db.NewID())
+	inv, err := tenancy.New(store).InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
+		Email: deref(opts.Email, "invitee@example.com"), Role: deref(opts.Role, "member"), InvitedBy: inviter.User.ID,
+		InviterName: inviter.User.Name, Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
+	require.NoError(t, err)
+	return inv
+}
+
 // Join makes member a member of owner's personal workspace through an accepted invitation, the
 // store's real path (its invitation e-mail job included).
 func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
@@ -79,13 +112,9 @@ func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
 
 func join(t testing.TB, store *db.Store, owner, member identity.Registration, role string) db.WorkspaceMember {
 	t.Helper()
-	ctx := context.Background()
 	token := "tok-" + db.NewID()
-	_, err := tenancy.New(store).InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: owner.Workspace.ID, WorkspaceName: owner.Workspace.Name,
-		Email: member.User.Email, Role: role, InvitedBy: owner.User.ID, InviterName: owner.User.Name,
-		Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
-	require.NoError(t, err)
-	acc, err := tenancy.New(store).AcceptInvitation(ctx, token, member.User)
+	Invitation(t, store, owner, &InvitationOpts{Email: &member.User.Email, Role: &role, Token: &token})
+	acc, err := tenancy.New(store).AcceptInvitation(context.Background(), token, member.User)
 	require.NoError(t, err)
 	return acc.Member
 }
@@ -212,7 +241,8 @@ func NewTeam(t testing.TB, store *db.Store) Team {
 	return tm
 }
 
-// CardOpts are a card's options; the rest of db.NewCard can be set through In.
+// CardOpts are a card's options; the rest of db.NewCard can be set through In (its workspace,
+// project, actor, column and title come from the options: a card whose In sets them fails the test).
 type CardOpts struct {
 	// Title defaults to "Write the plan".
 	Title *string
@@ -231,6 +261,8 @@ func Card(t testing.TB, store *db.Store, p Project, opts *CardOpts) db.Card {
 		opts = &CardOpts{}
 	}
 	in := opts.In
+	require.True(t, in.WorkspaceID == "" && in.ProjectID == "" && in.ActorID == "" && in.ColumnID == "" && in.Title == "",
+		"testfactory.Card: set the title, column and actor through CardOpts, not In (In's would be overwritten)")
 	in.WorkspaceID, in.ProjectID = p.WorkspaceID, p.ID
 	in.ActorID = p.CreatedBy
 	if opts.Actor != nil {
@@ -295,7 +327,21 @@ func (b *Bundle) Count(t testing.TB, sql string, args ...any) int {
 // Events lists a stream's events (a mission's, a run's, a draft's) as "type:status", in order.
 func (b *Bundle) Events(t testing.TB, streamID string) []string {
 	t.Helper()
-	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 ORDER BY seq`, streamID)
+	return b.events(t, streamID, "")
+}
+
+// EventsButTokens is Events without the token events (a model's text as it streams, one event per
+// chunk, so as many as the model's answer makes): the events a mission's course is asserted on.
+func (b *Bundle) EventsButTokens(t testing.TB, streamID string) []string {
+	t.Helper()
+	return b.events(t, streamID, db.MissionEventToken)
+}
+
+// events lists a stream's events but those of type except ("" leaves none out).
+func (b *Bundle) events(t testing.TB, streamID, except string) []string {
+	t.Helper()
+	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 AND type <> $2
+		ORDER BY seq`, streamID, except)
 	require.NoError(t, err)
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)

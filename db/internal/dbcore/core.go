@@ -2,6 +2,7 @@ package dbcore
 
 import (
 	"context"
+	"math"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -78,4 +79,16 @@ func Optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// Int32 is n as an int4 query parameter (a limit, a count, a depth), clamped to int32's range rather
+// than wrapped: a limit past it still means "as many as there are", never a small or negative one.
+func Int32(n int) int32 {
+	if n > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if n < math.MinInt32 {
+		return math.MinInt32
+	}
+	return int32(n)
 }

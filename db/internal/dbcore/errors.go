@@ -86,7 +86,7 @@ func Interpret(err error) error {
 // Violates reports whether err is a translated violation of the named constraint ("" for any) of kind.
 func Violates(err, kind error, constraint string) bool {
 	var e *Error
-	return errors.As(err, &e) && e.Kind == kind && e.cause != nil && (constraint == "" || e.Constraint == constraint)
+	return errors.As(err, &e) && errors.Is(e.Kind, kind) && e.cause != nil && (constraint == "" || e.Constraint == constraint)
 }
 
 // IsUnique reports a unique violation (of constraint, or of any when it is "").
@@ -95,7 +95,7 @@ func IsUnique(err error, constraint string) bool { return Violates(err, ErrConfl
 // IsMissingRef reports a foreign-key violation: the row referred to does not exist.
 func IsMissingRef(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.Kind == ErrNotFound && e.Constraint != ""
+	return errors.As(err, &e) && errors.Is(e.Kind, ErrNotFound) && e.Constraint != ""
 }
 
 // IsNotFound reports an error of kind ErrNotFound: no row, a missing reference, or a malformed id.

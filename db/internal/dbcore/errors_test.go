@@ -13,13 +13,12 @@ import (
 )
 
 // requireKind asserts that err is a translated *dbcore.Error of kind about constraint (none when "").
-func requireKind(t *testing.T, err, kind error, constraint string) *dbcore.Error {
+func requireKind(t *testing.T, err, kind error, constraint string) {
 	t.Helper()
 	require.ErrorIs(t, err, kind)
 	var e *dbcore.Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, constraint, e.Constraint)
-	return e
 }
 
 // Every statement the store runs has its database errors translated into the store's kinds, on each
@@ -58,7 +57,9 @@ func TestErrorsAreTranslatedAsQueriesRun(t *testing.T) {
 		rows.Close()
 		err = rows.Err()
 	}
-	e := requireKind(t, err, dbcore.ErrInvalid, "")
+	requireKind(t, err, dbcore.ErrInvalid, "")
+	var e *dbcore.Error
+	require.ErrorAs(t, err, &e)
 	require.Contains(t, e.Msg, "NUL")
 
 	// What is not the database's refusal passes through untouched.

@@ -156,7 +156,7 @@ type BillingCheckout struct {
 	OrganizationID string
 	Provider       string
 	ExternalID     string
-	Url            string
+	URL            string
 	Status         string
 	CreatedBy      string
 	CreatedAt      time.Time
@@ -569,6 +569,18 @@ type Scope struct {
 	ActiveView  string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+type Session struct {
+	ID         string
+	UserID     string
+	Device     string
+	UserAgent  string
+	ClientIP   string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
 }
 
 type SigningKey struct {

@@ -21,7 +21,7 @@ type BillingCheckoutInsertParams struct {
 	OrganizationID string
 	Provider       string
 	ExternalID     string
-	Url            string
+	URL            string
 	Status         string
 	CreatedBy      string
 }
@@ -32,7 +32,7 @@ func (q *Queries) BillingCheckoutInsert(ctx context.Context, arg BillingCheckout
 		arg.OrganizationID,
 		arg.Provider,
 		arg.ExternalID,
-		arg.Url,
+		arg.URL,
 		arg.Status,
 		arg.CreatedBy,
 	)
@@ -42,7 +42,7 @@ func (q *Queries) BillingCheckoutInsert(ctx context.Context, arg BillingCheckout
 		&i.OrganizationID,
 		&i.Provider,
 		&i.ExternalID,
-		&i.Url,
+		&i.URL,
 		&i.Status,
 		&i.CreatedBy,
 		&i.CreatedAt,

@@ -229,15 +229,17 @@ SELECT u.id, u.email, u.name, u.job_title, u.password_hash, u.email_verified, u.
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
        w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
 FROM users u
-LEFT JOIN organizations o ON o.slug = $1
+JOIN sessions s ON s.id = $1 AND s.user_id = u.id AND s.revoked_at IS NULL AND s.expires_at > now()
+LEFT JOIN organizations o ON o.slug = $2
 LEFT JOIN organization_members om ON om.organization_id = o.id AND om.user_id = u.id
-LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = $2
+LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = $3
 LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = u.id
-LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = $3
-WHERE u.id = $4
+LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = $4
+WHERE u.id = $5
 `
 
 type UserAccessResolveParams struct {
+	SessionID string
 	OrgSlug   string
 	WsSlug    string
 	ProjectID *string
@@ -260,9 +262,11 @@ type UserAccessResolveRow struct {
 }
 
 // UserAccessResolve is AccessResolve together with the user's row, for callers authenticated by a JWT:
-// one round trip for identity and tenancy. Non-membership shows as a null org_role.
+// one round trip for identity, their session and tenancy. No row means the session is not active
+// (revoked, expired or another user's); non-membership shows as a null org_role.
 func (q *Queries) UserAccessResolve(ctx context.Context, arg UserAccessResolveParams) (UserAccessResolveRow, error) {
 	row := q.db.QueryRow(ctx, userAccessResolve,
+		arg.SessionID,
 		arg.OrgSlug,
 		arg.WsSlug,
 		arg.ProjectID,

@@ -40,7 +40,7 @@ func Open(t testing.TB, url string, header map[string]string) *Stream {
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // the Stream owns resp: Close, a t.Cleanup, closes its body
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -65,18 +65,18 @@ func read(body io.Reader, ch chan<- Frame) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 4096), 4*1024*1024)
 	var f Frame
-	var any bool
+	var filled bool
 	for sc.Scan() {
 		line := sc.Text()
 		if line == "" {
-			if any {
+			if filled {
 				f.At = time.Now()
 				ch <- f
 			}
-			f, any = Frame{}, false
+			f, filled = Frame{}, false
 			continue
 		}
-		any = true
+		filled = true
 		if c, ok := strings.CutPrefix(line, ":"); ok {
 			f.Comment = strings.TrimPrefix(c, " ")
 			continue

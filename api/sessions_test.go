@@ -1,0 +1,161 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/pgtest"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
+	"github.com/pilot-dev/pilot/internal/stream"
+)
+
+const firefoxUA = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0"
+
+// loginAs logs in with a User-Agent and answers the session.
+func loginAs(e *testEnv, email, userAgent string) SessionBody {
+	e.t.Helper()
+	r := e.send(req{Method: "POST", Path: "/auth/login", Header: map[string]string{"User-Agent": userAgent},
+		Body: map[string]any{"email": email, "password": identPassword}})
+	requireStatus(e.t, r, http.StatusOK)
+	return decode[SessionBody](e.t, r)
+}
+
+func listSessions(e *testEnv, token string) []SessionOut {
+	e.t.Helper()
+	r := e.do("GET", "/auth/sessions", token, nil)
+	requireStatus(e.t, r, http.StatusOK)
+	return decode[[]SessionOut](e.t, r)
+}
+
+func currentSession(t *testing.T, list []SessionOut) SessionOut {
+	t.Helper()
+	for _, s := range list {
+		if s.Current {
+			return s
+		}
+	}
+	t.Fatalf("no current session in %+v", list)
+	return SessionOut{}
+}
+
+func TestLogoutEndsTheSessionOnEveryRoute(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ada@example.com")
+	projects := "/orgs/" + u.OrgSlug + "/workspaces/personal/projects"
+	// Warm the access cache for the tenant route, so the refusal below cannot come from a cold cache.
+	requireStatus(t, e.do("GET", projects, u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", projects, u.Token, nil), http.StatusOK)
+
+	requireStatus(t, e.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
+	requireStatus(t, e.do("GET", projects, u.Token, nil), http.StatusUnauthorized)
+	mcp := e.send(req{Method: "POST", Path: "/mcp", Token: u.Token, Header: map[string]string{"Accept": "application/json, text/event-stream"},
+		Body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18",
+			"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}})
+	requireStatus(t, mcp, http.StatusUnauthorized)
+	// Logging out again, or without any session, only clears the cookie.
+	requireStatus(t, e.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", "/auth/logout", "", nil), http.StatusOK)
+
+	// A cookie session ends the same way.
+	login := identLogin(e, "ada@example.com", identPassword)
+	requireStatus(t, login, http.StatusOK)
+	jar := []*http.Cookie{identSessionCookie(login)}
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: jar}), http.StatusOK)
+	out := e.send(req{Method: "POST", Path: "/auth/logout", Cookies: jar})
+	requireStatus(t, out, http.StatusOK)
+	require.Contains(t, out.Header.Get("Set-Cookie"), "Max-Age=0")
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: jar}), http.StatusUnauthorized)
+	requireStatus(t, e.do("GET", "/auth/me", decode[SessionBody](t, login).AccessToken, nil), http.StatusUnauthorized)
+}
+
+func TestSessionsListRevokeAndRevokeOthers(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	reg := identRegister(e, "bea@example.com", "Bea")
+	firefox := loginAs(e, "bea@example.com", firefoxUA)
+	curl := loginAs(e, "bea@example.com", "curl/8.5.0")
+	other := identRegister(e, "cy@example.com", "Cy")
+
+	list := listSessions(e, firefox.AccessToken)
+	require.Len(t, list, 3, "registration and two logins")
+	cur := currentSession(t, list)
+	require.Equal(t, "Firefox on Linux", cur.Device)
+	require.Equal(t, firefoxUA, cur.UserAgent)
+	require.NotEmpty(t, cur.ClientIP)
+	curlSession := currentSession(t, listSessions(e, curl.AccessToken))
+	require.Equal(t, "curl", curlSession.Device)
+	require.Len(t, listSessions(e, other.AccessToken), 1, "another user's sessions are not listed")
+
+	// Revoking one session refuses its token at once, and only its token.
+	requireStatus(t, e.do("DELETE", "/auth/sessions/"+curlSession.ID, firefox.AccessToken, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", "/auth/me", curl.AccessToken, nil), http.StatusUnauthorized)
+	requireStatus(t, e.do("GET", "/auth/me", firefox.AccessToken, nil), http.StatusOK)
+	requireStatus(t, e.do("DELETE", "/auth/sessions/"+curlSession.ID, firefox.AccessToken, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", "/auth/sessions/not-a-uuid", firefox.AccessToken, nil), http.StatusNotFound)
+	othersSession := currentSession(t, listSessions(e, other.AccessToken))
+	requireStatus(t, e.do("DELETE", "/auth/sessions/"+othersSession.ID, firefox.AccessToken, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", "/auth/me", other.AccessToken, nil), http.StatusOK) // another user's session was not revoked
+
+	// Revoking the others keeps this one.
+	r := e.do("POST", "/auth/sessions/revoke-others", firefox.AccessToken, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, int64(1), decode[RevokedSessionsOut](t, r).Revoked)
+	requireStatus(t, e.do("GET", "/auth/me", reg.AccessToken, nil), http.StatusUnauthorized)
+	require.Len(t, listSessions(e, firefox.AccessToken), 1)
+
+	// A password change ends every session and answers a new one.
+	pw := e.do("POST", "/auth/change-password", firefox.AccessToken, map[string]any{"currentPassword": identPassword, "newPassword": "another-horse"})
+	requireStatus(t, pw, http.StatusOK)
+	fresh := decode[SessionBody](t, pw).AccessToken
+	requireStatus(t, e.do("GET", "/auth/me", firefox.AccessToken, nil), http.StatusUnauthorized)
+	list = listSessions(e, fresh)
+	require.Len(t, list, 1)
+	require.True(t, list[0].Current)
+
+	// Personal access tokens do not manage sessions.
+	pat := e.do("POST", "/api-tokens", fresh, map[string]any{"name": "ci"})
+	requireStatus(t, pat, http.StatusCreated)
+	requireStatus(t, e.do("GET", "/auth/sessions", decode[CreatedTokenOut](t, pat).Token, nil), http.StatusForbidden)
+}
+
+// An open event stream ends when its session is revoked, and cannot be reopened with its token.
+func TestRevokedSessionEndsItsOpenStream(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	watcher := sessionwatch.Start(ctx, db.NewStore(pool, nil), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	<-watcher.Ready()
+	s := newStreamServerWith(t, pool, stream.Config{}, Options{Sessions: watcher})
+	u := s.register("dee@example.com")
+	m := s.newTestMission(u, "running")
+	st := s.open(u, m, nil)
+	require.Equal(t, 1, watcher.Watching())
+
+	// Another session of the same user stays open.
+	second := loginAs(s.testEnv, "dee@example.com", "curl/8.5.0")
+	st2 := s.open(user{ID: u.ID, Email: u.Email, Token: second.AccessToken, OrgSlug: u.OrgSlug, WsSlug: u.WsSlug}, m, nil)
+	require.Equal(t, 2, watcher.Watching())
+
+	requireStatus(t, s.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
+	st.RequireEnd(t, streamWait)
+	r, err := http.NewRequestWithContext(context.Background(), http.MethodGet, s.eventsURL(u, m), nil)
+	require.NoError(t, err)
+	r.Header.Set("Authorization", "Bearer "+u.Token)
+	resp, err := http.DefaultClient.Do(r)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	s.emit(m, "step", "running", "still here")
+	requireEvent(t, st2, m, 1, "step", "running", "still here")
+	st2.Close()
+}
