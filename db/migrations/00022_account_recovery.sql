@@ -27,6 +27,28 @@ CREATE TABLE account_tokens (
     UNIQUE (user_id, purpose)
 );
 
+-- organization_invitations invite someone by e-mail into an organization with a role (admin or member):
+-- joining is the invitee's choice, not an admin's, and the inviter learns nothing about whether the
+-- address has an account. They work as workspace invitations do: bound to the e-mail, accepted once by
+-- a user signed in with that address, within seven days, and only a SHA-256 of the token is kept. They
+-- are a table of their own because a workspace invitation names a workspace, and its role is one there.
+-- email_job_id is the River job sending the e-mail, cancelled with the organization.
+CREATE TABLE organization_invitations (
+    id              uuid PRIMARY KEY,
+    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    email           text NOT NULL,
+    role            text NOT NULL CHECK (role IN ('admin', 'member')),
+    token_hash      bytea NOT NULL UNIQUE,
+    invited_by      uuid NOT NULL REFERENCES users (id),
+    expires_at      timestamptz NOT NULL,
+    accepted_at     timestamptz,
+    accepted_by     uuid REFERENCES users (id),
+    email_job_id    bigint,
+    created_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX organization_invitations_org_idx ON organization_invitations (organization_id);
+
 -- +goose Down
+DROP TABLE organization_invitations;
 DROP TABLE account_tokens;
 DROP TABLE two_factor_recovery_codes;

@@ -372,6 +372,20 @@ type Organization struct {
 	IsPersonal bool
 }
 
+type OrganizationInvitation struct {
+	ID             string
+	OrganizationID string
+	Email          string
+	Role           string
+	TokenHash      []byte
+	InvitedBy      string
+	ExpiresAt      time.Time
+	AcceptedAt     *time.Time
+	AcceptedBy     *string
+	EmailJobID     *int64
+	CreatedAt      time.Time
+}
+
 type OrganizationMember struct {
 	OrganizationID string
 	UserID         string
