@@ -60,23 +60,8 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 	if tx != nil {
 		q, conn = queries(tx), tx
 	}
-	if len(in.Checklist) > MaxChecklistItems {
-		return Card{}, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
-	}
-	if in.Priority == "" {
-		in.Priority = "medium"
-	}
-	if in.ColumnID == "" {
-		col, err := q.ColumnFirst(ctx, in.ProjectID)
-		if isNotFound(err) {
-			return Card{}, invalid("the project has no column yet; create one first")
-		}
-		if err != nil {
-			return Card{}, fmt.Errorf("first column: %w", err)
-		}
-		in.ColumnID = col.ID
-	}
-	if err := s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID); err != nil {
+	in, err := s.prepareNewCard(ctx, q, in)
+	if err != nil {
 		return Card{}, err
 	}
 	act := Activity{ProjectID: in.ProjectID, CardID: NewID(), ActorID: in.ActorID, Type: ActivityCardCreated,
@@ -93,37 +78,9 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		listening []string
 	)
 	began, err := sendBatch(ctx, conn, func(q *dbsqlc.Queries) error {
-		row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: act.CardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
-			ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
-			DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
-		if isMissingRef(err) {
-			return notFound("column not found")
-		}
-		if err != nil {
-			return fmt.Errorf("insert card: %w", err)
-		}
-		card = Card{row} // nothing else changes the row unless a checklist is given (read again below)
-		if len(in.Checklist) > 0 {
-			n := len(in.Checklist)
-			ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
-			for i, it := range in.Checklist {
-				ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
-			}
-			if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: act.CardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
-				return fmt.Errorf("insert checklist: %w", err)
-			}
-		}
-		if listening, err = q.ActivitiesRecord(ctx, rec.Params); err != nil {
-			return fmt.Errorf("record activities: %w", err)
-		}
-		if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
-			row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: act.CardID, ProjectID: in.ProjectID})
-			if err != nil {
-				return fmt.Errorf("read card: %w", err)
-			}
-			card = Card{row}
-		}
-		return nil
+		var err error
+		card, listening, err = queueNewCard(ctx, q, &in, act.CardID, &rec.Params)
+		return err
 	})
 	if err != nil {
 		return Card{}, err
@@ -139,6 +96,74 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, fmt.Errorf("commit card: %w", err)
 	}
 	return card, nil
+}
+
+// prepareNewCard checks a new card's checklist size, fills in its defaults (medium priority, the
+// project's first column) and checks its scope and assignee, reading through q.
+func (s *Store) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCard) (NewCard, error) {
+	if len(in.Checklist) > MaxChecklistItems {
+		return in, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+	}
+	if in.Priority == "" {
+		in.Priority = "medium"
+	}
+	if in.ColumnID == "" {
+		col, err := q.ColumnFirst(ctx, in.ProjectID)
+		if isNotFound(err) {
+			return in, invalid("the project has no column yet; create one first")
+		}
+		if err != nil {
+			return in, fmt.Errorf("first column: %w", err)
+		}
+		in.ColumnID = col.ID
+	}
+	return in, s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID)
+}
+
+// queueNewCard queues, on the card's batch q, the card's insert, its checklist, its activity and, when
+// it has a checklist, a read of the card again (the checklist's trigger rewrote its parts). It answers
+// the card and what the activity's recording answered.
+func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID string, rec *dbsqlc.ActivitiesRecordParams) (Card, []string, error) {
+	row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: cardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
+		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
+		DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
+	if isMissingRef(err) {
+		return Card{}, nil, notFound("column not found")
+	}
+	if err != nil {
+		return Card{}, nil, fmt.Errorf("insert card: %w", err)
+	}
+	card := Card{row} // nothing else changes the row unless a checklist is given (read again below)
+	if len(in.Checklist) > 0 {
+		if err := insertChecklist(ctx, q, cardID, in.Checklist); err != nil {
+			return Card{}, nil, err
+		}
+	}
+	listening, err := q.ActivitiesRecord(ctx, *rec)
+	if err != nil {
+		return Card{}, nil, fmt.Errorf("record activities: %w", err)
+	}
+	if len(in.Checklist) > 0 { // the checklist's trigger rewrote the card's parts
+		row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: in.ProjectID})
+		if err != nil {
+			return Card{}, nil, fmt.Errorf("read card: %w", err)
+		}
+		card = Card{row}
+	}
+	return card, listening, nil
+}
+
+// insertChecklist inserts a new card's checklist items, in order, in one statement.
+func insertChecklist(ctx context.Context, q *dbsqlc.Queries, cardID string, items []ChecklistItemInput) error {
+	n := len(items)
+	ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
+	for i, it := range items {
+		ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
+	}
+	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+		return fmt.Errorf("insert checklist: %w", err)
+	}
+	return nil
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
@@ -235,153 +260,200 @@ func (s *Store) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 // pilotage actions); u.Cause marks the activities of an automation rule's change. It returns
 // ErrRetryMove when the card changed column between reading it and locking the columns.
 func (s *Store) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card, error) {
-	workspaceID, projectID, cardID, actorID, p, cause := u.WorkspaceID, u.ProjectID, u.CardID, u.ActorID, u.Patch, u.Cause
 	q := queries(tx)
-	var out Card
-	err := func() error {
-		moving := p.ColumnID != nil || p.Order != nil
-		var lockedFrom string
-		if moving {
-			// Lock order: columns (sorted), then the card. Every rewrite of a column's positions holds
-			// that column's lock, so two moves never wait on each other in a cycle.
-			cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
+	moving := u.Patch.ColumnID != nil || u.Patch.Order != nil
+	var lockedFrom string
+	if moving {
+		var err error
+		if lockedFrom, err = lockMoveColumns(ctx, q, u.ProjectID, u.CardID, u.Patch.ColumnID); err != nil {
+			return Card{}, err
+		}
+	}
+	cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: u.CardID, ProjectID: u.ProjectID})
+	if isNotFound(err) {
+		return Card{}, notFound("card not found")
+	}
+	if err != nil {
+		return Card{}, fmt.Errorf("lock card: %w", err)
+	}
+	if moving && cur.ColumnID != lockedFrom {
+		return Card{}, ErrRetryMove
+	}
+
+	ch := patchCard(cur, u.Patch)
+	if err := s.writeCardChange(ctx, q, u, &ch); err != nil {
+		return Card{}, err
+	}
+	var acts []Activity
+	if moving {
+		if acts, err = moveChangedCard(ctx, q, u, &ch); err != nil {
+			return Card{}, err
+		}
+	}
+	acts = cardUpdateActivities(u, &ch, acts)
+	if err := s.core.RecordActivities(ctx, tx, acts...); err != nil {
+		return Card{}, err
+	}
+	return cardTx(ctx, q, u.ProjectID, u.CardID)
+}
+
+// lockMoveColumns locks, for a move, the card's column and the target column (columnID, or the card's
+// own when nil) and answers the column the card was in when read. Lock order: columns (sorted), then
+// the card. Every rewrite of a column's positions holds that column's lock, so two moves never wait on
+// each other in a cycle.
+func lockMoveColumns(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string, columnID *string) (string, error) {
+	cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
+	if isNotFound(err) {
+		return "", notFound("card not found")
+	}
+	if err != nil {
+		return "", fmt.Errorf("get card: %w", err)
+	}
+	target := cur.ColumnID
+	if columnID != nil {
+		target = *columnID
+	}
+	cols := []string{cur.ColumnID}
+	if target != cur.ColumnID {
+		cols = append(cols, target)
+	}
+	slices.Sort(cols)
+	for _, c := range cols {
+		if _, err := q.ColumnLock(ctx, dbsqlc.ColumnLockParams{ID: c, ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
-				return notFound("card not found")
+				return "", invalid("columnId is not a column of this project")
 			}
-			if err != nil {
-				return fmt.Errorf("get card: %w", err)
-			}
-			target := cur.ColumnID
-			if p.ColumnID != nil {
-				target = *p.ColumnID
-			}
-			cols := []string{cur.ColumnID}
-			if target != cur.ColumnID {
-				cols = append(cols, target)
-			}
-			slices.Sort(cols)
-			for _, c := range cols {
-				if _, err := q.ColumnLock(ctx, dbsqlc.ColumnLockParams{ID: c, ProjectID: projectID}); err != nil {
-					if isNotFound(err) {
-						return invalid("columnId is not a column of this project")
-					}
-					return fmt.Errorf("lock column: %w", err)
-				}
-			}
-			lockedFrom = cur.ColumnID
+			return "", fmt.Errorf("lock column: %w", err)
 		}
-		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("card not found")
-		}
-		if err != nil {
-			return fmt.Errorf("lock card: %w", err)
-		}
-		if moving && cur.ColumnID != lockedFrom {
-			return ErrRetryMove
-		}
+	}
+	return cur.ColumnID, nil
+}
 
-		next := cur
-		var changed []string
-		if p.Title != nil && *p.Title != cur.Title {
-			next.Title, changed = *p.Title, append(changed, "title")
-		}
-		if p.Description != nil && *p.Description != cur.Description {
-			next.Description, changed = *p.Description, append(changed, "description")
-		}
-		if p.Priority != nil && *p.Priority != cur.Priority {
-			next.Priority, changed = *p.Priority, append(changed, "priority")
-		}
-		if p.StartDate.Set && !timeEq(p.StartDate.Value, cur.StartDate) {
-			next.StartDate, changed = p.StartDate.Value, append(changed, "startDate")
-		}
-		if p.DueDate.Set && !timeEq(p.DueDate.Value, cur.DueDate) {
-			next.DueDate, changed = p.DueDate.Value, append(changed, "dueDate")
-		}
-		if p.ScopeID.Set && !strEq(p.ScopeID.Value, cur.ScopeID) {
-			next.ScopeID, changed = p.ScopeID.Value, append(changed, "scopeId")
-		}
-		assigned := p.AssigneeID.Set && !strEq(p.AssigneeID.Value, cur.AssigneeID)
-		if assigned {
-			next.AssigneeID = p.AssigneeID.Value
-		}
-		archivedNow := p.Archived != nil && *p.Archived && !cur.Archived
-		if p.Archived != nil && *p.Archived != cur.Archived {
-			next.Archived = *p.Archived
-			if !*p.Archived {
-				changed = append(changed, "archived")
-			}
-		}
-		var newScope, newAssignee *string
-		if p.ScopeID.Set && slices.Contains(changed, "scopeId") {
-			newScope = next.ScopeID
-		}
-		if assigned {
-			newAssignee = next.AssigneeID
-		}
-		if err := s.checkCardRefs(ctx, q, workspaceID, projectID, newScope, newAssignee); err != nil {
-			return err
-		}
-		if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: cardID, Title: next.Title, Description: next.Description,
-			Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate, AssigneeID: next.AssigneeID,
-			Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
-			return fmt.Errorf("update card: %w", err)
-		}
+// cardChange is a patch applied to a locked card: the card before (cur) and after (next), the fields
+// card_updated names, and whether the patch assigns or archives the card.
+type cardChange struct {
+	cur, next   dbsqlc.Card
+	changed     []string
+	assigned    bool
+	archivedNow bool
+}
 
-		var acts []Activity
-		recipients := func() []string {
-			var r []string
-			for _, id := range []*string{cur.AssigneeID, next.AssigneeID} {
-				if id != nil && !slices.Contains(r, *id) {
-					r = append(r, *id)
-				}
-			}
-			return r
+// patchCard applies a patch to a locked card, without writing it. Unarchiving is a change of
+// "archived"; archiving is card_archived, and assigning card_assigned, instead.
+func patchCard(cur dbsqlc.Card, p CardPatch) cardChange {
+	ch := cardChange{cur: cur, next: cur}
+	if p.Title != nil && *p.Title != cur.Title {
+		ch.next.Title, ch.changed = *p.Title, append(ch.changed, "title")
+	}
+	if p.Description != nil && *p.Description != cur.Description {
+		ch.next.Description, ch.changed = *p.Description, append(ch.changed, "description")
+	}
+	if p.Priority != nil && *p.Priority != cur.Priority {
+		ch.next.Priority, ch.changed = *p.Priority, append(ch.changed, "priority")
+	}
+	if p.StartDate.Set && !timeEq(p.StartDate.Value, cur.StartDate) {
+		ch.next.StartDate, ch.changed = p.StartDate.Value, append(ch.changed, "startDate")
+	}
+	if p.DueDate.Set && !timeEq(p.DueDate.Value, cur.DueDate) {
+		ch.next.DueDate, ch.changed = p.DueDate.Value, append(ch.changed, "dueDate")
+	}
+	if p.ScopeID.Set && !strEq(p.ScopeID.Value, cur.ScopeID) {
+		ch.next.ScopeID, ch.changed = p.ScopeID.Value, append(ch.changed, "scopeId")
+	}
+	ch.assigned = p.AssigneeID.Set && !strEq(p.AssigneeID.Value, cur.AssigneeID)
+	if ch.assigned {
+		ch.next.AssigneeID = p.AssigneeID.Value
+	}
+	ch.archivedNow = p.Archived != nil && *p.Archived && !cur.Archived
+	if p.Archived != nil && *p.Archived != cur.Archived {
+		ch.next.Archived = *p.Archived
+		if !*p.Archived {
+			ch.changed = append(ch.changed, "archived")
 		}
-		if moving {
-			target := cur.ColumnID
-			if p.ColumnID != nil {
-				target = *p.ColumnID
-			}
-			if err := moveCard(ctx, q, cardID, target, p.Order); err != nil {
-				return err
-			}
-			if target != cur.ColumnID {
-				colIDs, err := q.ColumnIDsByProject(ctx, projectID)
-				if err != nil {
-					return fmt.Errorf("list columns: %w", err)
-				}
-				acts = append(acts, Activity{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
-					"fromStatus": CardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": CardStatus(colIDs, target, next.Archived)}})
-			} else if p.Order != nil {
-				changed = append(changed, "order")
-			}
-		}
-		if len(changed) > 0 {
-			acts = append(acts, Activity{Type: ActivityCardUpdated, Meta: map[string]any{"fields": changed}})
-		}
-		if assigned {
-			meta := map[string]any{"assigneeId": next.AssigneeID, "previousAssigneeId": cur.AssigneeID}
-			acts = append(acts, Activity{Type: ActivityCardAssigned, Meta: meta})
-		}
-		if archivedNow {
-			acts = append(acts, Activity{Type: ActivityCardArchived})
-		}
-		for i := range acts {
-			acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = projectID, cardID, actorID, recipients()
-			acts[i].Cause = cause
-			if acts[i].Meta == nil {
-				acts[i].Meta = map[string]any{}
-			}
-			acts[i].Meta["title"] = next.Title
-		}
-		if err := s.core.RecordActivities(ctx, tx, acts...); err != nil {
-			return err
-		}
-		out, err = cardTx(ctx, q, projectID, cardID)
+	}
+	return ch
+}
+
+// writeCardChange checks the scope and assignee the change newly sets, then writes the card's fields.
+func (s *Store) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) error {
+	var newScope, newAssignee *string
+	if u.Patch.ScopeID.Set && slices.Contains(ch.changed, "scopeId") {
+		newScope = ch.next.ScopeID
+	}
+	if ch.assigned {
+		newAssignee = ch.next.AssigneeID
+	}
+	if err := s.checkCardRefs(ctx, q, u.WorkspaceID, u.ProjectID, newScope, newAssignee); err != nil {
 		return err
-	}()
-	return out, err
+	}
+	next := &ch.next
+	if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: u.CardID, Title: next.Title, Description: next.Description,
+		Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate, AssigneeID: next.AssigneeID,
+		Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
+		return fmt.Errorf("update card: %w", err)
+	}
+	return nil
+}
+
+// moveChangedCard moves the card as the patch says (its columns locked): a move to another column
+// answers card_moved; a new order in the same column is a change of "order".
+func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) ([]Activity, error) {
+	cur := &ch.cur
+	target := cur.ColumnID
+	if u.Patch.ColumnID != nil {
+		target = *u.Patch.ColumnID
+	}
+	if err := moveCard(ctx, q, u.CardID, target, u.Patch.Order); err != nil {
+		return nil, err
+	}
+	if target == cur.ColumnID {
+		if u.Patch.Order != nil {
+			ch.changed = append(ch.changed, "order")
+		}
+		return nil, nil
+	}
+	colIDs, err := q.ColumnIDsByProject(ctx, u.ProjectID)
+	if err != nil {
+		return nil, fmt.Errorf("list columns: %w", err)
+	}
+	return []Activity{{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
+		"fromStatus": CardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": CardStatus(colIDs, target, ch.next.Archived)}}}, nil
+}
+
+// cardUpdateActivities appends to acts card_updated, card_assigned and card_archived as the change
+// makes them, then sets on each the project, card, actor, cause, the card's title and, as recipients,
+// its assignees before and after.
+func cardUpdateActivities(u CardUpdate, ch *cardChange, acts []Activity) []Activity {
+	if len(ch.changed) > 0 {
+		acts = append(acts, Activity{Type: ActivityCardUpdated, Meta: map[string]any{"fields": ch.changed}})
+	}
+	if ch.assigned {
+		meta := map[string]any{"assigneeId": ch.next.AssigneeID, "previousAssigneeId": ch.cur.AssigneeID}
+		acts = append(acts, Activity{Type: ActivityCardAssigned, Meta: meta})
+	}
+	if ch.archivedNow {
+		acts = append(acts, Activity{Type: ActivityCardArchived})
+	}
+	for i := range acts {
+		acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = u.ProjectID, u.CardID, u.ActorID, cardRecipients(ch.cur.AssigneeID, ch.next.AssigneeID)
+		acts[i].Cause = u.Cause
+		if acts[i].Meta == nil {
+			acts[i].Meta = map[string]any{}
+		}
+		acts[i].Meta["title"] = ch.next.Title
+	}
+	return acts
+}
+
+// cardRecipients are a card's assignees before and after a change, once each.
+func cardRecipients(before, after *string) []string {
+	var r []string
+	for _, id := range []*string{before, after} {
+		if id != nil && !slices.Contains(r, *id) {
+			r = append(r, *id)
+		}
+	}
+	return r
 }
 
 // moveCard puts a card at a place in a column (the end when order is nil) and rewrites that column's

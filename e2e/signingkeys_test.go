@@ -47,12 +47,14 @@ func TestNoForgeableSessionsByDefault(t *testing.T) {
 	var secret []byte
 	require.NoError(t, pool.QueryRow(context.Background(), "SELECT id, secret FROM signing_keys").Scan(&keyID, &secret))
 	require.Len(t, secret, 32)
-	realKid, _, err := jwt.NewParser().ParseUnverified(reg.AccessToken, &auth.Claims{})
+	var issued auth.Claims
+	realKid, _, err := jwt.NewParser().ParseUnverified(reg.AccessToken, &issued)
 	require.NoError(t, err)
 	require.Equal(t, keyID, realKid.Header["kid"], "the session names the stored key")
 
+	sessionID := issued.ID // the server-side session the registration opened
 	forge := func(key []byte, kid string) string {
-		claims := auth.Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: reg.User.ID, Issuer: "pilot", ID: "forged",
+		claims := auth.Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: reg.User.ID, Issuer: "pilot", ID: sessionID,
 			IssuedAt: jwt.NewNumericDate(time.Now()), ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))},
 			Type: auth.TypeSession, Version: 1}
 		j := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
@@ -63,8 +65,12 @@ func TestNoForgeableSessionsByDefault(t *testing.T) {
 		require.NoError(t, err)
 		return tok
 	}
-	// The construction is right: with the stored key itself, the token would pass.
+	// The construction is right: with the stored key itself and a live session's id, the token would pass.
 	require.Equal(t, http.StatusOK, me(forge(secret, keyID)))
+	// Even the stored key cannot make a session up: a token must name a live session row.
+	sessionID = "0190c1d2-0000-7000-8000-000000000000"
+	require.Equal(t, http.StatusUnauthorized, me(forge(secret, keyID)))
+	sessionID = issued.ID
 	// Keys that were ever written in code, or that anyone could guess, are refused under every kid.
 	for _, constant := range []string{"pilot-development-secret-do-not-use-in-production", "secret", "", "e2e-secret-e2e-secret-e2e-secret-e2e"} {
 		for _, kid := range []string{"", keyID, auth.StaticKeys([]byte(constant))[0].ID} {

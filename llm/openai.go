@@ -245,82 +245,108 @@ type toolCallBuilder struct {
 // readStream consumes a chat completion stream: content deltas go to OnToken and into Content,
 // tool-call deltas are concatenated per Index, then the tool calls are validated.
 func readStream(stream *openai.ChatCompletionStream, req Request) (Response, error) {
-	var (
-		content strings.Builder
-		finish  string
-		calls   = map[int]*toolCallBuilder{}
-		order   []int
-		last    = -1
-	)
+	acc := streamAccumulator{calls: map[int]*toolCallBuilder{}, last: -1}
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			var syntaxErr *json.SyntaxError
-			var typeErr *json.UnmarshalTypeError
-			if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-				return Response{}, fmt.Errorf("%w: undecodable stream chunk: %w", ErrMalformedOutput, err)
-			}
-			return Response{}, fmt.Errorf("read stream: %w", err)
+			return Response{}, streamRecvError(err)
 		}
-		for _, choice := range chunk.Choices {
-			if choice.Index != 0 {
-				continue // only one choice is requested
+		acc.addChunk(chunk, req.OnToken)
+	}
+	return acc.response(req.Tools)
+}
+
+// streamRecvError tells an undecodable chunk (malformed output) from a failure to read the stream.
+func streamRecvError(err error) error {
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
+		return fmt.Errorf("%w: undecodable stream chunk: %w", ErrMalformedOutput, err)
+	}
+	return fmt.Errorf("read stream: %w", err)
+}
+
+// streamAccumulator is a response being streamed: its content, finish reason and tool calls by index
+// (order: the indexes in the order first seen; last: the index of the latest tool-call delta).
+type streamAccumulator struct {
+	content strings.Builder
+	finish  string
+	calls   map[int]*toolCallBuilder
+	order   []int
+	last    int
+}
+
+// addChunk adds a chunk's deltas of the first choice, sending content tokens to onToken.
+func (a *streamAccumulator) addChunk(chunk openai.ChatCompletionStreamResponse, onToken func(string)) {
+	for _, choice := range chunk.Choices {
+		if choice.Index != 0 {
+			continue // only one choice is requested
+		}
+		if tok := choice.Delta.Content; tok != "" {
+			a.content.WriteString(tok)
+			if onToken != nil {
+				onToken(tok)
 			}
-			if tok := choice.Delta.Content; tok != "" {
-				content.WriteString(tok)
-				if req.OnToken != nil {
-					req.OnToken(tok)
-				}
-			}
-			for _, d := range choice.Delta.ToolCalls {
-				idx := last
-				switch {
-				case d.Index != nil:
-					idx = *d.Index
-				case idx < 0 || (d.ID != "" && calls[idx].id != "" && d.ID != calls[idx].id):
-					// Servers that omit the index: a new id starts a new call.
-					idx = len(order)
-				}
-				b, ok := calls[idx]
-				if !ok {
-					b = &toolCallBuilder{}
-					calls[idx] = b
-					order = append(order, idx)
-				}
-				if d.ID != "" {
-					b.id = d.ID
-				}
-				if n := d.Function.Name; n != "" && n != b.name {
-					b.name += n // some servers split the name, some repeat it
-				}
-				b.args.WriteString(d.Function.Arguments)
-				last = idx
-			}
-			if choice.FinishReason != "" {
-				finish = string(choice.FinishReason)
-			}
+		}
+		for _, d := range choice.Delta.ToolCalls {
+			a.addToolCall(d)
+		}
+		if choice.FinishReason != "" {
+			a.finish = string(choice.FinishReason)
 		}
 	}
+}
 
-	slices.Sort(order)
-	resp := Response{Content: content.String(), FinishReason: finish}
-	for i, idx := range order {
-		b := calls[idx]
+// addToolCall adds a tool-call delta to its call: by its index, else the latest call's, else (no call
+// yet, or a new id) a new one.
+func (a *streamAccumulator) addToolCall(d openai.ToolCall) {
+	idx := a.last
+	switch {
+	case d.Index != nil:
+		idx = *d.Index
+	case idx < 0 || (d.ID != "" && a.calls[idx].id != "" && d.ID != a.calls[idx].id):
+		// Servers that omit the index: a new id starts a new call.
+		idx = len(a.order)
+	}
+	b, ok := a.calls[idx]
+	if !ok {
+		b = &toolCallBuilder{}
+		a.calls[idx] = b
+		a.order = append(a.order, idx)
+	}
+	if d.ID != "" {
+		b.id = d.ID
+	}
+	if n := d.Function.Name; n != "" && n != b.name {
+		b.name += n // some servers split the name, some repeat it
+	}
+	b.args.WriteString(d.Function.Arguments)
+	a.last = idx
+}
+
+// response validates the tool calls, in index order (a call without an id is named call_<i>), and
+// answers the response; an empty one is malformed output. Without a finish reason, it is tool_calls
+// when there are some, else stop.
+func (a *streamAccumulator) response(tools []Tool) (Response, error) {
+	slices.Sort(a.order)
+	resp := Response{Content: a.content.String(), FinishReason: a.finish}
+	for i, idx := range a.order {
+		b := a.calls[idx]
 		id := b.id
 		if id == "" {
 			id = "call_" + strconv.Itoa(i)
 		}
-		tc, err := validateToolCall(req.Tools, id, b.name, b.args.String())
+		tc, err := validateToolCall(tools, id, b.name, b.args.String())
 		if err != nil {
 			return Response{}, err
 		}
 		resp.ToolCalls = append(resp.ToolCalls, tc)
 	}
 	if resp.Content == "" && len(resp.ToolCalls) == 0 {
-		return Response{}, fmt.Errorf("%w: empty response (finish reason %q)", ErrMalformedOutput, finish)
+		return Response{}, fmt.Errorf("%w: empty response (finish reason %q)", ErrMalformedOutput, a.finish)
 	}
 	if resp.FinishReason == "" {
 		if len(resp.ToolCalls) > 0 {

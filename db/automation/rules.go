@@ -81,98 +81,145 @@ func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r Ne
 	if err != nil {
 		return nil, nil, fmt.Errorf("list columns: %w", err)
 	}
-	isColumn := func(id *string) bool { return id != nil && slices.Contains(colIDs, *id) }
-
-	var c RuleConditions
-	if len(r.Conditions) > 0 && string(r.Conditions) != "null" {
-		if err := decodeStrict(r.Conditions, &c, "conditions"); err != nil {
-			return nil, nil, err
-		}
-	}
-	if (c.FromColumnID != nil || c.ToColumnID != nil) && r.Trigger != db.TriggerTaskMoved {
-		return nil, nil, dbcore.Invalid("conditions: fromColumnId and toColumnId apply to the task_moved trigger only")
-	}
-	for name, id := range map[string]*string{"fromColumnId": c.FromColumnID, "toColumnId": c.ToColumnID, "columnId": c.ColumnID} {
-		if id != nil && !isColumn(id) {
-			return nil, nil, dbcore.Invalid(fmt.Sprintf("conditions: %s is not a column of this project", name))
-		}
-	}
-	if len(c.Priority) > 0 {
-		var one string
-		var many []string
-		if json.Unmarshal(c.Priority, &one) == nil {
-			many = []string{one}
-		} else if err := json.Unmarshal(c.Priority, &many); err != nil || len(many) == 0 {
-			return nil, nil, dbcore.Invalid("conditions: priority must be a priority or a non-empty list of them")
-		}
-		for _, p := range many {
-			if !slices.Contains(db.Priorities, p) {
-				return nil, nil, dbcore.Invalid("conditions: priority must be low, medium or high")
-			}
-		}
-	}
-	if c.LabelID != nil {
-		ok, err := q.LabelInProject(ctx, dbsqlc.LabelInProjectParams{ID: *c.LabelID, ProjectID: projectID})
-		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
-			return nil, nil, dbcore.Invalid("conditions: labelId is not a label of this project")
-		}
-	}
-	if len(c.AssigneeID) > 0 && string(c.AssigneeID) != "null" {
-		var id string
-		if err := json.Unmarshal(c.AssigneeID, &id); err != nil {
-			return nil, nil, dbcore.Invalid("conditions: assigneeId must be a user id or null")
-		}
-		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: id})
-		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
-			return nil, nil, dbcore.Invalid("conditions: assigneeId is not a member of this project")
-		}
-	}
-	if c.Status != nil && !slices.Contains(Statuses, *c.Status) {
-		return nil, nil, dbcore.Invalid("conditions: status must be one of " + strings.Join(Statuses, ", "))
-	}
-
-	var a RuleAction
-	if err := decodeStrict(r.Action, &a, "action"); err != nil {
+	c, err := checkRuleConditions(ctx, q, projectID, r, colIDs)
+	if err != nil {
 		return nil, nil, err
 	}
-	want := map[string]bool{}
-	switch a.Type {
-	case "move_card":
-		want["columnId"] = true
-		if !isColumn(a.ColumnID) {
-			return nil, nil, dbcore.Invalid("action: move_card needs columnId, a column of this project")
-		}
-	case "set_status":
-		want["status"] = true
-		if a.Status == nil || !slices.Contains([]string{"todo", "in_progress", "done"}, *a.Status) {
-			return nil, nil, dbcore.Invalid("action: set_status needs status: todo, in_progress or done")
-		}
-	case "set_priority":
-		want["priority"] = true
-		if a.Priority == nil || !slices.Contains(db.Priorities, *a.Priority) {
-			return nil, nil, dbcore.Invalid("action: set_priority needs priority: low, medium or high")
-		}
-	case "assign_user":
-		want["userId"] = true
-		if a.UserID == nil {
-			return nil, nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
-		}
-		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: *a.UserID})
-		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
-			return nil, nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
-		}
-	case "archive_card":
-	default:
-		return nil, nil, dbcore.Invalid("action: type must be one of " + strings.Join(ActionTypes, ", "))
-	}
-	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil} {
-		if set && !want[name] {
-			return nil, nil, dbcore.Invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
-		}
+	a, err := checkRuleAction(ctx, q, projectID, r.Action, colIDs)
+	if err != nil {
+		return nil, nil, err
 	}
 	condJSON, _ := json.Marshal(c)
 	actJSON, _ := json.Marshal(a)
 	return condJSON, actJSON, nil
+}
+
+// isColumnOf says whether id names one of the project's columns.
+func isColumnOf(colIDs []string, id *string) bool { return id != nil && slices.Contains(colIDs, *id) }
+
+// checkRuleConditions decodes a rule's conditions (none when absent or null) and checks each against
+// the trigger and the project.
+func checkRuleConditions(ctx context.Context, q *dbsqlc.Queries, projectID string, r NewRule, colIDs []string) (RuleConditions, error) {
+	var c RuleConditions
+	if len(r.Conditions) > 0 && string(r.Conditions) != "null" {
+		if err := decodeStrict(r.Conditions, &c, "conditions"); err != nil {
+			return c, err
+		}
+	}
+	if (c.FromColumnID != nil || c.ToColumnID != nil) && r.Trigger != db.TriggerTaskMoved {
+		return c, dbcore.Invalid("conditions: fromColumnId and toColumnId apply to the task_moved trigger only")
+	}
+	for name, id := range map[string]*string{"fromColumnId": c.FromColumnID, "toColumnId": c.ToColumnID, "columnId": c.ColumnID} {
+		if id != nil && !isColumnOf(colIDs, id) {
+			return c, dbcore.Invalid(fmt.Sprintf("conditions: %s is not a column of this project", name))
+		}
+	}
+	if err := checkPriorityCondition(c.Priority); err != nil {
+		return c, err
+	}
+	if c.LabelID != nil {
+		ok, err := q.LabelInProject(ctx, dbsqlc.LabelInProjectParams{ID: *c.LabelID, ProjectID: projectID})
+		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+			return c, dbcore.Invalid("conditions: labelId is not a label of this project")
+		}
+	}
+	if err := checkAssigneeCondition(ctx, q, projectID, c.AssigneeID); err != nil {
+		return c, err
+	}
+	if c.Status != nil && !slices.Contains(Statuses, *c.Status) {
+		return c, dbcore.Invalid("conditions: status must be one of " + strings.Join(Statuses, ", "))
+	}
+	return c, nil
+}
+
+// checkPriorityCondition checks a priority condition, when set: one priority or a non-empty list.
+func checkPriorityCondition(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var one string
+	var many []string
+	if json.Unmarshal(raw, &one) == nil {
+		many = []string{one}
+	} else if err := json.Unmarshal(raw, &many); err != nil || len(many) == 0 {
+		return dbcore.Invalid("conditions: priority must be a priority or a non-empty list of them")
+	}
+	for _, p := range many {
+		if !slices.Contains(db.Priorities, p) {
+			return dbcore.Invalid("conditions: priority must be low, medium or high")
+		}
+	}
+	return nil
+}
+
+// checkAssigneeCondition checks an assignee condition, when set and not null: a member of the project.
+func checkAssigneeCondition(ctx context.Context, q *dbsqlc.Queries, projectID string, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return dbcore.Invalid("conditions: assigneeId must be a user id or null")
+	}
+	ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: id})
+	if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+		return dbcore.Invalid("conditions: assigneeId is not a member of this project")
+	}
+	return nil
+}
+
+// checkRuleAction decodes a rule's action, checks the parameter its type needs against the project and
+// refuses the parameters it does not take.
+func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, raw json.RawMessage, colIDs []string) (RuleAction, error) {
+	var a RuleAction
+	if err := decodeStrict(raw, &a, "action"); err != nil {
+		return a, err
+	}
+	want, err := checkActionParam(ctx, q, projectID, a, colIDs)
+	if err != nil {
+		return a, err
+	}
+	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil} {
+		if set && !want[name] {
+			return a, dbcore.Invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
+		}
+	}
+	return a, nil
+}
+
+// checkActionParam checks the parameter an action's type needs and answers the parameters it takes.
+func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, a RuleAction, colIDs []string) (map[string]bool, error) {
+	want := map[string]bool{}
+	switch a.Type {
+	case "move_card":
+		want["columnId"] = true
+		if !isColumnOf(colIDs, a.ColumnID) {
+			return nil, dbcore.Invalid("action: move_card needs columnId, a column of this project")
+		}
+	case "set_status":
+		want["status"] = true
+		if a.Status == nil || !slices.Contains([]string{"todo", "in_progress", "done"}, *a.Status) {
+			return nil, dbcore.Invalid("action: set_status needs status: todo, in_progress or done")
+		}
+	case "set_priority":
+		want["priority"] = true
+		if a.Priority == nil || !slices.Contains(db.Priorities, *a.Priority) {
+			return nil, dbcore.Invalid("action: set_priority needs priority: low, medium or high")
+		}
+	case "assign_user":
+		want["userId"] = true
+		if a.UserID == nil {
+			return nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
+		}
+		ok, err := q.ProjectMemberIsMember(ctx, dbsqlc.ProjectMemberIsMemberParams{ProjectID: projectID, UserID: *a.UserID})
+		if (err != nil && !dbcore.IsNotFound(err)) || !ok {
+			return nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
+		}
+	case "archive_card":
+	default:
+		return nil, dbcore.Invalid("action: type must be one of " + strings.Join(ActionTypes, ", "))
+	}
+	return want, nil
 }
 
 // CreateRule validates and stores an automation rule.

@@ -208,22 +208,12 @@ func (e *Engine) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome,
 	return StepOutcome{}, dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
+// runMissionStepTx locks the mission, replays a step already recorded under its key, or works it out
+// (refused, proposed or applied) and records it with its mission event.
 func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
-	var m db.AgentMission
-	var err error
-	if in.Claim != nil {
-		if m, err = e.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim); err != nil {
-			return StepOutcome{}, err
-		}
-	} else {
-		var mRow dbsqlc.AgentMission
-		if mRow, err = q.MissionGetForUpdate(ctx, in.MissionID); err != nil {
-			return StepOutcome{}, dbcore.Wrap(err, "lock mission")
-		}
-		m = db.AgentMission(mRow)
-		if m.Status != db.MissionRunning {
-			return StepOutcome{}, ErrMissionStopped
-		}
+	m, err := e.lockMissionForStepTx(ctx, q, in)
+	if err != nil {
+		return StepOutcome{}, err
 	}
 	if prev, err := q.MissionStepGet(ctx, dbsqlc.MissionStepGetParams{MissionID: m.ID, StepKey: in.StepKey}); err == nil {
 		var res stepResult
@@ -236,80 +226,115 @@ func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Quer
 	if err != nil {
 		return StepOutcome{}, fmt.Errorf("get agent: %w", err)
 	}
+	outcome, res, err := e.workMissionStepTx(ctx, tx, q, m, agent, in)
+	if err != nil {
+		return StepOutcome{}, err
+	}
+	if err := e.recordMissionStepTx(ctx, tx, q, m, in, outcome, res); err != nil {
+		return StepOutcome{}, err
+	}
+	return StepOutcome{Outcome: outcome, Text: res.Text, ProposalID: res.ProposalID}, nil
+}
 
-	res := stepResult{}
-	outcome := StepApplied
+// lockMissionForStepTx locks the mission a step is for: through the caller's claim when it holds one,
+// else as a running mission (ErrMissionStopped when it is not).
+func (e *Engine) lockMissionForStepTx(ctx context.Context, q *dbsqlc.Queries, in StepInput) (db.AgentMission, error) {
+	if in.Claim != nil {
+		return e.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim)
+	}
+	mRow, err := q.MissionGetForUpdate(ctx, in.MissionID)
+	if err != nil {
+		return db.AgentMission{}, dbcore.Wrap(err, "lock mission")
+	}
+	m := db.AgentMission(mRow)
+	if m.Status != db.MissionRunning {
+		return db.AgentMission{}, ErrMissionStopped
+	}
+	return m, nil
+}
+
+// workMissionStepTx decides what becomes of a tool call: refused (a tool the agent may not use, the
+// mission's action limit reached, bad arguments), proposed for approval, or applied.
+func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, agent dbsqlc.Agent,
+	in StepInput) (string, stepResult, error) {
 	action, derr := decodeToolCall(in.Tool, in.Args)
 	switch {
 	case in.Claim != nil && !agentMayUse(db.Agent(agent), in.Tool):
-		outcome = StepRefused
-		res.Text = fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool, strings.Join(agent.Tools, ", "))
+		return StepRefused, stepResult{Text: fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool, strings.Join(agent.Tools, ", "))}, nil
 	case m.Actions >= agent.MaxActionsPerMission:
-		outcome = StepRefused
-		res.Text = fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)
+		return StepRefused, stepResult{Text: fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)}, nil
 	case !slices.Contains(agent.Tools, in.Tool):
-		outcome = StepRefused
-		res.Text = fmt.Sprintf("error: this agent may not use the tool %q", in.Tool)
+		return StepRefused, stepResult{Text: fmt.Sprintf("error: this agent may not use the tool %q", in.Tool)}, nil
 	case derr != nil:
-		outcome = StepRefused
-		res.Text = "error: " + derr.Error()
+		return StepRefused, stepResult{Text: "error: " + derr.Error()}, nil
 	case needsApproval(agent.AutonomyMode, in.Tool):
-		outcome = StepProposed
-		p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
-			StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: db.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
-		if err != nil {
-			return StepOutcome{}, fmt.Errorf("insert proposal: %w", err)
-		}
-		res.ProposalID = p.ID
-		res.Text = fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)
-		if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
-			Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
-			return StepOutcome{}, err
-		}
-	default:
-		// A savepoint keeps a refused action from spoiling the step's transaction.
-		sp, err := tx.Begin(ctx)
-		if err != nil {
-			return StepOutcome{}, fmt.Errorf("savepoint: %w", err)
-		}
-		text, aerr := e.applyAgentAction(ctx, sp, m, agent.UserID, action)
-		var refusal *db.Error
-		switch {
-		case aerr == nil:
-			if err := sp.Commit(ctx); err != nil {
-				return StepOutcome{}, fmt.Errorf("release savepoint: %w", err)
-			}
-			res.Text = "ok: " + text
-		case errors.As(aerr, &refusal):
-			_ = sp.Rollback(ctx)
-			outcome = StepRefused
-			res.Text = "error: " + refusal.Msg
-		default:
-			_ = sp.Rollback(ctx)
-			return StepOutcome{}, aerr
-		}
+		res, err := e.proposeMissionStepTx(ctx, tx, q, m, in)
+		return StepProposed, res, err
 	}
+	return e.applyMissionStepTx(ctx, tx, m, agent, action)
+}
+
+// proposeMissionStepTx records the tool call as a proposal awaiting a person's approval.
+func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput) (stepResult, error) {
+	p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
+		StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: db.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
+	if err != nil {
+		return stepResult{}, fmt.Errorf("insert proposal: %w", err)
+	}
+	res := stepResult{ProposalID: p.ID, Text: fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)}
+	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
+		Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
+		return stepResult{}, err
+	}
+	return res, nil
+}
+
+// applyMissionStepTx applies the tool call as the agent's user under a savepoint, which keeps a
+// refused action from spoiling the step's transaction: a refusal is a refused step, not an error.
+func (e *Engine) applyMissionStepTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, agent dbsqlc.Agent, action agenttool.Args) (string, stepResult, error) {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return "", stepResult{}, fmt.Errorf("savepoint: %w", err)
+	}
+	text, aerr := e.applyAgentAction(ctx, sp, m, agent.UserID, action)
+	var refusal *db.Error
+	switch {
+	case aerr == nil:
+		if err := sp.Commit(ctx); err != nil {
+			return "", stepResult{}, fmt.Errorf("release savepoint: %w", err)
+		}
+		return StepApplied, stepResult{Text: "ok: " + text}, nil
+	case errors.As(aerr, &refusal):
+		_ = sp.Rollback(ctx)
+		return StepRefused, stepResult{Text: "error: " + refusal.Msg}, nil
+	default:
+		_ = sp.Rollback(ctx)
+		return "", stepResult{}, aerr
+	}
+}
+
+// recordMissionStepTx records the step under its key, counts it as one of the mission's actions unless
+// refused, and appends its mission event.
+func (e *Engine) recordMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput, outcome string, res stepResult) error {
 	raw, err := json.Marshal(res)
 	if err != nil {
-		return StepOutcome{}, fmt.Errorf("encode step result: %w", err)
+		return fmt.Errorf("encode step result: %w", err)
 	}
 	if _, err := q.MissionStepInsert(ctx, dbsqlc.MissionStepInsertParams{MissionID: m.ID, StepKey: in.StepKey, Tool: in.Tool,
 		Args: in.Args, Outcome: outcome, Result: raw}); err != nil {
-		return StepOutcome{}, fmt.Errorf("insert step: %w", err)
+		return fmt.Errorf("insert step: %w", err)
 	}
 	if outcome != StepRefused {
 		if err := q.MissionAddAction(ctx, m.ID); err != nil {
-			return StepOutcome{}, fmt.Errorf("count action: %w", err)
+			return fmt.Errorf("count action: %w", err)
 		}
 	}
 	data := map[string]any{"stepKey": in.StepKey, "tool": in.Tool, "args": in.Args, "outcome": outcome, "result": res.Text}
 	if res.ProposalID != "" {
 		data["proposalId"] = res.ProposalID
 	}
-	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStep, Message: in.Tool + ": " + outcome, Data: data}); err != nil {
-		return StepOutcome{}, err
-	}
-	return StepOutcome{Outcome: outcome, Text: res.Text, ProposalID: res.ProposalID}, nil
+	_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStep, Message: in.Tool + ": " + outcome, Data: data})
+	return err
 }
 
 type stepResult struct {

@@ -245,101 +245,125 @@ type (
 // decodeActionPayload checks a known action type's payload (unknown fields, missing or mistyped
 // values, enums and lengths) and decodes it; an unknown type's payload is any object, and decodes to nil.
 func decodeActionPayload(actionType string, raw json.RawMessage) (any, error) {
-	strict := func(v any) error {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
-			return dbcore.Invalid("payload: " + strings.TrimPrefix(err.Error(), "json: "))
-		}
-		return nil
-	}
-	required := func(field, v string) error {
-		if strings.TrimSpace(v) == "" {
-			return dbcore.Invalid("payload." + field + ": required")
-		}
-		return nil
-	}
 	switch actionType {
 	case ActionCreateTodo:
-		var p createTodoPayload
-		if err := strict(&p); err != nil {
-			return nil, err
-		}
-		if err := required("label", p.Label); err != nil {
-			return nil, err
-		}
-		if p.Status != "" {
-			if err := checkEnum("payload.status", p.Status, PilotageTodoStatuses); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := checkText("payload.label", p.Label, MaxPilotageLabel, true); err != nil {
-			return nil, err
-		}
-		return p, nil
+		return decodeCreateTodoPayload(raw)
 	case ActionUpdateMissionStatus:
-		var p updateMissionStatusPayload
-		if err := strict(&p); err != nil {
-			return nil, err
-		}
-		if err := required("missionId", p.MissionID); err != nil {
-			return nil, err
-		}
-		if err := checkEnum("payload.status", p.Status, PilotageMissionStatuses); err != nil {
-			return nil, err
-		}
-		if p.Status == "blocked" && (p.BlockedReason == nil || strings.TrimSpace(*p.BlockedReason) == "") {
-			return nil, dbcore.Invalid("payload.blockedReason: required when status is blocked")
-		}
-		if p.BlockedReason != nil && utf8.RuneCountInString(*p.BlockedReason) > MaxPilotageBlockedReason {
-			return nil, dbcore.Invalid(fmt.Sprintf("payload.blockedReason: expected length <= %d", MaxPilotageBlockedReason))
-		}
-		return p, nil
+		return decodeUpdateMissionStatusPayload(raw)
 	case ActionCreateDecision:
-		var p createDecisionPayload
-		if err := strict(&p); err != nil {
-			return nil, err
-		}
-		if _, err := checkText("payload.title", p.Title, MaxPilotageLabel, true); err != nil {
-			return nil, err
-		}
-		if _, err := checkText("payload.impact", p.Impact, MaxPilotageImpact, false); err != nil {
-			return nil, err
-		}
-		return p, nil
+		return decodeCreateDecisionPayload(raw)
 	case ActionCreateCard:
-		var p createCardPayload
-		if err := strict(&p); err != nil {
-			return nil, err
-		}
-		if err := required("projectId", p.ProjectID); err != nil {
-			return nil, err
-		}
-		if _, err := checkText("payload.title", p.Title, 500, true); err != nil {
-			return nil, err
-		}
-		if utf8.RuneCountInString(p.Description) > 5000 {
-			return nil, dbcore.Invalid("payload.description: expected length <= 5000")
-		}
-		if p.Priority != "" {
-			if err := checkEnum("payload.priority", p.Priority, db.Priorities); err != nil {
-				return nil, err
-			}
-		}
-		return p, nil
+		return decodeCreateCardPayload(raw)
 	case ActionMoveCard:
-		var p moveCardPayload
-		if err := strict(&p); err != nil {
-			return nil, err
-		}
-		for _, f := range [][2]string{{"projectId", p.ProjectID}, {"cardId", p.CardID}, {"columnId", p.ColumnID}} {
-			if err := required(f[0], f[1]); err != nil {
-				return nil, err
-			}
-		}
-		return p, nil
+		return decodeMoveCardPayload(raw)
 	}
 	return nil, nil
+}
+
+// decodePayloadStrict decodes a payload into v, refusing fields v does not have.
+func decodePayloadStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return dbcore.Invalid("payload: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// requirePayloadField refuses a blank required field of a payload.
+func requirePayloadField(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return dbcore.Invalid("payload." + field + ": required")
+	}
+	return nil
+}
+
+func decodeCreateTodoPayload(raw json.RawMessage) (any, error) {
+	var p createTodoPayload
+	if err := decodePayloadStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := requirePayloadField("label", p.Label); err != nil {
+		return nil, err
+	}
+	if p.Status != "" {
+		if err := checkEnum("payload.status", p.Status, PilotageTodoStatuses); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := checkText("payload.label", p.Label, MaxPilotageLabel, true); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func decodeUpdateMissionStatusPayload(raw json.RawMessage) (any, error) {
+	var p updateMissionStatusPayload
+	if err := decodePayloadStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := requirePayloadField("missionId", p.MissionID); err != nil {
+		return nil, err
+	}
+	if err := checkEnum("payload.status", p.Status, PilotageMissionStatuses); err != nil {
+		return nil, err
+	}
+	if p.Status == "blocked" && (p.BlockedReason == nil || strings.TrimSpace(*p.BlockedReason) == "") {
+		return nil, dbcore.Invalid("payload.blockedReason: required when status is blocked")
+	}
+	if p.BlockedReason != nil && utf8.RuneCountInString(*p.BlockedReason) > MaxPilotageBlockedReason {
+		return nil, dbcore.Invalid(fmt.Sprintf("payload.blockedReason: expected length <= %d", MaxPilotageBlockedReason))
+	}
+	return p, nil
+}
+
+func decodeCreateDecisionPayload(raw json.RawMessage) (any, error) {
+	var p createDecisionPayload
+	if err := decodePayloadStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	if _, err := checkText("payload.title", p.Title, MaxPilotageLabel, true); err != nil {
+		return nil, err
+	}
+	if _, err := checkText("payload.impact", p.Impact, MaxPilotageImpact, false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func decodeCreateCardPayload(raw json.RawMessage) (any, error) {
+	var p createCardPayload
+	if err := decodePayloadStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := requirePayloadField("projectId", p.ProjectID); err != nil {
+		return nil, err
+	}
+	if _, err := checkText("payload.title", p.Title, 500, true); err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(p.Description) > 5000 {
+		return nil, dbcore.Invalid("payload.description: expected length <= 5000")
+	}
+	if p.Priority != "" {
+		if err := checkEnum("payload.priority", p.Priority, db.Priorities); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func decodeMoveCardPayload(raw json.RawMessage) (any, error) {
+	var p moveCardPayload
+	if err := decodePayloadStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	for _, f := range [][2]string{{"projectId", p.ProjectID}, {"cardId", p.CardID}, {"columnId", p.ColumnID}} {
+		if err := requirePayloadField(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // performAction carries out an applied action's effect through the store's operations, in tx, as

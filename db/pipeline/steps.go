@@ -175,6 +175,28 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 // nothing is left. errStepSettled when an earlier attempt recorded the step already.
 func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
 	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
+	if err := e.recordStepEndTx(ctx, tx, q, run, st, status, output, errText); err != nil {
+		return err
+	}
+	if status == StepFailed {
+		return e.failRunTx(ctx, tx, q, run, st.StepID, errText)
+	}
+	skipped, ready := nextSteps(steps, st, output)
+	if len(skipped) > 0 {
+		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
+			return fmt.Errorf("skip steps: %w", err)
+		}
+	}
+	if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
+		return err
+	}
+	return e.completeRunIfDoneTx(ctx, tx, q, run, steps)
+}
+
+// recordStepEndTx sets the step's final status, output and error (st too) and appends its step event;
+// errStepSettled when the step was finished already.
+func (e *Engine) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep,
+	status string, output map[string]any, errText string) error {
 	var outJSON []byte
 	if output != nil {
 		var err error
@@ -195,43 +217,36 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	if err := e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
-		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}}); err != nil {
+	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
+		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}})
+}
+
+// failRunTx fails the run for the failed step, skips every step not finished (cancelling their jobs)
+// and appends the run's done event.
+func (e *Engine) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID, errText string) error {
+	msg := fmt.Sprintf("step %s failed: %s", stepID, errText)
+	done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
+	if err != nil {
+		return fmt.Errorf("fail run: %w", err)
+	}
+	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
+	if err != nil {
+		return fmt.Errorf("skip steps: %w", err)
+	}
+	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 		return err
 	}
+	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
+}
 
-	if status == StepFailed {
-		msg := fmt.Sprintf("step %s failed: %s", st.StepID, errText)
-		done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
-		if err != nil {
-			return fmt.Errorf("fail run: %w", err)
-		}
-		stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
-		if err != nil {
-			return fmt.Errorf("skip steps: %w", err)
-		}
-		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
-			return err
-		}
-		return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
-	}
-
+// nextSteps works out, once st completed with output, which pending steps are skipped (marked so in
+// steps) and which are ready: every need completed.
+func nextSteps(steps []db.PipelineRunStep, st *db.PipelineRunStep, output map[string]any) (skipped []string, ready []*db.PipelineRunStep) {
 	byID := make(map[string]*db.PipelineRunStep, len(steps))
 	for i := range steps {
 		byID[steps[i].StepID] = &steps[i]
 	}
-	skip := map[string]bool{}
-	if st.Type == stepgraph.TypeCondition {
-		var p stepgraph.ConditionParams
-		_ = json.Unmarshal(st.Params, &p)
-		notTaken := p.Else
-		if r, _ := output["result"].(bool); !r {
-			notTaken = p.Then
-		}
-		for _, id := range notTaken {
-			skip[id] = true
-		}
-	}
+	skip := branchNotTaken(st, output)
 	for changed := true; changed; { // a step that needs a skipped step is skipped
 		changed = false
 		for i := range steps {
@@ -244,8 +259,6 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 			}
 		}
 	}
-	var skipped []string
-	var ready []*db.PipelineRunStep
 	for i := range steps {
 		c := &steps[i]
 		if c.Status != StepPending {
@@ -260,14 +273,29 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 			ready = append(ready, c)
 		}
 	}
-	if len(skipped) > 0 {
-		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
-			return fmt.Errorf("skip steps: %w", err)
+	return skipped, ready
+}
+
+// branchNotTaken answers, for a completed condition step, the steps of the branch its result did not
+// take; for any other step, none.
+func branchNotTaken(st *db.PipelineRunStep, output map[string]any) map[string]bool {
+	skip := map[string]bool{}
+	if st.Type == stepgraph.TypeCondition {
+		var p stepgraph.ConditionParams
+		_ = json.Unmarshal(st.Params, &p)
+		notTaken := p.Else
+		if r, _ := output["result"].(bool); !r {
+			notTaken = p.Then
+		}
+		for _, id := range notTaken {
+			skip[id] = true
 		}
 	}
-	if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
-		return err
-	}
+	return skip
+}
+
+// completeRunIfDoneTx completes the run, with its done event, once no step is left to do.
+func (e *Engine) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep) error {
 	if slices.ContainsFunc(steps, func(c db.PipelineRunStep) bool {
 		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
 	}) {
@@ -317,194 +345,253 @@ func (e *Engine) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, outp
 }
 
 // execStep does a step's work in tx as the run's starter and answers its output; a *Error is a
-// refusal that fails the step.
+// refusal that fails the step. Each type of step has its own method of stepExec.
 func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep, st *db.PipelineRunStep) (stepDone, error) {
-	q := dbcore.Queries(tx)
-	tc := stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(), Outputs: map[string]map[string]any{}}
+	x := &stepExec{e: e, ctx: ctx, tx: tx, q: dbcore.Queries(tx), run: run, st: st, actor: run.StartedBy,
+		tc: stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(), Outputs: map[string]map[string]any{}}}
 	for _, o := range steps {
 		if o.Status == StepCompleted && len(o.Output) > 0 {
 			m := map[string]any{}
 			_ = json.Unmarshal(o.Output, &m)
-			tc.Outputs[o.StepID] = m
+			x.tc.Outputs[o.StepID] = m
 		}
 	}
-	fill := func(t string) string { return strings.TrimSpace(stepgraph.Fill(t, tc)) }
-	project := func(id string) error {
-		_, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: run.WorkspaceID})
-		if dbcore.IsNotFound(err) {
-			return dbcore.Invalid("the project no longer exists")
-		}
-		return dbcore.Wrap(err, "get project")
-	}
-	cardRef := func(t string) (string, error) {
-		id := fill(t)
-		if !stepgraph.IsUUID(id) {
-			return "", dbcore.Invalid(fmt.Sprintf("cardId %q is not a card id", id))
-		}
-		return id, nil
-	}
-	settings := func(pluginID string) (json.RawMessage, error) {
-		row, err := q.WorkspacePluginGet(ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: run.WorkspaceID, PluginID: pluginID})
-		if dbcore.IsNotFound(err) {
-			return nil, dbcore.Invalid("plugin " + pluginID + " is not installed in this workspace any more")
-		}
-		return row.Settings, dbcore.Wrap(err, "get plugin settings")
-	}
-	actor := run.StartedBy
-
 	switch st.Type {
 	case stepgraph.TypeCreateCard:
-		var p stepgraph.CreateCardParams
-		_ = json.Unmarshal(st.Params, &p)
-		if err := project(p.ProjectID); err != nil {
-			return stepDone{}, err
-		}
-		title := truncate(fill(p.Title), MaxCardTitle)
-		if title == "" {
-			return stepDone{}, dbcore.Invalid("the card title is empty once filled in")
-		}
-		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actor,
-			Title: title, Description: truncate(fill(p.Description), MaxCardDescription)})
-		if err != nil {
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"cardId": c.ID, "title": c.Title, "projectId": c.ProjectID, "columnId": c.ColumnID}}, nil
-
+		return x.createCard()
 	case stepgraph.TypeNotify:
-		var p stepgraph.NotifyParams
-		_ = json.Unmarshal(st.Params, &p)
-		if err := project(p.ProjectID); err != nil {
-			return stepDone{}, err
-		}
-		members, err := q.WorkspaceMemberEmails(ctx, run.WorkspaceID)
-		if err != nil {
-			return stepDone{}, fmt.Errorf("workspace members: %w", err)
-		}
-		var to []string
-		for _, m := range members {
-			if m.ID != actor {
-				to = append(to, m.ID)
-			}
-		}
-		msg := fill(p.Message)
-		if err := e.core.RecordActivities(ctx, tx, db.Activity{ProjectID: p.ProjectID, ActorID: actor, Type: ActivityPipelineNotice,
-			Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": st.StepID},
-			Recipients: to, OnlyRecipients: true}); err != nil {
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"recipients": len(to), "message": msg}}, nil
-
+		return x.notify()
 	case stepgraph.TypeWait:
-		var p stepgraph.WaitParams
-		_ = json.Unmarshal(st.Params, &p)
-		return stepDone{output: map[string]any{"waited": p.Duration}}, nil
-
+		return x.wait()
 	case stepgraph.TypeCondition:
-		var p stepgraph.ConditionParams
-		_ = json.Unmarshal(st.Params, &p)
-		return stepDone{output: map[string]any{"result": stepgraph.Evaluate(p, tc.Outputs[p.Step])}}, nil
-
+		return x.condition()
 	case stepgraph.TypeRunAgentMission:
-		var p stepgraph.RunAgentMissionParams
-		_ = json.Unmarshal(st.Params, &p)
-		in := mission.NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: actor, Source: mission.MissionSourcePipeline, Objective: fill(p.Objective)}
-		if p.CardID != "" {
-			cardID, err := cardRef(p.CardID)
-			if err != nil {
-				return stepDone{}, err
-			}
-			pid, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: run.WorkspaceID})
-			if dbcore.IsNotFound(err) {
-				return stepDone{}, dbcore.Invalid("card not found")
-			}
-			if err != nil {
-				return stepDone{}, fmt.Errorf("find card: %w", err)
-			}
-			in.CardID, in.ProjectID = &cardID, &pid
-		}
-		if in.Objective == "" {
-			in.Objective = "Work on the card for pipeline " + run.PipelineName
-		}
-		m, err := e.missions.CreateMissionTx(ctx, tx, q, in)
-		if err != nil {
-			if errors.Is(err, mission.ErrTooManyRequests) {
-				var e *db.Error
-				errors.As(err, &e)
-				return stepDone{}, dbcore.Invalid(e.Msg)
-			}
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"missionId": m.ID}, waitRef: "mission:" + m.ID}, nil
-
+		return x.runAgentMission()
 	case stepgraph.TypeGenerateRoadmap:
-		var p stepgraph.GenerateRoadmapParams
-		_ = json.Unmarshal(st.Params, &p)
-		// The draft's roadmap job starts in the step's transaction; its end (draft.Engine
-		// FinishRoadmap, Fail or Delete) completes or fails the step in its own (WaitFinishedTx).
-		if _, err := e.drafts.GenerateRoadmapTx(ctx, tx, q, run.WorkspaceID, p.DraftID,
-			fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", run.PipelineName, run.ID)); err != nil {
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: draft.PipelineRef(p.DraftID)}, nil
-
+		return x.generateRoadmap()
 	case stepgraph.TypeEmailDigest:
-		var p stepgraph.EmailDigestParams
-		_ = json.Unmarshal(st.Params, &p)
-		raw, err := settings(plugin.EmailDigest)
-		if err != nil {
-			return stepDone{}, err
-		}
-		var set struct {
-			SubjectPrefix string `json:"subjectPrefix"`
-			MaxItems      int32  `json:"maxItems"`
-			SkipEmpty     bool   `json:"skipEmpty"`
-		}
-		_ = json.Unmarshal(raw, &set)
-		return e.emailDigests(ctx, tx, q, run, st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
-
+		return x.emailDigest()
 	case stepgraph.TypeAddComment:
-		var p stepgraph.AddCommentParams
-		_ = json.Unmarshal(st.Params, &p)
-		raw, err := settings(plugin.CardActions)
-		if err != nil {
-			return stepDone{}, err
-		}
-		var set struct {
-			CommentPrefix string `json:"commentPrefix"`
-		}
-		_ = json.Unmarshal(raw, &set)
-		if err := project(p.ProjectID); err != nil {
-			return stepDone{}, err
-		}
-		cardID, err := cardRef(p.CardID)
-		if err != nil {
-			return stepDone{}, err
-		}
-		c, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: actor}, strings.TrimSpace(set.CommentPrefix+" "+fill(p.Content)))
-		if err != nil {
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"commentId": c.ID, "cardId": cardID}}, nil
-
+		return x.addComment()
 	case stepgraph.TypeMoveCard:
-		var p stepgraph.MoveCardParams
-		_ = json.Unmarshal(st.Params, &p)
-		if _, err := settings(plugin.CardActions); err != nil {
-			return stepDone{}, err
-		}
-		if err := project(p.ProjectID); err != nil {
-			return stepDone{}, err
-		}
-		cardID, err := cardRef(p.CardID)
-		if err != nil {
-			return stepDone{}, err
-		}
-		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: actor, Patch: db.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
-			return stepDone{}, err
-		}
-		return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil
+		return x.moveCard()
 	}
 	return stepDone{}, dbcore.Invalid(fmt.Sprintf("unknown step type %q", st.Type))
+}
+
+// stepExec is one step being done in tx as the run's starter (actor), with the outputs of the run's
+// completed steps to fill its templates from (tc).
+type stepExec struct {
+	e     *Engine
+	ctx   context.Context
+	tx    pgx.Tx
+	q     *dbsqlc.Queries
+	run   db.PipelineRun
+	st    *db.PipelineRunStep
+	tc    stepgraph.Context
+	actor string
+}
+
+// fill fills a template of the step's params from the run's outputs.
+func (x *stepExec) fill(t string) string { return strings.TrimSpace(stepgraph.Fill(t, x.tc)) }
+
+// project refuses a project that is no longer in the run's workspace.
+func (x *stepExec) project(id string) error {
+	_, err := x.q.ProjectGet(x.ctx, dbsqlc.ProjectGetParams{ID: id, WorkspaceID: x.run.WorkspaceID})
+	if dbcore.IsNotFound(err) {
+		return dbcore.Invalid("the project no longer exists")
+	}
+	return dbcore.Wrap(err, "get project")
+}
+
+// cardRef fills a card id template and refuses what is not a card id.
+func (x *stepExec) cardRef(t string) (string, error) {
+	id := x.fill(t)
+	if !stepgraph.IsUUID(id) {
+		return "", dbcore.Invalid(fmt.Sprintf("cardId %q is not a card id", id))
+	}
+	return id, nil
+}
+
+// settings answers a plugin's settings in the run's workspace, refusing a plugin no longer installed.
+func (x *stepExec) settings(pluginID string) (json.RawMessage, error) {
+	row, err := x.q.WorkspacePluginGet(x.ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: x.run.WorkspaceID, PluginID: pluginID})
+	if dbcore.IsNotFound(err) {
+		return nil, dbcore.Invalid("plugin " + pluginID + " is not installed in this workspace any more")
+	}
+	return row.Settings, dbcore.Wrap(err, "get plugin settings")
+}
+
+// createCard creates a card with the filled title and description.
+func (x *stepExec) createCard() (stepDone, error) {
+	var p stepgraph.CreateCardParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	if err := x.project(p.ProjectID); err != nil {
+		return stepDone{}, err
+	}
+	title := truncate(x.fill(p.Title), MaxCardTitle)
+	if title == "" {
+		return stepDone{}, dbcore.Invalid("the card title is empty once filled in")
+	}
+	c, err := x.e.store.CreateCardTx(x.ctx, x.tx, db.NewCard{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: x.actor,
+		Title: title, Description: truncate(x.fill(p.Description), MaxCardDescription)})
+	if err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"cardId": c.ID, "title": c.Title, "projectId": c.ProjectID, "columnId": c.ColumnID}}, nil
+}
+
+// notify records a pipeline notice that notifies every workspace member but the run's starter.
+func (x *stepExec) notify() (stepDone, error) {
+	var p stepgraph.NotifyParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	if err := x.project(p.ProjectID); err != nil {
+		return stepDone{}, err
+	}
+	members, err := x.q.WorkspaceMemberEmails(x.ctx, x.run.WorkspaceID)
+	if err != nil {
+		return stepDone{}, fmt.Errorf("workspace members: %w", err)
+	}
+	var to []string
+	for _, m := range members {
+		if m.ID != x.actor {
+			to = append(to, m.ID)
+		}
+	}
+	msg := x.fill(p.Message)
+	run := x.run
+	if err := x.e.core.RecordActivities(x.ctx, x.tx, db.Activity{ProjectID: p.ProjectID, ActorID: x.actor, Type: ActivityPipelineNotice,
+		Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": x.st.StepID},
+		Recipients: to, OnlyRecipients: true}); err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"recipients": len(to), "message": msg}}, nil
+}
+
+// wait answers its duration: the wait itself is the job's schedule.
+func (x *stepExec) wait() (stepDone, error) {
+	var p stepgraph.WaitParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	return stepDone{output: map[string]any{"waited": p.Duration}}, nil
+}
+
+// condition evaluates its test on the output of the step it names.
+func (x *stepExec) condition() (stepDone, error) {
+	var p stepgraph.ConditionParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	return stepDone{output: map[string]any{"result": stepgraph.Evaluate(p, x.tc.Outputs[p.Step])}}, nil
+}
+
+// runAgentMission starts an agent mission, on a card of the workspace if it names one, and leaves the
+// step waiting for it.
+func (x *stepExec) runAgentMission() (stepDone, error) {
+	var p stepgraph.RunAgentMissionParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	run := x.run
+	in := mission.NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: x.actor, Source: mission.MissionSourcePipeline, Objective: x.fill(p.Objective)}
+	if p.CardID != "" {
+		cardID, err := x.cardRef(p.CardID)
+		if err != nil {
+			return stepDone{}, err
+		}
+		pid, err := x.q.CardExistsInWorkspace(x.ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: run.WorkspaceID})
+		if dbcore.IsNotFound(err) {
+			return stepDone{}, dbcore.Invalid("card not found")
+		}
+		if err != nil {
+			return stepDone{}, fmt.Errorf("find card: %w", err)
+		}
+		in.CardID, in.ProjectID = &cardID, &pid
+	}
+	if in.Objective == "" {
+		in.Objective = "Work on the card for pipeline " + run.PipelineName
+	}
+	m, err := x.e.missions.CreateMissionTx(x.ctx, x.tx, x.q, in)
+	if err != nil {
+		if errors.Is(err, mission.ErrTooManyRequests) {
+			var e *db.Error
+			errors.As(err, &e)
+			return stepDone{}, dbcore.Invalid(e.Msg)
+		}
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"missionId": m.ID}, waitRef: "mission:" + m.ID}, nil
+}
+
+// generateRoadmap starts a draft's roadmap job and leaves the step waiting for it.
+func (x *stepExec) generateRoadmap() (stepDone, error) {
+	var p stepgraph.GenerateRoadmapParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	// The draft's roadmap job starts in the step's transaction; its end (draft.Engine
+	// FinishRoadmap, Fail or Delete) completes or fails the step in its own (WaitFinishedTx).
+	if _, err := x.e.drafts.GenerateRoadmapTx(x.ctx, x.tx, x.q, x.run.WorkspaceID, p.DraftID,
+		fmt.Sprintf("roadmap generation queued by pipeline %q (run %s)", x.run.PipelineName, x.run.ID)); err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"draftId": p.DraftID}, waitRef: draft.PipelineRef(p.DraftID)}, nil
+}
+
+// emailDigest e-mails each member their unread notifications, as the email-digest plugin's settings say.
+func (x *stepExec) emailDigest() (stepDone, error) {
+	var p stepgraph.EmailDigestParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	raw, err := x.settings(plugin.EmailDigest)
+	if err != nil {
+		return stepDone{}, err
+	}
+	var set struct {
+		SubjectPrefix string `json:"subjectPrefix"`
+		MaxItems      int32  `json:"maxItems"`
+		SkipEmpty     bool   `json:"skipEmpty"`
+	}
+	_ = json.Unmarshal(raw, &set)
+	return x.e.emailDigests(x.ctx, x.tx, x.q, x.run, x.st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(x.fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
+}
+
+// addComment comments on a card, with the card-actions plugin's comment prefix.
+func (x *stepExec) addComment() (stepDone, error) {
+	var p stepgraph.AddCommentParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	raw, err := x.settings(plugin.CardActions)
+	if err != nil {
+		return stepDone{}, err
+	}
+	var set struct {
+		CommentPrefix string `json:"commentPrefix"`
+	}
+	_ = json.Unmarshal(raw, &set)
+	if err := x.project(p.ProjectID); err != nil {
+		return stepDone{}, err
+	}
+	cardID, err := x.cardRef(p.CardID)
+	if err != nil {
+		return stepDone{}, err
+	}
+	c, err := x.e.store.CreateCommentTx(x.ctx, x.tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor}, strings.TrimSpace(set.CommentPrefix+" "+x.fill(p.Content)))
+	if err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"commentId": c.ID, "cardId": cardID}}, nil
+}
+
+// moveCard moves a card to a column, if the card-actions plugin is installed.
+func (x *stepExec) moveCard() (stepDone, error) {
+	var p stepgraph.MoveCardParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	if _, err := x.settings(plugin.CardActions); err != nil {
+		return stepDone{}, err
+	}
+	if err := x.project(p.ProjectID); err != nil {
+		return stepDone{}, err
+	}
+	cardID, err := x.cardRef(p.CardID)
+	if err != nil {
+		return stepDone{}, err
+	}
+	if _, err := x.e.store.UpdateCardTx(x.ctx, x.tx, db.CardUpdate{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor, Patch: db.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil
 }
 
 // digestNamespace keys a digest e-mail per run, step and member, so a retried job reuses its outbox row.

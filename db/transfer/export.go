@@ -34,6 +34,9 @@ func (e *Engine) Export(ctx context.Context, workspaceID, projectID string) (Tra
 	return doc, err
 }
 
+// exportTx reads the project and every part of it in q, then builds the document: the project's own
+// parts (columns, labels, custom fields, scopes), its cards, what hangs on each card, and the
+// relations between its cards.
 func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) (TransferDoc, error) {
 	p, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
@@ -42,81 +45,110 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 	if err != nil {
 		return TransferDoc{}, fmt.Errorf("get project: %w", err)
 	}
-	cols, err := q.ColumnListByProject(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list columns: %w", err)
-	}
-	labels, err := q.TransferLabelList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list labels: %w", err)
-	}
-	fields, err := q.TransferCustomFieldList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list custom fields: %w", err)
-	}
-	scopes, err := q.ScopeListByProject(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list scopes: %w", err)
-	}
-	cards, err := q.TransferCardList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list cards: %w", err)
-	}
-	items, err := q.TransferChecklistList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list checklist items: %w", err)
-	}
-	cardLabels, err := q.TransferCardLabelList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list card labels: %w", err)
-	}
-	values, err := q.TransferCustomValueList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list custom values: %w", err)
-	}
-	comments, err := q.TransferCommentList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list comments: %w", err)
-	}
-	relations, err := q.TransferRelationList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list relations: %w", err)
-	}
-	docLinks, err := q.TransferCardDocumentList(ctx, projectID)
-	if err != nil {
-		return TransferDoc{}, fmt.Errorf("list card documents: %w", err)
+	var r exportRows
+	if err := r.read(ctx, q, projectID); err != nil {
+		return TransferDoc{}, err
 	}
 
 	now := time.Now().UTC()
 	doc := TransferDoc{Version: TransferVersion, ExportedAt: &now,
 		Project: TransferProject{Name: p.Name, Description: p.Description, Deadline: p.Deadline},
-		Columns: make([]TransferColumn, len(cols)), Labels: make([]TransferLabel, len(labels)),
-		CustomFields: make([]TransferCustomField, len(fields)), Scopes: make([]TransferScope, len(scopes)),
-		Cards: make([]TransferCard, len(cards)), Relations: []TransferRelation{}}
-	colIndex := make(map[string]int, len(cols))
-	for i, c := range cols {
+		Columns: make([]TransferColumn, len(r.cols)), Labels: make([]TransferLabel, len(r.labels)),
+		CustomFields: make([]TransferCustomField, len(r.fields)), Scopes: make([]TransferScope, len(r.scopes)),
+		Cards: make([]TransferCard, len(r.cards)), Relations: []TransferRelation{}}
+	colIndex, scopeIndex := r.exportProjectParts(&doc)
+	cardIndex := r.exportCards(&doc, colIndex, scopeIndex)
+	r.exportCardParts(&doc, cardIndex)
+	r.exportRelations(&doc, cardIndex)
+	return doc, nil
+}
+
+// exportRows are the rows of every part of a project, as the export reads them.
+type exportRows struct {
+	cols       []dbsqlc.Column
+	labels     []dbsqlc.TransferLabelListRow
+	fields     []dbsqlc.TransferCustomFieldListRow
+	scopes     []dbsqlc.Scope
+	cards      []dbsqlc.TransferCardListRow
+	items      []dbsqlc.TransferChecklistListRow
+	cardLabels []dbsqlc.TransferCardLabelListRow
+	values     []dbsqlc.TransferCustomValueListRow
+	comments   []dbsqlc.TransferCommentListRow
+	relations  []dbsqlc.TransferRelationListRow
+	docLinks   []dbsqlc.TransferCardDocumentListRow
+}
+
+// read reads a project's parts, one query each.
+func (r *exportRows) read(ctx context.Context, q *dbsqlc.Queries, projectID string) error {
+	var err error
+	if r.cols, err = q.ColumnListByProject(ctx, projectID); err != nil {
+		return fmt.Errorf("list columns: %w", err)
+	}
+	if r.labels, err = q.TransferLabelList(ctx, projectID); err != nil {
+		return fmt.Errorf("list labels: %w", err)
+	}
+	if r.fields, err = q.TransferCustomFieldList(ctx, projectID); err != nil {
+		return fmt.Errorf("list custom fields: %w", err)
+	}
+	if r.scopes, err = q.ScopeListByProject(ctx, projectID); err != nil {
+		return fmt.Errorf("list scopes: %w", err)
+	}
+	if r.cards, err = q.TransferCardList(ctx, projectID); err != nil {
+		return fmt.Errorf("list cards: %w", err)
+	}
+	if r.items, err = q.TransferChecklistList(ctx, projectID); err != nil {
+		return fmt.Errorf("list checklist items: %w", err)
+	}
+	if r.cardLabels, err = q.TransferCardLabelList(ctx, projectID); err != nil {
+		return fmt.Errorf("list card labels: %w", err)
+	}
+	if r.values, err = q.TransferCustomValueList(ctx, projectID); err != nil {
+		return fmt.Errorf("list custom values: %w", err)
+	}
+	if r.comments, err = q.TransferCommentList(ctx, projectID); err != nil {
+		return fmt.Errorf("list comments: %w", err)
+	}
+	if r.relations, err = q.TransferRelationList(ctx, projectID); err != nil {
+		return fmt.Errorf("list relations: %w", err)
+	}
+	if r.docLinks, err = q.TransferCardDocumentList(ctx, projectID); err != nil {
+		return fmt.Errorf("list card documents: %w", err)
+	}
+	return nil
+}
+
+// exportProjectParts fills the document's columns, labels, custom fields and scopes, and answers the
+// index of each column and scope by id.
+func (r *exportRows) exportProjectParts(doc *TransferDoc) (colIndex, scopeIndex map[string]int) {
+	colIndex = make(map[string]int, len(r.cols))
+	for i, c := range r.cols {
 		colIndex[c.ID] = i
 		order := int(c.Position)
 		doc.Columns[i] = TransferColumn{Name: c.Name, Order: &order}
 	}
-	for i, l := range labels {
+	for i, l := range r.labels {
 		doc.Labels[i] = TransferLabel{Name: l.Name, Color: l.Color}
 	}
-	for i, f := range fields {
+	for i, f := range r.fields {
 		opts := f.Options
 		if opts == nil {
 			opts = []string{}
 		}
 		doc.CustomFields[i] = TransferCustomField{Name: f.Name, Type: f.Type, Options: opts}
 	}
-	scopeIndex := make(map[string]int, len(scopes))
-	for i, sc := range scopes {
+	scopeIndex = make(map[string]int, len(r.scopes))
+	for i, sc := range r.scopes {
 		scopeIndex[sc.ID] = i
 		doc.Scopes[i] = TransferScope{Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate, EndDate: sc.EndDate,
 			Settings: sc.Settings, ActiveView: sc.ActiveView}
 	}
-	cardIndex := make(map[string]int, len(cards))
-	for i, c := range cards {
+	return colIndex, scopeIndex
+}
+
+// exportCards fills the document's cards, without their parts, and answers each card's index by id.
+func (r *exportRows) exportCards(doc *TransferDoc, colIndex, scopeIndex map[string]int) map[string]int {
+	cardIndex := make(map[string]int, len(r.cards))
+	for i, c := range r.cards {
 		cardIndex[c.ID] = i
 		order := int(c.Rank)
 		tc := TransferCard{Title: c.Title, Description: c.Description, ColumnIndex: colIndex[c.ColumnID], Order: &order,
@@ -130,39 +162,48 @@ func exportTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID str
 		}
 		doc.Cards[i] = tc
 	}
-	for _, it := range items {
+	return cardIndex
+}
+
+// exportCardParts puts on each card its checklist items, labels, custom values, comments and document
+// links.
+func (r *exportRows) exportCardParts(doc *TransferDoc, cardIndex map[string]int) {
+	for _, it := range r.items {
 		if i, ok := cardIndex[it.CardID]; ok {
 			order := int(it.Position)
 			doc.Cards[i].Checklist = append(doc.Cards[i].Checklist, TransferChecklistItem{Title: it.Title, Done: it.Done, Order: &order})
 		}
 	}
-	for _, cl := range cardLabels {
+	for _, cl := range r.cardLabels {
 		if i, ok := cardIndex[cl.CardID]; ok {
 			doc.Cards[i].Labels = append(doc.Cards[i].Labels, cl.Name)
 		}
 	}
-	for _, v := range values {
+	for _, v := range r.values {
 		if i, ok := cardIndex[v.CardID]; ok {
 			doc.Cards[i].CustomFields[v.Name] = v.Value
 		}
 	}
-	for _, cm := range comments {
+	for _, cm := range r.comments {
 		if i, ok := cardIndex[cm.CardID]; ok {
 			at := cm.CreatedAt
 			doc.Cards[i].Comments = append(doc.Cards[i].Comments, TransferComment{AuthorEmail: cm.AuthorEmail, Content: cm.Content, CreatedAt: &at})
 		}
 	}
-	for _, l := range docLinks {
+	for _, l := range r.docLinks {
 		if i, ok := cardIndex[l.CardID]; ok {
 			doc.Cards[i].Documents = append(doc.Cards[i].Documents, TransferDocumentLink{ID: l.DocumentID, Title: l.Title})
 		}
 	}
-	for _, r := range relations {
-		from, ok1 := cardIndex[r.CardID]
-		to, ok2 := cardIndex[r.TargetCardID]
+}
+
+// exportRelations fills the document's relations between its cards.
+func (r *exportRows) exportRelations(doc *TransferDoc, cardIndex map[string]int) {
+	for _, rel := range r.relations {
+		from, ok1 := cardIndex[rel.CardID]
+		to, ok2 := cardIndex[rel.TargetCardID]
 		if ok1 && ok2 { // a relation to a card of another project cannot be carried
-			doc.Relations = append(doc.Relations, TransferRelation{CardIndex: from, TargetCardIndex: to, Type: r.Type})
+			doc.Relations = append(doc.Relations, TransferRelation{CardIndex: from, TargetCardIndex: to, Type: rel.Type})
 		}
 	}
-	return doc, nil
 }

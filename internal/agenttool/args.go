@@ -94,129 +94,163 @@ func (CreateCardArgs) Tool() string { return CreateCard }
 func Decode(tool string, raw json.RawMessage, lim Limits) (Args, error) {
 	switch tool {
 	case UpdateCard:
-		var v struct {
-			Title, Description, Priority, DueDate *string
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		var a UpdateCardArgs
-		if v.Title != nil {
-			t := strings.TrimSpace(*v.Title)
-			if t == "" || utf8.RuneCountInString(t) > maxTitleLen {
-				return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
-			}
-			a.Title = &t
-		}
-		if v.Description != nil {
-			if utf8.RuneCountInString(*v.Description) > maxDescriptionLen {
-				return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
-			}
-			a.Description = v.Description
-		}
-		if v.Priority != nil {
-			if !slices.Contains(lim.Priorities, *v.Priority) {
-				return nil, errors.New("priority must be low, medium or high")
-			}
-			a.Priority = v.Priority
-		}
-		if v.DueDate != nil {
-			t, err := time.Parse(time.RFC3339, *v.DueDate)
-			if err != nil {
-				if t, err = time.Parse(time.DateOnly, *v.DueDate); err != nil {
-					return nil, errors.New("dueDate must be an ISO 8601 date or date-time")
-				}
-			}
-			a.DueDate = &t
-		}
-		if a == (UpdateCardArgs{}) {
-			return nil, errors.New("update_card needs at least one field to change")
-		}
-		return a, nil
+		return decodeUpdateCard(raw, lim)
 	case AddChecklistItems:
-		var v struct {
-			Items []string `json:"items"`
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		var a AddChecklistItemsArgs
-		for _, it := range v.Items {
-			it = strings.TrimSpace(it)
-			if it == "" || utf8.RuneCountInString(it) > maxTitleLen {
-				return nil, fmt.Errorf("each checklist item must be 1 to %d characters", maxTitleLen)
-			}
-			a.Items = append(a.Items, it)
-		}
-		if len(a.Items) == 0 || len(a.Items) > lim.MaxChecklistItems {
-			return nil, fmt.Errorf("items must hold 1 to %d entries", lim.MaxChecklistItems)
-		}
-		return a, nil
+		return decodeAddChecklistItems(raw, lim)
 	case AddComment:
-		var v struct {
-			Content string `json:"content"`
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		a := AddCommentArgs{Content: strings.TrimSpace(v.Content)}
-		if a.Content == "" || utf8.RuneCountInString(a.Content) > lim.MaxCommentLength {
-			return nil, fmt.Errorf("content must be 1 to %d characters", lim.MaxCommentLength)
-		}
-		return a, nil
+		return decodeAddComment(raw, lim)
 	case MoveCard:
-		var v struct {
-			ColumnID string `json:"columnId"`
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		if v.ColumnID == "" {
-			return nil, errors.New("columnId is required")
-		}
-		return MoveCardArgs{ColumnID: v.ColumnID}, nil
+		return decodeMoveCard(raw)
 	case CreateCard:
-		var v struct {
-			Title       string `json:"title"`
-			Description string `json:"description"`
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		a := CreateCardArgs{Title: strings.TrimSpace(v.Title), Description: v.Description}
-		if a.Title == "" || utf8.RuneCountInString(a.Title) > maxTitleLen {
-			return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
-		}
-		if utf8.RuneCountInString(a.Description) > maxDescriptionLen {
-			return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
-		}
-		return a, nil
+		return decodeCreateCard(raw)
 	case ProposePilotageAction:
-		var v struct {
-			ActionType  string          `json:"actionType"`
-			Explanation string          `json:"explanation"`
-			Payload     json.RawMessage `json:"payload"`
-		}
-		if err := decodeStrict(raw, &v, tool); err != nil {
-			return nil, err
-		}
-		a := ProposePilotageActionArgs{ActionType: strings.TrimSpace(v.ActionType), Explanation: strings.TrimSpace(v.Explanation), Payload: v.Payload}
-		if a.ActionType == "" || utf8.RuneCountInString(a.ActionType) > maxActionTypeLen {
-			return nil, fmt.Errorf("actionType must be 1 to %d characters", maxActionTypeLen)
-		}
-		if a.Explanation == "" || utf8.RuneCountInString(a.Explanation) > maxExplanationLen {
-			return nil, fmt.Errorf("explanation must be 1 to %d characters", maxExplanationLen)
-		}
-		if len(bytes.TrimSpace(a.Payload)) == 0 || string(bytes.TrimSpace(a.Payload)) == "null" {
-			a.Payload = json.RawMessage(`{}`)
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(a.Payload, &obj); err != nil {
-			return nil, errors.New("payload must be a JSON object")
-		}
-		return a, nil
+		return decodeProposePilotageAction(raw)
 	}
 	return nil, fmt.Errorf("unknown tool %q", tool)
+}
+
+func decodeUpdateCard(raw json.RawMessage, lim Limits) (Args, error) {
+	var v struct {
+		Title, Description, Priority, DueDate *string
+	}
+	if err := decodeStrict(raw, &v, UpdateCard); err != nil {
+		return nil, err
+	}
+	var a UpdateCardArgs
+	if v.Title != nil {
+		t := strings.TrimSpace(*v.Title)
+		if t == "" || utf8.RuneCountInString(t) > maxTitleLen {
+			return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
+		}
+		a.Title = &t
+	}
+	if v.Description != nil {
+		if utf8.RuneCountInString(*v.Description) > maxDescriptionLen {
+			return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+		}
+		a.Description = v.Description
+	}
+	if v.Priority != nil {
+		if !slices.Contains(lim.Priorities, *v.Priority) {
+			return nil, errors.New("priority must be low, medium or high")
+		}
+		a.Priority = v.Priority
+	}
+	if v.DueDate != nil {
+		t, err := parseDueDate(*v.DueDate)
+		if err != nil {
+			return nil, err
+		}
+		a.DueDate = &t
+	}
+	if a == (UpdateCardArgs{}) {
+		return nil, errors.New("update_card needs at least one field to change")
+	}
+	return a, nil
+}
+
+// parseDueDate reads an RFC 3339 date-time or a plain date.
+func parseDueDate(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		if t, err = time.Parse(time.DateOnly, s); err != nil {
+			return time.Time{}, errors.New("dueDate must be an ISO 8601 date or date-time")
+		}
+	}
+	return t, nil
+}
+
+func decodeAddChecklistItems(raw json.RawMessage, lim Limits) (Args, error) {
+	var v struct {
+		Items []string `json:"items"`
+	}
+	if err := decodeStrict(raw, &v, AddChecklistItems); err != nil {
+		return nil, err
+	}
+	var a AddChecklistItemsArgs
+	for _, it := range v.Items {
+		it = strings.TrimSpace(it)
+		if it == "" || utf8.RuneCountInString(it) > maxTitleLen {
+			return nil, fmt.Errorf("each checklist item must be 1 to %d characters", maxTitleLen)
+		}
+		a.Items = append(a.Items, it)
+	}
+	if len(a.Items) == 0 || len(a.Items) > lim.MaxChecklistItems {
+		return nil, fmt.Errorf("items must hold 1 to %d entries", lim.MaxChecklistItems)
+	}
+	return a, nil
+}
+
+func decodeAddComment(raw json.RawMessage, lim Limits) (Args, error) {
+	var v struct {
+		Content string `json:"content"`
+	}
+	if err := decodeStrict(raw, &v, AddComment); err != nil {
+		return nil, err
+	}
+	a := AddCommentArgs{Content: strings.TrimSpace(v.Content)}
+	if a.Content == "" || utf8.RuneCountInString(a.Content) > lim.MaxCommentLength {
+		return nil, fmt.Errorf("content must be 1 to %d characters", lim.MaxCommentLength)
+	}
+	return a, nil
+}
+
+func decodeMoveCard(raw json.RawMessage) (Args, error) {
+	var v struct {
+		ColumnID string `json:"columnId"`
+	}
+	if err := decodeStrict(raw, &v, MoveCard); err != nil {
+		return nil, err
+	}
+	if v.ColumnID == "" {
+		return nil, errors.New("columnId is required")
+	}
+	return MoveCardArgs{ColumnID: v.ColumnID}, nil
+}
+
+func decodeCreateCard(raw json.RawMessage) (Args, error) {
+	var v struct {
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	}
+	if err := decodeStrict(raw, &v, CreateCard); err != nil {
+		return nil, err
+	}
+	a := CreateCardArgs{Title: strings.TrimSpace(v.Title), Description: v.Description}
+	if a.Title == "" || utf8.RuneCountInString(a.Title) > maxTitleLen {
+		return nil, fmt.Errorf("title must be 1 to %d characters", maxTitleLen)
+	}
+	if utf8.RuneCountInString(a.Description) > maxDescriptionLen {
+		return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+	}
+	return a, nil
+}
+
+// decodeProposePilotageAction checks the action's type and explanation; a missing or null payload is {}.
+func decodeProposePilotageAction(raw json.RawMessage) (Args, error) {
+	var v struct {
+		ActionType  string          `json:"actionType"`
+		Explanation string          `json:"explanation"`
+		Payload     json.RawMessage `json:"payload"`
+	}
+	if err := decodeStrict(raw, &v, ProposePilotageAction); err != nil {
+		return nil, err
+	}
+	a := ProposePilotageActionArgs{ActionType: strings.TrimSpace(v.ActionType), Explanation: strings.TrimSpace(v.Explanation), Payload: v.Payload}
+	if a.ActionType == "" || utf8.RuneCountInString(a.ActionType) > maxActionTypeLen {
+		return nil, fmt.Errorf("actionType must be 1 to %d characters", maxActionTypeLen)
+	}
+	if a.Explanation == "" || utf8.RuneCountInString(a.Explanation) > maxExplanationLen {
+		return nil, fmt.Errorf("explanation must be 1 to %d characters", maxExplanationLen)
+	}
+	if len(bytes.TrimSpace(a.Payload)) == 0 || string(bytes.TrimSpace(a.Payload)) == "null" {
+		a.Payload = json.RawMessage(`{}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(a.Payload, &obj); err != nil {
+		return nil, errors.New("payload must be a JSON object")
+	}
+	return a, nil
 }
 
 // decodeStrict decodes a tool's arguments into v, refusing fields v does not have.

@@ -105,39 +105,79 @@ func Load() (*Config, error) {
 }
 
 func load(getenv func(string) string) (*Config, error) {
-	var errs []error
-	get := func(name, def string) string {
-		if v := getenv(name + "_FILE"); v != "" {
-			b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s_FILE: %w", name, err))
-				return def
-			}
-			return strings.TrimSpace(string(b))
-		}
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	atoi := func(name, def string) int {
-		s := get(name, def)
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s must be an integer, got %q", name, s))
-		}
-		return n
-	}
-	atoi32 := func(name, def string) int32 {
-		s := get(name, def)
-		n, err := strconv.ParseInt(s, 10, 32)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s must be a 32-bit integer, got %q", name, s))
-		}
-		return int32(n)
+	r := &envReader{getenv: getenv}
+	c := r.readStrings()
+	r.readNumbers(c)
+	r.readDurations(c)
+	r.readSecrets(c)
+	if c.PublicURL == "" {
+		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
 
-	c := &Config{
+	r.errs = append(r.errs, c.validate()...)
+	if len(r.errs) > 0 {
+		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(r.errs...))
+	}
+	return c, nil
+}
+
+// envReader reads variables from an environment, collecting what it cannot read in errs, in the order
+// the variables are read.
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// get reads a variable: from the file NAME_FILE names when set (trimmed), else NAME, else def.
+func (r *envReader) get(name, def string) string {
+	if v := r.getenv(name + "_FILE"); v != "" {
+		b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s_FILE: %w", name, err))
+			return def
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if v := r.getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// atoi reads an integer variable.
+func (r *envReader) atoi(name, def string) int {
+	s := r.get(name, def)
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s must be an integer, got %q", name, s))
+	}
+	return n
+}
+
+// atoi32 reads a 32-bit integer variable.
+func (r *envReader) atoi32(name, def string) int32 {
+	s := r.get(name, def)
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s must be a 32-bit integer, got %q", name, s))
+	}
+	return int32(n)
+}
+
+// duration reads a duration variable (see ParseDuration); ok is false when it is not one.
+func (r *envReader) duration(name, def string) (d time.Duration, ok bool) {
+	d, err := ParseDuration(r.get(name, def))
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %w", name, err))
+		return d, false
+	}
+	return d, true
+}
+
+// readStrings reads the variables that are plain strings and flags into a new Config.
+func (r *envReader) readStrings() *Config {
+	get := r.get
+	return &Config{
 		Env:               get("APP_ENV", EnvDevelopment),
 		DatabaseURL:       get("DATABASE_URL", ""),
 		PublicURL:         strings.TrimRight(get("PUBLIC_URL", ""), "/"),
@@ -162,63 +202,57 @@ func load(getenv func(string) string) (*Config, error) {
 			Model:   strings.TrimSpace(get("LLM_MODEL", "")),
 		},
 	}
-	c.Port = atoi("PORT", "8080")
-	c.DatabaseMaxConns = atoi32("DATABASE_MAX_CONNS", "20")
-	c.WorkerConcurrency = atoi("WORKER_CONCURRENCY", "20")
-	c.LoginRateLimit = atoi("LOGIN_RATE_LIMIT", "10")
-	c.RegisterRateLimit = atoi("REGISTER_RATE_LIMIT", "10")
+}
 
-	var err error
-	if c.JWTExpiresIn, err = ParseDuration(get("JWT_EXPIRES_IN", "7d")); err != nil {
-		errs = append(errs, fmt.Errorf("JWT_EXPIRES_IN: %w", err))
+// readNumbers reads the integer variables into c.
+func (r *envReader) readNumbers(c *Config) {
+	c.Port = r.atoi("PORT", "8080")
+	c.DatabaseMaxConns = r.atoi32("DATABASE_MAX_CONNS", "20")
+	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
+	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
+	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
+}
+
+// readDurations reads the duration variables into c.
+func (r *envReader) readDurations(c *Config) {
+	c.JWTExpiresIn, _ = r.duration("JWT_EXPIRES_IN", "7d")
+	c.MissionTimeout, _ = r.duration("MISSION_TIMEOUT", "10m")
+	var ok bool
+	if c.McpClaimTimeout, ok = r.duration("MCP_CLAIM_TIMEOUT", "10m"); ok && c.McpClaimTimeout < time.Second {
+		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT", "10m")))
 	}
-	if c.MissionTimeout, err = ParseDuration(get("MISSION_TIMEOUT", "10m")); err != nil {
-		errs = append(errs, fmt.Errorf("MISSION_TIMEOUT: %w", err))
-	}
-	if c.McpClaimTimeout, err = ParseDuration(get("MCP_CLAIM_TIMEOUT", "10m")); err != nil {
-		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT: %w", err))
-	} else if c.McpClaimTimeout < time.Second {
-		errs = append(errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", get("MCP_CLAIM_TIMEOUT", "10m")))
-	}
-	if c.DraftTimeout, err = ParseDuration(get("DRAFT_TIMEOUT", "5m")); err != nil {
-		errs = append(errs, fmt.Errorf("DRAFT_TIMEOUT: %w", err))
-	}
-	if c.DraftWait, err = ParseDuration(get("DRAFT_WAIT", "5s")); err != nil {
-		errs = append(errs, fmt.Errorf("DRAFT_WAIT: %w", err))
-	}
-	if c.WorkerRescueAfter, err = ParseDuration(get("WORKER_RESCUE_AFTER", "1h")); err != nil {
-		errs = append(errs, fmt.Errorf("WORKER_RESCUE_AFTER: %w", err))
-	}
-	if c.WorkerPollInterval, err = ParseDuration(get("WORKER_POLL_INTERVAL", "1s")); err != nil {
-		errs = append(errs, fmt.Errorf("WORKER_POLL_INTERVAL: %w", err))
-	}
-	if c.JobFetchCooldown, err = ParseDuration(get("JOB_FETCH_COOLDOWN", "10ms")); err != nil {
-		errs = append(errs, fmt.Errorf("JOB_FETCH_COOLDOWN: %w", err))
-	}
-	if c.DueDateScanInterval, err = ParseDuration(get("DUE_DATE_SCAN_INTERVAL", "1m")); err != nil {
-		errs = append(errs, fmt.Errorf("DUE_DATE_SCAN_INTERVAL: %w", err))
-	}
-	if c.ShutdownGracePeriod, err = ParseDuration(get("SHUTDOWN_GRACE_PERIOD", "10s")); err != nil {
-		errs = append(errs, fmt.Errorf("SHUTDOWN_GRACE_PERIOD: %w", err))
-	}
-	c.JWTSecret = []byte(get("JWT_SECRET", ""))
-	for _, old := range strings.Split(get("JWT_PREVIOUS_SECRETS", ""), ",") {
+	c.DraftTimeout, _ = r.duration("DRAFT_TIMEOUT", "5m")
+	c.DraftWait, _ = r.duration("DRAFT_WAIT", "5s")
+	c.WorkerRescueAfter, _ = r.duration("WORKER_RESCUE_AFTER", "1h")
+	c.WorkerPollInterval, _ = r.duration("WORKER_POLL_INTERVAL", "1s")
+	c.JobFetchCooldown, _ = r.duration("JOB_FETCH_COOLDOWN", "10ms")
+	c.DueDateScanInterval, _ = r.duration("DUE_DATE_SCAN_INTERVAL", "1m")
+	c.ShutdownGracePeriod, _ = r.duration("SHUTDOWN_GRACE_PERIOD", "10s")
+}
+
+// readSecrets reads the JWT secret and the previous ones (comma-separated, blanks dropped) into c.
+func (r *envReader) readSecrets(c *Config) {
+	c.JWTSecret = []byte(r.get("JWT_SECRET", ""))
+	for _, old := range strings.Split(r.get("JWT_PREVIOUS_SECRETS", ""), ",") {
 		if old = strings.TrimSpace(old); old != "" {
 			c.JWTPreviousSecrets = append(c.JWTPreviousSecrets, []byte(old))
 		}
 	}
-	if c.PublicURL == "" {
-		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
-	}
-
-	errs = append(errs, c.validate()...)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("invalid configuration: %w", errors.Join(errs...))
-	}
-	return c, nil
 }
 
+// validate answers every problem of the configuration, in a fixed order: the environment and what it
+// requires, the numbers and durations, the services Pilot talks to, then observability.
 func (c *Config) validate() []error {
+	var errs []error
+	errs = append(errs, c.validateEnv()...)
+	errs = append(errs, c.validateLimits()...)
+	errs = append(errs, c.validateServices()...)
+	errs = append(errs, c.validateObservability()...)
+	return errs
+}
+
+// validateEnv checks APP_ENV, the JWT secrets it requires and the database URL.
+func (c *Config) validateEnv() []error {
 	var errs []error
 	if c.Env != EnvDevelopment && c.Env != EnvProduction {
 		errs = append(errs, fmt.Errorf("APP_ENV must be %q or %q, got %q", EnvDevelopment, EnvProduction, c.Env))
@@ -235,6 +269,12 @@ func (c *Config) validate() []error {
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is required (make run starts a private PostgreSQL and sets it)"))
 	}
+	return errs
+}
+
+// validateLimits checks the port, the counts and the durations against their bounds.
+func (c *Config) validateLimits() []error {
+	var errs []error
 	if c.Port < 1 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("PORT must be between 1 and 65535, got %d", c.Port))
 	}
@@ -274,6 +314,12 @@ func (c *Config) validate() []error {
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))
 	}
+	return errs
+}
+
+// validateServices checks how Pilot reaches its mail server, attachment storage and language model.
+func (c *Config) validateServices() []error {
+	var errs []error
 	if c.SMTPURL != "" {
 		u, err := url.Parse(c.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
@@ -286,16 +332,7 @@ func (c *Config) validate() []error {
 		errs = append(errs, fmt.Errorf("ATTACHMENTS_DIR must be a directory, %q is a file", c.AttachmentsDir))
 	}
 	if c.S3Bucket != "" {
-		u, err := url.Parse(c.S3Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-			errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
-		}
-		if c.S3Region == "" {
-			errs = append(errs, errors.New("S3_REGION must not be empty"))
-		}
-		if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
-			errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
-		}
+		errs = append(errs, c.validateS3()...)
 	}
 	if c.LLM.BaseURL != "" {
 		if u, err := url.Parse(c.LLM.BaseURL); err != nil {
@@ -304,6 +341,28 @@ func (c *Config) validate() []error {
 			errs = append(errs, fmt.Errorf("LLM_BASE_URL must be an http or https URL, got %q", c.LLM.BaseURL))
 		}
 	}
+	return errs
+}
+
+// validateS3 checks the S3 settings, when a bucket is set.
+func (c *Config) validateS3() []error {
+	var errs []error
+	u, err := url.Parse(c.S3Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
+	}
+	if c.S3Region == "" {
+		errs = append(errs, errors.New("S3_REGION must not be empty"))
+	}
+	if (c.S3AccessKeyID == "") != (c.S3SecretAccessKey == "") {
+		errs = append(errs, errors.New("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"))
+	}
+	return errs
+}
+
+// validateObservability checks the metrics listener, the trace exporter and the log level.
+func (c *Config) validateObservability() []error {
+	var errs []error
 	if c.MetricsAddr != "" {
 		host, port, err := net.SplitHostPort(c.MetricsAddr)
 		n, perr := strconv.Atoi(port)
