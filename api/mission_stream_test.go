@@ -72,7 +72,7 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 		cfg.Heartbeat = 50 * time.Millisecond
 	}
 	relay := stream.Start(context.Background(), store, cfg)
-	opts.PublicURL, opts.LoginRateLimit, opts.Relay = "http://pilot.test", 1000, relay
+	opts.PublicURL, opts.LoginRateLimit, opts.RegisterRateLimit, opts.Relay = "http://pilot.test", 1000, 1000, relay
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, relay: relay}
 	srv := httptest.NewUnstartedServer(h)

@@ -50,8 +50,11 @@ type Options struct {
 	Production        bool
 	PublicURL         string
 	TrustProxyHeaders bool
-	// LoginRateLimit is the number of login attempts allowed per minute per client and per account.
+	// LoginRateLimit is the number of login attempts allowed per minute per client address, and per
+	// account from one client address (zero: 10).
 	LoginRateLimit int
+	// RegisterRateLimit is the number of accounts one client address may create an hour (zero: 10).
+	RegisterRateLimit int
 	// Storage keeps attachment files. When nil, New uses a Local storage in the system's temporary
 	// directory (os.TempDir()/pilot-attachments), which suits tests and trials only: the api process
 	// passes the configured storage (ATTACHMENTS_DIR, or S3 when S3_BUCKET is set).
@@ -122,6 +125,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
+	if opts.RegisterRateLimit <= 0 {
+		opts.RegisterRateLimit = 10
+	}
 	if opts.Storage == nil {
 		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
 	}
@@ -180,6 +186,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 
 	s.ops.account.registerAuth()
 	s.ops.account.registerTwoFactor()
+	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()

@@ -30,15 +30,18 @@ type Config struct {
 	JWTSecret []byte
 	// JWTPreviousSecrets (JWT_PREVIOUS_SECRETS, comma-separated) still verify the tokens they signed but
 	// sign nothing: the old secret after JWT_SECRET is changed, until its sessions have expired.
-	JWTPreviousSecrets  [][]byte
-	JWTExpiresIn        time.Duration
-	PublicURL           string
-	SMTPURL             string
-	SMTPFrom            string
-	LogLevel            string
-	WorkerConcurrency   int
-	TrustProxyHeaders   bool
-	LoginRateLimit      int
+	JWTPreviousSecrets [][]byte
+	JWTExpiresIn       time.Duration
+	PublicURL          string
+	SMTPURL            string
+	SMTPFrom           string
+	LogLevel           string
+	WorkerConcurrency  int
+	TrustProxyHeaders  bool
+	LoginRateLimit     int
+	// RegisterRateLimit (REGISTER_RATE_LIMIT, default 10) is the number of accounts one client address
+	// may create an hour.
+	RegisterRateLimit   int
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
 	MissionTimeout      time.Duration
@@ -218,6 +221,7 @@ func (r *envReader) readNumbers(c *Config) {
 	c.DatabaseMaxConns = r.atoi32("DATABASE_MAX_CONNS", "20")
 	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
+	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
 	c.McpMaxSessionsPerUser = r.atoi("MCP_MAX_SESSIONS_PER_USER", "20")
 	c.McpMaxSessions = r.atoi("MCP_MAX_SESSIONS", "2000")
 }
@@ -305,6 +309,9 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.RegisterRateLimit < 1 {
+		errs = append(errs, errors.New("REGISTER_RATE_LIMIT must be at least 1"))
 	}
 	if c.McpMaxSessionsPerUser < 1 {
 		errs = append(errs, errors.New("MCP_MAX_SESSIONS_PER_USER must be at least 1"))
