@@ -254,7 +254,7 @@ func (s boardOps) downloadAttachment(ctx context.Context, in *AttachmentPath) (*
 		hctx.SetHeader("Content-Disposition", contentDisposition(att.OriginalName))
 		hctx.SetHeader("X-Content-Type-Options", "nosniff")
 		hctx.SetHeader("Content-Security-Policy", "default-src 'none'; sandbox")
-		hctx.SetHeader("Cache-Control", "private, no-cache")
+		hctx.SetHeader("Cache-Control", privateCacheControl) // an authenticated answer: stored by no cache
 		hctx.SetStatus(http.StatusOK)
 		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
 			s.logger.WarnContext(ctx, "stream attachment", "attachmentId", att.ID, "error", err)

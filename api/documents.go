@@ -111,7 +111,7 @@ type SearchResultOut struct {
 	ID        string    `json:"id"`
 	ProjectID *string   `json:"projectId,omitempty" doc:"The card's project (cards only)"`
 	Title     string    `json:"title"`
-	Snippet   string    `json:"snippet" doc:"An extract of the content or description with the matched words in <mark></mark>; the rest is the stored text as is, not HTML-escaped"`
+	Snippet   string    `json:"snippet" doc:"An extract of the content or description as HTML-escaped text, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup)"`
 	Rank      float32   `json:"rank" doc:"ts_rank of the match; higher is better (title matches weigh more than body matches)"`
 	DocType   *string   `json:"docType,omitempty" doc:"Documents only"`
 	Status    *string   `json:"status,omitempty" doc:"The review status (documents only)"`
@@ -213,7 +213,9 @@ func (s documentOps) registerDocuments() {
 		Summary: "Search documents and cards", Tags: []string{"Search"},
 		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, `-excluded`) over " +
 			"the titles and content of the workspace's documents and the titles and descriptions of the cards of its projects. " +
-			"Best match first; titles weigh more than bodies. Words are matched as written (no stemming)."},
+			"Best match first; titles weigh more than bodies. Words are matched as written (no stemming). Each `snippet` is " +
+			"HTML-escaped text whose only markup is the `<mark></mark>` around matched words: HTML stored in a document or card " +
+			"comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML."},
 		docRead, s.search)
 }
 

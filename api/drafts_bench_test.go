@@ -39,7 +39,7 @@ func BenchmarkDraftRoadmap(b *testing.B) {
 	relay := stream.Start(ctx, store, stream.Config{Logger: logger})
 	b.Cleanup(relay.Close)
 	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay})
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	// The worker as `pilot worker` runs by default (JOB_FETCH_COOLDOWN 10ms, poll 1s).

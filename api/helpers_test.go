@@ -69,8 +69,11 @@ type testEnv struct {
 }
 
 type setupOpts struct {
-	production     bool
-	loginRateLimit int
+	production        bool
+	loginRateLimit    int
+	registerRateLimit int
+	// options, when set, changes the Options the handler is built with.
+	options func(*Options)
 }
 
 // setup builds the real api handler on testfactory's store: a fresh database with an insert-only River
@@ -85,6 +88,9 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	if o.loginRateLimit == 0 {
 		o.loginRateLimit = 1000
 	}
+	if o.registerRateLimit == 0 {
+		o.registerRateLimit = 1000
+	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// Every test runs with the access cache, as the api process does.
 	ctx, stop := context.WithCancel(context.Background())
@@ -95,9 +101,12 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the access cache did not start listening")
 	}
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit, AccessCache: cache,
-	})
+	opts := Options{Production: o.production, PublicURL: "http://pilot.test", LoginRateLimit: o.loginRateLimit,
+		RegisterRateLimit: o.registerRateLimit, AccessCache: cache}
+	if o.options != nil {
+		o.options(&opts)
+	}
+	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, opts)
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
 
@@ -177,12 +186,14 @@ func cardFields(t *testing.T, c CardOut) map[string]any {
 	return decodeJSON[map[string]any](t, c.CustomFields)
 }
 
-// req is a request to send; Token goes into the Authorization header.
+// req is a request to send; Token goes into the Authorization header. RemoteAddr is the client's
+// address ("198.51.100.1:1000"; empty: the recorder's default), which the rate limits key on.
 type req struct {
 	Method, Path, Token string
 	Body                any
 	Header              map[string]string
 	Cookies             []*http.Cookie
+	RemoteAddr          string
 }
 
 func (e *testEnv) send(r req) *resp {
@@ -211,6 +222,9 @@ func (e *testEnv) send(r req) *resp {
 	}
 	for _, c := range r.Cookies {
 		hr.AddCookie(c)
+	}
+	if r.RemoteAddr != "" {
+		hr.RemoteAddr = r.RemoteAddr
 	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, hr)
@@ -349,6 +363,25 @@ func (e *testEnv) notifyJobs() []string {
 	return named
 }
 
+// mails lists the e-mails enqueued on topic (tenancy.EmailTopicInvitation, identity.EmailTopicPasswordReset,
+// …), oldest first, after checking that each job is on the e-mail queue.
+func (e *testEnv) mails(topic string) []jobs.SendEmailArgs {
+	e.t.Helper()
+	rows, err := e.pool.Query(context.Background(), `SELECT queue, args FROM river_job
+		WHERE kind = $1 AND args->>'topic' = $2 ORDER BY id`, jobs.SendEmailArgs{}.Kind(), topic)
+	require.NoError(e.t, err)
+	var out []jobs.SendEmailArgs
+	for rows.Next() {
+		var queue string
+		var args jobs.SendEmailArgs
+		require.NoError(e.t, rows.Scan(&queue, &args))
+		require.Equal(e.t, jobs.QueueEmail, queue)
+		out = append(out, args)
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
+
 // occurrences counts id in ids.
 func occurrences(ids []string, id string) int {
 	n := 0
@@ -403,6 +436,6 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	store := db.NewStore(dbPool, riverClient)
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer}, l
 }

@@ -64,15 +64,16 @@ func (s accountOps) registerAuth() {
 
 	register(s.Server, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
 		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "Creates the user with a personal organization and workspace, and starts a session.",
-		Errors:      []int{http.StatusConflict}},
+		Description: "Creates the user with a personal organization and workspace, starts a session, and e-mails " +
+			"a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429).",
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests}},
 		Requires{Public: true}, s.createAccount)
 
 	register(s.Server, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
 		Summary: "Log in", Tags: tags,
 		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
 			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
-			"client and per account (429).",
+			"client address, and per account from one client address (429).",
 		Errors: []int{http.StatusTooManyRequests}},
 		Requires{Public: true}, s.login)
 
@@ -109,6 +110,9 @@ type RegisterInputBody struct {
 }
 
 func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
+	if err := s.limitRegister(ctx); err != nil {
+		return nil, err
+	}
 	email := strings.TrimSpace(in.Body.Email)
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		// The email format also accepts "Name <address>" and comments; only a bare address is one.
@@ -120,7 +124,7 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.identity.Register(ctx, email, strings.TrimSpace(in.Body.Name), hash)
+	reg, err := s.identity.RegisterAndVerify(ctx, email, strings.TrimSpace(in.Body.Name), hash, s.opts.PublicURL+verifyEmailPage)
 	if err != nil {
 		return nil, fail(err)
 	}

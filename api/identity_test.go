@@ -274,24 +274,29 @@ func TestAuthSessionCookieAttributes(t *testing.T) {
 	require.True(t, c.Secure, "production cookies are Secure")
 }
 
-func TestAuthLoginRateLimitPerAccount(t *testing.T) {
+// TestAuthLoginRateLimitPerAccountAndClient: ten wrong passwords from address A hold back A, for that
+// account and any other, but not the account's owner at address B: a stranger cannot lock an account
+// out from elsewhere.
+func TestAuthLoginRateLimitPerAccountAndClient(t *testing.T) {
 	t.Parallel()
-	e := setupWith(t, setupOpts{loginRateLimit: 3})
+	e := setupWith(t, setupOpts{loginRateLimit: 10})
 	identRegister(e, "dave@example.com", "Dave")
 	identRegister(e, "erin@example.com", "Erin")
 
-	// Each attempt comes from another client, so only the per-account limit can stop the fourth.
-	for _, ip := range []string{"198.51.100.1:1000", "198.51.100.2:1000", "198.51.100.3:1000"} {
-		requireStatus(t, identLoginFrom(e, ip, "dave@example.com", "wrong-password"), http.StatusUnauthorized)
+	for range 10 {
+		requireStatus(t, identLoginFrom(e, "198.51.100.1:1000", "dave@example.com", "wrong-password"), http.StatusUnauthorized)
 	}
-	r := identLoginFrom(e, "198.51.100.4:1000", "dave@example.com", identPassword)
+	// From A, the right password is refused too, whatever the case of the e-mail, and so is another account.
+	r := identLoginFrom(e, "198.51.100.1:1001", "DAVE@example.com", identPassword)
 	requireStatus(t, r, http.StatusTooManyRequests)
 	require.Nil(t, identSessionCookie(r))
-	// The account's limit applies whatever the case of the e-mail.
-	requireStatus(t, identLoginFrom(e, "198.51.100.5:1000", "DAVE@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(e, "198.51.100.1:1002", "erin@example.com", identPassword), http.StatusTooManyRequests)
 
-	// Another account is not affected.
-	requireStatus(t, identLoginFrom(e, "198.51.100.6:1000", "erin@example.com", identPassword), http.StatusOK)
+	// From B, the owner logs in.
+	r = identLoginFrom(e, "198.51.100.2:1000", "dave@example.com", identPassword)
+	requireStatus(t, r, http.StatusOK)
+	require.NotNil(t, identSessionCookie(r))
+	requireStatus(t, identLoginFrom(e, "198.51.100.3:1000", "erin@example.com", identPassword), http.StatusOK)
 }
 
 func TestAuthLoginRateLimitPerClient(t *testing.T) {
@@ -331,7 +336,7 @@ func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
 	e := setupWith(t, setupOpts{loginRateLimit: 4})
 	replica := *e
 	replica.handler = New(e.store, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 4, AccessCache: e.access})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 4, RegisterRateLimit: 1000, AccessCache: e.access})
 	identRegister(e, "ivy@example.com", "Ivy")
 
 	// Four failed attempts, alternating between the replicas: each saw only two.
@@ -339,10 +344,12 @@ func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
 		requireStatus(t, identLoginFrom(env, "198.51.100.40:1000", "ivy@example.com", "wrong-password"), http.StatusUnauthorized)
 	}
 	// The fifth is refused on either replica, valid credentials or not.
-	requireStatus(t, identLoginFrom(&replica, "198.51.100.41:1000", "ivy@example.com", identPassword), http.StatusTooManyRequests)
-	requireStatus(t, identLoginFrom(e, "198.51.100.42:1000", "ivy@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1001", "ivy@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(e, "198.51.100.40:1002", "ivy@example.com", identPassword), http.StatusTooManyRequests)
 	// The same client is refused for another account too: the per-client count was shared as well.
 	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1000", "nobody@example.com", identPassword), http.StatusTooManyRequests)
+	// Another client still logs in to the account.
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.41:1000", "ivy@example.com", identPassword), http.StatusOK)
 }
 
 func TestAuthMeRejectsBadCredentials(t *testing.T) {
@@ -551,4 +558,24 @@ func TestAuthChangePassword(t *testing.T) {
 
 	requireStatus(t, identLogin(e, "mia@example.com", "brand-new-password"), http.StatusOK)
 	requireStatus(t, identLogin(e, "mia@example.com", identPassword), http.StatusUnauthorized)
+}
+
+// TestAuthRegisterRateLimitPerClient: account creation is limited per client address, counted in the
+// database as login's limits are; a refused registration creates nothing, and another address is not
+// held back.
+func TestAuthRegisterRateLimitPerClient(t *testing.T) {
+	t.Parallel()
+	e := setupWith(t, setupOpts{registerRateLimit: 2})
+	from := func(addr, email string) *resp {
+		return e.send(req{Method: "POST", Path: "/auth/register", RemoteAddr: addr,
+			Body: map[string]any{"email": email, "password": identPassword}})
+	}
+	requireStatus(t, from("198.51.100.9:1000", "r1@example.com"), http.StatusCreated)
+	requireStatus(t, from("198.51.100.9:1001", "r2@example.com"), http.StatusCreated)
+	r := from("198.51.100.9:1002", "r3@example.com")
+	requireStatus(t, r, http.StatusTooManyRequests)
+	require.Nil(t, identSessionCookie(r))
+	require.Equal(t, 0, e.count("SELECT count(*) FROM users WHERE email = 'r3@example.com'"))
+
+	requireStatus(t, from("198.51.100.10:1000", "r3@example.com"), http.StatusCreated)
 }

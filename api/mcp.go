@@ -85,7 +85,8 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 		}
 		return &mcpauth.TokenInfo{UserID: p.User.ID, Scopes: p.Scopes, Extra: map[string]any{principalExtra: p}}, nil
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	router.Handle(mcpPath, s.mcpAuth(bind(h)))
+	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions)
+	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(sessions.middleware(h)))))
 	if ctx != nil {
 		go func() {
 			<-ctx.Done()

@@ -17,8 +17,8 @@ func (s *Server) registerMCPDocumentTools() {
 	addTool(s, "get_document", "Get a document with its full content and its reviews (oldest first).",
 		docRead, s.mcpGetDocument)
 	addTool(s, "search", "Full-text search over the workspace's documents (titles and content) and its projects' cards "+
-		"(titles and descriptions): words, \"quoted phrases\", or, -excluded. Best match first, with a snippet whose "+
-		"matched words are in <mark></mark>.",
+		"(titles and descriptions): words, \"quoted phrases\", or, -excluded. Best match first, with a snippet: "+
+		"HTML-escaped text whose only markup is the <mark></mark> around matched words.",
 		docRead, s.mcpSearch)
 	addTool(s, "get_pilotage_state", "Read the pilotage cockpit's state in one snapshot: missions, active priorities, todos, "+
 		"decisions and active documents. `profile` selects (pilotage: everything; execution: missions in progress or blocked "+

@@ -72,7 +72,7 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 		cfg.Heartbeat = 50 * time.Millisecond
 	}
 	relay := stream.Start(context.Background(), store, cfg)
-	opts.PublicURL, opts.LoginRateLimit, opts.Relay = "http://pilot.test", 1000, relay
+	opts.PublicURL, opts.LoginRateLimit, opts.RegisterRateLimit, opts.Relay = "http://pilot.test", 1000, 1000, relay
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, relay: relay}
 	srv := httptest.NewUnstartedServer(h)
@@ -166,8 +166,9 @@ func TestMissionStreamLive(t *testing.T) {
 	m := s.newTestMission(u, "running")
 	st := s.open(u, m, nil)
 	require.Equal(t, "text/event-stream", st.Resp.Header.Get("Content-Type"))
-	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"))
+	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"), "the stream's own, not the default no-store")
 	require.Equal(t, "no", st.Resp.Header.Get("X-Accel-Buffering"))
+	require.Equal(t, "nosniff", st.Resp.Header.Get("X-Content-Type-Options"))
 
 	s.emit(m, "status", "running", "started")
 	s.emit(m, "step", "", "moved a card")

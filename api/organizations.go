@@ -3,12 +3,14 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -104,8 +106,18 @@ func (s tenancyOps) registerOrganizations() {
 		read, s.listOrganizationMembers)
 
 	register(s.Server, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
-		Summary: "Add a registered user to the organization", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}},
-		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.addOrganizationMember)
+		Summary: "Invite someone to the organization by e-mail", Tags: tags, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict},
+		Description: "Organization admins. Nobody is added without their consent: the address is e-mailed an invitation " +
+			"to accept at /organization-invitations/{token}/accept, bound to the e-mail, single-use and valid 7 days. " +
+			"The answer is 202 and the same whether or not an account uses the address (an invitation to an address " +
+			"without one waits until it signs up). Inviting a current member is 409."},
+		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.inviteToOrganization)
+
+	register(s.Server, huma.Operation{OperationID: "organization-invitations-accept", Method: http.MethodPost, Path: "/organization-invitations/{token}/accept",
+		Summary: "Accept an organization invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
+		Description: "Needs authentication as the invited e-mail, but no membership. Joins the organization with the " +
+			"invitation's role; a member already keeps their role. Wrong e-mail 403, already accepted 409, expired 400, unknown 404."},
+		Requires{Scope: auth.ScopeAccountWrite}, s.acceptOrganizationInvitation)
 
 	register(s.Server, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
 		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
@@ -113,7 +125,12 @@ func (s tenancyOps) registerOrganizations() {
 
 	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
 		Summary: "Remove a member", Tags: tags,
-		Description: "Admins remove anyone but the owner; a member may remove themselves. Also removes them from the organization's workspaces."},
+		Description: "Admins remove anyone but the owner; a member may remove themselves. Leaving means leaving, in the same " +
+			"transaction: they are removed from the organization's workspaces and from every project of them (a member_removed " +
+			"activity each), the cards there assigned to them are unassigned (a card_assigned activity each, assigneeId null), " +
+			"the pipeline runs they started there are cancelled (and the missions those runs wait for, just after), and their " +
+			"open event and MCP streams end. From then on no notification reaches them, not even of a change made before " +
+			"the removal whose notification was not sent yet."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
 	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
@@ -187,20 +204,48 @@ func (s tenancyOps) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*O
 	return listOf(orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
 }
 
-// AddOrganizationMemberInput is the request of organizations-members-add.
-type AddOrganizationMemberInput struct {
+// InviteToOrganizationInput is the request of organizations-members-add.
+type InviteToOrganizationInput struct {
 	OrgPath
-	Body AddOrganizationMemberInputBody
+	Body InviteToOrganizationInputBody
 }
 
-// AddOrganizationMemberInputBody is the body of a AddOrganizationMemberInput request.
-type AddOrganizationMemberInputBody struct {
+// InviteToOrganizationInputBody is the body of an InviteToOrganizationInput request.
+type InviteToOrganizationInputBody struct {
 	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 	Role  string `json:"role" required:"true" enum:"admin,member"`
 }
 
-func (s tenancyOps) addOrganizationMember(ctx context.Context, in *AddOrganizationMemberInput) (*Output[OrgMemberOut], error) {
-	return oneOf(orgMemberOut)(s.tenancy.AddOrganizationMember(ctx, accessFrom(ctx).OrgID, strings.TrimSpace(in.Body.Email), in.Body.Role))
+func (s tenancyOps) inviteToOrganization(ctx context.Context, in *InviteToOrganizationInput) (*Output[InvitationOut], error) {
+	a := accessFrom(ctx)
+	p := principalFrom(ctx)
+	token := auth.RandomString(24)
+	acceptURL := s.opts.PublicURL + "/organization-invitations/" + url.PathEscape(token) + "/accept"
+	inviter := p.User.Name
+	if inviter == "" {
+		inviter = p.User.Email
+	}
+	inv, err := s.tenancy.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: a.OrgID, OrganizationName: a.OrgName,
+		Email: strings.TrimSpace(in.Body.Email), Role: in.Body.Role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[InvitationOut]{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
+		AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
+}
+
+// AcceptedOrgInvitationOut says where an accepted organization invitation leads.
+type AcceptedOrgInvitationOut struct {
+	Organization OrganizationOut `json:"organization"`
+	Role         string          `json:"role" enum:"owner,admin,member" doc:"The caller's role in the organization now"`
+}
+
+func (s tenancyOps) acceptOrganizationInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedOrgInvitationOut], error) {
+	res, err := s.tenancy.AcceptOrganizationInvitation(ctx, in.Token, principalFrom(ctx).User)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Output[AcceptedOrgInvitationOut]{Body: AcceptedOrgInvitationOut{Organization: organizationOut(res.Organization, res.Role), Role: res.Role}}, nil
 }
 
 // OrgMemberPath names a member of an organization.
@@ -229,7 +274,7 @@ func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberP
 	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
 		return nil, errForbidden("this needs the organization admin role")
 	}
-	return done(s.tenancy.RemoveOrganizationMember(ctx, a.OrgID, in.UserID))
+	return done(s.tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: a.OrgID, UserID: in.UserID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {

@@ -3,11 +3,15 @@ package api
 import (
 	"context"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 // tenancyOrgID reads an organization's id by slug straight from the database.
@@ -30,11 +34,19 @@ func (e *testEnv) tenancyOrgRole(orgSlug, userID string) string {
 	return role
 }
 
-// addOrgMember adds u to org as role through the API, as admin.
+// inviteToOrg invites email into org as role through the API, as admin, and answers the invitation.
+func (e *testEnv) inviteToOrg(admin user, org, email, role string) InvitationOut {
+	e.t.Helper()
+	r := e.do("POST", "/organizations/"+org+"/members", admin.Token, map[string]any{"email": email, "role": role})
+	requireStatus(e.t, r, http.StatusAccepted)
+	return decode[InvitationOut](e.t, r)
+}
+
+// addOrgMember makes u a member of org as role through the API: admin invites, u accepts.
 func (e *testEnv) addOrgMember(admin, u user, org, role string) {
 	e.t.Helper()
-	r := e.do("POST", "/organizations/"+org+"/members", admin.Token, map[string]any{"email": u.Email, "role": role})
-	requireStatus(e.t, r, http.StatusCreated)
+	inv := e.inviteToOrg(admin, org, u.Email, role)
+	requireStatus(e.t, e.do("POST", "/organization-invitations/"+inv.Token+"/accept", u.Token, nil), http.StatusOK)
 }
 
 // rolesByOrgSlug maps each organization slug of a list answer to myRole.
@@ -285,7 +297,9 @@ func TestOrganizationDeleteRemovesEverything(t *testing.T) {
 	e.org(bob, "acme")
 }
 
-func TestOrganizationMembersListAndAdd(t *testing.T) {
+// TestOrganizationMembersInvite: adding someone by e-mail invites them; the answer is the same whether or
+// not the address has an account, and nobody joins until they accept.
+func TestOrganizationMembersInvite(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	alice := e.register("alice@example.com")
@@ -293,19 +307,56 @@ func TestOrganizationMembersListAndAdd(t *testing.T) {
 	carol := e.register("carol@example.com")
 	dave := e.register("dave@example.com")
 	e.org(alice, "acme")
+	orgID := e.tenancyOrgID("acme")
 
-	r := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "member"})
-	requireStatus(t, r, http.StatusCreated)
-	m := decode[OrgMemberOut](t, r)
-	require.Equal(t, bob.ID, m.UserID)
-	require.Equal(t, "member", m.Role)
-	require.Equal(t, bob.Email, m.Email)
+	// An address with an account and one without: the same status and the same fields.
+	known := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "member"})
+	unknown := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "nobody@example.com", "role": "member"})
+	requireStatus(t, known, http.StatusAccepted)
+	requireStatus(t, unknown, http.StatusAccepted)
+	keys := func(r *resp) []string {
+		var ks []string
+		for k := range bodyFields(t, r) {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	require.Equal(t, keys(known), keys(unknown))
+	inv := decode[InvitationOut](t, known)
+	require.Equal(t, "bob@example.com", inv.Email)
+	require.Equal(t, "member", inv.Role)
+	require.Equal(t, "http://pilot.test/organization-invitations/"+inv.Token+"/accept", inv.AcceptURL)
+	require.WithinDuration(t, time.Now().Add(7*24*time.Hour), inv.ExpiresAt, 2*time.Minute)
+
+	// Nobody joined: bob must accept. Each address is e-mailed its link; the token is stored hashed.
+	require.Equal(t, "", e.tenancyOrgRole("acme", bob.ID))
+	mails := e.mails(tenancy.EmailTopicOrganizationInvitation)
+	require.Len(t, mails, 2)
+	require.Equal(t, []string{"bob@example.com", "nobody@example.com"}, []string{mails[0].To, mails[1].To})
+	require.Contains(t, mails[0].Body, inv.AcceptURL)
+	require.Equal(t, inv.ID, mails[0].RefID)
+	require.Equal(t, 0, e.count("SELECT count(*) FROM organization_invitations WHERE token_hash = $1", []byte(inv.Token)))
+	require.Equal(t, 2, e.count("SELECT count(*) FROM organization_invitations WHERE organization_id = $1 AND accepted_at IS NULL", orgID))
+
+	// Only the invited address accepts, once.
+	accept := func(u user, token string) *resp {
+		return e.do("POST", "/organization-invitations/"+token+"/accept", u.Token, nil)
+	}
+	requireStatus(t, accept(carol, inv.Token), http.StatusForbidden)
+	requireStatus(t, accept(bob, "no-such-token"), http.StatusNotFound)
+	r := accept(bob, inv.Token)
+	requireStatus(t, r, http.StatusOK)
+	acc := decode[AcceptedOrgInvitationOut](t, r)
+	require.Equal(t, "member", acc.Role)
+	require.Equal(t, "acme", acc.Organization.Slug)
+	require.Equal(t, "member", acc.Organization.MyRole)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID))
+	requireStatus(t, accept(bob, inv.Token), http.StatusConflict)
+	requireStatus(t, e.do("GET", "/organizations/acme", bob.Token, nil), http.StatusOK)
 
-	// Case-insensitive e-mail lookup, as an admin.
-	r = e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "CAROL@example.com", "role": "admin"})
-	requireStatus(t, r, http.StatusCreated)
-	require.Equal(t, carol.ID, decode[OrgMemberOut](t, r).UserID)
+	// Case-insensitive; an admin invitation gives the admin role.
+	e.addOrgMember(alice, user{ID: carol.ID, Email: "CAROL@example.com", Token: carol.Token}, "acme", "admin")
 	require.Equal(t, "admin", e.tenancyOrgRole("acme", carol.ID))
 
 	r = e.do("GET", "/organizations/acme/members", bob.Token, nil)
@@ -317,21 +368,39 @@ func TestOrganizationMembersListAndAdd(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{alice.ID: "owner", bob.ID: "member", carol.ID: "admin"}, got)
 
-	before := e.count("SELECT count(*) FROM organization_members WHERE organization_id = $1", e.tenancyOrgID("acme"))
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "nobody@example.com", "role": "member"}), http.StatusBadRequest)
+	// Refusals write no invitation and send nothing.
+	before := e.count("SELECT count(*) FROM organization_invitations")
 	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "admin"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "BOB@example.com", "role": "admin"}), http.StatusConflict)
 	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email, "role": "owner"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email, "role": "boss"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "not-an-email", "role": "member"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/organizations/acme/members", bob.Token, map[string]any{"email": dave.Email, "role": "member"}), http.StatusForbidden)
-	require.Equal(t, before, e.count("SELECT count(*) FROM organization_members WHERE organization_id = $1", e.tenancyOrgID("acme")))
-	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID), "a refused duplicate must not change the role")
-	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
+	require.Equal(t, before, e.count("SELECT count(*) FROM organization_invitations"))
+	require.Len(t, e.mails(tenancy.EmailTopicOrganizationInvitation), 3)
+	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID), "a refused invitation must not change the role")
 
-	// An admin may add members too.
-	requireStatus(t, e.do("POST", "/organizations/acme/members", carol.Token, map[string]any{"email": dave.Email, "role": "member"}), http.StatusCreated)
+	// An admin may invite too; an expired invitation is refused.
+	late := e.inviteToOrg(carol, "acme", dave.Email, "member")
+	_, err := e.pool.Exec(context.Background(), "UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1", late.ID)
+	require.NoError(t, err)
+	requireStatus(t, accept(dave, late.Token), http.StatusBadRequest)
+	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
+	e.addOrgMember(carol, dave, "acme", "member")
 	require.Equal(t, "member", e.tenancyOrgRole("acme", dave.ID))
+
+	// Someone invited before they had an account joins once they sign up with the address.
+	nobodyToken := ""
+	for _, m := range e.mails(tenancy.EmailTopicOrganizationInvitation) {
+		if m.To == "nobody@example.com" {
+			nobodyToken = regexp.MustCompile(`/organization-invitations/([0-9a-f]+)/accept`).FindStringSubmatch(m.Body)[1]
+		}
+	}
+	require.NotEmpty(t, nobodyToken)
+	newcomer := e.register("nobody@example.com")
+	requireStatus(t, accept(newcomer, nobodyToken), http.StatusOK)
+	require.Equal(t, "member", e.tenancyOrgRole("acme", newcomer.ID))
 }
 
 func TestOrganizationMemberRoleChange(t *testing.T) {

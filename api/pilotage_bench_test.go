@@ -57,7 +57,7 @@ func BenchmarkPilotageReads(b *testing.B) {
 	require.NoError(b, err)
 	store := db.NewStore(dbPool, riverClient)
 	h := New(store, testSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 
 	// One workspace per client, each of 200 projects and 50,000 cards.
 	type tenant struct{ base, token string }

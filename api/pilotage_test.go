@@ -797,7 +797,7 @@ func plSetupTeam(t *testing.T, e *testEnv) plTeam {
 	}
 	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.reviewer.ID, tm.owner.Token, map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
 	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.pOwner.ID, tm.owner.Token, map[string]any{"pilotageRole": "owner"}), http.StatusOK)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", tm.owner.Token, map[string]any{"email": tm.orgAdmin.Email, "role": "admin"}), http.StatusCreated)
+	e.addOrgMember(tm.owner, tm.orgAdmin, "acme", "admin")
 	return tm
 }
 

@@ -42,7 +42,7 @@ func BenchmarkSearch(b *testing.B) {
 	store := db.NewStore(dbPool, riverClient)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 	call := func(method, path, token string, body any) (int, []byte) {
 		var rd io.Reader = http.NoBody
 		if body != nil {

@@ -50,8 +50,11 @@ type Options struct {
 	Production        bool
 	PublicURL         string
 	TrustProxyHeaders bool
-	// LoginRateLimit is the number of login attempts allowed per minute per client and per account.
+	// LoginRateLimit is the number of login attempts allowed per minute per client address, and per
+	// account from one client address (zero: 10).
 	LoginRateLimit int
+	// RegisterRateLimit is the number of accounts one client address may create an hour (zero: 10).
+	RegisterRateLimit int
 	// Storage keeps attachment files. When nil, New uses a Local storage in the system's temporary
 	// directory (os.TempDir()/pilot-attachments), which suits tests and trials only: the api process
 	// passes the configured storage (ATTACHMENTS_DIR, or S3 when S3_BUCKET is set).
@@ -70,6 +73,12 @@ type Options struct {
 	McpClaimTimeout time.Duration
 	// McpSessionTimeout closes MCP sessions idle this long (zero: 30 minutes).
 	McpSessionTimeout time.Duration
+	// McpMaxSessionsPerUser is how many MCP sessions one user may hold on this process: opening one
+	// more closes the user's session idle the longest (MCP_MAX_SESSIONS_PER_USER; zero: 20).
+	McpMaxSessionsPerUser int
+	// McpMaxSessions is how many MCP sessions this process holds at most: past it, a new session is
+	// refused with 503 (MCP_MAX_SESSIONS; zero: 2000).
+	McpMaxSessions int
 	// Context's end closes every MCP session, so that a shutdown does not wait on their streams (nil:
 	// sessions end when idle or closed by their clients).
 	Context context.Context
@@ -77,6 +86,9 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Tracing opens a span per request (nil: tracing off).
 	Tracing *telemetry.Tracing
+	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
+	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
+	CORSOrigins []string
 }
 
 // Server holds what handlers need.
@@ -113,6 +125,9 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
+	if opts.RegisterRateLimit <= 0 {
+		opts.RegisterRateLimit = 10
+	}
 	if opts.Storage == nil {
 		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
 	}
@@ -135,8 +150,13 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.initOps()
 
 	router := chi.NewRouter()
-	// The request id first, so that every later middleware's log lines carry it; metrics outside the
-	// recoverer, so that a panic is counted as the 500 it answers.
+	// The security headers before everything else, so that every answer carries them (handlers may
+	// replace them). Then the request id, so that every later middleware's log lines carry it; metrics
+	// outside the recoverer, so that a panic is counted as the 500 it answers.
+	router.Use(securityHeaders)
+	if c := corsMiddleware(opts.CORSOrigins); c != nil {
+		router.Use(c) // a preflight is answered here, before the routes and their authentication
+	}
 	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.recoverer, s.accessLog)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
@@ -166,6 +186,7 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 
 	s.ops.account.registerAuth()
 	s.ops.account.registerTwoFactor()
+	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()

@@ -79,7 +79,7 @@ func newObservedServer(t *testing.T) *observedServer {
 	m.WatchAccessCache(sources.Cache(cache))
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		PublicURL: "http://pilot.test", LoginRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,
+		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {

@@ -14,7 +14,7 @@ func TestOrgAdminsActAsPilotageOwnersEverywhere(t *testing.T) {
 	frank := e.register("frank@example.com")
 	e.org(alice, "acme")
 	e.workspace(alice, "acme", "eng")
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": frank.Email, "role": "admin"}), http.StatusCreated)
+	e.addOrgMember(alice, frank, "acme", "admin")
 	// Joining as a plain member does not lower an organization admin's rights.
 	e.join(alice, frank, "acme", "eng", "member")
 	r := e.do("GET", "/orgs/acme/workspaces/eng", frank.Token, nil)
@@ -34,7 +34,7 @@ func TestRemovingAWorkspaceOwnerHandsTheWorkspaceToTheOrgOwner(t *testing.T) {
 	alice := e.register("alice@example.com")
 	bob := e.register("bob@example.com")
 	e.org(alice, "acme")
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "admin"}), http.StatusCreated)
+	e.addOrgMember(alice, bob, "acme", "admin")
 	e.workspace(bob, "acme", "bobs")
 	requireStatus(t, e.do("DELETE", "/organizations/acme/members/"+bob.ID, alice.Token, nil), http.StatusOK)
 	r := e.do("GET", "/orgs/acme/workspaces/bobs", alice.Token, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -23,17 +24,29 @@ type TwoFactorSetupOutputBody struct {
 	OtpauthURL string `json:"otpauthUrl" doc:"otpauth:// URL for authenticator apps (QR code)"`
 }
 
-// TwoFactorCodeInput is the request of auth-2fa-enable and auth-2fa-disable.
-type TwoFactorCodeInput struct {
-	Body TwoFactorCodeInputBody
+// TwoFactorEnableInput is the request of auth-2fa-enable.
+type TwoFactorEnableInput struct {
+	Body TwoFactorEnableInputBody
 }
 
-// TwoFactorCodeInputBody is the body of a TwoFactorCodeInput request.
-type TwoFactorCodeInputBody struct {
-	Code string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code"`
+// TwoFactorEnableInputBody is the body of a TwoFactorEnableInput request.
+type TwoFactorEnableInputBody struct {
+	Password string `json:"password" required:"true" maxLength:"128" doc:"The current password"`
+	Code     string `json:"code" required:"true" pattern:"^[0-9]{6}$" doc:"Six-digit TOTP code of the secret from /auth/2fa/setup"`
 }
 
-// TwoFactorStateOutput is the answer of auth-2fa-enable and auth-2fa-disable.
+// TwoFactorConfirmInput is the request of auth-2fa-disable and auth-2fa-recovery-codes.
+type TwoFactorConfirmInput struct {
+	Body TwoFactorConfirmInputBody
+}
+
+// TwoFactorConfirmInputBody is the body of a TwoFactorConfirmInput request.
+type TwoFactorConfirmInputBody struct {
+	Password string `json:"password" required:"true" maxLength:"128" doc:"The current password"`
+	Code     string `json:"code" required:"true" minLength:"6" maxLength:"32" doc:"A six-digit TOTP code, or one of the recovery codes (used up)"`
+}
+
+// TwoFactorStateOutput is the answer of auth-2fa-disable.
 type TwoFactorStateOutput struct {
 	Body TwoFactorStateOutputBody
 }
@@ -41,6 +54,27 @@ type TwoFactorStateOutput struct {
 // TwoFactorStateOutputBody is the body of a TwoFactorStateOutput request.
 type TwoFactorStateOutputBody struct {
 	TwoFactorEnabled bool `json:"twoFactorEnabled"`
+}
+
+// TwoFactorEnabledOutput is the answer of auth-2fa-enable.
+type TwoFactorEnabledOutput struct {
+	Body TwoFactorEnabledOutputBody
+}
+
+// TwoFactorEnabledOutputBody is the body of a TwoFactorEnabledOutput answer.
+type TwoFactorEnabledOutputBody struct {
+	TwoFactorEnabled bool     `json:"twoFactorEnabled"`
+	RecoveryCodes    []string `json:"recoveryCodes" doc:"Ten one-time codes that stand in for a TOTP code when the authenticator is lost. Shown only now: only their hashes are kept"`
+}
+
+// RecoveryCodesOutput is the answer of auth-2fa-recovery-codes.
+type RecoveryCodesOutput struct {
+	Body RecoveryCodesOutputBody
+}
+
+// RecoveryCodesOutputBody is the body of a RecoveryCodesOutput answer.
+type RecoveryCodesOutputBody struct {
+	RecoveryCodes []string `json:"recoveryCodes" doc:"Ten new one-time codes, replacing every earlier one. Shown only now"`
 }
 
 // TwoFactorVerifyInput is the request of auth-2fa-verify.
@@ -51,13 +85,7 @@ type TwoFactorVerifyInput struct {
 // TwoFactorVerifyInputBody is the body of a TwoFactorVerifyInput request.
 type TwoFactorVerifyInputBody struct {
 	TwoFactorToken string `json:"twoFactorToken" required:"true" maxLength:"2048"`
-	Code           string `json:"code" required:"true" pattern:"^[0-9]{6}$"`
-}
-
-func stateOutput(enabled bool) *TwoFactorStateOutput {
-	out := &TwoFactorStateOutput{}
-	out.Body.TwoFactorEnabled = enabled
-	return out
+	Code           string `json:"code" required:"true" minLength:"6" maxLength:"32" doc:"A six-digit TOTP code, or one of the recovery codes (used up)"`
 }
 
 // checkTOTP accepts code for u once: a code of a time step already used is refused.
@@ -76,6 +104,52 @@ func (s accountOps) checkTOTP(ctx context.Context, u db.User, secret, code strin
 	return nil
 }
 
+// secondFactor is a code that stands for the second factor: a TOTP code or a recovery code.
+type secondFactor struct {
+	totp, recovery string
+}
+
+// readSecondFactor reads code as a six-digit TOTP code or a recovery code (in any form a person may type
+// it); anything else is a 400 naming the field.
+func readSecondFactor(code string) (secondFactor, error) {
+	code = strings.TrimSpace(code)
+	if len(code) == 6 && strings.Trim(code, "0123456789") == "" {
+		return secondFactor{totp: code}, nil
+	}
+	if canon, ok := auth.NormalizeRecoveryCode(code); ok {
+		return secondFactor{recovery: canon}, nil
+	}
+	const msg = "expected a six-digit code or a recovery code (xxxx-xxxx-xxxx-xxxx)"
+	body := newErrorBody(http.StatusBadRequest, "validation failed: code: "+msg)
+	body.Errors = []FieldError{{Field: "code", Message: msg}}
+	return secondFactor{}, body
+}
+
+// checkSecondFactor accepts c for u once: a TOTP code of a step not used before, or one of u's recovery
+// codes, which it uses up. A refusal is a 400.
+func (s accountOps) checkSecondFactor(ctx context.Context, u db.User, c secondFactor) error {
+	if c.totp != "" {
+		return s.checkTOTP(ctx, u, *u.TotpSecret, c.totp)
+	}
+	ok, err := s.identity.UseRecoveryCode(ctx, u.ID, c.recovery)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errBadRequest("invalid two-factor code")
+	}
+	return nil
+}
+
+// checkPassword refuses a wrong current password as change-password does: 400, since a 401 would tell
+// the client its session is invalid.
+func checkPassword(u db.User, password string) error {
+	if !auth.CheckPassword(password, u.PasswordHash) {
+		return errBadRequest("current password is incorrect")
+	}
+	return nil
+}
+
 // registerTwoFactor registers two-factor authentication: its setup and the second step of a login.
 func (s accountOps) registerTwoFactor() {
 	tags := []string{"Two-factor authentication"}
@@ -86,16 +160,28 @@ func (s accountOps) registerTwoFactor() {
 		Requires{JWTOnly: true}, s.setUpTwoFactor)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-enable", Method: http.MethodPost, Path: "/auth/2fa/enable",
-		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags, Errors: []int{http.StatusConflict}},
+		Summary: "Confirm a code and turn two-factor authentication on", Tags: tags,
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Needs the current password and a code of the secret from /auth/2fa/setup. Answers ten one-time " +
+			"recovery codes, shown only in this answer. Rate-limited as /auth/2fa/verify (429)."},
 		Requires{JWTOnly: true}, s.enableTwoFactor)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
-		Summary: "Turn two-factor authentication off (needs a current code)", Tags: tags, Errors: []int{http.StatusConflict}},
+		Summary: "Turn two-factor authentication off", Tags: tags, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Needs the current password and a TOTP code or a recovery code. Forgets the secret and deletes " +
+			"the recovery codes. Rate-limited as /auth/2fa/verify (429)."},
 		Requires{JWTOnly: true}, s.disableTwoFactor)
+
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-recovery-codes", Method: http.MethodPost, Path: "/auth/2fa/recovery-codes",
+		Summary: "Replace the recovery codes", Tags: tags, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Needs the current password and a TOTP code or a recovery code. Answers ten new one-time codes, " +
+			"shown only in this answer; every earlier code stops working. Rate-limited as /auth/2fa/verify (429)."},
+		Requires{JWTOnly: true}, s.renewRecoveryCodes)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
 		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
-		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code for a session. Codes are single-use."},
+		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code, or one of the recovery codes, for " +
+			"a session. Every code is single-use. Rate-limited per client address and per user (429)."},
 		Requires{Public: true}, s.verifyTwoFactor)
 }
 
@@ -116,7 +202,7 @@ func (s accountOps) setUpTwoFactor(ctx context.Context, _ *struct{}) (*TwoFactor
 	return out, nil
 }
 
-func (s accountOps) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+func (s accountOps) enableTwoFactor(ctx context.Context, in *TwoFactorEnableInput) (*TwoFactorEnabledOutput, error) {
 	u := principalFrom(ctx).User
 	switch {
 	case u.TotpEnabled:
@@ -124,35 +210,75 @@ func (s accountOps) enableTwoFactor(ctx context.Context, in *TwoFactorCodeInput)
 	case u.TotpSecret == nil:
 		return nil, errBadRequest("call /auth/2fa/setup first")
 	}
-	return s.switchTwoFactor(ctx, u, in.Body.Code, true)
+	if err := s.confirmSecondFactor(ctx, u, in.Body.Password, secondFactor{totp: in.Body.Code}); err != nil {
+		return nil, err
+	}
+	codes, err := s.identity.EnableTwoFactor(ctx, u.ID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &TwoFactorEnabledOutput{Body: TwoFactorEnabledOutputBody{TwoFactorEnabled: true, RecoveryCodes: codes}}, nil
 }
 
-func (s accountOps) disableTwoFactor(ctx context.Context, in *TwoFactorCodeInput) (*TwoFactorStateOutput, error) {
+func (s accountOps) disableTwoFactor(ctx context.Context, in *TwoFactorConfirmInput) (*TwoFactorStateOutput, error) {
 	u := principalFrom(ctx).User
 	if !u.TotpEnabled || u.TotpSecret == nil {
 		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
 	}
-	return s.switchTwoFactor(ctx, u, in.Body.Code, false)
+	c, err := readSecondFactor(in.Body.Code)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.confirmSecondFactor(ctx, u, in.Body.Password, c); err != nil {
+		return nil, err
+	}
+	if err := s.identity.DisableTwoFactor(ctx, u.ID); err != nil {
+		return nil, fail(err)
+	}
+	return &TwoFactorStateOutput{Body: TwoFactorStateOutputBody{TwoFactorEnabled: false}}, nil
 }
 
-// switchTwoFactor turns u's two-factor authentication on or off, once code checks out against the
-// secret u has.
-func (s accountOps) switchTwoFactor(ctx context.Context, u db.User, code string, on bool) (*TwoFactorStateOutput, error) {
-	if err := s.checkTOTP(ctx, u, *u.TotpSecret, code); err != nil {
+func (s accountOps) renewRecoveryCodes(ctx context.Context, in *TwoFactorConfirmInput) (*RecoveryCodesOutput, error) {
+	u := principalFrom(ctx).User
+	if !u.TotpEnabled || u.TotpSecret == nil {
+		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
+	}
+	c, err := readSecondFactor(in.Body.Code)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.identity.SetTOTPEnabled(ctx, u.ID, on); err != nil {
+	if err := s.confirmSecondFactor(ctx, u, in.Body.Password, c); err != nil {
 		return nil, err
 	}
-	return stateOutput(on), nil
+	codes, err := s.identity.RenewRecoveryCodes(ctx, u.ID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &RecoveryCodesOutput{Body: RecoveryCodesOutputBody{RecoveryCodes: codes}}, nil
+}
+
+// confirmSecondFactor is what changing the second factor takes: within the rate of second-factor
+// attempts, the current password, then a code. A wrong password uses up no code.
+func (s accountOps) confirmSecondFactor(ctx context.Context, u db.User, password string, c secondFactor) error {
+	if err := s.limitSecondFactor(ctx, u.ID); err != nil {
+		return err
+	}
+	if err := checkPassword(u, password); err != nil {
+		return err
+	}
+	return s.checkSecondFactor(ctx, u, c)
 }
 
 func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInput) (*SessionOutput, error) {
+	c, err := readSecondFactor(in.Body.Code)
+	if err != nil {
+		return nil, err
+	}
 	claims, err := s.signer.Verify(in.Body.TwoFactorToken, auth.TypeTwoFactor)
 	if err != nil {
 		return nil, errUnauthorized("invalid or expired two-factor token")
 	}
-	if err := s.limitLogin(ctx, "2fa:"+claims.Subject); err != nil {
+	if err := s.limitSecondFactor(ctx, claims.Subject); err != nil {
 		return nil, err
 	}
 	u, err := s.identity.UserByID(ctx, claims.Subject)
@@ -162,7 +288,7 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkTOTP(ctx, u, *u.TotpSecret, in.Body.Code); err != nil {
+	if err := s.checkSecondFactor(ctx, u, c); err != nil {
 		var eb *ErrorBody
 		if errors.As(err, &eb) {
 			return nil, errUnauthorized(eb.Message)

@@ -108,6 +108,18 @@ func (s tenancyOps) registerWorkspaces() {
 		Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
+
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-remove", Method: http.MethodDelete, Path: pathWorkspace + "/members/{userId}",
+		Summary: "Remove a member from the workspace", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Workspace admins remove anyone but the workspace owner (403); a member may remove themselves. An owner or " +
+			"admin of the organization acts as admin in every workspace of it, so removing their membership would change nothing: " +
+			"409 (change their organization role instead). Leaving means leaving, in the same transaction: they leave every " +
+			"project of the workspace (a member_removed activity each), the cards there assigned to them are unassigned (a " +
+			"card_assigned activity each, assigneeId null), the pipeline runs they started there are cancelled (and the missions " +
+			"those runs wait for, just after), and their open event and MCP streams end. From then on no notification of the " +
+			"workspace reaches them, not even of a change made before the removal whose notification was not sent yet. They " +
+			"stay a member of the organization."},
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}, s.removeWorkspaceMember)
 }
 
 // CreateWorkspaceInput is the request of workspaces-create.
@@ -225,4 +237,18 @@ func (s tenancyOps) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspa
 		return nil, errBadRequest("give role and/or pilotageRole")
 	}
 	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole))
+}
+
+// WorkspaceMemberPath names a member of a workspace.
+type WorkspaceMemberPath struct {
+	WorkspacePath
+	UserID string `path:"userId"`
+}
+
+func (s tenancyOps) removeWorkspaceMember(ctx context.Context, in *WorkspaceMemberPath) (*OKOutput, error) {
+	a, me := accessFrom(ctx), principalFrom(ctx).User.ID
+	if a.WorkspaceRole != "admin" && in.UserID != me {
+		return nil, errForbidden("this needs the workspace admin role")
+	}
+	return done(s.tenancy.RemoveWorkspaceMember(ctx, tenancy.WorkspaceMemberRemoval{WorkspaceID: a.WorkspaceID, UserID: in.UserID, ActorID: me}))
 }

@@ -5,17 +5,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/jobs"
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 // tenancyWorkspaceID reads a workspace's id by organization and workspace slug.
@@ -261,7 +258,6 @@ func TestWorkspaceGetAndTenancy(t *testing.T) {
 func TestWorkspaceInvite(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	ctx := context.Background()
 	alice := e.register("alice@example.com")
 	e.org(alice, "acme")
 	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering", "slug": "eng"}), http.StatusCreated)
@@ -287,13 +283,14 @@ func TestWorkspaceInvite(t *testing.T) {
 	require.Equal(t, 0, e.count("SELECT count(*) FROM workspace_invitations WHERE token_hash = $1", []byte(token)))
 
 	// The e-mail job was inserted with the invitation.
-	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(e.pool), &jobs.SendEmailArgs{}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail})
-	require.Equal(t, "newbie@example.com", job.Args.To)
-	require.Equal(t, "invitation", job.Args.Topic)
-	require.Equal(t, invID, job.Args.RefID)
-	require.Contains(t, job.Args.Subject, "Engineering")
-	require.Contains(t, job.Args.Body, m.AcceptURL)
-	require.NotContains(t, job.Args.Body, "%!")
+	mails := e.mails(tenancy.EmailTopicInvitation)
+	require.Len(t, mails, 1)
+	job := mails[0]
+	require.Equal(t, "newbie@example.com", job.To)
+	require.Equal(t, invID, job.RefID)
+	require.Contains(t, job.Subject, "Engineering")
+	require.Contains(t, job.Body, m.AcceptURL)
+	require.NotContains(t, job.Body, "%!")
 
 	// The role defaults to member.
 	d := e.invite(alice, "acme", "eng", "default@example.com", "")
@@ -305,9 +302,7 @@ func TestWorkspaceInvite(t *testing.T) {
 	e.join(alice, bob, "acme", "eng", "member")
 	invitations := e.count("SELECT count(*) FROM workspace_invitations")
 	require.Equal(t, 3, invitations)
-	emailJob := rivertest.ExpectedJob{Args: jobs.SendEmailArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail}}
-	emailJobs := func(n int) []rivertest.ExpectedJob { return slices.Repeat([]rivertest.ExpectedJob{emailJob}, n) }
-	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(3))
+	require.Len(t, e.mails(tenancy.EmailTopicInvitation), 3)
 
 	base := "/orgs/acme/workspaces/eng/members/invite"
 	requireStatus(t, e.do("POST", base, bob.Token, map[string]any{"email": "friend@example.com"}), http.StatusForbidden)
@@ -320,13 +315,13 @@ func TestWorkspaceInvite(t *testing.T) {
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": alice.Email}), http.StatusConflict)
 	requireStatus(t, e.do("POST", base, "", map[string]any{"email": "x@example.com"}), http.StatusUnauthorized)
 	require.Equal(t, invitations, e.count("SELECT count(*) FROM workspace_invitations"))
-	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(3))
+	require.Len(t, e.mails(tenancy.EmailTopicInvitation), 3)
 
 	// An organization admin who is not in the workspace acts as its admin.
 	carol := e.register("carol@example.com")
 	e.addOrgMember(alice, carol, "acme", "admin")
 	e.invite(carol, "acme", "eng", "via-org-admin@example.com", "member")
-	rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(e.pool), emailJobs(4))
+	require.Len(t, e.mails(tenancy.EmailTopicInvitation), 4)
 }
 
 func TestInvitationAccept(t *testing.T) {

@@ -173,16 +173,26 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMem
 
 // RemoveProjectMember removes a member from a project and records member_removed.
 func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval) error {
-	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
-	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		n, err := q.ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
-		if err != nil {
-			return fmt.Errorf("remove project member: %w", err)
-		}
-		if n == 0 {
+	return s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		removed, err := s.RemoveProjectMemberTx(ctx, tx, m)
+		if err == nil && !removed {
 			return notFound("project member not found")
 		}
-		return s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
-			Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
+		return err
 	})
+}
+
+// RemoveProjectMemberTx is RemoveProjectMember in the caller's transaction (a member leaving a
+// workspace or an organization); removed is false (and nothing is recorded) when the user was no member.
+func (s *Store) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m ProjectMemberRemoval) (removed bool, err error) {
+	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
+	n, err := queries(tx).ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
+	if err != nil {
+		return false, fmt.Errorf("remove project member: %w", err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	return true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
+		Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
 }

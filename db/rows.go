@@ -197,6 +197,21 @@ type Organization struct {
 	IsPersonal bool
 }
 
+// OrganizationInvitation is an invitation to join an organization with a role.
+type OrganizationInvitation struct {
+	ID             string
+	OrganizationID string
+	Email          string
+	Role           string
+	TokenHash      []byte
+	InvitedBy      string
+	ExpiresAt      time.Time
+	AcceptedAt     *time.Time
+	AcceptedBy     *string
+	EmailJobID     *int64
+	CreatedAt      time.Time
+}
+
 // PilotageAction is an action proposed to the cockpit, reviewed and applied by a person.
 type PilotageAction struct {
 	ID             string

@@ -503,3 +503,38 @@ func TestNewSMTPValidatesConfiguration(t *testing.T) {
 	_, err := mail.NewSMTP("smtps://mail.example.com", "no-reply@example.com")
 	require.NoError(t, err)
 }
+
+// TestOrganizationInvitationEmailOnlyWhilePending: an organization invitation's e-mail goes out while the
+// invitation waits, and not once it was accepted (or withdrawn with its organization) before the job ran.
+func TestOrganizationInvitationEmailOnlyWhilePending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, w, tx := emailWorker(t, nil)
+	alice := testfactory.User(t, store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	bob := testfactory.User(t, store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	engine := tenancy.New(store)
+	org, err := engine.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
+	require.NoError(t, err)
+	invite := func(email, token string) jobs.SendEmailArgs {
+		inv, err := engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, OrganizationName: org.Name,
+			Email: email, Role: "member", InvitedBy: alice.User.ID, InviterName: "Alice", Token: token, AcceptURL: "http://pilot.test/x"})
+		require.NoError(t, err)
+		return jobs.SendEmailArgs{Topic: tenancy.EmailTopicOrganizationInvitation, RefID: inv.ID, To: email, Subject: "S", Body: "B"}
+	}
+	accepted := invite("bob@example.com", "tok-bob")
+	waiting := invite("carol@example.com", "tok-carol")
+	_, err = engine.AcceptOrganizationInvitation(ctx, "tok-bob", bob.User)
+	require.NoError(t, err)
+
+	res, err := w.Work(ctx, t, tx, accepted, nil)
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "nothing to send is not an error")
+	require.Empty(t, outbox(t, store))
+
+	res, err = w.Work(ctx, t, tx, waiting, nil)
+	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	rows := outbox(t, store)
+	require.Len(t, rows, 1)
+	require.Equal(t, "carol@example.com", rows[0].ToAddress)
+}

@@ -122,15 +122,22 @@ func (w *EmailWorker) Timeout(*river.Job[jobs.SendEmailArgs]) time.Duration { re
 // Work implements river.Worker.
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArgs]) error {
 	a := job.Args
-	if a.Topic == tenancy.EmailTopicInvitation {
-		// An invitation withdrawn with its workspace or organization, or accepted meanwhile, needs no
-		// e-mail any more.
-		pending, err := w.deps.tenancy.InvitationPending(ctx, a.RefID)
+	// An invitation withdrawn with its workspace or organization, or accepted meanwhile, needs no
+	// e-mail any more.
+	var pending func(context.Context, string) (bool, error)
+	switch a.Topic {
+	case tenancy.EmailTopicInvitation:
+		pending = w.deps.tenancy.InvitationPending
+	case tenancy.EmailTopicOrganizationInvitation:
+		pending = w.deps.tenancy.OrganizationInvitationPending
+	}
+	if pending != nil {
+		ok, err := pending(ctx, a.RefID)
 		if err != nil {
 			return err
 		}
-		if !pending {
-			w.deps.Logger.InfoContext(ctx, "invitation e-mail not sent: the invitation is no longer pending", "invitationId", a.RefID)
+		if !ok {
+			w.deps.Logger.InfoContext(ctx, "invitation e-mail not sent: the invitation is no longer pending", "invitationId", a.RefID, "topic", a.Topic)
 			return nil
 		}
 	}

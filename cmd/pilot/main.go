@@ -196,8 +196,10 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	}
 	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait,
-		McpClaimTimeout: cfg.McpClaimTimeout, Context: ctx, // ctx's end closes every MCP session
+		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics,
+		Tracing: tracing, DraftWait: cfg.DraftWait,
+		McpClaimTimeout: cfg.McpClaimTimeout, McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
+		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"slices"
 	"strings"
 
@@ -469,14 +470,31 @@ func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string)
 const SearchCandidates = 1000
 
 // Search ranks the workspace's documents and the cards of its projects against a web-search style
-// query (quoted phrases, or, -exclusions), best first, each with a snippet whose matches are wrapped in
-// <mark></mark>. Every workspace member sees every document and project of the workspace, so nothing
-// else is filtered; nothing outside the workspace is ever read.
+// query (quoted phrases, or, -exclusions), best first, each with a snippet: HTML-escaped text whose
+// only markup is the <mark></mark> around matches (stored HTML comes back as text, never as markup).
+// Every workspace member sees every document and project of the workspace, so nothing else is
+// filtered; nothing outside the workspace is ever read.
 func (e *Engine) Search(ctx context.Context, workspaceID, query string, limit int32) ([]db.SearchResult, error) {
 	rows, err := e.core.Q.SearchWorkspace(ctx, dbsqlc.SearchWorkspaceParams{Query: query, WorkspaceID: workspaceID,
 		Candidates: SearchCandidates, Lim: limit})
-	return dbcore.MapRows(rows, func(r dbsqlc.SearchWorkspaceRow) db.SearchResult { return db.SearchResult(r) }), dbcore.Wrap(err, "search")
+	return dbcore.MapRows(rows, func(r dbsqlc.SearchWorkspaceRow) db.SearchResult {
+		r.Snippet = highlight(r.Snippet)
+		return db.SearchResult(r)
+	}), dbcore.Wrap(err, "search")
 }
+
+// The characters SearchWorkspace's ts_headline wraps matches in (private-use code points, removed from
+// the searched text before highlighting, so every one is a mark of ts_headline's).
+const (
+	markStart = "\uE000"
+	markStop  = "\uE001"
+)
+
+var marks = strings.NewReplacer(markStart, "<mark>", markStop, "</mark>")
+
+// highlight turns a raw ts_headline snippet into HTML: the text escaped, then the sentinels around its
+// matches replaced by <mark> and </mark>, the only markup it can hold.
+func highlight(raw string) string { return marks.Replace(html.EscapeString(raw)) }
 
 // documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
 func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string) (dbsqlc.DocumentGetForUpdateRow, error) {

@@ -1,5 +1,6 @@
 // Package identity is the accounts engine: users (registration with a personal organization and
-// workspace, profiles, passwords, the second factor), personal access tokens, and the keys that sign
+// workspace, profiles, passwords, the second factor and its recovery codes), the e-mailed links that
+// reset a password or verify an address, sessions, personal access tokens, and the keys that sign
 // sessions when none is configured.
 package identity
 

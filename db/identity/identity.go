@@ -26,6 +26,16 @@ type Registration struct {
 
 // Register creates a user with their personal organization and workspace, in one transaction.
 func (e *Engine) Register(ctx context.Context, email, name, passwordHash string) (Registration, error) {
+	return e.register(ctx, email, name, passwordHash, "")
+}
+
+// RegisterAndVerify is Register that also e-mails the new user a link verifying their address, as
+// SendEmailVerification does, in the same transaction: the account and its e-mail commit together.
+func (e *Engine) RegisterAndVerify(ctx context.Context, email, name, passwordHash, verifyLink string) (Registration, error) {
+	return e.register(ctx, email, name, passwordHash, verifyLink)
+}
+
+func (e *Engine) register(ctx context.Context, email, name, passwordHash, verifyLink string) (Registration, error) {
 	var reg Registration
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
@@ -54,7 +64,10 @@ func (e *Engine) Register(ctx context.Context, email, name, passwordHash string)
 			return fmt.Errorf("insert organization owner: %w", err)
 		}
 		reg.Workspace, err = tenancy.InsertWorkspace(ctx, q, reg.Organization.ID, reg.User.ID, "Personal", "personal", true)
-		return err
+		if err != nil || verifyLink == "" {
+			return err
+		}
+		return e.sendVerification(ctx, tx, q, reg.User, verifyLink)
 	})
 	return reg, err
 }
@@ -133,11 +146,6 @@ func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.
 func (e *Engine) SetTOTPSecret(ctx context.Context, userID, secret string) error {
 	return dbcore.Wrap(e.core.Q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
-}
-
-// SetTOTPEnabled turns two-factor authentication on or off; turning it off forgets the secret.
-func (e *Engine) SetTOTPEnabled(ctx context.Context, userID string, enabled bool) error {
-	return dbcore.Wrap(e.core.Q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: enabled}), "set totp enabled")
 }
 
 // ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a

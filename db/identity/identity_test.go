@@ -99,7 +99,9 @@ func TestTOTP(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, testfactory.Ptr("SECRET"), u.TotpSecret)
 	require.False(t, u.TotpEnabled)
-	require.NoError(t, e.SetTOTPEnabled(ctx, reg.User.ID, true))
+	codes, err := e.EnableTwoFactor(ctx, reg.User.ID)
+	require.NoError(t, err)
+	require.Len(t, codes, identity.RecoveryCodeCount)
 
 	ok, err := e.ConsumeTOTPStep(ctx, reg.User.ID, 1000)
 	require.NoError(t, err)
@@ -113,7 +115,7 @@ func TestTOTP(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 
-	require.NoError(t, e.SetTOTPEnabled(ctx, reg.User.ID, false))
+	require.NoError(t, e.DisableTwoFactor(ctx, reg.User.ID))
 	u, err = e.UserByID(ctx, reg.User.ID)
 	require.NoError(t, err)
 	require.False(t, u.TotpEnabled)

@@ -221,7 +221,7 @@ func (e *Engine) Run(ctx context.Context, r RunRef) (RunWithSteps, error) {
 // missions its steps wait for are cancelled too. A finished run is a conflict.
 func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWithSteps, error) {
 	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
-	var missions []string
+	var missions []db.RecordEdit
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
 		if dbcore.IsNotFound(err) {
@@ -233,42 +233,89 @@ func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWi
 		if _, err := q.PipelineRunGetForUpdate(ctx, run.ID); err != nil {
 			return fmt.Errorf("lock run: %w", err)
 		}
-		run, err = q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunCancelled})
-		if dbcore.IsNotFound(err) {
-			cur, _ := q.PipelineRunGetForUpdate(ctx, runID)
-			return dbcore.Conflict(fmt.Sprintf("the run is already %s", cur.Status))
-		}
-		if err != nil {
-			return fmt.Errorf("cancel run: %w", err)
-		}
-		stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepCancelled})
-		if err != nil {
-			return fmt.Errorf("cancel steps: %w", err)
-		}
-		if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
-			return err
-		}
-		for _, st := range stopped {
-			if st.WaitRef != nil {
-				if id, ok := strings.CutPrefix(*st.WaitRef, "mission:"); ok {
-					missions = append(missions, id)
-				}
-			}
-		}
-		return e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventDone, Status: RunCancelled, Message: "run cancelled",
-			Data: map[string]any{"cancelledBy": actorID}})
+		missions, err = e.cancelRunTx(ctx, tx, q, run.ID, runEvent{Message: "run cancelled", Data: map[string]any{"cancelledBy": actorID}}, actorID)
+		return err
 	})
 	if err != nil {
 		return RunWithSteps{}, err
 	}
-	// Apart, after the commit: a mission's cancel locks the mission, then (through missionSettledTx) the
-	// run, the order every mission completion takes; it finds the run cancelled and leaves it alone.
-	for _, id := range missions {
-		if _, err := e.missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: workspaceID, ID: id, ActorID: actorID}); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
-			return RunWithSteps{}, err
-		}
+	if err := e.CancelMissions(ctx, missions); err != nil {
+		return RunWithSteps{}, err
 	}
 	return e.Run(ctx, RunRef{WorkspaceID: workspaceID, PipelineID: pipelineID, RunID: runID})
+}
+
+// RunsOf names the runs a user started in some workspaces, and who cancels them.
+type RunsOf struct {
+	WorkspaceIDs       []string
+	StarterID, ActorID string
+}
+
+// CancelRunsStartedByTx cancels, in the caller's transaction, every running run r.StarterID started in
+// r.WorkspaceIDs, as CancelRun does each (a member who leaves those workspaces: their runs must not go
+// on acting in their name). It answers the missions the runs' steps were waiting for: the caller
+// cancels them with CancelMissions once its transaction has committed. Card locks the caller took
+// before are fine (a step takes a card's lock, then its run's); a mission's are not.
+func (e *Engine) CancelRunsStartedByTx(ctx context.Context, tx pgx.Tx, r RunsOf) ([]db.RecordEdit, error) {
+	q := dbcore.Queries(tx)
+	runs, err := q.PipelineRunListRunningByStarter(ctx, dbsqlc.PipelineRunListRunningByStarterParams{StartedBy: r.StarterID, WorkspaceIds: r.WorkspaceIDs})
+	if err != nil {
+		return nil, fmt.Errorf("list the runs started by the user: %w", err)
+	}
+	var missions []db.RecordEdit
+	for _, run := range runs {
+		m, err := e.cancelRunTx(ctx, tx, q, run.ID, runEvent{Message: "run cancelled: its starter left the workspace",
+			Data: map[string]any{"cancelledBy": r.ActorID, "reason": "starter_left"}}, r.ActorID)
+		if err != nil {
+			return nil, err
+		}
+		missions = append(missions, m...)
+	}
+	return missions, nil
+}
+
+// cancelRunTx cancels a run whose row tx has locked: the guarded running -> cancelled move, its
+// unfinished steps cancelled with their jobs, and the done event ev (its type and status filled in).
+// It answers the missions the stopped steps were waiting for, which the caller cancels after the commit.
+func (e *Engine) cancelRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, ev runEvent, actorID string) ([]db.RecordEdit, error) {
+	run, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: runID, Status: RunCancelled})
+	if dbcore.IsNotFound(err) {
+		cur, _ := q.PipelineRunGetForUpdate(ctx, runID)
+		return nil, dbcore.Conflict(fmt.Sprintf("the run is already %s", cur.Status))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cancel run: %w", err)
+	}
+	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepCancelled})
+	if err != nil {
+		return nil, fmt.Errorf("cancel steps: %w", err)
+	}
+	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
+		return nil, err
+	}
+	var missions []db.RecordEdit
+	for _, st := range stopped {
+		if st.WaitRef != nil {
+			if id, ok := strings.CutPrefix(*st.WaitRef, "mission:"); ok {
+				missions = append(missions, db.RecordEdit{WorkspaceID: run.WorkspaceID, ID: id, ActorID: actorID})
+			}
+		}
+	}
+	ev.Type, ev.Status = RunEventDone, RunCancelled
+	return missions, e.appendRunEventTx(ctx, tx, db.PipelineRun(run), ev)
+}
+
+// CancelMissions cancels the missions cancelled runs' steps were waiting for (CancelRun,
+// CancelRunsStartedByTx). Apart, after the runs' cancel committed: a mission's cancel locks the mission,
+// then (through missionSettledTx) the run, the order every mission completion takes; it finds the run
+// cancelled and leaves it alone. A mission already over is left as it is.
+func (e *Engine) CancelMissions(ctx context.Context, missions []db.RecordEdit) error {
+	for _, m := range missions {
+		if _, err := e.missions.CancelMission(ctx, m); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).

@@ -126,7 +126,7 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 	if err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	res, err := e.execStep(ctx, sp, run, steps, st)
+	res, err := e.execStepAsStarter(ctx, sp, run, steps, st)
 	var refusal *db.Error
 	switch {
 	case err == nil:

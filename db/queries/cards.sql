@@ -41,3 +41,12 @@ DELETE FROM cards WHERE id = @id AND project_id = @project_id;
 SELECT c.project_id FROM cards c JOIN projects p ON p.id = c.project_id
 WHERE c.id = @id AND p.workspace_id = @workspace_id;
 
+
+-- name: CardsAssignedInWorkspaces :many
+-- CardsAssignedInWorkspaces lists the cards of these workspaces' projects assigned to a user, in id
+-- order (the order their locks are taken in): the assignments a member who leaves them loses.
+SELECT c.id, c.project_id, p.workspace_id
+FROM projects p
+JOIN cards c ON c.project_id = p.id
+WHERE p.workspace_id = ANY(@workspace_ids::uuid[]) AND c.assignee_id = @user_id
+ORDER BY c.id;

@@ -149,6 +149,9 @@ ORDER BY cd.created_at, d.id;
 -- for the returned rows only, from their first 20,000 characters. Each side ranks at most @candidates matches, the first its GIN index
 -- yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
 -- otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
+-- The snippet is raw text: matches are wrapped in the private-use characters U+E000 and U+E001
+-- (removed from the text first, so only ts_headline's marks remain), which document.Search turns into
+-- <mark></mark> after HTML-escaping the rest.
 WITH q AS (SELECT websearch_to_tsquery('simple', @query::text) AS tsq),
 hits AS (
     (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at
@@ -164,9 +167,9 @@ hits AS (
 top AS (SELECT * FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT @lim)
 SELECT top.kind, top.id, top.project_id, coalesce(d.title, c.title)::text AS title, top.rank::float4 AS rank,
        ts_headline('simple',
-           left(CASE WHEN top.kind = 'card' THEN c.description
-                     WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END, 20000),
-           q.tsq, 'MaxFragments=2, MaxWords=24, MinWords=8, StartSel=<mark>, StopSel=</mark>')::text AS snippet,
+           translate(left(CASE WHEN top.kind = 'card' THEN c.description
+                     WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END, 20000), E'\uE000\uE001', ''),
+           q.tsq, 'MaxFragments=2, MaxWords=24, MinWords=8, StartSel=' || E'\uE000' || ', StopSel=' || E'\uE001')::text AS snippet,
        d.doc_type, d.status, top.updated_at
 FROM top CROSS JOIN q
 LEFT JOIN documents d ON top.kind = 'document' AND d.id = top.id

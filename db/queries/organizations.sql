@@ -78,3 +78,6 @@ RETURNING *;
 
 -- name: OrganizationGetByID :one
 SELECT * FROM organizations WHERE id = @id;
+
+-- name: WorkspaceIDsByOrganization :many
+SELECT id FROM workspaces WHERE organization_id = @organization_id ORDER BY id;

@@ -76,3 +76,24 @@ SELECT run_id, step_id FROM pipeline_run_steps WHERE wait_ref = @wait_ref AND st
 
 -- name: PipelineRunGetByID :one
 SELECT * FROM pipeline_runs WHERE id = @id;
+
+-- name: PipelineRunListRunningByStarter :many
+-- PipelineRunListRunningByStarter locks, in id order, the running runs a user started in these
+-- workspaces: the runs cancelled when the user leaves them (migration 00023's index).
+SELECT * FROM pipeline_runs
+WHERE started_by = @started_by AND status = 'running' AND workspace_id = ANY(@workspace_ids::uuid[])
+ORDER BY id
+FOR UPDATE;
+
+-- name: PipelineRunStarterMayRun :one
+-- PipelineRunStarterMayRun says whether a run's starter still holds the role that starting a run needs
+-- (the api's pipeline-runs-start): workspace admin, which organization owners and admins are in every
+-- workspace of their organization (tenancy.EffectiveWorkspaceRoles).
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm
+    WHERE wm.workspace_id = @workspace_id AND wm.user_id = @user_id AND wm.role = 'admin'
+    UNION ALL
+    SELECT 1 FROM workspaces w
+    JOIN organization_members om ON om.organization_id = w.organization_id AND om.user_id = @user_id
+    WHERE w.id = @workspace_id AND om.role IN ('owner', 'admin')
+) AS may_run;

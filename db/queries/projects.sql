@@ -46,3 +46,12 @@ WHERE wm.workspace_id = @workspace_id AND lower(u.email) = lower(@email);
 
 -- name: WorkspaceMemberIsMember :one
 SELECT EXISTS (SELECT 1 FROM workspace_members WHERE workspace_id = @workspace_id AND user_id = @user_id);
+
+-- name: ProjectIDsOfMemberInWorkspaces :many
+-- ProjectIDsOfMemberInWorkspaces lists the projects of these workspaces a user is a member of: the
+-- memberships a member who leaves the workspaces loses.
+SELECT p.id
+FROM projects p
+JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = @user_id
+WHERE p.workspace_id = ANY(@workspace_ids::uuid[])
+ORDER BY p.id;

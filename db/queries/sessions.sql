@@ -36,3 +36,9 @@ DELETE FROM sessions WHERE coalesce(revoked_at, expires_at) < @cutoff::timestamp
 -- name: SessionRevokeAll :execrows
 UPDATE sessions SET revoked_at = now()
 WHERE user_id = @user_id AND revoked_at IS NULL AND expires_at > now();
+
+-- name: UserStreamsEnd :exec
+-- UserStreamsEnd announces on pilot_sessions, at the commit of the caller's transaction, that every
+-- open stream of a user must end (internal/sessionwatch): their clients reconnect and the guard checks
+-- their access again. A member removed from an organization or a workspace is announced so.
+SELECT pg_notify('pilot_sessions', 'u:' || @user_id::text);

@@ -164,13 +164,17 @@ func (e *Engine) UpdateOrganization(ctx context.Context, orgID string, name *str
 // while its user exists (ErrConflict).
 func (e *Engine) DeleteOrganization(ctx context.Context, orgID string) error {
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		// The e-mails of its pending invitations are cancelled with it: an invitation to a workspace
-		// that no longer exists must not go out. (A refused delete rolls the cancellations back.)
+		// The e-mails of its pending invitations (to its workspaces and to itself) are cancelled with
+		// it: an invitation to a workspace or an organization that no longer exists must not go out. (A refused delete rolls the cancellations back.)
 		ids, err := q.InvitationEmailJobsByOrganization(ctx, orgID)
 		if err != nil {
 			return fmt.Errorf("list invitation e-mails: %w", err)
 		}
-		for _, id := range ids {
+		orgIDs, err := q.OrgInvitationEmailJobsByOrganization(ctx, orgID)
+		if err != nil {
+			return fmt.Errorf("list organization invitation e-mails: %w", err)
+		}
+		for _, id := range append(ids, orgIDs...) {
 			if _, err := e.core.River.JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
 				return fmt.Errorf("cancel invitation e-mail: %w", err)
 			}
@@ -212,31 +216,6 @@ func (e *Engine) OrganizationMembers(ctx context.Context, orgID string) ([]db.Or
 	return dbcore.MapRows(rows, func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }), dbcore.Wrap(err, "list organization members")
 }
 
-// AddOrganizationMember adds an existing user, found by e-mail, to an organization.
-func (e *Engine) AddOrganizationMember(ctx context.Context, orgID, email, role string) (db.OrganizationMember, error) {
-	var m db.OrganizationMember
-	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		u, err := q.UserGetByEmail(ctx, email)
-		if err != nil {
-			if dbcore.IsNotFound(err) {
-				return dbcore.Invalid("no account uses this e-mail; invite them to a workspace instead")
-			}
-			return fmt.Errorf("find user: %w", err)
-		}
-		err = q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: u.ID, Role: role})
-		if dbcore.IsUnique(err, "") {
-			return dbcore.Conflict("this user is already a member of the organization")
-		}
-		if err != nil {
-			return fmt.Errorf("insert organization member: %w", err)
-		}
-		row, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: u.ID})
-		m = db.OrganizationMember(row)
-		return dbcore.Wrap(err, "get organization member")
-	})
-	return m, err
-}
-
 // SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
 func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (db.OrganizationMember, error) {
 	var m db.OrganizationMember
@@ -258,10 +237,13 @@ func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, r
 	return m, err
 }
 
-// RemoveOrganizationMember removes a member from the organization and all its workspaces. The owner
-// cannot be removed.
-func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID string) error {
-	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+// RemoveOrganizationMember removes a member from the organization and all its workspaces, with what
+// leaving them means (leaveTx: their project memberships and card assignments there, the runs they
+// started, their open streams), in one transaction. The owner cannot be removed.
+func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemoval) error {
+	orgID, userID := m.OrgID, m.UserID
+	var missions []db.RecordEdit
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
 		if err != nil {
 			return dbcore.Wrap(err, "get organization member")
@@ -275,9 +257,20 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, orgID, userID str
 		if err := q.WorkspaceTransferOwnership(ctx, dbsqlc.WorkspaceTransferOwnershipParams{OrganizationID: orgID, UserID: userID}); err != nil {
 			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
-		_, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
-		return dbcore.Wrap(err, "delete organization member")
+		if _, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID}); err != nil {
+			return dbcore.Wrap(err, "delete organization member")
+		}
+		wsIDs, err := q.WorkspaceIDsByOrganization(ctx, orgID)
+		if err != nil {
+			return fmt.Errorf("list workspaces: %w", err)
+		}
+		missions, err = e.leaveTx(ctx, tx, leaving{WorkspaceIDs: wsIDs, UserID: userID, ActorID: m.ActorID})
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return e.afterLeaving(ctx, missions)
 }
 
 // RecordCheckout stores a billing checkout session created by a billing provider.

@@ -38,6 +38,17 @@ func (e *env) invite(t *testing.T, email, role string) (string, db.WorkspaceInvi
 	return token, inv
 }
 
+// inviteToOrg invites email into org with role; it answers the token.
+func (e *env) inviteToOrg(t *testing.T, org db.Organization, email, role string) (string, db.OrganizationInvitation) {
+	t.Helper()
+	token := "tok-" + db.NewID()
+	inv, err := e.engine.InviteToOrganization(context.Background(), tenancy.NewOrganizationInvitation{OrganizationID: org.ID, OrganizationName: org.Name,
+		Email: email, Role: role, InvitedBy: e.owner.User.ID, InviterName: e.owner.User.Name, Token: token,
+		AcceptURL: "http://pilot.test/organization-invitations/" + token + "/accept"})
+	require.NoError(t, err)
+	return token, inv
+}
+
 // Access: an organization's members see its workspaces they belong to, with their roles; its owners
 // and admins act as admin and pilotage owner in every one; anyone else, and a project of another
 // workspace, is not found.
@@ -150,8 +161,7 @@ func TestCreateOrganizationAndWorkspace(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
 
-// Organization members: an account is found by e-mail, once; the owner's role and membership cannot
-// be changed; a removed member leaves every workspace of the organization, and the workspaces they
+// Organization members: they join by invitation; the owner's role and membership cannot be changed; a removed member leaves every workspace of the organization, and the workspaces they
 // owned pass to the organization's owner.
 func TestOrganizationMembers(t *testing.T) {
 	t.Parallel()
@@ -161,18 +171,14 @@ func TestOrganizationMembers(t *testing.T) {
 	require.NoError(t, err)
 	bob := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
-	_, err = e.engine.AddOrganizationMember(ctx, org.ID, "nobody@example.com", "member")
-	require.ErrorIs(t, err, db.ErrInvalid)
-	m, err := e.engine.AddOrganizationMember(ctx, org.ID, "bob@example.com", "admin")
+	token, _ := e.inviteToOrg(t, org, "bob@example.com", "admin")
+	acc, err := e.engine.AcceptOrganizationInvitation(ctx, token, bob.User)
 	require.NoError(t, err)
-	require.Equal(t, bob.User.ID, m.UserID)
-	require.Equal(t, "admin", m.Role)
-	_, err = e.engine.AddOrganizationMember(ctx, org.ID, "bob@example.com", "member")
-	require.ErrorIs(t, err, db.ErrConflict)
+	require.Equal(t, "admin", acc.Role)
 
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, e.owner.User.ID, "member")
 	require.ErrorIs(t, err, db.ErrForbidden)
-	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, org.ID, e.owner.User.ID), db.ErrForbidden)
+	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: e.owner.User.ID, ActorID: e.owner.User.ID}), db.ErrForbidden)
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, db.NewID(), "member")
 	require.ErrorIs(t, err, db.ErrNotFound)
 	members, err := e.engine.OrganizationMembers(ctx, org.ID)
@@ -185,7 +191,7 @@ func TestOrganizationMembers(t *testing.T) {
 
 	bobs, err := e.engine.CreateWorkspace(ctx, org.ID, bob.User.ID, "Bob's", "bobs")
 	require.NoError(t, err)
-	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, org.ID, bob.User.ID))
+	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: bob.User.ID, ActorID: e.owner.User.ID}))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, bobs.ID, bob.User.ID))
 	got, err := e.engine.Workspace(ctx, bobs.ID)
 	require.NoError(t, err)
@@ -216,11 +222,15 @@ func TestDeleteOrganization(t *testing.T) {
 	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops", Email: "late@example.com", Role: "member",
 		InvitedBy: e.owner.User.ID, InviterName: "Owner", Token: "tok-acme", AcceptURL: "http://pilot.test/accept"})
 	require.NoError(t, err)
+	_, orgInv := e.inviteToOrg(t, org, "later@example.com", "member")
+	require.NotNil(t, orgInv.EmailJobID)
 
 	require.NoError(t, e.engine.DeleteOrganization(ctx, org.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspaces WHERE id = $1`, ws.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM projects WHERE id = $1`, p.ID))
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, *inv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, *orgInv.EmailJobID))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_invitations WHERE id = $1`, orgInv.ID))
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`, *personalInv.EmailJobID),
 		"another organization's invitation is left alone")
 	require.ErrorIs(t, e.engine.DeleteOrganization(ctx, org.ID), db.ErrNotFound)
@@ -317,4 +327,97 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: e.owner.Organization.Slug, WsSlug: e.owner.Workspace.Slug, ProjectID: ""})
 	require.NoError(t, err)
 	require.Equal(t, "admin", a.WorkspaceRole)
+}
+
+// An organization invitation is stored (the token as its hash) with its e-mail job, whether or not an
+// account uses the address; nobody joins until the invited address accepts, once, before it expires,
+// with the invitation's role (a member keeps theirs); inviting a member is a conflict, an unknown role
+// invalid, and refusals write nothing.
+func TestOrganizationInvitations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	org, err := e.engine.CreateOrganization(ctx, e.owner.User.ID, "Acme", "acme")
+	require.NoError(t, err)
+	guest := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("guest@example.com")})
+	other := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	mailed := func() []testfactory.Job {
+		var out []testfactory.Job
+		for _, j := range e.Jobs(t, jobs.SendEmailArgs{}.Kind()) {
+			if j.Args["topic"] == tenancy.EmailTopicOrganizationInvitation {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+
+	token, inv := e.inviteToOrg(t, org, "Guest@Example.com", "admin")
+	require.Equal(t, "guest@example.com", inv.Email)
+	require.Equal(t, "admin", inv.Role)
+	require.WithinDuration(t, time.Now().Add(tenancy.InvitationTTL), inv.ExpiresAt, time.Minute)
+	_, stranger := e.inviteToOrg(t, org, "stranger@example.com", "member") // no account uses it
+	js := mailed()
+	require.Len(t, js, 2)
+	require.Equal(t, jobs.QueueEmail, js[0].Queue)
+	require.Equal(t, "guest@example.com", js[0].Args["to"])
+	require.Equal(t, inv.ID, js[0].Args["refId"])
+	require.Equal(t, *inv.EmailJobID, js[0].ID)
+	require.Contains(t, js[0].Args["body"], "http://pilot.test/organization-invitations/"+token+"/accept")
+	require.Equal(t, "stranger@example.com", js[1].Args["to"])
+	require.Equal(t, *stranger.EmailJobID, js[1].ID)
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`, org.ID, guest.User.ID),
+		"nobody joins by being invited")
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_invitations WHERE token_hash = convert_to($1, 'UTF8')`, token))
+
+	pending, err := e.engine.OrganizationInvitationPending(ctx, inv.ID)
+	require.NoError(t, err)
+	require.True(t, pending)
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, token, other.User)
+	require.ErrorIs(t, err, db.ErrForbidden, "another address")
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, "tok-wrong", guest.User)
+	require.ErrorIs(t, err, db.ErrNotFound)
+	// A workspace invitation's token is no organization invitation's.
+	wsToken, _ := e.invite(t, "guest@example.com", "member")
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, wsToken, guest.User)
+	require.ErrorIs(t, err, db.ErrNotFound)
+
+	acc, err := e.engine.AcceptOrganizationInvitation(ctx, token, guest.User)
+	require.NoError(t, err)
+	require.Equal(t, "admin", acc.Role)
+	require.Equal(t, org.ID, acc.Organization.ID)
+	a, err := e.engine.ResolveAccess(ctx, guest.User.ID, tenancy.Target{OrgSlug: "acme"})
+	require.NoError(t, err)
+	require.Equal(t, "admin", a.OrgRole)
+	pending, err = e.engine.OrganizationInvitationPending(ctx, inv.ID)
+	require.NoError(t, err)
+	require.False(t, pending)
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, token, guest.User)
+	require.ErrorIs(t, err, db.ErrConflict, "single use")
+
+	// Refusals: a member, an unknown role; nothing written, nothing sent.
+	before := e.Count(t, `SELECT count(*) FROM organization_invitations`)
+	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, Email: "GUEST@example.com", Role: "member",
+		InvitedBy: e.owner.User.ID, Token: "tok-again"})
+	require.ErrorIs(t, err, db.ErrConflict)
+	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, Email: "x@example.com", Role: "owner",
+		InvitedBy: e.owner.User.ID, Token: "tok-owner"})
+	require.ErrorIs(t, err, db.ErrInvalid)
+	require.Equal(t, before, e.Count(t, `SELECT count(*) FROM organization_invitations`))
+	require.Len(t, mailed(), 2)
+
+	// A member invited again (before joining) keeps the role they have; an expired invitation is refused.
+	first, _ := e.inviteToOrg(t, org, "other@example.com", "member")
+	second, _ := e.inviteToOrg(t, org, "other@example.com", "admin")
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, first, other.User)
+	require.NoError(t, err)
+	acc, err = e.engine.AcceptOrganizationInvitation(ctx, second, other.User)
+	require.NoError(t, err)
+	require.Equal(t, "member", acc.Role)
+	late, lateInv := e.inviteToOrg(t, org, "late@example.com", "member")
+	lateUser := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("late@example.com")})
+	_, err = e.Pool.Exec(ctx, `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, lateInv.ID)
+	require.NoError(t, err)
+	_, err = e.engine.AcceptOrganizationInvitation(ctx, late, lateUser.User)
+	require.ErrorIs(t, err, db.ErrInvalid)
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`, org.ID, lateUser.User.ID))
 }

@@ -30,15 +30,18 @@ type Config struct {
 	JWTSecret []byte
 	// JWTPreviousSecrets (JWT_PREVIOUS_SECRETS, comma-separated) still verify the tokens they signed but
 	// sign nothing: the old secret after JWT_SECRET is changed, until its sessions have expired.
-	JWTPreviousSecrets  [][]byte
-	JWTExpiresIn        time.Duration
-	PublicURL           string
-	SMTPURL             string
-	SMTPFrom            string
-	LogLevel            string
-	WorkerConcurrency   int
-	TrustProxyHeaders   bool
-	LoginRateLimit      int
+	JWTPreviousSecrets [][]byte
+	JWTExpiresIn       time.Duration
+	PublicURL          string
+	SMTPURL            string
+	SMTPFrom           string
+	LogLevel           string
+	WorkerConcurrency  int
+	TrustProxyHeaders  bool
+	LoginRateLimit     int
+	// RegisterRateLimit (REGISTER_RATE_LIMIT, default 10) is the number of accounts one client address
+	// may create an hour.
+	RegisterRateLimit   int
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
 	MissionTimeout      time.Duration
@@ -46,6 +49,12 @@ type Config struct {
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
 	McpClaimTimeout time.Duration
+	// McpMaxSessionsPerUser (MCP_MAX_SESSIONS_PER_USER, default 20) bounds the MCP sessions one user
+	// holds on an api process: opening one more closes the user's session idle the longest.
+	McpMaxSessionsPerUser int
+	// McpMaxSessions (MCP_MAX_SESSIONS, default 2000) bounds the MCP sessions of an api process: past
+	// it, a new session is refused with 503 (a user at their own cap may still replace one of theirs).
+	McpMaxSessions int
 	// DraftTimeout bounds one attempt of a draft job; DraftWait is how long refine and generate-roadmap
 	// wait for their job before answering 202.
 	DraftTimeout      time.Duration
@@ -69,6 +78,10 @@ type Config struct {
 	S3Bucket, S3Endpoint, S3Region, S3Prefix string
 	S3AccessKeyID, S3SecretAccessKey         string
 	S3PathStyle                              bool
+	// CORSOrigins (CORS_ORIGINS, comma-separated) are the browser origins allowed to call the API
+	// cross-origin, with credentials (https://app.example.com: scheme, host and port, no path), in
+	// lower case. Empty: no CORS headers at all, so browsers allow same-origin calls only.
+	CORSOrigins []string
 	// MetricsAddr is the listen address of the process's Prometheus /metrics endpoint (METRICS_ADDR,
 	// e.g. ":9090" or "127.0.0.1:9090"; empty: no metrics served). It is a listener of its own, apart
 	// from the API's PORT, so that it can stay private.
@@ -107,6 +120,7 @@ func load(getenv func(string) string) (*Config, error) {
 	r.readNumbers(c)
 	r.readDurations(c)
 	r.readSecrets(c)
+	r.readOrigins(c)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -207,6 +221,9 @@ func (r *envReader) readNumbers(c *Config) {
 	c.DatabaseMaxConns = r.atoi32("DATABASE_MAX_CONNS", "20")
 	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
+	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
+	c.McpMaxSessionsPerUser = r.atoi("MCP_MAX_SESSIONS_PER_USER", "20")
+	c.McpMaxSessions = r.atoi("MCP_MAX_SESSIONS", "2000")
 }
 
 // readDurations reads the duration variables into c.
@@ -236,13 +253,23 @@ func (r *envReader) readSecrets(c *Config) {
 	}
 }
 
+// readOrigins reads CORS_ORIGINS (comma-separated, blanks dropped, lower-cased) into c.
+func (r *envReader) readOrigins(c *Config) {
+	for _, origin := range strings.Split(r.get("CORS_ORIGINS", ""), ",") {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			c.CORSOrigins = append(c.CORSOrigins, strings.ToLower(origin))
+		}
+	}
+}
+
 // validate answers every problem of the configuration, in a fixed order: the environment and what it
-// requires, the numbers and durations, the services Pilot talks to, then observability.
+// requires, the numbers and durations, the services Pilot talks to, the CORS origins, then observability.
 func (c *Config) validate() []error {
 	var errs []error
 	errs = append(errs, c.validateEnv()...)
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateServices()...)
+	errs = append(errs, c.validateOrigins()...)
 	errs = append(errs, c.validateObservability()...)
 	return errs
 }
@@ -282,6 +309,15 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.RegisterRateLimit < 1 {
+		errs = append(errs, errors.New("REGISTER_RATE_LIMIT must be at least 1"))
+	}
+	if c.McpMaxSessionsPerUser < 1 {
+		errs = append(errs, errors.New("MCP_MAX_SESSIONS_PER_USER must be at least 1"))
+	}
+	if c.McpMaxSessions < c.McpMaxSessionsPerUser {
+		errs = append(errs, errors.New("MCP_MAX_SESSIONS must be at least MCP_MAX_SESSIONS_PER_USER"))
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
@@ -335,6 +371,34 @@ func (c *Config) validateServices() []error {
 		}
 	}
 	return errs
+}
+
+// validateOrigins checks that CORS_ORIGINS lists origins, nothing more.
+func (c *Config) validateOrigins() []error {
+	var errs []error
+	for _, origin := range c.CORSOrigins {
+		if !validOrigin(origin) {
+			errs = append(errs, fmt.Errorf("CORS_ORIGINS must list origins like https://app.example.com (http or https, a host, "+
+				"maybe a port, no path, no wildcard), got %q", origin))
+		}
+	}
+	return errs
+}
+
+// validOrigin reports whether s is an origin as browsers send it in the Origin header: an http or
+// https scheme and a host, maybe a port, and nothing else (no path, not even "/", no query, no user, no
+// wildcard).
+func validOrigin(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || strings.Contains(s, "*") {
+		return false
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	return s == u.Scheme+"://"+u.Host
 }
 
 // validateS3 checks the S3 settings, when a bucket is set.

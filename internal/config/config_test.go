@@ -42,6 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.Empty(t, c.JWTSecret, "no built-in secret: the api makes and keeps random keys")
 	require.Equal(t, "http://localhost:8080", c.PublicURL)
 	require.Equal(t, 10, c.LoginRateLimit)
+	require.Equal(t, 10, c.RegisterRateLimit)
 	require.Equal(t, 10*time.Second, c.ShutdownGracePeriod)
 }
 
@@ -127,6 +128,8 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	_, err = load(env(base(map[string]string{"APP_ENV": "staging"})))
 	require.ErrorContains(t, err, "APP_ENV")
+	_, err = load(env(base(map[string]string{"REGISTER_RATE_LIMIT": "0"})))
+	require.ErrorContains(t, err, "REGISTER_RATE_LIMIT must be at least 1")
 }
 
 func TestLoadFileVariants(t *testing.T) {

@@ -83,17 +83,26 @@ const notificationFanOut = `-- name: NotificationFanOut :execrows
 INSERT INTO notifications (id, user_id, activity_id, created_at)
 SELECT gen_random_uuid(), r.user_id, a.id, a.created_at
 FROM activities a
+LEFT JOIN projects p ON p.id = a.project_id
+JOIN workspaces w ON w.id = coalesce(a.workspace_id, p.workspace_id)
 CROSS JOIN LATERAL (
     SELECT pm.user_id FROM project_members pm WHERE pm.project_id = a.project_id AND a.notify_members
     UNION
     SELECT unnest(a.recipients)
 ) r
 WHERE a.id = $1 AND r.user_id IS DISTINCT FROM a.actor_id
+  AND (EXISTS (SELECT 1 FROM workspace_members wm WHERE wm.workspace_id = w.id AND wm.user_id = r.user_id)
+       OR EXISTS (SELECT 1 FROM organization_members om
+                  WHERE om.organization_id = w.organization_id AND om.user_id = r.user_id AND om.role IN ('owner', 'admin')))
 ON CONFLICT (activity_id, user_id) DO NOTHING
 `
 
 // NotificationFanOut notifies, for one activity, the project's members and its extra recipients except
-// the actor, in one statement. The unique (activity, user) key makes a retried job a no-op.
+// the actor, in one statement. Only those who can still read what the activity is about when the job
+// runs are notified: members of the project's workspace (of the activity's own workspace for a
+// workspace-level one, a document review) and owners and admins of its organization, who act as admin
+// in every workspace. Someone removed between the change and its job hears nothing of it. The unique
+// (activity, user) key makes a retried job a no-op.
 func (q *Queries) NotificationFanOut(ctx context.Context, activityID string) (int64, error) {
 	result, err := q.db.Exec(ctx, notificationFanOut, activityID)
 	if err != nil {

@@ -272,6 +272,47 @@ func (q *Queries) CardUpdateFields(ctx context.Context, arg CardUpdateFieldsPara
 	return err
 }
 
+const cardsAssignedInWorkspaces = `-- name: CardsAssignedInWorkspaces :many
+SELECT c.id, c.project_id, p.workspace_id
+FROM projects p
+JOIN cards c ON c.project_id = p.id
+WHERE p.workspace_id = ANY($1::uuid[]) AND c.assignee_id = $2
+ORDER BY c.id
+`
+
+type CardsAssignedInWorkspacesParams struct {
+	WorkspaceIds []string
+	UserID       *string
+}
+
+type CardsAssignedInWorkspacesRow struct {
+	ID          string
+	ProjectID   string
+	WorkspaceID string
+}
+
+// CardsAssignedInWorkspaces lists the cards of these workspaces' projects assigned to a user, in id
+// order (the order their locks are taken in): the assignments a member who leaves them loses.
+func (q *Queries) CardsAssignedInWorkspaces(ctx context.Context, arg CardsAssignedInWorkspacesParams) ([]CardsAssignedInWorkspacesRow, error) {
+	rows, err := q.db.Query(ctx, cardsAssignedInWorkspaces, arg.WorkspaceIds, arg.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CardsAssignedInWorkspacesRow{}
+	for rows.Next() {
+		var i CardsAssignedInWorkspacesRow
+		if err := rows.Scan(&i.ID, &i.ProjectID, &i.WorkspaceID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const checklistInsertMany = `-- name: ChecklistInsertMany :exec
 INSERT INTO checklist_items (id, card_id, title, done, position)
 SELECT unnest($1::uuid[]), $2, unnest($3::text[]), unnest($4::boolean[]), unnest($5::int[])

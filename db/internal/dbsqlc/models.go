@@ -11,6 +11,16 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AccountToken struct {
+	ID        string
+	UserID    string
+	Purpose   string
+	TokenHash []byte
+	Email     string
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
 type Activity struct {
 	ID            string
 	ProjectID     *string
@@ -362,6 +372,20 @@ type Organization struct {
 	IsPersonal bool
 }
 
+type OrganizationInvitation struct {
+	ID             string
+	OrganizationID string
+	Email          string
+	Role           string
+	TokenHash      []byte
+	InvitedBy      string
+	ExpiresAt      time.Time
+	AcceptedAt     *time.Time
+	AcceptedBy     *string
+	EmailJobID     *int64
+	CreatedAt      time.Time
+}
+
 type OrganizationMember struct {
 	OrganizationID string
 	UserID         string
@@ -605,6 +629,12 @@ type StreamEvent struct {
 	Message   string
 	Data      json.RawMessage
 	Final     bool
+	CreatedAt time.Time
+}
+
+type TwoFactorRecoveryCode struct {
+	UserID    string
+	CodeHash  []byte
 	CreatedAt time.Time
 }
 

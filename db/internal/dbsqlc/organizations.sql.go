@@ -413,6 +413,30 @@ func (q *Queries) OrganizationUpdate(ctx context.Context, arg OrganizationUpdate
 	return i, err
 }
 
+const workspaceIDsByOrganization = `-- name: WorkspaceIDsByOrganization :many
+SELECT id FROM workspaces WHERE organization_id = $1 ORDER BY id
+`
+
+func (q *Queries) WorkspaceIDsByOrganization(ctx context.Context, organizationID string) ([]string, error) {
+	rows, err := q.db.Query(ctx, workspaceIDsByOrganization, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const workspaceMemberDeleteByOrg = `-- name: WorkspaceMemberDeleteByOrg :exec
 DELETE FROM workspace_members wm
 USING workspaces w

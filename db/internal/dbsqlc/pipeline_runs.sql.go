@@ -193,6 +193,77 @@ func (q *Queries) PipelineRunListByPipeline(ctx context.Context, arg PipelineRun
 	return items, nil
 }
 
+const pipelineRunListRunningByStarter = `-- name: PipelineRunListRunningByStarter :many
+SELECT id, pipeline_id, workspace_id, pipeline_name, status, error, started_by, created_at, finished_at, cancelled_at FROM pipeline_runs
+WHERE started_by = $1 AND status = 'running' AND workspace_id = ANY($2::uuid[])
+ORDER BY id
+FOR UPDATE
+`
+
+type PipelineRunListRunningByStarterParams struct {
+	StartedBy    string
+	WorkspaceIds []string
+}
+
+// PipelineRunListRunningByStarter locks, in id order, the running runs a user started in these
+// workspaces: the runs cancelled when the user leaves them (migration 00023's index).
+func (q *Queries) PipelineRunListRunningByStarter(ctx context.Context, arg PipelineRunListRunningByStarterParams) ([]PipelineRun, error) {
+	rows, err := q.db.Query(ctx, pipelineRunListRunningByStarter, arg.StartedBy, arg.WorkspaceIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PipelineRun{}
+	for rows.Next() {
+		var i PipelineRun
+		if err := rows.Scan(
+			&i.ID,
+			&i.PipelineID,
+			&i.WorkspaceID,
+			&i.PipelineName,
+			&i.Status,
+			&i.Error,
+			&i.StartedBy,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.CancelledAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pipelineRunStarterMayRun = `-- name: PipelineRunStarterMayRun :one
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm
+    WHERE wm.workspace_id = $1 AND wm.user_id = $2 AND wm.role = 'admin'
+    UNION ALL
+    SELECT 1 FROM workspaces w
+    JOIN organization_members om ON om.organization_id = w.organization_id AND om.user_id = $2
+    WHERE w.id = $1 AND om.role IN ('owner', 'admin')
+) AS may_run
+`
+
+type PipelineRunStarterMayRunParams struct {
+	WorkspaceID string
+	UserID      string
+}
+
+// PipelineRunStarterMayRun says whether a run's starter still holds the role that starting a run needs
+// (the api's pipeline-runs-start): workspace admin, which organization owners and admins are in every
+// workspace of their organization (tenancy.EffectiveWorkspaceRoles).
+func (q *Queries) PipelineRunStarterMayRun(ctx context.Context, arg PipelineRunStarterMayRunParams) (bool, error) {
+	row := q.db.QueryRow(ctx, pipelineRunStarterMayRun, arg.WorkspaceID, arg.UserID)
+	var may_run bool
+	err := row.Scan(&may_run)
+	return may_run, err
+}
+
 const pipelineRunStepFinish = `-- name: PipelineRunStepFinish :execrows
 UPDATE pipeline_run_steps SET status = $1, output = $2, error = $3, finished_at = now()
 WHERE run_id = $4 AND step_id = $5 AND status IN ('queued', 'running', 'waiting')

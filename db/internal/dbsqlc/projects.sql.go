@@ -36,6 +36,41 @@ func (q *Queries) ProjectGet(ctx context.Context, arg ProjectGetParams) (Project
 	return i, err
 }
 
+const projectIDsOfMemberInWorkspaces = `-- name: ProjectIDsOfMemberInWorkspaces :many
+SELECT p.id
+FROM projects p
+JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = $1
+WHERE p.workspace_id = ANY($2::uuid[])
+ORDER BY p.id
+`
+
+type ProjectIDsOfMemberInWorkspacesParams struct {
+	UserID       string
+	WorkspaceIds []string
+}
+
+// ProjectIDsOfMemberInWorkspaces lists the projects of these workspaces a user is a member of: the
+// memberships a member who leaves the workspaces loses.
+func (q *Queries) ProjectIDsOfMemberInWorkspaces(ctx context.Context, arg ProjectIDsOfMemberInWorkspacesParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, projectIDsOfMemberInWorkspaces, arg.UserID, arg.WorkspaceIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const projectInsert = `-- name: ProjectInsert :one
 INSERT INTO projects (id, workspace_id, name, description, deadline, template_id, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7)

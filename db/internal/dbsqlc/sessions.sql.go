@@ -197,3 +197,15 @@ func (q *Queries) SessionUser(ctx context.Context, arg SessionUserParams) (Sessi
 	)
 	return i, err
 }
+
+const userStreamsEnd = `-- name: UserStreamsEnd :exec
+SELECT pg_notify('pilot_sessions', 'u:' || $1::text)
+`
+
+// UserStreamsEnd announces on pilot_sessions, at the commit of the caller's transaction, that every
+// open stream of a user must end (internal/sessionwatch): their clients reconnect and the guard checks
+// their access again. A member removed from an organization or a workspace is announced so.
+func (q *Queries) UserStreamsEnd(ctx context.Context, userID string) error {
+	_, err := q.db.Exec(ctx, userStreamsEnd, userID)
+	return err
+}

@@ -1,0 +1,138 @@
+package tenancy
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+// EmailTopicOrganizationInvitation is the outbox topic of organization invitation e-mails; their RefID
+// is the invitation.
+const EmailTopicOrganizationInvitation = "organization_invitation"
+
+// OrganizationInvitationRoles are the roles an organization invitation can give (the owner is one
+// person, never invited).
+var OrganizationInvitationRoles = []string{"member", "admin"}
+
+// NewOrganizationInvitation is an organization invitation to create; Token is the single-use secret
+// (only its hash is stored), AcceptURL the link the e-mail carries.
+type NewOrganizationInvitation struct {
+	OrganizationID, OrganizationName    string
+	Email, Role, InvitedBy, InviterName string
+	Token, AcceptURL                    string
+}
+
+// InviteToOrganization records an invitation to join an organization with a role and enqueues its
+// e-mail in the same transaction. Whether an account uses the address changes nothing: the invitation
+// waits for whoever signs in with it. Inviting a member is ErrConflict (members are listed to the
+// organization anyway).
+func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInvitation) (db.OrganizationInvitation, error) {
+	var inv db.OrganizationInvitation
+	if !slices.Contains(OrganizationInvitationRoles, in.Role) {
+		return inv, dbcore.Invalid(fmt.Sprintf("role must be one of %v", OrganizationInvitationRoles))
+	}
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		member, err := q.OrganizationMemberExistsByEmail(ctx, dbsqlc.OrganizationMemberExistsByEmailParams{OrganizationID: in.OrganizationID, Email: in.Email})
+		if err != nil {
+			return fmt.Errorf("check membership: %w", err)
+		}
+		if member {
+			return dbcore.Conflict("this person is already a member of the organization")
+		}
+		hash := sha256.Sum256([]byte(in.Token))
+		row, err := q.OrgInvitationInsert(ctx, dbsqlc.OrgInvitationInsertParams{
+			ID: db.NewID(), OrganizationID: in.OrganizationID, Email: strings.ToLower(in.Email), Role: in.Role,
+			TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
+		})
+		if err != nil {
+			return fmt.Errorf("insert organization invitation: %w", err)
+		}
+		inv = db.OrganizationInvitation(row)
+		body := fmt.Sprintf("%s invited you to join the organization %q on Pilot as %s.\n\nAccept the invitation (valid 7 days; "+
+			"sign in, or create an account, with this address first):\n%s\n\nIf you do not want to join, ignore this e-mail.\n",
+			in.InviterName, in.OrganizationName, in.Role, in.AcceptURL)
+		res, err := e.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+			Topic: EmailTopicOrganizationInvitation, RefID: inv.ID, To: inv.Email,
+			Subject: fmt.Sprintf("You are invited to %s on Pilot", in.OrganizationName), Body: body,
+		}, &river.InsertOpts{Queue: jobs.QueueEmail})
+		if err != nil {
+			return fmt.Errorf("enqueue organization invitation e-mail: %w", err)
+		}
+		if err := q.OrgInvitationSetEmailJob(ctx, dbsqlc.OrgInvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &res.Job.ID}); err != nil {
+			return fmt.Errorf("record organization invitation e-mail job: %w", err)
+		}
+		inv.EmailJobID = &res.Job.ID
+		return nil
+	})
+	return inv, err
+}
+
+// OrganizationInvitationPending says whether an organization invitation still exists and is not
+// accepted: the e-mail worker sends its e-mail only while it is.
+func (e *Engine) OrganizationInvitationPending(ctx context.Context, id string) (bool, error) {
+	ok, err := e.core.Q.OrgInvitationPending(ctx, id)
+	return ok, dbcore.Wrap(err, "check organization invitation")
+}
+
+// AcceptedOrganizationInvitation tells where an accepted organization invitation leads.
+type AcceptedOrganizationInvitation struct {
+	Invitation   db.OrganizationInvitation
+	Organization db.Organization
+	// Role is the user's role in the organization after accepting: someone who already belonged keeps
+	// theirs, whatever the invitation said.
+	Role string
+}
+
+// AcceptOrganizationInvitation makes the user a member of the invitation's organization with its role.
+// The invitation is bound to its e-mail (another user is ErrForbidden), single-use (ErrConflict once
+// accepted) and expires (ErrInvalid); an unknown token is ErrNotFound.
+func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string, user db.User) (AcceptedOrganizationInvitation, error) {
+	var res AcceptedOrganizationInvitation
+	hash := sha256.Sum256([]byte(token))
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.OrgInvitationGetByTokenHashForUpdate(ctx, hash[:])
+		if err != nil {
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("invitation not found")
+			}
+			return fmt.Errorf("get organization invitation: %w", err)
+		}
+		switch {
+		case !strings.EqualFold(row.Email, user.Email):
+			return dbcore.Forbidden("this invitation was sent to a different e-mail address")
+		case row.AcceptedAt != nil:
+			return dbcore.Conflict("this invitation has already been accepted")
+		case time.Now().After(row.ExpiresAt):
+			return dbcore.Invalid("this invitation has expired")
+		}
+		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: row.Role}); err != nil {
+			return fmt.Errorf("add organization member: %w", err)
+		}
+		if err := q.OrgInvitationMarkAccepted(ctx, dbsqlc.OrgInvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
+			return fmt.Errorf("mark organization invitation accepted: %w", err)
+		}
+		m, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
+		if err != nil {
+			return fmt.Errorf("get organization member: %w", err)
+		}
+		org, err := q.OrganizationGetByID(ctx, row.OrganizationID)
+		if err != nil {
+			return fmt.Errorf("get organization: %w", err)
+		}
+		res = AcceptedOrganizationInvitation{Invitation: db.OrganizationInvitation(row), Organization: db.Organization(org), Role: m.Role}
+		res.Invitation.AcceptedBy = &user.ID
+		return nil
+	})
+	return res, err
+}
