@@ -493,10 +493,8 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 		}
 		return ev
 	}
-	for {
-		if next().Status == db.MissionAwaitingApproval {
-			break
-		}
+	for ev := next(); ev.Status != db.MissionAwaitingApproval; ev = next() {
+		require.False(t, db.StreamMission.Ends(ev.Status), "the mission ended before awaiting approval: %+v", ev)
 	}
 	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
 		"proposal:running", "step:running", "status:awaiting_approval"}, got)

@@ -196,7 +196,7 @@ func (s *sseWriter) comment(text string) error {
 
 func (s *sseWriter) write(b []byte) error {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) // ErrNotSupported on writers without deadlines
-	if _, err := s.w.Write(b); err != nil {
+	if _, err := s.w.Write(b); err != nil {              //nolint:gosec // G705: a text/event-stream of JSON-encoded events, never HTML
 		return err
 	}
 	return s.rc.Flush()
