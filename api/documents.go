@@ -390,7 +390,7 @@ type SearchInput struct {
 func (s documentOps) search(ctx context.Context, in *SearchInput) (*Output[[]SearchResultOut], error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
-		return nil, errBadRequest("q must not be blank")
+		return nil, errBadRequest("q: must not be blank")
 	}
 	limit := in.Limit
 	if limit == 0 {

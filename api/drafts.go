@@ -135,11 +135,12 @@ func (s agentOps) registerDrafts() {
 		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` (status, " +
 			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
 			"text as the roadmap is written; `done` ends a job with the draft's new status (refined with `data.questions`, " +
-			"roadmap_ready with `data.roadmap`, or failed with `data.error`). Events after `Last-Event-ID` are replayed first. " +
-			"Without `Last-Event-ID`, a working draft's stream starts at its current job's first event, and an idle draft's " +
-			"stream waits for its next job (open it, then call generate-roadmap, to watch the roadmap being written); the " +
-			"stream ends after that job's `done` event. With `Last-Event-ID`, the events after it are replayed and the " +
-			"stream ends after the next `done` (at once when there is none left). Comment lines are heartbeats.",
+			"roadmap_ready with `data.roadmap`, or failed with `data.error`), and the execution (executed with `data.projectId`). " +
+			"With `Last-Event-ID`, the stream starts at the event after it. Without it, a working draft's stream starts at its " +
+			"current job's first event, an executed draft's at its execution, and any other draft's stream waits for its next " +
+			"event (open it, then call generate-roadmap, to watch the roadmap being written). The stream ends after the event " +
+			"reporting the draft's final status, executed (right after the replay when the draft already is); until then it " +
+			"stays open across jobs, refined, roadmap_ready and failed included (each leads on). Comment lines are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
 		projectRead, s.watchDraft)
 }
@@ -256,8 +257,8 @@ func (s agentOps) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*Dra
 }
 
 // draftStep starts a draft's job and waits for it, up to Options.DraftWait, on the draft's stream: the
-// job's final event commits with its result, and the relay hears it whichever process ran the job.
-// The subscription is made before the job is enqueued, so the final event cannot be missed.
+// job's done event commits with its result, and the relay hears it whichever process ran the job.
+// The subscription is made before the job is enqueued, so the done event cannot be missed.
 func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep, error)) (*DraftStepOutput, error) {
 	if !isUUID(draftID) {
 		return nil, errNotFound("draft not found")
@@ -272,7 +273,7 @@ func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (d
 	if err != nil {
 		return nil, fail(err)
 	}
-	if step.Enqueued && subErr == nil && s.waitFinal(ctx, sub) {
+	if step.Enqueued && subErr == nil && s.waitJobDone(ctx, sub) {
 		if step.Draft, err = s.drafts.Get(ctx, step.Draft.WorkspaceID, draftID); err != nil {
 			return nil, fail(err)
 		}
@@ -284,8 +285,8 @@ func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (d
 	return &DraftStepOutput{Status: status, Body: draftOut(step.Draft)}, nil
 }
 
-// waitFinal waits for a final event on sub, at most Options.DraftWait; false when none came.
-func (s agentOps) waitFinal(ctx context.Context, sub *stream.Subscription) bool {
+// waitJobDone waits for a job's done event on sub, at most Options.DraftWait; false when none came.
+func (s agentOps) waitJobDone(ctx context.Context, sub *stream.Subscription) bool {
 	timer := time.NewTimer(s.opts.DraftWait)
 	defer timer.Stop()
 	for {
@@ -294,7 +295,7 @@ func (s agentOps) waitFinal(ctx context.Context, sub *stream.Subscription) bool 
 			if !ok {
 				return false // dropped or the relay closed: answer with the state as it is
 			}
-			if ev.Final {
+			if ev.Type == draft.DraftEventDone {
 				return true
 			}
 		case <-timer.C:
@@ -328,14 +329,15 @@ type DraftStreamInput struct {
 	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
 }
 
-// watchDraft answers the draft's event stream, after checking the draft is in the workspace. Without
-// Last-Event-ID, a client of a working draft gets its current job from the start; a client of an idle
-// draft waits for its next job. Either way the stream ends after that job's done event.
+// watchDraft answers the draft's event stream, after checking the draft is in the workspace. With
+// Last-Event-ID, it starts after that event. Without, a client of a working draft gets its current job
+// from the start, a client of an executed draft its execution, and a client of an idle draft waits for
+// its next event. Either way the stream ends after the event reporting the draft executed.
 func (s agentOps) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.StreamResponse, error) {
 	if !isUUID(in.DraftID) {
 		return nil, errNotFound("draft not found")
 	}
-	o := stream.ServeOptions{Kind: draft.StreamDraft, StreamID: in.DraftID, After: stream.ParseLastEventID(in.LastEventID)}
+	after := stream.ParseLastEventID(in.LastEventID)
 	var state db.StreamState
 	if strings.TrimSpace(in.LastEventID) == "" {
 		// The stream's state before the draft's status: a job that starts in between is seen working.
@@ -349,17 +351,18 @@ func (s agentOps) watchDraft(ctx context.Context, in *DraftStreamInput) (*huma.S
 		return nil, fail(err)
 	}
 	if strings.TrimSpace(in.LastEventID) == "" {
-		if d.Status == draft.DraftRefining || d.Status == draft.DraftGenerating {
-			if o.After, err = s.store.StreamSegmentStart(ctx, in.DraftID); err != nil {
+		switch d.Status {
+		case draft.DraftRefining, draft.DraftGenerating, draft.DraftExecuted:
+			if after, err = s.store.StreamSegmentStart(ctx, in.DraftID, draft.DraftEventDone); err != nil {
 				return nil, fail(err)
 			}
-		} else {
-			o.After, o.Follow = state.LastSeq, true
+		default:
+			after = state.LastSeq
 		}
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w, stop := s.unwrapStream(hctx)
 		defer stop()
-		s.serveStreamWith(w, r, o)
+		s.serveStream(w, r, draft.StreamDraft, in.DraftID, after)
 	}}, nil
 }

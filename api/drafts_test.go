@@ -132,7 +132,8 @@ func TestDraftFlow(t *testing.T) {
 	require.NotContains(t, d.Questions, first[1])
 
 	// Watch the roadmap being written: a client of the idle draft waits for its next job and gets it
-	// whole (status events, the model's tokens, done), then the stream ends.
+	// whole (status events, the model's tokens, done); roadmap_ready is not final (the draft may be
+	// planned again or executed), so the stream stays open.
 	st := s.openDraft(owner, d.ID, nil)
 	r = s.do("POST", base+"/generate-roadmap", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -159,15 +160,17 @@ func TestDraftFlow(t *testing.T) {
 			break
 		}
 	}
-	st.RequireEnd(t, streamWait)
+	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment, "roadmap_ready is not final: still open")
+	watching := st
 	require.Equal(t, []string{"status", "status"}, types[:2], "queued, started")
 	require.Contains(t, types, "token")
 	require.JSONEq(t, string(mustJSON(t, d.Roadmap)), tokens.String(), "the tokens are the roadmap as the model wrote it")
 	require.Equal(t, int64(7), firstSeq, "the stream starts at the next job: two refinements took 3 events each")
 
-	// Last-Event-ID replays from the table what follows it, across jobs, up to the next done.
+	// Last-Event-ID replays from the table what follows it, across jobs and their done events (refined
+	// is not final either), then follows live.
 	st = s.openDraft(owner, d.ID, map[string]string{"Last-Event-ID": "1"})
-	for seq := int64(2); seq <= 3; seq++ {
+	for seq := int64(2); seq <= doneSeq; seq++ {
 		ev := draftEvent(t, st, d.ID)
 		require.Equal(t, seq, ev.Seq)
 		if seq == 3 {
@@ -179,10 +182,8 @@ func TestDraftFlow(t *testing.T) {
 			}](t, ev.Data).Questions)
 		}
 	}
-	st.RequireEnd(t, streamWait)
-	// After the last event there is nothing more: the stream ends at once.
-	st = s.openDraft(owner, d.ID, map[string]string{"Last-Event-ID": strconv.FormatInt(doneSeq, 10)})
-	st.RequireEnd(t, streamWait)
+	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment, "still open")
+	st.Close()
 
 	// Execute: columns are the phases, cards the deliverables, Bo (a workspace member, matched by
 	// e-mail whatever its case) joins the project and is notified of each card.
@@ -194,6 +195,21 @@ func TestDraftFlow(t *testing.T) {
 	require.Equal(t, "Field Notes", ex.Project.Name)
 	require.Equal(t, []string{"bo@example.com"}, ex.MembersAdded)
 	require.Equal(t, []string{"Cy", "Di"}, ex.MembersSkipped)
+	// Executed is the draft's final status: the client watching since the roadmap gets the execution's
+	// event, then the end; a new client, with or without Last-Event-ID, gets the execution, then the end.
+	ev := draftEvent(t, watching, d.ID)
+	require.Equal(t, doneSeq+1, ev.Seq)
+	require.Equal(t, draft.DraftEventDone, ev.Type)
+	require.Equal(t, draft.DraftExecuted, ev.Status)
+	require.Equal(t, map[string]any{"projectId": ex.Project.ID}, decodeJSON[map[string]any](t, ev.Data))
+	watching.RequireEnd(t, streamWait)
+	for _, h := range []map[string]string{nil, {"Last-Event-ID": strconv.FormatInt(doneSeq, 10)}} {
+		st = s.openDraft(owner, d.ID, h)
+		require.Equal(t, doneSeq+1, draftEvent(t, st, d.ID).Seq)
+		st.RequireEnd(t, streamWait)
+	}
+	st = s.openDraft(owner, d.ID, map[string]string{"Last-Event-ID": strconv.FormatInt(doneSeq+1, 10)})
+	st.RequireEnd(t, streamWait)
 	prj := "/orgs/" + owner.OrgSlug + "/workspaces/" + owner.WsSlug + "/projects/" + ex.Project.ID
 	cols := decode[[]ColumnOut](t, s.do("GET", prj+"/columns", owner.Token, nil))
 	cards := decode[[]CardOut](t, s.do("GET", prj+"/cards", owner.Token, nil))
@@ -329,7 +345,8 @@ func TestDraftJobRunning(t *testing.T) {
 		}
 		require.Equal(t, draft.DraftEventToken, ev.Type)
 	}
-	st.RequireEnd(t, streamWait)
+	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment, "roadmap_ready is not final: the stream stays open")
+	st.Close()
 	got := decode[DraftOut](t, s.do("GET", base, u.Token, nil))
 	require.Equal(t, draft.DraftRoadmapReady, got.Status)
 	require.Equal(t, "Inventory and mapping", got.Roadmap.Phases[0].Name)

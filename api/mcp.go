@@ -41,6 +41,8 @@ const principalExtra = "pilot.principal"
 type mcpServer struct {
 	srv   *mcp.Server
 	tools []mcpToolInfo
+	// args are the tools' input schemas, by name, as validateToolArgs checks calls against them.
+	args map[string]*argsSchema
 }
 
 // mcpToolInfo describes a registered tool (tests check each one's scope refusal).
@@ -61,7 +63,8 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 			"complete_mission or fail_mission.",
 		Logger: s.logger,
 	})
-	s.mcp = &mcpServer{srv: srv}
+	s.mcp = &mcpServer{srv: srv, args: map[string]*argsSchema{}}
+	srv.AddReceivingMiddleware(s.validateToolArgs) // arguments refused with huma's messages (mcp_args.go)
 	s.registerMCPTools()
 	s.registerMCPMissionTools()
 	s.registerMCPDocumentTools()
@@ -178,17 +181,20 @@ func addTool[I, O any](s *Server, name, description string, a Requires, h func(c
 	if a.Scope == "" || !auth.ValidScope(a.Scope) || a.JWTOnly {
 		panic(fmt.Sprintf("MCP tool %s must declare a valid PAT scope", name))
 	}
+	input, args := inputSchema[I]()
+	s.mcp.args[name] = args
 	tool := &mcp.Tool{
 		Name:         name,
 		Description:  strings.TrimSpace(description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope."),
-		InputSchema:  toolSchema[I](),
+		InputSchema:  input,
 		OutputSchema: allowNulls(toolSchema[O](), reflect.TypeFor[O]()),
 	}
 	if a.Scope == auth.ScopeProjectsRead || a.Scope == auth.ScopePilotageRead {
 		tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 	}
 	s.mcp.tools = append(s.mcp.tools, mcpToolInfo{Name: name, Access: a})
-	// The SDK validates the arguments against the input schema; decoding them is ours, so that a value
+	// validateToolArgs (mcp_args.go) has validated the arguments against the input schema with huma's
+	// messages, before the SDK's own check of the same schema; decoding them is ours, so that a value
 	// the schema lets through but the Go type refuses (a malformed date) is still named.
 	mcp.AddTool(s.mcp.srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (_ *mcp.CallToolResult, out *O, err error) {
 		defer func() {
@@ -359,14 +365,18 @@ func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 // no extra properties), with the types it refers to under $defs.
 func toolSchema[T any]() map[string]any {
 	reg := huma.NewMapRegistry("#/$defs/", huma.DefaultSchemaNamer)
-	top := reg.Schema(reflect.TypeFor[T](), false, "")
+	return schemaJSON(reg, reg.Schema(reflect.TypeFor[T](), false, ""), reflect.TypeFor[T]())
+}
+
+// schemaJSON is top, a schema of t in reg, as JSON, with the types it refers to under $defs.
+func schemaJSON(reg huma.Registry, top *huma.Schema, t reflect.Type) map[string]any {
 	var out map[string]any
 	b, err := json.Marshal(top)
 	if err == nil {
 		err = json.Unmarshal(b, &out)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("schema of %s: %v", reflect.TypeFor[T](), err))
+		panic(fmt.Sprintf("schema of %s: %v", t, err))
 	}
 	if defs := reg.Map(); len(defs) > 0 {
 		var m map[string]any

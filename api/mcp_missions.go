@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
@@ -194,7 +195,8 @@ func (s *Server) mcpSubmitProposal(ctx context.Context, in *SubmitProposalArgs) 
 		return nil, fail(err)
 	}
 	if res.Outcome == mission.StepRefused {
-		return nil, errBadRequest("refused: " + res.Text)
+		// The step's text is what a model is told ("error: <reason>"); a tool error says the reason.
+		return nil, errBadRequest("refused: " + strings.TrimPrefix(res.Text, "error: "))
 	}
 	return &StepOut{Outcome: res.Outcome, Result: res.Text, ProposalID: res.ProposalID, StepKey: key, Replayed: res.Replayed}, nil
 }

@@ -178,7 +178,13 @@ func TestMissionStreamLive(t *testing.T) {
 	requireEvent(t, st, m, 2, "step", "running", "moved a card")
 	requireEvent(t, st, m, 3, "token", "running", "multi\nline")
 	requireEvent(t, st, m, 4, "proposal", "awaiting_approval", "needs approval")
-	st.RequireEnd(t, streamWait) // awaiting approval ends the stream
+	// Awaiting approval is not final: the stream stays open (heartbeats) until the mission ends.
+	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment)
+	s.emit(m, "proposal", "awaiting_approval", "approved")
+	requireEvent(t, st, m, 5, "proposal", "awaiting_approval", "approved")
+	s.emit(m, "done", "completed", "mission completed")
+	requireEvent(t, st, m, 6, "done", "completed", "mission completed")
+	st.RequireEnd(t, streamWait)
 }
 
 func TestMissionStreamHeartbeat(t *testing.T) {
@@ -457,4 +463,70 @@ func TestMissionStreamNoGoroutineLeak(t *testing.T) {
 			t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 		}
 	}
+}
+
+// A mission streamed from its start, without Last-Event-ID, delivers every event through its final one
+// on one connection: queued, running, its steps and proposals, awaiting_approval (not final: the stream
+// stays open while people decide), each decision, and the completion, then the end. A stream opened
+// after the completion replays every event up to the final one, then ends.
+func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
+	s := newStreamServer(t, nil, stream.Config{})
+	owner, _, prj, cols := s.team()
+	a := s.agent(owner, "careful", map[string]any{"autonomyMode": "approval"})
+	card := s.missionCard(owner, prj, cols[0])
+	m := s.startMission(owner, a.ID, card.ID)
+	require.Equal(t, "queued", m.Status)
+
+	st := s.open(owner, m.ID, nil)
+	s.startWorker()
+	var got []string // type:status of every event but tokens, as the stream delivered them
+	var seq int64
+	next := func() stream.Event {
+		t.Helper()
+		f := st.NextEvent(t, streamWait)
+		ev := decodeJSON[stream.Event](t, []byte(f.Data))
+		seq++
+		require.Equal(t, seq, ev.Seq, "every event, in order, none twice")
+		require.Equal(t, strconv.FormatInt(seq, 10), f.ID)
+		if ev.Type != db.MissionEventToken {
+			got = append(got, ev.Type+":"+ev.Status)
+		}
+		return ev
+	}
+	for ev := next(); ev.Status != db.MissionAwaitingApproval; ev = next() {
+		require.False(t, db.StreamMission.Ends(ev.Status), "the mission ended before awaiting approval: %+v", ev)
+	}
+	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
+		"proposal:running", "step:running", "status:awaiting_approval"}, got)
+	// Awaiting approval: the stream stays open, with heartbeats only.
+	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment)
+
+	ps := decode[[]ProposalOut](t, s.do("GET", wsOf(owner)+"/missions/"+m.ID+"/proposals", owner.Token, nil))
+	require.Len(t, ps, 3)
+	for i, p := range ps {
+		verb := "approve"
+		if i == 1 {
+			verb = "reject"
+		}
+		requireStatus(t, s.do("POST", wsOf(owner)+"/proposals/"+p.ID+"/"+verb, owner.Token, nil), http.StatusOK)
+		ev := next()
+		require.Equal(t, db.MissionEventProposal, ev.Type)
+		require.Equal(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission awaiting approval")
+	}
+	ev := next()
+	require.Equal(t, db.MissionEventDone, ev.Type)
+	require.Equal(t, db.MissionCompleted, ev.Status)
+	st.RequireEnd(t, streamWait)
+	require.Equal(t, "completed", s.mission(owner, m.ID).Status)
+	require.Equal(t, s.fixtures().EventsButTokens(t, m.ID), got, "the one connection delivered the whole stream")
+
+	// Finished: a new client without Last-Event-ID gets every event up to the final one, then the end;
+	// one that has the final event gets the end at once.
+	st = s.open(owner, m.ID, nil)
+	for i := int64(1); i <= seq; i++ {
+		require.Equal(t, strconv.FormatInt(i, 10), st.NextEvent(t, streamWait).ID)
+	}
+	st.RequireEnd(t, streamWait)
+	st = s.open(owner, m.ID, map[string]string{"Last-Event-ID": strconv.FormatInt(seq, 10)})
+	st.RequireEnd(t, streamWait)
 }

@@ -162,8 +162,10 @@ func (s agentOps) registerMissions() {
 		Summary: "Watch a mission's progress (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
 			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
-			"Events after `Last-Event-ID` are replayed first. The stream ends after an event whose status is completed, " +
-			"failed or awaiting_approval (at once when the mission already is); comment lines are heartbeats.",
+			"Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream " +
+			"ends after the event reporting the mission's final status, completed or failed (right after the replay when the " +
+			"mission already has one); until then it stays open, awaiting_approval included (deciding the proposals completes " +
+			"the mission). Comment lines are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
 		read, s.watchMission)
 }

@@ -155,9 +155,11 @@ func (s workflowOps) registerPipelines() {
 	register(s.Server, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}/events",
 		Summary: "Watch a run's progress (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the run's events: each has `id` (the per-run sequence), `event` (status, step, done) " +
-			"and JSON `data` {runId, seq, type, status, message, data, at}; a step event's data names the step (stepId), its status, " +
-			"output and error. Events after `Last-Event-ID` are replayed first. The stream ends after the done event (completed, " +
-			"failed or cancelled; at once when the run is already over); comment lines are heartbeats.",
+			"and JSON `data` {runId, seq, type, status, message, data, at}; every event's `status` is the run's, and a step event's " +
+			"data names the step (stepId), its own status, output and error. Without `Last-Event-ID` the stream starts at the " +
+			"run's first event; with it, at the event after it. The stream ends after the event reporting the run's final status, " +
+			"completed, failed or cancelled (its done event; right after the replay when the run is already over); comment lines " +
+			"are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
 		read, s.watchRun)
 }

@@ -76,7 +76,7 @@ var (
 func nonBlank(field, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", errBadRequest(field + " must not be blank")
+		return "", errBadRequest(field + ": must not be blank")
 	}
 	return v, nil
 }

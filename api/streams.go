@@ -24,20 +24,16 @@ func (s *Server) unwrapStream(hctx huma.Context) (r *http.Request, w http.Respon
 }
 
 // serveStream answers r with the server-sent event stream streamID of the given kind (db.StreamMission,
-// draft.StreamDraft...): events after lastEventID replayed from the database, then live ones, until a final
-// event or the client goes away. The caller has checked access to the stream's entity. When lastEventID
-// is 0, the request's Last-Event-ID header (a client's reconnect) applies.
-func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind, streamID string, lastEventID int64) {
-	s.serveStreamWith(w, r, stream.ServeOptions{Kind: kind, StreamID: streamID, After: lastEventID})
-}
-
-// serveStreamWith is serveStream with the relay's options (Follow).
-func (s agentOps) serveStreamWith(w http.ResponseWriter, r *http.Request, o stream.ServeOptions) {
-	kind, streamID := o.Kind, o.StreamID
-	if o.After == 0 {
-		o.After = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
+// draft.StreamDraft, pipeline.StreamRun): events after lastEventID replayed from the database, then live
+// ones, until the event reporting the entity's final status (the kind's rule, the same for every kind;
+// at once after the replay when the entity is already final) or the client goes away. The caller has
+// checked access to the stream's entity. When lastEventID is 0, the request's Last-Event-ID header (a
+// client's reconnect) applies.
+func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.StreamKind, streamID string, lastEventID int64) {
+	if lastEventID == 0 {
+		lastEventID = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
 	}
-	err := s.opts.Relay.ServeWith(w, r, o)
+	err := s.opts.Relay.Serve(w, r, kind, streamID, lastEventID)
 	switch {
 	case err == nil, errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
 	case errors.Is(err, stream.ErrNotStarted):
@@ -45,15 +41,15 @@ func (s agentOps) serveStreamWith(w http.ResponseWriter, r *http.Request, o stre
 			writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
 			return
 		}
-		s.logger.ErrorContext(r.Context(), "start stream", "kind", kind, "streamId", streamID, "error", err)
+		s.logger.ErrorContext(r.Context(), "start stream", "kind", kind.Name, "streamId", streamID, "error", err)
 		writeError(w, http.StatusInternalServerError, "internal server error")
 	default:
-		s.logger.WarnContext(r.Context(), "stream", "kind", kind, "streamId", streamID, "error", err)
+		s.logger.WarnContext(r.Context(), "stream", "kind", kind.Name, "streamId", streamID, "error", err)
 	}
 }
 
-// serveMissionStream answers r with a mission's event stream: it ends when the mission is terminal
-// (completed or failed) or awaiting approval (db.MissionStreamEnds).
+// serveMissionStream answers r with a mission's event stream: it ends after the event reporting the
+// mission completed or failed, and stays open through awaiting_approval (db.StreamMission).
 func (s agentOps) serveMissionStream(w http.ResponseWriter, r *http.Request, missionID string, lastEventID int64) {
 	s.serveStream(w, r, db.StreamMission, missionID, lastEventID)
 }

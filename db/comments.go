@@ -43,7 +43,7 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, cont
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	content = strings.TrimSpace(content)
 	if content == "" {
-		return Comment{}, invalid("content must not be blank")
+		return Comment{}, invalid("content: must not be blank")
 	}
 	if utf8.RuneCountInString(content) > MaxCommentLength {
 		return Comment{}, invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))

@@ -51,7 +51,7 @@ func checkFieldDefinition(typ string, options []string) ([]string, error) {
 	for i, o := range options {
 		switch {
 		case strings.TrimSpace(o) == "":
-			return nil, invalid(fmt.Sprintf("options[%d] must not be blank", i))
+			return nil, invalid(fmt.Sprintf("options[%d]: must not be blank", i))
 		case utf8.RuneCountInString(o) > MaxCustomFieldOptionLen:
 			return nil, invalid(fmt.Sprintf("options[%d] must be at most %d characters", i, MaxCustomFieldOptionLen))
 		case slices.Contains(options[:i], o):

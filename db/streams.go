@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,26 +18,39 @@ import (
 // is "<streamId>:<seq>"; listeners read the rows from stream_events.
 const StreamEventsChannel = "pilot_stream_events"
 
-// Stream kinds. A kind names the entity a stream reports on; the events' JSON carries the stream's id
-// as "<kind>Id" (missionId, draftId).
-const (
-	StreamMission = "mission"
-)
+// StreamKind is a kind of stream: Name names the entity a stream reports on (the events' JSON carries
+// the stream's id as "<Name>Id": missionId, draftId, runId), and Final lists the statuses of that entity
+// that are final: once there, it changes no more. Every event carries its entity's status, so the one
+// rule of every stream is Ends: a stream ends after the event reporting a final status, and a stream
+// whose last event has one is over (a reader replays up to it and stops). Any other status, however
+// long it may last (a mission awaiting approval, a draft whose questions wait for answers), keeps the
+// stream open.
+type StreamKind struct {
+	Name  string
+	Final []string
+}
 
-// NewStreamEvent is one event to append to a stream. Final ends the stream for its readers (a mission
-// that finished or waits for a person); a later event opens it again.
+// Ends reports whether an event with this status is its stream's last: its entity reached a final status.
+func (k StreamKind) Ends(status string) bool { return slices.Contains(k.Final, status) }
+
+// StreamMission is the kind of mission streams: a mission is final once completed or failed (cancelled
+// is failed). awaiting_approval is not final: deciding the proposals completes the mission, with more
+// events.
+var StreamMission = StreamKind{Name: "mission", Final: []string{MissionCompleted, MissionFailed}}
+
+// NewStreamEvent is one event to append to a stream. Status is its entity's status, which decides
+// whether the event ends the stream (StreamKind.Ends).
 type NewStreamEvent struct {
 	Type    string
 	Status  string
 	Message string
 	Data    map[string]any
-	Final   bool
 }
 
 // AppendStreamEventTx appends an event to the stream streamID of the given kind (creating the stream on
 // its first event) and announces it with pg_notify, in the caller's transaction: listeners hear of it
 // only if it commits, and in order (the stream's row lock serialises its writers until commit).
-func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind StreamKind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
 	q := queries(tx)
 	data := ev.Data
 	if data == nil {
@@ -46,10 +60,10 @@ func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, stream
 	if err != nil {
 		return StreamEvent{}, fmt.Errorf("encode event data: %w", err)
 	}
-	row, err := q.StreamEventAppend(ctx, dbsqlc.StreamEventAppendParams{StreamID: streamID, Kind: kind, Type: ev.Type,
-		Status: ev.Status, Message: ev.Message, Data: raw, Final: ev.Final})
+	row, err := q.StreamEventAppend(ctx, dbsqlc.StreamEventAppendParams{StreamID: streamID, Kind: kind.Name, Type: ev.Type,
+		Status: ev.Status, Message: ev.Message, Data: raw, Final: kind.Ends(ev.Status)})
 	if isNotFound(err) {
-		return StreamEvent(row), conflict(fmt.Sprintf("stream %s is not a %s stream", streamID, kind))
+		return StreamEvent(row), conflict(fmt.Sprintf("stream %s is not a %s stream", streamID, kind.Name))
 	}
 	if err != nil {
 		return StreamEvent(row), fmt.Errorf("append stream event: %w", err)
@@ -61,7 +75,7 @@ func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind, stream
 }
 
 // AppendStreamEvent is AppendStreamEventTx in its own transaction (token events, say).
-func (s *Store) AppendStreamEvent(ctx context.Context, kind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+func (s *Store) AppendStreamEvent(ctx context.Context, kind StreamKind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
 	var row StreamEvent
 	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
@@ -77,14 +91,14 @@ func (s *Store) StreamEventsAfter(ctx context.Context, streamID string, afterSeq
 	return mapRows(rows, func(r dbsqlc.StreamEvent) StreamEvent { return StreamEvent(r) }), wrap(err, "list stream events")
 }
 
-// StreamState is a stream's highest committed event number (0 when it has none) and whether that
-// event ended the stream.
+// StreamState is a stream's highest committed event number (0 when it has none) and that event's
+// status (which says, through its kind's Ends, whether the stream is over).
 type StreamState struct {
-	LastSeq int64
-	Final   bool
+	LastSeq    int64
+	LastStatus string
 }
 
-// StreamState reads a stream's state; a stream with no event yet is {0, false}.
+// StreamState reads a stream's state; a stream with no event yet is {0, ""}.
 func (s *Store) StreamState(ctx context.Context, streamID string) (StreamState, error) {
 	row, err := s.q.StreamGet(ctx, streamID)
 	if isNotFound(err) {
@@ -93,14 +107,14 @@ func (s *Store) StreamState(ctx context.Context, streamID string) (StreamState, 
 	if err != nil {
 		return StreamState{}, wrap(err, "get stream")
 	}
-	return StreamState{LastSeq: row.LastSeq, Final: row.Final}, nil
+	return StreamState{LastSeq: row.LastSeq, LastStatus: row.LastStatus}, nil
 }
 
 // StreamSegmentStart is the seq after which the stream's current (or latest) segment begins: its last
-// final event before its last event, 0 when there is none. A stream of several jobs (a draft's) starts
-// a new client there rather than at its very first event.
-func (s *Store) StreamSegmentStart(ctx context.Context, streamID string) (int64, error) {
-	seq, err := s.q.StreamSegmentStart(ctx, streamID)
+// event of type endType before its last event, 0 when there is none. A stream of several jobs (a
+// draft's, each ending with a `done` event) starts a new client there rather than at its very first event.
+func (s *Store) StreamSegmentStart(ctx context.Context, streamID, endType string) (int64, error) {
+	seq, err := s.q.StreamSegmentStart(ctx, dbsqlc.StreamSegmentStartParams{StreamID: streamID, EndType: endType})
 	return seq, wrap(err, "stream segment")
 }
 
@@ -131,14 +145,8 @@ type NewMissionEvent struct {
 	Data    map[string]any
 }
 
-// MissionStreamEnds reports whether a mission status ends its stream: the mission is finished, or waits
-// for a person (a later re-attach with Last-Event-ID picks up after the approval).
-func MissionStreamEnds(status string) bool {
-	return status == MissionCompleted || status == MissionFailed || status == MissionAwaitingApproval
-}
-
-// AppendMissionEventTx appends an event to a mission's stream in the caller's transaction; the event is
-// final when its status ends the stream (MissionStreamEnds).
+// AppendMissionEventTx appends an event to a mission's stream in the caller's transaction; the event
+// ends the stream when its status is final (StreamMission.Ends: completed or failed).
 func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string, ev NewMissionEvent) (StreamEvent, error) {
 	status := ev.Status
 	if status == "" {
@@ -152,7 +160,7 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 		}
 	}
 	return s.AppendStreamEventTx(ctx, tx, StreamMission, missionID, NewStreamEvent{Type: ev.Type, Status: status,
-		Message: ev.Message, Data: ev.Data, Final: MissionStreamEnds(status)})
+		Message: ev.Message, Data: ev.Data})
 }
 
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).

@@ -60,10 +60,10 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 	require.False(t, evs[1].Final)
 	st, err := store.StreamState(ctx, running)
 	require.NoError(t, err)
-	require.Equal(t, db.StreamState{LastSeq: 2, Final: false}, st)
+	require.Equal(t, db.StreamState{LastSeq: 2, LastStatus: "running"}, st)
 	st, err = store.StreamState(ctx, waiting)
 	require.NoError(t, err)
-	require.Equal(t, db.StreamState{LastSeq: 1, Final: true}, st)
+	require.Equal(t, db.StreamState{LastSeq: 1, LastStatus: "awaiting_approval"}, st)
 
 	// The sequence goes on where the mission's left off.
 	ev, err := store.AppendMissionEvent(ctx, running, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionCompleted})

@@ -164,6 +164,15 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	require.Equal(t, 3, count(t, pool, `SELECT count(*) FROM cards WHERE project_id = $1`, ex.Project.ID))
 	code, raw = a.do("POST", drafts+"/"+d.ID+"/execute", nil, &ex)
 	require.Equal(t, http.StatusConflict, code, raw)
+	// roadmap_ready was not final: api B's stream, open since the start, ends with the execution.
+	ev, ok := <-evB
+	require.True(t, ok, "api B's stream ended before the execution")
+	require.Equal(t, "done", ev.Event)
+	var data draftEventData
+	require.NoError(t, json.Unmarshal([]byte(ev.Data), &data))
+	require.Equal(t, "executed", data.Status)
+	_, ok = <-evB
+	require.False(t, ok, "api B's stream went on after the execution")
 }
 
 // rawEvent is one server-sent event with its data left as text.

@@ -207,6 +207,19 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, raw)
 	require.Equal(t, "completed", m.Status)
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.card, w.agentUserID))
+	// Awaiting approval did not end api B's stream: the same connection shows the decision and the
+	// completion, then ends.
+	ev = nextEvent(t, ctx, evB, "the approval")
+	require.Equal(t, "proposal", ev.Event)
+	ev = nextEvent(t, ctx, evB, "the completion")
+	require.Equal(t, "done", ev.Event)
+	require.Equal(t, "completed", ev.Data.Status)
+	select {
+	case extra, ok := <-evB:
+		require.False(t, ok, "api B's stream went on after the completion: %+v", extra)
+	case <-ctx.Done():
+		t.Fatal("api B's stream did not end after the completion")
+	}
 
 	// A second mission, claimed, then its client goes silent past MCP_CLAIM_TIMEOUT (2s): a worker's job
 	// puts it back in the queue, and api B's stream says so.

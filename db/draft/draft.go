@@ -1,6 +1,6 @@
 // Project drafts: an idea framed, refined by questions, planned as a phased roadmap by River jobs, and
 // executed into a project. Jobs write their result with guarded updates (status and run), in one
-// transaction with the final event of the draft's stream, so a draft is never half-written and a
+// transaction with the `done` event of the draft's stream, so a draft is never half-written and a
 // rescued or duplicated job writes once.
 
 package draft
@@ -22,8 +22,10 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
-// StreamDraft is the stream kind of a project draft's progress (events carry "draftId").
-const StreamDraft = "draft"
+// StreamDraft is the stream kind of a project draft's progress (events carry "draftId"). A draft is
+// final once executed: every other status leads on (refined and roadmap_ready wait for a person, failed
+// may refine or generate again), so the stream stays open through them.
+var StreamDraft = db.StreamKind{Name: "draft", Final: []string{DraftExecuted}}
 
 // Draft statuses.
 const (
@@ -349,7 +351,12 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 		if err != nil {
 			return fmt.Errorf("mark draft executed: %w", err)
 		}
-		out.Draft, err = draftFromRow(row)
+		if out.Draft, err = draftFromRow(row); err != nil {
+			return err
+		}
+		// The draft's final event: its stream ends here.
+		_, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventDone, Status: DraftExecuted,
+			Message: "executed into the project " + p.Name, Data: map[string]any{"projectId": p.ID}})
 		return err
 	})
 	return out, err

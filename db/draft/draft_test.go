@@ -155,7 +155,7 @@ func TestRefine(t *testing.T) {
 	_, proceed, err = e.engine.ForJob(ctx, d.ID, 2, draft.DraftRefining)
 	require.NoError(t, err)
 	require.False(t, proceed, "another run's job has nothing to do")
-	require.NoError(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken, Status: draft.DraftRefining, Message: "thinking", Final: true}))
+	require.NoError(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken, Status: draft.DraftRefining, Message: "thinking"}))
 	_, err = e.engine.FinishRefine(ctx, d.ID, 2, []string{"stale?"})
 	require.ErrorIs(t, err, draft.ErrDraftStale)
 	qs := []string{"Who owns the ledger?", "When must it be done?"}

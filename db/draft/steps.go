@@ -156,10 +156,9 @@ func (e *Engine) ForJob(ctx context.Context, draftID string, run int32, working 
 	return d, err == nil, err
 }
 
-// AppendEvent appends a non-final event to a draft's stream (job progress, tokens); ErrDraftStale
+// AppendEvent appends an event of a job's progress (status, tokens) to a draft's stream; ErrDraftStale
 // when the draft was deleted (its stream went with it and is not made again).
 func (e *Engine) AppendEvent(ctx context.Context, draftID string, ev db.NewStreamEvent) error {
-	ev.Final = false
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.DraftLockKey(ctx, draftID); err != nil {
 			if dbcore.IsNotFound(err) {
@@ -175,8 +174,8 @@ func (e *Engine) AppendEvent(ctx context.Context, draftID string, ev db.NewStrea
 // ErrDraftStale says a job's result was not written: its run no longer owns the draft.
 var ErrDraftStale = errors.New("draft run superseded or finished")
 
-// finishDraft runs a guarded finishing update and, when it wrote, appends the final event in the same
-// transaction; ErrDraftStale when the run no longer owns the draft.
+// finishDraft runs a guarded finishing update and, when it wrote, appends the job's done event in the
+// same transaction; ErrDraftStale when the run no longer owns the draft.
 //
 // settle, when set, runs last in the transaction: the roadmap's end completes or fails the pipeline
 // steps waiting for the draft there, so a step never misses its draft's end nor sees one that rolled
@@ -195,9 +194,7 @@ func (e *Engine) finishDraft(ctx context.Context, draftID string, update func(q 
 		if out, err = draftFromRow(row); err != nil {
 			return err
 		}
-		ev := event(out)
-		ev.Final = true
-		if _, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, ev); err != nil || settle == nil {
+		if _, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, event(out)); err != nil || settle == nil {
 			return err
 		}
 		return settle(tx, out)

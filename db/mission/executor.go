@@ -268,6 +268,14 @@ func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 	case derr != nil:
 		return StepRefused, stepResult{Text: "error: " + derr.Error()}, nil
 	case needsApproval(agent.AutonomyMode, in.Tool):
+		// A proposal must be one that applies: the approver would otherwise meet the refusal, and the
+		// proposal would stay pending. Checked now by the apply path itself, rolled back.
+		if _, refusal, err := e.tryAgentActionTx(ctx, tx, m, agent.UserID, action, false); err != nil || refusal != nil {
+			if err != nil {
+				return "", stepResult{}, err
+			}
+			return StepRefused, stepResult{Text: "error: " + refusal.Msg}, nil
+		}
 		res, err := e.proposeMissionStepTx(ctx, tx, q, m, in)
 		return StepProposed, res, err
 	}
@@ -289,28 +297,45 @@ func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.
 	return res, nil
 }
 
-// applyMissionStepTx applies the tool call as the agent's user under a savepoint, which keeps a
-// refused action from spoiling the step's transaction: a refusal is a refused step, not an error.
+// applyMissionStepTx applies the tool call as the agent's user (tryAgentActionTx, kept): a refusal is a
+// refused step, not an error.
 func (e *Engine) applyMissionStepTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, agent dbsqlc.Agent, action agenttool.Args) (string, stepResult, error) {
+	text, refusal, err := e.tryAgentActionTx(ctx, tx, m, agent.UserID, action, true)
+	switch {
+	case err != nil:
+		return "", stepResult{}, err
+	case refusal != nil:
+		return StepRefused, stepResult{Text: "error: " + refusal.Msg}, nil
+	}
+	return StepApplied, stepResult{Text: "ok: " + text}, nil
+}
+
+// tryAgentActionTx applies a decoded tool call as actorID (applyAgentAction) under a savepoint, which
+// keeps a refused action from spoiling the caller's transaction. keep releases the savepoint (the action
+// is applied); otherwise it is rolled back whatever happened: a dry run through every check applying
+// makes (the store's tenancy, ids of the mission's project, limits, states), with nothing written, no
+// activity, no job, no notification. The store's refusal (a *db.Error) is answered as refusal, anything
+// else as err.
+func (e *Engine) tryAgentActionTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string, action agenttool.Args,
+	keep bool) (text string, refusal *db.Error, err error) {
 	sp, err := tx.Begin(ctx)
 	if err != nil {
-		return "", stepResult{}, fmt.Errorf("savepoint: %w", err)
+		return "", nil, fmt.Errorf("savepoint: %w", err)
 	}
-	text, aerr := e.applyAgentAction(ctx, sp, m, agent.UserID, action)
-	var refusal *db.Error
-	switch {
-	case aerr == nil:
+	text, aerr := e.applyAgentAction(ctx, sp, m, actorID, action)
+	if aerr == nil && keep {
 		if err := sp.Commit(ctx); err != nil {
-			return "", stepResult{}, fmt.Errorf("release savepoint: %w", err)
+			return "", nil, fmt.Errorf("release savepoint: %w", err)
 		}
-		return StepApplied, stepResult{Text: "ok: " + text}, nil
-	case errors.As(aerr, &refusal):
-		_ = sp.Rollback(ctx)
-		return StepRefused, stepResult{Text: "error: " + refusal.Msg}, nil
-	default:
-		_ = sp.Rollback(ctx)
-		return "", stepResult{}, aerr
+		return text, nil, nil
 	}
+	if err := sp.Rollback(ctx); err != nil && aerr == nil {
+		return "", nil, fmt.Errorf("roll back savepoint: %w", err)
+	}
+	if errors.As(aerr, &refusal) {
+		return "", refusal, nil
+	}
+	return text, nil, aerr
 }
 
 // recordMissionStepTx records the step under its key, counts it as one of the mission's actions unless

@@ -331,11 +331,13 @@ func (e *Engine) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []db.Pip
 	return nil
 }
 
-// StreamRun is the stream kind of pipeline runs: a run's events carry its id as "runId".
-const StreamRun = "run"
+// StreamRun is the stream kind of pipeline runs: a run's events carry its id as "runId" and the run's
+// status; a run is final once completed, failed or cancelled.
+var StreamRun = db.StreamKind{Name: "run", Final: []string{RunCompleted, RunFailed, RunCancelled}}
 
-// Pipeline run event types (the SSE `event` names): status (the run started), step (a step moved: waiting,
-// completed, failed) and done (the run completed, failed or was cancelled; it ends the stream).
+// Pipeline run event types (the SSE `event` names): status (the run started), step (a step moved:
+// waiting, completed, failed; the step's own status is data.status, the event's status the run's) and
+// done (the run completed, failed or was cancelled: a final status, which ends the stream).
 const (
 	RunEventStatus = "status"
 	RunEventStep   = "step"
@@ -349,10 +351,10 @@ type runEvent struct {
 }
 
 // appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
-// reports); a done event ends the stream.
+// reports); its status is the run's, so the done event's final status ends the stream.
 func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
 	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
-		Data: ev.Data, Final: ev.Type == RunEventDone})
+		Data: ev.Data})
 	return err
 }
 

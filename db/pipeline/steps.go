@@ -160,7 +160,7 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		if n == 0 {
 			return errStepSettled
 		}
-		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: StepWaiting, Message: "step " + stepID + " waits for " + res.waitRef,
+		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status, Message: "step " + stepID + " waits for " + res.waitRef,
 			Data: map[string]any{"stepId": stepID, "status": StepWaiting, "output": res.output}})
 	}
 	return e.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
@@ -214,7 +214,7 @@ func (e *Engine) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: status, Message: "step " + st.StepID + " " + status,
+	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status, Message: "step " + st.StepID + " " + status,
 		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}})
 }
 

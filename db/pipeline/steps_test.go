@@ -50,7 +50,8 @@ func TestStepsRunOnceAndJoin(t *testing.T) {
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status)
 	require.NotNil(t, cur.Run.FinishedAt)
 	require.Equal(t, 4, notices())
-	require.Equal(t, []string{"status:running", "step:completed", "step:completed", "step:completed", "step:completed", "done:completed"},
+	// A step event carries the run's status (running); only the done event's status is final.
+	require.Equal(t, []string{"status:running", "step:running", "step:running", "step:running", "step:running", "done:completed"},
 		e.Events(t, r.Run.ID))
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "d"), "a finished run's job does nothing")
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "nope"))
@@ -114,7 +115,7 @@ func TestRefusedStepFailsTheRun(t *testing.T) {
 		}
 	}
 	evs := e.Events(t, r.Run.ID)
-	require.Equal(t, []string{"step:failed", "done:failed"}, evs[len(evs)-2:])
+	require.Equal(t, []string{"step:running", "done:failed"}, evs[len(evs)-2:])
 }
 
 // A step whose job gave up is failed with the worker's text, failing the run; failing it again, or a
@@ -181,7 +182,7 @@ func TestMissionStepWaitsForItsMission(t *testing.T) {
 	require.NotNil(t, m.JobID, "the mission's job was enqueued with the step")
 	require.Len(t, e.Jobs(t, jobs.MissionArgs{}.Kind()), 1)
 	evs := e.Events(t, cur.Run.ID)
-	require.Equal(t, "step:waiting", evs[len(evs)-1])
+	require.Equal(t, "step:running", evs[len(evs)-1])
 
 	missions := mission.New(e.Store)
 	_, err := missions.StartMission(ctx, m.ID)

@@ -1,7 +1,10 @@
 -- name: StreamEventAppend :one
 -- StreamEventAppend takes the stream's next sequence number (creating the stream on its first event;
 -- the streams row stays locked until commit, which serialises the stream's writers) and stores the
--- event. A stream of another kind under the same id returns no row.
+-- event. A stream of another kind under the same id returns no row. `final` records whether the
+-- event's status is one of its kind's final statuses (db.StreamKind.Ends); readers decide from the
+-- status itself, so rows written under the earlier rule (a final mission awaiting_approval, a final
+-- draft job) need no rewrite.
 WITH s AS (
     INSERT INTO streams AS st (id, kind, last_seq, final) VALUES (@stream_id, @kind, 1, @final)
     ON CONFLICT (id) DO UPDATE SET last_seq = st.last_seq + 1, final = excluded.final
@@ -20,9 +23,11 @@ SELECT pg_notify('pilot_stream_events', @payload::text);
 SELECT * FROM stream_events WHERE stream_id = @stream_id AND seq > @after_seq ORDER BY seq LIMIT @lim;
 
 -- name: StreamGet :one
--- StreamGet is a stream's last committed sequence number and whether its last event ended it; no row
--- when nothing was ever appended.
-SELECT last_seq, final FROM streams WHERE id = @id;
+-- StreamGet is a stream's last committed sequence number and that event's status; no row when nothing
+-- was ever appended.
+SELECT s.last_seq, e.status AS last_status
+FROM streams s JOIN stream_events e ON e.stream_id = s.id AND e.seq = s.last_seq
+WHERE s.id = @id;
 
 -- name: StreamEventsBatchAfter :many
 -- StreamEventsBatchAfter reads, in one query, the events of several streams after a per-stream seq
@@ -42,8 +47,9 @@ SELECT id, workspace_id, status FROM agent_missions WHERE id = @id;
 SELECT status FROM agent_missions WHERE id = @id;
 
 -- name: StreamSegmentStart :one
--- StreamSegmentStart is the seq of the last final event before the stream's last event (0 when none):
--- the events after it are the stream's current (or latest) segment, one job of a draft say.
+-- StreamSegmentStart is the seq of the last event of type @end_type before the stream's last event (0
+-- when none): the events after it are the stream's current (or latest) segment, one job of a draft
+-- say, each job ending with a `done` event.
 SELECT coalesce(max(e.seq), 0)::bigint AS seq
 FROM stream_events e JOIN streams s ON s.id = e.stream_id
-WHERE e.stream_id = @stream_id AND e.final AND e.seq < s.last_seq;
+WHERE e.stream_id = @stream_id AND e.type = @end_type AND e.seq < s.last_seq;

@@ -10,9 +10,10 @@
 // Err() == ErrSlow), so one slow client never stalls the others; it reconnects with Last-Event-ID and
 // replays from the table.
 //
-// A stream ends for its readers after an event marked final (the writer decides: a mission that
-// finished or waits for approval, a draft whose job is done); the relay knows nothing of kinds beyond
-// the name of the id field in each event's JSON ("<kind>Id").
+// A stream ends for its readers after the event that reports its entity's final status, by one rule for
+// every kind (db.StreamKind: its name, which names the id field of each event's JSON "<kind>Id", and
+// its final statuses): a reader replays up to such an event and stops, or follows the stream live until
+// one comes, whatever the statuses in between.
 //
 // After the LISTEN connection is lost, the relay reconnects with backoff and re-reads, for every
 // subscribed stream, the rows after the last one it dispatched: notifications missed while
@@ -88,8 +89,6 @@ type Event struct {
 	Message string
 	Data    json.RawMessage
 	At      time.Time
-	// Final says the stream ends after this event (not part of the JSON).
-	Final bool
 }
 
 type eventFields struct {
@@ -153,7 +152,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 }
 
 // IDField is the JSON name of the id of a stream of the given kind (db.StreamMission → "missionId").
-func IDField(kind string) string { return kind + "Id" }
+func IDField(kind db.StreamKind) string { return kind.Name + "Id" }
 
 // FromRow converts a stream_events row.
 func FromRow(r db.StreamEvent) Event {
@@ -161,8 +160,7 @@ func FromRow(r db.StreamEvent) Event {
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	return Event{StreamID: r.StreamID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt,
-		Final: r.Final}
+	return Event{StreamID: r.StreamID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt}
 }
 
 // Relay fans stream events of every kind out to this process's subscribers.

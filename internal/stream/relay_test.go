@@ -361,45 +361,56 @@ func TestServeCatchesUpAfterBurst(t *testing.T) {
 	s.RequireEnd(t, wait)
 }
 
-// A stream of another kind goes through the same relay: its events carry "<kind>Id", and it ends after
-// an event its writer marked final. With Follow, a client of a stream whose last event is final waits
-// for the next segment instead of ending after the replay.
-func TestServeOtherKindFinalAndFollow(t *testing.T) {
+// A stream of another kind goes through the same relay: its events carry "<kind>Id", and it ends by
+// the one rule of every kind: after the event whose status is one of the kind's final statuses. Any
+// other status keeps it open, whatever the event's type; a client of a finished stream gets everything
+// up to the final event, then the end.
+func TestServeOtherKindEndsOnAFinalStatus(t *testing.T) {
 	store := newStore(t)
 	r := startRelay(t, store, Config{Heartbeat: 50 * time.Millisecond})
+	widget := db.StreamKind{Name: "widget", Final: []string{"closed", "scrapped"}}
 	id := db.NewID() // a stream needs no row of its own kind to exist
-	add := func(typ string, final bool) {
-		_, err := store.AppendStreamEvent(context.Background(), "widget", id, db.NewStreamEvent{Type: typ, Status: "s", Message: typ, Final: final})
+	add := func(typ, status string) {
+		_, err := store.AppendStreamEvent(context.Background(), widget, id, db.NewStreamEvent{Type: typ, Status: status, Message: typ})
 		require.NoError(t, err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_ = r.ServeWith(w, req, ServeOptions{Kind: "widget", StreamID: id, After: ParseLastEventID(req.Header.Get("Last-Event-ID")),
-			Follow: req.URL.Query().Get("follow") == "1"})
+		_ = r.Serve(w, req, widget, id, ParseLastEventID(req.Header.Get("Last-Event-ID")))
 	}))
 	t.Cleanup(srv.Close)
-	add("status", false)
-	add("done", true)
+	add("status", "open")
+	add("done", "waiting") // a done event with a status that is not final: the stream goes on
 
 	s := ssetest.Open(t, srv.URL, nil)
 	require.Equal(t, "ok", s.Next(t, wait).Comment)
 	require.Equal(t, "1", s.NextEvent(t, wait).ID)
+	require.Equal(t, "2", s.NextEvent(t, wait).ID)
+	require.Equal(t, "heartbeat", s.Next(t, wait).Comment, "still open")
+	add("status", "open")
+	require.Equal(t, "3", s.NextEvent(t, wait).ID)
+	add("status", "closed")
 	f := s.NextEvent(t, wait)
-	require.Equal(t, "done", f.Event)
+	require.Equal(t, "4", f.ID)
 	var data Event
 	require.NoError(t, json.Unmarshal([]byte(f.Data), &data))
-	require.Equal(t, Event{StreamID: id, IDField: "widgetId", Seq: 2, Type: "done", Status: "s", Message: "done", Data: json.RawMessage("{}"), At: data.At}, data)
+	require.Equal(t, Event{StreamID: id, IDField: "widgetId", Seq: 4, Type: "status", Status: "closed", Message: "status", Data: json.RawMessage("{}"), At: data.At}, data)
+	s.RequireEnd(t, wait)
+
+	// Finished: from the start, every event up to the final one, then the end; from before the end,
+	// the rest; from the final event, the end at once.
+	s = ssetest.Open(t, srv.URL, nil)
+	require.Equal(t, "ok", s.Next(t, wait).Comment)
+	for i := 1; i <= 4; i++ {
+		require.Equal(t, strconv.Itoa(i), s.NextEvent(t, wait).ID)
+	}
 	s.RequireEnd(t, wait)
 	s = ssetest.Open(t, srv.URL, map[string]string{"Last-Event-ID": "2"})
 	require.Equal(t, "ok", s.Next(t, wait).Comment)
-	s.RequireEnd(t, wait) // over, nothing left
-
-	s = ssetest.Open(t, srv.URL+"?follow=1", map[string]string{"Last-Event-ID": "2"})
-	require.Equal(t, "ok", s.Next(t, wait).Comment)
-	require.Equal(t, "heartbeat", s.Next(t, wait).Comment, "still open")
-	add("status", false)
-	add("done", true)
 	require.Equal(t, "3", s.NextEvent(t, wait).ID)
 	require.Equal(t, "4", s.NextEvent(t, wait).ID)
+	s.RequireEnd(t, wait)
+	s = ssetest.Open(t, srv.URL, map[string]string{"Last-Event-ID": "4"})
+	require.Equal(t, "ok", s.Next(t, wait).Comment)
 	s.RequireEnd(t, wait)
 
 	// Another kind under the same id is refused.

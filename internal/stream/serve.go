@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 // ErrNotStarted wraps errors that happened before any byte of the stream was written: the caller may
@@ -16,30 +18,15 @@ var ErrNotStarted = errors.New("stream not started")
 
 // Serve writes the server-sent event stream streamID of the given kind (db.StreamMission, ...) to w:
 // ":ok" at once, then the events after `after` replayed from stream_events, then live ones, each once
-// and in seq order, with the stream's id under "<kind>Id" in each event's data. It returns after a
-// final event (or right after the replay when the stream's last event is final), when the client goes
-// away or the relay closes (ErrClosed). A client that falls behind a burst catches up from the table on
-// the same connection. Heartbeat comments are written every Config.Heartbeat. The caller has checked
-// access to the stream's entity.
-func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind, streamID string, after int64) error {
-	return r.ServeWith(w, req, ServeOptions{Kind: kind, StreamID: streamID, After: after})
-}
-
-// ServeOptions say what ServeWith streams.
-type ServeOptions struct {
-	// Kind and StreamID name the stream; the events' id field is "<Kind>Id".
-	Kind, StreamID string
-	// After is the last seq the client has: events after it are replayed.
-	After int64
-	// Follow keeps a stream whose last event is final open for the next segment (a draft's next job)
-	// instead of ending after the replay; the stream still ends after the next final event it writes.
-	Follow bool
-}
-
-// ServeWith is Serve with options.
-func (r *Relay) ServeWith(w http.ResponseWriter, req *http.Request, o ServeOptions) error {
+// and in seq order, with the stream's id under "<kind>Id" in each event's data. The end is the same for
+// every kind: Serve returns after the event whose status is one of the kind's final statuses
+// (kind.Ends), right after the replay when the stream's last event already is one (the entity finished:
+// the client gets everything up to its final event), when the client goes away or the relay closes
+// (ErrClosed). Until then it stays open, with heartbeat comments every Config.Heartbeat, whatever the
+// statuses on the way (a mission awaiting approval). A client that falls behind a burst catches up from
+// the table on the same connection. The caller has checked access to the stream's entity.
+func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKind, streamID string, after int64) error {
 	ctx := req.Context()
-	streamID, after, idField := o.StreamID, o.After, IDField(o.Kind)
 	// Subscribe before replaying: an event committed meanwhile is then in the replay, in the live
 	// channel, or both (deduplicated by seq), never in neither.
 	sub, err := r.subscribeDetached(ctx, streamID)
@@ -53,7 +40,7 @@ func (r *Relay) ServeWith(w http.ResponseWriter, req *http.Request, o ServeOptio
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout, idField: idField}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout, idField: IDField(kind)}
 	defer sw.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // keep-alive connections must not keep our deadline
 	if err := sw.comment("ok"); err != nil {
 		return nil // the client is gone
@@ -63,7 +50,7 @@ func (r *Relay) ServeWith(w http.ResponseWriter, req *http.Request, o ServeOptio
 
 	last := after
 	for {
-		done, err := r.replay(ctx, sw, streamID, &last, o.Follow)
+		done, err := r.replay(ctx, sw, kind, streamID, &last)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -87,7 +74,7 @@ func (r *Relay) ServeWith(w http.ResponseWriter, req *http.Request, o ServeOptio
 					return nil
 				}
 				last = ev.Seq
-				if ev.Final {
+				if kind.Ends(ev.Status) {
 					return nil
 				}
 			}
@@ -117,47 +104,43 @@ func (r *Relay) subscribeDetached(ctx context.Context, streamID string) (*Subscr
 	return r.Subscribe(ctx, streamID)
 }
 
-// replay writes the events after *last from the table; done says the stream is over (its last event is
-// final, unless follow, or the client is gone).
-func (r *Relay) replay(ctx context.Context, sw *sseWriter, streamID string, last *int64, follow bool) (done bool, err error) {
+// replay writes the events after *last from the table, to its end; done says the stream is over: the
+// last event the client now has reports a final status (kind.Ends), or the client is gone. An event
+// committed after the table was read comes live (the subscription predates the read).
+func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, streamID string, last *int64) (done bool, err error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
-	if done, err := r.replayTable(ctx, sw, streamID, last); done || err != nil {
+	status, wrote, gone, err := r.replayTable(ctx, sw, streamID, last)
+	if gone || err != nil {
 		return true, err
 	}
+	if wrote {
+		return kind.Ends(status), nil
+	}
+	// Nothing to replay: the client has the stream's last event already, unless one committed since.
 	st, err := r.store.StreamState(ctx, streamID)
 	if err != nil {
 		return true, fmt.Errorf("read stream state: %w", err)
 	}
-	if !st.Final || follow {
-		return false, nil
-	}
-	// The stream ended, perhaps after the table was read: its final event commits with the state, so
-	// one more read of the table has all of it.
-	_, err = r.replayTable(ctx, sw, streamID, last)
-	return true, err
+	return st.LastSeq <= *last && kind.Ends(st.LastStatus), nil
 }
 
-// replayTable writes the stream's events after *last, in batches; done says the stream is over (a final
-// event was written, or the client is gone).
-func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, streamID string, last *int64) (done bool, err error) {
+// replayTable writes the stream's events after *last, in batches, up to the last one in the table;
+// status is the last written event's (wrote says there was one), gone that the client went away.
+func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, streamID string, last *int64) (status string, wrote, gone bool, err error) {
 	for {
 		rows, err := r.store.StreamEventsAfter(ctx, streamID, *last, r.cfg.Batch)
 		if err != nil {
-			return true, fmt.Errorf("replay stream events: %w", err)
+			return status, wrote, true, fmt.Errorf("replay stream events: %w", err)
 		}
 		for _, row := range rows {
-			ev := FromRow(row)
-			if err := sw.event(ev); err != nil {
-				return true, nil
+			if err := sw.event(FromRow(row)); err != nil {
+				return status, wrote, true, nil
 			}
-			*last = row.Seq
-			if ev.Final { // as live: the stream ends after a final event
-				return true, nil
-			}
+			*last, status, wrote = row.Seq, row.Status, true
 		}
 		if len(rows) < int(r.cfg.Batch) {
-			return false, nil
+			return status, wrote, false, nil
 		}
 	}
 }
@@ -213,7 +196,7 @@ func (s *sseWriter) comment(text string) error {
 
 func (s *sseWriter) write(b []byte) error {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) // ErrNotSupported on writers without deadlines
-	if _, err := s.w.Write(b); err != nil {
+	if _, err := s.w.Write(b); err != nil {              //nolint:gosec // G705: a text/event-stream of JSON-encoded events, never HTML
 		return err
 	}
 	return s.rc.Flush()

@@ -64,7 +64,10 @@ type StreamEventAppendParams struct {
 
 // StreamEventAppend takes the stream's next sequence number (creating the stream on its first event;
 // the streams row stays locked until commit, which serialises the stream's writers) and stores the
-// event. A stream of another kind under the same id returns no row.
+// event. A stream of another kind under the same id returns no row. `final` records whether the
+// event's status is one of its kind's final statuses (db.StreamKind.Ends); readers decide from the
+// status itself, so rows written under the earlier rule (a final mission awaiting_approval, a final
+// draft job) need no rewrite.
 func (q *Queries) StreamEventAppend(ctx context.Context, arg StreamEventAppendParams) (StreamEvent, error) {
 	row := q.db.QueryRow(ctx, streamEventAppend,
 		arg.Type,
@@ -184,33 +187,41 @@ func (q *Queries) StreamEventsBatchAfter(ctx context.Context, arg StreamEventsBa
 }
 
 const streamGet = `-- name: StreamGet :one
-SELECT last_seq, final FROM streams WHERE id = $1
+SELECT s.last_seq, e.status AS last_status
+FROM streams s JOIN stream_events e ON e.stream_id = s.id AND e.seq = s.last_seq
+WHERE s.id = $1
 `
 
 type StreamGetRow struct {
-	LastSeq int64
-	Final   bool
+	LastSeq    int64
+	LastStatus string
 }
 
-// StreamGet is a stream's last committed sequence number and whether its last event ended it; no row
-// when nothing was ever appended.
+// StreamGet is a stream's last committed sequence number and that event's status; no row when nothing
+// was ever appended.
 func (q *Queries) StreamGet(ctx context.Context, id string) (StreamGetRow, error) {
 	row := q.db.QueryRow(ctx, streamGet, id)
 	var i StreamGetRow
-	err := row.Scan(&i.LastSeq, &i.Final)
+	err := row.Scan(&i.LastSeq, &i.LastStatus)
 	return i, err
 }
 
 const streamSegmentStart = `-- name: StreamSegmentStart :one
 SELECT coalesce(max(e.seq), 0)::bigint AS seq
 FROM stream_events e JOIN streams s ON s.id = e.stream_id
-WHERE e.stream_id = $1 AND e.final AND e.seq < s.last_seq
+WHERE e.stream_id = $1 AND e.type = $2 AND e.seq < s.last_seq
 `
 
-// StreamSegmentStart is the seq of the last final event before the stream's last event (0 when none):
-// the events after it are the stream's current (or latest) segment, one job of a draft say.
-func (q *Queries) StreamSegmentStart(ctx context.Context, streamID string) (int64, error) {
-	row := q.db.QueryRow(ctx, streamSegmentStart, streamID)
+type StreamSegmentStartParams struct {
+	StreamID string
+	EndType  string
+}
+
+// StreamSegmentStart is the seq of the last event of type @end_type before the stream's last event (0
+// when none): the events after it are the stream's current (or latest) segment, one job of a draft
+// say, each job ending with a `done` event.
+func (q *Queries) StreamSegmentStart(ctx context.Context, arg StreamSegmentStartParams) (int64, error) {
+	row := q.db.QueryRow(ctx, streamSegmentStart, arg.StreamID, arg.EndType)
 	var seq int64
 	err := row.Scan(&seq)
 	return seq, err
