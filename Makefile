@@ -31,9 +31,10 @@ verify: ## Fail when generated code is stale or code is not gofmt-clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 .PHONY: lint
-lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml) and go vet
+lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, and Redocly on the OpenAPI document
 	go tool -modfile=tools/go.mod golangci-lint run ./...
 	go vet ./...
+	@scripts/openapi-lint.sh
 
 .PHONY: db/reset
 db/reset: ## Delete the local development database cluster (.data/dev)

@@ -58,7 +58,9 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 		panic(fmt.Sprintf("operation %s declares unknown scope %q", op.OperationID, a.Scope))
 	}
 	op.Metadata = map[string]any{"access": a}
-	if !a.Public {
+	if a.Public {
+		op.Security = []map[string][]string{} // "security: []": no credentials, said explicitly
+	} else {
 		op.Security = []map[string][]string{{"bearer": {}}}
 		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden)
 	}

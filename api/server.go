@@ -46,8 +46,10 @@ import (
 
 // Options configure the HTTP layer.
 type Options struct {
-	Production        bool
-	PublicURL         string
+	Production bool
+	PublicURL  string
+	// NoDocs turns the docs page (/api/docs) off (API_DOCS=off); the OpenAPI document is served anyway.
+	NoDocs            bool
 	TrustProxyHeaders bool
 	// LoginRateLimit is the number of login attempts allowed per minute per client address, and per
 	// account from one client address (zero: 10).
@@ -117,10 +119,27 @@ type Server struct {
 	touched *lru.Cache[string, time.Time]
 	// ops are the operations by area (ops.go).
 	ops ops
+	// published is the OpenAPI document served (docs.go).
+	published publishedDoc
 }
 
 // New builds the HTTP handler of the api process.
 func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) http.Handler {
+	_, router := build(store, signer, billingProvider, logger, opts)
+	return router
+}
+
+// OpenAPIDocument is the OpenAPI document the api serves at /api/openapi.json (JSON), built without a
+// database (`pilot openapi` prints it): publicURL is its server (empty: "/").
+func OpenAPIDocument(publicURL string) ([]byte, error) {
+	// A store without a pool: building registers operations and touches no database.
+	s, _ := build(db.NewStore(nil, nil), nil, nil, slog.New(slog.DiscardHandler), Options{PublicURL: publicURL, Storage: storage.NewLocal(os.TempDir())})
+	return s.openAPIJSON()
+}
+
+// build builds the Server and its router; it touches neither the database nor the storage until a
+// request comes.
+func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) (*Server, *chi.Mux) {
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
@@ -171,17 +190,20 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 
 	cfg := huma.DefaultConfig("Pilot API", "1.0.0")
 	cfg.CreateHooks = nil
+	cfg.Info.License = &huma.License{Name: "Apache-2.0", Identifier: "Apache-2.0"}
 	cfg.Info.Description = "Work management with a strategic cockpit and AI agents. Authenticate with " +
 		"`Authorization: Bearer <JWT or personal access token>`."
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "A JWT from /auth/login or a personal access token from /api-tokens"},
 	}
-	if opts.Production {
-		cfg.DocsPath, cfg.OpenAPIPath, cfg.SchemasPath = "", "", ""
-	} else {
-		cfg.DocsPath, cfg.OpenAPIPath, cfg.SchemasPath = "/api/docs", "/api/openapi", "/api/schemas"
+	// The OpenAPI document and the docs page are served by mountDocs (docs.go), in production too: the
+	// document is what clients are generated from, the page needs no other origin.
+	cfg.DocsPath, cfg.OpenAPIPath, cfg.SchemasPath = "", "", ""
+	if !opts.Production {
+		cfg.SchemasPath = "/api/schemas"
 	}
 	s.api = humachi.New(router, cfg)
+	s.mountDocs(router, !opts.NoDocs)
 	s.api.UseMiddleware(s.guard)
 
 	s.ops.account.registerAuth()
@@ -208,7 +230,8 @@ func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider,
 	s.ops.workflow.registerPlugins()
 	s.ops.cockpit.registerPilotage()
 	s.ops.docs.registerDocuments()
-	return router
+	finishOpenAPI(s.api.OpenAPI(), opts.PublicURL)
+	return s, router
 }
 
 // ready answers 200 when the database answers and every migration is applied.

@@ -1,9 +1,11 @@
 // Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate` and `pilot keys
-// rotate`; `pilot version` and `pilot help` say what it is.
+// rotate`; `pilot openapi` prints the OpenAPI document; `pilot version` and `pilot help` say what it is.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,8 @@ commands:
   migrate      apply database migrations and exit
   keys rotate  make a new session signing key (when JWT_SECRET is unset); older keys verify until
                their sessions expire
+  openapi      print the API's OpenAPI document (JSON; its server is PUBLIC_URL, or "/" when unset)
+               without a database
   version      print the version, the Go version and the VCS revision
   help         print this help (also -h, --help)
 
@@ -83,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return write(stdout, usage+"\n", 0)
 	case "version", "--version":
 		return write(stdout, versionText(), 0)
+	case "openapi":
+		return printOpenAPI(stdout, stderr)
 	case "api":
 		cmd = runAPI
 	case "worker":
@@ -123,6 +129,20 @@ func write(w io.Writer, text string, code int) int {
 		return 1
 	}
 	return code
+}
+
+// printOpenAPI prints the OpenAPI document the api serves, built without a database or the rest of the
+// configuration: only PUBLIC_URL is read (its server, "/" when unset).
+func printOpenAPI(stdout, stderr io.Writer) int {
+	doc, err := api.OpenAPIDocument(strings.TrimRight(os.Getenv("PUBLIC_URL"), "/"))
+	var b bytes.Buffer
+	if err == nil {
+		err = json.Indent(&b, doc, "", "  ")
+	}
+	if err != nil {
+		return write(stderr, "pilot: openapi: "+err.Error()+"\n", 1)
+	}
+	return write(stdout, b.String()+"\n", 0)
 }
 
 // versionText is what `pilot version` prints: the version, the Go toolchain, and the VCS revision Go
@@ -275,7 +295,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return err
 	}
 	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
-		Production: cfg.Production(), PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
+		Production: cfg.Production(), NoDocs: !cfg.APIDocs, PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics,
 		Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,

@@ -38,7 +38,10 @@ type Config struct {
 	LogLevel           string
 	WorkerConcurrency  int
 	TrustProxyHeaders  bool
-	LoginRateLimit     int
+	// APIDocs (API_DOCS, on or off, default on) serves the docs page /api/docs; the OpenAPI document
+	// /api/openapi.json is served either way.
+	APIDocs        bool
+	LoginRateLimit int
 	// RegisterRateLimit (REGISTER_RATE_LIMIT, default 10) is the number of accounts one client address
 	// may create an hour.
 	RegisterRateLimit   int
@@ -94,6 +97,8 @@ type Config struct {
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
+	// apiDocsRaw is API_DOCS as written, checked by validate.
+	apiDocsRaw string
 }
 
 // LLM is the language model as the environment names it; the process turns it into an llm.Config.
@@ -196,6 +201,8 @@ func (r *envReader) readStrings() *Config {
 		SMTPFrom:          get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
 		LogLevel:          strings.ToLower(get("LOG_LEVEL", "info")),
 		TrustProxyHeaders: get("TRUST_PROXY_HEADERS", "false") == "true",
+		APIDocs:           get("API_DOCS", "on") != "off",
+		apiDocsRaw:        get("API_DOCS", "on"),
 		AttachmentsDir:    strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
 		S3Bucket:          get("S3_BUCKET", ""),
 		S3Endpoint:        strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
@@ -288,6 +295,9 @@ func (c *Config) validateEnv() []error {
 	}
 	if len(c.JWTPreviousSecrets) > 0 && len(c.JWTSecret) == 0 {
 		errs = append(errs, errors.New("JWT_PREVIOUS_SECRETS needs JWT_SECRET (the secret that signs now)"))
+	}
+	if c.apiDocsRaw != "on" && c.apiDocsRaw != "off" {
+		errs = append(errs, fmt.Errorf("API_DOCS must be on or off, got %q", c.apiDocsRaw))
 	}
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is required (make run starts a private PostgreSQL and sets it)"))

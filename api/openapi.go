@@ -1,0 +1,239 @@
+package api
+
+// This file finishes the OpenAPI document once every operation is registered, so that clients and
+// linters (make lint runs redocly on it) can rely on it: its server, its described tags, and no keyword
+// that OpenAPI 3.1 does not know.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// tagDescriptions describe every tag an operation uses: the document lists them in this order.
+var tagDescriptions = []struct{ name, description string }{
+	{"Identity", "Sign-up, login and logout, the current user, sessions, password reset and e-mail verification."},
+	{"Two-factor authentication", "TOTP second factor: enrolment, confirmation, recovery codes and turning it off."},
+	{"Personal access tokens", "Scoped tokens for scripts and integrations, sent as `Authorization: Bearer`."},
+	{"Notifications", "The caller's notifications and their read state."},
+	{"Organizations", "Organizations, their members, roles and invitations."},
+	{"Workspaces", "Workspaces of an organization, their members and invitations."},
+	{"Projects", "A workspace's projects, their templates, export and import."},
+	{"Columns", "A project's board columns and their order."},
+	{"Cards", "Cards of a project: create, list, move, update, archive."},
+	{"Checklist", "A card's checklist items."},
+	{"Labels", "A project's labels and the labels put on cards."},
+	{"Custom fields", "A project's custom field definitions and the values cards carry."},
+	{"Relations", "Links between cards."},
+	{"Comments", "Comments on cards."},
+	{"Attachments", "Files attached to cards: upload, download, delete."},
+	{"Scopes", "A project's scopes, their settings and views."},
+	{"Pilotage", "The strategic cockpit: its consolidated view, decisions, and the actions agents propose."},
+	{"Automations", "Rules that act on card events, and their executions."},
+	{"Pipelines", "Multi-step pipelines of jobs, their runs and steps."},
+	{"Plugins", "The plugin catalog, and the plugins a workspace installs with their settings."},
+	{"Agents", "AI agents, their skills, missions and proposals."},
+	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},
+	{"Documents", "The workspace's knowledge base: documents, their versions and links."},
+	{"Search", "Full-text search over a workspace's cards and documents."},
+}
+
+// finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty) and lists every tag the
+// operations use with its description, panicking on a tag tagDescriptions lacks (as register panics on
+// an undeclared access).
+func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
+	if publicURL == "" {
+		publicURL = "/"
+	}
+	doc.Servers = []*huma.Server{{URL: publicURL}}
+
+	used := map[string]bool{}
+	for _, item := range doc.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
+			if op != nil {
+				for _, t := range op.Tags {
+					used[t] = true
+				}
+			}
+		}
+	}
+	doc.Tags = nil
+	for _, t := range tagDescriptions {
+		if used[t.name] {
+			doc.Tags = append(doc.Tags, &huma.Tag{Name: t.name, Description: t.description})
+			delete(used, t.name)
+		}
+	}
+	if len(used) > 0 {
+		missing := slices.Sorted(maps.Keys(used))
+		panic(fmt.Sprintf("tags without a description in tagDescriptions: %s", strings.Join(missing, ", ")))
+	}
+}
+
+// The published document (GET /api/openapi.json, `pilot openapi`) is huma's, rewritten where huma cannot
+// say what the API does: JSON values it only knows as json.RawMessage or map[string]any get their
+// schema (propertySchemas), event streams are strings, and huma's patternDescription (no OpenAPI
+// keyword) moves into the description. Requests are still validated against huma's own schemas, so the
+// store keeps refusing a malformed JSON value with its own message.
+
+// jsonValueRef is any JSON value (components/schemas/JSONValue).
+var jsonValueRef = map[string]any{"$ref": "#/components/schemas/JSONValue"}
+
+// jsonValueSchema is components/schemas/JSONValue.
+var jsonValueSchema = map[string]any{
+	"description": "Any JSON value",
+	"anyOf": []any{
+		map[string]any{"type": "string"}, map[string]any{"type": "number"}, map[string]any{"type": "boolean"},
+		map[string]any{"type": "null"},
+		map[string]any{"type": "object", "additionalProperties": jsonValueRef},
+		map[string]any{"type": "array", "items": jsonValueRef},
+	},
+}
+
+// object is a JSON object of any members; nullable adds null.
+func object(nullable bool) map[string]any {
+	s := map[string]any{"type": "object", "additionalProperties": jsonValueRef}
+	if nullable {
+		s["type"] = []any{"object", "null"}
+	}
+	return s
+}
+
+func arrayOf(ref string) map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/" + ref}}
+}
+
+// ruleAction is an automation rule's action: its type and that type's parameters.
+func ruleAction() map[string]any {
+	return map[string]any{"type": "object", "required": []any{"type"},
+		"properties": map[string]any{"type": map[string]any{"type": "string"}}, "additionalProperties": jsonValueRef}
+}
+
+// propertySchemas are the schemas of the properties huma leaves untyped, by component and property;
+// each keeps its description. publishOpenAPI fails on an entry whose property is gone.
+var propertySchemas = map[string]map[string]func() map[string]any{
+	"ActivityOut": {"meta": func() map[string]any { return object(false) }},
+	"CardOut": {
+		"checklist": func() map[string]any {
+			return map[string]any{"type": "array", "items": map[string]any{"type": "object",
+				"required": []any{"_id", "title", "done", "order"},
+				"properties": map[string]any{"_id": map[string]any{"type": "string"}, "title": map[string]any{"type": "string"},
+					"done": map[string]any{"type": "boolean"}, "order": map[string]any{"type": "number"}}}}
+		},
+		"labels": func() map[string]any {
+			return map[string]any{"type": "array", "items": map[string]any{"type": "object",
+				"required":   []any{"id", "name", "color"},
+				"properties": map[string]any{"id": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"}, "color": map[string]any{"type": "string"}}}}
+		},
+		"customFields": func() map[string]any { return object(false) },
+	},
+	"CreateDocumentInputBody":        {"metadata": func() map[string]any { return object(false) }},
+	"UpdateDocumentInputBody":        {"metadata": func() map[string]any { return object(true) }},
+	"DocumentNodeOut":                {"metadata": func() map[string]any { return object(false) }},
+	"DocumentOut":                    {"metadata": func() map[string]any { return object(false) }},
+	"DocumentSummaryOut":             {"metadata": func() map[string]any { return object(false) }},
+	"CreateRuleInputBody":            {"action": ruleAction, "conditions": func() map[string]any { return object(false) }},
+	"UpdateRuleInputBody":            {"action": ruleAction, "conditions": func() map[string]any { return object(false) }},
+	"RuleOut":                        {"action": ruleAction, "conditions": func() map[string]any { return object(false) }},
+	"CreateScopeInputBody":           {"settings": func() map[string]any { return object(false) }},
+	"UpdateScopeInputBody":           {"settings": func() map[string]any { return object(true) }},
+	"ScopeOut":                       {"settings": func() map[string]any { return object(false) }},
+	"TransferScope":                  {"settings": func() map[string]any { return object(false) }},
+	"TransferCard":                   {"customFields": func() map[string]any { return object(false) }},
+	"HistoryEntryOut":                {"data": func() map[string]any { return jsonValueRef }},
+	"InstalledPluginOut":             {"settings": func() map[string]any { return object(false) }},
+	"PluginSettingsInputBody":        {"settings": func() map[string]any { return object(false) }},
+	"SettingProperty":                {"default": func() map[string]any { return jsonValueRef }},
+	"PilotageActionOut":              {"payload": func() map[string]any { return object(false) }},
+	"ProposePilotageActionInputBody": {"payload": func() map[string]any { return object(false) }},
+	"ProposalOut":                    {"args": func() map[string]any { return object(false) }},
+	"SetCardCustomValuesInputBody":   {"values": func() map[string]any { return object(false) }},
+	"StepIn":                         {"params": func() map[string]any { return object(false) }},
+	"PipelineOut":                    {"steps": func() map[string]any { return arrayOf("StepIn") }},
+	"RunStepOut":                     {"output": func() map[string]any { return object(true) }},
+	"PilotageStateOut": {
+		"missions":         func() map[string]any { return arrayOf("PilotageMissionOut") },
+		"activePriorities": func() map[string]any { return arrayOf("PilotagePriorityOut") },
+		"todos":            func() map[string]any { return arrayOf("PilotageTodoOut") },
+		"decisions":        func() map[string]any { return arrayOf("PilotageDecisionOut") },
+		"activeDocs":       func() map[string]any { return arrayOf("PilotageDocOut") },
+	},
+}
+
+// publishOpenAPI renders the published document from huma's.
+func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	components, _ := m["components"].(map[string]any)
+	schemas, _ := components["schemas"].(map[string]any)
+	if schemas == nil {
+		return nil, errors.New("openapi: no components.schemas")
+	}
+	for name, props := range propertySchemas {
+		sch, _ := schemas[name].(map[string]any)
+		properties, _ := sch["properties"].(map[string]any)
+		for prop, schema := range props {
+			old, ok := properties[prop].(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("openapi: propertySchemas names %s.%s, which the document lacks", name, prop)
+			}
+			s := schema()
+			if d, ok := old["description"]; ok {
+				if _, isRef := s["$ref"]; isRef {
+					s = map[string]any{"allOf": []any{s}}
+				}
+				s = maps.Clone(s)
+				s["description"] = d
+			}
+			properties[prop] = s
+		}
+	}
+	schemas["JSONValue"] = jsonValueSchema
+	paths, _ := m["paths"].(map[string]any)
+	for _, item := range paths {
+		for _, op := range item.(map[string]any) {
+			responses, _ := op.(map[string]any)["responses"].(map[string]any)
+			for _, r := range responses {
+				content, _ := r.(map[string]any)["content"].(map[string]any)
+				if mt, ok := content["text/event-stream"].(map[string]any); ok {
+					mt["schema"] = map[string]any{"type": "string", "description": "Server-sent events, one `event:` and `data:` (JSON) per message"}
+				}
+			}
+		}
+	}
+	walkJSON(m, func(s map[string]any) {
+		if pd, ok := s["patternDescription"].(string); ok {
+			delete(s, "patternDescription")
+			if d, _ := s["description"].(string); !strings.Contains(d, pd) {
+				s["description"] = strings.TrimSpace(d + " (" + pd + ")")
+			}
+		}
+	})
+	return json.Marshal(m)
+}
+
+// walkJSON calls f on every object inside v.
+func walkJSON(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		f(v)
+		for _, e := range v {
+			walkJSON(e, f)
+		}
+	case []any:
+		for _, e := range v {
+			walkJSON(e, f)
+		}
+	}
+}
