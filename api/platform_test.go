@@ -77,21 +77,6 @@ func TestUnexpectedErrorsDoNotLeak(t *testing.T) {
 	require.Empty(t, body.Errors)
 }
 
-func TestDocsOnlyOutsideProduction(t *testing.T) {
-	t.Parallel()
-	dev := setup(t)
-	r := dev.do("GET", "/api/docs", "", nil)
-	require.Equal(t, http.StatusOK, r.Code)
-	r = dev.do("GET", "/api/openapi.json", "", nil)
-	require.Equal(t, http.StatusOK, r.Code)
-	require.Contains(t, string(r.Body), "/auth/2fa/verify")
-	require.Contains(t, string(r.Body), "/orgs/{orgSlug}/workspaces/{wsSlug}/members/invite")
-
-	prod := setupWith(t, setupOpts{production: true})
-	requireStatus(t, prod.do("GET", "/api/docs", "", nil), http.StatusNotFound)
-	requireStatus(t, prod.do("GET", "/api/openapi.json", "", nil), http.StatusNotFound)
-}
-
 // A request its client abandoned ends its handler with the context's error: that is answered 499 and
 // logged at debug level, not as an internal error; a real failure still is.
 func TestAbandonedRequestIsNoInternalError(t *testing.T) {
