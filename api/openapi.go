@@ -84,15 +84,22 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 // jsonValueRef is any JSON value (components/schemas/JSONValue).
 var jsonValueRef = map[string]any{"$ref": "#/components/schemas/JSONValue"}
 
-// jsonValueSchema is components/schemas/JSONValue.
-var jsonValueSchema = map[string]any{
-	"description": "Any JSON value",
-	"anyOf": []any{
-		map[string]any{"type": "string"}, map[string]any{"type": "number"}, map[string]any{"type": "boolean"},
-		map[string]any{"type": "null"},
-		map[string]any{"type": "object", "additionalProperties": jsonValueRef},
-		map[string]any{"type": "array", "items": jsonValueRef},
+// jsonSchemas are components/schemas/JSONValue and the object and array it may be. A JSONArray's items
+// are any JSON value but say so without a $ref to JSONValue: generated TypeScript puts schemas in an
+// interface, where an array of JSONValue inside JSONValue is a circular type to tsc (objects are fine).
+// TestOpenAPIDocumentIsTyped allows this one schema without a type.
+var jsonSchemas = map[string]any{
+	"JSONValue": map[string]any{
+		"description": "Any JSON value",
+		"anyOf": []any{
+			map[string]any{"type": "string"}, map[string]any{"type": "number"}, map[string]any{"type": "boolean"},
+			map[string]any{"type": "null"},
+			map[string]any{"$ref": "#/components/schemas/JSONObject"}, map[string]any{"$ref": "#/components/schemas/JSONArray"},
+		},
 	},
+	"JSONObject": map[string]any{"description": "A JSON object", "type": "object", "additionalProperties": jsonValueRef},
+	"JSONArray": map[string]any{"description": "A JSON array", "type": "array",
+		"items": map[string]any{"description": "Any JSON value (see JSONValue)"}},
 }
 
 // object is a JSON object of any members; nullable adds null.
@@ -199,7 +206,7 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			properties[prop] = s
 		}
 	}
-	schemas["JSONValue"] = jsonValueSchema
+	maps.Copy(schemas, jsonSchemas)
 	paths, _ := m["paths"].(map[string]any)
 	for _, item := range paths {
 		for _, op := range item.(map[string]any) {
