@@ -208,3 +208,15 @@ func TestMcpClaimTimeout(t *testing.T) {
 	_, err = load(getenv(map[string]string{"MCP_CLAIM_TIMEOUT": "soon"}))
 	require.ErrorContains(t, err, "MCP_CLAIM_TIMEOUT")
 }
+
+func TestLoadAPIDocs(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.True(t, c.APIDocs, "the docs page is on by default")
+	c, err = load(env(base(map[string]string{"API_DOCS": "off"})))
+	require.NoError(t, err)
+	require.False(t, c.APIDocs)
+	_, err = load(env(base(map[string]string{"API_DOCS": "no"})))
+	require.ErrorContains(t, err, `API_DOCS must be on or off, got "no"`)
+}
