@@ -35,6 +35,14 @@ func (e *ErrorBody) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *ErrorBody) GetStatus() int { return e.StatusCode }
 
+// GetHeaders implements huma.HeadersError: a 503 says when to try again.
+func (e *ErrorBody) GetHeaders() http.Header {
+	if e.StatusCode != http.StatusServiceUnavailable {
+		return nil
+	}
+	return http.Header{"Retry-After": {retryAfter}}
+}
+
 // ContentType keeps errors in plain JSON (application/json) rather than huma's problem+json, so every
 // error has the one shape above.
 func (e *ErrorBody) ContentType(string) string { return "application/json" }
@@ -54,6 +62,14 @@ func newErrorBody(code int, msg string) *ErrorBody {
 	return &ErrorBody{StatusCode: code, Message: msg, ErrorName: statusName(code)}
 }
 
+// retryAfter is the Retry-After of a 503 (in seconds): a PostgreSQL restart takes a few seconds, and
+// the pool reconnects on the next request after it.
+const retryAfter = "2"
+
+// unavailableMsg answers a request that failed because something it needs is out of reach (rather
+// than the database's classified ErrUnavailable, whose message the store gives).
+const unavailableMsg = "service unavailable; try again shortly"
+
 // statusClientClosed answers requests whose client went away (nginx's 499); nobody reads it.
 const statusClientClosed = 499
 
@@ -72,7 +88,15 @@ func installErrors(logger *slog.Logger) {
 			if hctx != nil {
 				ctx = hctx.Context()
 			}
-			return buildError(ctx, logger, status, msg, errs...)
+			se := buildError(ctx, logger, status, msg, errs...)
+			if eb, ok := se.(*ErrorBody); ok && hctx != nil {
+				// Errors written here (the guard's, huma's own) carry their headers themselves: huma
+				// applies GetHeaders only to errors an operation returns.
+				for k, v := range eb.GetHeaders() {
+					hctx.SetHeader(k, v[0])
+				}
+			}
+			return se
 		}
 	})
 }
@@ -88,13 +112,17 @@ func buildError(ctx context.Context, logger *slog.Logger, status int, msg string
 		return newErrorBody(statusClientClosed, "client closed the request")
 	}
 	if status >= 500 {
-		var causes []string
-		for _, e := range errs {
-			if e != nil {
-				causes = append(causes, e.Error())
-			}
+		if body := unavailable(errs...); body != nil {
+			logger.WarnContext(ctx, "unavailable", "message", msg, "causes", causesOf(errs))
+			return body
 		}
-		logger.ErrorContext(ctx, "internal error", "message", msg, "causes", strings.Join(causes, "; "))
+	}
+	if status == http.StatusServiceUnavailable {
+		// A 503 of its own (fail's, a stream's): its message is for the caller.
+		return newErrorBody(status, msg)
+	}
+	if status >= 500 {
+		logger.ErrorContext(ctx, "internal error", "message", msg, "causes", causesOf(errs))
 		return newErrorBody(status, "internal server error")
 	}
 	body := newErrorBody(status, msg)
@@ -123,9 +151,39 @@ func buildError(ctx context.Context, logger *slog.Logger, status int, msg string
 	return body
 }
 
-// fail turns a store error into the API's error: the store's refusals keep their message, anything
-// unexpected becomes a 500 whose cause is logged and never shown.
+func causesOf(errs []error) string {
+	var causes []string
+	for _, e := range errs {
+		if e != nil {
+			causes = append(causes, e.Error())
+		}
+	}
+	return strings.Join(causes, "; ")
+}
+
+// unavailable is the 503 (with Retry-After, see GetHeaders) for errs when one of them is the database
+// out of reach: the store's ErrUnavailable with its message, or a lost or refused connection met
+// outside the store's queries; nil otherwise.
+func unavailable(errs ...error) *ErrorBody {
+	for _, err := range errs {
+		var se *db.Error
+		switch {
+		case errors.As(err, &se) && errors.Is(se.Kind, db.ErrUnavailable):
+			return newErrorBody(http.StatusServiceUnavailable, se.Msg)
+		case db.IsUnavailable(err):
+			return newErrorBody(http.StatusServiceUnavailable, unavailableMsg)
+		}
+	}
+	return nil
+}
+
+// fail turns a store error into the API's error: the store's refusals keep their message, the
+// database out of reach is a 503 with Retry-After, anything unexpected becomes a 500 whose cause is
+// logged and never shown.
 func fail(err error) error {
+	if body := unavailable(err); body != nil {
+		return body
+	}
 	var se *db.Error
 	if errors.As(err, &se) {
 		return newErrorBody(statusOf(se.Kind), se.Msg)
@@ -157,8 +215,12 @@ func errUnauthorized(msg string) error { return newErrorBody(http.StatusUnauthor
 func errForbidden(msg string) error    { return newErrorBody(http.StatusForbidden, msg) }
 func errNotFound(msg string) error     { return newErrorBody(http.StatusNotFound, msg) }
 
-// writeError writes the error shape outside huma (router fallbacks, panics, middleware).
+// writeError writes the error shape outside huma (router fallbacks, panics, middleware); a 503 says
+// when to try again unless the caller already has.
 func writeError(w http.ResponseWriter, code int, msg string) {
+	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = jsonEncode(w, newErrorBody(code, msg))

@@ -110,6 +110,11 @@ func (s *Server) mcpAuth(next http.Handler) http.Handler {
 			err = s.identity.TouchAPIToken(r.Context(), p.TokenID)
 		}
 		if err != nil {
+			if body := unavailable(err); body != nil {
+				s.logger.WarnContext(r.Context(), "mcp authentication: database unavailable", "error", err)
+				writeError(w, body.StatusCode, body.Message) // with Retry-After
+				return
+			}
 			var eb *ErrorBody
 			if !errors.As(err, &eb) {
 				s.logger.ErrorContext(r.Context(), "mcp authentication", "error", err)
@@ -346,11 +351,12 @@ func checkIDs(v reflect.Value) error {
 }
 
 // toolError is the text of a tool error: the REST error's status name and message ("not found: card
-// not found", "forbidden: this token lacks the \"projects:write\" scope"). Anything else is a bug: it is
+// not found", "forbidden: this token lacks the \"projects:write\" scope", "service unavailable: the
+// database is unavailable; try again shortly"). Anything else is a bug: it is
 // logged and answered as an internal error, still a tool error.
 func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 	var eb *ErrorBody
-	if !errors.As(fail(err), &eb) || eb.StatusCode >= 500 {
+	if !errors.As(fail(err), &eb) || (eb.StatusCode >= 500 && eb.StatusCode != http.StatusServiceUnavailable) {
 		s.logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "error", err)
 		return errors.New("internal error")
 	}

@@ -73,9 +73,11 @@ func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.Reques
 	if err != nil {
 		var eb *ErrorBody
 		switch {
-		case !errors.As(fail(err), &eb) || eb.StatusCode >= 500:
+		case !errors.As(fail(err), &eb) || (eb.StatusCode >= 500 && eb.StatusCode != http.StatusServiceUnavailable):
 			s.logger.ErrorContext(ctx, "mcp resource read failed", "uri", uri, "error", err)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+		case eb.StatusCode == http.StatusServiceUnavailable: // the database out of reach: worth retrying
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.toolError(ctx, "resource", err).Error()}
 		case eb.StatusCode == http.StatusNotFound || eb.StatusCode == http.StatusBadRequest:
 			return nil, mcp.ResourceNotFoundError(uri)
 		default:

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
 )
 
 func TestHealthAndReadiness(t *testing.T) {
@@ -90,4 +93,60 @@ func TestAbandonedRequestIsNoInternalError(t *testing.T) {
 	got = buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("disk on fire"))
 	require.Equal(t, http.StatusInternalServerError, got.GetStatus())
 	require.Contains(t, logs.String(), "disk on fire")
+}
+
+// requireUnavailable asserts a 503 in the error shape that says when to try again.
+func requireUnavailable(t *testing.T, r *resp) {
+	t.Helper()
+	requireStatus(t, r, http.StatusServiceUnavailable)
+	require.Equal(t, retryAfter, r.Header.Get("Retry-After"), "body: %s", r.Body)
+	require.NotContains(t, string(r.Body), "closed pool", "no driver text for the caller")
+}
+
+// The database out of reach is no server bug: every path a request can meet it on (an operation, the
+// guard's authentication and token bookkeeping, /mcp's authentication) answers 503 with Retry-After in
+// the error shape, never 500.
+func TestDatabaseOutageIs503WithRetryAfter(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	prj, cols := e.project(u, "Outage")
+	e.card(u, prj, cols[0], "before")
+	pat := e.pat(u, nil)
+
+	e.pool.Close() // every acquire now fails: the pool is closed
+
+	requireUnavailable(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "during"}))
+	requireUnavailable(t, e.do("GET", prj+"/cards", u.Token, nil))
+	requireUnavailable(t, e.do("GET", "/auth/me", u.Token, nil))                             // the guard loads the session's user
+	requireUnavailable(t, e.do("GET", "/orgs/"+u.OrgSlug+"/workspaces/"+u.WsSlug, pat, nil)) // the guard records the token's use
+	requireUnavailable(t, e.do("POST", "/auth/login", "", map[string]any{"email": "ann@example.com", "password": "correct-horse"}))
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	requireUnavailable(t, e.send(req{Method: "POST", Path: "/mcp", Body: init, Header: map[string]string{"Authorization": "Bearer " + pat,
+		"Accept": "application/json, text/event-stream"}}))
+}
+
+// fail and buildError classify the database's unavailability, whether the store translated it or it
+// came raw from the driver, and log it as a warning rather than an internal error.
+func TestUnavailableIsNoInternalError(t *testing.T) {
+	t.Parallel()
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	raw := &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
+	for _, err := range []error{raw, fmt.Errorf("create card: %w", &db.Error{Kind: db.ErrUnavailable, Msg: "the database is unavailable"})} {
+		var eb *ErrorBody
+		require.ErrorAs(t, fail(err), &eb)
+		require.Equal(t, http.StatusServiceUnavailable, eb.StatusCode)
+		require.Equal(t, "Service Unavailable", eb.ErrorName)
+		require.NotContains(t, eb.Message, "administrator")
+		require.Equal(t, http.Header{"Retry-After": {retryAfter}}, eb.GetHeaders())
+
+		got := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred", err)
+		require.Equal(t, http.StatusServiceUnavailable, got.GetStatus())
+		require.NotContains(t, got.Error(), "administrator")
+	}
+	require.NotContains(t, logs.String(), "internal error")
+	require.Contains(t, logs.String(), "level=WARN")
+	// Other errors have no Retry-After.
+	require.Nil(t, newErrorBody(http.StatusInternalServerError, "x").GetHeaders())
 }

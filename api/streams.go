@@ -41,6 +41,11 @@ func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.St
 			writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
 			return
 		}
+		if body := unavailable(err); body != nil {
+			s.logger.WarnContext(r.Context(), "start stream: database unavailable", "kind", kind.Name, "streamId", streamID, "error", err)
+			writeError(w, body.StatusCode, body.Message) // with Retry-After
+			return
+		}
 		s.logger.ErrorContext(r.Context(), "start stream", "kind", kind.Name, "streamId", streamID, "error", err)
 		writeError(w, http.StatusInternalServerError, "internal server error")
 	default:

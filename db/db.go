@@ -132,9 +132,10 @@ func init() {
 }
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
-// compose the store's …Tx operations in it.
+// compose the store's …Tx operations in it. A lost connection while beginning or committing is
+// ErrUnavailable.
 func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.core.Pool, fn)
+	return dbcore.Unavailable(pgx.BeginFunc(ctx, s.core.Pool, fn))
 }
 
 // Ping checks that the database answers (readiness).

@@ -13,7 +13,14 @@ var (
 	ErrConflict  = dbcore.ErrConflict
 	ErrInvalid   = dbcore.ErrInvalid
 	ErrForbidden = dbcore.ErrForbidden
+	// ErrUnavailable is the database out of reach (restarting, down, connections lost): not the
+	// request's fault, and the same request may succeed in a moment.
+	ErrUnavailable = dbcore.ErrUnavailable
 )
+
+// IsUnavailable reports an error of kind ErrUnavailable, or a driver's error that would be one (a lost
+// or refused connection met outside the store's translating queries).
+func IsUnavailable(err error) bool { return dbcore.IsUnavailable(err) }
 
 // Error is a refusal with a message meant for the caller; Kind is one of the sentinel errors above.
 // Errors translated from PostgreSQL also keep the violated constraint and the driver's error.

@@ -31,6 +31,17 @@ func phaseNames(r Roadmap) []string {
 	return out
 }
 
+// titles lists every deliverable's title, phase by phase.
+func titles(r Roadmap) []string {
+	var out []string
+	for _, p := range r.Phases {
+		for _, d := range p.Deliverables {
+			out = append(out, d.Title)
+		}
+	}
+	return out
+}
+
 // The offline planner's roadmap follows the draft: a mobile app and a data migration get different
 // phases, each filled with the draft's own name, team and documents.
 func TestOfflineRoadmapDerivedFromDraft(t *testing.T) {
@@ -53,16 +64,62 @@ func TestOfflineRoadmapDerivedFromDraft(t *testing.T) {
 	require.Contains(t, mobile.Phases[0].Goal, "Field Notes")
 	require.Contains(t, mobile.Phases[0].Deliverables[0].Description, "Owner: Ana (UX designer)")
 	require.Contains(t, migration.Phases[0].Deliverables[0].Title, "Retention policy")
-	// The description's own sentence becomes a deliverable of the building phase.
-	var titles []string
-	for _, d := range migration.Phases[1].Deliverables {
-		titles = append(titles, d.Title)
-	}
-	require.Contains(t, titles, "Migrate the legacy Oracle ledger database to PostgreSQL: 40 million records, cutover over a weekend")
+	// The description's prose says what the project is: it picks the phases, it is no deliverable.
+	require.NotContains(t, titles(migration), "Migrate the legacy Oracle ledger database to PostgreSQL: 40 million records, cutover over a weekend")
+	// Work the description lists itself does become deliverables of the building phase.
+	listed := migrationDraft()
+	listed.Description += "\n\n- Freeze the chart of accounts\n- Archive closed years"
+	withList, err := DraftRoadmap(ctx, NewOffline(), listed, DraftOptions{})
+	require.NoError(t, err)
+	require.Subset(t, titles(Roadmap{Phases: withList.Phases[1:2]}), []string{"Freeze the chart of accounts", "Archive closed years"})
 	// The streamed tokens are the roadmap's JSON.
 	var again Roadmap
 	require.NoError(t, decodeStrict(tokens.String(), &again))
 	require.Equal(t, mobile, again)
+}
+
+// Refinement answers refine the roadmap: they become no deliverable, but the deliverable they speak
+// of records the decision and comes first in its phase; an answer that speaks of none is recorded on
+// the building phase's first deliverable. The roadmap has the same deliverables with or without them.
+func TestOfflineRoadmapRefinedByAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	plain, err := DraftRoadmap(ctx, NewOffline(), mobileDraft(), DraftOptions{})
+	require.NoError(t, err)
+	d := mobileDraft()
+	d.Round = 2
+	d.Answers = []QA{
+		{Question: "Which platforms must Field Notes support at launch: iOS, Android or both?", Answer: "Both; Android first, the inspectors use it"},
+		{Question: "Which device features does Field Notes rely on (camera, location, push notifications)?", Answer: "Camera and push notifications for new inspections."},
+		{Question: "Anything else?", Answer: "Budget is tight, keep it lean"},
+	}
+	refined, err := DraftRoadmap(ctx, NewOffline(), d, DraftOptions{})
+	require.NoError(t, err)
+
+	require.ElementsMatch(t, titles(plain), titles(refined), "answers add no deliverable")
+	for _, title := range titles(refined) {
+		require.NotContains(t, title, "Android first")
+		require.NotContains(t, title, "inspectors")
+	}
+	require.Equal(t, phaseNames(plain), phaseNames(refined))
+
+	// The platform answer refines the builds: recorded in their description, first in their phase.
+	build := refined.Phases[1].Deliverables
+	require.Equal(t, "Project skeleton and CI builds", build[0].Title)
+	require.Contains(t, build[0].Description, "Decided in refinement: “Both; Android first, the inspectors use it”")
+	// The device answer refines push notifications, which move ahead of the main screens.
+	core := refined.Phases[2].Deliverables
+	require.Equal(t, []string{"Push notifications", "Main screens"}, []string{core[0].Title, core[1].Title})
+	require.Equal(t, []string{"Main screens", "Push notifications"}, []string{plain.Phases[2].Deliverables[0].Title, plain.Phases[2].Deliverables[1].Title})
+	require.Contains(t, core[0].Description, "“Camera and push notifications for new inspections”")
+	// The answer that speaks of no deliverable still informs the building phase.
+	var all strings.Builder
+	for _, dl := range build {
+		all.WriteString(dl.Description)
+	}
+	require.Contains(t, all.String(), "“Budget is tight, keep it lean”")
+	// The owner still closes each description.
+	require.True(t, strings.HasSuffix(build[0].Description, "Owner: Bo (mobile developer)."), build[0].Description)
 }
 
 // Questions come from the draft, at most five a round, never one already answered, none after the

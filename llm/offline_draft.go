@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // The offline planner's project drafts: questions and a roadmap derived from the draft's own text.
@@ -214,22 +215,19 @@ func offlineQuestions(d DraftContext) []string {
 	return cleanQuestions(cands, d.Answers)
 }
 
-// offlineRoadmap fills the topic's phases with the draft's own items, owners and documents.
+// offlineRoadmap fills the topic's phases with the draft's own items, owners and documents, then lets
+// the refinement answers refine it (see refineRoadmap). Only work the draft lists itself (bullets or
+// numbered lines of its description) becomes deliverables of its own; the description's prose and the
+// answers say what the project is and how to do it, not what to deliver.
 func offlineRoadmap(d DraftContext) Roadmap {
 	name := strings.TrimSpace(d.Name)
 	t := pickTopic(d)
-	// Items the draft names itself: bullets or sentences of the description, then substantial answers.
-	var items []string
-	items = append(items, deriveSteps(d.Description)...)
-	for _, a := range d.Answers {
-		if len(strings.Fields(a.Answer)) >= 3 {
-			items = append(items, deriveSteps(a.Answer)...)
-		}
-	}
+	items := listedItems(d.Description)
 	r := Roadmap{Phases: []Phase{}}
+	owners := make([]string, len(t.phases))
 	for i, tp := range t.phases {
 		ph := Phase{Name: tp.name, Goal: fill(tp.goal, name), Deliverables: []Deliverable{}}
-		owner := phaseOwner(tp, d.TeamMembers)
+		owners[i] = phaseOwner(tp, d.TeamMembers)
 		if i == 0 {
 			for j, doc := range d.Documents {
 				if j == 2 {
@@ -243,27 +241,128 @@ func offlineRoadmap(d DraftContext) Roadmap {
 		for _, dl := range tp.deliverables {
 			ph.Deliverables = append(ph.Deliverables, Deliverable{Title: dl[0], Description: fill(dl[1], name)})
 		}
-		// The draft's own items go to the phase that builds (the second), or the only one.
+		// The draft's listed items go to the phase that builds (the second), or the only one.
 		if i == min(1, len(t.phases)-1) {
 			for j, it := range items {
 				if j == 4 {
 					break
 				}
 				ph.Deliverables = append(ph.Deliverables, Deliverable{Title: truncateRunes(it, MaxDeliverableRunes),
-					Description: "From the draft of " + name + ": " + it + "."})
+					Description: "Listed in the draft of " + name + ": " + it + "."})
 			}
 		}
-		if owner != "" {
+		r.Phases = append(r.Phases, ph)
+	}
+	refineRoadmap(&r, d, min(1, len(t.phases)-1))
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		if owners[i] != "" {
 			for k := range ph.Deliverables {
-				ph.Deliverables[k].Description += " Owner: " + owner + "."
+				ph.Deliverables[k].Description += " Owner: " + owners[i] + "."
 			}
 		}
 		if len(ph.Deliverables) > MaxPhaseDeliverables {
 			ph.Deliverables = ph.Deliverables[:MaxPhaseDeliverables]
 		}
-		r.Phases = append(r.Phases, ph)
+		for k := range ph.Deliverables {
+			ph.Deliverables[k].Description = truncateRunes(ph.Deliverables[k].Description, MaxDeliverableDescRunes)
+		}
 	}
 	return r
+}
+
+// listedItems are the lines of text that are bullets or numbered items: work the draft lists itself.
+func listedItems(text string) []string {
+	var items []string
+	for l := range strings.SplitSeq(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if m := bulletLine.FindStringSubmatch(l); m != nil {
+			items = appendStep(items, m[1])
+		}
+	}
+	return items
+}
+
+// refineRoadmap lets each answered question refine the roadmap rather than add to it: the answer is
+// recorded in the description of the deliverable its question and answer speak of most (shared
+// words, the draft's name aside), and the deliverables an answer speaks of come first in their phase,
+// in the order of the answers. An answer that speaks of no deliverable is recorded on the first one
+// of the building phase.
+func refineRoadmap(r *Roadmap, d DraftContext, buildPhase int) {
+	ignore := wordSet(d.Name)
+	type pos struct{ phase, idx int }
+	decided := map[pos][]string{}
+	var order []pos
+	for _, a := range d.Answers {
+		answer := strings.Join(strings.Fields(a.Answer), " ")
+		if answer == "" {
+			continue
+		}
+		about := wordSet(a.Question + " " + answer)
+		for w := range ignore {
+			delete(about, w)
+		}
+		best, score := pos{buildPhase, 0}, 0
+		for i, ph := range r.Phases {
+			for k, dl := range ph.Deliverables {
+				n := 0
+				for w := range wordSet(dl.Title + " " + dl.Description) {
+					if about[w] && !ignore[w] {
+						n++
+					}
+				}
+				if n > score {
+					best, score = pos{i, k}, n
+				}
+			}
+		}
+		if len(r.Phases[best.phase].Deliverables) == 0 {
+			continue
+		}
+		if _, seen := decided[best]; !seen && score > 0 {
+			order = append(order, best)
+		}
+		decided[best] = append(decided[best], "“"+truncateRunes(strings.TrimRight(answer, ". "), 300)+"”")
+	}
+	for p, answers := range decided {
+		dl := &r.Phases[p.phase].Deliverables[p.idx]
+		dl.Description += " Decided in refinement: " + strings.Join(answers, "; ") + "."
+	}
+	// Deliverables an answer spoke of first, keeping the rest in their order.
+	for i := range r.Phases {
+		var first []Deliverable
+		picked := map[int]bool{}
+		for _, p := range order {
+			if p.phase == i {
+				first = append(first, r.Phases[i].Deliverables[p.idx])
+				picked[p.idx] = true
+			}
+		}
+		for k, dl := range r.Phases[i].Deliverables {
+			if !picked[k] {
+				first = append(first, dl)
+			}
+		}
+		r.Phases[i].Deliverables = first
+	}
+}
+
+// stopWords are words too common to tie an answer to a deliverable.
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "what": true,
+	"which": true, "who": true, "how": true, "are": true, "was": true, "will": true, "must": true, "does": true, "has": true,
+	"have": true, "use": true, "uses": true, "its": true, "their": true, "them": true, "they": true, "from": true, "into": true,
+	"each": true, "every": true, "all": true, "any": true, "not": true, "but": true, "you": true, "your": true, "our": true,
+	"can": true, "should": true, "would": true, "when": true, "where": true, "need": true, "needs": true, "first": true,
+	"both": true, "one": true, "out": true, "there": true, "then": true, "than": true, "also": true}
+
+// wordSet is the set of lower-cased words of at least three letters or digits in s, stop words aside.
+func wordSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 3 && !stopWords[w] {
+			out[w] = true
+		}
+	}
+	return out
 }
 
 // phaseOwner names the first team member whose role matches the phase's roles.

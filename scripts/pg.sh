@@ -4,6 +4,7 @@
 #   scripts/pg.sh start DIR [--fast]   init (first time) and start a cluster in DIR; prints its admin URL
 #   scripts/pg.sh stop DIR [--remove] stop the cluster in DIR (no-op when not running); --remove also
 #                                      deletes its files
+#   scripts/pg.sh restart DIR          restart a running cluster (fast: open sessions are ended), on its port
 #   scripts/pg.sh url DIR              print the admin URL of a running cluster
 #   scripts/pg.sh createdb DIR NAME    create database NAME unless it exists; prints its URL
 #
@@ -49,7 +50,7 @@ free_port() {
 }
 
 cmd=${1:-}; dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: pg.sh start|stop|url DIR [--fast]"
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: pg.sh start|stop|restart|url|createdb DIR [...]"
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 bin=$(find_bin)
@@ -88,7 +89,11 @@ start)
     url
     exit 0
   fi
-  port=$(free_port)
+  # A cluster started again keeps its port while it is free, so URLs handed out before stay good.
+  port=$(cat "$dir/port" 2>/dev/null || true)
+  if [ -z "$port" ] || (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    port=$(free_port)
+  fi
   echo "$port" >"$dir/port"
   opts="-p $port -k $pgdir -c listen_addresses=127.0.0.1 -c max_connections=400"
   if [ "$fast" = "--fast" ]; then
@@ -110,6 +115,10 @@ stop)
     [ "$pgdir" = "$dir" ] || rm -rf "$pgdir"
     rm -rf "$dir"
   fi
+  ;;
+restart)
+  as_pg "$bin/pg_ctl" -D "$data" -l "$pgdir/server.log" -m fast -w -t 60 restart >/dev/null \
+    || { tail -n 20 "$pgdir/server.log" >&2; die "PostgreSQL did not restart"; }
   ;;
 url)
   url

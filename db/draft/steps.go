@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -210,7 +211,7 @@ func (e *Engine) FinishRefine(ctx context.Context, draftID string, run int32, qu
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions), MaxRounds: DraftMaxRounds})
 	}, func(d Draft) db.NewStreamEvent {
-		msg := fmt.Sprintf("round %d: %d questions", d.Rounds, len(questions))
+		msg := fmt.Sprintf("round %d: %s", d.Rounds, plural(len(questions), "question", "questions"))
 		if len(questions) == 0 {
 			msg = fmt.Sprintf("round %d: no more questions; generate the roadmap", d.Rounds)
 		}
@@ -247,7 +248,7 @@ func roadmapSummary(r DraftRoadmap) map[string]any {
 		names = append(names, p.Name)
 	}
 	return map[string]any{"phases": len(r.Phases), "deliverables": n, "phaseNames": names,
-		"summary": fmt.Sprintf("roadmap ready: %d phases, %d deliverables", len(r.Phases), n)}
+		"summary": fmt.Sprintf("roadmap ready: %s, %s", plural(len(r.Phases), "phase", "phases"), plural(n, "deliverable", "deliverables"))}
 }
 
 // PipelineRef is the wait reference of a pipeline step waiting for a draft's roadmap.
@@ -264,4 +265,12 @@ func (e *Engine) Fail(ctx context.Context, draftID string, run int32, reason str
 		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": d.Status, "error": reason},
 			"the draft's roadmap failed: "+reason)
 	})
+}
+
+// plural is n with the noun agreeing: "1 phase", "2 phases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -436,7 +437,7 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 		if err := e.store.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d checklist items added", len(a.Items)), nil
+		return plural(len(a.Items), "checklist item", "checklist items") + " added", nil
 	case agenttool.AddCommentArgs:
 		if _, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
 			return "", err
@@ -611,4 +612,12 @@ func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 		return e.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
 	}
 	return nil
+}
+
+// plural is n with the noun agreeing: "1 checklist item", "2 checklist items".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

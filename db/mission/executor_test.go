@@ -491,3 +491,15 @@ func TestMissionCardSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, snap)
 }
+
+// The result of adding checklist items agrees with its count: "1 checklist item added".
+func TestChecklistResultAgreesWithCount(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
+	m := e.running(t, a)
+	out := e.step(t, m.ID, "turn1:0", "add_checklist_items", map[string]any{"items": []string{"Write the postmortem"}})
+	require.Equal(t, "ok: 1 checklist item added", out.Text)
+	out = e.step(t, m.ID, "turn1:1", "add_checklist_items", map[string]any{"items": []string{"Find the node", "Restart"}})
+	require.Equal(t, "ok: 2 checklist items added", out.Text)
+}

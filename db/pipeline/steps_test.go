@@ -333,7 +333,7 @@ func TestGenerateRoadmapStepWaitsForItsDraft(t *testing.T) {
 				out := output(t, cur, "plan")
 				require.Equal(t, draft.DraftRoadmapReady, out["status"])
 				require.Equal(t, float64(2), out["deliverables"])
-				require.Equal(t, "roadmap ready: 1 phases, 2 deliverables", output(t, cur, "tell")["message"])
+				require.Equal(t, "roadmap ready: 1 phase, 2 deliverables", output(t, cur, "tell")["message"])
 			} else {
 				require.Equal(t, &tc.err, stepOf(t, cur, "plan").Error)
 				require.Equal(t, "skipped", statuses(cur)["tell"])

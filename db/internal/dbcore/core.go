@@ -32,19 +32,19 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Core {
 }
 
 // InTx runs fn in a transaction with the generated queries bound to it, committing when fn returns nil
-// and rolling back otherwise.
+// and rolling back otherwise. A lost connection while beginning or committing is ErrUnavailable.
 func (c *Core) InTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) error) error {
-	return pgx.BeginFunc(ctx, c.Pool, func(tx pgx.Tx) error {
+	return Unavailable(pgx.BeginFunc(ctx, c.Pool, func(tx pgx.Tx) error {
 		return fn(tx, Queries(tx))
-	})
+	}))
 }
 
 // InSnapshot runs fn in a read-only REPEATABLE READ transaction: every query fn makes sees the same
 // snapshot, so a read made of several queries is consistent.
 func (c *Core) InSnapshot(ctx context.Context, fn func(q *dbsqlc.Queries) error) error {
-	return pgx.BeginTxFunc(ctx, c.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	return Unavailable(pgx.BeginTxFunc(ctx, c.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		return fn(Queries(tx))
-	})
+	}))
 }
 
 // Enqueue inserts jobs through River in the caller's transaction: they become visible with the

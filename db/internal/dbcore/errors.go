@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/puddle/v2"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -18,7 +23,14 @@ var (
 	ErrConflict  = errors.New("conflict")
 	ErrInvalid   = errors.New("invalid")
 	ErrForbidden = errors.New("forbidden")
+	// ErrUnavailable is no refusal of the request but the database out of reach (restarting, down, or
+	// its connections lost): the same request may succeed in a moment. The api answers it 503 with
+	// Retry-After.
+	ErrUnavailable = errors.New("database unavailable")
 )
+
+// UnavailableMsg is the message of an ErrUnavailable error, meant for the caller.
+const UnavailableMsg = "the database is unavailable; try again shortly"
 
 // Error is a refusal with a message meant for the caller; Kind is one of the sentinel errors above.
 // Errors translated from PostgreSQL also keep the violated constraint and the driver's error.
@@ -63,8 +75,15 @@ func Interpret(err error) error {
 	if err == nil {
 		return nil
 	}
+	var translated *Error
+	if errors.As(err, &translated) {
+		return err // already the store's
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return &Error{Kind: ErrNotFound, Msg: "not found", cause: err}
+	}
+	if lostConnection(err) {
+		return &Error{Kind: ErrUnavailable, Msg: UnavailableMsg, cause: err}
 	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
@@ -81,6 +100,60 @@ func Interpret(err error) error {
 		return &Error{Kind: ErrInvalid, Msg: "text may not contain the NUL character (\\u0000)", cause: err}
 	}
 	return err
+}
+
+// Unavailable is err translated to ErrUnavailable when it is a lost or refused database connection
+// (see IsUnavailable), else err unchanged. For errors met outside the translating queries: beginning or
+// committing a transaction, acquiring a connection.
+func Unavailable(err error) error {
+	var translated *Error
+	if err == nil || errors.As(err, &translated) || !lostConnection(err) {
+		return err
+	}
+	return &Error{Kind: ErrUnavailable, Msg: UnavailableMsg, cause: err}
+}
+
+// IsUnavailable reports an error of kind ErrUnavailable, or a driver's error that would be one: the
+// database refused or lost the connection (restarting, shutting down, unreachable), the pool could
+// not hand one out in time, or it is closed.
+func IsUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) || lostConnection(err) }
+
+// lostConnection reports a driver's error meaning the database is out of reach rather than refusing
+// this statement. A cancelled context is the caller's going away, never the database's fault.
+func lostConnection(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"): // connection_exception and its subclasses
+			return true
+		case pgErr.Code == "57P01", // admin_shutdown: the server is stopping (pg_ctl stop/restart -m fast)
+			pgErr.Code == "57P02", // crash_shutdown: another backend crashed, every session is ended
+			pgErr.Code == "57P03", // cannot_connect_now: the server is starting up or shutting down
+			pgErr.Code == "53300": // too_many_connections: the server refuses new connections for now
+			return true
+		}
+		return false // the database answered: a refusal of this statement, not of the connection
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &connectErr): // dialing or the startup failed (refused, unreachable, timed out)
+		return true
+	case errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, puddle.ErrClosedPool):
+		return true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF): // the server closed the connection mid-talk
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	case errors.As(err, &netErr): // any other failure of the connection's socket
+		return true
+	case errors.Is(err, context.DeadlineExceeded): // waiting for a connection (or an answer) timed out
+		return true
+	}
+	return false
 }
 
 // Violates reports whether err is a translated violation of the named constraint ("" for any) of kind.
