@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -92,6 +93,26 @@ func TestHelpReadsNoConfiguration(t *testing.T) {
 	for _, want := range []string{"api", "worker", "migrate", "keys rotate", "version", "help", "Configuration table in README.md"} {
 		require.Contains(t, usage, want)
 	}
+}
+
+// `pilot openapi` prints the api's OpenAPI document with neither a database nor a valid configuration;
+// its server is PUBLIC_URL.
+func TestOpenAPIReadsNoDatabase(t *testing.T) {
+	badConfig(t)
+	t.Setenv("PUBLIC_URL", "https://pilot.example.com/")
+	code, stdout, stderr := runCmd(t, "openapi")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+	var doc struct {
+		OpenAPI string                 `json:"openapi"`
+		Servers []struct{ URL string } `json:"servers"`
+		Paths   map[string]any         `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Equal(t, "3.1.0", doc.OpenAPI)
+	require.Equal(t, "https://pilot.example.com", doc.Servers[0].URL)
+	require.Contains(t, doc.Paths, "/auth/login")
+	require.Contains(t, usage, "openapi")
 }
 
 func TestMissingOrUnknownCommandExits2(t *testing.T) {
