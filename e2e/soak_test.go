@@ -56,9 +56,9 @@ func TestSoak(t *testing.T) {
 	// A mission job is rescued 15 s after its worker died (never while a live worker still runs it).
 	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=5s", "DATABASE_MAX_CONNS=20", "WORKER_RESCUE_AFTER=15s")
 
-	s := &soak{t: t, pool: pool, env: env}
-	s.apis = []*proc{start(t, "api", env), start(t, "api", env)}
-	s.workers = []*proc{start(t, "worker", env), start(t, "worker", env)}
+	s := &soak{t: t, pool: pool, env: env, heap: map[int][]memSample{}}
+	s.apis = []*proc{s.start("api"), s.start("api")}
+	s.workers = []*proc{s.start("worker"), s.start("worker")}
 	owner := newTenant(t, pool, s.apis[0], "owner@example.com")
 	s.owner = owner
 	s.member = s.joinProject(owner, "member@example.com")
@@ -71,7 +71,9 @@ func TestSoak(t *testing.T) {
 
 	ctx, stop := context.WithTimeout(context.Background(), duration)
 	defer stop()
+	s.begin = time.Now()
 	var wg sync.WaitGroup
+	wg.Go(func() { s.sampleMemory(ctx) })
 	for i := range 4 {
 		wg.Go(func() { s.cardLoad(ctx, i) })
 	}
@@ -99,10 +101,20 @@ type soak struct {
 	streaming map[string]int
 	workers   []*proc
 	rssStart  map[int]int64 // pid -> kB after warm-up
+	begin     time.Time     // when the load started
+	heap      map[int][]memSample
 	missions  []*missionWatch
 	errs      []string
 
 	ops, resets, resumes atomic.Int64
+}
+
+// start runs a process of kind with a metrics listener of its own, whose heap sampleMemory follows.
+func (s *soak) start(kind string) *proc {
+	port := strconv.Itoa(freePort(s.t))
+	p := start(s.t, kind, append(append([]string{}, s.env...), "METRICS_ADDR=127.0.0.1:"+port))
+	p.metrics = "http://127.0.0.1:" + port + "/metrics"
+	return p
 }
 
 // joinProject registers email, has the owner invite them into the workspace and add them to the project.
@@ -386,7 +398,7 @@ func (s *soak) faults(ctx context.Context, duration time.Duration) {
 			s.apis = s.apis[1:]
 			s.mu.Unlock()
 			victim.kill(s.t)
-			fresh := start(s.t, "api", s.env)
+			fresh := s.start("api")
 			s.mu.Lock()
 			s.apis = append(s.apis, fresh)
 			s.mu.Unlock()
@@ -396,7 +408,7 @@ func (s *soak) faults(ctx context.Context, duration time.Duration) {
 			victim := s.workers[i]
 			s.mu.Unlock()
 			victim.kill(s.t)
-			fresh := start(s.t, "worker", s.env)
+			fresh := s.start("worker")
 			s.mu.Lock()
 			s.workers[i] = fresh
 			s.mu.Unlock()
@@ -417,6 +429,103 @@ func rss(p *proc) int64 {
 		}
 	}
 	return 0
+}
+
+// memSample is one scrape of a process's Go runtime metrics.
+type memSample struct {
+	at         time.Duration // since the load started
+	heapInuse  float64       // go_memstats_heap_inuse_bytes
+	heapAlloc  float64       // go_memstats_alloc_bytes
+	nextGC     float64       // go_memstats_next_gc_bytes
+	goroutines float64       // go_goroutines
+}
+
+// memoryEvery is how often sampleMemory scrapes each process.
+const memoryEvery = 2 * time.Second
+
+// sampleMemory scrapes the Go heap of every live process every memoryEvery until ctx ends.
+func (s *soak) sampleMemory(ctx context.Context) {
+	tick := time.NewTicker(memoryEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		procs := append(append([]*proc{}, s.apis...), s.workers...)
+		s.mu.Unlock()
+		for _, p := range procs {
+			m, ok := scrape(ctx, p)
+			if !ok {
+				continue // being killed, or not serving metrics yet
+			}
+			m.at = time.Since(s.begin)
+			s.mu.Lock()
+			s.heap[p.cmd.Process.Pid] = append(s.heap[p.cmd.Process.Pid], m)
+			s.mu.Unlock()
+		}
+	}
+}
+
+// scrape reads the Go runtime's figures from p's /metrics (at is left to the caller).
+func scrape(ctx context.Context, p *proc) (memSample, bool) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", p.metrics, nil)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return memSample{}, false
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return memSample{}, false
+	}
+	m := memSample{}
+	found := 0
+	for line := range strings.Lines(string(raw)) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		var dst *float64
+		switch name {
+		case "go_memstats_heap_inuse_bytes":
+			dst = &m.heapInuse
+		case "go_memstats_alloc_bytes":
+			dst = &m.heapAlloc
+		case "go_memstats_next_gc_bytes":
+			dst = &m.nextGC
+		case "go_goroutines":
+			dst = &m.goroutines
+		default:
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			continue
+		}
+		*dst = v
+		found++
+	}
+	return m, found == 4
+}
+
+// slope is the least-squares slope of y over x.
+func slope(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+	}
+	return sxy / sxx
 }
 
 // drain waits, with the workers alive, for every mission to finish and every job to be worked.
@@ -501,18 +610,33 @@ func (s *soak) report(duration time.Duration) {
 	for _, e := range s.errs[:min(len(s.errs), 20)] {
 		t.Logf("  error: %s", e)
 	}
-	check := duration >= 5*time.Minute
+	warm := duration / 3
 	for _, p := range append(append([]*proc{}, s.apis...), s.workers...) {
-		before, ok := s.rssStart[p.cmd.Process.Pid]
+		pid := p.cmd.Process.Pid
+		before, ok := s.rssStart[pid]
 		if !ok || before == 0 {
 			continue // started after the warm-up sample
 		}
 		after := rss(p)
 		change := float64(after-before) / float64(before) * 100
-		t.Logf("RSS pid %d: %d kB after warm-up, %d kB at the end (%+.1f%%)", p.cmd.Process.Pid, before, after, change)
-		if check {
-			require.InDelta(t, 0, change, 10, "RSS of pid %d is not flat", p.cmd.Process.Pid)
+		t.Logf("RSS pid %d: %d kB after warm-up, %d kB at the end (%+.1f%%)", pid, before, after, change)
+		var x, inuse, alloc, next, gor []float64
+		for _, m := range s.heap[pid] {
+			if m.at < warm {
+				continue
+			}
+			x = append(x, m.at.Minutes())
+			inuse = append(inuse, m.heapInuse/1e6)
+			alloc = append(alloc, m.heapAlloc/1e6)
+			next = append(next, m.nextGC/1e6)
+			gor = append(gor, m.goroutines)
 		}
+		if len(x) < 3 {
+			continue
+		}
+		t.Logf("heap pid %d: %d samples; inuse %.1f..%.1f MB slope %+.3f MB/min; alloc slope %+.3f MB/min; next_gc %.1f..%.1f slope %+.3f MB/min; goroutines %.0f..%.0f slope %+.2f/min",
+			pid, len(x), inuse[0], inuse[len(inuse)-1], slope(x, inuse), slope(x, alloc), next[0], next[len(next)-1], slope(x, next),
+			gor[0], gor[len(gor)-1], slope(x, gor))
 	}
 	require.Zero(t, lostNotifications, "jobs lost")
 	require.Zero(t, stuck, "missions not completed")
