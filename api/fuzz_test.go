@@ -192,8 +192,12 @@ func (d fuzzDoc) operations() []fuzzOp {
 	}
 	rank := func(op fuzzOp) int {
 		r := map[string]int{"GET": 0, "POST": 1, "PUT": 1, "PATCH": 1, "DELETE": 2}[op.Method]
-		if strings.HasPrefix(op.Path, "/auth") || strings.HasPrefix(op.Path, "/api-tokens") || op.Path == "/organizations/{orgSlug}" {
-			r += 3
+		if strings.HasPrefix(op.Path, "/auth") || strings.HasPrefix(op.Path, "/api-tokens") || op.Path == "/organizations/{orgSlug}" ||
+			op.Path == pathWorkspace {
+			r += 3 // the workspace's PATCH may change its slug, its DELETE ends it
+		}
+		if op.Method == "DELETE" && op.Path == pathProject {
+			r++ // after the deletes of what is in the project
 		}
 		return r
 	}

@@ -14,9 +14,9 @@ import (
 
 // ActivityOut is what a notification is about.
 type ActivityOut struct {
-	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed" doc:"What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes)"`
+	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed,project_deleted" doc:"What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes) and project_deleted (a project was deleted; notifies its other members, meta has projectId and name)"`
 	ActorID     *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
-	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed)"`
+	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed, project_deleted)"`
 	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
 	CardID      *string         `json:"cardId" nullable:"true"`
 	DocumentID  *string         `json:"documentId,omitempty" doc:"Set for document activities"`

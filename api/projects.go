@@ -70,6 +70,8 @@ var (
 	// cardWrite is projectWrite for card-level writes (cards and what is on them), which never change
 	// tenancy.
 	cardWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
+	// projectAdmin is for what only a workspace admin may do to a project (delete it).
+	projectAdmin = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 )
 
 // nonBlank trims a required name and refuses it when nothing is left.
@@ -117,6 +119,18 @@ func (s tenancyOps) registerProjects() {
 	register(s.Server, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
 		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
 		projectWrite, s.updateProject)
+
+	register(s.Server, huma.Operation{OperationID: "projects-delete", Method: http.MethodDelete, Path: pathProject,
+		Summary: "Delete a project and everything in it", Tags: tags,
+		Description: "Workspace admins (organization owners and admins act as admins). Deletes, in one transaction, the " +
+			"project's columns, cards (with their comments, attachments, checklists, relations and document links), labels, " +
+			"custom fields, scopes, automation rules, activity and notifications, and its missions with their streams. " +
+			"Pipeline steps waiting for one of its unsettled missions fail, and the missions' jobs are cancelled; pipelines " +
+			"are not edited (a step that names the project meets a project not found). The files of its attachments are removed " +
+			"from storage by the attachment sweep, enqueued at once. Its other members are notified by a " +
+			"`project_deleted` activity of the workspace (meta has projectId and name). A draft that made it stays, its " +
+			"projectId null."},
+		projectAdmin, s.deleteProject)
 
 	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
 		Summary: "List project members", Tags: tags},
@@ -217,6 +231,11 @@ func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (
 	}
 	patch.Deadline = in.Body.Deadline.opt().Value
 	return oneOf(projectOut)(s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
+}
+
+func (s tenancyOps) deleteProject(ctx context.Context, _ *ProjectPath) (*OKOutput, error) {
+	a := accessFrom(ctx)
+	return done(s.store.DeleteProject(ctx, db.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s tenancyOps) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {

@@ -89,6 +89,25 @@ func (s tenancyOps) registerWorkspaces() {
 		Summary: "Get a workspace with my roles", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
 
+	register(s.Server, huma.Operation{OperationID: "workspaces-update", Method: http.MethodPatch, Path: pathWorkspace,
+		Summary: "Rename a workspace or change its slug", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Workspace admins (organization owners and admins act as admins). Any subset of name and slug; the " +
+			"slug follows the rules of the create and must be free in the organization (409). A personal workspace " +
+			"may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once."},
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspace)
+
+	register(s.Server, huma.Operation{OperationID: "workspaces-delete", Method: http.MethodDelete, Path: pathWorkspace,
+		Summary: "Delete a workspace and everything in it", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Workspace admins (organization owners and admins act as admins). Deletes, in one transaction, the " +
+			"workspace's projects (with their columns, cards, comments, attachments, checklists, relations, labels, custom " +
+			"fields, scopes, automation rules, activity and notifications), its documents and their links, its agents and " +
+			"skills with their missions (their service users lose the membership and stay, as when an agent is deleted), " +
+			"its pipelines and their runs, its pilotage records, its drafts, its members and its invitations, with every " +
+			"stream of those. The e-mails of its pending invitations and the jobs of its unsettled missions and running " +
+			"runs are cancelled; the files of its attachments are removed from storage by the attachment sweep, enqueued " +
+			"at once. A personal workspace cannot be deleted: 409."},
+		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.deleteWorkspace)
+
 	register(s.Server, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
 		Summary: "List workspace members", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
@@ -161,6 +180,41 @@ func (s tenancyOps) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output
 	return oneOf(func(ws db.Workspace) WorkspaceOut {
 		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
 	})(s.tenancy.Workspace(ctx, a.WorkspaceID))
+}
+
+// UpdateWorkspaceInput is the request of workspaces-update.
+type UpdateWorkspaceInput struct {
+	WorkspacePath
+	Body UpdateWorkspaceInputBody
+}
+
+// UpdateWorkspaceInputBody is the body of a UpdateWorkspaceInput request.
+type UpdateWorkspaceInputBody struct {
+	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Slug *Slug   `json:"slug,omitempty"`
+}
+
+func (s tenancyOps) updateWorkspace(ctx context.Context, in *UpdateWorkspaceInput) (*Output[WorkspaceOut], error) {
+	if in.Body.Name == nil && in.Body.Slug == nil {
+		return nil, errBadRequest("give name and/or slug")
+	}
+	name, err := nonBlankOpt("name", in.Body.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := tenancy.WorkspacePatch{Name: name}
+	if in.Body.Slug != nil {
+		slug := string(*in.Body.Slug)
+		p.Slug = &slug
+	}
+	a := accessFrom(ctx)
+	return oneOf(func(ws db.Workspace) WorkspaceOut {
+		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
+	})(s.tenancy.UpdateWorkspace(ctx, a.WorkspaceID, p))
+}
+
+func (s tenancyOps) deleteWorkspace(ctx context.Context, _ *WorkspacePath) (*OKOutput, error) {
+	return done(s.tenancy.DeleteWorkspace(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s tenancyOps) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {

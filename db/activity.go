@@ -18,6 +18,7 @@ const (
 	ActivityDocumentSubmitted = dbcore.ActivityDocumentSubmitted
 	ActivityDocumentReviewed  = dbcore.ActivityDocumentReviewed
 	ActivityDueDateReached    = dbcore.ActivityDueDateReached
+	ActivityProjectDeleted    = dbcore.ActivityProjectDeleted
 
 	TriggerTaskMoved         = dbcore.TriggerTaskMoved
 	TriggerTaskCreated       = dbcore.TriggerTaskCreated

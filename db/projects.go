@@ -2,12 +2,15 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
 )
 
 // Template is a built-in starting point for a project.
@@ -195,4 +198,75 @@ func (s *Store) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m ProjectM
 	}
 	return true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
 		Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
+}
+
+// ProjectDeletion deletes ProjectID of WorkspaceID, as ActorID.
+type ProjectDeletion struct{ WorkspaceID, ProjectID, ActorID string }
+
+// DeleteProject deletes a project with everything in it, in one transaction (DeleteProjectTx).
+func (s *Store) DeleteProject(ctx context.Context, d ProjectDeletion) error {
+	return s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error { return s.DeleteProjectTx(ctx, tx, d) })
+}
+
+// DeleteProjectTx deletes a project of a workspace in the caller's transaction; a project of another
+// workspace is not found. Every table under the project cascades from it (columns, cards with their
+// comments, attachments, checklists, relations and document links, labels, custom fields, scopes,
+// automation rules, its activities and notifications, its missions with their streams). Besides:
+//
+//   - each of its missions that has not settled has its job cancelled, and the pipeline steps waiting
+//     for it fail in this transaction ("the mission's project was deleted"), so no run waits forever;
+//   - when its cards had attachments, an attachment sweep is enqueued: the files of the deleted
+//     attachments (recorded by the attachments_file_orphaned trigger) leave storage without waiting
+//     for the periodic sweep;
+//   - its members but the actor are told by a workspace-level project_deleted activity (the project's
+//     own activities go with it).
+//
+// A draft that made the project keeps existing (its projectId becomes null).
+func (s *Store) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletion) error {
+	q := queries(tx)
+	if _, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID, WorkspaceID: d.WorkspaceID}))("project not found", "get project"); err != nil {
+		return err
+	}
+	members, err := q.ProjectMemberIDs(ctx, d.ProjectID)
+	if err != nil {
+		return fmt.Errorf("list project members: %w", err)
+	}
+	missions, err := q.MissionsUnfinishedByProject(ctx, &d.ProjectID)
+	if err != nil {
+		return fmt.Errorf("list unfinished missions: %w", err)
+	}
+	for _, m := range missions {
+		if m.JobID != nil {
+			if _, err := s.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, river.ErrNotFound) {
+				return fmt.Errorf("cancel mission job: %w", err)
+			}
+		}
+		if err := s.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": "deleted"}, "the mission's project was deleted"); err != nil {
+			return err
+		}
+	}
+	files, err := q.AttachmentsExistInProject(ctx, d.ProjectID)
+	if err != nil {
+		return fmt.Errorf("check attachments: %w", err)
+	}
+	p, err := orNotFound(q.ProjectDelete(ctx, dbsqlc.ProjectDeleteParams{ID: d.ProjectID, WorkspaceID: d.WorkspaceID}))("project not found", "delete project")
+	if err != nil {
+		return err
+	}
+	if files {
+		if err := s.core.Enqueue(ctx, tx, []river.InsertManyParams{{Args: jobs.AttachmentSweepArgs{}}}); err != nil {
+			return err
+		}
+	}
+	recipients := make([]string, 0, len(members))
+	for _, m := range members {
+		if m != d.ActorID {
+			recipients = append(recipients, m)
+		}
+	}
+	if len(recipients) == 0 {
+		return nil
+	}
+	return s.core.RecordActivities(ctx, tx, Activity{WorkspaceID: d.WorkspaceID, ActorID: d.ActorID, Type: ActivityProjectDeleted,
+		Meta: map[string]any{"projectId": p.ID, "name": p.Name}, Recipients: recipients, OnlyRecipients: true})
 }

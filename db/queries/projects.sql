@@ -55,3 +55,23 @@ FROM projects p
 JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = @user_id
 WHERE p.workspace_id = ANY(@workspace_ids::uuid[])
 ORDER BY p.id;
+
+-- name: ProjectDelete :one
+-- ProjectDelete removes a project of a workspace; every table under it cascades (columns, cards and
+-- their parts, labels, custom fields, scopes, automation rules, activities, missions, document links).
+DELETE FROM projects WHERE id = @id AND workspace_id = @workspace_id
+RETURNING *;
+
+-- name: ProjectMemberIDs :many
+SELECT user_id FROM project_members WHERE project_id = @project_id ORDER BY created_at, user_id;
+
+-- name: MissionsUnfinishedByProject :many
+-- MissionsUnfinishedByProject lists the missions of a project that have not settled, with their jobs,
+-- so deleting the project can end the pipeline steps waiting for them and cancel their jobs.
+SELECT id, job_id FROM agent_missions
+WHERE project_id = @project_id AND status IN ('queued', 'running', 'awaiting_approval')
+ORDER BY id
+FOR UPDATE;
+
+-- name: AttachmentsExistInProject :one
+SELECT EXISTS (SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id WHERE c.project_id = @project_id) AS has_attachments;

@@ -111,3 +111,43 @@ LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug
 LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.user_id = u.id
 LEFT JOIN projects p ON p.workspace_id = w.id AND p.id = sqlc.narg('project_id')
 WHERE u.id = @user_id;
+
+-- name: WorkspaceUpdate :one
+-- WorkspaceUpdate renames a workspace and/or changes its slug (unique within its organization).
+UPDATE workspaces
+SET name = coalesce(sqlc.narg('name'), name),
+    slug = coalesce(sqlc.narg('slug'), slug),
+    updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: WorkspaceDelete :execrows
+-- WorkspaceDelete removes a workspace that is not a personal one; everything in it cascades (projects
+-- and what they hold, documents, agents, skills, missions, pipelines and runs, pilotage records, drafts,
+-- memberships, invitations, workspace activities).
+DELETE FROM workspaces WHERE id = @id AND NOT is_personal;
+
+-- name: InvitationEmailJobsByWorkspace :many
+-- InvitationEmailJobsByWorkspace lists the e-mail jobs of a workspace's pending invitations.
+SELECT email_job_id::bigint AS email_job_id
+FROM workspace_invitations
+WHERE workspace_id = @workspace_id AND accepted_at IS NULL AND email_job_id IS NOT NULL;
+
+-- name: MissionJobsUnfinishedByWorkspace :many
+-- MissionJobsUnfinishedByWorkspace lists the jobs of a workspace's missions that have not settled.
+SELECT job_id::bigint AS job_id FROM agent_missions
+WHERE workspace_id = @workspace_id AND status IN ('queued', 'running', 'awaiting_approval') AND job_id IS NOT NULL;
+
+-- name: RunStepJobsRunningByWorkspace :many
+-- RunStepJobsRunningByWorkspace lists the jobs of the unfinished steps of a workspace's running runs.
+SELECT s.job_id::bigint AS job_id
+FROM pipeline_run_steps s
+JOIN pipeline_runs r ON r.id = s.run_id
+WHERE r.workspace_id = @workspace_id AND r.status = 'running' AND s.job_id IS NOT NULL
+  AND s.status NOT IN ('completed', 'failed', 'skipped', 'cancelled');
+
+-- name: AttachmentsExistInWorkspace :one
+SELECT EXISTS (
+    SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id JOIN projects p ON p.id = c.project_id
+    WHERE p.workspace_id = @workspace_id
+) AS has_attachments;

@@ -33,6 +33,9 @@ const (
 	ActivityDocumentSubmitted = "document_submitted"
 	// ActivityDocumentReviewed notifies the document's author.
 	ActivityDocumentReviewed = "document_reviewed"
+	// ActivityProjectDeleted notifies a deleted project's members (the project and its own activities
+	// are gone, so it names the workspace; meta has the project's id and name).
+	ActivityProjectDeleted = "project_deleted"
 )
 
 // Activity is one change to record. A project activity sets ProjectID; a workspace-level activity

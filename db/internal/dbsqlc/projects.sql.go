@@ -10,6 +10,80 @@ import (
 	"time"
 )
 
+const attachmentsExistInProject = `-- name: AttachmentsExistInProject :one
+SELECT EXISTS (SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id WHERE c.project_id = $1) AS has_attachments
+`
+
+func (q *Queries) AttachmentsExistInProject(ctx context.Context, projectID string) (bool, error) {
+	row := q.db.QueryRow(ctx, attachmentsExistInProject, projectID)
+	var has_attachments bool
+	err := row.Scan(&has_attachments)
+	return has_attachments, err
+}
+
+const missionsUnfinishedByProject = `-- name: MissionsUnfinishedByProject :many
+SELECT id, job_id FROM agent_missions
+WHERE project_id = $1 AND status IN ('queued', 'running', 'awaiting_approval')
+ORDER BY id
+FOR UPDATE
+`
+
+type MissionsUnfinishedByProjectRow struct {
+	ID    string
+	JobID *int64
+}
+
+// MissionsUnfinishedByProject lists the missions of a project that have not settled, with their jobs,
+// so deleting the project can end the pipeline steps waiting for them and cancel their jobs.
+func (q *Queries) MissionsUnfinishedByProject(ctx context.Context, projectID *string) ([]MissionsUnfinishedByProjectRow, error) {
+	rows, err := q.db.Query(ctx, missionsUnfinishedByProject, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MissionsUnfinishedByProjectRow{}
+	for rows.Next() {
+		var i MissionsUnfinishedByProjectRow
+		if err := rows.Scan(&i.ID, &i.JobID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const projectDelete = `-- name: ProjectDelete :one
+DELETE FROM projects WHERE id = $1 AND workspace_id = $2
+RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at
+`
+
+type ProjectDeleteParams struct {
+	ID          string
+	WorkspaceID string
+}
+
+// ProjectDelete removes a project of a workspace; every table under it cascades (columns, cards and
+// their parts, labels, custom fields, scopes, automation rules, activities, missions, document links).
+func (q *Queries) ProjectDelete(ctx context.Context, arg ProjectDeleteParams) (Project, error) {
+	row := q.db.QueryRow(ctx, projectDelete, arg.ID, arg.WorkspaceID)
+	var i Project
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Name,
+		&i.Description,
+		&i.Deadline,
+		&i.TemplateID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const projectGet = `-- name: ProjectGet :one
 SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at FROM projects WHERE id = $1 AND workspace_id = $2
 `
@@ -175,6 +249,30 @@ func (q *Queries) ProjectMemberAdd(ctx context.Context, arg ProjectMemberAddPara
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const projectMemberIDs = `-- name: ProjectMemberIDs :many
+SELECT user_id FROM project_members WHERE project_id = $1 ORDER BY created_at, user_id
+`
+
+func (q *Queries) ProjectMemberIDs(ctx context.Context, projectID string) ([]string, error) {
+	rows, err := q.db.Query(ctx, projectMemberIDs, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var user_id string
+		if err := rows.Scan(&user_id); err != nil {
+			return nil, err
+		}
+		items = append(items, user_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const projectMemberIsMember = `-- name: ProjectMemberIsMember :one

@@ -69,6 +69,20 @@ func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (A
 	return i, err
 }
 
+const attachmentsExistInWorkspace = `-- name: AttachmentsExistInWorkspace :one
+SELECT EXISTS (
+    SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id JOIN projects p ON p.id = c.project_id
+    WHERE p.workspace_id = $1
+) AS has_attachments
+`
+
+func (q *Queries) AttachmentsExistInWorkspace(ctx context.Context, workspaceID string) (bool, error) {
+	row := q.db.QueryRow(ctx, attachmentsExistInWorkspace, workspaceID)
+	var has_attachments bool
+	err := row.Scan(&has_attachments)
+	return has_attachments, err
+}
+
 const invitationEmailJobsByOrganization = `-- name: InvitationEmailJobsByOrganization :many
 SELECT i.email_job_id::bigint AS email_job_id
 FROM workspace_invitations i
@@ -79,6 +93,33 @@ WHERE w.organization_id = $1 AND i.accepted_at IS NULL AND i.email_job_id IS NOT
 // InvitationEmailJobsByOrganization lists the e-mail jobs of an organization's pending invitations.
 func (q *Queries) InvitationEmailJobsByOrganization(ctx context.Context, organizationID string) ([]int64, error) {
 	rows, err := q.db.Query(ctx, invitationEmailJobsByOrganization, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var email_job_id int64
+		if err := rows.Scan(&email_job_id); err != nil {
+			return nil, err
+		}
+		items = append(items, email_job_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const invitationEmailJobsByWorkspace = `-- name: InvitationEmailJobsByWorkspace :many
+SELECT email_job_id::bigint AS email_job_id
+FROM workspace_invitations
+WHERE workspace_id = $1 AND accepted_at IS NULL AND email_job_id IS NOT NULL
+`
+
+// InvitationEmailJobsByWorkspace lists the e-mail jobs of a workspace's pending invitations.
+func (q *Queries) InvitationEmailJobsByWorkspace(ctx context.Context, workspaceID string) ([]int64, error) {
+	rows, err := q.db.Query(ctx, invitationEmailJobsByWorkspace, workspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +264,61 @@ func (q *Queries) InvitationSetEmailJob(ctx context.Context, arg InvitationSetEm
 	return err
 }
 
+const missionJobsUnfinishedByWorkspace = `-- name: MissionJobsUnfinishedByWorkspace :many
+SELECT job_id::bigint AS job_id FROM agent_missions
+WHERE workspace_id = $1 AND status IN ('queued', 'running', 'awaiting_approval') AND job_id IS NOT NULL
+`
+
+// MissionJobsUnfinishedByWorkspace lists the jobs of a workspace's missions that have not settled.
+func (q *Queries) MissionJobsUnfinishedByWorkspace(ctx context.Context, workspaceID string) ([]int64, error) {
+	rows, err := q.db.Query(ctx, missionJobsUnfinishedByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var job_id int64
+		if err := rows.Scan(&job_id); err != nil {
+			return nil, err
+		}
+		items = append(items, job_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const runStepJobsRunningByWorkspace = `-- name: RunStepJobsRunningByWorkspace :many
+SELECT s.job_id::bigint AS job_id
+FROM pipeline_run_steps s
+JOIN pipeline_runs r ON r.id = s.run_id
+WHERE r.workspace_id = $1 AND r.status = 'running' AND s.job_id IS NOT NULL
+  AND s.status NOT IN ('completed', 'failed', 'skipped', 'cancelled')
+`
+
+// RunStepJobsRunningByWorkspace lists the jobs of the unfinished steps of a workspace's running runs.
+func (q *Queries) RunStepJobsRunningByWorkspace(ctx context.Context, workspaceID string) ([]int64, error) {
+	rows, err := q.db.Query(ctx, runStepJobsRunningByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var job_id int64
+		if err := rows.Scan(&job_id); err != nil {
+			return nil, err
+		}
+		items = append(items, job_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const userAccessResolve = `-- name: UserAccessResolve :one
 SELECT u.id, u.email, u.name, u.job_title, u.password_hash, u.email_verified, u.pilotage_role, u.session_version, u.totp_secret, u.totp_enabled, u.totp_last_step, u.is_service, u.created_at, u.updated_at,
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
@@ -301,6 +397,21 @@ func (q *Queries) UserAccessResolve(ctx context.Context, arg UserAccessResolvePa
 		&i.ProjectID,
 	)
 	return i, err
+}
+
+const workspaceDelete = `-- name: WorkspaceDelete :execrows
+DELETE FROM workspaces WHERE id = $1 AND NOT is_personal
+`
+
+// WorkspaceDelete removes a workspace that is not a personal one; everything in it cascades (projects
+// and what they hold, documents, agents, skills, missions, pipelines and runs, pilotage records, drafts,
+// memberships, invitations, workspace activities).
+func (q *Queries) WorkspaceDelete(ctx context.Context, id string) (int64, error) {
+	result, err := q.db.Exec(ctx, workspaceDelete, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
@@ -591,4 +702,36 @@ type WorkspaceTransferOwnershipParams struct {
 func (q *Queries) WorkspaceTransferOwnership(ctx context.Context, arg WorkspaceTransferOwnershipParams) error {
 	_, err := q.db.Exec(ctx, workspaceTransferOwnership, arg.OrganizationID, arg.UserID)
 	return err
+}
+
+const workspaceUpdate = `-- name: WorkspaceUpdate :one
+UPDATE workspaces
+SET name = coalesce($1, name),
+    slug = coalesce($2, slug),
+    updated_at = now()
+WHERE id = $3
+RETURNING id, organization_id, name, slug, owner_id, is_personal, created_at, updated_at
+`
+
+type WorkspaceUpdateParams struct {
+	Name *string
+	Slug *string
+	ID   string
+}
+
+// WorkspaceUpdate renames a workspace and/or changes its slug (unique within its organization).
+func (q *Queries) WorkspaceUpdate(ctx context.Context, arg WorkspaceUpdateParams) (Workspace, error) {
+	row := q.db.QueryRow(ctx, workspaceUpdate, arg.Name, arg.Slug, arg.ID)
+	var i Workspace
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Name,
+		&i.Slug,
+		&i.OwnerID,
+		&i.IsPersonal,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
 }
