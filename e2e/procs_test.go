@@ -54,9 +54,12 @@ func freePort(t testing.TB) int {
 
 // proc is a running pilot process.
 type proc struct {
-	cmd  *exec.Cmd
-	URL  string // api processes only
-	done chan struct{}
+	cmd *exec.Cmd
+	URL string // api processes only
+	// metrics is the URL of its Prometheus /metrics endpoint, when it was started with a METRICS_ADDR
+	// (the soak's processes).
+	metrics string
+	done    chan struct{}
 }
 
 // start runs `pilot <kind>` with env; api processes are waited for until ready.
