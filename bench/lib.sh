@@ -1,5 +1,6 @@
-# bench/lib.sh: sourced by the benchmark scripts. bench_start DIR builds bin/pilot, starts a private
-# PostgreSQL in DIR and exports DATABASE_URL for a database `pilot` in it. On exit the processes whose
+# bench/lib.sh: sourced by the benchmark scripts. bench_start DIR [OPTION...] builds bin/pilot, starts a
+# private PostgreSQL in DIR (OPTIONs go to `scripts/pg.sh start`, e.g. --stat-statements) and exports
+# DATABASE_URL for a database `pilot` in it. On exit the processes whose
 # pids are in BENCH_PIDS are stopped, then the cluster, and DIR is removed.
 BENCH_PIDS=()
 bench_dir=""
@@ -13,10 +14,10 @@ bench_cleanup() {
   fi
 }
 bench_start() {
-  bench_dir=$1
+  bench_dir=$1; shift
   trap bench_cleanup EXIT INT TERM
   go build -o bin/pilot ./cmd/pilot
-  scripts/pg.sh start "$bench_dir" >/dev/null
+  scripts/pg.sh start "$bench_dir" "$@" >/dev/null
   DATABASE_URL=$(scripts/pg.sh createdb "$bench_dir" pilot)
   export DATABASE_URL
 }

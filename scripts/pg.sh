@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pg.sh manages a private PostgreSQL cluster for local runs and tests.
 #
-#   scripts/pg.sh start DIR [--fast]   init (first time) and start a cluster in DIR; prints its admin URL
+#   scripts/pg.sh start DIR [--fast] [--stat-statements]
+#                                      init (first time) and start a cluster in DIR; prints its admin URL
 #   scripts/pg.sh stop DIR [--remove] stop the cluster in DIR (no-op when not running); --remove also
 #                                      deletes its files
 #   scripts/pg.sh restart DIR          restart a running cluster (fast: open sessions are ended), on its port
@@ -13,7 +14,9 @@
 # cannot reach DIR (a checkout under /root, say), the server's files live in a directory of its own
 # under ${TMPDIR:-/tmp} instead, named after DIR, and DIR keeps a note of where. --fast turns
 # durability off (fsync, synchronous_commit): for throwaway test clusters only. Other clusters get a
-# 512MB buffer cache instead of PostgreSQL's 128MB default.
+# 512MB buffer cache instead of PostgreSQL's 128MB default. --stat-statements preloads
+# pg_stat_statements (the benchmark's per-statement breakdown; a database still needs
+# CREATE EXTENSION pg_stat_statements to read it).
 set -euo pipefail
 
 die() { echo "pg.sh: $*" >&2; exit 1; }
@@ -79,7 +82,14 @@ url() { echo "postgres://postgres@127.0.0.1:$(cat "$dir/port")/postgres?sslmode=
 
 case "$cmd" in
 start)
-  fast=${3:-}
+  fast="" stats=""
+  for a in "${@:3}"; do
+    case "$a" in
+    --fast) fast=$a ;;
+    --stat-statements) stats=$a ;;
+    *) die "unknown start option $a" ;;
+    esac
+  done
   if [ "$(id -u)" = 0 ]; then chown postgres: "$pgdir"; fi
   if [ ! -s "$data/PG_VERSION" ]; then
     as_pg "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
@@ -102,6 +112,9 @@ start)
     # PostgreSQL's 128MB default buffer cache is sized for tiny machines; a service's cards, activities
     # and job tables outgrow it quickly (measured: more card creates and lists per second with 512MB).
     opts="$opts -c shared_buffers=512MB"
+  fi
+  if [ -n "$stats" ]; then
+    opts="$opts -c shared_preload_libraries=pg_stat_statements"
   fi
   as_pg "$bin/pg_ctl" -D "$data" -l "$pgdir/server.log" -o "$opts" -w -t 60 start >/dev/null \
     || { tail -n 20 "$pgdir/server.log" >&2; die "PostgreSQL did not start"; }
