@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # bench/run.sh: load-test the api with wrk on this machine (load generator on the same cores).
-# Starts its own PostgreSQL (default durability) and api, seeds data through the API, then measures:
-#   card create (32 connections), list a 50-card project, list a 1,000-card project (latency), GET /auth/me
-#   (8 and 32 connections).
+# Starts its own PostgreSQL (default durability, pg_stat_statements loaded) and api, seeds data through
+# the API, then measures:
+#   pgbench: one-row INSERT transactions into a card-shaped table (32 connections), the floor a card
+#   create is compared with;
+#   card create (32 connections), printed also as a share of pgbench's tps, followed by the create's
+#   statements by total time (pg_stat_statements, reset after seeding);
+#   list a 50-card project, list a 1,000-card project (latency), GET /auth/me (8 and 32 connections).
 # Each measured run follows an unmeasured warm-up of the same load (WARMUP, default 3s).
 # Figures are printed; nothing here fails on a slow machine.
 set -euo pipefail
@@ -18,7 +22,7 @@ command -v jq >/dev/null || { echo "installing jq"; apt-get update -qq && apt-ge
 
 dir=".data/bench-$$"
 . bench/lib.sh
-bench_start "$dir"
+bench_start "$dir" --stat-statements
 export PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret LOG_LEVEL=warn
 export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
 PORT=$PORT bin/pilot api >"$dir/api.log" 2>&1 &
@@ -41,6 +45,14 @@ seed() { # project, count
 P50=$(mkproject "fifty"); seed "$P50" 50 >/dev/null
 P1K=$(mkproject "thousand"); seed "$P1K" 1000 >/dev/null
 PC=$(mkproject "creates"); COL=$(curl -sf "$WS/projects/$PC/columns" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].id')
+
+# The floor for a create: pgbench on the same cluster and durability (its default synchronous_commit),
+# one transaction per row into a table shaped like a small card row, in a database of its own.
+pgbin() { command -v "$1" 2>/dev/null || ls /usr/lib/postgresql/*/bin/"$1" | sort -V | tail -n 1; }
+PSQL=$(pgbin psql); PGBENCH=$(pgbin pgbench)
+PGB_URL=$(scripts/pg.sh createdb "$dir" pgbench)
+"$PSQL" "$PGB_URL" -qc "CREATE TABLE bench_cards (id uuid PRIMARY KEY, title text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())"
+echo "INSERT INTO bench_cards (id, title, created_at) VALUES (gen_random_uuid(), 'Load card ' || :client_id, now());" >"$dir/insert.sql"
 
 cat >"$dir/create.lua" <<LUA
 wrk.method = "POST"
@@ -66,7 +78,27 @@ runc() {
   wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$@" | grep -E "Requests/sec|Latency|50%|99%|non-2xx|errors|requests in"
 }
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNS -d$DURATION"
-run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards"
+echo; echo "== pgbench: one-row INSERT per transaction ($CONNS connections, synchronous_commit=$("$PSQL" "$PGB_URL" -tAc 'SHOW synchronous_commit'))"
+secs() { case $1 in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; } # wrk's 10s, 1m
+pgb() { "$PGBENCH" -n -f "$dir/insert.sql" -c "$CONNS" -j "$THREADS" -T "$(secs "$1")" "$PGB_URL" 2>&1; }
+pgb "$WARMUP" >/dev/null
+PGB_TPS=$(pgb "$DURATION" | tee "$dir/pgbench.out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p')
+grep -E "^(latency average|tps)" "$dir/pgbench.out"
+
+# pg_stat_statements from here on counts the creates only (the seeding and pgbench are left out).
+"$PSQL" "$DATABASE_URL" -qc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
+run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards" | tee "$dir/create.out"
+CREATES=$(sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p' "$dir/create.out")
+awk -v c="$CREATES" -v p="$PGB_TPS" 'BEGIN { printf "creates / pgbench INSERT = %.0f%% (%.0f / %.0f per second)\n", 100 * c / p, c, p }'
+echo; echo "== the creates' statements by total time (pg_stat_statements, warm-up and measured run)"
+"$PSQL" "$DATABASE_URL" -P pager=off -P footer=off -c "
+  SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+         round((100 * total_exec_time / sum(total_exec_time) OVER ())::numeric, 1) AS \"share_%\",
+         left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS statement
+  FROM pg_stat_statements
+  WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND query NOT LIKE '%pg_stat_statements%'
+  ORDER BY total_exec_time DESC LIMIT 15"
 echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
