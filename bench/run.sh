@@ -27,6 +27,7 @@ export PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret
 export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
 PORT=$PORT bin/pilot api >"$dir/api.log" 2>&1 &
 BENCH_PIDS+=($!)
+API_PID=$!
 B="http://127.0.0.1:$PORT"
 for _ in $(seq 1 100); do curl -sf "$B/healthz" >/dev/null && break; sleep 0.1; done
 
@@ -87,9 +88,34 @@ grep -E "^(latency average|tps)" "$dir/pgbench.out"
 
 # pg_stat_statements from here on counts the creates only (the seeding and pgbench are left out).
 "$PSQL" "$DATABASE_URL" -qc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
+# CPU over the creates (warm-up and measured run), split into the api, PostgreSQL and the rest (wrk).
+postmaster=$(head -n 1 "$(cat "$dir/pgdir" 2>/dev/null || echo "$dir")/data/postmaster.pid")
+ticks() { # utime+stime of the given pids; the first one's also counts its children that have exited
+  local sum=0 p f first=1
+  for p in "$@"; do
+    f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+    f=${f##*) }
+    read -r -a f <<<"$f"
+    sum=$((sum + f[11] + f[12]))
+    [ "$first" = 1 ] && sum=$((sum + f[13] + f[14]))
+    first=0
+  done
+  echo "$sum"
+}
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; } # all cores, ticks
+cpu() { # api, PostgreSQL (postmaster first), all cores
+  local kids
+  mapfile -t kids < <(pgrep -P "$postmaster")
+  echo "$(ticks "$API_PID") $(ticks "$postmaster" "${kids[@]}") $(busy)"
+}
+read -r api0 pg0 all0 <<<"$(cpu)"
 run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards" | tee "$dir/create.out"
+read -r api1 pg1 all1 <<<"$(cpu)"
 CREATES=$(sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p' "$dir/create.out")
 awk -v c="$CREATES" -v p="$PGB_TPS" 'BEGIN { printf "creates / pgbench INSERT = %.0f%% (%.0f / %.0f per second)\n", 100 * c / p, c, p }'
+NCARDS=$(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)
+awk -v n="$NCARDS" -v hz="$(getconf CLK_TCK)" -v a=$((api1 - api0)) -v g=$((pg1 - pg0)) -v t=$((all1 - all0)) \
+  'BEGIN { u = 1e6 / hz / n; printf "CPU per create: api %.0f µs, PostgreSQL %.0f µs, rest (wrk, other) %.0f µs (%d creates)\n", a * u, g * u, (t - a - g) * u, n }'
 echo; echo "== the creates' statements by total time (pg_stat_statements, warm-up and measured run)"
 "$PSQL" "$DATABASE_URL" -P pager=off -P footer=off -c "
   SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
@@ -99,7 +125,7 @@ echo; echo "== the creates' statements by total time (pg_stat_statements, warm-u
   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND query NOT LIKE '%pg_stat_statements%'
   ORDER BY total_exec_time DESC LIMIT 15"
-echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
+echo "cards created in the column: $NCARDS"
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
