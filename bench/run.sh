@@ -113,7 +113,7 @@ run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/project
 read -r api1 pg1 all1 <<<"$(cpu)"
 CREATES=$(sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p' "$dir/create.out")
 awk -v c="$CREATES" -v p="$PGB_TPS" 'BEGIN { printf "creates / pgbench INSERT = %.0f%% (%.0f / %.0f per second)\n", 100 * c / p, c, p }'
-NCARDS=$(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)
+NCARDS=$("$PSQL" "$DATABASE_URL" -tAc "SELECT calls FROM pg_stat_statements WHERE query LIKE '%name: CardInsert %'")
 awk -v n="$NCARDS" -v hz="$(getconf CLK_TCK)" -v a=$((api1 - api0)) -v g=$((pg1 - pg0)) -v t=$((all1 - all0)) \
   'BEGIN { u = 1e6 / hz / n; printf "CPU per create: api %.0f µs, PostgreSQL %.0f µs, rest (wrk, other) %.0f µs (%d creates)\n", a * u, g * u, (t - a - g) * u, n }'
 echo; echo "== the creates' statements by total time (pg_stat_statements, warm-up and measured run)"
@@ -125,7 +125,7 @@ echo; echo "== the creates' statements by total time (pg_stat_statements, warm-u
   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND query NOT LIKE '%pg_stat_statements%'
   ORDER BY total_exec_time DESC LIMIT 15"
-echo "cards created in the column: $NCARDS"
+echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
