@@ -87,6 +87,11 @@ PGB_TPS=$(pgb "$DURATION" | tee "$dir/pgbench.out" | sed -nE 's/^tps = ([0-9.]+)
 grep -E "^(latency average|tps)" "$dir/pgbench.out"
 
 # pg_stat_statements from here on counts the creates only (the seeding and pgbench are left out).
+# STATEMENTS_TRACK=all also lists the statements run inside functions, triggers and foreign-key checks
+# (their time is then counted both there and in the statement that ran them).
+if [ "${STATEMENTS_TRACK:-top}" != top ]; then
+  "$PSQL" "$DATABASE_URL" -q -c "ALTER SYSTEM SET pg_stat_statements.track = '$STATEMENTS_TRACK'" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 "$PSQL" "$DATABASE_URL" -qc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
 # CPU over the creates (warm-up and measured run), split into the api, PostgreSQL and the rest (wrk).
 postmaster=$(head -n 1 "$(cat "$dir/pgdir" 2>/dev/null || echo "$dir")/data/postmaster.pid")
