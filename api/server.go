@@ -206,6 +206,13 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	s.mountDocs(router, !opts.NoDocs)
 	s.api.UseMiddleware(s.guard)
 
+	s.registerOperations(opts.Context, router)
+	finishOpenAPI(s.api.OpenAPI(), opts.PublicURL)
+	return s, router
+}
+
+// registerOperations is the route table: every area's operations, and /mcp.
+func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerAuth()
 	s.ops.account.registerTwoFactor()
 	s.ops.account.registerRecovery()
@@ -224,14 +231,12 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()
 	s.ops.agents.registerMissions()
-	s.mountMCP(opts.Context, router)
+	s.mountMCP(ctx, router)
 	s.ops.agents.registerDrafts()
 	s.ops.workflow.registerPipelines()
 	s.ops.workflow.registerPlugins()
 	s.ops.cockpit.registerPilotage()
 	s.ops.docs.registerDocuments()
-	finishOpenAPI(s.api.OpenAPI(), opts.PublicURL)
-	return s, router
 }
 
 // ready answers 200 when the database answers and every migration is applied.
