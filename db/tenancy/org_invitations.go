@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -50,10 +50,9 @@ func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInv
 		if member {
 			return dbcore.Conflict("this person is already a member of the organization")
 		}
-		hash := sha256.Sum256([]byte(in.Token))
 		row, err := q.OrgInvitationInsert(ctx, dbsqlc.OrgInvitationInsertParams{
 			ID: db.NewID(), OrganizationID: in.OrganizationID, Email: strings.ToLower(in.Email), Role: in.Role,
-			TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
+			TokenHash: auth.HashSecret(in.Token), InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
 		})
 		if err != nil {
 			return fmt.Errorf("insert organization invitation: %w", err)
@@ -62,17 +61,17 @@ func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInv
 		body := fmt.Sprintf("%s invited you to join the organization %q on Pilot as %s.\n\nAccept the invitation (valid 7 days; "+
 			"sign in, or create an account, with this address first):\n%s\n\nIf you do not want to join, ignore this e-mail.\n",
 			in.InviterName, in.OrganizationName, in.Role, in.AcceptURL)
-		res, err := e.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+		jobID, err := e.enqueueInvitationEmail(ctx, tx, jobs.SendEmailArgs{
 			Topic: EmailTopicOrganizationInvitation, RefID: inv.ID, To: inv.Email,
 			Subject: fmt.Sprintf("You are invited to %s on Pilot", in.OrganizationName), Body: body,
-		}, &river.InsertOpts{Queue: jobs.QueueEmail})
+		})
 		if err != nil {
-			return fmt.Errorf("enqueue organization invitation e-mail: %w", err)
+			return err
 		}
-		if err := q.OrgInvitationSetEmailJob(ctx, dbsqlc.OrgInvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &res.Job.ID}); err != nil {
+		if err := q.OrgInvitationSetEmailJob(ctx, dbsqlc.OrgInvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &jobID}); err != nil {
 			return fmt.Errorf("record organization invitation e-mail job: %w", err)
 		}
-		inv.EmailJobID = &res.Job.ID
+		inv.EmailJobID = &jobID
 		return nil
 	})
 	return inv, err
@@ -99,22 +98,16 @@ type AcceptedOrganizationInvitation struct {
 // accepted) and expires (ErrInvalid); an unknown token is ErrNotFound.
 func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string, user db.User) (AcceptedOrganizationInvitation, error) {
 	var res AcceptedOrganizationInvitation
-	hash := sha256.Sum256([]byte(token))
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.OrgInvitationGetByTokenHashForUpdate(ctx, hash[:])
+		row, err := q.OrgInvitationGetByTokenHashForUpdate(ctx, auth.HashSecret(token))
 		if err != nil {
 			if dbcore.IsNotFound(err) {
 				return dbcore.NotFound("invitation not found")
 			}
 			return fmt.Errorf("get organization invitation: %w", err)
 		}
-		switch {
-		case !strings.EqualFold(row.Email, user.Email):
-			return dbcore.Forbidden("this invitation was sent to a different e-mail address")
-		case row.AcceptedAt != nil:
-			return dbcore.Conflict("this invitation has already been accepted")
-		case time.Now().After(row.ExpiresAt):
-			return dbcore.Invalid("this invitation has expired")
+		if err := checkInvitation(user, row.Email, row.AcceptedAt, row.ExpiresAt); err != nil {
+			return err
 		}
 		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: row.Role}); err != nil {
 			return fmt.Errorf("add organization member: %w", err)
@@ -135,4 +128,28 @@ func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string,
 		return nil
 	})
 	return res, err
+}
+
+// checkInvitation refuses to accept an invitation (a workspace's or an organization's) for another
+// address than the one it was sent to, a second time, or after it expired.
+func checkInvitation(user db.User, email string, acceptedAt *time.Time, expiresAt time.Time) error {
+	switch {
+	case !strings.EqualFold(email, user.Email):
+		return dbcore.Forbidden("this invitation was sent to a different e-mail address")
+	case acceptedAt != nil:
+		return dbcore.Conflict("this invitation has already been accepted")
+	case time.Now().After(expiresAt):
+		return dbcore.Invalid("this invitation has expired")
+	}
+	return nil
+}
+
+// enqueueInvitationEmail enqueues an invitation's e-mail in tx and answers its job's id, which the
+// invitation keeps so that withdrawing it cancels the e-mail.
+func (e *Engine) enqueueInvitationEmail(ctx context.Context, tx pgx.Tx, args jobs.SendEmailArgs) (int64, error) {
+	res, err := e.core.River.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: jobs.QueueEmail})
+	if err != nil {
+		return 0, fmt.Errorf("enqueue invitation e-mail: %w", err)
+	}
+	return res.Job.ID, nil
 }

@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/jobs"
 
 	"github.com/pilot-dev/pilot/db"
@@ -393,27 +393,26 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 	if member {
 		return db.WorkspaceInvitation{}, dbcore.Conflict("this person is already a member of the workspace")
 	}
-	hash := sha256.Sum256([]byte(in.Token))
 	inv, err := q.InvitationInsert(ctx, dbsqlc.InvitationInsertParams{
 		ID: db.NewID(), WorkspaceID: in.WorkspaceID, Email: strings.ToLower(in.Email), Role: in.Role,
-		TokenHash: hash[:], InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
+		TokenHash: auth.HashSecret(in.Token), InvitedBy: in.InvitedBy, ExpiresAt: time.Now().Add(InvitationTTL),
 	})
 	if err != nil {
 		return db.WorkspaceInvitation(inv), fmt.Errorf("insert invitation: %w", err)
 	}
 	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
 		in.InviterName, in.WorkspaceName, in.AcceptURL)
-	res, err := e.core.River.InsertTx(ctx, tx, jobs.SendEmailArgs{
+	jobID, err := e.enqueueInvitationEmail(ctx, tx, jobs.SendEmailArgs{
 		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email,
 		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
-	}, &river.InsertOpts{Queue: jobs.QueueEmail})
+	})
 	if err != nil {
-		return db.WorkspaceInvitation(inv), fmt.Errorf("enqueue invitation e-mail: %w", err)
+		return db.WorkspaceInvitation(inv), err
 	}
-	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &res.Job.ID}); err != nil {
+	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &jobID}); err != nil {
 		return db.WorkspaceInvitation(inv), fmt.Errorf("record invitation e-mail job: %w", err)
 	}
-	inv.EmailJobID = &res.Job.ID
+	inv.EmailJobID = &jobID
 	return db.WorkspaceInvitation(inv), nil
 }
 
@@ -432,22 +431,16 @@ type AcceptedInvitation struct {
 // they were not). The invitation is bound to its e-mail, single-use and expires.
 func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.User) (AcceptedInvitation, error) {
 	var res AcceptedInvitation
-	hash := sha256.Sum256([]byte(token))
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.InvitationGetByTokenHashForUpdate(ctx, hash[:])
+		row, err := q.InvitationGetByTokenHashForUpdate(ctx, auth.HashSecret(token))
 		if err != nil {
 			if dbcore.IsNotFound(err) {
 				return dbcore.NotFound("invitation not found")
 			}
 			return fmt.Errorf("get invitation: %w", err)
 		}
-		switch {
-		case !strings.EqualFold(row.Email, user.Email):
-			return dbcore.Forbidden("this invitation was sent to a different e-mail address")
-		case row.AcceptedAt != nil:
-			return dbcore.Conflict("this invitation has already been accepted")
-		case time.Now().After(row.ExpiresAt):
-			return dbcore.Invalid("this invitation has expired")
+		if err := checkInvitation(user, row.Email, row.AcceptedAt, row.ExpiresAt); err != nil {
+			return err
 		}
 		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: "member"}); err != nil {
 			return fmt.Errorf("add organization member: %w", err)
