@@ -33,6 +33,7 @@ type Activity struct {
 	NotifyMembers bool
 	WorkspaceID   *string
 	DocumentID    *string
+	Seq           int64
 }
 
 type Agent struct {

@@ -1,0 +1,49 @@
+-- name: EventsPoll :many
+-- EventsPoll reads the feed positions after @after and the given earlier ones (positions the poller
+-- saw missing, whose transactions may still commit), of every workspace, in position order. A project
+-- activity names its workspace through its project.
+SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+FROM activities a
+LEFT JOIN projects p ON p.id = a.project_id
+WHERE a.seq > @after OR a.seq = ANY(@gaps::bigint[])
+ORDER BY a.seq
+LIMIT @lim;
+
+-- name: EventsAfter :many
+-- EventsAfter reads one workspace's feed between two positions (after < seq < before), in order: the
+-- replay of a reader's Last-Event-ID.
+SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+FROM activities a
+LEFT JOIN projects p ON p.id = a.project_id
+WHERE a.seq > @after AND a.seq < @before
+  AND (a.workspace_id = @workspace_id::uuid OR p.workspace_id = @workspace_id::uuid)
+ORDER BY a.seq
+LIMIT @lim;
+
+-- name: EventsByActivityIDs :many
+-- EventsByActivityIDs reads activities as feed events, by their ids, in position order.
+SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+FROM activities a
+LEFT JOIN projects p ON p.id = a.project_id
+WHERE a.id = ANY(@ids::uuid[])
+ORDER BY a.seq;
+
+-- name: EventsRecent :many
+-- EventsRecent lists the positions of the last @lim rows, highest first (the poller's start: which
+-- positions below the highest are still missing).
+SELECT seq FROM activities ORDER BY seq DESC LIMIT @lim;
+
+-- name: EventsCursorTime :one
+-- EventsCursorTime is the time of the last activity at or before a position (no row when there is
+-- none): how old a reader's cursor is.
+SELECT created_at FROM activities WHERE seq <= @seq ORDER BY seq DESC LIMIT 1;
+
+-- name: EventsHorizon :one
+-- EventsHorizon is the current snapshot's oldest running transaction (xmin) and the next transaction
+-- id (xmax): a position missing from a read is given up once every transaction running when it was
+-- found missing has ended (xmin has passed that read's xmax) and it is still not there.
+SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
+       pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax;
