@@ -73,7 +73,13 @@ type Config struct {
 	QueryTimeout time.Duration
 	// ReconnectMin and ReconnectMax bound the LISTEN connection's reconnect backoff.
 	ReconnectMin, ReconnectMax time.Duration
-	Logger                     *slog.Logger
+	// FeedPoll is the interval of the feed poller's reads of new activities (feed.go).
+	FeedPoll time.Duration
+	// FeedGapWait is how long the poller waits at most for a feed position still in flight.
+	FeedGapWait time.Duration
+	// FeedRetention is how far back a feed reader may resume: an older cursor is told to reload.
+	FeedRetention time.Duration
+	Logger        *slog.Logger
 }
 
 // Event is one stream event as streamed: the SSE data is its JSON, {"<kind>Id": StreamID, seq, type,
@@ -186,6 +192,12 @@ type Relay struct {
 	closed  bool
 	streams map[string]*subscribed
 	pending map[string]struct{}
+	feeds   map[string]map[*FeedSubscription]struct{} // by workspace
+
+	feedMu        sync.Mutex // the poller's state; taken before mu
+	feed          feedState
+	feedReads     atomic.Int64 // the poller's reads (tests)
+	feedDelivered atomic.Int64
 }
 
 // subscribed is a stream this process has subscribers for.
@@ -218,11 +230,20 @@ func New(store *db.Store, cfg Config) *Relay {
 	if cfg.ReconnectMax <= 0 {
 		cfg.ReconnectMax = 10 * time.Second
 	}
+	if cfg.FeedPoll <= 0 {
+		cfg.FeedPoll = DefaultFeedPoll
+	}
+	if cfg.FeedGapWait <= 0 {
+		cfg.FeedGapWait = DefaultFeedGapWait
+	}
+	if cfg.FeedRetention <= 0 {
+		cfg.FeedRetention = DefaultFeedRetention
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Relay{store: store, cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), listening: make(chan struct{}),
-		streams: map[string]*subscribed{}, pending: map[string]struct{}{}}
+		streams: map[string]*subscribed{}, pending: map[string]struct{}{}, feeds: map[string]map[*FeedSubscription]struct{}{}}
 }
 
 // Start starts the relay (idempotent); it stops when ctx ends or on Close.
@@ -241,9 +262,10 @@ func (r *Relay) Start(ctx context.Context) {
 			return
 		}
 		r.ctx, r.cancel = context.WithCancel(ctx)
-		r.wg.Add(3)
+		r.wg.Add(4)
 		go r.listen()
 		go r.dispatch()
+		go r.pollFeed()
 		go func() { // a cancelled parent closes the relay, ending every stream
 			defer r.wg.Done()
 			<-r.ctx.Done()
@@ -271,6 +293,12 @@ func (r *Relay) shutdown() {
 				sub.end(ErrClosed)
 			}
 			delete(r.streams, id)
+		}
+		for ws, subs := range r.feeds {
+			for sub := range subs {
+				sub.end(ErrClosed)
+			}
+			delete(r.feeds, ws)
 		}
 		r.mu.Unlock()
 		if cancel != nil {

@@ -26,10 +26,35 @@ var ErrNotStarted = errors.New("stream not started")
 // statuses on the way (a mission awaiting approval). A client that falls behind a burst catches up from
 // the table on the same connection. The caller has checked access to the stream's entity.
 func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKind, streamID string, after int64) error {
+	return serve[*Event](r, w, req, &kindSource{r: r, kind: kind, streamID: streamID}, after)
+}
+
+// source is one stream as serve writes it, whatever feeds it: stream_events of one entity (kindSource)
+// or a workspace's activities (feedSource).
+type source[M any] interface {
+	// subscribe starts receiving live messages; the replay that follows reads the table.
+	subscribe(ctx context.Context) (liveSub[M], error)
+	// replay writes the table's messages after *last that the live subscription will not bring,
+	// advancing *last; done ends the stream (or the client is gone).
+	replay(ctx context.Context, sw *sseWriter, last *int64) (done bool, err error)
+	// live writes one live message unless the client has it, advancing *last; done ends the stream.
+	live(ctx context.Context, sw *sseWriter, m M, last *int64) (done bool, err error)
+}
+
+// liveSub is a subscription of a source: Subscription or FeedSubscription.
+type liveSub[M any] interface {
+	channel() <-chan M
+	Err() error
+	Close()
+}
+
+// serve is the one SSE loop of every stream: headers and ":ok", then replay, then live messages and
+// heartbeats; a subscriber dropped for being slow catches up from the table on the same connection.
+func serve[M any](r *Relay, w http.ResponseWriter, req *http.Request, src source[M], after int64) error {
 	ctx := req.Context()
-	// Subscribe before replaying: an event committed meanwhile is then in the replay, in the live
-	// channel, or both (deduplicated by seq), never in neither.
-	sub, err := r.subscribeDetached(ctx, streamID)
+	// Subscribe before replaying: a message committed meanwhile is then in the replay, in the live
+	// channel, or both (deduplicated by position), never in neither.
+	sub, err := subscribeDetached(r, ctx, src)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
@@ -40,7 +65,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKi
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout, idField: IDField(kind)}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: r.cfg.WriteTimeout}
 	defer sw.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // keep-alive connections must not keep our deadline
 	if err := sw.comment("ok"); err != nil {
 		return nil // the client is gone
@@ -50,7 +75,7 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKi
 
 	last := after
 	for {
-		done, err := r.replay(ctx, sw, kind, streamID, &last)
+		done, err := replayDetached(r, ctx, src, sw, &last)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -63,19 +88,12 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKi
 				if err := sw.comment("heartbeat"); err != nil {
 					return nil
 				}
-			case ev, ok := <-sub.C:
+			case m, ok := <-sub.channel():
 				if !ok {
 					break live
 				}
-				if ev.Seq <= last {
-					continue
-				}
-				if err := sw.event(*ev); err != nil {
-					return nil
-				}
-				last = ev.Seq
-				if kind.Ends(ev.Status) {
-					return nil
+				if done, err := src.live(ctx, sw, m, &last); done || err != nil {
+					return err
 				}
 			}
 		}
@@ -86,10 +104,44 @@ func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKi
 		// the table on the same connection, then follows live again. (A client that takes nothing at
 		// all is cut by the write timeout instead.)
 		sub.Close()
-		if sub, err = r.subscribeDetached(ctx, streamID); err != nil {
+		if sub, err = subscribeDetached(r, ctx, src); err != nil {
 			return err
 		}
 	}
+}
+
+// kindSource serves one stream of stream_events.
+type kindSource struct {
+	r        *Relay
+	kind     db.StreamKind
+	streamID string
+}
+
+type kindLive struct{ *Subscription }
+
+func (l kindLive) channel() <-chan *Event { return l.C }
+
+func (s *kindSource) subscribe(ctx context.Context) (liveSub[*Event], error) {
+	sub, err := s.r.Subscribe(ctx, s.streamID)
+	if err != nil {
+		return nil, err
+	}
+	return kindLive{sub}, nil
+}
+
+func (s *kindSource) replay(ctx context.Context, sw *sseWriter, last *int64) (bool, error) {
+	return s.r.replay(ctx, sw, s.kind, s.streamID, last)
+}
+
+func (s *kindSource) live(_ context.Context, sw *sseWriter, ev *Event, last *int64) (bool, error) {
+	if ev.Seq <= *last {
+		return false, nil
+	}
+	if err := sw.streamEvent(*ev, IDField(s.kind)); err != nil {
+		return true, nil
+	}
+	*last = ev.Seq
+	return s.kind.Ends(ev.Status), nil
 }
 
 // Reads are not cut by the client leaving: cancelling a query mid-way costs the pool its connection,
@@ -98,19 +150,23 @@ func (r *Relay) detached(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(context.WithoutCancel(ctx), r.cfg.QueryTimeout)
 }
 
-func (r *Relay) subscribeDetached(ctx context.Context, streamID string) (*Subscription, error) {
+func subscribeDetached[M any](r *Relay, ctx context.Context, src source[M]) (liveSub[M], error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
-	return r.Subscribe(ctx, streamID)
+	return src.subscribe(ctx)
+}
+
+func replayDetached[M any](r *Relay, ctx context.Context, src source[M], sw *sseWriter, last *int64) (bool, error) {
+	ctx, cancel := r.detached(ctx)
+	defer cancel()
+	return src.replay(ctx, sw, last)
 }
 
 // replay writes the events after *last from the table, to its end; done says the stream is over: the
 // last event the client now has reports a final status (kind.Ends), or the client is gone. An event
 // committed after the table was read comes live (the subscription predates the read).
 func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, streamID string, last *int64) (done bool, err error) {
-	ctx, cancel := r.detached(ctx)
-	defer cancel()
-	status, wrote, gone, err := r.replayTable(ctx, sw, streamID, last)
+	status, wrote, gone, err := r.replayTable(ctx, sw, IDField(kind), streamID, last)
 	if gone || err != nil {
 		return true, err
 	}
@@ -127,14 +183,14 @@ func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, s
 
 // replayTable writes the stream's events after *last, in batches, up to the last one in the table;
 // status is the last written event's (wrote says there was one), gone that the client went away.
-func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, streamID string, last *int64) (status string, wrote, gone bool, err error) {
+func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, idField, streamID string, last *int64) (status string, wrote, gone bool, err error) {
 	for {
 		rows, err := r.store.StreamEventsAfter(ctx, streamID, *last, r.cfg.Batch)
 		if err != nil {
 			return status, wrote, true, fmt.Errorf("replay stream events: %w", err)
 		}
 		for _, row := range rows {
-			if err := sw.event(FromRow(row)); err != nil {
+			if err := sw.streamEvent(FromRow(row), idField); err != nil {
 				return status, wrote, true, nil
 			}
 			*last, status, wrote = row.Seq, row.Status, true
@@ -159,7 +215,6 @@ type sseWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	idField string
 	buf     []byte
 }
 
@@ -170,23 +225,43 @@ func AppendEvent(b []byte, ev Event) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	b = append(b, "id: "...)
-	b = strconv.AppendInt(b, ev.Seq, 10)
-	b = append(b, "\nevent: "...)
-	b = append(b, ev.Type...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	return append(b, "\n\n"...), nil
+	return appendMessage(b, ev.Seq, ev.Type, data), nil
 }
 
-func (s *sseWriter) event(ev Event) error {
-	ev.IDField = s.idField
+// appendMessage appends one event: its id (none when id < 0), its name and its one-line JSON data.
+func appendMessage(b []byte, id int64, event string, data []byte) []byte {
+	if id >= 0 {
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, event...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
+
+// streamEvent writes a stream event, its stream's id under idField.
+func (s *sseWriter) streamEvent(ev Event, idField string) error {
+	ev.IDField = idField
 	b, err := AppendEvent(s.buf[:0], ev)
 	if err != nil {
 		return err
 	}
 	s.buf = b
 	return s.write(b)
+}
+
+// event writes an event with the given id, name and JSON data.
+func (s *sseWriter) event(id int64, event string, data []byte) error {
+	s.buf = appendMessage(s.buf[:0], id, event, data)
+	return s.write(s.buf)
+}
+
+// message writes an event without an id (a reader's cursor stays where it was).
+func (s *sseWriter) message(event string, data []byte) error {
+	return s.event(-1, event, data)
 }
 
 func (s *sseWriter) comment(text string) error {

@@ -11,9 +11,14 @@ type Stats struct {
 	Listening bool
 	// Connects counts the LISTEN connections made: the first one and each reconnect.
 	Connects int64
+	// FeedSubscribers is the number of open workspace event feeds in this process; FeedRelayed counts
+	// the feed events the poller handed to them (once per event).
+	FeedSubscribers int
+	FeedRelayed     int64
 }
 
 // Stats returns the relay's counters.
 func (r *Relay) Stats() Stats {
-	return Stats{Subscribers: r.subscribers(), Relayed: r.delivered.Load(), Listening: r.live.Load(), Connects: r.connects.Load()}
+	return Stats{Subscribers: r.subscribers(), Relayed: r.delivered.Load(), Listening: r.live.Load(), Connects: r.connects.Load(),
+		FeedSubscribers: r.feedSubscribers(), FeedRelayed: r.feedDelivered.Load()}
 }
