@@ -41,6 +41,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},
 	{"Documents", "The workspace's knowledge base: documents, their versions and links."},
 	{"Search", "Full-text search over a workspace's cards and documents."},
+	{"Events", "The workspace's live event feed (server-sent events): every change the caller may read, in order, resumable."},
 }
 
 // finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty) and lists every tag the

@@ -231,6 +231,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()
 	s.ops.agents.registerMissions()
+	s.ops.agents.registerEvents()
 	s.mountMCP(ctx, router)
 	s.ops.agents.registerDrafts()
 	s.ops.workflow.registerPipelines()

@@ -34,6 +34,12 @@ func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.St
 		lastEventID = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
 	}
 	err := s.opts.Relay.Serve(w, r, kind, streamID, lastEventID)
+	s.streamEnded(w, r, err, "kind", kind.Name, "streamId", streamID)
+}
+
+// streamEnded answers or logs how a stream of the relay ended: an error before its first byte (the
+// database out of reach, the server shutting down) is answered in the error shape; one after is logged.
+func (s *Server) streamEnded(w http.ResponseWriter, r *http.Request, err error, logArgs ...any) {
 	switch {
 	case err == nil, errors.Is(err, stream.ErrClosed) && !errors.Is(err, stream.ErrNotStarted):
 	case errors.Is(err, stream.ErrNotStarted):
@@ -42,14 +48,14 @@ func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.St
 			return
 		}
 		if body := unavailable(err); body != nil {
-			s.logger.WarnContext(r.Context(), "start stream: database unavailable", "kind", kind.Name, "streamId", streamID, "error", err)
+			s.logger.WarnContext(r.Context(), "start stream: database unavailable", append(logArgs, "error", err)...)
 			writeError(w, body.StatusCode, body.Message) // with Retry-After
 			return
 		}
-		s.logger.ErrorContext(r.Context(), "start stream", "kind", kind.Name, "streamId", streamID, "error", err)
+		s.logger.ErrorContext(r.Context(), "start stream", append(logArgs, "error", err)...)
 		writeError(w, http.StatusInternalServerError, "internal server error")
 	default:
-		s.logger.WarnContext(r.Context(), "stream", "kind", kind.Name, "streamId", streamID, "error", err)
+		s.logger.WarnContext(r.Context(), "stream", append(logArgs, "error", err)...)
 	}
 }
 

@@ -284,7 +284,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	if err != nil {
 		return err
 	}
-	relay := stream.Start(ctx, store, stream.Config{Logger: logger}) // ctx's end closes every stream
+	relay := stream.Start(ctx, store, stream.Config{Logger: logger, // ctx's end closes every stream
+		FeedPoll: cfg.EventsPollInterval, FeedRetention: cfg.EventsRetention})
 	access := accesscache.Start(ctx, store, logger)
 	sessions := sessionwatch.Start(ctx, store, logger)
 	metrics.WatchPool(dbPool)

@@ -104,6 +104,14 @@ func (c *Cache) Generation() uint64 {
 	return c.gen.Load()
 }
 
+// Current reports whether what was resolved under generation gen at time at is still trusted: the cache
+// listens, nothing changed since (no notification, no flush) and TTL has not passed. Long-lived readers
+// (the event feed's) keep their own resolution and ask this before each use. A nil cache trusts
+// nothing.
+func (c *Cache) Current(gen uint64, at time.Time) bool {
+	return c != nil && c.live.Load() && gen == c.gen.Load() && time.Since(at) <= TTL
+}
+
 // Put keeps what was resolved for k, read from the database under generation gen.
 func (c *Cache) Put(k Key, user db.User, access tenancy.Access, gen uint64) {
 	if c == nil || !c.live.Load() || gen != c.gen.Load() {

@@ -47,7 +47,13 @@ type Config struct {
 	RegisterRateLimit   int
 	ShutdownGracePeriod time.Duration
 	DueDateScanInterval time.Duration
-	MissionTimeout      time.Duration
+	// EventsRetention (EVENTS_RETENTION, default 7d) is how far back a reader of a workspace's event
+	// feed may resume with Last-Event-ID; an older cursor is told to reload.
+	EventsRetention time.Duration
+	// EventsPollInterval (EVENTS_POLL_INTERVAL, default 20ms) is how often each api process reads new
+	// activities for the event feed's readers.
+	EventsPollInterval time.Duration
+	MissionTimeout     time.Duration
 	// McpClaimTimeout (MCP_CLAIM_TIMEOUT, default 10m) is how long an MCP client may stay silent while it
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
@@ -247,6 +253,8 @@ func (r *envReader) readDurations(c *Config) {
 	c.WorkerPollInterval, _ = r.duration("WORKER_POLL_INTERVAL", "1s")
 	c.JobFetchCooldown, _ = r.duration("JOB_FETCH_COOLDOWN", "10ms")
 	c.DueDateScanInterval, _ = r.duration("DUE_DATE_SCAN_INTERVAL", "1m")
+	c.EventsRetention, _ = r.duration("EVENTS_RETENTION", "7d")
+	c.EventsPollInterval, _ = r.duration("EVENTS_POLL_INTERVAL", "20ms")
 	c.ShutdownGracePeriod, _ = r.duration("SHUTDOWN_GRACE_PERIOD", "10s")
 }
 
@@ -349,6 +357,12 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.DueDateScanInterval < time.Second {
 		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))
+	}
+	if c.EventsRetention < time.Minute {
+		errs = append(errs, errors.New("EVENTS_RETENTION must be at least 1m"))
+	}
+	if c.EventsPollInterval < time.Millisecond || c.EventsPollInterval > 10*time.Second {
+		errs = append(errs, errors.New("EVENTS_POLL_INTERVAL must be between 1ms and 10s"))
 	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))
