@@ -74,6 +74,10 @@ bench/search: ## Search benchmark: GET WS/search p50/p99 over 100,000 documents 
 bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle subscriber and stream
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench . ./internal/stream/ ./api/ -benchtime=1x'
 
+.PHONY: bench/feed
+bench/feed: ## Event feed benchmarks on one api process: commit-to-client p50/p99 at 1, 100 and 1,000 subscribers; memory per idle feed
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench Feed ./api/ -benchtime=1x'
+
 .PHONY: bench/mcp
 bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm sessions, 200 sessions held, memory per session
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench MCP -benchtime=1x ./e2e/'
