@@ -339,6 +339,7 @@ func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput
 	if p.Parent.Value != nil && !isUUID(*p.Parent.Value) {
 		return nil, errBadRequest("parentId: no document of this workspace has this id")
 	}
+	p.ActorID = principalFrom(ctx).User.ID
 	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
 }
 

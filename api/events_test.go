@@ -117,9 +117,12 @@ func TestEventsFeedReadersOfTheWorkspace(t *testing.T) {
 	// The read-only token reads the feed but cannot write.
 	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", readOnly, map[string]any{"title": "no"}), http.StatusForbidden)
 
-	// The outsider's first event is of their own workspace.
+	// The outsider's first events are of their own workspace.
 	oprj, ocols := e.project(outsider, "Mine")
 	mine := e.card(outsider, oprj, ocols[0], "Mine")
+	_, ev := feedEvent(t, outsiderFeed)
+	require.Equal(t, db.ActivityProjectCreated, ev.Type)
+	require.Equal(t, path.Base(oprj), *ev.ProjectID)
 	requireFeedEvent(t, outsiderFeed, "card_created", mine.ID)
 }
 
@@ -218,4 +221,46 @@ func TestEventsFeedRolledBackWriteSendsNothing(t *testing.T) {
 	requireFeedEvent(t, st, "card_created", c.ID)
 	e2 := e.card(owner, prj, cols[0], "Next")
 	requireFeedEvent(t, st, "card_created", e2.ID)
+}
+
+// The feed carries the changes that record an activity for it alone (nobody is notified of them):
+// projects created and updated, documents created and updated, comments deleted, pilotage records;
+// and the card parts' changes as card_updated.
+func TestEventsFeedCarriesEveryKindOfChange(t *testing.T) {
+	t.Parallel()
+	e := setupFeed(t)
+	owner := e.register("owner@example.com")
+	st := e.feed(owner.Token, owner.ws(), "", nil)
+	next := func(typ string) db.FeedEvent {
+		t.Helper()
+		_, ev := feedEvent(t, st)
+		require.Equal(t, typ, ev.Type, "event %+v", ev)
+		return ev
+	}
+
+	prj, cols := e.project(owner, "Board")
+	created := next(db.ActivityProjectCreated)
+	require.Equal(t, path.Base(prj), *created.ProjectID)
+	requireStatus(t, e.do("PATCH", prj, owner.Token, map[string]any{"name": "Renamed"}), http.StatusOK)
+	require.Equal(t, []any{"name"}, decodeJSON[map[string]any](t, next(db.ActivityProjectUpdated).Meta)["fields"])
+
+	c := e.card(owner, prj, cols[0], "Card")
+	next(db.ActivityCardCreated)
+	r := e.do("POST", prj+"/cards/"+c.ID+"/comments", owner.Token, map[string]any{"content": "hello"})
+	requireStatus(t, r, http.StatusCreated)
+	next(db.ActivityCommentAdded)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+c.ID+"/comments/"+decode[CommentOut](t, r).ID, owner.Token, nil), http.StatusOK)
+	require.Equal(t, c.ID, *next(db.ActivityCommentDeleted).CardID)
+	requireStatus(t, e.do("POST", prj+"/cards/"+c.ID+"/checklist", owner.Token, map[string]any{"title": "step"}), http.StatusCreated)
+	require.Equal(t, []any{"checklist"}, decodeJSON[map[string]any](t, next(db.ActivityCardUpdated).Meta)["fields"])
+
+	d := e.doc(owner, "Spec", nil)
+	doc := next(db.ActivityDocumentCreated)
+	require.Equal(t, d.ID, *doc.DocumentID)
+	require.Nil(t, doc.ProjectID)
+	requireStatus(t, e.do("PATCH", owner.ws()+"/documents/"+d.ID, owner.Token, map[string]any{"title": "Spec v2"}), http.StatusOK)
+	require.Equal(t, d.ID, *next(db.ActivityDocumentUpdated).DocumentID)
+
+	requireStatus(t, e.do("POST", owner.ws()+"/pilotage/todos", owner.Token, map[string]any{"label": "Call"}), http.StatusCreated)
+	require.Equal(t, "todo", decodeJSON[map[string]any](t, next(db.ActivityPilotageRecordCreated).Meta)["recordType"])
 }

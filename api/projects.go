@@ -214,7 +214,7 @@ type UpdateProjectInputBody struct {
 }
 
 func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
-	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set}
+	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set, ActorID: principalFrom(ctx).User.ID}
 	if in.Body.Name != nil {
 		name, err := nonBlank("name", *in.Body.Name)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -116,7 +117,8 @@ func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string)
 		if _, err := q.CommentDelete(ctx, dbsqlc.CommentDeleteParams{ID: commentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete comment: %w", err)
 		}
-		return nil
+		return dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID,
+			Type: ActivityCommentDeleted, Meta: map[string]any{"commentId": commentID}})
 	})
 }
 

@@ -66,7 +66,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
-	require.NoError(t, b.Pool.QueryRow(ctx, "SELECT id::text FROM activities").Scan(&actID))
+	require.NoError(t, b.Pool.QueryRow(ctx, "SELECT id::text FROM activities WHERE type = 'document_submitted'").Scan(&actID))
 	n, err := notification.New(b.Store).FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)
@@ -74,5 +74,5 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	// A second submit is refused and records nothing more.
 	_, err = document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
-	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM activities"))
+	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM activities WHERE type = 'document_submitted'"))
 }

@@ -9,8 +9,32 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
+
+// The activity types recorded for the feed only (dbcore.RecordQuietActivities): they notify nobody.
+const (
+	ActivityProjectCreated         = dbcore.ActivityProjectCreated
+	ActivityProjectUpdated         = dbcore.ActivityProjectUpdated
+	ActivityCommentDeleted         = dbcore.ActivityCommentDeleted
+	ActivityDocumentCreated        = dbcore.ActivityDocumentCreated
+	ActivityDocumentUpdated        = dbcore.ActivityDocumentUpdated
+	ActivityMissionStatusChanged   = dbcore.ActivityMissionStatusChanged
+	ActivityPipelineRunFinished    = dbcore.ActivityPipelineRunFinished
+	ActivityPilotageRecordCreated  = dbcore.ActivityPilotageRecordCreated
+	ActivityPilotageRecordUpdated  = dbcore.ActivityPilotageRecordUpdated
+	ActivityPilotageRecordDeleted  = dbcore.ActivityPilotageRecordDeleted
+	ActivityPilotageActionProposed = dbcore.ActivityPilotageActionProposed
+	ActivityPilotageActionReviewed = dbcore.ActivityPilotageActionReviewed
+	ActivityPilotageActionApplied  = dbcore.ActivityPilotageActionApplied
+)
+
+// FeedOnlyActivityTypes lists the activity types recorded for the feed only: none notifies anyone.
+var FeedOnlyActivityTypes = []string{ActivityProjectCreated, ActivityProjectUpdated, ActivityCommentDeleted, ActivityDocumentCreated,
+	ActivityDocumentUpdated, ActivityMissionStatusChanged, ActivityPipelineRunFinished, ActivityPilotageRecordCreated,
+	ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted, ActivityPilotageActionProposed, ActivityPilotageActionReviewed,
+	ActivityPilotageActionApplied}
 
 // FeedEvent is one activity as the workspace's event feed carries it: the JSON data of a feed event
 // and of a webhook delivery. ID is its feed position (Seq) as a string, a cursor: the feed is ordered

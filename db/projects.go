@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -99,7 +101,8 @@ func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (
 			return Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return Project(p), nil
+	return Project(p), dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: ActivityProjectCreated,
+		Meta: map[string]any{"name": p.Name}})
 }
 
 // Projects lists a workspace's projects.
@@ -115,18 +118,35 @@ func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Pro
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
-// clears it.
+// clears it. ActorID is who changes them (the project_updated activity's actor).
 type ProjectPatch struct {
 	Name, Description *string
 	SetDeadline       bool
 	Deadline          *time.Time
+	ActorID           string
 }
 
-// UpdateProject changes a project's fields.
+// UpdateProject changes a project's fields and records project_updated (meta.fields) for the feed.
 func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
-	out, err := s.q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
-		SetDeadline: p.SetDeadline, Deadline: p.Deadline})
-	return Project(out), wrap(err, "update project")
+	var out dbsqlc.Project
+	err := s.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
+			SetDeadline: p.SetDeadline, Deadline: p.Deadline})
+		if err != nil {
+			return wrap(err, "update project")
+		}
+		var fields []string
+		for name, set := range map[string]bool{"name": p.Name != nil, "description": p.Description != nil, "deadline": p.SetDeadline} {
+			if set {
+				fields = append(fields, name)
+			}
+		}
+		slices.Sort(fields)
+		return dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: projectID, ActorID: p.ActorID, Type: ActivityProjectUpdated,
+			Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
+	})
+	return Project(out), err
 }
 
 // ProjectMembers lists a project's members.

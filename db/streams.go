@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -159,8 +160,33 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 			return StreamEvent{}, fmt.Errorf("read mission status: %w", err)
 		}
 	}
-	return s.AppendStreamEventTx(ctx, tx, StreamMission, missionID, NewStreamEvent{Type: ev.Type, Status: status,
+	row, err := s.AppendStreamEventTx(ctx, tx, StreamMission, missionID, NewStreamEvent{Type: ev.Type, Status: status,
 		Message: ev.Message, Data: ev.Data})
+	if err != nil || (ev.Type != MissionEventStatus && ev.Type != MissionEventDone) {
+		return row, err
+	}
+	// Every change of a mission's status appends a status or done event: the feed hears of it here.
+	return row, s.recordMissionStatus(ctx, queries(tx), missionID, status)
+}
+
+// recordMissionStatus records mission_status_changed (meta: missionId, status) in the mission's project,
+// or its workspace when it has none, the agent's user as the actor.
+func (s *Store) recordMissionStatus(ctx context.Context, q *dbsqlc.Queries, missionID, status string) error {
+	ref, err := q.EventsMissionRef(ctx, missionID)
+	if err != nil {
+		return fmt.Errorf("read mission for the feed: %w", err)
+	}
+	act := Activity{ActorID: ref.AgentUserID, Type: ActivityMissionStatusChanged,
+		Meta: map[string]any{"missionId": missionID, "status": status}}
+	if ref.ProjectID != nil {
+		act.ProjectID = *ref.ProjectID
+		if ref.CardID != nil {
+			act.CardID = *ref.CardID
+		}
+	} else {
+		act.WorkspaceID = ref.WorkspaceID
+	}
+	return dbcore.RecordQuietActivities(ctx, q, act)
 }
 
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).

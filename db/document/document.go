@@ -76,7 +76,11 @@ func (e *Engine) CreateDocument(ctx context.Context, in NewDocument) (db.Documen
 			Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text, DocType: in.DocType,
 			ContextType: in.ContextType, ContextID: in.ContextID, Tags: dbcore.OrEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
 		out = db.Document(row)
-		return dbcore.Wrap(err, "insert document")
+		if err != nil {
+			return dbcore.Wrap(err, "insert document")
+		}
+		return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: in.WorkspaceID, DocumentID: row.ID, ActorID: in.AuthorID,
+			Type: db.ActivityDocumentCreated, Meta: map[string]any{"title": row.Title}})
 	})
 	return out, err
 }
@@ -237,6 +241,23 @@ type DocumentPatch struct {
 	Tags                                   []string // nil: unchanged
 	Metadata                               json.RawMessage
 	Parent                                 db.Opt[string]
+	// ActorID is who edits (the document_updated activity's actor).
+	ActorID string
+}
+
+// fields names the fields the patch changes, as the API does.
+func (p DocumentPatch) fields() []string {
+	out := []string{}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"title", p.Title != nil}, {"content", p.Content != nil}, {"contentFormat", p.ContentFormat != nil}, {"docType", p.DocType != nil},
+		{"tags", p.Tags != nil}, {"metadata", p.Metadata != nil}, {"parentId", p.Parent.Set}} {
+		if f.set {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }
 
 func (p DocumentPatch) empty() bool {
@@ -310,7 +331,11 @@ func (e *Engine) UpdateDocument(ctx context.Context, workspaceID, id string, p D
 		}
 		row, err := q.DocumentUpdate(ctx, next)
 		out = db.Document(row)
-		return dbcore.Wrap(err, "update document")
+		if err != nil {
+			return dbcore.Wrap(err, "update document")
+		}
+		return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: p.ActorID,
+			Type: db.ActivityDocumentUpdated, Meta: map[string]any{"title": row.Title, "fields": p.fields()}})
 	})
 	return out, err
 }

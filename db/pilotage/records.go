@@ -97,7 +97,13 @@ func recordPilotage(ctx context.Context, q *dbsqlc.Queries, workspaceID, recordT
 		RecordType: recordType, RecordID: recordID, Change: change, ActorID: actorID, Data: raw}); err != nil {
 		return fmt.Errorf("record pilotage history: %w", err)
 	}
-	return nil
+	// Every change the history keeps is an event of the workspace's feed too.
+	typ := "pilotage_record_" + change
+	if recordType == PilotageRecordAction {
+		typ = "pilotage_action_" + change
+	}
+	return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: workspaceID, ActorID: actorID, Type: typ,
+		Meta: map[string]any{"recordType": recordType, "recordId": recordID}})
 }
 
 // recordFields renders a record row as a JSON object keyed like the API's fields (objective,

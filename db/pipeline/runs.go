@@ -355,7 +355,13 @@ type runEvent struct {
 func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
 	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
 		Data: ev.Data})
-	return err
+	if err != nil || ev.Type != RunEventDone {
+		return err
+	}
+	// A run's end (completed, failed or cancelled) is its done event: the workspace's feed hears of it here.
+	return dbcore.RecordQuietActivities(ctx, dbcore.Queries(tx), db.Activity{WorkspaceID: run.WorkspaceID, ActorID: run.StartedBy,
+		Type: db.ActivityPipelineRunFinished, Meta: map[string]any{"runId": run.ID, "pipelineId": run.PipelineID,
+			"pipelineName": run.PipelineName, "status": ev.Status}})
 }
 
 // RunStream reads what serving a run's stream needs: nil when the run is of that pipeline of the

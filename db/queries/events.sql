@@ -47,3 +47,10 @@ SELECT created_at FROM activities WHERE seq <= @seq ORDER BY seq DESC LIMIT 1;
 -- found missing has ended (xmin has passed that read's xmax) and it is still not there.
 SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
        pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax;
+
+-- name: EventsMissionRef :one
+-- EventsMissionRef is what a mission's status change records for the feed: its workspace, project and
+-- card, and its agent's user (the actor).
+SELECT m.workspace_id, m.project_id, m.card_id, a.user_id AS agent_user_id
+FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+WHERE m.id = @id;

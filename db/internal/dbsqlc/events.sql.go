@@ -167,6 +167,33 @@ func (q *Queries) EventsHorizon(ctx context.Context) (EventsHorizonRow, error) {
 	return i, err
 }
 
+const eventsMissionRef = `-- name: EventsMissionRef :one
+SELECT m.workspace_id, m.project_id, m.card_id, a.user_id AS agent_user_id
+FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+WHERE m.id = $1
+`
+
+type EventsMissionRefRow struct {
+	WorkspaceID string
+	ProjectID   *string
+	CardID      *string
+	AgentUserID string
+}
+
+// EventsMissionRef is what a mission's status change records for the feed: its workspace, project and
+// card, and its agent's user (the actor).
+func (q *Queries) EventsMissionRef(ctx context.Context, id string) (EventsMissionRefRow, error) {
+	row := q.db.QueryRow(ctx, eventsMissionRef, id)
+	var i EventsMissionRefRow
+	err := row.Scan(
+		&i.WorkspaceID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.AgentUserID,
+	)
+	return i, err
+}
+
 const eventsPoll = `-- name: EventsPoll :many
 SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
        a.document_id, a.actor_id, a.type, a.meta, a.created_at
