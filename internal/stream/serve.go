@@ -54,7 +54,7 @@ func serve[M any](r *Relay, w http.ResponseWriter, req *http.Request, src source
 	ctx := req.Context()
 	// Subscribe before replaying: a message committed meanwhile is then in the replay, in the live
 	// channel, or both (deduplicated by position), never in neither.
-	sub, err := subscribeDetached(r, ctx, src)
+	sub, err := subscribeDetached(ctx, r, src)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
@@ -75,7 +75,7 @@ func serve[M any](r *Relay, w http.ResponseWriter, req *http.Request, src source
 
 	last := after
 	for {
-		done, err := replayDetached(r, ctx, src, sw, &last)
+		done, err := replayDetached(ctx, r, src, sw, &last)
 		if done || err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func serve[M any](r *Relay, w http.ResponseWriter, req *http.Request, src source
 		// the table on the same connection, then follows live again. (A client that takes nothing at
 		// all is cut by the write timeout instead.)
 		sub.Close()
-		if sub, err = subscribeDetached(r, ctx, src); err != nil {
+		if sub, err = subscribeDetached(ctx, r, src); err != nil {
 			return err
 		}
 	}
@@ -150,13 +150,13 @@ func (r *Relay) detached(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(context.WithoutCancel(ctx), r.cfg.QueryTimeout)
 }
 
-func subscribeDetached[M any](r *Relay, ctx context.Context, src source[M]) (liveSub[M], error) {
+func subscribeDetached[M any](ctx context.Context, r *Relay, src source[M]) (liveSub[M], error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
 	return src.subscribe(ctx)
 }
 
-func replayDetached[M any](r *Relay, ctx context.Context, src source[M], sw *sseWriter, last *int64) (bool, error) {
+func replayDetached[M any](ctx context.Context, r *Relay, src source[M], sw *sseWriter, last *int64) (bool, error) {
 	ctx, cancel := r.detached(ctx)
 	defer cancel()
 	return src.replay(ctx, sw, last)
@@ -271,7 +271,7 @@ func (s *sseWriter) comment(text string) error {
 
 func (s *sseWriter) write(b []byte) error {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) // ErrNotSupported on writers without deadlines
-	if _, err := s.w.Write(b); err != nil {              //nolint:gosec // G705: a text/event-stream of JSON-encoded events, never HTML
+	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
 	return s.rc.Flush()
