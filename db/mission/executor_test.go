@@ -293,6 +293,11 @@ func TestFinishMission(t *testing.T) {
 	require.NotNil(t, done.FinishedAt)
 	require.Nil(t, done.Error)
 	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.Events(t, ok.ID))
+	// Each status change is an event of the workspace's feed too, in the same transaction, notifying nobody.
+	require.Equal(t, 3, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND actor_id = $3`,
+		db.ActivityMissionStatusChanged, ok.ID, a.UserID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND meta->>'status' = 'completed'`,
+		db.ActivityMissionStatusChanged, ok.ID))
 	msg, _ := e.LastEvent(t, ok.ID)
 	require.Equal(t, "All planned", msg)
 

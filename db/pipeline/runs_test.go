@@ -116,6 +116,9 @@ func TestCancelRun(t *testing.T) {
 	require.Equal(t, "done:cancelled", evs[len(evs)-1])
 	_, data := e.LastEvent(t, r.Run.ID)
 	require.Equal(t, e.owner(), data["cancelledBy"])
+	// The run's end is an event of the workspace's feed.
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'runId' = $2 AND meta->>'status' = 'cancelled'
+		AND workspace_id IS NOT NULL`, db.ActivityPipelineRunFinished, r.Run.ID))
 
 	_, err = e.engine.CancelRun(ctx, ref(r), e.owner())
 	require.ErrorIs(t, err, db.ErrConflict)

@@ -117,6 +117,27 @@ func TestFeedLateCommitArrivesOnceInOrder(t *testing.T) {
 	requireNoFeed(t, r, sub) // exactly once
 }
 
+// The poller's first subscriber of a process starts below a write still in flight, so that write reaches
+// it when it commits, then what committed after it.
+func TestFeedStartsBelowAWriteInFlight(t *testing.T) {
+	t.Parallel()
+	store := newStore(t)
+	r := startRelay(t, store, Config{FeedPoll: 2 * time.Millisecond, FeedGapWait: time.Hour})
+	ws := newWorkspace(t, store)
+	activityIn(t, store, nil, ws, "card_created")
+	early := begin(t, store)
+	first := activityIn(t, store, early, ws, "card_created")
+	second := activityIn(t, store, nil, ws, "card_moved")
+	sub, err := r.SubscribeFeed(context.Background(), ws)
+	require.NoError(t, err)
+	defer sub.Close()
+	require.Equal(t, first, sub.From, "live delivery starts at the write in flight")
+	requireNoFeed(t, r, sub)
+	require.NoError(t, early.Commit(context.Background()))
+	require.Equal(t, first, recvFeed(t, sub).Event.Seq)
+	require.Equal(t, second, recvFeed(t, sub).Event.Seq)
+}
+
 // A rolled-back write leaves a gap the poller gives up on as soon as its transaction has ended, long
 // before FeedGapWait; nothing of it is sent.
 func TestFeedRolledBackWriteSendsNothing(t *testing.T) {
