@@ -7,6 +7,8 @@
 -- (internal/stream) reads new positions and waits for the ones still in flight (docs/events.md). The
 -- sequence keeps its default CACHE 1: a per-connection cache would hand out positions far out of
 -- commit order. The uuid id stays the activity's key (notifications, automation jobs name it).
+-- Adding the column numbers the existing rows in their physical order and rewrites the table under an
+-- exclusive lock: on a large installation, writes wait for it once, at the upgrade.
 ALTER TABLE activities ADD COLUMN seq bigint NOT NULL GENERATED ALWAYS AS IDENTITY;
 CREATE UNIQUE INDEX activities_seq_idx ON activities (seq);
 
