@@ -137,6 +137,10 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
 	if a.Public {
+		if name := unknownQueryParameter(hctx); name != "" {
+			s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
+			return
+		}
 		next(hctx)
 		return
 	}
@@ -160,6 +164,10 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 			s.writeErr(hctx, err)
 			return
 		}
+	}
+	if name := unknownQueryParameter(hctx); name != "" {
+		s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
+		return
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
 	for _, prm := range hctx.Operation().Parameters {

@@ -101,14 +101,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	// The REST list's own encoder, so both answers hold the same fields.
 	out := &CardsOut{Cards: []CardOut{}}
 	var buf []byte
-	err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
-		if in.Archived != nil && *in.Archived != c.Archived {
-			return
-		}
-		if len(out.Cards) == limit {
-			out.Truncated = true
-			return
-		}
+	next, err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit}, func(c *db.CardView) {
 		buf = appendCardJSON(buf[:0], c)
 		var co CardOut
 		if err := json.Unmarshal(buf, &co); err == nil {
@@ -118,6 +111,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	if err != nil {
 		return nil, fail(err)
 	}
+	out.Truncated = next != ""
 	return out, nil
 }
 
