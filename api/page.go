@@ -35,6 +35,8 @@ func (q CardPageQuery) page() db.Page { return db.Page{Limit: q.Limit, Cursor: q
 type PageOutput[T any] struct {
 	Link string `header:"Link" doc:"The next page, as <path?query&cursor=…>; rel=\"next\" (RFC 8288); absent on the last page"`
 	Body []T
+	// next is the next page's cursor, for the MCP tools that call the operation ("" on the last page).
+	next string
 }
 
 // pageOf answers a paged list read: the store's page mapped by f with its Link header, or the store's
@@ -48,7 +50,7 @@ func pageOf[T, O any](ctx context.Context, f func(T) O) func(db.Paged[T], error)
 		for i, r := range p.Items {
 			out[i] = f(r)
 		}
-		return &PageOutput[O]{Body: out, Link: nextLink(ctx, p.Next)}, nil
+		return &PageOutput[O]{Body: out, Link: nextLink(ctx, p.Next), next: p.Next}, nil
 	}
 }
 

@@ -116,16 +116,26 @@ const (
 // AfterTime decodes the page's cursor as a TimeKey of list: the key to read after, or, for a first
 // page, the bound every row of an ascending list (desc false) or a descending one (desc true) passes.
 func (p Page) AfterTime(list string, desc bool) (TimeKey, error) {
-	var k TimeKey
-	ok, err := p.After(list, &k)
-	switch {
-	case err != nil:
-		return k, err
-	case ok:
-		return k, nil
-	case desc:
-		return TimeKey{At: lastTime, ID: lastID}, nil
-	default:
-		return TimeKey{At: firstTime, ID: firstID}, nil
+	k := TimeKey{At: firstTime, ID: firstID}
+	if desc {
+		k = TimeKey{At: lastTime, ID: lastID}
 	}
+	_, err := p.After(list, &k)
+	return k, err
+}
+
+// MemberKey is the keyset of member lists: when the member joined, then their e-mail address.
+type MemberKey struct {
+	At    time.Time `json:"t"`
+	Email string    `json:"e"`
+}
+
+func (k *MemberKey) valid() bool { return k.Email != "" }
+
+// AfterMember decodes the page's cursor as a MemberKey of list: the key to read after, or, for a
+// first page, one every member passes.
+func (p Page) AfterMember(list string) (MemberKey, error) {
+	k := MemberKey{At: firstTime}
+	_, err := p.After(list, &k)
+	return k, err
 }
