@@ -263,3 +263,20 @@ func mustQuery(t *testing.T, link, key string) string {
 	require.NotEmpty(t, v)
 	return v
 }
+
+// TestPagesNewestFirstIgnoreNewItems: in a newest-first list, items created between two pages sort
+// before the cursor, so the walk neither repeats nor skips the older ones; one deleted is just gone.
+func TestPagesNewestFirstIgnoreNewItems(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.register("ann@example.com")
+	var ids []string
+	for i := range 5 {
+		ids = append(ids, e.doc(u, "doc "+strconv.Itoa(i), nil).ID)
+	}
+	first, next := e.page(u.ws()+"/documents?limit=2", u.Token, "id")
+	require.Equal(t, []string{ids[4], ids[3]}, first)
+	e.doc(u, "newer", nil)
+	requireStatus(t, e.do("DELETE", u.ws()+"/documents/"+ids[1], u.Token, nil), http.StatusOK)
+	require.Equal(t, []string{ids[2], ids[0]}, e.follow(next, u.Token, "id", 2))
+}
