@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -68,6 +69,7 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 	if a.OrgRole != "" || a.WSRole != "" {
 		op.Errors = append(op.Errors, http.StatusNotFound)
 	}
+	op.Description = pagedDescription(reflect.TypeFor[I](), op.Description)
 	if a.Scope != "" {
 		op.Description = strings.TrimSpace(op.Description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope.")
 	} else if a.JWTOnly {

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"net/url"
+	"reflect"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -101,4 +103,17 @@ func unknownQueryParameter(hctx huma.Context) string {
 		}
 	}
 	return ""
+}
+
+// pagedDescription adds to the description of an operation whose input embeds PageQuery how it pages,
+// so that every paged list says it the same way.
+func pagedDescription(in reflect.Type, desc string) string {
+	if in.Kind() != reflect.Struct {
+		return desc
+	}
+	if f, ok := in.FieldByName("PageQuery"); !ok || !f.Anonymous {
+		return desc
+	}
+	return strings.TrimSpace(desc + "\n\nPaged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` " +
+		"header (rel=\"next\", the same path and query with `cursor` set), absent on the last page.")
 }
