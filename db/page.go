@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,7 +75,7 @@ func (p Page) After(list string, key any) (bool, error) {
 
 // Fetch is the number of rows to read for the page: one more than its limit, which says whether a
 // next page exists without counting.
-func (p Page) Fetch() int32 { return int32(p.Limit) + 1 }
+func (p Page) Fetch() int32 { return dbcore.Int32(min(p.Limit, math.MaxInt32-1) + 1) }
 
 // PageOf cuts the rows read with Fetch to the page's limit and makes the next page's cursor from the
 // last item kept, when more rows were there.
