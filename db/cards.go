@@ -572,7 +572,6 @@ func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, 
 		&v.Priority, &v.Checklist, &v.Labels, &v.CustomFields, &v.Archived, &v.StartDate, &v.DueDate, &v.CreatedAt,
 		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
 	n, more := 0, false
-	var last cardKey
 	for rows.Next() {
 		if n == p.Limit { // the row past the page: there is a next page
 			more = true
@@ -583,7 +582,6 @@ func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, 
 		}
 		fn(&v)
 		n++
-		last.Col, last.Pos, last.ID = uuid.UUID(v.ColumnID.Bytes).String(), v.Position, uuid.UUID(v.ID.Bytes).String()
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -592,6 +590,8 @@ func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, 
 	if !more {
 		return "", nil
 	}
+	// v still holds the page's last card (its fixed-size fields are copies, not the driver's buffer).
+	last := cardKey{Col: uuid.UUID(v.ColumnID.Bytes).String(), Pos: v.Position, ID: uuid.UUID(v.ID.Bytes).String()}
 	// The column's position is read only when a page is cut, so that a whole list reads nothing more.
 	col, err := queries(s.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
 	if isNotFound(err) {
