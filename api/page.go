@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"reflect"
@@ -22,7 +23,9 @@ type PageQuery struct {
 	Cursor string `query:"cursor" maxLength:"1000" doc:"Where the page starts: the cursor of the previous answer's Link rel=\"next\"; opaque, absent for the first page"`
 }
 
-func (q PageQuery) page() db.Page { return db.Page{Limit: q.Limit, Cursor: q.Cursor} }
+// page is the db.Page asked for; a zero limit (a handler called by an MCP tool without one) is the
+// default.
+func (q PageQuery) page() db.Page { return db.Page{Limit: cmp.Or(q.Limit, 50), Cursor: q.Cursor} }
 
 // CardPageQuery is PageQuery for the card list, whose default is as large as its maximum so that an
 // ordinary project's cards still come in one answer.
@@ -31,7 +34,7 @@ type CardPageQuery struct {
 	Cursor string `query:"cursor" maxLength:"1000" doc:"Where the page starts: the cursor of the previous answer's Link rel=\"next\"; opaque, absent for the first page"`
 }
 
-func (q CardPageQuery) page() db.Page { return db.Page{Limit: q.Limit, Cursor: q.Cursor} }
+func (q CardPageQuery) page() db.Page { return db.Page{Limit: cmp.Or(q.Limit, 1000), Cursor: q.Cursor} }
 
 // PageOutput is a page of a list: the bare array, and the Link header naming the next page.
 type PageOutput[T any] struct {

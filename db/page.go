@@ -12,10 +12,10 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
-// Page asks for one page of a list: at most Limit items after the position Cursor names ("" for the
-// first page). Every list that can grow is read by keyset (docs/pagination.md): the cursor carries the
-// sort key and id of the last item of the previous page, never an offset, so an item inserted or
-// deleted between two pages neither repeats nor skips the items the reader has not seen yet.
+// Page asks for one page of a list: at most Limit (1 or more) items after the position Cursor names
+// ("" for the first page). Every list that can grow is read by keyset (docs/pagination.md): the cursor
+// carries the sort key and id of the last item of the previous page, never an offset, so an item
+// inserted or deleted between two pages neither repeats nor skips the items the reader has not seen.
 type Page struct {
 	Limit  int
 	Cursor string
