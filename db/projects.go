@@ -149,11 +149,11 @@ func (s *Store) ProjectMembers(ctx context.Context, projectID string, p Page) (P
 	if err != nil {
 		return Paged[ProjectMember]{}, err
 	}
-	rows, err := s.q.ProjectMemberPage(ctx, dbsqlc.ProjectMemberPageParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	rows, err := s.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
 		return Paged[ProjectMember]{}, wrap(err, "list project members")
 	}
-	return PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberPageRow) ProjectMember { return ProjectMember(r) }),
+	return PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberListRow) ProjectMember { return ProjectMember(r) }),
 		func(m ProjectMember) any { return MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 

@@ -78,8 +78,8 @@ WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestampt
 ORDER BY created_at, id
 LIMIT @lim;
 
--- name: ProjectMemberPage :many
--- ProjectMemberPage is one page of a project's members, by the time they were added, then e-mail
+-- name: ProjectMemberList :many
+-- ProjectMemberList is one page of a project's members, by the time they were added, then e-mail
 -- address: those after the keyset (created_at, email) of the previous page's last.
 SELECT pm.user_id, u.email, u.name, pm.created_at
 FROM project_members pm JOIN users u ON u.id = pm.user_id

@@ -291,7 +291,7 @@ func (q *Queries) ProjectMemberIsMember(ctx context.Context, arg ProjectMemberIs
 	return exists, err
 }
 
-const projectMemberPage = `-- name: ProjectMemberPage :many
+const projectMemberList = `-- name: ProjectMemberList :many
 SELECT pm.user_id, u.email, u.name, pm.created_at
 FROM project_members pm JOIN users u ON u.id = pm.user_id
 WHERE pm.project_id = $1 AND (pm.created_at, u.email) > ($2::timestamptz, $3::text)
@@ -299,24 +299,24 @@ ORDER BY pm.created_at, u.email
 LIMIT $4
 `
 
-type ProjectMemberPageParams struct {
+type ProjectMemberListParams struct {
 	ProjectID  string
 	AfterAt    time.Time
 	AfterEmail string
 	Lim        int32
 }
 
-type ProjectMemberPageRow struct {
+type ProjectMemberListRow struct {
 	UserID    string
 	Email     string
 	Name      string
 	CreatedAt time.Time
 }
 
-// ProjectMemberPage is one page of a project's members, by the time they were added, then e-mail
+// ProjectMemberList is one page of a project's members, by the time they were added, then e-mail
 // address: those after the keyset (created_at, email) of the previous page's last.
-func (q *Queries) ProjectMemberPage(ctx context.Context, arg ProjectMemberPageParams) ([]ProjectMemberPageRow, error) {
-	rows, err := q.db.Query(ctx, projectMemberPage,
+func (q *Queries) ProjectMemberList(ctx context.Context, arg ProjectMemberListParams) ([]ProjectMemberListRow, error) {
+	rows, err := q.db.Query(ctx, projectMemberList,
 		arg.ProjectID,
 		arg.AfterAt,
 		arg.AfterEmail,
@@ -326,9 +326,9 @@ func (q *Queries) ProjectMemberPage(ctx context.Context, arg ProjectMemberPagePa
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ProjectMemberPageRow{}
+	items := []ProjectMemberListRow{}
 	for rows.Next() {
-		var i ProjectMemberPageRow
+		var i ProjectMemberListRow
 		if err := rows.Scan(
 			&i.UserID,
 			&i.Email,
