@@ -558,9 +558,13 @@ func (k *cardKey) valid() bool { return validID(k.Col) && validID(k.ID) }
 // only, or both when archived is nil), by column then order (ties by id), in one query, and answers the
 // next page's cursor ("" on the last page). fn must not keep the view or its byte slices.
 func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, p Page, fn func(*CardView)) (string, error) {
-	k := cardKey{ColPos: math.MinInt32, Col: firstID, Pos: math.MinInt64, ID: firstID}
-	if _, err := p.After(cardList, &k); err != nil {
+	var k cardKey
+	ok, err := p.After(cardList, &k)
+	if err != nil {
 		return "", err
+	}
+	if !ok { // the first page: after every card
+		k = cardKey{ColPos: math.MinInt32, Col: firstID, Pos: math.MinInt64, ID: firstID}
 	}
 	rows, err := s.core.Pool.Query(ctx, cardListSQL, projectID, archived, k.ColPos, k.Col, k.Pos, k.ID, p.Fetch())
 	if err != nil {

@@ -49,7 +49,7 @@ func encodeCursor(list string, key any) string {
 
 // After decodes the page's cursor for list into key: false for the first page (no cursor),
 // ErrBadCursor for a cursor that is malformed or was made for another list. A key's own check
-// (valid ids, say) is its Valid method, when it has one.
+// (every field there, ids that are ids) is its valid method, when it has one.
 func (p Page) After(list string, key any) (bool, error) {
 	if p.Cursor == "" {
 		return false, nil
@@ -93,7 +93,7 @@ type TimeKey struct {
 	ID string    `json:"i"`
 }
 
-func (k *TimeKey) valid() bool { return validID(k.ID) }
+func (k *TimeKey) valid() bool { return !k.At.IsZero() && validID(k.ID) }
 
 // validID says whether s is a UUID as PostgreSQL writes them (a cursor carries ids it read).
 func validID(s string) bool {
@@ -101,9 +101,9 @@ func validID(s string) bool {
 	return err == nil && u.String() == s
 }
 
-// First and last keys, the bounds a first page starts from: every row sorts after FirstKey and
-// before LastKey, so a list's query has one keyset condition whether or not a cursor was given (and
-// one plan that walks its index).
+// The bounds a first page starts from: every row sorts after (firstTime, firstID) and before
+// (lastTime, lastID), so a list's query has one keyset condition whether or not a cursor was given
+// (and one plan that walks its index).
 var (
 	firstTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
 	lastTime  = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -117,12 +117,16 @@ const (
 // AfterTime decodes the page's cursor as a TimeKey of list: the key to read after, or, for a first
 // page, the bound every row of an ascending list (desc false) or a descending one (desc true) passes.
 func (p Page) AfterTime(list string, desc bool) (TimeKey, error) {
-	k := TimeKey{At: firstTime, ID: firstID}
-	if desc {
-		k = TimeKey{At: lastTime, ID: lastID}
+	var k TimeKey
+	ok, err := p.After(list, &k)
+	switch {
+	case err != nil || ok:
+		return k, err
+	case desc:
+		return TimeKey{At: lastTime, ID: lastID}, nil
+	default:
+		return TimeKey{At: firstTime, ID: firstID}, nil
 	}
-	_, err := p.After(list, &k)
-	return k, err
 }
 
 // MemberKey is the keyset of member lists: when the member joined, then their e-mail address.
@@ -131,12 +135,14 @@ type MemberKey struct {
 	Email string    `json:"e"`
 }
 
-func (k *MemberKey) valid() bool { return k.Email != "" }
+func (k *MemberKey) valid() bool { return !k.At.IsZero() && k.Email != "" }
 
 // AfterMember decodes the page's cursor as a MemberKey of list: the key to read after, or, for a
 // first page, one every member passes.
 func (p Page) AfterMember(list string) (MemberKey, error) {
-	k := MemberKey{At: firstTime}
-	_, err := p.After(list, &k)
-	return k, err
+	var k MemberKey
+	if ok, err := p.After(list, &k); err != nil || ok {
+		return k, err
+	}
+	return MemberKey{At: firstTime}, nil
 }

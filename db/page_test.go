@@ -34,6 +34,8 @@ func TestPageCursorRoundTripAndRefusals(t *testing.T) {
 		"no key":         enc(`{"l":"others"}`),
 		"a bad id":       enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"1"}}`),
 		"a bad time":     enc(`{"l":"others","k":{"t":"today","i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
+		"no time":        enc(`{"l":"others","k":{"i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
+		"no id":          enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z"}}`),
 		"an extra field": enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"01a21785-9650-7173-badd-d0dd4bdf64f5","x":1}}`),
 	} {
 		_, err := Page{Limit: 2, Cursor: c}.AfterTime("others", false)
