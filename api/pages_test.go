@@ -280,3 +280,29 @@ func TestPagesNewestFirstIgnoreNewItems(t *testing.T) {
 	requireStatus(t, e.do("DELETE", u.ws()+"/documents/"+ids[1], u.Token, nil), http.StatusOK)
 	require.Equal(t, []string{ids[2], ids[0]}, e.follow(next, u.Token, "id", 2))
 }
+
+// TestPagesMCPTools: list_projects and list_cards page as their REST twins do.
+func TestPagesMCPTools(t *testing.T) {
+	t.Parallel()
+	w := newMCPWorld(t)
+	e := w.e
+	e.project(w.ann, "Second")
+	e.project(w.ann, "Third")
+	cs := e.mcpSession(e.pat(w.ann, nil))
+	first := toolOK[ProjectsOut](t, cs, "list_projects", wsArgs(w.ann, map[string]any{"limit": 2}))
+	require.Len(t, first.Projects, 2)
+	require.NotEmpty(t, first.NextCursor)
+	last := toolOK[ProjectsOut](t, cs, "list_projects", wsArgs(w.ann, map[string]any{"limit": 2, "cursor": first.NextCursor}))
+	require.Len(t, last.Projects, 1)
+	require.Empty(t, last.NextCursor)
+	require.Equal(t, "Third", last.Projects[0].Name)
+	require.Contains(t, toolErr(t, cs, "list_projects", wsArgs(w.ann, map[string]any{"cursor": "nope"})), "cursor: invalid")
+
+	e.card(w.ann, w.annPrj, w.annCols[1], "Second card")
+	cards := toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj), "limit": 1}))
+	require.Len(t, cards.Cards, 1)
+	require.True(t, cards.Truncated)
+	cards = toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj), "limit": 2}))
+	require.Len(t, cards.Cards, 2)
+	require.False(t, cards.Truncated)
+}
