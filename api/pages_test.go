@@ -135,6 +135,7 @@ func TestPagesEveryList(t *testing.T) {
 		plCreate(e, owner.Token, ws+"/pilotage/decisions", map[string]any{"title": "decision " + n})
 		plCreate(e, owner.Token, ws+"/pilotage/docs", map[string]any{"title": "doc " + n})
 		plCreate(e, owner.Token, ws+"/pilotage/actions/propose", map[string]any{"actionType": "noop", "explanation": "why " + n})
+		requireStatus(t, e.do("POST", ws+"/project-drafts", owner.Token, map[string]any{"name": "draft " + n}), http.StatusCreated)
 	}
 	e.fanOut() // the comments notify the owner
 
@@ -174,6 +175,7 @@ func TestPagesEveryList(t *testing.T) {
 		{ws + "/pilotage/docs", "id", 5},
 		{ws + "/pilotage/actions", "id", 5},
 		{ws + "/pilotage/actions?status=suggested", "id", 5},
+		{ws + "/project-drafts", "id", 5},
 	} {
 		e.requireWalk(tc.path, owner.Token, tc.key, 2, tc.n)
 		e.requireWalk(tc.path, owner.Token, tc.key, 3, tc.n)
