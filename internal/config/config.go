@@ -94,6 +94,15 @@ type Config struct {
 	OTLPEndpoint string
 	// OTLPProtocol is OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf (the default) is spoken.
 	OTLPProtocol string
+	// WebhookAllowPrivate (WEBHOOK_ALLOW_PRIVATE, default false) lets webhooks reach loopback, private and
+	// link-local addresses in production, where they are refused otherwise (they are allowed outside it).
+	WebhookAllowPrivate bool
+	// WebhookAttemptWindow (WEBHOOK_MAX_ATTEMPT_WINDOW, default 24h) is how long after an event its
+	// delivery is still retried.
+	WebhookAttemptWindow time.Duration
+	// WebhookFailureLimit (WEBHOOK_FAILURE_LIMIT, default 20) is the run of deliveries failed for good
+	// that disables a webhook.
+	WebhookFailureLimit int
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
@@ -194,26 +203,27 @@ func (r *envReader) duration(name, def string) (d time.Duration, ok bool) {
 func (r *envReader) readStrings() *Config {
 	get := r.get
 	return &Config{
-		Env:               get("APP_ENV", EnvDevelopment),
-		DatabaseURL:       get("DATABASE_URL", ""),
-		PublicURL:         strings.TrimRight(get("PUBLIC_URL", ""), "/"),
-		SMTPURL:           get("SMTP_URL", ""),
-		SMTPFrom:          get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
-		LogLevel:          strings.ToLower(get("LOG_LEVEL", "info")),
-		TrustProxyHeaders: get("TRUST_PROXY_HEADERS", "false") == "true",
-		APIDocs:           get("API_DOCS", "on") != "off",
-		apiDocsRaw:        get("API_DOCS", "on"),
-		AttachmentsDir:    strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
-		S3Bucket:          get("S3_BUCKET", ""),
-		S3Endpoint:        strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
-		S3Region:          get("S3_REGION", "us-east-1"),
-		S3Prefix:          get("S3_PREFIX", ""),
-		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
-		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
-		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
-		MetricsAddr:       strings.TrimSpace(get("METRICS_ADDR", "")),
-		OTLPEndpoint:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
-		OTLPProtocol:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
+		Env:                 get("APP_ENV", EnvDevelopment),
+		DatabaseURL:         get("DATABASE_URL", ""),
+		PublicURL:           strings.TrimRight(get("PUBLIC_URL", ""), "/"),
+		SMTPURL:             get("SMTP_URL", ""),
+		SMTPFrom:            get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
+		LogLevel:            strings.ToLower(get("LOG_LEVEL", "info")),
+		TrustProxyHeaders:   get("TRUST_PROXY_HEADERS", "false") == "true",
+		APIDocs:             get("API_DOCS", "on") != "off",
+		apiDocsRaw:          get("API_DOCS", "on"),
+		AttachmentsDir:      strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
+		S3Bucket:            get("S3_BUCKET", ""),
+		S3Endpoint:          strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
+		S3Region:            get("S3_REGION", "us-east-1"),
+		S3Prefix:            get("S3_PREFIX", ""),
+		S3AccessKeyID:       get("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey:   get("S3_SECRET_ACCESS_KEY", ""),
+		S3PathStyle:         get("S3_PATH_STYLE", "false") == "true",
+		WebhookAllowPrivate: get("WEBHOOK_ALLOW_PRIVATE", "false") == "true",
+		MetricsAddr:         strings.TrimSpace(get("METRICS_ADDR", "")),
+		OTLPEndpoint:        strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
+		OTLPProtocol:        strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
 		LLM: LLM{
 			BaseURL: strings.TrimSpace(get("LLM_BASE_URL", "")),
 			APIKey:  get("LLM_API_KEY", ""),
@@ -231,6 +241,7 @@ func (r *envReader) readNumbers(c *Config) {
 	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
 	c.McpMaxSessionsPerUser = r.atoi("MCP_MAX_SESSIONS_PER_USER", "20")
 	c.McpMaxSessions = r.atoi("MCP_MAX_SESSIONS", "2000")
+	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
 }
 
 // readDurations reads the duration variables into c.
@@ -248,6 +259,7 @@ func (r *envReader) readDurations(c *Config) {
 	c.JobFetchCooldown, _ = r.duration("JOB_FETCH_COOLDOWN", "10ms")
 	c.DueDateScanInterval, _ = r.duration("DUE_DATE_SCAN_INTERVAL", "1m")
 	c.ShutdownGracePeriod, _ = r.duration("SHUTDOWN_GRACE_PERIOD", "10s")
+	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
 }
 
 // readSecrets reads the JWT secret and the previous ones (comma-separated, blanks dropped) into c.
@@ -349,6 +361,12 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.DueDateScanInterval < time.Second {
 		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))
+	}
+	if c.WebhookFailureLimit < 1 {
+		errs = append(errs, errors.New("WEBHOOK_FAILURE_LIMIT must be at least 1"))
+	}
+	if c.WebhookAttemptWindow < time.Minute {
+		errs = append(errs, errors.New("WEBHOOK_MAX_ATTEMPT_WINDOW must be at least 1m"))
 	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))

@@ -1,0 +1,127 @@
+-- name: WebhookInsert :one
+INSERT INTO webhooks (id, workspace_id, url, description, events, enabled, secret, created_by)
+VALUES (@id, @workspace_id, @url, @description, @events, @enabled, @secret, @created_by)
+RETURNING *;
+
+-- name: WebhookGet :one
+SELECT * FROM webhooks WHERE id = @id AND workspace_id = @workspace_id;
+
+-- name: WebhookListByWorkspace :many
+SELECT * FROM webhooks WHERE workspace_id = @workspace_id ORDER BY created_at, id;
+
+-- name: WebhookUpdate :one
+-- WebhookUpdate writes a webhook's fields; enabling it again starts its failure count afresh.
+UPDATE webhooks SET url = @url, description = @description, events = @events, enabled = @enabled,
+    consecutive_failures = CASE WHEN @enabled AND NOT enabled THEN 0 ELSE consecutive_failures END,
+    disabled_reason = CASE WHEN @enabled THEN NULL ELSE disabled_reason END,
+    updated_at = now()
+WHERE id = @id AND workspace_id = @workspace_id
+RETURNING *;
+
+-- name: WebhookDelete :execrows
+DELETE FROM webhooks WHERE id = @id AND workspace_id = @workspace_id;
+
+-- name: WebhookRotateSecret :one
+-- WebhookRotateSecret makes secret the signing secret; the one it replaces keeps signing until
+-- previous_expires_at.
+UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = @previous_expires_at::timestamptz,
+    secret = @secret, updated_at = now()
+WHERE id = @id AND workspace_id = @workspace_id
+RETURNING *;
+
+-- name: WebhookRecordSuccess :exec
+UPDATE webhooks SET consecutive_failures = 0 WHERE id = @id AND consecutive_failures <> 0;
+
+-- name: WebhookRecordFailure :one
+-- WebhookRecordFailure counts a delivery that failed for good, and disables the webhook when the count
+-- reaches failure_limit. disabled is true only for the failure that disabled it, so its admins are told once.
+UPDATE webhooks w SET consecutive_failures = w.consecutive_failures + 1,
+    enabled = w.enabled AND w.consecutive_failures + 1 < @failure_limit::int,
+    disabled_reason = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= @failure_limit::int THEN @reason::text ELSE w.disabled_reason END,
+    updated_at = now()
+FROM webhooks old
+WHERE w.id = @id AND old.id = w.id
+RETURNING w.workspace_id, w.url, (old.enabled AND NOT w.enabled)::boolean AS disabled;
+
+-- name: WebhookDisable :one
+-- WebhookDisable disables an enabled webhook (no row when it was not enabled).
+UPDATE webhooks SET enabled = false, disabled_reason = @reason::text, updated_at = now()
+WHERE id = @id AND enabled
+RETURNING workspace_id, url;
+
+-- name: WebhookDeliveriesInsert :exec
+-- WebhookDeliveriesInsert records the deliveries of activities to the webhooks record_activities named,
+-- in the activities' transaction; their payload is built at the first attempt.
+INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_type, activity_id, next_attempt_at)
+SELECT d.id, w.workspace_id, w.id, d.event_type, d.activity_id, now()
+FROM (SELECT unnest(@ids::text[]) AS id, unnest(@webhook_ids::uuid[]) AS webhook_id, unnest(@event_types::text[]) AS event_type,
+             unnest(@activity_ids::uuid[]) AS activity_id) AS d
+JOIN webhooks w ON w.id = d.webhook_id;
+
+-- name: WebhookDeliveryInsert :one
+-- WebhookDeliveryInsert records one delivery with its payload: a test ping, an automation's or a
+-- pipeline step's.
+INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, next_attempt_at)
+VALUES (@id, @workspace_id, sqlc.narg('webhook_id'), sqlc.narg('url'), sqlc.narg('source'), @event_type,
+        sqlc.narg('activity_id'), @payload, now())
+RETURNING *;
+
+-- name: WebhookDeliveryForAttempt :one
+-- WebhookDeliveryForAttempt reads a delivery with what sending it needs: its webhook's address, state and
+-- sealed secrets (the previous one only while it still signs).
+SELECT d.*, coalesce(w.url, d.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
+       w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret
+FROM webhook_deliveries d
+LEFT JOIN webhooks w ON w.id = d.webhook_id
+WHERE d.id = @id;
+
+-- name: WebhookDeliverySetPayload :exec
+UPDATE webhook_deliveries SET payload = @payload WHERE id = @id AND payload IS NULL;
+
+-- name: WebhookDeliveryRecordAttempt :one
+-- WebhookDeliveryRecordAttempt records one attempt of a pending delivery and its outcome.
+UPDATE webhook_deliveries SET attempts = attempts + 1, status = @status, response_status = sqlc.narg('response_status'),
+    response_body = sqlc.narg('response_body'), duration_ms = @duration_ms, error = sqlc.narg('error'),
+    next_attempt_at = sqlc.narg('next_attempt_at'), last_attempt_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
+
+-- name: WebhookDeliveryGiveUp :exec
+-- WebhookDeliveryGiveUp ends a pending delivery without an attempt (its webhook is gone or disabled).
+UPDATE webhook_deliveries SET status = 'failed', error = @error::text, next_attempt_at = NULL
+WHERE id = @id AND status = 'pending';
+
+-- name: WebhookDeliveryListByWebhook :many
+-- WebhookDeliveryListByWebhook lists a webhook's deliveries newest first, from before (exclusive; empty:
+-- from the newest).
+SELECT d.* FROM webhook_deliveries d
+JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = @workspace_id
+WHERE d.webhook_id = @webhook_id AND (@before::text = '' OR d.id < @before::text)
+ORDER BY d.id DESC
+LIMIT @lim;
+
+-- name: WebhookDeliveryRedeliver :one
+-- WebhookDeliveryRedeliver makes a finished delivery of the webhook pending again (no row when it is
+-- still pending or not the webhook's).
+UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), error = NULL
+FROM webhooks w
+WHERE d.id = @id AND d.webhook_id = @webhook_id AND w.id = d.webhook_id AND w.workspace_id = @workspace_id
+  AND d.status <> 'pending'
+RETURNING d.*;
+
+-- name: WebhookDeliveryGet :one
+SELECT d.* FROM webhook_deliveries d
+JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = @workspace_id
+WHERE d.id = @id AND d.webhook_id = @webhook_id;
+
+-- name: WebhookActivity :one
+-- WebhookActivity reads the activity a delivery reports, with its workspace (a project activity's is its
+-- project's).
+SELECT a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id, a.document_id,
+       a.actor_id, a.type, a.meta, a.created_at
+FROM activities a
+LEFT JOIN projects p ON p.id = a.project_id
+WHERE a.id = @id;
+
+-- name: WorkspaceAdminIDs :many
+SELECT user_id FROM workspace_members WHERE workspace_id = @workspace_id AND role = 'admin' ORDER BY user_id;
