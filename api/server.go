@@ -96,6 +96,13 @@ type Options struct {
 	Webhooks webhook.Options
 }
 
+// webhookOptions are opts.Webhooks, refusing internal addresses whenever the api runs in production.
+func webhookOptions(opts Options) webhook.Options {
+	w := opts.Webhooks
+	w.Production = w.Production || opts.Production
+	return w
+}
+
 // Server holds what handlers need.
 type Server struct {
 	store *db.Store
@@ -167,7 +174,7 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	s := &Server{
 		store: store, transfer: transfer.New(store), automations: automation.New(store),
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
-		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), webhooks: webhook.New(store, opts.Webhooks), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), webhooks: webhook.New(store, webhookOptions(opts)), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
 	s.initOps()

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -211,4 +212,18 @@ func (s workflowOps) listWebhookDeliveries(ctx context.Context, in *WebhookDeliv
 
 func (s workflowOps) redeliverWebhook(ctx context.Context, in *WebhookDeliveryPath) (*Output[WebhookDeliveryOut], error) {
 	return oneOf(webhookDeliveryOut)(s.webhooks.Redeliver(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.DeliveryID))
+}
+
+// isDeliveryID reports whether s has the shape of a delivery id: msg_ and 32 lower-case hex digits.
+func isDeliveryID(s string) bool {
+	hex, ok := strings.CutPrefix(s, "msg_")
+	if !ok || len(hex) != 32 {
+		return false
+	}
+	for _, c := range hex {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
