@@ -67,13 +67,17 @@ VALUES (@id, @workspace_id, sqlc.narg('webhook_id'), sqlc.narg('url'), sqlc.narg
 RETURNING *;
 
 -- name: WebhookDeliveryForAttempt :one
--- WebhookDeliveryForAttempt reads a delivery with what sending it needs: its webhook's address, state and
--- sealed secrets (the previous one only while it still signs).
-SELECT d.*, coalesce(w.url, d.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
+-- WebhookDeliveryForAttempt reads a delivery with what sending it needs: its address (a pipeline step's
+-- own, else its webhook's), its webhook's state and sealed secrets (the previous one only while it still
+-- signs).
+SELECT d.*, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
        w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
 WHERE d.id = @id;
+
+-- name: WebhookActivityType :one
+SELECT type FROM activities WHERE id = @id;
 
 -- name: WebhookDeliverySetPayload :exec
 UPDATE webhook_deliveries SET payload = @payload WHERE id = @id AND payload IS NULL;

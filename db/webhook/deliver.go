@@ -48,8 +48,8 @@ func (e *Engine) Attempt(ctx context.Context, deliveryID string) (time.Duration,
 	if d.Status != StatusPending {
 		return 0, nil
 	}
-	if !d.WebhookEnabled {
-		return 0, dbcore.Wrap(e.core.Q.WebhookDeliveryGiveUp(ctx, dbsqlc.WebhookDeliveryGiveUpParams{ID: d.ID, Error: "the webhook is disabled"}), "give up delivery")
+	if !d.WebhookEnabled && d.URL == nil {
+		return 0, e.giveUp(ctx, d, "the webhook is disabled")
 	}
 	payload, err := e.payload(ctx, d)
 	if err != nil || payload == nil {
@@ -78,11 +78,11 @@ func (e *Engine) payload(ctx context.Context, d dbsqlc.WebhookDeliveryForAttempt
 		return d.Payload, nil
 	}
 	if d.ActivityID == nil {
-		return nil, dbcore.Wrap(e.core.Q.WebhookDeliveryGiveUp(ctx, dbsqlc.WebhookDeliveryGiveUpParams{ID: d.ID, Error: "nothing to send"}), "give up delivery")
+		return nil, e.giveUp(ctx, d, "nothing to send")
 	}
 	act, err := e.core.Q.WebhookActivity(ctx, *d.ActivityID)
 	if dbcore.IsNotFound(err) {
-		return nil, dbcore.Wrap(e.core.Q.WebhookDeliveryGiveUp(ctx, dbsqlc.WebhookDeliveryGiveUpParams{ID: d.ID, Error: "the activity is gone"}), "give up delivery")
+		return nil, e.giveUp(ctx, d, "the activity is gone")
 	}
 	if err != nil {
 		return nil, dbcore.Wrap(err, "read activity")
@@ -117,7 +117,7 @@ func (e *Engine) send(ctx context.Context, url, id string, body []byte, keys [][
 	if err := setSignedHeaders(req.Header, id, time.Now(), body, keys); err != nil {
 		return result{err: err}
 	}
-	resp, err := e.client.Do(req)
+	resp, err := e.client().Do(req)
 	if err != nil {
 		return result{duration: time.Since(start), err: err}
 	}
@@ -165,6 +165,9 @@ func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 			}
 			return dbcore.Wrap(err, "record webhook attempt")
 		}
+		if d.URL != nil { // a pipeline step's: its end ends the step, and says nothing of the webhook
+			return e.endWait(ctx, tx, d, p)
+		}
 		if d.WebhookID == nil {
 			return nil
 		}
@@ -205,4 +208,30 @@ func (e *Engine) notifyDisabled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	}
 	return e.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, Type: dbcore.ActivityWebhookDisabled,
 		Meta: map[string]any{"webhookId": webhookID, "url": url, "reason": reason}, Recipients: admins, OnlyRecipients: true})
+}
+
+// giveUp ends a pending delivery without an attempt, failing the pipeline step waiting for it.
+func (e *Engine) giveUp(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow, reason string) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := q.WebhookDeliveryGiveUp(ctx, dbsqlc.WebhookDeliveryGiveUpParams{ID: d.ID, Error: reason}); err != nil {
+			return dbcore.Wrap(err, "give up delivery")
+		}
+		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), nil, reason)
+	})
+}
+
+// endWait completes the pipeline step waiting for a delivery that succeeded (output statusCode) and
+// fails it when the delivery failed; a delivery still pending leaves it waiting.
+func (e *Engine) endWait(ctx context.Context, tx pgx.Tx, d dbsqlc.WebhookDeliveryForAttemptRow, p dbsqlc.WebhookDeliveryRecordAttemptParams) error {
+	out := map[string]any{"deliveryId": d.ID}
+	if p.ResponseStatus != nil {
+		out["statusCode"] = *p.ResponseStatus
+	}
+	switch p.Status {
+	case StatusSucceeded:
+		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "")
+	case StatusFailed:
+		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "webhook delivery failed: "+*p.Error)
+	}
+	return nil
 }

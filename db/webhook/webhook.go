@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"net/http"
@@ -47,12 +48,11 @@ type Options struct {
 
 // Engine keeps webhooks and delivers them.
 type Engine struct {
-	core   *dbcore.Core
-	opts   Options
-	seal   sealer
-	client interface {
-		Do(*http.Request) (*http.Response, error)
-	}
+	core *dbcore.Core
+	opts Options
+	seal sealer
+	// client sends deliveries; made at the first, since engines that only enqueue never send.
+	client func() *http.Client
 }
 
 // New builds the webhook engine on store.
@@ -71,7 +71,7 @@ func New(store *db.Store, opts Options) *Engine {
 		panic(err) // HKDF and AES-256 with a 32-byte key cannot fail
 	}
 	e := &Engine{core: dbcore.Of(store), opts: opts, seal: s}
-	e.client = newClient(e.refusePrivate())
+	e.client = sync.OnceValue(func() *http.Client { return newClient(e.refusePrivate()) })
 	return e
 }
 
@@ -218,15 +218,14 @@ func (e *Engine) Ping(ctx context.Context, workspaceID, id string) (Delivery, er
 	return out, err
 }
 
-// Message is a delivery to enqueue with its data: to a webhook, or, for a pipeline step, to a URL
-// (signed with the secret of SigningWebhookID's webhook when set).
+// Message is a delivery to enqueue: to a webhook, or, for a pipeline step, to URL (signed with the
+// secret of WebhookID's webhook).
 type Message struct {
 	WorkspaceID string
 	WebhookID   string
 	URL         string
 	Source      string
 	Type        string
-	ActivityID  string
 	Data        any
 	// Body, when set, is sent as it is instead of the {id, type, createdAt, workspaceId, data} payload.
 	Body json.RawMessage
@@ -243,14 +242,38 @@ func (e *Engine) EnqueueTx(ctx context.Context, tx pgx.Tx, m Message) (Delivery,
 			return Delivery{}, fmt.Errorf("encode webhook payload: %w", err)
 		}
 	}
-	row, err := dbcore.Queries(tx).WebhookDeliveryInsert(ctx, dbsqlc.WebhookDeliveryInsertParams{ID: id, WorkspaceID: m.WorkspaceID,
-		WebhookID: dbcore.Optional(m.WebhookID), URL: dbcore.Optional(m.URL), Source: dbcore.Optional(m.Source), EventType: m.Type,
-		ActivityID: dbcore.Optional(m.ActivityID), Payload: body})
+	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: id, WorkspaceID: m.WorkspaceID, WebhookID: dbcore.Optional(m.WebhookID),
+		URL: dbcore.Optional(m.URL), Source: dbcore.Optional(m.Source), EventType: m.Type, Payload: body})
+}
+
+// EnqueueActivityTx records a delivery of an activity to a webhook of the workspace and enqueues its job
+// in tx, as a change's own deliveries are (an automation's send_webhook action). Its payload is built
+// from the activity at the first attempt.
+func (e *Engine) EnqueueActivityTx(ctx context.Context, tx pgx.Tx, workspaceID, webhookID, activityID, source string) (Delivery, error) {
+	q := dbcore.Queries(tx)
+	if _, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: webhookID, WorkspaceID: workspaceID}))("webhook not found", "get webhook"); err != nil {
+		return Delivery{}, err
+	}
+	typ, err := dbcore.OrNotFound(q.WebhookActivityType(ctx, activityID))("activity not found", "get activity")
+	if err != nil {
+		return Delivery{}, err
+	}
+	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: dbcore.NewWebhookDeliveryID(), WorkspaceID: workspaceID,
+		WebhookID: &webhookID, Source: dbcore.Optional(source), EventType: typ, ActivityID: &activityID})
+}
+
+// insert records a delivery and enqueues its job.
+func (e *Engine) insert(ctx context.Context, tx pgx.Tx, p dbsqlc.WebhookDeliveryInsertParams) (Delivery, error) {
+	row, err := dbcore.Queries(tx).WebhookDeliveryInsert(ctx, p)
 	if err != nil {
 		return Delivery{}, dbcore.Wrap(err, "record webhook delivery")
 	}
-	return Delivery(row), e.core.Enqueue(ctx, tx, []river.InsertManyParams{dbcore.WebhookDeliveryJob(id)})
+	return Delivery(row), e.core.Enqueue(ctx, tx, []river.InsertManyParams{dbcore.WebhookDeliveryJob(p.ID)})
 }
+
+// WaitRef is what a pipeline step sending delivery id waits for: the delivery's end completes it
+// (output statusCode) or fails it.
+func WaitRef(id string) string { return "webhook:" + id }
 
 // Delivery is one message to a webhook and how its attempts went.
 type Delivery struct {

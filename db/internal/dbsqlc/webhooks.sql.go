@@ -50,6 +50,17 @@ func (q *Queries) WebhookActivity(ctx context.Context, id string) (WebhookActivi
 	return i, err
 }
 
+const webhookActivityType = `-- name: WebhookActivityType :one
+SELECT type FROM activities WHERE id = $1
+`
+
+func (q *Queries) WebhookActivityType(ctx context.Context, id string) (string, error) {
+	row := q.db.QueryRow(ctx, webhookActivityType, id)
+	var type_ string
+	err := row.Scan(&type_)
+	return type_, err
+}
+
 const webhookDelete = `-- name: WebhookDelete :execrows
 DELETE FROM webhooks WHERE id = $1 AND workspace_id = $2
 `
@@ -95,7 +106,7 @@ func (q *Queries) WebhookDeliveriesInsert(ctx context.Context, arg WebhookDelive
 }
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
-SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at, coalesce(w.url, d.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
+SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
        w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
@@ -126,8 +137,9 @@ type WebhookDeliveryForAttemptRow struct {
 	PreviousSecret []byte
 }
 
-// WebhookDeliveryForAttempt reads a delivery with what sending it needs: its webhook's address, state and
-// sealed secrets (the previous one only while it still signs).
+// WebhookDeliveryForAttempt reads a delivery with what sending it needs: its address (a pipeline step's
+// own, else its webhook's), its webhook's state and sealed secrets (the previous one only while it still
+// signs).
 func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (WebhookDeliveryForAttemptRow, error) {
 	row := q.db.QueryRow(ctx, webhookDeliveryForAttempt, id)
 	var i WebhookDeliveryForAttemptRow
