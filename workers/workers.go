@@ -115,9 +115,9 @@ func Queues(concurrency int) map[string]river.QueueConfig {
 		jobs.QueueMissions: {MaxWorkers: max(2, concurrency/4)},
 		// Draft jobs wait on a model too; people wait on them, so they do not queue behind missions.
 		jobs.QueueDrafts: {MaxWorkers: max(2, concurrency/4)},
-		// A webhook delivery waits on a receiver for up to its timeout: slow receivers hold these slots,
-		// not the default queue's.
-		jobs.QueueWebhooks: {MaxWorkers: max(2, concurrency/2)},
+		// A webhook delivery waits on a receiver for up to its timeout, holding no database connection
+		// meanwhile: slow receivers hold these slots, not the default queue's.
+		jobs.QueueWebhooks: {MaxWorkers: concurrency},
 	}
 }
 

@@ -67,24 +67,30 @@ VALUES (@id, @workspace_id, sqlc.narg('webhook_id'), sqlc.narg('url'), sqlc.narg
 RETURNING *;
 
 -- name: WebhookDeliveryForAttempt :one
--- WebhookDeliveryForAttempt reads a delivery with what sending it needs: its address (a pipeline step's
--- own, else its webhook's), its webhook's state and sealed secrets (the previous one only while it still
--- signs).
+-- WebhookDeliveryForAttempt reads a delivery with what sending it needs, in one statement: its address (a
+-- pipeline step's own, else its webhook's), its webhook's state and sealed secrets (the previous one only
+-- while it still signs), and, while it has no payload yet, the activity it reports (with the activity's
+-- workspace: a project activity's is its project's).
 SELECT d.*, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
-       w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret
+       coalesce(w.consecutive_failures, 0)::int AS consecutive_failures,
+       w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret,
+       (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
+       coalesce(a.workspace_id, p.workspace_id, d.workspace_id) AS activity_workspace_id, a.project_id AS activity_project_id,
+       a.card_id AS activity_card_id, a.document_id AS activity_document_id, a.actor_id AS activity_actor_id,
+       a.meta AS activity_meta, a.created_at AS activity_created_at
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
+LEFT JOIN activities a ON a.id = d.activity_id AND d.payload IS NULL
+LEFT JOIN projects p ON p.id = a.project_id
 WHERE d.id = @id;
 
 -- name: WebhookActivityType :one
 SELECT type FROM activities WHERE id = @id;
 
--- name: WebhookDeliverySetPayload :exec
-UPDATE webhook_deliveries SET payload = @payload WHERE id = @id AND payload IS NULL;
-
 -- name: WebhookDeliveryRecordAttempt :one
--- WebhookDeliveryRecordAttempt records one attempt of a pending delivery and its outcome.
-UPDATE webhook_deliveries SET attempts = attempts + 1, status = @status, response_status = sqlc.narg('response_status'),
+-- WebhookDeliveryRecordAttempt records one attempt of a pending delivery and its outcome, and keeps the
+-- payload built at the first attempt.
+UPDATE webhook_deliveries SET attempts = attempts + 1, payload = coalesce(payload, sqlc.narg('payload')::bytea), status = @status, response_status = sqlc.narg('response_status'),
     response_body = sqlc.narg('response_body'), duration_ms = @duration_ms, error = sqlc.narg('error'),
     next_attempt_at = sqlc.narg('next_attempt_at'), last_attempt_at = now()
 WHERE id = @id AND status = 'pending'
@@ -117,15 +123,6 @@ RETURNING d.*;
 SELECT d.* FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = @workspace_id
 WHERE d.id = @id AND d.webhook_id = @webhook_id;
-
--- name: WebhookActivity :one
--- WebhookActivity reads the activity a delivery reports, with its workspace (a project activity's is its
--- project's).
-SELECT a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id, a.document_id,
-       a.actor_id, a.type, a.meta, a.created_at
-FROM activities a
-LEFT JOIN projects p ON p.id = a.project_id
-WHERE a.id = @id;
 
 -- name: WorkspaceAdminIDs :many
 SELECT user_id FROM workspace_members WHERE workspace_id = @workspace_id AND role = 'admin' ORDER BY user_id;

@@ -67,12 +67,12 @@ func (e *Engine) Attempt(ctx context.Context, deliveryID string) (time.Duration,
 		keys = append(keys, key)
 	}
 	res := e.send(ctx, d.Target, d.ID, payload, keys)
-	return e.record(ctx, d, res)
+	return e.record(ctx, d, payload, res)
 }
 
-// payload answers the delivery's body: kept on the row, or, at an activity delivery's first attempt,
-// built from the activity and kept. No activity (its project was deleted meanwhile): the delivery is
-// given up, and the answer is nil.
+// payload answers the delivery's body: kept on the row, or, before an activity delivery's first
+// attempt succeeded, built from the activity it read with the delivery (the attempt keeps it on the row).
+// No activity (its project was deleted meanwhile): the delivery is given up, and the answer is nil.
 func (e *Engine) payload(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow) ([]byte, error) {
 	if d.Payload != nil {
 		return d.Payload, nil
@@ -80,19 +80,13 @@ func (e *Engine) payload(ctx context.Context, d dbsqlc.WebhookDeliveryForAttempt
 	if d.ActivityID == nil {
 		return nil, e.giveUp(ctx, d, "nothing to send")
 	}
-	act, err := e.core.Q.WebhookActivity(ctx, *d.ActivityID)
-	if dbcore.IsNotFound(err) {
+	if !d.ActivityFound {
 		return nil, e.giveUp(ctx, d, "the activity is gone")
 	}
-	if err != nil {
-		return nil, dbcore.Wrap(err, "read activity")
-	}
+	act := activityOf(d)
 	body, err := json.Marshal(Payload{ID: d.ID, Type: act.Type, CreatedAt: act.CreatedAt.UTC(), WorkspaceID: act.WorkspaceID, Data: eventFromActivity(act)})
 	if err != nil {
 		return nil, fmt.Errorf("encode webhook payload: %w", err)
-	}
-	if err := e.core.Q.WebhookDeliverySetPayload(ctx, dbsqlc.WebhookDeliverySetPayloadParams{ID: d.ID, Payload: body}); err != nil {
-		return nil, dbcore.Wrap(err, "keep webhook payload")
 	}
 	return body, nil
 }
@@ -128,9 +122,9 @@ func (e *Engine) send(ctx context.Context, url, id string, body []byte, keys [][
 
 // record keeps an attempt's outcome and decides what follows: success; a 410, which disables the
 // webhook; another retry within the window; or giving up, which counts towards disabling the webhook.
-func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow, res result) (time.Duration, error) {
+func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow, payload []byte, res result) (time.Duration, error) {
 	ms := dbcore.Int32(int(res.duration.Milliseconds()))
-	p := dbsqlc.WebhookDeliveryRecordAttemptParams{ID: d.ID, DurationMs: &ms}
+	p := dbsqlc.WebhookDeliveryRecordAttemptParams{ID: d.ID, DurationMs: &ms, Payload: payload}
 	if res.status != 0 {
 		st := dbcore.Int32(res.status)
 		p.ResponseStatus, p.ResponseBody = &st, &res.body
@@ -157,6 +151,14 @@ func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 		} else {
 			p.Status, wait = StatusFailed, 0
 		}
+	}
+	if p.Status == StatusSucceeded && d.URL == nil && d.ConsecutiveFailures == 0 {
+		// The common case, one statement: nothing else changes.
+		_, err := e.core.Q.WebhookDeliveryRecordAttempt(ctx, p)
+		if dbcore.IsNotFound(err) {
+			return 0, nil
+		}
+		return 0, dbcore.Wrap(err, "record webhook attempt")
 	}
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.WebhookDeliveryRecordAttempt(ctx, p); err != nil {

@@ -20,9 +20,27 @@ type Event struct {
 	CreatedAt   time.Time       `json:"createdAt"`
 }
 
+// activityRow is an activity as stored, with its workspace (a project activity's is its project's).
+type activityRow struct {
+	ID, WorkspaceID, Type                  string
+	ProjectID, CardID, DocumentID, ActorID *string
+	Meta                                   json.RawMessage
+	CreatedAt                              time.Time
+}
+
+// activityOf is the activity a delivery's attempt read with it.
+func activityOf(d dbsqlc.WebhookDeliveryForAttemptRow) activityRow {
+	a := activityRow{ID: *d.ActivityID, WorkspaceID: d.ActivityWorkspaceID, Type: d.ActivityType, ProjectID: d.ActivityProjectID,
+		CardID: d.ActivityCardID, DocumentID: d.ActivityDocumentID, ActorID: d.ActivityActorID, Meta: d.ActivityMeta}
+	if d.ActivityCreatedAt != nil {
+		a.CreatedAt = *d.ActivityCreatedAt
+	}
+	return a
+}
+
 // eventFromActivity builds the feed's event of an activity row. It is the one place that shape is made
 // for webhooks, so it can give way to the feed's own builder.
-func eventFromActivity(a dbsqlc.WebhookActivityRow) Event {
+func eventFromActivity(a activityRow) Event {
 	meta := a.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)

@@ -7,48 +7,8 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
-
-const webhookActivity = `-- name: WebhookActivity :one
-SELECT a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id, a.document_id,
-       a.actor_id, a.type, a.meta, a.created_at
-FROM activities a
-LEFT JOIN projects p ON p.id = a.project_id
-WHERE a.id = $1
-`
-
-type WebhookActivityRow struct {
-	ID          string
-	WorkspaceID string
-	ProjectID   *string
-	CardID      *string
-	DocumentID  *string
-	ActorID     *string
-	Type        string
-	Meta        json.RawMessage
-	CreatedAt   time.Time
-}
-
-// WebhookActivity reads the activity a delivery reports, with its workspace (a project activity's is its
-// project's).
-func (q *Queries) WebhookActivity(ctx context.Context, id string) (WebhookActivityRow, error) {
-	row := q.db.QueryRow(ctx, webhookActivity, id)
-	var i WebhookActivityRow
-	err := row.Scan(
-		&i.ID,
-		&i.WorkspaceID,
-		&i.ProjectID,
-		&i.CardID,
-		&i.DocumentID,
-		&i.ActorID,
-		&i.Type,
-		&i.Meta,
-		&i.CreatedAt,
-	)
-	return i, err
-}
 
 const webhookActivityType = `-- name: WebhookActivityType :one
 SELECT type FROM activities WHERE id = $1
@@ -107,39 +67,57 @@ func (q *Queries) WebhookDeliveriesInsert(ctx context.Context, arg WebhookDelive
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
 SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
-       w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret
+       coalesce(w.consecutive_failures, 0)::int AS consecutive_failures,
+       w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret,
+       (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
+       coalesce(a.workspace_id, p.workspace_id, d.workspace_id) AS activity_workspace_id, a.project_id AS activity_project_id,
+       a.card_id AS activity_card_id, a.document_id AS activity_document_id, a.actor_id AS activity_actor_id,
+       a.meta AS activity_meta, a.created_at AS activity_created_at
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
+LEFT JOIN activities a ON a.id = d.activity_id AND d.payload IS NULL
+LEFT JOIN projects p ON p.id = a.project_id
 WHERE d.id = $1
 `
 
 type WebhookDeliveryForAttemptRow struct {
-	ID             string
-	WorkspaceID    string
-	WebhookID      *string
-	URL            *string
-	Source         *string
-	EventType      string
-	ActivityID     *string
-	Payload        []byte
-	Status         string
-	Attempts       int32
-	ResponseStatus *int32
-	ResponseBody   *string
-	DurationMs     *int32
-	Error          *string
-	NextAttemptAt  *time.Time
-	LastAttemptAt  *time.Time
-	CreatedAt      time.Time
-	Target         string
-	WebhookEnabled bool
-	Secret         []byte
-	PreviousSecret []byte
+	ID                  string
+	WorkspaceID         string
+	WebhookID           *string
+	URL                 *string
+	Source              *string
+	EventType           string
+	ActivityID          *string
+	Payload             []byte
+	Status              string
+	Attempts            int32
+	ResponseStatus      *int32
+	ResponseBody        *string
+	DurationMs          *int32
+	Error               *string
+	NextAttemptAt       *time.Time
+	LastAttemptAt       *time.Time
+	CreatedAt           time.Time
+	Target              string
+	WebhookEnabled      bool
+	ConsecutiveFailures int32
+	Secret              []byte
+	PreviousSecret      []byte
+	ActivityFound       bool
+	ActivityType        string
+	ActivityWorkspaceID string
+	ActivityProjectID   *string
+	ActivityCardID      *string
+	ActivityDocumentID  *string
+	ActivityActorID     *string
+	ActivityMeta        []byte
+	ActivityCreatedAt   *time.Time
 }
 
-// WebhookDeliveryForAttempt reads a delivery with what sending it needs: its address (a pipeline step's
-// own, else its webhook's), its webhook's state and sealed secrets (the previous one only while it still
-// signs).
+// WebhookDeliveryForAttempt reads a delivery with what sending it needs, in one statement: its address (a
+// pipeline step's own, else its webhook's), its webhook's state and sealed secrets (the previous one only
+// while it still signs), and, while it has no payload yet, the activity it reports (with the activity's
+// workspace: a project activity's is its project's).
 func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (WebhookDeliveryForAttemptRow, error) {
 	row := q.db.QueryRow(ctx, webhookDeliveryForAttempt, id)
 	var i WebhookDeliveryForAttemptRow
@@ -163,8 +141,18 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (Web
 		&i.CreatedAt,
 		&i.Target,
 		&i.WebhookEnabled,
+		&i.ConsecutiveFailures,
 		&i.Secret,
 		&i.PreviousSecret,
+		&i.ActivityFound,
+		&i.ActivityType,
+		&i.ActivityWorkspaceID,
+		&i.ActivityProjectID,
+		&i.ActivityCardID,
+		&i.ActivityDocumentID,
+		&i.ActivityActorID,
+		&i.ActivityMeta,
+		&i.ActivityCreatedAt,
 	)
 	return i, err
 }
@@ -337,14 +325,15 @@ func (q *Queries) WebhookDeliveryListByWebhook(ctx context.Context, arg WebhookD
 }
 
 const webhookDeliveryRecordAttempt = `-- name: WebhookDeliveryRecordAttempt :one
-UPDATE webhook_deliveries SET attempts = attempts + 1, status = $1, response_status = $2,
-    response_body = $3, duration_ms = $4, error = $5,
-    next_attempt_at = $6, last_attempt_at = now()
-WHERE id = $7 AND status = 'pending'
+UPDATE webhook_deliveries SET attempts = attempts + 1, payload = coalesce(payload, $1::bytea), status = $2, response_status = $3,
+    response_body = $4, duration_ms = $5, error = $6,
+    next_attempt_at = $7, last_attempt_at = now()
+WHERE id = $8 AND status = 'pending'
 RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, created_at
 `
 
 type WebhookDeliveryRecordAttemptParams struct {
+	Payload        []byte
 	Status         string
 	ResponseStatus *int32
 	ResponseBody   *string
@@ -354,9 +343,11 @@ type WebhookDeliveryRecordAttemptParams struct {
 	ID             string
 }
 
-// WebhookDeliveryRecordAttempt records one attempt of a pending delivery and its outcome.
+// WebhookDeliveryRecordAttempt records one attempt of a pending delivery and its outcome, and keeps the
+// payload built at the first attempt.
 func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, arg WebhookDeliveryRecordAttemptParams) (WebhookDelivery, error) {
 	row := q.db.QueryRow(ctx, webhookDeliveryRecordAttempt,
+		arg.Payload,
 		arg.Status,
 		arg.ResponseStatus,
 		arg.ResponseBody,
@@ -427,20 +418,6 @@ func (q *Queries) WebhookDeliveryRedeliver(ctx context.Context, arg WebhookDeliv
 		&i.CreatedAt,
 	)
 	return i, err
-}
-
-const webhookDeliverySetPayload = `-- name: WebhookDeliverySetPayload :exec
-UPDATE webhook_deliveries SET payload = $1 WHERE id = $2 AND payload IS NULL
-`
-
-type WebhookDeliverySetPayloadParams struct {
-	Payload []byte
-	ID      string
-}
-
-func (q *Queries) WebhookDeliverySetPayload(ctx context.Context, arg WebhookDeliverySetPayloadParams) error {
-	_, err := q.db.Exec(ctx, webhookDeliverySetPayload, arg.Payload, arg.ID)
-	return err
 }
 
 const webhookDisable = `-- name: WebhookDisable :one
