@@ -58,7 +58,7 @@ CREATE TABLE webhook_deliveries (
 -- Ids are time-ordered (msg_ and a UUIDv7), so a webhook's deliveries list newest first by id alone.
 CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, id DESC) WHERE webhook_id IS NOT NULL;
 
--- record_activities (migration 00011) also answers 'webhook/<webhookId>/<activityId>' for each enabled
+-- record_activities (as migration 00027 left it) also answers 'webhook/<webhookId>/<activityId>' for each enabled
 -- webhook of the activity's workspace (a project activity's is its project's) whose events list the
 -- activity's type or '*'. The caller inserts one delivery and one job per key in the same
 -- transaction. Same signature, so the statement that calls it does not change.
@@ -80,6 +80,14 @@ BEGIN
     FROM unnest(trigger_projects, triggers) AS t(project_id, trigger)
     WHERE EXISTS (SELECT 1 FROM automation_rules r
                   WHERE r.project_id = t.project_id AND r.trigger = t.trigger AND r.enabled);
+
+    RETURN QUERY
+    SELECT 'notify/' || a.id
+    FROM unnest(ids, project_ids, actor_ids, recipients, notify_members) AS a(id, project_id, actor_id, recipients, notify_members)
+    WHERE (a.notify_members AND a.project_id <> ''
+           AND EXISTS (SELECT 1 FROM project_members pm
+                       WHERE pm.project_id = a.project_id::uuid AND pm.user_id IS DISTINCT FROM nullif(a.actor_id, '')::uuid))
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(a.recipients) r(user_id) WHERE r.user_id <> a.actor_id);
 
     RETURN QUERY
     SELECT 'webhook/' || w.id || '/' || a.id
@@ -111,6 +119,14 @@ BEGIN
     FROM unnest(trigger_projects, triggers) AS t(project_id, trigger)
     WHERE EXISTS (SELECT 1 FROM automation_rules r
                   WHERE r.project_id = t.project_id AND r.trigger = t.trigger AND r.enabled);
+
+    RETURN QUERY
+    SELECT 'notify/' || a.id
+    FROM unnest(ids, project_ids, actor_ids, recipients, notify_members) AS a(id, project_id, actor_id, recipients, notify_members)
+    WHERE (a.notify_members AND a.project_id <> ''
+           AND EXISTS (SELECT 1 FROM project_members pm
+                       WHERE pm.project_id = a.project_id::uuid AND pm.user_id IS DISTINCT FROM nullif(a.actor_id, '')::uuid))
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(a.recipients) r(user_id) WHERE r.user_id <> a.actor_id);
 END
 $$;
 -- +goose StatementEnd
