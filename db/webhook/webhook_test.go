@@ -365,3 +365,26 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rcv.requests(), 1)
 }
+
+func TestWebhookRedirectIsNotFollowedAndPingsReachDisabledWebhooks(t *testing.T) {
+	b := setup(t, webhook.Options{})
+	ctx := context.Background()
+	target := newReceiver(t, http.StatusOK)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirect.Close)
+	w := b.create(t, redirect.URL, "card_created")
+	_, err := b.eng.Update(ctx, b.team.Owner.Workspace.ID, w.ID, func(f webhook.Fields) webhook.Fields { f.Enabled = false; return f })
+	require.NoError(t, err)
+
+	d, err := b.eng.Ping(ctx, b.team.Owner.Workspace.ID, w.ID)
+	require.NoError(t, err)
+	wait, err := b.eng.Attempt(ctx, d.ID)
+	require.NoError(t, err)
+	require.Positive(t, wait, "a 307 is a failure, retried")
+	require.Empty(t, target.requests(), "the redirect was not followed")
+	got := b.deliveries(t, w.ID)[0]
+	require.EqualValues(t, http.StatusTemporaryRedirect, *got.ResponseStatus)
+	require.Equal(t, webhook.StatusPending, got.Status)
+}
