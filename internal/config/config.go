@@ -139,6 +139,7 @@ func load(getenv func(string) string) (*Config, error) {
 	r.readDurations(c)
 	r.readSecrets(c)
 	r.readOrigins(c)
+	r.readWebhooks(c)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -207,28 +208,27 @@ func (r *envReader) duration(name, def string) (d time.Duration, ok bool) {
 func (r *envReader) readStrings() *Config {
 	get := r.get
 	return &Config{
-		Env:                 get("APP_ENV", EnvDevelopment),
-		DatabaseURL:         get("DATABASE_URL", ""),
-		PublicURL:           strings.TrimRight(get("PUBLIC_URL", ""), "/"),
-		SMTPURL:             get("SMTP_URL", ""),
-		SMTPFrom:            get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
-		LogLevel:            strings.ToLower(get("LOG_LEVEL", "info")),
-		TrustProxyHeaders:   get("TRUST_PROXY_HEADERS", "false") == "true",
-		APIDocs:             get("API_DOCS", "on") != "off",
-		apiDocsRaw:          get("API_DOCS", "on"),
-		AttachmentsDir:      strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
-		S3Bucket:            get("S3_BUCKET", ""),
-		S3Endpoint:          strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
-		S3Region:            get("S3_REGION", "us-east-1"),
-		S3Prefix:            get("S3_PREFIX", ""),
-		S3AccessKeyID:       get("S3_ACCESS_KEY_ID", ""),
-		S3SecretAccessKey:   get("S3_SECRET_ACCESS_KEY", ""),
-		S3PathStyle:         get("S3_PATH_STYLE", "false") == "true",
-		WebhookAllowPrivate: get("WEBHOOK_ALLOW_PRIVATE", "false") == "true",
-		MetricsAddr:         strings.TrimSpace(get("METRICS_ADDR", "")),
-		PprofAddr:           strings.TrimSpace(get("PPROF_ADDR", "")),
-		OTLPEndpoint:        strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
-		OTLPProtocol:        strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
+		Env:               get("APP_ENV", EnvDevelopment),
+		DatabaseURL:       get("DATABASE_URL", ""),
+		PublicURL:         strings.TrimRight(get("PUBLIC_URL", ""), "/"),
+		SMTPURL:           get("SMTP_URL", ""),
+		SMTPFrom:          get("SMTP_FROM", "Pilot <no-reply@pilot.local>"),
+		LogLevel:          strings.ToLower(get("LOG_LEVEL", "info")),
+		TrustProxyHeaders: get("TRUST_PROXY_HEADERS", "false") == "true",
+		APIDocs:           get("API_DOCS", "on") != "off",
+		apiDocsRaw:        get("API_DOCS", "on"),
+		AttachmentsDir:    strings.TrimSpace(get("ATTACHMENTS_DIR", ".data/attachments")),
+		S3Bucket:          get("S3_BUCKET", ""),
+		S3Endpoint:        strings.TrimRight(get("S3_ENDPOINT", "https://s3.amazonaws.com"), "/"),
+		S3Region:          get("S3_REGION", "us-east-1"),
+		S3Prefix:          get("S3_PREFIX", ""),
+		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
+		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
+		MetricsAddr:       strings.TrimSpace(get("METRICS_ADDR", "")),
+		PprofAddr:         strings.TrimSpace(get("PPROF_ADDR", "")),
+		OTLPEndpoint:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
+		OTLPProtocol:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
 		LLM: LLM{
 			BaseURL: strings.TrimSpace(get("LLM_BASE_URL", "")),
 			APIKey:  get("LLM_API_KEY", ""),
@@ -246,7 +246,6 @@ func (r *envReader) readNumbers(c *Config) {
 	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
 	c.McpMaxSessionsPerUser = r.atoi("MCP_MAX_SESSIONS_PER_USER", "20")
 	c.McpMaxSessions = r.atoi("MCP_MAX_SESSIONS", "2000")
-	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
 }
 
 // readDurations reads the duration variables into c.
@@ -264,7 +263,6 @@ func (r *envReader) readDurations(c *Config) {
 	c.JobFetchCooldown, _ = r.duration("JOB_FETCH_COOLDOWN", "10ms")
 	c.DueDateScanInterval, _ = r.duration("DUE_DATE_SCAN_INTERVAL", "1m")
 	c.ShutdownGracePeriod, _ = r.duration("SHUTDOWN_GRACE_PERIOD", "10s")
-	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
 }
 
 // readSecrets reads the JWT secret and the previous ones (comma-separated, blanks dropped) into c.
@@ -275,6 +273,13 @@ func (r *envReader) readSecrets(c *Config) {
 			c.JWTPreviousSecrets = append(c.JWTPreviousSecrets, []byte(old))
 		}
 	}
+}
+
+// readWebhooks reads the webhook deliveries' settings into c.
+func (r *envReader) readWebhooks(c *Config) {
+	c.WebhookAllowPrivate = r.get("WEBHOOK_ALLOW_PRIVATE", "false") == "true"
+	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
+	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
 }
 
 // readOrigins reads CORS_ORIGINS (comma-separated, blanks dropped, lower-cased) into c.
