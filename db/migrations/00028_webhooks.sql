@@ -52,6 +52,8 @@ CREATE TABLE webhook_deliveries (
     error           text,
     next_attempt_at timestamptz,
     last_attempt_at timestamptz,
+    -- redelivered_at starts a redelivery's retry window afresh (the first round's starts at created_at).
+    redelivered_at  timestamptz,
     created_at      timestamptz NOT NULL DEFAULT now(),
     CHECK (webhook_id IS NOT NULL OR url IS NOT NULL)
 );

@@ -113,7 +113,7 @@ LIMIT @lim;
 -- name: WebhookDeliveryRedeliver :one
 -- WebhookDeliveryRedeliver makes a finished delivery of the webhook pending again (no row when it is
 -- still pending or not the webhook's).
-UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), error = NULL
+UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), error = NULL, redelivered_at = now()
 FROM webhooks w
 WHERE d.id = @id AND d.webhook_id = @webhook_id AND w.id = d.webhook_id AND w.workspace_id = @workspace_id
   AND d.status <> 'pending'

@@ -146,7 +146,11 @@ func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 		}
 		p.Error = &msg
 		wait = e.retryDelay(d.Attempts + 1)
-		if next := time.Now().Add(wait); next.Before(d.CreatedAt.Add(e.opts.AttemptWindow)) {
+		start := d.CreatedAt
+		if d.RedeliveredAt != nil {
+			start = *d.RedeliveredAt
+		}
+		if next := time.Now().Add(wait); next.Before(start.Add(e.opts.AttemptWindow)) {
 			p.Status, p.NextAttemptAt = StatusPending, &next
 		} else {
 			p.Status, wait = StatusFailed, 0

@@ -293,6 +293,7 @@ type Delivery struct {
 	Error          *string
 	NextAttemptAt  *time.Time
 	LastAttemptAt  *time.Time
+	RedeliveredAt  *time.Time
 	CreatedAt      time.Time
 }
 

@@ -388,3 +388,35 @@ func TestWebhookRedirectIsNotFollowedAndPingsReachDisabledWebhooks(t *testing.T)
 	require.EqualValues(t, http.StatusTemporaryRedirect, *got.ResponseStatus)
 	require.Equal(t, webhook.StatusPending, got.Status)
 }
+
+func TestWebhookRedeliverSendsTheSameMessageAgain(t *testing.T) {
+	b := setup(t, webhook.Options{AttemptWindow: time.Millisecond})
+	ctx := context.Background()
+	rcv := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
+	w := b.create(t, rcv.URL, "card_created")
+	testfactory.Card(t, b.Store, b.team.Project, nil)
+	id := b.deliveries(t, w.ID)[0].ID
+
+	_, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
+	require.ErrorIs(t, err, db.ErrConflict, "a pending delivery is not redelivered")
+	_, err = b.eng.Attempt(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, webhook.StatusFailed, b.deliveries(t, w.ID)[0].Status)
+
+	d, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
+	require.NoError(t, err)
+	require.Equal(t, webhook.StatusPending, d.Status)
+	require.Len(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()), 2, "the first job and the redelivery's")
+	_, err = b.eng.Attempt(ctx, id)
+	require.NoError(t, err)
+	got := b.deliveries(t, w.ID)[0]
+	require.Equal(t, webhook.StatusSucceeded, got.Status)
+	require.EqualValues(t, 2, got.Attempts)
+	reqs := rcv.requests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, reqs[0].header.Get("webhook-id"), reqs[1].header.Get("webhook-id"))
+	require.Equal(t, string(reqs[0].body), string(reqs[1].body))
+
+	_, err = b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, "msg_0123456789abcdef0123456789abcdef")
+	require.ErrorIs(t, err, db.ErrNotFound)
+}

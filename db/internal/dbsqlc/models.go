@@ -689,6 +689,7 @@ type WebhookDelivery struct {
 	Error          *string
 	NextAttemptAt  *time.Time
 	LastAttemptAt  *time.Time
+	RedeliveredAt  *time.Time
 	CreatedAt      time.Time
 }
 

@@ -66,7 +66,7 @@ func (q *Queries) WebhookDeliveriesInsert(ctx context.Context, arg WebhookDelive
 }
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
-SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
+SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::boolean AS webhook_enabled,
        coalesce(w.consecutive_failures, 0)::int AS consecutive_failures,
        w.secret, (CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END)::bytea AS previous_secret,
        (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
@@ -97,6 +97,7 @@ type WebhookDeliveryForAttemptRow struct {
 	Error               *string
 	NextAttemptAt       *time.Time
 	LastAttemptAt       *time.Time
+	RedeliveredAt       *time.Time
 	CreatedAt           time.Time
 	Target              string
 	WebhookEnabled      bool
@@ -138,6 +139,7 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (Web
 		&i.Error,
 		&i.NextAttemptAt,
 		&i.LastAttemptAt,
+		&i.RedeliveredAt,
 		&i.CreatedAt,
 		&i.Target,
 		&i.WebhookEnabled,
@@ -158,7 +160,7 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (Web
 }
 
 const webhookDeliveryGet = `-- name: WebhookDeliveryGet :one
-SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at FROM webhook_deliveries d
+SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = $1
 WHERE d.id = $2 AND d.webhook_id = $3
 `
@@ -189,6 +191,7 @@ func (q *Queries) WebhookDeliveryGet(ctx context.Context, arg WebhookDeliveryGet
 		&i.Error,
 		&i.NextAttemptAt,
 		&i.LastAttemptAt,
+		&i.RedeliveredAt,
 		&i.CreatedAt,
 	)
 	return i, err
@@ -214,7 +217,7 @@ const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
 INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, next_attempt_at)
 VALUES ($1, $2, $3, $4, $5, $6,
         $7, $8, now())
-RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, created_at
+RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, redelivered_at, created_at
 `
 
 type WebhookDeliveryInsertParams struct {
@@ -259,13 +262,14 @@ func (q *Queries) WebhookDeliveryInsert(ctx context.Context, arg WebhookDelivery
 		&i.Error,
 		&i.NextAttemptAt,
 		&i.LastAttemptAt,
+		&i.RedeliveredAt,
 		&i.CreatedAt,
 	)
 	return i, err
 }
 
 const webhookDeliveryListByWebhook = `-- name: WebhookDeliveryListByWebhook :many
-SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at FROM webhook_deliveries d
+SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = $1
 WHERE d.webhook_id = $2 AND ($3::text = '' OR d.id < $3::text)
 ORDER BY d.id DESC
@@ -312,6 +316,7 @@ func (q *Queries) WebhookDeliveryListByWebhook(ctx context.Context, arg WebhookD
 			&i.Error,
 			&i.NextAttemptAt,
 			&i.LastAttemptAt,
+			&i.RedeliveredAt,
 			&i.CreatedAt,
 		); err != nil {
 			return nil, err
@@ -329,7 +334,7 @@ UPDATE webhook_deliveries SET attempts = attempts + 1, payload = coalesce(payloa
     response_body = $4, duration_ms = $5, error = $6,
     next_attempt_at = $7, last_attempt_at = now()
 WHERE id = $8 AND status = 'pending'
-RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, created_at
+RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, redelivered_at, created_at
 `
 
 type WebhookDeliveryRecordAttemptParams struct {
@@ -374,17 +379,18 @@ func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, arg WebhookD
 		&i.Error,
 		&i.NextAttemptAt,
 		&i.LastAttemptAt,
+		&i.RedeliveredAt,
 		&i.CreatedAt,
 	)
 	return i, err
 }
 
 const webhookDeliveryRedeliver = `-- name: WebhookDeliveryRedeliver :one
-UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), error = NULL
+UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), error = NULL, redelivered_at = now()
 FROM webhooks w
 WHERE d.id = $1 AND d.webhook_id = $2 AND w.id = d.webhook_id AND w.workspace_id = $3
   AND d.status <> 'pending'
-RETURNING d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.created_at
+RETURNING d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at
 `
 
 type WebhookDeliveryRedeliverParams struct {
@@ -415,6 +421,7 @@ func (q *Queries) WebhookDeliveryRedeliver(ctx context.Context, arg WebhookDeliv
 		&i.Error,
 		&i.NextAttemptAt,
 		&i.LastAttemptAt,
+		&i.RedeliveredAt,
 		&i.CreatedAt,
 	)
 	return i, err
