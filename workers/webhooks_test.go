@@ -10,7 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
@@ -144,4 +147,29 @@ func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(got[0]), &p))
 	require.Equal(t, "card_created", p.Type)
 	require.Equal(t, card.ID, p.Data.CardID)
+}
+
+func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Store)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
+	t.Cleanup(rcv.Close)
+	_, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
+	require.NoError(t, err)
+	testfactory.Card(t, b.Store, tm.Project, nil)
+
+	b.inTx(t, func(tx pgx.Tx) {
+		res, err := testWorker(t, b, &WebhookDeliveryWorker{deps: b.deps}).Work(context.Background(), t, tx,
+			jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)}, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobSnoozed, res.EventKind, "a failed attempt waits for the next, it is not a job error")
+		require.True(t, res.Job.ScheduledAt.After(time.Now()))
+	})
+	var attempts int
+	var next time.Time
+	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT attempts, next_attempt_at FROM webhook_deliveries`).Scan(&attempts, &next))
+	require.Equal(t, 1, attempts)
+	require.True(t, next.After(time.Now()))
 }
