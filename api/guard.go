@@ -15,6 +15,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -176,7 +177,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		// Every record id is a UUID: a malformed one names nothing. Plugins are named by their catalog id,
 		// webhook deliveries by their webhook-id (msg_ and 32 hex digits).
 		if prm.In == "path" && prm.Name == "deliveryId" {
-			if !isDeliveryID(hctx.Param(prm.Name)) {
+			if !webhook.IsDeliveryID(hctx.Param(prm.Name)) {
 				s.writeErr(hctx, errNotFound("not found"))
 				return
 			}

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -124,7 +123,7 @@ func (s workflowOps) registerWebhooks() {
 		admin, s.testWebhook)
 	register(s.Server, huma.Operation{OperationID: "webhooks-deliveries", Method: http.MethodGet, Path: one + "/deliveries",
 		Summary: "List a webhook's deliveries, newest first", Tags: tags,
-		Description: "Pages of `limit`; pass the last id of a page as `before` for the next."},
+		Description: "Paged (`limit`, `cursor`; the next page in the `Link` header, docs/pagination.md)."},
 		read, s.listWebhookDeliveries)
 	register(s.Server, huma.Operation{OperationID: "webhooks-redeliver", Method: http.MethodPost, Path: one + "/deliveries/{deliveryId}/redeliver",
 		Summary: "Send a finished delivery again", Tags: tags, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict},
@@ -202,28 +201,13 @@ func (s workflowOps) testWebhook(ctx context.Context, in *WebhookPath) (*Output[
 // WebhookDeliveriesInput is the request of webhooks-deliveries.
 type WebhookDeliveriesInput struct {
 	WebhookPath
-	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
-	Before string `query:"before" maxLength:"100" doc:"A delivery id: list the deliveries older than it"`
+	PageQuery
 }
 
-func (s workflowOps) listWebhookDeliveries(ctx context.Context, in *WebhookDeliveriesInput) (*Output[[]WebhookDeliveryOut], error) {
-	return listOf(webhookDeliveryOut)(s.webhooks.Deliveries(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.Before, in.Limit))
+func (s workflowOps) listWebhookDeliveries(ctx context.Context, in *WebhookDeliveriesInput) (*PageOutput[WebhookDeliveryOut], error) {
+	return pageOf(ctx, webhookDeliveryOut)(s.webhooks.Deliveries(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.page()))
 }
 
 func (s workflowOps) redeliverWebhook(ctx context.Context, in *WebhookDeliveryPath) (*Output[WebhookDeliveryOut], error) {
 	return oneOf(webhookDeliveryOut)(s.webhooks.Redeliver(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.DeliveryID))
-}
-
-// isDeliveryID reports whether s has the shape of a delivery id: msg_ and 32 lower-case hex digits.
-func isDeliveryID(s string) bool {
-	hex, ok := strings.CutPrefix(s, "msg_")
-	if !ok || len(hex) != 32 {
-		return false
-	}
-	for _, c := range hex {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -102,11 +102,11 @@ UPDATE webhook_deliveries SET status = 'failed', error = @error::text, next_atte
 WHERE id = @id AND status = 'pending';
 
 -- name: WebhookDeliveryListByWebhook :many
--- WebhookDeliveryListByWebhook lists a webhook's deliveries newest first, from before (exclusive; empty:
--- from the newest).
+-- WebhookDeliveryListByWebhook lists a webhook's deliveries newest first (ids are time-ordered), those
+-- older than before (a first page passes a bound above every id).
 SELECT d.* FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = @workspace_id
-WHERE d.webhook_id = @webhook_id AND (@before::text = '' OR d.id < @before::text)
+WHERE d.webhook_id = @webhook_id AND d.id < @before::text
 ORDER BY d.id DESC
 LIMIT @lim;
 

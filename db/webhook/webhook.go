@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -304,20 +305,53 @@ const (
 	StatusFailed    = "failed"
 )
 
-// Deliveries lists a webhook's deliveries newest first: limit of them after the delivery before (empty:
-// from the newest).
-func (e *Engine) Deliveries(ctx context.Context, workspaceID, webhookID, before string, limit int) ([]Delivery, error) {
+// deliveriesList names the deliveries list in its cursors.
+const deliveriesList = "webhook-deliveries"
+
+// deliveryKey is the keyset of the deliveries list: the id, which is time-ordered.
+type deliveryKey struct {
+	ID string `json:"i"`
+}
+
+// firstDeliveryBound sorts after every delivery id (msg_ and hex digits): a first page's bound.
+const firstDeliveryBound = "msg_z"
+
+// Deliveries lists a page of a webhook's deliveries, newest first (docs/pagination.md).
+func (e *Engine) Deliveries(ctx context.Context, workspaceID, webhookID string, p db.Page) (db.Paged[Delivery], error) {
+	k := deliveryKey{ID: firstDeliveryBound}
+	if ok, err := p.After(deliveriesList, &k); err != nil {
+		return db.Paged[Delivery]{}, err
+	} else if ok && !IsDeliveryID(k.ID) {
+		return db.Paged[Delivery]{}, db.ErrBadCursor
+	}
 	var out []Delivery
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 		if _, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: webhookID, WorkspaceID: workspaceID}))("webhook not found", "get webhook"); err != nil {
 			return err
 		}
 		rows, err := q.WebhookDeliveryListByWebhook(ctx, dbsqlc.WebhookDeliveryListByWebhookParams{WorkspaceID: workspaceID,
-			WebhookID: &webhookID, Before: before, Lim: dbcore.Int32(limit)})
+			WebhookID: &webhookID, Before: k.ID, Lim: p.Fetch()})
 		out = dbcore.MapRows(rows, func(r dbsqlc.WebhookDelivery) Delivery { return Delivery(r) })
 		return dbcore.Wrap(err, "list webhook deliveries")
 	})
-	return out, err
+	if err != nil {
+		return db.Paged[Delivery]{}, err
+	}
+	return db.PageOf(p, deliveriesList, out, func(d Delivery) any { return deliveryKey{ID: d.ID} }), nil
+}
+
+// IsDeliveryID reports whether s has the shape of a delivery id: msg_ and 32 lower-case hex digits.
+func IsDeliveryID(s string) bool {
+	hex, ok := strings.CutPrefix(s, "msg_")
+	if !ok || len(hex) != 32 {
+		return false
+	}
+	for _, c := range hex {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Redeliver sends a finished delivery again, with its id and payload; a pending one answers a conflict.

@@ -104,8 +104,9 @@ func setup(t *testing.T, opts webhook.Options) bundle {
 // deliveries answers the ids of the deliveries of webhookID, oldest first.
 func (b bundle) deliveries(t *testing.T, webhookID string) []webhook.Delivery {
 	t.Helper()
-	ds, err := b.eng.Deliveries(context.Background(), b.team.Owner.Workspace.ID, webhookID, "", 100)
+	page, err := b.eng.Deliveries(context.Background(), b.team.Owner.Workspace.ID, webhookID, db.Page{Limit: 100})
 	require.NoError(t, err)
+	ds := page.Items
 	for i, j := 0, len(ds)-1; i < j; i, j = i+1, j-1 {
 		ds[i], ds[j] = ds[j], ds[i]
 	}

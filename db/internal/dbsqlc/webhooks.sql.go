@@ -271,7 +271,7 @@ func (q *Queries) WebhookDeliveryInsert(ctx context.Context, arg WebhookDelivery
 const webhookDeliveryListByWebhook = `-- name: WebhookDeliveryListByWebhook :many
 SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = $1
-WHERE d.webhook_id = $2 AND ($3::text = '' OR d.id < $3::text)
+WHERE d.webhook_id = $2 AND d.id < $3::text
 ORDER BY d.id DESC
 LIMIT $4
 `
@@ -283,8 +283,8 @@ type WebhookDeliveryListByWebhookParams struct {
 	Lim         int32
 }
 
-// WebhookDeliveryListByWebhook lists a webhook's deliveries newest first, from before (exclusive; empty:
-// from the newest).
+// WebhookDeliveryListByWebhook lists a webhook's deliveries newest first (ids are time-ordered), those
+// older than before (a first page passes a bound above every id).
 func (q *Queries) WebhookDeliveryListByWebhook(ctx context.Context, arg WebhookDeliveryListByWebhookParams) ([]WebhookDelivery, error) {
 	rows, err := q.db.Query(ctx, webhookDeliveryListByWebhook,
 		arg.WorkspaceID,
