@@ -264,3 +264,15 @@ func TestEventsFeedCarriesEveryKindOfChange(t *testing.T) {
 	requireStatus(t, e.do("POST", owner.ws()+"/pilotage/todos", owner.Token, map[string]any{"label": "Call"}), http.StatusCreated)
 	require.Equal(t, "todo", decodeJSON[map[string]any](t, next(db.ActivityPilotageRecordCreated).Meta)["recordType"])
 }
+
+// The feed's own activities (notifying nobody) still go to a webhook that listens to every type.
+func TestEventsFeedOnlyActivitiesReachWebhooks(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner := e.register("owner@example.com")
+	requireStatus(t, e.do("POST", owner.ws()+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/", "events": []string{"*"}}),
+		http.StatusCreated)
+	prj, _ := e.project(owner, "Board")
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM webhook_deliveries d JOIN activities a ON a.id = d.activity_id
+		WHERE d.event_type = 'project_created' AND a.project_id = $1`, path.Base(prj)))
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -101,7 +100,7 @@ func (s *Store) Comments(ctx context.Context, projectID, cardID string, p Page) 
 // with ErrForbidden.
 func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string) error {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
-	return s.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")
@@ -121,7 +120,7 @@ func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string)
 		if _, err := q.CommentDelete(ctx, dbsqlc.CommentDeleteParams{ID: commentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete comment: %w", err)
 		}
-		return dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID,
+		return s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID,
 			Type: ActivityCommentDeleted, Meta: map[string]any{"commentId": commentID}})
 	})
 }

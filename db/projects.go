@@ -101,7 +101,7 @@ func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (
 			return Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return Project(p), dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: ActivityProjectCreated,
+	return Project(p), s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: ActivityProjectCreated,
 		Meta: map[string]any{"name": p.Name}})
 }
 
@@ -143,7 +143,7 @@ type ProjectPatch struct {
 // UpdateProject changes a project's fields and records project_updated (meta.fields) for the feed.
 func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
 	var out dbsqlc.Project
-	err := s.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 			SetDeadline: p.SetDeadline, Deadline: p.Deadline})
@@ -157,7 +157,7 @@ func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPa
 			}
 		}
 		slices.Sort(fields)
-		return dbcore.RecordQuietActivities(ctx, q, Activity{ProjectID: projectID, ActorID: p.ActorID, Type: ActivityProjectUpdated,
+		return s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: p.ActorID, Type: ActivityProjectUpdated,
 			Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
 	})
 	return Project(out), err

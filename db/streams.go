@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -166,13 +165,13 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 		return row, err
 	}
 	// Every change of a mission's status appends a status or done event: the feed hears of it here.
-	return row, s.recordMissionStatus(ctx, queries(tx), missionID, status)
+	return row, s.recordMissionStatus(ctx, tx, missionID, status)
 }
 
 // recordMissionStatus records mission_status_changed (meta: missionId, status) in the mission's project,
 // or its workspace when it has none, the agent's user as the actor.
-func (s *Store) recordMissionStatus(ctx context.Context, q *dbsqlc.Queries, missionID, status string) error {
-	ref, err := q.EventsMissionRef(ctx, missionID)
+func (s *Store) recordMissionStatus(ctx context.Context, tx pgx.Tx, missionID, status string) error {
+	ref, err := queries(tx).EventsMissionRef(ctx, missionID)
 	if err != nil {
 		return fmt.Errorf("read mission for the feed: %w", err)
 	}
@@ -186,7 +185,7 @@ func (s *Store) recordMissionStatus(ctx context.Context, q *dbsqlc.Queries, miss
 	} else {
 		act.WorkspaceID = ref.WorkspaceID
 	}
-	return dbcore.RecordQuietActivities(ctx, q, act)
+	return s.core.RecordQuietActivities(ctx, tx, act)
 }
 
 // AppendMissionEvent is AppendMissionEventTx in its own transaction (token events, say).

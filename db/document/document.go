@@ -79,7 +79,7 @@ func (e *Engine) CreateDocument(ctx context.Context, in NewDocument) (db.Documen
 		if err != nil {
 			return dbcore.Wrap(err, "insert document")
 		}
-		return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: in.WorkspaceID, DocumentID: row.ID, ActorID: in.AuthorID,
+		return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: in.WorkspaceID, DocumentID: row.ID, ActorID: in.AuthorID,
 			Type: db.ActivityDocumentCreated, Meta: map[string]any{"title": row.Title}})
 	})
 	return out, err
@@ -342,7 +342,7 @@ func (e *Engine) UpdateDocument(ctx context.Context, workspaceID, id string, p D
 		if err != nil {
 			return dbcore.Wrap(err, "update document")
 		}
-		return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: p.ActorID,
+		return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: p.ActorID,
 			Type: db.ActivityDocumentUpdated, Meta: map[string]any{"title": row.Title, "fields": p.fields()}})
 	})
 	return out, err

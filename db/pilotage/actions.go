@@ -79,15 +79,16 @@ func checkNewAction(in *NewPilotageAction) error {
 // ProposeAction stores a suggested action and records it in the history.
 func (e *Engine) ProposeAction(ctx context.Context, in NewPilotageAction) (db.PilotageAction, error) {
 	var out db.PilotageAction
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = proposePilotageActionTx(ctx, q, in)
+		out, err = e.proposePilotageActionTx(ctx, tx, in)
 		return err
 	})
 	return out, err
 }
 
-func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageAction) (db.PilotageAction, error) {
+func (e *Engine) proposePilotageActionTx(ctx context.Context, tx pgx.Tx, in NewPilotageAction) (db.PilotageAction, error) {
+	q := dbcore.Queries(tx)
 	if err := checkNewAction(&in); err != nil {
 		return db.PilotageAction{}, err
 	}
@@ -100,7 +101,7 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	if in.AgentMissionID != nil {
 		data["agentMissionId"] = *in.AgentMissionID
 	}
-	return db.PilotageAction(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
+	return db.PilotageAction(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
 }
 
 // Actions is one page of a workspace's actions, newest first, of one status when status is set.
@@ -157,7 +158,7 @@ func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool
 		status = "approved"
 	}
 	var out db.PilotageAction
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotageAction
 		outRow, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
@@ -173,7 +174,7 @@ func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool
 		if reason != nil {
 			data["reason"] = *reason
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeReviewed, actorID, data)
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordAction, id, PilotageChangeReviewed, actorID, data)
 	})
 	return out, err
 }
@@ -207,7 +208,7 @@ func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageA
 				return fmt.Errorf("store action result: %w", err)
 			}
 			out = db.PilotageAction(outRow)
-			return recordPilotage(ctx, q, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
+			return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
 				map[string]any{"status": out.Status, "result": res})
 		})
 		if !errors.Is(err, db.ErrRetryMove) {
@@ -385,21 +386,21 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	ws := a.WorkspaceID
 	switch p := payload.(type) {
 	case createTodoPayload:
-		t, err := createPilotageTodoTx(ctx, q, NewPilotageTodo{WorkspaceID: ws, ActorID: actorID, Label: p.Label, Status: p.Status,
+		t, err := e.createPilotageTodoTx(ctx, tx, NewPilotageTodo{WorkspaceID: ws, ActorID: actorID, Label: p.Label, Status: p.Status,
 			MissionID: p.MissionID, PriorityID: p.PriorityID, DueDate: p.DueDate})
 		if err != nil {
 			return ActionResult{}, err
 		}
 		return ActionResult{Effect: true, Message: "todo created", RecordType: PilotageRecordTodo, RecordID: t.ID}, nil
 	case updateMissionStatusPayload:
-		m, err := updatePilotageMissionTx(ctx, q, ws, p.MissionID, actorID, PilotageMissionPatch{Status: &p.Status,
+		m, err := e.updatePilotageMissionTx(ctx, tx, ws, p.MissionID, actorID, PilotageMissionPatch{Status: &p.Status,
 			BlockedReason: db.Opt[string]{Set: true, Value: p.BlockedReason}})
 		if err != nil {
 			return ActionResult{}, err
 		}
 		return ActionResult{Effect: true, Message: "mission status set to " + m.Status, RecordType: PilotageRecordMission, RecordID: m.ID}, nil
 	case createDecisionPayload:
-		d, err := createPilotageDecisionTx(ctx, q, NewPilotageDecision{WorkspaceID: ws, ActorID: actorID, Title: p.Title, Impact: p.Impact})
+		d, err := e.createPilotageDecisionTx(ctx, tx, NewPilotageDecision{WorkspaceID: ws, ActorID: actorID, Title: p.Title, Impact: p.Impact})
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -435,5 +436,5 @@ func projectInWorkspace(ctx context.Context, q *dbsqlc.Queries, workspaceID, pro
 
 // ProposeActionTx proposes an action in the caller's transaction (an agent's mission proposing one).
 func (e *Engine) ProposeActionTx(ctx context.Context, tx pgx.Tx, in NewPilotageAction) (db.PilotageAction, error) {
-	return proposePilotageActionTx(ctx, dbcore.Queries(tx), in)
+	return e.proposePilotageActionTx(ctx, tx, in)
 }

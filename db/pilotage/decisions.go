@@ -39,15 +39,16 @@ func checkDecision(d *dbsqlc.PilotageDecision) error {
 // CreateDecision records a decision.
 func (e *Engine) CreateDecision(ctx context.Context, in NewPilotageDecision) (db.PilotageDecision, error) {
 	var out db.PilotageDecision
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = createPilotageDecisionTx(ctx, q, in)
+		out, err = e.createPilotageDecisionTx(ctx, tx, in)
 		return err
 	})
 	return out, err
 }
 
-func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageDecision) (db.PilotageDecision, error) {
+func (e *Engine) createPilotageDecisionTx(ctx context.Context, tx pgx.Tx, in NewPilotageDecision) (db.PilotageDecision, error) {
+	q := dbcore.Queries(tx)
 	d := dbsqlc.PilotageDecision{Title: in.Title, Impact: in.Impact}
 	if err := checkDecision(&d); err != nil {
 		return db.PilotageDecision(d), err
@@ -57,14 +58,14 @@ func createPilotageDecisionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilo
 	if err != nil {
 		return db.PilotageDecision(row), fmt.Errorf("insert pilotage decision: %w", err)
 	}
-	return db.PilotageDecision(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageDecision(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateDecision applies a patch to a decision and records the change.
 func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p PilotageDecisionPatch) (db.PilotageDecision, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDecision
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
 		if err != nil {
 			return err
@@ -84,7 +85,7 @@ func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p Pilotage
 			return fmt.Errorf("update pilotage decision: %w", err)
 		}
 		out = db.PilotageDecision(outRow)
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
 }
@@ -106,12 +107,12 @@ func (e *Engine) Decisions(ctx context.Context, workspaceID string, p db.Page) (
 // DeleteDecision deletes a decision and records it.
 func (e *Engine) DeleteDecision(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
 			return err
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordDecision, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeDeleted, actorID, recordFields(row))
 	})
 }
 
@@ -149,7 +150,7 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 		return db.PilotageDoc(d), err
 	}
 	var out db.PilotageDoc
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotageDoc
 		if outRow, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
@@ -157,7 +158,7 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 			return fmt.Errorf("insert pilotage doc: %w", err)
 		}
 		out = db.PilotageDoc(outRow)
-		return recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
 	})
 	return out, err
 }
@@ -166,7 +167,7 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPatch) (db.PilotageDoc, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDoc
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
 		if err != nil {
 			return err
@@ -190,7 +191,7 @@ func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPa
 			return fmt.Errorf("update pilotage doc: %w", err)
 		}
 		out = db.PilotageDoc(outRow)
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
 }
@@ -212,11 +213,11 @@ func (e *Engine) Docs(ctx context.Context, workspaceID string, p db.Page) (db.Pa
 // DeleteDoc deletes an active document and records it.
 func (e *Engine) DeleteDoc(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {
 			return err
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordDoc, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeDeleted, actorID, recordFields(row))
 	})
 }

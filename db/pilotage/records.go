@@ -88,7 +88,8 @@ func checkEnum(field, v string, allowed []string) error {
 }
 
 // recordPilotage appends an entry to the workspace's pilotage history in the caller's transaction.
-func recordPilotage(ctx context.Context, q *dbsqlc.Queries, workspaceID, recordType, recordID, change, actorID string, data any) error {
+func (e *Engine) recordPilotage(ctx context.Context, tx pgx.Tx, workspaceID, recordType, recordID, change, actorID string, data any) error {
+	q := dbcore.Queries(tx)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode history: %w", err)
@@ -102,7 +103,7 @@ func recordPilotage(ctx context.Context, q *dbsqlc.Queries, workspaceID, recordT
 	if recordType == PilotageRecordAction {
 		typ = "pilotage_action_" + change
 	}
-	return dbcore.RecordQuietActivities(ctx, q, db.Activity{WorkspaceID: workspaceID, ActorID: actorID, Type: typ,
+	return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, ActorID: actorID, Type: typ,
 		Meta: map[string]any{"recordType": recordType, "recordId": recordID}})
 }
 
@@ -191,15 +192,16 @@ func checkMission(m *dbsqlc.PilotageMission) error {
 // CreateMission creates a mission and records it in the history.
 func (e *Engine) CreateMission(ctx context.Context, in NewPilotageMission) (db.PilotageMission, error) {
 	var out db.PilotageMission
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = createPilotageMissionTx(ctx, q, in)
+		out, err = e.createPilotageMissionTx(ctx, tx, in)
 		return err
 	})
 	return out, err
 }
 
-func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageMission) (db.PilotageMission, error) {
+func (e *Engine) createPilotageMissionTx(ctx context.Context, tx pgx.Tx, in NewPilotageMission) (db.PilotageMission, error) {
+	q := dbcore.Queries(tx)
 	if in.Status == "" {
 		in.Status = "to_launch"
 	}
@@ -215,22 +217,23 @@ func createPilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	if err != nil {
 		return db.PilotageMission(row), fmt.Errorf("insert pilotage mission: %w", err)
 	}
-	return db.PilotageMission(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageMission(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateMission applies a patch to a mission and records the change.
 func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit, p PilotageMissionPatch) (db.PilotageMission, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageMission
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = updatePilotageMissionTx(ctx, q, workspaceID, id, actorID, p)
+		out, err = e.updatePilotageMissionTx(ctx, tx, workspaceID, id, actorID, p)
 		return err
 	})
 	return out, err
 }
 
-func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+func (e *Engine) updatePilotageMissionTx(ctx context.Context, tx pgx.Tx, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+	q := dbcore.Queries(tx)
 	cur, err := dbcore.OrNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
 	if err != nil {
 		return db.PilotageMission(cur), err
@@ -262,7 +265,7 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	if err != nil {
 		return db.PilotageMission(row), fmt.Errorf("update pilotage mission: %w", err)
 	}
-	return db.PilotageMission(row), recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
+	return db.PilotageMission(row), e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
 }
 
 // Missions is one page of a workspace's missions in creation order.
@@ -282,12 +285,12 @@ func (e *Engine) Missions(ctx context.Context, workspaceID string, p db.Page) (d
 // DeleteMission deletes a mission (its todos keep existing, without mission) and records it.
 func (e *Engine) DeleteMission(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
 			return err
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id, PilotageChangeDeleted, actorID, recordFields(row))
 	})
 }
 
@@ -322,7 +325,7 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 		return db.PilotagePriority(p), err
 	}
 	var out db.PilotagePriority
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotagePriority
 		outRow, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
@@ -331,7 +334,7 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 		if err != nil {
 			return fmt.Errorf("insert pilotage priority: %w", err)
 		}
-		return recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordPriority, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordPriority, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
 	})
 	return out, err
 }
@@ -340,7 +343,7 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p PilotagePriorityPatch) (db.PilotagePriority, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotagePriority
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
 		if err != nil {
 			return err
@@ -364,7 +367,7 @@ func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p Pilotage
 			return fmt.Errorf("update pilotage priority: %w", err)
 		}
 		out = db.PilotagePriority(outRow)
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
 }
@@ -386,12 +389,12 @@ func (e *Engine) Priorities(ctx context.Context, workspaceID string, p db.Page) 
 // DeletePriority deletes a priority (its todos keep existing, without priority) and records it.
 func (e *Engine) DeletePriority(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
 			return err
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordPriority, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeDeleted, actorID, recordFields(row))
 	})
 }
 

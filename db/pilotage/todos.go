@@ -68,15 +68,16 @@ func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db
 // CreateTodo creates a todo and records it.
 func (e *Engine) CreateTodo(ctx context.Context, in NewPilotageTodo) (db.PilotageTodo, error) {
 	var out db.PilotageTodo
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = createPilotageTodoTx(ctx, q, in)
+		out, err = e.createPilotageTodoTx(ctx, tx, in)
 		return err
 	})
 	return out, err
 }
 
-func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotageTodo) (db.PilotageTodo, error) {
+func (e *Engine) createPilotageTodoTx(ctx context.Context, tx pgx.Tx, in NewPilotageTodo) (db.PilotageTodo, error) {
+	q := dbcore.Queries(tx)
 	if in.Status == "" {
 		in.Status = "todo"
 	}
@@ -89,14 +90,14 @@ func createPilotageTodoTx(ctx context.Context, q *dbsqlc.Queries, in NewPilotage
 	if err != nil {
 		return db.PilotageTodo(row), fmt.Errorf("insert pilotage todo: %w", err)
 	}
-	return db.PilotageTodo(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageTodo(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateTodo applies a patch to a todo and records the change.
 func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodoPatch) (db.PilotageTodo, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageTodo
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
 		if err != nil {
 			return err
@@ -129,7 +130,7 @@ func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodo
 			return fmt.Errorf("update pilotage todo: %w", err)
 		}
 		out = db.PilotageTodo(outRow)
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur, out))
 	})
 	return out, err
 }
@@ -151,11 +152,11 @@ func (e *Engine) Todos(ctx context.Context, workspaceID string, p db.Page) (db.P
 // DeleteTodo deletes a todo and records it.
 func (e *Engine) DeleteTodo(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
 			return err
 		}
-		return recordPilotage(ctx, q, workspaceID, PilotageRecordTodo, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeDeleted, actorID, recordFields(row))
 	})
 }

@@ -367,7 +367,7 @@ func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.Pipelin
 		return err
 	}
 	// A run's end (completed, failed or cancelled) is its done event: the workspace's feed hears of it here.
-	return dbcore.RecordQuietActivities(ctx, dbcore.Queries(tx), db.Activity{WorkspaceID: run.WorkspaceID, ActorID: run.StartedBy,
+	return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: run.WorkspaceID, ActorID: run.StartedBy,
 		Type: db.ActivityPipelineRunFinished, Meta: map[string]any{"runId": run.ID, "pipelineId": run.PipelineID,
 			"pipelineName": run.PipelineName, "status": ev.Status}})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/jackc/pgx/v5"
 )
 
 // Activity types recorded for the workspace's event feed only: they notify nobody and fire no
@@ -27,22 +27,16 @@ const (
 	ActivityPilotageActionApplied  = "pilotage_action_applied"
 )
 
-// RecordQuietActivities stores activities that notify nobody (each is made Quiet) and are of no
-// automation trigger (none of these types is), on the caller transaction's queries: the event feed
-// reads them, nothing else follows from them.
-func RecordQuietActivities(ctx context.Context, q *dbsqlc.Queries, acts ...Activity) error {
+// RecordQuietActivities records activities that notify nobody (each is made Quiet) and are of no
+// automation trigger (none of these types is), in the caller's transaction: the event feed reads them,
+// and a webhook that listens to their type gets its delivery job (RecordActivities); nothing else
+// follows from them.
+func (c *Core) RecordQuietActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
 	for i := range acts {
 		acts[i].Quiet = true
 		if len(TriggersFor(acts[i])) > 0 {
 			return fmt.Errorf("record quiet activity: %s fires automation triggers", acts[i].Type)
 		}
 	}
-	rec, err := NewActivityRecord(acts)
-	if err != nil {
-		return err
-	}
-	if _, err := q.ActivitiesRecord(ctx, rec.Params); err != nil {
-		return fmt.Errorf("record activities: %w", err)
-	}
-	return nil
+	return c.RecordActivities(ctx, tx, acts...)
 }
