@@ -1,0 +1,114 @@
+package web_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/tenancy"
+)
+
+// TestBrowserInvitation: an invitation's e-mail link, opened in another browser (no session there),
+// leads through creating an account back to the invitation, and accepting it lands in the workspace.
+func TestBrowserInvitation(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	owner := s.register("olga@example.com")
+	var ws struct{ Slug, Name string }
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Studio", "slug": "studio"}, &ws)
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces/studio/members/invite", owner.Token, map[string]string{"email": "ivan@example.com"}, nil)
+	link := s.mailed(tenancy.EmailTopicInvitation, "ivan@example.com")
+	require.True(t, strings.HasPrefix(link, "/invitations/"), link)
+
+	ctx := page(t)
+	do(t, ctx, chromedp.Navigate(s.url+link), chromedp.WaitVisible(chromedp.CSS(`a[href^="/sign-up"]`)))
+	shot(t, ctx, "invitation", 1440, 900)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.SendKeys(chromedp.CSS(`#name`), "Ivan"), chromedp.SendKeys(chromedp.CSS(`#email`), "ivan@example.com"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "a long password"+kb.Enter))
+	waitFor(t, ctx, "the invitation again, signed in", `location.pathname.startsWith("/invitations/") && !!document.querySelector("main button")`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`main button`)))
+	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+owner.Org+`/studio" && document.querySelector("h1")?.textContent === "Projects"`)
+	require.Contains(t, text(t, ctx, `.switcher select`), "Studio")
+}
+
+// TestBrowserResetPassword: forgot password, the e-mail's link, a new password, and signing in with it.
+func TestBrowserResetPassword(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	a := s.register("rita@example.com")
+	s.call("POST", "/auth/verify-email/send", a.Token, nil, nil)
+	ctx := page(t)
+	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`a[href="/forgot-password"]`)),
+		chromedp.Click(chromedp.CSS(`a[href="/forgot-password"]`)), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=status]`)))
+	link := s.mailed(identity.EmailTopicPasswordReset, a.Email)
+	require.True(t, strings.HasPrefix(link, "/reset-password?token="), link)
+	do(t, ctx, chromedp.Navigate(s.url+link), chromedp.WaitVisible(chromedp.CSS(`#password`)),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-in"]`)))
+	require.Contains(t, text(t, ctx, `[role=status]`), "password is changed")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/sign-in"]`)), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter))
+	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+a.Org+`/`+a.WS+`"`)
+	// The verification link opens its page too.
+	verify := s.mailed(identity.EmailTopicEmailVerification, a.Email)
+	do(t, ctx, chromedp.Navigate(s.url+verify), chromedp.WaitVisible(chromedp.CSS(`[role=status]`)))
+	waitFor(t, ctx, "the address verified", `document.querySelector("[role=status]")?.textContent.includes("verified")`)
+	// Signing out ends the session: the workspace asks for a sign-in again.
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS), chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-out"]`)),
+		chromedp.Click(chromedp.CSS(`a[href="/sign-out"]`)))
+	waitFor(t, ctx, "the sign-in page", `location.pathname === "/sign-in" && !!document.querySelector("#email")`)
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS))
+	waitFor(t, ctx, "the sign-in page after signing out", `location.pathname === "/sign-in"`)
+}
+
+// TestBrowserMission: a mission started on a card from its detail, watched live to the proposals, a
+// reload in the middle that loses no event, the proposals approved, and the mission completed.
+func TestBrowserMission(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	a := s.register("mia@example.com")
+	var prj struct{ ID string }
+	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": "Site"}, &prj)
+	var cols []struct{ ID string }
+	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
+	var card struct{ ID string }
+	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token, map[string]any{"title": "Plan the launch",
+		"description": "Decide the date and the checklist."}, &card)
+	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "approval"}, nil)
+
+	ctx := page(t)
+	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
+	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID), chromedp.WaitVisible(chromedp.CSS(`#mission-prompt`)))
+	waitFor(t, ctx, "the card's parts", `document.querySelector("#mission-agent")?.options.length === 1 && document.body.textContent.includes("No document is linked")`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#mission-prompt`), "Plan this card"), chromedp.Click(chromedp.CSS(`#mission-prompt ~ button`)))
+	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
+	waitFor(t, ctx, "the mission to wait for approval", `document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
+		document.querySelectorAll(".proposal button").length > 0`)
+	steps := eval[int](t, ctx, `document.querySelectorAll(".events li").length`)
+	require.Positive(t, steps)
+	// A reload reattaches: every event is there again, once.
+	do(t, ctx, chromedp.Reload())
+	waitFor(t, ctx, "the events after a reload", `document.querySelectorAll(".events li").length === `+itoa(steps)+` &&
+		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval"`)
+	shot(t, ctx, "mission", 1440, 900)
+	n := eval[int](t, ctx, `document.querySelectorAll(".proposal").length`)
+	require.Positive(t, n)
+	for i := 0; i < n; i++ {
+		do(t, ctx, chromedp.Click(chromedp.CSS(`.proposal .actions button:first-child`)))
+		waitFor(t, ctx, "the proposal approved", `document.querySelectorAll(".proposal .actions button").length === `+itoa(2*(n-i-1)))
+	}
+	waitFor(t, ctx, "the mission completed", `document.querySelector("[data-status]")?.dataset.status === "completed"`)
+	// The workspace's pending proposals are none now.
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/proposals"))
+	waitFor(t, ctx, "no pending proposal", `document.querySelector("main")?.textContent.includes("No proposal.")`)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
