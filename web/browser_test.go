@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 // TestBrowserBoard: a person signs up, creates a project, adds cards, drags one to another column and
 // moves another with the keyboard; after a reload both are where they were put.
 func TestBrowserBoard(t *testing.T) {
@@ -81,7 +80,9 @@ func TestBrowserBoard(t *testing.T) {
 	shot(t, ctx, "card", 1440, 900)
 }
 
-func jsString(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
 
 // TestBrowserErrorShown: an API refusal is shown in words (the error shape's message).
 func TestBrowserErrorShown(t *testing.T) {
