@@ -28,7 +28,7 @@ func TestServing(t *testing.T) {
 	require.NoError(t, err)
 	srv := httptest.NewServer(api.New(b.Store, signer, billing.Local{}, slog.New(slog.NewTextHandler(io.Discard, nil)), api.Options{}))
 	t.Cleanup(srv.Close)
-	get := func(method, path, accept string, header ...string) (*http.Response, string) {
+	get := func(method, path, accept string, header ...string) (*answer, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, nil)
 		require.NoError(t, err)
@@ -43,10 +43,10 @@ func TestServing(t *testing.T) {
 		defer res.Body.Close()
 		body, err := io.ReadAll(res.Body)
 		require.NoError(t, err)
-		return res, string(body)
+		return &answer{StatusCode: res.StatusCode, Header: res.Header}, string(body)
 	}
 	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-	page := func(res *http.Response, body string) {
+	page := func(res *answer, body string) {
 		t.Helper()
 		require.Equal(t, http.StatusOK, res.StatusCode)
 		require.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"))
@@ -98,4 +98,10 @@ func TestServing(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.StatusCode, f)
 		require.False(t, strings.Contains(body, "http://") && strings.Contains(f, "vendor/preact-hooks"), "no remote import")
 	}
+}
+
+// answer is what a request got back, its body read and closed.
+type answer struct {
+	StatusCode int
+	Header     http.Header
 }
