@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/internal/auth"
 )
 
 // TestBrowserInvitation: an invitation's e-mail link, opened in another browser (no session there),
@@ -112,3 +114,28 @@ func TestBrowserMission(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestBrowserTwoFactor: signing in to an account with the second factor on asks for the code, then
+// lands in the workspace.
+func TestBrowserTwoFactor(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	a := s.register("tess@example.com")
+	var setup struct{ Secret string }
+	s.call("POST", "/auth/2fa/setup", a.Token, nil, &setup)
+	code, err := auth.TOTPCode(setup.Secret, time.Now())
+	require.NoError(t, err)
+	s.call("POST", "/auth/2fa/enable", a.Token, map[string]string{"password": a.Password, "code": code}, nil)
+	ctx := page(t)
+	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`#code`)))
+	// A wrong code is refused in words; the next time step's code is accepted (the one that enabled it
+	// cannot be used twice).
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), "000000"+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
+	next, err := auth.TOTPCode(setup.Secret, time.Now().Add(30*time.Second))
+	require.NoError(t, err)
+	eval[bool](t, ctx, `(document.querySelector("#code").value = "") === ""`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), next+kb.Enter))
+	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+a.Org+`/`+a.WS+`"`)
+}

@@ -69,7 +69,15 @@ export function fill(path, params) {
  * @param {{query?: Query, body?: any, form?: FormData, signal?: AbortSignal}} [opts]
  */
 async function request(method, path, params, opts = {}) {
-  let url = fill(path, params);
+  return (await send(method, fill(path, params), path, opts)).data;
+}
+
+/**
+ * @param {string} method @param {string} url the path, filled @param {string} path the template
+ * @param {{query?: Query, body?: any, form?: FormData, signal?: AbortSignal}} opts
+ * @returns {Promise<{data: any, res: Response}>}
+ */
+async function send(method, url, path, opts) {
   if (opts.query) {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(opts.query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
@@ -98,7 +106,35 @@ async function request(method, path, params, opts = {}) {
     const detail = data?.errors?.length ? ': ' + data.errors.map((/** @type {any} */ e) => e.message + (e.location ? ` (${e.location})` : '')).join('; ') : '';
     throw new ApiError(res.status, msg + detail, data);
   }
-  return data;
+  return { data, res };
+}
+
+/** The target of a Link header's rel="next", when it names a path of ours. @param {string|null} link */
+function nextLink(link) {
+  if (!link) return null;
+  for (const part of link.split(',')) {
+    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part);
+    if (m && m[1].startsWith('/') && !m[1].startsWith('//')) return m[1];
+  }
+  return null;
+}
+
+/**
+ * Every item of a paged list: the first page, then each page the Link header names (rel="next") until
+ * there is none.
+ * @template {PathWith<'get'>} P
+ * @param {P} path @param {PathParams} [params] @param {Query} [query] @param {AbortSignal} [signal]
+ * @returns {Promise<Reply<P, 'get'>>}
+ */
+export async function getAll(path, params, query, signal) {
+  let { data, res } = await send('GET', fill(path, params), path, { query, signal });
+  const all = Array.isArray(data) ? [...data] : data;
+  for (let next = nextLink(res.headers.get('Link')), pages = 1; next && Array.isArray(all) && pages < 1000; pages++) {
+    ({ data, res } = await send('GET', next, path, { signal }));
+    all.push(...data);
+    next = nextLink(res.headers.get('Link'));
+  }
+  return all;
 }
 
 /**

@@ -1,6 +1,6 @@
 // @ts-check
 // The app's entry: reads the session, then shows the screen the path names.
-import { html, render, useState, useEffect, ErrorMessage, Loading } from './ui.js';
+import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary } from './ui.js';
 import * as api from './api.js';
 import { useLocation, match, navigate, onLinkClick } from './router.js';
 import { session } from './session.js';
@@ -25,6 +25,10 @@ const workspaceRoutes = [
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
 ];
+
+function Root() {
+  return html`<${Boundary}><${App} /><//>`;
+}
 
 function App() {
   const { path, query } = useLocation();
@@ -64,7 +68,7 @@ function App() {
   }
   for (const [pattern, view] of workspaceRoutes) {
     const p = match(pattern, path);
-    if (p) return html`<${Shell} org=${p.org} ws=${p.ws}>${view(p, query)}<//>`;
+    if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;
   }
   return html`<${Shell}><h1>Page not found</h1><p>Nothing is at ${path}. <a href="/">Go to your workspace</a></p><//>`;
 }
@@ -74,4 +78,4 @@ function navigateLater(path) { queueMicrotask(() => navigate(path, { replace: tr
 
 document.addEventListener('click', onLinkClick);
 const root = document.getElementById('app');
-if (root) { root.textContent = ''; render(html`<${App} />`, root); }
+if (root) { root.textContent = ''; render(html`<${Root} />`, root); }

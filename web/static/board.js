@@ -18,9 +18,9 @@ export function Board({ org, ws, project, card }) {
     const [proj, columns, cards, labels, members] = await Promise.all([
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}', params, undefined, signal),
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns', params, undefined, signal),
-      api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards', params, undefined, signal),
-      api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/labels', params, undefined, signal),
-      api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/members', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/labels', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/members', params, undefined, signal),
     ]);
     performance.mark('board-data');
     return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };

@@ -117,7 +117,7 @@ function Checklist({ card, params, onChange }) {
 
 /** @param {{params: Record<string,string>}} props */
 function Comments({ params }) {
-  const list = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments', params, undefined, s), [params.cardId]);
+  const list = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments', params, undefined, s), [params.cardId]);
   const [run, busy, error] = useAction();
   return html`<section aria-labelledby="comments-title"><h3 id="comments-title">Comments</h3>
     <${ErrorMessage} error=${list.error} />
@@ -139,7 +139,7 @@ function Comments({ params }) {
 /** @param {{params: Record<string,string>}} props */
 function Attachments({ params }) {
   const path = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/attachments';
-  const list = useLoad((s) => api.get(path, params, undefined, s), [params.cardId]);
+  const list = useLoad((s) => api.getAll(path, params, undefined, s), [params.cardId]);
   const [run, busy, error] = useAction();
   return html`<section aria-labelledby="attachments-title"><h3 id="attachments-title">Attachments</h3>
     <${ErrorMessage} error=${list.error} />
@@ -176,7 +176,7 @@ function LinkedDocuments({ params, org, ws }) {
 /** @param {{org: string, ws: string, card: Card}} props */
 function StartMission({ org, ws, card }) {
   const params = { orgSlug: org, wsSlug: ws };
-  const agents = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agents', params, undefined, s), [org, ws]);
+  const agents = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/agents', params, undefined, s), [org, ws]);
   const [run, busy, error] = useAction();
   const usable = (agents.data || []).filter((a) => !a.mcpOnly);
   return html`<section aria-labelledby="mission-title"><h3 id="mission-title">Agents</h3>

@@ -14,7 +14,7 @@ const final = ['completed', 'failed'];
 export function Mission({ org, ws, mission }) {
   const params = { orgSlug: org, wsSlug: ws, missionId: mission };
   const m = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}', params, undefined, s), [org, ws, mission]);
-  const proposals = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/proposals', params, undefined, s), [org, ws, mission]);
+  const proposals = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/proposals', params, undefined, s), [org, ws, mission]);
   const [events, setEvents] = useState(/** @type {MissionEvent[]} */ ([]));
   const [status, setStatus] = useState('');
   const [conn, setConn] = useState(/** @type {'open'|'reconnecting'|'closed'} */ ('reconnecting'));

@@ -7,7 +7,7 @@ import { navigate } from './router.js';
 /** @param {{org: string, ws: string}} props */
 export function Projects({ org, ws }) {
   const params = { orgSlug: org, wsSlug: ws };
-  const projects = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects', params, undefined, s), [org, ws]);
+  const projects = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects', params, undefined, s), [org, ws]);
   const templates = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/templates', params, undefined, s), [org, ws]);
   const [run, busy, error] = useAction();
   const create = (/** @type {Event} */ e) => {

@@ -35,8 +35,8 @@ export const session = {
     await this.load();
   },
   async refreshPlaces() {
-    const orgs = await api.get('/organizations');
-    this.places = await Promise.all(orgs.map(async (o) => ({ ...o, workspaces: await api.get('/orgs/{orgSlug}/workspaces', { orgSlug: o.slug }) })));
+    const orgs = await api.getAll('/organizations');
+    this.places = await Promise.all(orgs.map(async (o) => ({ ...o, workspaces: await api.getAll('/orgs/{orgSlug}/workspaces', { orgSlug: o.slug }) })));
     changed();
   },
   async signOut() {

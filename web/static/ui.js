@@ -1,7 +1,7 @@
 // @ts-check
 // The view library (Preact with htm templates: no build step) and the pieces every screen shares.
 import { h, render } from './vendor/preact.js';
-import { useState, useEffect, useRef, useCallback, useMemo } from './vendor/preact-hooks.js';
+import { useState, useEffect, useRef, useCallback, useMemo, useErrorBoundary } from './vendor/preact-hooks.js';
 import htm from './vendor/htm.js';
 import { message } from './api.js';
 
@@ -16,6 +16,19 @@ export { h, render, useState, useEffect, useRef, useCallback, useMemo };
 export function ErrorMessage({ error }) {
   if (!error) return null;
   return html`<p class="error" role="alert">${message(error)}</p>`;
+}
+
+/**
+ * Shows what went wrong, in words, when a screen fails to render, instead of a blank page.
+ * @param {{children?: any}} props
+ */
+export function Boundary({ children }) {
+  const [error, reset] = useErrorBoundary();
+  if (error) {
+    return html`<div class="panel"><p class="error" role="alert">This screen failed: ${message(error)}</p>
+      <p><button onClick=${reset}>Try again</button> <a href="/">Go to your workspace</a></p></div>`;
+  }
+  return children;
 }
 
 /**

@@ -10,3 +10,4 @@ export function useRef<T = undefined>(): { current: T | undefined };
 export function useMemo<T>(factory: () => T, inputs: ReadonlyArray<unknown> | undefined): T;
 export function useCallback<T extends Function>(callback: T, inputs: ReadonlyArray<unknown>): T;
 export function useContext<T>(context: { _v?: T }): T;
+export function useErrorBoundary(callback?: (error: any) => void): [any, () => void];
