@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,7 +79,26 @@ func TestBrowserBoard(t *testing.T) {
 	require.Zero(t, imgs, "markup in markdown must stay text")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#checklist-new`), "Call them"+kb.Enter))
 	waitFor(t, ctx, "the checklist item", `document.querySelector(".checklist")?.textContent.includes("Call them")`)
+	// A new label on the card, a comment (markdown), an attachment uploaded and offered for download.
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#label-new`), "Urgent"+kb.Enter))
+	waitFor(t, ctx, "the label on the card", `document.querySelector(".column:nth-child(1) .card .label")?.textContent === "Urgent"`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#comment-new`), "Called them, **confirmed**"), chromedp.Click(chromedp.CSS(`#comment-new ~ button`)))
+	waitFor(t, ctx, "the comment", `document.querySelector(".comments strong")?.textContent === "confirmed"`)
+	file := filepath.Join(t.TempDir(), "quote.txt")
+	require.NoError(t, os.WriteFile(file, []byte("300 EUR"), 0o600))
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.CSS(`#attachment-file`), []string{file}), chromedp.Click(chromedp.CSS(`#attachment-file ~ button`)))
+	waitFor(t, ctx, "the attachment", `document.querySelector("a[download='quote.txt']") !== null`)
+	got := eval[string](t, ctx, `fetch(document.querySelector("a[download='quote.txt']").href).then(r => r.text())`)
+	require.Equal(t, "300 EUR", got)
 	shot(t, ctx, "card", 1440, 900)
+	// The counts on the board, and the filter by label.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.detail-head button`)))
+	waitFor(t, ctx, "the card's counts", `document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
+		document.querySelector(".column:nth-child(1) .card [aria-label='1 attachments']") !== null`)
+	do(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters label:first-child select`), eval[string](t, ctx,
+		`[...document.querySelectorAll(".filters label:first-child option")].find(o => o.textContent === "Urgent").value`)))
+	eval[bool](t, ctx, `document.querySelector(".filters label:first-child select").dispatchEvent(new Event("change", {bubbles: true}))`)
+	waitFor(t, ctx, "only the labelled card", `document.querySelectorAll(".card").length === 1`)
 }
 
 func jsString(s string) string {

@@ -70,7 +70,8 @@ func TestBrowserResetPassword(t *testing.T) {
 }
 
 // TestBrowserMission: a mission started on a card from its detail, watched live to the proposals, a
-// reload in the middle that loses no event, the proposals approved, and the mission completed.
+// reload in the middle that loses no event, the stream's connection lost and found again, the proposals
+// approved (the last event arriving on the new connection), and the mission completed.
 func TestBrowserMission(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -101,6 +102,9 @@ func TestBrowserMission(t *testing.T) {
 	waitFor(t, ctx, "the events after a reload", `document.querySelectorAll(".events li").length === `+itoa(steps)+` &&
 		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval"`)
 	shot(t, ctx, "mission", 1440, 900)
+	// A lost stream reconnects by itself: the server drops every connection, the page follows again.
+	s.srv.CloseClientConnections()
+	waitFor(t, ctx, "the stream to be live again", `document.querySelector(".status-line")?.textContent.includes("live")`)
 	n := eval[int](t, ctx, `document.querySelectorAll(".proposal").length`)
 	require.Positive(t, n)
 	for i := 0; i < n; i++ {

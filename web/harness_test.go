@@ -36,6 +36,7 @@ type server struct {
 	t   *testing.T
 	url string
 	b   *testfactory.Bundle
+	srv *httptest.Server
 }
 
 func startServer(t *testing.T) *server {
@@ -65,7 +66,7 @@ func startServer(t *testing.T) *server {
 		defer cancel()
 		_ = client.Stop(ctx)
 	})
-	return &server{t: t, url: srv.URL, b: b}
+	return &server{t: t, url: srv.URL, b: b, srv: srv}
 }
 
 // call makes an API request with a bearer token (empty: none) and decodes the answer into out (nil: none).

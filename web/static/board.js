@@ -122,7 +122,7 @@ export function Board({ org, ws, project, card }) {
       ${columns.length === 0 && html`<p class="muted">This project has no column yet.</p>`}
     </div>
     ${open && html`<${CardDetail} key=${open.id} card=${open} org=${org} ws=${ws} project=${project} columns=${columns} labels=${labels} members=${members}
-      onChange=${replaceCard} onClose=${() => navigate(base)} />`}
+      onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload} />`}
     ${card && !open && html`<p class="error" role="alert">That card is not on this board (archived or deleted).</p>`}
   </div>`;
 }

@@ -12,9 +12,10 @@ const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards
 
 /**
  * @param {{card: Card, org: string, ws: string, project: string, columns: api.Schemas['ColumnOut'][],
- *   labels: api.Schemas['LabelOut'][], members: api.Schemas['WorkspaceMemberOut'][], onChange: (c: Card) => void, onClose: () => void}} props
+ *   labels: api.Schemas['LabelOut'][], members: api.Schemas['WorkspaceMemberOut'][], onChange: (c: Card) => void, onClose: () => void,
+ *   onLabels: () => void}} props
  */
-export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose }) {
+export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels }) {
   const params = { orgSlug: org, wsSlug: ws, projectId: project, cardId: card.id };
   const [run, busy, error] = useAction();
   const [preview, setPreview] = useState(false);
@@ -24,6 +25,8 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     document.getElementById('card-dialog-title')?.focus();
     return () => removeEventListener('keydown', onKey);
   }, []);
+  // The card again, for its counts after a comment or an attachment.
+  const refresh = () => { api.get(cardPath, params).then(onChange, () => {}); };
   /** @param {api.Schemas['UpdateCardInputBody']} body */
   const update = (body) => run(async () => onChange(await api.patch(cardPath, params, body)));
   const save = (/** @type {Event} */ e) => {
@@ -64,17 +67,17 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
       </div>
     </form>
     ${!preview && card.description && html`<section aria-label="Description"><div class="markdown">${markdown(card.description)}</div></section>`}
-    <${Labels} card=${card} labels=${labels} params=${params} onChange=${onChange} />
+    <${Labels} card=${card} labels=${labels} params=${params} onChange=${onChange} onLabels=${onLabels} />
     <${Checklist} card=${card} params=${params} onChange=${onChange} />
     <${StartMission} org=${org} ws=${ws} card=${card} />
-    <${Comments} params=${params} />
-    <${Attachments} params=${params} />
+    <${Comments} params=${params} onAdded=${refresh} />
+    <${Attachments} params=${params} onAdded=${refresh} />
     <${LinkedDocuments} params=${params} org=${org} ws=${ws} />
   </aside>`;
 }
 
-/** @param {{card: Card, labels: api.Schemas['LabelOut'][], params: Record<string,string>, onChange: (c: Card) => void}} props */
-function Labels({ card, labels, params, onChange }) {
+/** @param {{card: Card, labels: api.Schemas['LabelOut'][], params: Record<string,string>, onChange: (c: Card) => void, onLabels: () => void}} props */
+function Labels({ card, labels, params, onChange, onLabels }) {
   const [run, busy, error] = useAction();
   const on = new Set(card.labels.map((l) => l.id));
   const toggle = (/** @type {string} */ id) => run(async () => {
@@ -85,9 +88,27 @@ function Labels({ card, labels, params, onChange }) {
     onChange(await api.get(cardPath, params));
   });
   return html`<section aria-labelledby="labels-title"><h3 id="labels-title">Labels</h3>
-    ${labels.length === 0 ? html`<p class="muted">This project has no labels.</p>` : html`<div class="chips">
+    ${labels.length === 0 ? html`<p class="muted">This project has no labels yet.</p>` : html`<div class="chips">
       ${labels.map((l) => html`<label class="chip"><input type="checkbox" checked=${on.has(l.id)} disabled=${busy} onChange=${() => toggle(l.id)} />
         <span class="label" style=${{ '--label': l.color }}>${l.name}</span></label>`)}</div>`}
+    <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
+      const f = /** @type {HTMLFormElement} */ (e.currentTarget);
+      const v = formValues(e);
+      if (!v.name.trim()) return;
+      run(async () => {
+        const l = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/labels', params, { name: v.name.trim(), color: v.color });
+        await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/labels/{labelId}', { ...params, labelId: l.id });
+        f.reset();
+        onLabels();
+        onChange(await api.get(cardPath, params));
+      });
+    }}>
+      <label for="label-new" class="visually-hidden">New label</label>
+      <input id="label-new" name="name" placeholder="New label" maxlength="50" />
+      <label for="label-color" class="visually-hidden">Its colour</label>
+      <input id="label-color" name="color" type="color" defaultValue="#1f5fbf" />
+      <button type="submit" disabled=${busy}>Add</button>
+    </form>
     <${ErrorMessage} error=${error} />
   </section>`;
 }
@@ -115,8 +136,8 @@ function Checklist({ card, params, onChange }) {
   </section>`;
 }
 
-/** @param {{params: Record<string,string>}} props */
-function Comments({ params }) {
+/** @param {{params: Record<string,string>, onAdded: () => void}} props */
+function Comments({ params, onAdded }) {
   const list = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments', params, undefined, s), [params.cardId]);
   const [run, busy, error] = useAction();
   return html`<section aria-labelledby="comments-title"><h3 id="comments-title">Comments</h3>
@@ -126,7 +147,7 @@ function Comments({ params }) {
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
       const v = formValues(e);
       if (!v.content.trim()) return;
-      run(async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments', params, { content: v.content }); f.reset(); list.reload(); });
+      run(async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments', params, { content: v.content }); f.reset(); list.reload(); onAdded(); });
     }}>
       <label for="comment-new">Add a comment</label>
       <textarea id="comment-new" name="content" rows="3" maxlength="10000"></textarea>
@@ -136,8 +157,8 @@ function Comments({ params }) {
   </section>`;
 }
 
-/** @param {{params: Record<string,string>}} props */
-function Attachments({ params }) {
+/** @param {{params: Record<string,string>, onAdded: () => void}} props */
+function Attachments({ params, onAdded }) {
   const path = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/attachments';
   const list = useLoad((s) => api.getAll(path, params, undefined, s), [params.cardId]);
   const [run, busy, error] = useAction();
@@ -153,7 +174,7 @@ function Attachments({ params }) {
       if (!file) return;
       const form = new FormData();
       form.append('file', file);
-      run(async () => { await api.upload(path, params, form); f.reset(); list.reload(); });
+      run(async () => { await api.upload(path, params, form); f.reset(); list.reload(); onAdded(); });
     }}>
       <label for="attachment-file">Upload a file (at most 10 MB)</label>
       <input id="attachment-file" name="file" type="file" />
