@@ -143,3 +143,42 @@ func TestBrowserTwoFactor(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), next+kb.Enter))
 	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+a.Org+`/`+a.WS+`"`)
 }
+
+// TestBrowserDocumentsAndSearch: a document written in markdown, submitted and approved; search finds it
+// with the matched word highlighted (as a <mark> element, the snippet's other text as text); the
+// pilotage dashboard and the notifications open.
+func TestBrowserDocumentsAndSearch(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	a := s.register("dora@example.com")
+	ctx := page(t)
+	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
+	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
+	base := s.url + "/w/" + a.Org + "/" + a.WS
+	do(t, ctx, chromedp.Navigate(base+"/docs"), chromedp.WaitVisible(chromedp.CSS(`#doc-title`)),
+		chromedp.SendKeys(chromedp.CSS(`#doc-title`), "Onboarding guide"+kb.Enter))
+	waitFor(t, ctx, "the new document", `document.querySelector("#doc-h")?.textContent === "Onboarding guide"`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button`)), chromedp.WaitVisible(chromedp.CSS(`#doc-edit-content`)),
+		chromedp.SendKeys(chromedp.CSS(`#doc-edit-content`), "# Welcome\n\nRead the <b>handbook</b> and the [wiki](javascript:alert(1)) first."),
+		chromedp.Click(chromedp.CSS(`.document form button[type=submit]`)))
+	waitFor(t, ctx, "the rendered document", `document.querySelector(".document .markdown h3")?.textContent === "Welcome"`)
+	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".document .markdown b, .document .markdown a").length`),
+		"HTML stays text and a javascript: link is no link")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button.secondary`)))
+	waitFor(t, ctx, "pending review", `document.querySelector(".document .status")?.textContent === "pending review"`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button:not(.secondary):nth-of-type(2)`)))
+	waitFor(t, ctx, "approved", `document.querySelector(".document .status")?.textContent === "approved"`)
+	shot(t, ctx, "documents", 1440, 900)
+
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#top-search`), "handbook"+kb.Enter))
+	waitFor(t, ctx, "the search result", `document.querySelector(".results mark")?.textContent.toLowerCase() === "handbook"`)
+	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".results b").length`), "the snippet's escaped HTML stays text")
+	shot(t, ctx, "search", 1440, 900)
+
+	do(t, ctx, chromedp.Navigate(base+"/pilotage"))
+	waitFor(t, ctx, "the dashboard", `document.body.textContent.includes("Proposed actions") && document.body.textContent.includes("Cycle")`)
+	shot(t, ctx, "pilotage", 1440, 900)
+	do(t, ctx, chromedp.Navigate(base+"/inbox"))
+	waitFor(t, ctx, "the notifications", `document.querySelector("h1")?.textContent === "Notifications" && !document.querySelector("[role=status]")`)
+}
