@@ -110,6 +110,9 @@ function DocumentView({ org, ws, id, onChange }) {
   </article>`;
 }
 
+/** A camelCase key in words: inProgress → in progress. @param {string} k */
+const words = (k) => k.replace(/([A-Z])/g, ' $1').toLowerCase();
+
 /** @param {{org: string, ws: string}} props */
 export function Pilotage({ org, ws }) {
   const params = { orgSlug: org, wsSlug: ws };
@@ -125,11 +128,14 @@ export function Pilotage({ org, ws }) {
   return html`<h1>Pilotage</h1>
     <${ErrorMessage} error=${dash.error} />
     ${d && html`<p class="muted">Cycle ${d.cycle}, since ${formatTime(d.cycleStartsAt)}</p>
-      <dl class="counts">${Object.entries(d.counts || {}).map(([k, v]) => html`<div><dt>${k.replace(/([A-Z])/g, ' $1').toLowerCase()}</dt><dd>${String(v)}</dd></div>`)}</dl>
+      ${[['Missions', d.counts.missions], ['To-dos', d.counts.todos], ['Actions', d.counts.actions]].map(([title, group]) => html`<section aria-label=${title}>
+        <h2>${title}</h2>
+        <dl class="counts">${Object.entries(group || {}).map(([k, v]) => html`<div><dt>${words(k)}</dt><dd>${String(v)}</dd></div>`)}</dl>
+      </section>`)}
       <section aria-labelledby="todos-h"><h2 id="todos-h">Open to-dos</h2>
-        ${(d.openTodos || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.openTodos.map((t) => html`<li>${/** @type {any} */ (t).title}</li>`)}</ul>`}</section>
+        ${(d.openTodos || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.openTodos.map((t) => html`<li>${t.label}${t.dueDate ? html` <span class="muted">due ${formatTime(t.dueDate)}</span>` : ''}</li>`)}</ul>`}</section>
       <section aria-labelledby="dec-h"><h2 id="dec-h">Decisions</h2>
-        ${(d.decisions || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.decisions.map((t) => html`<li>${/** @type {any} */ (t).title}</li>`)}</ul>`}</section>`}
+        ${(d.decisions || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.decisions.map((t) => html`<li>${t.title}</li>`)}</ul>`}</section>`}
     <section aria-labelledby="actions-h"><h2 id="actions-h">Proposed actions</h2>
       <${ErrorMessage} error=${actions.error || error} />
       ${actions.data?.length === 0 && html`<p class="muted">No action waits for a review.</p>`}
