@@ -186,7 +186,7 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
 function CardTile({ card: c, names, base, onKey }) {
   const done = c.checklist.filter((i) => i.done).length;
   const overdue = c.dueDate && new Date(c.dueDate) < new Date();
-  return html`<li class="card" draggable="true" tabindex="0" data-card-id=${c.id} aria-describedby="move-hint" aria-label=${c.title}
+  return html`<li class="card" draggable="true" tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
     onKeyDown=${onKey}
     onDragStart=${(/** @type {DragEvent} */ e) => { e.dataTransfer?.setData('text/plain', c.id); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; /** @type {HTMLElement} */ (e.currentTarget).classList.add('dragging'); }}
     onDragEnd=${(/** @type {DragEvent} */ e) => /** @type {HTMLElement} */ (e.currentTarget).classList.remove('dragging')}>

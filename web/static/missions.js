@@ -71,7 +71,7 @@ function ProposalItem({ p, org, ws, onDecided, showMission }) {
   const [run, busy, error] = useAction();
   const params = { orgSlug: org, wsSlug: ws, proposalId: p.id };
   return html`<li class="proposal" data-proposal-id=${p.id}>
-    <p><strong>${p.tool.replace(/_/g, ' ')}</strong> <span class=${'status ' + p.status}>${p.status}</span></p>
+    <p><strong>${p.tool.replace(/_/g, ' ')}</strong> · <span class=${'status ' + p.status}>${p.status}</span></p>
     ${p.explanation && html`<p>${p.explanation}</p>`}
     <details><summary>Arguments</summary><pre>${JSON.stringify(p.args, null, 2)}</pre></details>
     ${showMission && html`<p><a href=${`/w/${org}/${ws}/missions/${p.missionId}`}>Open the mission</a></p>`}
