@@ -30,7 +30,8 @@ export function Board({ org, ws, project, card }) {
   const focusAfter = useRef('');
   const reload = data.reload;
 
-  useEffect(() => watchWorkspace(org, ws, (ev) => { if (!ev || ev.projectId === project) reload(); }), [org, ws, project]);
+  // Read again when the workspace may have changed: on focus, or for the feed's events of this project.
+  useEffect(() => watchWorkspace(org, ws, (evs) => { if (!evs || evs.some((e) => e.projectId === project)) reload(); }), [org, ws, project]);
   useEffect(() => {
     if (!data.data) return;
     // Interactive once this render is on screen: the next frame.

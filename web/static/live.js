@@ -55,16 +55,40 @@ export function follow(url, types, onEvent, onState = () => {}) {
 }
 
 /**
- * Keeps a workspace's screen current: onChange runs when something in the workspace may have changed.
- * Today that is when the window regains focus or the tab becomes visible again. This is the one place
- * the workspace's event feed (GET …/workspaces/{wsSlug}/events, activity events such as card_moved)
- * plugs in: follow() it here and call onChange(event) for each event.
- * @param {string} org @param {string} ws
- * @param {(event?: {type: string, projectId?: string, cardId?: string}) => void} onChange
+ * The activity types of the workspace's event feed (GET …/workspaces/{wsSlug}/events): each is an
+ * event name of the stream, so EventSource needs them named.
+ */
+const feedTypes = ['card_created', 'card_updated', 'card_moved', 'card_archived', 'card_deleted', 'card_assigned',
+  'comment_added', 'comment_deleted', 'member_added', 'member_removed', 'project_created', 'project_updated',
+  'project_deleted', 'document_created', 'document_updated', 'document_submitted', 'document_reviewed',
+  'mission_status_changed', 'pipeline_run_finished', 'pilotage_record_created', 'pilotage_record_updated',
+  'pilotage_record_deleted', 'pilotage_action_proposed', 'pilotage_action_reviewed', 'pilotage_action_applied',
+  'due_date_reached'];
+
+/** @typedef {{id?: string, type: string, workspaceId?: string, projectId?: string|null, cardId?: string|null}} FeedEvent */
+/** @typedef {(events?: FeedEvent[]) => void} OnChange */
+
+/** One feed connection per workspace, shared by the screens that watch it. */
+const watched = new Map();
+
+/**
+ * Keeps a workspace's screen current: onChange runs when something in the workspace may have changed,
+ * with the feed's events when it has them (several close together come in one call), or with none.
+ * That is when the window regains focus or the tab becomes visible again, and for each event of the
+ * workspace's event feed, which one EventSource per workspace follows (reconnecting by itself; a
+ * `reload` event, a cursor too old, means reading everything again). A server without the feed answers
+ * 404: the focus refresh alone then.
+ * @param {string} org @param {string} ws @param {OnChange} onChange
  * @returns {() => void} stops watching
  */
 export function watchWorkspace(org, ws, onChange) {
-  void org; void ws;
+  const key = org + '/' + ws;
+  let w = watched.get(key);
+  if (!w) {
+    w = openFeed(org, ws);
+    watched.set(key, w);
+  }
+  w.subs.add(onChange);
   const onFocus = () => onChange();
   const onVisible = () => { if (document.visibilityState === 'visible') onChange(); };
   addEventListener('focus', onFocus);
@@ -72,5 +96,42 @@ export function watchWorkspace(org, ws, onChange) {
   return () => {
     removeEventListener('focus', onFocus);
     document.removeEventListener('visibilitychange', onVisible);
+    w.subs.delete(onChange);
+    if (w.subs.size === 0) {
+      w.stop();
+      watched.delete(key);
+    }
   };
+}
+
+/** @param {string} org @param {string} ws */
+function openFeed(org, ws) {
+  /** @type {{subs: Set<OnChange>, stop: () => void}} */
+  const w = { subs: new Set(), stop: () => {} };
+  /** @type {FeedEvent[]} */
+  let pending = [];
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  const flush = () => { const evs = pending; pending = []; w.subs.forEach((f) => f(evs)); };
+  const url = `/orgs/${encodeURIComponent(org)}/workspaces/${encodeURIComponent(ws)}/events`;
+  const open = () => {
+    let opened = false;
+    const stop = follow(url, [...feedTypes, 'reload'], (type, data) => {
+      if (type === 'reload') {
+        w.subs.forEach((f) => f());
+        setTimeout(open, 0);
+        return true;
+      }
+      pending.push(/** @type {FeedEvent} */ (data));
+      clearTimeout(timer);
+      timer = setTimeout(flush, 150);
+      return false;
+    }, (state) => {
+      if (state === 'open') opened = true;
+      else if (state === 'reconnecting' && !opened) stop();
+    });
+    w.stop = () => { clearTimeout(timer); stop(); };
+  };
+  open();
+  return w;
 }
