@@ -25,6 +25,15 @@ func cpProjectIn(e *testEnv, u user, ws, name string) (string, string) {
 	return prj, decode[[]ColumnOut](e.t, cols)[0].ID
 }
 
+// cpFollow makes a second user a member of u's workspace and of the project prj, so that the project's
+// changes notify someone besides u.
+func cpFollow(e *testEnv, u user, prj string) {
+	e.t.Helper()
+	follower := e.register("follower@example.com")
+	e.join(u, follower, u.OrgSlug, u.WsSlug, "member")
+	requireStatus(e.t, e.do("POST", prj+"/members", u.Token, map[string]any{"email": follower.Email}), http.StatusCreated)
+}
+
 // cpCard creates a card and answers its id and path.
 func cpCard(e *testEnv, u user, prj, col, title string) (string, string) {
 	e.t.Helper()
@@ -86,6 +95,7 @@ func TestCardPartsChecklist(t *testing.T) {
 	e := setup(t)
 	u := e.register("ann@example.com")
 	prj, cols := e.project(u, "Launch")
+	cpFollow(e, u, prj) // someone besides u hears of the card's changes: each enqueues its notification job
 	cardID, card := cpCard(e, u, prj, cols[0], "Ship it")
 	before := decode[CardOut](t, e.do("GET", card, u.Token, nil)).UpdatedAt
 
@@ -269,6 +279,7 @@ func TestCardPartsLabels(t *testing.T) {
 	e := setup(t)
 	u := e.register("ann@example.com")
 	prj, cols := e.project(u, "Launch")
+	cpFollow(e, u, prj) // someone besides u hears of the card's changes: each enqueues its notification job
 	cardID, card := cpCard(e, u, prj, cols[0], "A")
 	otherCardID, otherCard := cpCard(e, u, prj, cols[0], "B")
 
@@ -417,6 +428,7 @@ func TestCardPartsCustomFields(t *testing.T) {
 	e := setup(t)
 	u := e.register("ann@example.com")
 	prj, cols := e.project(u, "Launch")
+	cpFollow(e, u, prj) // someone besides u hears of the card's changes: each enqueues its notification job
 	cardID, card := cpCard(e, u, prj, cols[0], "A")
 	card2ID, card2 := cpCard(e, u, prj, cols[0], "B")
 

@@ -339,11 +339,16 @@ func (e *testEnv) count(sql string, args ...any) int {
 }
 
 // notifyJobs asserts with rivertest that River holds exactly one notify_activity job, on the default
-// queue, for each recorded activity, and answers the activity each job names, oldest job first.
+// queue, for each recorded activity someone other than its actor would hear of (a member of its
+// project, when its project's members are notified, or one of its recipients), and answers the activity
+// each job names, oldest job first.
 func (e *testEnv) notifyJobs() []string {
 	e.t.Helper()
 	ctx := context.Background()
-	rows, err := e.pool.Query(ctx, `SELECT id::text FROM activities`)
+	rows, err := e.pool.Query(ctx, `SELECT a.id::text FROM activities a
+		WHERE (a.notify_members AND EXISTS (SELECT 1 FROM project_members pm
+		                                    WHERE pm.project_id = a.project_id AND pm.user_id IS DISTINCT FROM a.actor_id))
+		   OR EXISTS (SELECT 1 FROM unnest(a.recipients) r WHERE r IS DISTINCT FROM a.actor_id)`)
 	require.NoError(e.t, err)
 	acts, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(e.t, err)

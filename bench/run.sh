@@ -4,8 +4,9 @@
 # the API, then measures:
 #   pgbench: one-row INSERT transactions into a card-shaped table (32 connections), the floor a card
 #   create is compared with;
-#   card create (32 connections), printed also as a share of pgbench's tps, followed by the create's
-#   statements by total time (pg_stat_statements, reset after seeding);
+#   card create (32 connections) in a project with one member and in one with two (there each create
+#   also enqueues its notification job), each printed also as a share of pgbench's tps, with its CPU per
+#   create and its statements by total time (pg_stat_statements, reset before each);
 #   list a 50-card project, list a 1,000-card project (latency), GET /auth/me (8 and 32 connections).
 # Each measured run follows an unmeasured warm-up of the same load (WARMUP, default 3s).
 # Figures are printed; nothing here fails on a slow machine.
@@ -25,6 +26,14 @@ dir=".data/bench-$$"
 bench_start "$dir" --stat-statements
 export PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret LOG_LEVEL=warn
 export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
+# PROFILE=1: the api serves its profiler on PORT+1, and each create profile's CPU profile is saved to
+# .data/bench-create-cpu.pprof and .data/bench-create-team-cpu.pprof, its top functions printed after
+# its statements.
+if curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz"; then
+  echo "port $PORT already answers: another api is running there (stop it, or set BENCH_PORT)" >&2
+  exit 1
+fi
+if [ "${PROFILE:-}" = 1 ]; then export PPROF_ADDR=127.0.0.1:$((PORT + 1)); fi
 PORT=$PORT bin/pilot api >"$dir/api.log" 2>&1 &
 BENCH_PIDS+=($!)
 API_PID=$!
@@ -46,6 +55,13 @@ seed() { # project, count
 P50=$(mkproject "fifty"); seed "$P50" 50 >/dev/null
 P1K=$(mkproject "thousand"); seed "$P1K" 1000 >/dev/null
 PC=$(mkproject "creates"); COL=$(curl -sf "$WS/projects/$PC/columns" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].id')
+# A project with a second member, who hears of every create: each create there also enqueues its
+# notification job (in the one-member project above nobody but the creator would hear of it, so none is).
+PT=$(mkproject "team creates"); COLT=$(curl -sf "$WS/projects/$PT/columns" -H "Authorization: Bearer $TOKEN" | jq -r '.[0].id')
+TEAMMATE=$(curl -sf -XPOST "$B/auth/register" -H "$J" -d '{"email":"teammate@example.com","password":"bench-password","name":"Teammate"}' | jq -r .access_token)
+INVITE=$(curl -sf -XPOST "$WS/members/invite" -H "$J" -H "Authorization: Bearer $TOKEN" -d '{"email":"teammate@example.com","role":"member"}' | jq -r .token)
+curl -sf -o /dev/null -XPOST "$B/invitations/$INVITE/accept" -H "Authorization: Bearer $TEAMMATE"
+curl -sf -o /dev/null -XPOST "$WS/projects/$PT/members" -H "$J" -H "Authorization: Bearer $TOKEN" -d '{"email":"teammate@example.com"}'
 
 # The floor for a create: pgbench on the same cluster and durability (its default synchronous_commit),
 # one transaction per row into a table shaped like a small card row, in a database of its own.
@@ -86,13 +102,13 @@ pgb "$WARMUP" >/dev/null
 PGB_TPS=$(pgb "$DURATION" | tee "$dir/pgbench.out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p')
 grep -E "^(latency average|tps)" "$dir/pgbench.out"
 
-# pg_stat_statements from here on counts the creates only (the seeding and pgbench are left out).
-# STATEMENTS_TRACK=all also lists the statements run inside functions, triggers and foreign-key checks
-# (their time is then counted both there and in the statement that ran them).
+# pg_stat_statements counts each create profile's statements only (reset before each; the seeding and
+# pgbench are left out). STATEMENTS_TRACK=all also lists the statements run inside functions, triggers
+# and foreign-key checks (their time is then counted both there and in the statement that ran them).
 if [ "${STATEMENTS_TRACK:-top}" != top ]; then
   "$PSQL" "$DATABASE_URL" -q -c "ALTER SYSTEM SET pg_stat_statements.track = '$STATEMENTS_TRACK'" -c "SELECT pg_reload_conf()" >/dev/null
 fi
-"$PSQL" "$DATABASE_URL" -qc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
+"$PSQL" "$DATABASE_URL" -qc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 # CPU over the creates (warm-up and measured run), split into the api, PostgreSQL and the rest (wrk).
 postmaster=$(head -n 1 "$(cat "$dir/pgdir" 2>/dev/null || echo "$dir")/data/postmaster.pid")
 ticks() { # utime+stime of the given pids; the first one's also counts its children that have exited
@@ -113,23 +129,40 @@ cpu() { # api, PostgreSQL (postmaster first), all cores
   mapfile -t kids < <(pgrep -P "$postmaster")
   echo "$(ticks "$API_PID") $(ticks "$postmaster" "${kids[@]}") $(busy)"
 }
-read -r api0 pg0 all0 <<<"$(cpu)"
-run "card create (POST …/columns/:id/cards)" -s "$dir/create.lua" "$WS/projects/$PC/columns/$COL/cards" | tee "$dir/create.out"
-read -r api1 pg1 all1 <<<"$(cpu)"
-CREATES=$(sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p' "$dir/create.out")
-awk -v c="$CREATES" -v p="$PGB_TPS" 'BEGIN { printf "creates / pgbench INSERT = %.0f%% (%.0f / %.0f per second)\n", 100 * c / p, c, p }'
-NCARDS=$("$PSQL" "$DATABASE_URL" -tAc "SELECT calls FROM pg_stat_statements WHERE query LIKE '%name: CardInsert %'")
-awk -v n="$NCARDS" -v hz="$(getconf CLK_TCK)" -v a=$((api1 - api0)) -v g=$((pg1 - pg0)) -v t=$((all1 - all0)) \
-  'BEGIN { u = 1e6 / hz / n; printf "CPU per create: api %.0f µs, PostgreSQL %.0f µs, rest (wrk, other) %.0f µs (%d creates)\n", a * u, g * u, (t - a - g) * u, n }'
-echo; echo "== the creates' statements by total time (pg_stat_statements, warm-up and measured run)"
-"$PSQL" "$DATABASE_URL" -P pager=off -P footer=off -c "
-  SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
-         round((100 * total_exec_time / sum(total_exec_time) OVER ())::numeric, 1) AS \"share_%\",
-         left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS statement
-  FROM pg_stat_statements
-  WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND query NOT LIKE '%pg_stat_statements%'
-  ORDER BY total_exec_time DESC LIMIT 15"
+# creates LABEL PROJECT COLUMN [PROFILE_FILE]: the create load on a column, its rate beside pgbench's, its CPU
+# per create and its statements by total time.
+creates() {
+  local label=$1 prj=$2 col=$3 prof=${4:-} api0 pg0 all0 api1 pg1 all1 rate n prof_pid=""
+  "$PSQL" "$DATABASE_URL" -qc "SELECT pg_stat_statements_reset()" >/dev/null
+  read -r api0 pg0 all0 <<<"$(cpu)"
+  if [ -n "$prof" ] && [ -n "${PPROF_ADDR:-}" ]; then
+    curl -sf -o "$prof" "http://$PPROF_ADDR/debug/pprof/profile?seconds=$(($(secs "$WARMUP") + $(secs "$DURATION")))" &
+    prof_pid=$!
+  fi
+  run "$label" -s "$dir/create.lua" "$WS/projects/$prj/columns/$col/cards" | tee "$dir/create.out"
+  read -r api1 pg1 all1 <<<"$(cpu)"
+  rate=$(sed -nE 's/^Requests\/sec: *([0-9.]+).*/\1/p' "$dir/create.out")
+  awk -v c="$rate" -v p="$PGB_TPS" 'BEGIN { printf "creates / pgbench INSERT = %.0f%% (%.0f / %.0f per second)\n", 100 * c / p, c, p }'
+  n=$("$PSQL" "$DATABASE_URL" -tAc "SELECT calls FROM pg_stat_statements WHERE query LIKE '%name: CardInsert %'")
+  awk -v n="$n" -v hz="$(getconf CLK_TCK)" -v a=$((api1 - api0)) -v g=$((pg1 - pg0)) -v t=$((all1 - all0)) \
+    'BEGIN { u = 1e6 / hz / n; printf "CPU per create: api %.0f µs, PostgreSQL %.0f µs, rest (wrk, other) %.0f µs (%d creates)\n", a * u, g * u, (t - a - g) * u, n }'
+  echo; echo "-- the creates' statements by total time (pg_stat_statements, warm-up and measured run)"
+  "$PSQL" "$DATABASE_URL" -P pager=off -P footer=off -c "
+    SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+           round((100 * total_exec_time / sum(total_exec_time) OVER ())::numeric, 1) AS \"share_%\",
+           left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS statement
+    FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND query NOT LIKE '%pg_stat_statements%'
+    ORDER BY total_exec_time DESC LIMIT 15"
+  if [ -n "$prof_pid" ]; then
+    wait "$prof_pid" || true
+    echo; echo "-- the api's CPU profile of these creates ($prof; go tool pprof -top)"
+    go tool pprof -top -nodecount=30 bin/pilot "$prof" 2>/dev/null | sed -n '4,40p'
+  fi
+}
+creates "card create (POST …/columns/:id/cards), a project with one member" "$PC" "$COL" .data/bench-create-cpu.pprof
+creates "card create, a project with two members (each create enqueues its notification job)" "$PT" "$COLT" .data/bench-create-team-cpu.pprof
 echo "cards created in the column: $(curl -sf "$WS/projects/$PC/cards" -H "Authorization: Bearer $TOKEN" | jq length)"
 run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"

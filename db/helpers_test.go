@@ -39,6 +39,20 @@ func (b *testBundle) newCard(title string) db.NewCard {
 	return db.NewCard{WorkspaceID: b.owner.Workspace.ID, ProjectID: b.project.ID, ColumnID: b.project.Columns[0], ActorID: b.owner.User.ID, Title: title}
 }
 
+// addFollower makes a second member of the workspace a member of the bundle's project, so that its
+// activity notifies someone besides the actor, and removes the jobs joining them enqueued (the tests
+// that call it look at what a later write enqueues).
+func (b *testBundle) addFollower(t *testing.T) identity.Registration {
+	t.Helper()
+	ctx := context.Background()
+	follower, _ := testfactory.Member(t, b.Store, b.owner, nil)
+	_, err := b.Pool.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2)`, b.project.ID, follower.User.ID)
+	require.NoError(t, err)
+	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
+	require.NoError(t, err)
+	return follower
+}
+
 // requireNoJobs asserts through River that no job of any kind, in any state, exists.
 func (b *testBundle) requireNoJobs(t *testing.T) {
 	t.Helper()

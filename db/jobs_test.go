@@ -14,6 +14,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -24,7 +25,9 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	// A rule listens to task_created: a card create enqueues an automation job besides its notification.
+	// A rule listens to task_created: a card create enqueues an automation job besides its notification
+	// (the project has a second member, who hears of it).
+	b.addFollower(t)
 	_, err := automation.New(b.Store).CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
 		Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
 	require.NoError(t, err)
@@ -65,6 +68,7 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
+	b.addFollower(t)
 
 	refused := b.newCard("x")
 	refused.AssigneeID = new("00000000-0000-0000-0000-000000000000")
@@ -84,6 +88,39 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 	b.requireNoJobs(t)
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM activities`))
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
+}
+
+// A change nobody but its actor would hear of enqueues no notification job: a card created in a project
+// whose only member is its creator, or assigned to the creator. A second member of the project, or an
+// assignee who is not the actor, is notified.
+func TestNotificationJobOnlyWhenSomeoneHears(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	notifyJobs := func() int { return len(b.Jobs(t, jobs.NotifyActivityArgs{}.Kind())) }
+
+	_, err := b.Store.CreateCard(ctx, b.newCard("Alone"))
+	require.NoError(t, err)
+	self := b.newCard("Mine")
+	self.AssigneeID = &b.owner.User.ID
+	_, err = b.Store.CreateCard(ctx, self)
+	require.NoError(t, err)
+	require.Equal(t, 0, notifyJobs())
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM activities`)) // recorded all the same
+
+	other, _ := testfactory.Member(t, b.Store, b.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("assignee@example.com")})
+	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
+	require.NoError(t, err)
+	theirs := b.newCard("Theirs")
+	theirs.AssigneeID = &other.User.ID // a recipient, not a project member
+	_, err = b.Store.CreateCard(ctx, theirs)
+	require.NoError(t, err)
+	require.Equal(t, 1, notifyJobs())
+
+	b.addFollower(t)
+	_, err = b.Store.CreateCard(ctx, b.newCard("Followed"))
+	require.NoError(t, err)
+	require.Equal(t, 1, notifyJobs())
 }
 
 // An invitation and its e-mail job commit together or not at all.

@@ -271,6 +271,9 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	if err := serveMetrics(ctx, cfg, logger, metrics, nil); err != nil {
 		return err
 	}
+	if err := servePprof(ctx, cfg.PprofAddr, logger); err != nil {
+		return err
+	}
 	// Insert-only River client: no queues, never started.
 	// Its FetchCooldown spaces the insert notifications it sends per queue. Its middleware put the
 	// request id and trace context into each job's metadata.
@@ -374,6 +377,9 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	// flight then is answered 503).
 	jobsRunning := &jobClientState{}
 	if err := serveMetrics(ctx, cfg, logger, metrics, telemetry.Probes(logger, workerChecks(store, jobsRunning)...)); err != nil {
+		return err
+	}
+	if err := servePprof(ctx, cfg.PprofAddr, logger); err != nil {
 		return err
 	}
 	// Started on a context the signal does not cancel: cancelling Start's context is River's hard stop,

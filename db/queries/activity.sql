@@ -1,6 +1,7 @@
 -- name: ActivitiesRecord :many
 -- ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
--- automation rule listens to, as 'project/trigger' keys (migration 00011). Empty project, workspace, card,
+-- automation rule listens to, as 'project/trigger' keys, and which activities someone other than their
+-- actor would hear of, as 'notify/<activity id>' keys (migration 00027). Empty project, workspace, card,
 -- document and actor ids stand for none.
 SELECT record_activities::text FROM record_activities(@ids::uuid[], @project_ids::text[], @workspace_ids::text[],
     @card_ids::text[], @document_ids::text[], @actor_ids::text[], @types::text[], @metas::jsonb[], @recipients::jsonb[],

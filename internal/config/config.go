@@ -89,6 +89,10 @@ type Config struct {
 	// e.g. ":9090" or "127.0.0.1:9090"; empty: no metrics served). It is a listener of its own, apart
 	// from the API's PORT, so that it can stay private.
 	MetricsAddr string
+	// PprofAddr is the listen address of Go's profiler endpoints, /debug/pprof/ (PPROF_ADDR, e.g.
+	// "127.0.0.1:6060"; empty: none). Off by default: profiles show code and memory, so it belongs on
+	// loopback or a private network.
+	PprofAddr string
 	// OTLPEndpoint is the OpenTelemetry collector's OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT,
 	// e.g. http://otel-collector:4318; empty: no traces). Spans go to its /v1/traces.
 	OTLPEndpoint string
@@ -212,6 +216,7 @@ func (r *envReader) readStrings() *Config {
 		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
 		S3PathStyle:       get("S3_PATH_STYLE", "false") == "true",
 		MetricsAddr:       strings.TrimSpace(get("METRICS_ADDR", "")),
+		PprofAddr:         strings.TrimSpace(get("PPROF_ADDR", "")),
 		OTLPEndpoint:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
 		OTLPProtocol:      strings.TrimSpace(get("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")),
 		LLM: LLM{
@@ -440,6 +445,11 @@ func (c *Config) validateObservability() []error {
 			errs = append(errs, fmt.Errorf("METRICS_ADDR must not use PORT (%d): metrics have a listener of their own", c.Port))
 		}
 	}
+	if c.PprofAddr != "" {
+		if _, port, err := net.SplitHostPort(c.PprofAddr); err != nil || !validPort(port) {
+			errs = append(errs, fmt.Errorf("PPROF_ADDR must be a listen address like 127.0.0.1:6060, got %q", c.PprofAddr))
+		}
+	}
 	if c.OTLPEndpoint != "" {
 		u, err := url.Parse(c.OTLPEndpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -471,4 +481,10 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("invalid duration %q", s)
 	}
 	return d, nil
+}
+
+// validPort reports whether port is a TCP port number, 1 to 65535.
+func validPort(port string) bool {
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -59,9 +59,10 @@ type Activity struct {
 	Quiet bool
 }
 
-// RecordActivities stores activities and enqueues their notification fan-out (and the automation
-// jobs they cause) through River, in the caller's transaction: if the change rolls back, nobody is
-// notified, and when it commits River's insert notification wakes a worker.
+// RecordActivities stores activities and enqueues their notification fan-out (when someone other than
+// the actor would hear of them) and the automation jobs they cause through River, in the caller's
+// transaction: if the change rolls back, nobody is notified, and when it commits River's insert
+// notification wakes a worker.
 func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity) error {
 	if len(acts) == 0 {
 		return nil
@@ -82,7 +83,7 @@ func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity
 // which of those triggers an enabled rule listens to.
 type ActivityRecord struct {
 	Params dbsqlc.ActivitiesRecordParams
-	notify []river.InsertManyParams
+	notify []jobs.NotifyActivityArgs
 	auto   []jobs.AutomationEventArgs
 }
 
@@ -112,7 +113,7 @@ func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
 		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
 		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
 		if !a.Quiet {
-			r.notify = append(r.notify, river.InsertManyParams{Args: jobs.NotifyActivityArgs{ActivityID: id}})
+			r.notify = append(r.notify, jobs.NotifyActivityArgs{ActivityID: id})
 		}
 		if a.CardID == "" || a.ProjectID == "" {
 			continue
@@ -125,10 +126,16 @@ func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
 	return r, nil
 }
 
-// Jobs are the notification jobs, and the automation jobs whose trigger an enabled rule of their
-// project listens to (listening holds "project/trigger" keys, as ActivitiesRecord answers them).
+// Jobs are the notification jobs of the activities someone other than their actor would hear of, and
+// the automation jobs whose trigger an enabled rule of their project listens to. listening holds the keys
+// ActivitiesRecord answers: "notify/<activity id>" and "project/trigger".
 func (r ActivityRecord) Jobs(listening []string) []river.InsertManyParams {
-	out := r.notify
+	var out []river.InsertManyParams
+	for _, n := range r.notify {
+		if slices.Contains(listening, "notify/"+n.ActivityID) {
+			out = append(out, river.InsertManyParams{Args: n})
+		}
+	}
 	for _, a := range r.auto {
 		if slices.Contains(listening, a.ProjectID+"/"+a.Trigger) {
 			out = append(out, river.InsertManyParams{Args: a})

@@ -33,7 +33,8 @@ type ActivitiesRecordParams struct {
 }
 
 // ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
-// automation rule listens to, as 'project/trigger' keys (migration 00011). Empty project, workspace, card,
+// automation rule listens to, as 'project/trigger' keys, and which activities someone other than their
+// actor would hear of, as 'notify/<activity id>' keys (migration 00027). Empty project, workspace, card,
 // document and actor ids stand for none.
 func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) ([]string, error) {
 	rows, err := q.db.Query(ctx, activitiesRecord,
