@@ -93,6 +93,7 @@ func TestBrowserBoard(t *testing.T) {
 	shot(t, ctx, "card", 1440, 900)
 	// The counts on the board, and the filter by label.
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.detail-head button`)))
+	waitFor(t, ctx, "the focus back on the card", `document.activeElement?.dataset.cardId !== undefined && !document.querySelector(".card-detail")`)
 	waitFor(t, ctx, "the card's counts", `document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
 		document.querySelector(".column:nth-child(1) .card [aria-label='1 attachments']") !== null`)
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters label:first-child select`), eval[string](t, ctx,

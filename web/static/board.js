@@ -42,6 +42,16 @@ export function Board({ org, ws, project, card }) {
     }
   }, [data.data]);
 
+  // Closing a card's detail gives the focus back to its card on the board.
+  const lastOpen = useRef('');
+  useEffect(() => {
+    if (card) lastOpen.current = card;
+    else if (lastOpen.current) {
+      /** @type {HTMLElement|null} */ (document.querySelector(`[data-card-id="${lastOpen.current}"]`))?.focus();
+      lastOpen.current = '';
+    }
+  }, [card]);
+
   const byColumn = useMemo(() => {
     /** @type {Map<string, Card[]>} */
     const m = new Map();
