@@ -14,7 +14,14 @@ import { CardDetail } from './card.js';
 /** @param {{org: string, ws: string, project: string, card: string}} props */
 export function Board({ org, ws, project, card }) {
   const params = { orgSlug: org, wsSlug: ws, projectId: project };
+  // A read that overlaps a move (started before it was saved, or landing while it is in flight) may
+  // show the card where it was: the board is read again once no move is in flight.
+  const inFlight = useRef(0);
+  const epoch = useRef(0);
+  const staleWhileMoving = useRef(false);
+  const reloadRef = useRef(() => {});
   const data = useLoad(async (signal) => {
+    const e0 = epoch.current;
     const [proj, columns, cards, labels, members] = await Promise.all([
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}', params, undefined, signal),
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns', params, undefined, signal),
@@ -23,15 +30,24 @@ export function Board({ org, ws, project, card }) {
       api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/members', params, undefined, signal),
     ]);
     performance.mark('board-data');
+    if (epoch.current !== e0 || inFlight.current > 0) {
+      if (inFlight.current > 0) staleWhileMoving.current = true;
+      else setTimeout(() => reloadRef.current(), 0);
+    }
     return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };
   }, [org, ws, project]);
   const [filter, setFilter] = useState({ label: '', assignee: '', priority: '' });
   const [moveError, setMoveError] = useState(/** @type {unknown} */ (null));
   const focusAfter = useRef('');
   const reload = data.reload;
+  reloadRef.current = reload;
 
   // Read again when the workspace may have changed: on focus, or for the feed's events of this project.
-  useEffect(() => watchWorkspace(org, ws, (evs) => { if (!evs || evs.some((e) => e.projectId === project)) reload(); }), [org, ws, project]);
+  useEffect(() => watchWorkspace(org, ws, (evs) => {
+    if (evs && !evs.some((e) => e.projectId === project)) return;
+    if (inFlight.current > 0) staleWhileMoving.current = true;
+    else reload();
+  }), [org, ws, project]);
   useEffect(() => {
     if (!data.data) return;
     // Interactive once this render is on screen: the next frame.
@@ -96,9 +112,17 @@ export function Board({ org, ws, project, card }) {
     const col = d.columns.find((c) => c.id === columnId);
     announce(`${moving.title} moved to ${col?.name}, position ${index + 1}`);
     setMoveError(null);
+    inFlight.current++;
+    epoch.current++;
     try {
       await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}', { ...params, cardId }, { columnId, order: index });
+      epoch.current++;
+      if (--inFlight.current === 0 && staleWhileMoving.current) {
+        staleWhileMoving.current = false;
+        reload();
+      }
     } catch (e) {
+      inFlight.current--;
       setMoveError(e);
       reload();
     }
