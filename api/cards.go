@@ -115,10 +115,10 @@ func (s boardOps) registerCards() {
 
 	register(s.Server, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
 		Summary: "List every card of the project", Tags: tags,
-		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters.",
-		Responses: map[string]*huma.Response{"200": {Description: "Every card (CardOut)", Content: map[string]*huma.MediaType{
-			"application/json": {Schema: &huma.Schema{Type: huma.TypeArray, Items: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, "")}},
-		}}}},
+		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters. " +
+			"Paged by keyset: `limit` defaults to 1000 (its maximum), so an ordinary project's cards come in one answer; " +
+			"a larger project's next page is named by the `Link` header (rel=\"next\"), absent on the last page.",
+		Responses: pageResponse(s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, ""), "One page of cards (CardOut)")},
 		projectRead, s.listCards)
 
 	register(s.Server, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
@@ -148,6 +148,7 @@ func (s boardOps) registerCards() {
 type ListCardsInput struct {
 	ProjectPath
 	Archived string `query:"archived" enum:"true,false" doc:"Only archived (true) or only active (false) cards"`
+	CardPageQuery
 }
 
 // listCards writes the card list's JSON itself, into a pooled buffer: it is the busiest read.
@@ -155,10 +156,11 @@ func (s boardOps) listCards(ctx context.Context, in *ListCardsInput) (*huma.Stre
 	bp := listBuffers.Get().(*[]byte)
 	buf := (*bp)[:0]
 	buf = append(buf, '[')
-	err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
-		if in.Archived != "" && (in.Archived == "true") != c.Archived {
-			return
-		}
+	var archived *bool
+	if in.Archived != "" {
+		archived = new(in.Archived == "true")
+	}
+	next, err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, archived, in.page(), func(c *db.CardView) {
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
@@ -170,7 +172,11 @@ func (s boardOps) listCards(ctx context.Context, in *ListCardsInput) (*huma.Stre
 		return nil, fail(err)
 	}
 	buf = append(buf, ']')
+	link := nextLink(ctx, next)
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		if link != "" {
+			hctx.SetHeader("Link", link)
+		}
 		hctx.SetHeader("Content-Type", "application/json")
 		hctx.SetHeader("Content-Length", strconv.Itoa(len(buf)))
 		hctx.SetStatus(http.StatusOK)

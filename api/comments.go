@@ -50,8 +50,14 @@ func (s boardOps) registerComments() {
 		cardWrite, s.deleteComment)
 }
 
-func (s boardOps) listComments(ctx context.Context, in *CardPath) (*Output[[]CommentOut], error) {
-	return listOf(commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID))
+// ListCommentsInput is the request of comments-list.
+type ListCommentsInput struct {
+	CardPath
+	PageQuery
+}
+
+func (s boardOps) listComments(ctx context.Context, in *ListCommentsInput) (*PageOutput[CommentOut], error) {
+	return pageOf(ctx, commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID, in.page()))
 }
 
 // CreateCommentInput is the request of comments-create.

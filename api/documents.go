@@ -267,22 +267,18 @@ type ListDocumentsInput struct {
 	ContextType string `query:"contextType" enum:"organization,workspace,project,scope" doc:"With contextId"`
 	ContextID   string `query:"contextId" doc:"With contextType"`
 	ParentID    string `query:"parentId" doc:"A document id, or root for documents without a parent"`
-	Limit       int32  `query:"limit" minimum:"1" maximum:"200" default:"50"`
-	Offset      int32  `query:"offset" minimum:"0" default:"0"`
+	PageQuery
 }
 
-func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) (*Output[[]DocumentSummaryOut], error) {
+func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) (*PageOutput[DocumentSummaryOut], error) {
 	if (in.ContextType == "") != (in.ContextID == "") {
 		return nil, errBadRequest("contextType and contextId filter together: give both or neither")
 	}
 	f := document.DocumentFilter{WorkspaceID: accessFrom(ctx).WorkspaceID, DocType: in.DocType, ContextType: in.ContextType,
-		Limit: in.Limit, Offset: in.Offset}
-	if f.Limit == 0 {
-		f.Limit = 50
-	}
+		Page: in.page()}
 	if in.ContextID != "" {
 		if !isUUID(in.ContextID) {
-			return &Output[[]DocumentSummaryOut]{Body: []DocumentSummaryOut{}}, nil // names nothing
+			return &PageOutput[DocumentSummaryOut]{Body: []DocumentSummaryOut{}}, nil // names nothing
 		}
 		f.ContextID = in.ContextID
 	}
@@ -294,7 +290,7 @@ func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) 
 	default:
 		f.ParentID = in.ParentID
 	}
-	return listOf(documentSummaryOut)(s.documents.Documents(ctx, f))
+	return pageOf(ctx, documentSummaryOut)(s.documents.Documents(ctx, f))
 }
 
 func (s documentOps) documentTree(ctx context.Context, _ *WorkspacePath) (*Output[[]DocumentNodeOut], error) {

@@ -361,7 +361,11 @@ func TestDocumentTreeCyclesAndDelete(t *testing.T) {
 	require.Equal(t, []string{"A"}, list("?parentId=root"))
 	require.Equal(t, []string{"C", "B", "A"}, list("?contextType=workspace&contextId="+e.wsID(u)))
 	require.Empty(t, list("?contextType=project&contextId="+e.wsID(u)))
-	require.Equal(t, []string{"B"}, list("?limit=1&offset=1"))
+	first, next := e.page(base+"?limit=1", u.Token, "title")
+	require.Equal(t, []string{"C"}, first)
+	second, _ := e.page(next, u.Token, "title")
+	require.Equal(t, []string{"B"}, second, "the Link's page follows the first")
+	requireStatus(t, e.do("GET", base+"?limit=1&offset=1", u.Token, nil), http.StatusBadRequest) // pages are by cursor
 	requireStatus(t, e.do("GET", base+"?contextType=project", u.Token, nil), http.StatusBadRequest)
 	requireStatus(t, e.do("GET", base+"?limit=201", u.Token, nil), http.StatusBadRequest)
 	requireStatus(t, e.do("GET", base+"?parentId=nope", u.Token, nil), http.StatusBadRequest)

@@ -195,8 +195,14 @@ func (s agentOps) createDraft(ctx context.Context, in *CreateDraftInput) (*Outpu
 	return oneOf(draftOut)(s.drafts.Create(ctx, nd))
 }
 
-func (s agentOps) listDrafts(ctx context.Context, _ *WorkspacePath) (*Output[[]DraftOut], error) {
-	return listOf(draftOut)(s.drafts.List(ctx, accessFrom(ctx).WorkspaceID))
+// ListDraftsInput is the request of project-drafts-list.
+type ListDraftsInput struct {
+	WorkspacePath
+	PageQuery
+}
+
+func (s agentOps) listDrafts(ctx context.Context, in *ListDraftsInput) (*PageOutput[DraftOut], error) {
+	return pageOf(ctx, draftOut)(s.drafts.List(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 func (s agentOps) getDraft(ctx context.Context, in *DraftPath) (*Output[DraftOut], error) {

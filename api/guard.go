@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -68,6 +69,7 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 	if a.OrgRole != "" || a.WSRole != "" {
 		op.Errors = append(op.Errors, http.StatusNotFound)
 	}
+	op.Description = pagedDescription(reflect.TypeFor[I](), op.Description)
 	if a.Scope != "" {
 		op.Description = strings.TrimSpace(op.Description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope.")
 	} else if a.JWTOnly {
@@ -137,6 +139,10 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
 	if a.Public {
+		if name := unknownQueryParameter(hctx); name != "" {
+			s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
+			return
+		}
 		next(hctx)
 		return
 	}
@@ -160,6 +166,10 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 			s.writeErr(hctx, err)
 			return
 		}
+	}
+	if name := unknownQueryParameter(hctx); name != "" {
+		s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
+		return
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
 	for _, prm := range hctx.Operation().Parameters {

@@ -38,15 +38,15 @@ type ListDocumentsArgs struct {
 	ContextType string `json:"contextType,omitempty" enum:"organization,workspace,project,scope" doc:"With contextId: only documents of this context"`
 	ContextID   string `json:"contextId,omitempty" doc:"With contextType: the organization, workspace, project or scope id"`
 	ParentID    string `json:"parentId,omitempty" idOrWord:"root" doc:"A document id (its children), or root for documents without a parent"`
-	Limit       int32  `json:"limit,omitempty" minimum:"1" maximum:"200" doc:"Page size (default 50)"`
-	Offset      int32  `json:"offset,omitempty" minimum:"0" doc:"Documents to skip (default 0)"`
+	Limit       int    `json:"limit,omitempty" minimum:"1" maximum:"200" doc:"Page size (default 50)"`
+	Cursor      string `json:"cursor,omitempty" maxLength:"1000" doc:"The nextCursor of the previous page; absent for the first page"`
 }
 
 // DocumentsOut is a page of documents.
 type DocumentsOut struct {
 	Documents []DocumentSummaryOut `json:"documents"`
-	// NextOffset is the next page's offset when this page is full.
-	NextOffset *int32 `json:"nextOffset,omitempty" doc:"The offset of the next page, when this one is full (there may be more)"`
+	// NextCursor names the next page, when there is one.
+	NextCursor string `json:"nextCursor,omitempty" doc:"The cursor of the next page; absent on the last page"`
 }
 
 func (s *Server) mcpListDocuments(ctx context.Context, in *ListDocumentsArgs) (*DocumentsOut, error) {
@@ -55,16 +55,12 @@ func (s *Server) mcpListDocuments(ctx context.Context, in *ListDocumentsArgs) (*
 		limit = 50
 	}
 	res, err := s.ops.docs.listDocuments(ctx, &ListDocumentsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
-		DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID, ParentID: in.ParentID, Limit: limit, Offset: in.Offset})
+		DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID, ParentID: in.ParentID,
+		PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
 	if err != nil {
 		return nil, err
 	}
-	out := &DocumentsOut{Documents: res.Body}
-	if len(res.Body) == int(limit) {
-		next := in.Offset + limit
-		out.NextOffset = &next
-	}
-	return out, nil
+	return &DocumentsOut{Documents: res.Body, NextCursor: res.next}, nil
 }
 
 // DocumentArgs names a document of a workspace.

@@ -130,11 +130,10 @@ func TestMCPDocumentTools(t *testing.T) {
 
 	page := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2}))
 	require.Len(t, page.Documents, 2)
-	require.NotNil(t, page.NextOffset)
-	require.EqualValues(t, 2, *page.NextOffset)
-	last := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2, "offset": *page.NextOffset}))
+	require.NotEmpty(t, page.NextCursor)
+	last := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2, "cursor": page.NextCursor}))
 	require.Len(t, last.Documents, 1)
-	require.Nil(t, last.NextOffset)
+	require.Empty(t, last.NextCursor)
 	seen := map[string]bool{}
 	for _, d := range append(page.Documents, last.Documents...) {
 		seen[d.Title] = true

@@ -66,17 +66,31 @@ func (s *Server) mcpListWorkspaces(ctx context.Context, in *OrgArgs) (*Workspace
 	return &WorkspacesOut{Workspaces: res.Body}, nil
 }
 
-// ProjectsOut lists projects.
-type ProjectsOut struct {
-	Projects []ProjectOut `json:"projects"`
+// ListProjectsArgs is the input of list_projects.
+type ListProjectsArgs struct {
+	WorkspaceArgs
+	Limit  int    `json:"limit,omitempty" minimum:"1" maximum:"200" doc:"Page size (default 200)"`
+	Cursor string `json:"cursor,omitempty" maxLength:"1000" doc:"The nextCursor of the previous page; absent for the first page"`
 }
 
-func (s *Server) mcpListProjects(ctx context.Context, in *WorkspaceArgs) (*ProjectsOut, error) {
-	res, err := s.ops.tenancy.listProjects(ctx, &WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace})
+// ProjectsOut lists projects, one page of them.
+type ProjectsOut struct {
+	Projects []ProjectOut `json:"projects"`
+	// NextCursor names the next page, when there is one.
+	NextCursor string `json:"nextCursor,omitempty" doc:"The cursor of the next page; absent on the last page"`
+}
+
+func (s *Server) mcpListProjects(ctx context.Context, in *ListProjectsArgs) (*ProjectsOut, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 200
+	}
+	res, err := s.ops.tenancy.listProjects(ctx, &ListProjectsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
+		PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
 	if err != nil {
 		return nil, err
 	}
-	return &ProjectsOut{Projects: res.Body}, nil
+	return &ProjectsOut{Projects: res.Body, NextCursor: res.next}, nil
 }
 
 // ListCardsArgs is the input of list_cards.
@@ -101,14 +115,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	// The REST list's own encoder, so both answers hold the same fields.
 	out := &CardsOut{Cards: []CardOut{}}
 	var buf []byte
-	err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, func(c *db.CardView) {
-		if in.Archived != nil && *in.Archived != c.Archived {
-			return
-		}
-		if len(out.Cards) == limit {
-			out.Truncated = true
-			return
-		}
+	next, err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit}, func(c *db.CardView) {
 		buf = appendCardJSON(buf[:0], c)
 		var co CardOut
 		if err := json.Unmarshal(buf, &co); err == nil {
@@ -118,6 +125,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	if err != nil {
 		return nil, fail(err)
 	}
+	out.Truncated = next != ""
 	return out, nil
 }
 

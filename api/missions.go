@@ -203,15 +203,11 @@ func (s agentOps) createMission(ctx context.Context, in *CreateMissionInput) (*O
 // ListMissionsInput is the request of missions-list.
 type ListMissionsInput struct {
 	AgentPath
-	Limit int32 `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	PageQuery
 }
 
-func (s agentOps) listMissions(ctx context.Context, in *ListMissionsInput) (*Output[[]MissionOut], error) {
-	limit := in.Limit
-	if limit == 0 {
-		limit = 50
-	}
-	return listOf(missionOut)(s.missions.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, limit))
+func (s agentOps) listMissions(ctx context.Context, in *ListMissionsInput) (*PageOutput[MissionOut], error) {
+	return pageOf(ctx, missionOut)(s.missions.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.page()))
 }
 
 func (s agentOps) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {

@@ -80,17 +80,13 @@ func (s accountOps) registerNotifications() {
 
 // ListNotificationsInput is the request of notifications-list.
 type ListNotificationsInput struct {
-	Limit      int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	PageQuery
 	UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
 }
 
-func (s accountOps) listNotifications(ctx context.Context, in *ListNotificationsInput) (*Output[[]NotificationOut], error) {
-	limit := in.Limit
-	if limit == 0 {
-		limit = 50
-	}
+func (s accountOps) listNotifications(ctx context.Context, in *ListNotificationsInput) (*PageOutput[NotificationOut], error) {
 	unreadOnly := in.UnreadOnly == "true" || in.UnreadOnly == "1"
-	return listOf(notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, int32(limit)))
+	return pageOf(ctx, notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, in.page()))
 }
 
 func (s accountOps) countUnreadNotifications(ctx context.Context, _ *struct{}) (*Output[UnreadCountOut], error) {

@@ -200,8 +200,14 @@ func (s tenancyOps) deleteOrganization(ctx context.Context, _ *OrgPath) (*OKOutp
 	return done(s.tenancy.DeleteOrganization(ctx, accessFrom(ctx).OrgID))
 }
 
-func (s tenancyOps) listOrganizationMembers(ctx context.Context, _ *OrgPath) (*Output[[]OrgMemberOut], error) {
-	return listOf(orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID))
+// ListOrgMembersInput is the request of organizations-members-list.
+type ListOrgMembersInput struct {
+	OrgPath
+	PageQuery
+}
+
+func (s tenancyOps) listOrganizationMembers(ctx context.Context, in *ListOrgMembersInput) (*PageOutput[OrgMemberOut], error) {
+	return pageOf(ctx, orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID, in.page()))
 }
 
 // InviteToOrganizationInput is the request of organizations-members-add.

@@ -30,8 +30,8 @@ func (s pilotageOps) createPilotageMission(ctx context.Context, in *CreatePilota
 		ActorID: principalFrom(ctx).User.ID, Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason}))
 }
 
-func (s pilotageOps) listPilotageMissions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageMissionOut], error) {
-	return listOf(pilotageMissionOut)(s.pilotage.Missions(ctx, accessFrom(ctx).WorkspaceID))
+func (s pilotageOps) listPilotageMissions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageMissionOut], error) {
+	return pageOf(ctx, pilotageMissionOut)(s.pilotage.Missions(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
@@ -79,8 +79,8 @@ func (s pilotageOps) createPilotagePriority(ctx context.Context, in *CreatePilot
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, Module: b.Module, Active: b.Active}))
 }
 
-func (s pilotageOps) listPilotagePriorities(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePriorityOut], error) {
-	return listOf(pilotagePriorityOut)(s.pilotage.Priorities(ctx, accessFrom(ctx).WorkspaceID))
+func (s pilotageOps) listPilotagePriorities(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotagePriorityOut], error) {
+	return pageOf(ctx, pilotagePriorityOut)(s.pilotage.Priorities(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
@@ -129,8 +129,8 @@ func (s pilotageOps) createPilotageTodo(ctx context.Context, in *CreatePilotageT
 		ActorID: principalFrom(ctx).User.ID, Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate}))
 }
 
-func (s pilotageOps) listPilotageTodos(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageTodoOut], error) {
-	return listOf(pilotageTodoOut)(s.pilotage.Todos(ctx, accessFrom(ctx).WorkspaceID))
+func (s pilotageOps) listPilotageTodos(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageTodoOut], error) {
+	return pageOf(ctx, pilotageTodoOut)(s.pilotage.Todos(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
@@ -177,8 +177,8 @@ func (s pilotageOps) createPilotageDecision(ctx context.Context, in *CreatePilot
 		ActorID: principalFrom(ctx).User.ID, Title: in.Body.Title, Impact: in.Body.Impact}))
 }
 
-func (s pilotageOps) listPilotageDecisions(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDecisionOut], error) {
-	return listOf(pilotageDecisionOut)(s.pilotage.Decisions(ctx, accessFrom(ctx).WorkspaceID))
+func (s pilotageOps) listPilotageDecisions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDecisionOut], error) {
+	return pageOf(ctx, pilotageDecisionOut)(s.pilotage.Decisions(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
@@ -223,8 +223,8 @@ func (s pilotageOps) createPilotageDoc(ctx context.Context, in *CreatePilotageDo
 		ActorID: principalFrom(ctx).User.ID, Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
 }
 
-func (s pilotageOps) listPilotageDocs(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotageDocOut], error) {
-	return listOf(pilotageDocOut)(s.pilotage.Docs(ctx, accessFrom(ctx).WorkspaceID))
+func (s pilotageOps) listPilotageDocs(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDocOut], error) {
+	return pageOf(ctx, pilotageDocOut)(s.pilotage.Docs(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
@@ -281,15 +281,22 @@ func (s pilotageOps) proposePilotageAction(ctx context.Context, in *ProposePilot
 type ListPilotageActionsInput struct {
 	WorkspacePath
 	Status string `query:"status" enum:"suggested,approved,rejected,applied"`
-	Limit  int    `query:"limit" default:"100" minimum:"1" maximum:"500"`
+	PageQuery
 }
 
-func (s pilotageOps) listPilotageActions(ctx context.Context, in *ListPilotageActionsInput) (*Output[[]PilotageActionOut], error) {
+// ListPilotageRecordsInput is the request of the lists of pilotage records (missions, priorities,
+// todos, decisions, active documents).
+type ListPilotageRecordsInput struct {
+	WorkspacePath
+	PageQuery
+}
+
+func (s pilotageOps) listPilotageActions(ctx context.Context, in *ListPilotageActionsInput) (*PageOutput[PilotageActionOut], error) {
 	var status *string
 	if in.Status != "" {
 		status = &in.Status
 	}
-	return listOf(pilotageActionOut)(s.pilotage.Actions(ctx, accessFrom(ctx).WorkspaceID, status, in.Limit))
+	return pageOf(ctx, pilotageActionOut)(s.pilotage.Actions(ctx, accessFrom(ctx).WorkspaceID, status, in.page()))
 }
 
 func (s pilotageOps) getPilotageAction(ctx context.Context, in *PilotagePath) (*Output[PilotageActionOut], error) {

@@ -283,15 +283,11 @@ func (s workflowOps) startRun(ctx context.Context, in *PipelinePath) (*Output[Ru
 // ListRunsInput is the request of pipeline-runs-list.
 type ListRunsInput struct {
 	PipelinePath
-	Limit int `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	PageQuery
 }
 
-func (s workflowOps) listRuns(ctx context.Context, in *ListRunsInput) (*Output[[]RunOut], error) {
-	limit := in.Limit
-	if limit == 0 {
-		limit = 50
-	}
-	return listOf(runOut)(s.pipelines.Runs(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, int32(limit)))
+func (s workflowOps) listRuns(ctx context.Context, in *ListRunsInput) (*PageOutput[RunOut], error) {
+	return pageOf(ctx, runOut)(s.pipelines.Runs(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, in.page()))
 }
 
 func (s workflowOps) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {

@@ -187,8 +187,14 @@ func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (
 		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
 }
 
-func (s tenancyOps) listProjects(ctx context.Context, _ *WorkspacePath) (*Output[[]ProjectOut], error) {
-	return listOf(projectOut)(s.store.Projects(ctx, accessFrom(ctx).WorkspaceID))
+// ListProjectsInput is the request of projects-list.
+type ListProjectsInput struct {
+	WorkspacePath
+	PageQuery
+}
+
+func (s tenancyOps) listProjects(ctx context.Context, in *ListProjectsInput) (*PageOutput[ProjectOut], error) {
+	return pageOf(ctx, projectOut)(s.store.ProjectPage(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
@@ -238,8 +244,14 @@ func (s tenancyOps) deleteProject(ctx context.Context, _ *ProjectPath) (*OKOutpu
 	return done(s.store.DeleteProject(ctx, db.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID}))
 }
 
-func (s tenancyOps) listProjectMembers(ctx context.Context, _ *ProjectPath) (*Output[[]ProjectMemberOut], error) {
-	return listOf(projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID))
+// ListProjectMembersInput is the request of projects-members-list.
+type ListProjectMembersInput struct {
+	ProjectPath
+	PageQuery
+}
+
+func (s tenancyOps) listProjectMembers(ctx context.Context, in *ListProjectMembersInput) (*PageOutput[ProjectMemberOut], error) {
+	return pageOf(ctx, projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID, in.page()))
 }
 
 // AddProjectMemberInput is the request of projects-members-add.

@@ -88,8 +88,13 @@ func (s accountOps) createAPIToken(ctx context.Context, in *CreateTokenInput) (*
 		Prefix: prefix, SecretHash: hash, Scopes: scopes, ExpiresAt: in.Body.ExpiresAt}))
 }
 
-func (s accountOps) listAPITokens(ctx context.Context, _ *struct{}) (*Output[[]TokenOut], error) {
-	return listOf(tokenOut)(s.identity.ListAPITokens(ctx, principalFrom(ctx).User.ID))
+// ListAPITokensInput is the request of api-tokens-list.
+type ListAPITokensInput struct {
+	PageQuery
+}
+
+func (s accountOps) listAPITokens(ctx context.Context, in *ListAPITokensInput) (*PageOutput[TokenOut], error) {
+	return pageOf(ctx, tokenOut)(s.identity.ListAPITokens(ctx, principalFrom(ctx).User.ID, in.page()))
 }
 
 // RevokeAPITokenInput is the request of api-tokens-revoke.

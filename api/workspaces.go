@@ -217,8 +217,14 @@ func (s tenancyOps) deleteWorkspace(ctx context.Context, _ *WorkspacePath) (*OKO
 	return done(s.tenancy.DeleteWorkspace(ctx, accessFrom(ctx).WorkspaceID))
 }
 
-func (s tenancyOps) listWorkspaceMembers(ctx context.Context, _ *WorkspacePath) (*Output[[]WorkspaceMemberOut], error) {
-	return listOf(workspaceMemberOut)(s.tenancy.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID))
+// ListWorkspaceMembersInput is the request of workspaces-members-list.
+type ListWorkspaceMembersInput struct {
+	WorkspacePath
+	PageQuery
+}
+
+func (s tenancyOps) listWorkspaceMembers(ctx context.Context, in *ListWorkspaceMembersInput) (*PageOutput[WorkspaceMemberOut], error) {
+	return pageOf(ctx, workspaceMemberOut)(s.tenancy.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
 // InviteToWorkspaceInput is the request of workspaces-invite.

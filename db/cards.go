@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -530,33 +532,80 @@ type CardView struct {
 	ChecklistProgress, CommentCount, AttachmentCount int32
 }
 
-// cardListSQL reads the card list through list_cards (migration 00007). It is written here rather than
-// in queries/ (as is job_queues.go's read of River's table): the list is the hottest read, and scanning
-// it without a copy per field needs the driver's own types, which sqlc does not generate.
+// cardListSQL reads a page of the card list through list_cards_page (migrations 00007 and 00026). It is
+// written here rather than in queries/ (as is job_queues.go's read of River's table): the list is the
+// hottest read, and scanning it without a copy per field needs the driver's own types, which sqlc does
+// not generate.
 const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
        parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,
        parts_progress, comment_count, attachment_count
-FROM list_cards($1)`
+FROM list_cards_page($1, $2, $3, $4, $5, $6, $7)`
 
-// EachCard calls fn for every card of a project (archived ones included), by column then order (ties
-// by id), in one query. fn must not keep the view or its byte slices.
-func (s *Store) EachCard(ctx context.Context, projectID string, fn func(*CardView)) error {
-	rows, err := s.core.Pool.Query(ctx, cardListSQL, projectID)
+// cardList names the card list's cursors.
+const cardList = "cards"
+
+// cardKey is the card list's keyset: the column's position and id, then the card's position and id.
+type cardKey struct {
+	ColPos int32  `json:"c"`
+	Col    string `json:"k"`
+	Pos    int64  `json:"p"`
+	ID     string `json:"i"`
+}
+
+func (k *cardKey) valid() bool { return validID(k.Col) && validID(k.ID) }
+
+// EachCard calls fn for each card of one page of a project's card list (archived ones only, active ones
+// only, or both when archived is nil), by column then order (ties by id), in one query, and answers the
+// next page's cursor ("" on the last page). fn must not keep the view or its byte slices.
+func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, p Page, fn func(*CardView)) (string, error) {
+	var k cardKey
+	ok, err := p.After(cardList, &k)
 	if err != nil {
-		return wrap(dbcore.Interpret(err), "list cards")
+		return "", err
+	}
+	if !ok { // the first page: after every card
+		k = cardKey{ColPos: math.MinInt32, Col: firstID, Pos: math.MinInt64, ID: firstID}
+	}
+	rows, err := s.core.Pool.Query(ctx, cardListSQL, projectID, archived, k.ColPos, k.Col, k.Pos, k.ID, p.Fetch())
+	if err != nil {
+		return "", wrap(dbcore.Interpret(err), "list cards")
 	}
 	defer rows.Close()
 	var v CardView
 	dest := []any{&v.ID, &v.ProjectID, &v.ColumnID, &v.CreatedBy, &v.ScopeID, &v.AssigneeID, &v.Title, &v.Description,
 		&v.Priority, &v.Checklist, &v.Labels, &v.CustomFields, &v.Archived, &v.StartDate, &v.DueDate, &v.CreatedAt,
 		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
+	n, more := 0, false
 	for rows.Next() {
+		if n == p.Limit { // the row past the page: there is a next page
+			more = true
+			break
+		}
 		if err := rows.Scan(dest...); err != nil {
-			return wrap(dbcore.Interpret(err), "read card")
+			return "", wrap(dbcore.Interpret(err), "read card")
 		}
 		fn(&v)
+		n++
 	}
-	return wrap(dbcore.Interpret(rows.Err()), "list cards")
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", wrap(dbcore.Interpret(err), "list cards")
+	}
+	if !more {
+		return "", nil
+	}
+	// v still holds the page's last card (its fixed-size fields are copies, not the driver's buffer).
+	last := cardKey{Col: uuid.UUID(v.ColumnID.Bytes).String(), Pos: v.Position, ID: uuid.UUID(v.ID.Bytes).String()}
+	// The column's position is read only when a page is cut, so that a whole list reads nothing more.
+	col, err := queries(s.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
+	if isNotFound(err) {
+		return "", conflict("the project's columns changed while listing its cards: list them again")
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the column of the page's last card: %w", err)
+	}
+	last.ColPos = col.Position
+	return encodeCursor(cardList, last), nil
 }
 
 // CardStatus derives a card's status: archived, else by column: first todo, last done, others in

@@ -75,20 +75,24 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, cont
 	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
 }
 
-// Comments lists the comments of a card of a project, oldest first.
-func (s *Store) Comments(ctx context.Context, projectID, cardID string) ([]Comment, error) {
-	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
-		return nil, err
-	}
-	rows, err := s.q.CommentListByCard(ctx, cardID)
+// Comments is one page of the comments of a card of a project, oldest first.
+func (s *Store) Comments(ctx context.Context, projectID, cardID string, p Page) (Paged[Comment], error) {
+	k, err := p.AfterTime("comments", false)
 	if err != nil {
-		return nil, fmt.Errorf("list comments: %w", err)
+		return Paged[Comment]{}, err
+	}
+	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
+		return Paged[Comment]{}, err
+	}
+	rows, err := s.q.CommentPageByCard(ctx, dbsqlc.CommentPageByCardParams{CardID: cardID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return Paged[Comment]{}, fmt.Errorf("list comments: %w", err)
 	}
 	out := make([]Comment, len(rows))
 	for i, r := range rows {
 		out[i] = Comment{Comment: r.Comment, AuthorName: r.AuthorName}
 	}
-	return out, nil
+	return PageOf(p, "comments", out, func(c Comment) any { return TimeKey{At: c.CreatedAt, ID: c.ID} }), nil
 }
 
 // DeleteComment deletes a comment of a card of a project and lowers the card's comment count, in one

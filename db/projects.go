@@ -108,6 +108,20 @@ func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, er
 	return mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }), wrap(err, "list projects")
 }
 
+// ProjectPage is one page of a workspace's projects, oldest first.
+func (s *Store) ProjectPage(ctx context.Context, workspaceID string, p Page) (Paged[Project], error) {
+	k, err := p.AfterTime("projects", false)
+	if err != nil {
+		return Paged[Project]{}, err
+	}
+	ps, err := s.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return Paged[Project]{}, wrap(err, "list projects")
+	}
+	return PageOf(p, "projects", mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }),
+		func(r Project) any { return TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
+}
+
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
 	r, err := orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
@@ -129,10 +143,18 @@ func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPa
 	return Project(out), wrap(err, "update project")
 }
 
-// ProjectMembers lists a project's members.
-func (s *Store) ProjectMembers(ctx context.Context, projectID string) ([]ProjectMember, error) {
-	rows, err := s.q.ProjectMemberList(ctx, projectID)
-	return mapRows(rows, func(r dbsqlc.ProjectMemberListRow) ProjectMember { return ProjectMember(r) }), wrap(err, "list project members")
+// ProjectMembers is one page of a project's members, by the time they were added.
+func (s *Store) ProjectMembers(ctx context.Context, projectID string, p Page) (Paged[ProjectMember], error) {
+	k, err := p.AfterMember("project-members")
+	if err != nil {
+		return Paged[ProjectMember]{}, err
+	}
+	rows, err := s.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	if err != nil {
+		return Paged[ProjectMember]{}, wrap(err, "list project members")
+	}
+	return PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberListRow) ProjectMember { return ProjectMember(r) }),
+		func(m ProjectMember) any { return MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.

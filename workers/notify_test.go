@@ -18,9 +18,9 @@ import (
 // notifications lists a user's notifications, newest first.
 func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
-	l, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, 200)
+	l, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 200})
 	require.NoError(t, err)
-	return l
+	return l.Items
 }
 
 func TestNotifyWorkerFansOut(t *testing.T) {

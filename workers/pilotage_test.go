@@ -75,8 +75,9 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
 			require.Equal(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
-			acts, err := pilotage.New(b.Store).Actions(context.Background(), tm.Owner.Workspace.ID, nil, 100)
+			page, err := pilotage.New(b.Store).Actions(context.Background(), tm.Owner.Workspace.ID, nil, db.Page{Limit: 100})
 			require.NoError(t, err)
+			acts := page.Items
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
 			a := acts[0]
 			require.Equal(t, "suggested", a.Status)

@@ -18,7 +18,7 @@ func servePprof(ctx context.Context, addr string, logger *slog.Logger) error {
 	if addr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return err
 	}

@@ -164,15 +164,23 @@ type DocumentFilter struct {
 	WorkspaceID                               string
 	DocType, ContextType, ContextID, ParentID string
 	RootsOnly                                 bool
-	Limit, Offset                             int32
+	Page                                      db.Page
 }
 
-// Documents lists documents without their content, newest first.
-func (e *Engine) Documents(ctx context.Context, f DocumentFilter) ([]db.DocumentSummary, error) {
+// Documents is one page of documents without their content, newest first.
+func (e *Engine) Documents(ctx context.Context, f DocumentFilter) (db.Paged[db.DocumentSummary], error) {
+	k, err := f.Page.AfterTime("documents", true)
+	if err != nil {
+		return db.Paged[db.DocumentSummary]{}, err
+	}
 	rows, err := e.core.Q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID, DocType: dbcore.Optional(f.DocType),
 		ContextType: dbcore.Optional(f.ContextType), ContextID: dbcore.Optional(f.ContextID), ParentID: dbcore.Optional(f.ParentID),
-		RootsOnly: f.RootsOnly, Lim: f.Limit, Off: f.Offset})
-	return dbcore.MapRows(rows, func(r dbsqlc.DocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) }), dbcore.Wrap(err, "list documents")
+		RootsOnly: f.RootsOnly, BeforeAt: k.At, BeforeID: k.ID, Lim: f.Page.Fetch()})
+	if err != nil {
+		return db.Paged[db.DocumentSummary]{}, dbcore.Wrap(err, "list documents")
+	}
+	return db.PageOf(f.Page, "documents", dbcore.MapRows(rows, func(r dbsqlc.DocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) }),
+		func(d db.DocumentSummary) any { return db.TimeKey{At: d.CreatedAt, ID: d.ID} }), nil
 }
 
 // DocumentTree is a workspace's whole document tree, read in one query: the roots, each with its

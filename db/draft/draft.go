@@ -212,21 +212,26 @@ func snapshotDocument(ctx context.Context, q *dbsqlc.Queries, workspaceID, docum
 	return DraftDocument{DocumentID: row.ID, Title: row.Title, Content: text}, nil
 }
 
-// List lists a workspace's drafts, newest first.
-func (e *Engine) List(ctx context.Context, workspaceID string) ([]Draft, error) {
-	rows, err := e.core.Q.DraftListByWorkspace(ctx, workspaceID)
+// List is one page of a workspace's drafts, newest first.
+func (e *Engine) List(ctx context.Context, workspaceID string, p db.Page) (db.Paged[Draft], error) {
+	k, err := p.AfterTime("drafts", true)
 	if err != nil {
-		return nil, dbcore.Wrap(err, "list drafts")
+		return db.Paged[Draft]{}, err
+	}
+	rows, err := e.core.Q.DraftListByWorkspace(ctx, dbsqlc.DraftListByWorkspaceParams{WorkspaceID: workspaceID,
+		BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[Draft]{}, dbcore.Wrap(err, "list drafts")
 	}
 	out := make([]Draft, 0, len(rows))
 	for _, r := range rows {
 		d, err := draftFromRow(r)
 		if err != nil {
-			return nil, err
+			return db.Paged[Draft]{}, err
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return db.PageOf(p, "drafts", out, func(d Draft) any { return db.TimeKey{At: d.CreatedAt, ID: d.ID} }), nil
 }
 
 // Get reads a draft of a workspace; one of another workspace is not found.

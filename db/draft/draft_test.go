@@ -90,9 +90,9 @@ func TestCreateDraft(t *testing.T) {
 		ContextDocuments: []draft.DraftDocument{{Title: "ok", Content: "ok"}, {DocumentID: theirs.ID}}})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "contextDocuments[1].documentId")
-	list, err := e.engine.List(ctx, e.ws())
+	list, err := e.engine.List(ctx, e.ws(), db.Page{Limit: 50})
 	require.NoError(t, err)
-	require.Len(t, list, 1, "the refused draft was not created")
+	require.Len(t, list.Items, 1, "the refused draft was not created")
 }
 
 // Drafts are read, listed and deleted within their workspace.
@@ -104,9 +104,9 @@ func TestDraftTenancy(t *testing.T) {
 	other := e.team.Member.Workspace.ID
 	_, err := e.engine.Get(ctx, other, d.ID)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	list, err := e.engine.List(ctx, other)
+	list, err := e.engine.List(ctx, other, db.Page{Limit: 50})
 	require.NoError(t, err)
-	require.Empty(t, list)
+	require.Empty(t, list.Items)
 	_, err = e.engine.Refine(ctx, other, d.ID, nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.GenerateRoadmap(ctx, other, d.ID)

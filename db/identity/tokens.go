@@ -29,10 +29,18 @@ func (e *Engine) CreateAPIToken(ctx context.Context, t NewAPIToken) (db.APIToken
 	return db.APIToken(tok), dbcore.Wrap(err, "insert api token")
 }
 
-// ListAPITokens lists a user's tokens, newest first.
-func (e *Engine) ListAPITokens(ctx context.Context, userID string) ([]db.APIToken, error) {
-	toks, err := e.core.Q.APITokenListByUser(ctx, userID)
-	return dbcore.MapRows(toks, func(r dbsqlc.ApiToken) db.APIToken { return db.APIToken(r) }), dbcore.Wrap(err, "list api tokens")
+// ListAPITokens is one page of a user's tokens, newest first.
+func (e *Engine) ListAPITokens(ctx context.Context, userID string, p db.Page) (db.Paged[db.APIToken], error) {
+	k, err := p.AfterTime("api-tokens", true)
+	if err != nil {
+		return db.Paged[db.APIToken]{}, err
+	}
+	toks, err := e.core.Q.APITokenListByUser(ctx, dbsqlc.APITokenListByUserParams{UserID: userID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.APIToken]{}, dbcore.Wrap(err, "list api tokens")
+	}
+	return db.PageOf(p, "api-tokens", dbcore.MapRows(toks, func(r dbsqlc.ApiToken) db.APIToken { return db.APIToken(r) }),
+		func(t db.APIToken) any { return db.TimeKey{At: t.CreatedAt, ID: t.ID} }), nil
 }
 
 // RevokeAPIToken deletes one of the user's tokens for good.

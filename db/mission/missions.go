@@ -143,13 +143,21 @@ func (e *Engine) Mission(ctx context.Context, workspaceID, missionID string) (db
 	return db.AgentMission(r), err
 }
 
-// AgentMissions lists an agent's missions, newest first.
-func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string, limit int32) ([]db.AgentMission, error) {
-	if _, err := e.Agent(ctx, workspaceID, agentID); err != nil {
-		return nil, err
+// AgentMissions is one page of an agent's missions, newest first.
+func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string, p db.Page) (db.Paged[db.AgentMission], error) {
+	k, err := p.AfterTime("missions", true)
+	if err != nil {
+		return db.Paged[db.AgentMission]{}, err
 	}
-	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, Lim: limit})
-	return dbcore.MapRows(rows, func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }), dbcore.Wrap(err, "list missions")
+	if _, err := e.Agent(ctx, workspaceID, agentID); err != nil {
+		return db.Paged[db.AgentMission]{}, err
+	}
+	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.AgentMission]{}, dbcore.Wrap(err, "list missions")
+	}
+	return db.PageOf(p, "missions", dbcore.MapRows(rows, func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }),
+		func(m db.AgentMission) any { return db.TimeKey{At: m.CreatedAt, ID: m.ID} }), nil
 }
 
 // MissionProposals lists the proposals of a mission of the workspace.

@@ -26,11 +26,19 @@ func (e *Engine) FanOutNotifications(ctx context.Context, activityID string) (in
 	return n, nil
 }
 
-// Notifications lists a user's notifications, newest first.
-func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bool, limit int32) ([]db.Notification, error) {
-	rows, err := e.core.Q.NotificationList(ctx, dbsqlc.NotificationListParams{UserID: userID, UnreadOnly: unreadOnly, Lim: limit})
-	return dbcore.MapRows(rows, func(r dbsqlc.NotificationListRow) db.Notification { return db.Notification(r) }),
-		dbcore.Wrap(err, "list notifications")
+// Notifications is one page of a user's notifications, newest first. A cursor keeps its place in the
+// unread-only list and in the whole one alike (both are in the same order).
+func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bool, p db.Page) (db.Paged[db.Notification], error) {
+	k, err := p.AfterTime("notifications", true)
+	if err != nil {
+		return db.Paged[db.Notification]{}, err
+	}
+	rows, err := e.core.Q.NotificationPage(ctx, dbsqlc.NotificationPageParams{UserID: userID, UnreadOnly: unreadOnly, BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.Notification]{}, dbcore.Wrap(err, "list notifications")
+	}
+	return db.PageOf(p, "notifications", dbcore.MapRows(rows, func(r dbsqlc.NotificationPageRow) db.Notification { return db.Notification(r) }),
+		func(n db.Notification) any { return db.TimeKey{At: n.CreatedAt, ID: n.ID} }), nil
 }
 
 // UnreadNotificationCount counts a user's unread notifications.

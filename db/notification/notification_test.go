@@ -84,10 +84,10 @@ func fanOut(t *testing.T, engine *notification.Engine, ids []string) {
 // notified lists the activity types of a user's notifications.
 func notified(t *testing.T, b *testfactory.Bundle, u identity.Registration) []string {
 	t.Helper()
-	ns, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, 100)
+	ns, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 100})
 	require.NoError(t, err)
 	out := []string{}
-	for _, n := range ns {
+	for _, n := range ns.Items {
 		out = append(out, n.Type)
 	}
 	return out

@@ -103,10 +103,19 @@ func proposePilotageActionTx(ctx context.Context, q *dbsqlc.Queries, in NewPilot
 	return db.PilotageAction(row), recordPilotage(ctx, q, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
 }
 
-// Actions lists a workspace's actions, newest first, of one status when status is set.
-func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, limit int) ([]db.PilotageAction, error) {
-	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status, Lim: dbcore.Int32(limit)})
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }), dbcore.Wrap(err, "list pilotage actions")
+// Actions is one page of a workspace's actions, newest first, of one status when status is set.
+func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, p db.Page) (db.Paged[db.PilotageAction], error) {
+	k, err := p.AfterTime("pilotage-actions", true)
+	if err != nil {
+		return db.Paged[db.PilotageAction]{}, err
+	}
+	rows, err := e.core.Q.PilotageActionList(ctx, dbsqlc.PilotageActionListParams{WorkspaceID: workspaceID, Status: status,
+		BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotageAction]{}, dbcore.Wrap(err, "list pilotage actions")
+	}
+	return db.PageOf(p, "pilotage-actions", dbcore.MapRows(rows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }),
+		func(r db.PilotageAction) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // Action reads one action of the workspace.

@@ -89,10 +89,18 @@ func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p Pilotage
 	return out, err
 }
 
-// Decisions lists a workspace's decisions in creation order.
-func (e *Engine) Decisions(ctx context.Context, workspaceID string) ([]db.PilotageDecision, error) {
-	rows, err := e.core.Q.PilotageDecisionList(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) }), dbcore.Wrap(err, "list pilotage decisions")
+// Decisions is one page of a workspace's decisions in creation order.
+func (e *Engine) Decisions(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.PilotageDecision], error) {
+	k, err := p.AfterTime("pilotage-decisions", false)
+	if err != nil {
+		return db.Paged[db.PilotageDecision]{}, err
+	}
+	rows, err := e.core.Q.PilotageDecisionPage(ctx, dbsqlc.PilotageDecisionPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotageDecision]{}, dbcore.Wrap(err, "list pilotage decisions")
+	}
+	return db.PageOf(p, "pilotage-decisions", dbcore.MapRows(rows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) }),
+		func(r db.PilotageDecision) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // DeleteDecision deletes a decision and records it.
@@ -187,10 +195,18 @@ func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPa
 	return out, err
 }
 
-// Docs lists a workspace's active documents in creation order.
-func (e *Engine) Docs(ctx context.Context, workspaceID string) ([]db.PilotageDoc, error) {
-	rows, err := e.core.Q.PilotageDocList(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) }), dbcore.Wrap(err, "list pilotage docs")
+// Docs is one page of a workspace's active documents in creation order.
+func (e *Engine) Docs(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.PilotageDoc], error) {
+	k, err := p.AfterTime("pilotage-docs", false)
+	if err != nil {
+		return db.Paged[db.PilotageDoc]{}, err
+	}
+	rows, err := e.core.Q.PilotageDocPage(ctx, dbsqlc.PilotageDocPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotageDoc]{}, dbcore.Wrap(err, "list pilotage docs")
+	}
+	return db.PageOf(p, "pilotage-docs", dbcore.MapRows(rows, func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) }),
+		func(r db.PilotageDoc) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // DeleteDoc deletes an active document and records it.

@@ -259,10 +259,18 @@ func updatePilotageMissionTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	return db.PilotageMission(row), recordPilotage(ctx, q, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
 }
 
-// Missions lists a workspace's missions in creation order.
-func (e *Engine) Missions(ctx context.Context, workspaceID string) ([]db.PilotageMission, error) {
-	rows, err := e.core.Q.PilotageMissionList(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) }), dbcore.Wrap(err, "list pilotage missions")
+// Missions is one page of a workspace's missions in creation order.
+func (e *Engine) Missions(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.PilotageMission], error) {
+	k, err := p.AfterTime("pilotage-missions", false)
+	if err != nil {
+		return db.Paged[db.PilotageMission]{}, err
+	}
+	rows, err := e.core.Q.PilotageMissionPage(ctx, dbsqlc.PilotageMissionPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotageMission]{}, dbcore.Wrap(err, "list pilotage missions")
+	}
+	return db.PageOf(p, "pilotage-missions", dbcore.MapRows(rows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) }),
+		func(r db.PilotageMission) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // DeleteMission deletes a mission (its todos keep existing, without mission) and records it.
@@ -355,10 +363,18 @@ func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p Pilotage
 	return out, err
 }
 
-// Priorities lists a workspace's priorities in creation order.
-func (e *Engine) Priorities(ctx context.Context, workspaceID string) ([]db.PilotagePriority, error) {
-	rows, err := e.core.Q.PilotagePriorityList(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) }), dbcore.Wrap(err, "list pilotage priorities")
+// Priorities is one page of a workspace's priorities in creation order.
+func (e *Engine) Priorities(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.PilotagePriority], error) {
+	k, err := p.AfterTime("pilotage-priorities", false)
+	if err != nil {
+		return db.Paged[db.PilotagePriority]{}, err
+	}
+	rows, err := e.core.Q.PilotagePriorityPage(ctx, dbsqlc.PilotagePriorityPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotagePriority]{}, dbcore.Wrap(err, "list pilotage priorities")
+	}
+	return db.PageOf(p, "pilotage-priorities", dbcore.MapRows(rows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) }),
+		func(r db.PilotagePriority) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // DeletePriority deletes a priority (its todos keep existing, without priority) and records it.

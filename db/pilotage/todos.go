@@ -134,10 +134,18 @@ func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodo
 	return out, err
 }
 
-// Todos lists a workspace's todos in creation order.
-func (e *Engine) Todos(ctx context.Context, workspaceID string) ([]db.PilotageTodo, error) {
-	rows, err := e.core.Q.PilotageTodoList(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) }), dbcore.Wrap(err, "list pilotage todos")
+// Todos is one page of a workspace's todos in creation order.
+func (e *Engine) Todos(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.PilotageTodo], error) {
+	k, err := p.AfterTime("pilotage-todos", false)
+	if err != nil {
+		return db.Paged[db.PilotageTodo]{}, err
+	}
+	rows, err := e.core.Q.PilotageTodoPage(ctx, dbsqlc.PilotageTodoPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.PilotageTodo]{}, dbcore.Wrap(err, "list pilotage todos")
+	}
+	return db.PageOf(p, "pilotage-todos", dbcore.MapRows(rows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) }),
+		func(r db.PilotageTodo) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // DeleteTodo deletes a todo and records it.

@@ -162,14 +162,19 @@ func (e *Engine) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, r
 	return nil
 }
 
-// Runs lists a pipeline's runs, newest first, with their steps.
-func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit int32) ([]RunWithSteps, error) {
+// Runs is one page of a pipeline's runs, newest first, with their steps.
+func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, p db.Page) (db.Paged[RunWithSteps], error) {
+	k, err := p.AfterTime("runs", true)
+	if err != nil {
+		return db.Paged[RunWithSteps]{}, err
+	}
 	if _, err := e.Pipeline(ctx, workspaceID, pipelineID); err != nil {
-		return nil, err
+		return db.Paged[RunWithSteps]{}, err
 	}
 	var out []RunWithSteps
-	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		runs, err := q.PipelineRunListByPipeline(ctx, dbsqlc.PipelineRunListByPipelineParams{PipelineID: pipelineID, Lim: limit})
+	err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
+		runs, err := q.PipelineRunListByPipeline(ctx, dbsqlc.PipelineRunListByPipelineParams{PipelineID: pipelineID,
+			BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
 		if err != nil {
 			return fmt.Errorf("list runs: %w", err)
 		}
@@ -191,7 +196,10 @@ func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, limit
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return db.Paged[RunWithSteps]{}, err
+	}
+	return db.PageOf(p, "runs", out, func(r RunWithSteps) any { return db.TimeKey{At: r.Run.CreatedAt, ID: r.Run.ID} }), nil
 }
 
 // Run reads a run of a pipeline of the workspace with its steps.

@@ -68,13 +68,14 @@ func TestRunReadsStayInTheirPipeline(t *testing.T) {
 	first := e.start(t, p)
 	second := e.start(t, p)
 
-	runs, err := e.engine.Runs(ctx, e.ws(), p.ID, 10)
+	page, err := e.engine.Runs(ctx, e.ws(), p.ID, db.Page{Limit: 10})
 	require.NoError(t, err)
+	runs := page.Items
 	require.Len(t, runs, 2)
 	require.Equal(t, second.Run.ID, runs[0].Run.ID)
 	require.Equal(t, first.Run.ID, runs[1].Run.ID)
 	require.Len(t, runs[0].Steps, 1)
-	_, err = e.engine.Runs(ctx, e.team.Member.Workspace.ID, p.ID, 10)
+	_, err = e.engine.Runs(ctx, e.team.Member.Workspace.ID, p.ID, db.Page{Limit: 10})
 	require.ErrorIs(t, err, db.ErrNotFound)
 
 	for name, r := range map[string]pipeline.RunRef{

@@ -48,3 +48,14 @@ RETURNING id, read_at;
 
 -- name: NotificationMarkAllRead :execrows
 UPDATE notifications SET read_at = now() WHERE user_id = @user_id AND read_at IS NULL;
+
+-- name: NotificationPage :many
+-- NotificationPage is one page of a user's notifications, newest first: those before the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
+       a.created_at AS activity_created_at, a.workspace_id, a.document_id
+FROM notifications n JOIN activities a ON a.id = n.activity_id
+WHERE n.user_id = @user_id AND (NOT @unread_only::boolean OR n.read_at IS NULL)
+  AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY n.created_at DESC, n.id DESC
+LIMIT @lim;

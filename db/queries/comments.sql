@@ -24,3 +24,12 @@ ORDER BY c.created_at, c.id;
 
 -- name: CommentDelete :execrows
 DELETE FROM comments WHERE id = @id AND card_id = @card_id;
+
+-- name: CommentPageByCard :many
+-- CommentPageByCard is one page of a card's comments, oldest first: those after the keyset (created_at,
+-- id) of the previous page's last (docs/pagination.md).
+SELECT sqlc.embed(c), u.name AS author_name
+FROM comments c JOIN users u ON u.id = c.author_id
+WHERE c.card_id = @card_id AND (c.created_at, c.id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY c.created_at, c.id
+LIMIT @lim;

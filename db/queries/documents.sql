@@ -23,8 +23,9 @@ FROM documents WHERE id = @id AND workspace_id = @workspace_id FOR NO KEY UPDATE
 SELECT EXISTS (SELECT 1 FROM documents WHERE id = @id AND workspace_id = @workspace_id);
 
 -- name: DocumentList :many
--- DocumentList lists a workspace's documents without their content, newest first, filtered by the
--- arguments that are not null.
+-- DocumentList is one page of a workspace's documents without their content, newest first, filtered by
+-- the arguments that are not null: those before the keyset (created_at, id) of the previous page's last
+-- (docs/pagination.md).
 SELECT id, workspace_id, parent_id, title, content_format, doc_type, context_type, context_id, tags, metadata,
        status, author_id, created_at, updated_at
 FROM documents
@@ -34,8 +35,9 @@ WHERE workspace_id = @workspace_id
   AND (sqlc.narg('context_id')::uuid IS NULL OR context_id = sqlc.narg('context_id'))
   AND (sqlc.narg('parent_id')::uuid IS NULL OR parent_id = sqlc.narg('parent_id'))
   AND (NOT @roots_only::boolean OR parent_id IS NULL)
+  AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
 ORDER BY created_at DESC, id DESC
-LIMIT @lim OFFSET @off;
+LIMIT @lim;
 
 -- name: DocumentTree :many
 -- DocumentTree is every document of a workspace without its content, ordered by title; the store

@@ -4,7 +4,12 @@ VALUES (@id, @workspace_id, @name, @description, @context_documents, @team_membe
 RETURNING *;
 
 -- name: DraftListByWorkspace :many
-SELECT * FROM project_drafts WHERE workspace_id = @workspace_id ORDER BY created_at DESC, id DESC;
+-- DraftListByWorkspace is one page of a workspace's drafts, newest first: those before the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM project_drafts
+WHERE workspace_id = @workspace_id AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY created_at DESC, id DESC
+LIMIT @lim;
 
 -- name: DraftGet :one
 SELECT * FROM project_drafts WHERE id = @id AND workspace_id = @workspace_id;

@@ -19,7 +19,11 @@ SELECT * FROM agent_missions WHERE id = @id;
 SELECT * FROM agent_missions WHERE id = @id FOR UPDATE;
 
 -- name: MissionListByAgent :many
-SELECT * FROM agent_missions WHERE agent_id = @agent_id ORDER BY created_at DESC, id DESC LIMIT @lim;
+-- MissionListByAgent is one page of an agent's missions, newest first: those before the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM agent_missions
+WHERE agent_id = @agent_id AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY created_at DESC, id DESC LIMIT @lim;
 
 -- name: MissionStart :one
 -- MissionStart is the guarded queued -> running move a worker makes when it takes the mission.

@@ -45,11 +45,14 @@ WHERE o.id = @id AND NOT (o.is_personal AND EXISTS (SELECT 1 FROM users u WHERE 
 SELECT is_personal FROM organizations WHERE id = @id;
 
 -- name: OrganizationMemberList :many
+-- OrganizationMemberList is one page of an organization's members, by the time they joined, then
+-- e-mail address: those after the keyset (created_at, email) of the previous page's last.
 SELECT m.user_id, m.role, u.email, u.name, m.created_at
 FROM organization_members m
 JOIN users u ON u.id = m.user_id
-WHERE m.organization_id = @organization_id
-ORDER BY m.created_at, u.email;
+WHERE m.organization_id = @organization_id AND (m.created_at, u.email) > (@after_at::timestamptz, @after_email::text)
+ORDER BY m.created_at, u.email
+LIMIT @lim;
 
 -- name: OrganizationMemberGet :one
 SELECT m.user_id, m.role, u.email, u.name, m.created_at

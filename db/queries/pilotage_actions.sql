@@ -4,9 +4,11 @@ VALUES (@id, @workspace_id, @action_type, @explanation, @payload, @proposed_by, 
 RETURNING *;
 
 -- name: PilotageActionList :many
--- PilotageActionList lists a workspace's actions, newest first, of one status when status is given.
+-- PilotageActionList is one page of a workspace's actions, newest first, of one status when status is
+-- given: those before the keyset (created_at, id) of the previous page's last (docs/pagination.md).
 SELECT * FROM pilotage_actions
 WHERE workspace_id = @workspace_id AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status')::text)
+  AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
 ORDER BY created_at DESC, id DESC
 LIMIT @lim;
 

@@ -17,3 +17,11 @@ RETURNING *;
 
 -- name: PilotageDecisionDelete :one
 DELETE FROM pilotage_decisions WHERE id = @id AND workspace_id = @workspace_id RETURNING *;
+
+-- name: PilotageDecisionPage :many
+-- PilotageDecisionPage is one page of the workspace's decisions in creation order: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pilotage_decisions
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;

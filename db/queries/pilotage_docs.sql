@@ -17,3 +17,11 @@ RETURNING *;
 
 -- name: PilotageDocDelete :one
 DELETE FROM pilotage_docs WHERE id = @id AND workspace_id = @workspace_id RETURNING *;
+
+-- name: PilotageDocPage :many
+-- PilotageDocPage is one page of the workspace's docs in creation order: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pilotage_docs
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;

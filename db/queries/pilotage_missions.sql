@@ -21,3 +21,11 @@ RETURNING *;
 
 -- name: PilotageMissionDelete :one
 DELETE FROM pilotage_missions WHERE id = @id AND workspace_id = @workspace_id RETURNING *;
+
+-- name: PilotageMissionPage :many
+-- PilotageMissionPage is one page of the workspace's missions in creation order: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pilotage_missions
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;

@@ -20,3 +20,11 @@ RETURNING *;
 
 -- name: PilotagePriorityDelete :one
 DELETE FROM pilotage_priorities WHERE id = @id AND workspace_id = @workspace_id RETURNING *;
+
+-- name: PilotagePriorityPage :many
+-- PilotagePriorityPage is one page of the workspace's priorities in creation order: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pilotage_priorities
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;

@@ -18,3 +18,11 @@ RETURNING *;
 
 -- name: PilotageTodoDelete :one
 DELETE FROM pilotage_todos WHERE id = @id AND workspace_id = @workspace_id RETURNING *;
+
+-- name: PilotageTodoPage :many
+-- PilotageTodoPage is one page of the workspace's todos in creation order: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pilotage_todos
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;

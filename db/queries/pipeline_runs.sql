@@ -10,7 +10,11 @@ SELECT * FROM pipeline_runs WHERE id = @id AND pipeline_id = @pipeline_id AND wo
 SELECT * FROM pipeline_runs WHERE id = @id FOR UPDATE;
 
 -- name: PipelineRunListByPipeline :many
-SELECT * FROM pipeline_runs WHERE pipeline_id = @pipeline_id ORDER BY created_at DESC, id DESC LIMIT @lim;
+-- PipelineRunListByPipeline is one page of a pipeline's runs, newest first: those before the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM pipeline_runs
+WHERE pipeline_id = @pipeline_id AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY created_at DESC, id DESC LIMIT @lim;
 
 -- name: PipelineRunFinish :one
 -- PipelineRunFinish is the guarded running -> completed|failed|cancelled move.

@@ -27,12 +27,6 @@ RETURNING *;
 INSERT INTO project_members (project_id, user_id) VALUES (@project_id, @user_id)
 ON CONFLICT DO NOTHING;
 
--- name: ProjectMemberList :many
-SELECT pm.user_id, u.email, u.name, pm.created_at
-FROM project_members pm JOIN users u ON u.id = pm.user_id
-WHERE pm.project_id = @project_id
-ORDER BY pm.created_at, u.email;
-
 -- name: ProjectMemberRemove :execrows
 DELETE FROM project_members WHERE project_id = @project_id AND user_id = @user_id;
 
@@ -75,3 +69,20 @@ FOR UPDATE;
 
 -- name: AttachmentsExistInProject :one
 SELECT EXISTS (SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id WHERE c.project_id = @project_id) AS has_attachments;
+
+-- name: ProjectPageByWorkspace :many
+-- ProjectPageByWorkspace is one page of a workspace's projects, oldest first: those after the keyset
+-- (created_at, id) of the previous page's last (docs/pagination.md).
+SELECT * FROM projects
+WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY created_at, id
+LIMIT @lim;
+
+-- name: ProjectMemberList :many
+-- ProjectMemberList is one page of a project's members, by the time they were added, then e-mail
+-- address: those after the keyset (created_at, email) of the previous page's last.
+SELECT pm.user_id, u.email, u.name, pm.created_at
+FROM project_members pm JOIN users u ON u.id = pm.user_id
+WHERE pm.project_id = @project_id AND (pm.created_at, u.email) > (@after_at::timestamptz, @after_email::text)
+ORDER BY pm.created_at, u.email
+LIMIT @lim;

@@ -4,7 +4,13 @@ VALUES (@id, @user_id, @name, @prefix, @secret_hash, @scopes, @expires_at)
 RETURNING *;
 
 -- name: APITokenListByUser :many
-SELECT * FROM api_tokens WHERE user_id = @user_id ORDER BY created_at DESC, id;
+-- APITokenListByUser is one page of a user's tokens, newest first (ties by id): those after the keyset
+-- (created_at, id) of the previous page's last in that order.
+SELECT * FROM api_tokens
+WHERE user_id = @user_id
+  AND (created_at < @after_at::timestamptz OR (created_at = @after_at::timestamptz AND id > @after_id::uuid))
+ORDER BY created_at DESC, id
+LIMIT @lim;
 
 -- name: APITokenDelete :execrows
 DELETE FROM api_tokens WHERE id = @id AND user_id = @user_id;

@@ -22,11 +22,14 @@ ORDER BY w.created_at, w.id;
 SELECT * FROM workspaces WHERE id = @id;
 
 -- name: WorkspaceMemberList :many
+-- WorkspaceMemberList is one page of a workspace's members, by the time they joined, then e-mail
+-- address: those after the keyset (created_at, email) of the previous page's last.
 SELECT wm.user_id, wm.role, wm.pilotage_role, u.email, u.name, wm.created_at
 FROM workspace_members wm
 JOIN users u ON u.id = wm.user_id
-WHERE wm.workspace_id = @workspace_id
-ORDER BY wm.created_at, u.email;
+WHERE wm.workspace_id = @workspace_id AND (wm.created_at, u.email) > (@after_at::timestamptz, @after_email::text)
+ORDER BY wm.created_at, u.email
+LIMIT @lim;
 
 -- name: WorkspaceMemberGet :one
 SELECT wm.user_id, wm.role, wm.pilotage_role, u.email, u.name, wm.created_at

@@ -210,10 +210,18 @@ func (e *Engine) InvitationPending(ctx context.Context, id string) (bool, error)
 	return ok, dbcore.Wrap(err, "check invitation")
 }
 
-// OrganizationMembers lists an organization's members.
-func (e *Engine) OrganizationMembers(ctx context.Context, orgID string) ([]db.OrganizationMember, error) {
-	rows, err := e.core.Q.OrganizationMemberList(ctx, orgID)
-	return dbcore.MapRows(rows, func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }), dbcore.Wrap(err, "list organization members")
+// OrganizationMembers is one page of an organization's members, by the time they joined.
+func (e *Engine) OrganizationMembers(ctx context.Context, orgID string, p db.Page) (db.Paged[db.OrganizationMember], error) {
+	k, err := p.AfterMember("organization-members")
+	if err != nil {
+		return db.Paged[db.OrganizationMember]{}, err
+	}
+	rows, err := e.core.Q.OrganizationMemberList(ctx, dbsqlc.OrganizationMemberListParams{OrganizationID: orgID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.OrganizationMember]{}, dbcore.Wrap(err, "list organization members")
+	}
+	return db.PageOf(p, "organization-members", dbcore.MapRows(rows, func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }),
+		func(m db.OrganizationMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
@@ -319,10 +327,18 @@ func (e *Engine) Workspace(ctx context.Context, id string) (db.Workspace, error)
 	return db.Workspace(ws), dbcore.Wrap(err, "get workspace")
 }
 
-// WorkspaceMembers lists a workspace's members.
-func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string) ([]db.WorkspaceMember, error) {
-	rows, err := e.core.Q.WorkspaceMemberList(ctx, wsID)
-	return dbcore.MapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) db.WorkspaceMember { return db.WorkspaceMember(r) }), dbcore.Wrap(err, "list workspace members")
+// WorkspaceMembers is one page of a workspace's members, by the time they joined.
+func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string, p db.Page) (db.Paged[db.WorkspaceMember], error) {
+	k, err := p.AfterMember("workspace-members")
+	if err != nil {
+		return db.Paged[db.WorkspaceMember]{}, err
+	}
+	rows, err := e.core.Q.WorkspaceMemberList(ctx, dbsqlc.WorkspaceMemberListParams{WorkspaceID: wsID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[db.WorkspaceMember]{}, dbcore.Wrap(err, "list workspace members")
+	}
+	return db.PageOf(p, "workspace-members", dbcore.MapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) db.WorkspaceMember { return db.WorkspaceMember(r) }),
+		func(m db.WorkspaceMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // UpdateWorkspaceMember changes a member's role and/or pilotage role. The workspace owner's roles are

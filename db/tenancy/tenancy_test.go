@@ -143,8 +143,9 @@ func TestCreateOrganizationAndWorkspace(t *testing.T) {
 
 	ws, err := e.engine.CreateWorkspace(ctx, org.ID, e.owner.User.ID, "Ops", "ops")
 	require.NoError(t, err)
-	members, err := e.engine.WorkspaceMembers(ctx, ws.ID)
+	page, err := e.engine.WorkspaceMembers(ctx, ws.ID, db.Page{Limit: 50})
 	require.NoError(t, err)
+	members := page.Items
 	require.Len(t, members, 1)
 	require.Equal(t, "admin", members[0].Role)
 	require.Equal(t, "owner", members[0].PilotageRole)
@@ -181,8 +182,9 @@ func TestOrganizationMembers(t *testing.T) {
 	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: e.owner.User.ID, ActorID: e.owner.User.ID}), db.ErrForbidden)
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, db.NewID(), "member")
 	require.ErrorIs(t, err, db.ErrNotFound)
-	members, err := e.engine.OrganizationMembers(ctx, org.ID)
+	page, err := e.engine.OrganizationMembers(ctx, org.ID, db.Page{Limit: 50})
 	require.NoError(t, err)
+	members := page.Items
 	roles := map[string]string{}
 	for _, m := range members {
 		roles[m.UserID] = m.Role
@@ -314,8 +316,9 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrInvalid)
 	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, testfactory.Ptr("owner"), nil)
 	require.ErrorIs(t, err, db.ErrInvalid)
-	unchanged, err := e.engine.WorkspaceMembers(ctx, e.owner.Workspace.ID)
+	page, err := e.engine.WorkspaceMembers(ctx, e.owner.Workspace.ID, db.Page{Limit: 50})
 	require.NoError(t, err)
+	unchanged := page.Items
 	i := slices.IndexFunc(unchanged, func(u db.WorkspaceMember) bool { return u.UserID == member.User.ID })
 	require.GreaterOrEqual(t, i, 0)
 	require.Equal(t, "reviewer", unchanged[i].PilotageRole, "a refused change writes nothing")

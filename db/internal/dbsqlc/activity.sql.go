@@ -209,3 +209,77 @@ func (q *Queries) NotificationMarkRead(ctx context.Context, arg NotificationMark
 	err := row.Scan(&i.ID, &i.ReadAt)
 	return i, err
 }
+
+const notificationPage = `-- name: NotificationPage :many
+SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
+       a.created_at AS activity_created_at, a.workspace_id, a.document_id
+FROM notifications n JOIN activities a ON a.id = n.activity_id
+WHERE n.user_id = $1 AND (NOT $2::boolean OR n.read_at IS NULL)
+  AND (n.created_at, n.id) < ($3::timestamptz, $4::uuid)
+ORDER BY n.created_at DESC, n.id DESC
+LIMIT $5
+`
+
+type NotificationPageParams struct {
+	UserID     string
+	UnreadOnly bool
+	BeforeAt   time.Time
+	BeforeID   string
+	Lim        int32
+}
+
+type NotificationPageRow struct {
+	ID                string
+	UserID            string
+	ReadAt            *time.Time
+	CreatedAt         time.Time
+	Type              string
+	ActorID           *string
+	Meta              json.RawMessage
+	CardID            *string
+	ProjectID         *string
+	ActivityCreatedAt time.Time
+	WorkspaceID       *string
+	DocumentID        *string
+}
+
+// NotificationPage is one page of a user's notifications, newest first: those before the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPageParams) ([]NotificationPageRow, error) {
+	rows, err := q.db.Query(ctx, notificationPage,
+		arg.UserID,
+		arg.UnreadOnly,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []NotificationPageRow{}
+	for rows.Next() {
+		var i NotificationPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.ReadAt,
+			&i.CreatedAt,
+			&i.Type,
+			&i.ActorID,
+			&i.Meta,
+			&i.CardID,
+			&i.ProjectID,
+			&i.ActivityCreatedAt,
+			&i.WorkspaceID,
+			&i.DocumentID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const cardCommentCountAdd = `-- name: CardCommentCountAdd :one
@@ -135,6 +136,60 @@ func (q *Queries) CommentListByCard(ctx context.Context, cardID string) ([]Comme
 	items := []CommentListByCardRow{}
 	for rows.Next() {
 		var i CommentListByCardRow
+		if err := rows.Scan(
+			&i.Comment.ID,
+			&i.Comment.CardID,
+			&i.Comment.AuthorID,
+			&i.Comment.Content,
+			&i.Comment.CreatedAt,
+			&i.AuthorName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const commentPageByCard = `-- name: CommentPageByCard :many
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, u.name AS author_name
+FROM comments c JOIN users u ON u.id = c.author_id
+WHERE c.card_id = $1 AND (c.created_at, c.id) > ($2::timestamptz, $3::uuid)
+ORDER BY c.created_at, c.id
+LIMIT $4
+`
+
+type CommentPageByCardParams struct {
+	CardID  string
+	AfterAt time.Time
+	AfterID string
+	Lim     int32
+}
+
+type CommentPageByCardRow struct {
+	Comment    Comment
+	AuthorName string
+}
+
+// CommentPageByCard is one page of a card's comments, oldest first: those after the keyset (created_at,
+// id) of the previous page's last (docs/pagination.md).
+func (q *Queries) CommentPageByCard(ctx context.Context, arg CommentPageByCardParams) ([]CommentPageByCardRow, error) {
+	rows, err := q.db.Query(ctx, commentPageByCard,
+		arg.CardID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CommentPageByCardRow{}
+	for rows.Next() {
+		var i CommentPageByCardRow
 		if err := rows.Scan(
 			&i.Comment.ID,
 			&i.Comment.CardID,

@@ -401,8 +401,9 @@ WHERE workspace_id = $1
   AND ($4::uuid IS NULL OR context_id = $4)
   AND ($5::uuid IS NULL OR parent_id = $5)
   AND (NOT $6::boolean OR parent_id IS NULL)
+  AND (created_at, id) < ($7::timestamptz, $8::uuid)
 ORDER BY created_at DESC, id DESC
-LIMIT $8 OFFSET $7
+LIMIT $9
 `
 
 type DocumentListParams struct {
@@ -412,7 +413,8 @@ type DocumentListParams struct {
 	ContextID   *string
 	ParentID    *string
 	RootsOnly   bool
-	Off         int32
+	BeforeAt    time.Time
+	BeforeID    string
 	Lim         int32
 }
 
@@ -433,8 +435,9 @@ type DocumentListRow struct {
 	UpdatedAt     time.Time
 }
 
-// DocumentList lists a workspace's documents without their content, newest first, filtered by the
-// arguments that are not null.
+// DocumentList is one page of a workspace's documents without their content, newest first, filtered by
+// the arguments that are not null: those before the keyset (created_at, id) of the previous page's last
+// (docs/pagination.md).
 func (q *Queries) DocumentList(ctx context.Context, arg DocumentListParams) ([]DocumentListRow, error) {
 	rows, err := q.db.Query(ctx, documentList,
 		arg.WorkspaceID,
@@ -443,7 +446,8 @@ func (q *Queries) DocumentList(ctx context.Context, arg DocumentListParams) ([]D
 		arg.ContextID,
 		arg.ParentID,
 		arg.RootsOnly,
-		arg.Off,
+		arg.BeforeAt,
+		arg.BeforeID,
 		arg.Lim,
 	)
 	if err != nil {

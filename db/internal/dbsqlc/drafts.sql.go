@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 const draftDelete = `-- name: DraftDelete :execrows
@@ -304,11 +305,28 @@ func (q *Queries) DraftInsert(ctx context.Context, arg DraftInsertParams) (Proje
 }
 
 const draftListByWorkspace = `-- name: DraftListByWorkspace :many
-SELECT id, workspace_id, name, description, context_documents, team_members, status, questions, answers, rounds, roadmap, run, error, project_id, executed_at, created_by, created_at, updated_at FROM project_drafts WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC
+SELECT id, workspace_id, name, description, context_documents, team_members, status, questions, answers, rounds, roadmap, run, error, project_id, executed_at, created_by, created_at, updated_at FROM project_drafts
+WHERE workspace_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
+ORDER BY created_at DESC, id DESC
+LIMIT $4
 `
 
-func (q *Queries) DraftListByWorkspace(ctx context.Context, workspaceID string) ([]ProjectDraft, error) {
-	rows, err := q.db.Query(ctx, draftListByWorkspace, workspaceID)
+type DraftListByWorkspaceParams struct {
+	WorkspaceID string
+	BeforeAt    time.Time
+	BeforeID    string
+	Lim         int32
+}
+
+// DraftListByWorkspace is one page of a workspace's drafts, newest first: those before the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) DraftListByWorkspace(ctx context.Context, arg DraftListByWorkspaceParams) ([]ProjectDraft, error) {
+	rows, err := q.db.Query(ctx, draftListByWorkspace,
+		arg.WorkspaceID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -437,16 +437,27 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions
+WHERE agent_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
+ORDER BY created_at DESC, id DESC LIMIT $4
 `
 
 type MissionListByAgentParams struct {
-	AgentID string
-	Lim     int32
+	AgentID  string
+	BeforeAt time.Time
+	BeforeID string
+	Lim      int32
 }
 
+// MissionListByAgent is one page of an agent's missions, newest first: those before the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
 func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgentParams) ([]AgentMission, error) {
-	rows, err := q.db.Query(ctx, missionListByAgent, arg.AgentID, arg.Lim)
+	rows, err := q.db.Query(ctx, missionListByAgent,
+		arg.AgentID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -330,9 +330,17 @@ const organizationMemberList = `-- name: OrganizationMemberList :many
 SELECT m.user_id, m.role, u.email, u.name, m.created_at
 FROM organization_members m
 JOIN users u ON u.id = m.user_id
-WHERE m.organization_id = $1
+WHERE m.organization_id = $1 AND (m.created_at, u.email) > ($2::timestamptz, $3::text)
 ORDER BY m.created_at, u.email
+LIMIT $4
 `
+
+type OrganizationMemberListParams struct {
+	OrganizationID string
+	AfterAt        time.Time
+	AfterEmail     string
+	Lim            int32
+}
 
 type OrganizationMemberListRow struct {
 	UserID    string
@@ -342,8 +350,15 @@ type OrganizationMemberListRow struct {
 	CreatedAt time.Time
 }
 
-func (q *Queries) OrganizationMemberList(ctx context.Context, organizationID string) ([]OrganizationMemberListRow, error) {
-	rows, err := q.db.Query(ctx, organizationMemberList, organizationID)
+// OrganizationMemberList is one page of an organization's members, by the time they joined, then
+// e-mail address: those after the keyset (created_at, email) of the previous page's last.
+func (q *Queries) OrganizationMemberList(ctx context.Context, arg OrganizationMemberListParams) ([]OrganizationMemberListRow, error) {
+	rows, err := q.db.Query(ctx, organizationMemberList,
+		arg.OrganizationID,
+		arg.AfterAt,
+		arg.AfterEmail,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

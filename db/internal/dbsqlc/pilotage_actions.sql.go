@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 const pilotageActionApply = `-- name: PilotageActionApply :one
@@ -132,19 +133,29 @@ func (q *Queries) PilotageActionInsert(ctx context.Context, arg PilotageActionIn
 const pilotageActionList = `-- name: PilotageActionList :many
 SELECT id, workspace_id, action_type, explanation, payload, status, proposed_by, agent_mission_id, reviewed_by, reviewed_at, review_reason, applied_by, applied_at, result, created_at, updated_at FROM pilotage_actions
 WHERE workspace_id = $1 AND ($2::text IS NULL OR status = $2::text)
+  AND (created_at, id) < ($3::timestamptz, $4::uuid)
 ORDER BY created_at DESC, id DESC
-LIMIT $3
+LIMIT $5
 `
 
 type PilotageActionListParams struct {
 	WorkspaceID string
 	Status      *string
+	BeforeAt    time.Time
+	BeforeID    string
 	Lim         int32
 }
 
-// PilotageActionList lists a workspace's actions, newest first, of one status when status is given.
+// PilotageActionList is one page of a workspace's actions, newest first, of one status when status is
+// given: those before the keyset (created_at, id) of the previous page's last (docs/pagination.md).
 func (q *Queries) PilotageActionList(ctx context.Context, arg PilotageActionListParams) ([]PilotageAction, error) {
-	rows, err := q.db.Query(ctx, pilotageActionList, arg.WorkspaceID, arg.Status, arg.Lim)
+	rows, err := q.db.Query(ctx, pilotageActionList,
+		arg.WorkspaceID,
+		arg.Status,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

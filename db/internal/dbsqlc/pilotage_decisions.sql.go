@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const pilotageDecisionDelete = `-- name: PilotageDecisionDelete :one
@@ -101,6 +102,56 @@ SELECT id, workspace_id, title, impact, created_by, updated_by, created_at, upda
 
 func (q *Queries) PilotageDecisionList(ctx context.Context, workspaceID string) ([]PilotageDecision, error) {
 	rows, err := q.db.Query(ctx, pilotageDecisionList, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PilotageDecision{}
+	for rows.Next() {
+		var i PilotageDecision
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Title,
+			&i.Impact,
+			&i.CreatedBy,
+			&i.UpdatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pilotageDecisionPage = `-- name: PilotageDecisionPage :many
+SELECT id, workspace_id, title, impact, created_by, updated_by, created_at, updated_at FROM pilotage_decisions
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type PilotageDecisionPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// PilotageDecisionPage is one page of the workspace's decisions in creation order: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) PilotageDecisionPage(ctx context.Context, arg PilotageDecisionPageParams) ([]PilotageDecision, error) {
+	rows, err := q.db.Query(ctx, pilotageDecisionPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

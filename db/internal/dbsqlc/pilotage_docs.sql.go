@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const pilotageDocDelete = `-- name: PilotageDocDelete :one
@@ -106,6 +107,57 @@ SELECT id, workspace_id, title, owner, source_type, created_by, updated_by, crea
 
 func (q *Queries) PilotageDocList(ctx context.Context, workspaceID string) ([]PilotageDoc, error) {
 	rows, err := q.db.Query(ctx, pilotageDocList, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PilotageDoc{}
+	for rows.Next() {
+		var i PilotageDoc
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Title,
+			&i.Owner,
+			&i.SourceType,
+			&i.CreatedBy,
+			&i.UpdatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pilotageDocPage = `-- name: PilotageDocPage :many
+SELECT id, workspace_id, title, owner, source_type, created_by, updated_by, created_at, updated_at FROM pilotage_docs
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type PilotageDocPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// PilotageDocPage is one page of the workspace's docs in creation order: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) PilotageDocPage(ctx context.Context, arg PilotageDocPageParams) ([]PilotageDoc, error) {
+	rows, err := q.db.Query(ctx, pilotageDocPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const pilotageMissionDelete = `-- name: PilotageMissionDelete :one
@@ -127,6 +128,58 @@ SELECT id, workspace_id, objective, module, status, blocked_reason, created_by, 
 
 func (q *Queries) PilotageMissionList(ctx context.Context, workspaceID string) ([]PilotageMission, error) {
 	rows, err := q.db.Query(ctx, pilotageMissionList, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PilotageMission{}
+	for rows.Next() {
+		var i PilotageMission
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Objective,
+			&i.Module,
+			&i.Status,
+			&i.BlockedReason,
+			&i.CreatedBy,
+			&i.UpdatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pilotageMissionPage = `-- name: PilotageMissionPage :many
+SELECT id, workspace_id, objective, module, status, blocked_reason, created_by, updated_by, created_at, updated_at FROM pilotage_missions
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type PilotageMissionPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// PilotageMissionPage is one page of the workspace's missions in creation order: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) PilotageMissionPage(ctx context.Context, arg PilotageMissionPageParams) ([]PilotageMission, error) {
+	rows, err := q.db.Query(ctx, pilotageMissionPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

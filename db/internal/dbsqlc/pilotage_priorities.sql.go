@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const pilotagePriorityDelete = `-- name: PilotagePriorityDelete :one
@@ -122,6 +123,57 @@ SELECT id, workspace_id, label, module, active, created_by, updated_by, created_
 
 func (q *Queries) PilotagePriorityList(ctx context.Context, workspaceID string) ([]PilotagePriority, error) {
 	rows, err := q.db.Query(ctx, pilotagePriorityList, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PilotagePriority{}
+	for rows.Next() {
+		var i PilotagePriority
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Label,
+			&i.Module,
+			&i.Active,
+			&i.CreatedBy,
+			&i.UpdatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const pilotagePriorityPage = `-- name: PilotagePriorityPage :many
+SELECT id, workspace_id, label, module, active, created_by, updated_by, created_at, updated_at FROM pilotage_priorities
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type PilotagePriorityPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// PilotagePriorityPage is one page of the workspace's priorities in creation order: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) PilotagePriorityPage(ctx context.Context, arg PilotagePriorityPageParams) ([]PilotagePriority, error) {
+	rows, err := q.db.Query(ctx, pilotagePriorityPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -147,6 +147,59 @@ func (q *Queries) PilotageTodoList(ctx context.Context, workspaceID string) ([]P
 	return items, nil
 }
 
+const pilotageTodoPage = `-- name: PilotageTodoPage :many
+SELECT id, workspace_id, label, mission_id, priority_id, status, due_date, created_by, updated_by, created_at, updated_at FROM pilotage_todos
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type PilotageTodoPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// PilotageTodoPage is one page of the workspace's todos in creation order: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) PilotageTodoPage(ctx context.Context, arg PilotageTodoPageParams) ([]PilotageTodo, error) {
+	rows, err := q.db.Query(ctx, pilotageTodoPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PilotageTodo{}
+	for rows.Next() {
+		var i PilotageTodo
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Label,
+			&i.MissionID,
+			&i.PriorityID,
+			&i.Status,
+			&i.DueDate,
+			&i.CreatedBy,
+			&i.UpdatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const pilotageTodoUpdate = `-- name: PilotageTodoUpdate :one
 UPDATE pilotage_todos
 SET label = $1, mission_id = $2, priority_id = $3, status = $4, due_date = $5,

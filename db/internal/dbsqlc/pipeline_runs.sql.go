@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 const pipelineRunFinish = `-- name: PipelineRunFinish :one
@@ -154,16 +155,27 @@ func (q *Queries) PipelineRunInsert(ctx context.Context, arg PipelineRunInsertPa
 }
 
 const pipelineRunListByPipeline = `-- name: PipelineRunListByPipeline :many
-SELECT id, pipeline_id, workspace_id, pipeline_name, status, error, started_by, created_at, finished_at, cancelled_at FROM pipeline_runs WHERE pipeline_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+SELECT id, pipeline_id, workspace_id, pipeline_name, status, error, started_by, created_at, finished_at, cancelled_at FROM pipeline_runs
+WHERE pipeline_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
+ORDER BY created_at DESC, id DESC LIMIT $4
 `
 
 type PipelineRunListByPipelineParams struct {
 	PipelineID string
+	BeforeAt   time.Time
+	BeforeID   string
 	Lim        int32
 }
 
+// PipelineRunListByPipeline is one page of a pipeline's runs, newest first: those before the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
 func (q *Queries) PipelineRunListByPipeline(ctx context.Context, arg PipelineRunListByPipelineParams) ([]PipelineRun, error) {
-	rows, err := q.db.Query(ctx, pipelineRunListByPipeline, arg.PipelineID, arg.Lim)
+	rows, err := q.db.Query(ctx, pipelineRunListByPipeline,
+		arg.PipelineID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -294,9 +294,17 @@ func (q *Queries) ProjectMemberIsMember(ctx context.Context, arg ProjectMemberIs
 const projectMemberList = `-- name: ProjectMemberList :many
 SELECT pm.user_id, u.email, u.name, pm.created_at
 FROM project_members pm JOIN users u ON u.id = pm.user_id
-WHERE pm.project_id = $1
+WHERE pm.project_id = $1 AND (pm.created_at, u.email) > ($2::timestamptz, $3::text)
 ORDER BY pm.created_at, u.email
+LIMIT $4
 `
+
+type ProjectMemberListParams struct {
+	ProjectID  string
+	AfterAt    time.Time
+	AfterEmail string
+	Lim        int32
+}
 
 type ProjectMemberListRow struct {
 	UserID    string
@@ -305,8 +313,15 @@ type ProjectMemberListRow struct {
 	CreatedAt time.Time
 }
 
-func (q *Queries) ProjectMemberList(ctx context.Context, projectID string) ([]ProjectMemberListRow, error) {
-	rows, err := q.db.Query(ctx, projectMemberList, projectID)
+// ProjectMemberList is one page of a project's members, by the time they were added, then e-mail
+// address: those after the keyset (created_at, email) of the previous page's last.
+func (q *Queries) ProjectMemberList(ctx context.Context, arg ProjectMemberListParams) ([]ProjectMemberListRow, error) {
+	rows, err := q.db.Query(ctx, projectMemberList,
+		arg.ProjectID,
+		arg.AfterAt,
+		arg.AfterEmail,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -345,6 +360,57 @@ func (q *Queries) ProjectMemberRemove(ctx context.Context, arg ProjectMemberRemo
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const projectPageByWorkspace = `-- name: ProjectPageByWorkspace :many
+SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at FROM projects
+WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
+`
+
+type ProjectPageByWorkspaceParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// ProjectPageByWorkspace is one page of a workspace's projects, oldest first: those after the keyset
+// (created_at, id) of the previous page's last (docs/pagination.md).
+func (q *Queries) ProjectPageByWorkspace(ctx context.Context, arg ProjectPageByWorkspaceParams) ([]Project, error) {
+	rows, err := q.db.Query(ctx, projectPageByWorkspace,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Project{}
+	for rows.Next() {
+		var i Project
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Name,
+			&i.Description,
+			&i.Deadline,
+			&i.TemplateID,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const projectUpdate = `-- name: ProjectUpdate :one

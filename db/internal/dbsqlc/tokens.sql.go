@@ -90,11 +90,29 @@ func (q *Queries) APITokenInsert(ctx context.Context, arg APITokenInsertParams) 
 }
 
 const aPITokenListByUser = `-- name: APITokenListByUser :many
-SELECT id, user_id, name, prefix, secret_hash, scopes, expires_at, last_used_at, created_at FROM api_tokens WHERE user_id = $1 ORDER BY created_at DESC, id
+SELECT id, user_id, name, prefix, secret_hash, scopes, expires_at, last_used_at, created_at FROM api_tokens
+WHERE user_id = $1
+  AND (created_at < $2::timestamptz OR (created_at = $2::timestamptz AND id > $3::uuid))
+ORDER BY created_at DESC, id
+LIMIT $4
 `
 
-func (q *Queries) APITokenListByUser(ctx context.Context, userID string) ([]ApiToken, error) {
-	rows, err := q.db.Query(ctx, aPITokenListByUser, userID)
+type APITokenListByUserParams struct {
+	UserID  string
+	AfterAt time.Time
+	AfterID string
+	Lim     int32
+}
+
+// APITokenListByUser is one page of a user's tokens, newest first (ties by id): those after the keyset
+// (created_at, id) of the previous page's last in that order.
+func (q *Queries) APITokenListByUser(ctx context.Context, arg APITokenListByUserParams) ([]ApiToken, error) {
+	rows, err := q.db.Query(ctx, aPITokenListByUser,
+		arg.UserID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

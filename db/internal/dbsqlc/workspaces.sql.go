@@ -591,9 +591,17 @@ const workspaceMemberList = `-- name: WorkspaceMemberList :many
 SELECT wm.user_id, wm.role, wm.pilotage_role, u.email, u.name, wm.created_at
 FROM workspace_members wm
 JOIN users u ON u.id = wm.user_id
-WHERE wm.workspace_id = $1
+WHERE wm.workspace_id = $1 AND (wm.created_at, u.email) > ($2::timestamptz, $3::text)
 ORDER BY wm.created_at, u.email
+LIMIT $4
 `
+
+type WorkspaceMemberListParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterEmail  string
+	Lim         int32
+}
 
 type WorkspaceMemberListRow struct {
 	UserID       string
@@ -604,8 +612,15 @@ type WorkspaceMemberListRow struct {
 	CreatedAt    time.Time
 }
 
-func (q *Queries) WorkspaceMemberList(ctx context.Context, workspaceID string) ([]WorkspaceMemberListRow, error) {
-	rows, err := q.db.Query(ctx, workspaceMemberList, workspaceID)
+// WorkspaceMemberList is one page of a workspace's members, by the time they joined, then e-mail
+// address: those after the keyset (created_at, email) of the previous page's last.
+func (q *Queries) WorkspaceMemberList(ctx context.Context, arg WorkspaceMemberListParams) ([]WorkspaceMemberListRow, error) {
+	rows, err := q.db.Query(ctx, workspaceMemberList,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterEmail,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
