@@ -13,7 +13,9 @@ export interface paths {
         };
         /**
          * List personal access tokens
-         * @description Accepts a JWT or session only, never a personal access token.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
          */
         get: operations["api-tokens-list"];
         put?: never;
@@ -439,7 +441,9 @@ export interface paths {
         };
         /**
          * List my notifications, newest first
-         * @description Personal access tokens need the `notifications:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `notifications:read` scope.
          */
         get: operations["notifications-list"];
         put?: never;
@@ -617,7 +621,9 @@ export interface paths {
         };
         /**
          * List organization members
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["organizations-members-list"];
         put?: never;
@@ -851,7 +857,9 @@ export interface paths {
         };
         /**
          * List an agent's missions, newest first
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["missions-list"];
         put?: never;
@@ -900,6 +908,8 @@ export interface paths {
         /**
          * List documents
          * @description Newest first, without content. Filters: `docType`, `contextType` with `contextId`, `parentId` (`parentId=root` lists the documents without a parent). Paginated by `limit` and `offset`.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -1025,7 +1035,9 @@ export interface paths {
         };
         /**
          * List workspace members
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["workspaces-members-list"];
         put?: never;
@@ -1181,6 +1193,8 @@ export interface paths {
          * List proposed actions
          * @description Newest first, of one `status` when given.
          *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
          *     Personal access tokens need the `pilotage:read` scope.
          */
         get: operations["pilotage-actions-list"];
@@ -1311,6 +1325,8 @@ export interface paths {
          * List the workspace's decisions
          * @description In creation order.
          *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
          *     Personal access tokens need the `pilotage:read` scope.
          */
         get: operations["pilotage-decisions-list"];
@@ -1366,6 +1382,8 @@ export interface paths {
         /**
          * List the workspace's active documents
          * @description In creation order.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
          *     Personal access tokens need the `pilotage:read` scope.
          */
@@ -1445,6 +1463,8 @@ export interface paths {
          * List the workspace's missions
          * @description In creation order.
          *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
          *     Personal access tokens need the `pilotage:read` scope.
          */
         get: operations["pilotage-missions-list"];
@@ -1523,6 +1543,8 @@ export interface paths {
          * List the workspace's priorities
          * @description In creation order.
          *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
          *     Personal access tokens need the `pilotage:read` scope.
          */
         get: operations["pilotage-priorities-list"];
@@ -1600,6 +1622,8 @@ export interface paths {
         /**
          * List the workspace's todos
          * @description In creation order.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
          *     Personal access tokens need the `pilotage:read` scope.
          */
@@ -1733,7 +1757,9 @@ export interface paths {
         };
         /**
          * List the pipeline's runs, newest first
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["pipeline-runs-list"];
         put?: never;
@@ -1891,7 +1917,9 @@ export interface paths {
         };
         /**
          * List the workspace's project drafts, newest first
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["project-drafts-list"];
         put?: never;
@@ -2031,7 +2059,9 @@ export interface paths {
         };
         /**
          * List the workspace's projects
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["projects-list"];
         put?: never;
@@ -2249,7 +2279,7 @@ export interface paths {
         };
         /**
          * List every card of the project
-         * @description Across all columns, by column order then card order; archived cards included unless `archived` filters.
+         * @description Across all columns, by column order then card order; archived cards included unless `archived` filters. Paged by keyset: `limit` defaults to 1000 (its maximum), so an ordinary project's cards come in one answer; a larger project's next page is named by the `Link` header (rel="next"), absent on the last page.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -2412,6 +2442,8 @@ export interface paths {
         /**
          * List a card's comments
          * @description Oldest first.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -2787,7 +2819,9 @@ export interface paths {
         };
         /**
          * List project members
-         * @description Personal access tokens need the `projects:read` scope.
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["projects-members-list"];
         put?: never;
@@ -4964,7 +4998,12 @@ export type $defs = Record<string, never>;
 export interface operations {
     "api-tokens-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4974,6 +5013,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5000,6 +5040,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6427,7 +6476,10 @@ export interface operations {
     "notifications-list": {
         parameters: {
             query?: {
+                /** @description Items per page (1 to 200, default 50) */
                 limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
                 /** @description true or 1: unread only */
                 unreadOnly?: "true" | "1" | "false" | "0";
             };
@@ -6440,6 +6492,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7219,7 +7272,12 @@ export interface operations {
     };
     "organizations-members-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -7231,6 +7289,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,7 +8702,10 @@ export interface operations {
     "missions-list": {
         parameters: {
             query?: {
+                /** @description Items per page (1 to 200, default 50) */
                 limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -8658,6 +8720,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8900,8 +8963,10 @@ export interface operations {
                 contextId?: string;
                 /** @description A document id, or root for documents without a parent */
                 parentId?: string;
+                /** @description Items per page (1 to 200, default 50) */
                 limit?: number;
-                offset?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -8915,6 +8980,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9562,7 +9628,12 @@ export interface operations {
     };
     "workspaces-members-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -9575,6 +9646,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10225,7 +10297,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "suggested" | "approved" | "rejected" | "applied";
+                /** @description Items per page (1 to 200, default 50) */
                 limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -10239,6 +10314,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10717,7 +10793,12 @@ export interface operations {
     };
     "pilotage-decisions-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -10730,6 +10811,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11035,7 +11117,12 @@ export interface operations {
     };
     "pilotage-docs-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -11048,6 +11135,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11437,7 +11525,12 @@ export interface operations {
     };
     "pilotage-missions-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -11450,6 +11543,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11832,7 +11926,12 @@ export interface operations {
     };
     "pilotage-priorities-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -11845,6 +11944,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12232,7 +12332,12 @@ export interface operations {
     };
     "pilotage-todos-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -12245,6 +12350,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13024,7 +13130,10 @@ export interface operations {
     "pipeline-runs-list": {
         parameters: {
             query?: {
+                /** @description Items per page (1 to 200, default 50) */
                 limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -13039,6 +13148,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13770,7 +13880,12 @@ export interface operations {
     };
     "project-drafts-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -13783,6 +13898,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14444,7 +14560,12 @@ export interface operations {
     };
     "projects-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -14457,6 +14578,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15639,6 +15761,10 @@ export interface operations {
             query?: {
                 /** @description Only archived (true) or only active (false) cards */
                 archived?: "true" | "false";
+                /** @description Cards per page (1 to 1000, default 1000) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -15650,9 +15776,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every card (CardOut) */
+            /** @description One page of cards (CardOut) */
             200: {
                 headers: {
+                    /** @description The next page, as <path?query&cursor=…>; rel="next" (RFC 8288); absent on the last page */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16637,7 +16765,12 @@ export interface operations {
     };
     "comments-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -16652,6 +16785,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18704,7 +18838,12 @@ export interface operations {
     };
     "projects-members-list": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 orgSlug: string;
@@ -18718,6 +18857,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -100,7 +100,7 @@ func TestBrowserMission(t *testing.T) {
 	// A reload reattaches: every event is there again, once.
 	do(t, ctx, chromedp.Reload())
 	waitFor(t, ctx, "the events after a reload", `document.querySelectorAll(".events li").length === `+itoa(steps)+` &&
-		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval"`)
+		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" && document.querySelectorAll(".proposal").length > 0`)
 	shot(t, ctx, "mission", 1440, 900)
 	// A lost stream reconnects by itself: the server drops every connection, the page follows again.
 	s.srv.CloseClientConnections()

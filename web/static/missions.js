@@ -20,6 +20,7 @@ export function Mission({ org, ws, mission }) {
   const [conn, setConn] = useState(/** @type {'open'|'reconnecting'|'closed'} */ ('reconnecting'));
   useEffect(() => {
     setEvents([]);
+    let opened = false;
     // The stream replays the mission's events from the first, so a reload loses none of them.
     return follow(api.href('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/events', params), ['status', 'step', 'proposal', 'token', 'done'],
       (type, data) => {
@@ -29,7 +30,12 @@ export function Mission({ org, ws, mission }) {
         if (type === 'proposal' || type === 'done' || (type === 'status' && ev.status === 'awaiting_approval')) proposals.reload();
         if (type === 'done') { m.reload(); return true; }
         return false;
-      }, setConn);
+      }, (state) => {
+        // Connected again after a loss: what was read meanwhile may be stale or have failed.
+        if (state === 'open' && opened) { m.reload(); proposals.reload(); }
+        if (state === 'open') opened = true;
+        setConn(state);
+      });
   }, [org, ws, mission]);
   const text = events.filter((e) => e.type === 'token').map((e) => e.message || '').join('');
   const steps = events.filter((e) => e.type !== 'token');
