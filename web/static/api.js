@@ -30,6 +30,13 @@
  * @typedef {NonNullable<Paths[P][M]> extends {requestBody?: {content: {'application/json': infer B}}} ? B : never} Body
  */
 
+/**
+ * The query parameters an operation takes.
+ * @template {keyof Paths} P
+ * @template {Method} M
+ * @typedef {NonNullable<Paths[P][M]> extends {parameters: {query?: infer Q}} ? ([Q] extends [never] ? Record<string, never> : NonNullable<Q>) : never} QueryOf
+ */
+
 /** @typedef {Record<string, string>} PathParams */
 /** @typedef {Record<string, string|number|boolean|undefined|null>} Query */
 
@@ -123,7 +130,7 @@ function nextLink(link) {
  * Every item of a paged list: the first page, then each page the Link header names (rel="next") until
  * there is none.
  * @template {PathWith<'get'>} P
- * @param {P} path @param {PathParams} [params] @param {Query} [query] @param {AbortSignal} [signal]
+ * @param {P} path @param {PathParams} [params] @param {QueryOf<P, 'get'>} [query] @param {AbortSignal} [signal]
  * @returns {Promise<Reply<P, 'get'>>}
  */
 export async function getAll(path, params, query, signal) {
@@ -139,7 +146,7 @@ export async function getAll(path, params, query, signal) {
 
 /**
  * @template {PathWith<'get'>} P
- * @param {P} path @param {PathParams} [params] @param {Query} [query] @param {AbortSignal} [signal]
+ * @param {P} path @param {PathParams} [params] @param {QueryOf<P, 'get'>} [query] @param {AbortSignal} [signal]
  * @returns {Promise<Reply<P, 'get'>>}
  */
 export function get(path, params, query, signal) { return request('GET', path, params, { query, signal }); }
