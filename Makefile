@@ -75,6 +75,10 @@ bench/drafts: ## Draft benchmark (offline planner, real worker): generate-roadma
 bench/pipelines: ## Pipeline benchmark: a 20-step diamond of notify steps end to end (one run; 100 runs at once)
 	@scripts/test.sh -run '^$$' -bench PipelineDiamond -benchtime=1x ./workers/
 
+.PHONY: bench/webhooks
+bench/webhooks: ## Webhook benchmark: commit-to-receiver p50/p99, 10,000 events in a burst, a receiver down for 60 s
+	@scripts/test.sh -run '^$$' -bench WebhookDelivery -benchtime=1x -timeout 30m ./workers/
+
 .PHONY: bench/search
 bench/search: ## Search benchmark: GET WS/search p50/p99 over 100,000 documents and 100,000 cards
 	@PILOT_BENCH_SEARCH=1 $(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench ^BenchmarkSearch$$$$ -benchtime=1x -timeout 30m ./api/'

@@ -65,7 +65,8 @@ type RulePath struct {
 
 // ruleActionDoc describes actions and conditions once, for the OpenAPI document.
 const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last " +
-	"column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`. Conditions (all " +
+	"column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the " +
+	"workspace: the event's activity is delivered to it). Conditions (all " +
 	"optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), " +
 	"`labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md."
 

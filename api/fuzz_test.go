@@ -143,6 +143,9 @@ func fuzzSeed(t *testing.T, e *testEnv, name string) fuzzTenant {
 	}
 	ft.byPath["/pilotage/actions/{id}"] = id(must("POST", ws+"/pilotage/actions/propose", map[string]any{"actionType": "create_todo",
 		"explanation": marker, "payload": map[string]any{"label": "T " + marker}}, http.StatusCreated))
+	hook := must("POST", ws+"/webhooks", map[string]any{"url": "http://receiver.test/" + marker, "events": []string{"card_created"}}, http.StatusCreated)
+	ft.ids["webhookId"] = id(hook)
+	ft.ids["deliveryId"] = id(must("POST", ws+"/webhooks/"+id(hook)+"/test", nil, http.StatusAccepted))
 	tok := must("POST", "/api-tokens", map[string]any{"name": "Token " + marker}, http.StatusCreated)
 	ft.ids["id"] = id(tok)
 	inv := must("POST", ws+"/members/invite", map[string]any{"email": "invitee-" + name + "@example.com"}, http.StatusCreated)

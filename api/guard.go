@@ -15,6 +15,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -173,8 +174,14 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
 	for _, prm := range hctx.Operation().Parameters {
-		// Every record id is a UUID: a malformed one names nothing. Plugins are named by their catalog id.
-		if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && prm.Name != "pluginId" && !isUUID(hctx.Param(prm.Name)) {
+		// Every record id is a UUID: a malformed one names nothing. Plugins are named by their catalog id,
+		// webhook deliveries by their webhook-id (msg_ and 32 hex digits).
+		if prm.In == "path" && prm.Name == "deliveryId" {
+			if !webhook.IsDeliveryID(hctx.Param(prm.Name)) {
+				s.writeErr(hctx, errNotFound("not found"))
+				return
+			}
+		} else if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && prm.Name != "pluginId" && !isUUID(hctx.Param(prm.Name)) {
 			s.writeErr(hctx, errNotFound("not found"))
 			return
 		}

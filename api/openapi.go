@@ -36,6 +36,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Pilotage", "The strategic cockpit: its consolidated view, decisions, and the actions agents propose."},
 	{"Automations", "Rules that act on card events, and their executions."},
 	{"Pipelines", "Multi-step pipelines of jobs, their runs and steps."},
+	{"Webhooks", "A workspace's outbound webhooks: signed deliveries of its activities, their attempts and redelivery."},
 	{"Plugins", "The plugin catalog, and the plugins a workspace installs with their settings."},
 	{"Agents", "AI agents, their skills, missions and proposals."},
 	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},

@@ -151,11 +151,18 @@ func TestPagesEveryList(t *testing.T) {
 		SELECT gen_random_uuid(), workspace_id, agent_id, source, objective, status, max_steps, created_by
 		FROM agent_missions, generate_series(1, 4) WHERE id = $1`, mission)
 	require.NoError(t, err)
+	r := e.do("POST", ws+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/", "events": []string{"card_deleted"}})
+	requireStatus(t, r, http.StatusCreated)
+	hook := ws + "/webhooks/" + decode[WebhookWithSecretOut](t, r).ID
+	for range 5 {
+		requireStatus(t, e.do("POST", hook+"/test", owner.Token, nil), http.StatusAccepted)
+	}
 
 	for _, tc := range []struct {
 		path, key string
 		n         int
 	}{
+		{hook + "/deliveries", "id", 5},
 		{card + "/comments", "id", 5},
 		{"/notifications", "id", 5},
 		{"/notifications?unreadOnly=true", "id", 5},

@@ -35,6 +35,7 @@ import (
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -91,6 +92,16 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
 	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
 	CORSOrigins []string
+	// Webhooks configure the webhook engine: address checks (production, WEBHOOK_ALLOW_PRIVATE) and the
+	// server secrets that seal webhook secrets.
+	Webhooks webhook.Options
+}
+
+// webhookOptions are opts.Webhooks, refusing internal addresses whenever the api runs in production.
+func webhookOptions(opts Options) webhook.Options {
+	w := opts.Webhooks
+	w.Production = w.Production || opts.Production
+	return w
 }
 
 // Server holds what handlers need.
@@ -108,6 +119,7 @@ type Server struct {
 	documents   *document.Engine
 	notices     *notification.Engine
 	roadmaps    *roadmap.Engine
+	webhooks    *webhook.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -163,7 +175,7 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	s := &Server{
 		store: store, transfer: transfer.New(store), automations: automation.New(store),
 		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
-		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), webhooks: webhook.New(store, webhookOptions(opts)), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
 	s.initOps()
@@ -242,6 +254,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.mountMCP(ctx, router)
 	s.ops.agents.registerDrafts()
 	s.ops.workflow.registerPipelines()
+	s.ops.workflow.registerWebhooks()
 	s.ops.workflow.registerPlugins()
 	s.ops.cockpit.registerPilotage()
 	s.ops.docs.registerDocuments()

@@ -88,10 +88,10 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, err
 	}
 	if began == nil {
-		return card, s.core.Enqueue(ctx, tx, rec.Jobs(listening))
+		return card, s.core.EnqueueActivityJobs(ctx, tx, rec, listening)
 	}
 	defer began.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
-	if err := s.core.Enqueue(ctx, began, rec.Jobs(listening)); err != nil {
+	if err := s.core.EnqueueActivityJobs(ctx, began, rec, listening); err != nil {
 		return Card{}, err
 	}
 	if err := began.Commit(ctx); err != nil {

@@ -117,3 +117,16 @@ type PipelineStepArgs struct {
 
 // Kind implements river.JobArgs.
 func (PipelineStepArgs) Kind() string { return "pipeline_step" }
+
+// QueueWebhooks is the queue webhook deliveries run on: a slow receiver holds a slot for up to its
+// timeout, and must not hold up notifications and automations.
+const QueueWebhooks = "webhooks"
+
+// WebhookDeliveryArgs makes one attempt of a webhook delivery (a webhook_deliveries row). The delivery
+// keeps its id, the webhook-id header, across attempts; a failed attempt snoozes the job until the next.
+type WebhookDeliveryArgs struct {
+	DeliveryID string `json:"deliveryId"`
+}
+
+// Kind implements river.JobArgs.
+func (WebhookDeliveryArgs) Kind() string { return "webhook_delivery" }

@@ -85,6 +85,8 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, NewDraftRoadmapWorker(b.deps), job)
 	case jobs.DraftRefineArgs{}.Kind():
 		workJob(t, b, NewDraftRefineWorker(b.deps), job)
+	case jobs.WebhookDeliveryArgs{}.Kind():
+		workJob(t, b, &WebhookDeliveryWorker{deps: b.deps}, job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -44,6 +45,8 @@ type Deps struct {
 	Storage storage.Storage
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
+	// Webhooks configure webhook deliveries (address checks, sealing keys, retries, disabling).
+	Webhooks webhook.Options
 
 	// The store's engines the workers call, built on Store by withEngines.
 	missions  *mission.Engine
@@ -52,12 +55,14 @@ type Deps struct {
 	pilotage  *pilotage.Engine
 	tenancy   *tenancy.Engine
 	notices   *notification.Engine
+	webhooks  *webhook.Engine
 }
 
 // withEngines builds the store's engines on deps.Store.
 func (d Deps) withEngines() Deps {
 	d.missions, d.drafts, d.pipelines, d.pilotage = mission.New(d.Store), draft.New(d.Store), pipeline.New(d.Store), pilotage.New(d.Store)
 	d.tenancy, d.notices = tenancy.New(d.Store), notification.New(d.Store)
+	d.webhooks = webhook.New(d.Store, d.Webhooks)
 	return d
 }
 
@@ -94,6 +99,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &PipelineStepWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &WebhookDeliveryWorker{deps: deps}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: automation.New(deps.Store)})
 }
 
@@ -107,6 +115,9 @@ func Queues(concurrency int) map[string]river.QueueConfig {
 		jobs.QueueMissions: {MaxWorkers: max(2, concurrency/4)},
 		// Draft jobs wait on a model too; people wait on them, so they do not queue behind missions.
 		jobs.QueueDrafts: {MaxWorkers: max(2, concurrency/4)},
+		// A webhook delivery waits on a receiver for up to its timeout, holding no database connection
+		// meanwhile: slow receivers hold these slots, not the default queue's.
+		jobs.QueueWebhooks: {MaxWorkers: concurrency},
 	}
 }
 
@@ -188,6 +199,8 @@ type Config struct {
 	ColumnCountsFoldInterval time.Duration
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
+	// Webhooks configure webhook deliveries.
+	Webhooks webhook.Options
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -259,7 +272,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 	}
 	store := db.NewStore(dbPool, riverClient)
 	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout}); err != nil {
+		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout, Webhooks: cfg.Webhooks}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, store, nil

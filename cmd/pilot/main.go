@@ -28,6 +28,7 @@ import (
 
 	"github.com/pilot-dev/pilot/api"
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
@@ -303,6 +304,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
+		Webhooks: webhookOptions(cfg),
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -366,7 +368,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	riverClient, store, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
 		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
-		Storage: attachments, Middleware: telemetry.RiverMiddleware(metrics, tracing)})
+		Storage: attachments, Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})
 	if err != nil {
 		return err
 	}
@@ -402,4 +404,15 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		return riverClient.StopAndCancel(hardCtx)
 	}
 	return nil
+}
+
+// webhookOptions are the webhook engine's options from the configuration: the api checks addresses and
+// seals secrets with them, the worker delivers.
+func webhookOptions(cfg *config.Config) webhook.Options {
+	secrets := [][]byte{}
+	if len(cfg.JWTSecret) > 0 {
+		secrets = append(append(secrets, cfg.JWTSecret), cfg.JWTPreviousSecrets...)
+	}
+	return webhook.Options{Production: cfg.Production(), AllowPrivate: cfg.WebhookAllowPrivate, ServerSecrets: secrets,
+		AttemptWindow: cfg.WebhookAttemptWindow, FailureLimit: cfg.WebhookFailureLimit}
 }

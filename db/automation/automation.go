@@ -7,13 +7,17 @@ package automation
 import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/webhook"
 )
 
 // Engine runs and keeps automation rules.
 type Engine struct {
-	core  *dbcore.Core
-	store *db.Store
+	core     *dbcore.Core
+	store    *db.Store
+	webhooks *webhook.Engine
 }
 
 // New builds the automation engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
+func New(store *db.Store) *Engine {
+	return &Engine{core: dbcore.Of(store), store: store, webhooks: webhook.New(store, webhook.Options{})}
+}

@@ -71,7 +71,7 @@ func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.Au
 		} else if !ok {
 			return trace(q, "skipped", "conditions not met: "+reason)
 		}
-		if err := e.applyAction(ctx, tx, rule, card, colIDs, ev.Depth+1); err != nil {
+		if err := e.applyAction(ctx, tx, rule, card, colIDs, ev); err != nil {
 			return err
 		}
 		return trace(q, "applied", "")
@@ -140,11 +140,20 @@ func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.
 }
 
 // applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator; the
-// events the change causes carry depth.
-func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, depth int) error {
+// events the change causes carry one more depth than ev. send_webhook delivers ev's activity to the
+// webhook instead, through the webhook deliveries' own job.
+func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) error {
 	var a RuleAction
 	if err := json.Unmarshal(rule.Action, &a); err != nil {
 		return fmt.Errorf("decode action: %w", err)
+	}
+	ws, err := dbcore.Queries(tx).ProjectWorkspace(ctx, card.ProjectID)
+	if err != nil {
+		return fmt.Errorf("project workspace: %w", err)
+	}
+	if a.Type == "send_webhook" {
+		_, err := e.webhooks.EnqueueActivityTx(ctx, tx, ws, *a.WebhookID, ev.EventID, "automation:"+rule.ID)
+		return err
 	}
 	var p db.CardPatch
 	switch a.Type {
@@ -173,11 +182,7 @@ func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationR
 		archived := true
 		p.Archived = &archived
 	}
-	ws, err := dbcore.Queries(tx).ProjectWorkspace(ctx, card.ProjectID)
-	if err != nil {
-		return fmt.Errorf("project workspace: %w", err)
-	}
-	_, err = e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: depth}})
+	_, err = e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: ev.Depth + 1}})
 	return err
 }
 

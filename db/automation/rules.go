@@ -15,13 +15,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/stepgraph"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
 // ActionTypes lists every automation action.
-var ActionTypes = []string{"move_card", "set_status", "set_priority", "assign_user", "archive_card"}
+var ActionTypes = []string{"move_card", "set_status", "set_priority", "assign_user", "archive_card", "send_webhook"}
 
 // Statuses a card can be in, derived from its column and archived flag (docs/automations.md).
 var Statuses = []string{"todo", "in_progress", "done", "archived"}
@@ -50,6 +51,8 @@ type RuleAction struct {
 	Status   *string `json:"status,omitempty"`
 	Priority *string `json:"priority,omitempty"`
 	UserID   *string `json:"userId,omitempty"`
+	// WebhookID is send_webhook's webhook, of the project's workspace.
+	WebhookID *string `json:"webhookId,omitempty"`
 }
 
 // NewRule is a rule to create or the full new state of a rule to update.
@@ -179,7 +182,8 @@ func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, r
 	if err != nil {
 		return a, err
 	}
-	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil} {
+	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil,
+		"webhookId": a.WebhookID != nil} {
 		if set && !want[name] {
 			return a, dbcore.Invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
 		}
@@ -216,6 +220,20 @@ func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, 
 			return nil, dbcore.Invalid("action: assign_user needs userId, a member of this project")
 		}
 	case "archive_card":
+	case "send_webhook":
+		want["webhookId"] = true
+		if a.WebhookID == nil || !stepgraph.IsUUID(*a.WebhookID) {
+			return nil, dbcore.Invalid("action: send_webhook needs webhookId, a webhook of this project's workspace")
+		}
+		ws, err := q.ProjectWorkspace(ctx, projectID)
+		if err != nil {
+			return nil, fmt.Errorf("project workspace: %w", err)
+		}
+		if _, err := q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: *a.WebhookID, WorkspaceID: ws}); dbcore.IsNotFound(err) {
+			return nil, dbcore.Invalid("action: send_webhook needs webhookId, a webhook of this project's workspace")
+		} else if err != nil {
+			return nil, fmt.Errorf("check webhook: %w", err)
+		}
 	default:
 		return nil, dbcore.Invalid("action: type must be one of " + strings.Join(ActionTypes, ", "))
 	}

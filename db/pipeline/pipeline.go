@@ -12,6 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/webhook"
 )
 
 // Engine keeps pipelines and runs them.
@@ -20,11 +21,13 @@ type Engine struct {
 	store    *db.Store
 	missions *mission.Engine
 	drafts   *draft.Engine
+	webhooks *webhook.Engine
 }
 
 // New builds the pipelines engine on store.
 func New(store *db.Store) *Engine {
-	return &Engine{core: dbcore.Of(store), store: store, missions: mission.New(store), drafts: draft.New(store)}
+	return &Engine{core: dbcore.Of(store), store: store, missions: mission.New(store), drafts: draft.New(store),
+		webhooks: webhook.New(store, webhook.Options{})}
 }
 
 func init() {

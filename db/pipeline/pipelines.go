@@ -95,6 +95,13 @@ func (e *Engine) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspace
 		var p stepgraph.AddCommentParams
 		_ = json.Unmarshal(st.Params, &p)
 		err = project(p.ProjectID)
+	case stepgraph.TypeWebhook:
+		var p stepgraph.WebhookParams
+		_ = json.Unmarshal(st.Params, &p)
+		if _, err = q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID, WorkspaceID: workspaceID}); dbcore.IsNotFound(err) {
+			return refuse("webhookId")
+		}
+		err = dbcore.Wrap(err, "check webhook")
 	case stepgraph.TypeMoveCard:
 		var p stepgraph.MoveCardParams
 		_ = json.Unmarshal(st.Params, &p)

@@ -21,6 +21,7 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/webhook"
 )
 
 // execStep does a step's work in tx as the run's starter and answers its output; a *Error is a
@@ -44,6 +45,8 @@ func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, st
 		return x.wait()
 	case stepgraph.TypeCondition:
 		return x.condition()
+	case stepgraph.TypeWebhook:
+		return x.webhook()
 	case stepgraph.TypeRunAgentMission:
 		return x.runAgentMission()
 	case stepgraph.TypeGenerateRoadmap:
@@ -277,3 +280,25 @@ func (x *stepExec) moveCard() (stepDone, error) {
 var digestNamespace = uuid.MustParse("5b0d7f32-8c39-4f0a-9d1e-2f6a4c1b7e90")
 
 // emailDigests enqueues, in tx, one e-mail per workspace member listing their unread notifications.
+
+// webhook enqueues a delivery of the filled body to the step's URL, signed with the webhook's secret,
+// and leaves the step waiting for it (the delivery's end completes or fails the step).
+func (x *stepExec) webhook() (stepDone, error) {
+	var p stepgraph.WebhookParams
+	_ = json.Unmarshal(x.st.Params, &p)
+	if _, err := x.q.WebhookGet(x.ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID, WorkspaceID: x.run.WorkspaceID}); dbcore.IsNotFound(err) {
+		return stepDone{}, dbcore.Invalid("the webhook no longer exists")
+	} else if err != nil {
+		return stepDone{}, dbcore.Wrap(err, "get webhook")
+	}
+	body, err := stepgraph.FillJSON(p.Body, x.tc)
+	if err != nil {
+		return stepDone{}, dbcore.Invalid("params.body: " + err.Error())
+	}
+	d, err := x.e.webhooks.EnqueueTx(x.ctx, x.tx, webhook.Message{WorkspaceID: x.run.WorkspaceID, WebhookID: p.WebhookID, URL: p.URL,
+		Source: "pipeline:" + x.run.ID + "/" + x.st.StepID, Type: "pipeline_step", Body: body})
+	if err != nil {
+		return stepDone{}, err
+	}
+	return stepDone{output: map[string]any{"deliveryId": d.ID}, waitRef: webhook.WaitRef(d.ID)}, nil
+}

@@ -98,6 +98,15 @@ type Config struct {
 	OTLPEndpoint string
 	// OTLPProtocol is OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf (the default) is spoken.
 	OTLPProtocol string
+	// WebhookAllowPrivate (WEBHOOK_ALLOW_PRIVATE, default false) lets webhooks reach loopback, private and
+	// link-local addresses in production, where they are refused otherwise (they are allowed outside it).
+	WebhookAllowPrivate bool
+	// WebhookAttemptWindow (WEBHOOK_MAX_ATTEMPT_WINDOW, default 24h) is how long after an event its
+	// delivery is still retried.
+	WebhookAttemptWindow time.Duration
+	// WebhookFailureLimit (WEBHOOK_FAILURE_LIMIT, default 20) is the run of deliveries failed for good
+	// that disables a webhook.
+	WebhookFailureLimit int
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
@@ -130,6 +139,7 @@ func load(getenv func(string) string) (*Config, error) {
 	r.readDurations(c)
 	r.readSecrets(c)
 	r.readOrigins(c)
+	r.readWebhooks(c)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -265,6 +275,13 @@ func (r *envReader) readSecrets(c *Config) {
 	}
 }
 
+// readWebhooks reads the webhook deliveries' settings into c.
+func (r *envReader) readWebhooks(c *Config) {
+	c.WebhookAllowPrivate = r.get("WEBHOOK_ALLOW_PRIVATE", "false") == "true"
+	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
+	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
+}
+
 // readOrigins reads CORS_ORIGINS (comma-separated, blanks dropped, lower-cased) into c.
 func (r *envReader) readOrigins(c *Config) {
 	for _, origin := range strings.Split(r.get("CORS_ORIGINS", ""), ",") {
@@ -354,6 +371,12 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.DueDateScanInterval < time.Second {
 		errs = append(errs, errors.New("DUE_DATE_SCAN_INTERVAL must be at least 1s"))
+	}
+	if c.WebhookFailureLimit < 1 {
+		errs = append(errs, errors.New("WEBHOOK_FAILURE_LIMIT must be at least 1"))
+	}
+	if c.WebhookAttemptWindow < time.Minute {
+		errs = append(errs, errors.New("WEBHOOK_MAX_ATTEMPT_WINDOW must be at least 1m"))
 	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))

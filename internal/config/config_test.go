@@ -220,3 +220,22 @@ func TestLoadAPIDocs(t *testing.T) {
 	_, err = load(env(base(map[string]string{"API_DOCS": "no"})))
 	require.ErrorContains(t, err, `API_DOCS must be on or off, got "no"`)
 }
+
+func TestLoadWebhooks(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.False(t, c.WebhookAllowPrivate)
+	require.Equal(t, 24*time.Hour, c.WebhookAttemptWindow)
+	require.Equal(t, 20, c.WebhookFailureLimit)
+	c, err = load(env(base(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_MAX_ATTEMPT_WINDOW": "2d", "WEBHOOK_FAILURE_LIMIT": "5"})))
+	require.NoError(t, err)
+	require.True(t, c.WebhookAllowPrivate)
+	require.Equal(t, 48*time.Hour, c.WebhookAttemptWindow)
+	require.Equal(t, 5, c.WebhookFailureLimit)
+	for _, bad := range []map[string]string{{"WEBHOOK_MAX_ATTEMPT_WINDOW": "10s"}, {"WEBHOOK_MAX_ATTEMPT_WINDOW": "soon"},
+		{"WEBHOOK_FAILURE_LIMIT": "0"}, {"WEBHOOK_FAILURE_LIMIT": "many"}} {
+		_, err := load(env(base(bad)))
+		require.Error(t, err, bad)
+	}
+}

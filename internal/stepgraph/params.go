@@ -5,6 +5,7 @@ package stepgraph
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -25,6 +26,8 @@ func checkParams(s *Step, anc map[string]map[string]bool, byID map[string]*Step)
 		return c.wait()
 	case TypeCondition:
 		return c.condition()
+	case TypeWebhook:
+		return c.webhook()
 	case TypeEmailDigest:
 		return c.emailDigest()
 	case TypeAddComment:
@@ -230,4 +233,51 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// maxWebhookBody bounds a webhook step's body.
+const maxWebhookBody = 64 << 10
+
+func (c paramCheck) webhook() error {
+	var p WebhookParams
+	if err := decodeParams(c.s, &p); err != nil {
+		return err
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+		return stepErr(c.s.ID, "params.url must be an http or https URL with a host and no credentials")
+	}
+	if len(bytes.TrimSpace(p.Body)) > 0 && !json.Valid(p.Body) {
+		return stepErr(c.s.ID, "params.body must be JSON")
+	}
+	return firstErr(c.id("webhookId", p.WebhookID, true), c.tmpl("body", string(p.Body), maxWebhookBody, false))
+}
+
+// FillJSON fills the templates in the strings of a JSON document (keys stay as they are), so a filled
+// value can never break the document.
+func FillJSON(raw json.RawMessage, c Context) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(fillValue(v, c))
+}
+
+func fillValue(v any, c Context) any {
+	switch t := v.(type) {
+	case string:
+		return Fill(t, c)
+	case []any:
+		for i := range t {
+			t[i] = fillValue(t[i], c)
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = fillValue(t[k], c)
+		}
+	}
+	return v
 }

@@ -25,6 +25,7 @@ const (
 	TypeNotify          = "notify"
 	TypeWait            = "wait"
 	TypeCondition       = "condition"
+	TypeWebhook         = "webhook"
 	// Plugin step types (see internal/plugin).
 	TypeEmailDigest = "email_digest"
 	TypeAddComment  = "add_comment"
@@ -88,6 +89,13 @@ type (
 		ProjectID string `json:"projectId"`
 		Message   string `json:"message"`
 	}
+	// WebhookParams posts Body (JSON; templates in its strings are filled) to URL, signed as the
+	// webhook WebhookID's deliveries are, and waits for the delivery's end.
+	WebhookParams struct {
+		URL       string          `json:"url"`
+		WebhookID string          `json:"webhookId"`
+		Body      json.RawMessage `json:"body,omitempty"`
+	}
 	// WaitParams waits for a Go duration ("90s", "5m", "24h").
 	WaitParams struct {
 		Duration string `json:"duration"`
@@ -146,6 +154,9 @@ var Types = []TypeInfo{
 		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)"},
 	{Type: TypeWait, Description: "Waits for a duration, as a scheduled job (no worker is held). Output: waited.",
 		Params: "duration (required, a Go duration from 1s to 168h: \"90s\", \"5m\")"},
+	{Type: TypeWebhook, Description: "Posts a JSON body to a URL as a webhook delivery: signed with the secret of a webhook of the workspace, " +
+		"retried like its deliveries; waits for the delivery (no worker is held) and fails when it fails. Output: deliveryId, statusCode.",
+		Params: "url (required, http or https), webhookId (required: the webhook whose secret signs), body (JSON, templates in its strings; default {})"},
 	{Type: TypeCondition, Description: "Tests a field of an earlier step's output; the branch not taken is skipped. Output: result.",
 		Params: "step (an ancestor), field, op (equals, not_equals, exists, not_exists, greater_than, less_than), value, then and else (steps that need this one)"},
 	{Type: TypeEmailDigest, Plugin: "email-digest", Description: "E-mails each workspace member a digest of their unread notifications. Output: sent.",

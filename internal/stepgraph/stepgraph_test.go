@@ -33,6 +33,9 @@ func TestValidateNamesTheStep(t *testing.T) {
 		"twice needed":   {[]Step{notify("a"), notify("b", "a", "a")}, "b", `needs "a" twice`},
 		"bad condition":  {[]Step{notify("a"), {ID: "if", Type: TypeCondition, Needs: []string{"a"}, Params: json.RawMessage(`{"step":"a","field":"x","op":"greater_than","value":"big","then":[]}`)}}, "if", "must be a number"},
 		"plugin refused": {[]Step{{ID: "m", Type: TypeEmailDigest, Params: json.RawMessage(`{}`)}}, "m", "not here"},
+		"webhook url":    {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"ftp://x","webhookId":"` + pid + `"}`)}}, "w", "http or https"},
+		"webhook id":     {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"https://ci.example.com"}`)}}, "w", "webhookId"},
+		"webhook body":   {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid + `","body":{"t":"{{steps.x.y}}"}}`)}}, "w", "does not (transitively) need"},
 	} {
 		err := Validate(tc.steps, func(st string) error {
 			if st == TypeEmailDigest {
@@ -47,8 +50,15 @@ func TestValidateNamesTheStep(t *testing.T) {
 			require.Equal(t, tc.step, e.Step, name)
 		}
 	}
+	// A webhook step's body is JSON whose strings are filled, never breaking it.
+	require.NoError(t, Validate([]Step{notify("a"), {ID: "w", Type: TypeWebhook, Needs: []string{"a"},
+		Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid + `","body":{"n":"{{steps.a.recipients}}"}}`)}}, nil))
+	filled, err := FillJSON(json.RawMessage(`{"m":["{{steps.a.message}}",1]}`), Context{Outputs: map[string]map[string]any{"a": {"message": `say "hi"`}}})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"m":["say \"hi\"",1]}`, string(filled))
+
 	// A cycle is reported on a step that is on it.
-	err := Validate([]Step{notify("x"), notify("a", "c"), notify("b", "a"), notify("c", "b")}, nil)
+	err = Validate([]Step{notify("x"), notify("a", "c"), notify("b", "a"), notify("c", "b")}, nil)
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.Contains(t, []string{"a", "b", "c"}, e.Step)

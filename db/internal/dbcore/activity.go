@@ -75,7 +75,7 @@ func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity
 	if err != nil {
 		return fmt.Errorf("record activities: %w", err)
 	}
-	return c.Enqueue(ctx, tx, rec.Jobs(listening))
+	return c.EnqueueActivityJobs(ctx, tx, rec, listening)
 }
 
 // ActivityRecord is what recording activities takes: the ActivitiesRecord statement (the activities,

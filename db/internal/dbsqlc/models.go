@@ -655,6 +655,44 @@ type User struct {
 	UpdatedAt      time.Time
 }
 
+type Webhook struct {
+	ID                      string
+	WorkspaceID             string
+	URL                     string
+	Description             string
+	Events                  []string
+	Enabled                 bool
+	Secret                  []byte
+	PreviousSecret          []byte
+	PreviousSecretExpiresAt *time.Time
+	ConsecutiveFailures     int32
+	DisabledReason          *string
+	CreatedBy               *string
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+type WebhookDelivery struct {
+	ID             string
+	WorkspaceID    string
+	WebhookID      *string
+	URL            *string
+	Source         *string
+	EventType      string
+	ActivityID     *string
+	Payload        []byte
+	Status         string
+	Attempts       int32
+	ResponseStatus *int32
+	ResponseBody   *string
+	DurationMs     *int32
+	Error          *string
+	NextAttemptAt  *time.Time
+	LastAttemptAt  *time.Time
+	RedeliveredAt  *time.Time
+	CreatedAt      time.Time
+}
+
 type Workspace struct {
 	ID             string
 	OrganizationID string

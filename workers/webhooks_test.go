@@ -1,0 +1,175 @@
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/webhook"
+	"github.com/pilot-dev/pilot/internal/testfactory"
+	"github.com/pilot-dev/pilot/jobs"
+)
+
+func TestWebhookDeliveryWorkerSendsACardCreate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Store)
+	var got atomic.Int32
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get(webhook.HeaderSignature) != "" && r.Header.Get(webhook.HeaderID) != "" {
+			got.Add(1)
+		}
+	}))
+	t.Cleanup(rcv.Close)
+	_, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
+	require.NoError(t, err)
+
+	testfactory.Card(t, b.Store, tm.Project, nil)
+	require.Equal(t, 1, b.drain(t, jobs.WebhookDeliveryArgs{}.Kind()))
+	require.EqualValues(t, 1, got.Load())
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded'`))
+
+	// The same job worked again sends nothing more.
+	workNew(t, b, &WebhookDeliveryWorker{deps: b.deps}, jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)}, nil)
+	require.EqualValues(t, 1, got.Load())
+}
+
+func testfactoryDeliveryID(t *testing.T, b *testBundle) string {
+	t.Helper()
+	var id string
+	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT id FROM webhook_deliveries`).Scan(&id))
+	return id
+}
+
+// signedReceiver is a receiver that counts the requests whose signature verifies with secret (the
+// Standard Webhooks library's verification) and keeps their bodies.
+type signedReceiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies []string
+}
+
+func newSignedReceiver(t *testing.T, secret *string) *signedReceiver {
+	r := &signedReceiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		wh, err := standardwebhooks.NewWebhook(*secret)
+		if err != nil || wh.Verify(body, req.Header) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		r.mu.Lock()
+		r.bodies = append(r.bodies, string(body))
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *signedReceiver) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.bodies...)
+}
+
+func TestWebhookPipelineStepPostsItsBodyAndOutputsTheStatus(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Store)
+	var secret string
+	rcv := newSignedReceiver(t, &secret)
+	w, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: "http://elsewhere.test/", Events: []string{"card_deleted"}, Enabled: true})
+	require.NoError(t, err)
+	secret = w.Secret
+
+	p := b.pipeline(t, tm,
+		step{ID: "card", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Ship"}},
+		step{ID: "hook", Type: "webhook", Needs: []string{"card"}, Params: map[string]any{"url": rcv.URL + "/ci", "webhookId": w.ID,
+			"body": map[string]any{"text": "{{steps.card.title}} opened by {{run.id}}", "n": 1}}})
+	r := b.startRun(t, tm, p)
+	b.drain(t, jobs.PipelineStepArgs{}.Kind(), jobs.WebhookDeliveryArgs{}.Kind())
+
+	got := rcv.got()
+	require.Len(t, got, 1)
+	require.JSONEq(t, fmt.Sprintf(`{"text": "Ship opened by %s", "n": 1}`, r.Run.ID), got[0])
+	run := b.getRun(t, tm, r)
+	require.Equal(t, pipeline.RunCompleted, run.Run.Status, statuses(run))
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(run.Steps[1].Output, &out))
+	require.EqualValues(t, http.StatusAccepted, out["statusCode"])
+	require.NotEmpty(t, out["deliveryId"])
+}
+
+func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Store)
+	var secret string
+	rcv := newSignedReceiver(t, &secret)
+	w, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
+	require.NoError(t, err)
+	secret = w.Secret
+	_, err = automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Tell CI",
+		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": w.ID}), Enabled: true})
+	require.NoError(t, err)
+	_, err = automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Bad",
+		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": db.NewID()}), Enabled: true})
+	require.ErrorIs(t, err, db.ErrInvalid, "a webhook of another workspace, or none, is refused")
+
+	card := testfactory.Card(t, b.Store, tm.Project, nil)
+	b.drain(t, jobs.AutomationEventArgs{}.Kind(), jobs.WebhookDeliveryArgs{}.Kind())
+	got := rcv.got()
+	require.Len(t, got, 1)
+	var p struct {
+		Type string
+		Data struct{ CardID string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(got[0]), &p))
+	require.Equal(t, "card_created", p.Type)
+	require.Equal(t, card.ID, p.Data.CardID)
+}
+
+func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Store)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
+	t.Cleanup(rcv.Close)
+	_, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
+	require.NoError(t, err)
+	testfactory.Card(t, b.Store, tm.Project, nil)
+
+	b.inTx(t, func(tx pgx.Tx) {
+		res, err := testWorker(t, b, &WebhookDeliveryWorker{deps: b.deps}).Work(context.Background(), t, tx,
+			jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)}, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobSnoozed, res.EventKind, "a failed attempt waits for the next, it is not a job error")
+		require.True(t, res.Job.ScheduledAt.After(time.Now()))
+	})
+	var attempts int
+	var next time.Time
+	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT attempts, next_attempt_at FROM webhook_deliveries`).Scan(&attempts, &next))
+	require.Equal(t, 1, attempts)
+	require.True(t, next.After(time.Now()))
+}
