@@ -45,6 +45,10 @@ web/types: ## Regenerate web/api.d.ts (the web app's API types) from the OpenAPI
 screenshots: ## Run the browser tests and save their screenshots of the web app in docs/screenshots
 	@PILOT_SCREENSHOTS=1 scripts/test.sh -run Browser -v ./web/
 
+.PHONY: bench/web
+bench/web: ## Web app benchmark in Chromium: a 500-card board interactive after its data arrived (ms)
+	@scripts/test.sh -run '^$$' -bench Board500 -benchtime=3x ./web/
+
 .PHONY: db/reset
 db/reset: ## Delete the local development database cluster (.data/dev)
 	-scripts/pg.sh stop .data/dev --remove

@@ -33,13 +33,13 @@ import (
 // server is a real api (the web app included) on a fresh database, on a loopback port, with a worker
 // running the offline planner; e-mails stay in the outbox (river_job), where mailed reads them.
 type server struct {
-	t   *testing.T
+	t   testing.TB
 	url string
 	b   *testfactory.Bundle
 	srv *httptest.Server
 }
 
-func startServer(t *testing.T) *server {
+func startServer(t testing.TB) *server {
 	t.Helper()
 	b := testfactory.Store(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -168,7 +168,7 @@ func TestMain(m *testing.M) {
 // page opens a new browser context (no cookie shared with another page) and fails the test on a script
 // error or a message the browser logs as an error (a Content-Security-Policy refusal among them; failed
 // requests, which the API's refusals are, excepted).
-func page(t *testing.T) context.Context {
+func page(t testing.TB) context.Context {
 	t.Helper()
 	if os.Getenv("PILOT_BROWSER_TESTS") == "0" {
 		t.Skip("PILOT_BROWSER_TESTS=0: browser tests skipped")
@@ -238,7 +238,7 @@ func page(t *testing.T) context.Context {
 }
 
 // fail ends the test with err, where the page is and what it shows.
-func fail(t *testing.T, ctx context.Context, what string, err error) {
+func fail(t testing.TB, ctx context.Context, what string, err error) {
 	t.Helper()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
@@ -248,7 +248,7 @@ func fail(t *testing.T, ctx context.Context, what string, err error) {
 }
 
 // do runs browser steps, failing the test on error.
-func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+func do(t testing.TB, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		fail(t, ctx, "browser", err)
@@ -256,7 +256,7 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 }
 
 // eval evaluates js in the page, awaiting a promise.
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -266,7 +266,7 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 }
 
 // text is the text of the first element matching the CSS selector.
-func text(t *testing.T, ctx context.Context, sel string) string {
+func text(t testing.TB, ctx context.Context, sel string) string {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
@@ -276,7 +276,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // waitFor polls js in the page until it is true.
-func waitFor(t *testing.T, ctx context.Context, what, js string) {
+func waitFor(t testing.TB, ctx context.Context, what, js string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		fail(t, ctx, "waiting for "+what, err)
@@ -285,7 +285,7 @@ func waitFor(t *testing.T, ctx context.Context, what, js string) {
 
 // shot saves a screenshot of the page as docs/screenshots/name.png when PILOT_SCREENSHOTS=1 (make
 // screenshots).
-func shot(t *testing.T, ctx context.Context, name string, width, height int64) {
+func shot(t testing.TB, ctx context.Context, name string, width, height int64) {
 	t.Helper()
 	if os.Getenv("PILOT_SCREENSHOTS") != "1" {
 		return
