@@ -31,10 +31,23 @@ verify: ## Fail when generated code is stale or code is not gofmt-clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 .PHONY: lint
-lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, and Redocly on the OpenAPI document
+lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, Redocly on the OpenAPI document, and the web app's type-check (web/api.d.ts fresh, tsc --checkJs)
 	go tool -modfile=tools/go.mod golangci-lint run ./...
 	go vet ./...
 	@scripts/openapi-lint.sh
+	@scripts/web-check.sh
+
+.PHONY: web/types
+web/types: ## Regenerate web/api.d.ts (the web app's API types) from the OpenAPI document, then type-check the app
+	@scripts/web-check.sh --write
+
+.PHONY: screenshots
+screenshots: ## Run the browser tests and save their screenshots of the web app in docs/screenshots
+	@PILOT_SCREENSHOTS=1 scripts/test.sh -run Browser -v ./web/
+
+.PHONY: bench/web
+bench/web: ## Web app benchmark in Chromium: a 500-card board interactive after its data arrived (ms)
+	@scripts/test.sh -run '^$$' -bench Board500 -benchtime=3x ./web/
 
 .PHONY: db/reset
 db/reset: ## Delete the local development database cluster (.data/dev)

@@ -12,10 +12,10 @@ import (
 
 // Default security headers. Each is set before any handler runs, so a handler that needs another value
 // replaces it: an attachment download sandboxes itself with a stricter Content-Security-Policy, the
-// event streams answer Cache-Control: no-cache, and a web app serving its own HTML will set its own CSP.
+// event streams answer Cache-Control: no-cache, and the web app's page and files set theirs (web.CSP).
 const (
 	// defaultCSP forbids framing our answers (clickjacking). It says nothing about scripts or styles:
-	// JSON needs no more, and the HTML pages (API docs, a later web app) set their own.
+	// JSON needs no more, and the HTML pages (API docs, the web app: web.CSP) set their own.
 	defaultCSP = "frame-ancestors 'none'"
 	// privateCacheControl keeps authenticated answers and every /auth answer out of every cache, shared
 	// or the browser's own.

@@ -43,6 +43,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
+	"github.com/pilot-dev/pilot/web"
 )
 
 // Options configure the HTTP layer.
@@ -190,6 +191,12 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	}
 	router.Use(telemetry.RequestID, opts.Tracing.HTTP, opts.Metrics.HTTP, s.accessLog, s.recoverer)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		// A browser's navigation to a path nobody owns is the web app's (its own "not found" screen);
+		// any other request gets the error shape.
+		if web.WantsPage(r) {
+			web.Page(w, r)
+			return
+		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
 	router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
@@ -199,6 +206,7 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	router.Get("/readyz", s.ready)
+	mountWeb(router)
 
 	cfg := huma.DefaultConfig("Pilot API", "1.0.0")
 	cfg.CreateHooks = nil
@@ -251,6 +259,19 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.workflow.registerPlugins()
 	s.ops.cockpit.registerPilotage()
 	s.ops.docs.registerDocuments()
+}
+
+// mountWeb serves the web app: its files under web.AssetPrefix and its page on its own routes (GET and
+// HEAD only, so the API's POST /invitations/{token}/accept stays the API's). The router's NotFound
+// answers the page to a browser's navigation to any other unknown path.
+func mountWeb(router chi.Router) {
+	assets := web.Assets()
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		router.Method(m, web.AssetPrefix+"*", assets)
+		for _, p := range web.Routes {
+			router.MethodFunc(m, p, web.Page)
+		}
+	}
 }
 
 // ready answers 200 when the database answers and every migration is applied.

@@ -1,0 +1,81 @@
+// @ts-check
+// The app's entry: reads the session, then shows the screen the path names.
+import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary } from './ui.js';
+import * as api from './api.js';
+import { useLocation, match, navigate, onLinkClick } from './router.js';
+import { session } from './session.js';
+import { SignIn, SignUp, ForgotPassword, ResetPassword, VerifyEmail, AcceptInvitation } from './auth.js';
+import { Shell } from './shell.js';
+import { Projects } from './projects.js';
+import { Board } from './board.js';
+import { Mission, Proposals } from './missions.js';
+import { Inbox, Search, Documents, Pilotage } from './more.js';
+
+/** Pages anyone may open; every other page needs a session. */
+const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
+
+/** @type {[string, (p: Record<string,string>, q: URLSearchParams) => any][]} */
+const workspaceRoutes = [
+  ['/w/:org/:ws', (p) => html`<${Projects} ...${p} />`],
+  ['/w/:org/:ws/p/:project', (p, q) => html`<${Board} ...${p} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/missions/:mission', (p) => html`<${Mission} ...${p} />`],
+  ['/w/:org/:ws/proposals', (p) => html`<${Proposals} ...${p} />`],
+  ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
+  ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
+  ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
+  ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+];
+
+function Root() {
+  return html`<${Boundary}><${App} /><//>`;
+}
+
+function App() {
+  const { path, query } = useLocation();
+  const [ready, setReady] = useState(/** @type {true|unknown} */ (false));
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const unsub = session.subscribe(() => setTick((n) => n + 1));
+    api.whenUnauthorized(() => session.lost());
+    session.load().then(() => setReady(true), (e) => setReady(e));
+    return unsub;
+  }, []);
+  useEffect(() => { document.getElementById('main')?.focus({ preventScroll: true }); }, [path]);
+  if (ready !== true) {
+    return html`<main id="main" class="auth">${ready === false ? html`<${Loading} />` : html`<${ErrorMessage} error=${ready} /><p><button onClick=${() => location.reload()}>Try again</button></p>`}</main>`;
+  }
+  if (path === '/sign-in') return html`<${SignIn} query=${query} />`;
+  if (path === '/sign-up') return html`<${SignUp} query=${query} />`;
+  if (path === '/forgot-password') return html`<${ForgotPassword} />`;
+  if (path === '/reset-password') return html`<${ResetPassword} query=${query} />`;
+  if (path === '/verify-email') return html`<${VerifyEmail} query=${query} />`;
+  let m;
+  if ((m = match('/invitations/:token/accept', path))) return html`<${AcceptInvitation} token=${m.token} kind="workspace" path=${path} />`;
+  if ((m = match('/organization-invitations/:token/accept', path))) return html`<${AcceptInvitation} token=${m.token} kind="organization" path=${path} />`;
+  if (!session.user) {
+    if (!publicPages.includes(path)) navigateLater('/sign-in' + (path !== '/' && path !== '/sign-out' ? '?next=' + encodeURIComponent(path + location.search) : ''));
+    return null;
+  }
+  if (path === '/sign-out') {
+    session.signOut().finally(() => navigate('/sign-in', { replace: true }));
+    return null;
+  }
+  if (path === '/') {
+    const first = session.places.find((o) => o.workspaces.length);
+    if (first) navigateLater(`/w/${first.slug}/${first.workspaces[0].slug}`);
+    else return html`<${Shell}><p>You have no workspace yet.</p><//>`;
+    return null;
+  }
+  for (const [pattern, view] of workspaceRoutes) {
+    const p = match(pattern, path);
+    if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;
+  }
+  return html`<${Shell}><h1>Page not found</h1><p>Nothing is at ${path}. <a href="/">Go to your workspace</a></p><//>`;
+}
+
+/** @param {string} path */
+function navigateLater(path) { queueMicrotask(() => navigate(path, { replace: true })); }
+
+document.addEventListener('click', onLinkClick);
+const root = document.getElementById('app');
+if (root) { root.textContent = ''; render(html`<${Root} />`, root); }

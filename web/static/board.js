@@ -1,0 +1,239 @@
+// @ts-check
+// The board: a project's columns in order and their cards; filters; creating, moving (drag and drop, or
+// the keyboard) and opening cards. It refreshes when the workspace may have changed (live.js).
+import { html, useState, useEffect, useMemo, useRef, useLoad, useAction, ErrorMessage, Loading, formatDate, announce } from './ui.js';
+import * as api from './api.js';
+import { navigate } from './router.js';
+import { watchWorkspace } from './live.js';
+import { CardDetail } from './card.js';
+
+/** @typedef {api.Schemas['CardOut']} Card */
+/** @typedef {api.Schemas['ColumnOut']} Column */
+/** @typedef {api.Schemas['WorkspaceMemberOut']} Member */
+
+/** @param {{org: string, ws: string, project: string, card: string}} props */
+export function Board({ org, ws, project, card }) {
+  const params = { orgSlug: org, wsSlug: ws, projectId: project };
+  // A read that overlaps a move (started before it was saved, or landing while it is in flight) may
+  // show the card where it was: the board is read again once no move is in flight.
+  const inFlight = useRef(0);
+  const epoch = useRef(0);
+  const staleWhileMoving = useRef(false);
+  const reloadRef = useRef(() => {});
+  const data = useLoad(async (signal) => {
+    const e0 = epoch.current;
+    const [proj, columns, cards, labels, members] = await Promise.all([
+      api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}', params, undefined, signal),
+      api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/labels', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/members', params, undefined, signal),
+    ]);
+    performance.mark('board-data');
+    if (epoch.current !== e0 || inFlight.current > 0) {
+      if (inFlight.current > 0) staleWhileMoving.current = true;
+      else setTimeout(() => reloadRef.current(), 0);
+    }
+    return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };
+  }, [org, ws, project]);
+  const [filter, setFilter] = useState({ label: '', assignee: '', priority: '' });
+  const [moveError, setMoveError] = useState(/** @type {unknown} */ (null));
+  const focusAfter = useRef('');
+  const reload = data.reload;
+  reloadRef.current = reload;
+
+  // Read again when the workspace may have changed: on focus, or for the feed's events of this project.
+  useEffect(() => watchWorkspace(org, ws, (evs) => {
+    if (evs && !evs.some((e) => e.projectId === project)) return;
+    if (inFlight.current > 0) staleWhileMoving.current = true;
+    else reload();
+  }), [org, ws, project]);
+  useEffect(() => {
+    if (!data.data) return;
+    // Interactive once this render is on screen: the next frame.
+    requestAnimationFrame(() => { performance.mark('board-interactive'); document.body.dataset.boardReady = String(Date.now()); });
+    if (focusAfter.current) {
+      /** @type {HTMLElement|null} */ (document.querySelector(`[data-card-id="${focusAfter.current}"]`))?.focus();
+      focusAfter.current = '';
+    }
+  }, [data.data]);
+
+  // Closing a card's detail gives the focus back to its card on the board.
+  const lastOpen = useRef('');
+  useEffect(() => {
+    if (card) lastOpen.current = card;
+    else if (lastOpen.current) {
+      /** @type {HTMLElement|null} */ (document.querySelector(`[data-card-id="${lastOpen.current}"]`))?.focus();
+      lastOpen.current = '';
+    }
+  }, [card]);
+
+  const byColumn = useMemo(() => {
+    /** @type {Map<string, Card[]>} */
+    const m = new Map();
+    for (const c of data.data?.columns || []) m.set(c.id, []);
+    for (const c of data.data?.cards || []) {
+      if (c.archived) continue;
+      if (filter.label && !c.labels.some((l) => l.id === filter.label)) continue;
+      if (filter.assignee && (filter.assignee === 'none' ? c.assigneeId : c.assigneeId !== filter.assignee)) continue;
+      if (filter.priority && c.priority !== filter.priority) continue;
+      m.get(c.columnId)?.push(c);
+    }
+    for (const list of m.values()) list.sort((a, b) => a.order - b.order);
+    return m;
+  }, [data.data, filter]);
+
+  const names = useMemo(() => new Map((data.data?.members || []).map((m) => [m.userId, m.name || m.email])), [data.data]);
+
+  /**
+   * Moves a card to index in column (its place among the column's cards without it), at once on screen,
+   * then on the server; a refusal puts the board back as the server has it.
+   * @param {string} cardId @param {string} columnId @param {number} index
+   */
+  const move = async (cardId, columnId, index) => {
+    const d = data.data;
+    if (!d) return;
+    const moving = d.cards.find((c) => c.id === cardId);
+    if (!moving) return;
+    const target = d.cards.filter((c) => c.columnId === columnId && c.id !== cardId && !c.archived).sort((a, b) => a.order - b.order);
+    index = Math.max(0, Math.min(index, target.length));
+    if (moving.columnId === columnId) {
+      const same = d.cards.filter((c) => c.columnId === columnId && !c.archived).sort((a, b) => a.order - b.order);
+      if (same.indexOf(moving) === index) return;
+    }
+    target.splice(index, 0, moving);
+    /** @type {Map<string, {columnId: string, order: number}>} */
+    const places = new Map();
+    target.forEach((c, i) => places.set(c.id, { columnId, order: i }));
+    const from = d.cards.filter((c) => c.columnId === moving.columnId && c.id !== cardId && !c.archived && moving.columnId !== columnId).sort((a, b) => a.order - b.order);
+    from.forEach((c, i) => places.set(c.id, { columnId: c.columnId, order: i }));
+    focusAfter.current = cardId;
+    data.set({ ...d, cards: d.cards.map((c) => (places.has(c.id) ? { ...c, ...places.get(c.id) } : c)) });
+    const col = d.columns.find((c) => c.id === columnId);
+    announce(`${moving.title} moved to ${col?.name}, position ${index + 1}`);
+    setMoveError(null);
+    inFlight.current++;
+    epoch.current++;
+    try {
+      await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}', { ...params, cardId }, { columnId, order: index });
+      epoch.current++;
+      if (--inFlight.current === 0 && staleWhileMoving.current) {
+        staleWhileMoving.current = false;
+        reload();
+      }
+    } catch (e) {
+      inFlight.current--;
+      setMoveError(e);
+      reload();
+    }
+  };
+
+  /** @param {Card} c */
+  const replaceCard = (c) => data.set((d) => d && { ...d, cards: d.cards.some((x) => x.id === c.id) ? d.cards.map((x) => (x.id === c.id ? c : x)) : [...d.cards, c] });
+
+  if (data.error && !data.data) return html`<${ErrorMessage} error=${data.error} />`;
+  if (!data.data) return html`<${Loading} />`;
+  const { proj, columns, labels, members } = data.data;
+  const open = card ? data.data.cards.find((c) => c.id === card) : undefined;
+  const base = `/w/${org}/${ws}/p/${project}`;
+  return html`<div class="board-page">
+    <div class="board-head">
+      <h1>${proj.name}</h1>
+      <form class="filters" aria-label="Filter cards" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
+        <label>Label <select value=${filter.label} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, label: e.currentTarget.value })}>
+          <option value="">Any</option>${labels.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select></label>
+        <label>Assignee <select value=${filter.assignee} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, assignee: e.currentTarget.value })}>
+          <option value="">Anyone</option><option value="none">Nobody</option>${members.map((m) => html`<option value=${m.userId}>${m.name || m.email}</option>`)}</select></label>
+        <label>Priority <select value=${filter.priority} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, priority: e.currentTarget.value })}>
+          <option value="">Any</option><option value="high">High</option><option value="medium">Medium</option><option value="low">Low</option></select></label>
+      </form>
+    </div>
+    <p id="move-hint" class="visually-hidden">Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.</p>
+    <${ErrorMessage} error=${moveError || data.error} />
+    <div class="board" role="list" aria-label="Columns">
+      ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names}
+        base=${base} params=${params} move=${move} onCreated=${replaceCard}
+        left=${columns[ci - 1]?.id} right=${columns[ci + 1]?.id} columnCards=${(/** @type {string} */ id) => byColumn.get(id) || []} />`)}
+      ${columns.length === 0 && html`<p class="muted">This project has no column yet.</p>`}
+    </div>
+    ${open && html`<${CardDetail} key=${open.id} card=${open} org=${org} ws=${ws} project=${project} columns=${columns} labels=${labels} members=${members}
+      onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload} />`}
+    ${card && !open && html`<p class="error" role="alert">That card is not on this board (archived or deleted).</p>`}
+  </div>`;
+}
+
+/**
+ * @param {{column: Column, cards: Card[], names: Map<string,string>, base: string, params: Record<string,string>,
+ *   move: (id: string, col: string, index: number) => void, onCreated: (c: Card) => void, left?: string, right?: string,
+ *   columnCards: (id: string) => Card[]}} props
+ */
+function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards }) {
+  const [drop, setDrop] = useState(-1);
+  const [run, busy, error] = useAction();
+  const listRef = useRef(/** @type {HTMLOListElement|null} */ (null));
+  /** @param {DragEvent} e */
+  const indexAt = (e) => {
+    const items = [...(listRef.current?.querySelectorAll('[data-card-id]:not(.dragging)') || [])];
+    const i = items.findIndex((el) => { const r = el.getBoundingClientRect(); return e.clientY < r.top + r.height / 2; });
+    return i < 0 ? items.length : i;
+  };
+  /** @param {KeyboardEvent} e @param {Card} c @param {number} i */
+  const onKey = (e, c, i) => {
+    if (e.key === 'Enter' && e.target === e.currentTarget) { navigate(`${base}?card=${c.id}`); return; }
+    if (!e.altKey) return;
+    const to = { ArrowLeft: left, ArrowRight: right }[e.key];
+    if (to) { e.preventDefault(); move(c.id, to, Math.min(i, columnCards(to).length)); }
+    else if (e.key === 'ArrowUp' && i > 0) { e.preventDefault(); move(c.id, column.id, i - 1); }
+    else if (e.key === 'ArrowDown' && i < cards.length - 1) { e.preventDefault(); move(c.id, column.id, i + 1); }
+  };
+  return html`<section class="column" role="listitem" aria-labelledby=${'col-' + column.id} data-column-id=${column.id}>
+    <h2 id=${'col-' + column.id}>${column.name} <span class="count" aria-label=${cards.length + ' cards'}>${cards.length}</span></h2>
+    <ol ref=${listRef} class=${'cards' + (drop >= 0 ? ' drop-target' : '')} aria-labelledby=${'col-' + column.id}
+      onDragOver=${(/** @type {DragEvent} */ e) => { e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'; setDrop(indexAt(e)); }}
+      onDragLeave=${(/** @type {DragEvent} */ e) => { if (!listRef.current?.contains(/** @type {Node} */ (e.relatedTarget))) setDrop(-1); }}
+      onDrop=${(/** @type {DragEvent} */ e) => { e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id) move(id, column.id, i); }}>
+      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base}
+        onKey=${(/** @type {KeyboardEvent} */ e) => onKey(e, c, i)} />`)}
+      ${drop === cards.length && html`<li class="drop-line" aria-hidden="true"></li>`}
+    </ol>
+    <form class="add-card" onSubmit=${(/** @type {Event} */ e) => {
+      e.preventDefault();
+      const f = /** @type {HTMLFormElement} */ (e.currentTarget);
+      const input = /** @type {HTMLInputElement} */ (f.elements.namedItem('title'));
+      const title = input.value.trim();
+      if (!title) return;
+      run(async () => {
+        const c = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns/{columnId}/cards', { ...params, columnId: column.id }, { title });
+        onCreated(c);
+        input.value = '';
+        announce(`Card ${title} added to ${column.name}`);
+      });
+    }}>
+      <label class="visually-hidden" for=${'new-' + column.id}>New card in ${column.name}</label>
+      <input id=${'new-' + column.id} name="title" placeholder="Add a card" maxlength="500" autocomplete="off" />
+      <button type="submit" disabled=${busy}>Add</button>
+      <${ErrorMessage} error=${error} />
+    </form>
+  </section>`;
+}
+
+/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void}} props */
+function CardTile({ card: c, names, base, onKey }) {
+  const done = c.checklist.filter((i) => i.done).length;
+  const overdue = c.dueDate && new Date(c.dueDate) < new Date();
+  return html`<li class="card" draggable="true" tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
+    onKeyDown=${onKey}
+    onDragStart=${(/** @type {DragEvent} */ e) => { e.dataTransfer?.setData('text/plain', c.id); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; /** @type {HTMLElement} */ (e.currentTarget).classList.add('dragging'); }}
+    onDragEnd=${(/** @type {DragEvent} */ e) => /** @type {HTMLElement} */ (e.currentTarget).classList.remove('dragging')}>
+    <a class="card-title" href=${`${base}?card=${c.id}`} tabindex="-1">${c.title}</a>
+    ${c.labels.length > 0 && html`<ul class="labels" aria-label="Labels">${c.labels.map((l) => html`<li class="label" style=${{ '--label': l.color }}>${l.name}</li>`)}</ul>`}
+    <p class="meta">
+      <span class=${'priority ' + c.priority} title="Priority">${c.priority}</span>
+      ${c.assigneeId && html`<span title="Assignee">${names.get(c.assigneeId) || 'Someone'}</span>`}
+      ${c.dueDate && html`<span class=${overdue ? 'due overdue' : 'due'} title="Due date">Due ${formatDate(c.dueDate)}</span>`}
+      ${c.checklist.length > 0 && html`<span title="Checklist">☑ ${done}/${c.checklist.length}</span>`}
+      ${c.commentCount > 0 && html`<span title="Comments" aria-label=${c.commentCount + ' comments'}>💬 ${c.commentCount}</span>`}
+      ${c.attachmentCount > 0 && html`<span title="Attachments" aria-label=${c.attachmentCount + ' attachments'}>📎 ${c.attachmentCount}</span>`}
+    </p>
+  </li>`;
+}

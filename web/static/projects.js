@@ -1,0 +1,47 @@
+// @ts-check
+// A workspace's projects, and creating one (empty or from a template).
+import { html, useLoad, useAction, ErrorMessage, Loading, formValues, formatDate } from './ui.js';
+import * as api from './api.js';
+import { navigate } from './router.js';
+
+/** @param {{org: string, ws: string}} props */
+export function Projects({ org, ws }) {
+  const params = { orgSlug: org, wsSlug: ws };
+  const projects = useLoad((s) => api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects', params, undefined, s), [org, ws]);
+  const templates = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/templates', params, undefined, s), [org, ws]);
+  const [run, busy, error] = useAction();
+  const create = (/** @type {Event} */ e) => {
+    const v = formValues(e);
+    run(async () => {
+      const p = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects', params, {
+        name: v.name.trim(), description: v.description?.trim() || undefined, templateId: v.template || undefined,
+      });
+      navigate(`/w/${org}/${ws}/p/${p.id}`);
+    });
+  };
+  return html`<h1>Projects</h1>
+    <${ErrorMessage} error=${projects.error} />
+    ${projects.loading && !projects.data ? html`<${Loading} />` : projects.data?.length === 0
+      ? html`<p class="muted">No project yet: create the first one below.</p>`
+      : html`<ul class="cards-grid">
+          ${projects.data?.map((p) => html`<li class="project"><a href=${`/w/${org}/${ws}/p/${p.id}`}><strong>${p.name}</strong></a>
+            ${p.description && html`<p class="muted">${p.description}</p>`}
+            ${p.deadline && html`<p class="muted">Deadline ${formatDate(p.deadline)}</p>`}</li>`)}
+        </ul>`}
+    <section class="panel" aria-labelledby="new-project">
+      <h2 id="new-project">New project</h2>
+      <form onSubmit=${create} class="inline-form">
+        <label for="project-name">Name</label>
+        <input id="project-name" name="name" required maxlength="200" />
+        <label for="project-description">Description</label>
+        <input id="project-description" name="description" />
+        <label for="project-template">Template</label>
+        <select id="project-template" name="template">
+          ${!templates.data && html`<option value="">Basic kanban</option>`}
+          ${templates.data?.map((t) => html`<option value=${t.id}>${t.name}: ${t.description}</option>`)}
+        </select>
+        <${ErrorMessage} error=${error || templates.error} />
+        <button type="submit" disabled=${busy}>Create project</button>
+      </form>
+    </section>`;
+}

@@ -1,0 +1,121 @@
+// @ts-check
+// The view library (Preact with htm templates: no build step) and the pieces every screen shares.
+import { h, render } from './vendor/preact.js';
+import { useState, useEffect, useRef, useCallback, useMemo, useErrorBoundary } from './vendor/preact-hooks.js';
+import htm from './vendor/htm.js';
+import { message } from './api.js';
+
+/** Tagged templates that build Preact elements; text in them is always text, never markup. */
+export const html = htm.bind(h);
+export { h, render, useState, useEffect, useRef, useCallback, useMemo };
+
+/**
+ * An error said in words (the API's message), announced to screen readers.
+ * @param {{error: unknown}} props
+ */
+export function ErrorMessage({ error }) {
+  if (!error) return null;
+  return html`<p class="error" role="alert">${message(error)}</p>`;
+}
+
+/**
+ * Shows what went wrong, in words, when a screen fails to render, instead of a blank page.
+ * @param {{children?: any}} props
+ */
+export function Boundary({ children }) {
+  const [error, reset] = useErrorBoundary();
+  if (error) {
+    return html`<div class="panel"><p class="error" role="alert">This screen failed: ${message(error)}</p>
+      <p><button onClick=${reset}>Try again</button> <a href="/">Go to your workspace</a></p></div>`;
+  }
+  return children;
+}
+
+/**
+ * Loads with f whenever deps change: {data, error, loading, reload, set}.
+ * @template T
+ * @param {(signal: AbortSignal) => Promise<T>} f
+ * @param {ReadonlyArray<unknown>} deps
+ */
+export function useLoad(f, deps) {
+  const [state, setState] = useState(/** @type {{data: T|undefined, error: unknown, loading: boolean}} */ ({ data: undefined, error: null, loading: true }));
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const ctl = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    f(ctl.signal).then(
+      (data) => { if (!ctl.signal.aborted) setState({ data, error: null, loading: false }); },
+      (error) => { if (!ctl.signal.aborted && error?.name !== 'AbortError') setState((s) => ({ ...s, error, loading: false })); },
+    );
+    return () => ctl.abort();
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  /** @param {T | ((d: T|undefined) => T)} d */
+  const set = (d) => setState((s) => ({ ...s, data: typeof d === 'function' ? /** @type {any} */ (d)(s.data) : d }));
+  return { ...state, reload, set };
+}
+
+/**
+ * Runs an action with its error kept for display and a busy flag (to disable the button).
+ * @returns {[(f: () => Promise<unknown>) => Promise<boolean>, boolean, unknown, (e: unknown) => void]}
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  const run = useCallback(async (/** @type {() => Promise<unknown>} */ f) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await f();
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return [run, busy, error, setError];
+}
+
+/** @param {{label?: string}} props */
+export function Loading({ label = 'Loading…' }) {
+  return html`<p class="muted" role="status">${label}</p>`;
+}
+
+/** @param {string|null|undefined} iso */
+export function formatDate(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return isNaN(d.getTime()) ? '' : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** @param {string|null|undefined} iso */
+export function formatTime(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return isNaN(d.getTime()) ? '' : d.toLocaleString();
+}
+
+/** The date part (YYYY-MM-DD) of an ISO time, for an <input type=date>. @param {string|null|undefined} iso */
+export function dateInput(iso) { return iso ? iso.slice(0, 10) : ''; }
+
+/** An <input type=date> value as the API's time (midnight UTC), or null. @param {string} v */
+export function dateValue(v) { return v ? v + 'T00:00:00Z' : null; }
+
+/** Reads a form's named fields. @param {Event} e @returns {Record<string,string>} */
+export function formValues(e) {
+  e.preventDefault();
+  const f = /** @type {HTMLFormElement} */ (e.currentTarget);
+  /** @type {Record<string,string>} */
+  const out = {};
+  new FormData(f).forEach((v, k) => { if (typeof v === 'string') out[k] = v; });
+  return out;
+}
+
+const live = { el: /** @type {HTMLElement|null} */ (null) };
+/** Says msg to screen readers (the page's polite live region). @param {string} msg */
+export function announce(msg) {
+  live.el ??= document.getElementById('announce');
+  if (live.el) { live.el.textContent = ''; live.el.textContent = msg; }
+}
