@@ -1026,6 +1026,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the workspace's events (server-sent events)
+         * @description A `text/event-stream` of everything that happens in the workspace that the caller may read: cards (card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned), comments, checklists, labels, attachments, documents, projects and their members, missions, pipeline runs, pilotage records and actions. Each event has `id` (its feed position, a cursor), `event` (the activity type) and JSON `data` {id, type, workspaceId, projectId, cardId, documentId, actorId, meta, createdAt}; a move's meta has fromColumn and toColumn. Events come in position order. Without `Last-Event-ID` the stream starts at the feed's end; with it, at the event after it, replaying what was missed. A cursor older than the retention (EVENTS_RETENTION, 7 days by default) is answered with one `reload` event (no id) and the stream ends: reload, then follow the feed from its end. `projectId` (repeatable) keeps the events of those projects only. Each event is sent only while the caller may read it: one who leaves the workspace gets nothing more, and the stream ends. Comment lines are heartbeats.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["events-feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/members": {
         parameters: {
             query?: never;
@@ -9845,6 +9867,89 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "events-feed": {
+        parameters: {
+            query?: {
+                /** @description Keep the events of these projects only (repeatable); workspace-level events (documents, deleted projects) are left out */
+                projectId?: string[] | null;
+            };
+            header?: {
+                /** @description The last event id received: the stream replays the events after it */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
