@@ -57,8 +57,9 @@ type FeedEvent struct {
 	ActivityID string `json:"-"`
 }
 
-// feedRow is what every feed query reads; their generated rows convert to it.
-type feedRow struct {
+// FeedRow is an activity as every feed query reads it (their generated rows convert to it), and as a
+// webhook delivery reads the activity it reports: Event makes the one event shape of both.
+type FeedRow struct {
 	Seq         int64
 	ID          string
 	WorkspaceID string
@@ -71,7 +72,8 @@ type feedRow struct {
 	CreatedAt   time.Time
 }
 
-func (r feedRow) event() FeedEvent {
+// Event is the row as the feed and a webhook delivery's data show it.
+func (r FeedRow) Event() FeedEvent {
 	meta := r.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage("{}")
@@ -87,13 +89,13 @@ func (s *Store) EventsAfter(ctx context.Context, workspaceID string, after, befo
 		before = 1<<63 - 1
 	}
 	rows, err := s.q.EventsAfter(ctx, dbsqlc.EventsAfterParams{WorkspaceID: workspaceID, After: after, Before: before, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return feedRow(r).event() }), wrap(err, "list feed events")
+	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "list feed events")
 }
 
 // EventsByActivityIDs reads activities as feed events, in feed order; ids that name nothing are left out.
 func (s *Store) EventsByActivityIDs(ctx context.Context, ids []string) ([]FeedEvent, error) {
 	rows, err := s.q.EventsByActivityIDs(ctx, ids)
-	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return feedRow(r).event() }), wrap(err, "list feed events")
+	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "list feed events")
 }
 
 // EventsPoll reads the feed events of every workspace after the position after, and at the earlier
@@ -103,7 +105,7 @@ func (s *Store) EventsPoll(ctx context.Context, after int64, gaps []int64, limit
 		gaps = []int64{}
 	}
 	rows, err := s.q.EventsPoll(ctx, dbsqlc.EventsPollParams{After: after, Gaps: gaps, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return feedRow(r).event() }), wrap(err, "poll feed events")
+	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "poll feed events")
 }
 
 // EventsRecent lists the positions of the last limit activities, highest first.

@@ -77,7 +77,7 @@ SELECT d.*, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::b
        (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
        coalesce(a.workspace_id, p.workspace_id, d.workspace_id) AS activity_workspace_id, a.project_id AS activity_project_id,
        a.card_id AS activity_card_id, a.document_id AS activity_document_id, a.actor_id AS activity_actor_id,
-       a.meta AS activity_meta, a.created_at AS activity_created_at
+       a.meta AS activity_meta, a.created_at AS activity_created_at, a.seq AS activity_seq
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
 LEFT JOIN activities a ON a.id = d.activity_id AND d.payload IS NULL

@@ -83,8 +83,8 @@ func (e *Engine) payload(ctx context.Context, d dbsqlc.WebhookDeliveryForAttempt
 	if !d.ActivityFound {
 		return nil, e.giveUp(ctx, d, "the activity is gone")
 	}
-	act := activityOf(d)
-	body, err := json.Marshal(Payload{ID: d.ID, Type: act.Type, CreatedAt: act.CreatedAt.UTC(), WorkspaceID: act.WorkspaceID, Data: eventFromActivity(act)})
+	ev := eventOf(d)
+	body, err := json.Marshal(Payload{ID: d.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, WorkspaceID: ev.WorkspaceID, Data: ev})
 	if err != nil {
 		return nil, fmt.Errorf("encode webhook payload: %w", err)
 	}

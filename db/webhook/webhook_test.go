@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +171,12 @@ func TestWebhookSignedDeliveryOfACardCreate(t *testing.T) {
 	require.Equal(t, b.team.Project.ID, *p.Data.ProjectID)
 	require.Nil(t, p.Data.DocumentID)
 	require.Equal(t, card.Title, p.Data.Meta["title"])
+	// data is the workspace feed's own event: its id is the activity's feed position.
+	feed, err := b.Store.EventsAfter(ctx, b.team.Owner.Workspace.ID, 0, 0, 100)
+	require.NoError(t, err)
+	i := slices.IndexFunc(feed, func(e db.FeedEvent) bool { return e.CardID != nil && *e.CardID == card.ID })
+	require.GreaterOrEqual(t, i, 0)
+	require.Equal(t, feed[i].ID, p.Data.ID)
 
 	d := b.deliveries(t, w.ID)[0]
 	require.Equal(t, webhook.StatusSucceeded, d.Status)
