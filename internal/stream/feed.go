@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
@@ -62,33 +61,11 @@ type FeedMessage struct {
 // From on: every earlier event is in the table when Subscribe returns (a reader replays those). C is
 // closed when the subscription ends; Err says why.
 type FeedSubscription struct {
-	C           <-chan *FeedMessage
-	From        int64
-	ch          chan *FeedMessage
+	C    <-chan *FeedMessage
+	From int64
+	subscriber[*FeedMessage]
 	relay       *Relay
 	workspaceID string
-	done        bool // guarded by relay.mu
-	err         atomic.Pointer[error]
-}
-
-// Err is nil while the subscription runs or after Close; ErrSlow or ErrClosed when the relay ended it.
-func (s *FeedSubscription) Err() error {
-	if p := s.err.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// end closes the channel; relay.mu is held.
-func (s *FeedSubscription) end(err error) {
-	if s.done {
-		return
-	}
-	s.done = true
-	if err != nil {
-		s.err.Store(&err)
-	}
-	close(s.ch)
 }
 
 // Close unsubscribes. It is idempotent and safe after the relay ended the subscription.
@@ -133,7 +110,7 @@ func (r *Relay) SubscribeFeed(ctx context.Context, workspaceID string) (*FeedSub
 		}
 	}
 	ch := make(chan *FeedMessage, r.cfg.Buffer)
-	sub := &FeedSubscription{C: ch, ch: ch, relay: r, workspaceID: workspaceID, From: r.feed.next}
+	sub := &FeedSubscription{C: ch, subscriber: subscriber[*FeedMessage]{ch: ch}, relay: r, workspaceID: workspaceID, From: r.feed.next}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

@@ -307,19 +307,16 @@ func (r *Relay) shutdown() {
 	})
 }
 
-// Subscription receives the live events of one stream, in seq order, from the first one dispatched
-// after it was made. C is closed when the subscription ends; Err says why.
-type Subscription struct {
-	C        <-chan *Event
-	ch       chan *Event
-	relay    *Relay
-	streamID string
-	done     bool // guarded by relay.mu
-	err      atomic.Pointer[error]
+// subscriber is what every kind of subscription shares: the channel the relay sends on, whether it
+// ended, and why.
+type subscriber[M any] struct {
+	ch   chan M
+	done bool // guarded by relay.mu
+	err  atomic.Pointer[error]
 }
 
 // Err is nil while the subscription runs or after Close; ErrSlow or ErrClosed when the relay ended it.
-func (s *Subscription) Err() error {
+func (s *subscriber[M]) Err() error {
 	if p := s.err.Load(); p != nil {
 		return *p
 	}
@@ -327,7 +324,7 @@ func (s *Subscription) Err() error {
 }
 
 // end closes the channel; relay.mu is held.
-func (s *Subscription) end(err error) {
+func (s *subscriber[M]) end(err error) {
 	if s.done {
 		return
 	}
@@ -336,6 +333,15 @@ func (s *Subscription) end(err error) {
 		s.err.Store(&err)
 	}
 	close(s.ch)
+}
+
+// Subscription receives the live events of one stream, in seq order, from the first one dispatched
+// after it was made. C is closed when the subscription ends; Err says why.
+type Subscription struct {
+	C <-chan *Event
+	subscriber[*Event]
+	relay    *Relay
+	streamID string
 }
 
 // Close unsubscribes. It is idempotent and safe after the relay ended the subscription.
@@ -375,7 +381,7 @@ func (r *Relay) Subscribe(ctx context.Context, streamID string) (*Subscription, 
 		base = st.LastSeq
 	}
 	ch := make(chan *Event, r.cfg.Buffer)
-	sub := &Subscription{C: ch, ch: ch, relay: r, streamID: streamID}
+	sub := &Subscription{C: ch, subscriber: subscriber[*Event]{ch: ch}, relay: r, streamID: streamID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
