@@ -37,6 +37,23 @@ func TestBrowserInvitation(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`main button`)))
 	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+owner.Org+`/studio" && document.querySelector("h1")?.textContent === "Projects"`)
 	require.Contains(t, text(t, ctx, `.switcher select`), "Studio")
+
+	// The new member's board follows the owner's moves live, through the workspace's event feed: a card
+	// the owner moves (the app's own PATCH) reaches the open board without a reload.
+	studio := "/orgs/" + owner.Org + "/workspaces/studio"
+	var prj struct{ ID string }
+	s.call("POST", studio+"/projects", owner.Token, map[string]string{"name": "Tour"}, &prj)
+	var cols []struct{ ID string }
+	s.call("GET", studio+"/projects/"+prj.ID+"/columns", owner.Token, nil, &cols)
+	var card struct{ ID string }
+	s.call("POST", studio+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", owner.Token, map[string]string{"title": "Book the hall"}, &card)
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+owner.Org+"/studio/p/"+prj.ID))
+	waitFor(t, ctx, "the card in the first column", `document.querySelector(".column:nth-child(1) .card")?.textContent.includes("Book the hall")`)
+	waitFor(t, ctx, "the board to follow the feed", `document.documentElement.dataset.feed === "open"`)
+	s.call("PATCH", studio+"/projects/"+prj.ID+"/cards/"+card.ID, owner.Token, map[string]any{"columnId": cols[2].ID, "order": 0}, nil)
+	moved := time.Now()
+	waitFor(t, ctx, "the owner's move, live", `document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Book the hall")`)
+	t.Logf("a move shown on another person's open board %s after the PATCH answered (chromedp's polling included)", time.Since(moved).Round(time.Millisecond))
 }
 
 // TestBrowserResetPassword: forgot password, the e-mail's link, a new password, and signing in with it.

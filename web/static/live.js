@@ -127,6 +127,8 @@ function openFeed(org, ws) {
       timer = setTimeout(flush, 150);
       return false;
     }, (state) => {
+      // The page says whether the workspace's changes reach it live (a style or a test can read it).
+      document.documentElement.dataset.feed = state;
       if (state === 'open') opened = true;
       else if (state === 'reconnecting' && !opened) stop();
     });
