@@ -156,39 +156,13 @@ func (r *Relay) feedSubscribers() int {
 	return n
 }
 
-// pollFeed runs the poller until the relay stops.
+// pollFeed runs the poller until the relay stops: a poll every FeedPoll, and at once again after a
+// full batch.
 func (r *Relay) pollFeed() {
 	defer r.wg.Done()
 	tick := time.NewTicker(r.cfg.FeedPoll)
 	defer tick.Stop()
-	retry := r.cfg.ReconnectMin
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case <-tick.C:
-		}
-		for {
-			more, err := r.feedPollOnce(r.ctx)
-			if r.ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				r.log.Warn("poll feed events", "error", err)
-				select {
-				case <-r.ctx.Done():
-					return
-				case <-time.After(retry):
-				}
-				retry = min(retry*2, r.cfg.ReconnectMax)
-				break
-			}
-			retry = r.cfg.ReconnectMin
-			if !more {
-				break
-			}
-		}
-	}
+	drain(r, tick.C, "poll feed events", r.feedPollOnce)
 }
 
 // feedPollOnce reads one batch and sends what it settles; more says the batch was full.

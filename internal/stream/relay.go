@@ -469,21 +469,28 @@ func (r *Relay) listen() {
 // dispatch reads the new rows of pending streams in batches and fans them out.
 func (r *Relay) dispatch() {
 	defer r.wg.Done()
+	drain(r, r.wake, "read stream events", r.dispatchOnce)
+}
+
+// drain calls once each time wake fires, again while it answers more (a full batch), until the relay
+// stops; a failed call is logged as what and retried after a pause that doubles up to ReconnectMax.
+// The stream dispatcher and the feed poller both run on it.
+func drain[T any](r *Relay, wake <-chan T, what string, once func(context.Context) (more bool, err error)) {
 	ctx := r.ctx
 	retry := r.cfg.ReconnectMin
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.wake:
+		case <-wake:
 		}
 		for {
-			more, err := r.dispatchOnce(ctx)
+			more, err := once(ctx)
 			if ctx.Err() != nil {
 				return
 			}
 			if err != nil {
-				r.log.Warn("read stream events", "error", err)
+				r.log.Warn(what, "error", err)
 				select {
 				case <-ctx.Done():
 					return
