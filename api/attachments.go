@@ -18,6 +18,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/storage"
 )
 
@@ -73,7 +74,7 @@ func (s boardOps) registerAttachments() {
 		Summary: "Attach a file to a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: fmt.Sprintf("`multipart/form-data` with the file in a part named `file`, at most %d bytes (10 MB); "+
 			"a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. "+
-			"Records a `card_updated` activity with fields [\"attachments\"].", db.MaxAttachmentSize),
+			"Records a `card_updated` activity with fields [\"attachments\"].", board.MaxAttachmentSize),
 		Errors: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}}
 	register(s.Server, upload, cardWrite, s.uploadAttachment)
 	if item := s.api.OpenAPI().Paths[upload.Path]; item != nil && item.Post != nil {
@@ -109,13 +110,13 @@ func (s boardOps) registerAttachments() {
 }
 
 func (s boardOps) listAttachments(ctx context.Context, in *CardPath) (*Output[[]AttachmentOut], error) {
-	return listOf(attachmentOut)(s.store.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	return listOf(attachmentOut)(s.board.Attachments(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 // deleteAttachment deletes the attachment's row, then its file.
 func (s boardOps) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	att, err := s.store.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
+	att, err := s.board.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -135,18 +136,18 @@ func (s boardOps) uploadAttachment(ctx context.Context, in *CardPath) (*Output[A
 	}
 	a := accessFrom(ctx)
 	// Refuse an unknown card before reading (and storing) anything.
-	if err := s.store.CheckCard(ctx, a.ProjectID, in.CardID); err != nil {
+	if err := s.board.CheckCard(ctx, a.ProjectID, in.CardID); err != nil {
 		return nil, fail(err)
 	}
 	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, newErrorBody(http.StatusUnsupportedMediaType, "expected a multipart/form-data body with the file in a part named \"file\"")
 	}
-	if r.ContentLength > db.MaxAttachmentSize+multipartOverhead {
+	if r.ContentLength > board.MaxAttachmentSize+multipartOverhead {
 		return nil, uploadReadError(errFileTooLarge) // declared too large: refused before reading a byte
 	}
 	// huma sets no read deadline on an operation without a body; an upload gets its own.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
-	r.Body = http.MaxBytesReader(w, r.Body, db.MaxAttachmentSize+multipartOverhead)
+	r.Body = http.MaxBytesReader(w, r.Body, board.MaxAttachmentSize+multipartOverhead)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, errBadRequest("malformed multipart body: " + err.Error())
@@ -171,7 +172,7 @@ func (s boardOps) uploadAttachment(ctx context.Context, in *CardPath) (*Output[A
 		return nil, uploadReadError(err)
 	}
 	head = head[:n]
-	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), part), left: db.MaxAttachmentSize}
+	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), part), left: board.MaxAttachmentSize}
 	id := db.NewID()
 	key := id // a generated id, never user input
 	size, err := s.storage.Put(ctx, key, body)
@@ -181,7 +182,7 @@ func (s boardOps) uploadAttachment(ctx context.Context, in *CardPath) (*Output[A
 		}
 		return nil, fmt.Errorf("store attachment: %w", err)
 	}
-	att, err := s.store.CreateAttachment(ctx, db.NewAttachment{ID: id, ProjectID: a.ProjectID, CardID: in.CardID,
+	att, err := s.board.CreateAttachment(ctx, board.NewAttachment{ID: id, ProjectID: a.ProjectID, CardID: in.CardID,
 		ActorID: principalFrom(ctx).User.ID, OriginalName: sanitizeFilename(part.FileName()),
 		MimeType: detectMIME(head, part.Header.Get("Content-Type")), Size: size, StorageKey: key})
 	if err != nil {
@@ -198,7 +199,7 @@ func uploadReadError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.Is(err, errFileTooLarge) || errors.As(err, &mbe) {
 		return newErrorBody(http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("the file is larger than the %d-byte (10 MB) limit", db.MaxAttachmentSize))
+			fmt.Sprintf("the file is larger than the %d-byte (10 MB) limit", board.MaxAttachmentSize))
 	}
 	return errBadRequest("could not read the multipart body: " + err.Error())
 }
@@ -234,7 +235,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // downloadAttachment streams a stored file with its stored type, as a download that browsers neither
 // sniff nor render.
 func (s boardOps) downloadAttachment(ctx context.Context, in *AttachmentPath) (*huma.StreamResponse, error) {
-	att, err := s.store.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID}, in.AttachmentID)
+	att, err := s.board.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -49,7 +49,7 @@ func attachmentSetupWith(t *testing.T, wrap func(storage.Storage) storage.Storag
 		st = wrap(st)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.handler = New(e.store, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+	e.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
 		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Storage: st,
 	})
 	return &attachmentEnv{testEnv: e, dir: dir}

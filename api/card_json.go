@@ -7,14 +7,13 @@ import (
 	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // appendCardJSON writes one card of the list as CardOut's JSON, straight from the driver's buffers:
 // without reflection, without a copy per field, and without re-validating the JSON parts PostgreSQL
 // built (the card list is the hottest read). TestCardListJSONMatchesCardOut keeps it equal to CardOut.
-func appendCardJSON(buf []byte, c *db.CardView) []byte {
+func appendCardJSON(buf []byte, c *board.CardView) []byte {
 	buf = append(buf, `{"id":`...)
 	buf = appendJSONUUID(buf, c.ID)
 	buf = append(buf, `,"projectId":`...)

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // LabelOut is a label of a project.
@@ -210,7 +211,7 @@ func (s boardOps) addChecklistItem(ctx context.Context, in *AddChecklistItemInpu
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(cardOut)(s.store.AddChecklistItem(ctx, cardEdit(ctx, in.CardID), title))
+	return oneOf(cardOut)(s.board.AddChecklistItem(ctx, cardEdit(ctx, in.CardID), title))
 }
 
 // UpdateChecklistItemInput is the request of checklist-update.
@@ -231,12 +232,12 @@ func (s boardOps) updateChecklistItem(ctx context.Context, in *UpdateChecklistIt
 	if err != nil {
 		return nil, err
 	}
-	p := db.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
-	return oneOf(cardOut)(s.store.UpdateChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID, p))
+	p := board.ChecklistItemPatch{Title: title, Done: in.Body.Done, Order: in.Body.Order}
+	return oneOf(cardOut)(s.board.UpdateChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID, p))
 }
 
 func (s boardOps) deleteChecklistItem(ctx context.Context, in *ChecklistItemPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.DeleteChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID))
+	return oneOf(cardOut)(s.board.DeleteChecklistItem(ctx, cardEdit(ctx, in.CardID), in.ItemID))
 }
 
 // CreateLabelInput is the request of labels-create.
@@ -256,11 +257,11 @@ func (s boardOps) createLabel(ctx context.Context, in *CreateLabelInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(labelOut)(s.store.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color)))
+	return oneOf(labelOut)(s.board.CreateLabel(ctx, accessFrom(ctx).ProjectID, name, strings.ToLower(in.Body.Color)))
 }
 
 func (s boardOps) listLabels(ctx context.Context, _ *ProjectPath) (*Output[[]LabelOut], error) {
-	return listOf(labelOut)(s.store.Labels(ctx, accessFrom(ctx).ProjectID))
+	return listOf(labelOut)(s.board.Labels(ctx, accessFrom(ctx).ProjectID))
 }
 
 // UpdateLabelInput is the request of labels-update.
@@ -285,19 +286,19 @@ func (s boardOps) updateLabel(ctx context.Context, in *UpdateLabelInput) (*Outpu
 		c := strings.ToLower(*color)
 		color = &c
 	}
-	return oneOf(labelOut)(s.store.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color))
+	return oneOf(labelOut)(s.board.UpdateLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID, name, color))
 }
 
 func (s boardOps) deleteLabel(ctx context.Context, in *LabelPath) (*OKOutput, error) {
-	return done(s.store.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID))
+	return done(s.board.DeleteLabel(ctx, accessFrom(ctx).ProjectID, in.LabelID))
 }
 
 func (s boardOps) addCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.AddCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
+	return oneOf(cardOut)(s.board.AddCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
 func (s boardOps) removeCardLabel(ctx context.Context, in *CardLabelPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.RemoveCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
+	return oneOf(cardOut)(s.board.RemoveCardLabel(ctx, cardEdit(ctx, in.CardID), in.LabelID))
 }
 
 // CreateCustomFieldInput is the request of custom-fields-create.
@@ -318,12 +319,12 @@ func (s boardOps) createCustomField(ctx context.Context, in *CreateCustomFieldIn
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(customFieldOut)(s.store.CreateCustomField(ctx, db.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
+	return oneOf(customFieldOut)(s.board.CreateCustomField(ctx, board.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
 		Type: in.Body.Type, Options: in.Body.Options}))
 }
 
 func (s boardOps) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[[]CustomFieldOut], error) {
-	return listOf(customFieldOut)(s.store.CustomFields(ctx, accessFrom(ctx).ProjectID))
+	return listOf(customFieldOut)(s.board.CustomFields(ctx, accessFrom(ctx).ProjectID))
 }
 
 // UpdateCustomFieldInput is the request of custom-fields-update.
@@ -344,15 +345,15 @@ func (s boardOps) updateCustomField(ctx context.Context, in *UpdateCustomFieldIn
 	if err != nil {
 		return nil, err
 	}
-	p := db.CustomFieldPatch{Name: name, Type: in.Body.Type}
+	p := board.CustomFieldPatch{Name: name, Type: in.Body.Type}
 	if in.Body.Options != nil {
 		p.Options = &in.Body.Options
 	}
-	return oneOf(customFieldOut)(s.store.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p))
+	return oneOf(customFieldOut)(s.board.UpdateCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID, p))
 }
 
 func (s boardOps) deleteCustomField(ctx context.Context, in *CustomFieldPath) (*OKOutput, error) {
-	return done(s.store.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID))
+	return done(s.board.DeleteCustomField(ctx, accessFrom(ctx).ProjectID, in.FieldID))
 }
 
 // SetCardCustomValuesInput is the request of card-custom-fields-set.
@@ -367,7 +368,7 @@ type SetCardCustomValuesInputBody struct {
 }
 
 func (s boardOps) setCardCustomValues(ctx context.Context, in *SetCardCustomValuesInput) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.SetCardCustomValues(ctx, cardEdit(ctx, in.CardID), in.Body.Values))
+	return oneOf(cardOut)(s.board.SetCardCustomValues(ctx, cardEdit(ctx, in.CardID), in.Body.Values))
 }
 
 // CreateRelationInput is the request of relations-create.
@@ -384,14 +385,14 @@ type CreateRelationInputBody struct {
 
 func (s boardOps) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {
 	a := accessFrom(ctx)
-	return oneOf(relationOut)(s.store.CreateRelation(ctx, db.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
+	return oneOf(relationOut)(s.board.CreateRelation(ctx, board.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
 		TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s boardOps) listRelations(ctx context.Context, in *CardPath) (*Output[[]RelationOut], error) {
-	return listOf(relationOut)(s.store.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	return listOf(relationOut)(s.board.CardRelations(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 func (s boardOps) deleteRelation(ctx context.Context, in *RelationPath) (*OKOutput, error) {
-	return done(s.store.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID))
+	return done(s.board.DeleteRelation(ctx, accessFrom(ctx).ProjectID, in.RelationID))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // pathCard is the prefix of card-scoped routes.
@@ -54,7 +55,7 @@ type CardOut struct {
 	UpdatedAt         time.Time       `json:"updatedAt"`
 }
 
-func cardOut(c db.Card) CardOut {
+func cardOut(c board.Card) CardOut {
 	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
 		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
 		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist, ChecklistProgress: c.PartsProgress,
@@ -83,7 +84,7 @@ type cardCreateBody struct {
 
 // sortChecklist orders given items by their order field (stable; items without one keep their place
 // after those with one).
-func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
+func sortChecklist(in []ChecklistItemIn) []board.ChecklistItemInput {
 	type it struct {
 		key int
 		idx int
@@ -102,9 +103,9 @@ func sortChecklist(in []ChecklistItemIn) []db.ChecklistItemInput {
 			tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
 		}
 	}
-	out := make([]db.ChecklistItemInput, len(tmp))
+	out := make([]board.ChecklistItemInput, len(tmp))
 	for i, t := range tmp {
-		out[i] = db.ChecklistItemInput{Title: t.v.Title, Done: t.v.Done}
+		out[i] = board.ChecklistItemInput{Title: t.v.Title, Done: t.v.Done}
 	}
 	return out
 }
@@ -160,7 +161,7 @@ func (s boardOps) listCards(ctx context.Context, in *ListCardsInput) (*huma.Stre
 	if in.Archived != "" {
 		archived = new(in.Archived == "true")
 	}
-	next, err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, archived, in.page(), func(c *db.CardView) {
+	next, err := s.board.EachCard(ctx, accessFrom(ctx).ProjectID, archived, in.page(), func(c *board.CardView) {
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
@@ -216,13 +217,13 @@ func (s boardOps) insertCard(ctx context.Context, columnID string, b cardCreateB
 	}
 	a := accessFrom(ctx)
 	items := sortChecklist(b.Checklist)
-	return oneOf(cardOut)(s.store.CreateCard(ctx, db.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
+	return oneOf(cardOut)(s.board.CreateCard(ctx, board.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
 		ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description, Priority: b.Priority,
 		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items}))
 }
 
 func (s boardOps) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.store.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	return oneOf(cardOut)(s.board.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
 }
 
 // UpdateCardInput is the request of cards-update.
@@ -247,7 +248,7 @@ type UpdateCardInputBody struct {
 
 func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
 	b := in.Body
-	p := db.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
+	p := board.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
 		AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
 	title, err := nonBlankOpt("title", b.Title)
 	if err != nil {
@@ -267,9 +268,9 @@ func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[
 		}
 	}
 	a := accessFrom(ctx)
-	return oneOf(cardOut)(s.store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
+	return oneOf(cardOut)(s.board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
 }
 
 func (s boardOps) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {
-	return done(s.store.DeleteCard(ctx, cardEdit(ctx, in.CardID)))
+	return done(s.board.DeleteCard(ctx, cardEdit(ctx, in.CardID)))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // CommentOut is a comment on a card.
@@ -20,7 +21,7 @@ type CommentOut struct {
 	CreatedAt  time.Time `json:"createdAt"`
 }
 
-func commentOut(c db.Comment) CommentOut {
+func commentOut(c board.Comment) CommentOut {
 	return CommentOut{ID: c.ID, CardID: c.CardID, AuthorID: c.AuthorID, AuthorName: c.AuthorName, Content: c.Content,
 		CreatedAt: c.CreatedAt}
 }
@@ -57,7 +58,7 @@ type ListCommentsInput struct {
 }
 
 func (s boardOps) listComments(ctx context.Context, in *ListCommentsInput) (*PageOutput[CommentOut], error) {
-	return pageOf(ctx, commentOut)(s.store.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID, in.page()))
+	return pageOf(ctx, commentOut)(s.board.Comments(ctx, accessFrom(ctx).ProjectID, in.CardID, in.page()))
 }
 
 // CreateCommentInput is the request of comments-create.
@@ -72,10 +73,10 @@ type CreateCommentInputBody struct {
 }
 
 func (s boardOps) createComment(ctx context.Context, in *CreateCommentInput) (*Output[CommentOut], error) {
-	return oneOf(commentOut)(s.store.CreateComment(ctx, cardEdit(ctx, in.CardID), in.Body.Content))
+	return oneOf(commentOut)(s.board.CreateComment(ctx, cardEdit(ctx, in.CardID), in.Body.Content))
 }
 
 func (s boardOps) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.store.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
+	return done(s.board.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
 }

@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pilot-dev/pilot/db"
 )
 
 // docsHandler is the api's handler without a database: enough for the document and the docs page.
 func docsHandler(opts Options) http.Handler {
-	return New(db.NewStore(nil, nil), nil, nil, slog.New(slog.DiscardHandler), opts)
+	return New(engines.New(nil, nil, engines.Options{}), nil, nil, slog.New(slog.DiscardHandler), opts)
 }
 
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {

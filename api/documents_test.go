@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
 
@@ -48,7 +47,7 @@ func (e *testEnv) setPilotage(owner, member user, role string) {
 func (e *testEnv) fanOut() {
 	e.t.Helper()
 	for _, id := range e.notifyJobs() {
-		_, err := notification.New(e.store).FanOutNotifications(context.Background(), id)
+		_, err := e.eng.Notifications.FanOutNotifications(context.Background(), id)
 		require.NoError(e.t, err)
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -35,10 +35,10 @@ func BenchmarkDraftRoadmap(b *testing.B) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	apiRiver, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{FetchCooldown: 10 * time.Millisecond})
 	require.NoError(b, err)
-	store := db.NewStore(dbPool, apiRiver)
-	relay := stream.Start(ctx, store, stream.Config{Logger: logger})
+	eng := engines.New(dbPool, apiRiver, engines.Options{})
+	relay := stream.Start(ctx, eng.Store, stream.Config{Logger: logger})
 	b.Cleanup(relay.Close)
-	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
+	h := New(eng, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay})
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)

@@ -231,7 +231,7 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 type Output[T any] = struct{ Body T }
 
 // oneOf answers a read or write of one thing: the store's row mapped by f, or the store's error. Use it
-// as `return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))`.
+// as `return oneOf(projectOut)(s.board.Project(ctx, a.WorkspaceID, a.ProjectID))`.
 func oneOf[T, O any](f func(T) O) func(T, error) (*Output[O], error) {
 	return func(row T, err error) (*Output[O], error) {
 		if err != nil {

@@ -52,7 +52,7 @@ func (s agentOps) watchEvents(ctx context.Context, in *EventsInput) (*huma.Strea
 			if !isUUID(id) {
 				return nil, errNotFound("project not found")
 			}
-			if _, err := s.store.Project(ctx, acc.WorkspaceID, id); err != nil {
+			if _, err := s.board.Project(ctx, acc.WorkspaceID, id); err != nil {
 				return nil, fail(err)
 			}
 			projects[id] = true

@@ -21,7 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -44,12 +44,12 @@ func newFeedBench(b *testing.B) *feedBench {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	apiRiver, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(b, err)
-	store := db.NewStore(dbPool, apiRiver)
-	relay := stream.Start(ctx, store, stream.Config{Logger: logger, Heartbeat: time.Hour})
+	eng := engines.New(dbPool, apiRiver, engines.Options{})
+	relay := stream.Start(ctx, eng.Store, stream.Config{Logger: logger, Heartbeat: time.Hour})
 	b.Cleanup(relay.Close)
-	cache := accesscache.Start(ctx, store, logger)
+	cache := accesscache.Start(ctx, eng.Store, logger)
 	<-cache.Ready()
-	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
+	h := New(eng, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache})
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)

@@ -22,7 +22,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -45,10 +47,10 @@ func testSigner(secret []byte, ttl time.Duration) *auth.Signer {
 
 // sessionToken opens a server-side session for userID in store and signs its JWT with secret, of the
 // given session version, expiring after ttl (negative: already expired).
-func sessionToken(t testing.TB, store *db.Store, secret []byte, userID string, version int32, ttl time.Duration) string {
+func sessionToken(t testing.TB, accounts *identity.Engine, secret []byte, userID string, version int32, ttl time.Duration) string {
 	t.Helper()
 	expires := time.Now().Add(ttl)
-	sess, err := identity.New(store).CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test", ExpiresAt: expires})
+	sess, err := accounts.CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test", ExpiresAt: expires})
 	require.NoError(t, err)
 	tok, _, err := testSigner(secret, time.Hour).IssueSession(userID, sess.ID, version, expires)
 	require.NoError(t, err)
@@ -59,7 +61,7 @@ func sessionToken(t testing.TB, store *db.Store, secret []byte, userID string, v
 type testEnv struct {
 	t       *testing.T
 	handler http.Handler
-	store   *db.Store
+	eng     *engines.Engines
 	pool    *pgxpool.Pool
 	river   *river.Client[pgx.Tx] // insert-only, as the api process's: tests list jobs through it
 	signer  *auth.Signer
@@ -83,7 +85,10 @@ func setup(t *testing.T) *testEnv { return setupWith(t, setupOpts{}) }
 func setupWith(t *testing.T, o setupOpts) *testEnv {
 	t.Helper()
 	b := testfactory.Store(t)
-	dbPool, riverClient, store := b.Pool, b.River, b.Store
+	dbPool, riverClient, eng := b.Pool, b.River, b.Engines
+	if o.production { // webhooks refuse internal addresses in production, as the api process's do
+		eng = engines.New(dbPool, riverClient, engines.Options{Webhooks: webhook.Options{Production: true}})
+	}
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	if o.loginRateLimit == 0 {
 		o.loginRateLimit = 1000
@@ -95,7 +100,7 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	// Every test runs with the access cache, as the api process does.
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	cache := accesscache.Start(ctx, store, logger)
+	cache := accesscache.Start(ctx, eng.Store, logger)
 	select {
 	case <-cache.Ready():
 	case <-time.After(10 * time.Second):
@@ -106,8 +111,8 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	if o.options != nil {
 		o.options(&opts)
 	}
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, opts)
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer, access: cache}
+	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, opts)
+	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
 
 // resp is a recorded answer.
@@ -329,7 +334,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // fixtures is the env's database and store as testfactory's Bundle, for its assertions (Count,
 // EventsButTokens) and, in tests that are not about the HTTP path, its fixtures.
 func (e *testEnv) fixtures() *testfactory.Bundle {
-	return &testfactory.Bundle{Pool: e.pool, River: e.river, Store: e.store}
+	return &testfactory.Bundle{Pool: e.pool, River: e.river, Engines: e.eng}
 }
 
 // count runs a COUNT query on the test database.
@@ -439,9 +444,9 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	t.Cleanup(dbPool.Close)
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
+	eng := engines.New(dbPool, riverClient, engines.Options{})
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
-	return &testEnv{t: t, handler: h, store: store, pool: dbPool, river: riverClient, signer: signer}, l
+	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer}, l
 }

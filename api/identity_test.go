@@ -335,7 +335,7 @@ func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	e := setupWith(t, setupOpts{loginRateLimit: 4})
 	replica := *e
-	replica.handler = New(e.store, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
+	replica.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 4, RegisterRateLimit: 1000, AccessCache: e.access})
 	identRegister(e, "ivy@example.com", "Ivy")
 
@@ -366,13 +366,13 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	}
 
 	// A well-formed session token for the user works, so the refusals below are about the token alone.
-	fresh := sessionToken(t, e.store, testJWTSecret, id, 1, time.Hour)
+	fresh := sessionToken(t, e.eng.Identity, testJWTSecret, id, 1, time.Hour)
 	require.Equal(t, id, identMeID(e, req{Token: fresh}))
 
-	expired := sessionToken(t, e.store, testJWTSecret, id, 1, -time.Hour)
+	expired := sessionToken(t, e.eng.Identity, testJWTSecret, id, 1, -time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", expired, nil), http.StatusUnauthorized)
 
-	forged := sessionToken(t, e.store, []byte("another-secret-another-secret-another"), id, 1, time.Hour)
+	forged := sessionToken(t, e.eng.Identity, []byte("another-secret-another-secret-another"), id, 1, time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", forged, nil), http.StatusUnauthorized)
 
 	// A validly signed token that names no server-side session, or another user's session.
@@ -380,7 +380,7 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", sessionless, nil), http.StatusUnauthorized)
 	other := identRegister(e, "hank2@example.com", "Hank Two")
-	othersSession, err := identity.New(e.store).CreateSession(context.Background(), identity.NewSession{UserID: other.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	othersSession, err := e.eng.Identity.CreateSession(context.Background(), identity.NewSession{UserID: other.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	borrowed, _, err := testSigner(testJWTSecret, time.Hour).IssueSession(id, othersSession.ID, 1, time.Now().Add(time.Hour))
 	require.NoError(t, err)
@@ -390,7 +390,7 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	twoFA, _, err := testSigner(testJWTSecret, time.Hour).Issue(id, auth.TypeTwoFactor, 1)
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
-	stale := sessionToken(t, e.store, testJWTSecret, id, 0, time.Hour)
+	stale := sessionToken(t, e.eng.Identity, testJWTSecret, id, 0, time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", stale, nil), http.StatusUnauthorized)
 	ghost, _, err := testSigner(testJWTSecret, time.Hour).IssueSession("0190c1d2-0000-7000-8000-000000000000", db.NewID(), 1, time.Now().Add(time.Hour))
 	require.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -24,7 +23,7 @@ func (e *testEnv) fanOutRecorded() {
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(e.t, err)
 	for _, id := range ids {
-		_, err := notification.New(e.store).FanOutNotifications(ctx, id)
+		_, err := e.eng.Notifications.FanOutNotifications(ctx, id)
 		require.NoError(e.t, err)
 	}
 }

@@ -117,7 +117,7 @@ func (s *Server) mcpClaimMission(ctx context.Context, in *MissionArgs) (*Claimed
 		out.ClaimExpiresAt = *m.ClaimExpiresAt
 	}
 	if m.CardID != nil && m.ProjectID != nil {
-		if c, err := s.store.Card(ctx, *m.ProjectID, *m.CardID); err == nil {
+		if c, err := s.board.Card(ctx, *m.ProjectID, *m.CardID); err == nil {
 			co := cardOut(c)
 			out.Card = &co
 		}

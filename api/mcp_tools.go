@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // registerMCPTools registers the tools on organizations, workspaces, projects and cards.
@@ -115,7 +116,7 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	// The REST list's own encoder, so both answers hold the same fields.
 	out := &CardsOut{Cards: []CardOut{}}
 	var buf []byte
-	next, err := s.store.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit}, func(c *db.CardView) {
+	next, err := s.board.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit}, func(c *board.CardView) {
 		buf = appendCardJSON(buf[:0], c)
 		var co CardOut
 		if err := json.Unmarshal(buf, &co); err == nil {

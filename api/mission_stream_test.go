@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -66,15 +67,15 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 	}
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
+	eng := engines.New(dbPool, riverClient, engines.Options{})
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = 50 * time.Millisecond
 	}
-	relay := stream.Start(context.Background(), store, cfg)
+	relay := stream.Start(context.Background(), eng.Store, cfg)
 	opts.PublicURL, opts.LoginRateLimit, opts.RegisterRateLimit, opts.Relay = "http://pilot.test", 1000, 1000, relay
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
-	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer}, relay: relay}
+	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
+	s := &streamServer{testEnv: &testEnv{t: t, handler: h, eng: eng, pool: dbPool, signer: signer}, relay: relay}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		switch state {
@@ -120,7 +121,7 @@ func (e *testEnv) newTestMission(u user, status string) string {
 // emit appends an event as a worker does and returns its seq.
 func (e *testEnv) emit(mission, typ, status, msg string) int64 {
 	e.t.Helper()
-	row, err := e.store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
+	row, err := e.eng.Store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
 		Data: map[string]any{"msg": msg}})
 	require.NoError(e.t, err)
 	return row.Seq
@@ -166,7 +167,7 @@ func TestMissionStreamLive(t *testing.T) {
 	m := s.newTestMission(u, "running")
 	st := s.open(u, m, nil)
 	require.Equal(t, "text/event-stream", st.Resp.Header.Get("Content-Type"))
-	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"), "the stream's own, not the default no-store")
+	require.Equal(t, "no-cache", st.Resp.Header.Get("Cache-Control"), "the stream's own, not the default no-eng.Store")
 	require.Equal(t, "no", st.Resp.Header.Get("X-Accel-Buffering"))
 	require.Equal(t, "nosniff", st.Resp.Header.Get("X-Content-Type-Options"))
 
@@ -260,7 +261,7 @@ func TestMissionStreamCompletedReplaysThenEnds(t *testing.T) {
 func TestMissionStreamAcrossServers(t *testing.T) {
 	a := newStreamServer(t, nil, stream.Config{})
 	b := newStreamServer(t, a.pool, stream.Config{})
-	worker := db.NewStore(a.pool, nil) // a third process writing the events
+	worker := engines.New(a.pool, nil, engines.Options{}).Store // a third process writing the events
 	u := a.register("ada@example.com")
 	m := a.newTestMission(u, "queued")
 
@@ -302,7 +303,7 @@ func TestMissionStreamSlowClient(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 1; i <= n; i++ {
-			if _, err := s.store.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: "token", Message: big}); err != nil {
+			if _, err := s.eng.Store.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: "token", Message: big}); err != nil {
 				t.Errorf("append: %v", err)
 				return
 			}
@@ -362,7 +363,7 @@ func TestServeMissionStreamHeaderFallback(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		s.emit(m, "step", "", strconv.Itoa(i))
 	}
-	srv := &Server{store: s.store, logger: slog.New(slog.DiscardHandler), opts: Options{Relay: s.relay}}
+	srv := &Server{store: s.eng.Store, logger: slog.New(slog.DiscardHandler), opts: Options{Relay: s.relay}}
 	srv.initOps()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		last, _ := strconv.ParseInt(r.URL.Query().Get("last"), 10, 64)

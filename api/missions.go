@@ -295,7 +295,7 @@ func (s agentOps) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Miss
 		if !isUUID(*b.ProjectID) {
 			return nil, errNotFound("project not found")
 		}
-		if _, err := s.store.Project(ctx, wsID, *b.ProjectID); err != nil {
+		if _, err := s.board.Project(ctx, wsID, *b.ProjectID); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -328,7 +328,7 @@ func (s agentOps) startCardMission(ctx context.Context, in *StartCardMissionInpu
 	if !isUUID(b.ProjectID) {
 		return nil, errNotFound("project not found")
 	}
-	if _, err := s.store.Project(ctx, wsID, b.ProjectID); err != nil {
+	if _, err := s.board.Project(ctx, wsID, b.ProjectID); err != nil {
 		return nil, fail(err)
 	}
 	card, err := s.missions.MissionCardProject(ctx, wsID, b.CardID)

@@ -45,7 +45,7 @@ type PageOutput[T any] struct {
 }
 
 // pageOf answers a paged list read: the store's page mapped by f with its Link header, or the store's
-// error. Use it as `return pageOf(ctx, commentOut)(s.store.Comments(ctx, …, in.page()))`.
+// error. Use it as `return pageOf(ctx, commentOut)(s.board.Comments(ctx, …, in.page()))`.
 func pageOf[T, O any](ctx context.Context, f func(T) O) func(db.Paged[T], error) (*PageOutput[O], error) {
 	return func(p db.Paged[T], err error) (*PageOutput[O], error) {
 		if err != nil {

@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -55,8 +57,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 	b.Cleanup(dbPool.Close)
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(b, err)
-	store := db.NewStore(dbPool, riverClient)
-	h := New(store, testSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
+	eng := engines.New(dbPool, riverClient, engines.Options{})
+	h := New(eng, testSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 
 	// One workspace per client, each of 200 projects and 50,000 cards.
@@ -64,17 +66,17 @@ func BenchmarkPilotageReads(b *testing.B) {
 	tenants := make([]tenant, benchClients)
 	seedStart := time.Now()
 	for i := range tenants {
-		reg := testfactory.User(b, store, &testfactory.UserOpts{Email: testfactory.Ptr(fmt.Sprintf("bench%d@example.com", i)),
+		reg := testfactory.User(b, eng, &testfactory.UserOpts{Email: testfactory.Ptr(fmt.Sprintf("bench%d@example.com", i)),
 			Name: testfactory.Ptr("Bench")})
-		seedPilotageBench(b, store, reg.Workspace.ID, reg.User.ID)
+		seedPilotageBench(b, eng, reg.Workspace.ID, reg.User.ID)
 		tenants[i] = tenant{base: "/orgs/" + reg.Organization.Slug + "/workspaces/" + reg.Workspace.Slug + "/pilotage",
-			token: sessionToken(b, store, testJWTSecret, reg.User.ID, reg.User.SessionVersion, 7*24*time.Hour)}
+			token: sessionToken(b, eng.Identity, testJWTSecret, reg.User.ID, reg.User.SessionVersion, 7*24*time.Hour)}
 	}
 	var cards int
 	require.NoError(b, dbPool.QueryRow(ctx, `SELECT count(*) FROM cards`).Scan(&cards))
 	b.Logf("seeded %d workspaces of %d projects, %d cards in all, in %s", len(tenants), benchProjects, cards, time.Since(seedStart).Round(time.Second))
 	// As the worker's periodic fold leaves the per-column counts: one row per column.
-	_, err = store.FoldColumnCounts(ctx)
+	_, err = eng.Board.FoldColumnCounts(ctx)
 	require.NoError(b, err)
 	// As autovacuum leaves a table at rest: statistics and the visibility map (index-only scans).
 	for _, table := range []string{"cards", "checklist_items", "columns", "column_card_counts", "projects", "activities"} {
@@ -162,7 +164,7 @@ func benchLoad(b *testing.B, h http.Handler, target func(client int) (path, toke
 // seedPilotageBench fills the workspace through the store: 200 projects of 250 cards (imported, with
 // due dates, priorities, archived cards and checklists; one card per project created with its
 // activity), and a cockpit of 50 missions, 20 priorities, 300 todos, 60 decisions and 150 actions.
-func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
+func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 	ctx := context.Background()
 	perProject := benchCards / benchProjects
 	past, future := time.Now().Add(-72*time.Hour), time.Now().Add(72*time.Hour)
@@ -170,7 +172,7 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 		doc := transfer.TransferDoc{Version: 1, Project: transfer.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
 			Columns: []transfer.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
 		for c := range perProject - 1 {
-			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: db.Priorities[c%3], Archived: c%25 == 0}
+			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: board.Priorities[c%3], Archived: c%25 == 0}
 			switch c % 5 {
 			case 0:
 				card.DueDate = &past
@@ -182,9 +184,9 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 			}
 			doc.Cards = append(doc.Cards, card)
 		}
-		prj, err := transfer.New(store).Import(ctx, ws, actor, doc)
+		prj, err := eng.Transfer.Import(ctx, ws, actor, doc)
 		require.NoError(b, err)
-		_, err = store.CreateCard(ctx, db.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "Live card"})
+		_, err = eng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "Live card"})
 		require.NoError(b, err)
 	}
 	var missions, priorities []string
@@ -194,12 +196,12 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 			r := "waiting"
 			in.BlockedReason = &r
 		}
-		m, err := pilotage.New(store).CreateMission(ctx, in)
+		m, err := eng.Pilotage.CreateMission(ctx, in)
 		require.NoError(b, err)
 		missions = append(missions, m.ID)
 	}
 	for i := range 20 {
-		p, err := pilotage.New(store).CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
+		p, err := eng.Pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
 		require.NoError(b, err)
 		priorities = append(priorities, p.ID)
 	}
@@ -208,20 +210,20 @@ func seedPilotageBench(b testing.TB, store *db.Store, ws, actor string) {
 		if i%2 == 0 {
 			due = future
 		}
-		_, err := pilotage.New(store).CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
+		_, err := eng.Pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
 			Status: pilotage.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
 		require.NoError(b, err)
 	}
 	for i := range 60 {
-		_, err := pilotage.New(store).CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
+		_, err := eng.Pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
 		require.NoError(b, err)
 	}
 	for i := range 150 {
-		a, err := pilotage.New(store).ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
+		a, err := eng.Pilotage.ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
 			Explanation: fmt.Sprintf("Action %d", i)})
 		require.NoError(b, err)
 		if i%3 == 0 {
-			_, err = pilotage.New(store).ReviewAction(ctx, db.RecordEdit{WorkspaceID: ws, ID: a.ID, ActorID: actor}, true, nil)
+			_, err = eng.Pilotage.ReviewAction(ctx, db.RecordEdit{WorkspaceID: ws, ID: a.ID, ActorID: actor}, true, nil)
 			require.NoError(b, err)
 		}
 	}

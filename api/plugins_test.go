@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/plugin"
 )
 
@@ -129,7 +129,7 @@ func stepTypes(t *testing.T, r *resp) []string {
 func templateIDs(t *testing.T, r *resp) []string {
 	t.Helper()
 	var out []string
-	for _, tp := range decodeJSON[[]db.Template](t, r.Body) {
+	for _, tp := range decodeJSON[[]board.Template](t, r.Body) {
 		out = append(out, tp.ID)
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -183,7 +184,7 @@ func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(projectOut)(s.store.CreateProject(ctx, db.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
+	return oneOf(projectOut)(s.board.CreateProject(ctx, board.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
 		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
 }
 
@@ -194,16 +195,16 @@ type ListProjectsInput struct {
 }
 
 func (s tenancyOps) listProjects(ctx context.Context, in *ListProjectsInput) (*PageOutput[ProjectOut], error) {
-	return pageOf(ctx, projectOut)(s.store.ProjectPage(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pageOf(ctx, projectOut)(s.board.ProjectPage(ctx, accessFrom(ctx).WorkspaceID, in.page()))
 }
 
-func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]db.Template], error) {
-	return listOf(func(t db.Template) db.Template { return t })(s.store.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
+func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]board.Template], error) {
+	return listOf(func(t board.Template) board.Template { return t })(s.board.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s tenancyOps) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
 	a := accessFrom(ctx)
-	return oneOf(projectOut)(s.store.Project(ctx, a.WorkspaceID, a.ProjectID))
+	return oneOf(projectOut)(s.board.Project(ctx, a.WorkspaceID, a.ProjectID))
 }
 
 // UpdateProjectInput is the request of projects-update.
@@ -220,7 +221,7 @@ type UpdateProjectInputBody struct {
 }
 
 func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (*Output[ProjectOut], error) {
-	patch := db.ProjectPatch{SetDeadline: in.Body.Deadline.Set, ActorID: principalFrom(ctx).User.ID}
+	patch := board.ProjectPatch{SetDeadline: in.Body.Deadline.Set, ActorID: principalFrom(ctx).User.ID}
 	if in.Body.Name != nil {
 		name, err := nonBlank("name", *in.Body.Name)
 		if err != nil {
@@ -236,12 +237,12 @@ func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (
 		patch.Description = &d
 	}
 	patch.Deadline = in.Body.Deadline.opt().Value
-	return oneOf(projectOut)(s.store.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
+	return oneOf(projectOut)(s.board.UpdateProject(ctx, accessFrom(ctx).ProjectID, patch))
 }
 
 func (s tenancyOps) deleteProject(ctx context.Context, _ *ProjectPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.store.DeleteProject(ctx, db.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID}))
+	return done(s.board.DeleteProject(ctx, board.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 // ListProjectMembersInput is the request of projects-members-list.
@@ -251,7 +252,7 @@ type ListProjectMembersInput struct {
 }
 
 func (s tenancyOps) listProjectMembers(ctx context.Context, in *ListProjectMembersInput) (*PageOutput[ProjectMemberOut], error) {
-	return pageOf(ctx, projectMemberOut)(s.store.ProjectMembers(ctx, accessFrom(ctx).ProjectID, in.page()))
+	return pageOf(ctx, projectMemberOut)(s.board.ProjectMembers(ctx, accessFrom(ctx).ProjectID, in.page()))
 }
 
 // AddProjectMemberInput is the request of projects-members-add.
@@ -267,7 +268,7 @@ type AddProjectMemberInputBody struct {
 
 func (s tenancyOps) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
 	a := accessFrom(ctx)
-	m, err := s.store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
+	m, err := s.board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -281,7 +282,7 @@ type ProjectMemberPath struct {
 }
 
 func (s tenancyOps) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
-	return done(s.store.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
+	return done(s.board.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
 }
 
 // CreateColumnInput is the request of columns-create.
@@ -300,11 +301,11 @@ func (s tenancyOps) createColumn(ctx context.Context, in *CreateColumnInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(columnOut)(s.store.CreateColumn(ctx, accessFrom(ctx).ProjectID, name))
+	return oneOf(columnOut)(s.board.CreateColumn(ctx, accessFrom(ctx).ProjectID, name))
 }
 
 func (s tenancyOps) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]ColumnOut], error) {
-	return listOf(columnOut)(s.store.Columns(ctx, accessFrom(ctx).ProjectID))
+	return listOf(columnOut)(s.board.Columns(ctx, accessFrom(ctx).ProjectID))
 }
 
 // ColumnPath names a column.
@@ -330,9 +331,9 @@ func (s tenancyOps) updateColumn(ctx context.Context, in *UpdateColumnInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(columnOut)(s.store.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order))
+	return oneOf(columnOut)(s.board.UpdateColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID, name, in.Body.Order))
 }
 
 func (s tenancyOps) deleteColumn(ctx context.Context, in *ColumnPath) (*OKOutput, error) {
-	return done(s.store.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID))
+	return done(s.board.DeleteColumn(ctx, accessFrom(ctx).ProjectID, in.ColumnID))
 }

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pilot-dev/pilot/db"
 )
 
 func TestProjectCRUDAndTemplates(t *testing.T) {
@@ -19,7 +18,7 @@ func TestProjectCRUDAndTemplates(t *testing.T) {
 	r := e.do("GET", ws+"/projects/templates", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	ids := map[string]bool{}
-	for _, tm := range decode[[]db.Template](t, r) {
+	for _, tm := range decode[[]board.Template](t, r) {
 		ids[tm.ID] = true
 	}
 	require.True(t, ids["basic-kanban"] && ids["scrum"] && ids["product-launch"], "templates: %s", r.Body)

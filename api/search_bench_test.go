@@ -18,7 +18,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -39,9 +39,9 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store := db.NewStore(dbPool, riverClient)
+	eng := engines.New(dbPool, riverClient, engines.Options{})
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := New(store, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
+	h := New(eng, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 	call := func(method, path, token string, body any) (int, []byte) {
 		var rd io.Reader = http.NoBody

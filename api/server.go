@@ -25,8 +25,10 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/notification"
@@ -92,22 +94,13 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
 	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
 	CORSOrigins []string
-	// Webhooks configure the webhook engine: address checks (production, WEBHOOK_ALLOW_PRIVATE) and the
-	// server secrets that seal webhook secrets.
-	Webhooks webhook.Options
-}
-
-// webhookOptions are opts.Webhooks, refusing internal addresses whenever the api runs in production.
-func webhookOptions(opts Options) webhook.Options {
-	w := opts.Webhooks
-	w.Production = w.Production || opts.Production
-	return w
 }
 
 // Server holds what handlers need.
 type Server struct {
 	store *db.Store
-	// The store's engines, each built on the store.
+	// The store's engines, built once by engines.New.
+	board       *board.Engine
 	transfer    *transfer.Engine
 	automations *automation.Engine
 	pilotage    *pilotage.Engine
@@ -137,22 +130,22 @@ type Server struct {
 }
 
 // New builds the HTTP handler of the api process.
-func New(store *db.Store, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) http.Handler {
-	_, router := build(store, signer, billingProvider, logger, opts)
+func New(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) http.Handler {
+	_, router := build(eng, signer, billingProvider, logger, opts)
 	return router
 }
 
 // OpenAPIDocument is the OpenAPI document the api serves at /api/openapi.json (JSON), built without a
 // database (`pilot openapi` prints it): publicURL is its server (empty: "/").
 func OpenAPIDocument(publicURL string) ([]byte, error) {
-	// A store without a pool: building registers operations and touches no database.
-	s, _ := build(db.NewStore(nil, nil), nil, nil, slog.New(slog.DiscardHandler), Options{PublicURL: publicURL, Storage: storage.NewLocal(os.TempDir())})
+	// Engines without a pool: building registers operations and touches no database.
+	s, _ := build(engines.New(nil, nil, engines.Options{}), nil, nil, slog.New(slog.DiscardHandler), Options{PublicURL: publicURL, Storage: storage.NewLocal(os.TempDir())})
 	return s.openAPIJSON()
 }
 
 // build builds the Server and its router; it touches neither the database nor the storage until a
 // request comes.
-func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) (*Server, *chi.Mux) {
+func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) (*Server, *chi.Mux) {
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
@@ -163,7 +156,7 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 		opts.Storage = storage.NewLocal(filepath.Join(os.TempDir(), "pilot-attachments"))
 	}
 	if opts.Relay == nil {
-		opts.Relay = stream.New(store, stream.Config{Logger: logger}) // started on the first subscription
+		opts.Relay = stream.New(eng.Store, stream.Config{Logger: logger}) // started on the first subscription
 	}
 	if opts.DraftWait <= 0 {
 		opts.DraftWait = DefaultDraftWait
@@ -173,9 +166,10 @@ func build(store *db.Store, signer *auth.Signer, billingProvider billing.Provide
 	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
-		store: store, transfer: transfer.New(store), automations: automation.New(store),
-		pilotage: pilotage.New(store), missions: mission.New(store), drafts: draft.New(store), pipelines: pipeline.New(store),
-		identity: identity.New(store), tenancy: tenancy.New(store), documents: document.New(store), notices: notification.New(store), roadmaps: roadmap.New(store), webhooks: webhook.New(store, webhookOptions(opts)), signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
+		store: eng.Store, board: eng.Board, transfer: eng.Transfer, automations: eng.Automations, pilotage: eng.Pilotage,
+		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
+		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
+		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
 	s.initOps()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -132,7 +132,7 @@ func TestRevokedSessionEndsItsOpenStream(t *testing.T) {
 	pool := pgtest.Pool(t)
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	watcher := sessionwatch.Start(ctx, db.NewStore(pool, nil), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	watcher := sessionwatch.Start(ctx, engines.New(pool, nil, engines.Options{}).Store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	<-watcher.Ready()
 	s := newStreamServerWith(t, pool, stream.Config{}, Options{Sessions: watcher})
 	u := s.register("dee@example.com")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -68,17 +69,17 @@ func newObservedServer(t *testing.T) *observedServer {
 	logger := slog.New(telemetry.NewLogHandler(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Middleware: telemetry.RiverMiddleware(nil, nil)})
 	require.NoError(t, err)
-	store := db.NewStore(dbPool, riverClient)
+	eng := engines.New(dbPool, riverClient, engines.Options{})
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	relay := stream.Start(ctx, store, stream.Config{Heartbeat: time.Minute})
-	cache := accesscache.Start(ctx, store, logger)
+	relay := stream.Start(ctx, eng.Store, stream.Config{Heartbeat: time.Minute})
+	cache := accesscache.Start(ctx, eng.Store, logger)
 	m := telemetry.NewMetrics(logger)
 	m.WatchPool(dbPool)
 	m.WatchRelay(sources.Relay(relay))
 	m.WatchAccessCache(sources.Cache(cache))
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(store, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
 		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,
 	})
 	srv := httptest.NewServer(h)
@@ -88,7 +89,7 @@ func newObservedServer(t *testing.T) *observedServer {
 	})
 	<-relay.Listening()
 	<-cache.Ready()
-	s := &streamServer{testEnv: &testEnv{t: t, handler: h, store: store, pool: dbPool, signer: signer, access: cache}, url: srv.URL, relay: relay}
+	s := &streamServer{testEnv: &testEnv{t: t, handler: h, eng: eng, pool: dbPool, signer: signer, access: cache}, url: srv.URL, relay: relay}
 	return &observedServer{streamServer: s, metrics: m, logs: logs}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
@@ -119,17 +118,9 @@ type Store struct {
 	q    *dbsqlc.Queries
 }
 
-// NewStore builds a store. riverClient may be insert-only (the api) or working (the worker).
-func NewStore(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx]) *Store {
-	core := dbcore.New(dbPool, riverClient)
-	s := &Store{core: core, q: core.Q}
-	core.Store = s
-	return s
-}
-
-func init() {
-	dbcore.Of = func(store any) *dbcore.Core { return store.(*Store).core }
-}
+// NewStore builds the store on core, which the engines built beside it share (db/engines builds them
+// all, once).
+func NewStore(core *dbcore.Core) *Store { return &Store{core: core, q: core.Q} }
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
 // compose the store's …Tx operations in it. A lost connection while beginning or committing is
@@ -151,3 +142,12 @@ func MigrationFS() fs.FS { return migrationFS }
 
 // NewID returns a new time-ordered identifier (UUIDv7) as a string.
 func NewID() string { return dbcore.NewID() }
+
+// StepWaiter ends the pipeline steps that wait for ref ("mission:<id>", "draft:<id>", a webhook
+// delivery's) in the caller's transaction: completed with output merged into the step's, or failed with
+// errText. The pipeline engine implements it; missions, drafts, webhooks and the board are handed it
+// when they are built, so they end the steps waiting for them without importing the engine that
+// imports them.
+type StepWaiter interface {
+	WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error
+}

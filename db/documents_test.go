@@ -8,9 +8,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
-	"github.com/pilot-dev/pilot/db/identity"
-	"github.com/pilot-dev/pilot/db/notification"
-	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
@@ -27,7 +24,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		{"zoe@example.com", "Zoë", "zo"},                   // non-ASCII letters become hyphens
 		{"long@example.com", "a-very-long-name-that-goes-on-and-on-and-on-forever", "a-very-long-name-that-goes-on-and-on-and"},
 	} {
-		reg, err := identity.New(b.Store).Register(ctx, tc.email, tc.name, "not-a-real-hash")
+		reg, err := b.Identity.Register(ctx, tc.email, tc.name, "not-a-real-hash")
 		require.NoError(t, err, tc.email)
 		if tc.want[len(tc.want)-1] == '-' {
 			require.Regexp(t, "^"+tc.want+"[0-9a-f]{6}$", reg.Organization.Slug)
@@ -38,7 +35,7 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		require.True(t, reg.Workspace.IsPersonal)
 	}
 	// The organization's delete is refused while its user exists.
-	err := tenancy.New(b.Store).DeleteOrganization(ctx, b.owner.Organization.ID)
+	err := b.Tenancy.DeleteOrganization(ctx, b.owner.Organization.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
@@ -49,30 +46,30 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	ws := b.owner.Workspace.ID
 	tiptap := `{"type":"doc","content":[{"type":"heading","content":[{"type":"text","text":"Zanzibar"}]},` +
 		`{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
-	d := testfactory.Document(t, b.Store, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"), Content: &tiptap,
+	d := testfactory.Document(t, b.Engines, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"), Content: &tiptap,
 		In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project", ContextID: b.project.ID}})
 	b.requireNoJobs(t)
 
 	// The text nodes are searchable, the node types and keys are not.
 	for q, want := range map[string]int{"zanzibar": 1, "quokka": 1, "bulletList": 0, "paragraph": 0, "type": 0} {
-		res, err := document.New(b.Store).Search(ctx, ws, q, 10)
+		res, err := b.Documents.Search(ctx, ws, q, 10)
 		require.NoError(t, err)
 		require.Len(t, res, want, q)
 	}
 
-	_, err := document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
+	_, err := b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
 	require.NoError(t, b.Pool.QueryRow(ctx, "SELECT id::text FROM activities WHERE type = 'document_submitted'").Scan(&actID))
-	n, err := notification.New(b.Store).FanOutNotifications(ctx, actID)
+	n, err := b.Notifications.FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)
 
 	// A second submit is refused and records nothing more.
-	_, err = document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
+	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM activities WHERE type = 'document_submitted'"))
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -27,16 +27,16 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	b := &testBundle{Bundle: *testfactory.Store(t)}
-	b.pilotage = pilotage.New(b.Store)
-	b.owner = testfactory.User(t, b.Store, nil)
-	b.project = testfactory.NewProject(t, b.Store, b.owner, nil)
+	b.pilotage = b.Pilotage
+	b.owner = testfactory.User(t, b.Engines, nil)
+	b.project = testfactory.NewProject(t, b.Engines, b.owner, nil)
 	return b
 }
 
 // newCard is the input of a card of the bundle's project, created by its owner in its first column:
 // for the tests whose subject is the create itself (what it writes, enqueues or refuses).
-func (b *testBundle) newCard(title string) db.NewCard {
-	return db.NewCard{WorkspaceID: b.owner.Workspace.ID, ProjectID: b.project.ID, ColumnID: b.project.Columns[0], ActorID: b.owner.User.ID, Title: title}
+func (b *testBundle) newCard(title string) board.NewCard {
+	return board.NewCard{WorkspaceID: b.owner.Workspace.ID, ProjectID: b.project.ID, ColumnID: b.project.Columns[0], ActorID: b.owner.User.ID, Title: title}
 }
 
 // addFollower makes a second member of the workspace a member of the bundle's project, so that its
@@ -45,7 +45,7 @@ func (b *testBundle) newCard(title string) db.NewCard {
 func (b *testBundle) addFollower(t *testing.T) identity.Registration {
 	t.Helper()
 	ctx := context.Background()
-	follower, _ := testfactory.Member(t, b.Store, b.owner, nil)
+	follower, _ := testfactory.Member(t, b.Engines, b.owner, nil)
 	_, err := b.Pool.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2)`, b.project.ID, follower.User.ID)
 	require.NoError(t, err)
 	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)

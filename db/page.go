@@ -37,8 +37,8 @@ type cursorDoc struct {
 	Key  json.RawMessage `json:"k"`
 }
 
-// encodeCursor makes the opaque cursor of the item whose keyset is key in list.
-func encodeCursor(list string, key any) string {
+// EncodeCursor makes the opaque cursor of the item whose keyset is key in list.
+func EncodeCursor(list string, key any) string {
 	k, err := json.Marshal(key)
 	if err != nil {
 		panic("db: cursor key does not encode: " + err.Error()) // keys are structs of plain fields
@@ -49,7 +49,7 @@ func encodeCursor(list string, key any) string {
 
 // After decodes the page's cursor for list into key: false for the first page (no cursor),
 // ErrBadCursor for a cursor that is malformed or was made for another list. A key's own check
-// (every field there, ids that are ids) is its valid method, when it has one.
+// (every field there, ids that are ids) is its Valid method, when it has one.
 func (p Page) After(list string, key any) (bool, error) {
 	if p.Cursor == "" {
 		return false, nil
@@ -67,7 +67,7 @@ func (p Page) After(list string, key any) (bool, error) {
 	if dec.Decode(key) != nil {
 		return false, ErrBadCursor
 	}
-	if v, ok := key.(interface{ valid() bool }); ok && !v.valid() {
+	if v, ok := key.(interface{ Valid() bool }); ok && !v.Valid() {
 		return false, ErrBadCursor
 	}
 	return true, nil
@@ -84,7 +84,7 @@ func PageOf[T any](p Page, list string, rows []T, key func(T) any) Paged[T] {
 		return Paged[T]{Items: rows}
 	}
 	rows = rows[:p.Limit]
-	return Paged[T]{Items: rows, Next: encodeCursor(list, key(rows[len(rows)-1]))}
+	return Paged[T]{Items: rows, Next: EncodeCursor(list, key(rows[len(rows)-1]))}
 }
 
 // TimeKey is the keyset of lists sorted by creation time: the time, then the id (UUIDv7) for ties.
@@ -93,15 +93,16 @@ type TimeKey struct {
 	ID string    `json:"i"`
 }
 
-func (k *TimeKey) valid() bool { return !k.At.IsZero() && validID(k.ID) }
+// Valid says whether the key decoded from a cursor has a time and an id.
+func (k *TimeKey) Valid() bool { return !k.At.IsZero() && ValidID(k.ID) }
 
-// validID says whether s is a UUID as PostgreSQL writes them (a cursor carries ids it read).
-func validID(s string) bool {
+// ValidID says whether s is a UUID as PostgreSQL writes them (a cursor carries ids it read).
+func ValidID(s string) bool {
 	u, err := uuid.Parse(s)
 	return err == nil && u.String() == s
 }
 
-// The bounds a first page starts from: every row sorts after (firstTime, firstID) and before
+// The bounds a first page starts from: every row sorts after (firstTime, FirstID) and before
 // (lastTime, lastID), so a list's query has one keyset condition whether or not a cursor was given
 // (and one plan that walks its index).
 var (
@@ -110,7 +111,8 @@ var (
 )
 
 const (
-	firstID = "00000000-0000-0000-0000-000000000000"
+	// FirstID sorts before every id, the start of a first page's keyset.
+	FirstID = "00000000-0000-0000-0000-000000000000"
 	lastID  = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 )
 
@@ -125,7 +127,7 @@ func (p Page) AfterTime(list string, desc bool) (TimeKey, error) {
 	case desc:
 		return TimeKey{At: lastTime, ID: lastID}, nil
 	default:
-		return TimeKey{At: firstTime, ID: firstID}, nil
+		return TimeKey{At: firstTime, ID: FirstID}, nil
 	}
 }
 
@@ -135,7 +137,8 @@ type MemberKey struct {
 	Email string    `json:"e"`
 }
 
-func (k *MemberKey) valid() bool { return !k.At.IsZero() && k.Email != "" }
+// Valid says whether the key decoded from a cursor has a time and an e-mail.
+func (k *MemberKey) Valid() bool { return !k.At.IsZero() && k.Email != "" }
 
 // AfterMember decodes the page's cursor as a MemberKey of list: the key to read after, or, for a
 // first page, one every member passes.

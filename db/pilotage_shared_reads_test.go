@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/pilotage"
 )
 
@@ -45,13 +45,13 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			prj, err := b.Store.CreateProject(ctx, db.NewProject{WorkspaceID: ws, Name: fmt.Sprintf("writer %d", w), CreatedBy: actor})
+			prj, err := b.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws, Name: fmt.Sprintf("writer %d", w), CreatedBy: actor})
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			for k := 1; k <= 20; k++ {
-				if _, err := b.Store.CreateCard(ctx, db.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "mine"}); err != nil {
+				if _, err := b.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "mine"}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/plugin"
@@ -107,54 +106,6 @@ func StepTypeAllowed(installed map[string]json.RawMessage) func(string) error {
 		}
 		return nil
 	}
-}
-
-// ProjectTemplates lists the project templates a workspace may use: the built-in ones and those of its
-// installed plugins.
-func (s *Store) ProjectTemplates(ctx context.Context, workspaceID string) ([]Template, error) {
-	installed, err := InstalledPlugins(ctx, s.q, workspaceID)
-	if err != nil {
-		return nil, err
-	}
-	out := slices.Clone(Templates)
-	for _, t := range plugin.ProjectTemplates {
-		if p, ok := plugin.ForProjectTemplate(t.ID); ok {
-			if _, on := installed[p.ID]; on {
-				out = append(out, pluginTemplate(t))
-			}
-		}
-	}
-	return out, nil
-}
-
-// projectTemplate finds a template a workspace may use.
-func (s *Store) projectTemplate(ctx context.Context, workspaceID, id string) (Template, error) {
-	if t, ok := TemplateByID(id); ok {
-		return t, nil
-	}
-	if p, ok := plugin.ForProjectTemplate(id); ok {
-		installed, err := InstalledPlugins(ctx, s.q, workspaceID)
-		if err != nil {
-			return Template{}, err
-		}
-		if _, on := installed[p.ID]; !on {
-			return Template{}, invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id, p.ID))
-		}
-		for _, t := range plugin.ProjectTemplates {
-			if t.ID == id {
-				return pluginTemplate(t), nil
-			}
-		}
-	}
-	return Template{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", id))
-}
-
-func pluginTemplate(t plugin.ProjectTemplate) Template {
-	out := Template{ID: t.ID, Name: t.Name, Description: t.Description, Columns: t.Columns}
-	for _, l := range t.Labels {
-		out.Labels = append(out.Labels, TemplateLabel{Name: l[0], Color: l[1]})
-	}
-	return out
 }
 
 // StepTypes lists the step types a workspace's pipelines may use: the built-in ones and those of its

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -50,7 +51,7 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 
 	_, err = provider.Up(ctx)
 	require.NoError(t, err)
-	store := db.NewStore(dbPool, nil)
+	store := engines.New(dbPool, nil, engines.Options{}).Store
 	evs, err := store.StreamEventsAfter(ctx, running, 0, 10)
 	require.NoError(t, err)
 	require.Len(t, evs, 2)

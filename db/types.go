@@ -180,3 +180,12 @@ type SearchResult struct {
 	Status    *string
 	UpdatedAt time.Time
 }
+
+// Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.
+type Opt[T any] struct {
+	Set   bool
+	Value *T
+}
+
+// RuleCause marks a change an automation rule makes (the rule and the depth of its events).
+type RuleCause = dbcore.RuleCause

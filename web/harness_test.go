@@ -56,7 +56,7 @@ func startServer(t testing.TB) *server {
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	h = api.New(b.Store, signer, billing.Local{PublicURL: srv.URL}, logger, api.Options{PublicURL: srv.URL,
+	h = api.New(b.Engines, signer, billing.Local{PublicURL: srv.URL}, logger, api.Options{PublicURL: srv.URL,
 		LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache, Context: ctx})
 	client, _, err := workers.NewClient(b.Pool, workers.Config{Concurrency: 2, Logger: logger})
 	require.NoError(t, err)

@@ -26,7 +26,7 @@ func TestServing(t *testing.T) {
 	b := testfactory.Store(t)
 	signer, err := auth.NewSigner(auth.StaticKeys([]byte("web-test-secret-web-test-secret!")), time.Hour)
 	require.NoError(t, err)
-	srv := httptest.NewServer(api.New(b.Store, signer, billing.Local{}, slog.New(slog.NewTextHandler(io.Discard, nil)), api.Options{}))
+	srv := httptest.NewServer(api.New(b.Engines, signer, billing.Local{}, slog.New(slog.NewTextHandler(io.Discard, nil)), api.Options{}))
 	t.Cleanup(srv.Close)
 	get := func(method, path, accept string, header ...string) (*answer, string) {
 		t.Helper()

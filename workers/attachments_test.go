@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -25,12 +26,12 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 	b := setup(t)
 	files := storage.NewLocal(t.TempDir())
 	b.deps.Storage = files
-	tm := testfactory.NewTeam(t, b.Store)
-	attach := func(c db.Card) string {
+	tm := testfactory.NewTeam(t, b.Engines)
+	attach := func(c board.Card) string {
 		key := db.NewID()
 		_, err := files.Put(ctx, key, strings.NewReader("content of "+key))
 		require.NoError(t, err)
-		_, err = b.Store.CreateAttachment(ctx, db.NewAttachment{ID: db.NewID(), ProjectID: tm.Project.ID, CardID: c.ID,
+		_, err = b.Board.CreateAttachment(ctx, board.NewAttachment{ID: db.NewID(), ProjectID: tm.Project.ID, CardID: c.ID,
 			ActorID: tm.Owner.User.ID, OriginalName: "f.txt", MimeType: "text/plain", Size: 10, StorageKey: key})
 		require.NoError(t, err)
 		return key
@@ -44,14 +45,14 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 		_ = f.Close()
 		return true
 	}
-	a := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A")})
-	inColumn := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
-	kept := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("C")})
+	a := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A")})
+	inColumn := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
+	kept := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("C")})
 	gone := []string{attach(a), attach(a), attach(inColumn)}
 	stays := attach(kept)
 
-	require.NoError(t, b.Store.DeleteCard(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: a.ID, ActorID: tm.Owner.User.ID}))
-	require.NoError(t, b.Store.DeleteColumn(ctx, tm.Project.ID, tm.Project.Columns[1]))
+	require.NoError(t, b.Board.DeleteCard(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: a.ID, ActorID: tm.Owner.User.ID}))
+	require.NoError(t, b.Board.DeleteColumn(ctx, tm.Project.ID, tm.Project.Columns[1]))
 	for _, key := range gone {
 		require.True(t, exists(key), "the files stay until the sweep runs")
 	}

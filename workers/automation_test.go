@@ -14,6 +14,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -25,7 +26,7 @@ func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger strin
 	if conditions != nil {
 		r.Conditions = jsonOf(t, conditions)
 	}
-	rule, err := automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, r)
+	rule, err := b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, r)
 	require.NoError(t, err)
 	return rule.ID
 }
@@ -33,7 +34,7 @@ func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger strin
 // traces lists a rule's traces.
 func (b *testBundle) traces(t *testing.T, ruleID string) []db.AutomationTrace {
 	t.Helper()
-	tr, err := automation.New(b.Store).RuleTraces(context.Background(), ruleID, 200)
+	tr, err := b.Automations.RuleTraces(context.Background(), ruleID, 200)
 	require.NoError(t, err)
 	return tr
 }
@@ -47,7 +48,7 @@ func (b *testBundle) settle(t *testing.T) {
 func TestAutomationTriggersAndActions(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	owner, member := tm.Owner, tm.Member
 	doing, done := tm.Project.Columns[1], tm.Project.Columns[2]
 
@@ -56,8 +57,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		map[string]any{"type": "set_priority", "priority": "high"})
 	// task_added_to_board → assign_user.
 	b.rule(t, tm, "assign", db.TriggerTaskAddedToBoard, nil, map[string]any{"type": "assign_user", "userId": member.User.ID})
-	low := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("low one"), In: db.NewCard{Priority: "low"}}).ID
-	mid := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("medium one")}).ID
+	low := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("low one"), In: board.NewCard{Priority: "low"}}).ID
+	mid := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("medium one")}).ID
 	b.settle(t)
 	require.Equal(t, "high", b.getCard(t, tm, low).Priority)
 	require.Equal(t, "medium", b.getCard(t, tm, mid).Priority)
@@ -79,8 +80,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	// task_moved (to "doing") → archive_card; task_status_changed (to done) → set_priority low.
 	b.rule(t, tm, "archive", db.TriggerTaskMoved, map[string]any{"toColumnId": doing}, map[string]any{"type": "archive_card"})
 	b.rule(t, tm, "calm", db.TriggerTaskStatusChanged, map[string]any{"status": "done"}, map[string]any{"type": "set_priority", "priority": "low"})
-	b.update(t, tm, owner, mid, db.CardPatch{ColumnID: &doing})
-	b.update(t, tm, owner, low, db.CardPatch{ColumnID: &done})
+	b.update(t, tm, owner, mid, board.CardPatch{ColumnID: &doing})
+	b.update(t, tm, owner, low, board.CardPatch{ColumnID: &done})
 	b.settle(t)
 	require.True(t, b.getCard(t, tm, mid).Archived)
 	require.False(t, b.getCard(t, tm, low).Archived)
@@ -89,10 +90,10 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	// task_assigned → move_card; checklist_complete → set_status done.
 	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID}, map[string]any{"type": "move_card", "columnId": doing})
 	b.rule(t, tm, "finish", db.TriggerChecklistComplete, nil, map[string]any{"type": "set_status", "status": "done"})
-	list := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"), Column: testfactory.Ptr(0), // to do
-		In: db.NewCard{Checklist: []db.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
+	list := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"), Column: testfactory.Ptr(0), // to do
+		In: board.NewCard{Checklist: []board.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
 	b.settle(t)
-	b.update(t, tm, owner, list, db.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &owner.User.ID}})
+	b.update(t, tm, owner, list, board.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &owner.User.ID}})
 	b.settle(t)
 	c := b.getCard(t, tm, list)
 	require.Equal(t, doing, c.ColumnID)
@@ -109,7 +110,7 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, open)
-	_, err := b.Store.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.Project.ID, CardID: list, ActorID: owner.User.ID}, open, db.ChecklistItemPatch{Done: testfactory.Ptr(true)})
+	_, err := b.Board.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.Project.ID, CardID: list, ActorID: owner.User.ID}, open, board.ChecklistItemPatch{Done: testfactory.Ptr(true)})
 	require.NoError(t, err)
 	b.settle(t)
 	require.Equal(t, done, b.getCard(t, tm, list).ColumnID)
@@ -119,11 +120,11 @@ func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ping := b.rule(t, tm, "ping", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[1]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[2]})
 	pong := b.rule(t, tm, "pong", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[2]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[1]})
-	id := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("ball")}).ID
-	b.update(t, tm, tm.Owner, id, db.CardPatch{ColumnID: &tm.Project.Columns[1]})
+	id := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("ball")}).ID
+	b.update(t, tm, tm.Owner, id, board.CardPatch{ColumnID: &tm.Project.Columns[1]})
 	b.settle(t)
 	// person (depth 0) → ping (1) → pong (2) → ping (3: past the cap, skipped).
 	moves := b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, id)
@@ -148,16 +149,16 @@ func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	rid := b.rule(t, tm, "bump", db.TriggerTaskCreated, nil, map[string]any{"type": "set_priority", "priority": "high"})
-	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("once")})
+	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("once")})
 	// The store enqueued the event with the card.
 	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), jobs.AutomationEventArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault})
 	require.Equal(t, card.ID, job.Args.CardID)
 	require.Equal(t, db.TriggerTaskCreated, job.Args.Trigger)
 	for range 3 { // the job, run as often as River might retry it
-		workNew(t, b, &AutomationWorker{automations: automation.New(b.Store)}, job.Args, nil)
+		workNew(t, b, &AutomationWorker{automations: b.Automations}, job.Args, nil)
 	}
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
@@ -170,10 +171,10 @@ func (b *testBundle) lateCards(t *testing.T, tm testfactory.Team) []string {
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	var ids []string
 	for i := range 5 {
-		ids = append(ids, testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("late " + string(rune('a'+i))),
-			In: db.NewCard{DueDate: &past, AssigneeID: &tm.Member.User.ID}}).ID)
+		ids = append(ids, testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("late " + string(rune('a'+i))),
+			In: board.NewCard{DueDate: &past, AssigneeID: &tm.Member.User.ID}}).ID)
 	}
-	testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("later"), In: db.NewCard{DueDate: &future}})
+	testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("later"), In: board.NewCard{DueDate: &future}})
 	return ids
 }
 
@@ -196,12 +197,12 @@ func (b *testBundle) requireDueDatesFired(t *testing.T, tm testfactory.Team, rid
 func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
 	scan := func() { // one scan (a period's job), and the jobs it caused
 		t.Helper()
-		workNew(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.Store)}, jobs.DueDateScanArgs{}, nil)
+		workNew(t, b, &DueDateScanWorker{deps: b.deps, automations: b.Automations}, jobs.DueDateScanArgs{}, nil)
 		b.settle(t)
 	}
 
@@ -212,7 +213,7 @@ func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.Owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
+	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
 	scan()
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
 	scan()
@@ -264,7 +265,7 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 			return b.Pool.QueryRow(ctx, sql, args...).Scan(&n) == nil && n == want
 		}
 	}
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
 
@@ -281,7 +282,7 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.Owner, ids[0], db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
+	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
 	require.Eventually(t, countIs(2, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]), 20*time.Second, 25*time.Millisecond,
 		"re-armed due date")
 	scansAfter(1, time.Now())

@@ -8,8 +8,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/pilotage"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -20,13 +19,13 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	for range 3 {
-		testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A"), In: db.NewCard{Priority: "high"}})
-		testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
+		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A"), In: board.NewCard{Priority: "high"}})
+		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
 	}
 	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	before, err := pilotage.New(b.Store).Portfolio(ctx, tm.Owner.Workspace.ID)
+	before, err := b.Pilotage.Portfolio(ctx, tm.Owner.Workspace.ID)
 	require.NoError(t, err)
 
 	b.inTx(t, func(tx pgx.Tx) {
@@ -37,7 +36,7 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM column_card_counts c JOIN columns col ON col.id = c.column_id
 		WHERE col.project_id = $1`, tm.Project.ID))
-	after, err := pilotage.New(b.Store).Portfolio(ctx, tm.Owner.Workspace.ID)
+	after, err := b.Pilotage.Portfolio(ctx, tm.Owner.Workspace.ID)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
 	require.Equal(t, 3, after[0].CardsByPriority["high"])

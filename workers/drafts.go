@@ -73,7 +73,7 @@ func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftR
 			if err != nil {
 				return err
 			}
-			_, err = w.deps.drafts.FinishRefine(ctx, d.ID, a.Run, qs)
+			_, err = w.deps.Drafts.FinishRefine(ctx, d.ID, a.Run, qs)
 			return err
 		})
 }
@@ -83,7 +83,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 	a := job.Args
 	return runDraftJob(ctx, w.deps, job.Attempt, job.MaxAttempts, a.DraftID, a.Run, draft.DraftGenerating,
 		"roadmap generation", func(d draft.Draft) error {
-			st := w.deps.drafts
+			st := w.deps.Drafts
 			tokens := &tokenBatcher{flush: func(text string) {
 				if err := st.AppendEvent(context.WithoutCancel(ctx), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken,
 					Status: draft.DraftGenerating, Message: text}); err != nil {
@@ -106,7 +106,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 // attempt marks the draft failed with the reason. Other errors are retried by River.
 func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draftID string, run int32, working, what string,
 	step func(draft.Draft) error) error {
-	st := deps.drafts
+	st := deps.Drafts
 	d, proceed, err := st.ForJob(ctx, draftID, run, working)
 	if err != nil || !proceed {
 		return err
@@ -152,7 +152,7 @@ func draftErrorText(what string, err error) string {
 // retryNote tells the draft's stream that the model is asked again.
 func retryNote(ctx context.Context, deps Deps, draftID, status string) func(error) {
 	return func(reason error) {
-		if err := deps.drafts.AppendEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
+		if err := deps.Drafts.AppendEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
 			Message: "the model's answer was unusable; asking once more", Data: map[string]any{"reason": reason.Error()}}); err != nil {
 			deps.Logger.WarnContext(ctx, "draft retry event", "draft", draftID, "error", err)
 		}

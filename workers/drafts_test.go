@@ -73,11 +73,11 @@ func (f *fakeOpenAI) provider(timeout time.Duration) llm.Provider {
 func (b *testBundle) roadmapJob(t *testing.T) (draft.Draft, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
-	owner := testfactory.User(t, b.Store, nil)
-	d, err := draft.New(b.Store).Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
+	owner := testfactory.User(t, b.Engines, nil)
+	d, err := b.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
 		Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
-	step, err := draft.New(b.Store).GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
+	step, err := b.Drafts.GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
 	require.NoError(t, err)
 	require.True(t, step.Enqueued)
 	res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()))
@@ -117,7 +117,7 @@ func (b *testBundle) draftEvents(t *testing.T, id string) []db.StreamEvent {
 
 func (b *testBundle) getDraft(t *testing.T, d draft.Draft) draft.Draft {
 	t.Helper()
-	got, err := draft.New(b.Store).Get(context.Background(), d.WorkspaceID, d.ID)
+	got, err := b.Drafts.Get(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	return got
 }
@@ -157,7 +157,7 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	require.True(t, retried)
 
 	// A failed draft may generate again; a good answer then makes it ready.
-	_, err := draft.New(b.Store).GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
+	_, err := b.Drafts.GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
 	res, err := b.River.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
@@ -255,11 +255,11 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 func TestDraftWorkerDraftDeleted(t *testing.T) {
 	b := setup(t)
 	d, job := b.roadmapJob(t)
-	require.NoError(t, draft.New(b.Store).Delete(context.Background(), d.WorkspaceID, d.ID))
+	require.NoError(t, b.Drafts.Delete(context.Background(), d.WorkspaceID, d.ID))
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, nil, job))
 	require.Empty(t, b.draftEvents(t, d.ID))
 	st, err := b.Store.StreamState(context.Background(), d.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.StreamState{}, st)
-	require.ErrorIs(t, draft.New(b.Store).AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
+	require.ErrorIs(t, b.Drafts.AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
-	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -207,14 +207,14 @@ type emailFixture struct {
 // inviteThroughStore writes an invitation with the store's real write path, which enqueues its e-mail.
 func inviteThroughStore(t *testing.T, b *testBundle, to string) emailFixture {
 	t.Helper()
-	reg := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	inv := testfactory.Invitation(t, b.Store, reg, &testfactory.InvitationOpts{Email: &to, Token: testfactory.Ptr("tok-" + to)})
+	reg := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	inv := testfactory.Invitation(t, b.Engines, reg, &testfactory.InvitationOpts{Email: &to, Token: testfactory.Ptr("tok-" + to)})
 	return emailFixture{reg: reg, inv: inv, acceptURL: "http://pilot.test/invitations/tok-" + to + "/accept"}
 }
 
-func outbox(t *testing.T, store *db.Store) []db.EmailOutbox {
+func outbox(t *testing.T, eng *engines.Engines) []db.EmailOutbox {
 	t.Helper()
-	rows, err := notification.New(store).Outbox(context.Background())
+	rows, err := eng.Notifications.Outbox(context.Background())
 	require.NoError(t, err)
 	return rows
 }
@@ -234,7 +234,7 @@ func TestEmailWithoutSMTPStaysInOutbox(t *testing.T) {
 
 	waitJob(t, events, jobs.SendEmailArgs{}.Kind())
 
-	rows := outbox(t, b.Store)
+	rows := outbox(t, b.Engines)
 	require.Len(t, rows, 1)
 	row := rows[0]
 	require.Equal(t, "outbox", row.Transport)
@@ -279,7 +279,7 @@ func TestEmailThroughSMTP(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), f.acceptURL)
 
-	rows := outbox(t, b.Store)
+	rows := outbox(t, b.Engines)
 	require.Len(t, rows, 1)
 	require.Equal(t, "smtp", rows[0].Transport)
 	require.NotNil(t, rows[0].SentAt)
@@ -289,21 +289,21 @@ func TestEmailThroughSMTP(t *testing.T) {
 
 // emailWorker works e-mail jobs inline with River's test worker (mailer sends them), in a transaction
 // rolled back at cleanup.
-func emailWorker(t *testing.T, mailer mail.Sender) (*db.Store, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
+func emailWorker(t *testing.T, mailer mail.Sender) (*engines.Engines, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
 	t.Helper()
 	b := setup(t)
 	w := testWorker(t, b, &EmailWorker{deps: b.withMailer(mailer)})
 	tx, err := b.Pool.Begin(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	return b.Store, w, tx
+	return b.Engines, w, tx
 }
 
 func TestEmailJobIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
-	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
+	eng, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
 
 	for i := range 2 {
@@ -312,7 +312,7 @@ func TestEmailJobIsIdempotent(t *testing.T) {
 		require.Equal(t, river.EventKindJobCompleted, res.EventKind, "attempt %d", i)
 	}
 
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.Equal(t, args.RefID, *rows[0].RefID)
 	require.NotNil(t, rows[0].SentAt)
@@ -328,21 +328,21 @@ func TestEmailJobIsIdempotent(t *testing.T) {
 	res, err := w.Work(ctx, t, tx, other, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-	require.Len(t, outbox(t, store), 2)
+	require.Len(t, outbox(t, eng), 2)
 	require.Len(t, srv.messages(), 2)
 }
 
 func TestEmailOutboxOnlyIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, w, tx := emailWorker(t, nil)
+	eng, w, tx := emailWorker(t, nil)
 	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "a@example.com", Subject: "S", Body: "B"}
 	for range 2 {
 		res, err := w.Work(ctx, t, tx, args, nil)
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 	}
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.Equal(t, "outbox", rows[0].Transport)
 	require.Nil(t, rows[0].SentAt)
@@ -353,7 +353,7 @@ func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"451 4.3.0 try again later"}
-	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
+	eng, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "retry@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
@@ -364,7 +364,7 @@ func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
 	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, res.Job.State)
 	require.Len(t, res.Job.Errors, 1)
 	require.Contains(t, res.Job.Errors[0].Error, "451")
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.Nil(t, rows[0].SentAt, "a refused message is not sent")
 	require.Empty(t, srv.messages())
@@ -372,7 +372,7 @@ func TestEmailRetryAfterSMTPFailureSendsOnce(t *testing.T) {
 	res, err = w.WorkJob(ctx, t, tx, res.Job)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-	rows = outbox(t, store)
+	rows = outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.NotNil(t, rows[0].SentAt)
 	require.Len(t, srv.messages(), 1)
@@ -400,7 +400,7 @@ func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.rcptReplies = []string{"550 5.1.1 no such mailbox"}
-	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
+	eng, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "ghost@example.com", Subject: "S", Body: "B"}
 
 	res, err := w.Work(ctx, t, tx, args, nil)
@@ -409,7 +409,7 @@ func TestEmailPermanentRejectionIsCancelledNotRetried(t *testing.T) {
 	require.Equal(t, rivertype.JobStateCancelled, res.Job.State)
 	require.Len(t, res.Job.Errors, 1)
 	require.Contains(t, res.Job.Errors[0].Error, "550")
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.Nil(t, rows[0].SentAt)
 	require.Empty(t, srv.messages())
@@ -422,19 +422,19 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	alice := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	org, err := tenancy.New(b.Store).CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
+	alice := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	org, err := b.Tenancy.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
 	require.NoError(t, err)
-	ws, err := tenancy.New(b.Store).CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
+	ws, err := b.Tenancy.CreateWorkspace(ctx, org.ID, alice.User.ID, "Eng", "eng")
 	require.NoError(t, err)
 	invite := func(email string) db.WorkspaceInvitation {
-		inv := testfactory.Invitation(t, b.Store, alice, &testfactory.InvitationOpts{Email: &email, Workspace: &ws})
+		inv := testfactory.Invitation(t, b.Engines, alice, &testfactory.InvitationOpts{Email: &email, Workspace: &ws})
 		require.NotNil(t, inv.EmailJobID)
 		return inv
 	}
-	gone, other := invite("bob@example.com"), testfactory.Invitation(t, b.Store, alice, &testfactory.InvitationOpts{Email: testfactory.Ptr("carol@example.com")}) // other: alice's personal workspace
+	gone, other := invite("bob@example.com"), testfactory.Invitation(t, b.Engines, alice, &testfactory.InvitationOpts{Email: testfactory.Ptr("carol@example.com")}) // other: alice's personal workspace
 
-	require.NoError(t, tenancy.New(b.Store).DeleteOrganization(ctx, org.ID))
+	require.NoError(t, b.Tenancy.DeleteOrganization(ctx, org.ID))
 	job, err := b.River.JobGet(ctx, *gone.EmailJobID)
 	require.NoError(t, err)
 	require.Equal(t, rivertype.JobStateCancelled, job.State)
@@ -443,12 +443,12 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 	require.Equal(t, rivertype.JobStateAvailable, job.State, "another organization's invitation is untouched")
 
 	// A job whose invitation does not exist (any more) sends nothing and writes no outbox row.
-	store, w, tx := emailWorker(t, nil)
+	eng, w, tx := emailWorker(t, nil)
 	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: tenancy.EmailTopicInvitation, RefID: gone.ID, To: "bob@example.com",
 		Subject: "S", Body: "B"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "nothing to send is not an error")
-	require.Empty(t, outbox(t, store))
+	require.Empty(t, outbox(t, eng))
 }
 
 func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
@@ -456,7 +456,7 @@ func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	srv.dropQuit = true
-	store, w, tx := emailWorker(t, newSMTPMailer(t, srv))
+	eng, w, tx := emailWorker(t, newSMTPMailer(t, srv))
 	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "quit@example.com", Subject: "S", Body: "B"}
 
 	for range 2 {
@@ -464,7 +464,7 @@ func TestSMTPFailedQuitStillCountsAsSent(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 	}
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.NotNil(t, rows[0].SentAt)
 	require.Len(t, srv.messages(), 1, "a message accepted before a failed QUIT must not be sent again")
@@ -509,10 +509,10 @@ func TestNewSMTPValidatesConfiguration(t *testing.T) {
 func TestOrganizationInvitationEmailOnlyWhilePending(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, w, tx := emailWorker(t, nil)
-	alice := testfactory.User(t, store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	bob := testfactory.User(t, store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
-	engine := tenancy.New(store)
+	eng, w, tx := emailWorker(t, nil)
+	alice := testfactory.User(t, eng, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	bob := testfactory.User(t, eng, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	engine := eng.Tenancy
 	org, err := engine.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
 	require.NoError(t, err)
 	invite := func(email, token string) jobs.SendEmailArgs {
@@ -529,12 +529,12 @@ func TestOrganizationInvitationEmailOnlyWhilePending(t *testing.T) {
 	res, err := w.Work(ctx, t, tx, accepted, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "nothing to send is not an error")
-	require.Empty(t, outbox(t, store))
+	require.Empty(t, outbox(t, eng))
 
 	res, err = w.Work(ctx, t, tx, waiting, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
-	rows := outbox(t, store)
+	rows := outbox(t, eng)
 	require.Len(t, rows, 1)
 	require.Equal(t, "carol@example.com", rows[0].ToAddress)
 }

@@ -15,8 +15,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/mail"
 	"github.com/pilot-dev/pilot/internal/pgtest"
@@ -36,13 +35,13 @@ type testBundle struct {
 }
 
 // setup builds a store on a fresh database with a worker process's River client, unstarted. Fixtures
-// (users, teams, projects, cards, agents) come from testfactory, on b.Store.
+// (users, teams, projects, cards, agents) come from testfactory, on b.Engines.
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	dbPool := pgtest.Pool(t)
-	client, store, err := NewClient(dbPool, Config{Concurrency: 2, Logger: discardLogger()})
+	client, eng, err := NewClient(dbPool, Config{Concurrency: 2, Logger: discardLogger()})
 	require.NoError(t, err)
-	return &testBundle{Bundle: testfactory.Bundle{Pool: dbPool, River: client, Store: store}, deps: Deps{Store: store, Logger: discardLogger()}.withEngines()}
+	return &testBundle{Bundle: testfactory.Bundle{Pool: dbPool, River: client, Engines: eng}, deps: Deps{Engines: eng, Logger: discardLogger()}}
 }
 
 // testWorker is River's test worker for w, on the bundle's database.
@@ -70,9 +69,9 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 	case jobs.NotifyActivityArgs{}.Kind():
 		workJob(t, b, &NotifyWorker{deps: b.deps}, job)
 	case jobs.AutomationEventArgs{}.Kind():
-		workJob(t, b, &AutomationWorker{automations: automation.New(b.Store)}, job)
+		workJob(t, b, &AutomationWorker{automations: b.Automations}, job)
 	case jobs.DueDateScanArgs{}.Kind():
-		workJob(t, b, &DueDateScanWorker{deps: b.deps, automations: automation.New(b.Store)}, job)
+		workJob(t, b, &DueDateScanWorker{deps: b.deps, automations: b.Automations}, job)
 	case jobs.MissionArgs{}.Kind():
 		workJob(t, b, NewMissionWorker(b.deps), job)
 	case jobs.SendEmailArgs{}.Kind():
@@ -183,17 +182,17 @@ func (b *testBundle) withMailer(mailer mail.Sender) Deps {
 }
 
 // update changes a card of the project as actor.
-func (b *testBundle) update(t *testing.T, tm testfactory.Team, actor identity.Registration, cardID string, p db.CardPatch) db.Card {
+func (b *testBundle) update(t *testing.T, tm testfactory.Team, actor identity.Registration, cardID string, p board.CardPatch) board.Card {
 	t.Helper()
-	c, err := b.Store.UpdateCard(context.Background(), db.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, CardID: cardID, ActorID: actor.User.ID, Patch: p})
+	c, err := b.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, CardID: cardID, ActorID: actor.User.ID, Patch: p})
 	require.NoError(t, err)
 	return c
 }
 
 // getCard reads a card of the project.
-func (b *testBundle) getCard(t *testing.T, tm testfactory.Team, id string) db.Card {
+func (b *testBundle) getCard(t *testing.T, tm testfactory.Team, id string) board.Card {
 	t.Helper()
-	c, err := b.Store.Card(context.Background(), tm.Project.ID, id)
+	c, err := b.Board.Card(context.Background(), tm.Project.ID, id)
 	require.NoError(t, err)
 	return c
 }

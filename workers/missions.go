@@ -59,7 +59,7 @@ func (w *MissionWorker) provider() llm.Provider {
 // a second worker): a finished mission is left alone, and steps already recorded are not applied
 // again; their stored results are given back to the model instead.
 func (w *MissionWorker) Work(ctx context.Context, job *river.Job[jobs.MissionArgs]) error {
-	st := w.deps.missions
+	st := w.deps.Missions
 	id := job.Args.MissionID
 	run, err := st.StartMission(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
@@ -106,7 +106,7 @@ func missionErrorText(err error) string {
 }
 
 func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
-	st := w.deps.missions
+	st := w.deps.Missions
 	m, agent := run.Mission, run.Agent
 	card, err := st.MissionCardSnapshot(ctx, m)
 	if err != nil {

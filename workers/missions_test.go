@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -19,12 +20,12 @@ import (
 // mission queues a mission of agent on a card the offline planner acts on: two steps in the
 // description (a checklist), "outage" in the title (priority high) and a plan comment. It answers the
 // mission, the card and the mission's job as the store enqueued it.
-func (b *testBundle) mission(t *testing.T, tm testfactory.Team, agent db.Agent) (db.AgentMission, db.Card, *rivertype.JobRow) {
+func (b *testBundle) mission(t *testing.T, tm testfactory.Team, agent db.Agent) (db.AgentMission, board.Card, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
-	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage"),
-		In: db.NewCard{Description: "- Find the failing node\n- Restart the service"}})
-	m, err := mission.New(b.Store).CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: agent.ID, ActorID: tm.Owner.User.ID,
+	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage"),
+		In: board.NewCard{Description: "- Find the failing node\n- Restart the service"}})
+	m, err := b.Missions.CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: agent.ID, ActorID: tm.Owner.User.ID,
 		ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceAgent, Objective: "Plan this card"})
 	require.NoError(t, err)
 	require.NotNil(t, m.JobID, "the job is inserted with the mission")
@@ -37,7 +38,7 @@ func (b *testBundle) mission(t *testing.T, tm testfactory.Team, agent db.Agent) 
 // getMission reads a mission of the team's workspace.
 func (b *testBundle) getMission(t *testing.T, tm testfactory.Team, id string) db.AgentMission {
 	t.Helper()
-	m, err := mission.New(b.Store).Mission(context.Background(), tm.Owner.Workspace.ID, id)
+	m, err := b.Missions.Mission(context.Background(), tm.Owner.Workspace.ID, id)
 	require.NoError(t, err)
 	return m
 }
@@ -45,8 +46,8 @@ func (b *testBundle) getMission(t *testing.T, tm testfactory.Team, id string) db
 func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("again"), Name: testfactory.Ptr("again"),
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("again"), Name: testfactory.Ptr("again"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	m, card, job := b.mission(t, tm, agent)
 
@@ -77,8 +78,8 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 func TestMissionWorkerActionLimit(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("capped"), Name: testfactory.Ptr("capped"),
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("capped"), Name: testfactory.Ptr("capped"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), MaxActionsPerMission: testfactory.Ptr(int32(1))})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)
@@ -94,13 +95,13 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("slow"), Name: testfactory.Ptr("slow"),
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("slow"), Name: testfactory.Ptr("slow"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	m, card, _ := b.mission(t, tm, agent)
 	_, err := b.Pool.Exec(ctx, `UPDATE agent_missions SET status = 'running', started_at = now() WHERE id = $1`, m.ID)
 	require.NoError(t, err)
-	cancelled, err := mission.New(b.Store).CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID, ActorID: tm.Owner.User.ID})
+	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, cancelled.Status)
 
@@ -128,8 +129,8 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.deps.LLM = brokenLLM{}
-	tm := testfactory.NewTeam(t, b.Store)
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("broken"), Name: testfactory.Ptr("broken"),
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("broken"), Name: testfactory.Ptr("broken"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomySupervised)})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job) // not worth retrying: the job completes with the mission failed

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/identity"
-	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -18,7 +18,7 @@ import (
 // notifications lists a user's notifications, newest first.
 func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.Notification {
 	t.Helper()
-	l, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 200})
+	l, err := b.Notifications.Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 200})
 	require.NoError(t, err)
 	return l.Items
 }
@@ -26,12 +26,12 @@ func (b *testBundle) notifications(t *testing.T, u identity.Registration) []db.N
 func TestNotifyWorkerFansOut(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	outsider := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("outsider@example.com")})
+	tm := testfactory.NewTeam(t, b.Engines)
+	outsider := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("outsider@example.com")})
 
-	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Write docs")})
-	b.update(t, tm, tm.Owner, c.ID, db.CardPatch{ColumnID: &tm.Project.Columns[1]})
-	b.update(t, tm, tm.Member, c.ID, db.CardPatch{Title: testfactory.Ptr("Write the docs")})
+	c := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Write docs")})
+	b.update(t, tm, tm.Owner, c.ID, board.CardPatch{ColumnID: &tm.Project.Columns[1]})
+	b.update(t, tm, tm.Member, c.ID, board.CardPatch{Title: testfactory.Ptr("Write the docs")})
 	// member_added, card_created, card_moved, card_updated: one job each.
 	require.Equal(t, 4, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 
@@ -59,13 +59,13 @@ func TestNotifyWorkerFansOut(t *testing.T) {
 func TestNotifyWorkerNotifiesAssignee(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	owner := testfactory.User(t, b.Store, nil)
-	helper := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("helper@example.com")})
-	testfactory.Join(t, b.Store, owner, helper)
-	tm := testfactory.Team{Owner: owner, Project: testfactory.NewProject(t, b.Store, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Solo")})}
+	owner := testfactory.User(t, b.Engines, nil)
+	helper := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("helper@example.com")})
+	testfactory.Join(t, b.Engines, owner, helper)
+	tm := testfactory.Team{Owner: owner, Project: testfactory.NewProject(t, b.Engines, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Solo")})}
 	// helper is not a project member but becomes the assignee: they are notified of the assignment.
-	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix bug")})
-	b.update(t, tm, owner, c.ID, db.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &helper.User.ID}})
+	c := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix bug")})
+	b.update(t, tm, owner, c.ID, board.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &helper.User.ID}})
 	b.drain(t, jobs.NotifyActivityArgs{}.Kind())
 	list := b.notifications(t, helper)
 	require.Len(t, list, 1)
@@ -76,8 +76,8 @@ func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	c := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Once")})
+	tm := testfactory.NewTeam(t, b.Engines)
+	c := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Once")})
 	var activityID string
 	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
 	for range 3 { // the job, run as often as River might retry it
@@ -92,14 +92,14 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	owner := testfactory.User(t, b.Store, nil)
-	author := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("author@example.com")})
-	testfactory.Join(t, b.Store, owner, author) // a member with the pilotage viewer role: not a reviewer
+	owner := testfactory.User(t, b.Engines, nil)
+	author := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("author@example.com")})
+	testfactory.Join(t, b.Engines, owner, author) // a member with the pilotage viewer role: not a reviewer
 	ws := owner.Workspace.ID
-	d := testfactory.Document(t, b.Store, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Plan"), Content: testfactory.Ptr(""), Author: &author})
+	d := testfactory.Document(t, b.Engines, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Plan"), Content: testfactory.Ptr(""), Author: &author})
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
-	_, err := document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
+	_, err := b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list := b.notifications(t, owner)
@@ -111,7 +111,7 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = document.New(b.Store).ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
+	_, err = b.Documents.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)

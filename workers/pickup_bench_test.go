@@ -14,7 +14,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -41,7 +42,7 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := db.NewStore(dbPool, apiRiver)
+	apiEng := engines.New(dbPool, apiRiver, engines.Options{})
 	workerRiver, _, err := NewClient(dbPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -69,13 +70,13 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	reg := testfactory.User(b, api, &testfactory.UserOpts{Email: testfactory.Ptr("bench@example.com")})
-	prj := testfactory.NewProject(b, api, reg, &testfactory.ProjectOpts{Name: testfactory.Ptr("pickup")})
+	reg := testfactory.User(b, apiEng, &testfactory.UserOpts{Email: testfactory.Ptr("bench@example.com")})
+	prj := testfactory.NewProject(b, apiEng, reg, &testfactory.ProjectOpts{Name: testfactory.Ptr("pickup")})
 	committed := make(map[string]time.Time, changes) // card id → when its create returned
 	for b.Loop() {
 		clear(committed)
 		for i := range changes {
-			card, err := api.CreateCard(ctx, db.NewCard{WorkspaceID: reg.Workspace.ID, ProjectID: prj.ID, ActorID: reg.User.ID,
+			card, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: reg.Workspace.ID, ProjectID: prj.ID, ActorID: reg.User.ID,
 				Title: fmt.Sprintf("card %d", i)})
 			if err != nil {
 				b.Fatal(err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/mission"
-	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/llm"
@@ -66,8 +65,8 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 					"payload": map[string]any{"title": "wrong field"}}),
 			}}
 			b.deps.LLM = model
-			tm := testfactory.NewTeam(t, b.Store)
-			agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("pilot"), Name: testfactory.Ptr("pilot"),
+			tm := testfactory.NewTeam(t, b.Engines)
+			agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("pilot"), Name: testfactory.Ptr("pilot"),
 				AutonomyMode: testfactory.Ptr(autonomy)})
 			m, _, job := b.mission(t, tm, agent)
 			b.work(t, job)
@@ -75,7 +74,7 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
 			require.Equal(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
-			page, err := pilotage.New(b.Store).Actions(context.Background(), tm.Owner.Workspace.ID, nil, db.Page{Limit: 100})
+			page, err := b.Pilotage.Actions(context.Background(), tm.Owner.Workspace.ID, nil, db.Page{Limit: 100})
 			require.NoError(t, err)
 			acts := page.Items
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
@@ -103,9 +102,9 @@ func TestMissionWithoutPilotageToolCannotPropose(t *testing.T) {
 	model := &scriptedLLM{calls: []llm.ToolCall{proposeCall(t, "c1", map[string]any{"actionType": "create_decision",
 		"explanation": "Decide", "payload": map[string]any{"title": "Go"}})}}
 	b.deps.LLM = model
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	tools := slices.DeleteFunc(slices.Clone(agenttool.Names), func(n string) bool { return n == agenttool.ProposePilotageAction })
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("cards-only"), Slug: testfactory.Ptr("cards-only"),
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("cards-only"), Slug: testfactory.Ptr("cards-only"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: tools})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -54,7 +55,7 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := db.NewStore(apiPool, apiRiver)
+	apiEng := engines.New(apiPool, apiRiver, engines.Options{})
 	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -99,10 +100,10 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	defer func() { _ = workerRiver.Stop(ctx) }()
 
-	owner := testfactory.User(b, api, nil)
-	pipelines := pipeline.New(api)
-	prj := testfactory.NewProject(b, api, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
-	testfactory.Join(b, api, owner, testfactory.User(b, api, &testfactory.UserOpts{Email: testfactory.Ptr("member@example.com")}))
+	owner := testfactory.User(b, apiEng, nil)
+	pipelines := apiEng.Pipelines
+	prj := testfactory.NewProject(b, apiEng, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
+	testfactory.Join(b, apiEng, owner, testfactory.User(b, apiEng, &testfactory.UserOpts{Email: testfactory.Ptr("member@example.com")}))
 	notify := func(id string, needs ...string) map[string]any {
 		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID, "message": "step " + id}, "needs": needs}
 	}

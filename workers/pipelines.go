@@ -21,10 +21,10 @@ type PipelineStepWorker struct {
 // Work implements river.Worker. A transient error is retried by River; on the last attempt the step
 // fails, and with it the run.
 func (w *PipelineStepWorker) Work(ctx context.Context, job *river.Job[jobs.PipelineStepArgs]) error {
-	err := w.deps.pipelines.RunStep(ctx, job.Args.RunID, job.Args.StepID)
+	err := w.deps.Pipelines.RunStep(ctx, job.Args.RunID, job.Args.StepID)
 	if err == nil || job.Attempt < job.MaxAttempts {
 		return err
 	}
-	return w.deps.pipelines.FailStep(context.WithoutCancel(ctx), job.Args.RunID, job.Args.StepID,
+	return w.deps.Pipelines.FailStep(context.WithoutCancel(ctx), job.Args.RunID, job.Args.StepID,
 		fmt.Sprintf("the step kept failing (%d attempts): %v", job.Attempt, err))
 }

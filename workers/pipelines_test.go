@@ -33,7 +33,7 @@ type step struct {
 // pipeline creates an enabled pipeline of the team's workspace as its owner.
 func (b *testBundle) pipeline(t *testing.T, tm testfactory.Team, steps ...step) db.Pipeline {
 	t.Helper()
-	p, err := pipeline.New(b.Store).CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+	p, err := b.Pipelines.CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, steps), Enabled: true})
 	require.NoError(t, err)
 	return p
@@ -42,7 +42,7 @@ func (b *testBundle) pipeline(t *testing.T, tm testfactory.Team, steps ...step) 
 // startRun starts a run of p as the team's owner.
 func (b *testBundle) startRun(t *testing.T, tm testfactory.Team, p db.Pipeline) pipeline.RunWithSteps {
 	t.Helper()
-	r, err := pipeline.New(b.Store).StartRun(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: p.ID, ActorID: tm.Owner.User.ID})
+	r, err := b.Pipelines.StartRun(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: p.ID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, r.Run.Status)
 	return r
@@ -51,7 +51,7 @@ func (b *testBundle) startRun(t *testing.T, tm testfactory.Team, p db.Pipeline) 
 // getRun reads a run with its steps.
 func (b *testBundle) getRun(t *testing.T, tm testfactory.Team, r pipeline.RunWithSteps) pipeline.RunWithSteps {
 	t.Helper()
-	out, err := pipeline.New(b.Store).Run(context.Background(), pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: r.Run.PipelineID, RunID: r.Run.ID})
+	out, err := b.Pipelines.Run(context.Background(), pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: r.Run.PipelineID, RunID: r.Run.ID})
 	require.NoError(t, err)
 	return out
 }
@@ -99,7 +99,7 @@ func output(t *testing.T, r pipeline.RunWithSteps, id string) map[string]any {
 func TestPipelineParallelBranchesJoin(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	p := b.pipeline(t, tm,
 		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Release {{date}}"}},
 		step{ID: "tell", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "Card {{steps.make.title}} is ready"}, Needs: []string{"make"}},
@@ -129,7 +129,7 @@ func TestPipelineParallelBranchesJoin(t *testing.T) {
 func TestPipelineBranchesEnqueuedTogether(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	p := b.pipeline(t, tm,
 		step{ID: "a", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "start"}},
 		step{ID: "b", Type: "notify", Params: map[string]any{"projectId": tm.Project.ID, "message": "left"}, Needs: []string{"a"}},
@@ -156,7 +156,7 @@ func TestPipelineBranchesEnqueuedTogether(t *testing.T) {
 func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	events := b.startWorker(t, Config{})
 	for _, tc := range []struct {
 		title          string
@@ -192,7 +192,7 @@ func TestPipelineConditionSkipsTheBranchNotTaken(t *testing.T) {
 func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	events := b.startWorker(t, Config{})
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
@@ -222,7 +222,7 @@ func TestPipelineFailedStepFailsTheRun(t *testing.T) {
 func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
 		step{ID: "pause", Type: "wait", Params: map[string]any{"duration": "2h"}},
@@ -234,7 +234,7 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, rivertype.JobStateScheduled, job.State)
 	require.WithinDuration(t, time.Now().Add(2*time.Hour), job.ScheduledAt, time.Minute)
 
-	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
+	cur, err := b.Pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.NotNil(t, cur.Run.CancelledAt)
@@ -247,14 +247,14 @@ func TestPipelineWaitIsAScheduledJobAndCancelStopsTheRun(t *testing.T) {
 	require.Equal(t, pipeline.RunCancelled, b.getRun(t, tm, run).Run.Status)
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM cards WHERE title = 'after the pause'`))
 
-	_, err = pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
+	_, err = b.Pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
 
 func TestPipelineCancelWhileRunning(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	events := b.startWorker(t, Config{})
 	ctx := context.Background()
 	p := b.pipeline(t, tm,
@@ -266,7 +266,7 @@ func TestPipelineCancelWhileRunning(t *testing.T) {
 	for statuses(b.getRun(t, tm, run))["pause"] != pipeline.StepQueued {
 		waitJob(t, events, jobs.PipelineStepArgs{}.Kind())
 	}
-	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
+	cur, err := b.Pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"first": pipeline.StepCompleted, "pause": pipeline.StepCancelled, "last": pipeline.StepCancelled}, statuses(cur))
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = 'two'`))
@@ -275,9 +275,9 @@ func TestPipelineCancelWhileRunning(t *testing.T) {
 func TestPipelineWaitsForItsMission(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	events := b.startWorker(t, Config{})
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
 		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Fix the outage",
@@ -300,8 +300,8 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
@@ -315,7 +315,7 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	// The step's job is done: no worker slot is held while the mission runs.
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step' AND state <> 'completed'`))
 
-	_, err := mission.New(b.Store).CancelMission(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: missionID, ActorID: tm.Owner.User.ID})
+	_, err := b.Missions.CancelMission(context.Background(), db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: missionID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
@@ -326,10 +326,10 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 func TestPipelinePluginSteps(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ctx := context.Background()
 	ws := tm.Owner.Workspace.ID
-	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Something for the owner"), Actor: &tm.Member}) // the owner has an unread notification
+	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Something for the owner"), Actor: &tm.Member}) // the owner has an unread notification
 	b.drain(t)
 
 	steps := []step{
@@ -338,7 +338,7 @@ func TestPipelinePluginSteps(t *testing.T) {
 		{ID: "move", Type: "move_card", Params: map[string]any{"projectId": tm.Project.ID, "cardId": "{{steps.make.cardId}}", "columnId": tm.Project.Columns[2]}, Needs: []string{"say"}},
 		{ID: "digest", Type: "email_digest", Params: map[string]any{"subject": "Digest of {{date}}"}, Needs: []string{"move"}},
 	}
-	_, err := pipeline.New(b.Store).CreatePipeline(ctx, ws, tm.Owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
+	_, err := b.Pipelines.CreatePipeline(ctx, ws, tm.Owner.User.ID, pipeline.NewPipeline{Name: "Plugins", Steps: jsonOf(t, steps), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "plugin step types need their plugins")
 
 	_, err = b.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: ws, PluginID: "card-actions", ActorID: tm.Owner.User.ID, Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
@@ -365,14 +365,14 @@ func TestPipelinePluginSteps(t *testing.T) {
 
 	// Uninstalled, the pipeline that uses its step type no longer starts.
 	require.NoError(t, b.Store.UninstallPlugin(ctx, ws, "email-digest"))
-	_, err = pipeline.New(b.Store).StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: tm.Owner.User.ID})
+	_, err = b.Pipelines.StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: tm.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
 
 // draft creates a project draft of the team's workspace (a data migration, for the offline planner).
 func (b *testBundle) draft(t *testing.T, tm testfactory.Team, name string) draft.Draft {
 	t.Helper()
-	d, err := draft.New(b.Store).Create(context.Background(), draft.NewDraft{WorkspaceID: tm.Owner.Workspace.ID, ActorID: tm.Owner.User.ID,
+	d, err := b.Drafts.Create(context.Background(), draft.NewDraft{WorkspaceID: tm.Owner.Workspace.ID, ActorID: tm.Owner.User.ID,
 		Name: name, Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
 	return d
@@ -384,7 +384,7 @@ func (b *testBundle) draft(t *testing.T, tm testfactory.Team, name string) draft
 func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ctx := context.Background()
 	d := b.draft(t, tm, "Ledger move")
 	p := b.pipeline(t, tm,
@@ -437,12 +437,12 @@ func TestPipelineGenerateRoadmapWaitsForItsDraft(t *testing.T) {
 func TestPipelineGenerateRoadmapThroughWorkers(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ctx := context.Background()
 	events := b.startWorker(t, Config{})
 	framing := b.draft(t, tm, "Ledger move")
 	refined := b.draft(t, tm, "Archive move")
-	_, err := draft.New(b.Store).Refine(ctx, tm.Owner.Workspace.ID, refined.ID, nil)
+	_, err := b.Drafts.Refine(ctx, tm.Owner.Workspace.ID, refined.ID, nil)
 	require.NoError(t, err)
 	waitJob(t, events, jobs.DraftRefineArgs{}.Kind())
 	require.Equal(t, draft.DraftRefined, b.getDraft(t, refined).Status)
@@ -476,7 +476,7 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 	t.Run("the draft's job fails", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := testfactory.NewTeam(t, b.Store)
+		tm := testfactory.NewTeam(t, b.Engines)
 		fake := newFakeOpenAI(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 			streamContent(w, `{"phases": [{"name": "Plan", "goal": `)
 		})
@@ -498,9 +498,9 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 	t.Run("a job already runs", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := testfactory.NewTeam(t, b.Store)
+		tm := testfactory.NewTeam(t, b.Engines)
 		d := b.draft(t, tm, "Ledger move")
-		_, err := draft.New(b.Store).GenerateRoadmap(context.Background(), tm.Owner.Workspace.ID, d.ID)
+		_, err := b.Drafts.GenerateRoadmap(context.Background(), tm.Owner.Workspace.ID, d.ID)
 		require.NoError(t, err)
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
@@ -512,12 +512,12 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 	t.Run("the draft is deleted", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		tm := testfactory.NewTeam(t, b.Store)
+		tm := testfactory.NewTeam(t, b.Engines)
 		d := b.draft(t, tm, "Ledger move")
 		run := b.startRun(t, tm, b.pipeline(t, tm, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}}))
 		b.drain(t, jobs.PipelineStepArgs{}.Kind())
 		require.Equal(t, pipeline.StepWaiting, statuses(b.getRun(t, tm, run))["plan"])
-		require.NoError(t, draft.New(b.Store).Delete(context.Background(), d.WorkspaceID, d.ID))
+		require.NoError(t, b.Drafts.Delete(context.Background(), d.WorkspaceID, d.ID))
 		cur := b.getRun(t, tm, run)
 		require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 		require.Contains(t, *cur.Run.Error, "the draft was deleted")
@@ -529,12 +529,12 @@ func TestPipelineGenerateRoadmapFailures(t *testing.T) {
 func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
-	other := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("eve@example.com")})
-	d, err := draft.New(b.Store).Create(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
+	tm := testfactory.NewTeam(t, b.Engines)
+	other := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("eve@example.com")})
+	d, err := b.Drafts.Create(context.Background(), draft.NewDraft{WorkspaceID: other.Workspace.ID, ActorID: other.User.ID, Name: "Eve's"})
 	require.NoError(t, err)
 	for _, id := range []string{d.ID, db.NewID()} {
-		_, err = pipeline.New(b.Store).CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		_, err = b.Pipelines.CreatePipeline(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 			pipeline.NewPipeline{Name: "Test", Steps: jsonOf(t, []step{{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": id}}}), Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid)
 		require.Contains(t, err.Error(), `step "plan": params.draftId names nothing in this workspace`)
@@ -544,9 +544,9 @@ func TestPipelineGenerateRoadmapRefusesAnotherWorkspacesDraft(t *testing.T) {
 func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	ctx := context.Background()
-	agent := testfactory.Agent(t, b.Store, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("helper"), Name: testfactory.Ptr("helper"),
 		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	p := b.pipeline(t, tm,
 		step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": agent.ID, "objective": "Think"}},
@@ -556,7 +556,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	b.drain(t, jobs.PipelineStepArgs{}.Kind())
 	missionID := output(t, b.getRun(t, tm, run), "agent")["missionId"].(string)
 
-	cur, err := pipeline.New(b.Store).CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
+	cur, err := b.Pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: tm.Owner.Workspace.ID, PipelineID: p.ID, RunID: run.Run.ID}, tm.Owner.User.ID)
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))

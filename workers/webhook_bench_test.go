@@ -18,6 +18,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -98,7 +100,7 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := db.NewStore(apiPool, apiRiver)
+	apiEng := engines.New(apiPool, apiRiver, engines.Options{})
 	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -111,9 +113,9 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 	rcv := &webhookReceiver{arrived: map[string]time.Time{}, seen: map[string]int{}, wake: make(chan struct{}, 1)}
 	srv := httptest.NewServer(rcv)
 	defer srv.Close()
-	owner := testfactory.User(b, api, nil)
-	prj := testfactory.NewProject(b, api, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
-	if _, err := webhook.New(api, webhook.Options{}).Create(ctx, owner.Workspace.ID, owner.User.ID,
+	owner := testfactory.User(b, apiEng, nil)
+	prj := testfactory.NewProject(b, apiEng, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
+	if _, err := apiEng.Webhooks.Create(ctx, owner.Workspace.ID, owner.User.ID,
 		webhook.Fields{URL: srv.URL, Events: []string{"card_created"}, Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 		for range clients {
 			wg.Go(func() {
 				for next.Add(1) <= int64(n) {
-					c, err := api.CreateCard(ctx, db.NewCard{WorkspaceID: prj.WorkspaceID, ProjectID: prj.ID, ColumnID: prj.Columns[0],
+					c, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: prj.WorkspaceID, ProjectID: prj.ID, ColumnID: prj.Columns[0],
 						ActorID: owner.User.ID, Title: "Card"})
 					if err != nil {
 						b.Error(err)

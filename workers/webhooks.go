@@ -24,7 +24,7 @@ func (w *WebhookDeliveryWorker) Timeout(*river.Job[jobs.WebhookDeliveryArgs]) ti
 
 // Work implements river.Worker.
 func (w *WebhookDeliveryWorker) Work(ctx context.Context, job *river.Job[jobs.WebhookDeliveryArgs]) error {
-	wait, err := w.deps.webhooks.Attempt(ctx, job.Args.DeliveryID)
+	wait, err := w.deps.Webhooks.Attempt(ctx, job.Args.DeliveryID)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ import (
 func TestWebhookDeliveryWorkerSendsACardCreate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	var got atomic.Int32
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -37,11 +37,11 @@ func TestWebhookDeliveryWorkerSendsACardCreate(t *testing.T) {
 		}
 	}))
 	t.Cleanup(rcv.Close)
-	_, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+	_, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
 	require.NoError(t, err)
 
-	testfactory.Card(t, b.Store, tm.Project, nil)
+	testfactory.Card(t, b.Engines, tm.Project, nil)
 	require.Equal(t, 1, b.drain(t, jobs.WebhookDeliveryArgs{}.Kind()))
 	require.EqualValues(t, 1, got.Load())
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded'`))
@@ -93,10 +93,10 @@ func (r *signedReceiver) got() []string {
 func TestWebhookPipelineStepPostsItsBodyAndOutputsTheStatus(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	var secret string
 	rcv := newSignedReceiver(t, &secret)
-	w, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+	w, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		webhook.Fields{URL: "http://elsewhere.test/", Events: []string{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	secret = w.Secret
@@ -122,21 +122,21 @@ func TestWebhookPipelineStepPostsItsBodyAndOutputsTheStatus(t *testing.T) {
 func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	var secret string
 	rcv := newSignedReceiver(t, &secret)
-	w, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+	w, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	secret = w.Secret
-	_, err = automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Tell CI",
+	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Tell CI",
 		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": w.ID}), Enabled: true})
 	require.NoError(t, err)
-	_, err = automation.New(b.Store).CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Bad",
+	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Bad",
 		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": db.NewID()}), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "a webhook of another workspace, or none, is refused")
 
-	card := testfactory.Card(t, b.Store, tm.Project, nil)
+	card := testfactory.Card(t, b.Engines, tm.Project, nil)
 	b.drain(t, jobs.AutomationEventArgs{}.Kind(), jobs.WebhookDeliveryArgs{}.Kind())
 	got := rcv.got()
 	require.Len(t, got, 1)
@@ -152,13 +152,13 @@ func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
 func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tm := testfactory.NewTeam(t, b.Store)
+	tm := testfactory.NewTeam(t, b.Engines)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
 	t.Cleanup(rcv.Close)
-	_, err := b.deps.webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+	_, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
 	require.NoError(t, err)
-	testfactory.Card(t, b.Store, tm.Project, nil)
+	testfactory.Card(t, b.Engines, tm.Project, nil)
 
 	b.inTx(t, func(tx pgx.Tx) {
 		res, err := testWorker(t, b, &WebhookDeliveryWorker{deps: b.deps}).Work(context.Background(), t, tx,

@@ -15,13 +15,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
-	"github.com/pilot-dev/pilot/db/draft"
-	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/notification"
-	"github.com/pilot-dev/pilot/db/pilotage"
-	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/mail"
@@ -33,7 +29,8 @@ import (
 
 // Deps are what workers need.
 type Deps struct {
-	Store  *db.Store
+	// Engines are the store and its engines (engines.New), enqueueing through the working client.
+	*engines.Engines
 	Mailer mail.Sender // nil: e-mails stay in the outbox table with a log line
 	Logger *slog.Logger
 	// LLM runs agent missions' model turns (nil: the offline planner).
@@ -45,37 +42,17 @@ type Deps struct {
 	Storage storage.Storage
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
-	// Webhooks configure webhook deliveries (address checks, sealing keys, retries, disabling).
-	Webhooks webhook.Options
-
-	// The store's engines the workers call, built on Store by withEngines.
-	missions  *mission.Engine
-	drafts    *draft.Engine
-	pipelines *pipeline.Engine
-	pilotage  *pilotage.Engine
-	tenancy   *tenancy.Engine
-	notices   *notification.Engine
-	webhooks  *webhook.Engine
-}
-
-// withEngines builds the store's engines on deps.Store.
-func (d Deps) withEngines() Deps {
-	d.missions, d.drafts, d.pipelines, d.pilotage = mission.New(d.Store), draft.New(d.Store), pipeline.New(d.Store), pilotage.New(d.Store)
-	d.tenancy, d.notices = tenancy.New(d.Store), notification.New(d.Store)
-	d.webhooks = webhook.New(d.Store, d.Webhooks)
-	return d
 }
 
 // Register adds every worker to workers.
 func Register(workers *river.Workers, deps Deps) error {
-	deps = deps.withEngines()
 	if err := river.AddWorkerSafely(workers, &EmailWorker{deps: deps}); err != nil {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &NotifyWorker{deps: deps}); err != nil {
 		return err
 	}
-	if err := river.AddWorkerSafely(workers, &AutomationWorker{automations: automation.New(deps.Store)}); err != nil {
+	if err := river.AddWorkerSafely(workers, &AutomationWorker{automations: deps.Automations}); err != nil {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, NewMissionWorker(deps)); err != nil {
@@ -102,7 +79,7 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &WebhookDeliveryWorker{deps: deps}); err != nil {
 		return err
 	}
-	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: automation.New(deps.Store)})
+	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: deps.Automations})
 }
 
 // Queues returns the queues a worker process works, with their concurrency.
@@ -138,9 +115,9 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 	var pending func(context.Context, string) (bool, error)
 	switch a.Topic {
 	case tenancy.EmailTopicInvitation:
-		pending = w.deps.tenancy.InvitationPending
+		pending = w.deps.Tenancy.InvitationPending
 	case tenancy.EmailTopicOrganizationInvitation:
-		pending = w.deps.tenancy.OrganizationInvitationPending
+		pending = w.deps.Tenancy.OrganizationInvitationPending
 	}
 	if pending != nil {
 		ok, err := pending(ctx, a.RefID)
@@ -156,7 +133,7 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 	if w.deps.Mailer != nil {
 		transport = "smtp"
 	}
-	row, err := w.deps.notices.RecordEmail(ctx, notification.Email{Topic: a.Topic, RefID: a.RefID, To: a.To, Subject: a.Subject, Body: a.Body, Transport: transport})
+	row, err := w.deps.Notifications.RecordEmail(ctx, notification.Email{Topic: a.Topic, RefID: a.RefID, To: a.To, Subject: a.Subject, Body: a.Body, Transport: transport})
 	if err != nil {
 		return err
 	}
@@ -174,7 +151,7 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		}
 		return fmt.Errorf("send e-mail: %w", err)
 	}
-	return w.deps.notices.MarkEmailSent(ctx, row.ID)
+	return w.deps.Notifications.MarkEmailSent(ctx, row.ID)
 }
 
 // Config configures a working River client.
@@ -215,9 +192,9 @@ type Config struct {
 	Middleware []rivertype.Middleware
 }
 
-// NewClient builds a working River client with every worker registered, and the store its workers use.
-// The store enqueues through the same client, so jobs a worker causes commit with the worker's writes.
-func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Store, error) {
+// NewClient builds a working River client with every worker registered, and the engines its workers
+// use. The engines enqueue through the same client, so jobs a worker causes commit with its writes.
+func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engines.Engines, error) {
 	riverWorkers := river.NewWorkers()
 	interval := cfg.DueDateScanInterval
 	if interval <= 0 {
@@ -270,12 +247,12 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *db.Sto
 	if err != nil {
 		return nil, nil, fmt.Errorf("river client: %w", err)
 	}
-	store := db.NewStore(dbPool, riverClient)
-	if err := Register(riverWorkers, Deps{Store: store, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout, Webhooks: cfg.Webhooks}); err != nil {
+	eng := engines.New(dbPool, riverClient, engines.Options{Webhooks: cfg.Webhooks})
+	if err := Register(riverWorkers, Deps{Engines: eng, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
+		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
-	return riverClient, store, nil
+	return riverClient, eng, nil
 }
 
 // NotifyWorker turns one activity into notifications for the users it concerns, in one statement; a
@@ -287,7 +264,7 @@ type NotifyWorker struct {
 
 // Work implements river.Worker.
 func (w *NotifyWorker) Work(ctx context.Context, job *river.Job[jobs.NotifyActivityArgs]) error {
-	_, err := w.deps.notices.FanOutNotifications(ctx, job.Args.ActivityID)
+	_, err := w.deps.Notifications.FanOutNotifications(ctx, job.Args.ActivityID)
 	return err
 }
 
@@ -311,7 +288,7 @@ type ColumnCountsFoldWorker struct {
 
 // Work implements river.Worker.
 func (w *ColumnCountsFoldWorker) Work(ctx context.Context, _ *river.Job[jobs.ColumnCountsFoldArgs]) error {
-	_, err := w.deps.Store.FoldColumnCounts(ctx)
+	_, err := w.deps.Board.FoldColumnCounts(ctx)
 	return err
 }
 
@@ -332,7 +309,7 @@ func (w *AttachmentSweepWorker) Work(ctx context.Context, _ *river.Job[jobs.Atta
 	}
 	var failed error
 	for {
-		keys, err := w.deps.Store.OrphanedAttachmentFiles(ctx, attachmentSweepBatch)
+		keys, err := w.deps.Board.OrphanedAttachmentFiles(ctx, attachmentSweepBatch)
 		if err != nil {
 			return err
 		}
@@ -344,7 +321,7 @@ func (w *AttachmentSweepWorker) Work(ctx context.Context, _ *river.Job[jobs.Atta
 			}
 			removed = append(removed, key)
 		}
-		if err := w.deps.Store.ForgetOrphanedAttachmentFiles(ctx, removed); err != nil {
+		if err := w.deps.Board.ForgetOrphanedAttachmentFiles(ctx, removed); err != nil {
 			return err
 		}
 		// A batch with failures ends this sweep: its keys would come back first in the next read.
@@ -380,7 +357,7 @@ type MissionClaimExpiryWorker struct {
 
 // Work implements river.Worker.
 func (w *MissionClaimExpiryWorker) Work(ctx context.Context, job *river.Job[jobs.MissionClaimExpiryArgs]) error {
-	released, retryAt, err := w.deps.missions.ReleaseExpiredClaim(ctx, job.Args.MissionID, job.Args.ClaimSeq)
+	released, retryAt, err := w.deps.Missions.ReleaseExpiredClaim(ctx, job.Args.MissionID, job.Args.ClaimSeq)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/config"
@@ -21,11 +21,11 @@ const keyReloadInterval = time.Minute
 // newSigner signs with JWT_SECRET when it is set (JWT_PREVIOUS_SECRETS still verify); otherwise with
 // the random keys kept in the database, made by the first process that starts and reread every
 // keyReloadInterval until ctx ends.
-func newSigner(ctx context.Context, cfg *config.Config, store *db.Store, logger *slog.Logger) (*auth.Signer, error) {
+func newSigner(ctx context.Context, cfg *config.Config, accounts *identity.Engine, logger *slog.Logger) (*auth.Signer, error) {
 	if len(cfg.JWTSecret) > 0 {
 		return auth.NewSigner(auth.StaticKeys(cfg.JWTSecret, cfg.JWTPreviousSecrets...), cfg.JWTExpiresIn)
 	}
-	keys, err := storedKeys(ctx, store)
+	keys, err := storedKeys(ctx, accounts)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func newSigner(ctx context.Context, cfg *config.Config, store *db.Store, logger 
 				return
 			case <-t.C:
 			}
-			keys, err := storedKeys(ctx, store)
+			keys, err := storedKeys(ctx, accounts)
 			if err == nil {
 				err = signer.SetKeys(keys)
 			}
@@ -55,8 +55,8 @@ func newSigner(ctx context.Context, cfg *config.Config, store *db.Store, logger 
 	return signer, nil
 }
 
-func storedKeys(ctx context.Context, store *db.Store) ([]auth.Key, error) {
-	stored, err := identity.New(store).SigningKeys(ctx)
+func storedKeys(ctx context.Context, accounts *identity.Engine) ([]auth.Key, error) {
+	stored, err := accounts.SigningKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args 
 		return err
 	}
 	defer dbPool.Close()
-	key, err := identity.New(db.NewStore(dbPool, nil)).RotateSigningKey(ctx, 2*keyReloadInterval, cfg.JWTExpiresIn)
+	key, err := engines.New(dbPool, nil, engines.Options{}).Identity.RotateSigningKey(ctx, 2*keyReloadInterval, cfg.JWTExpiresIn)
 	if err != nil {
 		return err
 	}

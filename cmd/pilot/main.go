@@ -28,6 +28,7 @@ import (
 
 	"github.com/pilot-dev/pilot/api"
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/billing"
@@ -283,7 +284,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	if err != nil {
 		return fmt.Errorf("river client: %w", err)
 	}
-	store := db.NewStore(dbPool, riverClient)
+	eng := engines.New(dbPool, riverClient, engines.Options{Webhooks: webhookOptions(cfg)})
+	store := eng.Store
 	attachments, err := attachmentStorage(cfg)
 	if err != nil {
 		return err
@@ -295,17 +297,16 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	metrics.WatchPool(dbPool)
 	metrics.WatchRelay(sources.Relay(relay))
 	metrics.WatchAccessCache(sources.Cache(access))
-	signer, err := newSigner(ctx, cfg, store, logger)
+	signer, err := newSigner(ctx, cfg, eng.Identity, logger)
 	if err != nil {
 		return err
 	}
-	handler := api.New(store, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
+	handler := api.New(eng, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), NoDocs: !cfg.APIDocs, PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
 		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics,
 		Tracing: tracing, DraftWait: cfg.DraftWait,
 		McpClaimTimeout: cfg.McpClaimTimeout, McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
-		Webhooks: webhookOptions(cfg),
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -366,7 +367,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	}
 	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
 	queues := workers.Queues(cfg.WorkerConcurrency)
-	riverClient, store, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
+	riverClient, eng, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
 		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
 		Storage: attachments, Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})
@@ -374,6 +375,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		return err
 	}
 	metrics.WatchPool(dbPool)
+	store := eng.Store
 	metrics.WatchQueues(sources.Queues(store), slices.Sorted(maps.Keys(queues)))
 	// The worker has no other listener: its probes are on the metrics address. /readyz answers 503 until
 	// River has started; the listener closes when ctx ends, as the soft stop begins (a probe already in

@@ -6,6 +6,7 @@ package automation
 
 import (
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/webhook"
 )
@@ -14,10 +15,11 @@ import (
 type Engine struct {
 	core     *dbcore.Core
 	store    *db.Store
+	board    *board.Engine
 	webhooks *webhook.Engine
 }
 
-// New builds the automation engine on store.
-func New(store *db.Store) *Engine {
-	return &Engine{core: dbcore.Of(store), store: store, webhooks: webhook.New(store, webhook.Options{})}
+// New builds the automation engine on core and store; its actions write through boards and webhooks.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, webhooks *webhook.Engine) *Engine {
+	return &Engine{core: core, store: store, board: boards, webhooks: webhooks}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -24,7 +25,7 @@ type env struct {
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, engine: automation.New(b.Store), team: testfactory.NewTeam(t, b.Store)}
+	return &env{Bundle: *b, engine: b.Automations, team: testfactory.NewTeam(t, b.Engines)}
 }
 
 func (e *env) pid() string { return e.team.Project.ID }
@@ -46,17 +47,17 @@ func (e *env) rule(t *testing.T, trigger string, conditions, action map[string]a
 }
 
 // update changes a card as the member.
-func (e *env) update(t *testing.T, cardID string, p db.CardPatch) db.Card {
+func (e *env) update(t *testing.T, cardID string, p board.CardPatch) board.Card {
 	t.Helper()
-	c, err := e.Store.UpdateCard(context.Background(), db.CardUpdate{WorkspaceID: e.team.Project.WorkspaceID, ProjectID: e.pid(), CardID: cardID,
+	c, err := e.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: e.team.Project.WorkspaceID, ProjectID: e.pid(), CardID: cardID,
 		ActorID: e.team.Member.User.ID, Patch: p})
 	require.NoError(t, err)
 	return c
 }
 
-func (e *env) card(t *testing.T, id string) db.Card {
+func (e *env) card(t *testing.T, id string) board.Card {
 	t.Helper()
-	c, err := e.Store.Card(context.Background(), e.pid(), id)
+	c, err := e.Board.Card(context.Background(), e.pid(), id)
 	require.NoError(t, err)
 	return c
 }
@@ -92,10 +93,10 @@ func TestCreateRuleValidates(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	cols := e.team.Project.Columns
-	other := testfactory.NewProject(t, e.Store, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Other")})
-	theirLabel, err := e.Store.CreateLabel(ctx, other.ID, "theirs", "#000000")
+	other := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Other")})
+	theirLabel, err := e.Board.CreateLabel(ctx, other.ID, "theirs", "#000000")
 	require.NoError(t, err)
-	stranger := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
+	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
 	prio := map[string]any{"type": "set_priority", "priority": "high"}
 
 	for name, tc := range map[string]struct {
@@ -141,7 +142,7 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	other := testfactory.NewProject(t, e.Store, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Other")})
+	other := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Other")})
 	r := e.rule(t, db.TriggerTaskCreated, nil, map[string]any{"type": "set_priority", "priority": "high"})
 
 	_, err := e.engine.Rule(ctx, other.ID, r.ID)
@@ -195,8 +196,8 @@ func TestRunAppliesOncePerEvent(t *testing.T) {
 	e := setup(t)
 	cols := e.team.Project.Columns
 	r := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[1]}, map[string]any{"type": "move_card", "columnId": cols[2]})
-	c := testfactory.Card(t, e.Store, e.team.Project, nil)
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[1]})
+	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[1]})
 	evs := e.events(t, db.TriggerTaskMoved, c.ID)
 	require.Len(t, evs, 1)
 	ev := evs[0]
@@ -218,7 +219,7 @@ func TestRunAppliesOncePerEvent(t *testing.T) {
 	require.NoError(t, e.engine.Run(ctx, evs[1]))
 	require.Equal(t, "conditions not met: moved to another column", e.traces(t, r.ID)[0].Reason)
 
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[0]})
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[0]})
 	require.NoError(t, e.engine.Run(ctx, ev))
 	require.Equal(t, cols[0], e.card(t, c.ID).ColumnID, "a retried event applies nothing")
 	require.Len(t, e.traces(t, r.ID), 2)
@@ -230,21 +231,21 @@ func TestEventsOnlyForListenedTriggers(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	cols := e.team.Project.Columns
-	c := testfactory.Card(t, e.Store, e.team.Project, nil)
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[1]})
+	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[1]})
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()))
 
 	r := e.rule(t, db.TriggerTaskMoved, nil, map[string]any{"type": "archive_card"})
 	_, err := e.engine.ToggleRule(ctx, e.pid(), r.ID)
 	require.NoError(t, err)
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[2]})
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[2]})
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()), "a disabled rule listens to nothing")
-	e.update(t, c.ID, db.CardPatch{Priority: testfactory.Ptr("high")})
+	e.update(t, c.ID, board.CardPatch{Priority: testfactory.Ptr("high")})
 	_, err = e.engine.ToggleRule(ctx, e.pid(), r.ID)
 	require.NoError(t, err)
-	e.update(t, c.ID, db.CardPatch{Priority: testfactory.Ptr("low")})
+	e.update(t, c.ID, board.CardPatch{Priority: testfactory.Ptr("low")})
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()), "a change of priority fires no move")
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[0]})
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[0]})
 	require.Len(t, e.events(t, db.TriggerTaskMoved, c.ID), 1)
 }
 
@@ -262,8 +263,8 @@ func TestRunSkipsUnmetConditions(t *testing.T) {
 	require.NoError(t, err)
 	created := e.rule(t, db.TriggerTaskCreated, map[string]any{"priority": "high"}, map[string]any{"type": "archive_card"})
 
-	c := testfactory.Card(t, e.Store, e.team.Project, nil)
-	e.update(t, c.ID, db.CardPatch{ColumnID: &cols[1]})
+	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
+	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[1]})
 	for _, ev := range e.events(t, db.TriggerTaskMoved, c.ID) {
 		require.NoError(t, e.engine.Run(ctx, ev))
 	}
@@ -285,10 +286,10 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	later, err := e.Store.CreateColumn(ctx, e.pid(), "Later")
+	later, err := e.Board.CreateColumn(ctx, e.pid(), "Later")
 	require.NoError(t, err)
 	r := e.rule(t, db.TriggerTaskAssigned, nil, map[string]any{"type": "move_card", "columnId": later.ID})
-	c := testfactory.Card(t, e.Store, e.team.Project, nil)
+	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
 
 	ev := jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned, Depth: automation.MaxAutomationDepth}
 	require.NoError(t, e.engine.Run(ctx, ev))
@@ -303,7 +304,7 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	require.NoError(t, e.engine.Run(ctx, ev))
 	require.Equal(t, "the card no longer exists", e.traces(t, r.ID)[0].Reason)
 
-	require.NoError(t, e.Store.DeleteColumn(ctx, e.pid(), later.ID))
+	require.NoError(t, e.Board.DeleteColumn(ctx, e.pid(), later.ID))
 	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned}
 	require.NoError(t, e.engine.Run(ctx, ev), "a refused action is no error for the worker")
 	tr = e.traces(t, r.ID)
@@ -323,11 +324,11 @@ func TestScanDueDates(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	due := testfactory.Card(t, e.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Late"),
-		In: db.NewCard{DueDate: &past, AssigneeID: &e.team.Member.User.ID}})
-	testfactory.Card(t, e.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ahead"), In: db.NewCard{DueDate: &future}})
-	gone := testfactory.Card(t, e.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Archived"), In: db.NewCard{DueDate: &past}})
-	e.update(t, gone.ID, db.CardPatch{Archived: testfactory.Ptr(true)})
+	due := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Late"),
+		In: board.NewCard{DueDate: &past, AssigneeID: &e.team.Member.User.ID}})
+	testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ahead"), In: board.NewCard{DueDate: &future}})
+	gone := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Archived"), In: board.NewCard{DueDate: &past}})
+	e.update(t, gone.ID, board.CardPatch{Archived: testfactory.Ptr(true)})
 	e.rule(t, db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 
 	n, err := e.engine.ScanDueDates(ctx)
@@ -343,7 +344,7 @@ func TestScanDueDates(t *testing.T) {
 	require.Len(t, e.events(t, db.TriggerDueDateReached, due.ID), 1)
 
 	again := time.Now().Add(-time.Minute)
-	e.update(t, due.ID, db.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: &again}})
+	e.update(t, due.ID, board.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: &again}})
 	n, err = e.engine.ScanDueDates(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "a new due date fires again")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 
@@ -81,7 +82,7 @@ func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.Au
 		return nil
 	}
 	var refusal *db.Error
-	if errors.As(err, &refusal) || errors.Is(err, db.ErrRetryMove) {
+	if errors.As(err, &refusal) || errors.Is(err, board.ErrRetryMove) {
 		// The action could not apply (a refusal the rule cannot fix by retrying): trace the failure.
 		ferr := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error { return trace(q, "failed", err.Error()) })
 		if ferr != nil && !errors.Is(ferr, errAlreadyRan) {
@@ -105,8 +106,8 @@ func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.
 		return false, "moved to another column", nil
 	case c.ColumnID != nil && card.ColumnID != *c.ColumnID:
 		return false, "the card is in another column", nil
-	case c.Status != nil && db.CardStatus(colIDs, card.ColumnID, card.Archived) != *c.Status:
-		return false, "the card's status is " + db.CardStatus(colIDs, card.ColumnID, card.Archived), nil
+	case c.Status != nil && board.CardStatus(colIDs, card.ColumnID, card.Archived) != *c.Status:
+		return false, "the card's status is " + board.CardStatus(colIDs, card.ColumnID, card.Archived), nil
 	}
 	if len(c.Priority) > 0 {
 		var one string
@@ -155,7 +156,7 @@ func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationR
 		_, err := e.webhooks.EnqueueActivityTx(ctx, tx, ws, *a.WebhookID, ev.EventID, "automation:"+rule.ID)
 		return err
 	}
-	var p db.CardPatch
+	var p board.CardPatch
 	switch a.Type {
 	case "move_card":
 		p.ColumnID = a.ColumnID
@@ -182,7 +183,7 @@ func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationR
 		archived := true
 		p.Archived = &archived
 	}
-	_, err = e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: ev.Depth + 1}})
+	_, err = e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: ev.Depth + 1}})
 	return err
 }
 

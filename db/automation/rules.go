@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
 
@@ -148,7 +149,7 @@ func checkPriorityCondition(raw json.RawMessage) error {
 		return dbcore.Invalid("conditions: priority must be a priority or a non-empty list of them")
 	}
 	for _, p := range many {
-		if !slices.Contains(db.Priorities, p) {
+		if !slices.Contains(board.Priorities, p) {
 			return dbcore.Invalid("conditions: priority must be low, medium or high")
 		}
 	}
@@ -207,7 +208,7 @@ func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, 
 		}
 	case "set_priority":
 		want["priority"] = true
-		if a.Priority == nil || !slices.Contains(db.Priorities, *a.Priority) {
+		if a.Priority == nil || !slices.Contains(board.Priorities, *a.Priority) {
 			return nil, dbcore.Invalid("action: set_priority needs priority: low, medium or high")
 		}
 	case "assign_user":

@@ -15,4 +15,4 @@ type Engine struct {
 }
 
 // New builds the documents engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
+func New(core *dbcore.Core, store *db.Store) *Engine { return &Engine{core: core, store: store} }

@@ -23,14 +23,14 @@ type env struct {
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, engine: document.New(b.Store), team: testfactory.NewTeam(t, b.Store)}
+	return &env{Bundle: *b, engine: b.Documents, team: testfactory.NewTeam(t, b.Engines)}
 }
 
 func (e *env) ws() string { return e.team.Owner.Workspace.ID }
 
 func (e *env) doc(t *testing.T, title string, parent *string) db.Document {
 	t.Helper()
-	return testfactory.Document(t, e.Store, e.team.Owner, &testfactory.DocumentOpts{Title: &title, In: document.NewDocument{ParentID: parent}})
+	return testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: &title, In: document.NewDocument{ParentID: parent}})
 }
 
 func (e *env) status(t *testing.T, id string) string {
@@ -46,8 +46,8 @@ func TestCreateDocumentValidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	theirs := testfactory.Document(t, e.Store, e.team.Member, nil)
-	theirPrj := testfactory.NewProject(t, e.Store, e.team.Member, nil)
+	theirs := testfactory.Document(t, e.Engines, e.team.Member, nil)
+	theirPrj := testfactory.NewProject(t, e.Engines, e.team.Member, nil)
 	before := e.Count(t, `SELECT count(*) FROM documents`)
 	base := func() document.NewDocument {
 		return document.NewDocument{WorkspaceID: e.ws(), AuthorID: e.team.Owner.User.ID, Title: "t", Content: "c", ContextType: "workspace", ContextID: e.ws()}
@@ -158,9 +158,9 @@ func TestDocumentReview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	reviewer, _ := testfactory.Member(t, e.Store, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("reviewer@example.com"),
+	reviewer, _ := testfactory.Member(t, e.Engines, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("reviewer@example.com"),
 		PilotageRole: testfactory.Ptr("reviewer")})
-	d := testfactory.Document(t, e.Store, e.team.Owner, &testfactory.DocumentOpts{Author: &e.team.Member})
+	d := testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Author: &e.team.Member})
 	ref := db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: e.team.Member.User.ID}
 
 	_, err := e.engine.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: reviewer.User.ID}, "approved", "")
@@ -209,9 +209,9 @@ func TestCardLinks(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	d := e.doc(t, "Spec", nil)
-	theirs := testfactory.Document(t, e.Store, e.team.Member, nil)
-	card := testfactory.Card(t, e.Store, e.team.Project, nil)
-	elsewhere := testfactory.NewProject(t, e.Store, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
+	theirs := testfactory.Document(t, e.Engines, e.team.Member, nil)
+	card := testfactory.Card(t, e.Engines, e.team.Project, nil)
+	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
 	link := document.CardLink{WorkspaceID: e.ws(), ProjectID: e.team.Project.ID, CardID: card.ID, DocumentID: d.ID, ActorID: e.team.Owner.User.ID}
 
 	require.NoError(t, e.engine.LinkDocument(ctx, link))
@@ -248,9 +248,9 @@ func TestSearch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	testfactory.Document(t, e.Store, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger plan"), Content: testfactory.Ptr("The ledger moves in spring")})
-	testfactory.Card(t, e.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Migrate the ledger")})
-	testfactory.Document(t, e.Store, e.team.Member, &testfactory.DocumentOpts{Title: testfactory.Ptr("Their ledger")})
+	testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger plan"), Content: testfactory.Ptr("The ledger moves in spring")})
+	testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Migrate the ledger")})
+	testfactory.Document(t, e.Engines, e.team.Member, &testfactory.DocumentOpts{Title: testfactory.Ptr("Their ledger")})
 
 	res, err := e.engine.Search(ctx, e.ws(), "ledger", 10)
 	require.NoError(t, err)

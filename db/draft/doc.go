@@ -5,6 +5,7 @@ package draft
 
 import (
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
@@ -12,7 +13,13 @@ import (
 type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
+	board *board.Engine
+	// waits ends the pipeline steps that wait for a draft's roadmap.
+	waits db.StepWaiter
 }
 
-// New builds the drafts engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
+// New builds the drafts engine on core and store; an execution creates its project through boards, and
+// a roadmap's end ends the pipeline steps waiting for it through waits.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, waits db.StepWaiter) *Engine {
+	return &Engine{core: core, store: store, board: boards, waits: waits}
+}

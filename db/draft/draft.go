@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
 	"github.com/pilot-dev/pilot/db"
@@ -254,7 +255,7 @@ func (e *Engine) Delete(ctx context.Context, workspaceID, draftID string) error 
 		if n == 0 {
 			return dbcore.NotFound("draft not found")
 		}
-		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
+		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
 	})
 }
 
@@ -316,7 +317,7 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 		if d.Roadmap == nil || len(d.Roadmap.Phases) == 0 {
 			return dbcore.Conflict("the draft's roadmap is empty; generate it again")
 		}
-		p, err := e.store.CreateProjectTx(ctx, tx, db.NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
+		p, err := e.board.CreateProjectTx(ctx, tx, board.NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
 			TemplateID: "empty", CreatedBy: actorID})
 		if err != nil {
 			return err
@@ -328,7 +329,7 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
 			}
-			u, added, err := e.store.AddProjectMemberTx(ctx, tx, db.ProjectMemberAdd{WorkspaceID: workspaceID, ProjectID: p.ID, ActorID: actorID, Email: m.Email})
+			u, added, err := e.board.AddProjectMemberTx(ctx, tx, db.ProjectMemberAdd{WorkspaceID: workspaceID, ProjectID: p.ID, ActorID: actorID, Email: m.Email})
 			if errors.Is(err, db.ErrInvalid) {
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
@@ -346,7 +347,7 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 				return fmt.Errorf("insert phase column: %w", err)
 			}
 			for _, dl := range ph.Deliverables {
-				if _, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
+				if _, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
 					Title: dl.Title, Description: dl.Description}); err != nil {
 					return fmt.Errorf("create deliverable card: %w", err)
 				}

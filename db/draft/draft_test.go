@@ -23,7 +23,7 @@ type env struct {
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, engine: draft.New(b.Store), team: testfactory.NewTeam(t, b.Store)}
+	return &env{Bundle: *b, engine: b.Drafts, team: testfactory.NewTeam(t, b.Engines)}
 }
 
 func (e *env) ws() string { return e.team.Owner.Workspace.ID }
@@ -64,10 +64,10 @@ func TestCreateDraft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	doc := testfactory.Document(t, e.Store, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger notes"),
+	doc := testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger notes"),
 		Content: testfactory.Ptr(`{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Three phases"}]}]}`),
 		In:      document.NewDocument{ContentFormat: "tiptap_json"}})
-	theirs := testfactory.Document(t, e.Store, e.team.Member, nil)
+	theirs := testfactory.Document(t, e.Engines, e.team.Member, nil)
 
 	d := e.newDraft(t, draft.NewDraft{Description: "Move the ledger", ContextDocuments: []draft.DraftDocument{
 		{Title: "Inline", Content: "typed in"}, {DocumentID: doc.ID}}, TeamMembers: []draft.DraftMember{{Name: "Ann", Role: "lead"}}})
@@ -80,7 +80,7 @@ func TestCreateDraft(t *testing.T) {
 	require.Nil(t, d.Roadmap)
 
 	// A later edit of the document leaves the snapshot as it was.
-	_, err := document.New(e.Store).UpdateDocument(ctx, e.ws(), doc.ID, document.DocumentPatch{Title: testfactory.Ptr("Renamed")})
+	_, err := e.Documents.UpdateDocument(ctx, e.ws(), doc.ID, document.DocumentPatch{Title: testfactory.Ptr("Renamed")})
 	require.NoError(t, err)
 	got, err := e.engine.Get(ctx, e.ws(), d.ID)
 	require.NoError(t, err)
@@ -283,7 +283,7 @@ func TestExecute(t *testing.T) {
 	require.Equal(t, []string{e.team.Member.User.Email}, ex.MembersAdded)
 	require.Equal(t, []string{"No mail", "Stranger"}, ex.MembersSkipped)
 
-	cols, err := e.Store.Columns(ctx, ex.Project.ID)
+	cols, err := e.Board.Columns(ctx, ex.Project.ID)
 	require.NoError(t, err)
 	require.Len(t, cols, 2)
 	require.Equal(t, []string{"Discovery", "Migration"}, []string{cols[0].Name, cols[1].Name})
@@ -327,6 +327,6 @@ func TestDeleteDraft(t *testing.T) {
 	ex, err := e.engine.Execute(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: done.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
 	require.NoError(t, e.engine.Delete(ctx, e.ws(), done.ID))
-	_, err = e.Store.Project(ctx, e.ws(), ex.Project.ID)
+	_, err = e.Board.Project(ctx, e.ws(), ex.Project.ID)
 	require.NoError(t, err)
 }

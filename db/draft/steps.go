@@ -234,7 +234,7 @@ func (e *Engine) FinishRoadmap(ctx context.Context, draftID string, run int32, r
 		for k, v := range sum {
 			out[k] = v
 		}
-		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), out, "")
+		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), out, "")
 	})
 }
 
@@ -262,7 +262,7 @@ func (e *Engine) Fail(ctx context.Context, draftID string, run int32, reason str
 	}, func(Draft) db.NewStreamEvent {
 		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
 	}, func(tx pgx.Tx, d Draft) error {
-		return e.core.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": d.Status, "error": reason},
+		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": d.Status, "error": reason},
 			"the draft's roadmap failed: "+reason)
 	})
 }

@@ -16,4 +16,4 @@ type Engine struct {
 }
 
 // New builds the accounts engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store), store: store} }
+func New(core *dbcore.Core, store *db.Store) *Engine { return &Engine{core: core, store: store} }

@@ -16,7 +16,7 @@ import (
 func setup(t *testing.T) (*testfactory.Bundle, *identity.Engine) {
 	t.Helper()
 	b := testfactory.Store(t)
-	return b, identity.New(b.Store)
+	return b, b.Identity
 }
 
 // A registration is a user with their personal organization (owned) and workspace (admin, pilotage
@@ -71,7 +71,7 @@ func TestProfileAndPassword(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	reg := testfactory.User(t, b.Store, nil)
+	reg := testfactory.User(t, b.Engines, nil)
 
 	u, err := e.UpdateProfile(ctx, reg.User.ID, nil, testfactory.Ptr("Engineer"))
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestTOTP(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	reg := testfactory.User(t, b.Store, nil)
+	reg := testfactory.User(t, b.Engines, nil)
 
 	require.NoError(t, e.SetTOTPSecret(ctx, reg.User.ID, "SECRET"))
 	u, err := e.UserByID(ctx, reg.User.ID)
@@ -128,8 +128,8 @@ func TestAPITokens(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	alice := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	bob := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	alice := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	bob := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
 	first, err := e.CreateAPIToken(ctx, identity.NewAPIToken{UserID: alice.User.ID, Name: "ci", Prefix: "pil_aaaa", SecretHash: []byte("hash-1"), Scopes: []string{"read"}})
 	require.NoError(t, err)

@@ -43,7 +43,7 @@ func TestPasswordReset(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	reg := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	reg := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
 
 	require.NoError(t, e.RequestPasswordReset(ctx, "nobody@example.com", "http://pilot.test/reset-password?token="))
 	require.Empty(t, mailed(t, b, identity.EmailTopicPasswordReset))
@@ -142,6 +142,6 @@ func TestEmailVerification(t *testing.T) {
 	require.False(t, u.EmailVerified)
 
 	// Plain Register (fixtures) sends nothing.
-	testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("carol@example.com")})
+	testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("carol@example.com")})
 	require.Len(t, mailed(t, b, identity.EmailTopicEmailVerification), 2)
 }

@@ -16,9 +16,9 @@ func TestSessionsOpenListRevoke(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := testfactory.Store(t)
-	e := identity.New(b.Store)
-	ada := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("ada@example.com")})
-	bob := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	e := b.Identity
+	ada := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("ada@example.com")})
+	bob := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
 	laptop, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
 		ClientIP: "203.0.113.7", ExpiresAt: time.Now().Add(time.Hour)})

@@ -20,7 +20,7 @@ func TestEnableTwoFactorMakesRecoveryCodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	reg := testfactory.User(t, b.Store, nil)
+	reg := testfactory.User(t, b.Engines, nil)
 
 	_, err := e.EnableTwoFactor(ctx, reg.User.ID)
 	require.ErrorIs(t, err, db.ErrInvalid, "no secret waits")
@@ -59,8 +59,8 @@ func TestRecoveryCodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b, e := setup(t)
-	alice := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	bob := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	alice := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
+	bob := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 	enable := func(id string) []string {
 		require.NoError(t, e.SetTOTPSecret(ctx, id, "SECRET"))
 		codes, err := e.EnableTwoFactor(ctx, id)

@@ -43,7 +43,7 @@ func TestCreateAgent(t *testing.T) {
 	require.Equal(t, users, e.Count(t, `SELECT count(*) FROM users`), "the refused agent's service user is not kept")
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM agents`))
 
-	theirs := testfactory.Agent(t, e.Store, e.team.Member, &testfactory.AgentOpts{Slug: testfactory.Ptr("planner")})
+	theirs := testfactory.Agent(t, e.Engines, e.team.Member, &testfactory.AgentOpts{Slug: testfactory.Ptr("planner")})
 	require.Equal(t, e.team.Member.Workspace.ID, theirs.WorkspaceID)
 	list, err := e.engine.Agents(ctx, e.ws())
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 
@@ -92,7 +93,7 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 type MissionCard struct {
 	ID, Title, Description, Priority, Column string
 	DueDate                                  *time.Time
-	Checklist                                []db.ChecklistItemInput
+	Checklist                                []board.ChecklistItemInput
 	Comments                                 []string
 	Labels                                   []string
 }
@@ -103,7 +104,7 @@ func (e *Engine) MissionCardSnapshot(ctx context.Context, m db.AgentMission) (*M
 	if m.CardID == nil || m.ProjectID == nil {
 		return nil, nil
 	}
-	c, err := e.store.Card(ctx, *m.ProjectID, *m.CardID)
+	c, err := e.board.Card(ctx, *m.ProjectID, *m.CardID)
 	if dbcore.IsNotFound(err) {
 		return nil, nil
 	}
@@ -118,7 +119,7 @@ func (e *Engine) MissionCardSnapshot(ctx context.Context, m db.AgentMission) (*M
 	}
 	_ = json.Unmarshal(d.PartsChecklist, &items)
 	for _, it := range items {
-		out.Checklist = append(out.Checklist, db.ChecklistItemInput{Title: it.Title, Done: it.Done})
+		out.Checklist = append(out.Checklist, board.ChecklistItemInput{Title: it.Title, Done: it.Done})
 	}
 	var labels []struct {
 		Name string `json:"name"`
@@ -202,7 +203,7 @@ func (e *Engine) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome,
 			out, err = e.runMissionStepTx(ctx, tx, q, in)
 			return err
 		})
-		if !errors.Is(err, db.ErrRetryMove) {
+		if !errors.Is(err, board.ErrRetryMove) {
 			return out, err
 		}
 	}
@@ -286,7 +287,7 @@ func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 // proposeMissionStepTx records the tool call as a proposal awaiting a person's approval.
 func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput) (stepResult, error) {
 	p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
-		StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: db.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
+		StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: board.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
 	if err != nil {
 		return stepResult{}, fmt.Errorf("insert proposal: %w", err)
 	}
@@ -386,7 +387,7 @@ func needsApproval(mode, tool string) bool {
 }
 
 // agentToolLimits are the card limits tool calls are decoded against.
-var agentToolLimits = agenttool.Limits{Priorities: db.Priorities, MaxChecklistItems: db.MaxChecklistItems, MaxCommentLength: db.MaxCommentLength}
+var agentToolLimits = agenttool.Limits{Priorities: board.Priorities, MaxChecklistItems: board.MaxChecklistItems, MaxCommentLength: board.MaxCommentLength}
 
 // decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
 // ErrInvalid.
@@ -423,28 +424,28 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 	}
 	switch a := args.(type) {
 	case agenttool.UpdateCardArgs:
-		p := db.CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
-		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
+		p := board.CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
 			return "", err
 		}
 		return "card updated", nil
 	case agenttool.MoveCardArgs:
-		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: db.CardPatch{ColumnID: &a.ColumnID}}); err != nil {
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: board.CardPatch{ColumnID: &a.ColumnID}}); err != nil {
 			return "", err
 		}
 		return "card moved", nil
 	case agenttool.AddChecklistItemsArgs:
-		if err := e.store.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
+		if err := e.board.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
 			return "", err
 		}
 		return plural(len(a.Items), "checklist item", "checklist items") + " added", nil
 	case agenttool.AddCommentArgs:
-		if _, err := e.store.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
+		if _, err := e.board.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil
 	case agenttool.CreateCardArgs:
-		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
+		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
 			Title: a.Title, Description: a.Description})
 		if err != nil {
 			return "", err
@@ -508,7 +509,7 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMission) error {
 	switch m.Status {
 	case db.MissionCompleted:
-		return e.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
+		return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
 	case db.MissionFailed:
 		msg := "the mission failed"
 		switch {
@@ -517,7 +518,7 @@ func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 		case m.Error != nil:
 			msg += ": " + *m.Error
 		}
-		return e.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
+		return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -179,7 +180,7 @@ func TestRefusedStepsApplyNothing(t *testing.T) {
 	e := setup(t)
 	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: []string{"update_card", "move_card"}})
 	m := e.running(t, a)
-	elsewhere := testfactory.NewProject(t, e.Store, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
+	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
 	before := e.readCard(t)
 
 	for key, tc := range map[string]struct {
@@ -411,7 +412,7 @@ func TestDecideProposalRefusals(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	m, ids := approvalMission(t, e)
-	viewer, _ := testfactory.Member(t, e.Store, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("viewer@example.com")})
+	viewer, _ := testfactory.Member(t, e.Engines, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("viewer@example.com")})
 	evs := len(e.Events(t, m.ID))
 
 	_, err := e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID}, true, "")
@@ -443,12 +444,12 @@ func TestApprovalThatCannotApplyStaysPending(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	col, err := e.Store.CreateColumn(ctx, e.team.Project.ID, "Later")
+	col, err := e.Board.CreateColumn(ctx, e.team.Project.ID, "Later")
 	require.NoError(t, err)
 	m := e.running(t, e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyApproval)}))
 	out := e.step(t, m.ID, "turn1:0", "move_card", map[string]any{"columnId": col.ID})
 	require.Equal(t, mission.StepProposed, out.Outcome)
-	require.NoError(t, e.Store.DeleteColumn(ctx, e.team.Project.ID, col.ID))
+	require.NoError(t, e.Board.DeleteColumn(ctx, e.team.Project.ID, col.ID))
 
 	_, err = e.engine.DecideProposal(ctx, e.ws(), out.ProposalID, mission.Decider{UserID: e.team.Member.User.ID}, true, "")
 	require.Error(t, err)
@@ -470,15 +471,15 @@ func TestMissionCardSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	card := testfactory.Card(t, e.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship"), Column: testfactory.Ptr(1),
-		In: db.NewCard{Description: "Ship it", Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}}})
-	label, err := e.Store.CreateLabel(ctx, e.team.Project.ID, "urgent", "#ff0000")
+	card := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship"), Column: testfactory.Ptr(1),
+		In: board.NewCard{Description: "Ship it", Priority: "high", Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}}})
+	label, err := e.Board.CreateLabel(ctx, e.team.Project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)
-	_, err = e.Store.AddCardLabel(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, label.ID)
+	_, err = e.Board.AddCardLabel(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, label.ID)
 	require.NoError(t, err)
-	_, err = e.Store.CreateComment(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, "Go ahead")
+	_, err = e.Board.CreateComment(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, "Go ahead")
 	require.NoError(t, err)
-	cols, err := e.Store.Columns(ctx, e.team.Project.ID)
+	cols, err := e.Board.Columns(ctx, e.team.Project.ID)
 	require.NoError(t, err)
 
 	m := db.AgentMission{ProjectID: &e.team.Project.ID, CardID: &card.ID}
@@ -486,12 +487,12 @@ func TestMissionCardSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, snap)
 	require.Equal(t, mission.MissionCard{ID: card.ID, Title: "Ship", Description: "Ship it", Priority: "high", Column: cols[1].Name,
-		Checklist: []db.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}, Comments: []string{"Go ahead"}, Labels: []string{"urgent"}}, *snap)
+		Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}, Comments: []string{"Go ahead"}, Labels: []string{"urgent"}}, *snap)
 
 	snap, err = e.engine.MissionCardSnapshot(ctx, db.AgentMission{ProjectID: &e.team.Project.ID})
 	require.NoError(t, err)
 	require.Nil(t, snap)
-	require.NoError(t, e.Store.DeleteCard(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}))
+	require.NoError(t, e.Board.DeleteCard(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}))
 	snap, err = e.engine.MissionCardSnapshot(ctx, m)
 	require.NoError(t, err)
 	require.Nil(t, snap)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -18,14 +19,14 @@ type env struct {
 	testfactory.Bundle
 	engine *mission.Engine
 	team   testfactory.Team
-	card   db.Card
+	card   board.Card
 }
 
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	e := &env{Bundle: *b, engine: mission.New(b.Store), team: testfactory.NewTeam(t, b.Store)}
-	e.card = testfactory.Card(t, b.Store, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage")})
+	e := &env{Bundle: *b, engine: b.Missions, team: testfactory.NewTeam(t, b.Engines)}
+	e.card = testfactory.Card(t, b.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage")})
 	return e
 }
 
@@ -35,7 +36,7 @@ func (e *env) ws() string { return e.team.Owner.Workspace.ID }
 // agent creates an agent in the team's workspace.
 func (e *env) agent(t *testing.T, opts *testfactory.AgentOpts) db.Agent {
 	t.Helper()
-	return testfactory.Agent(t, e.Store, e.team.Owner, opts)
+	return testfactory.Agent(t, e.Engines, e.team.Owner, opts)
 }
 
 // cardMission queues a mission of agent on the shared card, requested by the member.
@@ -74,9 +75,9 @@ func raw(t *testing.T, v any) json.RawMessage {
 }
 
 // card reads the shared card.
-func (e *env) readCard(t *testing.T) db.Card {
+func (e *env) readCard(t *testing.T) board.Card {
 	t.Helper()
-	c, err := e.Store.Card(context.Background(), e.team.Project.ID, e.card.ID)
+	c, err := e.Board.Card(context.Background(), e.team.Project.ID, e.card.ID)
 	require.NoError(t, err)
 	return c
 }

@@ -6,6 +6,7 @@ package mission
 
 import (
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/pilotage"
 )
@@ -14,10 +15,14 @@ import (
 type Engine struct {
 	core     *dbcore.Core
 	store    *db.Store
+	board    *board.Engine
 	pilotage *pilotage.Engine
+	// waits ends the pipeline steps that wait for a mission when it settles.
+	waits db.StepWaiter
 }
 
-// New builds the agents engine on store.
-func New(store *db.Store) *Engine {
-	return &Engine{core: dbcore.Of(store), store: store, pilotage: pilotage.New(store)}
+// New builds the agents engine on core and store; its tools write through boards and pilotage, and a
+// settled mission ends the pipeline steps waiting for it through waits.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pilotage *pilotage.Engine, waits db.StepWaiter) *Engine {
+	return &Engine{core: core, store: store, board: boards, pilotage: pilotage, waits: waits}
 }

@@ -70,8 +70,8 @@ func TestCreateMissionRefusalsWriteNothing(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	a := e.agent(t, &testfactory.AgentOpts{MaxSteps: testfactory.Ptr(int32(5)), MaxMissionsPerHour: testfactory.Ptr(int32(2))})
-	other := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
-	theirs := testfactory.Agent(t, e.Store, other, &testfactory.AgentOpts{Slug: testfactory.Ptr("theirs")})
+	other := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	theirs := testfactory.Agent(t, e.Engines, other, &testfactory.AgentOpts{Slug: testfactory.Ptr("theirs")})
 	in := func(mod func(*mission.NewMission)) mission.NewMission {
 		n := mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Owner.User.ID, Source: mission.MissionSourceRuntime, Objective: "o"}
 		mod(&n)

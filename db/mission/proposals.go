@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
 	"github.com/pilot-dev/pilot/db"
@@ -100,7 +101,7 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			}
 			return e.missionSettledTx(ctx, tx, db.AgentMission(done))
 		})
-		if !errors.Is(err, db.ErrRetryMove) {
+		if !errors.Is(err, board.ErrRetryMove) {
 			return out, err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 type Engine struct{ core *dbcore.Core }
 
 // New builds the notification engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store)} }
+func New(core *dbcore.Core) *Engine { return &Engine{core: core} }
 
 // FanOutNotifications creates the notifications of one activity; running it again creates none.
 func (e *Engine) FanOutNotifications(ctx context.Context, activityID string) (int64, error) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/document"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -24,24 +24,24 @@ func TestFanOutOnlyReachesThoseWhoCanStillRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := testfactory.Store(t)
-	engine := notification.New(b.Store)
-	tm := testfactory.NewTeam(t, b.Store)
+	engine := b.Notifications
+	tm := testfactory.NewTeam(t, b.Engines)
 	leaver := tm.Member
 	reviewer := testfactory.Ptr("reviewer")
-	_, err := tenancy.New(b.Store).UpdateWorkspaceMember(ctx, tm.Owner.Workspace.ID, leaver.User.ID, nil, reviewer)
+	_, err := b.Tenancy.UpdateWorkspaceMember(ctx, tm.Owner.Workspace.ID, leaver.User.ID, nil, reviewer)
 	require.NoError(t, err)
-	stay, _ := testfactory.Member(t, b.Store, tm.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com"), PilotageRole: reviewer})
-	_, err = b.Store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, ActorID: tm.Owner.User.ID, Email: stay.User.Email})
+	stay, _ := testfactory.Member(t, b.Engines, tm.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com"), PilotageRole: reviewer})
+	_, err = b.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, ActorID: tm.Owner.User.ID, Email: stay.User.Email})
 	require.NoError(t, err)
 
 	// Changes recorded while both are members; their jobs have not run.
-	card := testfactory.Card(t, b.Store, tm.Project, &testfactory.CardOpts{In: db.NewCard{AssigneeID: &leaver.User.ID}})
-	doc := testfactory.Document(t, b.Store, tm.Owner, nil)
-	_, err = document.New(b.Store).SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID, ActorID: tm.Owner.User.ID})
+	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
+	doc := testfactory.Document(t, b.Engines, tm.Owner, nil)
+	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID, ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	before := activityIDs(t, b)
 
-	require.NoError(t, tenancy.New(b.Store).RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: tm.Owner.Organization.ID,
+	require.NoError(t, b.Tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: tm.Owner.Organization.ID,
 		UserID: leaver.User.ID, ActorID: tm.Owner.User.ID}))
 	fanOut(t, engine, before)
 	require.Empty(t, notified(t, b, leaver), "the removed member hears nothing of what was recorded before")
@@ -51,7 +51,7 @@ func TestFanOutOnlyReachesThoseWhoCanStillRead(t *testing.T) {
 	// The organization's owner keeps reading the workspace without a membership of it.
 	_, err = b.Pool.Exec(ctx, `DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, tm.Owner.Workspace.ID, tm.Owner.User.ID)
 	require.NoError(t, err)
-	_, err = b.Store.CreateComment(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: card.ID, ActorID: stay.User.ID}, "Done")
+	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: card.ID, ActorID: stay.User.ID}, "Done")
 	require.NoError(t, err)
 	all := activityIDs(t, b)
 	fanOut(t, engine, all)
@@ -86,7 +86,7 @@ func fanOut(t *testing.T, engine *notification.Engine, ids []string) {
 // notified lists the activity types of a user's notifications.
 func notified(t *testing.T, b *testfactory.Bundle, u identity.Registration) []string {
 	t.Helper()
-	ns, err := notification.New(b.Store).Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 100})
+	ns, err := b.Notifications.Notifications(context.Background(), u.User.ID, false, db.Page{Limit: 100})
 	require.NoError(t, err)
 	out := []string{}
 	for _, n := range ns.Items {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
 	"github.com/pilot-dev/pilot/db"
@@ -211,7 +212,7 @@ func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageA
 			return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordAction, id, PilotageChangeApplied, actorID,
 				map[string]any{"status": out.Status, "result": res})
 		})
-		if !errors.Is(err, db.ErrRetryMove) {
+		if !errors.Is(err, board.ErrRetryMove) {
 			return out, err
 		}
 	}
@@ -356,7 +357,7 @@ func decodeCreateCardPayload(raw json.RawMessage) (any, error) {
 		return nil, dbcore.Invalid("payload.description: expected length <= 5000")
 	}
 	if p.Priority != "" {
-		if err := checkEnum("payload.priority", p.Priority, db.Priorities); err != nil {
+		if err := checkEnum("payload.priority", p.Priority, board.Priorities); err != nil {
 			return nil, err
 		}
 	}
@@ -409,7 +410,7 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := e.store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
+		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
 			Title: strings.TrimSpace(p.Title), Description: p.Description, Priority: p.Priority, DueDate: p.DueDate})
 		if err != nil {
 			return ActionResult{}, err
@@ -419,7 +420,7 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: db.CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
+		c, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: board.CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
 		if err != nil {
 			return ActionResult{}, err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/internal/coalesce"
 )
@@ -15,6 +16,8 @@ import (
 type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
+	// board applies the card actions people approve.
+	board *board.Engine
 	// portfolioReads coalesces concurrent portfolio reads of one workspace (Portfolio).
 	portfolioReads coalesce.Group[string, portfolioRows]
 	// dashboardReads coalesces concurrent dashboard reads of one workspace (DashboardFor).
@@ -27,9 +30,10 @@ type Engine struct {
 // started it).
 const sharedReadTimeout = 30 * time.Second
 
-// New builds the cockpit engine on store. Build one per process: concurrent reads share its reads.
-func New(store *db.Store) *Engine {
-	e := &Engine{core: dbcore.Of(store), store: store}
+// New builds the cockpit engine on core and store; approved card actions write through boards. Build
+// one per process: concurrent reads share its reads.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine) *Engine {
+	e := &Engine{core: core, store: store, board: boards}
 	e.portfolioReads.Timeout, e.dashboardReads.Timeout, e.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout, sharedReadTimeout
 	return e
 }

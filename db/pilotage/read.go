@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
@@ -356,7 +357,7 @@ func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioC
 	}
 	for j, c := range cols {
 		active := int(c.LowCount + c.MediumCount + c.HighCount)
-		typ := db.CardStatus(ids, c.ID, false)
+		typ := board.CardStatus(ids, c.ID, false)
 		pp.CardsByColumn[j] = PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: active}
 		pp.ColumnTypes[j] = typ
 		pp.CardCount += active

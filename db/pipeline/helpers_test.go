@@ -22,7 +22,7 @@ type env struct {
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, engine: pipeline.New(b.Store), team: testfactory.NewTeam(t, b.Store)}
+	return &env{Bundle: *b, engine: b.Pipelines, team: testfactory.NewTeam(t, b.Engines)}
 }
 
 func (e *env) ws() string    { return e.team.Owner.Workspace.ID }

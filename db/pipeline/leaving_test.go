@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -38,7 +37,7 @@ func TestStepFailsWhenItsStarterIsNoLongerAdmin(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	tenancyEngine := tenancy.New(e.Store)
+	tenancyEngine := e.Tenancy
 	admin := e.team.Member.User.ID
 	_, err := tenancyEngine.UpdateWorkspaceMember(ctx, e.ws(), admin, testfactory.Ptr("admin"), nil)
 	require.NoError(t, err)
@@ -70,20 +69,20 @@ func TestRunOfARemovedStarterIsCancelled(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	admin := e.team.Member.User.ID
-	_, err := tenancy.New(e.Store).UpdateWorkspaceMember(ctx, e.ws(), admin, testfactory.Ptr("admin"), nil)
+	_, err := e.Tenancy.UpdateWorkspaceMember(ctx, e.ws(), admin, testfactory.Ptr("admin"), nil)
 	require.NoError(t, err)
-	a := testfactory.Agent(t, e.Store, e.team.Owner, nil)
+	a := testfactory.Agent(t, e.Engines, e.team.Owner, nil)
 	p := e.pipeline(t, append(e.laterSteps(), step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": a.ID, "objective": "Plan"}})...)
 	r := e.startAs(t, p, admin)
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "agent"))
 	missionID := output(t, e.read(t, r), "agent")["missionId"].(string)
 
-	require.NoError(t, tenancy.New(e.Store).RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: e.team.Owner.Organization.ID, UserID: admin, ActorID: e.owner()}))
+	require.NoError(t, e.Tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: e.team.Owner.Organization.ID, UserID: admin, ActorID: e.owner()}))
 
 	cur := e.read(t, r)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)
 	require.Equal(t, map[string]string{"wait": "cancelled", "make": "cancelled", "agent": "cancelled"}, statuses(cur))
-	m, err := mission.New(e.Store).Mission(ctx, e.ws(), missionID)
+	m, err := e.Missions.Mission(ctx, e.ws(), missionID)
 	require.NoError(t, err)
 	require.NotNil(t, m.CancelledAt, "the mission its step waited for is cancelled")
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "wait"), "the wait's job, had it run anyway")

@@ -4,11 +4,8 @@
 package pipeline
 
 import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/mission"
@@ -17,23 +14,25 @@ import (
 
 // Engine keeps pipelines and runs them.
 type Engine struct {
-	core     *dbcore.Core
-	store    *db.Store
+	*Runner
+	board    *board.Engine
 	missions *mission.Engine
 	drafts   *draft.Engine
 	webhooks *webhook.Engine
 }
 
-// New builds the pipelines engine on store.
-func New(store *db.Store) *Engine {
-	return &Engine{core: dbcore.Of(store), store: store, missions: mission.New(store), drafts: draft.New(store),
-		webhooks: webhook.New(store, webhook.Options{})}
+// New builds the pipelines engine on runner, with the engines its steps call.
+func New(runner *Runner, boards *board.Engine, missions *mission.Engine, drafts *draft.Engine, webhooks *webhook.Engine) *Engine {
+	return &Engine{Runner: runner, board: boards, missions: missions, drafts: drafts, webhooks: webhooks}
 }
 
-func init() {
-	// Missions and drafts end the steps that wait for them through this link (they cannot import the
-	// engine that imports them).
-	dbcore.SetWaitFinished(func(ctx context.Context, c *dbcore.Core, tx pgx.Tx, ref string, output map[string]any, errText string) error {
-		return New(c.Store.(*db.Store)).WaitFinishedTx(ctx, tx, ref, output, errText)
-	})
+// Runner moves runs forward: it settles a step, queues the steps it unblocks and ends the run. It needs
+// only the database, so the engines whose work a step waits for (missions, drafts, webhooks, the
+// board) are built with it as their db.StepWaiter before the engine that calls them.
+type Runner struct {
+	core  *dbcore.Core
+	store *db.Store
 }
+
+// NewRunner builds the runner on core and store (whose stream events it appends).
+func NewRunner(core *dbcore.Core, store *db.Store) *Runner { return &Runner{core: core, store: store} }

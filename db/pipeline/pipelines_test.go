@@ -21,10 +21,10 @@ func TestCreatePipelineValidates(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	pid := e.team.Project.ID
-	stranger := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
-	theirPrj := testfactory.NewProject(t, e.Store, stranger, nil)
-	theirAgent := testfactory.Agent(t, e.Store, stranger, nil)
-	theirDraft, err := draft.New(e.Store).Create(ctx, draft.NewDraft{WorkspaceID: stranger.Workspace.ID, ActorID: stranger.User.ID, Name: "Theirs"})
+	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	theirPrj := testfactory.NewProject(t, e.Engines, stranger, nil)
+	theirAgent := testfactory.Agent(t, e.Engines, stranger, nil)
+	theirDraft, err := e.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: stranger.Workspace.ID, ActorID: stranger.User.ID, Name: "Theirs"})
 	require.NoError(t, err)
 
 	for name, tc := range map[string]struct {

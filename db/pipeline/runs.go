@@ -119,7 +119,7 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 
 // queueSteps moves steps to queued and enqueues their jobs in tx; a wait step's job is scheduled for
 // the end of its wait, so no worker holds it meanwhile.
-func (e *Engine) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*db.PipelineRunStep) error {
+func (e *Runner) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*db.PipelineRunStep) error {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -327,7 +327,7 @@ func (e *Engine) CancelMissions(ctx context.Context, missions []db.RecordEdit) e
 }
 
 // cancelStepJobs cancels the River jobs of stopped steps (a finished job is left as it is).
-func (e *Engine) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []db.PipelineRunStep) error {
+func (e *Runner) cancelStepJobs(ctx context.Context, tx pgx.Tx, stopped []db.PipelineRunStep) error {
 	for _, st := range stopped {
 		if st.JobID == nil {
 			continue
@@ -360,7 +360,7 @@ type runEvent struct {
 
 // appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
 // reports); its status is the run's, so the done event's final status ends the stream.
-func (e *Engine) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
+func (e *Runner) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
 	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
 		Data: ev.Data})
 	if err != nil || ev.Type != RunEventDone {

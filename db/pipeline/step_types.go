@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/plugin"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
@@ -115,7 +116,7 @@ func (x *stepExec) createCard() (stepDone, error) {
 	if title == "" {
 		return stepDone{}, dbcore.Invalid("the card title is empty once filled in")
 	}
-	c, err := x.e.store.CreateCardTx(x.ctx, x.tx, db.NewCard{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: x.actor,
+	c, err := x.e.board.CreateCardTx(x.ctx, x.tx, board.NewCard{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: x.actor,
 		Title: title, Description: truncate(x.fill(p.Description), MaxCardDescription)})
 	if err != nil {
 		return stepDone{}, err
@@ -249,7 +250,7 @@ func (x *stepExec) addComment() (stepDone, error) {
 	if err != nil {
 		return stepDone{}, err
 	}
-	c, err := x.e.store.CreateCommentTx(x.ctx, x.tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor}, strings.TrimSpace(set.CommentPrefix+" "+x.fill(p.Content)))
+	c, err := x.e.board.CreateCommentTx(x.ctx, x.tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor}, strings.TrimSpace(set.CommentPrefix+" "+x.fill(p.Content)))
 	if err != nil {
 		return stepDone{}, err
 	}
@@ -270,7 +271,7 @@ func (x *stepExec) moveCard() (stepDone, error) {
 	if err != nil {
 		return stepDone{}, err
 	}
-	if _, err := x.e.store.UpdateCardTx(x.ctx, x.tx, db.CardUpdate{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor, Patch: db.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
+	if _, err := x.e.board.UpdateCardTx(x.ctx, x.tx, board.CardUpdate{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor, Patch: board.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
 		return stepDone{}, err
 	}
 	return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/stepgraph"
 	"github.com/pilot-dev/pilot/jobs"
@@ -55,7 +56,7 @@ func (e *Engine) RunStep(ctx context.Context, runID, stepID string) error {
 		if errors.Is(err, errStepSettled) {
 			return nil
 		}
-		if !errors.Is(err, db.ErrRetryMove) {
+		if !errors.Is(err, board.ErrRetryMove) {
 			return err
 		}
 	}
@@ -133,7 +134,7 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		if err := sp.Commit(ctx); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)
 		}
-	case errors.As(err, &refusal) && !errors.Is(err, db.ErrRetryMove):
+	case errors.As(err, &refusal) && !errors.Is(err, board.ErrRetryMove):
 		_ = sp.Rollback(ctx)
 	default:
 		_ = sp.Rollback(ctx)
@@ -170,7 +171,7 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 // step not finished; a completion skips the branch a condition did not take (and the steps that need
 // a skipped one), enqueues the steps whose needs are now all completed, and completes the run when
 // nothing is left. errStepSettled when an earlier attempt recorded the step already.
-func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
+func (e *Runner) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
 	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
 	if err := e.recordStepEndTx(ctx, tx, q, run, st, status, output, errText); err != nil {
 		return err
@@ -192,7 +193,7 @@ func (e *Engine) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 
 // recordStepEndTx sets the step's final status, output and error (st too) and appends its step event;
 // errStepSettled when the step was finished already.
-func (e *Engine) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep,
+func (e *Runner) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep,
 	status string, output map[string]any, errText string) error {
 	var outJSON []byte
 	if output != nil {
@@ -220,7 +221,7 @@ func (e *Engine) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 
 // failRunTx fails the run for the failed step, skips every step not finished (cancelling their jobs)
 // and appends the run's done event.
-func (e *Engine) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID, errText string) error {
+func (e *Runner) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID, errText string) error {
 	msg := fmt.Sprintf("step %s failed: %s", stepID, errText)
 	done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
 	if err != nil {
@@ -292,7 +293,7 @@ func branchNotTaken(st *db.PipelineRunStep, output map[string]any) map[string]bo
 }
 
 // completeRunIfDoneTx completes the run, with its done event, once no step is left to do.
-func (e *Engine) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep) error {
+func (e *Runner) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep) error {
 	if slices.ContainsFunc(steps, func(c db.PipelineRunStep) bool {
 		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
 	}) {
@@ -308,7 +309,7 @@ func (e *Engine) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Q
 // WaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
 // transaction: completed with output merged into the step's output, or failed with errText. A step
 // whose run is over is left alone.
-func (e *Engine) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
+func (e *Runner) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
 	q := dbcore.Queries(tx)
 	waiting, err := q.PipelineRunStepWaiting(ctx, &ref)
 	if err != nil {

@@ -148,7 +148,7 @@ func missionPipeline(t *testing.T, e *env, agentOpts *testfactory.AgentOpts) (pi
 		agentOpts = &testfactory.AgentOpts{}
 	}
 	agentOpts.AutonomyMode = testfactory.Ptr(mission.AutonomyAutonomous)
-	a := testfactory.Agent(t, e.Store, e.team.Owner, agentOpts)
+	a := testfactory.Agent(t, e.Engines, e.team.Owner, agentOpts)
 	r := e.start(t, e.pipeline(t,
 		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": pid, "title": "Fix the outage"}},
 		step{ID: "agent", Type: "run_agent_mission", Needs: []string{"make"}, Params: map[string]any{"agentId": a.ID, "cardId": "{{steps.make.cardId}}",
@@ -159,7 +159,7 @@ func missionPipeline(t *testing.T, e *env, agentOpts *testfactory.AgentOpts) (pi
 	if statuses(cur)["agent"] != pipeline.StepWaiting {
 		return cur, db.AgentMission{}
 	}
-	m, err := mission.New(e.Store).Mission(context.Background(), e.ws(), output(t, cur, "agent")["missionId"].(string))
+	m, err := e.Missions.Mission(context.Background(), e.ws(), output(t, cur, "agent")["missionId"].(string))
 	require.NoError(t, err)
 	return cur, m
 }
@@ -184,7 +184,7 @@ func TestMissionStepWaitsForItsMission(t *testing.T) {
 	evs := e.Events(t, cur.Run.ID)
 	require.Equal(t, "step:running", evs[len(evs)-1])
 
-	missions := mission.New(e.Store)
+	missions := e.Missions
 	_, err := missions.StartMission(ctx, m.ID)
 	require.NoError(t, err)
 	require.Equal(t, "waiting", statuses(e.read(t, cur))["agent"], "a mission under way leaves the step waiting")
@@ -205,14 +205,14 @@ func TestMissionFailureFailsTheStep(t *testing.T) {
 	ctx := context.Background()
 	for name, end := range map[string]func(t *testing.T, e *env, m db.AgentMission){
 		"failed": func(t *testing.T, e *env, m db.AgentMission) {
-			missions := mission.New(e.Store)
+			missions := e.Missions
 			_, err := missions.StartMission(ctx, m.ID)
 			require.NoError(t, err)
 			_, err = missions.FinishMission(ctx, m.ID, "", "boom")
 			require.NoError(t, err)
 		},
 		"cancelled": func(t *testing.T, e *env, m db.AgentMission) {
-			_, err := mission.New(e.Store).CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Member.User.ID})
+			_, err := e.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Member.User.ID})
 			require.NoError(t, err)
 		},
 	} {
@@ -240,7 +240,7 @@ func TestCancelRunCancelsItsMission(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, c.Run.Status)
 	require.Equal(t, "cancelled", statuses(c)["agent"])
-	got, err := mission.New(e.Store).Mission(ctx, e.ws(), m.ID)
+	got, err := e.Missions.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, got.Status)
 	require.NotNil(t, got.CancelledAt)
@@ -267,7 +267,7 @@ func TestPluginSteps(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	pid := e.team.Project.ID
-	card := testfactory.Card(t, e.Store, e.team.Project, nil)
+	card := testfactory.Card(t, e.Engines, e.team.Project, nil)
 	_, err := e.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: e.ws(), PluginID: "card-actions", ActorID: e.owner(),
 		Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
 	require.NoError(t, err)
@@ -300,28 +300,28 @@ func TestGenerateRoadmapStepWaitsForItsDraft(t *testing.T) {
 		err    string
 	}{
 		"roadmap": {func(t *testing.T, e *env, d draft.Draft, run int32) {
-			_, err := draft.New(e.Store).FinishRoadmap(ctx, d.ID, run, roadmap)
+			_, err := e.Drafts.FinishRoadmap(ctx, d.ID, run, roadmap)
 			require.NoError(t, err)
 		}, pipeline.RunCompleted, ""},
 		"failure": {func(t *testing.T, e *env, d draft.Draft, run int32) {
-			_, err := draft.New(e.Store).Fail(ctx, d.ID, run, "nonsense")
+			_, err := e.Drafts.Fail(ctx, d.ID, run, "nonsense")
 			require.NoError(t, err)
 		}, pipeline.RunFailed, "the draft's roadmap failed: nonsense"},
 		"deletion": {func(t *testing.T, e *env, d draft.Draft, _ int32) {
-			require.NoError(t, draft.New(e.Store).Delete(ctx, e.ws(), d.ID))
+			require.NoError(t, e.Drafts.Delete(ctx, e.ws(), d.ID))
 		}, pipeline.RunFailed, "the draft was deleted"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := setup(t)
-			d, err := draft.New(e.Store).Create(ctx, draft.NewDraft{WorkspaceID: e.ws(), ActorID: e.owner(), Name: "Ledger"})
+			d, err := e.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: e.ws(), ActorID: e.owner(), Name: "Ledger"})
 			require.NoError(t, err)
 			r := e.start(t, e.pipeline(t, step{ID: "plan", Type: "generate_roadmap", Params: map[string]any{"draftId": d.ID}},
 				step{ID: "tell", Type: "notify", Needs: []string{"plan"}, Params: map[string]any{"projectId": e.team.Project.ID,
 					"message": "{{steps.plan.summary}}"}}))
 			cur := e.drive(t, r)
 			require.Equal(t, map[string]string{"plan": "waiting", "tell": "pending"}, statuses(cur))
-			got, err := draft.New(e.Store).Get(ctx, e.ws(), d.ID)
+			got, err := e.Drafts.Get(ctx, e.ws(), d.ID)
 			require.NoError(t, err)
 			require.Equal(t, draft.DraftGenerating, got.Status)
 			require.Len(t, e.Jobs(t, jobs.DraftRoadmapArgs{}.Kind()), 1)

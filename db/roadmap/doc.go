@@ -3,7 +3,6 @@
 package roadmap
 
 import (
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
@@ -11,4 +10,4 @@ import (
 type Engine struct{ core *dbcore.Core }
 
 // New builds the roadmap engine on store.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store)} }
+func New(core *dbcore.Core) *Engine { return &Engine{core: core} }

@@ -5,6 +5,7 @@ package tenancy
 
 import (
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/pipeline"
 )
@@ -13,11 +14,13 @@ import (
 type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
-	// pipelines cancels the runs of a member who leaves (leaving.go).
+	// board unassigns the cards and ends the project memberships of a member who leaves, and pipelines
+	// cancels their runs (leaving.go).
+	board     *board.Engine
 	pipelines *pipeline.Engine
 }
 
-// New builds the tenancy engine on store.
-func New(store *db.Store) *Engine {
-	return &Engine{core: dbcore.Of(store), store: store, pipelines: pipeline.New(store)}
+// New builds the tenancy engine on core and store, with the engines a member's leaving calls.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pipelines *pipeline.Engine) *Engine {
+	return &Engine{core: core, store: store, board: boards, pipelines: pipelines}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/db/pipeline"
@@ -90,8 +91,8 @@ func (e *Engine) leaveTx(ctx context.Context, tx pgx.Tx, l leaving) ([]db.Record
 		return nil, fmt.Errorf("list assigned cards: %w", err)
 	}
 	for _, c := range cards {
-		if _, err := e.store.UpdateCardTx(ctx, tx, db.CardUpdate{WorkspaceID: c.WorkspaceID, ProjectID: c.ProjectID, CardID: c.ID, ActorID: l.ActorID,
-			Patch: db.CardPatch{AssigneeID: db.Opt[string]{Set: true}}}); err != nil {
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: c.WorkspaceID, ProjectID: c.ProjectID, CardID: c.ID, ActorID: l.ActorID,
+			Patch: board.CardPatch{AssigneeID: db.Opt[string]{Set: true}}}); err != nil {
 			return nil, fmt.Errorf("unassign card: %w", err)
 		}
 	}
@@ -100,7 +101,7 @@ func (e *Engine) leaveTx(ctx context.Context, tx pgx.Tx, l leaving) ([]db.Record
 		return nil, fmt.Errorf("list project memberships: %w", err)
 	}
 	for _, p := range projects {
-		if _, err := e.store.RemoveProjectMemberTx(ctx, tx, db.ProjectMemberRemoval{ProjectID: p, ActorID: l.ActorID, UserID: l.UserID}); err != nil {
+		if _, err := e.board.RemoveProjectMemberTx(ctx, tx, db.ProjectMemberRemoval{ProjectID: p, ActorID: l.ActorID, UserID: l.UserID}); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -56,7 +57,7 @@ func (e *env) startWaitingRun(t *testing.T, ws string, starter identity.Registra
 		{"id": "make", "type": "create_card", "needs": []string{"wait"}, "params": map[string]any{"projectId": prj.ID, "columnId": prj.Columns[0], "title": "Made later"}},
 	})
 	require.NoError(t, err)
-	engine := pipeline.New(e.Store)
+	engine := e.Pipelines
 	p, err := engine.CreatePipeline(ctx, ws, starter.User.ID, pipeline.NewPipeline{Name: "Later", Steps: steps, Enabled: true})
 	require.NoError(t, err)
 	r, err := engine.StartRun(ctx, db.RecordEdit{WorkspaceID: ws, ID: p.ID, ActorID: starter.User.ID})
@@ -73,13 +74,13 @@ func TestRemoveOrganizationMemberLeavesEverything(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	leaver, _ := testfactory.Member(t, e.Store, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com"), Role: testfactory.Ptr("admin")})
-	stay, _ := testfactory.Member(t, e.Store, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com")})
-	prj := testfactory.NewProject(t, e.Store, e.owner, &testfactory.ProjectOpts{Members: []identity.Registration{leaver, stay}})
-	theirs := testfactory.Card(t, e.Store, prj, &testfactory.CardOpts{In: db.NewCard{AssigneeID: &leaver.User.ID}})
-	others := testfactory.Card(t, e.Store, prj, &testfactory.CardOpts{Title: testfactory.Ptr("Stay's"), In: db.NewCard{AssigneeID: &stay.User.ID}})
-	ownPrj := testfactory.NewProject(t, e.Store, leaver, &testfactory.ProjectOpts{Name: testfactory.Ptr("Mine")})
-	own := testfactory.Card(t, e.Store, ownPrj, &testfactory.CardOpts{In: db.NewCard{AssigneeID: &leaver.User.ID}})
+	leaver, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com"), Role: testfactory.Ptr("admin")})
+	stay, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com")})
+	prj := testfactory.NewProject(t, e.Engines, e.owner, &testfactory.ProjectOpts{Members: []identity.Registration{leaver, stay}})
+	theirs := testfactory.Card(t, e.Engines, prj, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
+	others := testfactory.Card(t, e.Engines, prj, &testfactory.CardOpts{Title: testfactory.Ptr("Stay's"), In: board.NewCard{AssigneeID: &stay.User.ID}})
+	ownPrj := testfactory.NewProject(t, e.Engines, leaver, &testfactory.ProjectOpts{Name: testfactory.Ptr("Mine")})
+	own := testfactory.Card(t, e.Engines, ownPrj, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
 	run := e.startWaitingRun(t, e.owner.Workspace.ID, leaver, prj)
 	ownRun := e.startWaitingRun(t, leaver.Workspace.ID, leaver, ownPrj)
 	announced := e.listenSessions(t)
@@ -98,7 +99,7 @@ func TestRemoveOrganizationMemberLeavesEverything(t *testing.T) {
 	require.Equal(t, stay.User.ID, e.assigned(t, others.ID))
 	require.Equal(t, leaver.User.ID, e.assigned(t, own.ID), "their own organization's cards are theirs still")
 
-	engine := pipeline.New(e.Store)
+	engine := e.Pipelines
 	got, err := engine.Run(ctx, pipeline.RunRef{WorkspaceID: e.owner.Workspace.ID, PipelineID: run.Run.PipelineID, RunID: run.Run.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, got.Run.Status)
@@ -126,24 +127,24 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	leaver, _ := testfactory.Member(t, e.Store, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com"), Role: testfactory.Ptr("admin")})
-	orgAdmin, _ := testfactory.Member(t, e.Store, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("boss@example.com")})
+	leaver, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com"), Role: testfactory.Ptr("admin")})
+	orgAdmin, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("boss@example.com")})
 	_, err := e.engine.SetOrganizationMemberRole(ctx, e.owner.Organization.ID, orgAdmin.User.ID, "admin")
 	require.NoError(t, err)
-	prj := testfactory.NewProject(t, e.Store, e.owner, &testfactory.ProjectOpts{Members: []identity.Registration{leaver}})
-	card := testfactory.Card(t, e.Store, prj, &testfactory.CardOpts{In: db.NewCard{AssigneeID: &leaver.User.ID}})
+	prj := testfactory.NewProject(t, e.Engines, e.owner, &testfactory.ProjectOpts{Members: []identity.Registration{leaver}})
+	card := testfactory.Card(t, e.Engines, prj, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
 	run := e.startWaitingRun(t, e.owner.Workspace.ID, leaver, prj)
 
 	dev, err := e.engine.CreateWorkspace(ctx, e.owner.Organization.ID, e.owner.User.ID, "Dev", "dev")
 	require.NoError(t, err)
 	token := "tok-dev"
-	testfactory.Invitation(t, e.Store, e.owner, &testfactory.InvitationOpts{Email: &leaver.User.Email, Role: testfactory.Ptr("admin"), Token: &token, Workspace: &dev})
+	testfactory.Invitation(t, e.Engines, e.owner, &testfactory.InvitationOpts{Email: &leaver.User.Email, Role: testfactory.Ptr("admin"), Token: &token, Workspace: &dev})
 	_, err = e.engine.AcceptInvitation(ctx, token, leaver.User)
 	require.NoError(t, err)
 	inDev := e.owner
 	inDev.Workspace = dev
-	devPrj := testfactory.NewProject(t, e.Store, inDev, &testfactory.ProjectOpts{Name: testfactory.Ptr("Dev work"), Members: []identity.Registration{leaver}})
-	devCard := testfactory.Card(t, e.Store, devPrj, &testfactory.CardOpts{In: db.NewCard{AssigneeID: &leaver.User.ID}})
+	devPrj := testfactory.NewProject(t, e.Engines, inDev, &testfactory.ProjectOpts{Name: testfactory.Ptr("Dev work"), Members: []identity.Registration{leaver}})
+	devCard := testfactory.Card(t, e.Engines, devPrj, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
 	devRun := e.startWaitingRun(t, dev.ID, leaver, devPrj)
 
 	remove := func(ws, user string) error {
@@ -164,7 +165,7 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 	require.Empty(t, e.assigned(t, card.ID))
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = $2 AND meta->'assigneeId' = 'null'::jsonb`,
 		card.ID, db.ActivityCardAssigned))
-	got, err := pipeline.New(e.Store).Run(ctx, pipeline.RunRef{WorkspaceID: e.owner.Workspace.ID, PipelineID: run.Run.PipelineID, RunID: run.Run.ID})
+	got, err := e.Pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: e.owner.Workspace.ID, PipelineID: run.Run.PipelineID, RunID: run.Run.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunCancelled, got.Run.Status)
 
@@ -172,7 +173,7 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`, e.owner.Organization.ID, leaver.User.ID))
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, devPrj.ID, leaver.User.ID))
 	require.Equal(t, leaver.User.ID, e.assigned(t, devCard.ID))
-	got, err = pipeline.New(e.Store).Run(ctx, pipeline.RunRef{WorkspaceID: dev.ID, PipelineID: devRun.Run.PipelineID, RunID: devRun.Run.ID})
+	got, err = e.Pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: dev.ID, PipelineID: devRun.Run.PipelineID, RunID: devRun.Run.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, got.Run.Status)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -25,7 +26,7 @@ type env struct {
 func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, engine: tenancy.New(b.Store), owner: testfactory.User(t, b.Store, nil)}
+	return &env{Bundle: *b, engine: b.Tenancy, owner: testfactory.User(t, b.Engines, nil)}
 }
 
 // invite invites email to the owner's personal workspace with role; it answers the token.
@@ -57,10 +58,10 @@ func TestResolveAccess(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	org, ws := e.owner.Organization.Slug, e.owner.Workspace.Slug
-	member, _ := testfactory.Member(t, e.Store, e.owner, &testfactory.MemberOpts{PilotageRole: testfactory.Ptr("reviewer")})
-	stranger := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
-	prj := testfactory.NewProject(t, e.Store, e.owner, nil)
-	theirPrj := testfactory.NewProject(t, e.Store, stranger, nil)
+	member, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{PilotageRole: testfactory.Ptr("reviewer")})
+	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
+	prj := testfactory.NewProject(t, e.Engines, e.owner, nil)
+	theirPrj := testfactory.NewProject(t, e.Engines, stranger, nil)
 
 	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: prj.ID})
 	require.NoError(t, err)
@@ -104,7 +105,7 @@ func TestResolveAccess(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 
-	sess, err := identity.New(e.Store).CreateSession(ctx, identity.NewSession{UserID: stranger.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	sess, err := e.Identity.CreateSession(ctx, identity.NewSession{UserID: stranger.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	u, a, accessErr, err := e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.NoError(t, err)
@@ -114,7 +115,7 @@ func TestResolveAccess(t *testing.T) {
 	// Only an active session of the user's own is one.
 	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: e.owner.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.ErrorIs(t, err, db.ErrNotFound)
-	require.NoError(t, identity.New(e.Store).RevokeSession(ctx, stranger.User.ID, sess.ID))
+	require.NoError(t, e.Identity.RevokeSession(ctx, stranger.User.ID, sess.ID))
 	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
@@ -170,7 +171,7 @@ func TestOrganizationMembers(t *testing.T) {
 	e := setup(t)
 	org, err := e.engine.CreateOrganization(ctx, e.owner.User.ID, "Acme", "acme")
 	require.NoError(t, err)
-	bob := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
+	bob := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
 	token, _ := e.inviteToOrg(t, org, "bob@example.com", "admin")
 	acc, err := e.engine.AcceptOrganizationInvitation(ctx, token, bob.User)
@@ -219,7 +220,7 @@ func TestDeleteOrganization(t *testing.T) {
 	require.NoError(t, err)
 	ws, err := e.engine.CreateWorkspace(ctx, org.ID, e.owner.User.ID, "Ops", "ops")
 	require.NoError(t, err)
-	p, err := e.Store.CreateProject(ctx, db.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
+	p, err := e.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
 	require.NoError(t, err)
 	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops", Email: "late@example.com", Role: "member",
 		InvitedBy: e.owner.User.ID, InviterName: "Owner", Token: "tok-acme", AcceptURL: "http://pilot.test/accept"})
@@ -244,8 +245,8 @@ func TestInvitations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	guest := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("guest@example.com")})
-	other := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	guest := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("guest@example.com")})
+	other := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
 
 	token, inv := e.invite(t, "Guest@Example.com", "admin")
 	require.Equal(t, "guest@example.com", inv.Email)
@@ -298,7 +299,7 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	member, m := testfactory.Member(t, e.Store, e.owner, nil)
+	member, m := testfactory.Member(t, e.Engines, e.owner, nil)
 	require.Equal(t, "viewer", m.PilotageRole)
 
 	got, err := e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, testfactory.Ptr("admin"), nil)
@@ -322,7 +323,7 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	i := slices.IndexFunc(unchanged, func(u db.WorkspaceMember) bool { return u.UserID == member.User.ID })
 	require.GreaterOrEqual(t, i, 0)
 	require.Equal(t, "reviewer", unchanged[i].PilotageRole, "a refused change writes nothing")
-	stranger := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
+	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
 	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, stranger.User.ID, testfactory.Ptr("admin"), nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.UpdateWorkspaceMember(ctx, db.NewID(), member.User.ID, testfactory.Ptr("admin"), nil)
@@ -342,8 +343,8 @@ func TestOrganizationInvitations(t *testing.T) {
 	e := setup(t)
 	org, err := e.engine.CreateOrganization(ctx, e.owner.User.ID, "Acme", "acme")
 	require.NoError(t, err)
-	guest := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("guest@example.com")})
-	other := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	guest := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("guest@example.com")})
+	other := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
 	mailed := func() []testfactory.Job {
 		var out []testfactory.Job
 		for _, j := range e.Jobs(t, jobs.SendEmailArgs{}.Kind()) {
@@ -417,7 +418,7 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "member", acc.Role)
 	late, lateInv := e.inviteToOrg(t, org, "late@example.com", "member")
-	lateUser := testfactory.User(t, e.Store, &testfactory.UserOpts{Email: testfactory.Ptr("late@example.com")})
+	lateUser := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("late@example.com")})
 	_, err = e.Pool.Exec(ctx, `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, lateInv.ID)
 	require.NoError(t, err)
 	_, err = e.engine.AcceptOrganizationInvitation(ctx, late, lateUser.User)

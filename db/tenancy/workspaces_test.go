@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
@@ -50,7 +51,7 @@ func TestDeleteWorkspace(t *testing.T) {
 
 	ws, err := e.engine.CreateWorkspace(ctx, e.owner.Organization.ID, e.owner.User.ID, "Ops", "ops")
 	require.NoError(t, err)
-	p, err := e.Store.CreateProject(ctx, db.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
+	p, err := e.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
 	require.NoError(t, err)
 	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops", Email: "late@example.com", Role: "member",
 		InvitedBy: e.owner.User.ID, InviterName: "Owner", Token: "tok-ops", AcceptURL: "http://pilot.test/accept"})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -20,7 +19,7 @@ type Engine struct {
 }
 
 // New builds the transfer engine on store's pool and River client.
-func New(store *db.Store) *Engine { return &Engine{core: dbcore.Of(store)} }
+func New(core *dbcore.Core) *Engine { return &Engine{core: core} }
 
 // Export takes a snapshot of a project in one read-only, repeatable-read transaction: a fixed number of
 // queries whatever its size.

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/db/roadmap"
@@ -77,7 +78,7 @@ func (pl *importPlan) activities(projectID, actorID string) []dbcore.Activity {
 	}
 	for _, cm := range pl.commentRows {
 		add(cm.CardID, db.ActivityCommentAdded, map[string]any{"commentId": cm.ID, "title": titles[cm.CardID],
-			"excerpt": db.Excerpt(cm.Content, db.CommentExcerptLength)})
+			"excerpt": board.Excerpt(cm.Content, board.CommentExcerptLength)})
 	}
 	return acts
 }
@@ -312,8 +313,8 @@ func (pl *importPlan) planCustomFields() (map[string]importFieldRow, error) {
 		if _, dup := fields[n]; dup {
 			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].name: duplicate custom field %q", i, n))
 		}
-		if !slices.Contains(db.CustomFieldTypes, f.Type) {
-			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, db.CustomFieldTypes))
+		if !slices.Contains(board.CustomFieldTypes, f.Type) {
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].type: must be one of %v", i, board.CustomFieldTypes))
 		}
 		opts, err := checkImportFieldOptions(i, f)
 		if err != nil {
@@ -327,19 +328,19 @@ func (pl *importPlan) planCustomFields() (map[string]importFieldRow, error) {
 
 // checkImportFieldOptions checks the options of customFields[i] against its type and answers them.
 func checkImportFieldOptions(i int, f TransferCustomField) ([]string, error) {
-	selectable := db.HasOptions(f.Type)
+	selectable := board.HasOptions(f.Type)
 	switch {
 	case selectable && len(f.Options) == 0:
 		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
 	case !selectable && len(f.Options) > 0:
 		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
-	case len(f.Options) > db.MaxCustomFieldOptions:
-		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, db.MaxCustomFieldOptions))
+	case len(f.Options) > board.MaxCustomFieldOptions:
+		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, board.MaxCustomFieldOptions))
 	}
 	opts := make([]string, 0, len(f.Options))
 	for j, o := range f.Options {
-		if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > db.MaxCustomFieldOptionLen || slices.Contains(opts, o) {
-			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, db.MaxCustomFieldOptionLen))
+		if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > board.MaxCustomFieldOptionLen || slices.Contains(opts, o) {
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, board.MaxCustomFieldOptionLen))
 		}
 		opts = append(opts, o)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 )
 
@@ -56,8 +57,8 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 	if prio == "" {
 		prio = "medium"
 	}
-	if !slices.Contains(db.Priorities, prio) {
-		return importCardRow{}, dbcore.Invalid(at("priority") + fmt.Sprintf(": must be one of %v", db.Priorities))
+	if !slices.Contains(board.Priorities, prio) {
+		return importCardRow{}, dbcore.Invalid(at("priority") + fmt.Sprintf(": must be one of %v", board.Priorities))
 	}
 	var scopeID *string
 	if c.ScopeIndex != nil {
@@ -66,8 +67,8 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 		}
 		scopeID = &refs.scopeIDs[*c.ScopeIndex]
 	}
-	if len(c.Checklist) > db.MaxChecklistItems {
-		return importCardRow{}, dbcore.Invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", db.MaxChecklistItems))
+	if len(c.Checklist) > board.MaxChecklistItems {
+		return importCardRow{}, dbcore.Invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", board.MaxChecklistItems))
 	}
 	if len(c.Comments) > MaxImportCommentsPerCard {
 		return importCardRow{}, dbcore.Invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
@@ -126,10 +127,10 @@ func (pl *importPlan) planCustomValues(fields map[string]importFieldRow, at func
 			return dbcore.Invalid(at("customFields") + fmt.Sprintf(": no custom field named %q in customFields", fn))
 		}
 		v := values[fn]
-		if db.IsNullValue(v) {
+		if board.IsNullValue(v) {
 			continue // no value
 		}
-		if err := db.CheckCustomValue(f.Type, f.Options, v); err != nil {
+		if err := board.CheckCustomValue(f.Type, f.Options, v); err != nil {
 			return dbcore.Invalid(at("customFields") + fmt.Sprintf("[%q]: %v", fn, err))
 		}
 		pl.valueRows = append(pl.valueRows, importValueRow{CardID: cardID, FieldID: f.ID, Value: v})
@@ -140,8 +141,8 @@ func (pl *importPlan) planCustomValues(fields map[string]importFieldRow, at func
 // planComments plans a card's comments.
 func (pl *importPlan) planComments(at func(string) string, cardID string, comments []TransferComment) error {
 	for j, cm := range comments {
-		if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > db.MaxCommentLength {
-			return dbcore.Invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", db.MaxCommentLength))
+		if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > board.MaxCommentLength {
+			return dbcore.Invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", board.MaxCommentLength))
 		}
 		pl.commentRows = append(pl.commentRows, importCommentRow{ID: db.NewID(), CardID: cardID, Content: cm.Content, CreatedAt: cm.CreatedAt})
 	}
@@ -182,8 +183,8 @@ func (pl *importPlan) planRelations(cardIDs []string) error {
 			return dbcore.Invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, nCards))
 		case r.CardIndex == r.TargetCardIndex:
 			return dbcore.Invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
-		case !slices.Contains(db.RelationTypes, r.Type):
-			return dbcore.Invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, db.RelationTypes))
+		case !slices.Contains(board.RelationTypes, r.Type):
+			return dbcore.Invalid(fmt.Sprintf("relations[%d].type: must be one of %v", i, board.RelationTypes))
 		}
 		k := relKey{r.CardIndex, r.TargetCardIndex, r.Type}
 		if seen[k] {

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -15,7 +17,7 @@ import (
 // bundle is a store with a registered owner and a project (Launch) with a label and one card, in its
 // second column, of high priority, with a checklist and a comment.
 type bundle struct {
-	store   *db.Store
+	eng     *engines.Engines
 	engine  *transfer.Engine
 	ws      string
 	actor   string
@@ -25,15 +27,15 @@ type bundle struct {
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	store := testfactory.Store(t).Store
-	reg := testfactory.User(t, store, nil)
-	prj := testfactory.NewProject(t, store, reg, nil)
-	b := &bundle{store: store, engine: transfer.New(store), ws: reg.Workspace.ID, actor: reg.User.ID, project: prj.Project}
-	card := testfactory.Card(t, store, prj, &testfactory.CardOpts{Column: testfactory.Ptr(1),
-		In: db.NewCard{Priority: "high", Checklist: []db.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}}})
-	_, err := store.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
+	eng := testfactory.Store(t).Engines
+	reg := testfactory.User(t, eng, nil)
+	prj := testfactory.NewProject(t, eng, reg, nil)
+	b := &bundle{eng: eng, engine: eng.Transfer, ws: reg.Workspace.ID, actor: reg.User.ID, project: prj.Project}
+	card := testfactory.Card(t, eng, prj, &testfactory.CardOpts{Column: testfactory.Ptr(1),
+		In: board.NewCard{Priority: "high", Checklist: []board.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}}})
+	_, err := eng.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
 	require.NoError(t, err)
-	_, err = store.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
+	_, err = eng.Board.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)
 	return b
 }
@@ -80,7 +82,7 @@ func TestImportRefusesBadDocuments(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t)
-	before, err := b.store.Projects(ctx, b.ws)
+	before, err := b.eng.Board.Projects(ctx, b.ws)
 	require.NoError(t, err)
 
 	base := func() transfer.TransferDoc {
@@ -110,7 +112,7 @@ func TestImportRefusesBadDocuments(t *testing.T) {
 		require.ErrorAs(t, err, &e, name)
 		require.NotEmpty(t, e.Msg, name)
 	}
-	after, err := b.store.Projects(ctx, b.ws)
+	after, err := b.eng.Board.Projects(ctx, b.ws)
 	require.NoError(t, err)
 	require.Len(t, after, len(before), "a refused import writes nothing")
 

@@ -222,7 +222,7 @@ func (e *Engine) giveUp(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 		if err := q.WebhookDeliveryGiveUp(ctx, dbsqlc.WebhookDeliveryGiveUpParams{ID: d.ID, Error: reason}); err != nil {
 			return dbcore.Wrap(err, "give up delivery")
 		}
-		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), nil, reason)
+		return e.waits.WaitFinishedTx(ctx, tx, WaitRef(d.ID), nil, reason)
 	})
 }
 
@@ -235,9 +235,9 @@ func (e *Engine) endWait(ctx context.Context, tx pgx.Tx, d dbsqlc.WebhookDeliver
 	}
 	switch p.Status {
 	case StatusSucceeded:
-		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "")
+		return e.waits.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "")
 	case StatusFailed:
-		return e.core.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "webhook delivery failed: "+*p.Error)
+		return e.waits.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "webhook delivery failed: "+*p.Error)
 	}
 	return nil
 }

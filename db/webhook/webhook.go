@@ -50,14 +50,17 @@ type Options struct {
 // Engine keeps webhooks and delivers them.
 type Engine struct {
 	core *dbcore.Core
-	opts Options
-	seal sealer
+	// waits ends the pipeline steps that wait for a delivery.
+	waits db.StepWaiter
+	opts  Options
+	seal  sealer
 	// client sends deliveries; made at the first, since engines that only enqueue never send.
 	client func() *http.Client
 }
 
-// New builds the webhook engine on store.
-func New(store *db.Store, opts Options) *Engine {
+// New builds the webhook engine on core, configured by opts; a delivery's end ends the pipeline steps
+// waiting for it through waits.
+func New(core *dbcore.Core, waits db.StepWaiter, opts Options) *Engine {
 	if opts.AttemptWindow <= 0 {
 		opts.AttemptWindow = DefaultAttemptWindow
 	}
@@ -71,7 +74,7 @@ func New(store *db.Store, opts Options) *Engine {
 	if err != nil {
 		panic(err) // HKDF and AES-256 with a 32-byte key cannot fail
 	}
-	e := &Engine{core: dbcore.Of(store), opts: opts, seal: s}
+	e := &Engine{core: core, waits: waits, opts: opts, seal: s}
 	e.client = sync.OnceValue(func() *http.Client { return newClient(e.refusePrivate()) })
 	return e
 }

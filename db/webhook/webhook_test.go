@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -99,7 +101,7 @@ func setup(t *testing.T, opts webhook.Options) bundle {
 	t.Helper()
 	t.Parallel()
 	b := testfactory.Store(t)
-	return bundle{Bundle: b, team: testfactory.NewTeam(t, b.Store), eng: webhook.New(b.Store, opts)}
+	return bundle{Bundle: b, team: testfactory.NewTeam(t, b.Engines), eng: engines.New(b.Pool, b.River, engines.Options{Webhooks: opts}).Webhooks}
 }
 
 // deliveries answers the ids of the deliveries of webhookID, oldest first.
@@ -131,8 +133,8 @@ func TestWebhookSignedDeliveryOfACardCreate(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(key), 24)
 
-	card := testfactory.Card(t, b.Store, b.team.Project, nil)
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	card := testfactory.Card(t, b.Engines, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	ds := b.deliveries(t, w.ID)
 	require.Len(t, ds, 2, "one delivery per card_created")
 	require.Len(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()), 2, "one job per delivery, inserted with the card")
@@ -220,7 +222,7 @@ func TestWebhookRetriesUntilTheReceiverRecovers(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, http.StatusInternalServerError, http.StatusBadGateway, http.StatusOK)
 	w := b.create(t, rcv.URL, "card_created")
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	id := b.deliveries(t, w.ID)[0].ID
 
 	for range 2 {
@@ -250,8 +252,8 @@ func TestWebhookGoneDisablesAndTellsTheAdmins(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, http.StatusGone)
 	w := b.create(t, rcv.URL, "card_created")
-	testfactory.Card(t, b.Store, b.team.Project, nil)
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	ds := b.deliveries(t, w.ID)
 
 	wait, err := b.eng.Attempt(ctx, ds[0].ID)
@@ -269,7 +271,7 @@ func TestWebhookGoneDisablesAndTellsTheAdmins(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rcv.requests(), 1)
 	require.Equal(t, webhook.StatusFailed, b.deliveries(t, w.ID)[1].Status)
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	require.Len(t, b.deliveries(t, w.ID), 2)
 }
 
@@ -279,8 +281,8 @@ func TestWebhookRunOfFailuresDisables(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, http.StatusServiceUnavailable)
 	w := b.create(t, rcv.URL, "card_created")
-	testfactory.Card(t, b.Store, b.team.Project, nil)
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	ds := b.deliveries(t, w.ID)
 
 	_, err := b.eng.Attempt(ctx, ds[0].ID)
@@ -306,13 +308,13 @@ func TestWebhookDeliveriesCommitWithTheChange(t *testing.T) {
 	b := setup(t, webhook.Options{})
 	ctx := context.Background()
 	w := b.create(t, "http://receiver.test/hook", "*")
-	other := testfactory.User(t, b.Store, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
-	otherProject := testfactory.NewProject(t, b.Store, other, nil)
+	other := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
+	otherProject := testfactory.NewProject(t, b.Engines, other, nil)
 
 	// A change that rolls back leaves neither delivery nor job.
 	tx, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
-	_, err = b.Store.CreateCardTx(ctx, tx, db.NewCard{WorkspaceID: b.team.Project.WorkspaceID, ProjectID: b.team.Project.ID,
+	_, err = b.Board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: b.team.Project.WorkspaceID, ProjectID: b.team.Project.ID,
 		ColumnID: b.team.Project.Columns[0], ActorID: b.team.Owner.User.ID, Title: "Rolled back"})
 	require.NoError(t, err)
 	require.NoError(t, tx.Rollback(ctx))
@@ -320,13 +322,13 @@ func TestWebhookDeliveriesCommitWithTheChange(t *testing.T) {
 	require.Empty(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()))
 
 	// Another workspace's card goes to none of this workspace's webhooks.
-	testfactory.Card(t, b.Store, otherProject, nil)
+	testfactory.Card(t, b.Engines, otherProject, nil)
 	require.Empty(t, b.deliveries(t, w.ID))
 	require.Empty(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()))
 
 	// A comment is delivered to "*".
-	card := testfactory.Card(t, b.Store, b.team.Project, nil)
-	_, err = b.Store.CreateComment(ctx, db.CardEdit{ProjectID: b.team.Project.ID, CardID: card.ID, ActorID: b.team.Owner.User.ID}, "Hi")
+	card := testfactory.Card(t, b.Engines, b.team.Project, nil)
+	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.team.Project.ID, CardID: card.ID, ActorID: b.team.Owner.User.ID}, "Hi")
 	require.NoError(t, err)
 	var types []string
 	for _, d := range b.deliveries(t, w.ID) {
@@ -349,7 +351,7 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	// A webhook whose address was allowed when written (outside production here, a name that resolved
 	// elsewhere in real life) is refused again where the request dials.
 	rcv := newReceiver(t, http.StatusOK)
-	dev, err := webhook.New(b.Store, webhook.Options{}).Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID,
+	dev, err := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{}}).Webhooks.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID,
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	w := dev.ID
@@ -364,7 +366,7 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	require.Nil(t, got.ResponseStatus)
 
 	// WEBHOOK_ALLOW_PRIVATE lets them through.
-	allowed := webhook.New(b.Store, webhook.Options{Production: true, AllowPrivate: true})
+	allowed := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{Production: true, AllowPrivate: true}}).Webhooks
 	_, err = allowed.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []string{"*"}, Enabled: true})
 	require.NoError(t, err)
 	d, err = allowed.Ping(ctx, b.team.Owner.Workspace.ID, w)
@@ -402,7 +404,7 @@ func TestWebhookRedeliverSendsTheSameMessageAgain(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
 	w := b.create(t, rcv.URL, "card_created")
-	testfactory.Card(t, b.Store, b.team.Project, nil)
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	id := b.deliveries(t, w.ID)[0].ID
 
 	_, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)

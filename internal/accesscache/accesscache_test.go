@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
@@ -17,7 +18,7 @@ import (
 // Without its LISTEN connection the cache keeps nothing: it cannot hear about changes then.
 func TestIdleWithoutListener(t *testing.T) {
 	t.Parallel()
-	store := db.NewStore(pgtest.Pool(t), nil)
+	store := engines.New(pgtest.Pool(t), nil, engines.Options{}).Store
 	ctx, cancel := context.WithCancel(context.Background())
 	c := Start(ctx, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	<-c.Ready()

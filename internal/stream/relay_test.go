@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream/ssetest"
 )
@@ -30,7 +31,7 @@ var testPools sync.Map // *db.Store → *pgxpool.Pool
 func newStore(t testing.TB) *db.Store {
 	t.Helper()
 	dbPool := pgtest.Pool(t)
-	store := db.NewStore(dbPool, nil)
+	store := engines.New(dbPool, nil, engines.Options{}).Store
 	testPools.Store(store, dbPool)
 	return store
 }

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
@@ -152,7 +152,7 @@ func TestQueueAndPoolCollectors(t *testing.T) {
 	dbPool := pgtest.Pool(t)
 	client, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
-	store := db.NewStore(dbPool, client)
+	store := engines.New(dbPool, client, engines.Options{}).Store
 	m := NewMetrics(nil)
 	m.WatchQueues(QueueSourceFunc(func(ctx context.Context) ([]QueueState, error) {
 		stats, err := store.JobQueueStats(ctx)

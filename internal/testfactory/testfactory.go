@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
+	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -26,12 +28,13 @@ import (
 	"github.com/pilot-dev/pilot/internal/pgtest"
 )
 
-// Bundle is a store on a fresh, migrated database with an insert-only River client, as the api
-// process has one, and the pool and client under it (for the assertions a test makes beside the store).
+// Bundle is the store and its engines (engines.New) on a fresh, migrated database with an insert-only
+// River client, as the api process has them, and the pool and client under them (for the assertions a
+// test makes beside the store).
 type Bundle struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
-	Store *db.Store
+	*engines.Engines
 }
 
 // Store builds a Bundle on a fresh database, dropped when the test ends.
@@ -40,7 +43,7 @@ func Store(t testing.TB) *Bundle {
 	dbPool := pgtest.Pool(t)
 	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{})
 	require.NoError(t, err)
-	return &Bundle{Pool: dbPool, River: riverClient, Store: db.NewStore(dbPool, riverClient)}
+	return &Bundle{Pool: dbPool, River: riverClient, Engines: engines.New(dbPool, riverClient, engines.Options{})}
 }
 
 // Ptr returns a pointer to v, for options.
@@ -57,7 +60,7 @@ type UserOpts struct {
 }
 
 // User registers a user with their personal organization and workspace.
-func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
+func User(t testing.TB, eng *engines.Engines, opts *UserOpts) identity.Registration {
 	t.Helper()
 	if opts == nil {
 		opts = &UserOpts{}
@@ -65,7 +68,7 @@ func User(t testing.TB, store *db.Store, opts *UserOpts) identity.Registration {
 	email := deref(opts.Email, "owner@example.com")
 	local, _, _ := strings.Cut(email, "@")
 	name := deref(opts.Name, strings.ToUpper(local[:1])+local[1:])
-	reg, err := identity.New(store).Register(context.Background(), email, name, deref(opts.PasswordHash, "not-a-real-hash"))
+	reg, err := eng.Identity.Register(context.Background(), email, name, deref(opts.PasswordHash, "not-a-real-hash"))
 	require.NoError(t, err)
 	return reg
 }
@@ -86,7 +89,7 @@ type InvitationOpts struct {
 
 // Invitation invites an e-mail address into a workspace as inviter, through the tenancy engine's
 // real write path, which enqueues the invitation's e-mail job.
-func Invitation(t testing.TB, store *db.Store, inviter identity.Registration, opts *InvitationOpts) db.WorkspaceInvitation {
+func Invitation(t testing.TB, eng *engines.Engines, inviter identity.Registration, opts *InvitationOpts) db.WorkspaceInvitation {
 	t.Helper()
 	if opts == nil {
 		opts = &InvitationOpts{}
@@ -96,7 +99,7 @@ func Invitation(t testing.TB, store *db.Store, inviter identity.Registration, op
 		ws = *opts.Workspace
 	}
 	token := deref(opts.Token, "tok-"+db.NewID())
-	inv, err := tenancy.New(store).InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
+	inv, err := eng.Tenancy.InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
 		Email: deref(opts.Email, "invitee@example.com"), Role: deref(opts.Role, "member"), InvitedBy: inviter.User.ID,
 		InviterName: inviter.User.Name, Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
 	require.NoError(t, err)
@@ -105,16 +108,16 @@ func Invitation(t testing.TB, store *db.Store, inviter identity.Registration, op
 
 // Join makes member a member of owner's personal workspace through an accepted invitation, the
 // store's real path (its invitation e-mail job included).
-func Join(t testing.TB, store *db.Store, owner, member identity.Registration) {
+func Join(t testing.TB, eng *engines.Engines, owner, member identity.Registration) {
 	t.Helper()
-	join(t, store, owner, member, "member")
+	join(t, eng, owner, member, "member")
 }
 
-func join(t testing.TB, store *db.Store, owner, member identity.Registration, role string) db.WorkspaceMember {
+func join(t testing.TB, eng *engines.Engines, owner, member identity.Registration, role string) db.WorkspaceMember {
 	t.Helper()
 	token := "tok-" + db.NewID()
-	Invitation(t, store, owner, &InvitationOpts{Email: &member.User.Email, Role: &role, Token: &token})
-	acc, err := tenancy.New(store).AcceptInvitation(context.Background(), token, member.User)
+	Invitation(t, eng, owner, &InvitationOpts{Email: &member.User.Email, Role: &role, Token: &token})
+	acc, err := eng.Tenancy.AcceptInvitation(context.Background(), token, member.User)
 	require.NoError(t, err)
 	return acc.Member
 }
@@ -134,16 +137,16 @@ type MemberOpts struct {
 // opts, through an accepted invitation and, for a pilotage role, the workspace's member update. It
 // returns the user's registration (their own personal workspace included) and their membership of
 // owner's workspace.
-func Member(t testing.TB, store *db.Store, owner identity.Registration, opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
+func Member(t testing.TB, eng *engines.Engines, owner identity.Registration, opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
 	t.Helper()
 	if opts == nil {
 		opts = &MemberOpts{}
 	}
-	reg := User(t, store, &UserOpts{Email: Ptr(deref(opts.Email, "member@example.com"))})
-	m := join(t, store, owner, reg, deref(opts.Role, "member"))
+	reg := User(t, eng, &UserOpts{Email: Ptr(deref(opts.Email, "member@example.com"))})
+	m := join(t, eng, owner, reg, deref(opts.Role, "member"))
 	if opts.PilotageRole != nil {
 		var err error
-		m, err = tenancy.New(store).UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil, opts.PilotageRole)
+		m, err = eng.Tenancy.UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil, opts.PilotageRole)
 		require.NoError(t, err)
 	}
 	return reg, m
@@ -167,7 +170,7 @@ type AgentOpts struct {
 
 // Agent creates an agent (with its service user, a member of the workspace) in owner's personal
 // workspace through the agents engine.
-func Agent(t testing.TB, store *db.Store, owner identity.Registration, opts *AgentOpts) db.Agent {
+func Agent(t testing.TB, eng *engines.Engines, owner identity.Registration, opts *AgentOpts) db.Agent {
 	t.Helper()
 	if opts == nil {
 		opts = &AgentOpts{}
@@ -181,7 +184,7 @@ func Agent(t testing.TB, store *db.Store, owner identity.Registration, opts *Age
 	if opts.Actor != nil {
 		actor = *opts.Actor
 	}
-	a, err := mission.New(store).CreateAgent(context.Background(), owner.Workspace.ID, actor.User.ID, mission.AgentConfig{
+	a, err := eng.Missions.CreateAgent(context.Background(), owner.Workspace.ID, actor.User.ID, mission.AgentConfig{
 		Name: deref(opts.Name, "Agent "+slug), Slug: slug, AutonomyMode: deref(opts.AutonomyMode, mission.AutonomySupervised),
 		Tools: tools, McpOnly: deref(opts.McpOnly, false), MaxSteps: deref(opts.MaxSteps, int32(10)),
 		MaxActionsPerMission: deref(opts.MaxActionsPerMission, int32(20)), MaxMissionsPerHour: deref(opts.MaxMissionsPerHour, int32(30))})
@@ -204,19 +207,19 @@ type ProjectOpts struct {
 }
 
 // NewProject creates a project in owner's personal workspace, owner as its creator.
-func NewProject(t testing.TB, store *db.Store, owner identity.Registration, opts *ProjectOpts) Project {
+func NewProject(t testing.TB, eng *engines.Engines, owner identity.Registration, opts *ProjectOpts) Project {
 	t.Helper()
 	if opts == nil {
 		opts = &ProjectOpts{}
 	}
 	ctx := context.Background()
-	p, err := store.CreateProject(ctx, db.NewProject{WorkspaceID: owner.Workspace.ID, Name: deref(opts.Name, "Launch"), CreatedBy: owner.User.ID})
+	p, err := eng.Board.CreateProject(ctx, board.NewProject{WorkspaceID: owner.Workspace.ID, Name: deref(opts.Name, "Launch"), CreatedBy: owner.User.ID})
 	require.NoError(t, err)
 	for _, m := range opts.Members {
-		_, err := store.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: owner.Workspace.ID, ProjectID: p.ID, ActorID: owner.User.ID, Email: m.User.Email})
+		_, err := eng.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: owner.Workspace.ID, ProjectID: p.ID, ActorID: owner.User.ID, Email: m.User.Email})
 		require.NoError(t, err)
 	}
-	cols, err := store.Columns(ctx, p.ID)
+	cols, err := eng.Board.Columns(ctx, p.ID)
 	require.NoError(t, err)
 	out := Project{Project: p}
 	for _, c := range cols {
@@ -233,15 +236,15 @@ type Team struct {
 
 // NewTeam registers owner@example.com and member@example.com, makes the member join the owner's
 // workspace, and creates a project (Shared) with both as members.
-func NewTeam(t testing.TB, store *db.Store) Team {
+func NewTeam(t testing.TB, eng *engines.Engines) Team {
 	t.Helper()
-	tm := Team{Owner: User(t, store, &UserOpts{Email: Ptr("owner@example.com")}), Member: User(t, store, &UserOpts{Email: Ptr("member@example.com")})}
-	Join(t, store, tm.Owner, tm.Member)
-	tm.Project = NewProject(t, store, tm.Owner, &ProjectOpts{Name: Ptr("Shared"), Members: []identity.Registration{tm.Member}})
+	tm := Team{Owner: User(t, eng, &UserOpts{Email: Ptr("owner@example.com")}), Member: User(t, eng, &UserOpts{Email: Ptr("member@example.com")})}
+	Join(t, eng, tm.Owner, tm.Member)
+	tm.Project = NewProject(t, eng, tm.Owner, &ProjectOpts{Name: Ptr("Shared"), Members: []identity.Registration{tm.Member}})
 	return tm
 }
 
-// CardOpts are a card's options; the rest of db.NewCard can be set through In (its workspace,
+// CardOpts are a card's options; the rest of board.NewCard can be set through In (its workspace,
 // project, actor, column and title come from the options: a card whose In sets them fails the test).
 type CardOpts struct {
 	// Title defaults to "Write the plan".
@@ -251,11 +254,11 @@ type CardOpts struct {
 	// Actor creates the card (default the project's creator).
 	Actor *identity.Registration
 	// In carries any other field of the create (priority, dates, assignee, checklist).
-	In db.NewCard
+	In board.NewCard
 }
 
 // Card creates a card in p through the store's create, as a person's request does.
-func Card(t testing.TB, store *db.Store, p Project, opts *CardOpts) db.Card {
+func Card(t testing.TB, eng *engines.Engines, p Project, opts *CardOpts) board.Card {
 	t.Helper()
 	if opts == nil {
 		opts = &CardOpts{}
@@ -270,7 +273,7 @@ func Card(t testing.TB, store *db.Store, p Project, opts *CardOpts) db.Card {
 	}
 	in.ColumnID = p.Columns[deref(opts.Column, 0)]
 	in.Title = deref(opts.Title, "Write the plan")
-	c, err := store.CreateCard(context.Background(), in)
+	c, err := eng.Board.CreateCard(context.Background(), in)
 	require.NoError(t, err)
 	return c
 }
@@ -295,7 +298,7 @@ type DocumentOpts struct {
 
 // Document creates a document (a draft, in review terms) in owner's personal workspace through the
 // documents engine.
-func Document(t testing.TB, store *db.Store, owner identity.Registration, opts *DocumentOpts) db.Document {
+func Document(t testing.TB, eng *engines.Engines, owner identity.Registration, opts *DocumentOpts) db.Document {
 	t.Helper()
 	if opts == nil {
 		opts = &DocumentOpts{}
@@ -310,7 +313,7 @@ func Document(t testing.TB, store *db.Store, owner identity.Registration, opts *
 	if in.ContextType == "" {
 		in.ContextType, in.ContextID = "workspace", owner.Workspace.ID
 	}
-	d, err := document.New(store).CreateDocument(context.Background(), in)
+	d, err := eng.Documents.CreateDocument(context.Background(), in)
 	require.NoError(t, err)
 	return d
 }

@@ -21,8 +21,6 @@ type Core struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	Q     *dbsqlc.Queries
-	// Store is the *db.Store this core belongs to, for the links between engines (WaitFinishedTx).
-	Store any
 }
 
 // New builds the core on dbPool. riverClient may be insert-only or working (or nil for a store that
@@ -58,11 +56,6 @@ func (c *Core) Enqueue(ctx context.Context, tx pgx.Tx, params []river.InsertMany
 	}
 	return nil
 }
-
-// Of answers the core of a *db.Store: package db sets it when it is loaded, so that an engine built on a
-// store (transfer.New(store)) shares the store's pool and River client, while code outside db/, which
-// cannot import this package, cannot reach them.
-var Of func(store any) *Core
 
 // MapRows converts generated rows into the store's type.
 func MapRows[R, T any](rows []R, f func(R) T) []T {

@@ -1,4 +1,4 @@
-package db_test
+package board_test
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/identity"
 )
 
 // The store's operations answer the translated kinds with messages for the caller.
@@ -16,25 +15,25 @@ func TestStoreErrorKinds(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 
-	_, err := b.Store.Card(ctx, b.project.ID, db.NewID())
+	_, err := b.Board.Card(ctx, b.project.ID, db.NewID())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = b.Store.Card(ctx, b.project.ID, "not-a-uuid")
+	_, err = b.Board.Card(ctx, b.project.ID, "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = b.Store.Project(ctx, b.owner.Workspace.ID, "not-a-uuid")
+	_, err = b.Board.Project(ctx, b.owner.Workspace.ID, "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
 
-	_, err = identity.New(b.Store).Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
+	_, err = b.Identity.Register(ctx, "Owner@Example.com", "Again", "not-a-real-hash")
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.EqualError(t, err, "an account with this e-mail already exists")
 
 	in := b.newCard("a\x00b")
-	_, err = b.Store.CreateCard(ctx, in)
+	_, err = b.Board.CreateCard(ctx, in)
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.ErrorContains(t, err, "NUL")
 
 	in = b.newCard("nowhere")
 	in.ColumnID = db.NewID()
-	_, err = b.Store.CreateCard(ctx, in)
+	_, err = b.Board.CreateCard(ctx, in)
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "column not found")
 }

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -46,32 +47,32 @@ type NewCard struct {
 // CreateCard creates a card at the end of its column, with its checklist, records card_created and
 // enqueues its jobs, in one transaction of three round trips: BEGIN, the card, its checklist and its
 // activity go out as one batch, then River inserts the jobs, then COMMIT.
-func (s *Store) CreateCard(ctx context.Context, in NewCard) (Card, error) {
-	return s.createCard(ctx, nil, in)
+func (b *Engine) CreateCard(ctx context.Context, in NewCard) (Card, error) {
+	return b.createCard(ctx, nil, in)
 }
 
 // CreateCardTx is CreateCard inside the caller's transaction (imports, automations, agents).
-func (s *Store) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	return s.createCard(ctx, tx, in)
+func (b *Engine) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
+	return b.createCard(ctx, tx, in)
 }
 
 // createCard creates the card in tx, or, when tx is nil, in a transaction of its own begun by the
 // card's batch (checks that precede the batch then read outside it).
-func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
-	q, conn := s.q, batchSender(s.core.Pool)
+func (b *Engine) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
+	q, conn := b.q, batchSender(b.core.Pool)
 	if tx != nil {
 		q, conn = queries(tx), tx
 	}
-	in, err := s.prepareNewCard(ctx, q, in)
+	in, err := b.prepareNewCard(ctx, q, in)
 	if err != nil {
 		return Card{}, err
 	}
-	act := Activity{ProjectID: in.ProjectID, CardID: NewID(), ActorID: in.ActorID, Type: ActivityCardCreated,
+	act := db.Activity{ProjectID: in.ProjectID, CardID: db.NewID(), ActorID: in.ActorID, Type: db.ActivityCardCreated,
 		Meta: map[string]any{"title": in.Title, "columnId": in.ColumnID}}
 	if in.AssigneeID != nil {
 		act.Recipients = []string{*in.AssigneeID}
 	}
-	rec, err := dbcore.NewActivityRecord([]Activity{act})
+	rec, err := dbcore.NewActivityRecord([]db.Activity{act})
 	if err != nil {
 		return Card{}, err
 	}
@@ -88,10 +89,10 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 		return Card{}, err
 	}
 	if began == nil {
-		return card, s.core.EnqueueActivityJobs(ctx, tx, rec, listening)
+		return card, b.core.EnqueueActivityJobs(ctx, tx, rec, listening)
 	}
 	defer began.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
-	if err := s.core.EnqueueActivityJobs(ctx, began, rec, listening); err != nil {
+	if err := b.core.EnqueueActivityJobs(ctx, began, rec, listening); err != nil {
 		return Card{}, err
 	}
 	if err := began.Commit(ctx); err != nil {
@@ -102,7 +103,7 @@ func (s *Store) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, er
 
 // prepareNewCard checks a new card's checklist size, fills in its defaults (medium priority, the
 // project's first column) and checks its scope and assignee, reading through q.
-func (s *Store) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCard) (NewCard, error) {
+func (b *Engine) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCard) (NewCard, error) {
 	if len(in.Checklist) > MaxChecklistItems {
 		return in, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
@@ -119,7 +120,7 @@ func (s *Store) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCar
 		}
 		in.ColumnID = col.ID
 	}
-	return in, s.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID)
+	return in, b.checkCardRefs(ctx, q, in.WorkspaceID, in.ProjectID, in.ScopeID, in.AssigneeID)
 }
 
 // queueNewCard queues, on the card's batch q, the card's insert, its checklist, its activity and, when
@@ -160,7 +161,7 @@ func insertChecklist(ctx context.Context, q *dbsqlc.Queries, cardID string, item
 	n := len(items)
 	ids, titles, dones, pos := make([]string, n), make([]string, n), make([]bool, n), make([]int32, n)
 	for i, it := range items {
-		ids[i], titles[i], dones[i], pos[i] = NewID(), it.Title, it.Done, int32(i)
+		ids[i], titles[i], dones[i], pos[i] = db.NewID(), it.Title, it.Done, int32(i)
 	}
 	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
 		return fmt.Errorf("insert checklist: %w", err)
@@ -169,7 +170,7 @@ func insertChecklist(ctx context.Context, q *dbsqlc.Queries, cardID string, item
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
-func (s *Store) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID, assigneeID *string) error {
+func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID, assigneeID *string) error {
 	if scopeID != nil {
 		ok, err := q.ScopeExistsInProject(ctx, dbsqlc.ScopeExistsInProjectParams{ID: *scopeID, ProjectID: projectID})
 		if err != nil && !isNotFound(err) {
@@ -203,22 +204,16 @@ func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (C
 }
 
 // Card reads one card of a project.
-func (s *Store) Card(ctx context.Context, projectID, cardID string) (Card, error) {
-	return cardTx(ctx, s.q, projectID, cardID)
-}
-
-// Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.
-type Opt[T any] struct {
-	Set   bool
-	Value *T
+func (b *Engine) Card(ctx context.Context, projectID, cardID string) (Card, error) {
+	return cardTx(ctx, b.q, projectID, cardID)
 }
 
 // CardPatch is a change to a card; zero fields are left alone.
 type CardPatch struct {
 	Title, Description, Priority *string
 	Archived                     *bool
-	StartDate, DueDate           Opt[time.Time]
-	AssigneeID, ScopeID          Opt[string]
+	StartDate, DueDate           db.Opt[time.Time]
+	AssigneeID, ScopeID          db.Opt[string]
 	// ColumnID moves the card to another column (at the end unless Order is set).
 	ColumnID *string
 	// Order moves the card to this 0-based place in its (new) column, clamped to the ends.
@@ -229,26 +224,23 @@ type CardPatch struct {
 // transaction should be tried again.
 var ErrRetryMove = errors.New("card moved concurrently")
 
-// RuleCause marks a change an automation rule makes (the rule and the depth of its events).
-type RuleCause = dbcore.RuleCause
-
 // CardUpdate is one change of one card: who changes which card of which project, how, and why.
 type CardUpdate struct {
 	WorkspaceID, ProjectID, CardID, ActorID string
 	Patch                                   CardPatch
 	// Cause is set when an automation rule makes the change (the zero value for anyone else's).
-	Cause RuleCause
+	Cause db.RuleCause
 }
 
 // UpdateCard applies a patch as actorID: field changes, moves between columns and reordering. It
 // records card_updated, card_moved, card_assigned and card_archived as they apply, with their
 // notifications, in the same transaction. Both people's requests and automations call it.
-func (s *Store) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
+func (b *Engine) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 	for range 5 {
 		var card Card
-		err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		err := b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 			var err error
-			card, err = s.UpdateCardTx(ctx, tx, u)
+			card, err = b.UpdateCardTx(ctx, tx, u)
 			return err
 		})
 		if !errors.Is(err, ErrRetryMove) {
@@ -261,7 +253,7 @@ func (s *Store) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 // UpdateCardTx is UpdateCard's body inside the caller's transaction (automations, agents, pipelines,
 // pilotage actions); u.Cause marks the activities of an automation rule's change. It returns
 // ErrRetryMove when the card changed column between reading it and locking the columns.
-func (s *Store) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card, error) {
+func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card, error) {
 	q := queries(tx)
 	moving := u.Patch.ColumnID != nil || u.Patch.Order != nil
 	var lockedFrom string
@@ -283,17 +275,17 @@ func (s *Store) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card
 	}
 
 	ch := patchCard(cur, u.Patch)
-	if err := s.writeCardChange(ctx, q, u, &ch); err != nil {
+	if err := b.writeCardChange(ctx, q, u, &ch); err != nil {
 		return Card{}, err
 	}
-	var acts []Activity
+	var acts []db.Activity
 	if moving {
 		if acts, err = moveChangedCard(ctx, q, u, &ch); err != nil {
 			return Card{}, err
 		}
 	}
 	acts = cardUpdateActivities(u, &ch, acts)
-	if err := s.core.RecordActivities(ctx, tx, acts...); err != nil {
+	if err := b.core.RecordActivities(ctx, tx, acts...); err != nil {
 		return Card{}, err
 	}
 	return cardTx(ctx, q, u.ProjectID, u.CardID)
@@ -377,7 +369,7 @@ func patchCard(cur dbsqlc.Card, p CardPatch) cardChange {
 }
 
 // writeCardChange checks the scope and assignee the change newly sets, then writes the card's fields.
-func (s *Store) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) error {
+func (b *Engine) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) error {
 	var newScope, newAssignee *string
 	if u.Patch.ScopeID.Set && slices.Contains(ch.changed, "scopeId") {
 		newScope = ch.next.ScopeID
@@ -385,7 +377,7 @@ func (s *Store) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardUp
 	if ch.assigned {
 		newAssignee = ch.next.AssigneeID
 	}
-	if err := s.checkCardRefs(ctx, q, u.WorkspaceID, u.ProjectID, newScope, newAssignee); err != nil {
+	if err := b.checkCardRefs(ctx, q, u.WorkspaceID, u.ProjectID, newScope, newAssignee); err != nil {
 		return err
 	}
 	next := &ch.next
@@ -399,7 +391,7 @@ func (s *Store) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardUp
 
 // moveChangedCard moves the card as the patch says (its columns locked): a move to another column
 // answers card_moved; a new order in the same column is a change of "order".
-func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) ([]Activity, error) {
+func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *cardChange) ([]db.Activity, error) {
 	cur := &ch.cur
 	target := cur.ColumnID
 	if u.Patch.ColumnID != nil {
@@ -418,23 +410,23 @@ func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *c
 	if err != nil {
 		return nil, fmt.Errorf("list columns: %w", err)
 	}
-	return []Activity{{Type: ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
+	return []db.Activity{{Type: db.ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
 		"fromStatus": CardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": CardStatus(colIDs, target, ch.next.Archived)}}}, nil
 }
 
 // cardUpdateActivities appends to acts card_updated, card_assigned and card_archived as the change
 // makes them, then sets on each the project, card, actor, cause, the card's title and, as recipients,
 // its assignees before and after.
-func cardUpdateActivities(u CardUpdate, ch *cardChange, acts []Activity) []Activity {
+func cardUpdateActivities(u CardUpdate, ch *cardChange, acts []db.Activity) []db.Activity {
 	if len(ch.changed) > 0 {
-		acts = append(acts, Activity{Type: ActivityCardUpdated, Meta: map[string]any{"fields": ch.changed}})
+		acts = append(acts, db.Activity{Type: db.ActivityCardUpdated, Meta: map[string]any{"fields": ch.changed}})
 	}
 	if ch.assigned {
 		meta := map[string]any{"assigneeId": ch.next.AssigneeID, "previousAssigneeId": ch.cur.AssigneeID}
-		acts = append(acts, Activity{Type: ActivityCardAssigned, Meta: meta})
+		acts = append(acts, db.Activity{Type: db.ActivityCardAssigned, Meta: meta})
 	}
 	if ch.archivedNow {
-		acts = append(acts, Activity{Type: ActivityCardArchived})
+		acts = append(acts, db.Activity{Type: db.ActivityCardArchived})
 	}
 	for i := range acts {
 		acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = u.ProjectID, u.CardID, u.ActorID, cardRecipients(ch.cur.AssigneeID, ch.next.AssigneeID)
@@ -482,9 +474,9 @@ func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, o
 }
 
 // DeleteCard deletes a card for good and records card_deleted.
-func (s *Store) DeleteCard(ctx context.Context, e CardEdit) error {
+func (b *Engine) DeleteCard(ctx context.Context, e db.CardEdit) error {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
-	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -495,12 +487,12 @@ func (s *Store) DeleteCard(ctx context.Context, e CardEdit) error {
 		if _, err := q.CardDelete(ctx, dbsqlc.CardDeleteParams{ID: cardID, ProjectID: projectID}); err != nil {
 			return fmt.Errorf("delete card: %w", err)
 		}
-		act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCardDeleted,
+		act := db.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: db.ActivityCardDeleted,
 			Meta: map[string]any{"title": cur.Title, "columnId": cur.ColumnID}}
 		if cur.AssigneeID != nil {
 			act.Recipients = []string{*cur.AssigneeID}
 		}
-		return s.core.RecordActivities(ctx, tx, act)
+		return b.core.RecordActivities(ctx, tx, act)
 	})
 }
 
@@ -552,21 +544,21 @@ type cardKey struct {
 	ID     string `json:"i"`
 }
 
-func (k *cardKey) valid() bool { return validID(k.Col) && validID(k.ID) }
+func (k *cardKey) Valid() bool { return db.ValidID(k.Col) && db.ValidID(k.ID) }
 
 // EachCard calls fn for each card of one page of a project's card list (archived ones only, active ones
 // only, or both when archived is nil), by column then order (ties by id), in one query, and answers the
 // next page's cursor ("" on the last page). fn must not keep the view or its byte slices.
-func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, p Page, fn func(*CardView)) (string, error) {
+func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool, p db.Page, fn func(*CardView)) (string, error) {
 	var k cardKey
 	ok, err := p.After(cardList, &k)
 	if err != nil {
 		return "", err
 	}
 	if !ok { // the first page: after every card
-		k = cardKey{ColPos: math.MinInt32, Col: firstID, Pos: math.MinInt64, ID: firstID}
+		k = cardKey{ColPos: math.MinInt32, Col: db.FirstID, Pos: math.MinInt64, ID: db.FirstID}
 	}
-	rows, err := s.core.Pool.Query(ctx, cardListSQL, projectID, archived, k.ColPos, k.Col, k.Pos, k.ID, p.Fetch())
+	rows, err := b.core.Pool.Query(ctx, cardListSQL, projectID, archived, k.ColPos, k.Col, k.Pos, k.ID, p.Fetch())
 	if err != nil {
 		return "", wrap(dbcore.Interpret(err), "list cards")
 	}
@@ -597,7 +589,7 @@ func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, 
 	// v still holds the page's last card (its fixed-size fields are copies, not the driver's buffer).
 	last := cardKey{Col: uuid.UUID(v.ColumnID.Bytes).String(), Pos: v.Position, ID: uuid.UUID(v.ID.Bytes).String()}
 	// The column's position is read only when a page is cut, so that a whole list reads nothing more.
-	col, err := queries(s.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
+	col, err := queries(b.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
 	if isNotFound(err) {
 		return "", conflict("the project's columns changed while listing its cards: list them again")
 	}
@@ -605,7 +597,7 @@ func (s *Store) EachCard(ctx context.Context, projectID string, archived *bool, 
 		return "", fmt.Errorf("read the column of the page's last card: %w", err)
 	}
 	last.ColPos = col.Position
-	return encodeCursor(cardList, last), nil
+	return db.EncodeCursor(cardList, last), nil
 }
 
 // CardStatus derives a card's status: archived, else by column: first todo, last done, others in

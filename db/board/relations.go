@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -21,12 +22,12 @@ type NewRelation struct {
 
 // CreateRelation relates a card of a project to another card of the same workspace (which may be in
 // another project), in one transaction. The relation belongs to the source card's project.
-func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelation, error) {
+func (b *Engine) CreateRelation(ctx context.Context, in NewRelation) (db.CardRelation, error) {
 	if !slices.Contains(RelationTypes, in.Type) {
-		return CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
+		return db.CardRelation{}, invalid("type must be one of " + strings.Join(RelationTypes, ", "))
 	}
-	var out CardRelation
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.CardRelation
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: in.CardID, ProjectID: in.ProjectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")
@@ -44,9 +45,9 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelatio
 		}
 		var err error
 		var outRow dbsqlc.CardRelation
-		outRow, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
+		outRow, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: db.NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
 			TargetCardID: in.TargetCardID, Type: in.Type, CreatedBy: in.ActorID})
-		out = CardRelation(outRow)
+		out = db.CardRelation(outRow)
 		switch {
 		case isUnique(err, ""):
 			return conflict(fmt.Sprintf("this card already has a %s relation to the target card", in.Type))
@@ -61,20 +62,20 @@ func (s *Store) CreateRelation(ctx context.Context, in NewRelation) (CardRelatio
 }
 
 // CardRelations lists the relations a card of a project is the source or the target of, oldest first.
-func (s *Store) CardRelations(ctx context.Context, projectID, cardID string) ([]CardRelation, error) {
-	if _, err := s.q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID}); err != nil {
+func (b *Engine) CardRelations(ctx context.Context, projectID, cardID string) ([]db.CardRelation, error) {
+	if _, err := b.q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID}); err != nil {
 		if isNotFound(err) {
 			return nil, notFound("card not found")
 		}
 		return nil, fmt.Errorf("get card: %w", err)
 	}
-	rs, err := s.q.CardRelationListByCard(ctx, cardID)
-	return mapRows(rs, func(r dbsqlc.CardRelation) CardRelation { return CardRelation(r) }), wrap(err, "list relations")
+	rs, err := b.q.CardRelationListByCard(ctx, cardID)
+	return mapRows(rs, func(r dbsqlc.CardRelation) db.CardRelation { return db.CardRelation(r) }), wrap(err, "list relations")
 }
 
 // DeleteRelation deletes a relation of a project (the project of its source card).
-func (s *Store) DeleteRelation(ctx context.Context, projectID, relationID string) error {
-	n, err := s.q.CardRelationDelete(ctx, dbsqlc.CardRelationDeleteParams{ID: relationID, ProjectID: projectID})
+func (b *Engine) DeleteRelation(ctx context.Context, projectID, relationID string) error {
+	n, err := b.q.CardRelationDelete(ctx, dbsqlc.CardRelationDeleteParams{ID: relationID, ProjectID: projectID})
 	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("relation not found")
 	}

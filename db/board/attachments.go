@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -21,22 +22,22 @@ type NewAttachment struct {
 }
 
 // CheckCard answers ErrNotFound unless the card belongs to the project.
-func (s *Store) CheckCard(ctx context.Context, projectID, cardID string) error {
-	return s.cardExists(ctx, s.q, projectID, cardID)
+func (b *Engine) CheckCard(ctx context.Context, projectID, cardID string) error {
+	return b.cardExists(ctx, b.q, projectID, cardID)
 }
 
 // CreateAttachment records a stored file as an attachment of a card of a project: it inserts the row,
 // raises the card's attachment count and records card_updated (fields ["attachments"]), in one
 // transaction. The caller stores the file first and deletes it again when this fails.
-func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachment, error) {
+func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Attachment, error) {
 	if in.Size < 0 || in.Size > MaxAttachmentSize {
-		return Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
+		return db.Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
 	}
 	if in.ID == "" {
-		in.ID = NewID()
+		in.ID = db.NewID()
 	}
-	var out Attachment
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.Attachment
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -47,48 +48,48 @@ func (s *Store) CreateAttachment(ctx context.Context, in NewAttachment) (Attachm
 		var outRow dbsqlc.Attachment
 		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
 			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
-		out = Attachment(outRow)
+		out = db.Attachment(outRow)
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
-		return s.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+		return b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }
 
 // Attachments lists the attachments of a card of a project, oldest first.
-func (s *Store) Attachments(ctx context.Context, projectID, cardID string) ([]Attachment, error) {
-	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
+func (b *Engine) Attachments(ctx context.Context, projectID, cardID string) ([]db.Attachment, error) {
+	if err := b.cardExists(ctx, b.q, projectID, cardID); err != nil {
 		return nil, err
 	}
-	rows, err := s.q.AttachmentListByCard(ctx, cardID)
+	rows, err := b.q.AttachmentListByCard(ctx, cardID)
 	if err != nil {
 		return nil, fmt.Errorf("list attachments: %w", err)
 	}
-	return mapRows(rows, func(r dbsqlc.Attachment) Attachment { return Attachment(r) }), nil
+	return mapRows(rows, func(r dbsqlc.Attachment) db.Attachment { return db.Attachment(r) }), nil
 }
 
 // Attachment reads one attachment of a card of a project.
-func (s *Store) Attachment(ctx context.Context, card CardRef, attachmentID string) (Attachment, error) {
+func (b *Engine) Attachment(ctx context.Context, card db.CardRef, attachmentID string) (db.Attachment, error) {
 	projectID, cardID := card.ProjectID, card.CardID
-	a, err := s.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
+	a, err := b.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
-		return Attachment(a), notFound("attachment not found")
+		return db.Attachment(a), notFound("attachment not found")
 	}
 	if err != nil {
-		return Attachment(a), fmt.Errorf("get attachment: %w", err)
+		return db.Attachment(a), fmt.Errorf("get attachment: %w", err)
 	}
-	return Attachment(a), nil
+	return db.Attachment(a), nil
 }
 
 // DeleteAttachment deletes an attachment's row, lowers the card's attachment count and records
 // card_updated (fields ["attachments"]), in one transaction, and returns the deleted row so the caller
 // can delete the stored file once this has committed. Only the uploader may, or a workspace admin
 // (asAdmin); anyone else is refused with ErrForbidden.
-func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID string) (Attachment, error) {
+func (b *Engine) DeleteAttachment(ctx context.Context, e db.CardEdit, attachmentID string) (db.Attachment, error) {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
-	var out Attachment
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	var out db.Attachment
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
@@ -110,14 +111,14 @@ func (s *Store) DeleteAttachment(ctx context.Context, e CardEdit, attachmentID s
 		if err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
 		}
-		out = Attachment(deleted)
-		return s.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
+		out = db.Attachment(deleted)
+		return b.core.RecordActivities(ctx, tx, attachmentActivity(projectID, cardID, actorID, card.Title, card.AssigneeID))
 	})
 	return out, err
 }
 
-func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *string) Activity {
-	act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCardUpdated,
+func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *string) db.Activity {
+	act := db.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: db.ActivityCardUpdated,
 		Meta: map[string]any{"fields": []string{"attachments"}, "title": title}}
 	if assigneeID != nil {
 		act.Recipients = []string{*assigneeID}
@@ -127,12 +128,12 @@ func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *st
 
 // OrphanedAttachmentFiles lists, oldest first, at most limit storage keys of deleted attachments whose
 // files the sweep has not removed yet.
-func (s *Store) OrphanedAttachmentFiles(ctx context.Context, limit int32) ([]string, error) {
-	keys, err := s.q.OrphanedAttachmentFileList(ctx, limit)
+func (b *Engine) OrphanedAttachmentFiles(ctx context.Context, limit int32) ([]string, error) {
+	keys, err := b.q.OrphanedAttachmentFileList(ctx, limit)
 	return keys, wrap(err, "list orphaned attachment files")
 }
 
 // ForgetOrphanedAttachmentFiles records that the files of keys are removed from storage.
-func (s *Store) ForgetOrphanedAttachmentFiles(ctx context.Context, keys []string) error {
-	return wrap(s.q.OrphanedAttachmentFileForget(ctx, keys), "forget orphaned attachment files")
+func (b *Engine) ForgetOrphanedAttachmentFiles(ctx context.Context, keys []string) error {
+	return wrap(b.q.OrphanedAttachmentFileForget(ctx, keys), "forget orphaned attachment files")
 }

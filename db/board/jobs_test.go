@@ -1,4 +1,4 @@
-package db_test
+package board_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -28,13 +29,13 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	// A rule listens to task_created: a card create enqueues an automation job besides its notification
 	// (the project has a second member, who hears of it).
 	b.addFollower(t)
-	_, err := automation.New(b.Store).CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
+	_, err := b.Automations.CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
 		Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
 	require.NoError(t, err)
 
 	doomed := b.newCard("Doomed")
-	doomed.Checklist = []db.ChecklistItemInput{{Title: "fine"}, {Title: "nul \x00 inside"}}
-	_, err = b.Store.CreateCard(ctx, doomed)
+	doomed.Checklist = []board.ChecklistItemInput{{Title: "fine"}, {Title: "nul \x00 inside"}}
+	_, err = b.Board.CreateCard(ctx, doomed)
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.ErrorContains(t, err, "NUL")
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
@@ -43,7 +44,7 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	b.requireNoJobs(t)
 
 	// The next create works: the card, its activity, and its jobs in the same transaction.
-	c, err := b.Store.CreateCard(ctx, b.newCard("Fine"))
+	c, err := b.Board.CreateCard(ctx, b.newCard("Fine"))
 	require.NoError(t, err)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM cards`))
 	var activityID string
@@ -72,12 +73,12 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 
 	refused := b.newCard("x")
 	refused.AssigneeID = new("00000000-0000-0000-0000-000000000000")
-	_, err := b.Store.CreateCard(ctx, refused)
+	_, err := b.Board.CreateCard(ctx, refused)
 	require.ErrorIs(t, err, db.ErrInvalid) // the assignee is no workspace member: refused, rolled back
 
 	boom := errors.New("boom")
 	err = b.Store.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := b.Store.CreateCardTx(ctx, tx, b.newCard("doomed"))
+		_, err := b.Board.CreateCardTx(ctx, tx, b.newCard("doomed"))
 		require.NoError(t, err)
 		// Inside the transaction the job is there.
 		rivertest.RequireInsertedTx[*riverpgxv5.Driver](ctx, t, tx, jobs.NotifyActivityArgs{}, nil)
@@ -99,26 +100,26 @@ func TestNotificationJobOnlyWhenSomeoneHears(t *testing.T) {
 	b := setup(t)
 	notifyJobs := func() int { return len(b.Jobs(t, jobs.NotifyActivityArgs{}.Kind())) }
 
-	_, err := b.Store.CreateCard(ctx, b.newCard("Alone"))
+	_, err := b.Board.CreateCard(ctx, b.newCard("Alone"))
 	require.NoError(t, err)
 	self := b.newCard("Mine")
 	self.AssigneeID = &b.owner.User.ID
-	_, err = b.Store.CreateCard(ctx, self)
+	_, err = b.Board.CreateCard(ctx, self)
 	require.NoError(t, err)
 	require.Equal(t, 0, notifyJobs())
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM activities WHERE card_id IS NOT NULL`)) // recorded all the same
 
-	other, _ := testfactory.Member(t, b.Store, b.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("assignee@example.com")})
+	other, _ := testfactory.Member(t, b.Engines, b.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("assignee@example.com")})
 	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
 	require.NoError(t, err)
 	theirs := b.newCard("Theirs")
 	theirs.AssigneeID = &other.User.ID // a recipient, not a project member
-	_, err = b.Store.CreateCard(ctx, theirs)
+	_, err = b.Board.CreateCard(ctx, theirs)
 	require.NoError(t, err)
 	require.Equal(t, 1, notifyJobs())
 
 	b.addFollower(t)
-	_, err = b.Store.CreateCard(ctx, b.newCard("Followed"))
+	_, err = b.Board.CreateCard(ctx, b.newCard("Followed"))
 	require.NoError(t, err)
 	require.Equal(t, 1, notifyJobs())
 }
@@ -135,7 +136,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 
 	boom := errors.New("boom")
 	err := b.Store.InTx(ctx, func(tx pgx.Tx) error {
-		inv, err := tenancy.New(b.Store).InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
+		inv, err := b.Tenancy.InviteToWorkspaceTx(ctx, tx, newInv("rolled@example.com"))
 		require.NoError(t, err)
 		require.NotEmpty(t, inv.ID)
 		// Inside the transaction both rows exist.
@@ -149,7 +150,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 
 	// The same write committed leaves exactly one of each.
 	err = b.Store.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := tenancy.New(b.Store).InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
+		_, err := b.Tenancy.InviteToWorkspaceTx(ctx, tx, newInv("kept@example.com"))
 		return err
 	})
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -7,35 +7,36 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Columns lists a project's columns in order.
-func (s *Store) Columns(ctx context.Context, projectID string) ([]Column, error) {
-	cols, err := s.q.ColumnListByProject(ctx, projectID)
-	return mapRows(cols, func(r dbsqlc.Column) Column { return Column(r) }), wrap(err, "list columns")
+func (b *Engine) Columns(ctx context.Context, projectID string) ([]db.Column, error) {
+	cols, err := b.q.ColumnListByProject(ctx, projectID)
+	return mapRows(cols, func(r dbsqlc.Column) db.Column { return db.Column(r) }), wrap(err, "list columns")
 }
 
 // CreateColumn appends a column to a project.
-func (s *Store) CreateColumn(ctx context.Context, projectID, name string) (Column, error) {
-	var col Column
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (b *Engine) CreateColumn(ctx context.Context, projectID, name string) (db.Column, error) {
+	var col db.Column
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
 		var err error
 		var colRow dbsqlc.Column
-		colRow, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: projectID, Name: name})
-		col = Column(colRow)
+		colRow, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name})
+		col = db.Column(colRow)
 		return wrap(err, "insert column")
 	})
 	return col, err
 }
 
 // UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
-func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (Column, error) {
-	var col Column
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (b *Engine) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (db.Column, error) {
+	var col db.Column
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}
@@ -70,7 +71,7 @@ func (s *Store) UpdateColumn(ctx context.Context, projectID, columnID string, na
 		}
 		var colRow dbsqlc.Column
 		colRow, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
-		col = Column(colRow)
+		col = db.Column(colRow)
 		return wrap(err, "get column")
 	})
 	return col, err
@@ -88,8 +89,8 @@ func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) er
 }
 
 // DeleteColumn deletes a column with its cards and closes the gap in the order.
-func (s *Store) DeleteColumn(ctx context.Context, projectID, columnID string) error {
-	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (b *Engine) DeleteColumn(ctx context.Context, projectID, columnID string) error {
+	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
 			return wrap(err, "lock project")
 		}

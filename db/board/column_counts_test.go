@@ -1,4 +1,4 @@
-package db_test
+package board_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/transfer"
+	"github.com/pilot-dev/pilot/db/board"
 )
 
 // countersSQL is every column's counters (the sums of its count rows), by column id.
@@ -59,7 +59,7 @@ func requireCountersTrue(t *testing.T, b *testBundle, step string) {
 func (b *testBundle) fold(t *testing.T) {
 	t.Helper()
 	before := columnFigures(t, b, countersSQL)
-	_, err := b.Store.FoldColumnCounts(context.Background())
+	_, err := b.Board.FoldColumnCounts(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, before, columnFigures(t, b, countersSQL), "a fold changes no figure")
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
@@ -85,67 +85,67 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	past := time.Now().Add(-48 * time.Hour)
 	requireCountersTrue(t, b, "setup")
 
-	var cards []db.Card
+	var cards []board.Card
 	for i, prio := range []string{"low", "medium", "high", "high", ""} {
 		in := b.newCard(fmt.Sprintf("card %d", i))
 		in.Priority = prio
 		in.ColumnID = b.project.Columns[i%len(b.project.Columns)]
 		if i%2 == 0 {
-			in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}, {Title: "b"}, {Title: "c"}}
+			in.Checklist = []board.ChecklistItemInput{{Title: "a", Done: true}, {Title: "b"}, {Title: "c"}}
 			in.DueDate = &past
 		}
-		c, err := b.Store.CreateCard(ctx, in)
+		c, err := b.Board.CreateCard(ctx, in)
 		require.NoError(t, err)
 		cards = append(cards, c)
 	}
 	requireCountersTrue(t, b, "creates")
 
-	update := func(step string, card db.Card, p db.CardPatch) {
+	update := func(step string, card board.Card, p board.CardPatch) {
 		t.Helper()
-		_, err := b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
+		_, err := b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
 		require.NoError(t, err)
 		requireCountersTrue(t, b, step)
 	}
 	ptr := func(s string) *string { return &s }
 	yes, no := true, false
-	update("a title edit", cards[0], db.CardPatch{Title: ptr("renamed")})
-	update("a priority change", cards[0], db.CardPatch{Priority: ptr("high")})
-	update("a move", cards[0], db.CardPatch{ColumnID: &b.project.Columns[2]})
-	update("a reorder", cards[2], db.CardPatch{Order: new(int)})
-	update("an archive", cards[2], db.CardPatch{Archived: &yes})
-	update("a priority change of an archived card", cards[2], db.CardPatch{Priority: ptr("low")})
-	update("a move of an archived card", cards[2], db.CardPatch{ColumnID: &b.project.Columns[1]})
-	update("an unarchive", cards[2], db.CardPatch{Archived: &no})
+	update("a title edit", cards[0], board.CardPatch{Title: ptr("renamed")})
+	update("a priority change", cards[0], board.CardPatch{Priority: ptr("high")})
+	update("a move", cards[0], board.CardPatch{ColumnID: &b.project.Columns[2]})
+	update("a reorder", cards[2], board.CardPatch{Order: new(int)})
+	update("an archive", cards[2], board.CardPatch{Archived: &yes})
+	update("a priority change of an archived card", cards[2], board.CardPatch{Priority: ptr("low")})
+	update("a move of an archived card", cards[2], board.CardPatch{ColumnID: &b.project.Columns[1]})
+	update("an unarchive", cards[2], board.CardPatch{Archived: &no})
 
 	items := b.checklistItemIDs(t, cards[4].ID)
-	_, err := b.Store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
+	_, err := b.Board.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item added")
-	_, err = b.Store.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], db.ChecklistItemPatch{Done: &yes})
+	_, err = b.Board.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], board.ChecklistItemPatch{Done: &yes})
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item checked")
-	_, err = b.Store.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
+	_, err = b.Board.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item deleted")
 	b.fold(t)
 
-	require.NoError(t, b.Store.DeleteCard(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[0].ID, ActorID: actor}))
+	require.NoError(t, b.Board.DeleteCard(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[0].ID, ActorID: actor}))
 	requireCountersTrue(t, b, "a card with a checklist deleted")
 
-	col, err := b.Store.CreateColumn(ctx, b.project.ID, "Extra")
+	col, err := b.Board.CreateColumn(ctx, b.project.ID, "Extra")
 	require.NoError(t, err)
 	in := b.newCard("in the extra column")
 	in.ColumnID = col.ID
-	in.Checklist = []db.ChecklistItemInput{{Title: "x", Done: true}}
-	_, err = b.Store.CreateCard(ctx, in)
+	in.Checklist = []board.ChecklistItemInput{{Title: "x", Done: true}}
+	_, err = b.Board.CreateCard(ctx, in)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a card in a new column")
-	require.NoError(t, b.Store.DeleteColumn(ctx, b.project.ID, col.ID))
+	require.NoError(t, b.Board.DeleteColumn(ctx, b.project.ID, col.ID))
 	requireCountersTrue(t, b, "a column's cascade")
 
-	doc, err := transfer.New(b.Store).Export(ctx, ws, b.project.ID)
+	doc, err := b.Transfer.Export(ctx, ws, b.project.ID)
 	require.NoError(t, err)
-	imported, err := transfer.New(b.Store).Import(ctx, ws, actor, doc)
+	imported, err := b.Transfer.Import(ctx, ws, actor, doc)
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "an import")
 	b.fold(t)
@@ -178,7 +178,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := b.Store.FoldColumnCounts(ctx); err != nil {
+				if _, err := b.Board.FoldColumnCounts(ctx); err != nil {
 					t.Error(err)
 					return
 				}
@@ -191,7 +191,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range 15 {
-			col, err := b.Store.CreateColumn(ctx, b.project.ID, fmt.Sprintf("churn %d", i))
+			col, err := b.Board.CreateColumn(ctx, b.project.ID, fmt.Sprintf("churn %d", i))
 			if err != nil {
 				t.Error(err)
 				return
@@ -199,13 +199,13 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 			for range 3 {
 				in := b.newCard("churned")
 				in.ColumnID = col.ID
-				in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: true}}
-				if _, err := b.Store.CreateCard(ctx, in); err != nil {
+				in.Checklist = []board.ChecklistItemInput{{Title: "a", Done: true}}
+				if _, err := b.Board.CreateCard(ctx, in); err != nil {
 					t.Error(err)
 					return
 				}
 			}
-			if err := b.Store.DeleteColumn(ctx, b.project.ID, col.ID); err != nil {
+			if err := b.Board.DeleteColumn(ctx, b.project.ID, col.ID); err != nil {
 				t.Error(err)
 				return
 			}
@@ -230,24 +230,24 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 					in := b.newCard(fmt.Sprintf("g%d-%d", g, i))
 					in.ColumnID = b.project.Columns[r.IntN(len(b.project.Columns))]
 					in.Priority = []string{"low", "medium", "high"}[r.IntN(3)]
-					in.Checklist = []db.ChecklistItemInput{{Title: "a", Done: r.IntN(2) == 0}}
-					var c db.Card
-					c, err = b.Store.CreateCard(ctx, in)
+					in.Checklist = []board.ChecklistItemInput{{Title: "a", Done: r.IntN(2) == 0}}
+					var c board.Card
+					c, err = b.Board.CreateCard(ctx, in)
 					if err == nil {
 						mu.Lock()
 						cards = append(cards, c.ID)
 						mu.Unlock()
 					}
 				case op == 1:
-					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{ColumnID: &b.project.Columns[r.IntN(len(b.project.Columns))]}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{ColumnID: &b.project.Columns[r.IntN(len(b.project.Columns))]}})
 				case op == 2:
 					archived := r.IntN(2) == 0
-					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Archived: &archived}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{Archived: &archived}})
 				case op == 3:
-					_, err = b.Store.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
+					_, err = b.Board.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
 				default:
 					prio := []string{"low", "medium", "high"}[r.IntN(3)]
-					_, err = b.Store.UpdateCard(ctx, db.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: db.CardPatch{Priority: &prio}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{Priority: &prio}})
 				}
 				if err != nil {
 					t.Errorf("goroutine %d op %d: %v", g, i, err)
@@ -271,21 +271,21 @@ func TestCardCreatesInOneColumnDoNotWaitForEachOther(t *testing.T) {
 	first, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = first.Rollback(ctx) }() // after the Commit below it only answers ErrTxClosed
-	_, err = b.Store.CreateCardTx(ctx, first, b.newCard("held"))
+	_, err = b.Board.CreateCardTx(ctx, first, b.newCard("held"))
 	require.NoError(t, err)
 
 	second, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
 	_, err = second.Exec(ctx, `SET LOCAL lock_timeout = '5s'`)
 	require.NoError(t, err)
-	_, err = b.Store.CreateCardTx(ctx, second, b.newCard("not waiting"))
+	_, err = b.Board.CreateCardTx(ctx, second, b.newCard("not waiting"))
 	require.NoError(t, err, "a create must not wait for another create of its column")
 	require.NoError(t, second.Commit(ctx))
 
 	// Were the fold to wait for the held create, it would wait for ever: bound it.
 	foldCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err = b.Store.FoldColumnCounts(foldCtx)
+	_, err = b.Board.FoldColumnCounts(foldCtx)
 	require.NoError(t, err, "a fold must not wait for a create")
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.project.Columns[0]), "the held create's row is not folded yet")
 

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -35,11 +36,11 @@ func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) 
 //
 // checklistComplete says the change checked the last unchecked item: the activity then fires the
 // checklist_complete automation trigger.
-func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID, part string, checklistComplete ...bool) error {
+func (b *Engine) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID, part string, checklistComplete ...bool) error {
 	if err := q.CardBumpUpdatedAt(ctx, card.ID); err != nil {
 		return fmt.Errorf("touch card: %w", err)
 	}
-	act := Activity{ProjectID: card.ProjectID, CardID: card.ID, ActorID: actorID, Type: ActivityCardUpdated,
+	act := db.Activity{ProjectID: card.ProjectID, CardID: card.ID, ActorID: actorID, Type: db.ActivityCardUpdated,
 		Meta: map[string]any{"fields": []string{part}, "title": card.Title}}
 	if len(checklistComplete) > 0 && checklistComplete[0] {
 		act.Meta["checklistComplete"] = true
@@ -47,15 +48,15 @@ func (s *Store) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	return s.core.RecordActivities(ctx, tx, act)
+	return b.core.RecordActivities(ctx, tx, act)
 }
 
 // AddChecklistItem appends an item to a card's checklist (at most MaxChecklistItems) and records
 // card_updated, in one transaction. It answers the card.
-func (s *Store) AddChecklistItem(ctx context.Context, e CardEdit, title string) (Card, error) {
+func (b *Engine) AddChecklistItem(ctx context.Context, e db.CardEdit, title string) (Card, error) {
 	var out Card
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if err := s.AddChecklistItemsTx(ctx, tx, e, []string{title}); err != nil {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if err := b.AddChecklistItemsTx(ctx, tx, e, []string{title}); err != nil {
 			return err
 		}
 		var err error
@@ -67,7 +68,7 @@ func (s *Store) AddChecklistItem(ctx context.Context, e CardEdit, title string) 
 
 // AddChecklistItemsTx appends items to a card's checklist (at most MaxChecklistItems in all) and records
 // one card_updated, in the caller's transaction. The card's lock keeps concurrent adds within the cap.
-func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e CardEdit, titles []string) error {
+func (b *Engine) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, titles []string) error {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	q := queries(tx)
 	card, err := lockCard(ctx, q, projectID, cardID)
@@ -83,12 +84,12 @@ func (s *Store) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e CardEdit, 
 	}
 	ids, dones, pos := make([]string, len(titles)), make([]bool, len(titles)), make([]int32, len(titles))
 	for i := range titles {
-		ids[i], pos[i] = NewID(), n+int32(i)
+		ids[i], pos[i] = db.NewID(), n+int32(i)
 	}
 	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
 		return fmt.Errorf("insert checklist items: %w", err)
 	}
-	return s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist)
+	return b.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist)
 }
 
 // ChecklistItemPatch is a change to a checklist item; nil fields are left alone. Order is the item's
@@ -101,10 +102,10 @@ type ChecklistItemPatch struct {
 
 // UpdateChecklistItem renames, checks or unchecks, and reorders an item of a card's checklist, and
 // records card_updated when anything changed, in one transaction. It answers the card.
-func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID string, p ChecklistItemPatch) (Card, error) {
+func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID string, p ChecklistItemPatch) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -162,7 +163,7 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID stri
 				}
 				complete = open == 0
 			}
-			if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist, complete); err != nil {
+			if err := b.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist, complete); err != nil {
 				return err
 			}
 		}
@@ -174,10 +175,10 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, e CardEdit, itemID stri
 
 // DeleteChecklistItem removes an item from a card's checklist, closes the gap in the order and records
 // card_updated, in one transaction. It answers the card.
-func (s *Store) DeleteChecklistItem(ctx context.Context, e CardEdit, itemID string) (Card, error) {
+func (b *Engine) DeleteChecklistItem(ctx context.Context, e db.CardEdit, itemID string) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -192,7 +193,7 @@ func (s *Store) DeleteChecklistItem(ctx context.Context, e CardEdit, itemID stri
 		if err := q.ChecklistRenumber(ctx, cardID); err != nil {
 			return fmt.Errorf("renumber checklist: %w", err)
 		}
-		if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist); err != nil {
+		if err := b.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist); err != nil {
 			return err
 		}
 		out, err = cardTx(ctx, q, projectID, cardID)

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -27,11 +28,11 @@ type Comment struct {
 // card's comment count and records comment_added (with its notifications to the card's assignee and the
 // project's members), in one transaction. The content is trimmed; blank or longer than
 // MaxCommentLength characters is refused. People's requests and agents both call it.
-func (s *Store) CreateComment(ctx context.Context, e CardEdit, content string) (Comment, error) {
+func (b *Engine) CreateComment(ctx context.Context, e db.CardEdit, content string) (Comment, error) {
 	var out Comment
-	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
-		out, err = s.CreateCommentTx(ctx, tx, e, content)
+		out, err = b.CreateCommentTx(ctx, tx, e, content)
 		return err
 	})
 	return out, err
@@ -39,7 +40,7 @@ func (s *Store) CreateComment(ctx context.Context, e CardEdit, content string) (
 
 // CreateCommentTx is CreateComment in the caller's transaction (agents' add_comment, say): the comment,
 // the card's count and comment_added with its notifications.
-func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, content string) (Comment, error) {
+func (b *Engine) CreateCommentTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, content string) (Comment, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	content = strings.TrimSpace(content)
 	if content == "" {
@@ -56,7 +57,7 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, cont
 	if err != nil {
 		return Comment{}, fmt.Errorf("count comment: %w", err)
 	}
-	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: NewID(), CardID: cardID, AuthorID: actorID, Content: content})
+	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: db.NewID(), CardID: cardID, AuthorID: actorID, Content: content})
 	if err != nil {
 		return Comment{}, fmt.Errorf("insert comment: %w", err)
 	}
@@ -64,43 +65,43 @@ func (s *Store) CreateCommentTx(ctx context.Context, tx pgx.Tx, e CardEdit, cont
 	if err != nil {
 		return Comment{}, fmt.Errorf("read comment: %w", err)
 	}
-	act := Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: ActivityCommentAdded,
+	act := db.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: db.ActivityCommentAdded,
 		Meta: map[string]any{"commentId": c.ID, "title": card.Title, "excerpt": Excerpt(content, CommentExcerptLength)}}
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}
 	}
-	if err := s.core.RecordActivities(ctx, tx, act); err != nil {
+	if err := b.core.RecordActivities(ctx, tx, act); err != nil {
 		return Comment{}, err
 	}
 	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
 }
 
 // Comments is one page of the comments of a card of a project, oldest first.
-func (s *Store) Comments(ctx context.Context, projectID, cardID string, p Page) (Paged[Comment], error) {
+func (b *Engine) Comments(ctx context.Context, projectID, cardID string, p db.Page) (db.Paged[Comment], error) {
 	k, err := p.AfterTime("comments", false)
 	if err != nil {
-		return Paged[Comment]{}, err
+		return db.Paged[Comment]{}, err
 	}
-	if err := s.cardExists(ctx, s.q, projectID, cardID); err != nil {
-		return Paged[Comment]{}, err
+	if err := b.cardExists(ctx, b.q, projectID, cardID); err != nil {
+		return db.Paged[Comment]{}, err
 	}
-	rows, err := s.q.CommentPageByCard(ctx, dbsqlc.CommentPageByCardParams{CardID: cardID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := b.q.CommentPageByCard(ctx, dbsqlc.CommentPageByCardParams{CardID: cardID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
-		return Paged[Comment]{}, fmt.Errorf("list comments: %w", err)
+		return db.Paged[Comment]{}, fmt.Errorf("list comments: %w", err)
 	}
 	out := make([]Comment, len(rows))
 	for i, r := range rows {
 		out[i] = Comment{Comment: r.Comment, AuthorName: r.AuthorName}
 	}
-	return PageOf(p, "comments", out, func(c Comment) any { return TimeKey{At: c.CreatedAt, ID: c.ID} }), nil
+	return db.PageOf(p, "comments", out, func(c Comment) any { return db.TimeKey{At: c.CreatedAt, ID: c.ID} }), nil
 }
 
 // DeleteComment deletes a comment of a card of a project and lowers the card's comment count, in one
 // transaction. Only the comment's author may, or a workspace admin (asAdmin); anyone else is refused
 // with ErrForbidden.
-func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string) error {
+func (b *Engine) DeleteComment(ctx context.Context, e db.CardEdit, commentID string) error {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
-	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")
@@ -120,13 +121,13 @@ func (s *Store) DeleteComment(ctx context.Context, e CardEdit, commentID string)
 		if _, err := q.CommentDelete(ctx, dbsqlc.CommentDeleteParams{ID: commentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete comment: %w", err)
 		}
-		return s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID,
-			Type: ActivityCommentDeleted, Meta: map[string]any{"commentId": commentID}})
+		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID,
+			Type: db.ActivityCommentDeleted, Meta: map[string]any{"commentId": commentID}})
 	})
 }
 
 // cardExists answers ErrNotFound unless the card belongs to the project.
-func (s *Store) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
+func (b *Engine) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
 	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
 		return notFound("card not found")

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -10,51 +10,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/jobs"
 )
-
-// Template is a built-in starting point for a project.
-type Template struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Columns     []string        `json:"columns"`
-	Labels      []TemplateLabel `json:"labels"`
-}
-
-// TemplateLabel is a label a template creates.
-type TemplateLabel struct {
-	Name  string `json:"name"`
-	Color string `json:"color"`
-}
-
-// DefaultTemplateID is used when a project is created without a template.
-const DefaultTemplateID = "basic-kanban"
-
-// Templates are the built-in project templates.
-var Templates = []Template{
-	{ID: "basic-kanban", Name: "Basic kanban", Description: "To do, in progress, done.",
-		Columns: []string{"To Do", "In Progress", "Done"}},
-	{ID: "scrum", Name: "Scrum", Description: "A backlog, a sprint and a review step.",
-		Columns: []string{"Backlog", "Sprint Backlog", "In Progress", "In Review", "Done"},
-		Labels:  []TemplateLabel{{"Bug", "#d73a4a"}, {"Story", "#0e8a16"}, {"Spike", "#5319e7"}}},
-	{ID: "product-launch", Name: "Product launch", Description: "From idea to launch and what follows.",
-		Columns: []string{"Ideas", "Planning", "Building", "Launch", "Post-launch"},
-		Labels:  []TemplateLabel{{"Marketing", "#fbca04"}, {"Engineering", "#1d76db"}, {"Design", "#c5def5"}}},
-	{ID: "empty", Name: "Empty", Description: "No columns; build your own board."},
-}
-
-// TemplateByID finds a built-in template.
-func TemplateByID(id string) (Template, bool) {
-	for _, t := range Templates {
-		if t.ID == id {
-			return t, true
-		}
-	}
-	return Template{}, false
-}
 
 // NewProject is a project to create.
 type NewProject struct {
@@ -63,72 +23,72 @@ type NewProject struct {
 }
 
 // CreateProject creates a project from a template (columns and labels); its creator becomes a member.
-func (s *Store) CreateProject(ctx context.Context, in NewProject) (Project, error) {
-	var p Project
-	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+func (b *Engine) CreateProject(ctx context.Context, in NewProject) (db.Project, error) {
+	var p db.Project
+	err := b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
-		p, err = s.CreateProjectTx(ctx, tx, in)
+		p, err = b.CreateProjectTx(ctx, tx, in)
 		return err
 	})
 	return p, err
 }
 
 // CreateProjectTx is CreateProject in the caller's transaction (a draft's execution).
-func (s *Store) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (Project, error) {
+func (b *Engine) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) (db.Project, error) {
 	if in.TemplateID == "" {
 		in.TemplateID = DefaultTemplateID
 	}
-	tmpl, err := s.projectTemplate(ctx, in.WorkspaceID, in.TemplateID)
+	tmpl, err := b.projectTemplate(ctx, in.WorkspaceID, in.TemplateID)
 	if err != nil {
-		return Project{}, err
+		return db.Project{}, err
 	}
 	q := queries(tx)
-	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
+	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 		Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
 	if err != nil {
-		return Project(p), fmt.Errorf("insert project: %w", err)
+		return db.Project(p), fmt.Errorf("insert project: %w", err)
 	}
 	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
-		return Project(p), fmt.Errorf("add project creator: %w", err)
+		return db.Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 	for _, name := range tmpl.Columns {
-		if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: NewID(), ProjectID: p.ID, Name: name}); err != nil {
-			return Project(p), fmt.Errorf("insert template column: %w", err)
+		if _, err := q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: db.NewID(), ProjectID: p.ID, Name: name}); err != nil {
+			return db.Project(p), fmt.Errorf("insert template column: %w", err)
 		}
 	}
 	for _, l := range tmpl.Labels {
-		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
-			return Project(p), fmt.Errorf("insert template label: %w", err)
+		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
+			return db.Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return Project(p), s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: ActivityProjectCreated,
+	return db.Project(p), b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: db.ActivityProjectCreated,
 		Meta: map[string]any{"name": p.Name}})
 }
 
 // Projects lists a workspace's projects.
-func (s *Store) Projects(ctx context.Context, workspaceID string) ([]Project, error) {
-	ps, err := s.q.ProjectListByWorkspace(ctx, workspaceID)
-	return mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }), wrap(err, "list projects")
+func (b *Engine) Projects(ctx context.Context, workspaceID string) ([]db.Project, error) {
+	ps, err := b.q.ProjectListByWorkspace(ctx, workspaceID)
+	return mapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }), wrap(err, "list projects")
 }
 
 // ProjectPage is one page of a workspace's projects, oldest first.
-func (s *Store) ProjectPage(ctx context.Context, workspaceID string, p Page) (Paged[Project], error) {
+func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.Project], error) {
 	k, err := p.AfterTime("projects", false)
 	if err != nil {
-		return Paged[Project]{}, err
+		return db.Paged[db.Project]{}, err
 	}
-	ps, err := s.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	ps, err := b.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
-		return Paged[Project]{}, wrap(err, "list projects")
+		return db.Paged[db.Project]{}, wrap(err, "list projects")
 	}
-	return PageOf(p, "projects", mapRows(ps, func(r dbsqlc.Project) Project { return Project(r) }),
-		func(r Project) any { return TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
+	return db.PageOf(p, "projects", mapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }),
+		func(r db.Project) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // Project reads a project of a workspace; a project of another workspace is not found.
-func (s *Store) Project(ctx context.Context, workspaceID, projectID string) (Project, error) {
-	r, err := orNotFound(s.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
-	return Project(r), err
+func (b *Engine) Project(ctx context.Context, workspaceID, projectID string) (db.Project, error) {
+	r, err := orNotFound(b.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	return db.Project(r), err
 }
 
 // ProjectPatch lists the fields to change; nil leaves a field alone. SetDeadline with a nil Deadline
@@ -141,9 +101,9 @@ type ProjectPatch struct {
 }
 
 // UpdateProject changes a project's fields and records project_updated (meta.fields) for the feed.
-func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (Project, error) {
+func (b *Engine) UpdateProject(ctx context.Context, projectID string, p ProjectPatch) (db.Project, error) {
 	var out dbsqlc.Project
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		out, err = q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 			SetDeadline: p.SetDeadline, Deadline: p.Deadline})
@@ -157,33 +117,33 @@ func (s *Store) UpdateProject(ctx context.Context, projectID string, p ProjectPa
 			}
 		}
 		slices.Sort(fields)
-		return s.core.RecordQuietActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: p.ActorID, Type: ActivityProjectUpdated,
+		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: p.ActorID, Type: db.ActivityProjectUpdated,
 			Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
 	})
-	return Project(out), err
+	return db.Project(out), err
 }
 
 // ProjectMembers is one page of a project's members, by the time they were added.
-func (s *Store) ProjectMembers(ctx context.Context, projectID string, p Page) (Paged[ProjectMember], error) {
+func (b *Engine) ProjectMembers(ctx context.Context, projectID string, p db.Page) (db.Paged[db.ProjectMember], error) {
 	k, err := p.AfterMember("project-members")
 	if err != nil {
-		return Paged[ProjectMember]{}, err
+		return db.Paged[db.ProjectMember]{}, err
 	}
-	rows, err := s.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	rows, err := b.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
-		return Paged[ProjectMember]{}, wrap(err, "list project members")
+		return db.Paged[db.ProjectMember]{}, wrap(err, "list project members")
 	}
-	return PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberListRow) ProjectMember { return ProjectMember(r) }),
-		func(m ProjectMember) any { return MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
+	return db.PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberListRow) db.ProjectMember { return db.ProjectMember(r) }),
+		func(m db.ProjectMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // AddProjectMember adds a workspace member, found by e-mail, to a project and records member_added.
-func (s *Store) AddProjectMember(ctx context.Context, in ProjectMemberAdd) (UserRef, error) {
-	var m UserRef
-	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+func (b *Engine) AddProjectMember(ctx context.Context, in db.ProjectMemberAdd) (db.UserRef, error) {
+	var m db.UserRef
+	err := b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var added bool
 		var err error
-		m, added, err = s.AddProjectMemberTx(ctx, tx, in)
+		m, added, err = b.AddProjectMemberTx(ctx, tx, in)
 		if err == nil && !added {
 			return conflict("this user is already a member of the project")
 		}
@@ -194,7 +154,7 @@ func (s *Store) AddProjectMember(ctx context.Context, in ProjectMemberAdd) (User
 
 // AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMemberAdd) (m UserRef, added bool, err error) {
+func (b *Engine) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in db.ProjectMemberAdd) (m db.UserRef, added bool, err error) {
 	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
@@ -204,7 +164,7 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMem
 	if err != nil {
 		return m, false, fmt.Errorf("find workspace member: %w", err)
 	}
-	m = UserRef(row)
+	m = db.UserRef(row)
 	n, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: m.ID})
 	if err != nil {
 		return m, false, fmt.Errorf("add project member: %w", err)
@@ -212,14 +172,14 @@ func (s *Store) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in ProjectMem
 	if n == 0 {
 		return m, false, nil
 	}
-	return m, true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberAdded,
+	return m, true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID, Type: db.ActivityMemberAdded,
 		Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.
-func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval) error {
-	return s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
-		removed, err := s.RemoveProjectMemberTx(ctx, tx, m)
+func (b *Engine) RemoveProjectMember(ctx context.Context, m db.ProjectMemberRemoval) error {
+	return b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		removed, err := b.RemoveProjectMemberTx(ctx, tx, m)
 		if err == nil && !removed {
 			return notFound("project member not found")
 		}
@@ -229,7 +189,7 @@ func (s *Store) RemoveProjectMember(ctx context.Context, m ProjectMemberRemoval)
 
 // RemoveProjectMemberTx is RemoveProjectMember in the caller's transaction (a member leaving a
 // workspace or an organization); removed is false (and nothing is recorded) when the user was no member.
-func (s *Store) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m ProjectMemberRemoval) (removed bool, err error) {
+func (b *Engine) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m db.ProjectMemberRemoval) (removed bool, err error) {
 	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
 	n, err := queries(tx).ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 	if err != nil {
@@ -238,7 +198,7 @@ func (s *Store) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m ProjectM
 	if n == 0 {
 		return false, nil
 	}
-	return true, s.core.RecordActivities(ctx, tx, Activity{ProjectID: projectID, ActorID: actorID, Type: ActivityMemberRemoved,
+	return true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID, Type: db.ActivityMemberRemoved,
 		Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
 }
 
@@ -246,8 +206,8 @@ func (s *Store) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m ProjectM
 type ProjectDeletion struct{ WorkspaceID, ProjectID, ActorID string }
 
 // DeleteProject deletes a project with everything in it, in one transaction (DeleteProjectTx).
-func (s *Store) DeleteProject(ctx context.Context, d ProjectDeletion) error {
-	return s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error { return s.DeleteProjectTx(ctx, tx, d) })
+func (b *Engine) DeleteProject(ctx context.Context, d ProjectDeletion) error {
+	return b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error { return b.DeleteProjectTx(ctx, tx, d) })
 }
 
 // DeleteProjectTx deletes a project of a workspace in the caller's transaction; a project of another
@@ -264,7 +224,7 @@ func (s *Store) DeleteProject(ctx context.Context, d ProjectDeletion) error {
 //     own activities go with it).
 //
 // A draft that made the project keeps existing (its projectId becomes null).
-func (s *Store) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletion) error {
+func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletion) error {
 	q := queries(tx)
 	if _, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID, WorkspaceID: d.WorkspaceID}))("project not found", "get project"); err != nil {
 		return err
@@ -279,11 +239,11 @@ func (s *Store) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletio
 	}
 	for _, m := range missions {
 		if m.JobID != nil {
-			if _, err := s.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			if _, err := b.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, river.ErrNotFound) {
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		if err := s.core.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": "deleted"}, "the mission's project was deleted"); err != nil {
+		if err := b.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": "deleted"}, "the mission's project was deleted"); err != nil {
 			return err
 		}
 	}
@@ -296,7 +256,7 @@ func (s *Store) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletio
 		return err
 	}
 	if files {
-		if err := s.core.Enqueue(ctx, tx, []river.InsertManyParams{{Args: jobs.AttachmentSweepArgs{}}}); err != nil {
+		if err := b.core.Enqueue(ctx, tx, []river.InsertManyParams{{Args: jobs.AttachmentSweepArgs{}}}); err != nil {
 			return err
 		}
 	}
@@ -309,6 +269,6 @@ func (s *Store) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletio
 	if len(recipients) == 0 {
 		return nil
 	}
-	return s.core.RecordActivities(ctx, tx, Activity{WorkspaceID: d.WorkspaceID, ActorID: d.ActorID, Type: ActivityProjectDeleted,
+	return b.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: d.WorkspaceID, ActorID: d.ActorID, Type: db.ActivityProjectDeleted,
 		Meta: map[string]any{"projectId": p.ID, "name": p.Name}, Recipients: recipients, OnlyRecipients: true})
 }

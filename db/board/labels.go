@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -6,39 +6,40 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Labels lists a project's labels by name.
-func (s *Store) Labels(ctx context.Context, projectID string) ([]Label, error) {
-	ls, err := s.q.LabelListByProject(ctx, projectID)
-	return mapRows(ls, func(r dbsqlc.Label) Label { return Label(r) }), wrap(err, "list labels")
+func (b *Engine) Labels(ctx context.Context, projectID string) ([]db.Label, error) {
+	ls, err := b.q.LabelListByProject(ctx, projectID)
+	return mapRows(ls, func(r dbsqlc.Label) db.Label { return db.Label(r) }), wrap(err, "list labels")
 }
 
 // CreateLabel adds a label to a project; its name is unique in the project.
-func (s *Store) CreateLabel(ctx context.Context, projectID, name, color string) (Label, error) {
-	l, err := s.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: NewID(), ProjectID: projectID, Name: name, Color: color})
+func (b *Engine) CreateLabel(ctx context.Context, projectID, name, color string) (db.Label, error) {
+	l, err := b.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name, Color: color})
 	if isUnique(err, "") {
-		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
+		return db.Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
-	return Label(l), wrap(err, "insert label")
+	return db.Label(l), wrap(err, "insert label")
 }
 
 // UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
-func (s *Store) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (Label, error) {
-	l, err := s.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
+func (b *Engine) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (db.Label, error) {
+	l, err := b.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
 	switch {
 	case isNotFound(err):
-		return Label(l), notFound("label not found")
+		return db.Label(l), notFound("label not found")
 	case isUnique(err, "") && name != nil:
-		return Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
+		return db.Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
 	}
-	return Label(l), wrap(err, "update label")
+	return db.Label(l), wrap(err, "update label")
 }
 
 // DeleteLabel deletes a label of a project, which takes it off every card.
-func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) error {
-	n, err := s.q.LabelDelete(ctx, dbsqlc.LabelDeleteParams{ID: labelID, ProjectID: projectID})
+func (b *Engine) DeleteLabel(ctx context.Context, projectID, labelID string) error {
+	n, err := b.q.LabelDelete(ctx, dbsqlc.LabelDeleteParams{ID: labelID, ProjectID: projectID})
 	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("label not found")
 	}
@@ -47,21 +48,21 @@ func (s *Store) DeleteLabel(ctx context.Context, projectID, labelID string) erro
 
 // AddCardLabel puts a label of the card's project on the card and records card_updated, in one
 // transaction. A label the card already has is left as is (nothing is recorded). It answers the card.
-func (s *Store) AddCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+func (b *Engine) AddCardLabel(ctx context.Context, e db.CardEdit, labelID string) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
-	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, true)
+	return b.changeCardLabel(ctx, projectID, cardID, labelID, actorID, true)
 }
 
 // RemoveCardLabel takes a label of the card's project off the card and records card_updated, in one
 // transaction. A label the card does not have is left as is (nothing is recorded). It answers the card.
-func (s *Store) RemoveCardLabel(ctx context.Context, e CardEdit, labelID string) (Card, error) {
+func (b *Engine) RemoveCardLabel(ctx context.Context, e db.CardEdit, labelID string) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
-	return s.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
+	return b.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
 }
 
-func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
+func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
 	var out Card
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -85,7 +86,7 @@ func (s *Store) changeCardLabel(ctx context.Context, projectID, cardID, labelID,
 			return fmt.Errorf("change card label: %w", err)
 		}
 		if n > 0 {
-			if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartLabels); err != nil {
+			if err := b.cardPartChanged(ctx, tx, q, card, actorID, cardPartLabels); err != nil {
 				return err
 			}
 		}

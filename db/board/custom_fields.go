@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -127,9 +128,9 @@ func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 }
 
 // CustomFields lists a project's custom fields in creation order.
-func (s *Store) CustomFields(ctx context.Context, projectID string) ([]CustomField, error) {
-	fs, err := s.q.CustomFieldListByProject(ctx, projectID)
-	return mapRows(fs, func(r dbsqlc.CustomField) CustomField { return CustomField(r) }), wrap(err, "list custom fields")
+func (b *Engine) CustomFields(ctx context.Context, projectID string) ([]db.CustomField, error) {
+	fs, err := b.q.CustomFieldListByProject(ctx, projectID)
+	return mapRows(fs, func(r dbsqlc.CustomField) db.CustomField { return db.CustomField(r) }), wrap(err, "list custom fields")
 }
 
 // NewCustomField is a custom field to define on a project.
@@ -139,17 +140,17 @@ type NewCustomField struct {
 }
 
 // CreateCustomField defines a custom field on a project; its name is unique in the project.
-func (s *Store) CreateCustomField(ctx context.Context, in NewCustomField) (CustomField, error) {
+func (b *Engine) CreateCustomField(ctx context.Context, in NewCustomField) (db.CustomField, error) {
 	options, err := checkFieldDefinition(in.Type, in.Options)
 	if err != nil {
-		return CustomField{}, err
+		return db.CustomField{}, err
 	}
-	f, err := s.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: NewID(), ProjectID: in.ProjectID, Name: in.Name,
+	f, err := b.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: db.NewID(), ProjectID: in.ProjectID, Name: in.Name,
 		Type: in.Type, Options: options})
 	if isUnique(err, "") {
-		return CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
+		return db.CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
 	}
-	return CustomField(f), wrap(err, "insert custom field")
+	return db.CustomField(f), wrap(err, "insert custom field")
 }
 
 // CustomFieldPatch is a change to a custom field; nil fields are left alone. Changing the type away from
@@ -161,9 +162,9 @@ type CustomFieldPatch struct {
 
 // UpdateCustomField renames a field or changes its type or options, in one transaction. On a type or
 // options change, card values that no longer fit the field are dropped.
-func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (CustomField, error) {
-	var out CustomField
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (db.CustomField, error) {
+	var out db.CustomField
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("custom field not found")
@@ -189,7 +190,7 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 		}
 		var outRow dbsqlc.CustomField
 		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
-		out = CustomField(outRow)
+		out = db.CustomField(outRow)
 		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
 		}
@@ -220,8 +221,8 @@ func (s *Store) UpdateCustomField(ctx context.Context, projectID, fieldID string
 }
 
 // DeleteCustomField deletes a custom field of a project, which removes its values from every card.
-func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string) error {
-	n, err := s.q.CustomFieldDelete(ctx, dbsqlc.CustomFieldDeleteParams{ID: fieldID, ProjectID: projectID})
+func (b *Engine) DeleteCustomField(ctx context.Context, projectID, fieldID string) error {
+	n, err := b.q.CustomFieldDelete(ctx, dbsqlc.CustomFieldDeleteParams{ID: fieldID, ProjectID: projectID})
 	if isNotFound(err) || (err == nil && n == 0) {
 		return notFound("custom field not found")
 	}
@@ -231,7 +232,7 @@ func (s *Store) DeleteCustomField(ctx context.Context, projectID, fieldID string
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
 // each checked against its field, and records card_updated when anything changed, in one transaction.
 // A field id that is not a field of the card's project is refused. It answers the card.
-func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[string]json.RawMessage) (Card, error) {
+func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit, values map[string]json.RawMessage) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	ids := make([]string, 0, len(values))
 	for id := range values {
@@ -242,7 +243,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[
 	}
 	slices.Sort(ids)
 	var out Card
-	err := s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)
 		if err != nil {
 			return err
@@ -288,7 +289,7 @@ func (s *Store) SetCardCustomValues(ctx context.Context, e CardEdit, values map[
 			changed += n
 		}
 		if changed > 0 {
-			if err := s.cardPartChanged(ctx, tx, q, card, actorID, cardPartCustomFields); err != nil {
+			if err := b.cardPartChanged(ctx, tx, q, card, actorID, cardPartCustomFields); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package db
+package board
 
 import (
 	"context"
@@ -17,10 +17,10 @@ const (
 // fold, added by the triggers of migration 00019) into one row per column, batch by batch, and answers
 // the number of columns folded. Reads add up a column's rows, so folding changes no figure; it keeps
 // reads short. The fold periodic job calls it.
-func (s *Store) FoldColumnCounts(ctx context.Context) (int, error) {
+func (b *Engine) FoldColumnCounts(ctx context.Context) (int, error) {
 	total := 0
 	for range columnCountsFoldBatches {
-		n, err := s.q.ColumnCountsFold(ctx, columnCountsFoldBatch)
+		n, err := b.q.ColumnCountsFold(ctx, columnCountsFoldBatch)
 		if err != nil {
 			return total, fmt.Errorf("fold column counts: %w", err)
 		}
