@@ -40,7 +40,7 @@ type CardOut struct {
 	Description       string          `json:"description"`
 	Order             int64           `json:"order" doc:"Position in the column: cards sort by it (ties, only from concurrent creates, by id)"`
 	Archived          bool            `json:"archived"`
-	Priority          string          `json:"priority" enum:"low,medium,high"`
+	Priority          board.Priority  `json:"priority"`
 	StartDate         *time.Time      `json:"startDate" nullable:"true"`
 	DueDate           *time.Time      `json:"dueDate" nullable:"true"`
 	AssigneeID        *string         `json:"assigneeId" nullable:"true"`
@@ -57,7 +57,7 @@ type CardOut struct {
 
 func cardOut(c board.Card) CardOut {
 	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
-		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: c.Priority, StartDate: c.StartDate,
+		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: board.Priority(c.Priority), StartDate: c.StartDate,
 		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist, ChecklistProgress: c.PartsProgress,
 		Labels: c.PartsLabels, CustomFields: c.PartsFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
 		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
@@ -74,7 +74,7 @@ type ChecklistItemIn struct {
 type cardCreateBody struct {
 	Title       string            `json:"title" required:"true" minLength:"1" maxLength:"500"`
 	Description string            `json:"description,omitempty" maxLength:"5000"`
-	Priority    string            `json:"priority,omitempty" enum:"low,medium,high"`
+	Priority    board.Priority    `json:"priority,omitempty"`
 	StartDate   *time.Time        `json:"startDate,omitempty" nullable:"true"`
 	DueDate     *time.Time        `json:"dueDate,omitempty" nullable:"true"`
 	AssigneeID  *string           `json:"assigneeId,omitempty" nullable:"true" format:"uuid"`
@@ -236,7 +236,7 @@ type UpdateCardInput struct {
 type UpdateCardInputBody struct {
 	Title       *string             `json:"title,omitempty" minLength:"1" maxLength:"500"`
 	Description Nullable[string]    `json:"description,omitempty"`
-	Priority    *string             `json:"priority,omitempty" enum:"low,medium,high"`
+	Priority    *board.Priority     `json:"priority,omitempty"`
 	StartDate   Nullable[time.Time] `json:"startDate,omitempty"`
 	DueDate     Nullable[time.Time] `json:"dueDate,omitempty"`
 	AssigneeID  Nullable[string]    `json:"assigneeId,omitempty"`

@@ -11,23 +11,24 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
 // UserOut is a user as the identity endpoints show it.
 type UserOut struct {
-	ID               string `json:"id"`
-	Email            string `json:"email"`
-	Name             string `json:"name"`
-	JobTitle         string `json:"jobTitle"`
-	EmailVerified    bool   `json:"emailVerified"`
-	TwoFactorEnabled bool   `json:"twoFactorEnabled"`
-	PilotageRole     string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
+	ID               string               `json:"id"`
+	Email            string               `json:"email"`
+	Name             string               `json:"name"`
+	JobTitle         string               `json:"jobTitle"`
+	EmailVerified    bool                 `json:"emailVerified"`
+	TwoFactorEnabled bool                 `json:"twoFactorEnabled"`
+	PilotageRole     tenancy.PilotageRole `json:"pilotageRole"`
 }
 
 func userOut(u db.User) *UserOut {
 	return &UserOut{ID: u.ID, Email: u.Email, Name: u.Name, JobTitle: u.JobTitle, EmailVerified: u.EmailVerified,
-		TwoFactorEnabled: u.TotpEnabled, PilotageRole: u.PilotageRole}
+		TwoFactorEnabled: u.TotpEnabled, PilotageRole: tenancy.PilotageRole(u.PilotageRole)}
 }
 
 // SessionBody is the answer of register, login and two-factor verification. When two-factor

@@ -494,7 +494,7 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 		}
 		return ev
 	}
-	for ev := next(); ev.Status != db.MissionAwaitingApproval; ev = next() {
+	for ev := next(); ev.Status != string(db.MissionAwaitingApproval); ev = next() {
 		require.False(t, db.StreamMission.Ends(ev.Status), "the mission ended before awaiting approval: %+v", ev)
 	}
 	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",

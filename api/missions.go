@@ -19,48 +19,48 @@ import (
 
 // MissionOut is a mission with its progress.
 type MissionOut struct {
-	ID          string     `json:"id"`
-	AgentID     string     `json:"agentId"`
-	CardID      *string    `json:"cardId" nullable:"true"`
-	ProjectID   *string    `json:"projectId" nullable:"true"`
-	Source      string     `json:"source" enum:"agent,runtime,card_mission,pipeline"`
-	Objective   string     `json:"objective"`
-	Prompt      string     `json:"prompt" doc:"Same as objective"`
-	Status      string     `json:"status" enum:"queued,running,awaiting_approval,completed,failed"`
-	MaxSteps    int32      `json:"maxSteps"`
-	Steps       int32      `json:"steps" doc:"Model turns taken"`
-	Actions     int32      `json:"actions" doc:"Tool calls applied or proposed"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	StartedAt   *time.Time `json:"startedAt" nullable:"true"`
-	FinishedAt  *time.Time `json:"finishedAt" nullable:"true"`
-	CancelledAt *time.Time `json:"cancelledAt" nullable:"true"`
-	Error       *string    `json:"error" nullable:"true"`
+	ID          string           `json:"id"`
+	AgentID     string           `json:"agentId"`
+	CardID      *string          `json:"cardId" nullable:"true"`
+	ProjectID   *string          `json:"projectId" nullable:"true"`
+	Source      string           `json:"source" enum:"agent,runtime,card_mission,pipeline"`
+	Objective   string           `json:"objective"`
+	Prompt      string           `json:"prompt" doc:"Same as objective"`
+	Status      db.MissionStatus `json:"status"`
+	MaxSteps    int32            `json:"maxSteps"`
+	Steps       int32            `json:"steps" doc:"Model turns taken"`
+	Actions     int32            `json:"actions" doc:"Tool calls applied or proposed"`
+	CreatedAt   time.Time        `json:"createdAt"`
+	StartedAt   *time.Time       `json:"startedAt" nullable:"true"`
+	FinishedAt  *time.Time       `json:"finishedAt" nullable:"true"`
+	CancelledAt *time.Time       `json:"cancelledAt" nullable:"true"`
+	Error       *string          `json:"error" nullable:"true"`
 }
 
 func missionOut(m db.AgentMission) MissionOut {
 	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source, Objective: m.Objective,
-		Prompt: m.Objective, Status: m.Status, MaxSteps: m.MaxSteps, Steps: m.Steps, Actions: m.Actions, CreatedAt: m.CreatedAt,
+		Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps, Actions: m.Actions, CreatedAt: m.CreatedAt,
 		StartedAt: m.StartedAt, FinishedAt: m.FinishedAt, CancelledAt: m.CancelledAt, Error: m.Error}
 }
 
 // ProposalOut is an action an agent proposed.
 type ProposalOut struct {
-	ID          string          `json:"id"`
-	MissionID   string          `json:"missionId"`
-	StepKey     string          `json:"stepKey"`
-	Tool        string          `json:"tool"`
-	Args        json.RawMessage `json:"args"`
-	Explanation string          `json:"explanation"`
-	Status      string          `json:"status" enum:"pending,approved,rejected"`
-	Reason      *string         `json:"reason" nullable:"true"`
-	DecidedBy   *string         `json:"decidedBy" nullable:"true"`
-	DecidedAt   *time.Time      `json:"decidedAt" nullable:"true"`
-	CreatedAt   time.Time       `json:"createdAt"`
+	ID          string                 `json:"id"`
+	MissionID   string                 `json:"missionId"`
+	StepKey     string                 `json:"stepKey"`
+	Tool        string                 `json:"tool"`
+	Args        json.RawMessage        `json:"args"`
+	Explanation string                 `json:"explanation"`
+	Status      mission.ProposalStatus `json:"status"`
+	Reason      *string                `json:"reason" nullable:"true"`
+	DecidedBy   *string                `json:"decidedBy" nullable:"true"`
+	DecidedAt   *time.Time             `json:"decidedAt" nullable:"true"`
+	CreatedAt   time.Time              `json:"createdAt"`
 }
 
 func proposalOut(p db.AgentProposal) ProposalOut {
 	return ProposalOut{ID: p.ID, MissionID: p.MissionID, StepKey: p.StepKey, Tool: p.Tool, Args: p.Args, Explanation: p.Explanation,
-		Status: p.Status, Reason: p.Reason, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
+		Status: mission.ProposalStatus(p.Status), Reason: p.Reason, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
 }
 
 // MissionPath names a mission.

@@ -40,10 +40,10 @@ type OrganizationOut struct {
 
 // OrgMemberOut is a member of an organization.
 type OrgMemberOut struct {
-	UserID string `json:"userId"`
-	Role   string `json:"role" enum:"owner,admin,member"`
-	Email  string `json:"email"`
-	Name   string `json:"name"`
+	UserID string          `json:"userId"`
+	Role   tenancy.OrgRole `json:"role"`
+	Email  string          `json:"email"`
+	Name   string          `json:"name"`
 }
 
 // CheckoutOut is a billing checkout session.
@@ -70,7 +70,7 @@ func myOrganizationOut(o db.MyOrganization) OrganizationOut {
 }
 
 func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
-	return OrgMemberOut{UserID: m.UserID, Role: m.Role, Email: m.Email, Name: m.Name}
+	return OrgMemberOut{UserID: m.UserID, Role: tenancy.OrgRole(m.Role), Email: m.Email, Name: m.Name}
 }
 
 // registerOrganizations registers organizations, their members and billing.
@@ -218,8 +218,8 @@ type InviteToOrganizationInput struct {
 
 // InviteToOrganizationInputBody is the body of an InviteToOrganizationInput request.
 type InviteToOrganizationInputBody struct {
-	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-	Role  string `json:"role" required:"true" enum:"admin,member"`
+	Email string          `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  tenancy.OrgRole `json:"role" required:"true" enum:"admin,member"`
 }
 
 func (s tenancyOps) inviteToOrganization(ctx context.Context, in *InviteToOrganizationInput) (*Output[InvitationOut], error) {
@@ -232,7 +232,7 @@ func (s tenancyOps) inviteToOrganization(ctx context.Context, in *InviteToOrgani
 		inviter = p.User.Email
 	}
 	inv, err := s.tenancy.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: a.OrgID, OrganizationName: a.OrgName,
-		Email: strings.TrimSpace(in.Body.Email), Role: in.Body.Role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+		Email: strings.TrimSpace(in.Body.Email), Role: string(in.Body.Role), InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -268,11 +268,11 @@ type UpdateOrganizationMemberInput struct {
 
 // UpdateOrganizationMemberInputBody is the body of a UpdateOrganizationMemberInput request.
 type UpdateOrganizationMemberInputBody struct {
-	Role string `json:"role" required:"true" enum:"admin,member"`
+	Role tenancy.OrgRole `json:"role" required:"true" enum:"admin,member"`
 }
 
 func (s tenancyOps) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
-	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, in.Body.Role))
+	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, string(in.Body.Role)))
 }
 
 func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {

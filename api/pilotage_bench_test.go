@@ -172,7 +172,7 @@ func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 		doc := transfer.TransferDoc{Version: 1, Project: transfer.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
 			Columns: []transfer.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
 		for c := range perProject - 1 {
-			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: board.Priorities[c%3], Archived: c%25 == 0}
+			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: string(board.Priorities[c%3]), Archived: c%25 == 0}
 			switch c % 5 {
 			case 0:
 				card.DueDate = &past

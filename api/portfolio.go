@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/transfer"
@@ -69,19 +70,19 @@ type RoadmapScopeOut struct {
 
 // RoadmapCardOut is a dated card (one with a start or due date) on the roadmap.
 type RoadmapCardOut struct {
-	ID        string     `json:"id"`
-	Title     string     `json:"title"`
-	ColumnID  string     `json:"columnId"`
-	StartDate *time.Time `json:"startDate" nullable:"true"`
-	DueDate   *time.Time `json:"dueDate" nullable:"true"`
-	Priority  string     `json:"priority" enum:"low,medium,high"`
-	Archived  bool       `json:"archived" doc:"Always false: archived cards are left off the roadmap"`
+	ID        string         `json:"id"`
+	Title     string         `json:"title"`
+	ColumnID  string         `json:"columnId"`
+	StartDate *time.Time     `json:"startDate" nullable:"true"`
+	DueDate   *time.Time     `json:"dueDate" nullable:"true"`
+	Priority  board.Priority `json:"priority"`
+	Archived  bool           `json:"archived" doc:"Always false: archived cards are left off the roadmap"`
 }
 
 func roadmapCards(rows []roadmap.RoadmapCard) []RoadmapCardOut {
 	out := make([]RoadmapCardOut, len(rows))
 	for i, c := range rows {
-		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: c.Priority}
+		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: board.Priority(c.Priority)}
 	}
 	return out
 }

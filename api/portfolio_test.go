@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/transfer"
 )
@@ -204,7 +205,7 @@ func TestRoadmap(t *testing.T) {
 		return &v
 	}
 	item := func(id, title, col, start, due, prio string) RoadmapCardOut {
-		c := RoadmapCardOut{ID: id, Title: title, ColumnID: col, Priority: prio, Archived: false}
+		c := RoadmapCardOut{ID: id, Title: title, ColumnID: col, Priority: board.Priority(prio), Archived: false}
 		if start != "" {
 			c.StartDate = at(start)
 		}

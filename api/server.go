@@ -216,6 +216,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 	if !opts.Production {
 		cfg.SchemasPath = "/api/schemas"
 	}
+	registerValues(cfg.Components.Schemas)
 	s.api = humachi.New(router, cfg)
 	s.mountDocs(router, !opts.NoDocs)
 	s.api.UseMiddleware(s.guard)

@@ -35,15 +35,15 @@ func workspaceOut(w db.Workspace, role, pilotageRole string) WorkspaceOut {
 
 // WorkspaceMemberOut is a member of a workspace.
 type WorkspaceMemberOut struct {
-	UserID       string `json:"userId"`
-	Email        string `json:"email"`
-	Name         string `json:"name"`
-	Role         string `json:"role" enum:"admin,member"`
-	PilotageRole string `json:"pilotageRole" enum:"viewer,reviewer,owner"`
+	UserID       string                `json:"userId"`
+	Email        string                `json:"email"`
+	Name         string                `json:"name"`
+	Role         tenancy.WorkspaceRole `json:"role"`
+	PilotageRole tenancy.PilotageRole  `json:"pilotageRole"`
 }
 
 func workspaceMemberOut(m db.WorkspaceMember) WorkspaceMemberOut {
-	return WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role, PilotageRole: m.PilotageRole}
+	return WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: tenancy.WorkspaceRole(m.Role), PilotageRole: tenancy.PilotageRole(m.PilotageRole)}
 }
 
 // InvitationOut is an invitation as its creator sees it, token included so it can be shared directly.
@@ -235,8 +235,8 @@ type InviteToWorkspaceInput struct {
 
 // InviteToWorkspaceInputBody is the body of a InviteToWorkspaceInput request.
 type InviteToWorkspaceInputBody struct {
-	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
-	Role  string `json:"role,omitempty" enum:"admin,member" default:"member"`
+	Email string                `json:"email" required:"true" format:"email" maxLength:"254"`
+	Role  tenancy.WorkspaceRole `json:"role,omitempty" default:"member"`
 }
 
 func (s tenancyOps) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
@@ -257,7 +257,7 @@ func (s tenancyOps) inviteToWorkspace(ctx context.Context, in *InviteToWorkspace
 		inviter = p.User.Email
 	}
 	inv, err := s.tenancy.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
-		Email: strings.TrimSpace(in.Body.Email), Role: role, InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+		Email: strings.TrimSpace(in.Body.Email), Role: string(role), InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -287,8 +287,8 @@ type UpdateWorkspaceMemberInput struct {
 	WorkspacePath
 	UserID string `path:"userId"`
 	Body   struct {
-		Role         *string `json:"role,omitempty" enum:"admin,member"`
-		PilotageRole *string `json:"pilotageRole,omitempty" enum:"viewer,reviewer,owner"`
+		Role         *tenancy.WorkspaceRole `json:"role,omitempty"`
+		PilotageRole *tenancy.PilotageRole  `json:"pilotageRole,omitempty"`
 	}
 }
 
@@ -296,7 +296,7 @@ func (s tenancyOps) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspa
 	if in.Body.Role == nil && in.Body.PilotageRole == nil {
 		return nil, errBadRequest("give role and/or pilotageRole")
 	}
-	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, in.Body.Role, in.Body.PilotageRole))
+	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, (*string)(in.Body.Role), (*string)(in.Body.PilotageRole)))
 }
 
 // WorkspaceMemberPath names a member of a workspace.

@@ -36,7 +36,7 @@ func (k StreamKind) Ends(status string) bool { return slices.Contains(k.Final, s
 // StreamMission is the kind of mission streams: a mission is final once completed or failed (cancelled
 // is failed). awaiting_approval is not final: deciding the proposals completes the mission, with more
 // events.
-var StreamMission = StreamKind{Name: "mission", Final: []string{MissionCompleted, MissionFailed}}
+var StreamMission = StreamKind{Name: "mission", Final: []string{string(MissionCompleted), string(MissionFailed)}}
 
 // NewStreamEvent is one event to append to a stream. Status is its entity's status, which decides
 // whether the event ends the stream (StreamKind.Ends).
@@ -215,12 +215,24 @@ func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStr
 	return MissionStreamInfo{ID: row.ID, WorkspaceID: row.WorkspaceID, Status: row.Status}, nil
 }
 
-// Mission statuses: queued (its job inserted), running, awaiting_approval (proposals wait for a
-// person), then completed or failed.
+// MissionStatus is where an agent's mission stands: queued (its job inserted), running,
+// awaiting_approval (proposals wait for a person), then completed or failed.
+type MissionStatus string
+
+// The mission statuses.
 const (
-	MissionQueued           = "queued"
-	MissionRunning          = "running"
-	MissionAwaitingApproval = "awaiting_approval"
-	MissionCompleted        = "completed"
-	MissionFailed           = "failed"
+	MissionQueued           MissionStatus = "queued"
+	MissionRunning          MissionStatus = "running"
+	MissionAwaitingApproval MissionStatus = "awaiting_approval"
+	MissionCompleted        MissionStatus = "completed"
+	MissionFailed           MissionStatus = "failed"
 )
+
+// MissionStatuses lists every mission status, in the order a mission goes through them.
+var MissionStatuses = []MissionStatus{MissionQueued, MissionRunning, MissionAwaitingApproval, MissionCompleted, MissionFailed}
+
+// Values lists the valid mission statuses (the OpenAPI document's enum).
+func (MissionStatus) Values() []MissionStatus { return MissionStatuses }
+
+// Valid says whether s is one of MissionStatuses.
+func (s MissionStatus) Valid() bool { return slices.Contains(MissionStatuses, s) }

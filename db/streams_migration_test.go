@@ -67,7 +67,7 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 	require.Equal(t, db.StreamState{LastSeq: 1, LastStatus: "awaiting_approval"}, st)
 
 	// The sequence goes on where the mission's left off.
-	ev, err := store.AppendMissionEvent(ctx, running, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionCompleted})
+	ev, err := store.AppendMissionEvent(ctx, running, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionCompleted)})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), ev.Seq)
 	require.True(t, ev.Final)

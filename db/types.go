@@ -189,3 +189,12 @@ type Opt[T any] struct {
 
 // RuleCause marks a change an automation rule makes (the rule and the depth of its events).
 type RuleCause = dbcore.RuleCause
+
+// Strings is a list of domain values (priorities, statuses, roles) as plain strings.
+func Strings[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}

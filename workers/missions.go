@@ -76,7 +76,7 @@ func (w *MissionWorker) Work(ctx context.Context, job *river.Job[jobs.MissionArg
 		return nil
 	}
 	// Cancelled (the job's context ends) or finished elsewhere: nothing more to write.
-	if status, serr := st.MissionStatus(context.WithoutCancel(ctx), id); serr == nil && status != db.MissionRunning {
+	if status, serr := st.MissionStatus(context.WithoutCancel(ctx), id); serr == nil && db.MissionStatus(status) != db.MissionRunning {
 		return nil
 	}
 	// Still running: a transient failure (database, network, the attempt's timeout, a worker shutting

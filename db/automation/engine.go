@@ -106,8 +106,8 @@ func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.
 		return false, "moved to another column", nil
 	case c.ColumnID != nil && card.ColumnID != *c.ColumnID:
 		return false, "the card is in another column", nil
-	case c.Status != nil && board.CardStatus(colIDs, card.ColumnID, card.Archived) != *c.Status:
-		return false, "the card's status is " + board.CardStatus(colIDs, card.ColumnID, card.Archived), nil
+	case c.Status != nil && board.StatusOf(colIDs, card.ColumnID, card.Archived) != *c.Status:
+		return false, "the card's status is " + string(board.StatusOf(colIDs, card.ColumnID, card.Archived)), nil
 	}
 	if len(c.Priority) > 0 {
 		var one string
@@ -166,9 +166,9 @@ func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationR
 		}
 		target := colIDs[0]
 		switch *a.Status {
-		case "done":
+		case board.StatusDone:
 			target = colIDs[len(colIDs)-1]
-		case "in_progress":
+		case board.StatusInProgress:
 			if len(colIDs) < 3 {
 				return dbcore.Invalid("the project has no in-progress column (it needs at least three columns)")
 			}

@@ -25,9 +25,6 @@ import (
 // ActionTypes lists every automation action.
 var ActionTypes = []string{"move_card", "set_status", "set_priority", "assign_user", "archive_card", "send_webhook"}
 
-// Statuses a card can be in, derived from its column and archived flag (docs/automations.md).
-var Statuses = []string{"todo", "in_progress", "done", "archived"}
-
 // RuleConditions is the small condition language of automation rules: every given key must hold.
 type RuleConditions struct {
 	// FromColumnID and ToColumnID match the columns of a move (task_moved only).
@@ -42,16 +39,16 @@ type RuleConditions struct {
 	// AssigneeID matches the card's assignee; null matches unassigned cards.
 	AssigneeID json.RawMessage `json:"assigneeId,omitempty"`
 	// Status matches the card's status (todo, in_progress, done, archived).
-	Status *string `json:"status,omitempty"`
+	Status *board.Status `json:"status,omitempty"`
 }
 
 // RuleAction is what a rule does.
 type RuleAction struct {
-	Type     string  `json:"type"`
-	ColumnID *string `json:"columnId,omitempty"`
-	Status   *string `json:"status,omitempty"`
-	Priority *string `json:"priority,omitempty"`
-	UserID   *string `json:"userId,omitempty"`
+	Type     string          `json:"type"`
+	ColumnID *string         `json:"columnId,omitempty"`
+	Status   *board.Status   `json:"status,omitempty"`
+	Priority *board.Priority `json:"priority,omitempty"`
+	UserID   *string         `json:"userId,omitempty"`
 	// WebhookID is send_webhook's webhook, of the project's workspace.
 	WebhookID *string `json:"webhookId,omitempty"`
 }
@@ -130,8 +127,8 @@ func checkRuleConditions(ctx context.Context, q *dbsqlc.Queries, projectID strin
 	if err := checkAssigneeCondition(ctx, q, projectID, c.AssigneeID); err != nil {
 		return c, err
 	}
-	if c.Status != nil && !slices.Contains(Statuses, *c.Status) {
-		return c, dbcore.Invalid("conditions: status must be one of " + strings.Join(Statuses, ", "))
+	if c.Status != nil && !c.Status.Valid() {
+		return c, dbcore.Invalid("conditions: status must be one of todo, in_progress, done, archived")
 	}
 	return c, nil
 }
@@ -141,15 +138,15 @@ func checkPriorityCondition(raw json.RawMessage) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	var one string
-	var many []string
+	var one board.Priority
+	var many []board.Priority
 	if json.Unmarshal(raw, &one) == nil {
-		many = []string{one}
+		many = []board.Priority{one}
 	} else if err := json.Unmarshal(raw, &many); err != nil || len(many) == 0 {
 		return dbcore.Invalid("conditions: priority must be a priority or a non-empty list of them")
 	}
 	for _, p := range many {
-		if !slices.Contains(board.Priorities, p) {
+		if !p.Valid() {
 			return dbcore.Invalid("conditions: priority must be low, medium or high")
 		}
 	}
@@ -203,12 +200,12 @@ func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, 
 		}
 	case "set_status":
 		want["status"] = true
-		if a.Status == nil || !slices.Contains([]string{"todo", "in_progress", "done"}, *a.Status) {
+		if a.Status == nil || !slices.Contains([]board.Status{board.StatusTodo, board.StatusInProgress, board.StatusDone}, *a.Status) {
 			return nil, dbcore.Invalid("action: set_status needs status: todo, in_progress or done")
 		}
 	case "set_priority":
 		want["priority"] = true
-		if a.Priority == nil || !slices.Contains(board.Priorities, *a.Priority) {
+		if a.Priority == nil || !a.Priority.Valid() {
 			return nil, dbcore.Invalid("action: set_priority needs priority: low, medium or high")
 		}
 	case "assign_user":

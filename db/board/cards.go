@@ -17,9 +17,6 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// Priorities a card can have.
-var Priorities = []string{"low", "medium", "high"}
-
 // MaxChecklistItems is the most checklist items a card may have.
 const MaxChecklistItems = 100
 
@@ -38,7 +35,8 @@ type ChecklistItemInput struct {
 // NewCard is a card to create. An empty ColumnID puts it in the project's first column.
 type NewCard struct {
 	WorkspaceID, ProjectID, ColumnID, ActorID string
-	Title, Description, Priority              string
+	Title, Description                        string
+	Priority                                  Priority // empty: medium
 	ScopeID, AssigneeID                       *string
 	StartDate, DueDate                        *time.Time
 	Checklist                                 []ChecklistItemInput
@@ -108,7 +106,7 @@ func (b *Engine) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCa
 		return in, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
 	if in.Priority == "" {
-		in.Priority = "medium"
+		in.Priority = PriorityMedium
 	}
 	if in.ColumnID == "" {
 		col, err := q.ColumnFirst(ctx, in.ProjectID)
@@ -128,7 +126,7 @@ func (b *Engine) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCa
 // the card and what the activity's recording answered.
 func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID string, rec *dbsqlc.ActivitiesRecordParams) (Card, []string, error) {
 	row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: cardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
-		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: in.Priority, StartDate: in.StartDate,
+		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: string(in.Priority), StartDate: in.StartDate,
 		DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
 	if isMissingRef(err) {
 		return Card{}, nil, notFound("column not found")
@@ -210,10 +208,11 @@ func (b *Engine) Card(ctx context.Context, projectID, cardID string) (Card, erro
 
 // CardPatch is a change to a card; zero fields are left alone.
 type CardPatch struct {
-	Title, Description, Priority *string
-	Archived                     *bool
-	StartDate, DueDate           db.Opt[time.Time]
-	AssigneeID, ScopeID          db.Opt[string]
+	Title, Description  *string
+	Priority            *Priority
+	Archived            *bool
+	StartDate, DueDate  db.Opt[time.Time]
+	AssigneeID, ScopeID db.Opt[string]
 	// ColumnID moves the card to another column (at the end unless Order is set).
 	ColumnID *string
 	// Order moves the card to this 0-based place in its (new) column, clamped to the ends.
@@ -342,8 +341,8 @@ func patchCard(cur dbsqlc.Card, p CardPatch) cardChange {
 	if p.Description != nil && *p.Description != cur.Description {
 		ch.next.Description, ch.changed = *p.Description, append(ch.changed, "description")
 	}
-	if p.Priority != nil && *p.Priority != cur.Priority {
-		ch.next.Priority, ch.changed = *p.Priority, append(ch.changed, "priority")
+	if p.Priority != nil && string(*p.Priority) != cur.Priority {
+		ch.next.Priority, ch.changed = string(*p.Priority), append(ch.changed, "priority")
 	}
 	if p.StartDate.Set && !timeEq(p.StartDate.Value, cur.StartDate) {
 		ch.next.StartDate, ch.changed = p.StartDate.Value, append(ch.changed, "startDate")
@@ -411,7 +410,7 @@ func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *c
 		return nil, fmt.Errorf("list columns: %w", err)
 	}
 	return []db.Activity{{Type: db.ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
-		"fromStatus": CardStatus(colIDs, cur.ColumnID, cur.Archived), "toStatus": CardStatus(colIDs, target, ch.next.Archived)}}}, nil
+		"fromStatus": string(StatusOf(colIDs, cur.ColumnID, cur.Archived)), "toStatus": string(StatusOf(colIDs, target, ch.next.Archived))}}}, nil
 }
 
 // cardUpdateActivities appends to acts card_updated, card_assigned and card_archived as the change
@@ -600,17 +599,17 @@ func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool,
 	return db.EncodeCursor(cardList, last), nil
 }
 
-// CardStatus derives a card's status: archived, else by column: first todo, last done, others in
+// StatusOf derives a card's status: archived, else by column: first todo, last done, others in
 // progress.
-func CardStatus(columnIDs []string, columnID string, archived bool) string {
+func StatusOf(columnIDs []string, columnID string, archived bool) Status {
 	switch {
 	case archived:
-		return "archived"
+		return StatusArchived
 	case len(columnIDs) == 0 || columnIDs[0] == columnID:
-		return "todo"
+		return StatusTodo
 	case columnIDs[len(columnIDs)-1] == columnID:
-		return "done"
+		return StatusDone
 	default:
-		return "in_progress"
+		return StatusInProgress
 	}
 }

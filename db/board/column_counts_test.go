@@ -13,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
 // countersSQL is every column's counters (the sums of its count rows), by column id.
@@ -86,7 +87,7 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	requireCountersTrue(t, b, "setup")
 
 	var cards []board.Card
-	for i, prio := range []string{"low", "medium", "high", "high", ""} {
+	for i, prio := range []board.Priority{"low", "medium", "high", "high", ""} {
 		in := b.newCard(fmt.Sprintf("card %d", i))
 		in.Priority = prio
 		in.ColumnID = b.project.Columns[i%len(b.project.Columns)]
@@ -109,11 +110,11 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	ptr := func(s string) *string { return &s }
 	yes, no := true, false
 	update("a title edit", cards[0], board.CardPatch{Title: ptr("renamed")})
-	update("a priority change", cards[0], board.CardPatch{Priority: ptr("high")})
+	update("a priority change", cards[0], board.CardPatch{Priority: testfactory.Ptr(board.PriorityHigh)})
 	update("a move", cards[0], board.CardPatch{ColumnID: &b.project.Columns[2]})
 	update("a reorder", cards[2], board.CardPatch{Order: new(int)})
 	update("an archive", cards[2], board.CardPatch{Archived: &yes})
-	update("a priority change of an archived card", cards[2], board.CardPatch{Priority: ptr("low")})
+	update("a priority change of an archived card", cards[2], board.CardPatch{Priority: testfactory.Ptr(board.PriorityLow)})
 	update("a move of an archived card", cards[2], board.CardPatch{ColumnID: &b.project.Columns[1]})
 	update("an unarchive", cards[2], board.CardPatch{Archived: &no})
 
@@ -229,7 +230,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 				case op == 0 || pick == "":
 					in := b.newCard(fmt.Sprintf("g%d-%d", g, i))
 					in.ColumnID = b.project.Columns[r.IntN(len(b.project.Columns))]
-					in.Priority = []string{"low", "medium", "high"}[r.IntN(3)]
+					in.Priority = board.Priorities[r.IntN(3)]
 					in.Checklist = []board.ChecklistItemInput{{Title: "a", Done: r.IntN(2) == 0}}
 					var c board.Card
 					c, err = b.Board.CreateCard(ctx, in)
@@ -246,7 +247,7 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 				case op == 3:
 					_, err = b.Board.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
 				default:
-					prio := []string{"low", "medium", "high"}[r.IntN(3)]
+					prio := board.Priorities[r.IntN(3)]
 					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{Priority: &prio}})
 				}
 				if err != nil {

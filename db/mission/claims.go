@@ -67,7 +67,7 @@ func (e *Engine) ClaimMission(ctx context.Context, workspaceID, missionID string
 			&river.InsertOpts{Queue: jobs.QueueDefault, ScheduledAt: expires}); err != nil {
 			return fmt.Errorf("enqueue claim expiry: %w", err)
 		}
-		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionRunning,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionRunning),
 			Message: "mission claimed by an MCP client", Data: map[string]any{"claimedBy": claim.UserID, "claimExpiresAt": expires}})
 		return err
 	})
@@ -85,8 +85,8 @@ func (e *Engine) holdClaimTx(ctx context.Context, q *dbsqlc.Queries, workspaceID
 	if err != nil {
 		return db.AgentMission{}, fmt.Errorf("lock mission: %w", err)
 	}
-	if m.Status != db.MissionRunning || m.ClaimedBy == nil || *m.ClaimedBy != claim.UserID {
-		if m.Status == db.MissionRunning && m.ClaimedBy != nil {
+	if db.MissionStatus(m.Status) != db.MissionRunning || m.ClaimedBy == nil || *m.ClaimedBy != claim.UserID {
+		if db.MissionStatus(m.Status) == db.MissionRunning && m.ClaimedBy != nil {
 			return db.AgentMission(m), dbcore.Conflict("the mission is claimed by someone else")
 		}
 		return db.AgentMission(m), dbcore.Conflict(fmt.Sprintf("the mission is %s and not claimed by you; claim it first", m.Status))
@@ -155,7 +155,7 @@ func (e *Engine) ReleaseExpiredClaim(ctx context.Context, missionID string, seq 
 		if err != nil {
 			return fmt.Errorf("lock mission: %w", err)
 		}
-		if m.Status != db.MissionRunning || m.ClaimSeq != seq || m.ClaimExpiresAt == nil {
+		if db.MissionStatus(m.Status) != db.MissionRunning || m.ClaimSeq != seq || m.ClaimExpiresAt == nil {
 			return nil
 		}
 		if m.ClaimExpiresAt.After(time.Now()) {
@@ -166,7 +166,7 @@ func (e *Engine) ReleaseExpiredClaim(ctx context.Context, missionID string, seq 
 			return dbcore.Wrap(err, "release claim")
 		}
 		released = true
-		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionQueued,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionQueued),
 			Message: "the MCP client holding the mission went silent past its deadline; the mission is queued again",
 			Data:    map[string]any{"claimedBy": m.ClaimedBy, "claimExpiredAt": m.ClaimExpiresAt}})
 		return err

@@ -64,15 +64,15 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 			return fmt.Errorf("get agent: %w", err)
 		}
 		run.Agent = db.Agent(agent)
-		if agent.McpOnly || (m.Status != db.MissionQueued && m.Status != db.MissionRunning) {
+		if agent.McpOnly || (db.MissionStatus(m.Status) != db.MissionQueued && db.MissionStatus(m.Status) != db.MissionRunning) {
 			run.Mission = db.AgentMission(m)
 			return nil
 		}
-		if m.Status == db.MissionQueued {
+		if db.MissionStatus(m.Status) == db.MissionQueued {
 			if m, err = q.MissionStart(ctx, missionID); err != nil {
 				return fmt.Errorf("start mission: %w", err)
 			}
-			if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionRunning,
+			if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionRunning),
 				Message: "mission started"}); err != nil {
 				return err
 			}
@@ -249,7 +249,7 @@ func (e *Engine) lockMissionForStepTx(ctx context.Context, q *dbsqlc.Queries, in
 		return db.AgentMission{}, dbcore.Wrap(err, "lock mission")
 	}
 	m := db.AgentMission(mRow)
-	if m.Status != db.MissionRunning {
+	if db.MissionStatus(m.Status) != db.MissionRunning {
 		return db.AgentMission{}, ErrMissionStopped
 	}
 	return m, nil
@@ -293,7 +293,7 @@ func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.
 	}
 	res := stepResult{ProposalID: p.ID, Text: fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)}
 	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
-		Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": "pending"}}); err != nil {
+		Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": ProposalPending}}); err != nil {
 		return stepResult{}, err
 	}
 	return res, nil
@@ -387,7 +387,8 @@ func needsApproval(mode, tool string) bool {
 }
 
 // agentToolLimits are the card limits tool calls are decoded against.
-var agentToolLimits = agenttool.Limits{Priorities: board.Priorities, MaxChecklistItems: board.MaxChecklistItems, MaxCommentLength: board.MaxCommentLength}
+var agentToolLimits = agenttool.Limits{Priorities: db.Strings(board.Priorities), MaxChecklistItems: board.MaxChecklistItems,
+	MaxCommentLength: board.MaxCommentLength}
 
 // decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
 // ErrInvalid.
@@ -424,7 +425,7 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 	}
 	switch a := args.(type) {
 	case agenttool.UpdateCardArgs:
-		p := board.CardPatch{Title: a.Title, Description: a.Description, Priority: a.Priority, DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
+		p := board.CardPatch{Title: a.Title, Description: a.Description, Priority: (*board.Priority)(a.Priority), DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
 		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
 			return "", err
 		}
@@ -473,7 +474,7 @@ func (e *Engine) FinishMission(ctx context.Context, missionID, summary, errText 
 
 // finishMissionTx is FinishMission's work on a mission locked by the caller.
 func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, summary, errText string) (db.AgentMission, error) {
-	if m.Status != db.MissionRunning {
+	if db.MissionStatus(m.Status) != db.MissionRunning {
 		return m, nil
 	}
 	status, evType, msg := db.MissionCompleted, db.MissionEventDone, summary
@@ -490,14 +491,14 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 			status, evType = db.MissionAwaitingApproval, db.MissionEventStatus
 		}
 	}
-	out, err := q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: m.ID, Status: status, Error: errPtr})
+	out, err := q.MissionFinish(ctx, dbsqlc.MissionFinishParams{ID: m.ID, Status: string(status), Error: errPtr})
 	if err != nil {
 		return m, fmt.Errorf("finish mission: %w", err)
 	}
 	if msg == "" {
-		msg = "mission " + strings.ReplaceAll(status, "_", " ")
+		msg = "mission " + strings.ReplaceAll(string(status), "_", " ")
 	}
-	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: status, Message: msg}); err != nil {
+	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: string(status), Message: msg}); err != nil {
 		return db.AgentMission(out), err
 	}
 	// A pipeline step waiting for the mission goes on in the same transaction.
@@ -507,7 +508,7 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 // missionSettledTx advances the pipeline step that waits for a mission which just completed or
 // failed, in the mission's transaction.
 func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMission) error {
-	switch m.Status {
+	switch db.MissionStatus(m.Status) {
 	case db.MissionCompleted:
 		return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
 	case db.MissionFailed:

@@ -130,7 +130,7 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 			}
 			out.JobID = &res.Job.ID
 		}
-		_, err = e.store.AppendMissionEventTx(ctx, tx, out.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: db.MissionQueued, Message: msg,
+		_, err = e.store.AppendMissionEventTx(ctx, tx, out.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionQueued), Message: msg,
 			Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
 		return err
 	}()
@@ -203,7 +203,7 @@ func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMi
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionFailed, Message: "mission cancelled",
+		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionFailed), Message: "mission cancelled",
 			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
 			return err
 		}

@@ -48,10 +48,10 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			if !by.Reviewer && m.CreatedBy != by.UserID {
 				return dbcore.Forbidden("only the mission's requester or a pilotage reviewer or owner may decide its proposals")
 			}
-			status := "rejected"
+			status := string(ProposalRejected)
 			var reasonPtr *string
 			if approve {
-				status = "approved"
+				status = string(ProposalApproved)
 			} else if reason != "" {
 				reasonPtr = &reason
 			}
@@ -95,7 +95,7 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: db.MissionCompleted,
+			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionCompleted),
 				Message: "every proposal was decided; mission completed"}); err != nil {
 				return err
 			}

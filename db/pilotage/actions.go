@@ -238,12 +238,12 @@ type (
 		Impact string `json:"impact"`
 	}
 	createCardPayload struct {
-		ProjectID   string     `json:"projectId"`
-		ColumnID    string     `json:"columnId"`
-		Title       string     `json:"title"`
-		Description string     `json:"description"`
-		Priority    string     `json:"priority"`
-		DueDate     *time.Time `json:"dueDate"`
+		ProjectID   string         `json:"projectId"`
+		ColumnID    string         `json:"columnId"`
+		Title       string         `json:"title"`
+		Description string         `json:"description"`
+		Priority    board.Priority `json:"priority"`
+		DueDate     *time.Time     `json:"dueDate"`
 	}
 	moveCardPayload struct {
 		ProjectID string `json:"projectId"`

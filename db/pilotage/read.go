@@ -357,7 +357,7 @@ func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioC
 	}
 	for j, c := range cols {
 		active := int(c.LowCount + c.MediumCount + c.HighCount)
-		typ := board.CardStatus(ids, c.ID, false)
+		typ := string(board.StatusOf(ids, c.ID, false))
 		pp.CardsByColumn[j] = PortfolioColumn{ColumnID: c.ID, Name: c.Name, Count: active}
 		pp.ColumnTypes[j] = typ
 		pp.CardCount += active

@@ -80,9 +80,9 @@ func checkText(field, s string, maxLen int, required bool) (string, error) {
 	return s, nil
 }
 
-func checkEnum(field, v string, allowed []string) error {
+func checkEnum[T ~string](field string, v T, allowed []T) error {
 	if !slices.Contains(allowed, v) {
-		return dbcore.Invalid(fmt.Sprintf("%s: expected one of %s", field, strings.Join(allowed, ", ")))
+		return dbcore.Invalid(fmt.Sprintf("%s: expected one of %v", field, allowed))
 	}
 	return nil
 }

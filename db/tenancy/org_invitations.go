@@ -21,10 +21,6 @@ import (
 // is the invitation.
 const EmailTopicOrganizationInvitation = "organization_invitation"
 
-// OrganizationInvitationRoles are the roles an organization invitation can give (the owner is one
-// person, never invited).
-var OrganizationInvitationRoles = []string{"member", "admin"}
-
 // NewOrganizationInvitation is an organization invitation to create; Token is the single-use secret
 // (only its hash is stored), AcceptURL the link the e-mail carries.
 type NewOrganizationInvitation struct {
@@ -39,7 +35,7 @@ type NewOrganizationInvitation struct {
 // organization anyway).
 func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInvitation) (db.OrganizationInvitation, error) {
 	var inv db.OrganizationInvitation
-	if !slices.Contains(OrganizationInvitationRoles, in.Role) {
+	if !slices.Contains(OrganizationInvitationRoles, OrgRole(in.Role)) {
 		return inv, dbcore.Invalid(fmt.Sprintf("role must be one of %v", OrganizationInvitationRoles))
 	}
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {

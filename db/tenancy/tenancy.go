@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -345,10 +344,10 @@ func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string, p db.Page) (
 // immutable.
 func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (db.WorkspaceMember, error) {
 	var m db.WorkspaceMember
-	if role != nil && !slices.Contains(WorkspaceRoles, *role) {
+	if role != nil && !WorkspaceRole(*role).Valid() {
 		return m, dbcore.Invalid(fmt.Sprintf("role must be one of %v", WorkspaceRoles))
 	}
-	if pilotageRole != nil && !slices.Contains(PilotageRoles, *pilotageRole) {
+	if pilotageRole != nil && !PilotageRole(*pilotageRole).Valid() {
 		return m, dbcore.Invalid(fmt.Sprintf("pilotageRole must be one of %v", PilotageRoles))
 	}
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -371,12 +370,6 @@ func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string,
 	})
 	return m, err
 }
-
-// WorkspaceRoles and PilotageRoles are the roles a workspace member can hold, least first.
-var (
-	WorkspaceRoles = []string{"member", "admin"}
-	PilotageRoles  = []string{"viewer", "reviewer", "owner"}
-)
 
 // InvitationTTL is how long an invitation can be accepted.
 const InvitationTTL = 7 * 24 * time.Hour

@@ -53,11 +53,11 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 	if c.ColumnIndex < 0 || c.ColumnIndex >= len(doc.Columns) {
 		return importCardRow{}, dbcore.Invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the import has %d)", c.ColumnIndex, len(doc.Columns)))
 	}
-	prio := c.Priority
+	prio := board.Priority(c.Priority)
 	if prio == "" {
-		prio = "medium"
+		prio = board.PriorityMedium
 	}
-	if !slices.Contains(board.Priorities, prio) {
+	if !prio.Valid() {
 		return importCardRow{}, dbcore.Invalid(at("priority") + fmt.Sprintf(": must be one of %v", board.Priorities))
 	}
 	var scopeID *string
@@ -74,7 +74,7 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 		return importCardRow{}, dbcore.Invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
 	}
 	return importCardRow{ColumnID: refs.colIDs[c.ColumnIndex], ScopeID: scopeID, Title: title, Description: c.Description,
-		Archived: c.Archived, Priority: prio, StartDate: c.StartDate, DueDate: c.DueDate, CommentCount: len(c.Comments)}, nil
+		Archived: c.Archived, Priority: string(prio), StartDate: c.StartDate, DueDate: c.DueDate, CommentCount: len(c.Comments)}, nil
 }
 
 // planChecklist plans a card's checklist items; an item without an order keeps its place.
