@@ -47,7 +47,7 @@ func (e *testEnv) waitMission(u user, id, status string) MissionOut {
 	var m MissionOut
 	waitFor(e.t, "mission "+status, func() bool {
 		m = e.mission(u, id)
-		return m.Status == status
+		return string(m.Status) == status
 	})
 	return m
 }

@@ -363,7 +363,7 @@ func TestOrganizationMembersInvite(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	got := map[string]string{}
 	for _, mm := range decode[[]OrgMemberOut](t, r) {
-		got[mm.UserID] = mm.Role
+		got[mm.UserID] = string(mm.Role)
 		require.NotEmpty(t, mm.Email)
 	}
 	require.Equal(t, map[string]string{alice.ID: "owner", bob.ID: "member", carol.ID: "admin"}, got)
