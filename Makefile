@@ -31,9 +31,10 @@ verify: ## Fail when generated code is stale or code is not gofmt-clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 .PHONY: lint
-lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, Redocly on the OpenAPI document, and the web app's type-check (web/api.d.ts fresh, tsc --checkJs)
+lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, the README's package list, Redocly on the OpenAPI document, and the web app's type-check (web/api.d.ts fresh, tsc --checkJs)
 	go tool -modfile=tools/go.mod golangci-lint run ./...
 	go vet ./...
+	@scripts/arch-check.sh
 	@scripts/openapi-lint.sh
 	@scripts/web-check.sh
 
