@@ -82,7 +82,7 @@ func skillOut(s db.Skill) SkillOut {
 // AgentPath names an agent.
 type AgentPath struct {
 	WorkspacePath
-	AgentID string `path:"agentId"`
+	AgentID string `path:"agentId" format:"uuid"`
 }
 
 // checkTools refuses names outside the tool catalog and drops duplicates; nil means every tool.
@@ -282,7 +282,7 @@ func (s agentOps) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]S
 // AssignSkillInput is the request of agents-assign-skill.
 type AssignSkillInput struct {
 	AgentPath
-	SkillID string `path:"skillId"`
+	SkillID string `path:"skillId" format:"uuid"`
 }
 
 func (s agentOps) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {

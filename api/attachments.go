@@ -56,7 +56,7 @@ func attachmentOut(a db.Attachment) AttachmentOut {
 // AttachmentPath are the path parameters of one attachment.
 type AttachmentPath struct {
 	CardPath
-	AttachmentID string `path:"attachmentId"`
+	AttachmentID string `path:"attachmentId" format:"uuid"`
 }
 
 // registerAttachments registers a card's attachments.

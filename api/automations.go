@@ -60,7 +60,7 @@ func traceOut(t db.AutomationTrace) TraceOut {
 // RulePath are the path parameters of a rule's routes.
 type RulePath struct {
 	ProjectPath
-	RuleID string `path:"ruleId"`
+	RuleID string `path:"ruleId" format:"uuid"`
 }
 
 // ruleActionDoc describes actions and conditions once, for the OpenAPI document.

@@ -63,31 +63,31 @@ func relationOut(r db.CardRelation) RelationOut {
 // ChecklistItemPath are the path parameters of a checklist item's routes.
 type ChecklistItemPath struct {
 	CardPath
-	ItemID string `path:"itemId"`
+	ItemID string `path:"itemId" format:"uuid"`
 }
 
 // LabelPath are the path parameters of a label's routes.
 type LabelPath struct {
 	ProjectPath
-	LabelID string `path:"labelId"`
+	LabelID string `path:"labelId" format:"uuid"`
 }
 
 // CardLabelPath are the path parameters of a label on a card.
 type CardLabelPath struct {
 	CardPath
-	LabelID string `path:"labelId"`
+	LabelID string `path:"labelId" format:"uuid"`
 }
 
 // CustomFieldPath are the path parameters of a custom field's routes.
 type CustomFieldPath struct {
 	ProjectPath
-	FieldID string `path:"fieldId"`
+	FieldID string `path:"fieldId" format:"uuid"`
 }
 
 // RelationPath are the path parameters of a relation's routes.
 type RelationPath struct {
 	ProjectPath
-	RelationID string `path:"relationId"`
+	RelationID string `path:"relationId" format:"uuid"`
 }
 
 // registerCardParts registers a card's checklist, labels, custom fields and relations, and the

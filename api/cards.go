@@ -21,7 +21,7 @@ const pathCard = pathProject + "/cards/{cardId}"
 // CardPath are the path parameters of card-scoped routes.
 type CardPath struct {
 	ProjectPath
-	CardID string `path:"cardId"`
+	CardID string `path:"cardId" format:"uuid"`
 }
 
 // listBuffers recycles card-list response buffers (a 1,000-card list is about 800 KB); buffers that

@@ -29,7 +29,7 @@ func commentOut(c board.Comment) CommentOut {
 // CommentPath are the path parameters of one comment.
 type CommentPath struct {
 	CardPath
-	CommentID string `path:"commentId"`
+	CommentID string `path:"commentId" format:"uuid"`
 }
 
 // registerComments registers a card's comments.

@@ -126,13 +126,13 @@ func searchResultOut(r db.SearchResult) SearchResultOut {
 // DocumentPath are the path parameters of one document.
 type DocumentPath struct {
 	WorkspacePath
-	DocumentID string `path:"documentId"`
+	DocumentID string `path:"documentId" format:"uuid"`
 }
 
 // CardDocumentPath are the path parameters of a card's link to a document.
 type CardDocumentPath struct {
 	CardPath
-	DocumentID string `path:"documentId"`
+	DocumentID string `path:"documentId" format:"uuid"`
 }
 
 // Access of the knowledge base. There is no documents scope among the token scopes: documents are

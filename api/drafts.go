@@ -68,7 +68,7 @@ func draftOut(d draft.Draft) DraftOut {
 // DraftPath names a draft.
 type DraftPath struct {
 	WorkspacePath
-	DraftID string `path:"draftId"`
+	DraftID string `path:"draftId" format:"uuid"`
 }
 
 const draftsDoc = "A draft goes framing → refining → refined (questions ready; refine again with answers, at most 4 rounds " +

@@ -173,23 +173,8 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
-	for _, prm := range hctx.Operation().Parameters {
-		// Every record id is a UUID: a malformed one names nothing. Plugins are named by their catalog id,
-		// webhook deliveries by their webhook-id (msg_ and 32 hex digits).
-		if prm.In == "path" && prm.Name == "deliveryId" {
-			if !webhook.IsDeliveryID(hctx.Param(prm.Name)) {
-				s.writeErr(hctx, errNotFound("not found"))
-				return
-			}
-		} else if prm.In == "path" && (prm.Name == "id" || strings.HasSuffix(prm.Name, "Id")) && prm.Name != "pluginId" && !isUUID(hctx.Param(prm.Name)) {
-			s.writeErr(hctx, errNotFound("not found"))
-			return
-		}
-		// Nor does a slug with characters no slug has (NUL, say, which the database would refuse).
-		if prm.In == "path" && strings.HasSuffix(prm.Name, "Slug") && !slugShaped(hctx.Param(prm.Name)) {
-			s.writeErr(hctx, errNotFound(strings.TrimSuffix(prm.Name, "Slug")+" not found"))
-			return
-		}
+	if !s.pathParamsShaped(hctx) {
+		return
 	}
 
 	if orgSlug := hctx.Param("orgSlug"); orgSlug != "" {
@@ -485,4 +470,40 @@ func cardEdit(ctx context.Context, cardID string) db.CardEdit {
 // recordEdit names a record of the request's workspace and the caller, for the engines' writes.
 func recordEdit(ctx context.Context, id string) db.RecordEdit {
 	return db.RecordEdit{WorkspaceID: accessFrom(ctx).WorkspaceID, ID: id, ActorID: principalFrom(ctx).User.ID}
+}
+
+// The formats path parameters declare on their input types (`format:"…"`), which pathParamsShaped checks.
+const (
+	// formatSlug is an organization's or workspace's slug.
+	formatSlug = "slug"
+	// formatDeliveryID is a webhook delivery's id, its webhook-id header (msg_ and 32 hex digits).
+	formatDeliveryID = "webhook-delivery-id"
+)
+
+// pathParamsShaped answers 404 for a path parameter that is not of the format its operation declares:
+// a malformed id or slug names nothing (and a NUL, say, would be refused by the database). It reports
+// whether the request may go on.
+func (s *Server) pathParamsShaped(hctx huma.Context) bool {
+	for _, prm := range hctx.Operation().Parameters {
+		if prm.In != "path" || prm.Schema == nil {
+			continue
+		}
+		v, msg := hctx.Param(prm.Name), "not found"
+		var ok bool
+		switch prm.Schema.Format {
+		case "uuid":
+			ok = isUUID(v)
+		case formatDeliveryID:
+			ok = webhook.IsDeliveryID(v)
+		case formatSlug:
+			ok, msg = slugShaped(v), strings.TrimSuffix(prm.Name, "Slug")+" not found"
+		default:
+			ok = true
+		}
+		if !ok {
+			s.writeErr(hctx, errNotFound(msg))
+			return false
+		}
+	}
+	return true
 }

@@ -66,13 +66,13 @@ func proposalOut(p db.AgentProposal) ProposalOut {
 // MissionPath names a mission.
 type MissionPath struct {
 	WorkspacePath
-	MissionID string `path:"missionId"`
+	MissionID string `path:"missionId" format:"uuid"`
 }
 
 // ProposalPath names a proposal.
 type ProposalPath struct {
 	WorkspacePath
-	ProposalID string `path:"proposalId"`
+	ProposalID string `path:"proposalId" format:"uuid"`
 }
 
 // missionFail maps a store error, with 429 for an agent over its missions-per-hour limit.
@@ -370,7 +370,7 @@ func (s agentOps) startCardMission(ctx context.Context, in *StartCardMissionInpu
 // MissionStreamInput addresses a mission's event stream.
 type MissionStreamInput struct {
 	WorkspacePath
-	MissionID   string `path:"missionId" doc:"The mission's id"`
+	MissionID   string `path:"missionId" format:"uuid" doc:"The mission's id"`
 	LastEventID string `header:"Last-Event-ID" doc:"The last event id received: the stream replays the events after it"`
 }
 

@@ -107,7 +107,7 @@ func (s accountOps) markAllNotificationsRead(ctx context.Context, _ *struct{}) (
 
 // MarkNotificationReadInput is the request of notifications-read.
 type MarkNotificationReadInput struct {
-	ID string `path:"id"`
+	ID string `path:"id" format:"uuid"`
 }
 
 func (s accountOps) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {

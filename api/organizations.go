@@ -55,7 +55,7 @@ type CheckoutOut struct {
 
 // OrgPath are the path parameters of organization-scoped routes.
 type OrgPath struct {
-	OrgSlug string `path:"orgSlug"`
+	OrgSlug string `path:"orgSlug" format:"slug"`
 }
 
 // pathOrganization is the prefix of an organization's own routes.
@@ -257,7 +257,7 @@ func (s tenancyOps) acceptOrganizationInvitation(ctx context.Context, in *Accept
 // OrgMemberPath names a member of an organization.
 type OrgMemberPath struct {
 	OrgPath
-	UserID string `path:"userId"`
+	UserID string `path:"userId" format:"uuid"`
 }
 
 // UpdateOrganizationMemberInput is the request of organizations-members-update.

@@ -25,7 +25,7 @@ var (
 // PilotagePath names a pilotage record.
 type PilotagePath struct {
 	WorkspacePath
-	ID string `path:"id"`
+	ID string `path:"id" format:"uuid"`
 }
 
 // Audit is who created and last changed a record, and when.

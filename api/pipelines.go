@@ -86,13 +86,13 @@ func runOut(r pipeline.RunWithSteps) RunOut {
 // PipelinePath names a pipeline.
 type PipelinePath struct {
 	WorkspacePath
-	PipelineID string `path:"pipelineId"`
+	PipelineID string `path:"pipelineId" format:"uuid"`
 }
 
 // RunPath names a run of a pipeline.
 type RunPath struct {
 	PipelinePath
-	RunID string `path:"runId"`
+	RunID string `path:"runId" format:"uuid"`
 }
 
 const pipelinesDoc = "A pipeline is a graph of steps `{id, type, params, needs}` (at most 50). Each step runs as a job " +

@@ -19,7 +19,7 @@ const pathProject = pathWorkspace + "/projects/{projectId}"
 // ProjectPath are the path parameters of project-scoped routes.
 type ProjectPath struct {
 	WorkspacePath
-	ProjectID string `path:"projectId"`
+	ProjectID string `path:"projectId" format:"uuid"`
 }
 
 // ProjectOut is a project.
@@ -278,7 +278,7 @@ func (s tenancyOps) addProjectMember(ctx context.Context, in *AddProjectMemberIn
 // ProjectMemberPath names a member of a project.
 type ProjectMemberPath struct {
 	ProjectPath
-	UserID string `path:"userId"`
+	UserID string `path:"userId" format:"uuid"`
 }
 
 func (s tenancyOps) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
@@ -311,7 +311,7 @@ func (s tenancyOps) listColumns(ctx context.Context, _ *ProjectPath) (*Output[[]
 // ColumnPath names a column.
 type ColumnPath struct {
 	ProjectPath
-	ColumnID string `path:"columnId"`
+	ColumnID string `path:"columnId" format:"uuid"`
 }
 
 // UpdateColumnInput is the request of columns-update.

@@ -16,7 +16,7 @@ import (
 // ScopePath are the path parameters of scope-scoped routes.
 type ScopePath struct {
 	ProjectPath
-	ScopeID string `path:"scopeId"`
+	ScopeID string `path:"scopeId" format:"uuid"`
 }
 
 // ScopeOut is a scope: a work package or phase of a project.

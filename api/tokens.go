@@ -99,7 +99,7 @@ func (s accountOps) listAPITokens(ctx context.Context, in *ListAPITokensInput) (
 
 // RevokeAPITokenInput is the request of api-tokens-revoke.
 type RevokeAPITokenInput struct {
-	ID string `path:"id"`
+	ID string `path:"id" format:"uuid"`
 }
 
 func (s accountOps) revokeAPIToken(ctx context.Context, in *RevokeAPITokenInput) (*OKOutput, error) {

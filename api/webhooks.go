@@ -73,13 +73,13 @@ func webhookDeliveryOut(d webhook.Delivery) WebhookDeliveryOut {
 // WebhookPath names a webhook.
 type WebhookPath struct {
 	WorkspacePath
-	WebhookID string `path:"webhookId"`
+	WebhookID string `path:"webhookId" format:"uuid"`
 }
 
 // WebhookDeliveryPath names a delivery of a webhook.
 type WebhookDeliveryPath struct {
 	WebhookPath
-	DeliveryID string `path:"deliveryId"`
+	DeliveryID string `path:"deliveryId" format:"webhook-delivery-id"`
 }
 
 const webhooksDoc = "A webhook receives the workspace's activities whose type it lists in `events` (`[\"*\"]`: every one) as " +

@@ -65,8 +65,8 @@ type AcceptedInvitationOut struct {
 
 // WorkspacePath are the path parameters of every workspace-scoped route.
 type WorkspacePath struct {
-	OrgSlug string `path:"orgSlug"`
-	WsSlug  string `path:"wsSlug"`
+	OrgSlug string `path:"orgSlug" format:"slug"`
+	WsSlug  string `path:"wsSlug" format:"slug"`
 }
 
 // pathWorkspace is the prefix of workspace-scoped routes.
@@ -285,7 +285,7 @@ func (s tenancyOps) acceptInvitation(ctx context.Context, in *AcceptInvitationIn
 // UpdateWorkspaceMemberInput is the request of workspaces-members-update.
 type UpdateWorkspaceMemberInput struct {
 	WorkspacePath
-	UserID string `path:"userId"`
+	UserID string `path:"userId" format:"uuid"`
 	Body   struct {
 		Role         *tenancy.WorkspaceRole `json:"role,omitempty"`
 		PilotageRole *tenancy.PilotageRole  `json:"pilotageRole,omitempty"`
@@ -302,7 +302,7 @@ func (s tenancyOps) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspa
 // WorkspaceMemberPath names a member of a workspace.
 type WorkspaceMemberPath struct {
 	WorkspacePath
-	UserID string `path:"userId"`
+	UserID string `path:"userId" format:"uuid"`
 }
 
 func (s tenancyOps) removeWorkspaceMember(ctx context.Context, in *WorkspaceMemberPath) (*OKOutput, error) {

@@ -1,6 +1,8 @@
-// Package db is Pilot's store: the PostgreSQL pool, the embedded migrations and every domain operation.
-// Each write runs in one transaction that also enqueues its follow-up River jobs, so a write and its
-// jobs commit together or not at all. Handlers and workers both call the store; neither writes SQL.
+// Package db is Pilot's store: the PostgreSQL pool, the embedded migrations, transactions, activity
+// recording, ids, pages, streams and plugins, and the record shapes every engine shares. Each domain is
+// an engine behind it (db/board, db/mission, …), built once by db/engines. Each write runs in one
+// transaction that also enqueues its follow-up River jobs, so a write and its jobs commit together or
+// not at all. Handlers and workers call the store and its engines; neither writes SQL.
 package db
 
 import (
