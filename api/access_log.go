@@ -61,7 +61,8 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) logRequest(r *http.Request, ww middleware.WrapResponseWriter, note *callerNote, elapsed time.Duration, aborted bool) {
+func (s *Server) logRequest(r *http.Request, ww middleware.WrapResponseWriter, note *callerNote, elapsed time.Duration,
+	aborted bool) {
 	status := ww.Status()
 	if status == 0 {
 		status = http.StatusOK // nothing written: net/http answers 200

@@ -58,7 +58,8 @@ func TestAccessLog(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	requireStatus(t, send("GET", "/no/such/"+u.ID, "", "log-404"), http.StatusNotFound)
 	requireStatus(t, send("GET", projects, "", "log-401"), http.StatusUnauthorized)
-	requireStatus(t, send("GET", "/orgs/"+u.OrgSlug+"/workspaces/personal/projects/"+u.ID, u.Token, "log-404-op"), http.StatusNotFound)
+	requireStatus(t, send("GET", "/orgs/"+u.OrgSlug+"/workspaces/personal/projects/"+u.ID, u.Token, "log-404-op"),
+		http.StatusNotFound)
 	require.Equal(t, http.StatusOK, send("GET", "/healthz", "", "log-probe").Code)
 	// A personal access token without the scope: refused, but the caller is known.
 	requireStatus(t, send("GET", projects, pat, "log-403"), http.StatusForbidden)
@@ -68,10 +69,13 @@ func TestAccessLog(t *testing.T) {
 
 	lines := accessLines(s.logs.take(t))
 	requireAccessLine(t, lines, "log-200", map[string]any{"level": "INFO", "method": "GET",
-		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "status": 200.0, "userId": u.ID, "bytes": float64(len(r.Body))})
-	l := requireAccessLine(t, lines, "log-404", map[string]any{"level": "INFO", "method": "GET", "route": "unmatched", "status": 404.0})
+		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "status": 200.0, "userId": u.ID,
+		"bytes": float64(len(r.Body))})
+	l := requireAccessLine(t, lines, "log-404", map[string]any{"level": "INFO", "method": "GET", "route": "unmatched",
+		"status": 404.0})
 	require.NotContains(t, l, "userId")
-	l = requireAccessLine(t, lines, "log-401", map[string]any{"level": "INFO", "route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "status": 401.0})
+	l = requireAccessLine(t, lines, "log-401", map[string]any{"level": "INFO",
+		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "status": 401.0})
 	require.NotContains(t, l, "userId")
 	requireAccessLine(t, lines, "log-404-op", map[string]any{"level": "INFO",
 		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}", "status": 404.0, "userId": u.ID})
@@ -79,7 +83,8 @@ func TestAccessLog(t *testing.T) {
 	requireAccessLine(t, lines, "log-403", map[string]any{"level": "INFO", "status": 403.0, "userId": u.ID})
 	l = requireAccessLine(t, lines, "log-mcp-401", map[string]any{"route": "/mcp", "status": 401.0})
 	require.NotContains(t, l, "userId")
-	requireAccessLine(t, lines, "log-mcp", map[string]any{"method": "POST", "route": "/mcp", "status": float64(mcp.Code), "userId": u.ID})
+	requireAccessLine(t, lines, "log-mcp", map[string]any{"method": "POST", "route": "/mcp", "status": float64(mcp.Code),
+		"userId": u.ID})
 	for id, ls := range lines {
 		for _, l := range ls {
 			require.NotContains(t, l["route"], u.ID, "request %s: a route is a pattern, never the raw path", id)
@@ -98,7 +103,8 @@ func TestAccessLog(t *testing.T) {
 		return len(got["log-stream"]) > 0
 	})
 	l = requireAccessLine(t, got, "log-stream", map[string]any{"level": "INFO", "method": "GET",
-		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/events", "status": 200.0, "userId": u.ID, "stream": true})
+		"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/events", "status": 200.0, "userId": u.ID,
+		"stream": true})
 	require.Positive(t, l["bytes"])
 }
 
@@ -107,7 +113,10 @@ func TestAccessLogOfAPanic(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	s := &Server{logger: slog.New(telemetry.NewLogHandler(slog.NewJSONHandler(&buf, nil)))}
-	h := telemetry.RequestID(s.accessLog(s.recoverer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))))
+	h := telemetry.RequestID(s.accessLog(s.recoverer(http.HandlerFunc(func(http.ResponseWriter,
+		*http.Request) {
+		panic("boom")
+	}))))
 	rec := httptest.NewRecorder()
 	hr := httptest.NewRequest("GET", "/x", nil)
 	hr.Header.Set("X-Request-ID", "log-500")
@@ -119,7 +128,8 @@ func TestAccessLogOfAPanic(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(s), &l))
 		lines = append(lines, l)
 	}
-	requireAccessLine(t, accessLines(lines), "log-500", map[string]any{"level": "ERROR", "status": 500.0, "route": "unmatched"})
+	requireAccessLine(t, accessLines(lines), "log-500", map[string]any{"level": "ERROR", "status": 500.0,
+		"route": "unmatched"})
 }
 
 func TestAccessLevel(t *testing.T) {

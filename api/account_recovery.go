@@ -21,9 +21,9 @@ const (
 func (s accountOps) registerRecovery() {
 	tags := []string{"Identity"}
 
-	register(s.Server, huma.Operation{OperationID: "auth-forgot-password", Method: http.MethodPost, Path: "/auth/forgot-password",
-		Summary: "Ask for a password reset link", Tags: tags, DefaultStatus: http.StatusAccepted,
-		Errors: []int{http.StatusTooManyRequests},
+	register(s.Server, huma.Operation{OperationID: "auth-forgot-password", Method: http.MethodPost,
+		Path: "/auth/forgot-password", Summary: "Ask for a password reset link", Tags: tags,
+		DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusTooManyRequests},
 		Description: "Answers 202 and the same body whether or not an account uses the address, so the answer tells " +
 			"nobody which addresses have accounts. When one does, it is e-mailed a link to `" + resetPasswordPage +
 			"…` under the public URL, single-use and valid one hour; a new request replaces the previous link. " +
@@ -31,22 +31,22 @@ func (s accountOps) registerRecovery() {
 			"(past that, requests are answered the same and send nothing)."},
 		Requires{Public: true}, s.forgotPassword)
 
-	register(s.Server, huma.Operation{OperationID: "auth-reset-password", Method: http.MethodPost, Path: "/auth/reset-password",
-		Summary: "Set a new password with a reset link's token", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "auth-reset-password", Method: http.MethodPost,
+		Path: "/auth/reset-password", Summary: "Set a new password with a reset link's token", Tags: tags,
 		Description: "Uses the token up and ends every session of the account (log in again with the new password; " +
 			"two-factor authentication stays as it was). An unknown, used or expired token is 400."},
 		Requires{Public: true}, s.resetPassword)
 
-	register(s.Server, huma.Operation{OperationID: "auth-verify-email-send", Method: http.MethodPost, Path: "/auth/verify-email/send",
-		Summary: "E-mail a link that verifies my address", Tags: tags, DefaultStatus: http.StatusAccepted,
-		Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+	register(s.Server, huma.Operation{OperationID: "auth-verify-email-send", Method: http.MethodPost,
+		Path: "/auth/verify-email/send", Summary: "E-mail a link that verifies my address", Tags: tags,
+		DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
 		Description: "E-mails the account's address a link to `" + verifyEmailPage + "…` under the public URL, " +
 			"single-use and valid 24 hours; a new request replaces the previous link. Registration sends one too. " +
 			"409 when the address is already verified. Rate-limited per client address and per account (429)."},
 		Requires{Scope: auth.ScopeAccountWrite, KeepsTenancy: true}, s.sendEmailVerification)
 
-	register(s.Server, huma.Operation{OperationID: "auth-verify-email", Method: http.MethodPost, Path: "/auth/verify-email",
-		Summary: "Verify my address with a verification link's token", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "auth-verify-email", Method: http.MethodPost,
+		Path: "/auth/verify-email", Summary: "Verify my address with a verification link's token", Tags: tags,
 		Description: "Sets the account's `emailVerified` and uses the token up. An unknown, used or expired token is 400, " +
 			"and so is one sent to an address the account no longer has."},
 		Requires{Public: true}, s.verifyEmail)

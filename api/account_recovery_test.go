@@ -79,14 +79,16 @@ func TestResetPassword(t *testing.T) {
 	// Resolved once, so the guard's cache holds the old session.
 	requireStatus(t, e.do("GET", tenantPath, u.Token, nil), http.StatusOK)
 
-	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "bea@example.com"}), http.StatusAccepted)
+	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "bea@example.com"}),
+		http.StatusAccepted)
 	token := e.resetToken("bea@example.com")
 
 	// Password rules as at registration; a refusal uses nothing up.
 	r := e.do("POST", "/auth/reset-password", "", map[string]any{"token": token, "newPassword": "short"})
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Contains(t, decode[ErrorBody](t, r).Message, "newPassword")
-	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"newPassword": "a-new-password"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"newPassword": "a-new-password"}),
+		http.StatusBadRequest)
 	require.Equal(t, http.StatusOK, e.do("GET", "/auth/me", u.Token, nil).Code)
 
 	r = e.do("POST", "/auth/reset-password", "", map[string]any{"token": token, "newPassword": "a-new-password"})
@@ -96,21 +98,25 @@ func TestResetPassword(t *testing.T) {
 	// Every session of the account is over.
 	requireStatus(t, e.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
 	requireStatus(t, e.do("GET", tenantPath, u.Token, nil), http.StatusUnauthorized)
-	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie, Value: cookie.Value}}}), http.StatusUnauthorized)
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie,
+		Value: cookie.Value}}}), http.StatusUnauthorized)
 	requireStatus(t, identLogin(e, "bea@example.com", identPassword), http.StatusUnauthorized)
 	requireStatus(t, identLogin(e, "bea@example.com", "a-new-password"), http.StatusOK)
-	require.Equal(t, 1, e.count("SELECT count(*) FROM users WHERE id = $1 AND email_verified", u.ID), "the link proved the address")
+	require.Equal(t, 1, e.count("SELECT count(*) FROM users WHERE id = $1 AND email_verified", u.ID), "the link proved "+
+		"the address")
 
 	// Used up; unknown; expired.
 	for _, tok := range []string{token, "no-such-token"} {
 		r = e.do("POST", "/auth/reset-password", "", map[string]any{"token": tok, "newPassword": "third-password"})
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "bea@example.com"}), http.StatusAccepted)
+	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "bea@example.com"}),
+		http.StatusAccepted)
 	expired := e.resetToken("bea@example.com")
 	_, err := e.pool.Exec(context.Background(), "UPDATE account_tokens SET expires_at = now() - interval '1 second'")
 	require.NoError(t, err)
-	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"token": expired, "newPassword": "third-password"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"token": expired,
+		"newPassword": "third-password"}), http.StatusBadRequest)
 	requireStatus(t, identLogin(e, "bea@example.com", "a-new-password"), http.StatusOK)
 }
 
@@ -119,8 +125,10 @@ func TestResetPasswordKeepsTwoFactor(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	tfaEnable(e, "cleo@example.com")
-	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "cleo@example.com"}), http.StatusAccepted)
-	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"token": e.resetToken("cleo@example.com"), "newPassword": "a-new-password"}), http.StatusOK)
+	requireStatus(t, e.do("POST", "/auth/forgot-password", "", map[string]any{"email": "cleo@example.com"}),
+		http.StatusAccepted)
+	requireStatus(t, e.do("POST", "/auth/reset-password", "", map[string]any{"token": e.resetToken("cleo@example.com"),
+		"newPassword": "a-new-password"}), http.StatusOK)
 	r := identLogin(e, "cleo@example.com", "a-new-password")
 	requireStatus(t, r, http.StatusOK)
 	require.True(t, decode[SessionBody](t, r).TwoFactorRequired)
@@ -133,7 +141,8 @@ func TestForgotPasswordRateLimits(t *testing.T) {
 	e := setup(t)
 	identRegister(e, "dina@example.com", "Dina")
 	forgot := func(addr, email string) *resp {
-		return e.send(req{Method: "POST", Path: "/auth/forgot-password", RemoteAddr: addr, Body: map[string]any{"email": email}})
+		return e.send(req{Method: "POST", Path: "/auth/forgot-password", RemoteAddr: addr,
+			Body: map[string]any{"email": email}})
 	}
 
 	for i := range 4 {
@@ -180,7 +189,8 @@ func TestEmailVerification(t *testing.T) {
 	// An expired link verifies nothing.
 	v := e.register("fay@example.com")
 	tok := e.verifyToken("fay@example.com")
-	_, err := e.pool.Exec(context.Background(), "UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1", v.ID)
+	_, err := e.pool.Exec(context.Background(), "UPDATE account_tokens SET expires_at = now() - interval '1 second' "+
+		"WHERE user_id = $1", v.ID)
 	require.NoError(t, err)
 	requireStatus(t, e.do("POST", "/auth/verify-email", "", map[string]any{"token": tok}), http.StatusBadRequest)
 	require.False(t, identMe(t, e.do("GET", "/auth/me", v.Token, nil)).Body.User.EmailVerified)
@@ -193,7 +203,8 @@ func TestEmailVerificationSendLimits(t *testing.T) {
 	e := setup(t)
 	u := e.register("gil@example.com")
 	requireStatus(t, e.do("POST", "/auth/verify-email/send", "", nil), http.StatusUnauthorized)
-	requireStatus(t, e.do("POST", "/auth/verify-email/send", e.pat(u, []string{"account:read"}), nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/auth/verify-email/send", e.pat(u, []string{"account:read"}), nil),
+		http.StatusForbidden)
 	send := func(addr, token string) *resp {
 		return e.send(req{Method: "POST", Path: "/auth/verify-email/send", Token: token, RemoteAddr: addr})
 	}

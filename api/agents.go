@@ -59,10 +59,10 @@ func agentOut(a db.Agent) AgentOut {
 	if tools == nil {
 		tools = []string{}
 	}
-	return AgentOut{ID: a.ID, WorkspaceID: a.WorkspaceID, UserID: a.UserID, Name: a.Name, Slug: a.Slug, Description: a.Description,
-		AutonomyMode: a.AutonomyMode, Tools: tools, McpOnly: a.McpOnly,
-		Limits:    AgentLimits{MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission, MaxMissionsPerHour: a.MaxMissionsPerHour},
-		CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	return AgentOut{ID: a.ID, WorkspaceID: a.WorkspaceID, UserID: a.UserID, Name: a.Name, Slug: a.Slug,
+		Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: tools, McpOnly: a.McpOnly,
+		Limits: AgentLimits{MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission,
+			MaxMissionsPerHour: a.MaxMissionsPerHour}, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // SkillOut is a workspace skill.
@@ -76,7 +76,8 @@ type SkillOut struct {
 }
 
 func skillOut(s db.Skill) SkillOut {
-	return SkillOut{ID: s.ID, Name: s.Name, Description: s.Description, Instructions: s.Instructions, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt}
+	return SkillOut{ID: s.ID, Name: s.Name, Description: s.Description, Instructions: s.Instructions,
+		CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt}
 }
 
 // AgentPath names an agent.
@@ -115,41 +116,43 @@ func (s agentOps) registerAgents() {
 	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
 	admin := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
 
-	register(s.Server, huma.Operation{OperationID: "agents-create", Method: http.MethodPost, Path: pathWorkspace + "/agents",
-		Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. " + agentsDoc},
+	register(s.Server, huma.Operation{OperationID: "agents-create", Method: http.MethodPost,
+		Path: pathWorkspace + "/agents", Summary: "Create an agent", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusConflict}, Description: "Workspace admins. " + agentsDoc},
 		admin, s.createAgent)
 
 	register(s.Server, huma.Operation{OperationID: "agents-list", Method: http.MethodGet, Path: pathWorkspace + "/agents",
 		Summary: "List agents", Tags: tags},
 		read, s.listAgents)
 
-	register(s.Server, huma.Operation{OperationID: "agents-get", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}",
-		Summary: "Get an agent", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "agents-get", Method: http.MethodGet,
+		Path: pathWorkspace + "/agents/{agentId}", Summary: "Get an agent", Tags: tags},
 		read, s.getAgent)
 
-	register(s.Server, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch, Path: pathWorkspace + "/agents/{agentId}",
-		Summary: "Update an agent's configuration", Tags: tags, Errors: []int{http.StatusConflict},
+	register(s.Server, huma.Operation{OperationID: "agents-update", Method: http.MethodPatch,
+		Path: pathWorkspace + "/agents/{agentId}", Summary: "Update an agent's configuration", Tags: tags,
+		Errors:      []int{http.StatusConflict},
 		Description: "Workspace admins. Any subset of the creation fields; `limits` may be partial."},
 		admin, s.updateAgent)
 
-	register(s.Server, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete, Path: pathWorkspace + "/agents/{agentId}",
-		Summary: "Delete an agent", Tags: tags, Description: "Workspace admins. Its missions are deleted with it; " +
-			"the cards and comments it wrote keep their author."},
+	register(s.Server, huma.Operation{OperationID: "agents-delete", Method: http.MethodDelete,
+		Path: pathWorkspace + "/agents/{agentId}", Summary: "Delete an agent", Tags: tags, Description: "Workspace admins. " +
+			"Its missions are deleted with it; the cards and comments it wrote keep their author."},
 		admin, s.deleteAgent)
 
-	register(s.Server, huma.Operation{OperationID: "skills-create", Method: http.MethodPost, Path: pathWorkspace + "/skills",
-		Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. A skill's instructions are added to the system prompt of the agents it is assigned to."},
+	register(s.Server, huma.Operation{OperationID: "skills-create", Method: http.MethodPost,
+		Path: pathWorkspace + "/skills", Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusConflict}, Description: "Workspace admins. A skill's instructions are added to the system " +
+			"prompt of the agents it is assigned to."},
 		admin, s.createSkill)
 
 	register(s.Server, huma.Operation{OperationID: "skills-list", Method: http.MethodGet, Path: pathWorkspace + "/skills",
 		Summary: "List skills", Tags: tags},
 		read, s.listSkills)
 
-	register(s.Server, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}",
-		Summary: "Assign a skill to an agent", Tags: tags, Description: "Workspace admins. Assigning it again changes nothing."},
-		admin, s.assignSkill)
+	register(s.Server, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost,
+		Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}", Summary: "Assign a skill to an agent", Tags: tags,
+		Description: "Workspace admins. Assigning it again changes nothing."}, admin, s.assignSkill)
 }
 
 // CreateAgentInput is the request of agents-create.
@@ -179,8 +182,8 @@ func (s agentOps) createAgent(ctx context.Context, in *CreateAgentInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	cfg := mission.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode, Tools: tools,
-		McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
+	cfg := mission.AgentConfig{Name: name, Slug: string(b.Slug), Description: b.Description, AutonomyMode: b.AutonomyMode,
+		Tools: tools, McpOnly: b.McpOnly, MaxSteps: defaultAgentMaxSteps, MaxActionsPerMission: defaultAgentMaxActions,
 		MaxMissionsPerHour: defaultAgentMaxMissionsPerHour}
 	if cfg.AutonomyMode == "" {
 		cfg.AutonomyMode = mission.AutonomySupervised
@@ -226,28 +229,29 @@ func (s agentOps) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Outpu
 			return nil, err
 		}
 	}
-	return oneOf(agentOut)(s.missions.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, func(c mission.AgentConfig) mission.AgentConfig {
-		if name != nil {
-			c.Name = *name
-		}
-		if b.Slug != nil {
-			c.Slug = string(*b.Slug)
-		}
-		if b.Description != nil {
-			c.Description = *b.Description
-		}
-		if b.AutonomyMode != nil {
-			c.AutonomyMode = *b.AutonomyMode
-		}
-		if tools != nil {
-			c.Tools = tools
-		}
-		if b.McpOnly != nil {
-			c.McpOnly = *b.McpOnly
-		}
-		applyLimits(&c, b.Limits)
-		return c
-	}, nil))
+	return oneOf(agentOut)(s.missions.UpdateAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID,
+		func(c mission.AgentConfig) mission.AgentConfig {
+			if name != nil {
+				c.Name = *name
+			}
+			if b.Slug != nil {
+				c.Slug = string(*b.Slug)
+			}
+			if b.Description != nil {
+				c.Description = *b.Description
+			}
+			if b.AutonomyMode != nil {
+				c.AutonomyMode = *b.AutonomyMode
+			}
+			if tools != nil {
+				c.Tools = tools
+			}
+			if b.McpOnly != nil {
+				c.McpOnly = *b.McpOnly
+			}
+			applyLimits(&c, b.Limits)
+			return c
+		}, nil))
 }
 
 func (s agentOps) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
@@ -272,7 +276,8 @@ func (s agentOps) createSkill(ctx context.Context, in *CreateSkillInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(skillOut)(s.missions.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name, in.Body.Description, in.Body.Instructions))
+	return oneOf(skillOut)(s.missions.CreateSkill(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, name,
+		in.Body.Description, in.Body.Instructions))
 }
 
 func (s agentOps) listSkills(ctx context.Context, _ *WorkspacePath) (*Output[[]SkillOut], error) {
@@ -286,7 +291,8 @@ type AssignSkillInput struct {
 }
 
 func (s agentOps) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
-	return oneOf(agentOut)(s.missions.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID, AgentID: in.AgentID, SkillID: in.SkillID}))
+	return oneOf(agentOut)(s.missions.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		AgentID: in.AgentID, SkillID: in.SkillID}))
 }
 
 func applyLimits(c *mission.AgentConfig, l *AgentLimitsIn) {

@@ -32,7 +32,8 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	a := e.agent(owner, "planner", map[string]any{"description": "Plans cards"})
 	require.Equal(t, "planner", a.Slug)
 	require.Equal(t, "supervised", a.AutonomyMode)
-	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card", "propose_pilotage_action"}, a.Tools)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
+		"propose_pilotage_action"}, a.Tools)
 	require.Equal(t, false, a.McpOnly)
 	require.Equal(t, AgentLimits{MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, a.Limits)
 	userID := a.UserID
@@ -40,11 +41,15 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	// The service user: is_service, cannot log in, a workspace member (member, viewer).
 	var email string
 	var isService bool
-	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT email, is_service FROM users WHERE id = $1`, userID).Scan(&email, &isService))
+	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT email, is_service FROM users WHERE id = $1`,
+		userID).Scan(&email, &isService))
 	require.True(t, isService)
 	require.True(t, strings.HasPrefix(email, "agent-planner-") && strings.HasSuffix(email, "@agents.pilot.invalid"), email)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM workspace_members WHERE user_id = $1 AND role = 'member' AND pilotage_role = 'viewer'`, userID))
-	requireStatus(t, e.do("POST", "/auth/login", "", map[string]any{"email": email, "password": "!service-account-no-login"}), http.StatusUnauthorized)
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM workspace_members WHERE user_id = $1 AND role = 'member' AND pilotage_role = 'viewer'`,
+			userID))
+	requireStatus(t, e.do("POST", "/auth/login", "", map[string]any{"email": email,
+		"password": "!service-account-no-login"}), http.StatusUnauthorized)
 
 	// Members read; only admins write.
 	r := e.do("GET", ws+"/agents", member.Token, nil)
@@ -53,7 +58,8 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	r = e.do("GET", ws+"/agents/"+a.ID, member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, userID, decode[AgentOut](t, r).UserID)
-	requireStatus(t, e.do("POST", ws+"/agents", member.Token, map[string]any{"name": "x", "slug": "xx"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", ws+"/agents", member.Token, map[string]any{"name": "x", "slug": "xx"}),
+		http.StatusForbidden)
 	requireStatus(t, e.do("PATCH", ws+"/agents/"+a.ID, member.Token, map[string]any{"name": "y"}), http.StatusForbidden)
 	requireStatus(t, e.do("DELETE", ws+"/agents/"+a.ID, member.Token, nil), http.StatusForbidden)
 
@@ -68,9 +74,11 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	require.Equal(t, "Plans cards", p.Description)
 
 	// Slug unique per workspace, on create and on rename.
-	requireStatus(t, e.do("POST", ws+"/agents", owner.Token, map[string]any{"name": "Again", "slug": "planner"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", ws+"/agents", owner.Token, map[string]any{"name": "Again", "slug": "planner"}),
+		http.StatusConflict)
 	other := e.agent(owner, "writer", nil)
-	requireStatus(t, e.do("PATCH", ws+"/agents/"+other.ID, owner.Token, map[string]any{"slug": "planner"}), http.StatusConflict)
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+other.ID, owner.Token, map[string]any{"slug": "planner"}),
+		http.StatusConflict)
 	// Another workspace may reuse it.
 	e.agent(member, "planner", nil)
 
@@ -122,14 +130,17 @@ func TestAgentValidation(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM users WHERE is_service`))
 
 	// The extremes pass.
-	a := e.agent(owner, long(60), map[string]any{"name": long(100), "description": long(2000), "autonomyMode": "approval", "tools": []string{},
-		"mcpOnly": true, "limits": map[string]any{"maxSteps": 50, "maxActionsPerMission": 200, "maxMissionsPerHour": 1000}})
+	a := e.agent(owner, long(60), map[string]any{"name": long(100), "description": long(2000), "autonomyMode": "approval",
+		"tools": []string{}, "mcpOnly": true, "limits": map[string]any{"maxSteps": 50, "maxActionsPerMission": 200,
+			"maxMissionsPerHour": 1000}})
 	require.Equal(t, []string{}, a.Tools)
 	require.Equal(t, true, a.McpOnly)
-	e.agent(owner, "ab", map[string]any{"limits": map[string]any{"maxSteps": 1, "maxActionsPerMission": 1, "maxMissionsPerHour": 1}})
+	e.agent(owner, "ab", map[string]any{"limits": map[string]any{"maxSteps": 1, "maxActionsPerMission": 1,
+		"maxMissionsPerHour": 1}})
 
 	id := a.ID
-	for _, b := range []map[string]any{{"name": ""}, {"slug": "NO"}, {"tools": []string{"nope"}}, {"limits": map[string]any{"maxSteps": 99}}, {"autonomyMode": "x"}} {
+	for _, b := range []map[string]any{{"name": ""}, {"slug": "NO"}, {"tools": []string{"nope"}},
+		{"limits": map[string]any{"maxSteps": 99}}, {"autonomyMode": "x"}} {
 		requireStatus(t, e.do("PATCH", ws+"/agents/"+id, owner.Token, b), http.StatusBadRequest)
 	}
 }
@@ -139,14 +150,17 @@ func TestSkills(t *testing.T) {
 	e := setup(t)
 	owner, member, _, _ := e.team()
 	ws := wsOf(owner)
-	r := e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage", "description": "d", "instructions": "Be brief."})
+	r := e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage", "description": "d",
+		"instructions": "Be brief."})
 	requireStatus(t, r, http.StatusCreated)
 	sk := decode[SkillOut](t, r)
 	require.Equal(t, "Be brief.", sk.Instructions)
 	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage"}), http.StatusConflict)
 	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": strings.Repeat("n", 101)}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "big", "instructions": strings.Repeat("i", 20001)}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": strings.Repeat("n", 101)}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "big",
+		"instructions": strings.Repeat("i", 20001)}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/skills", member.Token, map[string]any{"name": "mine"}), http.StatusForbidden)
 	r = e.do("GET", ws+"/skills", member.Token, nil)
 	requireStatus(t, r, http.StatusOK)

@@ -63,8 +63,8 @@ type AttachmentPath struct {
 func (s boardOps) registerAttachments() {
 	tags := []string{"Attachments"}
 
-	register(s.Server, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet, Path: pathCard + "/attachments",
-		Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."},
+	register(s.Server, huma.Operation{OperationID: "attachments-list", Method: http.MethodGet,
+		Path: pathCard + "/attachments", Summary: "List a card's attachments", Tags: tags, Description: "Oldest first."},
 		projectRead, s.listAttachments)
 
 	// The upload's input has no Body field, so huma leaves the request body alone and the handler
@@ -90,22 +90,24 @@ func (s boardOps) registerAttachments() {
 		}
 	}
 
-	register(s.Server, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet, Path: pathCard + "/attachments/{attachmentId}",
-		Summary: "Download an attachment", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "attachments-download", Method: http.MethodGet,
+		Path: pathCard + "/attachments/{attachmentId}", Summary: "Download an attachment", Tags: tags,
 		Description: "The raw file with its stored type, as a download (`Content-Disposition: attachment`).",
 		Responses: map[string]*huma.Response{"200": {
 			Description: "The file's bytes",
 			Headers: map[string]*huma.Param{
-				"Content-Disposition": {Description: "attachment; filename=\"…\" (and filename* for non-ASCII names)", Schema: &huma.Schema{Type: huma.TypeString}},
-				"Content-Length":      {Schema: &huma.Schema{Type: huma.TypeInteger}},
+				"Content-Disposition": {Description: "attachment; filename=\"…\" (and filename* for non-ASCII names)",
+					Schema: &huma.Schema{Type: huma.TypeString}}, "Content-Length": {Schema: &huma.Schema{Type: huma.TypeInteger}},
 			},
-			Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: huma.TypeString, Format: "binary"}}},
+			Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: huma.TypeString,
+				Format: "binary"}}},
 		}}},
 		projectRead, s.downloadAttachment)
 
-	register(s.Server, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete, Path: pathCard + "/attachments/{attachmentId}",
-		Summary: "Delete an attachment", Tags: tags,
-		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields [\"attachments\"]."},
+	register(s.Server, huma.Operation{OperationID: "attachments-delete", Method: http.MethodDelete,
+		Path: pathCard + "/attachments/{attachmentId}", Summary: "Delete an attachment", Tags: tags,
+		Description: "Only the uploader or a workspace admin may. Records a `card_updated` activity with fields " +
+			"[\"attachments\"]."},
 		cardWrite, s.deleteAttachment)
 }
 
@@ -116,7 +118,8 @@ func (s boardOps) listAttachments(ctx context.Context, in *CardPath) (*Output[[]
 // deleteAttachment deletes the attachment's row, then its file.
 func (s boardOps) deleteAttachment(ctx context.Context, in *AttachmentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	att, err := s.board.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
+	att, err := s.board.DeleteAttachment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID,
+		ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -139,8 +142,10 @@ func (s boardOps) uploadAttachment(ctx context.Context, in *CardPath) (*Output[A
 	if err := s.board.CheckCard(ctx, a.ProjectID, in.CardID); err != nil {
 		return nil, fail(err)
 	}
-	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, newErrorBody(http.StatusUnsupportedMediaType, "expected a multipart/form-data body with the file in a part named \"file\"")
+	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" ||
+		params["boundary"] == "" {
+		return nil, newErrorBody(http.StatusUnsupportedMediaType, "expected a multipart/form-data body with the file in a "+
+			"part named \"file\"")
 	}
 	if r.ContentLength > board.MaxAttachmentSize+multipartOverhead {
 		return nil, uploadReadError(errFileTooLarge) // declared too large: refused before reading a byte
@@ -235,7 +240,8 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // downloadAttachment streams a stored file with its stored type, as a download that browsers neither
 // sniff nor render.
 func (s boardOps) downloadAttachment(ctx context.Context, in *AttachmentPath) (*huma.StreamResponse, error) {
-	att, err := s.board.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID}, in.AttachmentID)
+	att, err := s.board.Attachment(ctx, db.CardRef{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID},
+		in.AttachmentID)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -74,7 +74,8 @@ func (e *attachmentEnv) files() []string {
 
 // multipartFile builds a multipart/form-data body with one file part (and any extra text fields before
 // it) and returns the body and its Content-Type.
-func multipartFile(t *testing.T, field, filename, contentType string, data []byte, extra map[string]string) ([]byte, string) {
+func multipartFile(t *testing.T, field, filename, contentType string, data []byte,
+	extra map[string]string) ([]byte, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -101,7 +102,8 @@ func multipartFile(t *testing.T, field, filename, contentType string, data []byt
 func (e *attachmentEnv) upload(token, card, filename, contentType string, data []byte) *resp {
 	e.t.Helper()
 	body, ct := multipartFile(e.t, "file", filename, contentType, data, nil)
-	return e.send(req{Method: "POST", Path: card + "/attachments", Token: token, Body: body, Header: map[string]string{"Content-Type": ct}})
+	return e.send(req{Method: "POST", Path: card + "/attachments", Token: token, Body: body,
+		Header: map[string]string{"Content-Type": ct}})
 }
 
 func randomBytes(t *testing.T, n int) []byte {
@@ -161,7 +163,8 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	// Each upload recorded card_updated {fields: [attachments], title} for the assignee, with its job.
 	var meta map[string]any
 	var recipients []string
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND card_id = $1`, w.cardID))
+	require.Equal(t, 3,
+		e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND card_id = $1`, w.cardID))
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT meta, recipients::text[] FROM activities
 		WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND actor_id = $1`, w.other.ID).Scan(&meta, &recipients))
 	require.Equal(t, map[string]any{"fields": []any{"attachments"}, "title": "Write the launch post"}, meta)
@@ -201,7 +204,8 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	r = e.do("GET", w.card+"/attachments", w.member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Len(t, decode[[]AttachmentOut](t, r), 2)
-	require.Equal(t, 4, e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb`))
+	require.Equal(t, 4,
+		e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb`))
 }
 
 func TestAttachmentSizeLimit(t *testing.T) {
@@ -230,8 +234,10 @@ func TestAttachmentSizeLimit(t *testing.T) {
 	require.Equal(t, []string{att.ID}, e.files())
 
 	// A body padded past the overall cap by other fields is refused too.
-	body, ct := multipartFile(t, "file", "small.txt", "", []byte("small"), map[string]string{"padding": strings.Repeat("p", tenMB+100<<10)})
-	r = e.send(req{Method: "POST", Path: w.card + "/attachments", Token: w.owner.Token, Body: body, Header: map[string]string{"Content-Type": ct}})
+	body, ct := multipartFile(t, "file", "small.txt", "", []byte("small"), map[string]string{"padding": strings.Repeat("p",
+		tenMB+100<<10)})
+	r = e.send(req{Method: "POST", Path: w.card + "/attachments", Token: w.owner.Token, Body: body,
+		Header: map[string]string{"Content-Type": ct}})
 	requireStatus(t, r, http.StatusRequestEntityTooLarge)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM attachments`))
 }
@@ -263,7 +269,8 @@ func TestAttachmentTooLargeStopsReading(t *testing.T) {
 	e := attachmentSetup(t)
 	w := commentSetup(t, e.testEnv)
 	boundary := "pilotboundary"
-	u := &endlessUpload{head: []byte("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"endless.txt\"\r\n\r\n")}
+	u := &endlessUpload{head: []byte("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; " +
+		"filename=\"endless.txt\"\r\n\r\n")}
 	hr := httptest.NewRequest("POST", w.card+"/attachments", u)
 	hr.Header.Set("Authorization", "Bearer "+w.owner.Token)
 	hr.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
@@ -310,10 +317,12 @@ func TestAttachmentBadRequests(t *testing.T) {
 	// Not multipart at all.
 	requireStatus(t, post([]byte(`{"file":"x"}`), "application/json"), http.StatusUnsupportedMediaType)
 	requireStatus(t, post([]byte("x"), "multipart/form-data"), http.StatusUnsupportedMediaType) // no boundary
-	requireStatus(t, e.send(req{Method: "POST", Path: w.card + "/attachments", Token: w.owner.Token}), http.StatusUnsupportedMediaType)
+	requireStatus(t, e.send(req{Method: "POST", Path: w.card + "/attachments", Token: w.owner.Token}),
+		http.StatusUnsupportedMediaType)
 
 	// Malformed or truncated multipart.
-	requireStatus(t, post([]byte("garbage without any boundary"), "multipart/form-data; boundary=xyz"), http.StatusBadRequest)
+	requireStatus(t, post([]byte("garbage without any boundary"), "multipart/form-data; boundary=xyz"),
+		http.StatusBadRequest)
 	body, ct = multipartFile(t, "file", "cut.txt", "", bytes.Repeat([]byte("z"), 4000), nil)
 	requireStatus(t, post(body[:len(body)-100], ct), http.StatusBadRequest)
 
@@ -335,7 +344,8 @@ func TestAttachmentFilenames(t *testing.T) {
 		{"", "file", `attachment; filename="file"`},
 		{"tab\there\u202Egpj.exe", "tabheregpj.exe", `attachment; filename="tabheregpj.exe"`},
 		{`say "hi".txt`, `say "hi".txt`, `attachment; filename="say _hi_.txt"; filename*=UTF-8''say%20%22hi%22.txt`},
-		{"résumé 2026.pdf", "résumé 2026.pdf", `attachment; filename="r_sum_ 2026.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%202026.pdf`},
+		{"résumé 2026.pdf", "résumé 2026.pdf",
+			`attachment; filename="r_sum_ 2026.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%202026.pdf`},
 		{longStem + ".txt", longStem[:251] + ".txt", `attachment; filename="` + longStem[:251] + `.txt"`},
 	} {
 		r := e.upload(w.owner.Token, w.card, tc.given, "", []byte("content"))
@@ -371,7 +381,8 @@ func TestAttachmentNotFoundPaths(t *testing.T) {
 	wrongCard := prj2 + "/cards/" + w.cardID
 	requireStatus(t, e.do("GET", wrongCard+"/attachments", w.owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.upload(w.owner.Token, wrongCard, "x.txt", "", []byte("x")), http.StatusNotFound)
-	requireStatus(t, e.do("GET", prj2+"/cards/"+w.cardID+"/attachments/"+otherAtt, w.owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", prj2+"/cards/"+w.cardID+"/attachments/"+otherAtt, w.owner.Token, nil),
+		http.StatusNotFound)
 
 	// Unknown and malformed ids.
 	missing := "0195f0a2-7b3c-7def-8abc-0123456789ab"
@@ -484,7 +495,8 @@ func TestAttachmentFailedTransactionDeletesFile(t *testing.T) {
 	require.Len(t, ds.deleted, 1, "the stored file is deleted again")
 	require.Empty(t, e.files())
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM attachments`))
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb`))
+	require.Equal(t, 0,
+		e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb`))
 }
 
 func TestAttachmentMissingFileAnswers404(t *testing.T) {

@@ -28,8 +28,8 @@ type RuleOut struct {
 }
 
 func ruleOut(r db.AutomationRule) RuleOut {
-	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: r.Trigger, Conditions: r.Conditions, Action: r.Action,
-		Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: r.Trigger, Conditions: r.Conditions,
+		Action: r.Action, Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // TraceOut is one execution of a rule.
@@ -53,8 +53,9 @@ type TraceRef struct {
 
 func traceOut(t db.AutomationTrace) TraceOut {
 	ruleID := t.RuleID
-	return TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID}, Target: TraceRef{Type: "card", ID: t.CardID},
-		Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason, Timestamp: t.CreatedAt}
+	return TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID},
+		Target: TraceRef{Type: "card", ID: t.CardID}, Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason,
+		Timestamp: t.CreatedAt}
 }
 
 // RulePath are the path parameters of a rule's routes.
@@ -64,9 +65,9 @@ type RulePath struct {
 }
 
 // ruleActionDoc describes actions and conditions once, for the OpenAPI document.
-const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last " +
-	"column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the " +
-	"workspace: the event's activity is delivered to it). Conditions (all " +
+const ruleActionDoc = "Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, " +
+	"last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, " +
+	"`send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all " +
 	"optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), " +
 	"`labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md."
 
@@ -89,20 +90,21 @@ func (s workflowOps) registerAutomations() {
 		Summary: "Get an automation rule", Tags: tags},
 		read, s.getRule)
 
-	register(s.Server, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch, Path: base + "/{ruleId}",
-		Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; the result is validated as a whole. " + ruleActionDoc},
+	register(s.Server, huma.Operation{OperationID: "automations-update", Method: http.MethodPatch,
+		Path: base + "/{ruleId}", Summary: "Update an automation rule", Tags: tags, Description: "Any subset of fields; " +
+			"the result is validated as a whole. " + ruleActionDoc},
 		write, s.updateRule)
 
-	register(s.Server, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete, Path: base + "/{ruleId}",
-		Summary: "Delete an automation rule", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "automations-delete", Method: http.MethodDelete,
+		Path: base + "/{ruleId}", Summary: "Delete an automation rule", Tags: tags},
 		write, s.deleteRule)
 
-	register(s.Server, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch, Path: base + "/{ruleId}/toggle",
-		Summary: "Enable or disable an automation rule", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "automations-toggle", Method: http.MethodPatch,
+		Path: base + "/{ruleId}/toggle", Summary: "Enable or disable an automation rule", Tags: tags},
 		write, s.toggleRule)
 
-	register(s.Server, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet, Path: base + "/{ruleId}/traces",
-		Summary: "List a rule's executions, newest first", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "automations-traces", Method: http.MethodGet,
+		Path: base + "/{ruleId}/traces", Summary: "List a rule's executions, newest first", Tags: tags},
 		read, s.listRuleTraces)
 }
 
@@ -127,8 +129,9 @@ func (s workflowOps) createRule(ctx context.Context, in *CreateRuleInput) (*Outp
 		return nil, err
 	}
 	enabled := in.Body.Enabled == nil || *in.Body.Enabled
-	return oneOf(ruleOut)(s.automations.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID, automation.NewRule{Name: name,
-		Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action, Enabled: enabled}))
+	return oneOf(ruleOut)(s.automations.CreateRule(ctx, accessFrom(ctx).ProjectID, principalFrom(ctx).User.ID,
+		automation.NewRule{Name: name, Trigger: in.Body.Trigger, Conditions: in.Body.Conditions, Action: in.Body.Action,
+			Enabled: enabled}))
 }
 
 func (s workflowOps) listRules(ctx context.Context, _ *ProjectPath) (*Output[[]RuleOut], error) {
@@ -160,24 +163,25 @@ func (s workflowOps) updateRule(ctx context.Context, in *UpdateRuleInput) (*Outp
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(ruleOut)(s.automations.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, func(cur automation.NewRule) automation.NewRule {
-		if name != nil {
-			cur.Name = *name
-		}
-		if b.Trigger != nil {
-			cur.Trigger = *b.Trigger
-		}
-		if len(b.Action) > 0 {
-			cur.Action = b.Action
-		}
-		if len(b.Conditions) > 0 {
-			cur.Conditions = b.Conditions
-		}
-		if b.Enabled != nil {
-			cur.Enabled = *b.Enabled
-		}
-		return cur
-	}))
+	return oneOf(ruleOut)(s.automations.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID,
+		func(cur automation.NewRule) automation.NewRule {
+			if name != nil {
+				cur.Name = *name
+			}
+			if b.Trigger != nil {
+				cur.Trigger = *b.Trigger
+			}
+			if len(b.Action) > 0 {
+				cur.Action = b.Action
+			}
+			if len(b.Conditions) > 0 {
+				cur.Conditions = b.Conditions
+			}
+			if b.Enabled != nil {
+				cur.Enabled = *b.Enabled
+			}
+			return cur
+		}))
 }
 
 func (s workflowOps) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, error) {

@@ -21,7 +21,8 @@ func (e *testEnv) rule(u user, prj string, body map[string]any) string {
 // settle waits until no automation or notification job is left to work.
 func (e *testEnv) settle() {
 	e.t.Helper()
-	e.waitJobs("jobs to finish", []string{jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()}, jobStatesToWork...)
+	e.waitJobs("jobs to finish", []string{jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()},
+		jobStatesToWork...)
 }
 
 func (e *testEnv) getCard(u user, prj, id string) CardOut {
@@ -45,7 +46,8 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 	other, otherCols := e.project(owner, "Other")
 
 	id := e.rule(owner, prj, map[string]any{"name": "Prioritise", "trigger": "task_created",
-		"action": map[string]any{"type": "set_priority", "priority": "high"}, "conditions": map[string]any{"priority": []string{"low", "medium"}}})
+		"action":     map[string]any{"type": "set_priority", "priority": "high"},
+		"conditions": map[string]any{"priority": []string{"low", "medium"}}})
 	r := e.do("GET", prj+"/automations/"+id, member.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, true, decode[RuleOut](t, r).Enabled)
@@ -61,15 +63,20 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card"}},                           // no column
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card", "columnId": otherCols[0]}}, // column of another project
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "set_status", "status": "sleeping"}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "assign_user", "userId": "00000000-0000-0000-0000-000000000001"}},
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "assign_user",
+			"userId": "00000000-0000-0000-0000-000000000001"}},
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card", "priority": "high"}}, // parameter it does not take
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card", "bogus": 1}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"colour": "red"}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"toColumnId": cols[1]}},
-		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"toColumnId": otherCols[1]}},
-		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"priority": []string{}}},
-		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"status": "sleeping"}},
-		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"labelId": "00000000-0000-0000-0000-000000000001"}},
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card"},
+			"conditions": map[string]any{"colour": "red"}}, {"name": "x", "trigger": "task_created",
+			"action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"toColumnId": cols[1]}}, {"name": "x",
+			"trigger": "task_moved", "action": map[string]any{"type": "archive_card"},
+			"conditions": map[string]any{"toColumnId": otherCols[1]}}, {"name": "x", "trigger": "task_moved",
+			"action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"priority": []string{}}},
+		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"},
+			"conditions": map[string]any{"status": "sleeping"}}, {"name": "x", "trigger": "task_moved",
+			"action":     map[string]any{"type": "archive_card"},
+			"conditions": map[string]any{"labelId": "00000000-0000-0000-0000-000000000001"}},
 	}
 	for i, b := range bad {
 		r := e.do("POST", prj+"/automations", owner.Token, b)
@@ -81,18 +88,21 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 		"action": map[string]any{"type": "archive_card"}}), http.StatusForbidden)
 	requireStatus(t, e.do("PATCH", prj+"/automations/"+id+"/toggle", member.Token, nil), http.StatusForbidden)
 
-	r = e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"name": "Prioritise!", "action": map[string]any{"type": "set_priority", "priority": "low"}})
+	r = e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"name": "Prioritise!",
+		"action": map[string]any{"type": "set_priority", "priority": "low"}})
 	requireStatus(t, r, http.StatusOK)
 	updated := decode[RuleOut](t, r)
 	require.Equal(t, "Prioritise!", updated.Name)
 	require.Equal(t, new("low"), decodeJSON[automation.RuleAction](t, updated.Action).Priority)
-	requireStatus(t, e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"trigger": "task_moved", "conditions": map[string]any{"toColumnId": "nope"}}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"trigger": "task_moved",
+		"conditions": map[string]any{"toColumnId": "nope"}}), http.StatusBadRequest)
 	r = e.do("PATCH", prj+"/automations/"+id+"/toggle", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, false, decode[RuleOut](t, r).Enabled)
 
 	// A rule of another project is not found under this one.
-	otherID := e.rule(owner, other, map[string]any{"name": "o", "trigger": "task_created", "action": map[string]any{"type": "archive_card"}})
+	otherID := e.rule(owner, other, map[string]any{"name": "o", "trigger": "task_created",
+		"action": map[string]any{"type": "archive_card"}})
 	requireStatus(t, e.do("GET", prj+"/automations/"+otherID, owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", prj+"/automations/"+otherID, owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", prj+"/automations/"+otherID+"/traces", owner.Token, nil), http.StatusNotFound)
@@ -112,9 +122,11 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 
 	// task_created → set_priority (only for low cards: a skipped trace for others).
 	created := e.rule(owner, prj, map[string]any{"name": "bump", "trigger": "task_created",
-		"conditions": map[string]any{"priority": "low"}, "action": map[string]any{"type": "set_priority", "priority": "high"}})
+		"conditions": map[string]any{"priority": "low"}, "action": map[string]any{"type": "set_priority",
+			"priority": "high"}})
 	// task_added_to_board → assign_user.
-	e.rule(owner, prj, map[string]any{"name": "assign", "trigger": "task_added_to_board", "action": map[string]any{"type": "assign_user", "userId": member.ID}})
+	e.rule(owner, prj, map[string]any{"name": "assign", "trigger": "task_added_to_board",
+		"action": map[string]any{"type": "assign_user", "userId": member.ID}})
 	r := e.do("POST", prj+"/columns/"+todo+"/cards", owner.Token, map[string]any{"title": "low one", "priority": "low"})
 	requireStatus(t, r, http.StatusCreated)
 	low := decode[CardOut](t, r).ID

@@ -41,7 +41,8 @@ func customFieldOut(f db.CustomField) CustomFieldOut {
 	if options == nil {
 		options = []string{}
 	}
-	return CustomFieldOut{ID: f.ID, ProjectID: f.ProjectID, Name: f.Name, Type: f.Type, Options: options, CreatedAt: f.CreatedAt}
+	return CustomFieldOut{ID: f.ID, ProjectID: f.ProjectID, Name: f.Name, Type: f.Type, Options: options,
+		CreatedAt: f.CreatedAt}
 }
 
 // RelationOut is a typed relation from a card (cardId) to another card (targetCardId).
@@ -107,14 +108,15 @@ func (s boardOps) registerChecklist() {
 		Description: "Answers the card. A card has at most 100 checklist items."},
 		cardWrite, s.addChecklistItem)
 
-	register(s.Server, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch, Path: pathCard + "/checklist/{itemId}",
-		Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
-		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card."},
+	register(s.Server, huma.Operation{OperationID: "checklist-update", Method: http.MethodPatch,
+		Path: pathCard + "/checklist/{itemId}", Summary: "Rename, check or uncheck, or reorder a checklist item", Tags: tags,
+		Description: "Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values " +
+			"go to the end. Answers the card."},
 		cardWrite, s.updateChecklistItem)
 
-	register(s.Server, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete, Path: pathCard + "/checklist/{itemId}",
-		Summary: "Delete a checklist item", Tags: tags, Description: "Answers the card."},
-		cardWrite, s.deleteChecklistItem)
+	register(s.Server, huma.Operation{OperationID: "checklist-delete", Method: http.MethodDelete,
+		Path: pathCard + "/checklist/{itemId}", Summary: "Delete a checklist item", Tags: tags,
+		Description: "Answers the card."}, cardWrite, s.deleteChecklistItem)
 }
 
 func (s boardOps) registerLabels() {
@@ -129,21 +131,23 @@ func (s boardOps) registerLabels() {
 		Summary: "List the project's labels by name", Tags: tags},
 		projectRead, s.listLabels)
 
-	register(s.Server, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch, Path: pathProject + "/labels/{labelId}",
-		Summary: "Rename or recolour a label", Tags: tags, Errors: []int{http.StatusConflict}},
-		cardWrite, s.updateLabel)
+	register(s.Server, huma.Operation{OperationID: "labels-update", Method: http.MethodPatch,
+		Path: pathProject + "/labels/{labelId}", Summary: "Rename or recolour a label", Tags: tags,
+		Errors: []int{http.StatusConflict}}, cardWrite, s.updateLabel)
 
-	register(s.Server, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete, Path: pathProject + "/labels/{labelId}",
-		Summary: "Delete a label", Tags: tags, Description: "Also takes the label off every card."},
+	register(s.Server, huma.Operation{OperationID: "labels-delete", Method: http.MethodDelete,
+		Path: pathProject + "/labels/{labelId}", Summary: "Delete a label", Tags: tags, Description: "Also takes the label " +
+			"off every card."},
 		cardWrite, s.deleteLabel)
 
-	register(s.Server, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost, Path: pathCard + "/labels/{labelId}",
-		Summary: "Put a label on a card", Tags: tags,
-		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card."},
+	register(s.Server, huma.Operation{OperationID: "card-labels-add", Method: http.MethodPost,
+		Path: pathCard + "/labels/{labelId}", Summary: "Put a label on a card", Tags: tags,
+		Description: "The label must be one of the card's project. Adding a label the card already has changes nothing. " +
+			"Answers the card."},
 		cardWrite, s.addCardLabel)
 
-	register(s.Server, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete, Path: pathCard + "/labels/{labelId}",
-		Summary: "Take a label off a card", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "card-labels-remove", Method: http.MethodDelete,
+		Path: pathCard + "/labels/{labelId}", Summary: "Take a label off a card", Tags: tags,
 		Description: "Removing a label the card does not have changes nothing. Answers the card."},
 		cardWrite, s.removeCardLabel)
 }
@@ -151,38 +155,43 @@ func (s boardOps) registerLabels() {
 func (s boardOps) registerCustomFields() {
 	tags := []string{"Custom fields"}
 
-	register(s.Server, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost, Path: pathProject + "/custom-fields",
-		Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project."},
+	register(s.Server, huma.Operation{OperationID: "custom-fields-create", Method: http.MethodPost,
+		Path: pathProject + "/custom-fields", Summary: "Define a custom field", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusConflict},
+		Description: "`options` (distinct, non-blank, at most 100) are required for select and multi-select fields and " +
+			"refused for other types. Names are unique in a project."},
 		cardWrite, s.createCustomField)
 
-	register(s.Server, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet, Path: pathProject + "/custom-fields",
-		Summary: "List the project's custom fields", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "custom-fields-list", Method: http.MethodGet,
+		Path: pathProject + "/custom-fields", Summary: "List the project's custom fields", Tags: tags},
 		projectRead, s.listCustomFields)
 
-	register(s.Server, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch, Path: pathProject + "/custom-fields/{fieldId}",
-		Summary: "Rename a custom field or change its type or options", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options."},
+	register(s.Server, huma.Operation{OperationID: "custom-fields-update", Method: http.MethodPatch,
+		Path: pathProject + "/custom-fields/{fieldId}", Summary: "Rename a custom field or change its type or options",
+		Tags: tags, Errors: []int{http.StatusConflict}, Description: "On a type or options change, card values that no " +
+			"longer fit the field are dropped. Changing to a type without options drops the options."},
 		cardWrite, s.updateCustomField)
 
-	register(s.Server, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete, Path: pathProject + "/custom-fields/{fieldId}",
-		Summary: "Delete a custom field", Tags: tags, Description: "Also removes its values from every card."},
-		cardWrite, s.deleteCustomField)
+	register(s.Server, huma.Operation{OperationID: "custom-fields-delete", Method: http.MethodDelete,
+		Path: pathProject + "/custom-fields/{fieldId}", Summary: "Delete a custom field", Tags: tags,
+		Description: "Also removes its values from every card."}, cardWrite, s.deleteCustomField)
 
-	register(s.Server, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch, Path: pathCard + "/custom-fields",
-		Summary: "Set or clear a card's custom field values", Tags: tags,
-		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: " +
-			"text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of " +
-			"distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values."},
+	register(s.Server, huma.Operation{OperationID: "card-custom-fields-set", Method: http.MethodPatch,
+		Path: pathCard + "/custom-fields", Summary: "Set or clear a card's custom field values", Tags: tags,
+		Description: "`values` maps field ids of the card's project to a value or null (null removes it). Values must fit " +
+			"their field: text a string of at most 5000 characters, number a JSON number, select one of the options, " +
+			"multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its " +
+			"`customFields` maps field ids to values."},
 		cardWrite, s.setCardCustomValues)
 }
 
 func (s boardOps) registerRelations() {
 	tags := []string{"Relations"}
 
-	register(s.Server, huma.Operation{OperationID: "relations-create", Method: http.MethodPost, Path: pathCard + "/relations",
-		Summary: "Relate a card to another card", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "The target is any other card of the same workspace (another project is fine). The same relation twice answers 409."},
+	register(s.Server, huma.Operation{OperationID: "relations-create", Method: http.MethodPost,
+		Path: pathCard + "/relations", Summary: "Relate a card to another card", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "The target is any other card " +
+			"of the same workspace (another project is fine). The same relation twice answers 409."},
 		cardWrite, s.createRelation)
 
 	register(s.Server, huma.Operation{OperationID: "relations-list", Method: http.MethodGet, Path: pathCard + "/relations",
@@ -190,9 +199,9 @@ func (s boardOps) registerRelations() {
 		Description: "Relations the card is the source (cardId) or the target (targetCardId) of, oldest first."},
 		projectRead, s.listRelations)
 
-	register(s.Server, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete, Path: pathProject + "/relations/{relationId}",
-		Summary: "Delete a relation", Tags: tags, Description: "A relation belongs to the project of its source card."},
-		cardWrite, s.deleteRelation)
+	register(s.Server, huma.Operation{OperationID: "relations-delete", Method: http.MethodDelete,
+		Path: pathProject + "/relations/{relationId}", Summary: "Delete a relation", Tags: tags,
+		Description: "A relation belongs to the project of its source card."}, cardWrite, s.deleteRelation)
 }
 
 // AddChecklistItemInput is the request of checklist-add.
@@ -319,8 +328,8 @@ func (s boardOps) createCustomField(ctx context.Context, in *CreateCustomFieldIn
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(customFieldOut)(s.board.CreateCustomField(ctx, board.NewCustomField{ProjectID: accessFrom(ctx).ProjectID, Name: name,
-		Type: in.Body.Type, Options: in.Body.Options}))
+	return oneOf(customFieldOut)(s.board.CreateCustomField(ctx, board.NewCustomField{ProjectID: accessFrom(ctx).ProjectID,
+		Name: name, Type: in.Body.Type, Options: in.Body.Options}))
 }
 
 func (s boardOps) listCustomFields(ctx context.Context, _ *ProjectPath) (*Output[[]CustomFieldOut], error) {
@@ -385,8 +394,9 @@ type CreateRelationInputBody struct {
 
 func (s boardOps) createRelation(ctx context.Context, in *CreateRelationInput) (*Output[RelationOut], error) {
 	a := accessFrom(ctx)
-	return oneOf(relationOut)(s.board.CreateRelation(ctx, board.NewRelation{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID,
-		TargetCardID: in.Body.TargetCardID, Type: in.Body.Type, ActorID: principalFrom(ctx).User.ID}))
+	return oneOf(relationOut)(s.board.CreateRelation(ctx, board.NewRelation{WorkspaceID: a.WorkspaceID,
+		ProjectID: a.ProjectID, CardID: in.CardID, TargetCardID: in.Body.TargetCardID, Type: in.Body.Type,
+		ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s boardOps) listRelations(ctx context.Context, in *CardPath) (*Output[[]RelationOut], error) {

@@ -137,7 +137,8 @@ func TestCardPartsChecklist(t *testing.T) {
 	require.Equal(t, []string{"two", "first"}, cpTitles(cardChecklist(t, c)))
 	require.Equal(t, int32(50), c.ChecklistProgress)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1 AND position = 1 AND title = 'first'`, cardID))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1 AND position = 1 AND title = 'first'`, cardID))
 
 	// A patch that changes nothing records nothing.
 	requireStatus(t, e.do("PATCH", card+"/checklist/"+two, u.Token, map[string]any{"done": true}), http.StatusOK)
@@ -158,11 +159,13 @@ func TestCardPartsChecklist(t *testing.T) {
 	}
 
 	// Validation.
-	for _, body := range []map[string]any{{}, {"title": ""}, {"title": "   "}, {"title": strings.Repeat("x", 501)}, {"title": 5}} {
+	for _, body := range []map[string]any{{}, {"title": ""}, {"title": "   "}, {"title": strings.Repeat("x", 501)},
+		{"title": 5}} {
 		r := e.do("POST", card+"/checklist", u.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	for _, body := range []map[string]any{{"title": ""}, {"title": " "}, {"title": strings.Repeat("x", 501)}, {"order": -1}, {"done": "yes"}} {
+	for _, body := range []map[string]any{{"title": ""}, {"title": " "}, {"title": strings.Repeat("x", 501)},
+		{"order": -1}, {"done": "yes"}} {
 		r := e.do("PATCH", card+"/checklist/"+two, u.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
@@ -175,7 +178,8 @@ func TestCardPartsChecklist(t *testing.T) {
 	require.Equal(t, []string{"first", "two"}, cpTitles(cardChecklist(t, decode[CardOut](t, r))))
 
 	// 500 characters is fine.
-	requireStatus(t, e.do("POST", card+"/checklist", u.Token, map[string]any{"title": strings.Repeat("é", 500)}), http.StatusCreated)
+	requireStatus(t, e.do("POST", card+"/checklist", u.Token, map[string]any{"title": strings.Repeat("é", 500)}),
+		http.StatusCreated)
 }
 
 func TestCardPartsChecklistLimit(t *testing.T) {
@@ -215,7 +219,8 @@ func TestCardPartsChecklistLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = e.do("POST", prj+"/cards/"+busyID+"/checklist", u.Token, map[string]any{"title": fmt.Sprintf("c%d", i)}).Code
+			codes[i] = e.do("POST", prj+"/cards/"+busyID+"/checklist", u.Token, map[string]any{"title": fmt.Sprintf("c%d",
+				i)}).Code
 		}()
 	}
 	wg.Wait()
@@ -228,7 +233,9 @@ func TestCardPartsChecklistLimit(t *testing.T) {
 	}
 	require.Equal(t, 5, created)
 	require.Equal(t, 100, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = $1`, busyID))
-	require.Equal(t, 100, e.count(`SELECT count(DISTINCT position) FROM checklist_items WHERE card_id = $1 AND position BETWEEN 0 AND 99`, busyID))
+	require.Equal(t, 100,
+		e.count(`SELECT count(DISTINCT position) FROM checklist_items WHERE card_id = $1 AND position BETWEEN 0 AND 99`,
+			busyID))
 	require.Len(t, cpUpdates(e, busyID), 5)
 }
 
@@ -301,13 +308,14 @@ func TestCardPartsLabels(t *testing.T) {
 	// Validation.
 	for _, body := range []map[string]any{
 		{"color": "#000000"}, {"name": "x"}, {"name": "", "color": "#000000"}, {"name": "  ", "color": "#000000"},
-		{"name": strings.Repeat("x", 51), "color": "#000000"}, {"name": "x", "color": "red"}, {"name": "x", "color": "#12345"},
-		{"name": "x", "color": "#1234567"}, {"name": "x", "color": "#ggggggg"},
+		{"name": strings.Repeat("x", 51), "color": "#000000"}, {"name": "x", "color": "red"}, {"name": "x",
+			"color": "#12345"}, {"name": "x", "color": "#1234567"}, {"name": "x", "color": "#ggggggg"},
 	} {
 		r := e.do("POST", prj+"/labels", u.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	requireStatus(t, e.do("POST", prj+"/labels", u.Token, map[string]any{"name": strings.Repeat("x", 50), "color": "#abcdef"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", prj+"/labels", u.Token, map[string]any{"name": strings.Repeat("x", 50),
+		"color": "#abcdef"}), http.StatusCreated)
 
 	r = e.do("GET", prj+"/labels", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -327,10 +335,13 @@ func TestCardPartsLabels(t *testing.T) {
 	require.Equal(t, "Story", decode[LabelOut](t, r).Name)
 	require.Equal(t, "#0000ff", decode[LabelOut](t, r).Color)
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": "Bug"}), http.StatusConflict)
-	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "blue"}), http.StatusBadRequest)
-	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": strings.Repeat("y", 51)}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"color": "blue"}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": strings.Repeat("y", 51)}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+featureID, u.Token, map[string]any{"name": " "}), http.StatusBadRequest)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM labels WHERE id = $1 AND name = 'Story' AND color = '#0000ff'`, featureID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM labels WHERE id = $1 AND name = 'Story' AND color = '#0000ff'`,
+		featureID))
 
 	// On and off a card.
 	r = e.do("POST", card+"/labels/"+bugID, u.Token, nil)
@@ -339,7 +350,8 @@ func TestCardPartsLabels(t *testing.T) {
 	require.Len(t, labels, 1)
 	require.Equal(t, cardLabel{ID: bugID, Name: "Bug", Color: "#d73a4a"}, labels[0])
 	requireStatus(t, e.do("POST", card+"/labels/"+bugID, u.Token, nil), http.StatusOK)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_labels WHERE card_id = $1`, cardID), "adding twice is idempotent")
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_labels WHERE card_id = $1`, cardID), "adding twice is "+
+		"idempotent")
 	r = e.do("POST", card+"/labels/"+featureID, u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Len(t, cardLabels(t, decode[CardOut](t, r)), 2)
@@ -405,12 +417,12 @@ func TestCardPartsLabelsNotFound(t *testing.T) {
 		{"card of another project", "POST", prj + "/cards/" + foreignCardID + "/labels/" + mine, u.Token, nil},
 		{"unknown label", "POST", card + "/labels/00000000-0000-7000-8000-000000000000", u.Token, nil},
 		{"malformed label id", "POST", card + "/labels/bad", u.Token, nil},
-		{"update label of another project", "PATCH", prj + "/labels/" + foreignLabel, u.Token, map[string]any{"name": "Hijack"}},
-		{"delete label of another project", "DELETE", prj + "/labels/" + foreignLabel, u.Token, nil},
-		{"update label of another workspace", "PATCH", prj + "/labels/" + vLabel, u.Token, map[string]any{"name": "Hijack"}},
-		{"list labels of another workspace's project", "GET", vPrj + "/labels", u.Token, nil},
-		{"create label in another workspace", "POST", vPrj + "/labels", u.Token, map[string]any{"name": "X", "color": "#000000"}},
-		{"outsider on my project", "GET", prj + "/labels", v.Token, nil},
+		{"update label of another project", "PATCH", prj + "/labels/" + foreignLabel, u.Token,
+			map[string]any{"name": "Hijack"}}, {"delete label of another project", "DELETE", prj + "/labels/" + foreignLabel,
+			u.Token, nil}, {"update label of another workspace", "PATCH", prj + "/labels/" + vLabel, u.Token,
+			map[string]any{"name": "Hijack"}}, {"list labels of another workspace's project", "GET", vPrj + "/labels", u.Token,
+			nil}, {"create label in another workspace", "POST", vPrj + "/labels", u.Token, map[string]any{"name": "X",
+			"color": "#000000"}}, {"outsider on my project", "GET", prj + "/labels", v.Token, nil},
 	}
 	for _, c := range cases {
 		r := e.do(c.method, c.path, c.token, c.body)
@@ -453,15 +465,17 @@ func TestCardPartsCustomFields(t *testing.T) {
 		{"type": "text"}, {"name": "x"}, {"name": "", "type": "text"}, {"name": "  ", "type": "text"},
 		{"name": strings.Repeat("x", 101), "type": "text"}, {"name": "x", "type": "color"},
 		{"name": "x", "type": "select"}, {"name": "x", "type": "select", "options": []string{}},
-		{"name": "x", "type": "multi-select", "options": []string{"a", ""}}, {"name": "x", "type": "select", "options": []string{"a", " "}},
-		{"name": "x", "type": "select", "options": []string{"a", "a"}}, {"name": "x", "type": "text", "options": []string{"a"}},
-		{"name": "x", "type": "boolean", "options": []string{"yes"}}, {"name": "x", "type": "select", "options": []any{"a", 1}},
-		{"name": "x", "type": "select", "options": []string{strings.Repeat("o", 101)}},
+		{"name": "x", "type": "multi-select", "options": []string{"a", ""}}, {"name": "x", "type": "select",
+			"options": []string{"a", " "}}, {"name": "x", "type": "select", "options": []string{"a", "a"}}, {"name": "x",
+			"type": "text", "options": []string{"a"}}, {"name": "x", "type": "boolean", "options": []string{"yes"}},
+		{"name": "x", "type": "select", "options": []any{"a", 1}}, {"name": "x", "type": "select",
+			"options": []string{strings.Repeat("o", 101)}},
 	} {
 		r := e.do("POST", prj+"/custom-fields", u.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	requireStatus(t, e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "number"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "number"}),
+		http.StatusConflict)
 	require.Equal(t, 6, e.count(`SELECT count(*) FROM custom_fields`))
 
 	r := e.do("GET", prj+"/custom-fields", u.Token, nil)
@@ -516,9 +530,12 @@ func TestCardPartsCustomFields(t *testing.T) {
 		requireErrorShape(t, r, http.StatusBadRequest)
 	}
 	// A refused value refuses the whole request.
-	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "changed", id(sel): "XL"}})
+	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "changed",
+		id(sel): "XL"}})
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE card_id = $1 AND field_id = $2 AND value = '"hello"'`, cardID, id(text)))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM card_custom_values WHERE card_id = $1 AND field_id = $2 AND value = '"hello"'`, cardID,
+			id(text)))
 	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{}), http.StatusBadRequest)
 
 	// Unknown fields and fields of another project.
@@ -526,7 +543,8 @@ func TestCardPartsCustomFields(t *testing.T) {
 	r = e.do("POST", other+"/custom-fields", u.Token, map[string]any{"name": "Notes", "type": "text"})
 	requireStatus(t, r, http.StatusCreated)
 	foreign := decode[CustomFieldOut](t, r).ID
-	for _, key := range []string{foreign, "00000000-0000-7000-8000-000000000000", "not-a-uuid", strings.ReplaceAll(id(text), "-", "")} {
+	for _, key := range []string{foreign, "00000000-0000-7000-8000-000000000000", "not-a-uuid",
+		strings.ReplaceAll(id(text), "-", "")} {
 		r := e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{key: "x"}})
 		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", key, r.Body)
 		requireErrorShape(t, r, http.StatusBadRequest)
@@ -534,13 +552,15 @@ func TestCardPartsCustomFields(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, foreign))
 
 	// null removes a value; setting the same value again changes nothing.
-	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): nil, id(text): "hello"}})
+	r = e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): nil,
+		id(text): "hello"}})
 	requireStatus(t, r, http.StatusOK)
 	cf := cardFields(t, decode[CardOut](t, r))
 	require.NotContains(t, cf, id(boolean))
 	require.Equal(t, "hello", cf[id(text)])
 	require.Len(t, cf, 5)
-	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "hello", id(boolean): nil}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token,
+		map[string]any{"values": map[string]any{id(text): "hello", id(boolean): nil}}), http.StatusOK)
 
 	acts := cpUpdates(e, cardID)
 	require.Len(t, acts, 2, "set all, remove one; refusals and no-ops record nothing")
@@ -565,16 +585,22 @@ func TestCardPartsCustomFields(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(sel)))
 	r = e.do("PATCH", prj+"/custom-fields/"+id(multi), u.Token, map[string]any{"options": []string{"web", "android"}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(multi), cardID), "[web, ios] has ios")
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2 AND value = '[]'`, id(multi), card2ID))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(multi),
+		cardID), "[web, ios] has ios")
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2 AND value = '[]'`, id(multi),
+			card2ID))
 
 	// Changing the type drops values that no longer fit and keeps those that do.
-	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(text): "2026-05-01"}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token,
+		map[string]any{"values": map[string]any{id(text): "2026-05-01"}}), http.StatusOK)
 	r = e.do("PATCH", prj+"/custom-fields/"+id(text), u.Token, map[string]any{"type": "date"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "date", decode[CustomFieldOut](t, r).Type)
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), cardID), "hello is no date")
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text), card2ID))
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text),
+		cardID), "hello is no date")
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1 AND card_id = $2`, id(text),
+		card2ID))
 	r = e.do("PATCH", prj+"/custom-fields/"+id(number), u.Token, map[string]any{"type": "text"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(number)))
@@ -587,20 +613,26 @@ func TestCardPartsCustomFields(t *testing.T) {
 		r := e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"options": []string{}}), http.StatusBadRequest)
-	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"name": "Notes"}), http.StatusConflict)
+	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"options": []string{}}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"name": "Notes"}),
+		http.StatusConflict)
 	// Switching away from select drops the options; back to select needs new ones.
 	r = e.do("PATCH", prj+"/custom-fields/"+id(sel), u.Token, map[string]any{"type": "text"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, []string{}, decode[CustomFieldOut](t, r).Options)
-	r = e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"type": "select", "options": []string{"yes", "no"}})
+	r = e.do("PATCH", prj+"/custom-fields/"+id(boolean), u.Token, map[string]any{"type": "select",
+		"options": []string{"yes", "no"}})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "select", decode[CustomFieldOut](t, r).Type)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM custom_fields WHERE id = $1 AND type = 'select' AND options = '{yes,no}'`, id(boolean)))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM custom_fields WHERE id = $1 AND type = 'select' AND options = '{yes,no}'`, id(boolean)))
 
 	// Deleting a field removes its values from every card.
-	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusOK)
-	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "no"}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token,
+		map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card2+"/custom-fields", u.Token,
+		map[string]any{"values": map[string]any{id(boolean): "no"}}), http.StatusOK)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM card_custom_values WHERE field_id = $1`, id(boolean)))
 	r = e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -610,7 +642,8 @@ func TestCardPartsCustomFields(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	require.NotContains(t, cardFields(t, decode[CardOut](t, r)), id(boolean))
 	requireStatus(t, e.do("DELETE", prj+"/custom-fields/"+id(boolean), u.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token,
+		map[string]any{"values": map[string]any{id(boolean): "yes"}}), http.StatusBadRequest)
 }
 
 func TestCardPartsCustomFieldsNotFound(t *testing.T) {
@@ -635,14 +668,15 @@ func TestCardPartsCustomFieldsNotFound(t *testing.T) {
 		name, method, path, token string
 		body                      any
 	}{
-		{"update field of another project", "PATCH", prj + "/custom-fields/" + foreign, u.Token, map[string]any{"name": "Hijack"}},
-		{"delete field of another project", "DELETE", prj + "/custom-fields/" + foreign, u.Token, nil},
-		{"unknown field", "PATCH", prj + "/custom-fields/00000000-0000-7000-8000-000000000000", u.Token, map[string]any{"name": "Hijack"}},
-		{"malformed field id", "DELETE", prj + "/custom-fields/x", u.Token, nil},
-		{"values of a card of another project", "PATCH", prj + "/cards/" + foreignCardID + "/custom-fields", u.Token, map[string]any{"values": map[string]any{mine: "x"}}},
-		{"values of a card of another workspace", "PATCH", vCard + "/custom-fields", u.Token, map[string]any{"values": map[string]any{}}},
-		{"fields of another workspace", "GET", vPrj + "/custom-fields", u.Token, nil},
-		{"outsider sets my card's values", "PATCH", card + "/custom-fields", v.Token, map[string]any{"values": map[string]any{mine: "x"}}},
+		{"update field of another project", "PATCH", prj + "/custom-fields/" + foreign, u.Token,
+			map[string]any{"name": "Hijack"}}, {"delete field of another project", "DELETE", prj + "/custom-fields/" + foreign,
+			u.Token, nil}, {"unknown field", "PATCH", prj + "/custom-fields/00000000-0000-7000-8000-000000000000", u.Token,
+			map[string]any{"name": "Hijack"}}, {"malformed field id", "DELETE", prj + "/custom-fields/x", u.Token, nil},
+		{"values of a card of another project", "PATCH", prj + "/cards/" + foreignCardID + "/custom-fields", u.Token,
+			map[string]any{"values": map[string]any{mine: "x"}}}, {"values of a card of another workspace", "PATCH",
+			vCard + "/custom-fields", u.Token, map[string]any{"values": map[string]any{}}}, {"fields of another workspace",
+			"GET", vPrj + "/custom-fields", u.Token, nil}, {"outsider sets my card's values", "PATCH", card + "/custom-fields",
+			v.Token, map[string]any{"values": map[string]any{mine: "x"}}},
 	}
 	for _, c := range cases {
 		r := e.do(c.method, c.path, c.token, c.body)
@@ -681,18 +715,21 @@ func TestCardPartsRelations(t *testing.T) {
 	relID := rel.ID
 
 	// Another type between the same cards, and a card of another project of the workspace.
-	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "related_to"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "related_to"}),
+		http.StatusCreated)
 	r = e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": xID, "type": "parent_of"})
 	requireStatus(t, r, http.StatusCreated)
 	crossID := decode[RelationOut](t, r).ID
 	for _, typ := range []string{"blocked_by", "duplicates"} {
-		requireStatus(t, e.do("POST", b+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": typ}), http.StatusCreated)
+		requireStatus(t, e.do("POST", b+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": typ}),
+			http.StatusCreated)
 	}
 
 	// Refusals.
 	r = e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": bID, "type": "blocks"})
 	requireStatus(t, r, http.StatusConflict)
-	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": "blocks"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": aID, "type": "blocks"}),
+		http.StatusBadRequest)
 	for _, target := range []string{farID, vCardID, "00000000-0000-7000-8000-000000000000"} {
 		r := e.do("POST", a+"/relations", u.Token, map[string]any{"targetCardId": target, "type": "blocks"})
 		requireStatus(t, r, http.StatusBadRequest)
@@ -726,7 +763,8 @@ func TestCardPartsRelations(t *testing.T) {
 	requireStatus(t, e.do("DELETE", other+"/relations/"+crossID, u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", vPrj+"/relations/"+crossID, u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", vPrj+"/relations/"+crossID, v.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj+"/relations/00000000-0000-7000-8000-000000000000", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/relations/00000000-0000-7000-8000-000000000000", u.Token, nil),
+		http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", prj+"/relations/bad", u.Token, nil), http.StatusNotFound)
 	require.Equal(t, 5, e.count(`SELECT count(*) FROM card_relations`))
 	r = e.do("DELETE", prj+"/relations/"+crossID, u.Token, nil)
@@ -775,7 +813,8 @@ func TestCardPartsActivityRecipients(t *testing.T) {
 
 	requireStatus(t, e.do("POST", card+"/checklist", m.Token, map[string]any{"title": "step"}), http.StatusCreated)
 	requireStatus(t, e.do("POST", card+"/labels/"+label, m.Token, nil), http.StatusOK)
-	requireStatus(t, e.do("PATCH", card+"/custom-fields", m.Token, map[string]any{"values": map[string]any{field: 8}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", m.Token, map[string]any{"values": map[string]any{field: 8}}),
+		http.StatusOK)
 
 	acts := cpUpdates(e, cardID)[before:]
 	require.Len(t, acts, 3)

@@ -57,10 +57,10 @@ type CardOut struct {
 
 func cardOut(c board.Card) CardOut {
 	return CardOut{ID: c.ID, ProjectID: c.ProjectID, ColumnID: c.ColumnID, ScopeID: c.ScopeID, Title: c.Title,
-		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: board.Priority(c.Priority), StartDate: c.StartDate,
-		DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist, ChecklistProgress: c.PartsProgress,
-		Labels: c.PartsLabels, CustomFields: c.PartsFields, CommentCount: c.CommentCount, AttachmentCount: c.AttachmentCount,
-		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: board.Priority(c.Priority),
+		StartDate: c.StartDate, DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist,
+		ChecklistProgress: c.PartsProgress, Labels: c.PartsLabels, CustomFields: c.PartsFields, CommentCount: c.CommentCount,
+		AttachmentCount: c.AttachmentCount, CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // ChecklistItemIn is a checklist item given at card creation.
@@ -116,19 +116,19 @@ func (s boardOps) registerCards() {
 
 	register(s.Server, huma.Operation{OperationID: "cards-list", Method: http.MethodGet, Path: pathProject + "/cards",
 		Summary: "List every card of the project", Tags: tags,
-		Description: "Across all columns, by column order then card order; archived cards included unless `archived` filters. " +
-			"Paged by keyset: `limit` defaults to 1000 (its maximum), so an ordinary project's cards come in one answer; " +
-			"a larger project's next page is named by the `Link` header (rel=\"next\"), absent on the last page.",
-		Responses: pageResponse(s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, ""), "One page of cards (CardOut)")},
-		projectRead, s.listCards)
+		Description: "Across all columns, by column order then card order; archived cards included unless `archived` " +
+			"filters. Paged by keyset: `limit` defaults to 1000 (its maximum), so an ordinary project's cards come in one " +
+			"answer; a larger project's next page is named by the `Link` header (rel=\"next\"), absent on the last page.",
+		Responses: pageResponse(s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CardOut](), true, ""),
+			"One page of cards (CardOut)")}, projectRead, s.listCards)
 
 	register(s.Server, huma.Operation{OperationID: "cards-create", Method: http.MethodPost, Path: pathProject + "/cards",
 		Summary: "Create a card in the project's first column", Tags: tags, DefaultStatus: http.StatusCreated},
 		cardWrite, s.createCard)
 
-	register(s.Server, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost, Path: pathProject + "/columns/{columnId}/cards",
-		Summary: "Create a card at the end of a column", Tags: tags, DefaultStatus: http.StatusCreated},
-		cardWrite, s.createCardInColumn)
+	register(s.Server, huma.Operation{OperationID: "cards-create-in-column", Method: http.MethodPost,
+		Path: pathProject + "/columns/{columnId}/cards", Summary: "Create a card at the end of a column", Tags: tags,
+		DefaultStatus: http.StatusCreated}, cardWrite, s.createCardInColumn)
 
 	register(s.Server, huma.Operation{OperationID: "cards-get", Method: http.MethodGet, Path: pathCard,
 		Summary: "Get a card", Tags: tags},
@@ -136,8 +136,9 @@ func (s boardOps) registerCards() {
 
 	register(s.Server, huma.Operation{OperationID: "cards-update", Method: http.MethodPatch, Path: pathCard,
 		Summary: "Update, move or reorder a card", Tags: tags,
-		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. " +
-			"`columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column."},
+		Description: "Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are " +
+			"cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the " +
+			"column."},
 		cardWrite, s.updateCard)
 
 	register(s.Server, huma.Operation{OperationID: "cards-delete", Method: http.MethodDelete, Path: pathCard,
@@ -217,9 +218,10 @@ func (s boardOps) insertCard(ctx context.Context, columnID string, b cardCreateB
 	}
 	a := accessFrom(ctx)
 	items := sortChecklist(b.Checklist)
-	return oneOf(cardOut)(s.board.CreateCard(ctx, board.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ColumnID: columnID,
-		ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description, Priority: b.Priority,
-		ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate, Checklist: items}))
+	return oneOf(cardOut)(s.board.CreateCard(ctx, board.NewCard{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID,
+		ColumnID: columnID, ActorID: principalFrom(ctx).User.ID, Title: title, Description: b.Description,
+		Priority: b.Priority, ScopeID: b.ScopeID, AssigneeID: b.AssigneeID, StartDate: b.StartDate, DueDate: b.DueDate,
+		Checklist: items}))
 }
 
 func (s boardOps) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
@@ -248,8 +250,9 @@ type UpdateCardInputBody struct {
 
 func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
 	b := in.Body
-	p := board.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(), DueDate: b.DueDate.opt(),
-		AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID, Order: b.Order}
+	p := board.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(),
+		DueDate: b.DueDate.opt(), AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID,
+		Order: b.Order}
 	title, err := nonBlankOpt("title", b.Title)
 	if err != nil {
 		return nil, err
@@ -268,7 +271,8 @@ func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[
 		}
 	}
 	a := accessFrom(ctx)
-	return oneOf(cardOut)(s.board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
+	return oneOf(cardOut)(s.board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID,
+		CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, Patch: p}))
 }
 
 func (s boardOps) deleteCard(ctx context.Context, in *CardPath) (*OKOutput, error) {

@@ -72,7 +72,8 @@ func TestCardCreateMoveReorder(t *testing.T) {
 	require.Equal(t, cols[1], decode[CardOut](t, r).ColumnID)
 	require.Equal(t, []string{"C", "B"}, e.columnTitles(u, prj, cols[0]))
 	require.Equal(t, []string{"A"}, e.columnTitles(u, prj, cols[1]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM activities WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
 }
 
 func TestConcurrentCreatesAndMovesInOneColumn(t *testing.T) {
@@ -177,12 +178,15 @@ func TestCardListStaysEqualToCardReadsThroughEveryPartChange(t *testing.T) {
 	same("label added")
 	requireStatus(t, e.do("PATCH", prj+"/labels/"+label, u.Token, map[string]any{"name": "defect"}), http.StatusOK)
 	same("label renamed")
-	fr := e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "size", "type": "select", "options": []string{"S", "M"}})
+	fr := e.do("POST", prj+"/custom-fields", u.Token, map[string]any{"name": "size", "type": "select",
+		"options": []string{"S", "M"}})
 	requireStatus(t, fr, http.StatusCreated)
 	field := decode[CustomFieldOut](t, fr).ID
-	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{field: "M"}}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/custom-fields", u.Token, map[string]any{"values": map[string]any{field: "M"}}),
+		http.StatusOK)
 	same("custom value set")
-	requireStatus(t, e.do("PATCH", card+"/checklist/"+items[0].UnderscoreID, u.Token, map[string]any{"done": true}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", card+"/checklist/"+items[0].UnderscoreID, u.Token, map[string]any{"done": true}),
+		http.StatusOK)
 	same("checklist item checked")
 	requireStatus(t, e.do("DELETE", card+"/checklist/"+items[1].UnderscoreID, u.Token, nil), http.StatusOK)
 	same("checklist item deleted")
@@ -203,7 +207,8 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	e := setup(t)
 	u := e.register("ann@example.com")
 	prj, cols := e.project(u, "Launch")
-	cards, acts, jobs := e.count(`SELECT count(*) FROM cards`), e.count(`SELECT count(*) FROM activities WHERE card_id IS NOT NULL`), len(e.notifyJobs())
+	cards, acts, jobs := e.count(`SELECT count(*) FROM cards`),
+		e.count(`SELECT count(*) FROM activities WHERE card_id IS NOT NULL`), len(e.notifyJobs())
 	r := e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "Doomed",
 		"checklist": []map[string]any{{"title": "fine"}, {"title": "nul \u0000 inside"}}})
 	requireStatus(t, r, http.StatusBadRequest)

@@ -40,14 +40,15 @@ func (s boardOps) registerComments() {
 		Summary: "List a card's comments", Tags: tags, Description: "Oldest first."},
 		projectRead, s.listComments)
 
-	register(s.Server, huma.Operation{OperationID: "comments-create", Method: http.MethodPost, Path: pathCard + "/comments",
-		Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
+	register(s.Server, huma.Operation{OperationID: "comments-create", Method: http.MethodPost,
+		Path: pathCard + "/comments", Summary: "Comment on a card", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the " +
 			"card's assignee and the project's members."},
 		cardWrite, s.createComment)
 
-	register(s.Server, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete, Path: pathCard + "/comments/{commentId}",
-		Summary: "Delete a comment", Tags: tags, Description: "Only the comment's author or a workspace admin may."},
+	register(s.Server, huma.Operation{OperationID: "comments-delete", Method: http.MethodDelete,
+		Path: pathCard + "/comments/{commentId}", Summary: "Delete a comment", Tags: tags, Description: "Only the " +
+			"comment's author or a workspace admin may."},
 		cardWrite, s.deleteComment)
 }
 
@@ -78,5 +79,6 @@ func (s boardOps) createComment(ctx context.Context, in *CreateCommentInput) (*O
 
 func (s boardOps) deleteComment(ctx context.Context, in *CommentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.board.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID, ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
+	return done(s.board.DeleteComment(ctx, db.CardEdit{ProjectID: a.ProjectID, CardID: in.CardID,
+		ActorID: principalFrom(ctx).User.ID, AsAdmin: a.WorkspaceRole == "admin"}, in.CommentID))
 }

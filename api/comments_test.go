@@ -21,7 +21,8 @@ type commentWorld struct {
 
 func commentSetup(t *testing.T, e *testEnv) commentWorld {
 	t.Helper()
-	w := commentWorld{owner: e.register("owner@example.com"), member: e.register("member@example.com"), other: e.register("other@example.com")}
+	w := commentWorld{owner: e.register("owner@example.com"), member: e.register("member@example.com"),
+		other: e.register("other@example.com")}
 	e.join(w.owner, w.member, w.owner.OrgSlug, w.owner.WsSlug, "member")
 	e.join(w.owner, w.other, w.owner.OrgSlug, w.owner.WsSlug, "member")
 	w.prj, w.cols = e.project(w.owner, "Launch")
@@ -84,7 +85,8 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	var recipients []string
 	var actor string
 	require.NoError(t, e.pool.QueryRow(context.Background(),
-		`SELECT meta, recipients::text[], actor_id FROM activities WHERE type = 'comment_added' AND meta->>'commentId' = $1`, second.ID).
+		`SELECT meta, recipients::text[], actor_id FROM activities WHERE type = 'comment_added' AND meta->>'commentId' = $1`,
+		second.ID).
 		Scan(&meta, &recipients, &actor))
 	require.Equal(t, "Write the launch post", meta["title"])
 	require.Equal(t, long[:140], meta["excerpt"])
@@ -93,7 +95,8 @@ func TestCommentsCreateListDelete(t *testing.T) {
 	notified := e.notifyJobs()
 	require.Len(t, notified, jobsBefore+3)
 	var thirdActivity string
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE meta->>'commentId' = $1`, third.ID).
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM activities WHERE meta->>'commentId' = $1`,
+		third.ID).
 		Scan(&thirdActivity))
 	require.Equal(t, 1, occurrences(notified, thirdActivity))
 
@@ -189,13 +192,16 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	prj2, _ := e.project(w.owner, "Elsewhere")
 	wrongPrj := prj2 + "/cards/" + w.cardID
 	requireStatus(t, e.do("GET", wrongPrj+"/comments", w.owner.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", wrongPrj+"/comments", w.owner.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other.ID+"/comments/"+otherComment, w.owner.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", wrongPrj+"/comments", w.owner.Token, map[string]any{"content": "x"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj2+"/cards/"+other.ID+"/comments/"+otherComment, w.owner.Token, nil),
+		http.StatusNotFound)
 
 	// Unknown and malformed ids.
 	missing := "0195f0a2-7b3c-7def-8abc-0123456789ab"
 	requireStatus(t, e.do("GET", w.prj+"/cards/"+missing+"/comments", w.owner.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", w.prj+"/cards/"+missing+"/comments", w.owner.Token, map[string]any{"content": "x"}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", w.prj+"/cards/"+missing+"/comments", w.owner.Token, map[string]any{"content": "x"}),
+		http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", w.card+"/comments/"+missing, w.owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", w.card+"/comments/not-a-uuid", w.owner.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", w.prj+"/cards/not-a-uuid/comments", w.owner.Token, nil), http.StatusNotFound)
@@ -206,8 +212,10 @@ func TestCommentNotFoundPaths(t *testing.T) {
 	requireStatus(t, e.do("POST", w.card+"/comments", outsider.Token, map[string]any{"content": "x"}), http.StatusNotFound)
 	ownPrj, _ := e.project(outsider, "Mine")
 	requireStatus(t, e.do("GET", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, map[string]any{"content": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other.ID+"/comments/"+otherComment, outsider.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", ownPrj+"/cards/"+w.cardID+"/comments", outsider.Token, map[string]any{"content": "x"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", ownPrj+"/cards/"+other.ID+"/comments/"+otherComment, outsider.Token, nil),
+		http.StatusNotFound)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments`))
 
 	requireStatus(t, e.do("GET", w.card+"/comments", "", nil), http.StatusUnauthorized)

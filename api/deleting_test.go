@@ -35,7 +35,8 @@ func TestDeleteProject(t *testing.T) {
 	projectID := prj[len(prj)-36:]
 	requireStatus(t, e.do("POST", prj+"/members", admin.Token, map[string]any{"email": member.Email}), http.StatusCreated)
 	c := e.card(admin, prj, cols[0], "Write the post")
-	requireStatus(t, e.do("POST", prj+"/cards/"+c.ID+"/comments", member.Token, map[string]any{"content": "on it"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", prj+"/cards/"+c.ID+"/comments", member.Token, map[string]any{"content": "on it"}),
+		http.StatusCreated)
 	e.attachFile(admin, c.ID, "files/one")
 	mission := e.newTestMission(admin, "running")
 	_, err := e.pool.Exec(ctx, `UPDATE agent_missions SET project_id = $1 WHERE id = $2`, projectID, mission)
@@ -53,8 +54,9 @@ func TestDeleteProject(t *testing.T) {
 	r := e.do("DELETE", prj, admin.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.True(t, decode[OKBody](t, r).OK)
-	for _, table := range []string{"projects WHERE id = $1", "columns WHERE project_id = $1", "cards WHERE project_id = $1",
-		"project_members WHERE project_id = $1", "activities WHERE project_id = $1", "agent_missions WHERE project_id = $1"} {
+	for _, table := range []string{"projects WHERE id = $1", "columns WHERE project_id = $1",
+		"cards WHERE project_id = $1", "project_members WHERE project_id = $1", "activities WHERE project_id = $1",
+		"agent_missions WHERE project_id = $1"} {
 		require.Zero(t, e.count(`SELECT count(*) FROM `+table, projectID), table)
 	}
 	require.Zero(t, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, c.ID))
@@ -67,7 +69,8 @@ func TestDeleteProject(t *testing.T) {
 	require.Contains(t, e.notificationTypes(member), db.ActivityProjectDeleted)
 	require.NotContains(t, e.notificationTypes(admin), db.ActivityProjectDeleted)
 	var meta map[string]any
-	require.NoError(t, e.pool.QueryRow(ctx, `SELECT meta FROM activities WHERE type = $1`, db.ActivityProjectDeleted).Scan(&meta))
+	require.NoError(t, e.pool.QueryRow(ctx, `SELECT meta FROM activities WHERE type = $1`,
+		db.ActivityProjectDeleted).Scan(&meta))
 	require.Equal(t, map[string]any{"projectId": projectID, "name": "Launch"}, meta)
 
 	requireStatus(t, e.do("DELETE", prj, admin.Token, nil), http.StatusNotFound)
@@ -126,9 +129,12 @@ func TestDeleteWorkspace(t *testing.T) {
 	e.attachFile(admin, c.ID, "files/two")
 	e.agent(team, "helper", nil)
 	e.doc(team, "Handbook", nil)
-	requireStatus(t, e.do("POST", team.ws()+"/members/invite", admin.Token, map[string]any{"email": "dan@example.com"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", team.ws()+"/members/invite", admin.Token, map[string]any{"email": "dan@example.com"}),
+		http.StatusCreated)
 	var emailJob int64
-	require.NoError(t, e.pool.QueryRow(ctx, `SELECT email_job_id FROM workspace_invitations WHERE workspace_id = $1 AND accepted_at IS NULL`, wsID).Scan(&emailJob))
+	require.NoError(t, e.pool.QueryRow(ctx,
+		`SELECT email_job_id FROM workspace_invitations WHERE workspace_id = $1 AND accepted_at IS NULL`,
+		wsID).Scan(&emailJob))
 
 	requireStatus(t, e.do("DELETE", team.ws(), member.Token, nil), http.StatusForbidden)
 	requireStatus(t, e.do("DELETE", admin.ws(), admin.Token, nil), http.StatusConflict)
@@ -142,8 +148,10 @@ func TestDeleteWorkspace(t *testing.T) {
 	r := e.do("DELETE", team.ws(), admin.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.True(t, decode[OKBody](t, r).OK)
-	for _, table := range []string{"workspaces WHERE id = $1", "projects WHERE workspace_id = $1", "workspace_members WHERE workspace_id = $1",
-		"workspace_invitations WHERE workspace_id = $1", "agents WHERE workspace_id = $1", "documents WHERE workspace_id = $1"} {
+	for _, table := range []string{"workspaces WHERE id = $1", "projects WHERE workspace_id = $1", "workspace_members " +
+		"WHERE workspace_id = $1",
+		"workspace_invitations WHERE workspace_id = $1", "agents WHERE workspace_id = $1",
+		"documents WHERE workspace_id = $1"} {
 		require.Zero(t, e.count(`SELECT count(*) FROM `+table, wsID), table)
 	}
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM attachment_files_orphaned WHERE storage_key = 'files/two'`))
@@ -168,7 +176,8 @@ func TestDeleteWorkspaceAsOrganizationAdmin(t *testing.T) {
 	e.org(owner, "acme")
 	e.workspace(owner, "acme", "team")
 	e.join(owner, orgAdmin, "acme", "team", "member")
-	requireStatus(t, e.do("PATCH", "/organizations/acme/members/"+orgAdmin.ID, owner.Token, map[string]any{"role": "admin"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/organizations/acme/members/"+orgAdmin.ID, owner.Token,
+		map[string]any{"role": "admin"}), http.StatusOK)
 	e.workspace(owner, "acme", "other")
 	requireStatus(t, e.do("DELETE", "/orgs/acme/workspaces/other", orgAdmin.Token, nil), http.StatusOK)
 }

@@ -84,8 +84,10 @@ func (s *Server) mountDocs(router chi.Router, docs bool) {
 		w.Header().Set("Content-Security-Policy", docsCSP)
 		_, _ = w.Write([]byte(docsPage))
 	})
-	types := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8", "": "text/plain; charset=utf-8"}
-	for _, name := range []string{"web-components.min.js", "styles.min.css", "LICENSE", "web-components.min.js.LICENSE.txt"} {
+	types := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+		".txt": "text/plain; charset=utf-8", "": "text/plain; charset=utf-8"}
+	for _, name := range []string{"web-components.min.js", "styles.min.css", "LICENSE",
+		"web-components.min.js.LICENSE.txt"} {
 		body, err := docsUI.ReadFile("docsui/" + name)
 		if err != nil {
 			panic(err) // embedded above

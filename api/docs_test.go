@@ -40,7 +40,8 @@ func TestDocsPageIsSameOrigin(t *testing.T) {
 	require.NotContains(t, csp, "https:")
 
 	refs := regexp.MustCompile(`(?:src|href|apiDescriptionUrl)="([^"]+)"`).FindAllStringSubmatch(page, -1)
-	want := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".json": "application/openapi+json"}
+	want := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+		".json": "application/openapi+json"}
 	require.Len(t, refs, 3, "the script, the styles and the document")
 	for _, ref := range refs {
 		path := ref[1]
@@ -59,7 +60,8 @@ func TestDocsPageIsSameOrigin(t *testing.T) {
 // but not the document.
 func TestProductionServesOpenAPI(t *testing.T) {
 	t.Parallel()
-	for _, opts := range []Options{{Production: true, PublicURL: "https://pilot.example.com"}, {Production: true, NoDocs: true, PublicURL: "https://pilot.example.com"}} {
+	for _, opts := range []Options{{Production: true, PublicURL: "https://pilot.example.com"}, {Production: true,
+		NoDocs: true, PublicURL: "https://pilot.example.com"}} {
 		h := docsHandler(opts)
 		r := get(t, h, "/api/openapi.json")
 		require.Equal(t, http.StatusOK, r.Code)

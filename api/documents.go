@@ -29,7 +29,8 @@ type DocTag string
 // Schema implements huma.SchemaProvider.
 func (DocTag) Schema(huma.Registry) *huma.Schema {
 	minLen, maxLen := 1, maxDocTag
-	s := &huma.Schema{Type: huma.TypeString, MinLength: &minLen, MaxLength: &maxLen, Description: "A tag, 1 to 50 characters"}
+	s := &huma.Schema{Type: huma.TypeString, MinLength: &minLen, MaxLength: &maxLen, Description: "A tag, 1 to 50 " +
+		"characters"}
 	s.PrecomputeMessages()
 	return s
 }
@@ -53,9 +54,9 @@ type DocumentSummaryOut struct {
 }
 
 func documentSummaryOut(d db.DocumentSummary) DocumentSummaryOut {
-	return DocumentSummaryOut{ID: d.ID, WorkspaceID: d.WorkspaceID, ParentID: d.ParentID, Title: d.Title, ContentFormat: d.ContentFormat,
-		DocType: d.DocType, ContextType: d.ContextType, ContextID: d.ContextID, Tags: d.Tags, Metadata: d.Metadata, Status: d.Status,
-		AuthorID: d.AuthorID, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	return DocumentSummaryOut{ID: d.ID, WorkspaceID: d.WorkspaceID, ParentID: d.ParentID, Title: d.Title,
+		ContentFormat: d.ContentFormat, DocType: d.DocType, ContextType: d.ContextType, ContextID: d.ContextID, Tags: d.Tags,
+		Metadata: d.Metadata, Status: d.Status, AuthorID: d.AuthorID, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
 // DocumentReviewOut is one review of a document.
@@ -80,10 +81,11 @@ func documentOut(d db.Document) DocumentOut {
 }
 
 func documentWithReviewsOut(d db.DocumentWithReviews) DocumentOut {
-	out := DocumentOut{DocumentSummaryOut: documentSummaryOut(db.DocumentSummary{ID: d.ID, WorkspaceID: d.WorkspaceID, ParentID: d.ParentID,
-		Title: d.Title, ContentFormat: d.ContentFormat, DocType: d.DocType, ContextType: d.ContextType, ContextID: d.ContextID, Tags: d.Tags,
-		Metadata: d.Metadata, Status: d.Status, AuthorID: d.AuthorID, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}),
-		Content: d.Content, Reviews: make([]DocumentReviewOut, len(d.Reviews))}
+	out := DocumentOut{DocumentSummaryOut: documentSummaryOut(db.DocumentSummary{ID: d.ID, WorkspaceID: d.WorkspaceID,
+		ParentID: d.ParentID, Title: d.Title, ContentFormat: d.ContentFormat, DocType: d.DocType, ContextType: d.ContextType,
+		ContextID: d.ContextID, Tags: d.Tags, Metadata: d.Metadata, Status: d.Status, AuthorID: d.AuthorID,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}), Content: d.Content, Reviews: make([]DocumentReviewOut,
+		len(d.Reviews))}
 	for i, r := range d.Reviews {
 		out.Reviews[i] = DocumentReviewOut{ID: r.ID, ReviewerID: r.ReviewerID, ReviewerName: r.ReviewerName, Status: r.Status,
 			Notes: r.Notes, CreatedAt: r.CreatedAt}
@@ -98,7 +100,8 @@ type DocumentNodeOut struct {
 }
 
 func documentNodeOut(n db.DocumentNode) DocumentNodeOut {
-	out := DocumentNodeOut{DocumentSummaryOut: documentSummaryOut(n.DocumentSummary), Children: make([]DocumentNodeOut, len(n.Children))}
+	out := DocumentNodeOut{DocumentSummaryOut: documentSummaryOut(n.DocumentSummary), Children: make([]DocumentNodeOut,
+		len(n.Children))}
 	for i, c := range n.Children {
 		out.Children[i] = documentNodeOut(c)
 	}
@@ -119,8 +122,8 @@ type SearchResultOut struct {
 }
 
 func searchResultOut(r db.SearchResult) SearchResultOut {
-	return SearchResultOut{Kind: r.Kind, ID: r.ID, ProjectID: r.ProjectID, Title: r.Title, Snippet: r.Snippet, Rank: r.Rank,
-		DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt}
+	return SearchResultOut{Kind: r.Kind, ID: r.ID, ProjectID: r.ProjectID, Title: r.Title, Snippet: r.Snippet,
+		Rank: r.Rank, DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt}
 }
 
 // DocumentPath are the path parameters of one document.
@@ -151,9 +154,9 @@ func (s documentOps) registerDocuments() {
 
 	register(s.Server, huma.Operation{OperationID: "documents-create", Method: http.MethodPost, Path: base,
 		Summary: "Create a document", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "A new document is a `draft`. Its context (`contextType` + `contextId`) must be this workspace, its organization, " +
-			"one of its projects or a scope of one of them (else 404). A `parentId` must name a document of this workspace (else 400). " +
-			"`tiptap_json` content must be a JSON object."},
+		Description: "A new document is a `draft`. Its context (`contextType` + `contextId`) must be this workspace, its " +
+			"organization, one of its projects or a scope of one of them (else 404). A `parentId` must name a document of " +
+			"this workspace (else 400). `tiptap_json` content must be a JSON object."},
 		docWrite, s.createDocument)
 
 	register(s.Server, huma.Operation{OperationID: "documents-list", Method: http.MethodGet, Path: base,
@@ -164,58 +167,64 @@ func (s documentOps) registerDocuments() {
 
 	register(s.Server, huma.Operation{OperationID: "documents-tree", Method: http.MethodGet, Path: base + "/all",
 		Summary: "The workspace's whole document tree", Tags: tags,
-		Description: "Every document of the workspace without content, read in one query: the roots, each with its `children`, by title."},
+		Description: "Every document of the workspace without content, read in one query: the roots, each with its " +
+			"`children`, by title."},
 		docRead, s.documentTree)
 
 	register(s.Server, huma.Operation{OperationID: "documents-get", Method: http.MethodGet, Path: base + "/{documentId}",
 		Summary: "Get a document with its content and reviews", Tags: tags},
 		docRead, s.getDocument)
 
-	register(s.Server, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch, Path: base + "/{documentId}",
-		Summary: "Edit a document", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Any subset of title, content, contentFormat, docType, tags (replaced as a whole), metadata (replaced as a whole) " +
-			"and parentId (null makes it a root). An edit of an `approved` or `changes_requested` document returns it to `draft`; " +
-			"an edit while `pending_review` answers 409, and so does a parent that is the document itself or one of its descendants."},
+	register(s.Server, huma.Operation{OperationID: "documents-update", Method: http.MethodPatch,
+		Path: base + "/{documentId}", Summary: "Edit a document", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Any subset of title, content, contentFormat, docType, tags (replaced as a whole), metadata (replaced " +
+			"as a whole) and parentId (null makes it a root). An edit of an `approved` or `changes_requested` document " +
+			"returns it to `draft`; an edit while `pending_review` answers 409, and so does a parent that is the document " +
+			"itself or one of its descendants."},
 		docWrite, s.updateDocument)
 
-	register(s.Server, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete, Path: base + "/{documentId}",
-		Summary: "Delete a document", Tags: tags,
-		Description: "Its children move up to its parent (or become roots when it had none); its reviews and card links are deleted with it."},
+	register(s.Server, huma.Operation{OperationID: "documents-delete", Method: http.MethodDelete,
+		Path: base + "/{documentId}", Summary: "Delete a document", Tags: tags,
+		Description: "Its children move up to its parent (or become roots when it had none); its reviews and card links " +
+			"are deleted with it."},
 		docWrite, s.deleteDocument)
 
-	register(s.Server, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost, Path: base + "/{documentId}/submit-review",
-		Summary: "Submit a draft for review", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "`draft` → `pending_review`; any other state answers 409. Records a `document_submitted` activity that notifies " +
-			"the workspace's pilotage reviewers and owners (and the organization's owners and admins), except the submitter."},
+	register(s.Server, huma.Operation{OperationID: "documents-submit-review", Method: http.MethodPost,
+		Path: base + "/{documentId}/submit-review", Summary: "Submit a draft for review", Tags: tags,
+		Errors: []int{http.StatusConflict},
+		Description: "`draft` → `pending_review`; any other state answers 409. Records a `document_submitted` activity " +
+			"that notifies the workspace's pilotage reviewers and owners (and the organization's owners and admins), except " +
+			"the submitter."},
 		docWrite, s.submitDocument)
 
-	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost, Path: base + "/{documentId}/review",
-		Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other state " +
-			"answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the document. " +
-			"Records a `document_reviewed` activity that notifies the author."},
+	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost,
+		Path: base + "/{documentId}/review", Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other " +
+			"state answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the " +
+			"document. Records a `document_reviewed` activity that notifies the author."},
 		docReview, s.reviewDocument)
 
-	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet, Path: pathCard + "/documents",
-		Summary: "List the documents linked to a card", Tags: tags, Description: "In link order, without content."},
-		docRead, s.listCardDocuments)
+	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet,
+		Path: pathCard + "/documents", Summary: "List the documents linked to a card", Tags: tags,
+		Description: "In link order, without content."}, docRead, s.listCardDocuments)
 
-	register(s.Server, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost, Path: pathCard + "/documents/{documentId}/link",
-		Summary: "Link a document to a card", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "The document must belong to this workspace (else 404). A second link answers 409."},
+	register(s.Server, huma.Operation{OperationID: "cards-documents-link", Method: http.MethodPost,
+		Path: pathCard + "/documents/{documentId}/link", Summary: "Link a document to a card", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "The document must belong to this workspace (else 404). A second " +
+			"link answers 409."},
 		docWrite, s.linkCardDocument)
 
-	register(s.Server, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete, Path: pathCard + "/documents/{documentId}/link",
-		Summary: "Unlink a document from a card", Tags: tags, Description: "404 when the document is not linked to the card."},
-		docWrite, s.unlinkCardDocument)
+	register(s.Server, huma.Operation{OperationID: "cards-documents-unlink", Method: http.MethodDelete,
+		Path: pathCard + "/documents/{documentId}/link", Summary: "Unlink a document from a card", Tags: tags,
+		Description: "404 when the document is not linked to the card."}, docWrite, s.unlinkCardDocument)
 
-	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet, Path: pathWorkspace + "/search",
-		Summary: "Search documents and cards", Tags: []string{"Search"},
-		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, `-excluded`) over " +
-			"the titles and content of the workspace's documents and the titles and descriptions of the cards of its projects. " +
-			"Best match first; titles weigh more than bodies. Words are matched as written (no stemming). Each `snippet` is " +
-			"HTML-escaped text whose only markup is the `<mark></mark>` around matched words: HTML stored in a document or card " +
-			"comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML."},
+	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet,
+		Path: pathWorkspace + "/search", Summary: "Search documents and cards", Tags: []string{"Search"},
+		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, " +
+			"`-excluded`) over the titles and content of the workspace's documents and the titles and descriptions of the " +
+			"cards of its projects. Best match first; titles weigh more than bodies. Words are matched as written (no " +
+			"stemming). Each `snippet` is HTML-escaped text whose only markup is the `<mark></mark>` around matched words: " +
+			"HTML stored in a document or card comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML."},
 		docRead, s.search)
 }
 
@@ -244,9 +253,10 @@ func (s documentOps) createDocument(ctx context.Context, in *CreateDocumentInput
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(documentOut)(s.documents.CreateDocument(ctx, document.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		AuthorID: principalFrom(ctx).User.ID, Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType,
-		ContextType: b.ContextType, ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata}))
+	return oneOf(documentOut)(s.documents.CreateDocument(ctx,
+		document.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID, AuthorID: principalFrom(ctx).User.ID, Title: title,
+			Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, ContextType: b.ContextType,
+			ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata}))
 }
 
 func docTags(tags []DocTag) []string {
@@ -270,12 +280,13 @@ type ListDocumentsInput struct {
 	PageQuery
 }
 
-func (s documentOps) listDocuments(ctx context.Context, in *ListDocumentsInput) (*PageOutput[DocumentSummaryOut], error) {
+func (s documentOps) listDocuments(ctx context.Context,
+	in *ListDocumentsInput) (*PageOutput[DocumentSummaryOut], error) {
 	if (in.ContextType == "") != (in.ContextID == "") {
 		return nil, errBadRequest("contextType and contextId filter together: give both or neither")
 	}
-	f := document.DocumentFilter{WorkspaceID: accessFrom(ctx).WorkspaceID, DocType: in.DocType, ContextType: in.ContextType,
-		Page: in.page()}
+	f := document.DocumentFilter{WorkspaceID: accessFrom(ctx).WorkspaceID, DocType: in.DocType,
+		ContextType: in.ContextType, Page: in.page()}
 	if in.ContextID != "" {
 		if !isUUID(in.ContextID) {
 			return &PageOutput[DocumentSummaryOut]{Body: []DocumentSummaryOut{}}, nil // names nothing
@@ -324,8 +335,8 @@ func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput
 	if err != nil {
 		return nil, err
 	}
-	p := document.DocumentPatch{Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, Metadata: b.Metadata,
-		Parent: b.ParentID.opt()}
+	p := document.DocumentPatch{Title: title, Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType,
+		Metadata: b.Metadata, Parent: b.ParentID.opt()}
 	if b.Tags != nil {
 		p.Tags = docTags(*b.Tags)
 		if p.Tags == nil {
@@ -370,11 +381,13 @@ func (s documentOps) listCardDocuments(ctx context.Context, in *CardPath) (*Outp
 
 func (s documentOps) linkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.documents.LinkDocument(ctx, document.CardLink{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, CardID: in.CardID, DocumentID: in.DocumentID, ActorID: principalFrom(ctx).User.ID}))
+	return done(s.documents.LinkDocument(ctx, document.CardLink{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID,
+		CardID: in.CardID, DocumentID: in.DocumentID, ActorID: principalFrom(ctx).User.ID}))
 }
 
 func (s documentOps) unlinkCardDocument(ctx context.Context, in *CardDocumentPath) (*OKOutput, error) {
-	return done(s.documents.UnlinkDocument(ctx, document.CardLink{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID, DocumentID: in.DocumentID}))
+	return done(s.documents.UnlinkDocument(ctx, document.CardLink{ProjectID: accessFrom(ctx).ProjectID, CardID: in.CardID,
+		DocumentID: in.DocumentID}))
 }
 
 // SearchInput is the request of workspace-search.

@@ -20,7 +20,8 @@ func (u user) ws() string { return "/orgs/" + u.OrgSlug + "/workspaces/" + u.WsS
 // doc creates a document in u's personal workspace context with the given extra fields.
 func (e *testEnv) doc(u user, title string, extra map[string]any) DocumentOut {
 	e.t.Helper()
-	body := map[string]any{"title": title, "content": "Body of " + title, "contextType": "workspace", "contextId": e.wsID(u)}
+	body := map[string]any{"title": title, "content": "Body of " + title, "contextType": "workspace",
+		"contextId": e.wsID(u)}
 	for k, v := range extra {
 		body[k] = v
 	}
@@ -40,7 +41,8 @@ func (e *testEnv) wsID(u user) string {
 // setPilotage gives member the pilotage role in owner's personal workspace.
 func (e *testEnv) setPilotage(owner, member user, role string) {
 	e.t.Helper()
-	requireStatus(e.t, e.do("PATCH", owner.ws()+"/members/"+member.ID, owner.Token, map[string]any{"pilotageRole": role}), http.StatusOK)
+	requireStatus(e.t, e.do("PATCH", owner.ws()+"/members/"+member.ID, owner.Token, map[string]any{"pilotageRole": role}),
+		http.StatusOK)
 }
 
 // fanOut works every recorded activity's notification job as the worker would.
@@ -87,7 +89,8 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	path := base + d.ID
 
 	// Nothing to review yet: a draft cannot be reviewed.
-	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "approved"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "approved"}),
+		http.StatusConflict)
 
 	// draft -> pending_review, once.
 	r := e.do("POST", path+"/submit-review", author.Token, nil)
@@ -99,12 +102,16 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	requireStatus(t, e.do("PATCH", path, author.Token, map[string]any{"title": "Runbook v2"}), http.StatusConflict)
 
 	// Only pilotage reviewers and owners review; a viewer is refused.
-	requireStatus(t, e.do("POST", path+"/review", viewer.Token, map[string]any{"status": "approved"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", path+"/review", author.Token, map[string]any{"status": "approved"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "maybe"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path+"/review", viewer.Token, map[string]any{"status": "approved"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", path+"/review", author.Token, map[string]any{"status": "approved"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "maybe"}),
+		http.StatusBadRequest)
 
 	// pending_review -> changes_requested, with the notes kept.
-	r = e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "changes_requested", "notes": "Add the rollback steps"})
+	r = e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "changes_requested",
+		"notes": "Add the rollback steps"})
 	requireStatus(t, r, http.StatusOK)
 	got := decode[DocumentOut](t, r)
 	require.Equal(t, "changes_requested", got.Status)
@@ -138,7 +145,8 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 
 	// An approved document cannot be submitted or reviewed again.
 	requireStatus(t, e.do("POST", path+"/submit-review", author.Token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "changes_requested"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", path+"/review", reviewer.Token, map[string]any{"status": "changes_requested"}),
+		http.StatusConflict)
 
 	// An empty PATCH changes nothing, the status included; an edit of an approved document returns it
 	// to draft as well.
@@ -174,7 +182,8 @@ func TestDocumentActivityCommitsWithTheChange(t *testing.T) {
 	u := e.register("solo@example.com")
 	d := e.doc(u, "Alone", nil)
 	// A refused move records nothing and enqueues nothing.
-	requireStatus(t, e.do("POST", u.ws()+"/documents/"+d.ID+"/review", u.Token, map[string]any{"status": "approved"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", u.ws()+"/documents/"+d.ID+"/review", u.Token, map[string]any{"status": "approved"}),
+		http.StatusConflict)
 	require.Empty(t, e.notifyJobs())
 	// A submission records one activity; the lone user (the actor) is its only reviewer and hears of
 	// nothing, so no job is enqueued.
@@ -203,7 +212,8 @@ func TestDocumentConcurrentReviewsOneWins(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				codes[i] = e.do("POST", path+"/review", u.Token, map[string]any{"status": []string{"approved", "changes_requested"}[i]}).Code
+				codes[i] = e.do("POST", path+"/review", u.Token, map[string]any{"status": []string{"approved",
+					"changes_requested"}[i]}).Code
 			}()
 		}
 		wg.Wait()
@@ -239,9 +249,17 @@ func TestDocumentValidation(t *testing.T) {
 		{"blank title", with("title", "   "), "title"},
 		{"oversized title", with("title", strings.Repeat("t", 501)), "title"},
 		{"oversized content", with("content", strings.Repeat("c", 100_001)), "content"},
-		{"tiptap array", func() map[string]any { b := with("contentFormat", "tiptap_json"); b["content"] = "[1,2]"; return b }(), "content"},
-		{"tiptap not json", func() map[string]any { b := with("contentFormat", "tiptap_json"); b["content"] = "# hello"; return b }(), "content"},
-		{"unknown contentFormat", with("contentFormat", "html"), "contentFormat"},
+		{"tiptap array", func() map[string]any {
+			b := with("contentFormat",
+				"tiptap_json")
+			b["content"] = "[1,2]"
+			return b
+		}(), "content"}, {"tiptap not json", func() map[string]any {
+			b := with("contentFormat",
+				"tiptap_json")
+			b["content"] = "# hello"
+			return b
+		}(), "content"}, {"unknown contentFormat", with("contentFormat", "html"), "contentFormat"},
 		{"parent from another workspace", with("parentId", foreign.ID), "parentId"},
 		{"parent not an id", with("parentId", "nope"), "parentId"},
 		{"too many tags", with("tags", strings.Split(strings.Repeat("x,", 21)[:41], ",")), "tags"},
@@ -273,7 +291,8 @@ func TestDocumentValidation(t *testing.T) {
 	requireStatus(t, r, http.StatusCreated)
 	scopeID := decode[ScopeOut](t, r).ID
 	orgs := decode[[]OrganizationOut](t, e.do("GET", "/organizations", u.Token, nil))
-	for typ, id := range map[string]string{"organization": orgs[0].ID, "workspace": wsID, "project": prjID, "scope": scopeID} {
+	for typ, id := range map[string]string{"organization": orgs[0].ID, "workspace": wsID, "project": prjID,
+		"scope": scopeID} {
 		d := e.doc(u, "In "+typ, map[string]any{"contextType": typ, "contextId": id})
 		require.Equal(t, typ, d.ContextType)
 		require.Equal(t, id, d.ContextID)
@@ -420,20 +439,26 @@ func TestDocumentCrossTenantIsNotFound(t *testing.T) {
 	requireStatus(t, e.do("POST", path+"/submit-review", u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", path+"/review", u.Token, map[string]any{"status": "approved"}), http.StatusNotFound)
 	// Their document, and another workspace's path, through my card.
-	requireStatus(t, e.do("POST", prj+"/cards/"+card.ID+"/documents/"+theirs.ID+"/link", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", prj+"/cards/"+card.ID+"/documents/"+theirs.ID+"/link", u.Token, nil),
+		http.StatusNotFound)
 	// My document on a card of their project under my project's path.
-	requireStatus(t, e.do("POST", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil),
+		http.StatusNotFound)
 	requireStatus(t, e.do("GET", prj+"/cards/"+otherCard.ID+"/documents", u.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj+"/cards/"+card.ID+"/documents/"+theirs.ID+"/link", u.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("DELETE", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+card.ID+"/documents/"+theirs.ID+"/link", u.Token, nil),
+		http.StatusNotFound)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil),
+		http.StatusNotFound)
 	// Their project's card under their workspace's path: the guard refuses the whole workspace.
-	requireStatus(t, e.do("POST", otherPrj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", otherPrj+"/cards/"+otherCard.ID+"/documents/"+mine.ID+"/link", u.Token, nil),
+		http.StatusNotFound)
 	// Their workspace altogether.
 	requireStatus(t, e.do("GET", other.ws()+"/documents/"+theirs.ID, u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", other.ws()+"/documents", u.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", other.ws()+"/search?q=secret", u.Token, nil), http.StatusNotFound)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM card_documents"))
-	require.Equal(t, "draft", decode[DocumentOut](t, e.do("GET", other.ws()+"/documents/"+theirs.ID, other.Token, nil)).Status)
+	require.Equal(t, "draft", decode[DocumentOut](t, e.do("GET", other.ws()+"/documents/"+theirs.ID, other.Token,
+		nil)).Status)
 }
 
 func TestCardDocumentLinks(t *testing.T) {
@@ -459,7 +484,8 @@ func TestCardDocumentLinks(t *testing.T) {
 	r = e.do("GET", prj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	exp := decode[transfer.TransferDoc](t, r)
-	require.Equal(t, []transfer.TransferDocumentLink{{ID: spec.ID, Title: "Spec"}, {ID: adr.ID, Title: "ADR 1"}}, exp.Cards[0].Documents)
+	require.Equal(t, []transfer.TransferDocumentLink{{ID: spec.ID, Title: "Spec"}, {ID: adr.ID, Title: "ADR 1"}},
+		exp.Cards[0].Documents)
 
 	// Unlink, twice; deleting a document removes its links.
 	requireStatus(t, e.do("DELETE", link(adr), u.Token, nil), http.StatusOK)
@@ -486,7 +512,8 @@ func TestSearchRanksAndFilters(t *testing.T) {
 
 	prj, cols := e.project(u, "Launch")
 	e.doc(u, "Deployment notes", map[string]any{"content": "Mentions kubernetes once in the body."})
-	titled := e.doc(u, "Kubernetes migration", map[string]any{"content": "The kubernetes cluster moves to kubernetes 1.31."})
+	titled := e.doc(u, "Kubernetes migration",
+		map[string]any{"content": "The kubernetes cluster moves to kubernetes 1.31."})
 	card := e.card(u, prj, cols[0], "Upgrade kubernetes")
 	e.doc(u, "Unrelated", map[string]any{"content": "Nothing to see"})
 
@@ -542,7 +569,8 @@ func TestSearchRanksAndFilters(t *testing.T) {
 
 	// Tokens: projects:read searches; without it, 403.
 	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"projects:read"}), nil), http.StatusOK)
-	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"pilotage:read"}), nil), http.StatusForbidden)
+	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"pilotage:read"}), nil),
+		http.StatusForbidden)
 }
 
 func TestDocumentTokenScopes(t *testing.T) {
@@ -640,7 +668,8 @@ func TestDocumentsInOpenAPI(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(r.Body, &spec))
 	// The new activity types are named.
-	require.Subset(t, spec.Components.Schemas["ActivityOut"].Properties["type"].Enum, []string{"document_submitted", "document_reviewed"})
+	require.Subset(t, spec.Components.Schemas["ActivityOut"].Properties["type"].Enum, []string{"document_submitted",
+		"document_reviewed"})
 	// The limits are stated.
 	create := spec.Components.Schemas["CreateDocumentInputBody"].Properties
 	require.Equal(t, maxDocTitle, *create["title"].MaxLength)
@@ -648,9 +677,10 @@ func TestDocumentsInOpenAPI(t *testing.T) {
 	require.Equal(t, maxDocTags, *create["tags"].MaxItems)
 	require.Equal(t, maxDocNotes, *spec.Components.Schemas["ReviewDocumentInputBody"].Properties["notes"].MaxLength)
 	ws := "/orgs/{orgSlug}/workspaces/{wsSlug}"
-	for _, p := range []string{ws + "/documents", ws + "/documents/all", ws + "/documents/{documentId}", ws + "/documents/{documentId}/submit-review",
-		ws + "/documents/{documentId}/review", ws + "/search", ws + "/projects/{projectId}/cards/{cardId}/documents",
-		ws + "/projects/{projectId}/cards/{cardId}/documents/{documentId}/link"} {
+	for _, p := range []string{ws + "/documents", ws + "/documents/all", ws + "/documents/{documentId}",
+		ws + "/documents/{documentId}/submit-review", ws + "/documents/{documentId}/review", ws + "/search",
+		ws + "/projects/{projectId}/cards/{cardId}/documents", ws +
+			"/projects/{projectId}/cards/{cardId}/documents/{documentId}/link"} {
 		require.Contains(t, spec.Paths, p)
 	}
 }

@@ -60,9 +60,10 @@ type DraftOut struct {
 }
 
 func draftOut(d draft.Draft) DraftOut {
-	return DraftOut{ID: d.ID, WorkspaceID: d.WorkspaceID, Name: d.Name, Description: d.Description, ContextDocuments: d.ContextDocuments,
-		TeamMembers: d.TeamMembers, Status: d.Status, Questions: d.Questions, Answers: d.Answers, Round: d.Rounds, Roadmap: d.Roadmap,
-		ProjectID: d.ProjectID, Error: d.Error, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExecutedAt: d.ExecutedAt}
+	return DraftOut{ID: d.ID, WorkspaceID: d.WorkspaceID, Name: d.Name, Description: d.Description,
+		ContextDocuments: d.ContextDocuments, TeamMembers: d.TeamMembers, Status: d.Status, Questions: d.Questions,
+		Answers: d.Answers, Round: d.Rounds, Roadmap: d.Roadmap, ProjectID: d.ProjectID, Error: d.Error,
+		CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExecutedAt: d.ExecutedAt}
 }
 
 // DraftPath names a draft.
@@ -71,24 +72,25 @@ type DraftPath struct {
 	DraftID string `path:"draftId" format:"uuid"`
 }
 
-const draftsDoc = "A draft goes framing → refining → refined (questions ready; refine again with answers, at most 4 rounds " +
-	"of at most 5 questions) → generating → roadmap_ready → executed, or failed with `error`. Refinement and roadmap " +
-	"generation run as jobs on the workers; their progress (and the roadmap's tokens as it is written) is the draft's " +
-	"event stream, `GET …/project-drafts/{draftId}/events`."
+const draftsDoc = "A draft goes framing → refining → refined (questions ready; refine again with answers, at most 4 " +
+	"rounds of at most 5 questions) → generating → roadmap_ready → executed, or failed with `error`. Refinement and " +
+	"roadmap generation run as jobs on the workers; their progress (and the roadmap's tokens as it is written) is the " +
+	"draft's event stream, `GET …/project-drafts/{draftId}/events`."
 
 // registerDrafts registers project drafts.
 func (s agentOps) registerDrafts() {
 	tags := []string{"Project drafts"}
 	path := pathWorkspace + "/project-drafts"
 	stepResponses := map[string]*huma.Response{
-		"202": {Description: "The job is still running: the draft in its refining or generating state; follow `…/events` or read the draft later"},
+		"202": {Description: "The job is still running: the draft in its refining or generating state; follow `…/events` " +
+			"or read the draft later"},
 	}
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-create", Method: http.MethodPost, Path: path,
 		Summary: "Create a project draft", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "`name` 1–200 characters; `description` at most 10,000; `contextDocuments` at most 10 inline documents " +
-			"`{title, content}` (title 1–200, content at most 50,000 characters); `teamMembers` at most 50 `{name, role, email?}` " +
-			"(name 1–100, role at most 100). A draft starts in framing. " + draftsDoc},
+			"`{title, content}` (title 1–200, content at most 50,000 characters); `teamMembers` at most 50 `{name, role, " +
+			"email?}` (name 1–100, role at most 100). A draft starts in framing. " + draftsDoc},
 		projectWrite, s.createDraft)
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-list", Method: http.MethodGet, Path: path,
@@ -99,50 +101,54 @@ func (s agentOps) registerDrafts() {
 		Summary: "Get a project draft", Tags: tags},
 		projectRead, s.getDraft)
 
-	register(s.Server, huma.Operation{OperationID: "project-drafts-delete", Method: http.MethodDelete, Path: path + "/{draftId}",
-		Summary: "Delete a project draft", Tags: tags,
-		Description: "Deletes the draft and its event stream in any state (a running job finds it gone and stops). The project an executed draft made stays."},
+	register(s.Server, huma.Operation{OperationID: "project-drafts-delete", Method: http.MethodDelete,
+		Path: path + "/{draftId}", Summary: "Delete a project draft", Tags: tags,
+		Description: "Deletes the draft and its event stream in any state (a running job finds it gone and stops). The " +
+			"project an executed draft made stays."},
 		projectWrite, s.deleteDraft)
 
-	register(s.Server, huma.Operation{OperationID: "project-drafts-refine", Method: http.MethodPost, Path: path + "/{draftId}/refine",
-		Summary: "Answer the draft's questions and ask for the next round", Tags: tags, Errors: []int{http.StatusConflict},
-		Responses: stepResponses,
-		Description: "Body `{answers: [{question, answer}]}` (at most 5; each question one of the draft's current `questions`; " +
-			"question at most 500, answer 1–2,000 characters; `{}` or no body on the first round). Allowed in framing, refined and " +
-			"failed; records the answers and queues a refinement job, then waits up to a few seconds for it: 200 with the refined " +
-			"draft (its new `questions`, none repeating an answered one) when it finished, else 202 with the draft refining. " +
-			"After the 4th round the answers are recorded and 200 answers at once with no new questions. 409 while a job runs, " +
-			"after a roadmap is ready, or once executed."},
+	register(s.Server, huma.Operation{OperationID: "project-drafts-refine", Method: http.MethodPost,
+		Path: path + "/{draftId}/refine", Summary: "Answer the draft's questions and ask for the next round", Tags: tags,
+		Errors: []int{http.StatusConflict}, Responses: stepResponses,
+		Description: "Body `{answers: [{question, answer}]}` (at most 5; each question one of the draft's current " +
+			"`questions`; question at most 500, answer 1–2,000 characters; `{}` or no body on the first round). Allowed in " +
+			"framing, refined and failed; records the answers and queues a refinement job, then waits up to a few seconds for " +
+			"it: 200 with the refined draft (its new `questions`, none repeating an answered one) when it finished, else 202 " +
+			"with the draft refining. After the 4th round the answers are recorded and 200 answers at once with no new " +
+			"questions. 409 while a job runs, after a roadmap is ready, or once executed."},
 		projectWrite, s.refineDraft)
 
-	register(s.Server, huma.Operation{OperationID: "project-drafts-generate-roadmap", Method: http.MethodPost, Path: path + "/{draftId}/generate-roadmap",
-		Summary: "Generate the draft's phased roadmap", Tags: tags, Errors: []int{http.StatusConflict}, Responses: stepResponses,
-		Description: "Allowed in framing, refined, roadmap_ready (a new roadmap replaces the old) and failed. Queues the roadmap job, " +
-			"then waits up to a few seconds for it: 200 with the draft and its `roadmap` {phases: [{name, goal, deliverables: " +
-			"[{title, description}]}]} when ready, else 202 with the draft generating. 409 while a job runs or once executed."},
+	register(s.Server, huma.Operation{OperationID: "project-drafts-generate-roadmap", Method: http.MethodPost,
+		Path: path + "/{draftId}/generate-roadmap", Summary: "Generate the draft's phased roadmap", Tags: tags,
+		Errors: []int{http.StatusConflict}, Responses: stepResponses, Description: "Allowed in framing, refined, " +
+			"roadmap_ready (a new roadmap replaces the old) and failed. Queues the roadmap job, then waits up to a few " +
+			"seconds for it: 200 with the draft and its `roadmap` {phases: [{name, goal, deliverables: [{title, " +
+			"description}]}]} when ready, else 202 with the draft generating. 409 while a job runs or once executed."},
 		projectWrite, s.generateDraftRoadmap)
 
-	register(s.Server, huma.Operation{OperationID: "project-drafts-execute", Method: http.MethodPost, Path: path + "/{draftId}/execute",
-		Summary: "Create the project from the draft's roadmap", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Once, in one transaction: the project (named and described as the draft), a column per phase in order, a " +
-			"card per deliverable (with card_created activities and notifications as any card create), and the team members " +
-			"whose e-mail is a workspace member's as project members. The draft becomes executed and keeps `projectId`. " +
-			"409 before the roadmap is ready, and on a second call (naming the project made)."},
+	register(s.Server, huma.Operation{OperationID: "project-drafts-execute", Method: http.MethodPost,
+		Path: path + "/{draftId}/execute", Summary: "Create the project from the draft's roadmap", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "Once, in one transaction: the " +
+			"project (named and described as the draft), a column per phase in order, a card per deliverable (with " +
+			"card_created activities and notifications as any card create), and the team members whose e-mail is a workspace " +
+			"member's as project members. The draft becomes executed and keeps `projectId`. 409 before the roadmap is ready, " +
+			"and on a second call (naming the project made)."},
 		projectWrite, s.executeDraft)
 
-	register(s.Server, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet, Path: path + "/{draftId}/events",
-		Summary: "Watch a draft's jobs (server-sent events)", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet,
+		Path: path + "/{draftId}/events", Summary: "Watch a draft's jobs (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` (status, " +
 			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
 			"text as the roadmap is written; `done` ends a job with the draft's new status (refined with `data.questions`, " +
-			"roadmap_ready with `data.roadmap`, or failed with `data.error`), and the execution (executed with `data.projectId`). " +
-			"With `Last-Event-ID`, the stream starts at the event after it. Without it, a working draft's stream starts at its " +
-			"current job's first event, an executed draft's at its execution, and any other draft's stream waits for its next " +
-			"event (open it, then call generate-roadmap, to watch the roadmap being written). The stream ends after the event " +
-			"reporting the draft's final status, executed (right after the replay when the draft already is); until then it " +
-			"stays open across jobs, refined, roadmap_ready and failed included (each leads on). Comment lines are heartbeats.",
-		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
-		projectRead, s.watchDraft)
+			"roadmap_ready with `data.roadmap`, or failed with `data.error`), and the execution (executed with " +
+			"`data.projectId`). With `Last-Event-ID`, the stream starts at the event after it. Without it, a working draft's " +
+			"stream starts at its current job's first event, an executed draft's at its execution, and any other draft's " +
+			"stream waits for its next event (open it, then call generate-roadmap, to watch the roadmap being written). The " +
+			"stream ends after the event reporting the draft's final status, executed (right after the replay when the draft " +
+			"already is); until then it stays open across jobs, refined, roadmap_ready and failed included (each leads on). " +
+			"Comment lines are heartbeats.",
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, projectRead, s.watchDraft)
 }
 
 // CreateDraftInput is the request of project-drafts-create.
@@ -170,7 +176,8 @@ func (s agentOps) createDraft(ctx context.Context, in *CreateDraftInput) (*Outpu
 	for i, d := range b.ContextDocuments {
 		if d.DocumentID != "" {
 			if d.Title != "" || d.Content != "" {
-				return nil, errBadRequest(fmt.Sprintf("contextDocuments[%d]: give either documentId or title and content, not both", i))
+				return nil, errBadRequest(fmt.Sprintf("contextDocuments[%d]: give either documentId or title and content, not both",
+					i))
 			}
 			nd.ContextDocuments = append(nd.ContextDocuments, draft.DraftDocument{DocumentID: strings.ToLower(d.DocumentID)})
 			continue
@@ -265,7 +272,8 @@ func (s agentOps) generateDraftRoadmap(ctx context.Context, in *DraftPath) (*Dra
 // draftStep starts a draft's job and waits for it, up to Options.DraftWait, on the draft's stream: the
 // job's done event commits with its result, and the relay hears it whichever process ran the job.
 // The subscription is made before the job is enqueued, so the done event cannot be missed.
-func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep, error)) (*DraftStepOutput, error) {
+func (s agentOps) draftStep(ctx context.Context, draftID string, start func() (draft.DraftStep,
+	error)) (*DraftStepOutput, error) {
 	if !isUUID(draftID) {
 		return nil, errNotFound("draft not found")
 	}
@@ -325,7 +333,8 @@ func (s agentOps) executeDraft(ctx context.Context, in *DraftPath) (*Output[Draf
 		return nil, errNotFound("draft not found")
 	}
 	return oneOf(func(e draft.DraftExecution) DraftExecutionOut {
-		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded, MembersSkipped: e.MembersSkipped}
+		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded,
+			MembersSkipped: e.MembersSkipped}
 	})(s.drafts.Execute(ctx, recordEdit(ctx, in.DraftID)))
 }
 

@@ -43,7 +43,8 @@ func BenchmarkDraftRoadmap(b *testing.B) {
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	// The worker as `pilot worker` runs by default (JOB_FETCH_COOLDOWN 10ms, poll 1s).
-	worker, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: 10, Logger: logger, FetchCooldown: 10 * time.Millisecond})
+	worker, _, err := workers.NewClient(dbPool, workers.Config{Concurrency: 10, Logger: logger,
+		FetchCooldown: 10 * time.Millisecond})
 	require.NoError(b, err)
 	require.NoError(b, worker.Start(ctx))
 	b.Cleanup(func() { _ = worker.Stop(context.Background()) })

@@ -36,8 +36,9 @@ type draftServer struct {
 func newDraftServer(t *testing.T, wait time.Duration, provider llm.Provider) *draftServer {
 	t.Helper()
 	s := newStreamServerWith(t, nil, stream.Config{}, Options{DraftWait: wait})
-	client, _, err := workers.NewClient(s.pool, workers.Config{Concurrency: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LLM: provider,
-		FetchCooldown: 10 * time.Millisecond, PollInterval: 100 * time.Millisecond})
+	client, _, err := workers.NewClient(s.pool, workers.Config{Concurrency: 2,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LLM: provider, FetchCooldown: 10 * time.Millisecond,
+		PollInterval: 100 * time.Millisecond})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, client.Start(ctx))
@@ -94,8 +95,9 @@ func TestDraftFlow(t *testing.T) {
 	s.join(owner, mate, owner.OrgSlug, owner.WsSlug, "member")
 
 	d := s.createDraft(owner, map[string]any{"name": "Field Notes",
-		"description":      "A mobile app for iOS and Android that lets inspectors take photos offline.",
-		"contextDocuments": []map[string]any{{"title": "Inspection rules", "content": "Every photo needs a GPS position. Reports go out within a day."}},
+		"description": "A mobile app for iOS and Android that lets inspectors take photos offline.",
+		"contextDocuments": []map[string]any{{"title": "Inspection rules", "content": "Every photo needs a GPS position. " +
+			"Reports go out within a day."}},
 		"teamMembers": []map[string]any{{"name": "Bo", "role": "mobile developer", "email": "BO@example.com"},
 			{"name": "Cy", "role": "UX designer", "email": "cy@example.com"}, {"name": "Di", "role": "tester"}}})
 	require.Equal(t, draft.DraftFraming, d.Status)
@@ -127,7 +129,8 @@ func TestDraftFlow(t *testing.T) {
 	d = decode[DraftOut](t, r)
 	require.Equal(t, int32(2), d.Round)
 	require.Len(t, d.Answers, 2)
-	require.Equal(t, draft.DraftAnswer{Question: first[0], Answer: "Both, Android first because the inspectors use it"}, d.Answers[0])
+	require.Equal(t, draft.DraftAnswer{Question: first[0], Answer: "Both, Android first because the inspectors use it"},
+		d.Answers[0])
 	require.NotContains(t, d.Questions, first[0])
 	require.NotContains(t, d.Questions, first[1])
 
@@ -155,7 +158,8 @@ func TestDraftFlow(t *testing.T) {
 		}
 		if ev.Type == draft.DraftEventDone {
 			require.Equal(t, draft.DraftRoadmapReady, ev.Status)
-			require.Equal(t, map[string]any{"roadmap": decodeJSON[map[string]any](t, mustJSON(t, d.Roadmap))}, decodeJSON[map[string]any](t, ev.Data))
+			require.Equal(t, map[string]any{"roadmap": decodeJSON[map[string]any](t, mustJSON(t, d.Roadmap))},
+				decodeJSON[map[string]any](t, ev.Data))
 			doneSeq = ev.Seq
 			break
 		}
@@ -229,7 +233,8 @@ func TestDraftFlow(t *testing.T) {
 		wantCards += n
 	}
 	require.Len(t, cards, wantCards)
-	require.Equal(t, wantCards, s.count(`SELECT count(*) FROM activities WHERE project_id = $1 AND type = 'card_created'`, ex.Project.ID))
+	require.Equal(t, wantCards, s.count(`SELECT count(*) FROM activities WHERE project_id = $1 AND type = 'card_created'`,
+		ex.Project.ID))
 	waitFor(t, "Bo's notifications of every card", func() bool {
 		return s.count(`SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id
 			WHERE n.user_id = $1 AND a.type = 'card_created' AND a.project_id = $2`, mate.ID, ex.Project.ID) == wantCards
@@ -294,7 +299,8 @@ func TestDraftJobRunning(t *testing.T) {
 	s := newDraftServer(t, 300*time.Millisecond, gate)
 	defer gate.open()
 	u := s.register("ada@example.com")
-	d := s.createDraft(u, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger database to PostgreSQL."})
+	d := s.createDraft(u, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger database to " +
+		"PostgreSQL."})
 	base := draftsPath(u) + "/" + d.ID
 
 	r := s.do("POST", base+"/generate-roadmap", u.Token, nil)
@@ -329,7 +335,8 @@ func TestDraftJobRunning(t *testing.T) {
 	requireStatus(t, r, http.StatusConflict)
 	// One job for one run, whatever the number of calls.
 	job := rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(s.pool),
-		[]rivertest.ExpectedJob{{Args: jobs.DraftRoadmapArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDrafts}}})
+		[]rivertest.ExpectedJob{{Args: jobs.DraftRoadmapArgs{},
+			Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDrafts}}})
 	require.JSONEq(t, fmt.Sprintf(`{"draftId":%q,"run":1}`, d.ID), string(job[0].EncodedArgs))
 
 	st := s.openDraft(u, d.ID, nil)
@@ -369,17 +376,18 @@ func TestDraftBadInput(t *testing.T) {
 		tooMany[i] = map[string]any{"title": fmt.Sprintf("doc %d", i), "content": "x"}
 	}
 	for name, body := range map[string]any{
-		"no name":                   map[string]any{"description": "x"},
-		"blank name":                map[string]any{"name": "   "},
-		"long name":                 map[string]any{"name": strings.Repeat("n", 201)},
-		"too many documents":        map[string]any{"name": "x", "contextDocuments": tooMany},
-		"document as an id":         map[string]any{"name": "x", "contextDocuments": []any{"0193b3c0-0000-7000-8000-000000000000"}},
-		"document without title":    map[string]any{"name": "x", "contextDocuments": []any{map[string]any{"content": "c"}}},
-		"document content too long": map[string]any{"name": "x", "contextDocuments": []any{map[string]any{"title": "t", "content": strings.Repeat("c", 50001)}}},
-		"member without name":       map[string]any{"name": "x", "teamMembers": []any{map[string]any{"role": "dev"}}},
-		"member bad e-mail":         map[string]any{"name": "x", "teamMembers": []any{map[string]any{"name": "Bo", "email": "bo"}}},
-		"unknown field":             map[string]any{"name": "x", "budget": 3},
-		"not an object":             "[]",
+		"no name":            map[string]any{"description": "x"},
+		"blank name":         map[string]any{"name": "   "},
+		"long name":          map[string]any{"name": strings.Repeat("n", 201)},
+		"too many documents": map[string]any{"name": "x", "contextDocuments": tooMany},
+		"document as an id": map[string]any{"name": "x",
+			"contextDocuments": []any{"0193b3c0-0000-7000-8000-000000000000"}},
+		"document without title": map[string]any{"name": "x", "contextDocuments": []any{map[string]any{"content": "c"}}},
+		"document content too long": map[string]any{"name": "x", "contextDocuments": []any{map[string]any{"title": "t",
+			"content": strings.Repeat("c", 50001)}}}, "member without name": map[string]any{"name": "x",
+			"teamMembers": []any{map[string]any{"role": "dev"}}}, "member bad e-mail": map[string]any{"name": "x",
+			"teamMembers": []any{map[string]any{"name": "Bo", "email": "bo"}}}, "unknown field": map[string]any{"name": "x",
+			"budget": 3}, "not an object": "[]",
 	} {
 		t.Run(name, func(t *testing.T) {
 			requireStatus(t, s.do("POST", path, u.Token, body), http.StatusBadRequest)
@@ -402,11 +410,12 @@ func TestDraftBadInput(t *testing.T) {
 	r := s.do("POST", base+"/refine", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
-	r = s.do("POST", base+"/refine", u.Token, map[string]any{"answers": []any{map[string]any{"question": "Not one of yours?", "answer": "no"}}})
+	r = s.do("POST", base+"/refine", u.Token,
+		map[string]any{"answers": []any{map[string]any{"question": "Not one of yours?", "answer": "no"}}})
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Contains(t, decode[ErrorBody](t, r).Message, "answers[0].question")
-	r = s.do("POST", base+"/refine", u.Token, map[string]any{"answers": []any{map[string]any{"question": d.Questions[0], "answer": "a"},
-		map[string]any{"question": strings.ToUpper(d.Questions[0]), "answer": "b"}}})
+	r = s.do("POST", base+"/refine", u.Token, map[string]any{"answers": []any{map[string]any{"question": d.Questions[0],
+		"answer": "a"}, map[string]any{"question": strings.ToUpper(d.Questions[0]), "answer": "b"}}})
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Contains(t, decode[ErrorBody](t, r).Message, "answered twice")
 	// Execute before a roadmap.
@@ -459,7 +468,8 @@ func TestDraftRoundsEnd(t *testing.T) {
 	require.Empty(t, d.Questions)
 	require.Len(t, d.Answers, len(asked))
 	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(s.pool), []rivertest.ExpectedJob{
-		{Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}})
+		{Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}}, {Args: jobs.DraftRefineArgs{}},
+		{Args: jobs.DraftRefineArgs{}}})
 }
 
 // A context document may name a document of the workspace: its title and text are copied into the
@@ -470,21 +480,26 @@ func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
 	s := newDraftServer(t, 10*time.Second, nil)
 	u := s.register("ada@example.com")
 	other := s.register("eve@example.com")
-	rules := s.doc(u, "Invoicing rules", map[string]any{"content": "Every invoice carries the customer's VAT number. Credit notes never delete an invoice."})
+	rules := s.doc(u, "Invoicing rules", map[string]any{"content": "Every invoice carries the customer's VAT number. " +
+		"Credit notes never delete an invoice."})
 	tiptap := s.doc(u, "Archive policy", map[string]any{"contentFormat": "tiptap_json",
 		"content": `{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Invoices are archived for ten years."}]}]}`})
 	foreign := s.doc(other, "Eve's notes", map[string]any{"content": "Secret plans of another workspace."})
 
-	d := s.createDraft(u, map[string]any{"name": "Billing migration", "description": "Migrate the legacy billing database.",
-		"contextDocuments": []any{map[string]any{"documentId": rules.ID}, map[string]any{"documentId": strings.ToUpper(tiptap.ID)},
-			map[string]any{"title": "Inline note", "content": "Keep the old system read-only for a month."}}})
+	d := s.createDraft(u, map[string]any{"name": "Billing migration",
+		"description": "Migrate the legacy billing database.",
+		"contextDocuments": []any{map[string]any{"documentId": rules.ID},
+			map[string]any{"documentId": strings.ToUpper(tiptap.ID)}, map[string]any{"title": "Inline note",
+				"content": "Keep the old system read-only for a month."}}})
 	require.Equal(t, []draft.DraftDocument{
-		{DocumentID: rules.ID, Title: "Invoicing rules", Content: "Every invoice carries the customer's VAT number. Credit notes never delete an invoice."},
+		{DocumentID: rules.ID, Title: "Invoicing rules", Content: "Every invoice carries the customer's VAT number. Credit " +
+			"notes never delete an invoice."},
 		{DocumentID: tiptap.ID, Title: "Archive policy", Content: "Invoices are archived for ten years."},
 		{Title: "Inline note", Content: "Keep the old system read-only for a month."}}, d.ContextDocuments)
 
 	// A later edit of the document does not change the draft: the snapshot is what the jobs read.
-	requireStatus(t, s.do("PATCH", u.ws()+"/documents/"+rules.ID, u.Token, map[string]any{"content": "Rewritten."}), http.StatusOK)
+	requireStatus(t, s.do("PATCH", u.ws()+"/documents/"+rules.ID, u.Token, map[string]any{"content": "Rewritten."}),
+		http.StatusOK)
 	r := s.do("POST", draftsPath(u)+"/"+d.ID+"/generate-roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	d = decode[DraftOut](t, r)
@@ -523,7 +538,8 @@ func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
 		"empty entry":    {map[string]any{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			requireErrorShape(t, s.do("POST", draftsPath(u), u.Token, map[string]any{"name": "x", "contextDocuments": docs}), http.StatusBadRequest)
+			requireErrorShape(t, s.do("POST", draftsPath(u), u.Token, map[string]any{"name": "x", "contextDocuments": docs}),
+				http.StatusBadRequest)
 		})
 	}
 	require.Equal(t, before+1, s.count(`SELECT count(*) FROM project_drafts`))

@@ -105,7 +105,10 @@ func buildError(ctx context.Context, logger *slog.Logger, status int, msg string
 	if status == http.StatusUnprocessableEntity {
 		status = http.StatusBadRequest
 	}
-	if status >= 500 && ctx.Err() != nil && slices.ContainsFunc(errs, func(e error) bool { return errors.Is(e, ctx.Err()) }) {
+	if status >= 500 && ctx.Err() != nil && slices.ContainsFunc(errs, func(e error) bool {
+		return errors.Is(e,
+			ctx.Err())
+	}) {
 		// The client went away (or its deadline passed) mid-request: nobody reads this answer, and it is
 		// no server fault to log as one.
 		logger.DebugContext(ctx, "request abandoned by its client", "message", msg)

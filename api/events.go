@@ -21,18 +21,18 @@ func (s agentOps) registerEvents() {
 	register(s.Server, huma.Operation{OperationID: "events-feed", Method: http.MethodGet, Path: pathWorkspace + "/events",
 		Summary: "Follow the workspace's events (server-sent events)", Tags: []string{"Events"},
 		Description: "A `text/event-stream` of everything that happens in the workspace that the caller may read: cards " +
-			"(card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned), comments, checklists, labels, " +
-			"attachments, documents, projects and their members, missions, pipeline runs, pilotage records and actions. Each " +
-			"event has `id` (its feed position, a cursor), `event` (the activity type) and JSON `data` {id, type, workspaceId, " +
-			"projectId, cardId, documentId, actorId, meta, createdAt}; a move's meta has fromColumn and toColumn. Events come " +
-			"in position order. Without `Last-Event-ID` the stream starts at the feed's end; with it, at the event after it, " +
-			"replaying what was missed. A cursor older than the retention (EVENTS_RETENTION, 7 days by default) is answered " +
-			"with one `reload` event (no id) and the stream ends: reload, then follow the feed from its end. `projectId` " +
-			"(repeatable) keeps the events of those projects only. Each event is sent only while the caller may read it: " +
-			"one who leaves the workspace gets nothing more, and the stream ends. Comment lines are heartbeats.",
-		Errors:    []int{http.StatusNotFound},
-		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
-		projectRead, s.watchEvents)
+			"(card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned), comments, checklists, " +
+			"labels, attachments, documents, projects and their members, missions, pipeline runs, pilotage records and " +
+			"actions. Each event has `id` (its feed position, a cursor), `event` (the activity type) and JSON `data` {id, " +
+			"type, workspaceId, projectId, cardId, documentId, actorId, meta, createdAt}; a move's meta has fromColumn and " +
+			"toColumn. Events come in position order. Without `Last-Event-ID` the stream starts at the feed's end; with it, " +
+			"at the event after it, replaying what was missed. A cursor older than the retention (EVENTS_RETENTION, 7 days by " +
+			"default) is answered with one `reload` event (no id) and the stream ends: reload, then follow the feed from its " +
+			"end. `projectId` (repeatable) keeps the events of those projects only. Each event is sent only while the caller " +
+			"may read it: one who leaves the workspace gets nothing more, and the stream ends. Comment lines are heartbeats.",
+		Errors: []int{http.StatusNotFound},
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, projectRead, s.watchEvents)
 }
 
 // EventsInput addresses a workspace's event feed.

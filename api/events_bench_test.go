@@ -50,7 +50,8 @@ func newFeedBench(b *testing.B) *feedBench {
 	cache := accesscache.Start(ctx, eng.Store, logger)
 	<-cache.Ready()
 	h := New(eng, testSigner(testJWTSecret, time.Hour), billing.Local{PublicURL: "http://pilot.test"}, logger,
-		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache})
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay,
+			AccessCache: cache})
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	f := &feedBench{relay: relay, url: srv.URL}
@@ -89,9 +90,9 @@ func (f *feedBench) call(b *testing.B, method, path string, body, out any) {
 // BenchmarkFeedLatency measures the workspace event feed on one api process with 1, 100 and 1,000
 // subscribers of one workspace, each its own HTTP stream: one card created at a time through the api,
 // from its commit (the create's answer) to each subscriber reading the card_created event off its
-// stream (writes spread at random over the poll interval), through the activities poller (every 20 ms, EVENTS_POLL_INTERVAL's default), the relay's
-// fan-out, the per-reader access check and the SSE writer. p50/p99 over every (event, subscriber).
-// Figures, never pass/fail: `make bench/feed`.
+// stream (writes spread at random over the poll interval), through the activities poller (every 20 ms,
+// EVENTS_POLL_INTERVAL's default), the relay's fan-out, the per-reader access check and the SSE writer. p50/p99 over
+// every (event, subscriber). Figures, never pass/fail: `make bench/feed`.
 func BenchmarkFeedLatency(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
@@ -149,7 +150,8 @@ func BenchmarkFeedIdleStreams(b *testing.B) {
 		for range n {
 			c, err := net.Dial("tcp", addr)
 			require.NoError(b, err)
-			_, err = fmt.Fprintf(c, "GET %s/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", f.ws, addr, f.token)
+			_, err = fmt.Fprintf(c, "GET %s/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", f.ws, addr,
+				f.token)
 			require.NoError(b, err)
 			var got []byte
 			for !bytes.Contains(got, []byte(":ok\n\n")) {
@@ -159,12 +161,14 @@ func BenchmarkFeedIdleStreams(b *testing.B) {
 			}
 			conns = append(conns, c)
 		}
-		require.Eventually(b, func() bool { return f.relay.Stats().FeedSubscribers == n }, 10*time.Second, 10*time.Millisecond)
+		require.Eventually(b, func() bool { return f.relay.Stats().FeedSubscribers == n }, 10*time.Second,
+			10*time.Millisecond)
 		perStream = float64(heapInUse()-before) / n
 		for _, c := range conns {
 			_ = c.Close()
 		}
-		require.Eventually(b, func() bool { return f.relay.Stats().FeedSubscribers == 0 }, 10*time.Second, 10*time.Millisecond)
+		require.Eventually(b, func() bool { return f.relay.Stats().FeedSubscribers == 0 }, 10*time.Second,
+			10*time.Millisecond)
 	}
 	b.ReportMetric(perStream, "B/idle-feed")
 }

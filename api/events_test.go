@@ -115,7 +115,8 @@ func TestEventsFeedReadersOfTheWorkspace(t *testing.T) {
 		require.Equal(t, cols[1], meta["toColumn"])
 	}
 	// The read-only token reads the feed but cannot write.
-	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", readOnly, map[string]any{"title": "no"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", readOnly, map[string]any{"title": "no"}),
+		http.StatusForbidden)
 
 	// The outsider's first events are of their own workspace.
 	oprj, ocols := e.project(outsider, "Mine")
@@ -186,7 +187,8 @@ func TestEventsFeedReplayAndReload(t *testing.T) {
 	st.Close()
 
 	second := e.card(owner, prj, cols[0], "Second")
-	requireStatus(t, e.do("PATCH", prj+"/cards/"+second.ID, owner.Token, map[string]any{"columnId": cols[1]}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+second.ID, owner.Token, map[string]any{"columnId": cols[1]}),
+		http.StatusOK)
 	resumed := e.feed(owner.Token, owner.ws(), "", map[string]string{"Last-Event-ID": f.ID})
 	requireFeedEvent(t, resumed, "card_created", second.ID)
 	requireFeedEvent(t, resumed, "card_moved", second.ID)
@@ -196,7 +198,8 @@ func TestEventsFeedReplayAndReload(t *testing.T) {
 	// Eight days later, the first event's cursor is past the default retention of seven.
 	seq, err := strconv.ParseInt(f.ID, 10, 64)
 	require.NoError(t, err)
-	_, err = e.pool.Exec(context.Background(), `UPDATE activities SET created_at = now() - interval '8 days' WHERE seq = $1`, seq)
+	_, err = e.pool.Exec(context.Background(),
+		`UPDATE activities SET created_at = now() - interval '8 days' WHERE seq = $1`, seq)
 	require.NoError(t, err)
 	old := e.feed(owner.Token, owner.ws(), "", map[string]string{"Last-Event-ID": f.ID})
 	reload := old.NextEvent(t, streamWait)
@@ -214,7 +217,8 @@ func TestEventsFeedRolledBackWriteSendsNothing(t *testing.T) {
 	ctx := context.Background()
 	tx, err := e.pool.Begin(ctx)
 	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `INSERT INTO activities (id, project_id, type) VALUES ($1, $2, 'card_created')`, db.NewID(), path.Base(prj))
+	_, err = tx.Exec(ctx, `INSERT INTO activities (id, project_id, type) VALUES ($1, $2, 'card_created')`, db.NewID(),
+		path.Base(prj))
 	require.NoError(t, err)
 	c := e.card(owner, prj, cols[0], "Kept") // commits while the other is in flight, with a later position
 	require.NoError(t, tx.Rollback(ctx))
@@ -249,19 +253,23 @@ func TestEventsFeedCarriesEveryKindOfChange(t *testing.T) {
 	r := e.do("POST", prj+"/cards/"+c.ID+"/comments", owner.Token, map[string]any{"content": "hello"})
 	requireStatus(t, r, http.StatusCreated)
 	next(db.ActivityCommentAdded)
-	requireStatus(t, e.do("DELETE", prj+"/cards/"+c.ID+"/comments/"+decode[CommentOut](t, r).ID, owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("DELETE", prj+"/cards/"+c.ID+"/comments/"+decode[CommentOut](t, r).ID, owner.Token, nil),
+		http.StatusOK)
 	require.Equal(t, c.ID, *next(db.ActivityCommentDeleted).CardID)
-	requireStatus(t, e.do("POST", prj+"/cards/"+c.ID+"/checklist", owner.Token, map[string]any{"title": "step"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", prj+"/cards/"+c.ID+"/checklist", owner.Token, map[string]any{"title": "step"}),
+		http.StatusCreated)
 	require.Equal(t, []any{"checklist"}, decodeJSON[map[string]any](t, next(db.ActivityCardUpdated).Meta)["fields"])
 
 	d := e.doc(owner, "Spec", nil)
 	doc := next(db.ActivityDocumentCreated)
 	require.Equal(t, d.ID, *doc.DocumentID)
 	require.Nil(t, doc.ProjectID)
-	requireStatus(t, e.do("PATCH", owner.ws()+"/documents/"+d.ID, owner.Token, map[string]any{"title": "Spec v2"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", owner.ws()+"/documents/"+d.ID, owner.Token, map[string]any{"title": "Spec v2"}),
+		http.StatusOK)
 	require.Equal(t, d.ID, *next(db.ActivityDocumentUpdated).DocumentID)
 
-	requireStatus(t, e.do("POST", owner.ws()+"/pilotage/todos", owner.Token, map[string]any{"label": "Call"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", owner.ws()+"/pilotage/todos", owner.Token, map[string]any{"label": "Call"}),
+		http.StatusCreated)
 	require.Equal(t, "todo", decodeJSON[map[string]any](t, next(db.ActivityPilotageRecordCreated).Meta)["recordType"])
 }
 
@@ -270,8 +278,8 @@ func TestEventsFeedOnlyActivitiesReachWebhooks(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	owner := e.register("owner@example.com")
-	requireStatus(t, e.do("POST", owner.ws()+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/", "events": []string{"*"}}),
-		http.StatusCreated)
+	requireStatus(t, e.do("POST", owner.ws()+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/",
+		"events": []string{"*"}}), http.StatusCreated)
 	prj, _ := e.project(owner, "Board")
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM webhook_deliveries d JOIN activities a ON a.id = d.activity_id
 		WHERE d.event_type = 'project_created' AND a.project_id = $1`, path.Base(prj)))

@@ -64,7 +64,8 @@ func TestFuzzEveryOperation(t *testing.T) {
 		}
 	}
 	t.Logf("fuzz: %d operations, %d requests, %d answered 2xx, %d 4xx", len(ops), f.requests, f.ok, f.clientErrors)
-	require.Empty(t, f.failures, "fuzz failures (first of %d): %s", len(f.failures), strings.Join(f.failures[:min(len(f.failures), 30)], "\n"))
+	require.Empty(t, f.failures, "fuzz failures (first of %d): %s", len(f.failures),
+		strings.Join(f.failures[:min(len(f.failures), 30)], "\n"))
 }
 
 // fuzzTenant is a user with a workspace holding one of everything, its ids by path parameter name,
@@ -107,48 +108,60 @@ func fuzzSeed(t *testing.T, e *testEnv, name string) fuzzTenant {
 		return out
 	}
 	id := func(m map[string]any) string { s, _ := m["id"].(string); return s }
-	prj := must("POST", ws+"/projects", map[string]any{"name": "Project " + marker, "description": marker}, http.StatusCreated)
+	prj := must("POST", ws+"/projects", map[string]any{"name": "Project " + marker, "description": marker},
+		http.StatusCreated)
 	ft.ids["projectId"] = id(prj)
 	p := ws + "/projects/" + id(prj)
 	col := must("POST", p+"/columns", map[string]any{"name": "Col " + marker}, http.StatusCreated)
 	ft.ids["columnId"] = id(col)
-	card := must("POST", p+"/columns/"+id(col)+"/cards", map[string]any{"title": "Card " + marker, "description": marker}, http.StatusCreated)
+	card := must("POST", p+"/columns/"+id(col)+"/cards", map[string]any{"title": "Card " + marker, "description": marker},
+		http.StatusCreated)
 	ft.ids["cardId"] = id(card)
 	other := must("POST", p+"/cards", map[string]any{"title": "Other " + marker}, http.StatusCreated)
 	c := p + "/cards/" + id(card)
-	ft.ids["commentId"] = id(must("POST", c+"/comments", map[string]any{"content": "Comment " + marker}, http.StatusCreated))
-	ft.ids["itemId"] = id(must("POST", c+"/checklist", map[string]any{"title": "Item " + marker}, http.StatusCreated))
-	ft.ids["labelId"] = id(must("POST", p+"/labels", map[string]any{"name": "L" + marker[:10], "color": "#aabbcc"}, http.StatusCreated))
-	ft.ids["fieldId"] = id(must("POST", p+"/custom-fields", map[string]any{"name": "F " + marker, "type": "text"}, http.StatusCreated))
-	ft.ids["scopeId"] = id(must("POST", p+"/scopes", map[string]any{"name": "Scope " + marker}, http.StatusCreated))
-	ft.ids["relationId"] = id(must("POST", c+"/relations", map[string]any{"targetCardId": id(other), "type": "blocks"}, http.StatusCreated))
-	ft.ids["ruleId"] = id(must("POST", p+"/automations", map[string]any{"name": "Rule " + marker, "trigger": "task_created",
-		"action": map[string]any{"type": "set_priority", "priority": "high"}}, http.StatusCreated))
-	ft.ids["agentId"] = id(must("POST", ws+"/agents", map[string]any{"name": "Agent " + marker, "slug": "agent-" + name}, http.StatusCreated))
-	ft.ids["missionId"] = id(must("POST", ws+"/agents/"+ft.ids["agentId"]+"/missions", map[string]any{"cardId": id(card), "prompt": marker},
+	ft.ids["commentId"] = id(must("POST", c+"/comments", map[string]any{"content": "Comment " + marker},
 		http.StatusCreated))
+	ft.ids["itemId"] = id(must("POST", c+"/checklist", map[string]any{"title": "Item " + marker}, http.StatusCreated))
+	ft.ids["labelId"] = id(must("POST", p+"/labels", map[string]any{"name": "L" + marker[:10], "color": "#aabbcc"},
+		http.StatusCreated))
+	ft.ids["fieldId"] = id(must("POST", p+"/custom-fields", map[string]any{"name": "F " + marker, "type": "text"},
+		http.StatusCreated))
+	ft.ids["scopeId"] = id(must("POST", p+"/scopes", map[string]any{"name": "Scope " + marker}, http.StatusCreated))
+	ft.ids["relationId"] = id(must("POST", c+"/relations", map[string]any{"targetCardId": id(other), "type": "blocks"},
+		http.StatusCreated))
+	ft.ids["ruleId"] = id(must("POST", p+"/automations", map[string]any{"name": "Rule " + marker,
+		"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}}, http.StatusCreated))
+	ft.ids["agentId"] = id(must("POST", ws+"/agents", map[string]any{"name": "Agent " + marker, "slug": "agent-" + name},
+		http.StatusCreated))
+	ft.ids["missionId"] = id(must("POST", ws+"/agents/"+ft.ids["agentId"]+"/missions", map[string]any{"cardId": id(card),
+		"prompt": marker}, http.StatusCreated))
 	wsID := id(must("GET", ws, nil, http.StatusOK))
 	ft.ids["documentId"] = id(must("POST", ws+"/documents", map[string]any{"title": "Doc " + marker, "content": marker,
 		"contextType": "workspace", "contextId": wsID}, http.StatusCreated))
-	ft.ids["draftId"] = id(must("POST", ws+"/project-drafts", map[string]any{"name": "Draft " + marker}, http.StatusCreated))
-	ft.ids["pipelineId"] = id(must("POST", ws+"/pipelines", map[string]any{"name": "Pipeline " + marker, "enabled": true,
-		"steps": []map[string]any{{"id": "a", "type": "notify", "params": map[string]any{"projectId": id(prj), "message": marker}}}},
+	ft.ids["draftId"] = id(must("POST", ws+"/project-drafts", map[string]any{"name": "Draft " + marker},
 		http.StatusCreated))
+	ft.ids["pipelineId"] = id(must("POST", ws+"/pipelines", map[string]any{"name": "Pipeline " + marker, "enabled": true,
+		"steps": []map[string]any{{"id": "a", "type": "notify", "params": map[string]any{"projectId": id(prj),
+			"message": marker}}}}, http.StatusCreated))
 	ft.ids["runId"] = id(must("POST", ws+"/pipelines/"+ft.ids["pipelineId"]+"/runs", nil, http.StatusCreated))
 	// {id} names a different record on each route: keyed by the path segment before it.
 	ft.byPath = map[string]string{}
-	for _, rec := range []struct{ path, key string }{{"missions", "objective"}, {"priorities", "label"}, {"todos", "label"},
-		{"decisions", "title"}, {"docs", "title"}} {
-		ft.byPath["/pilotage/"+rec.path+"/{id}"] = id(must("POST", ws+"/pilotage/"+rec.path, map[string]any{rec.key: "P " + marker}, http.StatusCreated))
+	for _, rec := range []struct{ path, key string }{{"missions", "objective"}, {"priorities", "label"}, {"todos",
+		"label"}, {"decisions", "title"}, {"docs", "title"}} {
+		ft.byPath["/pilotage/"+rec.path+"/{id}"] = id(must("POST", ws+"/pilotage/"+rec.path,
+			map[string]any{rec.key: "P " + marker}, http.StatusCreated))
 	}
-	ft.byPath["/pilotage/actions/{id}"] = id(must("POST", ws+"/pilotage/actions/propose", map[string]any{"actionType": "create_todo",
-		"explanation": marker, "payload": map[string]any{"label": "T " + marker}}, http.StatusCreated))
-	hook := must("POST", ws+"/webhooks", map[string]any{"url": "http://receiver.test/" + marker, "events": []string{"card_created"}}, http.StatusCreated)
+	ft.byPath["/pilotage/actions/{id}"] = id(must("POST", ws+"/pilotage/actions/propose",
+		map[string]any{"actionType": "create_todo", "explanation": marker, "payload": map[string]any{"label": "T " + marker}},
+		http.StatusCreated))
+	hook := must("POST", ws+"/webhooks", map[string]any{"url": "http://receiver.test/" + marker,
+		"events": []string{"card_created"}}, http.StatusCreated)
 	ft.ids["webhookId"] = id(hook)
 	ft.ids["deliveryId"] = id(must("POST", ws+"/webhooks/"+id(hook)+"/test", nil, http.StatusAccepted))
 	tok := must("POST", "/api-tokens", map[string]any{"name": "Token " + marker}, http.StatusCreated)
 	ft.ids["id"] = id(tok)
-	inv := must("POST", ws+"/members/invite", map[string]any{"email": "invitee-" + name + "@example.com"}, http.StatusCreated)
+	inv := must("POST", ws+"/members/invite", map[string]any{"email": "invitee-" + name + "@example.com"},
+		http.StatusCreated)
 	ft.ids["token"], _ = inv["token"].(string)
 	for _, v := range ft.byPath {
 		ft.markers = append(ft.markers, v)
@@ -195,8 +208,8 @@ func (d fuzzDoc) operations() []fuzzOp {
 	}
 	rank := func(op fuzzOp) int {
 		r := map[string]int{"GET": 0, "POST": 1, "PUT": 1, "PATCH": 1, "DELETE": 2}[op.Method]
-		if strings.HasPrefix(op.Path, "/auth") || strings.HasPrefix(op.Path, "/api-tokens") || op.Path == "/organizations/{orgSlug}" ||
-			op.Path == pathWorkspace {
+		if strings.HasPrefix(op.Path, "/auth") || strings.HasPrefix(op.Path, "/api-tokens") ||
+			op.Path == "/organizations/{orgSlug}" || op.Path == pathWorkspace {
 			r += 3 // the workspace's PATCH may change its slug, its DELETE ends it
 		}
 		if op.Method == "DELETE" && op.Path == pathProject {
@@ -225,12 +238,14 @@ type fuzzer struct {
 }
 
 // badPathValues replace a path parameter; none names an existing record of the attacker.
-var badPathValues = []string{"", "not-an-id", "00000000-0000-0000-0000-000000000000", "0197a0b2-7c3e-7000-8000-000000000000",
-	"ünïcödé-漢字", "a\x00b", strings.Repeat("x", 2000), "..", "%2e%2e", "1 OR 1=1", "-1", "9999999999999999999999"}
+var badPathValues = []string{"", "not-an-id", "00000000-0000-0000-0000-000000000000",
+	"0197a0b2-7c3e-7000-8000-000000000000", "ünïcödé-漢字", "a\x00b", strings.Repeat("x", 2000), "..", "%2e%2e", "1 OR 1=1",
+	"-1", "9999999999999999999999"}
 
 // badStrings replace string values in bodies and queries.
-var badStrings = []string{"", " ", "\x00", "nul\x00inside", "ünïcödé 漢字 🚀", strings.Repeat("é", 300), strings.Repeat("x", 100_001),
-	"<script>alert(1)</script>", "'; DROP TABLE cards; --", "2026-13-45T25:61:61Z", "-1", "1e309"}
+var badStrings = []string{"", " ", "\x00", "nul\x00inside", "ünïcödé 漢字 🚀", strings.Repeat("é", 300),
+	strings.Repeat("x", 100_001), "<script>alert(1)</script>", "'; DROP TABLE cards; --", "2026-13-45T25:61:61Z", "-1",
+	"1e309"}
 
 func (f *fuzzer) operation(op fuzzOp) {
 	params := f.pathValues(op, nil)
@@ -256,7 +271,8 @@ func (f *fuzzer) operation(op fuzzOp) {
 		if p.In != "query" {
 			continue
 		}
-		for _, bad := range []string{"abc", "-1", "0", "99999999999", "1.5", "true", "\x00", strings.Repeat("q", 5000), "ünï"} {
+		for _, bad := range []string{"abc", "-1", "0", "99999999999", "1.5", "true", "\x00", strings.Repeat("q", 5000),
+			"ünï"} {
 			f.send(op, params, url.Values{p.Name: {bad}}, body, false)
 		}
 	}
@@ -283,7 +299,8 @@ func (f *fuzzer) operation(op fuzzOp) {
 	// Victim's ids in the body wherever a field names an id.
 	for name := range f.properties(schema) {
 		for param, v := range f.victim.ids {
-			if strings.EqualFold(name, param) || (strings.HasSuffix(name, "Id") && strings.EqualFold(name, strings.TrimSuffix(param, "Id")+"Id")) {
+			if strings.EqualFold(name, param) || (strings.HasSuffix(name, "Id") && strings.EqualFold(name,
+				strings.TrimSuffix(param, "Id")+"Id")) {
 				f.send(op, params, nil, with(obj, name, v), false)
 			}
 		}
@@ -358,9 +375,10 @@ func (f *fuzzer) check(op fuzzOp, params map[string]string, query url.Values, bo
 			Message    *string `json:"message"`
 			Error      *string `json:"error"`
 		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &shape); err != nil || shape.StatusCode == nil || *shape.StatusCode != code ||
-			shape.Message == nil || shape.Error == nil || *shape.Error != http.StatusText(code) {
-			f.failures = append(f.failures, fmt.Sprintf("%d without the error shape on %s: %.300s", code, what, rec.Body.Bytes()))
+		if err := json.Unmarshal(rec.Body.Bytes(), &shape); err != nil || shape.StatusCode == nil ||
+			*shape.StatusCode != code || shape.Message == nil || shape.Error == nil || *shape.Error != http.StatusText(code) {
+			f.failures = append(f.failures, fmt.Sprintf("%d without the error shape on %s: %.300s", code, what,
+				rec.Body.Bytes()))
 		}
 	default:
 		f.ok++
@@ -372,7 +390,8 @@ func (f *fuzzer) check(op fuzzOp, params map[string]string, query url.Values, bo
 		// An answer may repeat what the request said (an id it refuses); anything else of the victim's
 		// is a leak.
 		if bytes.Contains(rec.Body.Bytes(), []byte(m)) && !bytes.Contains(body, []byte(m)) && !strings.Contains(target, m) {
-			f.failures = append(f.failures, fmt.Sprintf("victim data %q in the answer %d %.300s to %s", m, code, rec.Body.Bytes(), what))
+			f.failures = append(f.failures, fmt.Sprintf("victim data %q in the answer %d %.300s to %s", m, code,
+				rec.Body.Bytes(), what))
 		}
 	}
 }

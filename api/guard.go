@@ -74,7 +74,8 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 	if a.Scope != "" {
 		op.Description = strings.TrimSpace(op.Description + "\n\nPersonal access tokens need the `" + a.Scope + "` scope.")
 	} else if a.JWTOnly {
-		op.Description = strings.TrimSpace(op.Description + "\n\nAccepts a JWT or session only, never a personal access token.")
+		op.Description = strings.TrimSpace(op.Description + "\n\nAccepts a JWT or session only, never a personal access " +
+			"token.")
 	}
 	huma.Register(s.api, op, h)
 }
@@ -207,13 +208,15 @@ func checkScope(p *Principal, a Requires) error {
 // tenantAccess resolves the caller's access to an organization, and a workspace and project when named,
 // then checks the roles a declares: outside the tenancy is 404, a role too low 403. The guard uses it for
 // routes with {orgSlug}; the MCP tools for the organization, workspace and project their arguments name.
-func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, orgSlug, wsSlug, projectID string) (tenancy.Access, error) {
+func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, orgSlug, wsSlug,
+	projectID string) (tenancy.Access, error) {
 	var acc tenancy.Access
 	var err error
 	if p.access != nil || p.accessErr != nil {
 		acc, err = derefAccess(p.access), p.accessErr
 	} else {
-		acc, err = s.tenancy.ResolveAccess(ctx, p.User.ID, tenancy.Target{OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: projectID})
+		acc, err = s.tenancy.ResolveAccess(ctx, p.User.ID, tenancy.Target{OrgSlug: orgSlug, WsSlug: wsSlug,
+			ProjectID: projectID})
 	}
 	if err != nil {
 		var se *db.Error
@@ -382,8 +385,8 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 		}
 		gen := s.opts.AccessCache.Generation()
 		var acc tenancy.Access
-		p.User, acc, p.accessErr, err = s.tenancy.UserWithAccess(ctx, tenancy.SessionRef{SessionID: claims.ID, UserID: claims.Subject},
-			tenancy.Target{OrgSlug: orgSlug, WsSlug: key.WsSlug, ProjectID: projectID})
+		p.User, acc, p.accessErr, err = s.tenancy.UserWithAccess(ctx, tenancy.SessionRef{SessionID: claims.ID,
+			UserID: claims.Subject}, tenancy.Target{OrgSlug: orgSlug, WsSlug: key.WsSlug, ProjectID: projectID})
 		if p.accessErr == nil {
 			p.access = &acc
 			if err == nil && p.User.SessionVersion == claims.Version {

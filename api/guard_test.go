@@ -31,10 +31,12 @@ func TestAccessCacheServesRepeatsAndForgetsOwnChanges(t *testing.T) {
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusOK)
 	require.Greater(t, e.access.Hits(), hits)
 
-	requireStatus(t, e.do("DELETE", "/organizations/"+owner.OrgSlug+"/members/"+member.ID, owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("DELETE", "/organizations/"+owner.OrgSlug+"/members/"+member.ID, owner.Token, nil),
+		http.StatusOK)
 	requireStatus(t, e.do("GET", prj+"/cards", member.Token, nil), http.StatusNotFound)
 
-	r := e.do("POST", "/auth/change-password", owner.Token, map[string]any{"currentPassword": "correct-horse", "newPassword": "a-brand-new-password"})
+	r := e.do("POST", "/auth/change-password", owner.Token, map[string]any{"currentPassword": "correct-horse",
+		"newPassword": "a-brand-new-password"})
 	requireStatus(t, r, http.StatusOK)
 	requireStatus(t, e.do("GET", prj+"/cards", owner.Token, nil), http.StatusUnauthorized)
 }

@@ -47,10 +47,12 @@ func testSigner(secret []byte, ttl time.Duration) *auth.Signer {
 
 // sessionToken opens a server-side session for userID in store and signs its JWT with secret, of the
 // given session version, expiring after ttl (negative: already expired).
-func sessionToken(t testing.TB, accounts *identity.Engine, secret []byte, userID string, version int32, ttl time.Duration) string {
+func sessionToken(t testing.TB, accounts *identity.Engine, secret []byte, userID string, version int32,
+	ttl time.Duration) string {
 	t.Helper()
 	expires := time.Now().Add(ttl)
-	sess, err := accounts.CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test", ExpiresAt: expires})
+	sess, err := accounts.CreateSession(context.Background(), identity.NewSession{UserID: userID, UserAgent: "test",
+		ExpiresAt: expires})
 	require.NoError(t, err)
 	tok, _, err := testSigner(secret, time.Hour).IssueSession(userID, sess.ID, version, expires)
 	require.NoError(t, err)
@@ -276,31 +278,36 @@ type user struct {
 // register creates a user through the API and returns its session token.
 func (e *testEnv) register(email string) user {
 	e.t.Helper()
-	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse", "name": strings.Split(email, "@")[0]})
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse",
+		"name": strings.Split(email, "@")[0]})
 	requireStatus(e.t, r, http.StatusCreated)
 	s := decode[SessionBody](e.t, r)
 	require.NotNil(e.t, s.User)
 	orgs := e.do("GET", "/organizations", s.AccessToken, nil)
 	requireStatus(e.t, orgs, http.StatusOK)
-	return user{ID: s.User.ID, Email: email, Token: s.AccessToken, OrgSlug: decode[[]OrganizationOut](e.t, orgs)[0].Slug, WsSlug: "personal"}
+	return user{ID: s.User.ID, Email: email, Token: s.AccessToken, OrgSlug: decode[[]OrganizationOut](e.t, orgs)[0].Slug,
+		WsSlug: "personal"}
 }
 
 // org creates an organization owned by u.
 func (e *testEnv) org(u user, slug string) {
 	e.t.Helper()
-	requireStatus(e.t, e.do("POST", "/organizations", u.Token, map[string]any{"name": slug, "slug": slug}), http.StatusCreated)
+	requireStatus(e.t, e.do("POST", "/organizations", u.Token, map[string]any{"name": slug, "slug": slug}),
+		http.StatusCreated)
 }
 
 // workspace creates a workspace in org as u.
 func (e *testEnv) workspace(u user, org, slug string) {
 	e.t.Helper()
-	requireStatus(e.t, e.do("POST", "/orgs/"+org+"/workspaces", u.Token, map[string]any{"name": slug, "slug": slug}), http.StatusCreated)
+	requireStatus(e.t, e.do("POST", "/orgs/"+org+"/workspaces", u.Token, map[string]any{"name": slug, "slug": slug}),
+		http.StatusCreated)
 }
 
 // join invites member into org/ws as admin and accepts as member, with the given workspace role.
 func (e *testEnv) join(admin, member user, org, ws, role string) {
 	e.t.Helper()
-	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", admin.Token, map[string]any{"email": member.Email, "role": role})
+	r := e.do("POST", "/orgs/"+org+"/workspaces/"+ws+"/members/invite", admin.Token, map[string]any{"email": member.Email,
+		"role": role})
 	requireStatus(e.t, r, http.StatusCreated)
 	token := decode[InvitationOut](e.t, r).Token
 	requireStatus(e.t, e.do("POST", "/invitations/"+token+"/accept", member.Token, nil), http.StatusOK)

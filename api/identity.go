@@ -92,8 +92,8 @@ func (s accountOps) registerAuth() {
 		Summary: "Update the current user's profile", Tags: tags},
 		Requires{Scope: auth.ScopeAccountWrite}, s.updateMe)
 
-	register(s.Server, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost, Path: "/auth/change-password",
-		Summary: "Change the password", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "auth-change-password", Method: http.MethodPost,
+		Path: "/auth/change-password", Summary: "Change the password", Tags: tags,
 		Description: "Every session issued before the change stops working; the answer carries a fresh one."},
 		Requires{JWTOnly: true}, s.changePassword)
 }
@@ -117,7 +117,8 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	email := strings.TrimSpace(in.Body.Email)
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		// The email format also accepts "Name <address>" and comments; only a bare address is one.
-		body := newErrorBody(http.StatusBadRequest, "validation failed: email: expected a plain e-mail address, like name@example.com")
+		body := newErrorBody(http.StatusBadRequest, "validation failed: email: expected a plain e-mail address, like "+
+			"name@example.com")
 		body.Errors = []FieldError{{Field: "email", Message: "expected a plain e-mail address, like name@example.com"}}
 		return nil, body
 	}
@@ -125,7 +126,8 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.identity.RegisterAndVerify(ctx, email, strings.TrimSpace(in.Body.Name), hash, s.opts.PublicURL+verifyEmailPage)
+	reg, err := s.identity.RegisterAndVerify(ctx, email, strings.TrimSpace(in.Body.Name), hash,
+		s.opts.PublicURL+verifyEmailPage)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -88,7 +88,8 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 
-	r := e.do("POST", "/auth/register", "", map[string]any{"email": "alice@example.com", "password": identPassword, "name": "Alice"})
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": "alice@example.com", "password": identPassword,
+		"name": "Alice"})
 	requireStatus(t, r, http.StatusCreated)
 	m := decode[SessionBody](t, r)
 	token := m.AccessToken
@@ -110,7 +111,8 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 
 	// Stored: the password is hashed, never kept in clear.
 	var hash string
-	require.NoError(t, e.pool.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE id = $1", id).Scan(&hash))
+	require.NoError(t, e.pool.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE id = $1",
+		id).Scan(&hash))
 	require.NotContains(t, hash, identPassword)
 	require.True(t, strings.HasPrefix(hash, "$argon2id$"), hash)
 
@@ -141,7 +143,8 @@ func TestAuthRegisterDuplicateEmailIsConflict(t *testing.T) {
 	identRegister(e, "bob@example.com", "Bob")
 
 	for _, email := range []string{"bob@example.com", "BOB@Example.COM"} {
-		r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "another-password", "name": "Imposter"})
+		r := e.do("POST", "/auth/register", "", map[string]any{"email": email, "password": "another-password",
+			"name": "Imposter"})
 		requireStatus(t, r, http.StatusConflict)
 	}
 	require.Equal(t, 1, e.count("SELECT count(*) FROM users WHERE lower(email) = 'bob@example.com'"))
@@ -167,7 +170,8 @@ func TestAuthRegisterValidation(t *testing.T) {
 		{"password missing", map[string]any{"email": "p0@example.com"}, "password"},
 		{"password 7 chars", map[string]any{"email": "p1@example.com", "password": strings.Repeat("p", 7)}, "password"},
 		{"password 129 chars", map[string]any{"email": "p2@example.com", "password": strings.Repeat("p", 129)}, "password"},
-		{"name 101 chars", map[string]any{"email": "n1@example.com", "password": identPassword, "name": strings.Repeat("n", 101)}, "name"},
+		{"name 101 chars", map[string]any{"email": "n1@example.com", "password": identPassword, "name": strings.Repeat("n",
+			101)}, "name"},
 	}
 	for _, tc := range cases {
 		r := e.do("POST", "/auth/register", "", tc.body)
@@ -284,7 +288,8 @@ func TestAuthLoginRateLimitPerAccountAndClient(t *testing.T) {
 	identRegister(e, "erin@example.com", "Erin")
 
 	for range 10 {
-		requireStatus(t, identLoginFrom(e, "198.51.100.1:1000", "dave@example.com", "wrong-password"), http.StatusUnauthorized)
+		requireStatus(t, identLoginFrom(e, "198.51.100.1:1000", "dave@example.com", "wrong-password"),
+			http.StatusUnauthorized)
 	}
 	// From A, the right password is refused too, whatever the case of the e-mail, and so is another account.
 	r := identLoginFrom(e, "198.51.100.1:1001", "DAVE@example.com", identPassword)
@@ -341,13 +346,16 @@ func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
 
 	// Four failed attempts, alternating between the replicas: each saw only two.
 	for _, env := range []*testEnv{e, &replica, e, &replica} {
-		requireStatus(t, identLoginFrom(env, "198.51.100.40:1000", "ivy@example.com", "wrong-password"), http.StatusUnauthorized)
+		requireStatus(t, identLoginFrom(env, "198.51.100.40:1000", "ivy@example.com", "wrong-password"),
+			http.StatusUnauthorized)
 	}
 	// The fifth is refused on either replica, valid credentials or not.
-	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1001", "ivy@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1001", "ivy@example.com", identPassword),
+		http.StatusTooManyRequests)
 	requireStatus(t, identLoginFrom(e, "198.51.100.40:1002", "ivy@example.com", identPassword), http.StatusTooManyRequests)
 	// The same client is refused for another account too: the per-client count was shared as well.
-	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1000", "nobody@example.com", identPassword), http.StatusTooManyRequests)
+	requireStatus(t, identLoginFrom(&replica, "198.51.100.40:1000", "nobody@example.com", identPassword),
+		http.StatusTooManyRequests)
 	// Another client still logs in to the account.
 	requireStatus(t, identLoginFrom(&replica, "198.51.100.41:1000", "ivy@example.com", identPassword), http.StatusOK)
 }
@@ -360,7 +368,8 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 
 	requireStatus(t, e.do("GET", "/auth/me", "", nil), http.StatusUnauthorized)
 
-	for _, h := range []string{"garbage", "Bearer", "Bearer ", "Basic aGFuazpwdw==", "Token abc", "Bearer garbage", "Bearer a.b.c", "Bearer pilot_pat_unknown"} {
+	for _, h := range []string{"garbage", "Bearer", "Bearer ", "Basic aGFuazpwdw==", "Token abc", "Bearer garbage",
+		"Bearer a.b.c", "Bearer pilot_pat_unknown"} {
 		r := e.send(req{Method: "GET", Path: "/auth/me", Header: map[string]string{"Authorization": h}})
 		requireStatus(t, r, http.StatusUnauthorized)
 	}
@@ -380,9 +389,11 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", sessionless, nil), http.StatusUnauthorized)
 	other := identRegister(e, "hank2@example.com", "Hank Two")
-	othersSession, err := e.eng.Identity.CreateSession(context.Background(), identity.NewSession{UserID: other.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	othersSession, err := e.eng.Identity.CreateSession(context.Background(), identity.NewSession{UserID: other.User.ID,
+		ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
-	borrowed, _, err := testSigner(testJWTSecret, time.Hour).IssueSession(id, othersSession.ID, 1, time.Now().Add(time.Hour))
+	borrowed, _, err := testSigner(testJWTSecret, time.Hour).IssueSession(id, othersSession.ID, 1,
+		time.Now().Add(time.Hour))
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", borrowed, nil), http.StatusUnauthorized)
 
@@ -392,12 +403,14 @@ func TestAuthMeRejectsBadCredentials(t *testing.T) {
 	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
 	stale := sessionToken(t, e.eng.Identity, testJWTSecret, id, 0, time.Hour)
 	requireStatus(t, e.do("GET", "/auth/me", stale, nil), http.StatusUnauthorized)
-	ghost, _, err := testSigner(testJWTSecret, time.Hour).IssueSession("0190c1d2-0000-7000-8000-000000000000", db.NewID(), 1, time.Now().Add(time.Hour))
+	ghost, _, err := testSigner(testJWTSecret, time.Hour).IssueSession("0190c1d2-0000-7000-8000-000000000000", db.NewID(),
+		1, time.Now().Add(time.Hour))
 	require.NoError(t, err)
 	requireStatus(t, e.do("GET", "/auth/me", ghost, nil), http.StatusUnauthorized)
 
 	// A garbage session cookie is no session either.
-	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie, Value: "garbage"}}}), http.StatusUnauthorized)
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie,
+		Value: "garbage"}}}), http.StatusUnauthorized)
 }
 
 func TestAuthCookieSession(t *testing.T) {
@@ -470,7 +483,8 @@ func TestAuthBearerWinsOverCookie(t *testing.T) {
 	require.Equal(t, aID, identMeID(e, req{Token: a.AccessToken, Cookies: jar}))
 
 	// A bearer write needs no CSRF token and changes the bearer's profile, not the cookie's.
-	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: a.AccessToken, Cookies: jar, Body: map[string]any{"name": "Jack B."}})
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: a.AccessToken, Cookies: jar,
+		Body: map[string]any{"name": "Jack B."}})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "Jack B.", identUserName(e, aID))
 	require.Equal(t, "Kate", identUserName(e, bID))
@@ -523,7 +537,8 @@ func TestAuthChangePassword(t *testing.T) {
 	pat := e.do("POST", "/api-tokens", oldToken, map[string]any{"name": "all"})
 	requireStatus(t, pat, http.StatusCreated)
 	patSecret := decode[CreatedTokenOut](t, pat).Token
-	r := e.do("POST", "/auth/change-password", patSecret, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
+	r := e.do("POST", "/auth/change-password", patSecret, map[string]any{"currentPassword": identPassword,
+		"newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusForbidden)
 
 	// A cookie session from before the change.
@@ -532,12 +547,15 @@ func TestAuthChangePassword(t *testing.T) {
 	oldCookie := identSessionCookie(login)
 	require.NotNil(t, oldCookie)
 
-	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": "not-my-password", "newPassword": "brand-new-password"})
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": "not-my-password",
+		"newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusBadRequest)
-	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 7)})
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword,
+		"newPassword": strings.Repeat("s", 7)})
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Contains(t, decode[ErrorBody](t, r).Message, "newPassword")
-	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": strings.Repeat("s", 129)})
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword,
+		"newPassword": strings.Repeat("s", 129)})
 	requireStatus(t, r, http.StatusBadRequest)
 	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusBadRequest)
@@ -545,7 +563,8 @@ func TestAuthChangePassword(t *testing.T) {
 	require.Equal(t, id, identMeID(e, req{Token: oldToken}))
 	require.Equal(t, 1, e.count("SELECT session_version FROM users WHERE id = $1", id))
 
-	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword, "newPassword": "brand-new-password"})
+	r = e.do("POST", "/auth/change-password", oldToken, map[string]any{"currentPassword": identPassword,
+		"newPassword": "brand-new-password"})
 	requireStatus(t, r, http.StatusOK)
 	newToken := decode[SessionBody](t, r).AccessToken
 	require.NotEmpty(t, newToken)
@@ -553,7 +572,8 @@ func TestAuthChangePassword(t *testing.T) {
 
 	// Sessions from before the change are gone; the new one works.
 	requireStatus(t, e.do("GET", "/auth/me", oldToken, nil), http.StatusUnauthorized)
-	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie, Value: oldCookie.Value}}}), http.StatusUnauthorized)
+	requireStatus(t, e.send(req{Method: "GET", Path: "/auth/me", Cookies: []*http.Cookie{{Name: sessionCookie,
+		Value: oldCookie.Value}}}), http.StatusUnauthorized)
 	require.Equal(t, id, identMeID(e, req{Token: newToken}))
 
 	requireStatus(t, identLogin(e, "mia@example.com", "brand-new-password"), http.StatusOK)

@@ -62,7 +62,8 @@ func TestRemovedMemberLeavesTheOrganizationsWork(t *testing.T) {
 	// The leaver, a workspace admin, starts a run that waits a week, then creates a card as them.
 	p := e.createPipeline(admin, map[string]any{"name": "Later", "steps": []pstep{
 		{"id": "wait", "type": "wait", "params": map[string]any{"duration": "168h"}},
-		{"id": "make", "type": "create_card", "needs": []string{"wait"}, "params": map[string]any{"projectId": path.Base(prj), "title": "Made later"}},
+		{"id": "make", "type": "create_card", "needs": []string{"wait"}, "params": map[string]any{"projectId": path.Base(prj),
+			"title": "Made later"}},
 	}})
 	run := e.do("POST", wsOf(admin)+"/pipelines/"+p.ID+"/runs", leaver.Token, nil)
 	requireStatus(t, run, http.StatusCreated)
@@ -71,19 +72,24 @@ func TestRemovedMemberLeavesTheOrganizationsWork(t *testing.T) {
 
 	e.fanOutRecorded()
 	before := e.notificationTypes(leaver)
-	require.ElementsMatch(t, []string{"member_added", "member_added", "card_created", "card_assigned"}, before, "while a member, they hear of the project")
-	requireStatus(t, e.do("POST", card+"/comments", admin.Token, map[string]any{"content": "Said before the removal"}), http.StatusCreated)
+	require.ElementsMatch(t, []string{"member_added", "member_added", "card_created", "card_assigned"}, before,
+		"while a member, they hear of the project")
+	requireStatus(t, e.do("POST", card+"/comments", admin.Token, map[string]any{"content": "Said before the removal"}),
+		http.StatusCreated)
 
-	requireStatus(t, e.do("DELETE", "/organizations/"+admin.OrgSlug+"/members/"+leaver.ID, admin.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("DELETE", "/organizations/"+admin.OrgSlug+"/members/"+leaver.ID, admin.Token, nil),
+		http.StatusOK)
 
-	requireStatus(t, e.do("POST", card+"/comments", admin.Token, map[string]any{"content": "Said after"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", card+"/comments", admin.Token, map[string]any{"content": "Said after"}),
+		http.StatusCreated)
 	e.card(admin, prj, cols[0], "New work")
 	e.startWorker()
 	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())
 
-	require.Equal(t, before, e.notificationTypes(leaver), "nothing after the removal, nor what was recorded before and fanned out after")
-	require.Subset(t, e.notificationTypes(stay), []string{"comment_added", "comment_added", "card_created", "card_assigned", "member_removed"},
-		"the member who stays hears of it all")
+	require.Equal(t, before, e.notificationTypes(leaver), "nothing after the removal, nor what was recorded before and "+
+		"fanned out after")
+	require.Subset(t, e.notificationTypes(stay), []string{"comment_added", "comment_added", "card_created",
+		"card_assigned", "member_removed"}, "the member who stays hears of it all")
 	requireStatus(t, e.do("GET", prj, leaver.Token, nil), http.StatusNotFound)
 
 	r := e.do("GET", prj+"/members", admin.Token, nil)
@@ -124,7 +130,8 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 	e.join(owner, other, owner.OrgSlug, owner.WsSlug, "member")
 	boss := e.register("boss@example.com")
 	e.join(owner, boss, owner.OrgSlug, owner.WsSlug, "member")
-	requireStatus(t, e.do("PATCH", "/organizations/"+owner.OrgSlug+"/members/"+boss.ID, owner.Token, map[string]any{"role": "admin"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/organizations/"+owner.OrgSlug+"/members/"+boss.ID, owner.Token,
+		map[string]any{"role": "admin"}), http.StatusOK)
 	card := prj + "/cards/" + e.card(owner, prj, cols[0], "Theirs").ID
 	requireStatus(t, e.do("PATCH", card, owner.Token, map[string]any{"assigneeId": member.ID}), http.StatusOK)
 	members := wsOf(owner) + "/members/"

@@ -57,10 +57,10 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 	Handle(string, http.Handler)
 }) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "pilot", Title: "Pilot", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions: "Pilot's projects, cards, documents, pilotage cockpit and agent missions. Tools take the organization and workspace slugs " +
-			"(list_organizations, list_workspaces) and record ids (UUIDs). An external agent works the missions of an " +
-			"mcpOnly agent: list_queued_missions, claim_mission, then report_progress, submit_proposal and " +
-			"complete_mission or fail_mission.",
+		Instructions: "Pilot's projects, cards, documents, pilotage cockpit and agent missions. Tools take the " +
+			"organization and workspace slugs (list_organizations, list_workspaces) and record ids (UUIDs). An external agent " +
+			"works the missions of an mcpOnly agent: list_queued_missions, claim_mission, then report_progress, " +
+			"submit_proposal and complete_mission or fail_mission.",
 		Logger: s.logger,
 	})
 	s.mcp = &mcpServer{srv: srv, args: map[string]*argsSchema{}}
@@ -201,7 +201,8 @@ func addTool[I, O any](s *Server, name, description string, a Requires, h func(c
 	// validateToolArgs (mcp_args.go) has validated the arguments against the input schema with huma's
 	// messages, before the SDK's own check of the same schema; decoding them is ours, so that a value
 	// the schema lets through but the Go type refuses (a malformed date) is still named.
-	mcp.AddTool(s.mcp.srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (_ *mcp.CallToolResult, out *O, err error) {
+	mcp.AddTool(s.mcp.srv, tool, func(ctx context.Context, req *mcp.CallToolRequest,
+		raw json.RawMessage) (_ *mcp.CallToolResult, out *O, err error) {
 		defer func() {
 			if rec := recover(); rec != nil {
 				s.logger.ErrorContext(ctx, "mcp tool panic", "tool", name, "panic", fmt.Sprint(rec))
@@ -230,7 +231,8 @@ func addTool[I, O any](s *Server, name, description string, a Requires, h func(c
 // toolAccess is the guard for a tool call: the caller (authenticated by mcpAuth), the scope, well-formed
 // ids, then the tenancy the arguments name and the roles a declares. The returned context carries the
 // principal and access as the guard's does.
-func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Requires, in any) (context.Context, error) {
+func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Requires,
+	in any) (context.Context, error) {
 	var p *Principal
 	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
 		p, _ = req.Extra.TokenInfo.Extra[principalExtra].(*Principal)
@@ -430,8 +432,8 @@ func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
 				def, _ := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 				walk(def, ft)
 			}
-			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !strings.Contains(opts, "omitempty") &&
-				ps["$ref"] != nil {
+			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !strings.Contains(opts,
+				"omitempty") && ps["$ref"] != nil {
 				props[name] = map[string]any{"anyOf": []any{ps, map[string]any{"type": "null"}}}
 			}
 		}

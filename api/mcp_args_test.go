@@ -32,13 +32,17 @@ func TestMCPArgumentErrorsReadForPeople(t *testing.T) {
 	}{
 		{"an empty title", "create_card", with(prj, map[string]any{"title": ""}), "bad request: title: expected length >= 1"},
 		{"a blank title", "create_card", with(prj, map[string]any{"title": "   "}), "bad request: title: must not be blank"},
-		{"a title too long", "create_card", with(prj, map[string]any{"title": strings.Repeat("x", 501)}), "bad request: title: expected length <= 500"},
+		{"a title too long", "create_card", with(prj, map[string]any{"title": strings.Repeat("x", 501)}), "bad request: " +
+			"title: expected length <= 500"},
 		{"a wrong type", "get_card", with(prj, map[string]any{"cardId": 42}), "bad request: cardId: expected string"},
 		{"an unknown enum value", "update_card", with(prj, map[string]any{"cardId": w.annCard.ID, "priority": "urgent"}),
 			`bad request: priority: expected value to be one of "low, medium, high"`},
-		{"a missing required field", "get_card", with(prj, nil), "bad request: cardId: expected required property cardId to be present"},
-		{"an unknown field", "get_card", with(prj, map[string]any{"cardId": w.annCard.ID, "extra": 1}), "bad request: extra: unexpected property"},
-		{"a number out of range", "list_cards", with(prj, map[string]any{"limit": 0}), "bad request: limit: expected number >= 1"},
+		{"a missing required field", "get_card", with(prj, nil), "bad request: cardId: expected required property cardId " +
+			"to be present"},
+		{"an unknown field", "get_card", with(prj, map[string]any{"cardId": w.annCard.ID, "extra": 1}), "bad request: " +
+			"extra: unexpected property"},
+		{"a number out of range", "list_cards", with(prj, map[string]any{"limit": 0}), "bad request: limit: expected " +
+			"number >= 1"},
 		{"two failures, in path order", "create_card", with(prj, map[string]any{"title": "", "priority": "urgent"}),
 			`bad request: priority: expected value to be one of "low, medium, high"; title: expected length >= 1`},
 	} {
@@ -49,6 +53,7 @@ func TestMCPArgumentErrorsReadForPeople(t *testing.T) {
 		})
 	}
 	// Missing tenancy arguments are named the same way.
-	require.Equal(t, "bad request: org: expected required property org to be present; workspace: expected required property workspace to be present",
+	require.Equal(t, "bad request: org: expected required property org to be present; workspace: expected required "+
+		"property workspace to be present",
 		toolErr(t, cs, "list_projects", map[string]any{}))
 }

@@ -20,14 +20,14 @@ func (s *Server) registerMCPDocumentTools() {
 		"(titles and descriptions): words, \"quoted phrases\", or, -excluded. Best match first, with a snippet: "+
 		"HTML-escaped text whose only markup is the <mark></mark> around matched words.",
 		docRead, s.mcpSearch)
-	addTool(s, "get_pilotage_state", "Read the pilotage cockpit's state in one snapshot: missions, active priorities, todos, "+
-		"decisions and active documents. `profile` selects (pilotage: everything; execution: missions in progress or blocked "+
-		"and open todos; revue: this cycle's decisions and what was done this cycle), `intent` orders and trims, "+
+	addTool(s, "get_pilotage_state", "Read the pilotage cockpit's state in one snapshot: missions, active priorities, "+
+		"todos, decisions and active documents. `profile` selects (pilotage: everything; execution: missions in progress "+
+		"or blocked and open todos; revue: this cycle's decisions and what was done this cycle), `intent` orders and trims, "+
 		"`detailLevel` sets the fields. Needs the pilotage viewer role.",
 		pilotageRead, s.mcpGetPilotageState)
-	addTool(s, "propose_pilotage_action", "Propose a pilotage action; it is stored as `suggested` for a reviewer to approve "+
-		"or reject. For the types apply knows (create_todo, update_mission_status, create_decision, create_card, move_card) "+
-		"the payload is checked now. Needs the pilotage reviewer role.",
+	addTool(s, "propose_pilotage_action", "Propose a pilotage action; it is stored as `suggested` for a reviewer to "+
+		"approve or reject. For the types apply knows (create_todo, update_mission_status, create_decision, create_card, "+
+		"move_card) the payload is checked now. Needs the pilotage reviewer role.",
 		pilotageReview, s.mcpProposePilotageAction)
 }
 
@@ -54,9 +54,9 @@ func (s *Server) mcpListDocuments(ctx context.Context, in *ListDocumentsArgs) (*
 	if limit == 0 {
 		limit = 50
 	}
-	res, err := s.ops.docs.listDocuments(ctx, &ListDocumentsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
-		DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID, ParentID: in.ParentID,
-		PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
+	res, err := s.ops.docs.listDocuments(ctx, &ListDocumentsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org,
+		WsSlug: in.Workspace}, DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID,
+		ParentID: in.ParentID, PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,8 @@ type DocumentArgs struct {
 }
 
 func (s *Server) mcpGetDocument(ctx context.Context, in *DocumentArgs) (*DocumentOut, error) {
-	return body(s.ops.docs.getDocument(ctx, &DocumentPath{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, DocumentID: in.DocumentID}))
+	return body(s.ops.docs.getDocument(ctx, &DocumentPath{WorkspacePath: WorkspacePath{OrgSlug: in.Org,
+		WsSlug: in.Workspace}, DocumentID: in.DocumentID}))
 }
 
 // SearchArgs is the input of search (REST's workspace-search query).
@@ -86,7 +87,8 @@ type SearchResultsOut struct {
 }
 
 func (s *Server) mcpSearch(ctx context.Context, in *SearchArgs) (*SearchResultsOut, error) {
-	res, err := s.ops.docs.search(ctx, &SearchInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}, Q: in.Q, Limit: in.Limit})
+	res, err := s.ops.docs.search(ctx, &SearchInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
+		Q: in.Q, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,8 @@ type ProposePilotageActionArgs struct {
 	Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows (docs/pilotage.md)"`
 }
 
-func (s *Server) mcpProposePilotageAction(ctx context.Context, in *ProposePilotageActionArgs) (*PilotageActionOut, error) {
+func (s *Server) mcpProposePilotageAction(ctx context.Context,
+	in *ProposePilotageActionArgs) (*PilotageActionOut, error) {
 	var req ProposePilotageActionInput
 	req.WorkspacePath = WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace}
 	req.Body.ActionType, req.Body.Explanation, req.Body.Payload = in.ActionType, in.Explanation, in.Payload

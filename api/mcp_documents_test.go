@@ -68,8 +68,8 @@ func mcpDocumentToolCases() []toolCase {
 				m := ms[0].(map[string]any)
 				require.Equal(t, "Ship v2", m["objective"])
 				require.NotContains(t, m, "module", "minimal detail: id, objective, status")
-				require.Equal(t, map[string]any{"profile": "pilotage", "role": "owner", "intent": "weekly_review", "detailLevel": "minimal"},
-					out["usageContext"])
+				require.Equal(t, map[string]any{"profile": "pilotage", "role": "owner", "intent": "weekly_review",
+					"detailLevel": "minimal"}, out["usageContext"])
 				require.NotEmpty(t, out["cycle"])
 			},
 			foreign: func(w *mcpWorld) map[string]any { return wsArgs(w.bob, nil) }},
@@ -81,7 +81,8 @@ func mcpDocumentToolCases() []toolCase {
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, "suggested", out["status"])
 				require.Equal(t, "create_todo", out["actionType"])
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM pilotage_actions WHERE id = $1 AND status = 'suggested'`, out["id"]))
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM pilotage_actions WHERE id = $1 AND status = 'suggested'`,
+					out["id"]))
 				require.Equal(t, 0, w.e.count(`SELECT count(*) FROM pilotage_todos`), "proposing applies nothing")
 			},
 			foreign: func(w *mcpWorld) map[string]any {
@@ -131,7 +132,8 @@ func TestMCPDocumentTools(t *testing.T) {
 	page := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2}))
 	require.Len(t, page.Documents, 2)
 	require.NotEmpty(t, page.NextCursor)
-	last := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2, "cursor": page.NextCursor}))
+	last := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"limit": 2,
+		"cursor": page.NextCursor}))
 	require.Len(t, last.Documents, 1)
 	require.Empty(t, last.NextCursor)
 	seen := map[string]bool{}
@@ -145,7 +147,8 @@ func TestMCPDocumentTools(t *testing.T) {
 	children := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"parentId": parent.ID}))
 	require.Len(t, children.Documents, 1)
 	require.Equal(t, "Child", children.Documents[0].Title)
-	ctx := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"contextType": "workspace", "contextId": e.wsID(w.ann)}))
+	ctx := toolOK[DocumentsOut](t, cs, "list_documents", wsArgs(w.ann, map[string]any{"contextType": "workspace",
+		"contextId": e.wsID(w.ann)}))
 	require.Len(t, ctx.Documents, 3)
 
 	for _, tc := range []struct {
@@ -170,7 +173,8 @@ func TestMCPDocumentTools(t *testing.T) {
 		{"get_pilotage_state", map[string]any{"detailLevel": "max"}, "detailLevel"},
 		{"propose_pilotage_action", map[string]any{"actionType": "noop"}, "explanation"},
 		{"propose_pilotage_action", map[string]any{"actionType": "noop", "explanation": "y", "payload": "x"}, "payload"},
-		{"propose_pilotage_action", map[string]any{"actionType": "create_todo", "explanation": "y", "payload": map[string]any{}}, "payload.label"},
+		{"propose_pilotage_action", map[string]any{"actionType": "create_todo", "explanation": "y",
+			"payload": map[string]any{}}, "payload.label"},
 	} {
 		before := e.fingerprint()
 		msg := toolErr(t, cs, tc.tool, wsArgs(w.ann, tc.args))

@@ -124,7 +124,8 @@ func (s *Server) mcpClaimMission(ctx context.Context, in *MissionArgs) (*Claimed
 	}
 	for _, spec := range agenttool.Catalog() {
 		if slices.Contains(agent.Tools, spec.Name) {
-			out.Tools = append(out.Tools, AgentToolOut{Name: spec.Name, Description: spec.Description, Parameters: spec.Parameters})
+			out.Tools = append(out.Tools, AgentToolOut{Name: spec.Name, Description: spec.Description,
+				Parameters: spec.Parameters})
 		}
 	}
 	return out, nil
@@ -189,8 +190,8 @@ func (s *Server) mcpSubmitProposal(ctx context.Context, in *SubmitProposalArgs) 
 		key = db.NewID()
 	}
 	key = "mcp:" + key
-	res, err := s.missions.SubmitMissionStep(ctx, accessFrom(ctx).WorkspaceID, s.claimOf(ctx), mission.StepInput{MissionID: in.MissionID,
-		StepKey: key, Tool: in.Tool, Args: raw, Explanation: in.Explanation})
+	res, err := s.missions.SubmitMissionStep(ctx, accessFrom(ctx).WorkspaceID, s.claimOf(ctx),
+		mission.StepInput{MissionID: in.MissionID, StepKey: key, Tool: in.Tool, Args: raw, Explanation: in.Explanation})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -198,7 +199,8 @@ func (s *Server) mcpSubmitProposal(ctx context.Context, in *SubmitProposalArgs) 
 		// The step's text is what a model is told ("error: <reason>"); a tool error says the reason.
 		return nil, errBadRequest("refused: " + strings.TrimPrefix(res.Text, "error: "))
 	}
-	return &StepOut{Outcome: res.Outcome, Result: res.Text, ProposalID: res.ProposalID, StepKey: key, Replayed: res.Replayed}, nil
+	return &StepOut{Outcome: res.Outcome, Result: res.Text, ProposalID: res.ProposalID, StepKey: key,
+		Replayed: res.Replayed}, nil
 }
 
 // CompleteMissionArgs is the input of complete_mission.
@@ -208,7 +210,8 @@ type CompleteMissionArgs struct {
 }
 
 func (s *Server) mcpCompleteMission(ctx context.Context, in *CompleteMissionArgs) (*MissionOut, error) {
-	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), in.Summary, "")))
+	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID,
+		s.claimOf(ctx), in.Summary, "")))
 }
 
 // FailMissionArgs is the input of fail_mission.
@@ -222,5 +225,6 @@ func (s *Server) mcpFailMission(ctx context.Context, in *FailMissionArgs) (*Miss
 	if err != nil {
 		return nil, err
 	}
-	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID, s.claimOf(ctx), "", reason)))
+	return body(oneOf(missionOut)(s.missions.EndClaimedMission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID,
+		s.claimOf(ctx), "", reason)))
 }

@@ -29,10 +29,13 @@ func TestMCPSubmitProposalValidatedAtOnce(t *testing.T) {
 		args       map[string]any
 		want       string
 	}{
-		{"a column id that is no id", "move_card", map[string]any{"columnId": "nonexistent"}, "bad request: refused: columnId is not a column of this project"},
-		{"no such column", "move_card", map[string]any{"columnId": "01900000-0000-7000-8000-000000000000"}, "bad request: refused: columnId is not a column of this project"},
-		{"another tenant's column", "move_card", map[string]any{"columnId": w.bobCols[0]}, "bad request: refused: columnId is not a column of this project"},
-		{"an unknown priority", "update_card", map[string]any{"priority": "urgent"}, "bad request: refused: priority must be low, medium or high"},
+		{"a column id that is no id", "move_card", map[string]any{"columnId": "nonexistent"}, "bad request: refused: " +
+			"columnId is not a column of this project"},
+		{"no such column", "move_card", map[string]any{"columnId": "01900000-0000-7000-8000-000000000000"},
+			"bad request: refused: columnId is not a column of this project"}, {"another tenant's column", "move_card",
+			map[string]any{"columnId": w.bobCols[0]}, "bad request: refused: columnId is not a column of this project"},
+		{"an unknown priority", "update_card", map[string]any{"priority": "urgent"}, "bad request: refused: priority must " +
+			"be low, medium or high"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, toolErr(t, cs, "submit_proposal", submit(c.tool, c.args)))

@@ -37,19 +37,24 @@ func documentResourceURI(org, ws, documentID string) string {
 // registerMCPResources registers the resource templates.
 func (s *Server) registerMCPResources() {
 	s.mcp.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "card", Title: "A card", URITemplate: cardURITemplate,
-		MIMEType: "application/json", Description: "A card as get_card answers it. Personal access tokens need the `projects:read` scope."},
+		MIMEType: "application/json", Description: "A card as get_card answers it. Personal access tokens need the " +
+			"`projects:read` scope."},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			uri := req.Params.URI
 			m := cardURI.FindStringSubmatch(uri)
 			if m == nil {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
-			in := &CardArgs{ProjectArgs: ProjectArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, ProjectID: m[3]}, CardID: m[4]}
-			return s.readResource(ctx, uri, req.Extra, projectRead, in, func(ctx context.Context) (any, error) { return s.mcpGetCard(ctx, in) })
+			in := &CardArgs{ProjectArgs: ProjectArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, ProjectID: m[3]},
+				CardID: m[4]}
+			return s.readResource(ctx, uri, req.Extra, projectRead, in, func(ctx context.Context) (any,
+				error) {
+				return s.mcpGetCard(ctx, in)
+			})
 		})
-	s.mcp.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", Title: "A document", URITemplate: documentURITemplate,
-		MIMEType: "application/json", Description: "A document with its content and reviews, as get_document answers it. " +
-			"Personal access tokens need the `projects:read` scope."},
+	s.mcp.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", Title: "A document",
+		URITemplate: documentURITemplate, MIMEType: "application/json", Description: "A document with its content and " +
+			"reviews, as get_document answers it. Personal access tokens need the `projects:read` scope."},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			uri := req.Params.URI
 			m := documentURI.FindStringSubmatch(uri)
@@ -57,14 +62,18 @@ func (s *Server) registerMCPResources() {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
 			in := &DocumentArgs{WorkspaceArgs: WorkspaceArgs{Org: m[1], Workspace: m[2]}, DocumentID: m[3]}
-			return s.readResource(ctx, uri, req.Extra, docRead, in, func(ctx context.Context) (any, error) { return s.mcpGetDocument(ctx, in) })
+			return s.readResource(ctx, uri, req.Extra, docRead, in, func(ctx context.Context) (any,
+				error) {
+				return s.mcpGetDocument(ctx, in)
+			})
 		})
 }
 
 // readResource reads one resource under a, the access of the tool that reads it (projectRead, docRead), as JSON.
 // Outside the caller's tenancy, or a malformed id, is "resource not found"; a refused scope or role is
 // an invalid-params error naming it.
-func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, a Requires, in any, read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.RequestExtra, a Requires, in any,
+	read func(context.Context) (any, error)) (*mcp.ReadResourceResult, error) {
 	ctx, err := s.toolAccess(ctx, &mcp.CallToolRequest{Extra: extra}, a, in)
 	var v any
 	if err == nil {
@@ -88,5 +97,6 @@ func (s *Server) readResource(ctx context.Context, uri string, extra *mcp.Reques
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json",
+		Text: string(b)}}}, nil
 }

@@ -118,9 +118,11 @@ func (m *mcpSessions) reserve(userID string) (int, string) {
 	}
 	switch {
 	case mine >= m.perUser && idle == 0:
-		return http.StatusTooManyRequests, fmt.Sprintf("all %d of your MCP sessions are busy; end one (DELETE /mcp) before opening another", mine)
+		return http.StatusTooManyRequests, fmt.Sprintf("all %d of your MCP sessions are busy; end one (DELETE /mcp) before "+
+			"opening another", mine)
 	case mine < m.perUser && len(m.byID)+m.opening >= m.total:
-		return http.StatusServiceUnavailable, "this server holds as many MCP sessions as it may (" + strconv.Itoa(m.total) + "); try again later"
+		return http.StatusServiceUnavailable, "this server holds as many MCP sessions as it may (" + strconv.Itoa(m.total) +
+			"); try again later"
 	}
 	m.opening++
 	return 0, ""

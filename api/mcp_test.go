@@ -46,7 +46,8 @@ func (e *testEnv) mcpSession(token string) *mcp.ClientSession {
 	e.t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "pilot-test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.mcpURL(),
-		HTTPClient: &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}, DisableStandaloneSSE: true}, nil)
+		HTTPClient: &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}, DisableStandaloneSSE: true},
+		nil)
 	require.NoError(e.t, err)
 	e.t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -123,7 +124,8 @@ func newMCPWorld(t *testing.T) *mcpWorld {
 // queue starts a card mission of u's mcpOnly agent on a card and answers its id.
 func (w *mcpWorld) queue(u user, card CardOut) string {
 	w.e.t.Helper()
-	r := w.e.do("POST", wsOf(u)+"/agent-runtime/card-mission", u.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID})
+	r := w.e.do("POST", wsOf(u)+"/agent-runtime/card-mission", u.Token, map[string]any{"cardId": card.ID,
+		"projectId": card.ProjectID})
 	requireStatus(w.e.t, r, http.StatusCreated)
 	return decode[MissionOut](w.e.t, r).ID
 }
@@ -240,7 +242,8 @@ func mcpCardAndMissionToolCases() []toolCase {
 				require.Equal(t, "From MCP", out["title"])
 				require.Equal(t, "high", out["priority"])
 				require.Equal(t, w.annCols[0], out["columnId"])
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_created'`, out["id"]))
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_created'`,
+					out["id"]))
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"projectId": w.projectID(w.bobPrj), "title": "x"})
@@ -258,14 +261,16 @@ func mcpCardAndMissionToolCases() []toolCase {
 			args: func(w *mcpWorld) map[string]any { return annCardArgs(w, map[string]any{"columnId": w.annCols[1]}) },
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, w.annCols[1], out["columnId"])
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`, w.annCard.ID))
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved'`,
+					w.annCard.ID))
 			},
 			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, map[string]any{"columnId": w.annCols[1]}) }},
 		{tool: "add_comment", scope: "projects:write",
 			args: func(w *mcpWorld) map[string]any { return annCardArgs(w, map[string]any{"content": "  looks good  "}) },
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, "looks good", out["content"])
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`, w.annCard.ID))
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`,
+					w.annCard.ID))
 			},
 			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, map[string]any{"content": "hi"}) }},
 		{tool: "check_checklist_item", scope: "projects:write",
@@ -309,7 +314,8 @@ func mcpCardAndMissionToolCases() []toolCase {
 				return wsArgs(w.ann, map[string]any{"missionId": w.claimed(w.annCS), "message": "reading the card", "percent": 10})
 			},
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
-				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
+				require.Equal(t, 1,
+					w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "message": "x"})
@@ -325,7 +331,8 @@ func mcpCardAndMissionToolCases() []toolCase {
 				require.Equal(t, 0, w.e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, w.annCard.ID))
 			},
 			foreign: func(w *mcpWorld) map[string]any {
-				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "tool": "add_comment", "args": map[string]any{"content": "x"}})
+				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "tool": "add_comment",
+					"args": map[string]any{"content": "x"}})
 			}},
 		{tool: "complete_mission", scope: "projects:write",
 			args: func(w *mcpWorld) map[string]any {
@@ -450,9 +457,11 @@ func TestMCPAuthentication(t *testing.T) {
 	cs := e.mcpSession(pat)
 	toolOK[OrganizationsOut](t, cs, "list_organizations", map[string]any{})
 	var tokID string
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM api_tokens WHERE user_id = $1`, u.ID).Scan(&tokID))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT id FROM api_tokens WHERE user_id = $1`,
+		u.ID).Scan(&tokID))
 	requireStatus(t, e.do("DELETE", "/api-tokens/"+tokID, u.Token, nil), http.StatusOK)
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_organizations", Arguments: map[string]any{}})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_organizations",
+		Arguments: map[string]any{}})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "Unauthorized")
 
@@ -460,8 +469,9 @@ func TestMCPAuthentication(t *testing.T) {
 	jwt := e.mcpSession(u.Token)
 	toolOK[OrganizationsOut](t, jwt, "list_organizations", map[string]any{})
 	other := e.register("eve@example.com")
-	r := e.send(req{Method: "POST", Path: "/mcp", Body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, Token: other.Token,
-		Header: map[string]string{"Mcp-Session-Id": jwt.ID(), "Accept": "application/json, text/event-stream"}})
+	r := e.send(req{Method: "POST", Path: "/mcp", Body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		Token: other.Token, Header: map[string]string{"Mcp-Session-Id": jwt.ID(), "Accept": "application/json, " +
+			"text/event-stream"}})
 	require.Equal(t, http.StatusForbidden, r.Code, "body: %s", r.Body)
 }
 
@@ -472,7 +482,8 @@ func TestMCPInvalidArguments(t *testing.T) {
 	w := newMCPWorld(t)
 	cs := w.e.mcpSession(w.e.pat(w.ann, nil))
 
-	require.Contains(t, toolErr(t, cs, "get_card", wsArgs(w.ann, map[string]any{"projectId": w.projectID(w.annPrj)})), "cardId")
+	require.Contains(t, toolErr(t, cs, "get_card", wsArgs(w.ann, map[string]any{"projectId": w.projectID(w.annPrj)})),
+		"cardId")
 	require.Contains(t, toolErr(t, cs, "get_card", annCardArgs(w, map[string]any{"cardId": "nope"})), "cardId")
 	require.Contains(t, toolErr(t, cs, "get_card", annCardArgs(w, map[string]any{"cardId": 42})), "cardId")
 	require.Contains(t, toolErr(t, cs, "get_card", annCardArgs(w, map[string]any{"extra": 1})), "extra")
@@ -484,21 +495,25 @@ func TestMCPInvalidArguments(t *testing.T) {
 	require.Contains(t, toolErr(t, cs, "update_card", annCardArgs(w, map[string]any{"dueDate": "tomorrow"})), "dueDate")
 	require.Contains(t, toolErr(t, cs, "move_card", annCardArgs(w, map[string]any{"columnId": w.bobCols[0]})), "columnId")
 	require.Contains(t, toolErr(t, cs, "add_comment", annCardArgs(w, map[string]any{"content": ""})), "content")
-	require.Contains(t, toolErr(t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": w.projectID(w.annPrj), "limit": 0})), "limit")
+	require.Contains(t, toolErr(t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": w.projectID(w.annPrj),
+		"limit": 0})), "limit")
 	require.Contains(t, toolErr(t, cs, "list_workspaces", map[string]any{"org": "no-such-org"}), "not found")
 
 	mission := w.claimed(cs)
-	require.Contains(t, toolErr(t, cs, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": mission, "tool": "delete_everything",
-		"args": map[string]any{}})), "tool")
-	require.Contains(t, toolErr(t, cs, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": mission, "tool": "add_comment",
+	require.Contains(t, toolErr(t, cs, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": mission,
+		"tool": "delete_everything", "args": map[string]any{}})), "tool")
+	require.Contains(t, toolErr(t, cs, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": mission,
+		"tool": "add_comment",
 		"args": map[string]any{"text": "x"}})), `unknown field "text"`)
-	require.Contains(t, toolErr(t, cs, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission, "message": "x", "percent": 101})), "percent")
+	require.Contains(t, toolErr(t, cs, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission,
+		"message": "x", "percent": 101})), "percent")
 
 	// Garbage of every shape for every tool: a tool error each time.
 	tools, err := cs.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	garbage := []any{nil, map[string]any{}, map[string]any{"org": 5}, map[string]any{"org": strings.Repeat("a", 10000), "workspace": nil},
-		map[string]any{"org": w.ann.OrgSlug, "workspace": w.ann.WsSlug, "projectId": "'; DROP TABLE cards; --", "cardId": []int{1}, "missionId": true}}
+	garbage := []any{nil, map[string]any{}, map[string]any{"org": 5}, map[string]any{"org": strings.Repeat("a", 10000),
+		"workspace": nil}, map[string]any{"org": w.ann.OrgSlug, "workspace": w.ann.WsSlug, "projectId": "'; DROP TABLE " +
+		"cards; --", "cardId": []int{1}, "missionId": true}}
 	for _, tool := range tools.Tools {
 		for i, args := range garbage {
 			res := callTool(t, cs, tool.Name, args)
@@ -549,12 +564,16 @@ func TestMCPClaimIsAtomic(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, wins)
-	require.Equal(t, 1, w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND message = 'mission claimed by an MCP client'`, mission))
+	require.Equal(t, 1,
+		w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND message = 'mission claimed by an MCP client'`,
+			mission))
 	// A mission of an agent that is not mcpOnly cannot be claimed.
 	worker := w.e.agent(w.ann, "inproc", nil)
-	r := w.e.do("POST", wsOf(w.ann)+"/agents/"+worker.ID+"/missions", w.ann.Token, map[string]any{"cardId": w.annCard.ID, "prompt": "go"})
+	r := w.e.do("POST", wsOf(w.ann)+"/agents/"+worker.ID+"/missions", w.ann.Token, map[string]any{"cardId": w.annCard.ID,
+		"prompt": "go"})
 	requireStatus(t, r, http.StatusCreated)
-	require.Contains(t, toolErr(t, sessions[0], "claim_mission", wsArgs(w.ann, map[string]any{"missionId": decode[MissionOut](t, r).ID})), "not mcpOnly")
+	require.Contains(t, toolErr(t, sessions[0], "claim_mission", wsArgs(w.ann,
+		map[string]any{"missionId": decode[MissionOut](t, r).ID})), "not mcpOnly")
 }
 
 // TestMCPMissionHolderOnly: only the holder of a claim acts on the mission, and the agent's autonomy
@@ -569,36 +588,42 @@ func TestMCPMissionHolderOnly(t *testing.T) {
 	maxSession := e.mcpSession(e.pat(member, nil))
 	mission := w.claimed(ann)
 	before := e.fingerprint()
-	require.Contains(t, toolErr(t, maxSession, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission, "message": "mine"})), "claimed by someone else")
-	require.Contains(t, toolErr(t, maxSession, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": mission})), "claimed by someone else")
+	require.Contains(t, toolErr(t, maxSession, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission,
+		"message": "mine"})), "claimed by someone else")
+	require.Contains(t, toolErr(t, maxSession, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": mission})),
+		"claimed by someone else")
 	require.Equal(t, before, e.fingerprint())
 
 	// supervised: a comment applies at once, as the agent's service user; a title change is proposed.
-	sup := e.agent(w.ann, "sup", map[string]any{"mcpOnly": true, "autonomyMode": "supervised", "tools": []string{"add_comment", "update_card"}})
-	r := e.do("POST", wsOf(w.ann)+"/agent-runtime/card-mission", w.ann.Token, map[string]any{"cardId": w.annCard.ID, "projectId": w.annCard.ProjectID, "agentId": sup.ID})
+	sup := e.agent(w.ann, "sup", map[string]any{"mcpOnly": true, "autonomyMode": "supervised",
+		"tools": []string{"add_comment", "update_card"}})
+	r := e.do("POST", wsOf(w.ann)+"/agent-runtime/card-mission", w.ann.Token, map[string]any{"cardId": w.annCard.ID,
+		"projectId": w.annCard.ProjectID, "agentId": sup.ID})
 	requireStatus(t, r, http.StatusCreated)
 	m2 := decode[MissionOut](t, r).ID
 	toolOK[ClaimedMissionOut](t, ann, "claim_mission", wsArgs(w.ann, map[string]any{"missionId": m2}))
 	step := toolOK[StepOut](t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2, "tool": "add_comment",
 		"args": map[string]any{"content": "on it"}, "stepKey": "c1"}))
 	require.Equal(t, "applied", step.Outcome)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.annCard.ID, sup.UserID))
-	again := toolOK[StepOut](t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2, "tool": "add_comment",
-		"args": map[string]any{"content": "on it"}, "stepKey": "c1"}))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.annCard.ID,
+		sup.UserID))
+	again := toolOK[StepOut](t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2,
+		"tool": "add_comment", "args": map[string]any{"content": "on it"}, "stepKey": "c1"}))
 	require.True(t, again.Replayed)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, w.annCard.ID))
 	step = toolOK[StepOut](t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2, "tool": "update_card",
 		"args": map[string]any{"title": "Renamed"}}))
 	require.Equal(t, "proposed", step.Outcome)
-	require.Contains(t, toolErr(t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2, "tool": "move_card",
-		"args": map[string]any{"columnId": w.annCols[1]}})), "may not use")
+	require.Contains(t, toolErr(t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2,
+		"tool": "move_card", "args": map[string]any{"columnId": w.annCols[1]}})), "may not use")
 	done := toolOK[MissionOut](t, ann, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": m2}))
 	require.Equal(t, "awaiting_approval", done.Status)
 	requireStatus(t, e.do("POST", wsOf(w.ann)+"/proposals/"+step.ProposalID+"/approve", w.ann.Token, nil), http.StatusOK)
 	require.Equal(t, "completed", e.mission(w.ann, m2).Status)
 	require.Equal(t, "Renamed", e.getCard(w.ann, w.annPrj, w.annCard.ID).Title)
 	// Finished: no more calls.
-	require.Contains(t, toolErr(t, ann, "report_progress", wsArgs(w.ann, map[string]any{"missionId": m2, "message": "late"})), "conflict")
+	require.Contains(t, toolErr(t, ann, "report_progress", wsArgs(w.ann, map[string]any{"missionId": m2,
+		"message": "late"})), "conflict")
 }
 
 func TestMCPCardResource(t *testing.T) {
@@ -649,13 +674,17 @@ func TestMCPClaimExpiryJob(t *testing.T) {
 	mission := w.claimed(cs)
 	var scheduled time.Time
 	var args string
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT scheduled_at, args::text FROM river_job WHERE kind = 'mission_claim_expiry'`).Scan(&scheduled, &args))
+	require.NoError(t, e.pool.QueryRow(context.Background(),
+		`SELECT scheduled_at, args::text FROM river_job WHERE kind = 'mission_claim_expiry'`).Scan(&scheduled, &args))
 	require.WithinDuration(t, start.Add(defaultMcpClaimTimeout), scheduled, 5*time.Second)
 	require.JSONEq(t, fmt.Sprintf(`{"missionId":%q,"claimSeq":1}`, mission), args)
 	var expires time.Time
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT claim_expires_at FROM agent_missions WHERE id = $1`, mission).Scan(&expires))
-	toolOK[ProgressOut](t, cs, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission, "message": "still here"}))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT claim_expires_at FROM agent_missions WHERE id = $1`,
+		mission).Scan(&expires))
+	toolOK[ProgressOut](t, cs, "report_progress", wsArgs(w.ann, map[string]any{"missionId": mission,
+		"message": "still here"}))
 	var later time.Time
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT claim_expires_at FROM agent_missions WHERE id = $1`, mission).Scan(&later))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT claim_expires_at FROM agent_missions WHERE id = $1`,
+		mission).Scan(&later))
 	require.True(t, later.After(expires))
 }

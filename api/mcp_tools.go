@@ -24,7 +24,8 @@ func (s *Server) registerMCPTools() {
 		Requires{Scope: projectRead.Scope, OrgRole: "member"}, s.mcpListWorkspaces)
 	addTool(s, "list_projects", "List the projects of a workspace.",
 		projectRead, s.mcpListProjects)
-	addTool(s, "list_cards", "List the cards of a project, by column order then card order (archived cards only when asked).",
+	addTool(s, "list_cards", "List the cards of a project, by column order then card order (archived cards only when "+
+		"asked).",
 		projectRead, s.mcpListCards)
 	addTool(s, "get_card", "Get a card with its checklist, labels and custom fields.",
 		projectRead, s.mcpGetCard)
@@ -37,7 +38,8 @@ func (s *Server) registerMCPTools() {
 		cardWrite, s.mcpMoveCard)
 	addTool(s, "add_comment", "Comment on a card. Its assignee and the project's members are notified.",
 		cardWrite, s.mcpAddComment)
-	addTool(s, "check_checklist_item", "Check or uncheck an item of a card's checklist (its `_id` in the card's checklist).",
+	addTool(s, "check_checklist_item", "Check or uncheck an item of a card's checklist (its `_id` in the card's "+
+		"checklist).",
 		cardWrite, s.mcpCheckChecklistItem)
 }
 
@@ -86,8 +88,8 @@ func (s *Server) mcpListProjects(ctx context.Context, in *ListProjectsArgs) (*Pr
 	if limit == 0 {
 		limit = 200
 	}
-	res, err := s.ops.tenancy.listProjects(ctx, &ListProjectsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org, WsSlug: in.Workspace},
-		PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
+	res, err := s.ops.tenancy.listProjects(ctx, &ListProjectsInput{WorkspacePath: WorkspacePath{OrgSlug: in.Org,
+		WsSlug: in.Workspace}, PageQuery: PageQuery{Limit: limit, Cursor: in.Cursor}})
 	if err != nil {
 		return nil, err
 	}
@@ -116,13 +118,14 @@ func (s *Server) mcpListCards(ctx context.Context, in *ListCardsArgs) (*CardsOut
 	// The REST list's own encoder, so both answers hold the same fields.
 	out := &CardsOut{Cards: []CardOut{}}
 	var buf []byte
-	next, err := s.board.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit}, func(c *board.CardView) {
-		buf = appendCardJSON(buf[:0], c)
-		var co CardOut
-		if err := json.Unmarshal(buf, &co); err == nil {
-			out.Cards = append(out.Cards, co)
-		}
-	})
+	next, err := s.board.EachCard(ctx, accessFrom(ctx).ProjectID, in.Archived, db.Page{Limit: limit},
+		func(c *board.CardView) {
+			buf = appendCardJSON(buf[:0], c)
+			var co CardOut
+			if err := json.Unmarshal(buf, &co); err == nil {
+				out.Cards = append(out.Cards, co)
+			}
+		})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -156,7 +159,8 @@ type UpdateCardArgs struct {
 }
 
 func (s *Server) mcpUpdateCard(ctx context.Context, in *UpdateCardArgs) (*CardOut, error) {
-	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: in.UpdateCardInputBody}))
+	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID},
+		Body: in.UpdateCardInputBody}))
 }
 
 // MoveCardArgs is the input of move_card.
@@ -168,7 +172,8 @@ type MoveCardArgs struct {
 
 func (s *Server) mcpMoveCard(ctx context.Context, in *MoveCardArgs) (*CardOut, error) {
 	col := in.ColumnID
-	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID}, Body: UpdateCardInputBody{ColumnID: &col, Order: in.Order}}))
+	return body(s.ops.board.updateCard(ctx, &UpdateCardInput{CardPath: CardPath{CardID: in.CardID},
+		Body: UpdateCardInputBody{ColumnID: &col, Order: in.Order}}))
 }
 
 // AddCommentArgs is the input of add_comment.

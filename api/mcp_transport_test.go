@@ -90,32 +90,37 @@ func TestMCPTransportErrors(t *testing.T) {
 		code        int
 		wantMessage string
 	}{
-		{name: "malformed payload", method: "POST", body: `{"jsonrpc":"2.0",`, code: http.StatusBadRequest, wantMessage: "malformed payload"},
-		{name: "malformed payload in a session", method: "POST", session: session, body: `not json`, code: http.StatusBadRequest, wantMessage: "malformed payload"},
-		{name: "empty body", method: "POST", session: session, header: map[string]string{"Content-Type": "application/json"}, code: http.StatusBadRequest},
-		{name: "unknown session", method: "POST", session: "no-such-session", body: mcpPing, code: http.StatusNotFound, wantMessage: "session not found"},
-		{name: "unknown session on GET", method: "GET", session: "no-such-session", header: map[string]string{"Accept": "text/event-stream", "Content-Type": ""},
-			code: http.StatusNotFound, wantMessage: "session not found"},
-		{name: "unknown session on DELETE", method: "DELETE", session: "no-such-session", code: http.StatusNotFound, wantMessage: "session not found"},
-		{name: "another user's session", method: "POST", session: session, body: mcpPing, token: bob.Token, code: http.StatusForbidden},
-		{name: "body too large", method: "POST", session: session, body: `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"` +
-			strings.Repeat("a", 4<<20) + `"}}`, code: http.StatusRequestEntityTooLarge, wantMessage: "exceeds"},
+		{name: "malformed payload", method: "POST", body: `{"jsonrpc":"2.0",`, code: http.StatusBadRequest,
+			wantMessage: "malformed payload"},
+		{name: "malformed payload in a session", method: "POST", session: session, body: `not json`,
+			code: http.StatusBadRequest, wantMessage: "malformed payload"}, {name: "empty body", method: "POST",
+			session: session, header: map[string]string{"Content-Type": "application/json"}, code: http.StatusBadRequest},
+		{name: "unknown session", method: "POST", session: "no-such-session", body: mcpPing, code: http.StatusNotFound,
+			wantMessage: "session not found"}, {name: "unknown session on GET", method: "GET", session: "no-such-session",
+			header: map[string]string{"Accept": "text/event-stream", "Content-Type": ""}, code: http.StatusNotFound,
+			wantMessage: "session not found"}, {name: "unknown session on DELETE", method: "DELETE", session: "no-such-session",
+			code: http.StatusNotFound, wantMessage: "session not found"}, {name: "another user's session", method: "POST",
+			session: session, body: mcpPing, token: bob.Token, code: http.StatusForbidden},
+		{name: "body too large", method: "POST", session: session,
+			body: `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"` +
+				strings.Repeat("a", 4<<20) + `"}}`, code: http.StatusRequestEntityTooLarge, wantMessage: "exceeds"},
 		{name: "wrong method", method: "PUT", session: session, body: mcpPing, code: http.StatusMethodNotAllowed},
 		{name: "PATCH", method: "PATCH", body: mcpPing, code: http.StatusMethodNotAllowed},
-		{name: "unknown JSON-RPC method", method: "POST", session: session, body: `{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`,
-			code: http.StatusBadRequest, wantMessage: "no/such/method"},
-		{name: "missing Accept", method: "POST", session: session, body: mcpPing, header: map[string]string{"Accept": ""},
-			code: http.StatusBadRequest, wantMessage: "Accept"},
-		{name: "Accept without event streams", method: "POST", body: mcpInitialize, header: map[string]string{"Accept": "application/json"},
-			code: http.StatusBadRequest, wantMessage: "Accept"},
-		{name: "Accept of a GET without event streams", method: "GET", session: session, header: map[string]string{"Accept": "application/json"},
-			code: http.StatusBadRequest, wantMessage: "Accept"},
-		{name: "GET without a session", method: "GET", header: map[string]string{"Accept": "text/event-stream"}, code: http.StatusBadRequest},
-		{name: "DELETE without a session", method: "DELETE", code: http.StatusBadRequest},
-		{name: "wrong Content-Type", method: "POST", session: session, body: mcpPing, header: map[string]string{"Content-Type": "text/plain"},
-			code: http.StatusUnsupportedMediaType, wantMessage: "Content-Type"},
-		{name: "unsupported protocol version", method: "POST", session: session, body: mcpPing, header: map[string]string{"Mcp-Protocol-Version": "1999-01-01"},
-			code: http.StatusBadRequest, wantMessage: "protocol version"},
+		{name: "unknown JSON-RPC method", method: "POST", session: session,
+			body: `{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`, code: http.StatusBadRequest,
+			wantMessage: "no/such/method"}, {name: "missing Accept", method: "POST", session: session, body: mcpPing,
+			header: map[string]string{"Accept": ""}, code: http.StatusBadRequest, wantMessage: "Accept"},
+		{name: "Accept without event streams", method: "POST", body: mcpInitialize,
+			header: map[string]string{"Accept": "application/json"}, code: http.StatusBadRequest, wantMessage: "Accept"},
+		{name: "Accept of a GET without event streams", method: "GET", session: session,
+			header: map[string]string{"Accept": "application/json"}, code: http.StatusBadRequest, wantMessage: "Accept"},
+		{name: "GET without a session", method: "GET", header: map[string]string{"Accept": "text/event-stream"},
+			code: http.StatusBadRequest}, {name: "DELETE without a session", method: "DELETE", code: http.StatusBadRequest},
+		{name: "wrong Content-Type", method: "POST", session: session, body: mcpPing,
+			header: map[string]string{"Content-Type": "text/plain"}, code: http.StatusUnsupportedMediaType,
+			wantMessage: "Content-Type"}, {name: "unsupported protocol version", method: "POST", session: session, body: mcpPing,
+			header: map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, code: http.StatusBadRequest,
+			wantMessage: "protocol version"},
 	} {
 		token := tc.token
 		if token == "" {
@@ -139,7 +144,8 @@ func TestMCPTransportErrors(t *testing.T) {
 	require.True(t, e.mcpAlive(ann.Token, session))
 	r = e.mcpRaw("POST", ann.Token, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
 	require.Equal(t, http.StatusAccepted, r.Code, "body: %s", r.Body)
-	r = e.mcpRaw("POST", ann.Token, session, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}`, nil)
+	r = e.mcpRaw("POST", ann.Token, session,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}`, nil)
 	require.Equal(t, http.StatusOK, r.Code, "body: %s", r.Body)
 	var rpc struct {
 		Error struct{ Code int } `json:"error"`

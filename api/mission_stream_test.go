@@ -74,7 +74,8 @@ func newStreamServerWith(t *testing.T, dbPool *pgxpool.Pool, cfg stream.Config, 
 	}
 	relay := stream.Start(context.Background(), eng.Store, cfg)
 	opts.PublicURL, opts.LoginRateLimit, opts.RegisterRateLimit, opts.Relay = "http://pilot.test", 1000, 1000, relay
-	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
+	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		opts)
 	s := &streamServer{testEnv: &testEnv{t: t, handler: h, eng: eng, pool: dbPool, signer: signer}, relay: relay}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
@@ -107,10 +108,12 @@ func (e *testEnv) newTestMission(u user, status string) string {
 	require.NoError(e.t, e.pool.QueryRow(ctx, `SELECT w.id FROM workspaces w JOIN organizations o ON o.id = w.organization_id
 		WHERE o.slug = $1 AND w.slug = $2`, u.OrgSlug, u.WsSlug).Scan(&ws))
 	svc, agent, mission := db.NewID(), db.NewID(), db.NewID()
-	_, err := e.pool.Exec(ctx, `INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, '!', true)`, svc, svc+"@agents.pilot.test")
+	_, err := e.pool.Exec(ctx, `INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, '!', true)`, svc,
+		svc+"@agents.pilot.test")
 	require.NoError(e.t, err)
-	_, err = e.pool.Exec(ctx, `INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'Bot', $4, $5)`,
-		agent, ws, svc, "bot-"+agent[len(agent)-12:], u.ID)
+	_, err = e.pool.Exec(ctx,
+		`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'Bot', $4, $5)`, agent,
+		ws, svc, "bot-"+agent[len(agent)-12:], u.ID)
 	require.NoError(e.t, err)
 	_, err = e.pool.Exec(ctx, `INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
 		VALUES ($1, $2, $3, 'agent', 'Tidy the backlog', $4, 10, $5)`, mission, ws, agent, status, u.ID)
@@ -121,8 +124,8 @@ func (e *testEnv) newTestMission(u user, status string) string {
 // emit appends an event as a worker does and returns its seq.
 func (e *testEnv) emit(mission, typ, status, msg string) int64 {
 	e.t.Helper()
-	row, err := e.eng.Store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
-		Data: map[string]any{"msg": msg}})
+	row, err := e.eng.Store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status,
+		Message: msg, Data: map[string]any{"msg": msg}})
 	require.NoError(e.t, err)
 	return row.Seq
 }
@@ -268,8 +271,8 @@ func TestMissionStreamAcrossServers(t *testing.T) {
 	onB := b.open(u, m, nil)
 	onA := a.open(u, m, nil)
 	for i, typ := range []string{"status", "step", "token"} {
-		_, err := worker.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: typ, Status: "running", Message: typ,
-			Data: map[string]any{"msg": typ}})
+		_, err := worker.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: typ, Status: "running",
+			Message: typ, Data: map[string]any{"msg": typ}})
 		require.NoError(t, err)
 		requireEvent(t, onB, m, int64(i+1), typ, "running", typ)
 		requireEvent(t, onA, m, int64(i+1), typ, "running", typ)
@@ -290,7 +293,8 @@ func TestMissionStreamSlowClient(t *testing.T) {
 	defer conn.Close()
 	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
 	path := strings.TrimPrefix(s.eventsURL(u, m), s.url)
-	_, err = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n", path, host, u.Token)
+	_, err = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: "+
+		"text/event-stream\r\n\r\n", path, host, u.Token)
 	require.NoError(t, err)
 	status, err := bufio.NewReaderSize(conn, 16).ReadString('\n') // only the status line
 	require.NoError(t, err)
@@ -303,7 +307,8 @@ func TestMissionStreamSlowClient(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 1; i <= n; i++ {
-			if _, err := s.eng.Store.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: "token", Message: big}); err != nil {
+			if _, err := s.eng.Store.AppendMissionEvent(context.Background(), m, db.NewMissionEvent{Type: "token",
+				Message: big}); err != nil {
 				t.Errorf("append: %v", err)
 				return
 			}
@@ -348,8 +353,10 @@ func TestMissionStreamAccess(t *testing.T) {
 	requireStatus(t, get(s.eventsURL(ada, adaMission), nil), http.StatusUnauthorized)
 	requireStatus(t, get(s.eventsURL(ada, adaMission), bearer("garbage")), http.StatusUnauthorized)
 	// A personal access token needs projects:read.
-	requireStatus(t, get(s.eventsURL(ada, adaMission), bearer(s.pat(ada, []string{auth.ScopePilotageRead}))), http.StatusForbidden)
-	st := s.open(ada, adaMission, map[string]string{"Authorization": "Bearer " + s.pat(ada, []string{auth.ScopeProjectsRead})})
+	requireStatus(t, get(s.eventsURL(ada, adaMission), bearer(s.pat(ada, []string{auth.ScopePilotageRead}))),
+		http.StatusForbidden)
+	st := s.open(ada, adaMission, map[string]string{"Authorization": "Bearer " + s.pat(ada,
+		[]string{auth.ScopeProjectsRead})})
 	s.emit(adaMission, "step", "", "via token")
 	requireEvent(t, st, adaMission, 1, "step", "running", "via token")
 }
@@ -497,8 +504,8 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 	for ev := next(); ev.Status != string(db.MissionAwaitingApproval); ev = next() {
 		require.False(t, db.StreamMission.Ends(ev.Status), "the mission ended before awaiting approval: %+v", ev)
 	}
-	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
-		"proposal:running", "step:running", "status:awaiting_approval"}, got)
+	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running",
+		"step:running", "proposal:running", "step:running", "status:awaiting_approval"}, got)
 	// Awaiting approval: the stream stays open, with heartbeats only.
 	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment)
 
@@ -512,7 +519,8 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 		requireStatus(t, s.do("POST", wsOf(owner)+"/proposals/"+p.ID+"/"+verb, owner.Token, nil), http.StatusOK)
 		ev := next()
 		require.Equal(t, db.MissionEventProposal, ev.Type)
-		require.Equal(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission awaiting approval")
+		require.Equal(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission "+
+			"awaiting approval")
 	}
 	ev := next()
 	require.Equal(t, db.MissionEventDone, ev.Type)

@@ -38,9 +38,10 @@ type MissionOut struct {
 }
 
 func missionOut(m db.AgentMission) MissionOut {
-	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source, Objective: m.Objective,
-		Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps, Actions: m.Actions, CreatedAt: m.CreatedAt,
-		StartedAt: m.StartedAt, FinishedAt: m.FinishedAt, CancelledAt: m.CancelledAt, Error: m.Error}
+	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source,
+		Objective: m.Objective, Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps,
+		Actions: m.Actions, CreatedAt: m.CreatedAt, StartedAt: m.StartedAt, FinishedAt: m.FinishedAt,
+		CancelledAt: m.CancelledAt, Error: m.Error}
 }
 
 // ProposalOut is an action an agent proposed.
@@ -59,8 +60,9 @@ type ProposalOut struct {
 }
 
 func proposalOut(p db.AgentProposal) ProposalOut {
-	return ProposalOut{ID: p.ID, MissionID: p.MissionID, StepKey: p.StepKey, Tool: p.Tool, Args: p.Args, Explanation: p.Explanation,
-		Status: mission.ProposalStatus(p.Status), Reason: p.Reason, DecidedBy: p.DecidedBy, DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
+	return ProposalOut{ID: p.ID, MissionID: p.MissionID, StepKey: p.StepKey, Tool: p.Tool, Args: p.Args,
+		Explanation: p.Explanation, Status: mission.ProposalStatus(p.Status), Reason: p.Reason, DecidedBy: p.DecidedBy,
+		DecidedAt: p.DecidedAt, CreatedAt: p.CreatedAt}
 }
 
 // MissionPath names a mission.
@@ -104,70 +106,76 @@ func (s agentOps) registerMissions() {
 	read := Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}
 	write := Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}
 
-	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost, Path: pathWorkspace + "/agents/{agentId}/missions",
-		Summary: "Start a mission of an agent on a card", Tags: tags, DefaultStatus: http.StatusCreated,
-		Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
+	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost,
+		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "Start a mission of an agent on a card", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
 		write, s.createMission)
 
-	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet, Path: pathWorkspace + "/agents/{agentId}/missions",
-		Summary: "List an agent's missions, newest first", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet,
+		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "List an agent's missions, newest first", Tags: tags},
 		read, s.listMissions)
 
-	register(s.Server, huma.Operation{OperationID: "missions-get", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}",
-		Summary: "Get a mission's details and progress", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "missions-get", Method: http.MethodGet,
+		Path: pathWorkspace + "/missions/{missionId}", Summary: "Get a mission's details and progress", Tags: tags},
 		read, s.getMission)
 
-	register(s.Server, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost, Path: pathWorkspace + "/missions/{missionId}/cancel",
-		Summary: "Cancel a mission", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are " +
-			"rejected and a running job stops at its next step. A finished mission answers 409."},
+	register(s.Server, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost,
+		Path: pathWorkspace + "/missions/{missionId}/cancel", Summary: "Cancel a mission", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "A queued, running or awaiting mission becomes failed with " +
+			"cancelledAt; its pending proposals are rejected and a running job stops at its next step. A finished mission " +
+			"answers 409."},
 		write, s.cancelMission)
 
-	register(s.Server, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/proposals",
-		Summary: "List a mission's proposals", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet,
+		Path: pathWorkspace + "/missions/{missionId}/proposals", Summary: "List a mission's proposals", Tags: tags},
 		read, s.listMissionProposals)
 
-	register(s.Server, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/approve",
-		Summary: "Approve a proposal (applies its action)", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict},
-		Description: "Applies the action as the agent, in one transaction with the decision. Deciding twice answers 409. " +
-			"When the mission awaits approval and nothing is pending any more, it is completed. " + decideDoc},
+	register(s.Server, huma.Operation{OperationID: "proposals-approve", Method: http.MethodPost,
+		Path: pathWorkspace + "/proposals/{proposalId}/approve", Summary: "Approve a proposal (applies its action)",
+		Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict}, Description: "Applies the action as the " +
+			"agent, in one transaction with the decision. Deciding twice answers 409. When the mission awaits approval and " +
+			"nothing is pending any more, it is completed. " + decideDoc},
 		write, s.approveProposal)
 
-	register(s.Server, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost, Path: pathWorkspace + "/proposals/{proposalId}/reject",
-		Summary: "Reject a proposal", Tags: tags, Errors: []int{http.StatusForbidden, http.StatusConflict}, Description: decideDoc},
-		write, s.rejectProposal)
+	register(s.Server, huma.Operation{OperationID: "proposals-reject", Method: http.MethodPost,
+		Path: pathWorkspace + "/proposals/{proposalId}/reject", Summary: "Reject a proposal", Tags: tags,
+		Errors: []int{http.StatusForbidden, http.StatusConflict}, Description: decideDoc}, write, s.rejectProposal)
 
-	register(s.Server, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet, Path: pathWorkspace + "/agent-runtime/proposals",
-		Summary: "List the workspace's pending proposals", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-proposals", Method: http.MethodGet,
+		Path: pathWorkspace + "/agent-runtime/proposals", Summary: "List the workspace's pending proposals", Tags: tags},
 		read, s.listPendingProposals)
 
-	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/run",
-		Summary: "Run an agent on an objective", Tags: tags, DefaultStatus: http.StatusCreated,
-		Errors: []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " + missionsDoc},
-		write, s.runAgent)
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost,
+		Path: pathWorkspace + "/agent-runtime/run", Summary: "Run an agent on an objective", Tags: tags,
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " +
+			missionsDoc}, write, s.runAgent)
 
-	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost, Path: pathWorkspace + "/agent-runtime/card-mission",
-		Summary: "Start a card mission", Tags: tags, Errors: []int{http.StatusTooManyRequests},
+	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost,
+		Path: pathWorkspace + "/agent-runtime/card-mission", Summary: "Start a card mission", Tags: tags,
+		Errors: []int{http.StatusTooManyRequests},
 		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the " +
 			"mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
 			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
 		Responses: map[string]*huma.Response{
-			"200": {Description: "Any other agent: the mission's event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}},
-			"201": {Description: "mcpOnly agent: the queued mission", Content: map[string]*huma.MediaType{"application/json": {
+			"200": {Description: "Any other agent: the mission's event stream",
+				Content: map[string]*huma.MediaType{"text/event-stream": {}}}, "201": {Description: "mcpOnly agent: the queued " +
+				"mission", Content: map[string]*huma.MediaType{"application/json": {
 				Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(MissionOut{}), true, "")}}},
 		}},
 		write, s.startCardMission)
 
-	register(s.Server, huma.Operation{OperationID: "missions-events", Method: http.MethodGet, Path: pathWorkspace + "/missions/{missionId}/events",
-		Summary: "Watch a mission's progress (server-sent events)", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "missions-events", Method: http.MethodGet,
+		Path: pathWorkspace + "/missions/{missionId}/events", Summary: "Watch a mission's progress (server-sent events)",
+		Tags: tags,
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
 			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
 			"Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream " +
 			"ends after the event reporting the mission's final status, completed or failed (right after the replay when the " +
 			"mission already has one); until then it stays open, awaiting_approval included (deciding the proposals completes " +
 			"the mission). Comment lines are heartbeats.",
-		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
-		read, s.watchMission)
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, read, s.watchMission)
 }
 
 // CreateMissionInput is the request of missions-create.
@@ -196,8 +204,9 @@ func (s agentOps) createMission(ctx context.Context, in *CreateMissionInput) (*O
 		return nil, fail(err)
 	}
 	cardID := in.Body.CardID
-	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: in.AgentID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceAgent, Objective: prompt}))
+	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: in.AgentID,
+		ActorID: principalFrom(ctx).User.ID, ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceAgent,
+		Objective: prompt}))
 }
 
 // ListMissionsInput is the request of missions-list.
@@ -223,7 +232,8 @@ func (s agentOps) listMissionProposals(ctx context.Context, in *MissionPath) (*O
 }
 
 func (s agentOps) approveProposal(ctx context.Context, in *ProposalPath) (*Output[ProposalOut], error) {
-	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), true, ""))
+	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx),
+		true, ""))
 }
 
 const decideDoc = "Only the mission's requester and the workspace's pilotage reviewers and owners (organization " +
@@ -233,7 +243,8 @@ const decideDoc = "Only the mission's requester and the workspace's pilotage rev
 // proposals, and so may the workspace's pilotage reviewers and owners (organization owners and admins
 // count as owners); any other member may not.
 func decider(ctx context.Context) mission.Decider {
-	return mission.Decider{UserID: principalFrom(ctx).User.ID, Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
+	return mission.Decider{UserID: principalFrom(ctx).User.ID,
+		Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
 }
 
 // RejectProposalInput is the request of proposals-reject.
@@ -249,7 +260,8 @@ func (s agentOps) rejectProposal(ctx context.Context, in *RejectProposalInput) (
 	if in.Body != nil {
 		reason = strings.TrimSpace(in.Body.Reason)
 	}
-	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx), false, reason))
+	return oneOf(proposalOut)(s.missions.DecideProposal(ctx, accessFrom(ctx).WorkspaceID, in.ProposalID, decider(ctx),
+		false, reason))
 }
 
 // ListPendingProposalsInput is the request of agent-runtime-proposals.
@@ -258,7 +270,8 @@ type ListPendingProposalsInput struct {
 	Limit int32 `query:"limit" minimum:"1" maximum:"500" default:"100"`
 }
 
-func (s agentOps) listPendingProposals(ctx context.Context, in *ListPendingProposalsInput) (*Output[[]ProposalOut], error) {
+func (s agentOps) listPendingProposals(ctx context.Context,
+	in *ListPendingProposalsInput) (*Output[[]ProposalOut], error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 100
@@ -303,8 +316,9 @@ func (s agentOps) runAgent(ctx context.Context, in *RunAgentInput) (*Output[Miss
 	if b.MaxSteps != nil {
 		maxSteps = *b.MaxSteps
 	}
-	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: b.ProjectID, Source: mission.MissionSourceRuntime, Objective: objective, MaxSteps: maxSteps}))
+	return queuedMission(s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID,
+		ActorID: principalFrom(ctx).User.ID, ProjectID: b.ProjectID, Source: mission.MissionSourceRuntime,
+		Objective: objective, MaxSteps: maxSteps}))
 }
 
 // StartCardMissionInput is the request of agent-runtime-card-mission.
@@ -348,8 +362,8 @@ func (s agentOps) startCardMission(ctx context.Context, in *StartCardMissionInpu
 		return nil, fail(err)
 	}
 	projectID, cardID := b.ProjectID, b.CardID
-	m, err := s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID, ActorID: principalFrom(ctx).User.ID,
-		ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceCardMission,
+	m, err := s.missions.CreateMission(ctx, mission.NewMission{WorkspaceID: wsID, AgentID: agent.ID,
+		ActorID: principalFrom(ctx).User.ID, ProjectID: &projectID, CardID: &cardID, Source: mission.MissionSourceCardMission,
 		Objective: "Work on this card: plan the next steps and make the progress you can."})
 	if err != nil {
 		return nil, missionFail(err)

@@ -54,7 +54,8 @@ func (e *testEnv) waitMission(u user, id, status string) MissionOut {
 
 func (e *testEnv) startMission(u user, agentID, cardID string) MissionOut {
 	e.t.Helper()
-	r := e.do("POST", wsOf(u)+"/agents/"+agentID+"/missions", u.Token, map[string]any{"cardId": cardID, "prompt": "Plan this card"})
+	r := e.do("POST", wsOf(u)+"/agents/"+agentID+"/missions", u.Token, map[string]any{"cardId": cardID,
+		"prompt": "Plan this card"})
 	requireStatus(e.t, r, http.StatusCreated)
 	return decode[MissionOut](e.t, r)
 }
@@ -73,7 +74,8 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	require.Equal(t, "Plan this card", m.Objective)
 	require.Equal(t, int32(10), m.MaxSteps)
 	var jobID *int64
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, m.ID).Scan(&jobID))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`,
+		m.ID).Scan(&jobID))
 	require.NotNil(t, jobID, "the job is inserted with the mission")
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
@@ -94,10 +96,12 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	require.Len(t, cardChecklist(t, c), 2)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, card.ID, a.UserID))
 	// Changes are the agent's, with their activity.
-	require.Equal(t, 3, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2 AND type <> 'mission_status_changed'`, card.ID, a.UserID))
+	require.Equal(t, 3,
+		e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2 AND type <> 'mission_status_changed'`,
+			card.ID, a.UserID))
 
-	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "done:completed"},
-		e.fixtures().EventsButTokens(t, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running",
+		"done:completed"}, e.fixtures().EventsButTokens(t, m.ID))
 	require.Positive(t, e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'token'`, m.ID))
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
 
@@ -120,7 +124,8 @@ func TestMissionApprovalFlow(t *testing.T) {
 	e.startWorker()
 
 	// A workspace member starts it.
-	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID, "prompt": "Plan"})
+	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID,
+		"prompt": "Plan"})
 	requireStatus(t, r, http.StatusCreated)
 	id := decode[MissionOut](t, r).ID
 	done := e.waitMission(owner, id, "awaiting_approval")
@@ -129,8 +134,8 @@ func TestMissionApprovalFlow(t *testing.T) {
 	c := e.getCard(owner, prj, card.ID)
 	require.Equal(t, "medium", c.Priority)
 	require.Empty(t, cardChecklist(t, c))
-	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running", "step:running",
-		"proposal:running", "step:running", "status:awaiting_approval"}, e.fixtures().EventsButTokens(t, id))
+	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running",
+		"step:running", "proposal:running", "step:running", "status:awaiting_approval"}, e.fixtures().EventsButTokens(t, id))
 
 	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -149,18 +154,23 @@ func TestMissionApprovalFlow(t *testing.T) {
 	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "approved", decode[ProposalOut](t, r).Status)
-	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/reject", owner.Token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil),
+		http.StatusConflict)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/reject", owner.Token, nil),
+		http.StatusConflict)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil),
+		http.StatusOK)
 	require.Equal(t, "awaiting_approval", e.mission(owner, id).Status)
 
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token,
 		map[string]any{"reason": string(make([]byte, 501))}), http.StatusBadRequest)
-	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token, map[string]any{"reason": "Not needed"})
+	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token,
+		map[string]any{"reason": "Not needed"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "rejected", decode[ProposalOut](t, r).Status)
 	require.Equal(t, new("Not needed"), decode[ProposalOut](t, r).Reason)
-	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/approve", owner.Token, nil), http.StatusConflict)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/approve", owner.Token, nil),
+		http.StatusConflict)
 
 	final := e.mission(owner, id)
 	require.Equal(t, "completed", final.Status)
@@ -177,7 +187,8 @@ func TestMissionApprovalFlow(t *testing.T) {
 
 	// Unknown proposal, another workspace's proposal.
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+id+"/approve", owner.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", wsOf(member)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", wsOf(member)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil),
+		http.StatusNotFound)
 }
 
 // TestProposalDecisionRoles: a mission's proposals are decided by its requester or by the workspace's
@@ -192,7 +203,8 @@ func TestProposalDecisionRoles(t *testing.T) {
 	card := e.missionCard(owner, prj, cols[0])
 	e.startWorker()
 
-	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID, "prompt": "Plan"})
+	r := e.do("POST", wsOf(owner)+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID,
+		"prompt": "Plan"})
 	requireStatus(t, r, http.StatusCreated)
 	id := decode[MissionOut](t, r).ID
 	e.waitMission(owner, id, "awaiting_approval")
@@ -212,7 +224,8 @@ func TestProposalDecisionRoles(t *testing.T) {
 	// The requester decides one; the viewer, made a pilotage reviewer, decides another; the workspace's
 	// creator (a pilotage owner) the last.
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", member.Token, nil), http.StatusOK)
-	requireStatus(t, e.do("PATCH", wsOf(owner)+"/members/"+viewer.ID, owner.Token, map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", wsOf(owner)+"/members/"+viewer.ID, owner.Token,
+		map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[1].ID+"/reject", viewer.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[2].ID+"/reject", owner.Token, nil), http.StatusOK)
 	require.Equal(t, "completed", e.mission(owner, id).Status)
@@ -251,42 +264,56 @@ func TestMissionCreateFailures(t *testing.T) {
 	foreign := e.card(member, foreignPrj, foreignCols[0], "theirs")
 	path := ws + "/agents/" + a.ID + "/missions"
 
-	requireStatus(t, e.do("POST", ws+"/agents/"+card.ID+"/missions", owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", ws+"/agents/"+card.ID+"/missions", owner.Token, map[string]any{"cardId": card.ID,
+		"prompt": "p"}), http.StatusNotFound)
 	r := e.do("POST", path, owner.Token, map[string]any{"cardId": foreign.ID, "prompt": "p"})
 	requireStatus(t, r, http.StatusNotFound)
 	require.Equal(t, "card not found", decode[ErrorBody](t, r).Message)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": "nope", "prompt": "p"}), http.StatusNotFound)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": string(make([]rune, 4001))}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": ""}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": string(make([]rune,
+		4001))}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"prompt": "p"}), http.StatusBadRequest)
 
 	// Card mission: a card of another project is not found; no agent named and none exists elsewhere.
 	cm := ws + "/agent-runtime/card-mission"
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard.ID, "projectId": card.ProjectID}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": foreign.ProjectID}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID, "agentId": card.ID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": otherCard.ID, "projectId": card.ProjectID}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": foreign.ProjectID}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID,
+		"agentId": card.ID}), http.StatusNotFound)
 	requireStatus(t, e.do("POST", cm, owner.Token, map[string]any{"cardId": card.ID}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", wsOf(member)+"/agent-runtime/card-mission", member.Token,
 		map[string]any{"cardId": foreign.ID, "projectId": foreign.ProjectID}), http.StatusBadRequest)
 
 	// Runtime run: unknown agent user, foreign project, maxSteps over the agent's.
 	run := ws + "/agent-runtime/run"
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": owner.ID, "objective": "o"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "projectId": foreign.ProjectID}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "maxSteps": 11}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": ""}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": owner.ID, "objective": "o"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o",
+		"projectId": foreign.ProjectID}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o",
+		"maxSteps": 11}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": ""}),
+		http.StatusBadRequest)
 
 	// Missions per hour: 429 in the error shape past the agent's limit.
 	e.startMission(owner, a.ID, card.ID)
-	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "maxSteps": 2, "projectId": card.ProjectID})
+	r = e.do("POST", run, owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "o", "maxSteps": 2,
+		"projectId": card.ProjectID})
 	requireStatus(t, r, http.StatusCreated)
 	require.Equal(t, "runtime", decode[MissionOut](t, r).Source)
 	require.Equal(t, int32(2), decode[MissionOut](t, r).MaxSteps)
-	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}), http.StatusTooManyRequests)
+	requireStatus(t, e.do("POST", path, owner.Token, map[string]any{"cardId": card.ID, "prompt": "p"}),
+		http.StatusTooManyRequests)
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM agent_missions`))
-	missionJob := rivertest.ExpectedJob{Args: jobs.MissionArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions}}
-	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{missionJob, missionJob})
+	missionJob := rivertest.ExpectedJob{Args: jobs.MissionArgs{},
+		Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions}}
+	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{missionJob,
+		missionJob})
 
 	// Missions of another workspace are not found.
 	mid := decode[[]MissionOut](t, e.do("GET", path, owner.Token, nil))[0].ID
@@ -301,7 +328,8 @@ func TestMissionRuntimeRunWithoutCard(t *testing.T) {
 	owner := e.register("owner@example.com")
 	a := e.agent(owner, "rt", map[string]any{"autonomyMode": "autonomous"})
 	e.startWorker()
-	r := e.do("POST", wsOf(owner)+"/agent-runtime/run", owner.Token, map[string]any{"agentUserId": a.UserID, "objective": "Draft a release plan"})
+	r := e.do("POST", wsOf(owner)+"/agent-runtime/run", owner.Token, map[string]any{"agentUserId": a.UserID,
+		"objective": "Draft a release plan"})
 	requireStatus(t, r, http.StatusCreated)
 	m := decode[MissionOut](t, r)
 	require.Nil(t, m.CardID)
@@ -317,7 +345,8 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	mcp := e.agent(owner, "mcp", map[string]any{"mcpOnly": true})
 	e.agent(owner, "later", nil)
 	card := e.card(owner, prj, cols[0], "c")
-	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card.ID, "projectId": card.ProjectID})
+	r := e.do("POST", wsOf(owner)+"/agent-runtime/card-mission", owner.Token, map[string]any{"cardId": card.ID,
+		"projectId": card.ProjectID})
 	require.Equal(t, http.StatusCreated, r.Code, "body: %s", r.Body)
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	m := decode[MissionOut](t, r)
@@ -367,10 +396,12 @@ func TestCardMissionStreamsForOtherAgents(t *testing.T) {
 	}
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, "event: status", first)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`, a.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE source = 'card_mission' AND agent_id = $1`,
+		a.ID))
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueMissions})
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE id = $1 AND job_id = $2`, job.Args.MissionID, job.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_missions WHERE id = $1 AND job_id = $2`, job.Args.MissionID,
+		job.ID))
 }
 
 func TestMissionCancelQueuedAndRunning(t *testing.T) {
@@ -420,7 +451,8 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	a := e.agent(owner, "hangs", map[string]any{"autonomyMode": "autonomous"})
 	card := e.missionCard(owner, prj, cols[0])
 	model := &blockingLLM{called: make(chan struct{}, 1)}
-	client, _, err := workers.NewClient(e.pool, workers.Config{Concurrency: 2, LLM: model, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	client, _, err := workers.NewClient(e.pool, workers.Config{Concurrency: 2, LLM: model,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	require.NoError(t, client.Start(context.Background()))
 	t.Cleanup(func() {
@@ -442,11 +474,13 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	require.Equal(t, "failed", decode[MissionOut](t, r).Status)
 	// The job's context is cancelled through River and the job ends promptly.
 	var jobID int64
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`, id).Scan(&jobID))
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`,
+		id).Scan(&jobID))
 	waitFor(t, "the job to stop", func() bool {
 		job, err := client.JobGet(context.Background(), jobID)
 		require.NoError(t, err)
-		return !slices.Contains([]rivertype.JobState{rivertype.JobStateRunning, rivertype.JobStateAvailable, rivertype.JobStateRetryable}, job.State)
+		return !slices.Contains([]rivertype.JobState{rivertype.JobStateRunning, rivertype.JobStateAvailable,
+			rivertype.JobStateRetryable}, job.State)
 	})
 	got := e.mission(owner, id)
 	require.Equal(t, "failed", got.Status)

@@ -35,8 +35,8 @@ type NotificationOut struct {
 
 func notificationOut(n db.Notification) NotificationOut {
 	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
-		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID, DocumentID: n.DocumentID,
-		Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
+		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID,
+		DocumentID: n.DocumentID, Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
 }
 
 // UnreadCountOut is the number of the caller's unread notifications.
@@ -65,17 +65,17 @@ func (s accountOps) registerNotifications() {
 		Summary: "List my notifications, newest first", Tags: tags},
 		acc, s.listNotifications)
 
-	register(s.Server, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet, Path: "/notifications/count",
-		Summary: "Count my unread notifications", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "notifications-count", Method: http.MethodGet,
+		Path: "/notifications/count", Summary: "Count my unread notifications", Tags: tags},
 		acc, s.countUnreadNotifications)
 
-	register(s.Server, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch, Path: "/notifications/read-all",
-		Summary: "Mark all my notifications read", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "notifications-read-all", Method: http.MethodPatch,
+		Path: "/notifications/read-all", Summary: "Mark all my notifications read", Tags: tags},
 		acc, s.markAllNotificationsRead)
 
-	register(s.Server, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch, Path: "/notifications/{id}/read",
-		Summary: "Mark one notification read", Tags: tags, Errors: []int{http.StatusNotFound}},
-		acc, s.markNotificationRead)
+	register(s.Server, huma.Operation{OperationID: "notifications-read", Method: http.MethodPatch,
+		Path: "/notifications/{id}/read", Summary: "Mark one notification read", Tags: tags,
+		Errors: []int{http.StatusNotFound}}, acc, s.markNotificationRead)
 }
 
 // ListNotificationsInput is the request of notifications-list.
@@ -84,7 +84,8 @@ type ListNotificationsInput struct {
 	UnreadOnly string `query:"unreadOnly" enum:"true,1,false,0" doc:"true or 1: unread only"`
 }
 
-func (s accountOps) listNotifications(ctx context.Context, in *ListNotificationsInput) (*PageOutput[NotificationOut], error) {
+func (s accountOps) listNotifications(ctx context.Context,
+	in *ListNotificationsInput) (*PageOutput[NotificationOut], error) {
 	unreadOnly := in.UnreadOnly == "true" || in.UnreadOnly == "1"
 	return pageOf(ctx, notificationOut)(s.notices.Notifications(ctx, principalFrom(ctx).User.ID, unreadOnly, in.page()))
 }
@@ -110,7 +111,8 @@ type MarkNotificationReadInput struct {
 	ID string `path:"id" format:"uuid"`
 }
 
-func (s accountOps) markNotificationRead(ctx context.Context, in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
+func (s accountOps) markNotificationRead(ctx context.Context,
+	in *MarkNotificationReadInput) (*Output[NotificationReadOut], error) {
 	return oneOf(func(n db.NotificationRead) NotificationReadOut {
 		return NotificationReadOut{ID: n.ID, ReadAt: n.ReadAt}
 	})(s.notices.MarkNotificationRead(ctx, principalFrom(ctx).User.ID, in.ID))

@@ -19,7 +19,8 @@ import (
 // startWorker runs a real River worker on the test database until the test ends.
 func (e *testEnv) startWorker() {
 	e.t.Helper()
-	client, _, err := workers.NewClient(e.pool, workers.Config{Concurrency: 4, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	client, _, err := workers.NewClient(e.pool, workers.Config{Concurrency: 4,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(e.t, err)
 	require.NoError(e.t, client.Start(context.Background()))
 	e.t.Cleanup(func() {
@@ -30,8 +31,8 @@ func (e *testEnv) startWorker() {
 }
 
 // jobStatesToWork are the states of a job that a worker has still to finish.
-var jobStatesToWork = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
-	rivertype.JobStateRunning, rivertype.JobStateScheduled}
+var jobStatesToWork = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
 // waitJobs waits until River lists no job of kinds in states.
 func (e *testEnv) waitJobs(what string, kinds []string, states ...rivertype.JobState) {
@@ -57,7 +58,8 @@ func (e *testEnv) team() (owner, member user, prj string, cols []string) {
 	member = e.register("member@example.com")
 	e.join(owner, member, owner.OrgSlug, owner.WsSlug, "member")
 	prj, cols = e.project(owner, "Shared")
-	requireStatus(e.t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusCreated)
+	requireStatus(e.t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}),
+		http.StatusCreated)
 	return
 }
 
@@ -71,7 +73,8 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 	c := e.card(owner, prj, cols[0], "Write docs")
 	id := c.ID
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, owner.Token, map[string]any{"columnId": cols[1]}), http.StatusOK)
-	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, member.Token, map[string]any{"title": "Write the docs"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+id, member.Token, map[string]any{"title": "Write the docs"}),
+		http.StatusOK)
 	e.waitJobsDone(jobs.NotifyActivityArgs{}.Kind())
 
 	// The member hears about being added, the owner's create and move, never about their own change.

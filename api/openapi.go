@@ -42,7 +42,8 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},
 	{"Documents", "The workspace's knowledge base: documents, their versions and links."},
 	{"Search", "Full-text search over a workspace's cards and documents."},
-	{"Events", "The workspace's live event feed (server-sent events): every change the caller may read, in order, resumable."},
+	{"Events", "The workspace's live event feed (server-sent events): every change the caller may read, in order, " +
+		"resumable."},
 }
 
 // finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty) and lists every tag the
@@ -56,7 +57,8 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 
 	used := map[string]bool{}
 	for _, item := range doc.Paths {
-		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch,
+			item.Trace} {
 			if op != nil {
 				for _, t := range op.Tags {
 					used[t] = true
@@ -136,8 +138,9 @@ var propertySchemas = map[string]map[string]func() map[string]any{
 		},
 		"labels": func() map[string]any {
 			return map[string]any{"type": "array", "items": map[string]any{"type": "object",
-				"required":   []any{"id", "name", "color"},
-				"properties": map[string]any{"id": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"}, "color": map[string]any{"type": "string"}}}}
+				"required": []any{"id", "name", "color"},
+				"properties": map[string]any{"id": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"},
+					"color": map[string]any{"type": "string"}}}}
 		},
 		"customFields": func() map[string]any { return object(false) },
 	},
@@ -216,7 +219,8 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			for _, r := range responses {
 				content, _ := r.(map[string]any)["content"].(map[string]any)
 				if mt, ok := content["text/event-stream"].(map[string]any); ok {
-					mt["schema"] = map[string]any{"type": "string", "description": "Server-sent events, one `event:` and `data:` (JSON) per message"}
+					mt["schema"] = map[string]any{"type": "string", "description": "Server-sent events, one `event:` and `data:` " +
+						"(JSON) per message"}
 				}
 			}
 		}

@@ -18,7 +18,8 @@ import (
 func (e *testEnv) tenancyOrgID(slug string) string {
 	e.t.Helper()
 	var id string
-	require.NoError(e.t, e.pool.QueryRow(context.Background(), "SELECT id::text FROM organizations WHERE slug = $1", slug).Scan(&id))
+	require.NoError(e.t, e.pool.QueryRow(context.Background(), "SELECT id::text FROM organizations WHERE slug = $1",
+		slug).Scan(&id))
 	return id
 }
 
@@ -77,7 +78,8 @@ func TestOrganizationCreate(t *testing.T) {
 	require.Equal(t, m.ID, e.tenancyOrgID("acme"))
 	require.Equal(t, "owner", e.tenancyOrgRole("acme", alice.ID))
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE organization_id = $1", m.ID))
-	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND owner_id = $1 AND name = 'Acme Corp'", alice.ID))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND owner_id = $1 AND name = "+
+		"'Acme Corp'", alice.ID))
 
 	g := e.do("GET", "/organizations/acme", alice.Token, nil)
 	requireStatus(t, g, http.StatusOK)
@@ -95,9 +97,11 @@ func TestOrganizationCreateDuplicateSlugIsConflict(t *testing.T) {
 	bob := e.register("bob@example.com")
 	e.org(alice, "acme")
 
-	requireStatus(t, e.do("POST", "/organizations", alice.Token, map[string]any{"name": "Again", "slug": "acme"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/organizations", alice.Token, map[string]any{"name": "Again", "slug": "acme"}),
+		http.StatusConflict)
 	// Slugs are global: another user cannot take it either.
-	requireStatus(t, e.do("POST", "/organizations", bob.Token, map[string]any{"name": "Bob's acme", "slug": "acme"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/organizations", bob.Token, map[string]any{"name": "Bob's acme", "slug": "acme"}),
+		http.StatusConflict)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme'"))
 	require.Equal(t, "", e.tenancyOrgRole("acme", bob.ID))
 }
@@ -177,7 +181,8 @@ func TestOrganizationOutsideTenancyIsNotFound(t *testing.T) {
 	e := setup(t)
 	alice := e.register("alice@example.com")
 	mallory := e.register("mallory@example.com")
-	requireStatus(t, e.do("POST", "/organizations", alice.Token, map[string]any{"name": "Hidden Treasure Inc", "slug": "acme"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/organizations", alice.Token, map[string]any{"name": "Hidden Treasure Inc",
+		"slug": "acme"}), http.StatusCreated)
 	orgID := e.tenancyOrgID("acme")
 
 	for _, rq := range []struct{ method, path string }{
@@ -228,9 +233,12 @@ func TestOrganizationUpdate(t *testing.T) {
 	requireStatus(t, g, http.StatusOK)
 	require.Equal(t, "Acme Renamed", decode[OrganizationOut](t, g).Name)
 
-	requireStatus(t, e.do("PATCH", "/organizations/acme", carol.Token, map[string]any{"name": "By a member"}), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "   "}), http.StatusBadRequest)
-	requireStatus(t, e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": strings.Repeat("n", 101)}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", "/organizations/acme", carol.Token, map[string]any{"name": "By a member"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "   "}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": strings.Repeat("n", 101)}),
+		http.StatusBadRequest)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND name = 'Acme Renamed'"))
 
 	r = e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "Acme Owned"})
@@ -251,13 +259,16 @@ func TestOrganizationDeleteRemovesEverything(t *testing.T) {
 	e.workspace(alice, "acme", "eng")
 	e.workspace(alice, "acme", "ops")
 	e.join(alice, carol, "acme", "eng", "member")
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces/ops/members/invite", alice.Token, map[string]any{"email": "pending@example.com"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces/ops/members/invite", alice.Token,
+		map[string]any{"email": "pending@example.com"}), http.StatusCreated)
 	requireStatus(t, e.do("POST", "/organizations/acme/billing/checkout", alice.Token, nil), http.StatusCreated)
 
 	const (
-		wsCount   = "SELECT count(*) FROM workspaces WHERE organization_id = $1"
-		wmCount   = "SELECT count(*) FROM workspace_members wm JOIN workspaces w ON w.id = wm.workspace_id WHERE w.organization_id = $1"
-		invCount  = "SELECT count(*) FROM workspace_invitations i JOIN workspaces w ON w.id = i.workspace_id WHERE w.organization_id = $1"
+		wsCount = "SELECT count(*) FROM workspaces WHERE organization_id = $1"
+		wmCount = "SELECT count(*) FROM workspace_members wm JOIN workspaces w ON w.id = wm.workspace_id WHERE " +
+			"w.organization_id = $1"
+		invCount = "SELECT count(*) FROM workspace_invitations i JOIN workspaces w ON w.id = i.workspace_id WHERE " +
+			"w.organization_id = $1"
 		omCount   = "SELECT count(*) FROM organization_members WHERE organization_id = $1"
 		billCount = "SELECT count(*) FROM billing_checkouts WHERE organization_id = $1"
 	)
@@ -311,7 +322,8 @@ func TestOrganizationMembersInvite(t *testing.T) {
 
 	// An address with an account and one without: the same status and the same fields.
 	known := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "member"})
-	unknown := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "nobody@example.com", "role": "member"})
+	unknown := e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "nobody@example.com",
+		"role": "member"})
 	requireStatus(t, known, http.StatusAccepted)
 	requireStatus(t, unknown, http.StatusAccepted)
 	keys := func(r *resp) []string {
@@ -337,7 +349,8 @@ func TestOrganizationMembersInvite(t *testing.T) {
 	require.Contains(t, mails[0].Body, inv.AcceptURL)
 	require.Equal(t, inv.ID, mails[0].RefID)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM organization_invitations WHERE token_hash = $1", []byte(inv.Token)))
-	require.Equal(t, 2, e.count("SELECT count(*) FROM organization_invitations WHERE organization_id = $1 AND accepted_at IS NULL", orgID))
+	require.Equal(t, 2, e.count("SELECT count(*) FROM organization_invitations WHERE organization_id = $1 AND "+
+		"accepted_at IS NULL", orgID))
 
 	// Only the invited address accepts, once.
 	accept := func(u user, token string) *resp {
@@ -370,20 +383,28 @@ func TestOrganizationMembersInvite(t *testing.T) {
 
 	// Refusals write no invitation and send nothing.
 	before := e.count("SELECT count(*) FROM organization_invitations")
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email, "role": "admin"}), http.StatusConflict)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "BOB@example.com", "role": "admin"}), http.StatusConflict)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email, "role": "owner"}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email, "role": "boss"}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "not-an-email", "role": "member"}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", bob.Token, map[string]any{"email": dave.Email, "role": "member"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": bob.Email,
+		"role": "admin"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "BOB@example.com",
+		"role": "admin"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email,
+		"role": "owner"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email,
+		"role": "boss"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": dave.Email}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", alice.Token, map[string]any{"email": "not-an-email",
+		"role": "member"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", bob.Token, map[string]any{"email": dave.Email,
+		"role": "member"}), http.StatusForbidden)
 	require.Equal(t, before, e.count("SELECT count(*) FROM organization_invitations"))
 	require.Len(t, e.mails(tenancy.EmailTopicOrganizationInvitation), 3)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID), "a refused invitation must not change the role")
 
 	// An admin may invite too; an expired invitation is refused.
 	late := e.inviteToOrg(carol, "acme", dave.Email, "member")
-	_, err := e.pool.Exec(context.Background(), "UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1", late.ID)
+	_, err := e.pool.Exec(context.Background(), "UPDATE organization_invitations SET expires_at = now() - interval '1 "+
+		"second' WHERE id = $1", late.ID)
 	require.NoError(t, err)
 	requireStatus(t, accept(dave, late.Token), http.StatusBadRequest)
 	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
@@ -443,7 +464,8 @@ func TestOrganizationMemberRoleChange(t *testing.T) {
 	// Unknown members.
 	outsider := e.register("outsider@example.com")
 	requireStatus(t, e.do("PATCH", base+outsider.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", base+"01890000-0000-7000-8000-000000000000", alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", base+"01890000-0000-7000-8000-000000000000", alice.Token,
+		map[string]any{"role": "admin"}), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", base+"not-a-uuid", alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
 	require.Equal(t, "", e.tenancyOrgRole("acme", outsider.ID))
 }
@@ -551,9 +573,12 @@ func TestOrganizationTokenScopesAndCredentials(t *testing.T) {
 	requireStatus(t, e.do("GET", "/organizations/acme", readOnly, nil), http.StatusOK)
 	requireStatus(t, e.do("GET", "/organizations/acme/members", readOnly, nil), http.StatusOK)
 
-	requireStatus(t, e.do("POST", "/organizations", readOnly, map[string]any{"name": "X", "slug": "via-read-token"}), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", "/organizations/acme", readOnly, map[string]any{"name": "via read token"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", "/organizations/acme/members", readOnly, map[string]any{"email": bob.Email, "role": "member"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/organizations", readOnly, map[string]any{"name": "X", "slug": "via-read-token"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", "/organizations/acme", readOnly, map[string]any{"name": "via read token"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/organizations/acme/members", readOnly, map[string]any{"email": bob.Email,
+		"role": "member"}), http.StatusForbidden)
 	requireStatus(t, e.do("POST", "/organizations/acme/billing/checkout", readOnly, nil), http.StatusForbidden)
 	requireStatus(t, e.do("DELETE", "/organizations/acme", readOnly, nil), http.StatusForbidden)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations WHERE slug = 'via-read-token'"))
@@ -563,7 +588,8 @@ func TestOrganizationTokenScopesAndCredentials(t *testing.T) {
 
 	// A write token lacks read but may write.
 	requireStatus(t, e.do("GET", "/organizations/acme", writer, nil), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", "/organizations/acme", writer, map[string]any{"name": "via write token"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/organizations/acme", writer, map[string]any{"name": "via write token"}),
+		http.StatusOK)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND name = 'via write token'"))
 
 	// No credentials, or bad ones.

@@ -79,7 +79,8 @@ func linkTo(u *url.URL, cursor string) string {
 // list): the array of item and the Link header.
 func pageResponse(item *huma.Schema, desc string) map[string]*huma.Response {
 	return map[string]*huma.Response{"200": {Description: desc,
-		Headers: map[string]*huma.Param{"Link": {Description: "The next page, as <path?query&cursor=…>; rel=\"next\" (RFC 8288); absent on the last page",
+		Headers: map[string]*huma.Param{"Link": {Description: "The next page, as <path?query&cursor=…>; rel=\"next\" (RFC " +
+			"8288); absent on the last page",
 			Schema: &huma.Schema{Type: huma.TypeString}}},
 		Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: huma.TypeArray, Items: item}}}}}
 }
@@ -117,6 +118,6 @@ func pagedDescription(in reflect.Type, desc string) string {
 	if f, ok := in.FieldByName("PageQuery"); !ok || !f.Anonymous {
 		return desc
 	}
-	return strings.TrimSpace(desc + "\n\nPaged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` " +
-		"header (rel=\"next\", the same path and query with `cursor` set), absent on the last page.")
+	return strings.TrimSpace(desc + "\n\nPaged by keyset: `limit` 1 to 200, default 50; the next page is named by the " +
+		"`Link` header (rel=\"next\", the same path and query with `cursor` set), absent on the last page.")
 }

@@ -125,7 +125,8 @@ func TestPagesEveryList(t *testing.T) {
 	card := prj + "/cards/" + e.card(owner, prj, cols[0], "Busy card").ID
 	for i := range 5 {
 		n := strconv.Itoa(i)
-		requireStatus(t, e.do("POST", card+"/comments", member.Token, map[string]any{"content": "comment " + n}), http.StatusCreated)
+		requireStatus(t, e.do("POST", card+"/comments", member.Token, map[string]any{"content": "comment " + n}),
+			http.StatusCreated)
 		e.doc(owner, "doc "+n, nil)
 		e.project(owner, "project "+n)
 		requireStatus(t, e.do("POST", "/api-tokens", owner.Token, map[string]any{"name": "token " + n}), http.StatusCreated)
@@ -134,24 +135,29 @@ func TestPagesEveryList(t *testing.T) {
 		plCreate(e, owner.Token, ws+"/pilotage/todos", map[string]any{"label": "todo " + n})
 		plCreate(e, owner.Token, ws+"/pilotage/decisions", map[string]any{"title": "decision " + n})
 		plCreate(e, owner.Token, ws+"/pilotage/docs", map[string]any{"title": "doc " + n})
-		plCreate(e, owner.Token, ws+"/pilotage/actions/propose", map[string]any{"actionType": "noop", "explanation": "why " + n})
-		requireStatus(t, e.do("POST", ws+"/project-drafts", owner.Token, map[string]any{"name": "draft " + n}), http.StatusCreated)
+		plCreate(e, owner.Token, ws+"/pilotage/actions/propose", map[string]any{"actionType": "noop",
+			"explanation": "why " + n})
+		requireStatus(t, e.do("POST", ws+"/project-drafts", owner.Token, map[string]any{"name": "draft " + n}),
+			http.StatusCreated)
 	}
 	e.fanOut() // the comments notify the owner
 
-	p := e.createPipeline(owner, map[string]any{"name": "Ping", "steps": []pstep{notifyStep("a", path.Base(prj))}, "enabled": true})
+	p := e.createPipeline(owner, map[string]any{"name": "Ping", "steps": []pstep{notifyStep("a", path.Base(prj))},
+		"enabled": true})
 	runs := ws + "/pipelines/" + p.ID + "/runs"
 	for range 5 {
 		requireStatus(t, e.do("POST", runs, owner.Token, nil), http.StatusCreated)
 	}
 	mission := e.newTestMission(owner, "completed")
 	var agentID string
-	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT agent_id FROM agent_missions WHERE id = $1`, mission).Scan(&agentID))
+	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT agent_id FROM agent_missions WHERE id = $1`,
+		mission).Scan(&agentID))
 	_, err := e.pool.Exec(t.Context(), `INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
 		SELECT gen_random_uuid(), workspace_id, agent_id, source, objective, status, max_steps, created_by
 		FROM agent_missions, generate_series(1, 4) WHERE id = $1`, mission)
 	require.NoError(t, err)
-	r := e.do("POST", ws+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/", "events": []string{"card_deleted"}})
+	r := e.do("POST", ws+"/webhooks", owner.Token, map[string]any{"url": "http://receiver.test/",
+		"events": []string{"card_deleted"}})
 	requireStatus(t, r, http.StatusCreated)
 	hook := ws + "/webhooks/" + decode[WebhookWithSecretOut](t, r).ID
 	for range 5 {
@@ -198,7 +204,8 @@ func TestPagesRefuseBadCursorsAndLimits(t *testing.T) {
 	prj, cols := e.project(u, "Launch")
 	for i := range 3 {
 		e.card(u, prj, cols[0], "card "+strconv.Itoa(i))
-		requireStatus(t, e.do("POST", "/api-tokens", u.Token, map[string]any{"name": "token " + strconv.Itoa(i)}), http.StatusCreated)
+		requireStatus(t, e.do("POST", "/api-tokens", u.Token, map[string]any{"name": "token " + strconv.Itoa(i)}),
+			http.StatusCreated)
 	}
 	_, cardsNext := e.page(prj+"/cards?limit=1", u.Token, "id")
 	_, tokensNext := e.page("/api-tokens?limit=1", u.Token, "id")
@@ -220,8 +227,8 @@ func TestPagesRefuseBadCursorsAndLimits(t *testing.T) {
 		requireStatus(t, r, http.StatusBadRequest)
 		require.Contains(t, string(r.Body), "cursor", p)
 	}
-	for _, p := range []string{prj + "/cards?limit=0", prj + "/cards?limit=1001", "/api-tokens?limit=0", "/api-tokens?limit=201",
-		"/notifications?limit=201", "/api-tokens?limit=many"} {
+	for _, p := range []string{prj + "/cards?limit=0", prj + "/cards?limit=1001", "/api-tokens?limit=0",
+		"/api-tokens?limit=201", "/notifications?limit=201", "/api-tokens?limit=many"} {
 		r := e.do("GET", p, u.Token, nil)
 		requireStatus(t, r, http.StatusBadRequest)
 		require.Contains(t, string(r.Body), "limit", p)
@@ -301,17 +308,21 @@ func TestPagesMCPTools(t *testing.T) {
 	first := toolOK[ProjectsOut](t, cs, "list_projects", wsArgs(w.ann, map[string]any{"limit": 2}))
 	require.Len(t, first.Projects, 2)
 	require.NotEmpty(t, first.NextCursor)
-	last := toolOK[ProjectsOut](t, cs, "list_projects", wsArgs(w.ann, map[string]any{"limit": 2, "cursor": first.NextCursor}))
+	last := toolOK[ProjectsOut](t, cs, "list_projects", wsArgs(w.ann, map[string]any{"limit": 2,
+		"cursor": first.NextCursor}))
 	require.Len(t, last.Projects, 1)
 	require.Empty(t, last.NextCursor)
 	require.Equal(t, "Third", last.Projects[0].Name)
-	require.Contains(t, toolErr(t, cs, "list_projects", wsArgs(w.ann, map[string]any{"cursor": "nope"})), "cursor: invalid")
+	require.Contains(t, toolErr(t, cs, "list_projects", wsArgs(w.ann, map[string]any{"cursor": "nope"})),
+		"cursor: invalid")
 
 	e.card(w.ann, w.annPrj, w.annCols[1], "Second card")
-	cards := toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj), "limit": 1}))
+	cards := toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj),
+		"limit": 1}))
 	require.Len(t, cards.Cards, 1)
 	require.True(t, cards.Truncated)
-	cards = toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj), "limit": 2}))
+	cards = toolOK[CardsOut](t, cs, "list_cards", wsArgs(w.ann, map[string]any{"projectId": path.Base(w.annPrj),
+		"limit": 2}))
 	require.Len(t, cards.Cards, 2)
 	require.False(t, cards.Truncated)
 }

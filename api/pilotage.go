@@ -18,8 +18,9 @@ const pathPilotage = pathWorkspace + "/pilotage"
 // No pilotage operation changes tenancy.
 var (
 	pilotageRead   = Requires{Scope: auth.ScopePilotageRead, WSRole: "member", PilotageRole: "viewer", KeepsTenancy: true}
-	pilotageReview = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer", KeepsTenancy: true}
-	pilotageOwner  = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
+	pilotageReview = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "reviewer",
+		KeepsTenancy: true}
+	pilotageOwner = Requires{Scope: auth.ScopePilotageWrite, WSRole: "member", PilotageRole: "owner", KeepsTenancy: true}
 )
 
 // PilotagePath names a pilotage record.
@@ -47,8 +48,9 @@ type PilotageMissionOut struct {
 }
 
 func pilotageMissionOut(m db.PilotageMission) PilotageMissionOut {
-	return PilotageMissionOut{ID: m.ID, Objective: m.Objective, Module: m.Module, Status: m.Status, BlockedReason: m.BlockedReason,
-		Audit: Audit{CreatedAt: m.CreatedAt, CreatedBy: m.CreatedBy, UpdatedAt: m.UpdatedAt, UpdatedBy: m.UpdatedBy}}
+	return PilotageMissionOut{ID: m.ID, Objective: m.Objective, Module: m.Module, Status: m.Status,
+		BlockedReason: m.BlockedReason, Audit: Audit{CreatedAt: m.CreatedAt, CreatedBy: m.CreatedBy, UpdatedAt: m.UpdatedAt,
+			UpdatedBy: m.UpdatedBy}}
 }
 
 // PilotagePriorityOut is a pilotage priority.
@@ -77,8 +79,9 @@ type PilotageTodoOut struct {
 }
 
 func pilotageTodoOut(t db.PilotageTodo) PilotageTodoOut {
-	return PilotageTodoOut{ID: t.ID, Label: t.Label, MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate,
-		Audit: Audit{CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy, UpdatedAt: t.UpdatedAt, UpdatedBy: t.UpdatedBy}}
+	return PilotageTodoOut{ID: t.ID, Label: t.Label, MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status,
+		DueDate: t.DueDate, Audit: Audit{CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy, UpdatedAt: t.UpdatedAt,
+			UpdatedBy: t.UpdatedBy}}
 }
 
 // PilotageDecisionOut is a pilotage decision.
@@ -136,9 +139,10 @@ type PilotageActionOut struct {
 }
 
 func pilotageActionOut(a db.PilotageAction) PilotageActionOut {
-	out := PilotageActionOut{ID: a.ID, ActionType: a.ActionType, Explanation: a.Explanation, Status: a.Status, Payload: a.Payload,
-		ProposedBy: a.ProposedBy, AgentMissionID: a.AgentMissionID, ReviewedBy: a.ReviewedBy, ReviewedAt: a.ReviewedAt,
-		ReviewReason: a.ReviewReason, AppliedBy: a.AppliedBy, AppliedAt: a.AppliedAt, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	out := PilotageActionOut{ID: a.ID, ActionType: a.ActionType, Explanation: a.Explanation, Status: a.Status,
+		Payload: a.Payload, ProposedBy: a.ProposedBy, AgentMissionID: a.AgentMissionID, ReviewedBy: a.ReviewedBy,
+		ReviewedAt: a.ReviewedAt, ReviewReason: a.ReviewReason, AppliedBy: a.AppliedBy, AppliedAt: a.AppliedAt,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if len(a.Result) > 0 {
 		var r ActionResultOut
 		if json.Unmarshal(a.Result, &r) == nil {
@@ -158,63 +162,72 @@ func (s pilotageOps) registerPilotage() {
 
 	register(s.Server, huma.Operation{OperationID: "pilotage-state", Method: http.MethodGet, Path: pathPilotage + "/state",
 		Summary: "Read the cockpit's state", Tags: tags,
-		Description: "One consistent snapshot of the workspace's missions, active priorities, todos, decisions and active documents. " +
-			"`profile` selects (pilotage: everything; execution: missions in progress or blocked and open todos; revue: decisions of " +
-			"this cycle and missions and todos done this cycle), `intent` orders and trims (see docs/pilotage.md), `detailLevel` " +
-			"sets the fields (minimal: id, objective/label/title and status; standard: the record's fields; detailed: also createdAt, " +
-			"createdBy, updatedAt, updatedBy). `cycle` is the ISO week."},
+		Description: "One consistent snapshot of the workspace's missions, active priorities, todos, decisions and active " +
+			"documents. `profile` selects (pilotage: everything; execution: missions in progress or blocked and open todos; " +
+			"revue: decisions of this cycle and missions and todos done this cycle), `intent` orders and trims (see " +
+			"docs/pilotage.md), `detailLevel` sets the fields (minimal: id, objective/label/title and status; standard: the " +
+			"record's fields; detailed: also createdAt, createdBy, updatedAt, updatedBy). `cycle` is the ISO week."},
 		pilotageRead, s.getPilotageState)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-dashboard", Method: http.MethodGet, Path: pathPilotage + "/dashboard",
-		Summary: "Read the consolidated cockpit", Tags: tags,
-		Description: "Counts by status (missions, todos with overdue, actions), blocked missions with their reasons, overdue and open " +
-			"todos (soonest due first, at most 100), pending actions (suggested and approved, oldest first, at most 100) and the " +
-			"decisions of this cycle. Five queries in one snapshot, whatever the workspace's size."},
+	register(s.Server, huma.Operation{OperationID: "pilotage-dashboard", Method: http.MethodGet,
+		Path: pathPilotage + "/dashboard", Summary: "Read the consolidated cockpit", Tags: tags,
+		Description: "Counts by status (missions, todos with overdue, actions), blocked missions with their reasons, " +
+			"overdue and open todos (soonest due first, at most 100), pending actions (suggested and approved, oldest first, " +
+			"at most 100) and the decisions of this cycle. Five queries in one snapshot, whatever the workspace's size."},
 		pilotageRead, s.getPilotageDashboard)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-portfolio", Method: http.MethodGet, Path: pathPilotage + "/portfolio",
-		Summary: "Summarise the workspace's projects for the cockpit", Tags: tags,
-		Description: "Per project, what GET …/projects/portfolio gives (cards by column and priority, overdue cards, checklist " +
-			"progress, deadline) plus each column's type (todo: the first, done: the last, in_progress: the others), cards by " +
-			"status (by column type; archived apart), progress (done cards among active ones, %) and the last activity. " +
-			"Two queries in one snapshot (one pass over the cards), whatever the number of projects and cards."},
+	register(s.Server, huma.Operation{OperationID: "pilotage-portfolio", Method: http.MethodGet,
+		Path: pathPilotage + "/portfolio", Summary: "Summarise the workspace's projects for the cockpit", Tags: tags,
+		Description: "Per project, what GET …/projects/portfolio gives (cards by column and priority, overdue cards, " +
+			"checklist progress, deadline) plus each column's type (todo: the first, done: the last, in_progress: the " +
+			"others), cards by status (by column type; archived apart), progress (done cards among active ones, %) and the " +
+			"last activity. Two queries in one snapshot (one pass over the cards), whatever the number of projects and cards."},
 		pilotageRead, s.getPilotagePortfolio)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet, Path: pathPilotage + "/history",
-		Summary: "Page through the cockpit's history", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet,
+		Path: pathPilotage + "/history", Summary: "Page through the cockpit's history", Tags: tags,
 		Description: "Every change of a pilotage record or proposed action, newest first: who (`actorId`), when (`at`), what " +
-			"(`recordType`, `recordId`, `change`) and `data` (the created record's fields, an update's {field: {from, to}}, a review's " +
-			"status and reason, an apply's result). Pass `nextCursor` as `before` for the next page; `since` and `recordType` filter."},
+			"(`recordType`, `recordId`, `change`) and `data` (the created record's fields, an update's {field: {from, to}}, a " +
+			"review's status and reason, an apply's result). Pass `nextCursor` as `before` for the next page; `since` and " +
+			"`recordType` filter."},
 		pilotageRead, s.getPilotageHistory)
 
 	records := []record{
 		{noun: "mission", plural: "missions", path: "/missions",
-			create: "`objective` required; `status` defaults to to_launch; `blockedReason` is required when the status is blocked and refused otherwise.",
-			update: "Any subset of objective, module, status, blockedReason. A blocked mission needs a reason (at most 200 characters); " +
-				"leaving blocked clears it. Transitions between statuses are free."},
+			create: "`objective` required; `status` defaults to to_launch; `blockedReason` is required when the status is " +
+				"blocked and refused otherwise.",
+			update: "Any subset of objective, module, status, blockedReason. A blocked mission needs a reason (at most 200 " +
+				"characters); leaving blocked clears it. Transitions between statuses are free."},
 		{noun: "priority", plural: "priorities", path: "/priorities",
 			create: "`label` required; a priority is active unless `active` is false.",
 			update: "Any subset of label, module, active."},
 		{noun: "todo", plural: "todos", path: "/todos",
-			create: "`label` required; `missionId` and `priorityId` must name records of this workspace (404 otherwise); `status` defaults to todo.",
+			create: "`label` required; `missionId` and `priorityId` must name records of this workspace (404 otherwise); " +
+				"`status` defaults to todo.",
 			update: "Any subset of label, status, missionId, priorityId, dueDate; null clears missionId, priorityId and dueDate."},
-		{noun: "decision", plural: "decisions", path: "/decisions", create: "`title` required.", update: "Any subset of title, impact."},
-		{noun: "active document", plural: "active documents", path: "/docs", create: "`title` required; `sourceType` defaults to product.",
+		{noun: "decision", plural: "decisions", path: "/decisions", create: "`title` required.", update: "Any subset of " +
+			"title, impact."},
+		{noun: "active document", plural: "active documents", path: "/docs", create: "`title` required; `sourceType` " +
+			"defaults to product.",
 			update: "Any subset of title, owner, sourceType."},
 	}
 	id := func(r record, verb string) string {
-		n := map[string]string{"/missions": "missions", "/priorities": "priorities", "/todos": "todos", "/decisions": "decisions", "/docs": "docs"}[r.path]
+		n := map[string]string{"/missions": "missions", "/priorities": "priorities", "/todos": "todos",
+			"/decisions": "decisions", "/docs": "docs"}[r.path]
 		return "pilotage-" + n + "-" + verb
 	}
 	for _, r := range records {
 		createOp := huma.Operation{OperationID: id(r, "create"), Method: http.MethodPost, Path: pathPilotage + r.path,
-			Summary: "Create a " + r.noun, Tags: tags, DefaultStatus: http.StatusCreated, Description: r.create + " Recorded in the history."}
+			Summary: "Create a " + r.noun, Tags: tags, DefaultStatus: http.StatusCreated,
+			Description: r.create + " Recorded in the history."}
 		listOp := huma.Operation{OperationID: id(r, "list"), Method: http.MethodGet, Path: pathPilotage + r.path,
 			Summary: "List the workspace's " + r.plural, Tags: tags, Description: "In creation order."}
-		updateOp := huma.Operation{OperationID: id(r, "update"), Method: http.MethodPatch, Path: pathPilotage + r.path + "/{id}",
-			Summary: "Update a " + r.noun, Tags: tags, Description: r.update + " Recorded in the history with the changed fields."}
-		deleteOp := huma.Operation{OperationID: id(r, "delete"), Method: http.MethodDelete, Path: pathPilotage + r.path + "/{id}",
-			Summary: "Delete a " + r.noun, Tags: tags, Description: "Recorded in the history with the deleted record's fields."}
+		updateOp := huma.Operation{OperationID: id(r, "update"), Method: http.MethodPatch,
+			Path: pathPilotage + r.path + "/{id}", Summary: "Update a " + r.noun, Tags: tags,
+			Description: r.update + " Recorded in the history with the changed fields."}
+		deleteOp := huma.Operation{OperationID: id(r, "delete"), Method: http.MethodDelete,
+			Path: pathPilotage + r.path + "/{id}", Summary: "Delete a " + r.noun, Tags: tags, Description: "Recorded in the " +
+				"history with the deleted record's fields."}
 		switch r.path {
 		case "/missions":
 			register(s.Server, createOp, pilotageOwner, s.createPilotageMission)
@@ -246,34 +259,36 @@ func (s pilotageOps) registerPilotage() {
 		}
 	}
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-actions-propose", Method: http.MethodPost, Path: pathPilotage + "/actions/propose",
-		Summary: "Propose an action", Tags: tags, DefaultStatus: http.StatusCreated,
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-propose", Method: http.MethodPost,
+		Path: pathPilotage + "/actions/propose", Summary: "Propose an action", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Stored as `suggested`. Any `actionType` may be proposed; for the types apply knows (create_todo, " +
 			"update_mission_status, create_decision, create_card, move_card) the payload is checked now (docs/pilotage.md lists " +
 			"their fields). Agents propose through their `propose_pilotage_action` tool. Needs the pilotage reviewer role."},
 		pilotageReview, s.proposePilotageAction)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-actions-list", Method: http.MethodGet, Path: pathPilotage + "/actions",
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-list", Method: http.MethodGet,
+		Path:    pathPilotage + "/actions",
 		Summary: "List proposed actions", Tags: tags, Description: "Newest first, of one `status` when given."},
 		pilotageRead, s.listPilotageActions)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-actions-get", Method: http.MethodGet, Path: pathPilotage + "/actions/{id}",
-		Summary: "Get a proposed action", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-get", Method: http.MethodGet,
+		Path: pathPilotage + "/actions/{id}", Summary: "Get a proposed action", Tags: tags},
 		pilotageRead, s.getPilotageAction)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-actions-review", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/review",
-		Summary: "Approve or reject a suggested action", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "`approved` true moves suggested -> approved, false suggested -> rejected; `reason` (at most 200 characters) " +
-			"is stored. Only a suggested action can be reviewed: any other answers 409, so of concurrent reviews exactly one wins. " +
-			"Needs the pilotage reviewer role."},
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-review", Method: http.MethodPost,
+		Path: pathPilotage + "/actions/{id}/review", Summary: "Approve or reject a suggested action", Tags: tags,
+		Errors: []int{http.StatusConflict},
+		Description: "`approved` true moves suggested -> approved, false suggested -> rejected; `reason` (at most 200 " +
+			"characters) is stored. Only a suggested action can be reviewed: any other answers 409, so of concurrent reviews " +
+			"exactly one wins. Needs the pilotage reviewer role."},
 		pilotageReview, s.reviewPilotageAction)
 
-	register(s.Server, huma.Operation{OperationID: "pilotage-actions-apply", Method: http.MethodPost, Path: pathPilotage + "/actions/{id}/apply",
-		Summary: "Apply an approved action", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Moves approved -> applied and performs the action through the store in the same transaction (a card " +
-			"created or moved records its activity and notifies as any other). Only an approved action can be applied: any other " +
-			"answers 409, so of concurrent applies exactly one wins. An unknown action type is applied with no effect; `result.effect` " +
-			"is then false. When the effect fails (its mission was deleted…) the action stays approved and the effect's error is " +
-			"answered. Needs the pilotage owner role."},
+	register(s.Server, huma.Operation{OperationID: "pilotage-actions-apply", Method: http.MethodPost,
+		Path: pathPilotage + "/actions/{id}/apply", Summary: "Apply an approved action", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "Moves approved -> applied and performs the action through the " +
+			"store in the same transaction (a card created or moved records its activity and notifies as any other). Only an " +
+			"approved action can be applied: any other answers 409, so of concurrent applies exactly one wins. An unknown " +
+			"action type is applied with no effect; `result.effect` is then false. When the effect fails (its mission was " +
+			"deleted…) the action stays approved and the effect's error is answered. Needs the pilotage owner role."},
 		pilotageOwner, s.applyPilotageAction)
 }

@@ -59,7 +59,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 	require.NoError(b, err)
 	eng := engines.New(dbPool, riverClient, engines.Options{})
 	h := New(eng, testSigner(testJWTSecret, 7*24*time.Hour), billing.Local{PublicURL: "http://pilot.test"},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
+		slog.New(slog.NewTextHandler(io.Discard, nil)), Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000,
+			RegisterRateLimit: 1000})
 
 	// One workspace per client, each of 200 projects and 50,000 cards.
 	type tenant struct{ base, token string }
@@ -74,7 +75,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 	}
 	var cards int
 	require.NoError(b, dbPool.QueryRow(ctx, `SELECT count(*) FROM cards`).Scan(&cards))
-	b.Logf("seeded %d workspaces of %d projects, %d cards in all, in %s", len(tenants), benchProjects, cards, time.Since(seedStart).Round(time.Second))
+	b.Logf("seeded %d workspaces of %d projects, %d cards in all, in %s", len(tenants), benchProjects, cards,
+		time.Since(seedStart).Round(time.Second))
 	// As the worker's periodic fold leaves the per-column counts: one row per column.
 	_, err = eng.Board.FoldColumnCounts(ctx)
 	require.NoError(b, err)
@@ -91,7 +93,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 				name    string
 				clients int
 				own     bool // each client reads its own workspace
-			}{{"1 client", 1, false}, {"8 clients, one workspace", benchClients, false}, {"8 clients, 8 workspaces", benchClients, true}} {
+			}{{"1 client", 1, false}, {"8 clients, one workspace", benchClients, false}, {"8 clients, 8 workspaces",
+				benchClients, true}} {
 				n := benchSerial
 				if shape.clients > 1 {
 					n = benchRequests
@@ -122,7 +125,8 @@ func BenchmarkPilotageReads(b *testing.B) {
 
 // benchLoad warms up, then sends n GETs from clients goroutines, client i sending the path and token
 // that target gives it, and answers each request's latency.
-func benchLoad(b *testing.B, h http.Handler, target func(client int) (path, token string), clients, n int) []time.Duration {
+func benchLoad(b *testing.B, h http.Handler,
+	target func(client int) (path, token string), clients, n int) []time.Duration {
 	one := func(client int) time.Duration {
 		path, token := target(client)
 		r := httptest.NewRequestWithContext(context.Background(), http.MethodGet, path, http.NoBody)
@@ -172,7 +176,8 @@ func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 		doc := transfer.TransferDoc{Version: 1, Project: transfer.TransferProject{Name: fmt.Sprintf("Project %03d", p)},
 			Columns: []transfer.TransferColumn{{Name: "To do"}, {Name: "Doing"}, {Name: "Review"}, {Name: "Done"}}}
 		for c := range perProject - 1 {
-			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4, Priority: string(board.Priorities[c%3]), Archived: c%25 == 0}
+			card := transfer.TransferCard{Title: fmt.Sprintf("Card %d", c), ColumnIndex: c % 4,
+				Priority: string(board.Priorities[c%3]), Archived: c%25 == 0}
 			switch c % 5 {
 			case 0:
 				card.DueDate = &past
@@ -186,12 +191,14 @@ func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 		}
 		prj, err := eng.Transfer.Import(ctx, ws, actor, doc)
 		require.NoError(b, err)
-		_, err = eng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "Live card"})
+		_, err = eng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor,
+			Title: "Live card"})
 		require.NoError(b, err)
 	}
 	var missions, priorities []string
 	for i := range 50 {
-		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("Mission %d", i), Status: pilotage.PilotageMissionStatuses[i%4]}
+		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("Mission %d", i),
+			Status: pilotage.PilotageMissionStatuses[i%4]}
 		if in.Status == "blocked" {
 			r := "waiting"
 			in.BlockedReason = &r
@@ -201,7 +208,8 @@ func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 		missions = append(missions, m.ID)
 	}
 	for i := range 20 {
-		p, err := eng.Pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Priority %d", i)})
+		p, err := eng.Pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: ws, ActorID: actor,
+			Label: fmt.Sprintf("Priority %d", i)})
 		require.NoError(b, err)
 		priorities = append(priorities, p.ID)
 	}
@@ -210,17 +218,19 @@ func seedPilotageBench(b testing.TB, eng *engines.Engines, ws, actor string) {
 		if i%2 == 0 {
 			due = future
 		}
-		_, err := eng.Pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("Todo %d", i),
-			Status: pilotage.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)], PriorityID: &priorities[i%len(priorities)], DueDate: &due})
+		_, err := eng.Pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor,
+			Label: fmt.Sprintf("Todo %d", i), Status: pilotage.PilotageTodoStatuses[i%4], MissionID: &missions[i%len(missions)],
+			PriorityID: &priorities[i%len(priorities)], DueDate: &due})
 		require.NoError(b, err)
 	}
 	for i := range 60 {
-		_, err := eng.Pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("Decision %d", i)})
+		_, err := eng.Pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor,
+			Title: fmt.Sprintf("Decision %d", i)})
 		require.NoError(b, err)
 	}
 	for i := range 150 {
-		a, err := eng.Pilotage.ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor, ActionType: "note",
-			Explanation: fmt.Sprintf("Action %d", i)})
+		a, err := eng.Pilotage.ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: ws, ActorID: actor,
+			ActionType: "note", Explanation: fmt.Sprintf("Action %d", i)})
 		require.NoError(b, err)
 		if i%3 == 0 {
 			_, err = eng.Pilotage.ReviewAction(ctx, db.RecordEdit{WorkspaceID: ws, ID: a.ID, ActorID: actor}, true, nil)

@@ -76,7 +76,8 @@ func atDetail[T any](rows []T, fields func(T) map[string]any, kind, level string
 	return res
 }
 
-func withAudit(m map[string]any, createdAt time.Time, createdBy string, updatedAt time.Time, updatedBy string) map[string]any {
+func withAudit(m map[string]any, createdAt time.Time, createdBy string, updatedAt time.Time,
+	updatedBy string) map[string]any {
 	m["createdAt"], m["createdBy"], m["updatedAt"], m["updatedBy"] = createdAt, createdBy, updatedAt, updatedBy
 	return m
 }
@@ -98,7 +99,8 @@ func todoFields(t db.PilotageTodo) map[string]any {
 }
 
 func decisionFields(d db.PilotageDecision) map[string]any {
-	return withAudit(map[string]any{"id": d.ID, "title": d.Title, "impact": d.Impact}, d.CreatedAt, d.CreatedBy, d.UpdatedAt, d.UpdatedBy)
+	return withAudit(map[string]any{"id": d.ID, "title": d.Title, "impact": d.Impact}, d.CreatedAt, d.CreatedBy,
+		d.UpdatedAt, d.UpdatedBy)
 }
 
 func docFields(d db.PilotageDoc) map[string]any {
@@ -117,8 +119,8 @@ func (s pilotageOps) getPilotageState(ctx context.Context, in *PilotageStateInpu
 		uc.Intent = &in.Intent
 	}
 	lvl := in.DetailLevel
-	return &Output[PilotageStateOut]{Body: PilotageStateOut{Cycle: st.Cycle, ContractVersion: pilotage.PilotageContractVersion,
-		Missions:         atDetail(st.Missions, missionFields, "mission", lvl),
+	return &Output[PilotageStateOut]{Body: PilotageStateOut{Cycle: st.Cycle,
+		ContractVersion: pilotage.PilotageContractVersion, Missions: atDetail(st.Missions, missionFields, "mission", lvl),
 		ActivePriorities: atDetail(st.ActivePriorities, priorityFields, "priority", lvl),
 		Todos:            atDetail(st.Todos, todoFields, "todo", lvl),
 		Decisions:        atDetail(st.Decisions, decisionFields, "decision", lvl),
@@ -178,7 +180,8 @@ func mapAll[T, O any](rows []T, f func(T) O) []O {
 	return out
 }
 
-func (s pilotageOps) getPilotageDashboard(ctx context.Context, _ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
+func (s pilotageOps) getPilotageDashboard(ctx context.Context,
+	_ *WorkspacePath) (*Output[PilotageDashboardOut], error) {
 	d, err := s.pilotage.DashboardFor(ctx, accessFrom(ctx).WorkspaceID, time.Now())
 	if err != nil {
 		return nil, fail(err)
@@ -186,9 +189,10 @@ func (s pilotageOps) getPilotageDashboard(ctx context.Context, _ *WorkspacePath)
 	m, t, a := d.Counts["mission"], d.Counts["todo"], d.Counts["action"]
 	return &Output[PilotageDashboardOut]{Body: PilotageDashboardOut{Cycle: d.Cycle, CycleStartsAt: d.CycleStartsAt,
 		Counts: DashboardCountsOut{
-			Missions: MissionCountsOut{ToLaunch: m["to_launch"], InProgress: m["in_progress"], Blocked: m["blocked"], Done: m["done"]},
-			Todos:    TodoCountsOut{Todo: t["todo"], InProgress: t["in_progress"], Blocked: t["blocked"], Done: t["done"], Overdue: t["overdue"]},
-			Actions:  ActionCountsOut{Suggested: a["suggested"], Approved: a["approved"], Rejected: a["rejected"], Applied: a["applied"]},
+			Missions: MissionCountsOut{ToLaunch: m["to_launch"], InProgress: m["in_progress"], Blocked: m["blocked"],
+				Done: m["done"]}, Todos: TodoCountsOut{Todo: t["todo"], InProgress: t["in_progress"], Blocked: t["blocked"],
+				Done: t["done"], Overdue: t["overdue"]}, Actions: ActionCountsOut{Suggested: a["suggested"],
+				Approved: a["approved"], Rejected: a["rejected"], Applied: a["applied"]},
 		},
 		BlockedMissions: mapAll(d.BlockedMissions, pilotageMissionOut), OverdueTodos: mapAll(d.OverdueTodos, pilotageTodoOut),
 		OpenTodos: mapAll(d.OpenTodos, pilotageTodoOut), PendingActions: mapAll(d.PendingActions, pilotageActionOut),
@@ -233,15 +237,16 @@ func pilotagePortfolioOut(p pilotage.PilotagePortfolioProject) PilotagePortfolio
 	for i, c := range base.CardsByColumn {
 		cols[i] = PilotageColumnOut{ColumnID: c.ColumnID, Name: c.Name, Type: p.ColumnTypes[i], Count: c.Count}
 	}
-	return PilotagePortfolioProjectOut{ProjectID: base.ProjectID, Name: base.Name, Deadline: base.Deadline, DaysLeft: base.DaysLeft,
-		CardCount: base.CardCount, CardsByColumn: cols,
+	return PilotagePortfolioProjectOut{ProjectID: base.ProjectID, Name: base.Name, Deadline: base.Deadline,
+		DaysLeft: base.DaysLeft, CardCount: base.CardCount, CardsByColumn: cols,
 		CardsByStatus: CardStatusCountsOut{Todo: p.CardsByStatus["todo"], InProgress: p.CardsByStatus["in_progress"],
 			Done: p.CardsByStatus["done"], Archived: p.CardsByStatus["archived"]},
 		CardsByPriority: base.CardsByPriority, Overdue: base.Overdue, Progress: p.Progress, Checklist: base.Checklist,
 		LastActivityAt: p.LastActivityAt}
 }
 
-func (s pilotageOps) getPilotagePortfolio(ctx context.Context, _ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
+func (s pilotageOps) getPilotagePortfolio(ctx context.Context,
+	_ *WorkspacePath) (*Output[[]PilotagePortfolioProjectOut], error) {
 	return listOf(pilotagePortfolioOut)(s.pilotage.CockpitPortfolio(ctx, accessFrom(ctx).WorkspaceID, time.Now()))
 }
 
@@ -271,7 +276,8 @@ type PilotageHistoryOut struct {
 	NextCursor *string           `json:"nextCursor" nullable:"true" doc:"Pass as before for the next page; null on the last page"`
 }
 
-func (s pilotageOps) getPilotageHistory(ctx context.Context, in *PilotageHistoryInput) (*Output[PilotageHistoryOut], error) {
+func (s pilotageOps) getPilotageHistory(ctx context.Context,
+	in *PilotageHistoryInput) (*Output[PilotageHistoryOut], error) {
 	hq := pilotage.PilotageHistoryQuery{Limit: in.Limit + 1}
 	if in.Before != "" {
 		if !isUUID(in.Before) {
@@ -296,8 +302,8 @@ func (s pilotageOps) getPilotageHistory(ctx context.Context, in *PilotageHistory
 		out.NextCursor = &next
 	}
 	for _, r := range rows {
-		out.Items = append(out.Items, HistoryEntryOut{ID: r.ID, RecordType: r.RecordType, RecordID: r.RecordID, Change: r.Change,
-			ActorID: r.ActorID, Data: r.Data, At: r.CreatedAt})
+		out.Items = append(out.Items, HistoryEntryOut{ID: r.ID, RecordType: r.RecordType, RecordID: r.RecordID,
+			Change: r.Change, ActorID: r.ActorID, Data: r.Data, At: r.CreatedAt})
 	}
 	return &Output[PilotageHistoryOut]{Body: out}, nil
 }

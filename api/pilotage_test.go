@@ -36,7 +36,8 @@ func plCreate(e *testEnv, token, path string, body any) string {
 // plSetStamp moves a record's timestamps into the past (tests of cycles and ordering).
 func plSetStamp(e *testEnv, table, id string, at time.Time) {
 	e.t.Helper()
-	_, err := e.pool.Exec(context.Background(), `UPDATE `+table+` SET created_at = $2, updated_at = $2 WHERE id = $1`, id, at)
+	_, err := e.pool.Exec(context.Background(), `UPDATE `+table+` SET created_at = $2, updated_at = $2 WHERE id = $1`, id,
+		at)
 	require.NoError(e.t, err)
 }
 
@@ -70,11 +71,14 @@ func TestPilotageMissionsCRUDAndBlockedReason(t *testing.T) {
 		requireStatus(t, r, http.StatusBadRequest)
 		require.Contains(t, decode[ErrorBody](t, r).Message, tc.field, "%v", tc.body)
 	}
-	requireStatus(t, e.do("POST", p, ann.Token, map[string]any{"objective": "x", "status": "blocked"}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", p, ann.Token, map[string]any{"objective": "x", "status": "done", "blockedReason": "no"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", p, ann.Token, map[string]any{"objective": "x", "status": "blocked"}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", p, ann.Token, map[string]any{"objective": "x", "status": "done", "blockedReason": "no"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", p, ann.Token, map[string]any{"module": "x"}), http.StatusBadRequest)
 
-	r = e.do("PATCH", p+"/"+m.ID, ann.Token, map[string]any{"status": "blocked", "blockedReason": strings.Repeat("r", 200)})
+	r = e.do("PATCH", p+"/"+m.ID, ann.Token, map[string]any{"status": "blocked", "blockedReason": strings.Repeat("r",
+		200)})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, strings.Repeat("r", 200), *decode[PilotageMissionOut](t, r).BlockedReason)
 	// Staying blocked: the reason may change but not be cleared.
@@ -112,10 +116,11 @@ func TestPilotageOtherRecordsCRUD(t *testing.T) {
 	require.True(t, pr.Active)
 	r = e.do("PATCH", base+"/priorities/"+pr.ID, ann.Token, map[string]any{"active": false, "label": "Retention Q3"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, PilotagePriorityOut{ID: pr.ID, Label: "Retention Q3", Module: "growth", Active: false, Audit: decode[PilotagePriorityOut](t, r).Audit},
-		decode[PilotagePriorityOut](t, r))
+	require.Equal(t, PilotagePriorityOut{ID: pr.ID, Label: "Retention Q3", Module: "growth", Active: false,
+		Audit: decode[PilotagePriorityOut](t, r).Audit}, decode[PilotagePriorityOut](t, r))
 	requireStatus(t, e.do("POST", base+"/priorities", ann.Token, map[string]any{"label": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", base+"/priorities", ann.Token, map[string]any{"label": "x", "module": strings.Repeat("m", 101)}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", base+"/priorities", ann.Token, map[string]any{"label": "x", "module": strings.Repeat("m",
+		101)}), http.StatusBadRequest)
 
 	// Decisions.
 	r = e.do("POST", base+"/decisions", ann.Token, map[string]any{"title": "Drop IE11", "impact": "smaller bundle"})
@@ -140,13 +145,14 @@ func TestPilotageOtherRecordsCRUD(t *testing.T) {
 
 	// Todos, linked to a mission and a priority of the workspace.
 	mission := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Ship"})
-	r = e.do("POST", base+"/todos", ann.Token, map[string]any{"label": "Write docs", "missionId": mission, "priorityId": pr.ID,
-		"dueDate": "2030-01-02T00:00:00Z"})
+	r = e.do("POST", base+"/todos", ann.Token, map[string]any{"label": "Write docs", "missionId": mission,
+		"priorityId": pr.ID, "dueDate": "2030-01-02T00:00:00Z"})
 	requireStatus(t, r, http.StatusCreated)
 	todo := decode[PilotageTodoOut](t, r)
 	require.Equal(t, "todo", todo.Status)
 	require.Equal(t, mission, *todo.MissionID)
-	r = e.do("PATCH", base+"/todos/"+todo.ID, ann.Token, map[string]any{"status": "done", "priorityId": nil, "dueDate": nil})
+	r = e.do("PATCH", base+"/todos/"+todo.ID, ann.Token, map[string]any{"status": "done", "priorityId": nil,
+		"dueDate": nil})
 	requireStatus(t, r, http.StatusOK)
 	todo = decode[PilotageTodoOut](t, r)
 	require.Equal(t, "done", todo.Status)
@@ -199,8 +205,10 @@ func TestPilotageTodoRefsStayInTheWorkspace(t *testing.T) {
 	}
 	todo := plCreate(e, ann.Token, base, map[string]any{"label": "x"})
 	requireStatus(t, e.do("PATCH", base+"/"+todo, ann.Token, map[string]any{"missionId": bobMission}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", base+"/"+todo, ann.Token, map[string]any{"priorityId": bobPriority}), http.StatusNotFound)
-	require.Equal(t, 0, e.count(`SELECT count(*) FROM pilotage_todos WHERE mission_id IS NOT NULL OR priority_id IS NOT NULL`))
+	requireStatus(t, e.do("PATCH", base+"/"+todo, ann.Token, map[string]any{"priorityId": bobPriority}),
+		http.StatusNotFound)
+	require.Equal(t, 0,
+		e.count(`SELECT count(*) FROM pilotage_todos WHERE mission_id IS NOT NULL OR priority_id IS NOT NULL`))
 }
 
 func TestPilotageHistoryRecordsWhoAndWhenAndPages(t *testing.T) {
@@ -210,11 +218,13 @@ func TestPilotageHistoryRecordsWhoAndWhenAndPages(t *testing.T) {
 	base := plPath(ann)
 	start := time.Now().Add(-time.Second)
 	m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Ship"})
-	requireStatus(t, e.do("PATCH", base+"/missions/"+m, ann.Token, map[string]any{"status": "blocked", "blockedReason": "legal"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", base+"/missions/"+m, ann.Token, map[string]any{"status": "blocked",
+		"blockedReason": "legal"}), http.StatusOK)
 	d := plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "Go"})
 	requireStatus(t, e.do("DELETE", base+"/decisions/"+d, ann.Token, nil), http.StatusOK)
 	a := plCreate(e, ann.Token, base+"/actions/propose", map[string]any{"actionType": "noop", "explanation": "why"})
-	requireStatus(t, e.do("POST", base+"/actions/"+a+"/review", ann.Token, map[string]any{"approved": true, "reason": "fine"}), http.StatusOK)
+	requireStatus(t, e.do("POST", base+"/actions/"+a+"/review", ann.Token, map[string]any{"approved": true,
+		"reason": "fine"}), http.StatusOK)
 	requireStatus(t, e.do("POST", base+"/actions/"+a+"/apply", ann.Token, nil), http.StatusOK)
 
 	r := e.do("GET", base+"/history?limit=3", ann.Token, nil)
@@ -236,9 +246,10 @@ func TestPilotageHistoryRecordsWhoAndWhenAndPages(t *testing.T) {
 		require.True(t, h.At.After(start), "when: %v", h.At)
 		seen = append(seen, h.RecordType+":"+h.Change)
 	}
-	require.Equal(t, []string{"action:applied", "action:reviewed", "action:proposed", "decision:deleted", "decision:created",
-		"mission:updated", "mission:created"}, seen, "newest first")
-	require.JSONEq(t, `{"status":{"from":"to_launch","to":"blocked"},"blockedReason":{"from":null,"to":"legal"}}`, string(all[5].Data))
+	require.Equal(t, []string{"action:applied", "action:reviewed", "action:proposed", "decision:deleted",
+		"decision:created", "mission:updated", "mission:created"}, seen, "newest first")
+	require.JSONEq(t, `{"status":{"from":"to_launch","to":"blocked"},"blockedReason":{"from":null,"to":"legal"}}`,
+		string(all[5].Data))
 	require.JSONEq(t, `{"status":"approved","reason":"fine"}`, string(all[1].Data))
 
 	r = e.do("GET", base+"/history?recordType=mission", ann.Token, nil)
@@ -291,11 +302,13 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 	mDone := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Done this week", "status": "done"})
 	mLaunch := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "To launch"})
 	mProg := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Running", "status": "in_progress"})
-	mBlocked := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Stuck", "status": "blocked", "blockedReason": "legal"})
+	mBlocked := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Stuck", "status": "blocked",
+		"blockedReason": "legal"})
 	pActive := plCreate(e, ann.Token, base+"/priorities", map[string]any{"label": "Active"})
 	plCreate(e, ann.Token, base+"/priorities", map[string]any{"label": "Shelved", "active": false})
 	tLater := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Later", "dueDate": "2031-01-01T00:00:00Z"})
-	tSoon := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Soon", "dueDate": "2030-01-01T00:00:00Z", "priorityId": pActive})
+	tSoon := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Soon", "dueDate": "2030-01-01T00:00:00Z",
+		"priorityId": pActive})
 	tBlocked := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Blocked", "status": "blocked"})
 	tDone := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Done", "status": "done"})
 	dOld := plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "Old"})
@@ -342,7 +355,8 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 	require.Equal(t, "daily_execution", *st.UsageContext.Intent)
 	st = plState(e, ann, "intent=weekly_review")
 	require.NotContains(t, ids(st.Missions), mOld, "unchanged this cycle")
-	require.Equal(t, []string{dNew[5], dNew[4], dNew[3], dNew[2], dNew[1], dNew[0]}, ids(st.Decisions), "this cycle's, newest first")
+	require.Equal(t, []string{dNew[5], dNew[4], dNew[3], dNew[2], dNew[1], dNew[0]}, ids(st.Decisions),
+		"this cycle's, newest first")
 	st = plState(e, ann, "intent=sprint_planning")
 	require.Equal(t, []string{mLaunch, mBlocked, mProg}, ids(st.Missions), "to launch first, done dropped")
 	require.Equal(t, []string{tSoon, tLater, tBlocked}, ids(st.Todos), "prioritised todos first, then by due date")
@@ -362,8 +376,8 @@ func TestPilotageStateProfilesIntentsAndDetail(t *testing.T) {
 	require.Equal(t, []string{"blockedReason", "id", "module", "objective", "status"}, keys(st.Missions[0]))
 	require.Equal(t, []string{"dueDate", "id", "label", "missionId", "priorityId", "status"}, keys(st.Todos[0]))
 	st = plState(e, ann, "detailLevel=detailed")
-	require.Equal(t, []string{"blockedReason", "createdAt", "createdBy", "id", "module", "objective", "status", "updatedAt", "updatedBy"},
-		keys(st.Missions[0]))
+	require.Equal(t, []string{"blockedReason", "createdAt", "createdBy", "id", "module", "objective", "status",
+		"updatedAt", "updatedBy"}, keys(st.Missions[0]))
 	require.Equal(t, ann.ID, st.Missions[0]["createdBy"])
 
 	// Every combination: the detail level's fields, the profile's selection, the intent's trims.
@@ -445,7 +459,8 @@ func TestPilotageReadsAreOneSnapshotOfConstantQueries(t *testing.T) {
 		for _, c := range cols {
 			pfCard(e, ann, prj, c, map[string]any{"title": "c", "dueDate": "2020-01-01T00:00:00Z"})
 		}
-		m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "m", "status": "blocked", "blockedReason": "r"})
+		m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "m", "status": "blocked",
+			"blockedReason": "r"})
 		plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "t", "missionId": m, "dueDate": "2020-01-01T00:00:00Z"})
 		plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "d"})
 		plCreate(e, ann.Token, base+"/actions/propose", map[string]any{"actionType": "x", "explanation": "y"})
@@ -462,11 +477,13 @@ func TestPilotageDashboard(t *testing.T) {
 	base := plPath(ann)
 	past := time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339)
 	future := time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)
-	blocked := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Stuck", "status": "blocked", "blockedReason": "vendor"})
+	blocked := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Stuck", "status": "blocked",
+		"blockedReason": "vendor"})
 	plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Run", "status": "in_progress"})
 	plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Later"})
 	overdue := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Late", "dueDate": past})
-	soon := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Soon", "dueDate": future, "status": "in_progress"})
+	soon := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Soon", "dueDate": future,
+		"status": "in_progress"})
 	undated := plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Whenever"})
 	plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "Done late", "dueDate": past, "status": "done"})
 	oldDecision := plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "Old"})
@@ -474,9 +491,11 @@ func TestPilotageDashboard(t *testing.T) {
 	newDecision := plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "New"})
 	sug := plCreate(e, ann.Token, base+"/actions/propose", map[string]any{"actionType": "x", "explanation": "y"})
 	appr := plCreate(e, ann.Token, base+"/actions/propose", map[string]any{"actionType": "x", "explanation": "y"})
-	requireStatus(t, e.do("POST", base+"/actions/"+appr+"/review", ann.Token, map[string]any{"approved": true}), http.StatusOK)
+	requireStatus(t, e.do("POST", base+"/actions/"+appr+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusOK)
 	rej := plCreate(e, ann.Token, base+"/actions/propose", map[string]any{"actionType": "x", "explanation": "y"})
-	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": false}), http.StatusOK)
+	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": false}),
+		http.StatusOK)
 
 	r := e.do("GET", base+"/dashboard", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -526,14 +545,16 @@ func TestPilotagePortfolio(t *testing.T) {
 	require.Equal(t, pfID(alpha), a.ProjectID)
 	require.Equal(t, 4, a.CardCount)
 	require.Equal(t, CardStatusCountsOut{Todo: 1, InProgress: 1, Done: 2, Archived: 1}, a.CardsByStatus)
-	require.Equal(t, []string{"todo", "in_progress", "done"}, mapAll(a.CardsByColumn, func(c PilotageColumnOut) string { return c.Type }))
+	require.Equal(t, []string{"todo", "in_progress", "done"}, mapAll(a.CardsByColumn,
+		func(c PilotageColumnOut) string { return c.Type }))
 	require.Equal(t, []int{1, 1, 2}, mapAll(a.CardsByColumn, func(c PilotageColumnOut) int { return c.Count }))
 	require.Equal(t, 1, a.Overdue, "a late card in the done column is not overdue")
 	require.Equal(t, 50, a.Progress)
 	require.Equal(t, 1, a.CardsByPriority.High)
 	require.NotNil(t, a.LastActivityAt)
 	var last time.Time
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT max(created_at) FROM activities WHERE project_id = $1`, a.ProjectID).Scan(&last))
+	require.NoError(t, e.pool.QueryRow(context.Background(),
+		`SELECT max(created_at) FROM activities WHERE project_id = $1`, a.ProjectID).Scan(&last))
 	require.WithinDuration(t, last, *a.LastActivityAt, time.Millisecond)
 	require.Nil(t, ps[1].LastActivityAt)
 	require.Equal(t, 0, ps[1].Progress)
@@ -565,8 +586,8 @@ func TestPilotageActionStateTable(t *testing.T) {
 	ann := e.register("ann@example.com")
 	base := plPath(ann)
 
-	r := e.do("POST", base+"/actions/propose", ann.Token, map[string]any{"actionType": "create_decision", "explanation": "We agreed",
-		"payload": map[string]any{"title": "Adopt Go 1.26"}})
+	r := e.do("POST", base+"/actions/propose", ann.Token, map[string]any{"actionType": "create_decision",
+		"explanation": "We agreed", "payload": map[string]any{"title": "Adopt Go 1.26"}})
 	requireStatus(t, r, http.StatusCreated)
 	a := decode[PilotageActionOut](t, r)
 	require.Equal(t, "suggested", a.Status)
@@ -582,7 +603,8 @@ func TestPilotageActionStateTable(t *testing.T) {
 	require.Equal(t, "approved", a.Status)
 	require.Equal(t, "ok by me", *a.ReviewReason)
 	require.Equal(t, ann.ID, *a.ReviewedBy)
-	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": false}), http.StatusConflict)
+	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": false}),
+		http.StatusConflict)
 
 	r = e.do("GET", base+"/actions?status=approved", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -598,9 +620,11 @@ func TestPilotageActionStateTable(t *testing.T) {
 	require.NotNil(t, a.AppliedAt)
 	require.True(t, a.Result.Effect)
 	require.Equal(t, "decision", a.Result.RecordType)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_decisions WHERE id = $1 AND title = 'Adopt Go 1.26'`, a.Result.RecordID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_decisions WHERE id = $1 AND title = 'Adopt Go 1.26'`,
+		a.Result.RecordID))
 	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/apply", ann.Token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": true}), http.StatusConflict)
+	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusConflict)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_decisions`), "applied once")
 
 	rej := plAction(e, ann.Token, base, "create_decision", map[string]any{"title": "No"})
@@ -608,10 +632,12 @@ func TestPilotageActionStateTable(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "rejected", decode[PilotageActionOut](t, r).Status)
 	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/apply", ann.Token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": true}), http.StatusConflict)
+	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusConflict)
 
 	requireStatus(t, e.do("POST", base+"/actions/"+db.NewID()+"/apply", ann.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", base+"/actions/"+db.NewID()+"/review", ann.Token, map[string]any{"approved": true}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", base+"/actions/"+db.NewID()+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusNotFound)
 	requireStatus(t, e.do("GET", base+"/actions/"+db.NewID(), ann.Token, nil), http.StatusNotFound)
 	r = e.do("GET", base+"/actions/"+rej, ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -635,13 +661,16 @@ func TestPilotageActionBadInput(t *testing.T) {
 		{map[string]any{"actionType": "x", "explanation": strings.Repeat("e", 501)}, "explanation"},
 		{map[string]any{"actionType": "x"}, "explanation"},
 		{map[string]any{"actionType": "create_todo", "explanation": "y", "payload": map[string]any{}}, "payload.label"},
-		{map[string]any{"actionType": "create_todo", "explanation": "y", "payload": map[string]any{"label": "x", "colour": "red"}}, "payload"},
-		{map[string]any{"actionType": "update_mission_status", "explanation": "y", "payload": map[string]any{"missionId": db.NewID(), "status": "paused"}}, "payload.status"},
-		{map[string]any{"actionType": "update_mission_status", "explanation": "y", "payload": map[string]any{"missionId": db.NewID(), "status": "blocked"}}, "payload.blockedReason"},
-		{map[string]any{"actionType": "create_card", "explanation": "y", "payload": map[string]any{"title": "x"}}, "payload.projectId"},
-		{map[string]any{"actionType": "create_card", "explanation": "y", "payload": map[string]any{"projectId": db.NewID(), "title": "x", "priority": "urgent"}}, "payload.priority"},
-		{map[string]any{"actionType": "move_card", "explanation": "y", "payload": map[string]any{"projectId": db.NewID(), "cardId": db.NewID()}}, "payload.columnId"},
-		{"not json", ""},
+		{map[string]any{"actionType": "create_todo", "explanation": "y", "payload": map[string]any{"label": "x",
+			"colour": "red"}}, "payload"}, {map[string]any{"actionType": "update_mission_status", "explanation": "y",
+			"payload": map[string]any{"missionId": db.NewID(), "status": "paused"}}, "payload.status"},
+		{map[string]any{"actionType": "update_mission_status", "explanation": "y",
+			"payload": map[string]any{"missionId": db.NewID(), "status": "blocked"}}, "payload.blockedReason"},
+		{map[string]any{"actionType": "create_card", "explanation": "y", "payload": map[string]any{"title": "x"}},
+			"payload.projectId"}, {map[string]any{"actionType": "create_card", "explanation": "y",
+			"payload": map[string]any{"projectId": db.NewID(), "title": "x", "priority": "urgent"}}, "payload.priority"},
+		{map[string]any{"actionType": "move_card", "explanation": "y", "payload": map[string]any{"projectId": db.NewID(),
+			"cardId": db.NewID()}}, "payload.columnId"}, {"not json", ""},
 	} {
 		r := e.do("POST", base+"/actions/propose", ann.Token, tc.body)
 		requireStatus(t, r, http.StatusBadRequest)
@@ -656,7 +685,8 @@ func TestPilotageActionBadInput(t *testing.T) {
 		r := e.do("POST", base+"/actions/"+a+"/review", ann.Token, body)
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	r := e.do("POST", base+"/actions/"+a+"/review", ann.Token, map[string]any{"approved": true, "reason": strings.Repeat("r", 201)})
+	r := e.do("POST", base+"/actions/"+a+"/review", ann.Token, map[string]any{"approved": true,
+		"reason": strings.Repeat("r", 201)})
 	require.Contains(t, decode[ErrorBody](t, r).Message, "reason")
 	r = e.do("GET", base+"/actions?status=pending", ann.Token, nil)
 	requireStatus(t, r, http.StatusBadRequest)
@@ -674,7 +704,8 @@ func TestPilotageApplyEffects(t *testing.T) {
 	base := plPath(ann)
 	apply := func(id string) PilotageActionOut {
 		t.Helper()
-		requireStatus(t, e.do("POST", base+"/actions/"+id+"/review", ann.Token, map[string]any{"approved": true}), http.StatusOK)
+		requireStatus(t, e.do("POST", base+"/actions/"+id+"/review", ann.Token, map[string]any{"approved": true}),
+			http.StatusOK)
 		r := e.do("POST", base+"/actions/"+id+"/apply", ann.Token, nil)
 		requireStatus(t, r, http.StatusOK)
 		a := decode[PilotageActionOut](t, r)
@@ -683,27 +714,37 @@ func TestPilotageApplyEffects(t *testing.T) {
 	}
 	mission := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Ship"})
 
-	a := apply(plAction(e, ann.Token, base, "create_todo", map[string]any{"label": "Call legal", "missionId": mission, "status": "in_progress"}))
+	a := apply(plAction(e, ann.Token, base, "create_todo", map[string]any{"label": "Call legal", "missionId": mission,
+		"status": "in_progress"}))
 	require.Equal(t, "todo", a.Result.RecordType)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_todos WHERE id = $1 AND mission_id = $2 AND status = 'in_progress' AND created_by = $3`,
-		a.Result.RecordID, mission, ann.ID))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM pilotage_todos WHERE id = $1 AND mission_id = $2 AND status = 'in_progress' AND created_by = $3`, a.Result.RecordID, mission, ann.ID))
 
-	a = apply(plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": mission, "status": "blocked", "blockedReason": "legal"}))
+	a = apply(plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": mission,
+		"status": "blocked", "blockedReason": "legal"}))
 	require.Equal(t, mission, a.Result.RecordID)
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_missions WHERE id = $1 AND status = 'blocked' AND blocked_reason = 'legal'`, mission))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM pilotage_missions WHERE id = $1 AND status = 'blocked' AND blocked_reason = 'legal'`,
+			mission))
 
 	prj, cols := pfProject(e, ann, "Board", "basic-kanban", nil)
 	before := e.count(`SELECT count(*) FROM activities WHERE card_id IS NOT NULL`)
-	a = apply(plAction(e, ann.Token, base, "create_card", map[string]any{"projectId": pfID(prj), "columnId": cols[1], "title": "From the cockpit", "priority": "high"}))
+	a = apply(plAction(e, ann.Token, base, "create_card", map[string]any{"projectId": pfID(prj), "columnId": cols[1],
+		"title": "From the cockpit", "priority": "high"}))
 	require.Equal(t, "card", a.Result.RecordType)
 	card := a.Result.RecordID
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE id = $1 AND column_id = $2 AND priority = 'high' AND created_by = $3`, card, cols[1], ann.ID))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM cards WHERE id = $1 AND column_id = $2 AND priority = 'high' AND created_by = $3`, card,
+			cols[1], ann.ID))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_created'`, card))
 
-	a = apply(plAction(e, ann.Token, base, "move_card", map[string]any{"projectId": pfID(prj), "cardId": card, "columnId": cols[2]}))
+	a = apply(plAction(e, ann.Token, base, "move_card", map[string]any{"projectId": pfID(prj), "cardId": card,
+		"columnId": cols[2]}))
 	require.Equal(t, card, a.Result.RecordID)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE id = $1 AND column_id = $2`, card, cols[2]))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved' AND meta->>'toColumn' = $2`, card, cols[2]))
+	require.Equal(t, 1,
+		e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_moved' AND meta->>'toColumn' = $2`, card,
+			cols[2]))
 	require.Equal(t, before+2, e.count(`SELECT count(*) FROM activities WHERE card_id IS NOT NULL`))
 	// Each activity someone besides ann would hear of enqueued its notification job with it; ann is the
 	// board's only member, so none of these did.
@@ -718,14 +759,17 @@ func TestPilotageApplyEffects(t *testing.T) {
 	other := e.register("bob@example.com")
 	bobPrj, _ := pfProject(e, other, "Bob's", "basic-kanban", nil)
 	id := plAction(e, ann.Token, base, "create_card", map[string]any{"projectId": pfID(bobPrj), "title": "Sneaky"})
-	requireStatus(t, e.do("POST", base+"/actions/"+id+"/review", ann.Token, map[string]any{"approved": true}), http.StatusOK)
+	requireStatus(t, e.do("POST", base+"/actions/"+id+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusOK)
 	requireStatus(t, e.do("POST", base+"/actions/"+id+"/apply", ann.Token, nil), http.StatusNotFound)
 	r := e.do("GET", base+"/actions/"+id, ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "approved", decode[PilotageActionOut](t, r).Status)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE title = 'Sneaky'`))
-	gone := plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": db.NewID(), "status": "done"})
-	requireStatus(t, e.do("POST", base+"/actions/"+gone+"/review", ann.Token, map[string]any{"approved": true}), http.StatusOK)
+	gone := plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": db.NewID(),
+		"status": "done"})
+	requireStatus(t, e.do("POST", base+"/actions/"+gone+"/review", ann.Token, map[string]any{"approved": true}),
+		http.StatusOK)
 	requireStatus(t, e.do("POST", base+"/actions/"+gone+"/apply", ann.Token, nil), http.StatusNotFound)
 }
 
@@ -788,16 +832,19 @@ type plTeam struct {
 
 func plSetupTeam(t *testing.T, e *testEnv) plTeam {
 	t.Helper()
-	tm := plTeam{owner: e.register("ann@example.com"), viewer: e.register("vic@example.com"), reviewer: e.register("rae@example.com"),
-		pOwner: e.register("pat@example.com"), orgAdmin: e.register("ada@example.com"), outsider: e.register("out@example.com")}
+	tm := plTeam{owner: e.register("ann@example.com"), viewer: e.register("vic@example.com"),
+		reviewer: e.register("rae@example.com"), pOwner: e.register("pat@example.com"),
+		orgAdmin: e.register("ada@example.com"), outsider: e.register("out@example.com")}
 	e.org(tm.owner, "acme")
 	e.workspace(tm.owner, "acme", "eng")
 	tm.base = "/orgs/acme/workspaces/eng/pilotage"
 	for _, u := range []user{tm.viewer, tm.reviewer, tm.pOwner} {
 		e.join(tm.owner, u, "acme", "eng", "member")
 	}
-	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.reviewer.ID, tm.owner.Token, map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
-	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.pOwner.ID, tm.owner.Token, map[string]any{"pilotageRole": "owner"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.reviewer.ID, tm.owner.Token,
+		map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/eng/members/"+tm.pOwner.ID, tm.owner.Token,
+		map[string]any{"pilotageRole": "owner"}), http.StatusOK)
 	e.addOrgMember(tm.owner, tm.orgAdmin, "acme", "admin")
 	return tm
 }
@@ -817,12 +864,12 @@ func TestPilotageRoles(t *testing.T) {
 		"docs":       plCreate(e, tm.owner.Token, b+"/docs", map[string]any{"title": "Doc"})}
 	action := plAction(e, tm.owner.Token, b, "x", nil)
 
-	reads := []string{"/state", "/dashboard", "/portfolio", "/history", "/missions", "/priorities", "/todos", "/decisions", "/docs",
-		"/actions", "/actions/" + action}
-	creates := map[string]map[string]any{"missions": {"objective": "o"}, "priorities": {"label": "l"}, "todos": {"label": "l"},
-		"decisions": {"title": "t"}, "docs": {"title": "t"}}
-	patches := map[string]map[string]any{"missions": {"module": "m"}, "priorities": {"module": "m"}, "todos": {"label": "l2"},
-		"decisions": {"impact": "i"}, "docs": {"owner": "o"}}
+	reads := []string{"/state", "/dashboard", "/portfolio", "/history", "/missions", "/priorities", "/todos", "/decisions",
+		"/docs", "/actions", "/actions/" + action}
+	creates := map[string]map[string]any{"missions": {"objective": "o"}, "priorities": {"label": "l"},
+		"todos": {"label": "l"}, "decisions": {"title": "t"}, "docs": {"title": "t"}}
+	patches := map[string]map[string]any{"missions": {"module": "m"}, "priorities": {"module": "m"},
+		"todos": {"label": "l2"}, "decisions": {"impact": "i"}, "docs": {"owner": "o"}}
 
 	for _, u := range []user{tm.viewer, tm.reviewer} {
 		for _, p := range reads {
@@ -835,14 +882,17 @@ func TestPilotageRoles(t *testing.T) {
 		}
 		requireStatus(t, e.do("POST", b+"/actions/"+action+"/apply", u.Token, nil), http.StatusForbidden)
 	}
-	requireStatus(t, e.do("POST", b+"/actions/propose", tm.viewer.Token, map[string]any{"actionType": "x", "explanation": "y"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", tm.viewer.Token, map[string]any{"approved": true}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", b+"/actions/propose", tm.viewer.Token, map[string]any{"actionType": "x",
+		"explanation": "y"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", tm.viewer.Token, map[string]any{"approved": true}),
+		http.StatusForbidden)
 	r := e.do("GET", b+"/state", tm.viewer.Token, nil)
 	require.Equal(t, "viewer", decode[PilotageStateOut](t, r).UsageContext.Role)
 
 	// A reviewer proposes and reviews, and cannot apply.
 	mine := plAction(e, tm.reviewer.Token, b, "x", nil)
-	requireStatus(t, e.do("POST", b+"/actions/"+mine+"/review", tm.reviewer.Token, map[string]any{"approved": true}), http.StatusOK)
+	requireStatus(t, e.do("POST", b+"/actions/"+mine+"/review", tm.reviewer.Token, map[string]any{"approved": true}),
+		http.StatusOK)
 	requireStatus(t, e.do("POST", b+"/actions/"+mine+"/apply", tm.reviewer.Token, nil), http.StatusForbidden)
 
 	// Pilotage owners and organization admins (not workspace members) do everything.
@@ -876,8 +926,10 @@ func TestPilotageRoles(t *testing.T) {
 		requireStatus(t, e.do("DELETE", b+"/"+kind+"/"+ids[kind], readOnly, nil), http.StatusForbidden)
 		plCreate(e, full, b+"/"+kind, body)
 	}
-	requireStatus(t, e.do("POST", b+"/actions/propose", readOnly, map[string]any{"actionType": "x", "explanation": "y"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", readOnly, map[string]any{"approved": true}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", b+"/actions/propose", readOnly, map[string]any{"actionType": "x", "explanation": "y"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", readOnly, map[string]any{"approved": true}),
+		http.StatusForbidden)
 	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", full, map[string]any{"approved": true}), http.StatusOK)
 	requireStatus(t, e.do("POST", b+"/actions/"+action+"/apply", readOnly, nil), http.StatusForbidden)
 	requireStatus(t, e.do("POST", b+"/actions/"+action+"/apply", full, nil), http.StatusOK)
@@ -897,7 +949,8 @@ func TestPilotageCrossTenantIsNotFound(t *testing.T) {
 		requireStatus(t, e.do("GET", b+p, out.Token, nil), http.StatusNotFound)
 	}
 	requireStatus(t, e.do("POST", b+"/missions", out.Token, map[string]any{"objective": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", b+"/actions/propose", out.Token, map[string]any{"actionType": "x", "explanation": "y"}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", b+"/actions/propose", out.Token, map[string]any{"actionType": "x", "explanation": "y"}),
+		http.StatusNotFound)
 
 	// Records of the team's workspace, addressed under the outsider's own workspace.
 	theirs := map[string]string{
@@ -914,15 +967,18 @@ func TestPilotageCrossTenantIsNotFound(t *testing.T) {
 		requireStatus(t, e.do("DELETE", own+"/"+kind+"/"+id, out.Token, nil), http.StatusNotFound)
 	}
 	requireStatus(t, e.do("GET", own+"/actions/"+action, out.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", own+"/actions/"+action+"/review", out.Token, map[string]any{"approved": true}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", tm.owner.Token, map[string]any{"approved": true}), http.StatusOK)
+	requireStatus(t, e.do("POST", own+"/actions/"+action+"/review", out.Token, map[string]any{"approved": true}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", tm.owner.Token, map[string]any{"approved": true}),
+		http.StatusOK)
 	requireStatus(t, e.do("POST", own+"/actions/"+action+"/apply", out.Token, nil), http.StatusNotFound)
 	r := e.do("GET", own+"/state", out.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Empty(t, decode[PilotageStateOut](t, r).Missions)
 	// Nothing of the team's changed.
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM pilotage_actions WHERE id = $1 AND status = 'approved'`, action))
-	require.Equal(t, 5, e.count(`SELECT count(*) FROM pilotage_history WHERE change = 'created' AND actor_id = $1`, tm.owner.ID))
+	require.Equal(t, 5, e.count(`SELECT count(*) FROM pilotage_history WHERE change = 'created' AND actor_id = $1`,
+		tm.owner.ID))
 }
 
 // The state renders each record with exactly its output type's fields at the detailed level.
@@ -931,9 +987,11 @@ func TestPilotageStateFieldsMatchOutputTypes(t *testing.T) {
 	e := setup(t)
 	ann := e.register("ann@example.com")
 	base := plPath(ann)
-	m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "o", "status": "blocked", "blockedReason": "r"})
+	m := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "o", "status": "blocked",
+		"blockedReason": "r"})
 	p := plCreate(e, ann.Token, base+"/priorities", map[string]any{"label": "p"})
-	plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "t", "missionId": m, "priorityId": p, "dueDate": "2030-01-01T00:00:00Z"})
+	plCreate(e, ann.Token, base+"/todos", map[string]any{"label": "t", "missionId": m, "priorityId": p,
+		"dueDate": "2030-01-01T00:00:00Z"})
 	plCreate(e, ann.Token, base+"/decisions", map[string]any{"title": "d", "impact": "i"})
 	plCreate(e, ann.Token, base+"/docs", map[string]any{"title": "doc", "owner": "Ann"})
 	st := plState(e, ann, "detailLevel=detailed")
@@ -977,7 +1035,8 @@ func TestPilotageMalformedInputIsBadRequest(t *testing.T) {
 		{"POST", base + "/priorities", map[string]any{"label": "p", "active": "yes"}},
 		{"GET", base + "/history?since=yesterday", nil},
 		{"GET", base + "/actions?limit=0", nil},
-		{"POST", base + "/actions/propose", map[string]any{"actionType": "x", "explanation": "y", "payload": map[string]any{"k": "a\u0000b"}}},
+		{"POST", base + "/actions/propose", map[string]any{"actionType": "x", "explanation": "y",
+			"payload": map[string]any{"k": "a\u0000b"}}},
 	} {
 		r := e.do(tc.method, tc.path, ann.Token, tc.body)
 		requireStatus(t, r, http.StatusBadRequest)

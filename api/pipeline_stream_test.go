@@ -26,7 +26,8 @@ type runEventData struct {
 
 func TestPipelineRunEventsThroughTheRelay(t *testing.T) {
 	s := newStreamServer(t, nil, stream.Config{})
-	client, _, err := workers.NewClient(s.pool, workers.Config{Concurrency: 4, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	client, _, err := workers.NewClient(s.pool, workers.Config{Concurrency: 4,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	require.NoError(t, client.Start(context.Background()))
 	t.Cleanup(func() {
@@ -37,8 +38,8 @@ func TestPipelineRunEventsThroughTheRelay(t *testing.T) {
 	owner := s.register("owner@example.com")
 	prj, _ := s.project(owner, "Shared")
 	pid := path.Base(prj)
-	p := s.createPipeline(owner, map[string]any{"name": "Diamond", "steps": []pstep{notifyStep("a", pid), notifyStep("b", pid, "a"),
-		notifyStep("c", pid, "a"), notifyStep("d", pid, "b", "c")}})
+	p := s.createPipeline(owner, map[string]any{"name": "Diamond", "steps": []pstep{notifyStep("a", pid), notifyStep("b",
+		pid, "a"), notifyStep("c", pid, "a"), notifyStep("d", pid, "b", "c")}})
 	runs := wsOf(owner) + "/pipelines/" + p.ID + "/runs"
 	r := s.do("POST", runs, owner.Token, nil)
 	requireStatus(t, r, http.StatusCreated)
@@ -91,5 +92,6 @@ func TestPipelineRunEventsThroughTheRelay(t *testing.T) {
 	st.RequireEnd(t, streamWait)
 
 	other := s.register("other@example.com")
-	requireStatus(t, s.do("GET", wsOf(other)+"/pipelines/"+p.ID+"/runs/"+run.ID+"/events", other.Token, nil), http.StatusNotFound)
+	requireStatus(t, s.do("GET", wsOf(other)+"/pipelines/"+p.ID+"/runs/"+run.ID+"/events", other.Token, nil),
+		http.StatusNotFound)
 }

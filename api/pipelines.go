@@ -37,8 +37,8 @@ type PipelineOut struct {
 }
 
 func pipelineOut(p db.Pipeline) PipelineOut {
-	return PipelineOut{ID: p.ID, WorkspaceID: p.WorkspaceID, Name: p.Name, Description: p.Description, Steps: p.Steps, Enabled: p.Enabled,
-		CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	return PipelineOut{ID: p.ID, WorkspaceID: p.WorkspaceID, Name: p.Name, Description: p.Description, Steps: p.Steps,
+		Enabled: p.Enabled, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
 // RunOut is a pipeline run with the status of each step.
@@ -69,16 +69,16 @@ type RunStepOut struct {
 }
 
 func runOut(r pipeline.RunWithSteps) RunOut {
-	out := RunOut{ID: r.Run.ID, PipelineID: r.Run.PipelineID, PipelineName: r.Run.PipelineName, Status: r.Run.Status, Error: r.Run.Error,
-		StartedBy: r.Run.StartedBy, CreatedAt: r.Run.CreatedAt, FinishedAt: r.Run.FinishedAt, CancelledAt: r.Run.CancelledAt,
-		Steps: make([]RunStepOut, len(r.Steps))}
+	out := RunOut{ID: r.Run.ID, PipelineID: r.Run.PipelineID, PipelineName: r.Run.PipelineName, Status: r.Run.Status,
+		Error: r.Run.Error, StartedBy: r.Run.StartedBy, CreatedAt: r.Run.CreatedAt, FinishedAt: r.Run.FinishedAt,
+		CancelledAt: r.Run.CancelledAt, Steps: make([]RunStepOut, len(r.Steps))}
 	for i, st := range r.Steps {
 		var o json.RawMessage
 		if len(st.Output) > 0 {
 			o = st.Output
 		}
-		out.Steps[i] = RunStepOut{ID: st.StepID, Type: st.Type, Needs: st.Needs, Status: st.Status, Output: o, Error: st.Error,
-			Attempts: st.Attempts, StartedAt: st.StartedAt, FinishedAt: st.FinishedAt}
+		out.Steps[i] = RunStepOut{ID: st.StepID, Type: st.Type, Needs: st.Needs, Status: st.Status, Output: o,
+			Error: st.Error, Attempts: st.Attempts, StartedAt: st.StartedAt, FinishedAt: st.FinishedAt}
 	}
 	return out
 }
@@ -116,8 +116,8 @@ func (s workflowOps) registerPipelines() {
 		Summary: "List the workspace's pipelines", Tags: tags},
 		read, s.listPipelines)
 
-	register(s.Server, huma.Operation{OperationID: "pipelines-step-types", Method: http.MethodGet, Path: base + "/step-types",
-		Summary: "List the step types this workspace's pipelines may use", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "pipelines-step-types", Method: http.MethodGet,
+		Path: base + "/step-types", Summary: "List the step types this workspace's pipelines may use", Tags: tags,
 		Description: "The built-in types and those of the plugins installed in the workspace."},
 		read, s.listStepTypes)
 
@@ -125,43 +125,46 @@ func (s workflowOps) registerPipelines() {
 		Summary: "Get a pipeline", Tags: tags},
 		read, s.getPipeline)
 
-	register(s.Server, huma.Operation{OperationID: "pipelines-update", Method: http.MethodPatch, Path: base + "/{pipelineId}",
-		Summary: "Update a pipeline", Tags: tags, Description: "Any subset of name, description, steps, enabled; the result is " +
-			"validated as a whole. Runs already started keep the graph they started with. " + pipelinesDoc},
+	register(s.Server, huma.Operation{OperationID: "pipelines-update", Method: http.MethodPatch,
+		Path: base + "/{pipelineId}", Summary: "Update a pipeline", Tags: tags, Description: "Any subset of name, " +
+			"description, steps, enabled; the result is validated as a whole. Runs already started keep the graph they " +
+			"started with. " + pipelinesDoc},
 		admin, s.updatePipeline)
 
-	register(s.Server, huma.Operation{OperationID: "pipelines-delete", Method: http.MethodDelete, Path: base + "/{pipelineId}",
-		Summary: "Delete a pipeline and its runs", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "pipelines-delete", Method: http.MethodDelete,
+		Path: base + "/{pipelineId}", Summary: "Delete a pipeline and its runs", Tags: tags},
 		admin, s.deletePipeline)
 
-	register(s.Server, huma.Operation{OperationID: "pipeline-runs-start", Method: http.MethodPost, Path: base + "/{pipelineId}/runs",
-		Summary: "Start a run of the pipeline", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "The steps that need nothing are queued at once. A disabled pipeline answers 409. Steps act as the caller."},
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-start", Method: http.MethodPost,
+		Path: base + "/{pipelineId}/runs", Summary: "Start a run of the pipeline", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "The steps that need nothing " +
+			"are queued at once. A disabled pipeline answers 409. Steps act as the caller."},
 		admin, s.startRun)
 
-	register(s.Server, huma.Operation{OperationID: "pipeline-runs-list", Method: http.MethodGet, Path: base + "/{pipelineId}/runs",
-		Summary: "List the pipeline's runs, newest first", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-list", Method: http.MethodGet,
+		Path: base + "/{pipelineId}/runs", Summary: "List the pipeline's runs, newest first", Tags: tags},
 		read, s.listRuns)
 
-	register(s.Server, huma.Operation{OperationID: "pipeline-runs-get", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}",
-		Summary: "Get a run with the status of each step", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-get", Method: http.MethodGet,
+		Path: base + "/{pipelineId}/runs/{runId}", Summary: "Get a run with the status of each step", Tags: tags},
 		read, s.getRun)
 
-	register(s.Server, huma.Operation{OperationID: "pipeline-runs-cancel", Method: http.MethodPost, Path: base + "/{pipelineId}/runs/{runId}/cancel",
-		Summary: "Cancel a running run", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Unfinished steps are cancelled with their jobs, and the missions steps wait for are cancelled. A finished run answers 409."},
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-cancel", Method: http.MethodPost,
+		Path: base + "/{pipelineId}/runs/{runId}/cancel", Summary: "Cancel a running run", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "Unfinished steps are cancelled with their jobs, and the missions " +
+			"steps wait for are cancelled. A finished run answers 409."},
 		admin, s.cancelRun)
 
-	register(s.Server, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet, Path: base + "/{pipelineId}/runs/{runId}/events",
-		Summary: "Watch a run's progress (server-sent events)", Tags: tags,
-		Description: "A `text/event-stream` of the run's events: each has `id` (the per-run sequence), `event` (status, step, done) " +
-			"and JSON `data` {runId, seq, type, status, message, data, at}; every event's `status` is the run's, and a step event's " +
-			"data names the step (stepId), its own status, output and error. Without `Last-Event-ID` the stream starts at the " +
-			"run's first event; with it, at the event after it. The stream ends after the event reporting the run's final status, " +
-			"completed, failed or cancelled (its done event; right after the replay when the run is already over); comment lines " +
-			"are heartbeats.",
-		Responses: map[string]*huma.Response{"200": {Description: "The event stream", Content: map[string]*huma.MediaType{"text/event-stream": {}}}}},
-		read, s.watchRun)
+	register(s.Server, huma.Operation{OperationID: "pipeline-runs-events", Method: http.MethodGet,
+		Path: base + "/{pipelineId}/runs/{runId}/events", Summary: "Watch a run's progress (server-sent events)", Tags: tags,
+		Description: "A `text/event-stream` of the run's events: each has `id` (the per-run sequence), `event` (status, " +
+			"step, done) and JSON `data` {runId, seq, type, status, message, data, at}; every event's `status` is the run's, " +
+			"and a step event's data names the step (stepId), its own status, output and error. Without `Last-Event-ID` the " +
+			"stream starts at the run's first event; with it, at the event after it. The stream ends after the event " +
+			"reporting the run's final status, completed, failed or cancelled (its done event; right after the replay when " +
+			"the run is already over); comment lines are heartbeats.",
+		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, read, s.watchRun)
 }
 
 // RunStreamInput addresses a run's event stream.
@@ -172,7 +175,8 @@ type RunStreamInput struct {
 
 // watchRun answers the run's event stream, after checking the run is the pipeline's, in the workspace.
 func (s workflowOps) watchRun(ctx context.Context, in *RunStreamInput) (*huma.StreamResponse, error) {
-	if err := s.pipelines.RunStream(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}); err != nil {
+	if err := s.pipelines.RunStream(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		PipelineID: in.PipelineID, RunID: in.RunID}); err != nil {
 		return nil, fail(err)
 	}
 	last := stream.ParseLastEventID(in.LastEventID)
@@ -213,8 +217,9 @@ func (s workflowOps) createPipeline(ctx context.Context, in *CreatePipelineInput
 	if err != nil {
 		return nil, errBadRequest("steps: " + err.Error())
 	}
-	return oneOf(pipelineOut)(s.pipelines.CreatePipeline(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, pipeline.NewPipeline{
-		Name: name, Description: in.Body.Description, Steps: steps, Enabled: in.Body.Enabled == nil || *in.Body.Enabled}))
+	return oneOf(pipelineOut)(s.pipelines.CreatePipeline(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID,
+		pipeline.NewPipeline{
+			Name: name, Description: in.Body.Description, Steps: steps, Enabled: in.Body.Enabled == nil || *in.Body.Enabled}))
 }
 
 func (s workflowOps) listPipelines(ctx context.Context, _ *WorkspacePath) (*Output[[]PipelineOut], error) {
@@ -222,7 +227,8 @@ func (s workflowOps) listPipelines(ctx context.Context, _ *WorkspacePath) (*Outp
 }
 
 func (s workflowOps) listStepTypes(ctx context.Context, _ *WorkspacePath) (*Output[[]stepgraph.TypeInfo], error) {
-	return listOf(func(t stepgraph.TypeInfo) stepgraph.TypeInfo { return t })(s.store.StepTypes(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(func(t stepgraph.TypeInfo) stepgraph.TypeInfo { return t })(s.store.StepTypes(ctx,
+		accessFrom(ctx).WorkspaceID))
 }
 
 func (s workflowOps) getPipeline(ctx context.Context, in *PipelinePath) (*Output[PipelineOut], error) {
@@ -255,21 +261,22 @@ func (s workflowOps) updatePipeline(ctx context.Context, in *UpdatePipelineInput
 			return nil, errBadRequest("steps: " + err.Error())
 		}
 	}
-	return oneOf(pipelineOut)(s.pipelines.UpdatePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID, func(cur pipeline.NewPipeline) pipeline.NewPipeline {
-		if name != nil {
-			cur.Name = *name
-		}
-		if b.Description != nil {
-			cur.Description = *b.Description
-		}
-		if steps != nil {
-			cur.Steps = steps
-		}
-		if b.Enabled != nil {
-			cur.Enabled = *b.Enabled
-		}
-		return cur
-	}))
+	return oneOf(pipelineOut)(s.pipelines.UpdatePipeline(ctx, accessFrom(ctx).WorkspaceID, in.PipelineID,
+		func(cur pipeline.NewPipeline) pipeline.NewPipeline {
+			if name != nil {
+				cur.Name = *name
+			}
+			if b.Description != nil {
+				cur.Description = *b.Description
+			}
+			if steps != nil {
+				cur.Steps = steps
+			}
+			if b.Enabled != nil {
+				cur.Enabled = *b.Enabled
+			}
+			return cur
+		}))
 }
 
 func (s workflowOps) deletePipeline(ctx context.Context, in *PipelinePath) (*OKOutput, error) {
@@ -291,9 +298,11 @@ func (s workflowOps) listRuns(ctx context.Context, in *ListRunsInput) (*PageOutp
 }
 
 func (s workflowOps) getRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}))
+	return oneOf(runOut)(s.pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		PipelineID: in.PipelineID, RunID: in.RunID}))
 }
 
 func (s workflowOps) cancelRun(ctx context.Context, in *RunPath) (*Output[RunOut], error) {
-	return oneOf(runOut)(s.pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID, PipelineID: in.PipelineID, RunID: in.RunID}, principalFrom(ctx).User.ID))
+	return oneOf(runOut)(s.pipelines.CancelRun(ctx, pipeline.RunRef{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		PipelineID: in.PipelineID, RunID: in.RunID}, principalFrom(ctx).User.ID))
 }

@@ -18,7 +18,8 @@ import (
 type pstep = map[string]any
 
 func notifyStep(id, projectID string, needs ...string) pstep {
-	return pstep{"id": id, "type": "notify", "params": map[string]any{"projectId": projectID, "message": "step " + id}, "needs": needs}
+	return pstep{"id": id, "type": "notify", "params": map[string]any{"projectId": projectID, "message": "step " + id},
+		"needs": needs}
 }
 
 // createPipeline creates a pipeline in u's personal workspace and answers it.
@@ -47,12 +48,14 @@ func TestPipelineCRUDAndRoles(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	require.Len(t, decode[[]PipelineOut](t, r), 1)
 	requireStatus(t, e.do("GET", ws+"/pipelines/"+p.ID, member.Token, nil), http.StatusOK)
-	requireStatus(t, e.do("POST", ws+"/pipelines", member.Token, map[string]any{"name": "x", "steps": []pstep{notifyStep("a", pid)}}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", ws+"/pipelines", member.Token, map[string]any{"name": "x",
+		"steps": []pstep{notifyStep("a", pid)}}), http.StatusForbidden)
 	requireStatus(t, e.do("PATCH", ws+"/pipelines/"+p.ID, member.Token, map[string]any{"name": "y"}), http.StatusForbidden)
 	requireStatus(t, e.do("DELETE", ws+"/pipelines/"+p.ID, member.Token, nil), http.StatusForbidden)
 	requireStatus(t, e.do("POST", ws+"/pipelines/"+p.ID+"/runs", member.Token, nil), http.StatusForbidden)
 
-	r = e.do("PATCH", ws+"/pipelines/"+p.ID, owner.Token, map[string]any{"enabled": false, "steps": []pstep{notifyStep("only", pid)}})
+	r = e.do("PATCH", ws+"/pipelines/"+p.ID, owner.Token, map[string]any{"enabled": false,
+		"steps": []pstep{notifyStep("only", pid)}})
 	requireStatus(t, r, http.StatusOK)
 	up := decode[PipelineOut](t, r)
 	require.False(t, up.Enabled)
@@ -95,25 +98,35 @@ func TestPipelineValidationNamesTheStep(t *testing.T) {
 	}{
 		{"unknown type", []pstep{{"id": "x", "type": "teleport"}}, `step "x": unknown step type "teleport"`},
 		{"unknown needs", []pstep{notifyStep("a", pid, "ghost")}, `step "a": needs unknown step "ghost"`},
-		{"cycle", []pstep{notifyStep("a", pid, "c"), notifyStep("b", pid, "a"), notifyStep("c", pid, "b")}, "is part of a cycle"},
+		{"cycle", []pstep{notifyStep("a", pid, "c"), notifyStep("b", pid, "a"), notifyStep("c", pid, "b")},
+			"is part of a cycle"},
 		{"self need", []pstep{notifyStep("a", pid, "a")}, `step "a": needs itself`},
 		{"duplicate id", []pstep{notifyStep("a", pid), notifyStep("a", pid)}, `step "a": duplicate step id`},
-		{"missing param", []pstep{{"id": "mk", "type": "create_card", "params": map[string]any{"projectId": pid}}}, `step "mk": params.title is required`},
-		{"unknown param", []pstep{{"id": "n", "type": "notify", "params": map[string]any{"projectId": pid, "message": "m", "loud": true}}}, `step "n": params do not fit type notify`},
-		{"wrong param type", []pstep{{"id": "w", "type": "wait", "params": map[string]any{"duration": 5}}}, `step "w": params do not fit type wait`},
-		{"bad duration", []pstep{{"id": "w", "type": "wait", "params": map[string]any{"duration": "forever"}}}, `step "w": params.duration`},
-		{"template of a step not needed", []pstep{notifyStep("a", pid), {"id": "b", "type": "notify",
-			"params": map[string]any{"projectId": pid, "message": "{{steps.a.recipients}}"}}}, `step "b": params.message names step "a"`},
-		{"condition branch not needing it", []pstep{notifyStep("a", pid), {"id": "if", "type": "condition", "needs": []string{"a"},
-			"params": map[string]any{"step": "a", "field": "recipients", "op": "exists", "then": []string{"a"}}}}, `step "if": branch step "a"`},
-		{"project of another workspace", []pstep{notifyStep("a", path.Base(otherPrj))}, `step "a": params.projectId names nothing in this workspace`},
-		{"plugin not installed", []pstep{{"id": "mail", "type": "email_digest"}}, `step "mail": type email_digest comes from plugin email-digest, which is not installed`},
-		{"generate_roadmap without draft", []pstep{{"id": "rm", "type": "generate_roadmap", "params": map[string]any{}}}, `step "rm": params.draftId must be an id`},
-		{"draft of another workspace", []pstep{{"id": "rm", "type": "generate_roadmap", "params": map[string]any{"draftId": otherDraft}}},
+		{"missing param", []pstep{{"id": "mk", "type": "create_card", "params": map[string]any{"projectId": pid}}},
+			`step "mk": params.title is required`},
+		{"unknown param", []pstep{{"id": "n", "type": "notify", "params": map[string]any{"projectId": pid, "message": "m",
+			"loud": true}}}, `step "n": params do not fit type notify`},
+		{"wrong param type", []pstep{{"id": "w", "type": "wait", "params": map[string]any{"duration": 5}}},
+			`step "w": params do not fit type wait`},
+		{"bad duration", []pstep{{"id": "w", "type": "wait", "params": map[string]any{"duration": "forever"}}},
+			`step "w": params.duration`}, {"template of a step not needed", []pstep{notifyStep("a", pid), {"id": "b",
+			"type":   "notify",
+			"params": map[string]any{"projectId": pid, "message": "{{steps.a.recipients}}"}}},
+			`step "b": params.message names step "a"`}, {"condition branch not needing it", []pstep{notifyStep("a", pid),
+			{"id": "if", "type": "condition", "needs": []string{"a"},
+				"params": map[string]any{"step": "a", "field": "recipients", "op": "exists", "then": []string{"a"}}}},
+			`step "if": branch step "a"`},
+		{"project of another workspace", []pstep{notifyStep("a", path.Base(otherPrj))},
+			`step "a": params.projectId names nothing in this workspace`},
+		{"plugin not installed", []pstep{{"id": "mail", "type": "email_digest"}},
+			`step "mail": type email_digest comes from plugin email-digest, which is not installed`},
+		{"generate_roadmap without draft", []pstep{{"id": "rm", "type": "generate_roadmap", "params": map[string]any{}}},
+			`step "rm": params.draftId must be an id`}, {"draft of another workspace", []pstep{{"id": "rm",
+			"type": "generate_roadmap", "params": map[string]any{"draftId": otherDraft}}},
 			`step "rm": params.draftId names nothing in this workspace`},
-		{"mission without card or objective", []pstep{{"id": "m", "type": "run_agent_mission", "params": map[string]any{"agentId": pid}}}, `step "m": params need cardId or objective`},
-		{"no steps", []pstep{}, "at least one step"},
-		{"more than 50 steps", many, "50"},
+		{"mission without card or objective", []pstep{{"id": "m", "type": "run_agent_mission",
+			"params": map[string]any{"agentId": pid}}}, `step "m": params need cardId or objective`}, {"no steps", []pstep{},
+			"at least one step"}, {"more than 50 steps", many, "50"},
 	} {
 		r := e.do("POST", wsOf(owner)+"/pipelines", owner.Token, map[string]any{"name": "p", "steps": tc.steps})
 		requireStatus(t, r, http.StatusBadRequest)
@@ -131,8 +144,8 @@ func TestPipelineRunsThroughTheAPI(t *testing.T) {
 	e := setup(t)
 	owner, member, prj, _ := e.team()
 	ws, pid := wsOf(owner), path.Base(prj)
-	p := e.createPipeline(owner, map[string]any{"name": "Diamond", "steps": []pstep{notifyStep("a", pid), notifyStep("b", pid, "a"),
-		notifyStep("c", pid, "a"), notifyStep("d", pid, "b", "c")}, "enabled": false})
+	p := e.createPipeline(owner, map[string]any{"name": "Diamond", "steps": []pstep{notifyStep("a", pid), notifyStep("b",
+		pid, "a"), notifyStep("c", pid, "a"), notifyStep("d", pid, "b", "c")}, "enabled": false})
 	runs := ws + "/pipelines/" + p.ID + "/runs"
 
 	requireStatus(t, e.do("POST", runs, owner.Token, nil), http.StatusConflict)
@@ -224,5 +237,6 @@ func TestPipelineOddInputsAre400(t *testing.T) {
 		r := e.do("POST", wsOf(owner)+"/pipelines", owner.Token, map[string]any{"name": "odd", "steps": []pstep{st}})
 		requireStatus(t, r, http.StatusBadRequest)
 	}
-	requireStatus(t, e.do("POST", wsOf(owner)+"/pipelines", owner.Token, `{"name":"x","steps":[{"id":"a"`), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/pipelines", owner.Token, `{"name":"x","steps":[{"id":"a"`),
+		http.StatusBadRequest)
 }

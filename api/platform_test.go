@@ -39,7 +39,8 @@ func TestErrorShapeOnBadBodies(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	requireStatus(t, e.do("POST", "/auth/register", "", "{not json"), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", "/auth/register", "", `{"email":"a@b.co","password":"12345678","unknown":1}`), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/register", "", `{"email":"a@b.co","password":"12345678","unknown":1}`),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/auth/register", "", `{"email":"a@b.co","password":12345678}`), http.StatusBadRequest)
 	big := `{"email":"a@b.co","password":"12345678","name":"` + strings.Repeat("x", 2<<20) + `"}`
 	requireStatus(t, e.do("POST", "/auth/register", "", big), http.StatusRequestEntityTooLarge)
@@ -73,7 +74,8 @@ func TestPanicIsA500InErrorShapeWithoutLeak(t *testing.T) {
 func TestUnexpectedErrorsDoNotLeak(t *testing.T) {
 	t.Parallel()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	err := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("pq: relation secret_table"))
+	err := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred",
+		errors.New("pq: relation secret_table"))
 	body := err.(*ErrorBody)
 	require.Equal(t, "internal server error", body.Message)
 	require.Equal(t, "Internal Error", body.ErrorName)
@@ -87,7 +89,8 @@ func TestAbandonedRequestIsNoInternalError(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got := buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred", fmt.Errorf("list cards: %w", context.Canceled))
+	got := buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred",
+		fmt.Errorf("list cards: %w", context.Canceled))
 	require.Equal(t, statusClientClosed, got.GetStatus())
 	require.Empty(t, logs.String())
 	got = buildError(ctx, logger, http.StatusInternalServerError, "unexpected error occurred", errors.New("disk on fire"))
@@ -120,10 +123,11 @@ func TestDatabaseOutageIs503WithRetryAfter(t *testing.T) {
 	requireUnavailable(t, e.do("GET", prj+"/cards", u.Token, nil))
 	requireUnavailable(t, e.do("GET", "/auth/me", u.Token, nil))                             // the guard loads the session's user
 	requireUnavailable(t, e.do("GET", "/orgs/"+u.OrgSlug+"/workspaces/"+u.WsSlug, pat, nil)) // the guard records the token's use
-	requireUnavailable(t, e.do("POST", "/auth/login", "", map[string]any{"email": "ann@example.com", "password": "correct-horse"}))
+	requireUnavailable(t, e.do("POST", "/auth/login", "", map[string]any{"email": "ann@example.com",
+		"password": "correct-horse"}))
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	requireUnavailable(t, e.send(req{Method: "POST", Path: "/mcp", Body: init, Header: map[string]string{"Authorization": "Bearer " + pat,
-		"Accept": "application/json, text/event-stream"}}))
+	requireUnavailable(t, e.send(req{Method: "POST", Path: "/mcp", Body: init,
+		Header: map[string]string{"Authorization": "Bearer " + pat, "Accept": "application/json, text/event-stream"}}))
 }
 
 // fail and buildError classify the database's unavailability, whether the store translated it or it
@@ -132,8 +136,10 @@ func TestUnavailableIsNoInternalError(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	raw := &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
-	for _, err := range []error{raw, fmt.Errorf("create card: %w", &db.Error{Kind: db.ErrUnavailable, Msg: "the database is unavailable"})} {
+	raw := &pgconn.PgError{Severity: "FATAL", Code: "57P01",
+		Message: "terminating connection due to administrator command"}
+	for _, err := range []error{raw, fmt.Errorf("create card: %w", &db.Error{Kind: db.ErrUnavailable,
+		Msg: "the database is unavailable"})} {
 		var eb *ErrorBody
 		require.ErrorAs(t, fail(err), &eb)
 		require.Equal(t, http.StatusServiceUnavailable, eb.StatusCode)

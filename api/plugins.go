@@ -27,8 +27,8 @@ type InstalledPluginOut struct {
 
 func installedPluginOut(w db.WorkspacePlugin) InstalledPluginOut {
 	p, _ := plugin.ByID(w.PluginID)
-	return InstalledPluginOut{PluginID: w.PluginID, Name: p.Name, Version: p.Version, Capabilities: p.Capabilities, Settings: w.Settings,
-		InstalledBy: w.InstalledBy, InstalledAt: w.InstalledAt, UpdatedAt: w.UpdatedAt}
+	return InstalledPluginOut{PluginID: w.PluginID, Name: p.Name, Version: p.Version, Capabilities: p.Capabilities,
+		Settings: w.Settings, InstalledBy: w.InstalledBy, InstalledAt: w.InstalledAt, UpdatedAt: w.UpdatedAt}
 }
 
 // PluginPath names a plugin of the catalog in a workspace.
@@ -62,25 +62,28 @@ func (s workflowOps) registerPlugins() {
 
 	register(s.Server, huma.Operation{OperationID: "plugins-catalog", Method: http.MethodGet, Path: "/plugins",
 		Summary: "The plugin catalog", Tags: tags,
-		Description: "Every plugin the service ships: what it adds to a workspace that installs it (capabilities) and the JSON schema of its settings. No credentials needed."},
+		Description: "Every plugin the service ships: what it adds to a workspace that installs it (capabilities) and the " +
+			"JSON schema of its settings. No credentials needed."},
 		Requires{Public: true}, s.listPluginCatalog)
 
 	register(s.Server, huma.Operation{OperationID: "plugins-installed", Method: http.MethodGet, Path: base,
 		Summary: "List the plugins installed in the workspace", Tags: tags},
 		read, s.listInstalledPlugins)
 
-	register(s.Server, huma.Operation{OperationID: "plugins-install", Method: http.MethodPost, Path: base + "/{pluginId}/install",
-		Summary: "Install a plugin in the workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Settings are validated against the plugin's schema (400 naming the setting). Installing twice answers 409."},
+	register(s.Server, huma.Operation{OperationID: "plugins-install", Method: http.MethodPost,
+		Path: base + "/{pluginId}/install", Summary: "Install a plugin in the workspace", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "Settings are validated " +
+			"against the plugin's schema (400 naming the setting). Installing twice answers 409."},
 		admin, s.installPlugin)
 
 	register(s.Server, huma.Operation{OperationID: "plugins-update", Method: http.MethodPatch, Path: base + "/{pluginId}",
 		Summary: "Replace an installed plugin's settings", Tags: tags},
 		admin, s.updatePlugin)
 
-	register(s.Server, huma.Operation{OperationID: "plugins-uninstall", Method: http.MethodDelete, Path: base + "/{pluginId}",
-		Summary: "Uninstall a plugin", Tags: tags,
-		Description: "Its capabilities disappear from the workspace: its step types are refused in pipelines, its templates no longer offered."},
+	register(s.Server, huma.Operation{OperationID: "plugins-uninstall", Method: http.MethodDelete,
+		Path: base + "/{pluginId}", Summary: "Uninstall a plugin", Tags: tags,
+		Description: "Its capabilities disappear from the workspace: its step types are refused in pipelines, its " +
+			"templates no longer offered."},
 		admin, s.uninstallPlugin)
 }
 
@@ -88,16 +91,19 @@ func (s workflowOps) listPluginCatalog(context.Context, *struct{}) (*Output[[]pl
 	return &Output[[]plugin.Plugin]{Body: plugin.Catalog()}, nil
 }
 
-func (s workflowOps) listInstalledPlugins(ctx context.Context, _ *WorkspacePath) (*Output[[]InstalledPluginOut], error) {
+func (s workflowOps) listInstalledPlugins(ctx context.Context,
+	_ *WorkspacePath) (*Output[[]InstalledPluginOut], error) {
 	return listOf(installedPluginOut)(s.store.WorkspacePlugins(ctx, accessFrom(ctx).WorkspaceID))
 }
 
 func (s workflowOps) installPlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
-	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: accessFrom(ctx).WorkspaceID, PluginID: in.PluginID, ActorID: principalFrom(ctx).User.ID, Settings: in.settings()}))
+	return oneOf(installedPluginOut)(s.store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		PluginID: in.PluginID, ActorID: principalFrom(ctx).User.ID, Settings: in.settings()}))
 }
 
 func (s workflowOps) updatePlugin(ctx context.Context, in *PluginSettingsInput) (*Output[InstalledPluginOut], error) {
-	return oneOf(installedPluginOut)(s.store.UpdatePluginSettings(ctx, accessFrom(ctx).WorkspaceID, in.PluginID, in.settings()))
+	return oneOf(installedPluginOut)(s.store.UpdatePluginSettings(ctx, accessFrom(ctx).WorkspaceID, in.PluginID,
+		in.settings()))
 }
 
 func (s workflowOps) uninstallPlugin(ctx context.Context, in *PluginPath) (*OKOutput, error) {

@@ -40,7 +40,8 @@ func TestPluginInstallation(t *testing.T) {
 	digest := map[string]any{"name": "Digest", "steps": []pstep{{"id": "mail", "type": "email_digest"}}}
 
 	// Only workspace admins change installations; members read them.
-	requireStatus(t, e.do("POST", ws+"/plugins/email-digest/install", member.Token, map[string]any{"settings": map[string]any{"subjectPrefix": "[x]"}}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", ws+"/plugins/email-digest/install", member.Token,
+		map[string]any{"settings": map[string]any{"subjectPrefix": "[x]"}}), http.StatusForbidden)
 	requireStatus(t, e.do("GET", ws+"/plugins", member.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("POST", ws+"/plugins/no-such-plugin/install", owner.Token, nil), http.StatusNotFound)
 
@@ -59,18 +60,24 @@ func TestPluginInstallation(t *testing.T) {
 	// Before installation, the plugin's step type is refused.
 	requireStatus(t, e.do("POST", ws+"/pipelines", owner.Token, digest), http.StatusBadRequest)
 
-	r := e.do("POST", ws+"/plugins/email-digest/install", owner.Token, map[string]any{"settings": map[string]any{"subjectPrefix": "[Pilot]"}})
+	r := e.do("POST", ws+"/plugins/email-digest/install", owner.Token,
+		map[string]any{"settings": map[string]any{"subjectPrefix": "[Pilot]"}})
 	requireStatus(t, r, http.StatusCreated)
 	in := decode[InstalledPluginOut](t, r)
 	require.Equal(t, "email-digest", in.PluginID)
 	require.JSONEq(t, `{"subjectPrefix": "[Pilot]", "maxItems": 10, "skipEmpty": true}`, string(in.Settings))
-	requireStatus(t, e.do("POST", ws+"/plugins/email-digest/install", owner.Token, map[string]any{"settings": map[string]any{"subjectPrefix": "x"}}), http.StatusConflict)
+	requireStatus(t, e.do("POST", ws+"/plugins/email-digest/install", owner.Token,
+		map[string]any{"settings": map[string]any{"subjectPrefix": "x"}}), http.StatusConflict)
 
-	r = e.do("PATCH", ws+"/plugins/email-digest", owner.Token, map[string]any{"settings": map[string]any{"subjectPrefix": "[Weekly]", "maxItems": 5}})
+	r = e.do("PATCH", ws+"/plugins/email-digest", owner.Token,
+		map[string]any{"settings": map[string]any{"subjectPrefix": "[Weekly]", "maxItems": 5}})
 	requireStatus(t, r, http.StatusOK)
-	require.JSONEq(t, `{"subjectPrefix": "[Weekly]", "maxItems": 5, "skipEmpty": true}`, string(decode[InstalledPluginOut](t, r).Settings))
-	requireStatus(t, e.do("PATCH", ws+"/plugins/email-digest", member.Token, map[string]any{"settings": map[string]any{"subjectPrefix": "x"}}), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", ws+"/plugins/card-actions", owner.Token, map[string]any{"settings": map[string]any{}}), http.StatusNotFound)
+	require.JSONEq(t, `{"subjectPrefix": "[Weekly]", "maxItems": 5, "skipEmpty": true}`,
+		string(decode[InstalledPluginOut](t, r).Settings))
+	requireStatus(t, e.do("PATCH", ws+"/plugins/email-digest", member.Token,
+		map[string]any{"settings": map[string]any{"subjectPrefix": "x"}}), http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", ws+"/plugins/card-actions", owner.Token, map[string]any{"settings": map[string]any{}}),
+		http.StatusNotFound)
 
 	// Installed, the step type is accepted and listed.
 	p := e.createPipeline(owner, digest)
@@ -79,7 +86,8 @@ func TestPluginInstallation(t *testing.T) {
 	require.Contains(t, stepTypes(t, r), "email_digest")
 
 	// The template pack adds project templates while installed.
-	requireStatus(t, e.do("POST", ws+"/projects", owner.Token, map[string]any{"name": "Bugs", "templateId": "bug-triage"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/projects", owner.Token, map[string]any{"name": "Bugs", "templateId": "bug-triage"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/plugins/card-templates/install", owner.Token, nil), http.StatusCreated)
 	r = e.do("GET", ws+"/projects/templates", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -100,14 +108,16 @@ func TestPluginInstallation(t *testing.T) {
 	requireStatus(t, e.do("DELETE", ws+"/plugins/card-templates", owner.Token, nil), http.StatusOK)
 	r = e.do("POST", ws+"/pipelines", owner.Token, digest)
 	requireStatus(t, r, http.StatusBadRequest)
-	require.Contains(t, decode[ErrorBody](t, r).Message, `step "mail": type email_digest comes from plugin email-digest, which is not installed`)
+	require.Contains(t, decode[ErrorBody](t, r).Message,
+		`step "mail": type email_digest comes from plugin email-digest, which is not installed`)
 	r = e.do("POST", ws+"/pipelines/"+p.ID+"/runs", owner.Token, nil)
 	requireStatus(t, r, http.StatusBadRequest) // an existing pipeline using it cannot start
 	r = e.do("GET", ws+"/pipelines/step-types", owner.Token, nil)
 	require.NotContains(t, stepTypes(t, r), "email_digest")
 	r = e.do("GET", ws+"/projects/templates", owner.Token, nil)
 	require.NotContains(t, templateIDs(t, r), "bug-triage")
-	requireStatus(t, e.do("POST", ws+"/projects", owner.Token, map[string]any{"name": "Bugs 2", "templateId": "bug-triage"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/projects", owner.Token, map[string]any{"name": "Bugs 2",
+		"templateId": "bug-triage"}), http.StatusBadRequest)
 
 	// Another workspace never had it.
 	other := e.register("other@example.com")

@@ -82,7 +82,8 @@ type RoadmapCardOut struct {
 func roadmapCards(rows []roadmap.RoadmapCard) []RoadmapCardOut {
 	out := make([]RoadmapCardOut, len(rows))
 	for i, c := range rows {
-		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate, Priority: board.Priority(c.Priority)}
+		out[i] = RoadmapCardOut{ID: c.ID, Title: c.Title, ColumnID: c.ColumnID, StartDate: c.StartDate, DueDate: c.DueDate,
+			Priority: board.Priority(c.Priority)}
 	}
 	return out
 }
@@ -94,16 +95,17 @@ func portfolioProjectOut(p pilotage.PortfolioProject) PortfolioProjectOut {
 	}
 	return PortfolioProjectOut{ProjectID: p.ProjectID, Name: p.Name, Deadline: p.Deadline, DaysLeft: p.DaysLeft,
 		CardCount: p.CardCount, CardsByColumn: cols,
-		CardsByPriority: PortfolioPriorityOut{Low: p.CardsByPriority["low"], Medium: p.CardsByPriority["medium"], High: p.CardsByPriority["high"]},
-		Overdue:         p.Overdue,
-		Checklist:       PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
+		CardsByPriority: PortfolioPriorityOut{Low: p.CardsByPriority["low"], Medium: p.CardsByPriority["medium"],
+			High: p.CardsByPriority["high"]}, Overdue: p.Overdue,
+		Checklist: PortfolioChecklistSummary{Done: p.ChecklistDone, Total: p.ChecklistTotal, Percent: p.ChecklistPercent}}
 }
 
 func roadmapOut(rm roadmap.Roadmap) RoadmapOut {
-	out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut, len(rm.Scopes)),
-		Unscoped: roadmapCards(rm.Unscoped)}
+	out := RoadmapOut{ProjectID: rm.ProjectID, Start: rm.Start, End: rm.End, Scopes: make([]RoadmapScopeOut,
+		len(rm.Scopes)), Unscoped: roadmapCards(rm.Unscoped)}
 	for i, sc := range rm.Scopes {
-		out.Scopes[i] = RoadmapScopeOut{ID: sc.ID, Name: sc.Name, StartDate: sc.StartDate, EndDate: sc.EndDate, Cards: roadmapCards(sc.Cards)}
+		out.Scopes[i] = RoadmapScopeOut{ID: sc.ID, Name: sc.Name, StartDate: sc.StartDate, EndDate: sc.EndDate,
+			Cards: roadmapCards(sc.Cards)}
 	}
 	return out
 }
@@ -113,31 +115,33 @@ func roadmapOut(rm roadmap.Roadmap) RoadmapOut {
 func (s boardOps) registerPortfolio() {
 	tags := []string{"Projects"}
 
-	register(s.Server, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet, Path: pathWorkspace + "/projects/portfolio",
-		Summary: "Summarise every project of the workspace", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "projects-portfolio", Method: http.MethodGet,
+		Path: pathWorkspace + "/projects/portfolio", Summary: "Summarise every project of the workspace", Tags: tags,
 		Description: "Per project: deadline and days left, active cards by column and priority, overdue cards " +
 			"(due in the past and not in the last column) and checklist progress. Archived cards are not counted."},
 		projectRead, s.getPortfolio)
 
-	register(s.Server, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet, Path: pathProject + "/roadmap",
-		Summary: "Get the project's roadmap", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "projects-roadmap", Method: http.MethodGet,
+		Path: pathProject + "/roadmap", Summary: "Get the project's roadmap", Tags: tags,
 		Description: "Scopes (sorted by start, undated last) with their dated cards, and dated cards outside any scope. " +
-			"A card is dated when it has a start or due date; cards are sorted by start (start date, else due date). Archived cards are left out."},
+			"A card is dated when it has a start or due date; cards are sorted by start (start date, else due date). Archived " +
+			"cards are left out."},
 		projectRead, s.getRoadmap)
 
-	register(s.Server, huma.Operation{OperationID: "projects-export", Method: http.MethodGet, Path: pathProject + "/export",
-		Summary: "Export the project as a JSON snapshot", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "projects-export", Method: http.MethodGet,
+		Path: pathProject + "/export", Summary: "Export the project as a JSON snapshot", Tags: tags,
 		Description: "Everything the project holds (columns, labels, custom fields, scopes, cards with checklists, labels, " +
 			"custom values and comments, and relations), with references by index and name rather than id, so it can be " +
 			"imported again with POST …/projects/import. Card assignees and attachments are not carried."},
 		projectRead, s.exportProject)
 
-	register(s.Server, huma.Operation{OperationID: "projects-import", Method: http.MethodPost, Path: pathWorkspace + "/projects/import",
-		Summary: "Create a project from an export", Tags: tags, DefaultStatus: http.StatusCreated, MaxBodyBytes: maxImportBodyBytes,
-		Description: "Takes the document GET …/export returns; only project.name, columns[].name and cards[].title and " +
-			"columnIndex are required. At most 50 columns and 500 cards. Cards refer to columns and scopes by index, " +
-			"to labels and custom fields by name; relations refer to cards by index. The project is created whole or not " +
-			"at all, without template columns; the importer becomes its member and the author of the imported comments."},
+	register(s.Server, huma.Operation{OperationID: "projects-import", Method: http.MethodPost,
+		Path: pathWorkspace + "/projects/import", Summary: "Create a project from an export", Tags: tags,
+		DefaultStatus: http.StatusCreated, MaxBodyBytes: maxImportBodyBytes, Description: "Takes the document GET …/export " +
+			"returns; only project.name, columns[].name and cards[].title and columnIndex are required. At most 50 columns " +
+			"and 500 cards. Cards refer to columns and scopes by index, to labels and custom fields by name; relations refer " +
+			"to cards by index. The project is created whole or not at all, without template columns; the importer becomes " +
+			"its member and the author of the imported comments."},
 		projectWrite, s.importProject)
 }
 

@@ -128,7 +128,8 @@ func TestPortfolioNumbers(t *testing.T) {
 	// Moving the overdue card into the last column takes it off the overdue count.
 	cards := e.do("GET", beta+"/cards", ann.Token, nil)
 	requireStatus(t, cards, http.StatusOK)
-	requireStatus(t, e.do("PATCH", beta+"/cards/"+decode[[]CardOut](t, cards)[0].ID, ann.Token, map[string]any{"columnId": bc[2]}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", beta+"/cards/"+decode[[]CardOut](t, cards)[0].ID, ann.Token,
+		map[string]any{"columnId": bc[2]}), http.StatusOK)
 	r = e.do("GET", pfWS(ann)+"/projects/portfolio", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, 0, decode[[]PortfolioProjectOut](t, r)[1].Overdue)
@@ -171,10 +172,11 @@ func TestRoadmap(t *testing.T) {
 	// An empty project has an empty roadmap.
 	r := e.do("GET", prj+"/roadmap", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, RoadmapOut{ProjectID: pfID(prj), Start: nil, End: nil, Scopes: []RoadmapScopeOut{}, Unscoped: []RoadmapCardOut{}},
-		decode[RoadmapOut](t, r))
+	require.Equal(t, RoadmapOut{ProjectID: pfID(prj), Start: nil, End: nil, Scopes: []RoadmapScopeOut{},
+		Unscoped: []RoadmapCardOut{}}, decode[RoadmapOut](t, r))
 
-	s1 := scNew(e, u, prj, map[string]any{"name": "S1", "startDate": "2030-03-01T00:00:00Z", "endDate": "2030-03-31T00:00:00Z"})
+	s1 := scNew(e, u, prj, map[string]any{"name": "S1", "startDate": "2030-03-01T00:00:00Z",
+		"endDate": "2030-03-31T00:00:00Z"})
 	s2 := scNew(e, u, prj, map[string]any{"name": "S2 undated"})
 	s0 := scNew(e, u, prj, map[string]any{"name": "S0", "startDate": "2030-01-01T00:00:00Z"})
 
@@ -185,7 +187,8 @@ func TestRoadmap(t *testing.T) {
 		}
 		return pfCard(e, u, prj, col, body)
 	}
-	c1 := card("c1", cols[0], &s1.ID, map[string]any{"startDate": "2030-03-10T00:00:00Z", "dueDate": "2030-03-20T00:00:00Z", "priority": "high"})
+	c1 := card("c1", cols[0], &s1.ID, map[string]any{"startDate": "2030-03-10T00:00:00Z",
+		"dueDate": "2030-03-20T00:00:00Z", "priority": "high"})
 	c2 := card("c2", cols[1], &s1.ID, map[string]any{"dueDate": "2030-03-05T00:00:00Z", "priority": "low"})
 	card("c3 undated", cols[0], &s1.ID, nil)
 	c4 := card("c4 archived", cols[0], &s1.ID, map[string]any{"startDate": "2020-03-01T00:00:00Z"})
@@ -222,10 +225,11 @@ func TestRoadmap(t *testing.T) {
 		End:       at("2030-06-01T00:00:00Z"),
 		Scopes: []RoadmapScopeOut{
 			{ID: s0.ID, Name: "S0", StartDate: at("2030-01-01T00:00:00Z"), EndDate: nil, Cards: []RoadmapCardOut{}},
-			{ID: s1.ID, Name: "S1", StartDate: at("2030-03-01T00:00:00Z"), EndDate: at("2030-03-31T00:00:00Z"), Cards: []RoadmapCardOut{
-				item(c2, "c2", cols[1], "", "2030-03-05T00:00:00Z", "low"),
-				item(c1, "c1", cols[0], "2030-03-10T00:00:00Z", "2030-03-20T00:00:00Z", "high"),
-			}},
+			{ID: s1.ID, Name: "S1", StartDate: at("2030-03-01T00:00:00Z"), EndDate: at("2030-03-31T00:00:00Z"),
+				Cards: []RoadmapCardOut{
+					item(c2, "c2", cols[1], "", "2030-03-05T00:00:00Z", "low"),
+					item(c1, "c1", cols[0], "2030-03-10T00:00:00Z", "2030-03-20T00:00:00Z", "high"),
+				}},
 			{ID: s2.ID, Name: "S2 undated", StartDate: nil, EndDate: nil, Cards: []RoadmapCardOut{
 				item(c5, "c5", cols[2], "", "2030-04-01T00:00:00Z", "medium"),
 			}},
@@ -291,14 +295,15 @@ func TestPortfolioRoadmapExportImportUseConstantQueries(t *testing.T) {
 			rels = append(rels, map[string]any{"cardIndex": 0, "targetCardIndex": i, "type": "blocks"})
 		}
 		return map[string]any{"project": map[string]any{"name": "Imported"},
-			"columns": []map[string]any{{"name": "A"}, {"name": "B"}}, "labels": []map[string]any{{"name": "L", "color": "#112233"}},
-			"customFields": []map[string]any{{"name": "Points", "type": "number"}},
-			"scopes":       []map[string]any{{"name": "S"}}, "cards": cards, "relations": rels}
+			"columns": []map[string]any{{"name": "A"}, {"name": "B"}}, "labels": []map[string]any{{"name": "L",
+				"color": "#112233"}}, "customFields": []map[string]any{{"name": "Points", "type": "number"}},
+			"scopes": []map[string]any{{"name": "S"}}, "cards": cards, "relations": rels}
 	}
 	one := len(l.during(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(2), http.StatusCreated))
 	many := len(l.during(e, "POST", pfWS(u)+"/projects/import", u.Token, doc(300), http.StatusCreated))
 	require.Equal(t, one, many, "import must not issue more statements for more cards")
-	require.Equal(t, 302, e.count(`SELECT count(*) FROM cards c JOIN projects p ON p.id = c.project_id WHERE p.name = 'Imported'`))
+	require.Equal(t, 302,
+		e.count(`SELECT count(*) FROM cards c JOIN projects p ON p.id = c.project_id WHERE p.name = 'Imported'`))
 }
 
 // pfDecorate gives a project's cards labels, custom values, comments and relations, straight in the
@@ -372,12 +377,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	s1 := scNew(e, u, prj, map[string]any{"name": "Phase 1", "description": "first", "startDate": "2030-01-01T00:00:00Z",
 		"endDate": "2030-03-01T00:00:00Z", "settings": map[string]any{"color": "teal", "limits": map[string]any{"wip": 3}}})
-	requireStatus(t, e.do("PATCH", prj+"/scopes/"+s1.ID+"/views", u.Token, map[string]any{"activeView": "calendar"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", prj+"/scopes/"+s1.ID+"/views", u.Token, map[string]any{"activeView": "calendar"}),
+		http.StatusOK)
 	scNew(e, u, prj, map[string]any{"name": "Phase 2"})
 
 	c1 := pfCard(e, u, prj, cols[0], map[string]any{"title": "Design", "description": "Draw it", "priority": "high",
 		"startDate": "2030-01-02T09:00:00Z", "dueDate": "2030-01-10T17:00:00Z", "scopeId": s1.ID,
-		"checklist": []map[string]any{{"title": "sketch", "done": true}, {"title": "review"}, {"title": "sign-off", "done": true}}})
+		"checklist": []map[string]any{{"title": "sketch", "done": true}, {"title": "review"}, {"title": "sign-off",
+			"done": true}}})
 	pfCard(e, u, prj, cols[0], map[string]any{"title": "Build", "priority": "low"})
 	c3 := pfCard(e, u, prj, cols[0], map[string]any{"title": "Test"})
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+c3, u.Token, map[string]any{"order": 0}), http.StatusOK)
@@ -397,19 +404,22 @@ func TestExportImportRoundTrip(t *testing.T) {
 	// encoding, so comparing times compares the strings the snapshot holds.
 	require.Equal(t, 1, doc.Version)
 	require.NotEmpty(t, doc.ExportedAt)
-	require.Equal(t, transfer.TransferProject{Name: "Apollo", Description: "To the moon", Deadline: new(time.Date(2030, 12, 24, 18, 30, 0, 0, time.UTC))}, doc.Project)
+	require.Equal(t, transfer.TransferProject{Name: "Apollo", Description: "To the moon", Deadline: new(time.Date(2030, 12,
+		24, 18, 30, 0, 0, time.UTC))}, doc.Project)
 	require.Equal(t, []transfer.TransferColumn{
 		{Name: "To Do", Order: new(0)}, {Name: "Shipped", Order: new(1)},
 		{Name: "In Progress", Order: new(2)}, {Name: "Done", Order: new(3)},
 	}, doc.Columns)
-	require.Equal(t, []transfer.TransferLabel{{Name: "Bug", Color: "#d73a4a"}, {Name: "Feature", Color: "#0e8a16"}}, doc.Labels)
+	require.Equal(t, []transfer.TransferLabel{{Name: "Bug", Color: "#d73a4a"}, {Name: "Feature", Color: "#0e8a16"}},
+		doc.Labels)
 	require.Len(t, doc.CustomFields, 6)
-	require.Equal(t, transfer.TransferCustomField{Name: "Stage", Type: "select", Options: []string{"alpha", "beta"}}, doc.CustomFields[1])
+	require.Equal(t, transfer.TransferCustomField{Name: "Stage", Type: "select", Options: []string{"alpha", "beta"}},
+		doc.CustomFields[1])
 	phase1 := doc.Scopes[0]
 	require.JSONEq(t, `{"color": "teal", "limits": {"wip": 3}}`, string(phase1.Settings))
 	phase1.Settings = nil // compared above as JSON, whatever its spacing
-	require.Equal(t, transfer.TransferScope{Name: "Phase 1", Description: "first", StartDate: new(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
-		EndDate: new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), ActiveView: "calendar"}, phase1)
+	require.Equal(t, transfer.TransferScope{Name: "Phase 1", Description: "first", StartDate: new(time.Date(2030, 1, 1, 0,
+		0, 0, 0, time.UTC)), EndDate: new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), ActiveView: "calendar"}, phase1)
 	cards := doc.Cards
 	require.Len(t, cards, 6)
 	var titles []string
@@ -472,8 +482,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 	require.Equal(t, 4, e.count(`SELECT count(*) FROM columns WHERE project_id = $1`, newID))
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, newID))
 	require.Equal(t, 6, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND comment_count = 2`, newID))
-	require.Equal(t, 12, e.count(`SELECT count(*) FROM comments cm JOIN cards c ON c.id = cm.card_id WHERE c.project_id = $1 AND cm.author_id = $2`, newID, u.ID))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, newID, u.ID))
+	require.Equal(t, 12,
+		e.count(`SELECT count(*) FROM comments cm JOIN cards c ON c.id = cm.card_id WHERE c.project_id = $1 AND cm.author_id = $2`, newID, u.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, newID,
+		u.ID))
 	r = e.do("GET", newPrj+"/columns", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	firstCol := decode[[]ColumnOut](t, r)[0].ID
@@ -529,8 +541,10 @@ func TestImportMinimalDocument(t *testing.T) {
 	require.Equal(t, []string{"a", "d"}, e.columnTitles(u, prj, cols[0].ID))
 	require.Equal(t, []string{"c", "b"}, e.columnTitles(u, prj, cols[1].ID))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p.ID))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'b' AND priority = 'high'`, p.ID))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'd' AND priority = 'medium'`, p.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'b' AND priority = 'high'`,
+		p.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'd' AND priority = 'medium'`,
+		p.ID))
 	// It is listed with the workspace's projects.
 	r = e.do("GET", pfWS(u)+"/projects", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -551,7 +565,8 @@ func TestImportRecordsActivities(t *testing.T) {
 	a := e.card(u, prj, cols[0], "Alpha")
 	b := e.card(u, prj, cols[1], "Beta")
 	requireStatus(t, e.do("PATCH", prj+"/cards/"+b.ID, u.Token, map[string]any{"archived": true}), http.StatusOK)
-	requireStatus(t, e.do("POST", prj+"/cards/"+a.ID+"/comments", u.Token, map[string]any{"content": "First thoughts"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", prj+"/cards/"+a.ID+"/comments", u.Token, map[string]any{"content": "First thoughts"}),
+		http.StatusCreated)
 	r := e.do("GET", prj+"/export", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 
@@ -574,7 +589,8 @@ func TestImportRecordsActivities(t *testing.T) {
 		got = append(got, line)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, []string{"card_archived:Beta", "card_created:Alpha", "card_created:Beta", "comment_added:Alpha:First thoughts"}, got)
+	require.Equal(t, []string{"card_archived:Beta", "card_created:Alpha", "card_created:Beta",
+		"comment_added:Alpha:First thoughts"}, got)
 }
 
 func TestImportLimitsAndValidation(t *testing.T) {
@@ -585,11 +601,11 @@ func TestImportLimitsAndValidation(t *testing.T) {
 
 	base := func() map[string]any {
 		return map[string]any{
-			"project":      map[string]any{"name": "P"},
-			"columns":      []any{map[string]any{"name": "A"}, map[string]any{"name": "B"}},
-			"labels":       []any{map[string]any{"name": "Bug", "color": "#ff0000"}},
-			"customFields": []any{map[string]any{"name": "Size", "type": "select", "options": []any{"S", "M"}}, map[string]any{"name": "N", "type": "number"}},
-			"scopes":       []any{map[string]any{"name": "S"}},
+			"project": map[string]any{"name": "P"},
+			"columns": []any{map[string]any{"name": "A"}, map[string]any{"name": "B"}},
+			"labels":  []any{map[string]any{"name": "Bug", "color": "#ff0000"}},
+			"customFields": []any{map[string]any{"name": "Size", "type": "select", "options": []any{"S", "M"}},
+				map[string]any{"name": "N", "type": "number"}}, "scopes": []any{map[string]any{"name": "S"}},
 			"cards": []any{
 				map[string]any{"title": "one", "columnIndex": 0, "priority": "low"},
 				map[string]any{"title": "two", "columnIndex": 1, "priority": "high"},
@@ -641,8 +657,10 @@ func TestImportLimitsAndValidation(t *testing.T) {
 		"options on a number field": func(d map[string]any) {
 			d["customFields"] = []any{map[string]any{"name": "N", "type": "number", "options": []any{"1"}}}
 		},
-		"unknown field type": func(d map[string]any) { d["customFields"] = []any{map[string]any{"name": "X", "type": "money"}} },
-		"duplicate label": func(d map[string]any) {
+		"unknown field type": func(d map[string]any) {
+			d["customFields"] = []any{map[string]any{"name": "X",
+				"type": "money"}}
+		}, "duplicate label": func(d map[string]any) {
 			d["labels"] = append(d["labels"].([]any), map[string]any{"name": "Bug", "color": "#00ff00"})
 		},
 		"bad label colour": func(d map[string]any) { d["labels"] = []any{map[string]any{"name": "Bug", "color": "red"}} },
@@ -650,11 +668,16 @@ func TestImportLimitsAndValidation(t *testing.T) {
 			d["customFields"] = append(d["customFields"].([]any), map[string]any{"name": "N", "type": "text"})
 		},
 		"scope end < start": func(d map[string]any) {
-			d["scopes"] = []any{map[string]any{"name": "S", "startDate": "2030-02-01T00:00:00Z", "endDate": "2030-01-01T00:00:00Z"}}
+			d["scopes"] = []any{map[string]any{"name": "S", "startDate": "2030-02-01T00:00:00Z",
+				"endDate": "2030-01-01T00:00:00Z"}}
 		},
-		"scope bad view":      func(d map[string]any) { d["scopes"] = []any{map[string]any{"name": "S", "activeView": "gantt"}} },
-		"scope settings list": func(d map[string]any) { d["scopes"] = []any{map[string]any{"name": "S", "settings": []any{1}}} },
-		"comment too long": func(d map[string]any) {
+		"scope bad view": func(d map[string]any) {
+			d["scopes"] = []any{map[string]any{"name": "S",
+				"activeView": "gantt"}}
+		}, "scope settings list": func(d map[string]any) {
+			d["scopes"] = []any{map[string]any{"name": "S",
+				"settings": []any{1}}}
+		}, "comment too long": func(d map[string]any) {
 			card(d, 0)["comments"] = []any{map[string]any{"content": strings.Repeat("c", 2001)}}
 		},
 		"empty comment": func(d map[string]any) { card(d, 0)["comments"] = []any{map[string]any{"content": ""}} },
@@ -707,8 +730,9 @@ func TestImportLimitsAndValidation(t *testing.T) {
 	d = base()
 	d["columns"] = many(50, func(i int) any { return map[string]any{"name": fmt.Sprint("c", i)} })
 	d["cards"] = many(500, func(i int) any {
-		return map[string]any{"title": strings.Repeat("t", 500), "description": strings.Repeat("d", 5000), "columnIndex": i % 50,
-			"priority": "medium", "checklist": many(4, func(int) any { return map[string]any{"title": "x"} })}
+		return map[string]any{"title": strings.Repeat("t", 500), "description": strings.Repeat("d", 5000),
+			"columnIndex": i % 50, "priority": "medium", "checklist": many(4,
+				func(int) any { return map[string]any{"title": "x"} })}
 	})
 	card(d, 0)["checklist"] = many(100, func(int) any { return map[string]any{"title": "x"} })
 	body, err := json.Marshal(d)
@@ -719,7 +743,8 @@ func TestImportLimitsAndValidation(t *testing.T) {
 	id := decode[ProjectOut](t, r).ID
 	require.Equal(t, 50, e.count(`SELECT count(*) FROM columns WHERE project_id = $1`, id))
 	require.Equal(t, 500, e.count(`SELECT count(*) FROM cards WHERE project_id = $1`, id))
-	require.Equal(t, 100+499*4, e.count(`SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.project_id = $1`, id))
+	require.Equal(t, 100+499*4,
+		e.count(`SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.project_id = $1`, id))
 }
 
 func TestImportIsAllOrNothing(t *testing.T) {
@@ -732,15 +757,16 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		"columns": []any{map[string]any{"name": "A"}},
 		"labels":  []any{map[string]any{"name": "L", "color": "#123456"}},
 		"cards": []any{
-			map[string]any{"title": "one", "columnIndex": 0, "priority": "low", "labels": []any{"L"}, "checklist": []any{map[string]any{"title": "x"}},
-				"comments": []any{map[string]any{"content": "hi"}}},
+			map[string]any{"title": "one", "columnIndex": 0, "priority": "low", "labels": []any{"L"},
+				"checklist": []any{map[string]any{"title": "x"}}, "comments": []any{map[string]any{"content": "hi"}}},
 			map[string]any{"title": "two", "columnIndex": 0, "priority": "low"},
 		},
 		"relations": []any{map[string]any{"cardIndex": 0, "targetCardIndex": 1, "type": "blocks"}},
 	}
 	counts := func() []int {
 		var out []int
-		for _, tbl := range []string{"projects", "project_members", "columns", "labels", "cards", "checklist_items", "card_labels", "comments", "card_relations"} {
+		for _, tbl := range []string{"projects", "project_members", "columns", "labels", "cards", "checklist_items",
+			"card_labels", "comments", "card_relations"} {
 			out = append(out, e.count(`SELECT count(*) FROM `+tbl))
 		}
 		return out
@@ -800,7 +826,8 @@ func TestPortfolioExportImportAccess(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	before := pfProjectCount(e)
 	requireStatus(t, e.do("POST", pfWS(ann)+"/projects/import", read, minimal), http.StatusForbidden)
-	requireStatus(t, e.send(req{Method: "POST", Path: pfWS(ann) + "/projects/import", Token: read, Body: r.Body}), http.StatusForbidden)
+	requireStatus(t, e.send(req{Method: "POST", Path: pfWS(ann) + "/projects/import", Token: read, Body: r.Body}),
+		http.StatusForbidden)
 	require.Equal(t, before, pfProjectCount(e))
 	// projects:write may import; projects:write alone may not read.
 	requireStatus(t, e.do("POST", pfWS(ann)+"/projects/import", write, minimal), http.StatusCreated)

@@ -100,17 +100,18 @@ func nonBlankOpt(field string, v *string) (*string, error) {
 func (s tenancyOps) registerProjects() {
 	tags := []string{"Projects"}
 
-	register(s.Server, huma.Operation{OperationID: "projects-create", Method: http.MethodPost, Path: pathWorkspace + "/projects",
-		Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The creator becomes a project member."},
+	register(s.Server, huma.Operation{OperationID: "projects-create", Method: http.MethodPost,
+		Path: pathWorkspace + "/projects", Summary: "Create a project", Tags: tags, DefaultStatus: http.StatusCreated,
+		Description: "Columns (and labels) come from `templateId` (see the templates endpoint; default basic-kanban). The " +
+			"creator becomes a project member."},
 		projectWrite, s.createProject)
 
-	register(s.Server, huma.Operation{OperationID: "projects-list", Method: http.MethodGet, Path: pathWorkspace + "/projects",
-		Summary: "List the workspace's projects", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "projects-list", Method: http.MethodGet,
+		Path: pathWorkspace + "/projects", Summary: "List the workspace's projects", Tags: tags},
 		projectRead, s.listProjects)
 
-	register(s.Server, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet, Path: pathWorkspace + "/projects/templates",
-		Summary: "List project templates", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "projects-templates", Method: http.MethodGet,
+		Path: pathWorkspace + "/projects/templates", Summary: "List project templates", Tags: tags},
 		projectRead, s.listProjectTemplates)
 
 	register(s.Server, huma.Operation{OperationID: "projects-get", Method: http.MethodGet, Path: pathProject,
@@ -118,7 +119,8 @@ func (s tenancyOps) registerProjects() {
 		projectRead, s.getProject)
 
 	register(s.Server, huma.Operation{OperationID: "projects-update", Method: http.MethodPatch, Path: pathProject,
-		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null clears it."},
+		Summary: "Update a project", Tags: tags, Description: "Any subset of name, description, deadline; deadline null " +
+			"clears it."},
 		projectWrite, s.updateProject)
 
 	register(s.Server, huma.Operation{OperationID: "projects-delete", Method: http.MethodDelete, Path: pathProject,
@@ -133,35 +135,38 @@ func (s tenancyOps) registerProjects() {
 			"projectId null."},
 		projectAdmin, s.deleteProject)
 
-	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet, Path: pathProject + "/members",
-		Summary: "List project members", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet,
+		Path: pathProject + "/members", Summary: "List project members", Tags: tags},
 		projectRead, s.listProjectMembers)
 
-	register(s.Server, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost, Path: pathProject + "/members",
-		Summary: "Add a workspace member to the project by e-mail", Tags: tags, DefaultStatus: http.StatusCreated,
-		Errors: []int{http.StatusConflict}, Description: "Someone who is not in the workspace answers 400: invite them to the workspace first."},
+	register(s.Server, huma.Operation{OperationID: "projects-members-add", Method: http.MethodPost,
+		Path: pathProject + "/members", Summary: "Add a workspace member to the project by e-mail", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "Someone who is not in the " +
+			"workspace answers 400: invite them to the workspace first."},
 		projectWrite, s.addProjectMember)
 
-	register(s.Server, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete, Path: pathProject + "/members/{userId}",
-		Summary: "Remove a project member", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "projects-members-remove", Method: http.MethodDelete,
+		Path: pathProject + "/members/{userId}", Summary: "Remove a project member", Tags: tags},
 		projectWrite, s.removeProjectMember)
 
 	ctags := []string{"Columns"}
 
-	register(s.Server, huma.Operation{OperationID: "columns-create", Method: http.MethodPost, Path: pathProject + "/columns",
-		Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated},
+	register(s.Server, huma.Operation{OperationID: "columns-create", Method: http.MethodPost,
+		Path: pathProject + "/columns", Summary: "Add a column at the end", Tags: ctags, DefaultStatus: http.StatusCreated},
 		projectWrite, s.createColumn)
 
 	register(s.Server, huma.Operation{OperationID: "columns-list", Method: http.MethodGet, Path: pathProject + "/columns",
 		Summary: "List columns by order", Tags: ctags},
 		projectRead, s.listColumns)
 
-	register(s.Server, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch, Path: pathProject + "/columns/{columnId}",
-		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's columns; out-of-range values go to the ends."},
+	register(s.Server, huma.Operation{OperationID: "columns-update", Method: http.MethodPatch,
+		Path:    pathProject + "/columns/{columnId}",
+		Summary: "Rename or reorder a column", Tags: ctags, Description: "`order` is the 0-based place among the project's " +
+			"columns; out-of-range values go to the ends."},
 		projectWrite, s.updateColumn)
 
-	register(s.Server, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete, Path: pathProject + "/columns/{columnId}",
-		Summary: "Delete a column and its cards", Tags: ctags},
+	register(s.Server, huma.Operation{OperationID: "columns-delete", Method: http.MethodDelete,
+		Path: pathProject + "/columns/{columnId}", Summary: "Delete a column and its cards", Tags: ctags},
 		projectWrite, s.deleteColumn)
 }
 
@@ -184,8 +189,9 @@ func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(projectOut)(s.board.CreateProject(ctx, board.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID, Name: name,
-		Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID, CreatedBy: principalFrom(ctx).User.ID}))
+	return oneOf(projectOut)(s.board.CreateProject(ctx, board.NewProject{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		Name: name, Description: in.Body.Description, Deadline: in.Body.Deadline, TemplateID: in.Body.TemplateID,
+		CreatedBy: principalFrom(ctx).User.ID}))
 }
 
 // ListProjectsInput is the request of projects-list.
@@ -199,7 +205,8 @@ func (s tenancyOps) listProjects(ctx context.Context, in *ListProjectsInput) (*P
 }
 
 func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]board.Template], error) {
-	return listOf(func(t board.Template) board.Template { return t })(s.board.ProjectTemplates(ctx, accessFrom(ctx).WorkspaceID))
+	return listOf(func(t board.Template) board.Template { return t })(s.board.ProjectTemplates(ctx,
+		accessFrom(ctx).WorkspaceID))
 }
 
 func (s tenancyOps) getProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
@@ -242,7 +249,8 @@ func (s tenancyOps) updateProject(ctx context.Context, in *UpdateProjectInput) (
 
 func (s tenancyOps) deleteProject(ctx context.Context, _ *ProjectPath) (*OKOutput, error) {
 	a := accessFrom(ctx)
-	return done(s.board.DeleteProject(ctx, board.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID}))
+	return done(s.board.DeleteProject(ctx, board.ProjectDeletion{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID,
+		ActorID: principalFrom(ctx).User.ID}))
 }
 
 // ListProjectMembersInput is the request of projects-members-list.
@@ -251,7 +259,8 @@ type ListProjectMembersInput struct {
 	PageQuery
 }
 
-func (s tenancyOps) listProjectMembers(ctx context.Context, in *ListProjectMembersInput) (*PageOutput[ProjectMemberOut], error) {
+func (s tenancyOps) listProjectMembers(ctx context.Context,
+	in *ListProjectMembersInput) (*PageOutput[ProjectMemberOut], error) {
 	return pageOf(ctx, projectMemberOut)(s.board.ProjectMembers(ctx, accessFrom(ctx).ProjectID, in.page()))
 }
 
@@ -266,13 +275,16 @@ type AddProjectMemberInputBody struct {
 	Email string `json:"email" required:"true" format:"email" maxLength:"254"`
 }
 
-func (s tenancyOps) addProjectMember(ctx context.Context, in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
+func (s tenancyOps) addProjectMember(ctx context.Context,
+	in *AddProjectMemberInput) (*Output[ProjectMemberOut], error) {
 	a := accessFrom(ctx)
-	m, err := s.board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
+	m, err := s.board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: a.WorkspaceID, ProjectID: a.ProjectID,
+		ActorID: principalFrom(ctx).User.ID, Email: strings.TrimSpace(in.Body.Email)})
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[ProjectMemberOut]{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name, AddedAt: time.Now().UTC()}}, nil
+	return &Output[ProjectMemberOut]{Body: ProjectMemberOut{UserID: m.ID, Email: m.Email, Name: m.Name,
+		AddedAt: time.Now().UTC()}}, nil
 }
 
 // ProjectMemberPath names a member of a project.
@@ -282,7 +294,8 @@ type ProjectMemberPath struct {
 }
 
 func (s tenancyOps) removeProjectMember(ctx context.Context, in *ProjectMemberPath) (*OKOutput, error) {
-	return done(s.board.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID, ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
+	return done(s.board.RemoveProjectMember(ctx, db.ProjectMemberRemoval{ProjectID: accessFrom(ctx).ProjectID,
+		ActorID: principalFrom(ctx).User.ID, UserID: in.UserID}))
 }
 
 // CreateColumnInput is the request of columns-create.

@@ -23,7 +23,8 @@ func TestProjectCRUDAndTemplates(t *testing.T) {
 	}
 	require.True(t, ids["basic-kanban"] && ids["scrum"] && ids["product-launch"], "templates: %s", r.Body)
 
-	r = e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "Sprint", "templateId": "scrum", "deadline": "2027-01-31T00:00:00Z", "description": "Q1"})
+	r = e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "Sprint", "templateId": "scrum",
+		"deadline": "2027-01-31T00:00:00Z", "description": "Q1"})
 	requireStatus(t, r, http.StatusCreated)
 	p := decode[ProjectOut](t, r)
 	prj := ws + "/projects/" + p.ID
@@ -34,11 +35,13 @@ func TestProjectCRUDAndTemplates(t *testing.T) {
 	require.Equal(t, "Backlog", columns[0].Name)
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, p.ID))
 
-	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "X", "templateId": "nope"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "X", "templateId": "nope"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": ""}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "   "}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "x", "deadline": "soon"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", ws+"/projects", u.Token, map[string]any{"name": "x", "deadline": "soon"}),
+		http.StatusBadRequest)
 
 	r = e.do("GET", ws+"/projects", u.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -83,12 +86,16 @@ func TestProjectIsolationAcrossWorkspaces(t *testing.T) {
 	requireStatus(t, e.do("PATCH", other+"/cards/"+card.ID, ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
 	requireStatus(t, e.do("DELETE", other+"/cards/"+card.ID, ann.Token, nil), http.StatusNotFound)
 	// A column of another project: 404 in the path, 400 as a move target.
-	requireStatus(t, e.do("POST", prj+"/columns/"+otherCols[0]+"/cards", ann.Token, map[string]any{"title": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", prj+"/columns/"+otherCols[0], ann.Token, map[string]any{"name": "x"}), http.StatusNotFound)
-	requireStatus(t, e.do("PATCH", prj+"/cards/"+card.ID, ann.Token, map[string]any{"columnId": otherCols[0]}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", prj+"/columns/"+otherCols[0]+"/cards", ann.Token, map[string]any{"title": "x"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", prj+"/columns/"+otherCols[0], ann.Token, map[string]any{"name": "x"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", prj+"/cards/"+card.ID, ann.Token, map[string]any{"columnId": otherCols[0]}),
+		http.StatusBadRequest)
 	// Malformed ids are simply not found.
 	requireStatus(t, e.do("GET", prj+"/cards/not-a-uuid", ann.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("GET", "/orgs/"+ann.OrgSlug+"/workspaces/"+ann.WsSlug+"/projects/123", ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("GET", "/orgs/"+ann.OrgSlug+"/workspaces/"+ann.WsSlug+"/projects/123", ann.Token, nil),
+		http.StatusNotFound)
 }
 
 func TestColumnsCRUDAndOrder(t *testing.T) {
@@ -101,12 +108,14 @@ func TestColumnsCRUDAndOrder(t *testing.T) {
 	blocked := decode[ColumnOut](t, r)
 	require.Equal(t, int32(3), blocked.Order)
 	requireStatus(t, e.do("POST", prj+"/columns", u.Token, map[string]any{"name": ""}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", prj+"/columns", u.Token, map[string]any{"name": strings.Repeat("x", 101)}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", prj+"/columns", u.Token, map[string]any{"name": strings.Repeat("x", 101)}),
+		http.StatusBadRequest)
 
 	r = e.do("PATCH", prj+"/columns/"+blocked.ID, u.Token, map[string]any{"order": 1, "name": "Blocked!"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, int32(1), decode[ColumnOut](t, r).Order)
-	requireStatus(t, e.do("PATCH", prj+"/columns/"+blocked.ID, u.Token, map[string]any{"order": -1}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", prj+"/columns/"+blocked.ID, u.Token, map[string]any{"order": -1}),
+		http.StatusBadRequest)
 	r = e.do("GET", prj+"/columns", u.Token, nil)
 	var names []string
 	for i, c := range decode[[]ColumnOut](t, r) {
@@ -171,7 +180,8 @@ func TestCardValidationLimits(t *testing.T) {
 		}
 	}
 	// The project-level endpoint takes the first column.
-	r := e.do("POST", prj+"/cards", u.Token, map[string]any{"title": "top", "priority": "high", "dueDate": "2027-03-01T10:00:00Z"})
+	r := e.do("POST", prj+"/cards", u.Token, map[string]any{"title": "top", "priority": "high",
+		"dueDate": "2027-03-01T10:00:00Z"})
 	requireStatus(t, r, http.StatusCreated)
 	require.Equal(t, cols[0], decode[CardOut](t, r).ColumnID)
 	require.Equal(t, "high", decode[CardOut](t, r).Priority)
@@ -205,11 +215,13 @@ func TestCardPatchAndNullClears(t *testing.T) {
 	requireStatus(t, e.do("GET", prj+"/cards?archived=maybe", u.Token, nil), http.StatusBadRequest)
 
 	for _, bad := range []map[string]any{{"title": ""}, {"title": strings.Repeat("x", 501)}, {"priority": "x"},
-		{"description": strings.Repeat("x", 5001)}, {"order": -1}, {"dueDate": 5}, {"assigneeId": "nobody"}, {"columnId": "x"}} {
+		{"description": strings.Repeat("x", 5001)}, {"order": -1}, {"dueDate": 5}, {"assigneeId": "nobody"},
+		{"columnId": "x"}} {
 		requireStatus(t, e.do("PATCH", path, u.Token, bad), http.StatusBadRequest)
 	}
 	types := func() []string {
-		rows, err := e.pool.Query(t.Context(), `SELECT type FROM activities WHERE card_id IS NOT NULL ORDER BY created_at, type`)
+		rows, err := e.pool.Query(t.Context(),
+			`SELECT type FROM activities WHERE card_id IS NOT NULL ORDER BY created_at, type`)
 		require.NoError(t, err)
 		defer rows.Close()
 		var out []string
@@ -241,8 +253,10 @@ func TestProjectMembers(t *testing.T) {
 	r := e.do("GET", prj+"/members", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Len(t, decode[[]ProjectMemberOut](t, r), 1)
-	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": stranger.Email}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": "not-an-email"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": stranger.Email}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": "not-an-email"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusCreated)
 	requireStatus(t, e.do("POST", prj+"/members", owner.Token, map[string]any{"email": member.Email}), http.StatusConflict)
 	require.Len(t, decode[[]ProjectMemberOut](t, e.do("GET", prj+"/members", owner.Token, nil)), 2)
@@ -263,8 +277,10 @@ func TestProjectScopesOfTokens(t *testing.T) {
 	prj, cols := e.project(u, "Scoped")
 	read := e.pat(u, []string{"projects:read"})
 	requireStatus(t, e.do("GET", prj+"/cards", read, nil), http.StatusOK)
-	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", read, map[string]any{"title": "x"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", read, map[string]any{"title": "x"}),
+		http.StatusForbidden)
 	write := e.pat(u, []string{"projects:write"})
-	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", write, map[string]any{"title": "x"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", write, map[string]any{"title": "x"}),
+		http.StatusCreated)
 	requireStatus(t, e.do("GET", prj+"/cards", write, nil), http.StatusForbidden)
 }

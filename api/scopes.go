@@ -34,8 +34,9 @@ type ScopeOut struct {
 }
 
 func scopeOut(sc db.Scope) ScopeOut {
-	return ScopeOut{ID: sc.ID, ProjectID: sc.ProjectID, Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate,
-		EndDate: sc.EndDate, Settings: sc.Settings, ActiveView: sc.ActiveView, CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt}
+	return ScopeOut{ID: sc.ID, ProjectID: sc.ProjectID, Name: sc.Name, Description: sc.Description,
+		StartDate: sc.StartDate, EndDate: sc.EndDate, Settings: sc.Settings, ActiveView: sc.ActiveView,
+		CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt}
 }
 
 // ScopeViewsOut lists the views a scope offers and the one it shows.
@@ -64,27 +65,29 @@ func (s boardOps) registerScopes() {
 		Summary: "List the project's scopes", Tags: tags, Description: "In creation order, each with its active view."},
 		projectRead, s.listScopes)
 
-	register(s.Server, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}",
-		Summary: "Get a scope", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "scopes-get", Method: http.MethodGet,
+		Path: pathProject + "/scopes/{scopeId}", Summary: "Get a scope", Tags: tags},
 		projectRead, s.getScope)
 
-	register(s.Server, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}",
-		Summary: "Update a scope", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "scopes-update", Method: http.MethodPatch,
+		Path: pathProject + "/scopes/{scopeId}", Summary: "Update a scope", Tags: tags,
 		Description: "Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; " +
-			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start."},
+			"description null empties it; settings replaces the whole object (null empties it). The end may not fall before " +
+			"the start."},
 		projectWrite, s.updateScope)
 
-	register(s.Server, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete, Path: pathProject + "/scopes/{scopeId}",
-		Summary: "Delete a scope and all its content", Tags: tags,
-		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations."},
+	register(s.Server, huma.Operation{OperationID: "scopes-delete", Method: http.MethodDelete,
+		Path: pathProject + "/scopes/{scopeId}", Summary: "Delete a scope and all its content", Tags: tags,
+		Description: "The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values " +
+			"and relations."},
 		projectWrite, s.deleteScope)
 
-	register(s.Server, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet, Path: pathProject + "/scopes/{scopeId}/views",
-		Summary: "List a scope's views and the active one", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "scopes-views-get", Method: http.MethodGet,
+		Path: pathProject + "/scopes/{scopeId}/views", Summary: "List a scope's views and the active one", Tags: tags},
 		projectRead, s.getScopeViews)
 
-	register(s.Server, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch, Path: pathProject + "/scopes/{scopeId}/views",
-		Summary: "Change a scope's active view", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "scopes-views-update", Method: http.MethodPatch,
+		Path: pathProject + "/scopes/{scopeId}/views", Summary: "Change a scope's active view", Tags: tags},
 		projectWrite, s.setScopeView)
 }
 
@@ -109,7 +112,8 @@ func (s boardOps) createScope(ctx context.Context, in *CreateScopeInput) (*Outpu
 		return nil, err
 	}
 	return oneOf(scopeOut)(s.roadmaps.CreateScope(ctx, roadmap.NewScope{ProjectID: accessFrom(ctx).ProjectID, Name: name,
-		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate, Settings: in.Body.Settings}))
+		Description: in.Body.Description, StartDate: in.Body.StartDate, EndDate: in.Body.EndDate,
+		Settings: in.Body.Settings}))
 }
 
 func (s boardOps) listScopes(ctx context.Context, _ *ProjectPath) (*Output[[]ScopeOut], error) {

@@ -43,7 +43,8 @@ func TestScopesCreateListGetUpdateDelete(t *testing.T) {
 	require.Equal(t, "[]", strings.TrimSpace(string(r.Body)))
 
 	a := scNew(e, u, prj, map[string]any{"name": "  Phase 1  ", "description": "The first phase",
-		"startDate": "2030-01-01T00:00:00Z", "endDate": "2030-02-01T00:00:00Z", "settings": map[string]any{"color": "blue", "wip": 3}})
+		"startDate": "2030-01-01T00:00:00Z", "endDate": "2030-02-01T00:00:00Z", "settings": map[string]any{"color": "blue",
+			"wip": 3}})
 	require.Equal(t, "Phase 1", a.Name)
 	require.Equal(t, "The first phase", a.Description)
 	require.Equal(t, prjID, a.ProjectID)
@@ -124,13 +125,13 @@ func TestScopesValidation(t *testing.T) {
 		"blank name":           map[string]any{"name": "   "},
 		"name too long":        map[string]any{"name": strings.Repeat("n", 201)},
 		"description too long": map[string]any{"name": "ok", "description": strings.Repeat("d", 5001)},
-		"end before start":     map[string]any{"name": "ok", "startDate": "2030-02-01T00:00:00Z", "endDate": "2030-01-31T23:59:59Z"},
-		"bad date":             map[string]any{"name": "ok", "startDate": "next tuesday"},
-		"settings too big":     map[string]any{"name": "ok", "settings": bigSettings},
-		"settings array":       map[string]any{"name": "ok", "settings": []any{1, 2}},
-		"settings string":      map[string]any{"name": "ok", "settings": "dark"},
-		"unknown field":        map[string]any{"name": "ok", "colour": "red"},
-		"not an object":        "[]",
+		"end before start": map[string]any{"name": "ok", "startDate": "2030-02-01T00:00:00Z",
+			"endDate": "2030-01-31T23:59:59Z"}, "bad date": map[string]any{"name": "ok", "startDate": "next tuesday"},
+		"settings too big": map[string]any{"name": "ok", "settings": bigSettings},
+		"settings array":   map[string]any{"name": "ok", "settings": []any{1, 2}},
+		"settings string":  map[string]any{"name": "ok", "settings": "dark"},
+		"unknown field":    map[string]any{"name": "ok", "colour": "red"},
+		"not an object":    "[]",
 	} {
 		r := e.do("POST", prj+"/scopes", u.Token, body)
 		require.Equal(t, http.StatusBadRequest, r.Code, "%s: %s", name, r.Body)
@@ -166,7 +167,8 @@ func TestScopesValidation(t *testing.T) {
 	require.Equal(t, map[string]any{}, settings)
 
 	// Moving both dates together is checked on the result, not field by field.
-	r := e.do("PATCH", path, u.Token, map[string]any{"startDate": "2030-03-01T00:00:00Z", "endDate": "2030-04-01T00:00:00Z"})
+	r := e.do("PATCH", path, u.Token, map[string]any{"startDate": "2030-03-01T00:00:00Z",
+		"endDate": "2030-04-01T00:00:00Z"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, new(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)), decode[ScopeOut](t, r).StartDate)
 }
@@ -234,7 +236,8 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 	k1 := newCard("in kept", &kept.ID)
 	free := newCard("no scope", nil)
 	// Content hanging off the doomed cards: a comment and a relation to a surviving card.
-	_, err := e.pool.Exec(context.Background(), `INSERT INTO comments (id, card_id, author_id, content) VALUES (gen_random_uuid(), $1, $2, 'hi')`, d1, u.ID)
+	_, err := e.pool.Exec(context.Background(),
+		`INSERT INTO comments (id, card_id, author_id, content) VALUES (gen_random_uuid(), $1, $2, 'hi')`, d1, u.ID)
 	require.NoError(t, err)
 	_, err = e.pool.Exec(context.Background(), `INSERT INTO card_relations (id, project_id, card_id, target_card_id, type, created_by)
 		SELECT gen_random_uuid(), project_id, $1, $2, 'blocks', $3 FROM cards WHERE id = $1`, free, d2, u.ID)
@@ -246,7 +249,8 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE id = ANY($1::uuid[])`, []string{d1, d2}))
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM cards WHERE id = ANY($1::uuid[])`, []string{k1, free}))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = ANY($1::uuid[])`, []string{d1, d2}))
-	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = ANY($1::uuid[])`, []string{k1, free}))
+	require.Equal(t, 2, e.count(`SELECT count(*) FROM checklist_items WHERE card_id = ANY($1::uuid[])`, []string{k1,
+		free}))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, d1))
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM card_relations WHERE card_id = $1`, free))
 	requireStatus(t, e.do("GET", prj+"/cards/"+d1, u.Token, nil), http.StatusNotFound)
@@ -307,8 +311,10 @@ func TestScopesNotFoundOutsideTheirProject(t *testing.T) {
 	}
 
 	// Nothing moved: names, views and existence unchanged.
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'A1' AND active_view = 'kanban'`, scA.ID))
-	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'Bob 1' AND active_view = 'kanban'`, scBob.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'A1' AND active_view = 'kanban'`,
+		scA.ID))
+	require.Equal(t, 1, e.count(`SELECT count(*) FROM scopes WHERE id = $1 AND name = 'Bob 1' AND active_view = 'kanban'`,
+		scBob.ID))
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM scopes`))
 }
 

@@ -61,7 +61,8 @@ func BenchmarkSearch(b *testing.B) {
 	var tokens []string
 	var wsPaths []string
 	for _, email := range []string{"bench@example.com", "noise@example.com"} {
-		code, body := call("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse", "name": email[:5]})
+		code, body := call("POST", "/auth/register", "", map[string]any{"email": email, "password": "correct-horse",
+			"name": email[:5]})
 		if code != http.StatusCreated {
 			b.Fatalf("register: %d %s", code, body)
 		}
@@ -71,7 +72,8 @@ func BenchmarkSearch(b *testing.B) {
 		var orgs []OrganizationOut
 		_ = json.Unmarshal(body, &orgs)
 		ws := "/orgs/" + orgs[0].Slug + "/workspaces/personal"
-		if code, body = call("POST", ws+"/projects", s.AccessToken, map[string]any{"name": "Bench"}); code != http.StatusCreated {
+		if code, body = call("POST", ws+"/projects", s.AccessToken,
+			map[string]any{"name": "Bench"}); code != http.StatusCreated {
 			b.Fatalf("project: %d %s", code, body)
 		}
 		tokens, wsPaths = append(tokens, s.AccessToken), append(wsPaths, ws)

@@ -90,12 +90,13 @@ func TestCORSOffByDefault(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	u := e.register("nocors@example.com")
-	r := e.send(req{Method: "GET", Path: "/organizations", Token: u.Token, Header: map[string]string{"Origin": "https://app.example.com"}})
+	r := e.send(req{Method: "GET", Path: "/organizations", Token: u.Token,
+		Header: map[string]string{"Origin": "https://app.example.com"}})
 	requireStatus(t, r, http.StatusOK)
 	require.Empty(t, corsHeaders(r))
 	// A preflight reaches the router, which has no OPTIONS routes.
-	r = e.send(req{Method: "OPTIONS", Path: "/organizations", Header: map[string]string{"Origin": "https://app.example.com",
-		"Access-Control-Request-Method": "POST"}})
+	r = e.send(req{Method: "OPTIONS", Path: "/organizations",
+		Header: map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "POST"}})
 	require.Empty(t, corsHeaders(r))
 	require.NotEqual(t, http.StatusNoContent, r.Code)
 }
@@ -121,7 +122,8 @@ func TestCORSListedOrigins(t *testing.T) {
 
 	// An unlisted origin, or a look-alike, gets no CORS header; the request itself is served (browsers
 	// keep the answer from the page).
-	for _, origin := range []string{"https://evil.example.com", "https://app.example.com.evil.com", "http://app.example.com", "null"} {
+	for _, origin := range []string{"https://evil.example.com", "https://app.example.com.evil.com",
+		"http://app.example.com", "null"} {
 		r = e.send(req{Method: "GET", Path: "/organizations", Token: u.Token, Header: map[string]string{"Origin": origin}})
 		requireStatus(t, r, http.StatusOK)
 		require.Empty(t, corsHeaders(r), origin)
@@ -152,8 +154,8 @@ func TestCORSListedOrigins(t *testing.T) {
 	r = e.send(req{Method: "OPTIONS", Path: "/organizations", Header: map[string]string{"Origin": app,
 		"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-unknown"}})
 	require.Empty(t, corsHeaders(r))
-	r = e.send(req{Method: "OPTIONS", Path: "/organizations", Header: map[string]string{"Origin": "https://evil.example.com",
-		"Access-Control-Request-Method": "POST"}})
+	r = e.send(req{Method: "OPTIONS", Path: "/organizations",
+		Header: map[string]string{"Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"}})
 	require.Equal(t, http.StatusNoContent, r.Code)
 	require.Empty(t, corsHeaders(r))
 }

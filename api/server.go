@@ -130,7 +130,8 @@ type Server struct {
 }
 
 // New builds the HTTP handler of the api process.
-func New(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) http.Handler {
+func New(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger,
+	opts Options) http.Handler {
 	_, router := build(eng, signer, billingProvider, logger, opts)
 	return router
 }
@@ -139,13 +140,15 @@ func New(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Prov
 // database (`pilot openapi` prints it): publicURL is its server (empty: "/").
 func OpenAPIDocument(publicURL string) ([]byte, error) {
 	// Engines without a pool: building registers operations and touches no database.
-	s, _ := build(engines.New(nil, nil, engines.Options{}), nil, nil, slog.New(slog.DiscardHandler), Options{PublicURL: publicURL, Storage: storage.NewLocal(os.TempDir())})
+	s, _ := build(engines.New(nil, nil, engines.Options{}), nil, nil, slog.New(slog.DiscardHandler),
+		Options{PublicURL: publicURL, Storage: storage.NewLocal(os.TempDir())})
 	return s.openAPIJSON()
 }
 
 // build builds the Server and its router; it touches neither the database nor the storage until a
 // request comes.
-func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger, opts Options) (*Server, *chi.Mux) {
+func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Provider, logger *slog.Logger,
+	opts Options) (*Server, *chi.Mux) {
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
 	}
@@ -208,7 +211,8 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 	cfg.Info.Description = "Work management with a strategic cockpit and AI agents. Authenticate with " +
 		"`Authorization: Bearer <JWT or personal access token>`."
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "A JWT from /auth/login or a personal access token from /api-tokens"},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "A JWT from /auth/login or a personal access token from " +
+			"/api-tokens"},
 	}
 	// The OpenAPI document and the docs page are served by mountDocs (docs.go), in production too: the
 	// document is what clients are generated from, the page needs no other origin.

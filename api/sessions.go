@@ -25,8 +25,8 @@ func (s accountOps) startSession(ctx context.Context, u db.User) (*SessionOutput
 		userAgent = r.UserAgent()
 	}
 	expires := time.Now().Add(s.signer.TTL())
-	sess, err := s.identity.CreateSession(ctx, identity.NewSession{UserID: u.ID, UserAgent: userAgent, ClientIP: clientIPFrom(ctx),
-		ExpiresAt: expires})
+	sess, err := s.identity.CreateSession(ctx, identity.NewSession{UserID: u.ID, UserAgent: userAgent,
+		ClientIP: clientIPFrom(ctx), ExpiresAt: expires})
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,8 @@ func (s accountOps) logout(ctx context.Context, _ *struct{}) (*SessionOutput, er
 		} else if c, err := r.Cookie(sessionCookie); err == nil {
 			token = c.Value
 		}
-		if claims, err := s.signer.Verify(token, auth.TypeSession); err == nil && isUUID(claims.ID) && isUUID(claims.Subject) {
+		if claims, err := s.signer.Verify(token, auth.TypeSession); err == nil && isUUID(claims.ID) &&
+			isUUID(claims.Subject) {
 			if err := s.identity.RevokeSession(ctx, claims.Subject, claims.ID); err != nil && !errors.Is(err, db.ErrNotFound) {
 				return nil, err
 			}
@@ -73,13 +74,13 @@ func (s accountOps) registerSessions() {
 		Summary: "List the caller's active sessions", Tags: tags,
 		Description: "Every signed-in device or client, the newest first; `current` marks the session of this request."},
 		Requires{JWTOnly: true, KeepsTenancy: true}, s.listSessions)
-	register(s.Server, huma.Operation{OperationID: "auth-sessions-revoke", Method: http.MethodDelete, Path: "/auth/sessions/{sessionId}",
-		Summary: "End one of the caller's sessions", Tags: tags, Errors: []int{http.StatusNotFound},
-		Description: "Its token is refused from the next request on, and its open event streams end. Ending the " +
-			"current session is logging out."},
+	register(s.Server, huma.Operation{OperationID: "auth-sessions-revoke", Method: http.MethodDelete,
+		Path: "/auth/sessions/{sessionId}", Summary: "End one of the caller's sessions", Tags: tags,
+		Errors: []int{http.StatusNotFound}, Description: "Its token is refused from the next request on, and its open " +
+			"event streams end. Ending the current session is logging out."},
 		Requires{JWTOnly: true}, s.revokeSession)
-	register(s.Server, huma.Operation{OperationID: "auth-sessions-revoke-others", Method: http.MethodPost, Path: "/auth/sessions/revoke-others",
-		Summary: "End every session of the caller but this one", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "auth-sessions-revoke-others", Method: http.MethodPost,
+		Path: "/auth/sessions/revoke-others", Summary: "End every session of the caller but this one", Tags: tags},
 		Requires{JWTOnly: true}, s.revokeOtherSessions)
 }
 

@@ -56,9 +56,10 @@ func TestLogoutEndsTheSessionOnEveryRoute(t *testing.T) {
 	requireStatus(t, e.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
 	requireStatus(t, e.do("GET", projects, u.Token, nil), http.StatusUnauthorized)
-	mcp := e.send(req{Method: "POST", Path: "/mcp", Token: u.Token, Header: map[string]string{"Accept": "application/json, text/event-stream"},
-		Body: map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18",
-			"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}})
+	mcp := e.send(req{Method: "POST", Path: "/mcp", Token: u.Token,
+		Header: map[string]string{"Accept": "application/json, text/event-stream"}, Body: map[string]any{"jsonrpc": "2.0",
+			"id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18",
+				"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}})
 	requireStatus(t, mcp, http.StatusUnauthorized)
 	// Logging out again, or without any session, only clears the cookie.
 	requireStatus(t, e.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
@@ -112,7 +113,8 @@ func TestSessionsListRevokeAndRevokeOthers(t *testing.T) {
 	require.Len(t, listSessions(e, firefox.AccessToken), 1)
 
 	// A password change ends every session and answers a new one.
-	pw := e.do("POST", "/auth/change-password", firefox.AccessToken, map[string]any{"currentPassword": identPassword, "newPassword": "another-horse"})
+	pw := e.do("POST", "/auth/change-password", firefox.AccessToken, map[string]any{"currentPassword": identPassword,
+		"newPassword": "another-horse"})
 	requireStatus(t, pw, http.StatusOK)
 	fresh := decode[SessionBody](t, pw).AccessToken
 	requireStatus(t, e.do("GET", "/auth/me", firefox.AccessToken, nil), http.StatusUnauthorized)
@@ -132,7 +134,8 @@ func TestRevokedSessionEndsItsOpenStream(t *testing.T) {
 	pool := pgtest.Pool(t)
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	watcher := sessionwatch.Start(ctx, engines.New(pool, nil, engines.Options{}).Store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	watcher := sessionwatch.Start(ctx, engines.New(pool, nil, engines.Options{}).Store,
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	<-watcher.Ready()
 	s := newStreamServerWith(t, pool, stream.Config{}, Options{Sessions: watcher})
 	u := s.register("dee@example.com")

@@ -29,7 +29,8 @@ func (s *Server) unwrapStream(hctx huma.Context) (r *http.Request, w http.Respon
 // at once after the replay when the entity is already final) or the client goes away. The caller has
 // checked access to the stream's entity. When lastEventID is 0, the request's Last-Event-ID header (a
 // client's reconnect) applies.
-func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.StreamKind, streamID string, lastEventID int64) {
+func (s agentOps) serveStream(w http.ResponseWriter, r *http.Request, kind db.StreamKind, streamID string,
+	lastEventID int64) {
 	if lastEventID == 0 {
 		lastEventID = stream.ParseLastEventID(r.Header.Get("Last-Event-ID"))
 	}

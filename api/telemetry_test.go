@@ -67,7 +67,8 @@ func newObservedServer(t *testing.T) *observedServer {
 	dbPool := pgtest.Pool(t)
 	logs := &lockedBuffer{}
 	logger := slog.New(telemetry.NewLogHandler(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Middleware: telemetry.RiverMiddleware(nil, nil)})
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Middleware: telemetry.RiverMiddleware(nil,
+		nil)})
 	require.NoError(t, err)
 	eng := engines.New(dbPool, riverClient, engines.Options{})
 	ctx, stop := context.WithCancel(context.Background())
@@ -80,7 +81,8 @@ func newObservedServer(t *testing.T) *observedServer {
 	m.WatchAccessCache(sources.Cache(cache))
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
 	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
-		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache, Metrics: m,
+		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache,
+		Metrics: m,
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -89,7 +91,8 @@ func newObservedServer(t *testing.T) *observedServer {
 	})
 	<-relay.Listening()
 	<-cache.Ready()
-	s := &streamServer{testEnv: &testEnv{t: t, handler: h, eng: eng, pool: dbPool, signer: signer, access: cache}, url: srv.URL, relay: relay}
+	s := &streamServer{testEnv: &testEnv{t: t, handler: h, eng: eng, pool: dbPool, signer: signer, access: cache},
+		url: srv.URL, relay: relay}
 	return &observedServer{streamServer: s, metrics: m, logs: logs}
 }
 
@@ -150,8 +153,10 @@ func TestMetricsAfterWork(t *testing.T) {
 	s := newObservedServer(t)
 	reg := s.metrics.Registry
 	u := s.register("ada@example.com")
-	requireMetric(t, reg, "pilot_http_requests_total", map[string]string{"route": "/auth/register", "method": "POST", "status": "201"}, 1)
-	requireMetric(t, reg, "pilot_http_request_duration_seconds", map[string]string{"route": "/auth/register", "method": "POST", "status": "201"}, 1)
+	requireMetric(t, reg, "pilot_http_requests_total", map[string]string{"route": "/auth/register", "method": "POST",
+		"status": "201"}, 1)
+	requireMetric(t, reg, "pilot_http_request_duration_seconds", map[string]string{"route": "/auth/register",
+		"method": "POST", "status": "201"}, 1)
 	acquires, ok := metric(t, reg, "pilot_db_pool_acquires_total", nil)
 	require.True(t, ok)
 	require.Positive(t, acquires)
@@ -172,7 +177,8 @@ func TestMetricsAfterWork(t *testing.T) {
 	requireMetric(t, reg, "pilot_access_cache_lookups_total", map[string]string{"result": "miss"}, float64(after.Misses))
 	requireMetric(t, reg, "pilot_access_cache_listen_connected", nil, 1)
 	requireMetric(t, reg, "pilot_http_requests_total",
-		map[string]string{"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "method": "GET", "status": "200"}, float64(requests))
+		map[string]string{"route": "/orgs/{orgSlug}/workspaces/{wsSlug}/projects", "method": "GET", "status": "200"},
+		float64(requests))
 
 	// A mission stream: one subscriber while it is open, each event relayed counted.
 	requireMetric(t, reg, "pilot_sse_listen_connected", nil, 1)
@@ -195,11 +201,13 @@ func TestMetricsAfterWork(t *testing.T) {
 	// The ended stream is a request of its route, timed apart from the latency histogram.
 	route := "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/events"
 	waitFor(t, "the stream's request to be counted", func() bool {
-		_, ok := metric(t, reg, "pilot_http_requests_total", map[string]string{"route": route, "method": "GET", "status": "200"})
+		_, ok := metric(t, reg, "pilot_http_requests_total", map[string]string{"route": route, "method": "GET",
+			"status": "200"})
 		return ok
 	})
 	requireMetric(t, reg, "pilot_http_stream_duration_seconds", map[string]string{"route": route}, 1)
-	_, ok = metric(t, reg, "pilot_http_request_duration_seconds", map[string]string{"route": route, "method": "GET", "status": "200"})
+	_, ok = metric(t, reg, "pilot_http_request_duration_seconds", map[string]string{"route": route, "method": "GET",
+		"status": "200"})
 	require.False(t, ok, "a stream's duration stays out of the latency histogram")
 	waitFor(t, "the subscription to end", func() bool {
 		v, _ := metric(t, reg, "pilot_sse_subscribers", nil)
@@ -228,8 +236,9 @@ func TestRequestIDInLogsAndJobs(t *testing.T) {
 	s.logs.take(t)
 
 	// Inviting enqueues the invitation e-mail's job in the request's transaction.
-	r := s.send(req{Method: "POST", Path: "/orgs/" + alice.OrgSlug + "/workspaces/personal/members/invite", Token: alice.Token,
-		Body: map[string]any{"email": "bob@example.com"}, Header: map[string]string{"X-Request-ID": "req-invite-1"}})
+	r := s.send(req{Method: "POST", Path: "/orgs/" + alice.OrgSlug + "/workspaces/personal/members/invite",
+		Token: alice.Token, Body: map[string]any{"email": "bob@example.com"},
+		Header: map[string]string{"X-Request-ID": "req-invite-1"}})
 	requireStatus(t, r, http.StatusCreated)
 	require.Equal(t, "req-invite-1", r.Header.Get("X-Request-ID"))
 	lines := s.logs.take(t)
@@ -237,11 +246,13 @@ func TestRequestIDInLogsAndJobs(t *testing.T) {
 	for _, l := range lines {
 		require.Equal(t, "req-invite-1", l["requestId"], "every line of the request carries its id: %v", l)
 	}
-	require.Equal(t, 1, s.count(`SELECT count(*) FROM river_job WHERE kind = 'send_email' AND metadata->>'requestId' = 'req-invite-1'`),
+	require.Equal(t, 1,
+		s.count(`SELECT count(*) FROM river_job WHERE kind = 'send_email' AND metadata->>'requestId' = 'req-invite-1'`),
 		"the job the request enqueued carries its id")
 
 	// An invalid id is replaced by a new one, answered and logged the same way.
-	r = s.send(req{Method: "GET", Path: "/organizations", Token: alice.Token, Header: map[string]string{"X-Request-ID": "not valid\x01"}})
+	r = s.send(req{Method: "GET", Path: "/organizations", Token: alice.Token,
+		Header: map[string]string{"X-Request-ID": "not valid\x01"}})
 	requireStatus(t, r, http.StatusOK)
 	id := r.Header.Get("X-Request-ID")
 	require.True(t, telemetry.ValidRequestID(id))

@@ -42,5 +42,6 @@ func TestRemovingAWorkspaceOwnerHandsTheWorkspaceToTheOrgOwner(t *testing.T) {
 	require.Equal(t, alice.ID, decode[WorkspaceOut](t, r).OwnerID)
 	// Bob can be invited back and his roles managed like anyone's.
 	e.join(alice, bob, "acme", "bobs", "member")
-	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/bobs/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/orgs/acme/workspaces/bobs/members/"+bob.ID, alice.Token,
+		map[string]any{"role": "admin"}), http.StatusOK)
 }

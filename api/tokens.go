@@ -49,8 +49,8 @@ func (s accountOps) registerTokens() {
 		Summary: "List personal access tokens", Tags: tags},
 		Requires{JWTOnly: true}, s.listAPITokens)
 
-	register(s.Server, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete, Path: "/api-tokens/{id}",
-		Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
+	register(s.Server, huma.Operation{OperationID: "api-tokens-revoke", Method: http.MethodDelete,
+		Path: "/api-tokens/{id}", Summary: "Revoke a personal access token", Tags: tags, Errors: []int{http.StatusNotFound}},
 		Requires{JWTOnly: true}, s.revokeAPIToken)
 }
 

@@ -14,7 +14,8 @@ import (
 )
 
 // tokAllScopes is every scope, in the order the API lists them (auth.AllScopes).
-var tokAllScopes = []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write", "notifications:read", "account:read", "account:write"}
+var tokAllScopes = []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write", "notifications:read",
+	"account:read", "account:write"}
 
 // tokUser registers email and returns its session token and id.
 func tokUser(e *testEnv, email string) (token, id string) {
@@ -65,12 +66,15 @@ func TestAPITokensCreateAndList(t *testing.T) {
 	require.Equal(t, tokAllScopes, auth.AllScopes)
 
 	// Only the hash of the secret is stored.
-	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens WHERE id = $1 AND user_id = $2 AND secret_hash = $3 AND expires_at IS NULL AND last_used_at IS NULL",
+	require.Equal(t, 1, e.count("SELECT count(*) FROM api_tokens WHERE id = $1 AND user_id = $2 AND secret_hash = $3 "+
+		"AND expires_at IS NULL AND last_used_at IS NULL",
 		id, userID, auth.HashSecret(secret)))
-	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens WHERE position($1 in prefix || name || scopes::text) > 0", secret))
+	require.Equal(t, 0, e.count("SELECT count(*) FROM api_tokens WHERE position($1 in prefix || name || scopes::text) > 0",
+		secret))
 
 	// Explicit scopes are kept (deduplicated).
-	m2 := tokCreate(e, jwt, map[string]any{"name": "reader", "scopes": []string{"account:read", "projects:read", "account:read"}})
+	m2 := tokCreate(e, jwt, map[string]any{"name": "reader", "scopes": []string{"account:read", "projects:read",
+		"account:read"}})
 	require.ElementsMatch(t, []string{"account:read", "projects:read"}, m2.Scopes)
 	require.NotEqual(t, secret, m2.Token)
 
@@ -135,8 +139,9 @@ func TestAPITokensCreateValidation(t *testing.T) {
 		{"name 101 chars", map[string]any{"name": strings.Repeat("n", 101)}},
 		{"unknown scope", map[string]any{"name": "x", "scopes": []string{"account:read", "admin:all"}}},
 		{"scope not a string", map[string]any{"name": "x", "scopes": []any{1}}},
-		{"expiresAt in the past", map[string]any{"name": "x", "expiresAt": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}},
-		{"expiresAt not a time", map[string]any{"name": "x", "expiresAt": "tomorrow"}},
+		{"expiresAt in the past", map[string]any{"name": "x",
+			"expiresAt": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}}, {"expiresAt not a time",
+			map[string]any{"name": "x", "expiresAt": "tomorrow"}},
 	}
 	for _, tc := range cases {
 		r := e.do("POST", "/api-tokens", jwt, tc.body)
@@ -187,22 +192,26 @@ func TestAPITokensScopes(t *testing.T) {
 	orgs := e.do("GET", "/organizations", projectsRead, nil)
 	requireStatus(t, orgs, http.StatusOK)
 	require.Len(t, decode[[]OrganizationOut](t, orgs), 1)
-	requireStatus(t, e.do("POST", "/organizations", projectsRead, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/organizations", projectsRead, map[string]any{"name": "Acme", "slug": "acme"}),
+		http.StatusForbidden)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme'"))
 	requireStatus(t, e.do("GET", "/auth/me", projectsRead, nil), http.StatusForbidden)
 
 	// With the write scope, the same request goes through.
-	accountWrite := tokCreate(e, jwt, map[string]any{"name": "writer", "scopes": []string{"account:write", "projects:write"}}).Token
+	accountWrite := tokCreate(e, jwt, map[string]any{"name": "writer", "scopes": []string{"account:write",
+		"projects:write"}}).Token
 	requireStatus(t, e.do("PATCH", "/auth/me", accountWrite, map[string]any{"name": "Changed"}), http.StatusOK)
 	require.Equal(t, "Changed", identUserName(e, userID))
-	requireStatus(t, e.do("POST", "/organizations", accountWrite, map[string]any{"name": "Acme", "slug": "acme"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/organizations", accountWrite, map[string]any{"name": "Acme", "slug": "acme"}),
+		http.StatusCreated)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND owner_id = $1", userID))
 
 	// A personal access token needs no CSRF token, even next to a session cookie.
 	login := identLogin(e, "wes@example.com", identPassword)
 	requireStatus(t, login, http.StatusOK)
 	c := identSessionCookie(login)
-	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: accountWrite, Cookies: []*http.Cookie{{Name: c.Name, Value: c.Value}}, Body: map[string]any{"name": "Again"}})
+	r := e.send(req{Method: "PATCH", Path: "/auth/me", Token: accountWrite, Cookies: []*http.Cookie{{Name: c.Name,
+		Value: c.Value}}, Body: map[string]any{"name": "Again"}})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "Again", identUserName(e, userID))
 }
@@ -219,7 +228,8 @@ func TestAPITokensExpiry(t *testing.T) {
 	pat, id := m.Token, m.ID
 	requireStatus(t, e.do("GET", "/auth/me", pat, nil), http.StatusOK)
 
-	tag, err := e.pool.Exec(context.Background(), "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", id)
+	tag, err := e.pool.Exec(context.Background(), "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE "+
+		"id = $1", id)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tag.RowsAffected())
 

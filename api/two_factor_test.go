@@ -55,7 +55,8 @@ func tfaEnableWithCodes(e *testEnv, email string) (token, id, secret string, cod
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(e.t, r, http.StatusOK)
 	secret = tfaSetup(e.t, r).Body.Secret
-	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(e.t, secret, time.Now())})
+	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(e.t, secret,
+		time.Now())})
 	requireStatus(e.t, r, http.StatusOK)
 	out := decode[TwoFactorEnabledOutputBody](e.t, r)
 	require.Equal(e.t, true, out.TwoFactorEnabled)
@@ -115,7 +116,8 @@ func tfaToken(t *testing.T, id string, issued time.Time) string {
 func tfaEnabledInDB(e *testEnv, id string) bool {
 	e.t.Helper()
 	var on bool
-	require.NoError(e.t, e.pool.QueryRow(context.Background(), "SELECT totp_enabled FROM users WHERE id = $1", id).Scan(&on))
+	require.NoError(e.t, e.pool.QueryRow(context.Background(), "SELECT totp_enabled FROM users WHERE id = $1",
+		id).Scan(&on))
 	return on
 }
 
@@ -127,7 +129,8 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 	id := reg.User.ID
 
 	// Enable before setup has nothing to check against.
-	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": "123456"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": "123456"}),
+		http.StatusBadRequest)
 
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -151,7 +154,8 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 	requireStatus(t, r, http.StatusBadRequest)
 	require.False(t, tfaEnabledInDB(e, id))
 	for _, bad := range []string{"12ab", "12345", "1234567", ""} {
-		requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": bad}), http.StatusBadRequest)
+		requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": bad}),
+			http.StatusBadRequest)
 	}
 	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{}), http.StatusBadRequest)
 	// The right code without the password, or with a wrong one, turns nothing on and uses up no code.
@@ -178,7 +182,8 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 		distinct[c] = true
 		hash, ok := auth.HashRecoveryCode(c)
 		require.True(t, ok)
-		require.Equal(t, 1, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND code_hash = $2", id, hash))
+		require.Equal(t, 1, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND code_hash = $2",
+			id, hash))
 	}
 	require.Len(t, distinct, 10)
 	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id))
@@ -189,10 +194,13 @@ func TestTwoFactorSetupAndEnable(t *testing.T) {
 
 	// Once on, setup and enable refuse, and the secret is unchanged.
 	requireStatus(t, e.do("POST", "/auth/2fa/setup", token, nil), http.StatusConflict)
-	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(t, secret, time.Now())}), http.StatusConflict)
-	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id), "a refused enable keeps the codes")
+	requireStatus(t, e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(t,
+		secret, time.Now())}), http.StatusConflict)
+	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id),
+		"a refused enable keeps the codes")
 	var stored string
-	require.NoError(t, e.pool.QueryRow(context.Background(), "SELECT totp_secret FROM users WHERE id = $1", id).Scan(&stored))
+	require.NoError(t, e.pool.QueryRow(context.Background(), "SELECT totp_secret FROM users WHERE id = $1",
+		id).Scan(&stored))
 	require.Equal(t, secret, stored)
 }
 
@@ -208,28 +216,37 @@ func TestTwoFactorLoginAndVerify(t *testing.T) {
 	requireStatus(t, e.do("GET", "/auth/me", twoFA, nil), http.StatusUnauthorized)
 
 	// The code of the step already used to enable is a replay.
-	r := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaCode(t, secret, enabledAt)})
+	r := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaCode(t, secret,
+		enabledAt)})
 	requireStatus(t, r, http.StatusUnauthorized)
 	require.NotContains(t, bodyFields(t, r), "access_token")
 
 	// A wrong code.
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaWrongCode(t, secret)}), http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaWrongCode(t,
+		secret)}), http.StatusUnauthorized)
 	// A malformed code is a validation error.
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": "12ab"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": "12ab"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA}), http.StatusBadRequest)
 	// A bad two-factor token, or a session JWT in its place.
 	next := tfaCode(t, secret, time.Now().Add(30*time.Second))
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": "garbage", "code": next}), http.StatusUnauthorized)
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": sessionToken, "code": next}), http.StatusUnauthorized)
-	forged, _, err := testSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeTwoFactor, 1)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": "garbage", "code": next}),
+		http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": sessionToken, "code": next}),
+		http.StatusUnauthorized)
+	forged, _, err := testSigner([]byte("another-secret-another-secret-another"), time.Hour).Issue(id, auth.TypeTwoFactor,
+		1)
 	require.NoError(t, err)
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": forged, "code": next}), http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": forged, "code": next}),
+		http.StatusUnauthorized)
 	// A two-factor token past its (fixed, short) lifetime.
-	expired := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaToken(t, id, time.Now().Add(-auth.TwoFactorTTL-time.Minute)), "code": next})
+	expired := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaToken(t, id,
+		time.Now().Add(-auth.TwoFactorTTL-time.Minute)), "code": next})
 	requireStatus(t, expired, http.StatusUnauthorized)
 	// The same construction unexpired gets past the token check (and fails on the wrong code instead), so
 	// the refusal above is about expiry alone.
-	fresh := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaToken(t, id, time.Now()), "code": tfaWrongCode(t, secret)})
+	fresh := e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaToken(t, id, time.Now()),
+		"code": tfaWrongCode(t, secret)})
 	requireStatus(t, fresh, http.StatusUnauthorized)
 	require.NotEqual(t, decode[ErrorBody](t, expired).Message, decode[ErrorBody](t, fresh).Message)
 
@@ -248,7 +265,8 @@ func TestTwoFactorLoginAndVerify(t *testing.T) {
 	require.Equal(t, id, identMeID(e, req{Token: token}))
 
 	// The same code again is a replay, even with a fresh two-factor token.
-	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "omar@example.com"), "code": next})
+	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "omar@example.com"),
+		"code": next})
 	requireStatus(t, r, http.StatusUnauthorized)
 	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": next})
 	requireStatus(t, r, http.StatusUnauthorized)
@@ -260,10 +278,12 @@ func TestTwoFactorTokenDiesWithPasswordChange(t *testing.T) {
 	token, _, secret := tfaEnable(e, "pia@example.com")
 	twoFA := tfaLogin(e, "pia@example.com")
 
-	r := e.do("POST", "/auth/change-password", token, map[string]any{"currentPassword": identPassword, "newPassword": "a-new-password"})
+	r := e.do("POST", "/auth/change-password", token, map[string]any{"currentPassword": identPassword,
+		"newPassword": "a-new-password"})
 	requireStatus(t, r, http.StatusOK)
 
-	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaCode(t, secret, time.Now().Add(30*time.Second))})
+	r = e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": twoFA, "code": tfaCode(t, secret,
+		time.Now().Add(30*time.Second))})
 	requireStatus(t, r, http.StatusUnauthorized)
 }
 
@@ -274,12 +294,14 @@ func TestTwoFactorDisable(t *testing.T) {
 	disable := func(body map[string]any) *resp { return e.do("POST", "/auth/2fa/disable", token, body) }
 
 	next := tfaCode(t, secret, time.Now().Add(30*time.Second))
-	requireStatus(t, disable(map[string]any{"password": identPassword, "code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
+	requireStatus(t, disable(map[string]any{"password": identPassword, "code": tfaWrongCode(t, secret)}),
+		http.StatusBadRequest)
 	r := disable(map[string]any{"password": identPassword, "code": "12ab"})
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Equal(t, "code", decode[ErrorBody](t, r).Errors[0].Field)
 	// The step used to enable cannot be used again to disable.
-	requireStatus(t, disable(map[string]any{"password": identPassword, "code": tfaCode(t, secret, time.Now().Add(-30*time.Second))}), http.StatusBadRequest)
+	requireStatus(t, disable(map[string]any{"password": identPassword, "code": tfaCode(t, secret,
+		time.Now().Add(-30*time.Second))}), http.StatusBadRequest)
 	// A valid code without the password, or with a wrong one, is refused and not used up.
 	requireStatus(t, disable(map[string]any{"code": next}), http.StatusBadRequest)
 	r = disable(map[string]any{"password": "not-my-password", "code": next})
@@ -291,8 +313,10 @@ func TestTwoFactorDisable(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, false, tfaState(t, r).Body.TwoFactorEnabled)
 	require.False(t, tfaEnabledInDB(e, id))
-	require.Equal(t, 0, e.count("SELECT count(*) FROM users WHERE id = $1 AND totp_secret IS NOT NULL", id), "disabling forgets the secret")
-	require.Equal(t, 0, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id), "disabling deletes the recovery codes")
+	require.Equal(t, 0, e.count("SELECT count(*) FROM users WHERE id = $1 AND totp_secret IS NOT NULL", id),
+		"disabling forgets the secret")
+	require.Equal(t, 0, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id),
+		"disabling deletes the recovery codes")
 
 	me := e.do("GET", "/auth/me", token, nil)
 	requireStatus(t, me, http.StatusOK)
@@ -323,22 +347,28 @@ func TestTwoFactorRefusesPersonalAccessTokens(t *testing.T) {
 	r := e.do("POST", "/auth/2fa/setup", token, nil)
 	requireStatus(t, r, http.StatusOK)
 	totp := tfaSetup(t, r).Body.Secret
-	requireStatus(t, e.do("POST", "/auth/2fa/enable", secret, map[string]any{"password": identPassword, "code": tfaCode(t, totp, time.Now())}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/auth/2fa/enable", secret, map[string]any{"password": identPassword, "code": tfaCode(t,
+		totp, time.Now())}), http.StatusForbidden)
 	require.False(t, tfaEnabledInDB(e, id))
 
-	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(t, totp, time.Now())})
+	r = e.do("POST", "/auth/2fa/enable", token, map[string]any{"password": identPassword, "code": tfaCode(t, totp,
+		time.Now())})
 	requireStatus(t, r, http.StatusOK)
 	codes := decode[TwoFactorEnabledOutputBody](t, r).RecoveryCodes
 	next := tfaCode(t, totp, time.Now().Add(30*time.Second))
-	requireStatus(t, e.do("POST", "/auth/2fa/disable", secret, map[string]any{"password": identPassword, "code": next}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", "/auth/2fa/recovery-codes", secret, map[string]any{"password": identPassword, "code": codes[0]}), http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/auth/2fa/disable", secret, map[string]any{"password": identPassword, "code": next}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/auth/2fa/recovery-codes", secret, map[string]any{"password": identPassword,
+		"code": codes[0]}), http.StatusForbidden)
 	require.True(t, tfaEnabledInDB(e, id))
 	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id))
 
 	// Unauthenticated calls are 401.
 	requireStatus(t, e.do("POST", "/auth/2fa/setup", "", nil), http.StatusUnauthorized)
-	requireStatus(t, e.do("POST", "/auth/2fa/disable", "", map[string]any{"password": identPassword, "code": "123456"}), http.StatusUnauthorized)
-	requireStatus(t, e.do("POST", "/auth/2fa/recovery-codes", "", map[string]any{"password": identPassword, "code": "123456"}), http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/disable", "", map[string]any{"password": identPassword, "code": "123456"}),
+		http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/recovery-codes", "", map[string]any{"password": identPassword,
+		"code": "123456"}), http.StatusUnauthorized)
 }
 
 // TestTwoFactorRecoveryCodeCompletesLogin: a recovery code stands in for a TOTP code at the login's
@@ -348,7 +378,8 @@ func TestTwoFactorRecoveryCodeCompletesLogin(t *testing.T) {
 	e := setup(t)
 	_, id, _, codes := tfaEnableWithCodes(e, "rhea@example.com")
 	verify := func(code string) *resp {
-		return e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "rhea@example.com"), "code": code})
+		return e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "rhea@example.com"),
+			"code": code})
 	}
 
 	r := verify(strings.ToUpper(strings.ReplaceAll(codes[0], "-", " ")))
@@ -387,25 +418,31 @@ func TestTwoFactorRenewRecoveryCodes(t *testing.T) {
 	requireStatus(t, r, http.StatusBadRequest)
 	require.Equal(t, "current password is incorrect", decode[ErrorBody](t, r).Message)
 	requireStatus(t, renew(map[string]any{"code": codes[0]}), http.StatusBadRequest)
-	requireStatus(t, renew(map[string]any{"password": identPassword, "code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
-	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id), "refusals use up no code")
+	requireStatus(t, renew(map[string]any{"password": identPassword, "code": tfaWrongCode(t, secret)}),
+		http.StatusBadRequest)
+	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id),
+		"refusals use up no code")
 
 	r = renew(map[string]any{"password": identPassword, "code": codes[0]})
 	requireStatus(t, r, http.StatusOK)
 	renewed := decode[RecoveryCodesOutputBody](t, r).RecoveryCodes
 	require.Len(t, renewed, 10)
-	require.Empty(t, slices.DeleteFunc(slices.Clone(renewed), func(c string) bool { return !slices.Contains(codes, c) }), "all new")
+	require.Empty(t, slices.DeleteFunc(slices.Clone(renewed), func(c string) bool { return !slices.Contains(codes, c) }),
+		"all new")
 	require.Equal(t, 10, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id))
 
 	// The old codes are gone; the new ones complete a login; a TOTP code renews too.
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "sami@example.com"), "code": codes[1]}), http.StatusUnauthorized)
-	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "sami@example.com"), "code": renewed[1]}), http.StatusOK)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "sami@example.com"),
+		"code": codes[1]}), http.StatusUnauthorized)
+	requireStatus(t, e.do("POST", "/auth/2fa/verify", "", map[string]any{"twoFactorToken": tfaLogin(e, "sami@example.com"),
+		"code": renewed[1]}), http.StatusOK)
 	r = renew(map[string]any{"password": identPassword, "code": tfaCode(t, secret, time.Now().Add(30*time.Second))})
 	requireStatus(t, r, http.StatusOK)
 	last := decode[RecoveryCodesOutputBody](t, r).RecoveryCodes
 
 	// Disabling with a recovery code, then nothing to renew.
-	requireStatus(t, e.do("POST", "/auth/2fa/disable", token, map[string]any{"password": identPassword, "code": last[0]}), http.StatusOK)
+	requireStatus(t, e.do("POST", "/auth/2fa/disable", token, map[string]any{"password": identPassword, "code": last[0]}),
+		http.StatusOK)
 	requireStatus(t, renew(map[string]any{"password": identPassword, "code": last[1]}), http.StatusConflict)
 	require.Equal(t, 0, e.count("SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1", id))
 }
@@ -421,12 +458,16 @@ func TestTwoFactorManagementRateLimited(t *testing.T) {
 		return e.send(req{Method: "POST", Path: path, Token: tok, Body: body, RemoteAddr: addr})
 	}
 
-	requireStatus(t, from("198.51.100.20:1", token, "/auth/2fa/disable", map[string]any{"password": identPassword, "code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
-	requireStatus(t, from("198.51.100.21:1", token, "/auth/2fa/recovery-codes", map[string]any{"password": "wrong-password", "code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
+	requireStatus(t, from("198.51.100.20:1", token, "/auth/2fa/disable", map[string]any{"password": identPassword,
+		"code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
+	requireStatus(t, from("198.51.100.21:1", token, "/auth/2fa/recovery-codes",
+		map[string]any{"password": "wrong-password", "code": tfaWrongCode(t, secret)}), http.StatusBadRequest)
 	// The fourth attempt, from yet another address and with the right password and code, is refused.
-	r := from("198.51.100.22:1", token, "/auth/2fa/disable", map[string]any{"password": identPassword, "code": tfaCode(t, secret, time.Now().Add(30*time.Second))})
+	r := from("198.51.100.22:1", token, "/auth/2fa/disable", map[string]any{"password": identPassword, "code": tfaCode(t,
+		secret, time.Now().Add(30*time.Second))})
 	requireStatus(t, r, http.StatusTooManyRequests)
 	require.True(t, tfaEnabledInDB(e, id))
 
-	requireStatus(t, from("198.51.100.23:1", other, "/auth/2fa/disable", map[string]any{"password": identPassword, "code": tfaCode(t, otherSecret, time.Now().Add(30*time.Second))}), http.StatusOK)
+	requireStatus(t, from("198.51.100.23:1", other, "/auth/2fa/disable", map[string]any{"password": identPassword,
+		"code": tfaCode(t, otherSecret, time.Now().Add(30*time.Second))}), http.StatusOK)
 }

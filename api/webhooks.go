@@ -28,9 +28,10 @@ type WebhookOut struct {
 }
 
 func webhookOut(w webhook.Webhook) WebhookOut {
-	return WebhookOut{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: w.Events, Enabled: w.Enabled,
-		DisabledReason: w.DisabledReason, ConsecutiveFailures: w.ConsecutiveFailures, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt,
-		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	return WebhookOut{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: w.Events,
+		Enabled: w.Enabled, DisabledReason: w.DisabledReason, ConsecutiveFailures: w.ConsecutiveFailures,
+		PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
+		UpdatedAt: w.UpdatedAt}
 }
 
 // WebhookWithSecretOut is a webhook with its signing secret, shown this once.
@@ -65,9 +66,9 @@ func webhookDeliveryOut(d webhook.Delivery) WebhookDeliveryOut {
 	if d.Status != webhook.StatusPending {
 		next = nil
 	}
-	return WebhookDeliveryOut{ID: d.ID, WebhookID: d.WebhookID, Event: d.EventType, ActivityID: d.ActivityID, Status: d.Status,
-		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, DurationMs: d.DurationMs, Error: d.Error,
-		NextAttemptAt: next, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
+	return WebhookDeliveryOut{ID: d.ID, WebhookID: d.WebhookID, Event: d.EventType, ActivityID: d.ActivityID,
+		Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody,
+		DurationMs: d.DurationMs, Error: d.Error, NextAttemptAt: next, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
 }
 
 // WebhookPath names a webhook.
@@ -82,11 +83,11 @@ type WebhookDeliveryPath struct {
 	DeliveryID string `path:"deliveryId" format:"webhook-delivery-id"`
 }
 
-const webhooksDoc = "A webhook receives the workspace's activities whose type it lists in `events` (`[\"*\"]`: every one) as " +
-	"signed POSTs `{id, type, createdAt, workspaceId, data}`, per the Standard Webhooks specification (headers webhook-id, " +
-	"webhook-timestamp, webhook-signature). Deliveries are retried with backoff for up to 24 hours; a 410 answer, or a run of " +
-	"deliveries that failed for good, disables the webhook and tells the workspace's admins. In production, addresses that " +
-	"resolve to loopback, private or link-local ranges are refused. See docs/webhooks.md."
+const webhooksDoc = "A webhook receives the workspace's activities whose type it lists in `events` (`[\"*\"]`: every " +
+	"one) as signed POSTs `{id, type, createdAt, workspaceId, data}`, per the Standard Webhooks specification (headers " +
+	"webhook-id, webhook-timestamp, webhook-signature). Deliveries are retried with backoff for up to 24 hours; a 410 " +
+	"answer, or a run of deliveries that failed for good, disables the webhook and tells the workspace's admins. In " +
+	"production, addresses that resolve to loopback, private or link-local ranges are refused. See docs/webhooks.md."
 
 // registerWebhooks registers a workspace's webhooks and their deliveries; all are for workspace admins.
 func (s workflowOps) registerWebhooks() {
@@ -113,21 +114,23 @@ func (s workflowOps) registerWebhooks() {
 	register(s.Server, huma.Operation{OperationID: "webhooks-delete", Method: http.MethodDelete, Path: one,
 		Summary: "Delete a webhook and its deliveries", Tags: tags},
 		admin, s.deleteWebhook)
-	register(s.Server, huma.Operation{OperationID: "webhooks-rotate-secret", Method: http.MethodPost, Path: one + "/rotate-secret",
-		Summary: "Give a webhook a new signing secret", Tags: tags, Description: "The answer carries the new secret, shown this " +
-			"once. For 24 hours the old secret keeps signing too: each delivery carries both signatures, space-separated."},
+	register(s.Server, huma.Operation{OperationID: "webhooks-rotate-secret", Method: http.MethodPost,
+		Path: one + "/rotate-secret", Summary: "Give a webhook a new signing secret", Tags: tags,
+		Description: "The answer carries the new secret, shown this " + "once. For 24 hours the old secret keeps signing " +
+			"too: each delivery carries both signatures, space-separated."},
 		admin, s.rotateWebhookSecret)
 	register(s.Server, huma.Operation{OperationID: "webhooks-test", Method: http.MethodPost, Path: one + "/test",
 		Summary: "Send a ping delivery", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Description: "Enqueues a delivery of type ping (data: {webhookId}), enabled or not; follow it in …/deliveries."},
 		admin, s.testWebhook)
-	register(s.Server, huma.Operation{OperationID: "webhooks-deliveries", Method: http.MethodGet, Path: one + "/deliveries",
-		Summary: "List a webhook's deliveries, newest first", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "webhooks-deliveries", Method: http.MethodGet,
+		Path: one + "/deliveries", Summary: "List a webhook's deliveries, newest first", Tags: tags,
 		Description: "Paged (`limit`, `cursor`; the next page in the `Link` header, docs/pagination.md)."},
 		read, s.listWebhookDeliveries)
-	register(s.Server, huma.Operation{OperationID: "webhooks-redeliver", Method: http.MethodPost, Path: one + "/deliveries/{deliveryId}/redeliver",
-		Summary: "Send a finished delivery again", Tags: tags, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict},
-		Description: "The same id (webhook-id) and payload, signed anew, with a new round of attempts. A delivery still pending answers 409."},
+	register(s.Server, huma.Operation{OperationID: "webhooks-redeliver", Method: http.MethodPost,
+		Path: one + "/deliveries/{deliveryId}/redeliver", Summary: "Send a finished delivery again", Tags: tags,
+		DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict}, Description: "The same id (webhook-id) and " +
+			"payload, signed anew, with a new round of attempts. A delivery still pending answers 409."},
 		admin, s.redeliverWebhook)
 }
 
@@ -144,8 +147,9 @@ type CreateWebhookInput struct {
 
 func (s workflowOps) createWebhook(ctx context.Context, in *CreateWebhookInput) (*Output[WebhookWithSecretOut], error) {
 	b := in.Body
-	return oneOf(webhookWithSecretOut)(s.webhooks.Create(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, webhook.Fields{
-		URL: b.URL, Events: b.Events, Description: b.Description, Enabled: b.Enabled == nil || *b.Enabled}))
+	return oneOf(webhookWithSecretOut)(s.webhooks.Create(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID,
+		webhook.Fields{
+			URL: b.URL, Events: b.Events, Description: b.Description, Enabled: b.Enabled == nil || *b.Enabled}))
 }
 
 func (s workflowOps) listWebhooks(ctx context.Context, _ *WorkspacePath) (*Output[[]WebhookOut], error) {
@@ -169,21 +173,22 @@ type UpdateWebhookInput struct {
 
 func (s workflowOps) updateWebhook(ctx context.Context, in *UpdateWebhookInput) (*Output[WebhookOut], error) {
 	b := in.Body
-	return oneOf(webhookOut)(s.webhooks.Update(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, func(f webhook.Fields) webhook.Fields {
-		if b.URL != nil {
-			f.URL = *b.URL
-		}
-		if b.Events != nil {
-			f.Events = *b.Events
-		}
-		if b.Description != nil {
-			f.Description = *b.Description
-		}
-		if b.Enabled != nil {
-			f.Enabled = *b.Enabled
-		}
-		return f
-	}))
+	return oneOf(webhookOut)(s.webhooks.Update(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID,
+		func(f webhook.Fields) webhook.Fields {
+			if b.URL != nil {
+				f.URL = *b.URL
+			}
+			if b.Events != nil {
+				f.Events = *b.Events
+			}
+			if b.Description != nil {
+				f.Description = *b.Description
+			}
+			if b.Enabled != nil {
+				f.Enabled = *b.Enabled
+			}
+			return f
+		}))
 }
 
 func (s workflowOps) deleteWebhook(ctx context.Context, in *WebhookPath) (*OKOutput, error) {
@@ -204,10 +209,13 @@ type WebhookDeliveriesInput struct {
 	PageQuery
 }
 
-func (s workflowOps) listWebhookDeliveries(ctx context.Context, in *WebhookDeliveriesInput) (*PageOutput[WebhookDeliveryOut], error) {
-	return pageOf(ctx, webhookDeliveryOut)(s.webhooks.Deliveries(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.page()))
+func (s workflowOps) listWebhookDeliveries(ctx context.Context,
+	in *WebhookDeliveriesInput) (*PageOutput[WebhookDeliveryOut], error) {
+	return pageOf(ctx, webhookDeliveryOut)(s.webhooks.Deliveries(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID,
+		in.page()))
 }
 
-func (s workflowOps) redeliverWebhook(ctx context.Context, in *WebhookDeliveryPath) (*Output[WebhookDeliveryOut], error) {
+func (s workflowOps) redeliverWebhook(ctx context.Context,
+	in *WebhookDeliveryPath) (*Output[WebhookDeliveryOut], error) {
 	return oneOf(webhookDeliveryOut)(s.webhooks.Redeliver(ctx, accessFrom(ctx).WorkspaceID, in.WebhookID, in.DeliveryID))
 }

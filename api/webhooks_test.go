@@ -19,8 +19,8 @@ func TestWebhooksCRUD(t *testing.T) {
 	ann := e.register("ann@example.com")
 	base := wsOf(ann) + "/webhooks"
 
-	r := e.do("POST", base, ann.Token, map[string]any{"url": "https://hooks.example.com/pilot", "events": []string{"card_created", "comment_added"},
-		"description": "CI"})
+	r := e.do("POST", base, ann.Token, map[string]any{"url": "https://hooks.example.com/pilot",
+		"events": []string{"card_created", "comment_added"}, "description": "CI"})
 	requireStatus(t, r, http.StatusCreated)
 	created := decode[WebhookWithSecretOut](t, r)
 	require.True(t, strings.HasPrefix(created.Secret, "whsec_"))
@@ -57,11 +57,12 @@ func TestWebhooksCRUD(t *testing.T) {
 	require.Equal(t, "ping", ping.Event)
 	require.Equal(t, "pending", ping.Status)
 	require.True(t, strings.HasPrefix(ping.ID, "msg_"))
-	rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.WebhookDeliveryArgs{DeliveryID: ping.ID},
-		&rivertest.RequireInsertedOpts{Queue: jobs.QueueWebhooks})
+	rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool),
+		jobs.WebhookDeliveryArgs{DeliveryID: ping.ID}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueWebhooks})
 	requireStatus(t, e.do("POST", one+"/deliveries/"+ping.ID+"/redeliver", ann.Token, nil), http.StatusConflict)
 	requireStatus(t, e.do("POST", one+"/deliveries/msg_unknown/redeliver", ann.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", one+"/deliveries/msg_0123456789abcdef0123456789abcdef/redeliver", ann.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", one+"/deliveries/msg_0123456789abcdef0123456789abcdef/redeliver", ann.Token, nil),
+		http.StatusNotFound)
 
 	// Deliveries page newest first, the next page in the Link header.
 	r = e.do("POST", one+"/test", ann.Token, nil)

@@ -28,7 +28,8 @@ func (e *testEnv) tenancyWorkspaceID(orgSlug, wsSlug string) string {
 func (e *testEnv) tenancyWSRoles(wsID, userID string) (string, string) {
 	e.t.Helper()
 	var role, prole string
-	err := e.pool.QueryRow(context.Background(), "SELECT role, pilotage_role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2",
+	err := e.pool.QueryRow(context.Background(), "SELECT role, pilotage_role FROM workspace_members WHERE workspace_id "+
+		"= $1 AND user_id = $2",
 		wsID, userID).Scan(&role, &prole)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ""
@@ -96,12 +97,16 @@ func TestWorkspaceCreate(t *testing.T) {
 	require.Equal(t, "admin/owner", role+"/"+prole)
 
 	// A plain organization member may not; an outsider does not see the organization.
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", bob.Token, map[string]any{"name": "Bob's", "slug": "bobs"}), http.StatusForbidden)
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", mallory.Token, map[string]any{"name": "Mal", "slug": "mal"}), http.StatusNotFound)
-	requireStatus(t, e.do("POST", "/orgs/no-such-org/workspaces", alice.Token, map[string]any{"name": "X", "slug": "xx"}), http.StatusNotFound)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", bob.Token, map[string]any{"name": "Bob's", "slug": "bobs"}),
+		http.StatusForbidden)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", mallory.Token, map[string]any{"name": "Mal", "slug": "mal"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do("POST", "/orgs/no-such-org/workspaces", alice.Token, map[string]any{"name": "X", "slug": "xx"}),
+		http.StatusNotFound)
 
 	// Duplicate slug in the same organization; the same slug elsewhere is fine.
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", carol.Token, map[string]any{"name": "Eng 2", "slug": "eng"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", carol.Token, map[string]any{"name": "Eng 2", "slug": "eng"}),
+		http.StatusConflict)
 	e.org(alice, "beta")
 	r = e.do("POST", "/orgs/beta/workspaces", alice.Token, map[string]any{"name": "Beta eng", "slug": "eng"})
 	requireStatus(t, r, http.StatusCreated)
@@ -109,8 +114,10 @@ func TestWorkspaceCreate(t *testing.T) {
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspaces WHERE organization_id = $1", orgID))
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspaces WHERE slug = 'eng'"))
 	// "personal" exists in alice's personal organization, not in acme.
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "P", "slug": "personal"}), http.StatusCreated)
-	requireStatus(t, e.do("POST", "/orgs/"+alice.OrgSlug+"/workspaces", alice.Token, map[string]any{"name": "P", "slug": "personal"}), http.StatusConflict)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "P", "slug": "personal"}),
+		http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/"+alice.OrgSlug+"/workspaces", alice.Token, map[string]any{"name": "P",
+		"slug": "personal"}), http.StatusConflict)
 
 	for _, tc := range []struct {
 		name string
@@ -137,7 +144,8 @@ func TestWorkspaceCreate(t *testing.T) {
 			if tc.want == http.StatusCreated {
 				want = 1
 			}
-			require.Equal(t, want, e.count("SELECT count(*) FROM workspaces WHERE organization_id = $1 AND slug = $2", orgID, slug))
+			require.Equal(t, want, e.count("SELECT count(*) FROM workspaces WHERE organization_id = $1 AND slug = $2", orgID,
+				slug))
 		})
 	}
 	require.Equal(t, 0, e.count("SELECT count(*) FROM workspaces WHERE slug IN ('bobs', 'mal', 'xx')"))
@@ -179,7 +187,8 @@ func TestWorkspaceListByRole(t *testing.T) {
 	}
 
 	// Promoted to admin, bob sees everything.
-	requireStatus(t, e.do("PATCH", "/organizations/acme/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusOK)
+	requireStatus(t, e.do("PATCH", "/organizations/acme/members/"+bob.ID, alice.Token, map[string]any{"role": "admin"}),
+		http.StatusOK)
 	r = e.do("GET", "/orgs/acme/workspaces", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	require.Len(t, decode[[]WorkspaceOut](t, r), 3)
@@ -194,8 +203,10 @@ func TestWorkspaceGetAndTenancy(t *testing.T) {
 	dave := e.register("dave@example.com")
 	mallory := e.register("mallory@example.com")
 	e.org(alice, "acme")
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Secret Skunkworks", "slug": "eng"}), http.StatusCreated)
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Classified Ops", "slug": "ops"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Secret Skunkworks",
+		"slug": "eng"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Classified Ops",
+		"slug": "ops"}), http.StatusCreated)
 	e.join(alice, bob, "acme", "eng", "member")
 	e.addOrgMember(alice, dave, "acme", "member")
 	engID := e.tenancyWorkspaceID("acme", "eng")
@@ -260,10 +271,12 @@ func TestWorkspaceInvite(t *testing.T) {
 	e := setup(t)
 	alice := e.register("alice@example.com")
 	e.org(alice, "acme")
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering", "slug": "eng"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering",
+		"slug": "eng"}), http.StatusCreated)
 	wsID := e.tenancyWorkspaceID("acme", "eng")
 
-	r := e.do("POST", "/orgs/acme/workspaces/eng/members/invite", alice.Token, map[string]any{"email": "Newbie@Example.com", "role": "admin"})
+	r := e.do("POST", "/orgs/acme/workspaces/eng/members/invite", alice.Token,
+		map[string]any{"email": "Newbie@Example.com", "role": "admin"})
 	requireStatus(t, r, http.StatusCreated)
 	m := decode[InvitationOut](t, r)
 	invID := m.ID
@@ -308,8 +321,10 @@ func TestWorkspaceInvite(t *testing.T) {
 	requireStatus(t, e.do("POST", base, bob.Token, map[string]any{"email": "friend@example.com"}), http.StatusForbidden)
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "not-an-email"}), http.StatusBadRequest)
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "x@example.com", "role": "owner"}), http.StatusBadRequest)
-	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "x@example.com", "role": "viewer"}), http.StatusBadRequest)
+	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "x@example.com", "role": "owner"}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "x@example.com", "role": "viewer"}),
+		http.StatusBadRequest)
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": bob.Email}), http.StatusConflict)
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": "BOB@example.com"}), http.StatusConflict)
 	requireStatus(t, e.do("POST", base, alice.Token, map[string]any{"email": alice.Email}), http.StatusConflict)
@@ -331,7 +346,8 @@ func TestInvitationAccept(t *testing.T) {
 	carol := e.register("carol@example.com")
 	dave := e.register("dave@example.com")
 	e.org(alice, "acme")
-	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering", "slug": "eng"}), http.StatusCreated)
+	requireStatus(t, e.do("POST", "/orgs/acme/workspaces", alice.Token, map[string]any{"name": "Engineering",
+		"slug": "eng"}), http.StatusCreated)
 	wsID := e.tenancyWorkspaceID("acme", "eng")
 	inv := e.invite(alice, "acme", "eng", "Carol@Example.com", "member")
 	token := inv.Token
@@ -346,7 +362,8 @@ func TestInvitationAccept(t *testing.T) {
 	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
 	role, _ := e.tenancyWSRoles(wsID, dave.ID)
 	require.Empty(t, role)
-	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NULL", inv.ID))
+	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NULL",
+		inv.ID))
 
 	r := e.do("POST", path, carol.Token, nil)
 	requireStatus(t, r, http.StatusOK)
@@ -361,7 +378,8 @@ func TestInvitationAccept(t *testing.T) {
 	role, prole := e.tenancyWSRoles(wsID, carol.ID)
 	require.Equal(t, "member", role)
 	require.Equal(t, "viewer", prole)
-	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NOT NULL AND accepted_by = $2",
+	require.Equal(t, 1, e.count("SELECT count(*) FROM workspace_invitations WHERE id = $1 AND accepted_at IS NOT NULL "+
+		"AND accepted_by = $2",
 		inv.ID, carol.ID))
 
 	g := e.do("GET", "/orgs/acme/workspaces/eng", carol.Token, nil)
@@ -375,11 +393,13 @@ func TestInvitationAccept(t *testing.T) {
 	// Single use.
 	requireStatus(t, e.do("POST", path, carol.Token, nil), http.StatusConflict)
 	requireStatus(t, e.do("POST", "/invitations/no-such-token/accept", carol.Token, nil), http.StatusNotFound)
-	requireStatus(t, e.do("POST", "/invitations/"+strings.ToUpper(token)+"x/accept", carol.Token, nil), http.StatusNotFound)
+	requireStatus(t, e.do("POST", "/invitations/"+strings.ToUpper(token)+"x/accept", carol.Token, nil),
+		http.StatusNotFound)
 
 	// Expired.
 	inv2 := e.invite(alice, "acme", "eng", dave.Email, "admin")
-	_, err := e.pool.Exec(context.Background(), "UPDATE workspace_invitations SET expires_at = now() - interval '1 minute' WHERE id = $1", inv2.ID)
+	_, err := e.pool.Exec(context.Background(), "UPDATE workspace_invitations SET expires_at = now() - interval '1 "+
+		"minute' WHERE id = $1", inv2.ID)
 	require.NoError(t, err)
 	requireStatus(t, e.do("POST", "/invitations/"+inv2.Token+"/accept", dave.Token, nil), http.StatusBadRequest)
 	require.Equal(t, "", e.tenancyOrgRole("acme", dave.ID))
@@ -474,13 +494,16 @@ func TestWorkspaceMemberUpdate(t *testing.T) {
 	// Bad bodies.
 	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{}), http.StatusBadRequest)
 	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{"role": "owner"}), http.StatusBadRequest)
-	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{"pilotageRole": "admin"}), http.StatusBadRequest)
-	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{"role": "member", "pilotageRole": "boss"}), http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{"pilotageRole": "admin"}),
+		http.StatusBadRequest)
+	requireStatus(t, e.do("PATCH", base+carol.ID, alice.Token, map[string]any{"role": "member", "pilotageRole": "boss"}),
+		http.StatusBadRequest)
 	role, prole = e.tenancyWSRoles(wsID, carol.ID)
 	require.Equal(t, "member/owner", role+"/"+prole)
 
 	// Unknown users, and a member of another workspace of the organization.
-	requireStatus(t, e.do("PATCH", base+"01890000-0000-7000-8000-000000000000", alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
+	requireStatus(t, e.do("PATCH", base+"01890000-0000-7000-8000-000000000000", alice.Token,
+		map[string]any{"role": "admin"}), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", base+"not-a-uuid", alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
 	requireStatus(t, e.do("PATCH", base+dave.ID, alice.Token, map[string]any{"role": "admin"}), http.StatusNotFound)
 	role, _ = e.tenancyWSRoles(wsID, dave.ID)
@@ -488,7 +511,8 @@ func TestWorkspaceMemberUpdate(t *testing.T) {
 
 	// The workspace owner's roles are immutable, even for another admin.
 	requireStatus(t, e.do("PATCH", base+alice.ID, bob.Token, map[string]any{"role": "member"}), http.StatusForbidden)
-	requireStatus(t, e.do("PATCH", base+alice.ID, alice.Token, map[string]any{"pilotageRole": "viewer"}), http.StatusForbidden)
+	requireStatus(t, e.do("PATCH", base+alice.ID, alice.Token, map[string]any{"pilotageRole": "viewer"}),
+		http.StatusForbidden)
 	role, prole = e.tenancyWSRoles(wsID, alice.ID)
 	require.Equal(t, "admin/owner", role+"/"+prole)
 

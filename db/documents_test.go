@@ -22,7 +22,8 @@ func TestRegisterPersonalSlugs(t *testing.T) {
 		{"x.y@example.com", "Z", "x-y"},                    // a name too short to make a slug
 		{"q@example.com", "", "user"},                      // neither gives two characters
 		{"zoe@example.com", "Zoë", "zo"},                   // non-ASCII letters become hyphens
-		{"long@example.com", "a-very-long-name-that-goes-on-and-on-and-on-forever", "a-very-long-name-that-goes-on-and-on-and"},
+		{"long@example.com", "a-very-long-name-that-goes-on-and-on-and-on-forever",
+			"a-very-long-name-that-goes-on-and-on-and"},
 	} {
 		reg, err := b.Identity.Register(ctx, tc.email, tc.name, "not-a-real-hash")
 		require.NoError(t, err, tc.email)
@@ -46,8 +47,9 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	ws := b.owner.Workspace.ID
 	tiptap := `{"type":"doc","content":[{"type":"heading","content":[{"type":"text","text":"Zanzibar"}]},` +
 		`{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
-	d := testfactory.Document(t, b.Engines, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"), Content: &tiptap,
-		In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project", ContextID: b.project.ID}})
+	d := testfactory.Document(t, b.Engines, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"),
+		Content: &tiptap, In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project",
+			ContextID: b.project.ID}})
 	b.requireNoJobs(t)
 
 	// The text nodes are searchable, the node types and keys are not.
@@ -63,7 +65,8 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
-	require.NoError(t, b.Pool.QueryRow(ctx, "SELECT id::text FROM activities WHERE type = 'document_submitted'").Scan(&actID))
+	require.NoError(t, b.Pool.QueryRow(ctx,
+		"SELECT id::text FROM activities WHERE type = 'document_submitted'").Scan(&actID))
 	n, err := b.Notifications.FanOutNotifications(ctx, actID)
 	require.NoError(t, err)
 	require.Zero(t, n)

@@ -31,10 +31,10 @@ const (
 )
 
 // FeedOnlyActivityTypes lists the activity types recorded for the feed only: none notifies anyone.
-var FeedOnlyActivityTypes = []string{ActivityProjectCreated, ActivityProjectUpdated, ActivityCommentDeleted, ActivityDocumentCreated,
-	ActivityDocumentUpdated, ActivityMissionStatusChanged, ActivityPipelineRunFinished, ActivityPilotageRecordCreated,
-	ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted, ActivityPilotageActionProposed, ActivityPilotageActionReviewed,
-	ActivityPilotageActionApplied}
+var FeedOnlyActivityTypes = []string{ActivityProjectCreated, ActivityProjectUpdated, ActivityCommentDeleted,
+	ActivityDocumentCreated, ActivityDocumentUpdated, ActivityMissionStatusChanged, ActivityPipelineRunFinished,
+	ActivityPilotageRecordCreated, ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted,
+	ActivityPilotageActionProposed, ActivityPilotageActionReviewed, ActivityPilotageActionApplied}
 
 // FeedEvent is one activity as the workspace's event feed carries it: the JSON data of a feed event
 // and of a webhook delivery. ID is its feed position (Seq) as a string, a cursor: the feed is ordered
@@ -79,23 +79,28 @@ func (r FeedRow) Event() FeedEvent {
 		meta = json.RawMessage("{}")
 	}
 	return FeedEvent{ID: strconv.FormatInt(r.Seq, 10), Type: r.Type, WorkspaceID: r.WorkspaceID, ProjectID: r.ProjectID,
-		CardID: r.CardID, DocumentID: r.DocumentID, ActorID: r.ActorID, Meta: meta, CreatedAt: r.CreatedAt, Seq: r.Seq, ActivityID: r.ID}
+		CardID: r.CardID, DocumentID: r.DocumentID, ActorID: r.ActorID, Meta: meta, CreatedAt: r.CreatedAt, Seq: r.Seq,
+		ActivityID: r.ID}
 }
 
 // EventsAfter reads a workspace's feed events with after < seq < before (before 0: no upper bound), in
 // order, at most limit: the replay of a reader's cursor.
-func (s *Store) EventsAfter(ctx context.Context, workspaceID string, after, before int64, limit int32) ([]FeedEvent, error) {
+func (s *Store) EventsAfter(ctx context.Context, workspaceID string, after, before int64,
+	limit int32) ([]FeedEvent, error) {
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.q.EventsAfter(ctx, dbsqlc.EventsAfterParams{WorkspaceID: workspaceID, After: after, Before: before, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "list feed events")
+	rows, err := s.q.EventsAfter(ctx, dbsqlc.EventsAfterParams{WorkspaceID: workspaceID, After: after, Before: before,
+		Lim: limit})
+	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+		"list feed events")
 }
 
 // EventsByActivityIDs reads activities as feed events, in feed order; ids that name nothing are left out.
 func (s *Store) EventsByActivityIDs(ctx context.Context, ids []string) ([]FeedEvent, error) {
 	rows, err := s.q.EventsByActivityIDs(ctx, ids)
-	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "list feed events")
+	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+		"list feed events")
 }
 
 // EventsPoll reads the feed events of every workspace after the position after, and at the earlier
@@ -105,7 +110,8 @@ func (s *Store) EventsPoll(ctx context.Context, after int64, gaps []int64, limit
 		gaps = []int64{}
 	}
 	rows, err := s.q.EventsPoll(ctx, dbsqlc.EventsPollParams{After: after, Gaps: gaps, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return FeedRow(r).Event() }), wrap(err, "poll feed events")
+	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+		"poll feed events")
 }
 
 // EventsRecent lists the positions of the last limit activities, highest first.

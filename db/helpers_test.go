@@ -36,7 +36,8 @@ func setup(t *testing.T) *testBundle {
 // newCard is the input of a card of the bundle's project, created by its owner in its first column:
 // for the tests whose subject is the create itself (what it writes, enqueues or refuses).
 func (b *testBundle) newCard(title string) board.NewCard {
-	return board.NewCard{WorkspaceID: b.owner.Workspace.ID, ProjectID: b.project.ID, ColumnID: b.project.Columns[0], ActorID: b.owner.User.ID, Title: title}
+	return board.NewCard{WorkspaceID: b.owner.Workspace.ID, ProjectID: b.project.ID, ColumnID: b.project.Columns[0],
+		ActorID: b.owner.User.ID, Title: title}
 }
 
 // addFollower makes a second member of the workspace a member of the bundle's project, so that its
@@ -46,7 +47,8 @@ func (b *testBundle) addFollower(t *testing.T) identity.Registration {
 	t.Helper()
 	ctx := context.Background()
 	follower, _ := testfactory.Member(t, b.Engines, b.owner, nil)
-	_, err := b.Pool.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2)`, b.project.ID, follower.User.ID)
+	_, err := b.Pool.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2)`, b.project.ID,
+		follower.User.ID)
 	require.NoError(t, err)
 	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
 	require.NoError(t, err)

@@ -15,7 +15,8 @@ func TestPageCursorRoundTripAndRefusals(t *testing.T) {
 	p := PageOf(Page{Limit: 2}, "things", rows, func(int) any { return key })
 	require.Equal(t, []int{1, 2}, p.Items)
 	require.NotEmpty(t, p.Next)
-	require.Empty(t, PageOf(Page{Limit: 3}, "things", rows, func(int) any { return key }).Next, "no row past the limit: the last page")
+	require.Empty(t, PageOf(Page{Limit: 3}, "things", rows, func(int) any { return key }).Next, "no row past the limit: "+
+		"the last page")
 
 	got, err := Page{Limit: 2, Cursor: p.Next}.AfterTime("things", false)
 	require.NoError(t, err)
@@ -28,15 +29,16 @@ func TestPageCursorRoundTripAndRefusals(t *testing.T) {
 
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	for name, c := range map[string]string{
-		"not base64":     "a b",
-		"not JSON":       enc("nope"),
-		"another list":   p.Next,
-		"no key":         enc(`{"l":"others"}`),
-		"a bad id":       enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"1"}}`),
-		"a bad time":     enc(`{"l":"others","k":{"t":"today","i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
-		"no time":        enc(`{"l":"others","k":{"i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
-		"no id":          enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z"}}`),
-		"an extra field": enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"01a21785-9650-7173-badd-d0dd4bdf64f5","x":1}}`),
+		"not base64":   "a b",
+		"not JSON":     enc("nope"),
+		"another list": p.Next,
+		"no key":       enc(`{"l":"others"}`),
+		"a bad id":     enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"1"}}`),
+		"a bad time":   enc(`{"l":"others","k":{"t":"today","i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
+		"no time":      enc(`{"l":"others","k":{"i":"01a21785-9650-7173-badd-d0dd4bdf64f5"}}`),
+		"no id":        enc(`{"l":"others","k":{"t":"2026-11-26T10:00:00Z"}}`),
+		"an extra field": enc(
+			`{"l":"others","k":{"t":"2026-11-26T10:00:00Z","i":"01a21785-9650-7173-badd-d0dd4bdf64f5","x":1}}`),
 	} {
 		_, err := Page{Limit: 2, Cursor: c}.AfterTime("others", false)
 		require.True(t, errors.Is(err, ErrInvalid), name)

@@ -45,13 +45,15 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			prj, err := b.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws, Name: fmt.Sprintf("writer %d", w), CreatedBy: actor})
+			prj, err := b.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws, Name: fmt.Sprintf("writer %d", w),
+				CreatedBy: actor})
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			for k := 1; k <= 20; k++ {
-				if _, err := b.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor, Title: "mine"}); err != nil {
+				if _, err := b.Board.CreateCard(ctx, board.NewCard{WorkspaceID: ws, ProjectID: prj.ID, ActorID: actor,
+					Title: "mine"}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -81,17 +83,19 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 	ws, actor := b.owner.Workspace.ID, b.owner.User.ID
 	past := time.Now().Add(-24 * time.Hour)
 	for i := range 12 {
-		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("mission %d", i), Status: pilotage.PilotageMissionStatuses[i%4]}
+		in := pilotage.NewPilotageMission{WorkspaceID: ws, ActorID: actor, Objective: fmt.Sprintf("mission %d", i),
+			Status: pilotage.PilotageMissionStatuses[i%4]}
 		if in.Status == "blocked" {
 			reason := "waiting"
 			in.BlockedReason = &reason
 		}
 		_, err := b.pilotage.CreateMission(ctx, in)
 		require.NoError(t, err)
-		_, err = b.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor, Label: fmt.Sprintf("todo %d", i),
-			Status: pilotage.PilotageTodoStatuses[i%4], DueDate: &past})
+		_, err = b.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor,
+			Label: fmt.Sprintf("todo %d", i), Status: pilotage.PilotageTodoStatuses[i%4], DueDate: &past})
 		require.NoError(t, err)
-		_, err = b.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor, Title: fmt.Sprintf("decision %d", i)})
+		_, err = b.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor,
+			Title: fmt.Sprintf("decision %d", i)})
 		require.NoError(t, err)
 	}
 	now := time.Now()

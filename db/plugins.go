@@ -46,11 +46,13 @@ func (s *Store) InstallPlugin(ctx context.Context, in PluginInstall) (WorkspaceP
 // WorkspacePlugins lists the plugins installed in a workspace.
 func (s *Store) WorkspacePlugins(ctx context.Context, workspaceID string) ([]WorkspacePlugin, error) {
 	rows, err := s.q.WorkspacePluginList(ctx, workspaceID)
-	return mapRows(rows, func(r dbsqlc.WorkspacePlugin) WorkspacePlugin { return WorkspacePlugin(r) }), wrap(err, "list plugins")
+	return mapRows(rows, func(r dbsqlc.WorkspacePlugin) WorkspacePlugin { return WorkspacePlugin(r) }), wrap(err,
+		"list plugins")
 }
 
 // UpdatePluginSettings replaces an installed plugin's settings.
-func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID string, settings json.RawMessage) (WorkspacePlugin, error) {
+func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID string,
+	settings json.RawMessage) (WorkspacePlugin, error) {
 	p, err := catalogPlugin(pluginID)
 	if err != nil {
 		return WorkspacePlugin{}, err
@@ -59,8 +61,8 @@ func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID 
 	if err != nil {
 		return WorkspacePlugin{}, invalid(err.Error())
 	}
-	r, err := orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID, PluginID: p.ID,
-		Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
+	r, err := orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID,
+		PluginID: p.ID, Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
 	return WorkspacePlugin(r), err
 }
 

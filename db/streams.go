@@ -50,7 +50,8 @@ type NewStreamEvent struct {
 // AppendStreamEventTx appends an event to the stream streamID of the given kind (creating the stream on
 // its first event) and announces it with pg_notify, in the caller's transaction: listeners hear of it
 // only if it commits, and in order (the stream's row lock serialises its writers until commit).
-func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind StreamKind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind StreamKind, streamID string,
+	ev NewStreamEvent) (StreamEvent, error) {
 	q := queries(tx)
 	data := ev.Data
 	if data == nil {
@@ -75,7 +76,8 @@ func (s *Store) AppendStreamEventTx(ctx context.Context, tx pgx.Tx, kind StreamK
 }
 
 // AppendStreamEvent is AppendStreamEventTx in its own transaction (token events, say).
-func (s *Store) AppendStreamEvent(ctx context.Context, kind StreamKind, streamID string, ev NewStreamEvent) (StreamEvent, error) {
+func (s *Store) AppendStreamEvent(ctx context.Context, kind StreamKind, streamID string,
+	ev NewStreamEvent) (StreamEvent, error) {
 	var row StreamEvent
 	err := s.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		var err error
@@ -86,8 +88,10 @@ func (s *Store) AppendStreamEvent(ctx context.Context, kind StreamKind, streamID
 }
 
 // StreamEventsAfter reads a stream's events after seq, in order (replay for Last-Event-ID).
-func (s *Store) StreamEventsAfter(ctx context.Context, streamID string, afterSeq int64, limit int32) ([]StreamEvent, error) {
-	rows, err := s.q.StreamEventsAfter(ctx, dbsqlc.StreamEventsAfterParams{StreamID: streamID, AfterSeq: afterSeq, Lim: limit})
+func (s *Store) StreamEventsAfter(ctx context.Context, streamID string, afterSeq int64,
+	limit int32) ([]StreamEvent, error) {
+	rows, err := s.q.StreamEventsAfter(ctx, dbsqlc.StreamEventsAfterParams{StreamID: streamID, AfterSeq: afterSeq,
+		Lim: limit})
 	return mapRows(rows, func(r dbsqlc.StreamEvent) StreamEvent { return StreamEvent(r) }), wrap(err, "list stream events")
 }
 
@@ -120,8 +124,10 @@ func (s *Store) StreamSegmentStart(ctx context.Context, streamID, endType string
 
 // StreamEventsBatchAfter reads the events of several streams, each after its own seq, in one query,
 // ordered by stream then seq, at most limit rows. streamIDs and afterSeqs pair up by index.
-func (s *Store) StreamEventsBatchAfter(ctx context.Context, streamIDs []string, afterSeqs []int64, limit int32) ([]StreamEvent, error) {
-	rows, err := s.q.StreamEventsBatchAfter(ctx, dbsqlc.StreamEventsBatchAfterParams{StreamIds: streamIDs, AfterSeqs: afterSeqs, Lim: limit})
+func (s *Store) StreamEventsBatchAfter(ctx context.Context, streamIDs []string, afterSeqs []int64,
+	limit int32) ([]StreamEvent, error) {
+	rows, err := s.q.StreamEventsBatchAfter(ctx, dbsqlc.StreamEventsBatchAfterParams{StreamIds: streamIDs,
+		AfterSeqs: afterSeqs, Lim: limit})
 	return mapRows(rows, func(r dbsqlc.StreamEvent) StreamEvent { return StreamEvent(r) }), wrap(err, "list stream events")
 }
 
@@ -147,7 +153,8 @@ type NewMissionEvent struct {
 
 // AppendMissionEventTx appends an event to a mission's stream in the caller's transaction; the event
 // ends the stream when its status is final (StreamMission.Ends: completed or failed).
-func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string, ev NewMissionEvent) (StreamEvent, error) {
+func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string,
+	ev NewMissionEvent) (StreamEvent, error) {
 	status := ev.Status
 	if status == "" {
 		var err error
@@ -229,7 +236,8 @@ const (
 )
 
 // MissionStatuses lists every mission status, in the order a mission goes through them.
-var MissionStatuses = []MissionStatus{MissionQueued, MissionRunning, MissionAwaitingApproval, MissionCompleted, MissionFailed}
+var MissionStatuses = []MissionStatus{MissionQueued, MissionRunning, MissionAwaitingApproval, MissionCompleted,
+	MissionFailed}
 
 // Values lists the valid mission statuses (the OpenAPI document's enum).
 func (MissionStatus) Values() []MissionStatus { return MissionStatuses }

@@ -28,16 +28,20 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 	_, err = provider.DownTo(ctx, 12)
 	require.NoError(t, err)
 
-	user, svc, org, ws, agent, running, waiting := db.NewID(), db.NewID(), db.NewID(), db.NewID(), db.NewID(), db.NewID(), db.NewID()
+	user, svc, org, ws, agent, running, waiting := db.NewID(), db.NewID(), db.NewID(), db.NewID(), db.NewID(), db.NewID(),
+		db.NewID()
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
 		{`INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, []any{user, user + "@example.test"}},
-		{`INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, 'x', true)`, []any{svc, svc + "@agents.test"}},
+		{`INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, 'x', true)`, []any{svc,
+			svc + "@agents.test"}},
 		{`INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'o', 'o-migrate', $2)`, []any{org, user}},
-		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org, user}},
-		{`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'bot', 'bot', $4)`, []any{agent, ws, svc, user}},
+		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org,
+			user}},
+		{`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'bot', 'bot', $4)`,
+			[]any{agent, ws, svc, user}},
 		{`INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by, event_seq)
 		  VALUES ($1, $3, $4, 'agent', 'a', 'running', 10, $5, 2), ($2, $3, $4, 'agent', 'b', 'awaiting_approval', 10, $5, 1)`,
 			[]any{running, waiting, ws, agent, user}},
@@ -67,7 +71,8 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 	require.Equal(t, db.StreamState{LastSeq: 1, LastStatus: "awaiting_approval"}, st)
 
 	// The sequence goes on where the mission's left off.
-	ev, err := store.AppendMissionEvent(ctx, running, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionCompleted)})
+	ev, err := store.AppendMissionEvent(ctx, running, db.NewMissionEvent{Type: db.MissionEventDone,
+		Status: string(db.MissionCompleted)})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), ev.Seq)
 	require.True(t, ev.Final)

@@ -63,7 +63,8 @@ func TestCLI(t *testing.T) {
 
 	// The Makefile's build target sets the version this way.
 	versioned := filepath.Join(t.TempDir(), "pilot")
-	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v1.2.3-e2e", "-o", versioned, "../cmd/pilot").CombinedOutput()
+	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v1.2.3-e2e", "-o", versioned,
+		"../cmd/pilot").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	code, stdout, _ = runPilot(t, versioned, nil, "version")
 	require.Equal(t, 0, code)

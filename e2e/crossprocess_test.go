@@ -52,7 +52,8 @@ func commonEnv(dbURL, llmURL string, extra ...string) []string {
 
 // baseEnv is what every process needs: the database, a development environment and a JWT secret.
 func baseEnv(dbURL string, extra ...string) []string {
-	return append([]string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e"}, extra...)
+	return append([]string{"DATABASE_URL=" + dbURL, "APP_ENV=development",
+		"JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e"}, extra...)
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -101,8 +102,10 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		send(choice(map[string]any{}, "stop"))
 	} else {
 		send(choice(map[string]any{"role": "assistant", "tool_calls": []map[string]any{
-			{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "add_comment", "arguments": `{"content":"Plan: ship it"}`}},
-			{"index": 1, "id": "call_2", "type": "function", "function": map[string]any{"name": "add_checklist_items", "arguments": `{"items":["write","review"]}`}},
+			{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "add_comment",
+				"arguments": `{"content":"Plan: ship it"}`}},
+			{"index": 1, "id": "call_2", "type": "function", "function": map[string]any{"name": "add_checklist_items",
+				"arguments": `{"items":["write","review"]}`}},
 		}}, nil))
 		send(choice(map[string]any{}, "tool_calls"))
 	}
@@ -294,8 +297,10 @@ func TestMissionAcrossProcesses(t *testing.T) {
 	// Finished once, and no card change applied twice.
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, cardID))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, cardID))
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, missionID))
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`, cardID))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`,
+		missionID))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`,
+		cardID))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, missionID))
 	// api B relayed the mission's whole log, in order, without gaps.
 	require.Equal(t, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1`, missionID), len(seqs))

@@ -86,7 +86,8 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	b := client{t: t, base: apiB.URL, token: a.token}
 	drafts := "/orgs/" + orgSlug + "/workspaces/" + wsSlug + "/project-drafts"
 	var d idOut
-	code, raw := a.do("POST", drafts, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger."}, &d)
+	code, raw := a.do("POST", drafts, map[string]any{"name": "Ledger move", "description": "Migrate the legacy ledger."},
+		&d)
 	require.Equal(t, http.StatusCreated, code, raw)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

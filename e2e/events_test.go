@@ -114,7 +114,8 @@ func TestEventFeedAcrossProcesses(t *testing.T) {
 	// Eve's first event is her own workspace's.
 	code, raw = eve.do("POST", "/orgs/"+eveOrg+"/workspaces/"+eveWs+"/projects", map[string]any{"name": "Hers"}, &me)
 	require.Equal(t, http.StatusCreated, code, raw)
-	code, raw = eve.do("POST", "/orgs/"+eveOrg+"/workspaces/"+eveWs+"/projects/"+me.ID+"/cards", map[string]any{"title": "Hers"}, &card)
+	code, raw = eve.do("POST", "/orgs/"+eveOrg+"/workspaces/"+eveWs+"/projects/"+me.ID+"/cards",
+		map[string]any{"title": "Hers"}, &card)
 	require.Equal(t, http.StatusCreated, code, raw)
 	for {
 		_, d := nextFeed(t, ctx, eveB, "eve's card")

@@ -29,7 +29,8 @@ func BenchmarkMCP(b *testing.B) {
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	require.NoError(b, err)
 	b.Cleanup(pool.Close)
-	api := start(b, "api", []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
+	api := start(b, "api", []string{"DATABASE_URL=" + dbURL, "APP_ENV=development",
+		"JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
 		"DATABASE_MAX_CONNS=16", "MCP_MAX_SESSIONS_PER_USER=250"}) // one PAT holds the 200 sessions below
 	w := newMCPWorkspace(b, pool, api, "approval")
 	args := map[string]any{"org": w.orgSlug, "workspace": "personal", "projectId": w.project, "cardId": w.card}

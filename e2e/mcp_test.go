@@ -44,8 +44,8 @@ func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy strin
 		ID     string `json:"id"`
 		UserID string `json:"userId"`
 	}
-	code, raw := a.do("POST", w.ws+"/agents", map[string]any{"name": "Claude outside", "slug": "outside", "autonomyMode": autonomy,
-		"mcpOnly": true, "tools": []string{"add_comment", "add_checklist_items"}}, &agent)
+	code, raw := a.do("POST", w.ws+"/agents", map[string]any{"name": "Claude outside", "slug": "outside",
+		"autonomyMode": autonomy, "mcpOnly": true, "tools": []string{"add_comment", "add_checklist_items"}}, &agent)
 	require.Equal(t, http.StatusCreated, code, raw)
 	w.agent, w.agentUserID = agent.ID, agent.UserID
 	var prj, card idOut
@@ -58,7 +58,8 @@ func newMCPWorkspace(t testing.TB, pool *pgxpool.Pool, api *proc, autonomy strin
 	var tok struct {
 		Token string `json:"token"`
 	}
-	code, raw = a.do("POST", "/api-tokens", map[string]any{"name": "mcp", "scopes": []string{"projects:read", "projects:write", "pilotage:read", "pilotage:write"}}, &tok)
+	code, raw = a.do("POST", "/api-tokens", map[string]any{"name": "mcp", "scopes": []string{"projects:read",
+		"projects:write", "pilotage:read", "pilotage:write"}}, &tok)
 	require.Equal(t, http.StatusCreated, code, raw)
 	w.pat = tok.Token
 	return w
@@ -71,7 +72,8 @@ func (w mcpWorkspace) queue(t *testing.T) string {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 	}
-	code, raw := w.person.do("POST", w.ws+"/agent-runtime/card-mission", map[string]any{"cardId": w.card, "projectId": w.project}, &m)
+	code, raw := w.person.do("POST", w.ws+"/agent-runtime/card-mission", map[string]any{"cardId": w.card,
+		"projectId": w.project}, &m)
 	require.Equal(t, http.StatusCreated, code, raw)
 	require.Equal(t, "queued", m.Status)
 	return m.ID
@@ -174,7 +176,8 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	require.Equal(t, "running", ev.Data.Status)
 
 	// Progress shows on api B's stream.
-	call(t, cs, "report_progress", args(map[string]any{"missionId": missionID, "message": "read the card; drafting a plan", "percent": 40}), nil)
+	call(t, cs, "report_progress", args(map[string]any{"missionId": missionID, "message": "read the card; drafting a plan",
+		"percent": 40}), nil)
 	ev = nextEvent(t, ctx, evB, "the progress report")
 	require.Equal(t, "step", ev.Event)
 	require.Equal(t, "read the card; drafting a plan", ev.Data.Message)
@@ -206,7 +209,8 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	code, raw = b.do("GET", w.ws+"/missions/"+missionID, nil, &m)
 	require.Equal(t, http.StatusOK, code, raw)
 	require.Equal(t, "completed", m.Status)
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.card, w.agentUserID))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.card,
+		w.agentUserID))
 	// Awaiting approval did not end api B's stream: the same connection shows the decision and the
 	// completion, then ends.
 	ev = nextEvent(t, ctx, evB, "the approval")
@@ -248,13 +252,14 @@ func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	api := start(t, "api", []string{"DATABASE_URL=" + dbURL, "APP_ENV=development", "JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e",
-		"DATABASE_MAX_CONNS=4"})
+	api := start(t, "api", []string{"DATABASE_URL=" + dbURL, "APP_ENV=development",
+		"JWT_SECRET=e2e-secret-e2e-secret-e2e-secret-e2e", "DATABASE_MAX_CONNS=4"})
 	w := newMCPWorkspace(t, pool, api, "approval")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "../scripts/mcp-ts-client.sh", api.URL+"/mcp", w.pat, w.orgSlug, "personal", w.project, w.card)
+	cmd := exec.CommandContext(ctx, "../scripts/mcp-ts-client.sh", api.URL+"/mcp", w.pat, w.orgSlug, "personal", w.project,
+		w.card)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
@@ -299,7 +304,8 @@ func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 	require.Equal(t, "Ship the release", out.Card.Title)
 	require.False(t, out.CommentIsError)
 	require.Equal(t, "from the TypeScript SDK", out.Comment.Content)
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`, w.card))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'comment_added'`,
+		w.card))
 	require.True(t, out.BadIsError)
 	require.Contains(t, out.BadText, "cardId")
 	require.Len(t, out.Search.Results, 1)

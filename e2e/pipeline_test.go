@@ -29,12 +29,14 @@ func TestPipelineRunSurvivesWorkerSIGKILL(t *testing.T) {
 	code, raw := a.do("POST", ws+"/projects", map[string]any{"name": "Launch"}, &prj)
 	require.Equal(t, http.StatusCreated, code, raw)
 	notify := func(id string, needs ...string) map[string]any {
-		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID, "message": "step " + id}, "needs": needs}
+		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID,
+			"message": "step " + id}, "needs": needs}
 	}
 	code, raw = a.do("POST", ws+"/pipelines", map[string]any{"name": "Launch day", "steps": []map[string]any{
 		{"id": "a", "type": "create_card", "params": map[string]any{"projectId": prj.ID, "title": "Made once"}},
 		notify("b", "a"),
-		{"id": "c", "type": "create_card", "params": map[string]any{"projectId": prj.ID, "title": "Follow-up of {{steps.a.cardId}}"}, "needs": []string{"a"}},
+		{"id": "c", "type": "create_card", "params": map[string]any{"projectId": prj.ID, "title": "Follow-up of " +
+			"{{steps.a.cardId}}"}, "needs": []string{"a"}},
 		notify("d", "b", "c"),
 	}}, &p)
 	require.Equal(t, http.StatusCreated, code, raw)
@@ -53,7 +55,8 @@ func TestPipelineRunSurvivesWorkerSIGKILL(t *testing.T) {
 
 	w1 := start(t, "worker", common)
 	deadline := time.Now().Add(30 * time.Second)
-	for count(t, pool, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pipeline_run_steps%'`) == 0 {
+	for count(t, pool,
+		`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pipeline_run_steps%'`) == 0 {
 		require.True(t, time.Now().Before(deadline), "the worker never reached step a's completion")
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -96,6 +99,8 @@ func TestPipelineRunSurvivesWorkerSIGKILL(t *testing.T) {
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM cards`))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM activities WHERE type = 'card_created'`))
 	require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM activities WHERE type = 'pipeline_notice'`))
-	require.Equal(t, 4, count(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step'`), "no step enqueued twice")
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, run.ID))
+	require.Equal(t, 4, count(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_step'`),
+		"no step enqueued twice")
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`,
+		run.ID))
 }

@@ -165,7 +165,8 @@ func TestWorkerGracefulShutdown(t *testing.T) {
 	tn := newTenant(t, pool, api, "ann@example.com")
 	mission := func(cardID string) string {
 		var m idOut
-		code, raw := tn.do("POST", tn.ws+"/agents/"+tn.agent+"/missions", map[string]any{"cardId": cardID, "prompt": "Plan"}, &m)
+		code, raw := tn.do("POST", tn.ws+"/agents/"+tn.agent+"/missions", map[string]any{"cardId": cardID, "prompt": "Plan"},
+			&m)
 		require.Equal(t, http.StatusCreated, code, raw)
 		return m.ID
 	}
@@ -203,18 +204,21 @@ func TestWorkerGracefulShutdown(t *testing.T) {
 	// w3 resumes it; the first turn's actions are not applied twice.
 	close(llm2.release)
 	start(t, "worker", env2)
-	require.Eventually(t, func() bool { return missionStatus(t, pool, second) == "completed" }, 60*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return missionStatus(t, pool, second) == "completed" }, 60*time.Second,
+		50*time.Millisecond)
 	for _, card := range []string{tn.card, other.ID} {
 		require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1`, card))
 		require.Equal(t, 2, count(t, pool, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card))
 	}
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`, second))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`,
+		second))
 }
 
 // lastMission is the id of the newest mission.
 func lastMission(t *testing.T, pool *pgxpool.Pool) string {
 	t.Helper()
 	var id string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT id FROM agent_missions ORDER BY created_at DESC LIMIT 1`).Scan(&id))
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT id FROM agent_missions ORDER BY created_at DESC LIMIT 1`).Scan(&id))
 	return id
 }

@@ -35,7 +35,8 @@ func TestNoForgeableSessionsByDefault(t *testing.T) {
 			ID string `json:"id"`
 		} `json:"user"`
 	}
-	code, raw := c.do("POST", "/auth/register", map[string]any{"email": "victim@example.com", "password": "correct-horse"}, &reg)
+	code, raw := c.do("POST", "/auth/register", map[string]any{"email": "victim@example.com", "password": "correct-horse"},
+		&reg)
 	require.Equal(t, http.StatusCreated, code, raw)
 	me := func(token string) int { // on whichever api process runs now
 		code, _ := client{t: t, base: api.URL, token: token}.do("GET", "/auth/me", nil, &struct{}{})
@@ -72,7 +73,8 @@ func TestNoForgeableSessionsByDefault(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, me(forge(secret, keyID)))
 	sessionID = issued.ID
 	// Keys that were ever written in code, or that anyone could guess, are refused under every kid.
-	for _, constant := range []string{"pilot-development-secret-do-not-use-in-production", "secret", "", "e2e-secret-e2e-secret-e2e-secret-e2e"} {
+	for _, constant := range []string{"pilot-development-secret-do-not-use-in-production", "secret", "",
+		"e2e-secret-e2e-secret-e2e-secret-e2e"} {
 		for _, kid := range []string{"", keyID, auth.StaticKeys([]byte(constant))[0].ID} {
 			require.Equal(t, http.StatusUnauthorized, me(forge([]byte(constant), kid)), "key %q kid %q", constant, kid)
 		}
@@ -90,7 +92,8 @@ func TestNoForgeableSessionsByDefault(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "new signing key db-")
 	var keys int
-	require.NoError(t, pool.QueryRow(context.Background(), "SELECT count(*) FROM signing_keys WHERE not_before > now()").Scan(&keys))
+	require.NoError(t, pool.QueryRow(context.Background(),
+		"SELECT count(*) FROM signing_keys WHERE not_before > now()").Scan(&keys))
 	require.Equal(t, 1, keys, "the new key waits for every process to load it")
 	require.Equal(t, http.StatusOK, me(reg.AccessToken))
 

@@ -58,7 +58,8 @@ func TestSoak(t *testing.T) {
 	llm.pace = time.Second
 	// A mission job is rescued 15 s after its worker died (never while a live worker still runs it).
 	// GOGC=25 keeps each heap near its live size, so that its slope measures growth (heapGrowthBound).
-	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=5s", "DATABASE_MAX_CONNS=20", "WORKER_RESCUE_AFTER=15s", "GOGC=25")
+	env := commonEnv(dbURL, llmURL, "SHUTDOWN_GRACE_PERIOD=5s", "DATABASE_MAX_CONNS=20", "WORKER_RESCUE_AFTER=15s",
+		"GOGC=25")
 
 	s := &soak{t: t, pool: pool, env: env, heap: map[int][]memSample{}}
 	s.apis = []*proc{s.start("api"), s.start("api")}
@@ -208,8 +209,8 @@ func (s *soak) fail(format string, args ...any) {
 func (s *soak) cardLoad(ctx context.Context, worker int) {
 	for n := 0; ctx.Err() == nil; n++ {
 		var c idOut
-		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": fmt.Sprintf("load %d-%d", worker, n)}, &c,
-			http.StatusCreated) == 0 || c.ID == "" {
+		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": fmt.Sprintf("load %d-%d", worker, n)},
+			&c, http.StatusCreated) == 0 || c.ID == "" {
 			continue
 		}
 		col := s.columns[rand.IntN(len(s.columns))]
@@ -240,7 +241,8 @@ func (s *soak) missionLoad(ctx context.Context) {
 	defer wg.Wait()
 	for ctx.Err() == nil {
 		var c idOut
-		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": "mission card"}, &c, http.StatusCreated) == http.StatusCreated {
+		if s.call(s.owner.token, "POST", s.owner.prj+"/cards", map[string]any{"title": "mission card"}, &c,
+			http.StatusCreated) == http.StatusCreated {
 			m := &missionWatch{card: c.ID, seen: [2]map[int]int{{}, {}}}
 			s.mu.Lock()
 			s.missions = append(s.missions, m)
@@ -265,7 +267,8 @@ func (s *soak) follow(m *missionWatch) {
 		defer once.Do(func() { close(started) }) // also when the start request failed
 		// Client 0 starts the mission: the answer is its stream.
 		body := map[string]any{"cardId": m.card, "projectId": s.owner.prjID(), "agentId": s.owner.agent}
-		last, ok := s.read(ctx, m, 0, "POST", s.owner.ws+"/agent-runtime/card-mission", body, 0, func() { once.Do(func() { close(started) }) })
+		last, ok := s.read(ctx, m, 0, "POST", s.owner.ws+"/agent-runtime/card-mission", body, 0,
+			func() { once.Do(func() { close(started) }) })
 		for !ok && ctx.Err() == nil && m.id != "" {
 			last, ok = s.read(ctx, m, 0, "GET", s.owner.ws+"/missions/"+m.id+"/events", nil, last, nil)
 		}
@@ -286,7 +289,8 @@ func (s *soak) follow(m *missionWatch) {
 
 // read reads one connection of a stream client from a live api; it answers the last event id seen and
 // whether the done event came. started (when not nil) is called once the mission's id is known.
-func (s *soak) read(ctx context.Context, m *missionWatch, client int, method, path string, body any, last int, started func()) (int, bool) {
+func (s *soak) read(ctx context.Context, m *missionWatch, client int, method, path string, body any, last int,
+	started func()) (int, bool) {
 	p := s.api()
 	var rd io.Reader
 	if body != nil {
@@ -544,8 +548,8 @@ func (s *soak) drain() {
 	require.NoError(t, err)
 	unfinished := func() int {
 		res, err := riverClient.JobList(context.Background(), river.NewJobListParams().First(1000).
-			States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-				rivertype.JobStatePending))
+			States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStateRetryable,
+				rivertype.JobStateScheduled, rivertype.JobStatePending))
 		require.NoError(t, err)
 		n := 0
 		for _, j := range res.Jobs {
@@ -556,7 +560,8 @@ func (s *soak) drain() {
 		return n
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	for unfinished() > 0 || count(t, s.pool, `SELECT count(*) FROM agent_missions WHERE status NOT IN ('completed', 'failed')`) > 0 {
+	for unfinished() > 0 || count(t, s.pool,
+		`SELECT count(*) FROM agent_missions WHERE status NOT IN ('completed', 'failed')`) > 0 {
 		if time.Now().After(deadline) {
 			break
 		}
@@ -564,7 +569,8 @@ func (s *soak) drain() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	res, err := riverClient.JobList(context.Background(), river.NewJobListParams().First(1000).States(rivertype.JobStateDiscarded))
+	res, err := riverClient.JobList(context.Background(),
+		river.NewJobListParams().First(1000).States(rivertype.JobStateDiscarded))
 	require.NoError(t, err)
 	for _, j := range res.Jobs {
 		s.errs = append(s.errs, fmt.Sprintf("job %d (%s) discarded: %v", j.ID, j.Kind, j.Errors))
@@ -658,7 +664,8 @@ func (s *soak) report(duration time.Duration) {
 		if !check {
 			note = ", not checked under 3m"
 		}
-		t.Logf("heap pid %d: %d samples after warm-up, mean %.1f MB, slope %+.3f MB/min (%+.1f%% of it per minute; bound %.0f%%%s); goroutines %.0f..%.0f, slope %+.1f/min",
+		t.Logf("heap pid %d: %d samples after warm-up, mean %.1f MB, slope %+.3f MB/min (%+.1f%% of it per minute; bound "+
+			"%.0f%%%s); goroutines %.0f..%.0f, slope %+.1f/min",
 			pid, len(x), mean, perMin, perMin/mean*100, heapGrowthBound*100, note, gor[0], gor[len(gor)-1], slope(x, gor))
 		if check {
 			require.Less(t, perMin/mean, heapGrowthBound, "heap of pid %d grows %.3f MB/min on %.1f MB", pid, perMin, mean)

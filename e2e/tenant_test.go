@@ -22,8 +22,9 @@ func newTenant(t *testing.T, pool *pgxpool.Pool, api *proc, email string) tenant
 	c, org, ws := register(t, pool, api, email)
 	tn := tenant{client: c, ws: "/orgs/" + org + "/workspaces/" + ws}
 	var agent, prj, card idOut
-	code, raw := c.do("POST", tn.ws+"/agents", map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "autonomous",
-		"tools": []string{"add_comment", "add_checklist_items"}, "limits": map[string]any{"maxMissionsPerHour": 1000}}, &agent)
+	code, raw := c.do("POST", tn.ws+"/agents", map[string]any{"name": "Planner", "slug": "planner",
+		"autonomyMode": "autonomous", "tools": []string{"add_comment", "add_checklist_items"},
+		"limits": map[string]any{"maxMissionsPerHour": 1000}}, &agent)
 	require.Equal(t, http.StatusCreated, code, raw)
 	code, raw = c.do("POST", tn.ws+"/projects", map[string]any{"name": "Launch"}, &prj)
 	require.Equal(t, http.StatusCreated, code, raw)

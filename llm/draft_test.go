@@ -48,13 +48,16 @@ func TestOfflineRoadmapDerivedFromDraft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var tokens strings.Builder
-	mobile, err := DraftRoadmap(ctx, NewOffline(), mobileDraft(), DraftOptions{OnToken: func(s string) { tokens.WriteString(s) }})
+	mobile, err := DraftRoadmap(ctx, NewOffline(), mobileDraft(),
+		DraftOptions{OnToken: func(s string) { tokens.WriteString(s) }})
 	require.NoError(t, err)
 	migration, err := DraftRoadmap(ctx, NewOffline(), migrationDraft(), DraftOptions{})
 	require.NoError(t, err)
 
-	require.Equal(t, []string{"Discovery and UX", "App foundation", "Core features", "Beta and store release"}, phaseNames(mobile))
-	require.Equal(t, []string{"Inventory and mapping", "Migration tooling", "Trial migrations", "Cutover and decommissioning"}, phaseNames(migration))
+	require.Equal(t, []string{"Discovery and UX", "App foundation", "Core features", "Beta and store release"},
+		phaseNames(mobile))
+	require.Equal(t, []string{"Inventory and mapping", "Migration tooling", "Trial migrations", "Cutover and " +
+		"decommissioning"}, phaseNames(migration))
 	for _, r := range []Roadmap{mobile, migration} {
 		for _, p := range r.Phases {
 			require.NotEmpty(t, p.Goal)
@@ -65,13 +68,15 @@ func TestOfflineRoadmapDerivedFromDraft(t *testing.T) {
 	require.Contains(t, mobile.Phases[0].Deliverables[0].Description, "Owner: Ana (UX designer)")
 	require.Contains(t, migration.Phases[0].Deliverables[0].Title, "Retention policy")
 	// The description's prose says what the project is: it picks the phases, it is no deliverable.
-	require.NotContains(t, titles(migration), "Migrate the legacy Oracle ledger database to PostgreSQL: 40 million records, cutover over a weekend")
+	require.NotContains(t, titles(migration), "Migrate the legacy Oracle ledger database to PostgreSQL: 40 million "+
+		"records, cutover over a weekend")
 	// Work the description lists itself does become deliverables of the building phase.
 	listed := migrationDraft()
 	listed.Description += "\n\n- Freeze the chart of accounts\n- Archive closed years"
 	withList, err := DraftRoadmap(ctx, NewOffline(), listed, DraftOptions{})
 	require.NoError(t, err)
-	require.Subset(t, titles(Roadmap{Phases: withList.Phases[1:2]}), []string{"Freeze the chart of accounts", "Archive closed years"})
+	require.Subset(t, titles(Roadmap{Phases: withList.Phases[1:2]}), []string{"Freeze the chart of accounts",
+		"Archive closed years"})
 	// The streamed tokens are the roadmap's JSON.
 	var again Roadmap
 	require.NoError(t, decodeStrict(tokens.String(), &again))
@@ -89,9 +94,11 @@ func TestOfflineRoadmapRefinedByAnswers(t *testing.T) {
 	d := mobileDraft()
 	d.Round = 2
 	d.Answers = []QA{
-		{Question: "Which platforms must Field Notes support at launch: iOS, Android or both?", Answer: "Both; Android first, the inspectors use it"},
-		{Question: "Which device features does Field Notes rely on (camera, location, push notifications)?", Answer: "Camera and push notifications for new inspections."},
-		{Question: "Anything else?", Answer: "Budget is tight, keep it lean"},
+		{Question: "Which platforms must Field Notes support at launch: iOS, Android or both?", Answer: "Both; Android " +
+			"first, the inspectors use it"},
+		{Question: "Which device features does Field Notes rely on (camera, location, push notifications)?",
+			Answer: "Camera and push notifications for new inspections."}, {Question: "Anything else?",
+			Answer: "Budget is tight, keep it lean"},
 	}
 	refined, err := DraftRoadmap(ctx, NewOffline(), d, DraftOptions{})
 	require.NoError(t, err)
@@ -110,7 +117,8 @@ func TestOfflineRoadmapRefinedByAnswers(t *testing.T) {
 	// The device answer refines push notifications, which move ahead of the main screens.
 	core := refined.Phases[2].Deliverables
 	require.Equal(t, []string{"Push notifications", "Main screens"}, []string{core[0].Title, core[1].Title})
-	require.Equal(t, []string{"Main screens", "Push notifications"}, []string{plain.Phases[2].Deliverables[0].Title, plain.Phases[2].Deliverables[1].Title})
+	require.Equal(t, []string{"Main screens", "Push notifications"}, []string{plain.Phases[2].Deliverables[0].Title,
+		plain.Phases[2].Deliverables[1].Title})
 	require.Contains(t, core[0].Description, "“Camera and push notifications for new inspections”")
 	// The answer that speaks of no deliverable still informs the building phase.
 	var all strings.Builder
@@ -166,9 +174,11 @@ func TestOpenAIDraftRoadmapStructuredOutput(t *testing.T) {
 		sseStream(w, contentChunk(goodRoadmap[:20]), contentChunk(goodRoadmap[20:]), finishChunk("stop"))
 	})
 	var tokens []string
-	r, err := DraftRoadmap(context.Background(), newTestClient(fs, nil), migrationDraft(), DraftOptions{OnToken: func(s string) { tokens = append(tokens, s) }})
+	r, err := DraftRoadmap(context.Background(), newTestClient(fs, nil), migrationDraft(),
+		DraftOptions{OnToken: func(s string) { tokens = append(tokens, s) }})
 	require.NoError(t, err)
-	require.Equal(t, Roadmap{Phases: []Phase{{Name: "Plan", Goal: "Agree scope", Deliverables: []Deliverable{{Title: "Brief", Description: "One page"}}}}}, r)
+	require.Equal(t, Roadmap{Phases: []Phase{{Name: "Plan", Goal: "Agree scope",
+		Deliverables: []Deliverable{{Title: "Brief", Description: "One page"}}}}}, r)
 	require.Equal(t, []string{goodRoadmap[:20], goodRoadmap[20:]}, tokens)
 	reqs, _ := fs.seen()
 	require.Len(t, reqs, 1)
@@ -199,7 +209,8 @@ func TestOpenAIDraftMalformedRetriesOnce(t *testing.T) {
 				sseStream(w, contentChunk(tc.answers[n-1]), finishChunk("stop"))
 			})
 			retries := 0
-			_, err := DraftRoadmap(context.Background(), newTestClient(fs, nil), mobileDraft(), DraftOptions{OnRetry: func(error) { retries++ }})
+			_, err := DraftRoadmap(context.Background(), newTestClient(fs, nil), mobileDraft(),
+				DraftOptions{OnRetry: func(error) { retries++ }})
 			reqs, _ := fs.seen()
 			require.Len(t, reqs, 2)
 			require.Equal(t, 1, retries)
@@ -229,7 +240,8 @@ func TestOpenAIDraftTimeoutAndRateLimit(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err := DraftQuestions(context.Background(), newTestClient(slow, func(c *OpenAIConfig) { c.Timeout = 200 * time.Millisecond }), mobileDraft(), DraftOptions{})
+	_, err := DraftQuestions(context.Background(), newTestClient(slow,
+		func(c *OpenAIConfig) { c.Timeout = 200 * time.Millisecond }), mobileDraft(), DraftOptions{})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Less(t, time.Since(start), 3*time.Second)
 	reqs, _ := slow.seen()
@@ -238,7 +250,8 @@ func TestOpenAIDraftTimeoutAndRateLimit(t *testing.T) {
 	limited := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req wireRequest) {
 		writeError(w, http.StatusTooManyRequests, "0")
 	})
-	_, err = DraftRoadmap(context.Background(), newTestClient(limited, func(c *OpenAIConfig) { c.MaxRetries = 2 }), mobileDraft(), DraftOptions{})
+	_, err = DraftRoadmap(context.Background(), newTestClient(limited, func(c *OpenAIConfig) { c.MaxRetries = 2 }),
+		mobileDraft(), DraftOptions{})
 	require.ErrorIs(t, err, ErrRateLimited)
 	require.False(t, errors.Is(err, ErrMalformedOutput))
 	reqs, _ = limited.seen()

@@ -142,7 +142,8 @@ func planCard(card *CardContext, tools []Tool) Response {
 	if raise {
 		add(agenttool.UpdateCard, map[string]any{"priority": "high"})
 	}
-	plan := planText(card, planFacts{newItems: newItems, suggested: suggested, keyword: keyword, raised: raise, suggestHigh: suggestHigh})
+	plan := planText(card, planFacts{newItems: newItems, suggested: suggested, keyword: keyword, raised: raise,
+		suggestHigh: suggestHigh})
 	if offered(agenttool.AddComment) {
 		add(agenttool.AddComment, map[string]any{"content": plan})
 	}
@@ -377,7 +378,8 @@ func describeCall(tc ToolCall) string {
 				quoted = append(quoted, strconv.Quote(truncateRunes(s, 60)))
 			}
 		}
-		return fmt.Sprintf("added %s (%s)", plural(len(items), "checklist item", "checklist items"), strings.Join(quoted, ", "))
+		return fmt.Sprintf("added %s (%s)", plural(len(items), "checklist item", "checklist items"), strings.Join(quoted,
+			", "))
 	case agenttool.UpdateCard:
 		keys := make([]string, 0, len(args))
 		for k := range args {

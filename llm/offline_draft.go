@@ -30,40 +30,51 @@ type topicPhase struct {
 }
 
 var draftTopics = []draftTopic{
-	{name: "mobile app", keywords: []string{"mobile", "ios", "android", "iphone", "smartphone", "app store", "play store", "react native", "flutter", "tablet"},
-		questions: []string{
-			"Which platforms must %[1]s support at launch: iOS, Android or both?",
-			"Must %[1]s work offline, and what has to sync when the device reconnects?",
-			"How will %[1]s reach its users: public app stores, a private distribution, or a beta first?",
-			"Which device features does %[1]s rely on (camera, location, push notifications)?",
-		},
+	{name: "mobile app", keywords: []string{"mobile", "ios", "android", "iphone", "smartphone", "app store", "play store",
+		"react native", "flutter", "tablet"}, questions: []string{
+		"Which platforms must %[1]s support at launch: iOS, Android or both?",
+		"Must %[1]s work offline, and what has to sync when the device reconnects?",
+		"How will %[1]s reach its users: public app stores, a private distribution, or a beta first?",
+		"Which device features does %[1]s rely on (camera, location, push notifications)?",
+	},
 		phases: []topicPhase{
-			{"Discovery and UX", "Know who uses %[1]s and how, and agree on the screens before building them.", []string{"design", "ux", "product", "research"},
-				[][2]string{{"User journeys", "Map the main journeys of %[1]s from first launch to daily use."}, {"Clickable prototype", "Prototype the key screens and test them with five users."}}},
-			{"App foundation", "Set up the app's architecture, navigation and release pipeline.", []string{"engineer", "developer", "mobile", "tech"},
-				[][2]string{{"Project skeleton and CI builds", "Signed iOS/Android builds produced on every merge."}, {"Authentication and API client", "Sign-in and the client for the backend %[1]s talks to."}}},
-			{"Core features", "Build the features that make %[1]s worth installing.", []string{"engineer", "developer", "mobile"},
-				[][2]string{{"Main screens", "Implement the screens validated in the prototype."}, {"Push notifications", "Notify users of what matters to them, with opt-in."}}},
-			{"Beta and store release", "Put %[1]s in testers' hands, fix what they find, and publish it in the stores.", []string{"qa", "test", "product", "marketing"},
-				[][2]string{{"Beta programme", "Distribute a beta build, collect crashes and feedback."}, {"Store listings and submission", "Screenshots, descriptions and review submission for each store."}}},
+			{"Discovery and UX", "Know who uses %[1]s and how, and agree on the screens before building them.",
+				[]string{"design", "ux", "product", "research"}, [][2]string{{"User journeys", "Map the main journeys of %[1]s " +
+					"from first launch to daily use."}, {"Clickable prototype", "Prototype the key screens and test them with five " +
+					"users."}}},
+			{"App foundation", "Set up the app's architecture, navigation and release pipeline.", []string{"engineer",
+				"developer", "mobile", "tech"}, [][2]string{{"Project skeleton and CI builds", "Signed iOS/Android builds " +
+				"produced on every merge."}, {"Authentication and API client", "Sign-in and the client for the backend %[1]s " +
+				"talks to."}}},
+			{"Core features", "Build the features that make %[1]s worth installing.", []string{"engineer", "developer",
+				"mobile"}, [][2]string{{"Main screens", "Implement the screens validated in the prototype."}, {"Push notifications",
+				"Notify users of what matters to them, with opt-in."}}}, {"Beta and store release", "Put %[1]s in testers' " +
+				"hands, fix what they find, and publish it in the stores.", []string{"qa", "test", "product", "marketing"},
+				[][2]string{{"Beta programme", "Distribute a beta build, collect crashes and feedback."}, {"Store listings and " +
+					"submission", "Screenshots, descriptions and review submission for each store."}}},
 		}},
-	{name: "data migration", keywords: []string{"migration", "migrate", "legacy", "etl", "warehouse", "cutover", "database", "schema", "records", "mainframe"},
-		questions: []string{
-			"Which source systems does %[1]s move data out of, and roughly how many records?",
-			"How much downtime can the business accept during the %[1]s cutover?",
-			"How will you prove the migrated data is correct (counts, checksums, sample reviews)?",
-			"Which data must be cleaned or transformed on the way, and who decides the mapping rules?",
-			"What is the rollback plan if %[1]s has to be reversed after cutover?",
-		},
+	{name: "data migration", keywords: []string{"migration", "migrate", "legacy", "etl", "warehouse", "cutover",
+		"database", "schema", "records", "mainframe"}, questions: []string{
+		"Which source systems does %[1]s move data out of, and roughly how many records?",
+		"How much downtime can the business accept during the %[1]s cutover?",
+		"How will you prove the migrated data is correct (counts, checksums, sample reviews)?",
+		"Which data must be cleaned or transformed on the way, and who decides the mapping rules?",
+		"What is the rollback plan if %[1]s has to be reversed after cutover?",
+	},
 		phases: []topicPhase{
-			{"Inventory and mapping", "Know every source, field and rule %[1]s must carry over.", []string{"data", "analyst", "architect", "owner"},
-				[][2]string{{"Source inventory", "List the source systems, tables and volumes in scope of %[1]s."}, {"Field mapping and cleansing rules", "Map each source field to its target and agree the transformation rules."}}},
-			{"Migration tooling", "Build repeatable extraction, transformation and loading.", []string{"engineer", "developer", "data"},
-				[][2]string{{"Extract and load scripts", "Idempotent jobs that can run again from scratch."}, {"Reconciliation reports", "Counts and checksums compared between source and target."}}},
-			{"Trial migrations", "Rehearse %[1]s on copies until the numbers reconcile.", []string{"qa", "test", "data", "analyst"},
-				[][2]string{{"Dress rehearsal on production copy", "Run the full migration on a copy and time it."}, {"Business sign-off on sample data", "Owners review samples of migrated records."}}},
-			{"Cutover and decommissioning", "Switch to the new system and retire the old one safely.", []string{"ops", "owner", "manager", "lead"},
-				[][2]string{{"Cutover runbook", "Step-by-step plan with go/no-go points and the rollback path."}, {"Legacy decommissioning", "Archive and switch off the source systems after the retention period."}}},
+			{"Inventory and mapping", "Know every source, field and rule %[1]s must carry over.", []string{"data", "analyst",
+				"architect", "owner"}, [][2]string{{"Source inventory", "List the source systems, tables and volumes in scope of " +
+				"%[1]s."}, {"Field mapping and cleansing rules", "Map each source field to its target and agree the " +
+				"transformation rules."}}},
+			{"Migration tooling", "Build repeatable extraction, transformation and loading.", []string{"engineer", "developer",
+				"data"}, [][2]string{{"Extract and load scripts", "Idempotent jobs that can run again from scratch."},
+				{"Reconciliation reports", "Counts and checksums compared between source and target."}}}, {"Trial migrations",
+				"Rehearse %[1]s on copies until the numbers reconcile.", []string{"qa", "test", "data", "analyst"},
+				[][2]string{{"Dress rehearsal on production copy", "Run the full migration on a copy and time it."},
+					{"Business sign-off on sample data", "Owners review samples of migrated records."}}}, {"Cutover and " +
+				"decommissioning", "Switch to the new system and retire the old one safely.", []string{"ops", "owner", "manager",
+				"lead"}, [][2]string{{"Cutover runbook", "Step-by-step plan with go/no-go points and the rollback path."},
+				{"Legacy decommissioning", "Archive and switch off the source systems after the retention period."}}},
 		}},
 	{name: "website", keywords: []string{"website", "web site", "landing page", "cms", "seo", "blog", "web portal"},
 		questions: []string{
@@ -72,40 +83,43 @@ var draftTopics = []draftTopic{
 			"Which CMS or hosting constraints apply to %[1]s?",
 		},
 		phases: []topicPhase{
-			{"Content and structure", "Decide what %[1]s says and how it is organised.", []string{"content", "marketing", "product"},
-				[][2]string{{"Site map", "Pages of %[1]s and how visitors move between them."}, {"Copy deck", "Text for every page, reviewed."}}},
-			{"Design", "Give %[1]s its look on every screen size.", []string{"design", "ux"},
-				[][2]string{{"Page templates", "Responsive designs of each page type."}}},
+			{"Content and structure", "Decide what %[1]s says and how it is organised.", []string{"content", "marketing",
+				"product"}, [][2]string{{"Site map", "Pages of %[1]s and how visitors move between them."}, {"Copy deck",
+				"Text for every page, reviewed."}}}, {"Design", "Give %[1]s its look on every screen size.", []string{"design",
+				"ux"}, [][2]string{{"Page templates", "Responsive designs of each page type."}}},
 			{"Build", "Build and wire %[1]s to its CMS.", []string{"engineer", "developer"},
-				[][2]string{{"Templates in the CMS", "Implement the templates and content types."}, {"Analytics and SEO basics", "Tracking, metadata and sitemaps."}}},
-			{"Launch", "Put %[1]s live and watch it.", []string{"marketing", "ops"},
+				[][2]string{{"Templates in the CMS", "Implement the templates and content types."}, {"Analytics and SEO basics",
+					"Tracking, metadata and sitemaps."}}}, {"Launch", "Put %[1]s live and watch it.", []string{"marketing", "ops"},
 				[][2]string{{"Go-live checklist", "Redirects, DNS, performance and accessibility checks."}}},
 		}},
-	{name: "integration", keywords: []string{"api", "integration", "integrate", "backend", "webhook", "microservice", "sync"},
-		questions: []string{
-			"Which systems does %[1]s connect, and who owns each of them?",
-			"What volume and latency must %[1]s handle?",
-			"How should %[1]s behave when the other side is down?",
-		},
+	{name: "integration", keywords: []string{"api", "integration", "integrate", "backend", "webhook", "microservice",
+		"sync"}, questions: []string{
+		"Which systems does %[1]s connect, and who owns each of them?",
+		"What volume and latency must %[1]s handle?",
+		"How should %[1]s behave when the other side is down?",
+	},
 		phases: []topicPhase{
 			{"Contract", "Agree the interfaces %[1]s exposes and consumes.", []string{"architect", "product", "lead"},
 				[][2]string{{"API specification", "Endpoints, payloads and errors, reviewed by both sides."}}},
 			{"Implementation", "Build %[1]s behind the agreed contract.", []string{"engineer", "developer"},
-				[][2]string{{"Service implementation", "The endpoints and jobs of %[1]s with tests."}, {"Retries and idempotency", "Failures on either side never lose or duplicate data."}}},
-			{"Hardening and rollout", "Make %[1]s observable and roll it out gradually.", []string{"ops", "qa", "sre"},
-				[][2]string{{"Monitoring and alerts", "Dashboards and alerts on errors and latency."}, {"Staged rollout", "Enable for a first client, then everyone."}}},
+				[][2]string{{"Service implementation", "The endpoints and jobs of %[1]s with tests."}, {"Retries and idempotency",
+					"Failures on either side never lose or duplicate data."}}}, {"Hardening and rollout", "Make %[1]s observable " +
+				"and roll it out gradually.", []string{"ops", "qa", "sre"},
+				[][2]string{{"Monitoring and alerts", "Dashboards and alerts on errors and latency."}, {"Staged rollout",
+					"Enable for a first client, then everyone."}}},
 		}},
-	{name: "event or campaign", keywords: []string{"event", "conference", "campaign", "launch", "marketing", "webinar", "meetup"},
-		questions: []string{
-			"Who is the audience of %[1]s and how many people do you expect?",
-			"What is the date of %[1]s, and is it fixed?",
-			"What budget does %[1]s have?",
-		},
+	{name: "event or campaign", keywords: []string{"event", "conference", "campaign", "launch", "marketing", "webinar",
+		"meetup"}, questions: []string{
+		"Who is the audience of %[1]s and how many people do you expect?",
+		"What is the date of %[1]s, and is it fixed?",
+		"What budget does %[1]s have?",
+	},
 		phases: []topicPhase{
 			{"Plan", "Fix the goals, audience and budget of %[1]s.", []string{"manager", "lead", "marketing"},
 				[][2]string{{"Brief and budget", "Goals, audience, budget and success measures of %[1]s."}}},
 			{"Prepare", "Line up everything %[1]s needs.", []string{"marketing", "content", "design"},
-				[][2]string{{"Promotion plan", "Channels, messages and calendar."}, {"Materials", "Visuals and content ready for every channel."}}},
+				[][2]string{{"Promotion plan", "Channels, messages and calendar."}, {"Materials", "Visuals and content ready for " +
+					"every channel."}}},
 			{"Run", "Deliver %[1]s.", []string{"ops", "manager"},
 				[][2]string{{"Day-of runbook", "Who does what, hour by hour."}}},
 			{"Follow up", "Learn from %[1]s and keep the contacts warm.", []string{"marketing", "sales"},
@@ -116,8 +130,9 @@ var draftTopics = []draftTopic{
 // genericTopic is used when no topic matches.
 var genericTopic = draftTopic{name: "project",
 	phases: []topicPhase{
-		{"Framing", "Agree what %[1]s delivers, for whom, and how success is measured.", []string{"product", "manager", "lead", "owner"},
-			[][2]string{{"Scope and success measures", "What is in and out of %[1]s, and the numbers that say it worked."}}},
+		{"Framing", "Agree what %[1]s delivers, for whom, and how success is measured.", []string{"product", "manager",
+			"lead", "owner"}, [][2]string{{"Scope and success measures", "What is in and out of %[1]s, and the numbers that " +
+			"say it worked."}}},
 		{"Build", "Produce the work of %[1]s in small, reviewable pieces.", []string{"engineer", "developer", "design"},
 			[][2]string{{"First working increment", "The smallest version of %[1]s someone can use."}}},
 		{"Review and delivery", "Check %[1]s against its success measures and hand it over.", []string{"qa", "test", "ops"},
@@ -233,9 +248,9 @@ func offlineRoadmap(d DraftContext) Roadmap {
 				if j == 2 {
 					break
 				}
-				ph.Deliverables = append(ph.Deliverables, Deliverable{Title: truncateRunes("Review “"+doc.Title+"”", MaxDeliverableRunes),
-					Description: "Extract the constraints and decisions this document sets for " + name + ": " +
-						truncateRunes(firstSentence(doc.Content), 300) + "."})
+				ph.Deliverables = append(ph.Deliverables, Deliverable{Title: truncateRunes("Review “"+doc.Title+"”",
+					MaxDeliverableRunes), Description: "Extract the constraints and decisions this document sets for " + name + ": " +
+					truncateRunes(firstSentence(doc.Content), 300) + "."})
 			}
 		}
 		for _, dl := range tp.deliverables {
@@ -347,17 +362,21 @@ func refineRoadmap(r *Roadmap, d DraftContext, buildPhase int) {
 }
 
 // stopWords are words too common to tie an answer to a deliverable.
-var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "what": true,
-	"which": true, "who": true, "how": true, "are": true, "was": true, "will": true, "must": true, "does": true, "has": true,
-	"have": true, "use": true, "uses": true, "its": true, "their": true, "them": true, "they": true, "from": true, "into": true,
-	"each": true, "every": true, "all": true, "any": true, "not": true, "but": true, "you": true, "your": true, "our": true,
-	"can": true, "should": true, "would": true, "when": true, "where": true, "need": true, "needs": true, "first": true,
-	"both": true, "one": true, "out": true, "there": true, "then": true, "than": true, "also": true}
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true,
+	"what": true, "which": true, "who": true, "how": true, "are": true, "was": true, "will": true, "must": true,
+	"does": true, "has": true, "have": true, "use": true, "uses": true, "its": true, "their": true, "them": true,
+	"they": true, "from": true, "into": true, "each": true, "every": true, "all": true, "any": true, "not": true,
+	"but": true, "you": true, "your": true, "our": true, "can": true, "should": true, "would": true, "when": true,
+	"where": true, "need": true, "needs": true, "first": true, "both": true, "one": true, "out": true, "there": true,
+	"then": true, "than": true, "also": true}
 
 // wordSet is the set of lower-cased words of at least three letters or digits in s, stop words aside.
 func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) &&
+			!unicode.IsDigit(r)
+	}) {
 		if len([]rune(w)) >= 3 && !stopWords[w] {
 			out[w] = true
 		}

@@ -30,9 +30,9 @@ func runOffline(t *testing.T, req Request) offlineRun {
 
 func missionRequest(card *CardContext, tools []Tool) Request {
 	return Request{
-		Messages: []Message{{Role: RoleSystem, Content: "You are Pilot's agent."}, {Role: RoleUser, Content: "Plan this card."}},
-		Tools:    tools,
-		Mission:  &MissionContext{Objective: "Plan this card", Card: card},
+		Messages: []Message{{Role: RoleSystem, Content: "You are Pilot's agent."}, {Role: RoleUser,
+			Content: "Plan this card."}}, Tools: tools,
+		Mission: &MissionContext{Objective: "Plan this card", Card: card},
 	}
 }
 
@@ -72,22 +72,24 @@ func TestOfflineDeterministic(t *testing.T) {
 
 	due := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	card := &CardContext{
-		ID:          "card-7",
-		Title:       "Fix checkout outage",
-		Description: "Checkout fails for EU cards.\n\n1. Reproduce with a test card\n2) Roll back the payment SDK\n* Add an alert on error rate",
-		Priority:    "medium",
-		Column:      "Doing",
-		DueDate:     &due,
-		Checklist:   []ChecklistItem{{Title: "Open an incident", Done: true}},
-		Comments:    []string{"Started looking", "  Support has   40 tickets  "},
-		Labels:      []string{"payments"},
+		ID:    "card-7",
+		Title: "Fix checkout outage",
+		Description: "Checkout fails for EU cards.\n\n1. Reproduce with a test card\n2) Roll back the payment SDK\n* Add " +
+			"an alert on error rate",
+		Priority:  "medium",
+		Column:    "Doing",
+		DueDate:   &due,
+		Checklist: []ChecklistItem{{Title: "Open an incident", Done: true}},
+		Comments:  []string{"Started looking", "  Support has   40 tickets  "},
+		Labels:    []string{"payments"},
 	}
 	req := missionRequest(card, ToolCatalog())
 
 	first := runOffline(t, req)
 	second := runOffline(t, req)
 	require.Equal(t, first, second)
-	require.Equal(t, []string{agenttool.AddChecklistItems, agenttool.UpdateCard, agenttool.AddComment}, callNames(first.resp))
+	require.Equal(t, []string{agenttool.AddChecklistItems, agenttool.UpdateCard, agenttool.AddComment},
+		callNames(first.resp))
 	require.Equal(t, FinishToolCalls, first.resp.FinishReason)
 	for _, tc := range first.resp.ToolCalls {
 		require.NotEmpty(t, tc.ID)
@@ -96,8 +98,10 @@ func TestOfflineDeterministic(t *testing.T) {
 	}
 
 	comment := callArgs[commentArgs](t, first.resp, agenttool.AddComment).Content
-	require.Equal(t, `Plan for "Fix checkout outage": 3 open checklist items (3 new). Next: "Reproduce with a test card". `+
-		`Priority raised to high: the card mentions "outage". Due 2026-03-01. Latest comment: "Support has 40 tickets".`, comment)
+	require.Equal(t,
+		`Plan for "Fix checkout outage": 3 open checklist items (3 new). Next: "Reproduce with a test card". `+
+			`Priority raised to high: the card mentions "outage". Due 2026-03-01. Latest comment: "Support has 40 tickets".`,
+		comment)
 }
 
 func TestOfflineChecklistFromDescription(t *testing.T) {
@@ -107,13 +111,15 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 		t.Parallel()
 
 		card := &CardContext{
-			Title:       "Billing page",
-			Description: "We need a billing page.\n\n- Design the layout\n- [ ] Wire the checkout.\n- [x] write docs\n\nSee the mockups.",
-			Checklist:   []ChecklistItem{{Title: "design the LAYOUT", Done: false}},
+			Title: "Billing page",
+			Description: "We need a billing page.\n\n- Design the layout\n- [ ] Wire the checkout.\n- [x] write docs\n\nSee " +
+				"the mockups.",
+			Checklist: []ChecklistItem{{Title: "design the LAYOUT", Done: false}},
 		}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
 		items := callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items
-		require.Equal(t, []string{"Wire the checkout", "write docs"}, items, "prose is ignored when there are bullets; existing items are skipped")
+		require.Equal(t, []string{"Wire the checkout", "write docs"}, items, "prose is ignored when there are bullets; "+
+			"existing items are skipped")
 		require.NotContains(t, callNames(run.resp), agenttool.UpdateCard, "nothing urgent")
 		comment := callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content
 		require.Contains(t, comment, `3 open checklist items (2 new). Next: "design the LAYOUT".`)
@@ -123,7 +129,8 @@ func TestOfflineChecklistFromDescription(t *testing.T) {
 	t.Run("Sentences", func(t *testing.T) {
 		t.Parallel()
 
-		card := &CardContext{Title: "Onboarding email", Description: "Draft the welcome copy. Get legal approval! Schedule the send?"}
+		card := &CardContext{Title: "Onboarding email", Description: "Draft the welcome copy. Get legal approval! Schedule " +
+			"the send?"}
 		run := runOffline(t, missionRequest(card, ToolCatalog()))
 		require.Equal(t, []string{"Draft the welcome copy", "Get legal approval", "Schedule the send?"},
 			callArgs[itemsArgs](t, run.resp, agenttool.AddChecklistItems).Items)
@@ -210,14 +217,16 @@ func TestOfflineOnlyOfferedTools(t *testing.T) {
 	run = runOffline(t, missionRequest(card, nil))
 	require.Empty(t, run.resp.ToolCalls)
 	require.Equal(t, FinishStop, run.resp.FinishReason)
-	require.True(t, strings.HasPrefix(run.resp.Content, `Plan for "Outage in EU": no open checklist items. Suggested steps: "Fail over"`), run.resp.Content)
+	require.True(t, strings.HasPrefix(run.resp.Content,
+		`Plan for "Outage in EU": no open checklist items. Suggested steps: "Fail over"`), run.resp.Content)
 	require.Equal(t, run.resp.Content, strings.Join(run.tokens, ""))
 }
 
 func TestOfflineStreamsCommentWords(t *testing.T) {
 	t.Parallel()
 
-	card := &CardContext{Title: "Write the changelog", Description: "- Collect merged PRs\n- Group by area", Comments: []string{"Use the new template"}}
+	card := &CardContext{Title: "Write the changelog", Description: "- Collect merged PRs\n- Group by area",
+		Comments: []string{"Use the new template"}}
 	run := runOffline(t, missionRequest(card, ToolCatalog()))
 	comment := callArgs[commentArgs](t, run.resp, agenttool.AddComment).Content
 	require.Equal(t, comment, strings.Join(run.tokens, ""))
@@ -247,8 +256,9 @@ func TestOfflineFinalSummary(t *testing.T) {
 	final := runOffline(t, req)
 	require.Empty(t, final.resp.ToolCalls)
 	require.Equal(t, FinishStop, final.resp.FinishReason)
-	require.Equal(t, `Mission on "Fix checkout outage" finished. Done: added 2 checklist items ("Roll back", "Add an alert"); posted a comment. `+
-		`Not done: updated the card (priority high) (error: priority is locked).`, final.resp.Content)
+	require.Equal(t,
+		`Mission on "Fix checkout outage" finished. Done: added 2 checklist items ("Roll back", "Add an alert"); posted a comment. `+
+			`Not done: updated the card (priority high) (error: priority is locked).`, final.resp.Content)
 	require.Equal(t, final.resp.Content, strings.Join(final.tokens, ""))
 	require.Equal(t, final, runOffline(t, req), "deterministic")
 }

@@ -181,7 +181,8 @@ func (c *OpenAI) callError(parent, callCtx context.Context, err error) error {
 	case parent.Err() != nil:
 		return fmt.Errorf("openai chat completion: %w", withCause(err, parent.Err()))
 	case callCtx.Err() != nil:
-		return fmt.Errorf("openai chat completion: timed out after %s: %w", c.timeout, withCause(err, context.DeadlineExceeded))
+		return fmt.Errorf("openai chat completion: timed out after %s: %w", c.timeout, withCause(err,
+			context.DeadlineExceeded))
 	default:
 		return fmt.Errorf("openai chat completion: %w", err)
 	}
@@ -372,7 +373,8 @@ func validateToolCall(tools []Tool, id, name, args string) (ToolCall, error) {
 		if err == nil {
 			err = errors.New("null")
 		}
-		return ToolCall{}, fmt.Errorf("%w: arguments of %s call %s are not a JSON object: %w", ErrMalformedOutput, name, id, err)
+		return ToolCall{}, fmt.Errorf("%w: arguments of %s call %s are not a JSON object: %w", ErrMalformedOutput, name, id,
+			err)
 	}
 	return ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}, nil
 }

@@ -65,7 +65,8 @@ type fakeServer struct {
 	auth     []string
 }
 
-func newFakeServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int, req wireRequest)) *fakeServer {
+func newFakeServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int,
+	req wireRequest)) *fakeServer {
 	t.Helper()
 	fs := &fakeServer{}
 	fs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -251,7 +252,8 @@ func TestOpenAIStreamsContentTokens(t *testing.T) {
 		require.True(t, json.Valid(tool.Function.Parameters))
 		toolNames = append(toolNames, tool.Function.Name)
 	}
-	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card", "propose_pilotage_action"}, toolNames)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
+		"propose_pilotage_action"}, toolNames)
 
 	// The mission is a user message right after the system message.
 	require.Len(t, req.Messages, 3)

@@ -23,17 +23,22 @@ func TestBrowserBoard(t *testing.T) {
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)),
 		chromedp.SendKeys(chromedp.CSS(`#name`), "Ann"), chromedp.SendKeys(chromedp.CSS(`#email`), "ann@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), "a long password"), chromedp.SendKeys(chromedp.CSS(`#password`), kb.Enter),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "a long password"), chromedp.SendKeys(chromedp.CSS(`#password`),
+			kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`#project-name`)),
 	)
-	waitFor(t, ctx, "the workspace's projects", `location.pathname.startsWith("/w/") && document.querySelector("h1").textContent === "Projects"`)
-	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#project-name`), "Launch"), chromedp.SendKeys(chromedp.CSS(`#project-name`), kb.Enter),
+	waitFor(t, ctx, "the workspace's projects",
+		`location.pathname.startsWith("/w/") && document.querySelector("h1").textContent === "Projects"`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#project-name`), "Launch"), chromedp.SendKeys(chromedp.CSS(`#project-name`),
+		kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`.column`)))
 	waitFor(t, ctx, "three columns", `document.querySelectorAll(".column").length === 3`)
 	first := `.column:nth-child(1) input[name=title]`
 	for _, title := range []string{"Write the brief", "Book the venue", "Print posters"} {
 		do(t, ctx, chromedp.SendKeys(chromedp.CSS(first), title+kb.Enter))
-		waitFor(t, ctx, "the card "+title, `[...document.querySelectorAll(".column:nth-child(1) .card")].some(c => c.textContent.includes(`+jsString(title)+`))`)
+		waitFor(t, ctx, "the card "+title,
+			`[...document.querySelectorAll(".column:nth-child(1) .card")].some(c => c.textContent.includes(`+jsString(title)+
+				`))`)
 	}
 	// Drag "Write the brief" into the third column (the browser's drag and drop events, as a mouse makes them).
 	eval[bool](t, ctx, `(() => {
@@ -47,11 +52,13 @@ func TestBrowserBoard(t *testing.T) {
 		card.dispatchEvent(new DragEvent("dragend", {bubbles: true, dataTransfer: dt}));
 		return true;
 	})()`)
-	waitFor(t, ctx, "the dragged card in the third column", `document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Write the brief")`)
+	waitFor(t, ctx, "the dragged card in the third column",
+		`document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Write the brief")`)
 	// With the keyboard: "Print posters" one column right, then up above... it is alone there: Alt+ArrowRight.
 	do(t, ctx, chromedp.Focus(chromedp.CSS(`.column:nth-child(1) .card:last-of-type`)),
 		chromedp.KeyEvent(kb.ArrowRight, chromedp.KeyModifiers(chromedp.ModifierAlt)))
-	waitFor(t, ctx, "the card moved by keyboard", `document.querySelector(".column:nth-child(2) .card")?.textContent.includes("Print posters")`)
+	waitFor(t, ctx, "the card moved by keyboard",
+		`document.querySelector(".column:nth-child(2) .card")?.textContent.includes("Print posters")`)
 	waitFor(t, ctx, "focus to follow the moved card", `document.activeElement?.textContent.includes("Print posters")`)
 	// The moves are saved: wait for the server to have them, then reload.
 	waitFor(t, ctx, "the server to have both moves", `(async () => {
@@ -71,34 +78,41 @@ func TestBrowserBoard(t *testing.T) {
 	shot(t, ctx, "board-390", 390, 844)
 
 	// The card's detail: edit the description in markdown; it is rendered, its HTML as text.
-	do(t, ctx, chromedp.Click(chromedp.CSS(`.column:nth-child(1) .card a`)), chromedp.WaitVisible(chromedp.CSS(`#card-description`)),
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.column:nth-child(1) .card a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#card-description`)),
 		chromedp.SetValue(chromedp.CSS(`#card-description`), "## Plan\n\n- **venue** booked\n- <img src=x onerror=alert(1)>"),
 		chromedp.Click(chromedp.CSS(`.card-form button[type=submit]`)))
-	waitFor(t, ctx, "the rendered description", `[...document.querySelectorAll(".card-detail .markdown strong")].some(e => e.textContent === "venue")`)
+	waitFor(t, ctx, "the rendered description",
+		`[...document.querySelectorAll(".card-detail .markdown strong")].some(e => e.textContent === "venue")`)
 	imgs := eval[int](t, ctx, `document.querySelectorAll(".card-detail img").length`)
 	require.Zero(t, imgs, "markup in markdown must stay text")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#checklist-new`), "Call them"+kb.Enter))
 	waitFor(t, ctx, "the checklist item", `document.querySelector(".checklist")?.textContent.includes("Call them")`)
 	// A new label on the card, a comment (markdown), an attachment uploaded and offered for download.
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#label-new`), "Urgent"+kb.Enter))
-	waitFor(t, ctx, "the label on the card", `document.querySelector(".column:nth-child(1) .card .label")?.textContent === "Urgent"`)
-	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#comment-new`), "Called them, **confirmed**"), chromedp.Click(chromedp.CSS(`#comment-new ~ button`)))
+	waitFor(t, ctx, "the label on the card",
+		`document.querySelector(".column:nth-child(1) .card .label")?.textContent === "Urgent"`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#comment-new`), "Called them, **confirmed**"),
+		chromedp.Click(chromedp.CSS(`#comment-new ~ button`)))
 	waitFor(t, ctx, "the comment", `document.querySelector(".comments strong")?.textContent === "confirmed"`)
 	file := filepath.Join(t.TempDir(), "quote.txt")
 	require.NoError(t, os.WriteFile(file, []byte("300 EUR"), 0o600))
-	do(t, ctx, chromedp.SetUploadFiles(chromedp.CSS(`#attachment-file`), []string{file}), chromedp.Click(chromedp.CSS(`#attachment-file ~ button`)))
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.CSS(`#attachment-file`), []string{file}),
+		chromedp.Click(chromedp.CSS(`#attachment-file ~ button`)))
 	waitFor(t, ctx, "the attachment", `document.querySelector("a[download='quote.txt']") !== null`)
 	got := eval[string](t, ctx, `fetch(document.querySelector("a[download='quote.txt']").href).then(r => r.text())`)
 	require.Equal(t, "300 EUR", got)
 	shot(t, ctx, "card", 1440, 900)
 	// The counts on the board, and the filter by label.
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.detail-head button`)))
-	waitFor(t, ctx, "the focus back on the card", `document.activeElement?.dataset.cardId !== undefined && !document.querySelector(".card-detail")`)
+	waitFor(t, ctx, "the focus back on the card",
+		`document.activeElement?.dataset.cardId !== undefined && !document.querySelector(".card-detail")`)
 	waitFor(t, ctx, "the card's counts", `document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
 		document.querySelector(".column:nth-child(1) .card [aria-label='1 attachments']") !== null`)
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters label:first-child select`), eval[string](t, ctx,
 		`[...document.querySelectorAll(".filters label:first-child option")].find(o => o.textContent === "Urgent").value`)))
-	eval[bool](t, ctx, `document.querySelector(".filters label:first-child select").dispatchEvent(new Event("change", {bubbles: true}))`)
+	eval[bool](t, ctx,
+		`document.querySelector(".filters label:first-child select").dispatchEvent(new Event("change", {bubbles: true}))`)
 	waitFor(t, ctx, "only the labelled card", `document.querySelectorAll(".card").length === 1`)
 }
 
@@ -113,7 +127,8 @@ func TestBrowserErrorShown(t *testing.T) {
 	s.register("bob@example.com")
 	ctx := page(t)
 	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), "bob@example.com"), chromedp.SendKeys(chromedp.CSS(`#password`), "not the password"),
+		chromedp.SendKeys(chromedp.CSS(`#email`), "bob@example.com"), chromedp.SendKeys(chromedp.CSS(`#password`),
+			"not the password"),
 		chromedp.SendKeys(chromedp.CSS(`#password`), kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
 	msg := text(t, ctx, `[role=alert]`)
 	require.Contains(t, strings.ToLower(msg), "invalid")

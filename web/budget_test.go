@@ -78,10 +78,12 @@ func bigBoard(t testing.TB, s *server) (ctx context.Context, a account, projectI
 func openBoard(t testing.TB, ctx context.Context, s *server, a account, projectID string) float64 {
 	t.Helper()
 	if eval[bool](t, ctx, `location.pathname === "/sign-in"`) {
-		do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
+		do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`),
+			a.Password+kb.Enter))
 		waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
 	}
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+projectID))
-	waitFor(t, ctx, "500 cards", `document.querySelectorAll(".card").length === 500 && performance.getEntriesByName("board-interactive").length > 0`)
+	waitFor(t, ctx, "500 cards",
+		`document.querySelectorAll(".card").length === 500 && performance.getEntriesByName("board-interactive").length > 0`)
 	return eval[float64](t, ctx, `performance.measure("board", "board-data", "board-interactive").duration`)
 }

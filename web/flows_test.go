@@ -22,8 +22,10 @@ func TestBrowserInvitation(t *testing.T) {
 	s := startServer(t)
 	owner := s.register("olga@example.com")
 	var ws struct{ Slug, Name string }
-	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Studio", "slug": "studio"}, &ws)
-	s.call("POST", "/orgs/"+owner.Org+"/workspaces/studio/members/invite", owner.Token, map[string]string{"email": "ivan@example.com"}, nil)
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Studio", "slug": "studio"},
+		&ws)
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces/studio/members/invite", owner.Token,
+		map[string]string{"email": "ivan@example.com"}, nil)
 	link := s.mailed(tenancy.EmailTopicInvitation, "ivan@example.com")
 	require.True(t, strings.HasPrefix(link, "/invitations/"), link)
 
@@ -33,9 +35,11 @@ func TestBrowserInvitation(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)),
 		chromedp.SendKeys(chromedp.CSS(`#name`), "Ivan"), chromedp.SendKeys(chromedp.CSS(`#email`), "ivan@example.com"),
 		chromedp.SendKeys(chromedp.CSS(`#password`), "a long password"+kb.Enter))
-	waitFor(t, ctx, "the invitation again, signed in", `location.pathname.startsWith("/invitations/") && !!document.querySelector("main button")`)
+	waitFor(t, ctx, "the invitation again, signed in",
+		`location.pathname.startsWith("/invitations/") && !!document.querySelector("main button")`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`main button`)))
-	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+owner.Org+`/studio" && document.querySelector("h1")?.textContent === "Projects"`)
+	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+owner.Org+
+		`/studio" && document.querySelector("h1")?.textContent === "Projects"`)
 	require.Contains(t, text(t, ctx, `.switcher select`), "Studio")
 
 	// The new member's board follows the owner's moves live, through the workspace's event feed: a card
@@ -46,14 +50,19 @@ func TestBrowserInvitation(t *testing.T) {
 	var cols []struct{ ID string }
 	s.call("GET", studio+"/projects/"+prj.ID+"/columns", owner.Token, nil, &cols)
 	var card struct{ ID string }
-	s.call("POST", studio+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", owner.Token, map[string]string{"title": "Book the hall"}, &card)
+	s.call("POST", studio+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", owner.Token,
+		map[string]string{"title": "Book the hall"}, &card)
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+owner.Org+"/studio/p/"+prj.ID))
-	waitFor(t, ctx, "the card in the first column", `document.querySelector(".column:nth-child(1) .card")?.textContent.includes("Book the hall")`)
+	waitFor(t, ctx, "the card in the first column",
+		`document.querySelector(".column:nth-child(1) .card")?.textContent.includes("Book the hall")`)
 	waitFor(t, ctx, "the board to follow the feed", `document.documentElement.dataset.feed === "open"`)
-	s.call("PATCH", studio+"/projects/"+prj.ID+"/cards/"+card.ID, owner.Token, map[string]any{"columnId": cols[2].ID, "order": 0}, nil)
+	s.call("PATCH", studio+"/projects/"+prj.ID+"/cards/"+card.ID, owner.Token, map[string]any{"columnId": cols[2].ID,
+		"order": 0}, nil)
 	moved := time.Now()
-	waitFor(t, ctx, "the owner's move, live", `document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Book the hall")`)
-	t.Logf("a move shown on another person's open board %s after the PATCH answered (chromedp's polling included)", time.Since(moved).Round(time.Millisecond))
+	waitFor(t, ctx, "the owner's move, live",
+		`document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Book the hall")`)
+	t.Logf("a move shown on another person's open board %s after the PATCH answered (chromedp's polling included)",
+		time.Since(moved).Round(time.Millisecond))
 }
 
 // TestBrowserResetPassword: forgot password, the e-mail's link, a new password, and signing in with it.
@@ -69,10 +78,12 @@ func TestBrowserResetPassword(t *testing.T) {
 	link := s.mailed(identity.EmailTopicPasswordReset, a.Email)
 	require.True(t, strings.HasPrefix(link, "/reset-password?token="), link)
 	do(t, ctx, chromedp.Navigate(s.url+link), chromedp.WaitVisible(chromedp.CSS(`#password`)),
-		chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-in"]`)))
+		chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-in"]`)))
 	require.Contains(t, text(t, ctx, `[role=status]`), "password is changed")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/sign-in"]`)), chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter))
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new "+
+			"password"+kb.Enter))
 	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+a.Org+`/`+a.WS+`"`)
 	// The verification link opens its page too.
 	verify := s.mailed(identity.EmailTopicEmailVerification, a.Email)
@@ -98,17 +109,21 @@ func TestBrowserMission(t *testing.T) {
 	var cols []struct{ ID string }
 	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
 	var card struct{ ID string }
-	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token, map[string]any{"title": "Plan the launch",
-		"description": "Decide the date and the checklist."}, &card)
-	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Planner", "slug": "planner", "autonomyMode": "approval"}, nil)
+	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token,
+		map[string]any{"title": "Plan the launch", "description": "Decide the date and the checklist."}, &card)
+	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Planner", "slug": "planner",
+		"autonomyMode": "approval"}, nil)
 
 	ctx := page(t)
 	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
 		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
 	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
-	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID), chromedp.WaitVisible(chromedp.CSS(`#mission-prompt`)))
-	waitFor(t, ctx, "the card's parts", `document.querySelector("#mission-agent")?.options.length === 1 && document.body.textContent.includes("No document is linked")`)
-	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#mission-prompt`), "Plan this card"), chromedp.Click(chromedp.CSS(`#mission-prompt ~ button`)))
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID),
+		chromedp.WaitVisible(chromedp.CSS(`#mission-prompt`)))
+	waitFor(t, ctx, "the card's parts",
+		`document.querySelector("#mission-agent")?.options.length === 1 && document.body.textContent.includes("No document is linked")`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#mission-prompt`), "Plan this card"),
+		chromedp.Click(chromedp.CSS(`#mission-prompt ~ button`)))
 	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
 	waitFor(t, ctx, "the mission to wait for approval", `document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
 		document.querySelectorAll(".proposal button").length > 0`)
@@ -126,7 +141,8 @@ func TestBrowserMission(t *testing.T) {
 	require.Positive(t, n)
 	for i := 0; i < n; i++ {
 		do(t, ctx, chromedp.Click(chromedp.CSS(`.proposal .actions button:first-child`)))
-		waitFor(t, ctx, "the proposal approved", `document.querySelectorAll(".proposal .actions button").length === `+itoa(2*(n-i-1)))
+		waitFor(t, ctx, "the proposal approved", `document.querySelectorAll(".proposal .actions button").length === `+
+			itoa(2*(n-i-1)))
 	}
 	waitFor(t, ctx, "the mission completed", `document.querySelector("[data-status]")?.dataset.status === "completed"`)
 	// The workspace's pending proposals are none now.
@@ -153,7 +169,8 @@ func TestBrowserTwoFactor(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#code`)))
 	// A wrong code is refused in words; the next time step's code is accepted (the one that enabled it
 	// cannot be used twice).
-	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), "000000"+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), "000000"+kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
 	next, err := auth.TOTPCode(setup.Secret, time.Now().Add(30*time.Second))
 	require.NoError(t, err)
 	eval[bool](t, ctx, `(document.querySelector("#code").value = "") === ""`)
@@ -176,8 +193,10 @@ func TestBrowserDocumentsAndSearch(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(base+"/docs"), chromedp.WaitVisible(chromedp.CSS(`#doc-title`)),
 		chromedp.SendKeys(chromedp.CSS(`#doc-title`), "Onboarding guide"+kb.Enter))
 	waitFor(t, ctx, "the new document", `document.querySelector("#doc-h")?.textContent === "Onboarding guide"`)
-	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button`)), chromedp.WaitVisible(chromedp.CSS(`#doc-edit-content`)),
-		chromedp.SendKeys(chromedp.CSS(`#doc-edit-content`), "# Welcome\n\nRead the <b>handbook</b> and the [wiki](javascript:alert(1)) first."),
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#doc-edit-content`)),
+		chromedp.SendKeys(chromedp.CSS(`#doc-edit-content`), "# Welcome\n\nRead the <b>handbook</b> and the "+
+			"[wiki](javascript:alert(1)) first."),
 		chromedp.Click(chromedp.CSS(`.document form button[type=submit]`)))
 	waitFor(t, ctx, "the rendered document", `document.querySelector(".document .markdown h3")?.textContent === "Welcome"`)
 	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".document .markdown b, .document .markdown a").length`),
@@ -189,13 +208,17 @@ func TestBrowserDocumentsAndSearch(t *testing.T) {
 	shot(t, ctx, "documents", 1440, 900)
 
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#top-search`), "handbook"+kb.Enter))
-	waitFor(t, ctx, "the search result", `document.querySelector(".results mark")?.textContent.toLowerCase() === "handbook"`)
-	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".results b").length`), "the snippet's escaped HTML stays text")
+	waitFor(t, ctx, "the search result",
+		`document.querySelector(".results mark")?.textContent.toLowerCase() === "handbook"`)
+	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".results b").length`), "the snippet's escaped HTML "+
+		"stays text")
 	shot(t, ctx, "search", 1440, 900)
 
 	do(t, ctx, chromedp.Navigate(base+"/pilotage"))
-	waitFor(t, ctx, "the dashboard", `document.body.textContent.includes("Proposed actions") && document.body.textContent.includes("Cycle")`)
+	waitFor(t, ctx, "the dashboard",
+		`document.body.textContent.includes("Proposed actions") && document.body.textContent.includes("Cycle")`)
 	shot(t, ctx, "pilotage", 1440, 900)
 	do(t, ctx, chromedp.Navigate(base+"/inbox"))
-	waitFor(t, ctx, "the notifications", `document.querySelector("h1")?.textContent === "Notifications" && !document.querySelector("[role=status]")`)
+	waitFor(t, ctx, "the notifications",
+		`document.querySelector("h1")?.textContent === "Notifications" && !document.querySelector("[role=status]")`)
 }

@@ -106,7 +106,8 @@ func (s *server) register(email string) account {
 	var sess struct {
 		AccessToken string `json:"access_token"`
 	}
-	s.call("POST", "/auth/register", "", map[string]string{"email": email, "password": a.Password, "name": strings.Split(email, "@")[0]}, &sess)
+	s.call("POST", "/auth/register", "", map[string]string{"email": email, "password": a.Password,
+		"name": strings.Split(email, "@")[0]}, &sess)
 	a.Token = sess.AccessToken
 	var orgs []struct{ Slug string }
 	s.call("GET", "/organizations", a.Token, nil, &orgs)
@@ -179,7 +180,8 @@ func page(t testing.TB) context.Context {
 			path = p
 		}
 		if _, err := exec.LookPath(path); err != nil {
-			browser.err = fmt.Errorf("chromium is not installed at %s (apt-get install -y chromium; .ci/run installs it), or set PILOT_BROWSER_TESTS=0 to skip the browser tests", path)
+			browser.err = fmt.Errorf("chromium is not installed at %s (apt-get install -y chromium; .ci/run installs it), or "+
+				"set PILOT_BROWSER_TESTS=0 to skip the browser tests", path)
 			return
 		}
 		browser.dir, browser.err = os.MkdirTemp("", "pilot-chromium-")
@@ -187,8 +189,8 @@ func page(t testing.TB) context.Context {
 			return
 		}
 		opts := []chromedp.ExecAllocatorOption{
-			chromedp.ExecPath(path), chromedp.UserDataDir(browser.dir), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
+			chromedp.ExecPath(path), chromedp.UserDataDir(browser.dir), chromedp.Headless, chromedp.NoSandbox,
+			chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
 			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("disable-sync", true), chromedp.Flag("disable-extensions", true), chromedp.WindowSize(1440, 900),
 		}

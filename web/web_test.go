@@ -26,7 +26,8 @@ func TestServing(t *testing.T) {
 	b := testfactory.Store(t)
 	signer, err := auth.NewSigner(auth.StaticKeys([]byte("web-test-secret-web-test-secret!")), time.Hour)
 	require.NoError(t, err)
-	srv := httptest.NewServer(api.New(b.Engines, signer, billing.Local{}, slog.New(slog.NewTextHandler(io.Discard, nil)), api.Options{}))
+	srv := httptest.NewServer(api.New(b.Engines, signer, billing.Local{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		api.Options{}))
 	t.Cleanup(srv.Close)
 	get := func(method, path, accept string, header ...string) (*answer, string) {
 		t.Helper()
@@ -55,8 +56,8 @@ func TestServing(t *testing.T) {
 		require.NotContains(t, body, "<script>", "no inline script")
 	}
 	// The app's routes, whatever the Accept header; the e-mails' links among them.
-	for _, p := range []string{"/", "/sign-in", "/reset-password?token=abc", "/verify-email?token=abc", "/invitations/tok/accept",
-		"/organization-invitations/tok/accept", "/w/org/ws/p/123"} {
+	for _, p := range []string{"/", "/sign-in", "/reset-password?token=abc", "/verify-email?token=abc",
+		"/invitations/tok/accept", "/organization-invitations/tok/accept", "/w/org/ws/p/123"} {
 		page(get("GET", p, browser))
 		page(get("GET", p, ""))
 	}

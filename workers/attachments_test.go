@@ -46,12 +46,14 @@ func TestAttachmentSweepRemovesFilesOfDeletedCards(t *testing.T) {
 		return true
 	}
 	a := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A")})
-	inColumn := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
+	inColumn := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"),
+		Column: testfactory.Ptr(1)})
 	kept := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("C")})
 	gone := []string{attach(a), attach(a), attach(inColumn)}
 	stays := attach(kept)
 
-	require.NoError(t, b.Board.DeleteCard(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: a.ID, ActorID: tm.Owner.User.ID}))
+	require.NoError(t, b.Board.DeleteCard(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: a.ID,
+		ActorID: tm.Owner.User.ID}))
 	require.NoError(t, b.Board.DeleteColumn(ctx, tm.Project.ID, tm.Project.Columns[1]))
 	for _, key := range gone {
 		require.True(t, exists(key), "the files stay until the sweep runs")

@@ -20,7 +20,8 @@ import (
 )
 
 // rule creates an enabled automation rule of the team's project, owned by its owner, and returns its id.
-func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger string, conditions, action map[string]any) string {
+func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger string, conditions,
+	action map[string]any) string {
 	t.Helper()
 	r := automation.NewRule{Name: name, Trigger: trigger, Action: jsonOf(t, action), Enabled: true}
 	if conditions != nil {
@@ -56,8 +57,10 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	created := b.rule(t, tm, "bump", db.TriggerTaskCreated, map[string]any{"priority": "low"},
 		map[string]any{"type": "set_priority", "priority": "high"})
 	// task_added_to_board → assign_user.
-	b.rule(t, tm, "assign", db.TriggerTaskAddedToBoard, nil, map[string]any{"type": "assign_user", "userId": member.User.ID})
-	low := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("low one"), In: board.NewCard{Priority: "low"}}).ID
+	b.rule(t, tm, "assign", db.TriggerTaskAddedToBoard, nil, map[string]any{"type": "assign_user",
+		"userId": member.User.ID})
+	low := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("low one"),
+		In: board.NewCard{Priority: "low"}}).ID
 	mid := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("medium one")}).ID
 	b.settle(t)
 	require.Equal(t, "high", b.getCard(t, tm, low).Priority)
@@ -75,11 +78,14 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	require.Equal(t, "applied", results[low])
 	require.Equal(t, "skipped", results[mid])
 	// Automation actions record activity (and so notify) like a person's change.
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_assigned' AND meta ? 'automationRuleId'`, low))
+	require.Equal(t, 1, b.Count(t,
+		`SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_assigned' AND meta ? 'automationRuleId'`, low))
 
 	// task_moved (to "doing") → archive_card; task_status_changed (to done) → set_priority low.
-	b.rule(t, tm, "archive", db.TriggerTaskMoved, map[string]any{"toColumnId": doing}, map[string]any{"type": "archive_card"})
-	b.rule(t, tm, "calm", db.TriggerTaskStatusChanged, map[string]any{"status": "done"}, map[string]any{"type": "set_priority", "priority": "low"})
+	b.rule(t, tm, "archive", db.TriggerTaskMoved, map[string]any{"toColumnId": doing},
+		map[string]any{"type": "archive_card"})
+	b.rule(t, tm, "calm", db.TriggerTaskStatusChanged, map[string]any{"status": "done"},
+		map[string]any{"type": "set_priority", "priority": "low"})
 	b.update(t, tm, owner, mid, board.CardPatch{ColumnID: &doing})
 	b.update(t, tm, owner, low, board.CardPatch{ColumnID: &done})
 	b.settle(t)
@@ -88,7 +94,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	require.Equal(t, "low", b.getCard(t, tm, low).Priority)
 
 	// task_assigned → move_card; checklist_complete → set_status done.
-	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID}, map[string]any{"type": "move_card", "columnId": doing})
+	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID},
+		map[string]any{"type": "move_card", "columnId": doing})
 	b.rule(t, tm, "finish", db.TriggerChecklistComplete, nil, map[string]any{"type": "set_status", "status": "done"})
 	list := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"), Column: testfactory.Ptr(0), // to do
 		In: board.NewCard{Checklist: []board.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
@@ -110,7 +117,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, open)
-	_, err := b.Board.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.Project.ID, CardID: list, ActorID: owner.User.ID}, open, board.ChecklistItemPatch{Done: testfactory.Ptr(true)})
+	_, err := b.Board.UpdateChecklistItem(context.Background(), db.CardEdit{ProjectID: tm.Project.ID, CardID: list,
+		ActorID: owner.User.ID}, open, board.ChecklistItemPatch{Done: testfactory.Ptr(true)})
 	require.NoError(t, err)
 	b.settle(t)
 	require.Equal(t, done, b.getCard(t, tm, list).ColumnID)
@@ -121,8 +129,10 @@ func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
-	ping := b.rule(t, tm, "ping", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[1]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[2]})
-	pong := b.rule(t, tm, "pong", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[2]}, map[string]any{"type": "move_card", "columnId": tm.Project.Columns[1]})
+	ping := b.rule(t, tm, "ping", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[1]},
+		map[string]any{"type": "move_card", "columnId": tm.Project.Columns[2]})
+	pong := b.rule(t, tm, "pong", db.TriggerTaskMoved, map[string]any{"toColumnId": tm.Project.Columns[2]},
+		map[string]any{"type": "move_card", "columnId": tm.Project.Columns[1]})
 	id := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("ball")}).ID
 	b.update(t, tm, tm.Owner, id, board.CardPatch{ColumnID: &tm.Project.Columns[1]})
 	b.settle(t)
@@ -161,7 +171,8 @@ func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 		workNew(t, b, &AutomationWorker{automations: b.Automations}, job.Args, nil)
 	}
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid))
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`, card.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = 'card_updated'`,
+		card.ID))
 }
 
 // lateCards creates five cards of the team's project assigned to its member whose due date passed an
@@ -171,10 +182,11 @@ func (b *testBundle) lateCards(t *testing.T, tm testfactory.Team) []string {
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	var ids []string
 	for i := range 5 {
-		ids = append(ids, testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("late " + string(rune('a'+i))),
-			In: board.NewCard{DueDate: &past, AssigneeID: &tm.Member.User.ID}}).ID)
+		ids = append(ids, testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("late " +
+			string(rune('a'+i))), In: board.NewCard{DueDate: &past, AssigneeID: &tm.Member.User.ID}}).ID)
 	}
-	testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("later"), In: board.NewCard{DueDate: &future}})
+	testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("later"),
+		In: board.NewCard{DueDate: &future}})
 	return ids
 }
 
@@ -184,7 +196,8 @@ func (b *testBundle) requireDueDatesFired(t *testing.T, tm testfactory.Team, rid
 	t.Helper()
 	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM due_date_events`))
 	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))
-	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1 AND result = 'applied'`, rid))
+	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1 AND result = 'applied'`,
+		rid))
 	for _, id := range ids {
 		require.Equal(t, "high", b.getCard(t, tm, id).Priority)
 	}
@@ -213,7 +226,8 @@ func TestDueDateScanFiresOncePerDueDate(t *testing.T) {
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
+	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true,
+		Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
 	scan()
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
 	scan()
@@ -269,22 +283,24 @@ func TestDueDatesFireOnceAcrossTwoWorkers(t *testing.T) {
 	rid := b.rule(t, tm, "late", db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 	ids := b.lateCards(t, tm)
 
-	require.Eventually(t, countIs(5, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid), 20*time.Second, 25*time.Millisecond,
-		"due dates to fire")
+	require.Eventually(t, countIs(5, `SELECT count(*) FROM automation_traces WHERE rule_id = $1`, rid), 20*time.Second,
+		25*time.Millisecond, "due dates to fire")
 	// More scan periods on both workers, and the jobs they caused done.
 	scansAfter(2, time.Now())
 	require.Eventually(t, func() bool {
-		res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.AutomationEventArgs{}.Kind(), jobs.NotifyActivityArgs{}.Kind()).
-			States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
-				rivertype.JobStateScheduled).First(1))
+		res, err := b.River.JobList(ctx, river.NewJobListParams().Kinds(jobs.AutomationEventArgs{}.Kind(),
+			jobs.NotifyActivityArgs{}.Kind()).
+			States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+				rivertype.JobStateRunning, rivertype.JobStateScheduled).First(1))
 		return err == nil && len(res.Jobs) == 0
 	}, 20*time.Second, 25*time.Millisecond, "jobs to finish")
 	b.requireDueDatesFired(t, tm, rid, ids)
 
 	// A new due date re-arms the card: it fires once more.
-	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true, Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
-	require.Eventually(t, countIs(2, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]), 20*time.Second, 25*time.Millisecond,
-		"re-armed due date")
+	b.update(t, tm, tm.Owner, ids[0], board.CardPatch{DueDate: db.Opt[time.Time]{Set: true,
+		Value: testfactory.Ptr(time.Now().Add(-time.Minute))}})
+	require.Eventually(t, countIs(2, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]), 20*time.Second,
+		25*time.Millisecond, "re-armed due date")
 	scansAfter(1, time.Now())
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, ids[0]))
 	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'due_date_reached'`))

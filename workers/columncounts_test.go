@@ -21,8 +21,10 @@ func TestColumnCountsFoldJobFoldsWhatCardWritesAdded(t *testing.T) {
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
 	for range 3 {
-		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A"), In: board.NewCard{Priority: "high"}})
-		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"), Column: testfactory.Ptr(1)})
+		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("A"),
+			In: board.NewCard{Priority: "high"}})
+		testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("B"),
+			Column: testfactory.Ptr(1)})
 	}
 	require.Equal(t, 6, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
 	before, err := b.Pilotage.Portfolio(ctx, tm.Owner.Workspace.ID)

@@ -74,8 +74,8 @@ func (b *testBundle) roadmapJob(t *testing.T) (draft.Draft, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
 	owner := testfactory.User(t, b.Engines, nil)
-	d, err := b.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID, Name: "Ledger move",
-		Description: "Migrate the legacy ledger database."})
+	d, err := b.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: owner.Workspace.ID, ActorID: owner.User.ID,
+		Name: "Ledger move", Description: "Migrate the legacy ledger database."})
 	require.NoError(t, err)
 	step, err := b.Drafts.GenerateRoadmap(ctx, owner.Workspace.ID, d.ID)
 	require.NoError(t, err)
@@ -95,7 +95,8 @@ func (b *testBundle) workDraft(t *testing.T, provider llm.Provider, job *riverty
 }
 
 // workDraftJob is workDraft that also answers the job row as it is after the work.
-func (b *testBundle) workDraftJob(t *testing.T, provider llm.Provider, job *rivertype.JobRow) (river.EventKind, *rivertype.JobRow) {
+func (b *testBundle) workDraftJob(t *testing.T, provider llm.Provider,
+	job *rivertype.JobRow) (river.EventKind, *rivertype.JobRow) {
 	t.Helper()
 	deps := b.deps
 	deps.LLM = provider
@@ -159,11 +160,13 @@ func TestDraftWorkerMalformedOutput(t *testing.T) {
 	// A failed draft may generate again; a good answer then makes it ready.
 	_, err := b.Drafts.GenerateRoadmap(context.Background(), d.WorkspaceID, d.ID)
 	require.NoError(t, err)
-	res, err := b.River.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
+	res, err := b.River.JobList(context.Background(),
+		river.NewJobListParams().Kinds(jobs.DraftRoadmapArgs{}.Kind()).States(rivertype.JobStateAvailable))
 	require.NoError(t, err)
 	require.Len(t, res.Jobs, 1)
 	good := newFakeOpenAI(t, func(w http.ResponseWriter, _ *http.Request, n int) {
-		streamContent(w, `{"phases":[{"name":"Plan","goal":"Agree","deliverables":[{"title":"Brief","description":"One page"}]}]}`)
+		streamContent(w,
+			`{"phases":[{"name":"Plan","goal":"Agree","deliverables":[{"title":"Brief","description":"One page"}]}]}`)
 	})
 	require.Equal(t, river.EventKindJobCompleted, b.workDraft(t, good.provider(5*time.Second), res.Jobs[0]))
 	got := b.getDraft(t, d)
@@ -221,7 +224,8 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 	flaky := &flakyLLM{}
 	kind, retry := b.workDraftJob(t, flaky, job)
 	require.Equal(t, river.EventKindJobFailed, kind)
-	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, retry.State, "to be retried")
+	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, retry.State,
+		"to be retried")
 	require.Equal(t, 1, retry.Attempt)
 	got := b.getDraft(t, d)
 	require.Equal(t, draft.DraftGenerating, got.Status)
@@ -248,7 +252,8 @@ func TestDraftWorkerRetryFinishesOnce(t *testing.T) {
 			attempts = append(attempts, ev.Message)
 		}
 	}
-	require.Equal(t, []string{"roadmap generation queued", "roadmap generation started", "roadmap generation started again (attempt 2)"}, attempts)
+	require.Equal(t, []string{"roadmap generation queued", "roadmap generation started", "roadmap generation started " +
+		"again (attempt 2)"}, attempts)
 }
 
 // A draft deleted while its job waits: the job does nothing, and its stream is not made again.
@@ -261,5 +266,6 @@ func TestDraftWorkerDraftDeleted(t *testing.T) {
 	st, err := b.Store.StreamState(context.Background(), d.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.StreamState{}, st)
-	require.ErrorIs(t, b.Drafts.AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}), draft.ErrDraftStale)
+	require.ErrorIs(t, b.Drafts.AppendEvent(context.Background(), d.ID, db.NewStreamEvent{Type: draft.DraftEventToken}),
+		draft.ErrDraftStale)
 }

@@ -208,7 +208,8 @@ type emailFixture struct {
 func inviteThroughStore(t *testing.T, b *testBundle, to string) emailFixture {
 	t.Helper()
 	reg := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
-	inv := testfactory.Invitation(t, b.Engines, reg, &testfactory.InvitationOpts{Email: &to, Token: testfactory.Ptr("tok-" + to)})
+	inv := testfactory.Invitation(t, b.Engines, reg, &testfactory.InvitationOpts{Email: &to,
+		Token: testfactory.Ptr("tok-" + to)})
 	return emailFixture{reg: reg, inv: inv, acceptURL: "http://pilot.test/invitations/tok-" + to + "/accept"}
 }
 
@@ -289,7 +290,8 @@ func TestEmailThroughSMTP(t *testing.T) {
 
 // emailWorker works e-mail jobs inline with River's test worker (mailer sends them), in a transaction
 // rolled back at cleanup.
-func emailWorker(t *testing.T, mailer mail.Sender) (*engines.Engines, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
+func emailWorker(t *testing.T,
+	mailer mail.Sender) (*engines.Engines, *rivertest.Worker[jobs.SendEmailArgs, pgx.Tx], pgx.Tx) {
 	t.Helper()
 	b := setup(t)
 	w := testWorker(t, b, &EmailWorker{deps: b.withMailer(mailer)})
@@ -304,7 +306,8 @@ func TestEmailJobIsIdempotent(t *testing.T) {
 	ctx := context.Background()
 	srv := newFakeSMTP(t)
 	eng, w, tx := emailWorker(t, newSMTPMailer(t, srv))
-	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello", Body: "Line one\nLine two\n.\n"}
+	args := jobs.SendEmailArgs{Topic: "test", RefID: db.NewID(), To: "twice@example.com", Subject: "Hello",
+		Body: "Line one\nLine two\n.\n"}
 
 	for i := range 2 {
 		res, err := w.Work(ctx, t, tx, args, &river.InsertOpts{Queue: jobs.QueueEmail})
@@ -444,8 +447,8 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 
 	// A job whose invitation does not exist (any more) sends nothing and writes no outbox row.
 	eng, w, tx := emailWorker(t, nil)
-	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: tenancy.EmailTopicInvitation, RefID: gone.ID, To: "bob@example.com",
-		Subject: "S", Body: "B"}, nil)
+	res, err := w.Work(ctx, t, tx, jobs.SendEmailArgs{Topic: tenancy.EmailTopicInvitation, RefID: gone.ID,
+		To: "bob@example.com", Subject: "S", Body: "B"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind, "nothing to send is not an error")
 	require.Empty(t, outbox(t, eng))
@@ -516,10 +519,13 @@ func TestOrganizationInvitationEmailOnlyWhilePending(t *testing.T) {
 	org, err := engine.CreateOrganization(ctx, alice.User.ID, "Acme", "acme")
 	require.NoError(t, err)
 	invite := func(email, token string) jobs.SendEmailArgs {
-		inv, err := engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, OrganizationName: org.Name,
-			Email: email, Role: "member", InvitedBy: alice.User.ID, InviterName: "Alice", Token: token, AcceptURL: "http://pilot.test/x"})
+		inv, err := engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID,
+			OrganizationName: org.Name,
+			Email:            email, Role: "member", InvitedBy: alice.User.ID, InviterName: "Alice", Token: token,
+			AcceptURL: "http://pilot.test/x"})
 		require.NoError(t, err)
-		return jobs.SendEmailArgs{Topic: tenancy.EmailTopicOrganizationInvitation, RefID: inv.ID, To: email, Subject: "S", Body: "B"}
+		return jobs.SendEmailArgs{Topic: tenancy.EmailTopicOrganizationInvitation, RefID: inv.ID, To: email, Subject: "S",
+			Body: "B"}
 	}
 	accepted := invite("bob@example.com", "tok-bob")
 	waiting := invite("carol@example.com", "tok-carol")

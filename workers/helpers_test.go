@@ -41,7 +41,8 @@ func setup(t *testing.T) *testBundle {
 	dbPool := pgtest.Pool(t)
 	client, eng, err := NewClient(dbPool, Config{Concurrency: 2, Logger: discardLogger()})
 	require.NoError(t, err)
-	return &testBundle{Bundle: testfactory.Bundle{Pool: dbPool, River: client, Engines: eng}, deps: Deps{Engines: eng, Logger: discardLogger()}}
+	return &testBundle{Bundle: testfactory.Bundle{Pool: dbPool, River: client, Engines: eng}, deps: Deps{Engines: eng,
+		Logger: discardLogger()}}
 }
 
 // testWorker is River's test worker for w, on the bundle's database.
@@ -122,7 +123,8 @@ func (b *testBundle) drain(t *testing.T, kinds ...string) int {
 	t.Helper()
 	n := 0
 	for {
-		res, err := b.River.JobList(context.Background(), river.NewJobListParams().Kinds(kinds...).States(rivertype.JobStateAvailable))
+		res, err := b.River.JobList(context.Background(),
+			river.NewJobListParams().Kinds(kinds...).States(rivertype.JobStateAvailable))
 		require.NoError(t, err)
 		if len(res.Jobs) == 0 {
 			return n
@@ -166,7 +168,8 @@ func waitJob(t *testing.T, events <-chan *river.Event, kind string) *rivertype.J
 			if ev.Job.Kind != kind {
 				continue
 			}
-			require.Equal(t, river.EventKindJobCompleted, ev.Kind, "%s job %d is %s: %v", kind, ev.Job.ID, ev.Job.State, ev.Job.Errors)
+			require.Equal(t, river.EventKindJobCompleted, ev.Kind, "%s job %d is %s: %v", kind, ev.Job.ID, ev.Job.State,
+				ev.Job.Errors)
 			return ev.Job
 		case <-timeout:
 			t.Fatalf("no %s job finished within 20s", kind)
@@ -182,9 +185,11 @@ func (b *testBundle) withMailer(mailer mail.Sender) Deps {
 }
 
 // update changes a card of the project as actor.
-func (b *testBundle) update(t *testing.T, tm testfactory.Team, actor identity.Registration, cardID string, p board.CardPatch) board.Card {
+func (b *testBundle) update(t *testing.T, tm testfactory.Team, actor identity.Registration, cardID string,
+	p board.CardPatch) board.Card {
 	t.Helper()
-	c, err := b.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, CardID: cardID, ActorID: actor.User.ID, Patch: p})
+	c, err := b.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID,
+		ProjectID: tm.Project.ID, CardID: cardID, ActorID: actor.User.ID, Patch: p})
 	require.NoError(t, err)
 	return c
 }

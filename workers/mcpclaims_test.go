@@ -23,11 +23,13 @@ func TestMissionClaimExpiry(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	tm := testfactory.NewTeam(t, b.Engines)
-	a := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("ext"), Slug: testfactory.Ptr("ext"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomyApproval), Tools: []string{"add_comment"}, McpOnly: testfactory.Ptr(true)})
+	a := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("ext"),
+		Slug: testfactory.Ptr("ext"), AutonomyMode: testfactory.Ptr(mission.AutonomyApproval), Tools: []string{"add_comment"},
+		McpOnly: testfactory.Ptr(true)})
 	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("c")})
-	m, err := b.Missions.CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: a.ID, ActorID: tm.Owner.User.ID,
-		ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceCardMission, Objective: "work it"})
+	m, err := b.Missions.CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: a.ID,
+		ActorID: tm.Owner.User.ID, ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceCardMission,
+		Objective: "work it"})
 	require.NoError(t, err)
 	claim := mission.MissionClaim{UserID: tm.Member.User.ID, TTL: time.Hour}
 	claimed, err := b.Missions.ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, claim)
@@ -57,7 +59,8 @@ func TestMissionClaimExpiry(t *testing.T) {
 	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 
 	// Past it (the holder went silent): queued again, and the stream says so.
-	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
+	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`,
+		m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	back := b.getMission(t, tm, m.ID)
@@ -74,14 +77,17 @@ func TestMissionClaimExpiry(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrConflict)
 
 	// Claimed again (claim 2): the first claim's job, run again, leaves it alone even past its deadline.
-	_, err = b.Missions.ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID, TTL: time.Hour})
+	_, err = b.Missions.ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID,
+		TTL: time.Hour})
 	require.NoError(t, err)
-	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, m.ID)
+	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`,
+		m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 	// A finished mission is left alone by its own claim's job.
-	_, err = b.Missions.EndClaimedMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID, TTL: time.Hour}, "done", "")
+	_, err = b.Missions.EndClaimedMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID,
+		TTL: time.Hour}, "done", "")
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(2))
 	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)

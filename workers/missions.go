@@ -76,7 +76,8 @@ func (w *MissionWorker) Work(ctx context.Context, job *river.Job[jobs.MissionArg
 		return nil
 	}
 	// Cancelled (the job's context ends) or finished elsewhere: nothing more to write.
-	if status, serr := st.MissionStatus(context.WithoutCancel(ctx), id); serr == nil && db.MissionStatus(status) != db.MissionRunning {
+	if status, serr := st.MissionStatus(context.WithoutCancel(ctx), id); serr == nil &&
+		db.MissionStatus(status) != db.MissionRunning {
 		return nil
 	}
 	// Still running: a transient failure (database, network, the attempt's timeout, a worker shutting
@@ -121,7 +122,8 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		}
 	}
 	tokens := &tokenBatcher{flush: func(text string) {
-		if _, err := w.deps.Store.AppendMissionEvent(context.WithoutCancel(ctx), m.ID, db.NewMissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
+		if _, err := w.deps.Store.AppendMissionEvent(context.WithoutCancel(ctx), m.ID,
+			db.NewMissionEvent{Type: db.MissionEventToken, Message: text}); err != nil {
 			w.deps.Logger.WarnContext(ctx, "mission token event", "mission", m.ID, "error", err)
 		}
 	}}
@@ -145,7 +147,8 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 			_, err := st.FinishMission(ctx, m.ID, resp.Content, "")
 			return err
 		}
-		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content,
+			ToolCalls: resp.ToolCalls})
 		for i, tc := range resp.ToolCalls {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -158,7 +161,8 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out.Text})
 		}
 	}
-	_, err = st.FinishMission(ctx, m.ID, "", fmt.Sprintf("the mission reached its step limit (%d model turns) without a final answer", m.MaxSteps))
+	_, err = st.FinishMission(ctx, m.ID, "", fmt.Sprintf("the mission reached its step limit (%d model turns) without a "+
+		"final answer", m.MaxSteps))
 	return err
 }
 

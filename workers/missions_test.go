@@ -20,13 +20,15 @@ import (
 // mission queues a mission of agent on a card the offline planner acts on: two steps in the
 // description (a checklist), "outage" in the title (priority high) and a plan comment. It answers the
 // mission, the card and the mission's job as the store enqueued it.
-func (b *testBundle) mission(t *testing.T, tm testfactory.Team, agent db.Agent) (db.AgentMission, board.Card, *rivertype.JobRow) {
+func (b *testBundle) mission(t *testing.T, tm testfactory.Team,
+	agent db.Agent) (db.AgentMission, board.Card, *rivertype.JobRow) {
 	t.Helper()
 	ctx := context.Background()
 	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage"),
 		In: board.NewCard{Description: "- Find the failing node\n- Restart the service"}})
-	m, err := b.Missions.CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: agent.ID, ActorID: tm.Owner.User.ID,
-		ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceAgent, Objective: "Plan this card"})
+	m, err := b.Missions.CreateMission(ctx, mission.NewMission{WorkspaceID: tm.Owner.Workspace.ID, AgentID: agent.ID,
+		ActorID: tm.Owner.User.ID, ProjectID: &tm.Project.ID, CardID: &card.ID, Source: mission.MissionSourceAgent,
+		Objective: "Plan this card"})
 	require.NoError(t, err)
 	require.NotNil(t, m.JobID, "the job is inserted with the mission")
 	job, err := b.River.JobGet(ctx, *m.JobID)
@@ -47,8 +49,8 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
-	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("again"), Name: testfactory.Ptr("again"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("again"),
+		Name: testfactory.Ptr("again"), AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	m, card, job := b.mission(t, tm, agent)
 
 	// First attempt runs the whole mission.
@@ -65,11 +67,13 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 	again := &river.InsertOpts{Queue: job.Queue, MaxAttempts: job.MaxAttempts}
 	workNew(t, b, w, jobs.MissionArgs{MissionID: m.ID}, again)
 	// A rescued job of a mission that crashed mid-run (still running): every recorded step is skipped.
-	_, err := b.Pool.Exec(context.Background(), `UPDATE agent_missions SET status = 'running', finished_at = NULL WHERE id = $1`, m.ID)
+	_, err := b.Pool.Exec(context.Background(),
+		`UPDATE agent_missions SET status = 'running', finished_at = NULL WHERE id = $1`, m.ID)
 	require.NoError(t, err)
 	workNew(t, b, w, jobs.MissionArgs{MissionID: m.ID}, again)
 	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
-	require.Equal(t, acts, b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type <> 'mission_status_changed'`, card.ID))
+	require.Equal(t, acts, b.Count(t,
+		`SELECT count(*) FROM activities WHERE card_id = $1 AND type <> 'mission_status_changed'`, card.ID))
 	require.Equal(t, items, b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID))
 	require.Equal(t, comments, b.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
 	require.Equal(t, 3, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, m.ID))
@@ -79,14 +83,16 @@ func TestMissionWorkerActionLimit(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
-	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("capped"), Name: testfactory.Ptr("capped"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), MaxActionsPerMission: testfactory.Ptr(int32(1))})
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("capped"),
+		Name: testfactory.Ptr("capped"), AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous),
+		MaxActionsPerMission: testfactory.Ptr(int32(1))})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)
 	got := b.getMission(t, tm, m.ID)
 	require.Equal(t, db.MissionCompleted, got.Status)
 	require.Equal(t, int32(1), got.Actions)
-	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`, m.ID))
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`,
+		m.ID))
 }
 
 // Between steps the runner sees a cancel that came while its mission was running, and stops; nothing
@@ -96,12 +102,13 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
-	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("slow"), Name: testfactory.Ptr("slow"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("slow"),
+		Name: testfactory.Ptr("slow"), AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	m, card, _ := b.mission(t, tm, agent)
 	_, err := b.Pool.Exec(ctx, `UPDATE agent_missions SET status = 'running', started_at = now() WHERE id = $1`, m.ID)
 	require.NoError(t, err)
-	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID, ActorID: tm.Owner.User.ID})
+	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID,
+		ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, db.MissionFailed, cancelled.Status)
 
@@ -130,8 +137,8 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	b := setup(t)
 	b.deps.LLM = brokenLLM{}
 	tm := testfactory.NewTeam(t, b.Engines)
-	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("broken"), Name: testfactory.Ptr("broken"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomySupervised)})
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("broken"),
+		Name: testfactory.Ptr("broken"), AutonomyMode: testfactory.Ptr(mission.AutonomySupervised)})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job) // not worth retrying: the job completes with the mission failed
 	got := b.getMission(t, tm, m.ID)

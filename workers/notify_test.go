@@ -62,7 +62,8 @@ func TestNotifyWorkerNotifiesAssignee(t *testing.T) {
 	owner := testfactory.User(t, b.Engines, nil)
 	helper := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("helper@example.com")})
 	testfactory.Join(t, b.Engines, owner, helper)
-	tm := testfactory.Team{Owner: owner, Project: testfactory.NewProject(t, b.Engines, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Solo")})}
+	tm := testfactory.Team{Owner: owner, Project: testfactory.NewProject(t, b.Engines, owner,
+		&testfactory.ProjectOpts{Name: testfactory.Ptr("Solo")})}
 	// helper is not a project member but becomes the assignee: they are notified of the assignment.
 	c := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix bug")})
 	b.update(t, tm, owner, c.ID, board.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &helper.User.ID}})
@@ -79,7 +80,8 @@ func TestNotifyJobRetriedDuplicatesNothing(t *testing.T) {
 	tm := testfactory.NewTeam(t, b.Engines)
 	c := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Once")})
 	var activityID string
-	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`, c.ID).Scan(&activityID))
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE type = 'card_created' AND card_id = $1`,
+		c.ID).Scan(&activityID))
 	for range 3 { // the job, run as often as River might retry it
 		workNew(t, b, &NotifyWorker{deps: b.deps}, jobs.NotifyActivityArgs{ActivityID: activityID}, nil)
 	}
@@ -96,7 +98,8 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	author := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("author@example.com")})
 	testfactory.Join(t, b.Engines, owner, author) // a member with the pilotage viewer role: not a reviewer
 	ws := owner.Workspace.ID
-	d := testfactory.Document(t, b.Engines, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Plan"), Content: testfactory.Ptr(""), Author: &author})
+	d := testfactory.Document(t, b.Engines, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Plan"),
+		Content: testfactory.Ptr(""), Author: &author})
 
 	// The submission notifies the workspace's reviewers (the owner), not its author.
 	_, err := b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: author.User.ID})
@@ -111,7 +114,8 @@ func TestNotifyWorkerDocumentReview(t *testing.T) {
 	require.Empty(t, b.notifications(t, author))
 
 	// The review notifies the author, not the reviewer.
-	_, err = b.Documents.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID}, document.DocApproved, "ok")
+	_, err = b.Documents.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: owner.User.ID},
+		document.DocApproved, "ok")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.drain(t, jobs.NotifyActivityArgs{}.Kind()))
 	list = b.notifications(t, author)

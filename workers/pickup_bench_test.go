@@ -43,7 +43,8 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 		b.Fatal(err)
 	}
 	apiEng := engines.New(dbPool, apiRiver, engines.Options{})
-	workerRiver, _, err := NewClient(dbPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
+	workerRiver, _, err := NewClient(dbPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown,
+		PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,8 +77,8 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	for b.Loop() {
 		clear(committed)
 		for i := range changes {
-			card, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: reg.Workspace.ID, ProjectID: prj.ID, ActorID: reg.User.ID,
-				Title: fmt.Sprintf("card %d", i)})
+			card, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: reg.Workspace.ID, ProjectID: prj.ID,
+				ActorID: reg.User.ID, Title: fmt.Sprintf("card %d", i)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -88,7 +89,8 @@ func benchPickup(b *testing.B, pace time.Duration, changes int) {
 	b.StopTimer()
 	// Map each card to its activity, then wait (bounded) for every job to have run.
 	activity := make(map[string]string, len(committed))
-	rows, err := dbPool.Query(ctx, `SELECT id::text, card_id::text FROM activities WHERE type = 'card_created' AND card_id = ANY($1::uuid[])`,
+	rows, err := dbPool.Query(ctx,
+		`SELECT id::text, card_id::text FROM activities WHERE type = 'card_created' AND card_id = ANY($1::uuid[])`,
 		mapKeys(committed))
 	if err != nil {
 		b.Fatal(err)

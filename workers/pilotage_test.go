@@ -66,8 +66,8 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			}}
 			b.deps.LLM = model
 			tm := testfactory.NewTeam(t, b.Engines)
-			agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("pilot"), Name: testfactory.Ptr("pilot"),
-				AutonomyMode: testfactory.Ptr(autonomy)})
+			agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("pilot"),
+				Name: testfactory.Ptr("pilot"), AutonomyMode: testfactory.Ptr(autonomy)})
 			m, _, job := b.mission(t, tm, agent)
 			b.work(t, job)
 
@@ -85,7 +85,8 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			require.Equal(t, agent.UserID, a.ProposedBy)
 			require.NotNil(t, a.AgentMissionID)
 			require.Equal(t, m.ID, *a.AgentMissionID)
-			require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
+			require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`,
+				m.ID))
 			require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'
 				AND result->>'text' LIKE '%unknown field%'`, m.ID))
 			require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM agent_proposals WHERE mission_id = $1`, m.ID))
@@ -103,9 +104,10 @@ func TestMissionWithoutPilotageToolCannotPropose(t *testing.T) {
 		"explanation": "Decide", "payload": map[string]any{"title": "Go"}})}}
 	b.deps.LLM = model
 	tm := testfactory.NewTeam(t, b.Engines)
-	tools := slices.DeleteFunc(slices.Clone(agenttool.Names), func(n string) bool { return n == agenttool.ProposePilotageAction })
-	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("cards-only"), Slug: testfactory.Ptr("cards-only"),
-		AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: tools})
+	tools := slices.DeleteFunc(slices.Clone(agenttool.Names),
+		func(n string) bool { return n == agenttool.ProposePilotageAction })
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Name: testfactory.Ptr("cards-only"),
+		Slug: testfactory.Ptr("cards-only"), AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: tools})
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)
 	require.NotContains(t, model.seen[0], agenttool.ProposePilotageAction)

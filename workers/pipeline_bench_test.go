@@ -25,10 +25,10 @@ import (
 
 // BenchmarkPipelineDiamond runs a 20-step diamond of notify steps (one step, 18 in parallel after it, one
 // that needs them all) end to end: from the call that starts the run (the pipeline engine's StartRun) to the
-// moment its done event's notification arrives, as the api's stream relay hears it. The api side is an insert-only client and the worker a
-// working client, each with its own pool, configured as `make run` runs them (WORKER_CONCURRENCY=20,
-// DATABASE_MAX_CONNS=20, WORKER_POLL_INTERVAL=1s, JOB_FETCH_COOLDOWN=10ms). Sub-benchmarks: one run at
-// a time (latency per run), and 100 runs started at once (time until every one finished). The
+// moment its done event's notification arrives, as the api's stream relay hears it. The api side is an insert-only
+// client and the worker a working client, each with its own pool, configured as `make run` runs them
+// (WORKER_CONCURRENCY=20, DATABASE_MAX_CONNS=20, WORKER_POLL_INTERVAL=1s, JOB_FETCH_COOLDOWN=10ms). Sub-benchmarks: one
+// run at a time (latency per run), and 100 runs started at once (time until every one finished). The
 // workspace has two members, so every notify step's notification fans out. Run with
 // `make bench/pipelines`.
 func BenchmarkPipelineDiamond(b *testing.B) {
@@ -56,7 +56,8 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 		b.Fatal(err)
 	}
 	apiEng := engines.New(apiPool, apiRiver, engines.Options{})
-	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
+	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown,
+		PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,9 +104,11 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	owner := testfactory.User(b, apiEng, nil)
 	pipelines := apiEng.Pipelines
 	prj := testfactory.NewProject(b, apiEng, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
-	testfactory.Join(b, apiEng, owner, testfactory.User(b, apiEng, &testfactory.UserOpts{Email: testfactory.Ptr("member@example.com")}))
+	testfactory.Join(b, apiEng, owner, testfactory.User(b, apiEng,
+		&testfactory.UserOpts{Email: testfactory.Ptr("member@example.com")}))
 	notify := func(id string, needs ...string) map[string]any {
-		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID, "message": "step " + id}, "needs": needs}
+		return map[string]any{"id": id, "type": "notify", "params": map[string]any{"projectId": prj.ID,
+			"message": "step " + id}, "needs": needs}
 	}
 	steps := []map[string]any{notify("start")}
 	var middle []string
@@ -116,7 +119,8 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	steps = append(steps, notify("end", middle...))
 	raw, _ := json.Marshal(steps)
-	p, err := pipelines.CreatePipeline(ctx, owner.Workspace.ID, owner.User.ID, pipeline.NewPipeline{Name: "diamond", Steps: raw, Enabled: true})
+	p, err := pipelines.CreatePipeline(ctx, owner.Workspace.ID, owner.User.ID, pipeline.NewPipeline{Name: "diamond",
+		Steps: raw, Enabled: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,10 +180,12 @@ func benchDiamond(b *testing.B, concurrent, rounds int) {
 	}
 	b.StopTimer()
 	var notDone, stepsDone int
-	if err := workerPool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'completed') FROM pipeline_runs`).Scan(&notDone); err != nil {
+	if err := workerPool.QueryRow(ctx,
+		`SELECT count(*) FILTER (WHERE status <> 'completed') FROM pipeline_runs`).Scan(&notDone); err != nil {
 		b.Fatal(err)
 	}
-	if err := workerPool.QueryRow(ctx, `SELECT count(*) FROM pipeline_run_steps WHERE status = 'completed'`).Scan(&stepsDone); err != nil {
+	if err := workerPool.QueryRow(ctx,
+		`SELECT count(*) FROM pipeline_run_steps WHERE status = 'completed'`).Scan(&stepsDone); err != nil {
 		b.Fatal(err)
 	}
 	if notDone > 0 {

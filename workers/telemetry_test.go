@@ -45,7 +45,8 @@ func TestJobLogsCarryRequestID(t *testing.T) {
 	var logs syncBuffer
 	metrics := telemetry.NewMetrics(nil)
 	client, _, err := NewClient(dbPool, Config{Concurrency: 2, Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-		PollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond, Middleware: telemetry.RiverMiddleware(metrics, nil)})
+		PollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
+		Middleware: telemetry.RiverMiddleware(metrics, nil)})
 	require.NoError(t, err)
 	done, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
 	defer cancel()

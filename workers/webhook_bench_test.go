@@ -101,7 +101,8 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 		b.Fatal(err)
 	}
 	apiEng := engines.New(apiPool, apiRiver, engines.Options{})
-	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown, PollInterval: time.Second})
+	workerRiver, _, err := NewClient(workerPool, Config{Concurrency: 20, Logger: logger, FetchCooldown: cooldown,
+		PollInterval: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,8 +133,8 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 		for range clients {
 			wg.Go(func() {
 				for next.Add(1) <= int64(n) {
-					c, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: prj.WorkspaceID, ProjectID: prj.ID, ColumnID: prj.Columns[0],
-						ActorID: owner.User.ID, Title: "Card"})
+					c, err := apiEng.Board.CreateCard(ctx, board.NewCard{WorkspaceID: prj.WorkspaceID, ProjectID: prj.ID,
+						ColumnID: prj.Columns[0], ActorID: owner.User.ID, Title: "Card"})
 					if err != nil {
 						b.Error(err)
 						return
@@ -201,13 +202,16 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 		b.ReportMetric(float64(dups), "duplicate-ids")
 		b.ReportMetric(all.Seconds(), "all-delivered-s")
 		var attempts, maxAttempts int
-		_ = apiPool.QueryRow(ctx, `SELECT coalesce(sum(attempts), 0), coalesce(max(attempts), 0) FROM webhook_deliveries`).Scan(&attempts, &maxAttempts)
-		fmt.Printf("%s: %d creates in %s (%.0f/s); all %d delivered %s after the first create", b.Name(), n, created.Round(time.Millisecond),
-			float64(n)/created.Seconds(), n, all.Round(time.Millisecond))
+		_ = apiPool.QueryRow(ctx,
+			`SELECT coalesce(sum(attempts), 0), coalesce(max(attempts), 0) FROM webhook_deliveries`).Scan(&attempts,
+			&maxAttempts)
+		fmt.Printf("%s: %d creates in %s (%.0f/s); all %d delivered %s after the first create", b.Name(), n,
+			created.Round(time.Millisecond), float64(n)/created.Seconds(), n, all.Round(time.Millisecond))
 		if downFor > 0 {
 			fmt.Printf(", %s after the receiver came back", time.Since(back).Round(time.Millisecond))
 		}
-		fmt.Printf("; commit→arrival p50 %s p99 %s; lost %d, duplicate webhook-ids %d; %d attempts (at most %d for one delivery)\n",
+		fmt.Printf("; commit→arrival p50 %s p99 %s; lost %d, duplicate webhook-ids %d; %d attempts (at most %d for one "+
+			"delivery)\n",
 			pct(0.50).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), lost, dups, attempts, maxAttempts)
 		if _, err := apiPool.Exec(ctx, `DELETE FROM webhook_deliveries`); err != nil {
 			b.Fatal(err)

@@ -47,7 +47,8 @@ func TestWebhookDeliveryWorkerSendsACardCreate(t *testing.T) {
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded'`))
 
 	// The same job worked again sends nothing more.
-	workNew(t, b, &WebhookDeliveryWorker{deps: b.deps}, jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)}, nil)
+	workNew(t, b, &WebhookDeliveryWorker{deps: b.deps}, jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)},
+		nil)
 	require.EqualValues(t, 1, got.Load())
 }
 
@@ -103,8 +104,8 @@ func TestWebhookPipelineStepPostsItsBodyAndOutputsTheStatus(t *testing.T) {
 
 	p := b.pipeline(t, tm,
 		step{ID: "card", Type: "create_card", Params: map[string]any{"projectId": tm.Project.ID, "title": "Ship"}},
-		step{ID: "hook", Type: "webhook", Needs: []string{"card"}, Params: map[string]any{"url": rcv.URL + "/ci", "webhookId": w.ID,
-			"body": map[string]any{"text": "{{steps.card.title}} opened by {{run.id}}", "n": 1}}})
+		step{ID: "hook", Type: "webhook", Needs: []string{"card"}, Params: map[string]any{"url": rcv.URL + "/ci",
+			"webhookId": w.ID, "body": map[string]any{"text": "{{steps.card.title}} opened by {{run.id}}", "n": 1}}})
 	r := b.startRun(t, tm, p)
 	b.drain(t, jobs.PipelineStepArgs{}.Kind(), jobs.WebhookDeliveryArgs{}.Kind())
 
@@ -129,11 +130,13 @@ func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	secret = w.Secret
-	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Tell CI",
-		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": w.ID}), Enabled: true})
+	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID,
+		automation.NewRule{Name: "Tell CI", Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook",
+			"webhookId": w.ID}), Enabled: true})
 	require.NoError(t, err)
-	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID, automation.NewRule{Name: "Bad",
-		Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook", "webhookId": db.NewID()}), Enabled: true})
+	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID,
+		automation.NewRule{Name: "Bad", Trigger: "task_created", Action: jsonOf(t, map[string]any{"type": "send_webhook",
+			"webhookId": db.NewID()}), Enabled: true})
 	require.ErrorIs(t, err, db.ErrInvalid, "a webhook of another workspace, or none, is refused")
 
 	card := testfactory.Card(t, b.Engines, tm.Project, nil)
@@ -153,7 +156,10 @@ func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	tm := testfactory.NewTeam(t, b.Engines)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter,
+		_ *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+	}))
 	t.Cleanup(rcv.Close)
 	_, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
 		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
@@ -164,12 +170,14 @@ func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
 		res, err := testWorker(t, b, &WebhookDeliveryWorker{deps: b.deps}).Work(context.Background(), t, tx,
 			jobs.WebhookDeliveryArgs{DeliveryID: testfactoryDeliveryID(t, b)}, nil)
 		require.NoError(t, err)
-		require.Equal(t, river.EventKindJobSnoozed, res.EventKind, "a failed attempt waits for the next, it is not a job error")
+		require.Equal(t, river.EventKindJobSnoozed, res.EventKind, "a failed attempt waits for the next, it is not a job "+
+			"error")
 		require.True(t, res.Job.ScheduledAt.After(time.Now()))
 	})
 	var attempts int
 	var next time.Time
-	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT attempts, next_attempt_at FROM webhook_deliveries`).Scan(&attempts, &next))
+	require.NoError(t, b.Pool.QueryRow(context.Background(),
+		`SELECT attempts, next_attempt_at FROM webhook_deliveries`).Scan(&attempts, &next))
 	require.Equal(t, 1, attempts)
 	require.True(t, next.After(time.Now()))
 }

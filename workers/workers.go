@@ -125,7 +125,8 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 			return err
 		}
 		if !ok {
-			w.deps.Logger.InfoContext(ctx, "invitation e-mail not sent: the invitation is no longer pending", "invitationId", a.RefID, "topic", a.Topic)
+			w.deps.Logger.InfoContext(ctx, "invitation e-mail not sent: the invitation is no longer pending", "invitationId",
+				a.RefID, "topic", a.Topic)
 			return nil
 		}
 	}
@@ -133,7 +134,8 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 	if w.deps.Mailer != nil {
 		transport = "smtp"
 	}
-	row, err := w.deps.Notifications.RecordEmail(ctx, notification.Email{Topic: a.Topic, RefID: a.RefID, To: a.To, Subject: a.Subject, Body: a.Body, Transport: transport})
+	row, err := w.deps.Notifications.RecordEmail(ctx, notification.Email{Topic: a.Topic, RefID: a.RefID, To: a.To,
+		Subject: a.Subject, Body: a.Body, Transport: transport})
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,8 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		return nil // sent by an earlier attempt
 	}
 	if w.deps.Mailer == nil {
-		w.deps.Logger.InfoContext(ctx, "e-mail kept in outbox (SMTP_URL not set)", "to", a.To, "subject", a.Subject, "outboxId", row.ID)
+		w.deps.Logger.InfoContext(ctx, "e-mail kept in outbox (SMTP_URL not set)", "to", a.To, "subject", a.Subject,
+			"outboxId", row.ID)
 		return nil
 	}
 	if err := w.deps.Mailer.Send(ctx, a.To, a.Subject, a.Body); err != nil {

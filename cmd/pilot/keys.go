@@ -21,7 +21,8 @@ const keyReloadInterval = time.Minute
 // newSigner signs with JWT_SECRET when it is set (JWT_PREVIOUS_SECRETS still verify); otherwise with
 // the random keys kept in the database, made by the first process that starts and reread every
 // keyReloadInterval until ctx ends.
-func newSigner(ctx context.Context, cfg *config.Config, accounts *identity.Engine, logger *slog.Logger) (*auth.Signer, error) {
+func newSigner(ctx context.Context, cfg *config.Config, accounts *identity.Engine,
+	logger *slog.Logger) (*auth.Signer, error) {
 	if len(cfg.JWTSecret) > 0 {
 		return auth.NewSigner(auth.StaticKeys(cfg.JWTSecret, cfg.JWTPreviousSecrets...), cfg.JWTExpiresIn)
 	}
@@ -33,7 +34,8 @@ func newSigner(ctx context.Context, cfg *config.Config, accounts *identity.Engin
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("signing sessions with stored random keys (JWT_SECRET unset)", "keys", len(keys), "signing", signer.SigningKeyID())
+	logger.Info("signing sessions with stored random keys (JWT_SECRET unset)", "keys", len(keys), "signing",
+		signer.SigningKeyID())
 	go func() {
 		t := time.NewTicker(keyReloadInterval)
 		defer t.Stop()
@@ -74,19 +76,22 @@ func runKeys(ctx context.Context, cfg *config.Config, logger *slog.Logger, args 
 		return errors.New("usage: pilot keys rotate")
 	}
 	if len(cfg.JWTSecret) > 0 {
-		return errors.New("JWT_SECRET is set, so sessions are signed with it: to rotate, set JWT_SECRET to a new secret and " +
-			"JWT_PREVIOUS_SECRETS to the old one until its sessions expire (JWT_EXPIRES_IN)")
+		return errors.New(
+			"JWT_SECRET is set, so sessions are signed with it: to rotate, set JWT_SECRET to a new secret and " +
+				"JWT_PREVIOUS_SECRETS to the old one until its sessions expire (JWT_EXPIRES_IN)")
 	}
 	dbPool, err := openMigrated(ctx, cfg.DatabaseURL, 4)
 	if err != nil {
 		return err
 	}
 	defer dbPool.Close()
-	key, err := engines.New(dbPool, nil, engines.Options{}).Identity.RotateSigningKey(ctx, 2*keyReloadInterval, cfg.JWTExpiresIn)
+	key, err := engines.New(dbPool, nil, engines.Options{}).Identity.RotateSigningKey(ctx, 2*keyReloadInterval,
+		cfg.JWTExpiresIn)
 	if err != nil {
 		return err
 	}
 	logger.Info("signing key rotated", "key", key.ID, "signs_from", key.NotBefore.Format(time.RFC3339))
-	_, err = fmt.Fprintf(stdout, "new signing key %s signs from %s; older keys verify until their sessions expire\n", key.ID, key.NotBefore.Format(time.RFC3339))
+	_, err = fmt.Fprintf(stdout, "new signing key %s signs from %s; older keys verify until their sessions expire\n",
+		key.ID, key.NotBefore.Format(time.RFC3339))
 	return err
 }

@@ -193,7 +193,8 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 // startTelemetry builds the process's metrics (nil when METRICS_ADDR is unset; serveMetrics serves
 // them) and tracing (exported to OTEL_EXPORTER_OTLP_ENDPOINT; nil when it is unset). The caller shuts
 // tracing down, which flushes the last spans.
-func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger, service string) (*telemetry.Metrics, *telemetry.Tracing, error) {
+func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger,
+	service string) (*telemetry.Metrics, *telemetry.Tracing, error) {
 	tracing, err := telemetry.NewTracing(ctx, telemetry.TracingConfig{Endpoint: cfg.OTLPEndpoint, Service: service})
 	if err != nil {
 		return nil, nil, err
@@ -209,7 +210,8 @@ func startTelemetry(ctx context.Context, cfg *config.Config, logger *slog.Logger
 
 // serveMetrics serves metrics on METRICS_ADDR until ctx ends, with /healthz and /readyz from probes
 // when it is not nil; nothing when metrics is nil (METRICS_ADDR unset).
-func serveMetrics(ctx context.Context, cfg *config.Config, logger *slog.Logger, metrics *telemetry.Metrics, probes http.Handler) error {
+func serveMetrics(ctx context.Context, cfg *config.Config, logger *slog.Logger, metrics *telemetry.Metrics,
+	probes http.Handler) error {
 	if metrics == nil {
 		return nil
 	}
@@ -279,8 +281,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	// Insert-only River client: no queues, never started.
 	// Its FetchCooldown spaces the insert notifications it sends per queue. Its middleware put the
 	// request id and trace context into each job's metadata.
-	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger, FetchCooldown: cfg.JobFetchCooldown,
-		Middleware: telemetry.RiverMiddleware(nil, tracing)})
+	riverClient, err := river.NewClient(riverpgxv5.New(dbPool), &river.Config{Logger: logger,
+		FetchCooldown: cfg.JobFetchCooldown, Middleware: telemetry.RiverMiddleware(nil, tracing)})
 	if err != nil {
 		return fmt.Errorf("river client: %w", err)
 	}
@@ -302,10 +304,11 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		return err
 	}
 	handler := api.New(eng, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
-		Production: cfg.Production(), NoDocs: !cfg.APIDocs, PublicURL: cfg.PublicURL, TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions, Metrics: metrics,
-		Tracing: tracing, DraftWait: cfg.DraftWait,
-		McpClaimTimeout: cfg.McpClaimTimeout, McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
+		Production: cfg.Production(), NoDocs: !cfg.APIDocs, PublicURL: cfg.PublicURL,
+		TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
+		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions,
+		Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait, McpClaimTimeout: cfg.McpClaimTimeout,
+		McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
 	})
 	srv := &http.Server{
@@ -337,7 +340,8 @@ func attachmentStorage(cfg *config.Config) (storage.Storage, error) {
 		return storage.NewLocal(cfg.AttachmentsDir), nil
 	}
 	s3, err := storage.NewS3(storage.S3Config{Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
-		Prefix: cfg.S3Prefix, AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey, PathStyle: cfg.S3PathStyle})
+		Prefix: cfg.S3Prefix, AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey,
+		PathStyle: cfg.S3PathStyle})
 	if err != nil {
 		return nil, err
 	}
@@ -368,9 +372,10 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	provider := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model})
 	queues := workers.Queues(cfg.WorkerConcurrency)
 	riverClient, eng, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
-		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout, RescueStuckJobsAfter: cfg.WorkerRescueAfter,
-		PollInterval: cfg.WorkerPollInterval, FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider,
-		Storage: attachments, Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})
+		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout,
+		RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval,
+		FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider, Storage: attachments,
+		Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})
 	if err != nil {
 		return err
 	}
@@ -381,7 +386,8 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	// River has started; the listener closes when ctx ends, as the soft stop begins (a probe already in
 	// flight then is answered 503).
 	jobsRunning := &jobClientState{}
-	if err := serveMetrics(ctx, cfg, logger, metrics, telemetry.Probes(logger, workerChecks(store, jobsRunning)...)); err != nil {
+	if err := serveMetrics(ctx, cfg, logger, metrics, telemetry.Probes(logger, workerChecks(store,
+		jobsRunning)...)); err != nil {
 		return err
 	}
 	if err := servePprof(ctx, cfg.PprofAddr, logger); err != nil {

@@ -90,7 +90,8 @@ func TestHelpReadsNoConfiguration(t *testing.T) {
 		require.Equal(t, usage+"\n", stdout, arg)
 		require.Empty(t, stderr, "%s: no configuration error", arg)
 	}
-	for _, want := range []string{"api", "worker", "migrate", "keys rotate", "version", "help", "Configuration table in README.md"} {
+	for _, want := range []string{"api", "worker", "migrate", "keys rotate", "version", "help", "Configuration table in " +
+		"README.md"} {
 		require.Contains(t, usage, want)
 	}
 }
@@ -120,7 +121,8 @@ func TestMissingOrUnknownCommandExits2(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "bogus")
 	require.Equal(t, 2, code)
 	require.Empty(t, stdout)
-	require.Equal(t, "pilot: unknown command \"bogus\"\n\n"+usage+"\n", stderr, "usage, to stderr, without reading the configuration")
+	require.Equal(t, "pilot: unknown command \"bogus\"\n\n"+usage+"\n", stderr, "usage, to stderr, without reading the "+
+		"configuration")
 
 	code, stdout, stderr = runCmd(t)
 	require.Equal(t, 2, code)
@@ -259,7 +261,8 @@ func TestWorkerProbes(t *testing.T) {
 	url := testEnv(t)
 	t.Setenv("METRICS_ADDR", "127.0.0.1:"+strconv.Itoa(freePort(t)))
 	stderr := start(t, "worker")
-	addr := waitForLine(t, stderr, regexp.MustCompile(`msg="serving metrics" process=worker addr=(\S+) paths=/metrics,/healthz,/readyz`))
+	addr := waitForLine(t, stderr,
+		regexp.MustCompile(`msg="serving metrics" process=worker addr=(\S+) paths=/metrics,/healthz,/readyz`))
 	base := "http://" + addr
 	require.Eventually(t, func() bool {
 		code, _ := getStatus(t, base+"/readyz")
@@ -288,7 +291,8 @@ func TestWorkerProbes(t *testing.T) {
 	}
 	exec("ALTER DATABASE " + name + " ALLOW_CONNECTIONS false")
 	t.Cleanup(func() { exec("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true") })
-	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "' AND pid <> pg_backend_pid()")
+	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "' AND pid <> " +
+		"pg_backend_pid()")
 	require.Eventually(t, func() bool {
 		code, body = getStatus(t, base+"/readyz")
 		return code == http.StatusServiceUnavailable

@@ -40,8 +40,8 @@ func jsonOf(t *testing.T, v any) json.RawMessage {
 // rule creates an enabled rule of the shared project as its owner.
 func (e *env) rule(t *testing.T, trigger string, conditions, action map[string]any) db.AutomationRule {
 	t.Helper()
-	r, err := e.engine.CreateRule(context.Background(), e.pid(), e.team.Owner.User.ID, automation.NewRule{Name: "rule", Trigger: trigger,
-		Conditions: jsonOf(t, conditions), Action: jsonOf(t, action), Enabled: true})
+	r, err := e.engine.CreateRule(context.Background(), e.pid(), e.team.Owner.User.ID, automation.NewRule{Name: "rule",
+		Trigger: trigger, Conditions: jsonOf(t, conditions), Action: jsonOf(t, action), Enabled: true})
 	require.NoError(t, err)
 	return r
 }
@@ -49,8 +49,8 @@ func (e *env) rule(t *testing.T, trigger string, conditions, action map[string]a
 // update changes a card as the member.
 func (e *env) update(t *testing.T, cardID string, p board.CardPatch) board.Card {
 	t.Helper()
-	c, err := e.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: e.team.Project.WorkspaceID, ProjectID: e.pid(), CardID: cardID,
-		ActorID: e.team.Member.User.ID, Patch: p})
+	c, err := e.Board.UpdateCard(context.Background(), board.CardUpdate{WorkspaceID: e.team.Project.WorkspaceID,
+		ProjectID: e.pid(), CardID: cardID, ActorID: e.team.Member.User.ID, Patch: p})
 	require.NoError(t, err)
 	return c
 }
@@ -105,20 +105,26 @@ func TestCreateRuleValidates(t *testing.T) {
 		action     map[string]any
 		want       string
 	}{
-		"unknown trigger":            {"card_sneezed", nil, prio, "trigger must be one of"},
-		"unknown condition":          {db.TriggerTaskCreated, map[string]any{"colour": "red"}, prio, "conditions: "},
-		"move columns off a move":    {db.TriggerTaskCreated, map[string]any{"toColumnId": cols[1]}, prio, "task_moved trigger only"},
-		"column of another project":  {db.TriggerTaskMoved, map[string]any{"toColumnId": other.Columns[1]}, prio, "toColumnId is not a column of this project"},
-		"bad priority":               {db.TriggerTaskCreated, map[string]any{"priority": []string{"urgent"}}, prio, "priority must be"},
-		"empty priority list":        {db.TriggerTaskCreated, map[string]any{"priority": []string{}}, prio, "priority must be"},
-		"label of another project":   {db.TriggerTaskCreated, map[string]any{"labelId": theirLabel.ID}, prio, "labelId is not a label of this project"},
-		"assignee not a member":      {db.TriggerTaskCreated, map[string]any{"assigneeId": stranger.User.ID}, prio, "assigneeId is not a member"},
-		"bad status":                 {db.TriggerTaskCreated, map[string]any{"status": "sleeping"}, prio, "status must be one of"},
-		"unknown action":             {db.TriggerTaskCreated, nil, map[string]any{"type": "explode"}, "action: type must be one of"},
-		"move to a foreign column":   {db.TriggerTaskCreated, nil, map[string]any{"type": "move_card", "columnId": other.Columns[0]}, "move_card needs columnId"},
-		"set_status archived":        {db.TriggerTaskCreated, nil, map[string]any{"type": "set_status", "status": "archived"}, "set_status needs status"},
-		"assign a stranger":          {db.TriggerTaskCreated, nil, map[string]any{"type": "assign_user", "userId": stranger.User.ID}, "assign_user needs userId"},
-		"parameter the action lacks": {db.TriggerTaskCreated, nil, map[string]any{"type": "archive_card", "priority": "high"}, "archive_card does not take priority"},
+		"unknown trigger":   {"card_sneezed", nil, prio, "trigger must be one of"},
+		"unknown condition": {db.TriggerTaskCreated, map[string]any{"colour": "red"}, prio, "conditions: "},
+		"move columns off a move": {db.TriggerTaskCreated, map[string]any{"toColumnId": cols[1]}, prio,
+			"task_moved trigger only"}, "column of another project": {db.TriggerTaskMoved,
+			map[string]any{"toColumnId": other.Columns[1]}, prio, "toColumnId is not a column of this project"},
+		"bad priority": {db.TriggerTaskCreated, map[string]any{"priority": []string{"urgent"}}, prio,
+			"priority must be"}, "empty priority list": {db.TriggerTaskCreated, map[string]any{"priority": []string{}}, prio,
+			"priority must be"}, "label of another project": {db.TriggerTaskCreated, map[string]any{"labelId": theirLabel.ID},
+			prio, "labelId is not a label of this project"}, "assignee not a member": {db.TriggerTaskCreated,
+			map[string]any{"assigneeId": stranger.User.ID}, prio, "assigneeId is not a member"},
+		"bad status": {db.TriggerTaskCreated, map[string]any{"status": "sleeping"}, prio, "status must be " +
+			"one of"},
+		"unknown action": {db.TriggerTaskCreated, nil, map[string]any{"type": "explode"}, "action: type must be " +
+			"one of"},
+		"move to a foreign column": {db.TriggerTaskCreated, nil, map[string]any{"type": "move_card",
+			"columnId": other.Columns[0]}, "move_card needs columnId"}, "set_status archived": {db.TriggerTaskCreated, nil,
+			map[string]any{"type": "set_status", "status": "archived"}, "set_status needs status"},
+		"assign a stranger": {db.TriggerTaskCreated, nil, map[string]any{"type": "assign_user", "userId": stranger.User.ID},
+			"assign_user needs userId"}, "parameter the action lacks": {db.TriggerTaskCreated, nil,
+			map[string]any{"type": "archive_card", "priority": "high"}, "archive_card does not take priority"},
 	} {
 		_, err := e.engine.CreateRule(ctx, e.pid(), e.team.Owner.User.ID, automation.NewRule{Name: name, Trigger: tc.trigger,
 			Conditions: jsonOf(t, tc.conditions), Action: jsonOf(t, tc.action), Enabled: true})
@@ -127,8 +133,8 @@ func TestCreateRuleValidates(t *testing.T) {
 	}
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM automation_rules`))
 
-	r := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[2], "priority": []string{"low", "medium"}, "assigneeId": nil},
-		map[string]any{"type": "assign_user", "userId": e.team.Member.User.ID})
+	r := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[2], "priority": []string{"low", "medium"},
+		"assigneeId": nil}, map[string]any{"type": "assign_user", "userId": e.team.Member.User.ID})
 	require.True(t, r.Enabled)
 	require.Equal(t, e.team.Owner.User.ID, r.CreatedBy)
 	var c automation.RuleConditions
@@ -149,7 +155,8 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.ToggleRule(ctx, other.ID, r.ID)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.UpdateRule(ctx, other.ID, r.ID, func(n automation.NewRule) automation.NewRule { n.Name = "stolen"; return n })
+	_, err = e.engine.UpdateRule(ctx, other.ID, r.ID,
+		func(n automation.NewRule) automation.NewRule { n.Name = "stolen"; return n })
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorIs(t, e.engine.DeleteRule(ctx, other.ID, r.ID), db.ErrNotFound)
 	list, err := e.engine.Rules(ctx, other.ID)
@@ -180,7 +187,8 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, on.Enabled)
 
-	require.NoError(t, e.engine.Run(ctx, jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: db.NewID(), Trigger: db.TriggerTaskAssigned}))
+	require.NoError(t, e.engine.Run(ctx, jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(),
+		CardID: db.NewID(), Trigger: db.TriggerTaskAssigned}))
 	require.Len(t, e.traces(t, r.ID), 1)
 	require.NoError(t, e.engine.DeleteRule(ctx, e.pid(), r.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM automation_traces`))
@@ -195,7 +203,8 @@ func TestRunAppliesOncePerEvent(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	cols := e.team.Project.Columns
-	r := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[1]}, map[string]any{"type": "move_card", "columnId": cols[2]})
+	r := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[1]}, map[string]any{"type": "move_card",
+		"columnId": cols[2]})
 	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
 	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[1]})
 	evs := e.events(t, db.TriggerTaskMoved, c.ID)
@@ -211,8 +220,9 @@ func TestRunAppliesOncePerEvent(t *testing.T) {
 	require.Equal(t, "applied", tr[0].Result)
 	require.Equal(t, ev.EventID, tr[0].EventID)
 	require.Equal(t, &c.ID, tr[0].CardID)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2 AND meta->>'automationRuleId' = $3`,
-		c.ID, e.team.Owner.User.ID, r.ID), "the change is the rule creator's, marked as the rule's")
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2 AND meta->>'automationRuleId' = $3`, c.ID,
+		e.team.Owner.User.ID, r.ID), "the change is the rule creator's, marked as the rule's")
 	evs = e.events(t, db.TriggerTaskMoved, c.ID)
 	require.Len(t, evs, 2)
 	require.Equal(t, 1, evs[1].Depth, "the rule's change fires its events one level deeper")
@@ -291,7 +301,8 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	r := e.rule(t, db.TriggerTaskAssigned, nil, map[string]any{"type": "move_card", "columnId": later.ID})
 	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
 
-	ev := jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned, Depth: automation.MaxAutomationDepth}
+	ev := jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned,
+		Depth: automation.MaxAutomationDepth}
 	require.NoError(t, e.engine.Run(ctx, ev))
 	tr := e.traces(t, r.ID)
 	require.Len(t, tr, 1)
@@ -300,7 +311,8 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	require.Equal(t, int32(automation.MaxAutomationDepth), tr[0].Depth)
 	require.Equal(t, c.ColumnID, e.card(t, c.ID).ColumnID)
 
-	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: db.NewID(), Trigger: db.TriggerTaskAssigned}
+	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: db.NewID(),
+		Trigger: db.TriggerTaskAssigned}
 	require.NoError(t, e.engine.Run(ctx, ev))
 	require.Equal(t, "the card no longer exists", e.traces(t, r.ID)[0].Reason)
 
@@ -326,16 +338,19 @@ func TestScanDueDates(t *testing.T) {
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	due := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Late"),
 		In: board.NewCard{DueDate: &past, AssigneeID: &e.team.Member.User.ID}})
-	testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ahead"), In: board.NewCard{DueDate: &future}})
-	gone := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Archived"), In: board.NewCard{DueDate: &past}})
+	testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ahead"),
+		In: board.NewCard{DueDate: &future}})
+	gone := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Archived"),
+		In: board.NewCard{DueDate: &past}})
 	e.update(t, gone.ID, board.CardPatch{Archived: testfactory.Ptr(true)})
 	e.rule(t, db.TriggerDueDateReached, nil, map[string]any{"type": "set_priority", "priority": "high"})
 
 	n, err := e.engine.ScanDueDates(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type = $2 AND recipients = ARRAY[$3::uuid]`,
-		due.ID, db.ActivityDueDateReached, e.team.Member.User.ID))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM activities WHERE card_id = $1 AND type = $2 AND recipients = ARRAY[$3::uuid]`, due.ID,
+		db.ActivityDueDateReached, e.team.Member.User.ID))
 	require.Len(t, e.events(t, db.TriggerDueDateReached, due.ID), 1)
 
 	n, err = e.engine.ScanDueDates(ctx)

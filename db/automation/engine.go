@@ -30,7 +30,8 @@ var errAlreadyRan = errors.New("rule already ran for this event")
 // Run runs the enabled rules of ev's trigger, each in its own transaction with its trace, so
 // a retried job runs no rule twice. Actions go through the same store operations as people's requests.
 func (e *Engine) Run(ctx context.Context, ev jobs.AutomationEventArgs) error {
-	rules, err := e.core.Q.AutomationRulesForTrigger(ctx, dbsqlc.AutomationRulesForTriggerParams{ProjectID: ev.ProjectID, Trigger: ev.Trigger})
+	rules, err := e.core.Q.AutomationRulesForTrigger(ctx, dbsqlc.AutomationRulesForTriggerParams{ProjectID: ev.ProjectID,
+		Trigger: ev.Trigger})
 	if err != nil {
 		return fmt.Errorf("rules for trigger: %w", err)
 	}
@@ -45,8 +46,9 @@ func (e *Engine) Run(ctx context.Context, ev jobs.AutomationEventArgs) error {
 func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.AutomationEventArgs) error {
 	trace := func(q *dbsqlc.Queries, result, reason string) error {
 		card := ev.CardID
-		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: db.NewID(), RuleID: rule.ID, EventID: ev.EventID,
-			CardID: &card, Trigger: ev.Trigger, Depth: dbcore.Int32(ev.Depth), Result: result, Reason: reason})
+		_, err := q.AutomationTraceInsert(ctx, dbsqlc.AutomationTraceInsertParams{ID: db.NewID(), RuleID: rule.ID,
+			EventID: ev.EventID, CardID: &card, Trigger: ev.Trigger, Depth: dbcore.Int32(ev.Depth), Result: result,
+			Reason: reason})
 		if dbcore.IsNotFound(err) {
 			return errAlreadyRan
 		}
@@ -93,7 +95,8 @@ func (e *Engine) runRule(ctx context.Context, rule db.AutomationRule, ev jobs.Au
 	return err
 }
 
-func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
+func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.AutomationRule, card dbsqlc.Card,
+	colIDs []string, ev jobs.AutomationEventArgs) (bool, string, error) {
 	var c RuleConditions
 	if err := json.Unmarshal(rule.Conditions, &c); err != nil {
 		return false, "", fmt.Errorf("decode conditions: %w", err)
@@ -143,7 +146,8 @@ func (e *Engine) conditionsHold(ctx context.Context, q *dbsqlc.Queries, rule db.
 // applyAction performs a rule's action through UpdateCard's transaction body, as the rule's creator; the
 // events the change causes carry one more depth than ev. send_webhook delivers ev's activity to the
 // webhook instead, through the webhook deliveries' own job.
-func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationRule, card dbsqlc.Card, colIDs []string, ev jobs.AutomationEventArgs) error {
+func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationRule, card dbsqlc.Card, colIDs []string,
+	ev jobs.AutomationEventArgs) error {
 	var a RuleAction
 	if err := json.Unmarshal(rule.Action, &a); err != nil {
 		return fmt.Errorf("decode action: %w", err)
@@ -183,7 +187,8 @@ func (e *Engine) applyAction(ctx context.Context, tx pgx.Tx, rule db.AutomationR
 		archived := true
 		p.Archived = &archived
 	}
-	_, err = e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID, ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: ev.Depth + 1}})
+	_, err = e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: card.ProjectID, CardID: card.ID,
+		ActorID: rule.CreatedBy, Patch: p, Cause: db.RuleCause{RuleID: rule.ID, Depth: ev.Depth + 1}})
 	return err
 }
 

@@ -74,7 +74,8 @@ func decodeStrict(raw json.RawMessage, v any, what string) error {
 // validateRule checks a rule against the project: triggers, condition keys and values, action type and
 // parameters, and that every referenced column, label and user belongs to it. It returns the
 // normalised conditions and action.
-func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string, r NewRule) (json.RawMessage, json.RawMessage, error) {
+func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string,
+	r NewRule) (json.RawMessage, json.RawMessage, error) {
 	if !slices.Contains(db.Triggers, r.Trigger) {
 		return nil, nil, dbcore.Invalid("trigger must be one of " + strings.Join(db.Triggers, ", "))
 	}
@@ -100,7 +101,8 @@ func isColumnOf(colIDs []string, id *string) bool { return id != nil && slices.C
 
 // checkRuleConditions decodes a rule's conditions (none when absent or null) and checks each against
 // the trigger and the project.
-func checkRuleConditions(ctx context.Context, q *dbsqlc.Queries, projectID string, r NewRule, colIDs []string) (RuleConditions, error) {
+func checkRuleConditions(ctx context.Context, q *dbsqlc.Queries, projectID string, r NewRule,
+	colIDs []string) (RuleConditions, error) {
 	var c RuleConditions
 	if len(r.Conditions) > 0 && string(r.Conditions) != "null" {
 		if err := decodeStrict(r.Conditions, &c, "conditions"); err != nil {
@@ -110,7 +112,8 @@ func checkRuleConditions(ctx context.Context, q *dbsqlc.Queries, projectID strin
 	if (c.FromColumnID != nil || c.ToColumnID != nil) && r.Trigger != db.TriggerTaskMoved {
 		return c, dbcore.Invalid("conditions: fromColumnId and toColumnId apply to the task_moved trigger only")
 	}
-	for name, id := range map[string]*string{"fromColumnId": c.FromColumnID, "toColumnId": c.ToColumnID, "columnId": c.ColumnID} {
+	for name, id := range map[string]*string{"fromColumnId": c.FromColumnID, "toColumnId": c.ToColumnID,
+		"columnId": c.ColumnID} {
 		if id != nil && !isColumnOf(colIDs, id) {
 			return c, dbcore.Invalid(fmt.Sprintf("conditions: %s is not a column of this project", name))
 		}
@@ -171,7 +174,8 @@ func checkAssigneeCondition(ctx context.Context, q *dbsqlc.Queries, projectID st
 
 // checkRuleAction decodes a rule's action, checks the parameter its type needs against the project and
 // refuses the parameters it does not take.
-func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, raw json.RawMessage, colIDs []string) (RuleAction, error) {
+func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, raw json.RawMessage,
+	colIDs []string) (RuleAction, error) {
 	var a RuleAction
 	if err := decodeStrict(raw, &a, "action"); err != nil {
 		return a, err
@@ -180,8 +184,8 @@ func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, r
 	if err != nil {
 		return a, err
 	}
-	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil, "priority": a.Priority != nil, "userId": a.UserID != nil,
-		"webhookId": a.WebhookID != nil} {
+	for name, set := range map[string]bool{"columnId": a.ColumnID != nil, "status": a.Status != nil,
+		"priority": a.Priority != nil, "userId": a.UserID != nil, "webhookId": a.WebhookID != nil} {
 		if set && !want[name] {
 			return a, dbcore.Invalid(fmt.Sprintf("action: %s does not take %s", a.Type, name))
 		}
@@ -190,7 +194,8 @@ func checkRuleAction(ctx context.Context, q *dbsqlc.Queries, projectID string, r
 }
 
 // checkActionParam checks the parameter an action's type needs and answers the parameters it takes.
-func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, a RuleAction, colIDs []string) (map[string]bool, error) {
+func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, a RuleAction,
+	colIDs []string) (map[string]bool, error) {
 	want := map[string]bool{}
 	switch a.Type {
 	case "move_card":
@@ -200,7 +205,8 @@ func checkActionParam(ctx context.Context, q *dbsqlc.Queries, projectID string, 
 		}
 	case "set_status":
 		want["status"] = true
-		if a.Status == nil || !slices.Contains([]board.Status{board.StatusTodo, board.StatusInProgress, board.StatusDone}, *a.Status) {
+		if a.Status == nil || !slices.Contains([]board.Status{board.StatusTodo, board.StatusInProgress, board.StatusDone},
+			*a.Status) {
 			return nil, dbcore.Invalid("action: set_status needs status: todo, in_progress or done")
 		}
 	case "set_priority":
@@ -247,8 +253,8 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 			return err
 		}
 		var outRow dbsqlc.AutomationRule
-		outRow, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID, Name: r.Name,
-			Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
+		outRow, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID,
+			Name: r.Name, Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
 		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "insert rule")
 	})
@@ -258,17 +264,20 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 // Rules lists a project's rules.
 func (e *Engine) Rules(ctx context.Context, projectID string) ([]db.AutomationRule, error) {
 	rules, err := e.core.Q.AutomationRuleList(ctx, projectID)
-	return dbcore.MapRows(rules, func(r dbsqlc.AutomationRule) db.AutomationRule { return db.AutomationRule(r) }), dbcore.Wrap(err, "list rules")
+	return dbcore.MapRows(rules, func(r dbsqlc.AutomationRule) db.AutomationRule { return db.AutomationRule(r) }),
+		dbcore.Wrap(err, "list rules")
 }
 
 // Rule reads one rule of a project.
 func (e *Engine) Rule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "get rule")
+	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID,
+		ProjectID: projectID}))("automation rule not found", "get rule")
 	return db.AutomationRule(r), err
 }
 
 // UpdateRule replaces a rule's fields with update(current), validated like a new rule.
-func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, update func(NewRule) NewRule) (db.AutomationRule, error) {
+func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string,
+	update func(NewRule) NewRule) (db.AutomationRule, error) {
 	var out db.AutomationRule
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID, ProjectID: projectID})
@@ -278,14 +287,15 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, updat
 		if err != nil {
 			return fmt.Errorf("get rule: %w", err)
 		}
-		next := update(NewRule{Name: cur.Name, Trigger: cur.Trigger, Conditions: cur.Conditions, Action: cur.Action, Enabled: cur.Enabled})
+		next := update(NewRule{Name: cur.Name, Trigger: cur.Trigger, Conditions: cur.Conditions, Action: cur.Action,
+			Enabled: cur.Enabled})
 		cond, act, err := validateRule(ctx, q, projectID, next)
 		if err != nil {
 			return err
 		}
 		var outRow dbsqlc.AutomationRule
-		outRow, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID, Name: next.Name,
-			Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
+		outRow, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID,
+			Name: next.Name, Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
 		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "update rule")
 	})
@@ -294,7 +304,8 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string, updat
 
 // ToggleRule flips a rule between enabled and disabled.
 func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID, ProjectID: projectID}))("automation rule not found", "toggle rule")
+	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID,
+		ProjectID: projectID}))("automation rule not found", "toggle rule")
 	return db.AutomationRule(r), err
 }
 
@@ -313,5 +324,6 @@ func (e *Engine) DeleteRule(ctx context.Context, projectID, ruleID string) error
 // RuleTraces lists a rule's executions, newest first.
 func (e *Engine) RuleTraces(ctx context.Context, ruleID string, limit int32) ([]db.AutomationTrace, error) {
 	t, err := e.core.Q.AutomationTraceList(ctx, dbsqlc.AutomationTraceListParams{RuleID: ruleID, Lim: limit})
-	return dbcore.MapRows(t, func(r dbsqlc.AutomationTrace) db.AutomationTrace { return db.AutomationTrace(r) }), dbcore.Wrap(err, "list traces")
+	return dbcore.MapRows(t, func(r dbsqlc.AutomationTrace) db.AutomationTrace { return db.AutomationTrace(r) }),
+		dbcore.Wrap(err, "list traces")
 }

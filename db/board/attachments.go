@@ -38,7 +38,8 @@ func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Att
 	}
 	var out db.Attachment
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID, ProjectID: in.ProjectID})
+		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID,
+			ProjectID: in.ProjectID})
 		if isNotFound(err) {
 			return notFound("card not found")
 		}
@@ -46,13 +47,15 @@ func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Att
 			return fmt.Errorf("count attachment: %w", err)
 		}
 		var outRow dbsqlc.Attachment
-		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID, UploadedBy: in.ActorID,
-			OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size, StorageKey: in.StorageKey})
+		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID,
+			UploadedBy: in.ActorID, OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size,
+			StorageKey: in.StorageKey})
 		out = db.Attachment(outRow)
 		if err != nil {
 			return wrap(err, "insert attachment")
 		}
-		return b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title, card.AssigneeID))
+		return b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title,
+			card.AssigneeID))
 	})
 	return out, err
 }
@@ -90,7 +93,8 @@ func (b *Engine) DeleteAttachment(ctx context.Context, e db.CardEdit, attachment
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	var out db.Attachment
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID})
+		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID,
+			ProjectID: projectID})
 		if isNotFound(err) {
 			return notFound("card not found")
 		}

@@ -124,10 +124,11 @@ func (b *Engine) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCa
 // queueNewCard queues, on the card's batch q, the card's insert, its checklist, its activity and, when
 // it has a checklist, a read of the card again (the checklist's trigger rewrote its parts). It answers
 // the card and what the activity's recording answered.
-func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID string, rec *dbsqlc.ActivitiesRecordParams) (Card, []string, error) {
+func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID string,
+	rec *dbsqlc.ActivitiesRecordParams) (Card, []string, error) {
 	row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: cardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
-		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: string(in.Priority), StartDate: in.StartDate,
-		DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
+		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: string(in.Priority),
+		StartDate: in.StartDate, DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
 	if isMissingRef(err) {
 		return Card{}, nil, notFound("column not found")
 	}
@@ -161,14 +162,16 @@ func insertChecklist(ctx context.Context, q *dbsqlc.Queries, cardID string, item
 	for i, it := range items {
 		ids[i], titles[i], dones[i], pos[i] = db.NewID(), it.Title, it.Done, int32(i)
 	}
-	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles,
+		Dones: dones, Positions: pos}); err != nil {
 		return fmt.Errorf("insert checklist: %w", err)
 	}
 	return nil
 }
 
 // checkCardRefs verifies that a scope belongs to the project and an assignee to the workspace.
-func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID, assigneeID *string) error {
+func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, scopeID,
+	assigneeID *string) error {
 	if scopeID != nil {
 		ok, err := q.ScopeExistsInProject(ctx, dbsqlc.ScopeExistsInProjectParams{ID: *scopeID, ProjectID: projectID})
 		if err != nil && !isNotFound(err) {
@@ -179,7 +182,8 @@ func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspace
 		}
 	}
 	if assigneeID != nil {
-		ok, err := q.WorkspaceMemberIsMember(ctx, dbsqlc.WorkspaceMemberIsMemberParams{WorkspaceID: workspaceID, UserID: *assigneeID})
+		ok, err := q.WorkspaceMemberIsMember(ctx, dbsqlc.WorkspaceMemberIsMemberParams{WorkspaceID: workspaceID,
+			UserID: *assigneeID})
 		if err != nil && !isNotFound(err) {
 			return fmt.Errorf("check assignee: %w", err)
 		}
@@ -294,7 +298,8 @@ func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Car
 // own when nil) and answers the column the card was in when read. Lock order: columns (sorted), then
 // the card. Every rewrite of a column's positions holds that column's lock, so two moves never wait on
 // each other in a cycle.
-func lockMoveColumns(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string, columnID *string) (string, error) {
+func lockMoveColumns(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string,
+	columnID *string) (string, error) {
 	cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
 	if isNotFound(err) {
 		return "", notFound("card not found")
@@ -380,9 +385,9 @@ func (b *Engine) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardU
 		return err
 	}
 	next := &ch.next
-	if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: u.CardID, Title: next.Title, Description: next.Description,
-		Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate, AssigneeID: next.AssigneeID,
-		Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
+	if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: u.CardID, Title: next.Title,
+		Description: next.Description, Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate,
+		AssigneeID: next.AssigneeID, Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
 		return fmt.Errorf("update card: %w", err)
 	}
 	return nil
@@ -410,7 +415,8 @@ func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *c
 		return nil, fmt.Errorf("list columns: %w", err)
 	}
 	return []db.Activity{{Type: db.ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
-		"fromStatus": string(StatusOf(colIDs, cur.ColumnID, cur.Archived)), "toStatus": string(StatusOf(colIDs, target, ch.next.Archived))}}}, nil
+		"fromStatus": string(StatusOf(colIDs, cur.ColumnID, cur.Archived)), "toStatus": string(StatusOf(colIDs, target,
+			ch.next.Archived))}}}, nil
 }
 
 // cardUpdateActivities appends to acts card_updated, card_assigned and card_archived as the change
@@ -428,7 +434,8 @@ func cardUpdateActivities(u CardUpdate, ch *cardChange, acts []db.Activity) []db
 		acts = append(acts, db.Activity{Type: db.ActivityCardArchived})
 	}
 	for i := range acts {
-		acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = u.ProjectID, u.CardID, u.ActorID, cardRecipients(ch.cur.AssigneeID, ch.next.AssigneeID)
+		acts[i].ProjectID, acts[i].CardID, acts[i].ActorID, acts[i].Recipients = u.ProjectID, u.CardID, u.ActorID,
+			cardRecipients(ch.cur.AssigneeID, ch.next.AssigneeID)
 		acts[i].Cause = u.Cause
 		if acts[i].Meta == nil {
 			acts[i].Meta = map[string]any{}
@@ -466,7 +473,8 @@ func moveCard(ctx context.Context, q *dbsqlc.Queries, cardID, columnID string, o
 	for i := range ids {
 		pos[i] = int64(i)
 	}
-	if err := q.CardSetPositions(ctx, dbsqlc.CardSetPositionsParams{ColumnID: columnID, Ids: ids, Positions: pos}); err != nil {
+	if err := q.CardSetPositions(ctx, dbsqlc.CardSetPositionsParams{ColumnID: columnID, Ids: ids,
+		Positions: pos}); err != nil {
 		return fmt.Errorf("set card positions: %w", err)
 	}
 	return nil
@@ -548,7 +556,8 @@ func (k *cardKey) Valid() bool { return db.ValidID(k.Col) && db.ValidID(k.ID) }
 // EachCard calls fn for each card of one page of a project's card list (archived ones only, active ones
 // only, or both when archived is nil), by column then order (ties by id), in one query, and answers the
 // next page's cursor ("" on the last page). fn must not keep the view or its byte slices.
-func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool, p db.Page, fn func(*CardView)) (string, error) {
+func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool, p db.Page,
+	fn func(*CardView)) (string, error) {
 	var k cardKey
 	ok, err := p.After(cardList, &k)
 	if err != nil {

@@ -36,7 +36,8 @@ func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) 
 //
 // checklistComplete says the change checked the last unchecked item: the activity then fires the
 // checklist_complete automation trigger.
-func (b *Engine) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID, part string, checklistComplete ...bool) error {
+func (b *Engine) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID,
+	part string, checklistComplete ...bool) error {
 	if err := q.CardBumpUpdatedAt(ctx, card.ID); err != nil {
 		return fmt.Errorf("touch card: %w", err)
 	}
@@ -86,7 +87,8 @@ func (b *Engine) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e db.CardEd
 	for i := range titles {
 		ids[i], pos[i] = db.NewID(), n+int32(i)
 	}
-	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles, Dones: dones, Positions: pos}); err != nil {
+	if err := q.ChecklistInsertMany(ctx, dbsqlc.ChecklistInsertManyParams{CardID: cardID, Ids: ids, Titles: titles,
+		Dones: dones, Positions: pos}); err != nil {
 		return fmt.Errorf("insert checklist items: %w", err)
 	}
 	return b.cardPartChanged(ctx, tx, q, card, actorID, cardPartChecklist)
@@ -102,7 +104,8 @@ type ChecklistItemPatch struct {
 
 // UpdateChecklistItem renames, checks or unchecks, and reorders an item of a card's checklist, and
 // records card_updated when anything changed, in one transaction. It answers the card.
-func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID string, p ChecklistItemPatch) (Card, error) {
+func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID string,
+	p ChecklistItemPatch) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	var out Card
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -126,7 +129,8 @@ func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID 
 			next.Done, changed = *p.Done, true
 		}
 		if changed {
-			if err := q.ChecklistUpdate(ctx, dbsqlc.ChecklistUpdateParams{ID: item.ID, Title: next.Title, Done: next.Done}); err != nil {
+			if err := q.ChecklistUpdate(ctx, dbsqlc.ChecklistUpdateParams{ID: item.ID, Title: next.Title,
+				Done: next.Done}); err != nil {
 				return fmt.Errorf("update checklist item: %w", err)
 			}
 		}
@@ -147,7 +151,8 @@ func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID 
 				for i := range ids {
 					pos[i] = int32(i)
 				}
-				if err := q.ChecklistSetPositions(ctx, dbsqlc.ChecklistSetPositionsParams{CardID: cardID, Ids: ids, Positions: pos}); err != nil {
+				if err := q.ChecklistSetPositions(ctx, dbsqlc.ChecklistSetPositionsParams{CardID: cardID, Ids: ids,
+					Positions: pos}); err != nil {
 					return fmt.Errorf("set checklist positions: %w", err)
 				}
 				changed = true

@@ -41,7 +41,8 @@ func columnFigures(t *testing.T, b *testBundle, sql string) []string {
 		var id string
 		var n [6]int64
 		err := r.Scan(&id, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5])
-		return fmt.Sprintf("%s low=%d medium=%d high=%d archived=%d checklist=%d/%d", id, n[0], n[1], n[2], n[3], n[5], n[4]), err
+		return fmt.Sprintf("%s low=%d medium=%d high=%d archived=%d checklist=%d/%d", id, n[0], n[1], n[2], n[3], n[5], n[4]),
+			err
 	})
 	require.NoError(t, err)
 	return out
@@ -52,7 +53,8 @@ func columnFigures(t *testing.T, b *testBundle, sql string) []string {
 func requireCountersTrue(t *testing.T, b *testBundle, step string) {
 	t.Helper()
 	require.Equal(t, columnFigures(t, b, recountSQL), columnFigures(t, b, countersSQL), "after %s", step)
-	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
+	require.Zero(t, b.Count(t,
+		`SELECT count(*) FROM column_card_counts n WHERE NOT EXISTS (SELECT 1 FROM columns c WHERE c.id = n.column_id)`))
 }
 
 // fold folds the count rows and checks that the figures did not change and that each column with rows
@@ -64,12 +66,14 @@ func (b *testBundle) fold(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, before, columnFigures(t, b, countersSQL), "a fold changes no figure")
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE NOT folded`))
-	require.Zero(t, b.Count(t, `SELECT count(*) FROM (SELECT column_id FROM column_card_counts GROUP BY column_id HAVING count(*) > 1) x`))
+	require.Zero(t, b.Count(t,
+		`SELECT count(*) FROM (SELECT column_id FROM column_card_counts GROUP BY column_id HAVING count(*) > 1) x`))
 }
 
 func (b *testBundle) checklistItemIDs(t *testing.T, cardID string) []string {
 	t.Helper()
-	rows, err := b.Pool.Query(context.Background(), `SELECT id::text FROM checklist_items WHERE card_id = $1 ORDER BY position, id`, cardID)
+	rows, err := b.Pool.Query(context.Background(),
+		`SELECT id::text FROM checklist_items WHERE card_id = $1 ORDER BY position, id`, cardID)
 	require.NoError(t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
@@ -103,7 +107,8 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 
 	update := func(step string, card board.Card, p board.CardPatch) {
 		t.Helper()
-		_, err := b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID, ActorID: actor, Patch: p})
+		_, err := b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: card.ID,
+			ActorID: actor, Patch: p})
 		require.NoError(t, err)
 		requireCountersTrue(t, b, step)
 	}
@@ -114,7 +119,8 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	update("a move", cards[0], board.CardPatch{ColumnID: &b.project.Columns[2]})
 	update("a reorder", cards[2], board.CardPatch{Order: new(int)})
 	update("an archive", cards[2], board.CardPatch{Archived: &yes})
-	update("a priority change of an archived card", cards[2], board.CardPatch{Priority: testfactory.Ptr(board.PriorityLow)})
+	update("a priority change of an archived card", cards[2],
+		board.CardPatch{Priority: testfactory.Ptr(board.PriorityLow)})
 	update("a move of an archived card", cards[2], board.CardPatch{ColumnID: &b.project.Columns[1]})
 	update("an unarchive", cards[2], board.CardPatch{Archived: &no})
 
@@ -122,10 +128,12 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	_, err := b.Board.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, "d")
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item added")
-	_, err = b.Board.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[1], board.ChecklistItemPatch{Done: &yes})
+	_, err = b.Board.UpdateChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor},
+		items[1], board.ChecklistItemPatch{Done: &yes})
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item checked")
-	_, err = b.Board.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor}, items[0])
+	_, err = b.Board.DeleteChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: cards[4].ID, ActorID: actor},
+		items[0])
 	require.NoError(t, err)
 	requireCountersTrue(t, b, "a checklist item deleted")
 	b.fold(t)
@@ -151,7 +159,9 @@ func TestColumnCountersFollowEveryCardWrite(t *testing.T) {
 	requireCountersTrue(t, b, "an import")
 	b.fold(t)
 	requireCountersTrue(t, b, "a fold")
-	require.Positive(t, b.Count(t, `SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`, imported.ID))
+	require.Positive(t, b.Count(t,
+		`SELECT count(*) FROM column_card_counts n JOIN columns c ON c.id = n.column_id WHERE c.project_id = $1`,
+		imported.ID))
 
 	_, err = b.Pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, b.project.ID)
 	require.NoError(t, err)
@@ -240,15 +250,18 @@ func TestColumnCountersUnderConcurrentWrites(t *testing.T) {
 						mu.Unlock()
 					}
 				case op == 1:
-					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{ColumnID: &b.project.Columns[r.IntN(len(b.project.Columns))]}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick,
+						ActorID: actor, Patch: board.CardPatch{ColumnID: &b.project.Columns[r.IntN(len(b.project.Columns))]}})
 				case op == 2:
 					archived := r.IntN(2) == 0
-					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{Archived: &archived}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick,
+						ActorID: actor, Patch: board.CardPatch{Archived: &archived}})
 				case op == 3:
 					_, err = b.Board.AddChecklistItem(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: pick, ActorID: actor}, "more")
 				default:
 					prio := board.Priorities[r.IntN(3)]
-					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick, ActorID: actor, Patch: board.CardPatch{Priority: &prio}})
+					_, err = b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: ws, ProjectID: b.project.ID, CardID: pick,
+						ActorID: actor, Patch: board.CardPatch{Priority: &prio}})
 				}
 				if err != nil {
 					t.Errorf("goroutine %d op %d: %v", g, i, err)
@@ -288,7 +301,8 @@ func TestCardCreatesInOneColumnDoNotWaitForEachOther(t *testing.T) {
 	defer cancel()
 	_, err = b.Board.FoldColumnCounts(foldCtx)
 	require.NoError(t, err, "a fold must not wait for a create")
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.project.Columns[0]), "the held create's row is not folded yet")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM column_card_counts WHERE column_id = $1`, b.project.Columns[0]),
+		"the held create's row is not folded yet")
 
 	require.NoError(t, first.Commit(ctx))
 	requireCountersTrue(t, b, "two creates in one column")

@@ -34,7 +34,8 @@ func (b *Engine) CreateColumn(ctx context.Context, projectID, name string) (db.C
 }
 
 // UpdateColumn renames a column and/or moves it to a 0-based position (clamped to the ends).
-func (b *Engine) UpdateColumn(ctx context.Context, projectID, columnID string, name *string, order *int) (db.Column, error) {
+func (b *Engine) UpdateColumn(ctx context.Context, projectID, columnID string, name *string,
+	order *int) (db.Column, error) {
 	var col db.Column
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {

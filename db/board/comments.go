@@ -57,7 +57,8 @@ func (b *Engine) CreateCommentTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, 
 	if err != nil {
 		return Comment{}, fmt.Errorf("count comment: %w", err)
 	}
-	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: db.NewID(), CardID: cardID, AuthorID: actorID, Content: content})
+	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: db.NewID(), CardID: cardID, AuthorID: actorID,
+		Content: content})
 	if err != nil {
 		return Comment{}, fmt.Errorf("insert comment: %w", err)
 	}
@@ -85,7 +86,8 @@ func (b *Engine) Comments(ctx context.Context, projectID, cardID string, p db.Pa
 	if err := b.cardExists(ctx, b.q, projectID, cardID); err != nil {
 		return db.Paged[Comment]{}, err
 	}
-	rows, err := b.q.CommentPageByCard(ctx, dbsqlc.CommentPageByCardParams{CardID: cardID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := b.q.CommentPageByCard(ctx, dbsqlc.CommentPageByCardParams{CardID: cardID, AfterAt: k.At, AfterID: k.ID,
+		Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[Comment]{}, fmt.Errorf("list comments: %w", err)
 	}
@@ -102,7 +104,8 @@ func (b *Engine) Comments(ctx context.Context, projectID, cardID string, p db.Pa
 func (b *Engine) DeleteComment(ctx context.Context, e db.CardEdit, commentID string) error {
 	projectID, cardID, actorID, asAdmin := e.ProjectID, e.CardID, e.ActorID, e.AsAdmin
 	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID, ProjectID: projectID}); err != nil {
+		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID,
+			ProjectID: projectID}); err != nil {
 			if isNotFound(err) {
 				return notFound("card not found")
 			}

@@ -130,7 +130,8 @@ func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 // CustomFields lists a project's custom fields in creation order.
 func (b *Engine) CustomFields(ctx context.Context, projectID string) ([]db.CustomField, error) {
 	fs, err := b.q.CustomFieldListByProject(ctx, projectID)
-	return mapRows(fs, func(r dbsqlc.CustomField) db.CustomField { return db.CustomField(r) }), wrap(err, "list custom fields")
+	return mapRows(fs, func(r dbsqlc.CustomField) db.CustomField { return db.CustomField(r) }), wrap(err,
+		"list custom fields")
 }
 
 // NewCustomField is a custom field to define on a project.
@@ -145,8 +146,8 @@ func (b *Engine) CreateCustomField(ctx context.Context, in NewCustomField) (db.C
 	if err != nil {
 		return db.CustomField{}, err
 	}
-	f, err := b.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: db.NewID(), ProjectID: in.ProjectID, Name: in.Name,
-		Type: in.Type, Options: options})
+	f, err := b.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: db.NewID(), ProjectID: in.ProjectID,
+		Name: in.Name, Type: in.Type, Options: options})
 	if isUnique(err, "") {
 		return db.CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
 	}
@@ -162,7 +163,8 @@ type CustomFieldPatch struct {
 
 // UpdateCustomField renames a field or changes its type or options, in one transaction. On a type or
 // options change, card values that no longer fit the field are dropped.
-func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID string, p CustomFieldPatch) (db.CustomField, error) {
+func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID string,
+	p CustomFieldPatch) (db.CustomField, error) {
 	var out db.CustomField
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
@@ -189,7 +191,8 @@ func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID strin
 			return err
 		}
 		var outRow dbsqlc.CustomField
-		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ, Options: options})
+		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ,
+			Options: options})
 		out = db.CustomField(outRow)
 		if isUnique(err, "") {
 			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
@@ -211,7 +214,8 @@ func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID strin
 			}
 		}
 		if len(stale) > 0 {
-			if err := q.CardCustomValueDeleteForCards(ctx, dbsqlc.CardCustomValueDeleteForCardsParams{FieldID: fieldID, CardIds: stale}); err != nil {
+			if err := q.CardCustomValueDeleteForCards(ctx, dbsqlc.CardCustomValueDeleteForCardsParams{FieldID: fieldID,
+				CardIds: stale}); err != nil {
 				return fmt.Errorf("drop stale custom values: %w", err)
 			}
 		}
@@ -232,7 +236,8 @@ func (b *Engine) DeleteCustomField(ctx context.Context, projectID, fieldID strin
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
 // each checked against its field, and records card_updated when anything changed, in one transaction.
 // A field id that is not a field of the card's project is refused. It answers the card.
-func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit, values map[string]json.RawMessage) (Card, error) {
+func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit,
+	values map[string]json.RawMessage) (Card, error) {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	ids := make([]string, 0, len(values))
 	for id := range values {
@@ -248,7 +253,8 @@ func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit, values 
 		if err != nil {
 			return err
 		}
-		fields, err := q.CustomFieldListByIDsForShare(ctx, dbsqlc.CustomFieldListByIDsForShareParams{ProjectID: projectID, Ids: ids})
+		fields, err := q.CustomFieldListByIDsForShare(ctx, dbsqlc.CustomFieldListByIDsForShareParams{ProjectID: projectID,
+			Ids: ids})
 		if err != nil {
 			return fmt.Errorf("get custom fields: %w", err)
 		}

@@ -29,8 +29,9 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	// A rule listens to task_created: a card create enqueues an automation job besides its notification
 	// (the project has a second member, who hears of it).
 	b.addFollower(t)
-	_, err := b.Automations.CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump", Trigger: db.TriggerTaskCreated,
-		Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
+	_, err := b.Automations.CreateRule(ctx, b.project.ID, b.owner.User.ID, automation.NewRule{Name: "bump",
+		Trigger: db.TriggerTaskCreated,
+		Action:  json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: true})
 	require.NoError(t, err)
 
 	doomed := b.newCard("Doomed")
@@ -48,7 +49,8 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM cards`))
 	var activityID string
-	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE card_id = $1 AND type = 'card_created'`, c.ID).Scan(&activityID))
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT id FROM activities WHERE card_id = $1 AND type = 'card_created'`,
+		c.ID).Scan(&activityID))
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE card_id IS NOT NULL`))
 	inserted := rivertest.RequireManyInserted(ctx, t, riverpgxv5.New(b.Pool), []rivertest.ExpectedJob{
 		{Args: jobs.NotifyActivityArgs{}, Opts: &rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault}},
@@ -59,8 +61,8 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	require.Equal(t, activityID, notify.ActivityID)
 	var auto jobs.AutomationEventArgs
 	require.NoError(t, json.Unmarshal(inserted[1].EncodedArgs, &auto))
-	require.Equal(t, jobs.AutomationEventArgs{EventID: activityID, ProjectID: b.project.ID, CardID: c.ID, Trigger: db.TriggerTaskCreated,
-		Meta: map[string]any{"title": "Fine", "columnId": b.project.Columns[0]}}, auto)
+	require.Equal(t, jobs.AutomationEventArgs{EventID: activityID, ProjectID: b.project.ID, CardID: c.ID,
+		Trigger: db.TriggerTaskCreated, Meta: map[string]any{"title": "Fine", "columnId": b.project.Columns[0]}}, auto)
 }
 
 // A card write whose transaction fails after recording its activity leaves neither activity nor job:
@@ -109,7 +111,8 @@ func TestNotificationJobOnlyWhenSomeoneHears(t *testing.T) {
 	require.Equal(t, 0, notifyJobs())
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM activities WHERE card_id IS NOT NULL`)) // recorded all the same
 
-	other, _ := testfactory.Member(t, b.Engines, b.owner, &testfactory.MemberOpts{Email: testfactory.Ptr("assignee@example.com")})
+	other, _ := testfactory.Member(t, b.Engines, b.owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("assignee@example.com")})
 	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
 	require.NoError(t, err)
 	theirs := b.newCard("Theirs")
@@ -130,8 +133,10 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t)
 	newInv := func(email string) tenancy.NewInvitation {
-		return tenancy.NewInvitation{WorkspaceID: b.owner.Workspace.ID, WorkspaceName: b.owner.Workspace.Name, Email: email, Role: "member",
-			InvitedBy: b.owner.User.ID, InviterName: "Owner", Token: "tok-" + email, AcceptURL: "http://pilot.test/invitations/tok/accept"}
+		return tenancy.NewInvitation{WorkspaceID: b.owner.Workspace.ID, WorkspaceName: b.owner.Workspace.Name, Email: email,
+			Role:      "member",
+			InvitedBy: b.owner.User.ID, InviterName: "Owner", Token: "tok-" + email,
+			AcceptURL: "http://pilot.test/invitations/tok/accept"}
 	}
 
 	boom := errors.New("boom")
@@ -155,6 +160,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, 1, b.Count(t, "SELECT count(*) FROM workspace_invitations WHERE email = 'kept@example.com'"))
-	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.SendEmailArgs{}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail})
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.SendEmailArgs{},
+		&rivertest.RequireInsertedOpts{Queue: jobs.QueueEmail})
 	require.Equal(t, "kept@example.com", job.Args.To)
 }

@@ -18,7 +18,8 @@ func (b *Engine) Labels(ctx context.Context, projectID string) ([]db.Label, erro
 
 // CreateLabel adds a label to a project; its name is unique in the project.
 func (b *Engine) CreateLabel(ctx context.Context, projectID, name, color string) (db.Label, error) {
-	l, err := b.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name, Color: color})
+	l, err := b.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name,
+		Color: color})
 	if isUnique(err, "") {
 		return db.Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
@@ -60,7 +61,8 @@ func (b *Engine) RemoveCardLabel(ctx context.Context, e db.CardEdit, labelID str
 	return b.changeCardLabel(ctx, projectID, cardID, labelID, actorID, false)
 }
 
-func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string, add bool) (Card, error) {
+func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID, actorID string,
+	add bool) (Card, error) {
 	var out Card
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := lockCard(ctx, q, projectID, cardID)

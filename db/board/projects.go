@@ -48,7 +48,8 @@ func (b *Engine) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) 
 	if err != nil {
 		return db.Project(p), fmt.Errorf("insert project: %w", err)
 	}
-	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID, UserID: in.CreatedBy}); err != nil {
+	if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: p.ID,
+		UserID: in.CreatedBy}); err != nil {
 		return db.Project(p), fmt.Errorf("add project creator: %w", err)
 	}
 	for _, name := range tmpl.Columns {
@@ -57,12 +58,13 @@ func (b *Engine) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) 
 		}
 	}
 	for _, l := range tmpl.Labels {
-		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: p.ID, Name: l.Name, Color: l.Color}); err != nil {
+		if _, err := q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: p.ID, Name: l.Name,
+			Color: l.Color}); err != nil {
 			return db.Project(p), fmt.Errorf("insert template label: %w", err)
 		}
 	}
-	return db.Project(p), b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: p.ID, ActorID: in.CreatedBy, Type: db.ActivityProjectCreated,
-		Meta: map[string]any{"name": p.Name}})
+	return db.Project(p), b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: p.ID, ActorID: in.CreatedBy,
+		Type: db.ActivityProjectCreated, Meta: map[string]any{"name": p.Name}})
 }
 
 // Projects lists a workspace's projects.
@@ -77,7 +79,8 @@ func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, p db.Page)
 	if err != nil {
 		return db.Paged[db.Project]{}, err
 	}
-	ps, err := b.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	ps, err := b.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At,
+		AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.Project]{}, wrap(err, "list projects")
 	}
@@ -87,7 +90,8 @@ func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, p db.Page)
 
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (b *Engine) Project(ctx context.Context, workspaceID, projectID string) (db.Project, error) {
-	r, err := orNotFound(b.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("project not found", "get project")
+	r, err := orNotFound(b.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID,
+		WorkspaceID: workspaceID}))("project not found", "get project")
 	return db.Project(r), err
 }
 
@@ -111,14 +115,15 @@ func (b *Engine) UpdateProject(ctx context.Context, projectID string, p ProjectP
 			return wrap(err, "update project")
 		}
 		var fields []string
-		for name, set := range map[string]bool{"name": p.Name != nil, "description": p.Description != nil, "deadline": p.SetDeadline} {
+		for name, set := range map[string]bool{"name": p.Name != nil, "description": p.Description != nil,
+			"deadline": p.SetDeadline} {
 			if set {
 				fields = append(fields, name)
 			}
 		}
 		slices.Sort(fields)
-		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: p.ActorID, Type: db.ActivityProjectUpdated,
-			Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
+		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: p.ActorID,
+			Type: db.ActivityProjectUpdated, Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
 	})
 	return db.Project(out), err
 }
@@ -129,11 +134,13 @@ func (b *Engine) ProjectMembers(ctx context.Context, projectID string, p db.Page
 	if err != nil {
 		return db.Paged[db.ProjectMember]{}, err
 	}
-	rows, err := b.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	rows, err := b.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At,
+		AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.ProjectMember]{}, wrap(err, "list project members")
 	}
-	return db.PageOf(p, "project-members", mapRows(rows, func(r dbsqlc.ProjectMemberListRow) db.ProjectMember { return db.ProjectMember(r) }),
+	return db.PageOf(p, "project-members", mapRows(rows,
+		func(r dbsqlc.ProjectMemberListRow) db.ProjectMember { return db.ProjectMember(r) }),
 		func(m db.ProjectMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
@@ -154,7 +161,8 @@ func (b *Engine) AddProjectMember(ctx context.Context, in db.ProjectMemberAdd) (
 
 // AddProjectMemberTx is AddProjectMember in the caller's transaction; added is false (and nothing is
 // recorded) when the user already was a member. Someone who is not a workspace member is ErrInvalid.
-func (b *Engine) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in db.ProjectMemberAdd) (m db.UserRef, added bool, err error) {
+func (b *Engine) AddProjectMemberTx(ctx context.Context, tx pgx.Tx,
+	in db.ProjectMemberAdd) (m db.UserRef, added bool, err error) {
 	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
 	q := queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
@@ -172,8 +180,8 @@ func (b *Engine) AddProjectMemberTx(ctx context.Context, tx pgx.Tx, in db.Projec
 	if n == 0 {
 		return m, false, nil
 	}
-	return m, true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID, Type: db.ActivityMemberAdded,
-		Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
+	return m, true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID,
+		Type: db.ActivityMemberAdded, Meta: map[string]any{"userId": m.ID, "email": m.Email}, Recipients: []string{m.ID}})
 }
 
 // RemoveProjectMember removes a member from a project and records member_removed.
@@ -189,7 +197,8 @@ func (b *Engine) RemoveProjectMember(ctx context.Context, m db.ProjectMemberRemo
 
 // RemoveProjectMemberTx is RemoveProjectMember in the caller's transaction (a member leaving a
 // workspace or an organization); removed is false (and nothing is recorded) when the user was no member.
-func (b *Engine) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m db.ProjectMemberRemoval) (removed bool, err error) {
+func (b *Engine) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx,
+	m db.ProjectMemberRemoval) (removed bool, err error) {
 	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
 	n, err := queries(tx).ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
 	if err != nil {
@@ -198,8 +207,8 @@ func (b *Engine) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx, m db.Proj
 	if n == 0 {
 		return false, nil
 	}
-	return true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID, Type: db.ActivityMemberRemoved,
-		Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
+	return true, b.core.RecordActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: actorID,
+		Type: db.ActivityMemberRemoved, Meta: map[string]any{"userId": userID}, Recipients: []string{userID}})
 }
 
 // ProjectDeletion deletes ProjectID of WorkspaceID, as ActorID.
@@ -226,7 +235,8 @@ func (b *Engine) DeleteProject(ctx context.Context, d ProjectDeletion) error {
 // A draft that made the project keeps existing (its projectId becomes null).
 func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletion) error {
 	q := queries(tx)
-	if _, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID, WorkspaceID: d.WorkspaceID}))("project not found", "get project"); err != nil {
+	if _, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID,
+		WorkspaceID: d.WorkspaceID}))("project not found", "get project"); err != nil {
 		return err
 	}
 	members, err := q.ProjectMemberIDs(ctx, d.ProjectID)
@@ -243,7 +253,8 @@ func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeleti
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		if err := b.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": "deleted"}, "the mission's project was deleted"); err != nil {
+		if err := b.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": "deleted"}, "the mission's "+
+			"project was deleted"); err != nil {
 			return err
 		}
 	}
@@ -251,7 +262,8 @@ func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeleti
 	if err != nil {
 		return fmt.Errorf("check attachments: %w", err)
 	}
-	p, err := orNotFound(q.ProjectDelete(ctx, dbsqlc.ProjectDeleteParams{ID: d.ProjectID, WorkspaceID: d.WorkspaceID}))("project not found", "delete project")
+	p, err := orNotFound(q.ProjectDelete(ctx, dbsqlc.ProjectDeleteParams{ID: d.ProjectID,
+		WorkspaceID: d.WorkspaceID}))("project not found", "delete project")
 	if err != nil {
 		return err
 	}
@@ -269,6 +281,7 @@ func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeleti
 	if len(recipients) == 0 {
 		return nil
 	}
-	return b.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: d.WorkspaceID, ActorID: d.ActorID, Type: db.ActivityProjectDeleted,
-		Meta: map[string]any{"projectId": p.ID, "name": p.Name}, Recipients: recipients, OnlyRecipients: true})
+	return b.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: d.WorkspaceID, ActorID: d.ActorID,
+		Type: db.ActivityProjectDeleted, Meta: map[string]any{"projectId": p.ID, "name": p.Name}, Recipients: recipients,
+		OnlyRecipients: true})
 }

@@ -37,7 +37,8 @@ func (b *Engine) CreateRelation(ctx context.Context, in NewRelation) (db.CardRel
 		if strings.EqualFold(in.CardID, in.TargetCardID) {
 			return invalid("a card cannot be related to itself")
 		}
-		if _, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: in.TargetCardID, WorkspaceID: in.WorkspaceID}); err != nil {
+		if _, err := q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: in.TargetCardID,
+			WorkspaceID: in.WorkspaceID}); err != nil {
 			if isNotFound(err) {
 				return invalid("target card not found in this workspace")
 			}
@@ -45,8 +46,8 @@ func (b *Engine) CreateRelation(ctx context.Context, in NewRelation) (db.CardRel
 		}
 		var err error
 		var outRow dbsqlc.CardRelation
-		outRow, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: db.NewID(), ProjectID: in.ProjectID, CardID: in.CardID,
-			TargetCardID: in.TargetCardID, Type: in.Type, CreatedBy: in.ActorID})
+		outRow, err = q.CardRelationInsert(ctx, dbsqlc.CardRelationInsertParams{ID: db.NewID(), ProjectID: in.ProjectID,
+			CardID: in.CardID, TargetCardID: in.TargetCardID, Type: in.Type, CreatedBy: in.ActorID})
 		out = db.CardRelation(outRow)
 		switch {
 		case isUnique(err, ""):
@@ -70,7 +71,8 @@ func (b *Engine) CardRelations(ctx context.Context, projectID, cardID string) ([
 		return nil, fmt.Errorf("get card: %w", err)
 	}
 	rs, err := b.q.CardRelationListByCard(ctx, cardID)
-	return mapRows(rs, func(r dbsqlc.CardRelation) db.CardRelation { return db.CardRelation(r) }), wrap(err, "list relations")
+	return mapRows(rs, func(r dbsqlc.CardRelation) db.CardRelation { return db.CardRelation(r) }), wrap(err,
+		"list relations")
 }
 
 // DeleteRelation deletes a relation of a project (the project of its source card).

@@ -79,7 +79,8 @@ func (b *Engine) projectTemplate(ctx context.Context, workspaceID, id string) (T
 			return Template{}, err
 		}
 		if _, on := installed[p.ID]; !on {
-			return Template{}, invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id, p.ID))
+			return Template{},
+				invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id, p.ID))
 		}
 		for _, t := range plugin.ProjectTemplates {
 			if t.ID == id {

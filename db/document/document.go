@@ -72,15 +72,16 @@ func (e *Engine) CreateDocument(ctx context.Context, in NewDocument) (db.Documen
 				return err
 			}
 		}
-		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
-			Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text, DocType: in.DocType,
-			ContextType: in.ContextType, ContextID: in.ContextID, Tags: dbcore.OrEmpty(in.Tags), Metadata: meta, AuthorID: in.AuthorID})
+		row, err := q.DocumentInsert(ctx, dbsqlc.DocumentInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
+			ParentID: in.ParentID, Title: in.Title, Content: in.Content, ContentFormat: in.ContentFormat, ContentText: text,
+			DocType: in.DocType, ContextType: in.ContextType, ContextID: in.ContextID, Tags: dbcore.OrEmpty(in.Tags),
+			Metadata: meta, AuthorID: in.AuthorID})
 		out = db.Document(row)
 		if err != nil {
 			return dbcore.Wrap(err, "insert document")
 		}
-		return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: in.WorkspaceID, DocumentID: row.ID, ActorID: in.AuthorID,
-			Type: db.ActivityDocumentCreated, Meta: map[string]any{"title": row.Title}})
+		return e.core.RecordQuietActivities(ctx, tx, db.Activity{WorkspaceID: in.WorkspaceID, DocumentID: row.ID,
+			ActorID: in.AuthorID, Type: db.ActivityDocumentCreated, Meta: map[string]any{"title": row.Title}})
 	})
 	return out, err
 }
@@ -89,7 +90,8 @@ func checkDocumentContext(ctx context.Context, q *dbsqlc.Queries, wsID, contextT
 	if !slices.Contains(DocContextTypes, contextType) {
 		return dbcore.Invalid(fmt.Sprintf("contextType must be one of %v", DocContextTypes))
 	}
-	ok, err := q.DocumentContextExists(ctx, dbsqlc.DocumentContextExistsParams{ContextType: contextType, WorkspaceID: wsID, ContextID: contextID})
+	ok, err := q.DocumentContextExists(ctx, dbsqlc.DocumentContextExistsParams{ContextType: contextType, WorkspaceID: wsID,
+		ContextID: contextID})
 	if dbcore.IsNotFound(err) || (err == nil && !ok) {
 		return dbcore.NotFound(contextType + " not found (contextId)")
 	}
@@ -177,13 +179,15 @@ func (e *Engine) Documents(ctx context.Context, f DocumentFilter) (db.Paged[db.D
 	if err != nil {
 		return db.Paged[db.DocumentSummary]{}, err
 	}
-	rows, err := e.core.Q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID, DocType: dbcore.Optional(f.DocType),
-		ContextType: dbcore.Optional(f.ContextType), ContextID: dbcore.Optional(f.ContextID), ParentID: dbcore.Optional(f.ParentID),
-		RootsOnly: f.RootsOnly, BeforeAt: k.At, BeforeID: k.ID, Lim: f.Page.Fetch()})
+	rows, err := e.core.Q.DocumentList(ctx, dbsqlc.DocumentListParams{WorkspaceID: f.WorkspaceID,
+		DocType: dbcore.Optional(f.DocType), ContextType: dbcore.Optional(f.ContextType),
+		ContextID: dbcore.Optional(f.ContextID), ParentID: dbcore.Optional(f.ParentID), RootsOnly: f.RootsOnly,
+		BeforeAt: k.At, BeforeID: k.ID, Lim: f.Page.Fetch()})
 	if err != nil {
 		return db.Paged[db.DocumentSummary]{}, dbcore.Wrap(err, "list documents")
 	}
-	return db.PageOf(f.Page, "documents", dbcore.MapRows(rows, func(r dbsqlc.DocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) }),
+	return db.PageOf(f.Page, "documents", dbcore.MapRows(rows,
+		func(r dbsqlc.DocumentListRow) db.DocumentSummary { return db.DocumentSummary(r) }),
 		func(d db.DocumentSummary) any { return db.TimeKey{At: d.CreatedAt, ID: d.ID} }), nil
 }
 
@@ -239,7 +243,8 @@ func (e *Engine) Document(ctx context.Context, workspaceID, id string) (db.Docum
 
 func documentReviews(ctx context.Context, q *dbsqlc.Queries, id string) ([]db.DocumentReview, error) {
 	rows, err := q.DocumentReviewList(ctx, id)
-	return dbcore.MapRows(rows, func(r dbsqlc.DocumentReviewListRow) db.DocumentReview { return db.DocumentReview(r) }), dbcore.Wrap(err, "list document reviews")
+	return dbcore.MapRows(rows, func(r dbsqlc.DocumentReviewListRow) db.DocumentReview { return db.DocumentReview(r) }),
+		dbcore.Wrap(err, "list document reviews")
 }
 
 // DocumentPatch is a change to a document; nil fields are left alone. Parent.Set with a nil value
@@ -259,8 +264,8 @@ func (p DocumentPatch) fields() []string {
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"title", p.Title != nil}, {"content", p.Content != nil}, {"contentFormat", p.ContentFormat != nil}, {"docType", p.DocType != nil},
-		{"tags", p.Tags != nil}, {"metadata", p.Metadata != nil}, {"parentId", p.Parent.Set}} {
+	}{{"title", p.Title != nil}, {"content", p.Content != nil}, {"contentFormat", p.ContentFormat != nil}, {"docType",
+		p.DocType != nil}, {"tags", p.Tags != nil}, {"metadata", p.Metadata != nil}, {"parentId", p.Parent.Set}} {
 		if f.set {
 			out = append(out, f.name)
 		}
@@ -359,7 +364,8 @@ func (e *Engine) DeleteDocument(ctx context.Context, workspaceID, id string) err
 		if err != nil {
 			return err
 		}
-		if err := q.DocumentReparentChildren(ctx, dbsqlc.DocumentReparentChildrenParams{ID: id, NewParentID: cur.ParentID}); err != nil {
+		if err := q.DocumentReparentChildren(ctx, dbsqlc.DocumentReparentChildrenParams{ID: id,
+			NewParentID: cur.ParentID}); err != nil {
 			return fmt.Errorf("re-parent children: %w", err)
 		}
 		_, err = q.DocumentDelete(ctx, dbsqlc.DocumentDeleteParams{ID: id, WorkspaceID: workspaceID})
@@ -374,7 +380,8 @@ func (e *Engine) SubmitDocument(ctx context.Context, r db.RecordEdit) (db.Docume
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.Document
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocDraft, ToStatus: DocPendingReview})
+		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID,
+			FromStatus: DocDraft, ToStatus: DocPendingReview})
 		if err != nil {
 			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a draft can be submitted for review")
 		}
@@ -384,7 +391,8 @@ func (e *Engine) SubmitDocument(ctx context.Context, r db.RecordEdit) (db.Docume
 			return fmt.Errorf("list reviewers: %w", err)
 		}
 		return e.core.RecordActivities(ctx, tx, db.Activity{WorkspaceID: workspaceID, DocumentID: id, ActorID: actorID,
-			Type: db.ActivityDocumentSubmitted, Meta: map[string]any{"title": out.Title}, Recipients: reviewers, OnlyRecipients: true})
+			Type: db.ActivityDocumentSubmitted, Meta: map[string]any{"title": out.Title}, Recipients: reviewers,
+			OnlyRecipients: true})
 	})
 	return out, err
 }
@@ -393,20 +401,22 @@ func (e *Engine) SubmitDocument(ctx context.Context, r db.RecordEdit) (db.Docume
 // review, and notifies the author through a document_reviewed activity, in one transaction. Of two
 // concurrent reviews exactly one wins; the other, like any review of a document not pending review,
 // answers ErrConflict.
-func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict, notes string) (db.DocumentWithReviews, error) {
+func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict,
+	notes string) (db.DocumentWithReviews, error) {
 	workspaceID, id, reviewerID := r.WorkspaceID, r.ID, r.ActorID
 	if !slices.Contains(DocReviewVerdicts, verdict) {
 		return db.DocumentWithReviews{}, dbcore.Invalid(fmt.Sprintf("status must be one of %v", DocReviewVerdicts))
 	}
 	var out db.DocumentWithReviews
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID, FromStatus: DocPendingReview, ToStatus: verdict})
+		row, err := q.DocumentSetStatus(ctx, dbsqlc.DocumentSetStatusParams{ID: id, WorkspaceID: workspaceID,
+			FromStatus: DocPendingReview, ToStatus: verdict})
 		if err != nil {
 			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a document pending review can be reviewed")
 		}
 		out.Document = db.Document(row)
-		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: db.NewID(), DocumentID: id, ReviewerID: reviewerID,
-			Status: verdict, Notes: notes}); err != nil {
+		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: db.NewID(), DocumentID: id,
+			ReviewerID: reviewerID, Status: verdict, Notes: notes}); err != nil {
 			return fmt.Errorf("insert review: %w", err)
 		}
 		if out.Reviews, err = documentReviews(ctx, q, id); err != nil {
@@ -440,8 +450,8 @@ func documentMoveRefused(ctx context.Context, q *dbsqlc.Queries, workspaceID, id
 func (e *Engine) LinkDocument(ctx context.Context, l CardLink) error {
 	workspaceID, projectID, cardID, documentID, actorID := l.WorkspaceID, l.ProjectID, l.CardID, l.DocumentID, l.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		n, err := q.CardDocumentInsert(ctx, dbsqlc.CardDocumentInsertParams{LinkedBy: actorID, CardID: cardID, ProjectID: projectID,
-			DocumentID: documentID, WorkspaceID: workspaceID})
+		n, err := q.CardDocumentInsert(ctx, dbsqlc.CardDocumentInsertParams{LinkedBy: actorID, CardID: cardID,
+			ProjectID: projectID, DocumentID: documentID, WorkspaceID: workspaceID})
 		if err != nil {
 			return fmt.Errorf("link document: %w", err)
 		}
@@ -465,7 +475,8 @@ func (e *Engine) LinkDocument(ctx context.Context, l CardLink) error {
 // UnlinkDocument removes a card's link to a document; no such link answers ErrNotFound.
 func (e *Engine) UnlinkDocument(ctx context.Context, l CardLink) error {
 	projectID, cardID, documentID := l.ProjectID, l.CardID, l.DocumentID
-	n, err := e.core.Q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID, DocumentID: documentID})
+	n, err := e.core.Q.CardDocumentDelete(ctx, dbsqlc.CardDocumentDeleteParams{CardID: cardID, ProjectID: projectID,
+		DocumentID: documentID})
 	if err != nil {
 		return fmt.Errorf("unlink document: %w", err)
 	}
@@ -530,7 +541,8 @@ var marks = strings.NewReplacer(markStart, "<mark>", markStop, "</mark>")
 func highlight(raw string) string { return marks.Replace(html.EscapeString(raw)) }
 
 // documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
-func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string) (dbsqlc.DocumentGetForUpdateRow, error) {
+func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID,
+	id string) (dbsqlc.DocumentGetForUpdateRow, error) {
 	cur, err := q.DocumentGetForUpdate(ctx, dbsqlc.DocumentGetForUpdateParams{ID: id, WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
 		return cur, dbcore.NotFound("document not found")

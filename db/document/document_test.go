@@ -30,7 +30,8 @@ func (e *env) ws() string { return e.team.Owner.Workspace.ID }
 
 func (e *env) doc(t *testing.T, title string, parent *string) db.Document {
 	t.Helper()
-	return testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: &title, In: document.NewDocument{ParentID: parent}})
+	return testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: &title,
+		In: document.NewDocument{ParentID: parent}})
 }
 
 func (e *env) status(t *testing.T, id string) string {
@@ -50,21 +51,24 @@ func TestCreateDocumentValidates(t *testing.T) {
 	theirPrj := testfactory.NewProject(t, e.Engines, e.team.Member, nil)
 	before := e.Count(t, `SELECT count(*) FROM documents`)
 	base := func() document.NewDocument {
-		return document.NewDocument{WorkspaceID: e.ws(), AuthorID: e.team.Owner.User.ID, Title: "t", Content: "c", ContextType: "workspace", ContextID: e.ws()}
+		return document.NewDocument{WorkspaceID: e.ws(), AuthorID: e.team.Owner.User.ID, Title: "t", Content: "c",
+			ContextType: "workspace", ContextID: e.ws()}
 	}
 	for name, tc := range map[string]struct {
 		mod  func(*document.NewDocument)
 		kind error
 	}{
-		"unknown context type":        {func(d *document.NewDocument) { d.ContextType = "galaxy" }, db.ErrInvalid},
-		"another workspace":           {func(d *document.NewDocument) { d.ContextID = e.team.Member.Workspace.ID }, db.ErrNotFound},
-		"another workspace's project": {func(d *document.NewDocument) { d.ContextType, d.ContextID = "project", theirPrj.ID }, db.ErrNotFound},
-		"another organization": {func(d *document.NewDocument) {
+		"unknown context type": {func(d *document.NewDocument) { d.ContextType = "galaxy" }, db.ErrInvalid},
+		"another workspace": {func(d *document.NewDocument) { d.ContextID = e.team.Member.Workspace.ID },
+			db.ErrNotFound}, "another workspace's project": {func(d *document.NewDocument) {
+			d.ContextType,
+				d.ContextID = "project", theirPrj.ID
+		}, db.ErrNotFound}, "another organization": {func(d *document.NewDocument) {
 			d.ContextType, d.ContextID = "organization", e.team.Member.Organization.ID
 		}, db.ErrNotFound},
-		"foreign parent":             {func(d *document.NewDocument) { d.ParentID = &theirs.ID }, db.ErrInvalid},
-		"tiptap that is no object":   {func(d *document.NewDocument) { d.ContentFormat, d.Content = "tiptap_json", "[1,2]" }, db.ErrInvalid},
-		"unknown format":             {func(d *document.NewDocument) { d.ContentFormat = "rtf" }, db.ErrInvalid},
+		"foreign parent": {func(d *document.NewDocument) { d.ParentID = &theirs.ID }, db.ErrInvalid},
+		"tiptap that is no object": {func(d *document.NewDocument) { d.ContentFormat, d.Content = "tiptap_json", "[1,2]" },
+			db.ErrInvalid}, "unknown format": {func(d *document.NewDocument) { d.ContentFormat = "rtf" }, db.ErrInvalid},
 		"metadata that is no object": {func(d *document.NewDocument) { d.Metadata = json.RawMessage(`[1]`) }, db.ErrInvalid},
 	} {
 		in := base()
@@ -128,17 +132,20 @@ func TestDocumentTree(t *testing.T) {
 	require.Equal(t, grand.ID, tree[0].Children[0].Children[0].ID)
 
 	for _, parent := range []string{root.ID, grand.ID} {
-		_, err := e.engine.UpdateDocument(ctx, e.ws(), root.ID, document.DocumentPatch{Parent: db.Opt[string]{Set: true, Value: &parent}})
+		_, err := e.engine.UpdateDocument(ctx, e.ws(), root.ID, document.DocumentPatch{Parent: db.Opt[string]{Set: true,
+			Value: &parent}})
 		require.ErrorIs(t, err, db.ErrConflict)
 	}
 	got, err := e.engine.Document(ctx, e.ws(), root.ID)
 	require.NoError(t, err)
 	require.Nil(t, got.ParentID)
 
-	roots, err := e.engine.Documents(ctx, document.DocumentFilter{WorkspaceID: e.ws(), RootsOnly: true, Page: db.Page{Limit: 10}})
+	roots, err := e.engine.Documents(ctx, document.DocumentFilter{WorkspaceID: e.ws(), RootsOnly: true,
+		Page: db.Page{Limit: 10}})
 	require.NoError(t, err)
 	require.Len(t, roots.Items, 1)
-	kids, err := e.engine.Documents(ctx, document.DocumentFilter{WorkspaceID: e.ws(), ParentID: root.ID, Page: db.Page{Limit: 10}})
+	kids, err := e.engine.Documents(ctx, document.DocumentFilter{WorkspaceID: e.ws(), ParentID: root.ID,
+		Page: db.Page{Limit: 10}})
 	require.NoError(t, err)
 	require.Equal(t, child.ID, kids.Items[0].ID)
 
@@ -158,19 +165,21 @@ func TestDocumentReview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	reviewer, _ := testfactory.Member(t, e.Engines, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("reviewer@example.com"),
-		PilotageRole: testfactory.Ptr("reviewer")})
+	reviewer, _ := testfactory.Member(t, e.Engines, e.team.Owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("reviewer@example.com"), PilotageRole: testfactory.Ptr("reviewer")})
 	d := testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Author: &e.team.Member})
 	ref := db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: e.team.Member.User.ID}
 
-	_, err := e.engine.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: reviewer.User.ID}, "approved", "")
+	_, err := e.engine.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: reviewer.User.ID},
+		"approved", "")
 	require.ErrorIs(t, err, db.ErrConflict, "a draft is not pending review")
 
 	sub, err := e.engine.SubmitDocument(ctx, ref)
 	require.NoError(t, err)
 	require.Equal(t, document.DocPendingReview, sub.Status)
 	var recipients []string
-	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT recipients FROM activities WHERE document_id = $1 AND type = $2`, d.ID, db.ActivityDocumentSubmitted).Scan(&recipients))
+	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT recipients FROM activities WHERE document_id = $1 AND type = $2`, d.ID,
+		db.ActivityDocumentSubmitted).Scan(&recipients))
 	slices.Sort(recipients)
 	want := []string{e.team.Owner.User.ID, reviewer.User.ID}
 	slices.Sort(want)
@@ -189,15 +198,17 @@ func TestDocumentReview(t *testing.T) {
 	require.Len(t, out.Reviews, 1)
 	require.Equal(t, "Add numbers", out.Reviews[0].Notes)
 	require.Equal(t, reviewer.User.ID, out.Reviews[0].ReviewerID)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE document_id = $1 AND type = $2 AND recipients = ARRAY[$3::uuid]`,
-		d.ID, db.ActivityDocumentReviewed, e.team.Member.User.ID))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM activities WHERE document_id = $1 AND type = $2 AND recipients = ARRAY[$3::uuid]`, d.ID,
+		db.ActivityDocumentReviewed, e.team.Member.User.ID))
 	_, err = e.engine.ReviewDocument(ctx, rev, "approved", "")
 	require.ErrorIs(t, err, db.ErrConflict, "reviewed once")
 
 	_, err = e.engine.UpdateDocument(ctx, e.ws(), d.ID, document.DocumentPatch{})
 	require.NoError(t, err)
 	require.Equal(t, document.DocChangesRequested, e.status(t, d.ID), "an empty patch is no edit")
-	_, err = e.engine.UpdateDocument(ctx, e.ws(), d.ID, document.DocumentPatch{Content: testfactory.Ptr("With numbers: 3")})
+	_, err = e.engine.UpdateDocument(ctx, e.ws(), d.ID,
+		document.DocumentPatch{Content: testfactory.Ptr("With numbers: 3")})
 	require.NoError(t, err)
 	require.Equal(t, document.DocDraft, e.status(t, d.ID))
 }
@@ -211,8 +222,10 @@ func TestCardLinks(t *testing.T) {
 	d := e.doc(t, "Spec", nil)
 	theirs := testfactory.Document(t, e.Engines, e.team.Member, nil)
 	card := testfactory.Card(t, e.Engines, e.team.Project, nil)
-	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
-	link := document.CardLink{WorkspaceID: e.ws(), ProjectID: e.team.Project.ID, CardID: card.ID, DocumentID: d.ID, ActorID: e.team.Owner.User.ID}
+	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner,
+		&testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
+	link := document.CardLink{WorkspaceID: e.ws(), ProjectID: e.team.Project.ID, CardID: card.ID, DocumentID: d.ID,
+		ActorID: e.team.Owner.User.ID}
 
 	require.NoError(t, e.engine.LinkDocument(ctx, link))
 	require.ErrorIs(t, e.engine.LinkDocument(ctx, link), db.ErrConflict)
@@ -248,7 +261,8 @@ func TestSearch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger plan"), Content: testfactory.Ptr("The ledger moves in spring")})
+	testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger plan"),
+		Content: testfactory.Ptr("The ledger moves in spring")})
 	testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Migrate the ledger")})
 	testfactory.Document(t, e.Engines, e.team.Member, &testfactory.DocumentOpts{Title: testfactory.Ptr("Their ledger")})
 

@@ -41,8 +41,9 @@ func (e *env) newDraft(t *testing.T, in draft.NewDraft) draft.Draft {
 }
 
 var roadmap = draft.DraftRoadmap{Phases: []draft.DraftPhase{
-	{Name: "Discovery", Goal: "Know the ledger", Deliverables: []draft.DraftDeliverable{{Title: "Inventory tables", Description: "All of them"}}},
-	{Name: "Migration", Goal: "Move it", Deliverables: []draft.DraftDeliverable{{Title: "Copy data"}, {Title: "Switch reads"}}},
+	{Name: "Discovery", Goal: "Know the ledger", Deliverables: []draft.DraftDeliverable{{Title: "Inventory tables",
+		Description: "All of them"}}}, {Name: "Migration", Goal: "Move it",
+		Deliverables: []draft.DraftDeliverable{{Title: "Copy data"}, {Title: "Switch reads"}}},
 }}
 
 // ready makes a draft with a roadmap, through the roadmap job's calls.
@@ -64,18 +65,21 @@ func TestCreateDraft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	doc := testfactory.Document(t, e.Engines, e.team.Owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger notes"),
-		Content: testfactory.Ptr(`{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Three phases"}]}]}`),
-		In:      document.NewDocument{ContentFormat: "tiptap_json"}})
+	doc := testfactory.Document(t, e.Engines, e.team.Owner,
+		&testfactory.DocumentOpts{Title: testfactory.Ptr("Ledger notes"),
+			Content: testfactory.Ptr(
+				`{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Three phases"}]}]}`),
+			In: document.NewDocument{ContentFormat: "tiptap_json"}})
 	theirs := testfactory.Document(t, e.Engines, e.team.Member, nil)
 
 	d := e.newDraft(t, draft.NewDraft{Description: "Move the ledger", ContextDocuments: []draft.DraftDocument{
-		{Title: "Inline", Content: "typed in"}, {DocumentID: doc.ID}}, TeamMembers: []draft.DraftMember{{Name: "Ann", Role: "lead"}}})
+		{Title: "Inline", Content: "typed in"}, {DocumentID: doc.ID}}, TeamMembers: []draft.DraftMember{{Name: "Ann",
+		Role: "lead"}}})
 	require.Equal(t, draft.DraftFraming, d.Status)
 	require.Equal(t, int32(0), d.Run)
 	require.Equal(t, e.team.Owner.User.ID, d.CreatedBy)
-	require.Equal(t, []draft.DraftDocument{{Title: "Inline", Content: "typed in"}, {DocumentID: doc.ID, Title: "Ledger notes", Content: "Three phases"}},
-		d.ContextDocuments)
+	require.Equal(t, []draft.DraftDocument{{Title: "Inline", Content: "typed in"}, {DocumentID: doc.ID,
+		Title: "Ledger notes", Content: "Three phases"}}, d.ContextDocuments)
 	require.Empty(t, d.Questions)
 	require.Nil(t, d.Roadmap)
 
@@ -155,7 +159,8 @@ func TestRefine(t *testing.T) {
 	_, proceed, err = e.engine.ForJob(ctx, d.ID, 2, draft.DraftRefining)
 	require.NoError(t, err)
 	require.False(t, proceed, "another run's job has nothing to do")
-	require.NoError(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken, Status: draft.DraftRefining, Message: "thinking"}))
+	require.NoError(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken,
+		Status: draft.DraftRefining, Message: "thinking"}))
 	_, err = e.engine.FinishRefine(ctx, d.ID, 2, []string{"stale?"})
 	require.ErrorIs(t, err, draft.ErrDraftStale)
 	qs := []string{"Who owns the ledger?", "When must it be done?"}
@@ -169,8 +174,9 @@ func TestRefine(t *testing.T) {
 	require.Equal(t, []string{"status:refining", "token:refining", "done:refined"}, e.Events(t, d.ID))
 
 	for name, answers := range map[string][]draft.DraftAnswer{
-		"not asked":      {{Question: "What colour?", Answer: "blue"}},
-		"answered twice": {{Question: "Who owns the ledger?", Answer: "Ann"}, {Question: "who owns the ledger", Answer: "Bob"}},
+		"not asked": {{Question: "What colour?", Answer: "blue"}},
+		"answered twice": {{Question: "Who owns the ledger?", Answer: "Ann"}, {Question: "who owns the ledger",
+			Answer: "Bob"}},
 	} {
 		_, err := e.engine.Refine(ctx, e.ws(), d.ID, answers)
 		require.ErrorIs(t, err, db.ErrInvalid, name)
@@ -273,7 +279,8 @@ func TestExecute(t *testing.T) {
 	require.Equal(t, projects, e.Count(t, `SELECT count(*) FROM projects`))
 
 	d := e.ready(t, draft.NewDraft{Description: "Move it", TeamMembers: []draft.DraftMember{
-		{Name: "Member", Email: e.team.Member.User.Email}, {Name: "No mail"}, {Name: "Stranger", Email: "stranger@example.com"}}})
+		{Name: "Member", Email: e.team.Member.User.Email}, {Name: "No mail"}, {Name: "Stranger",
+			Email: "stranger@example.com"}}})
 	ex, err := e.engine.Execute(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
 	require.Equal(t, draft.DraftExecuted, ex.Draft.Status)
@@ -287,11 +294,15 @@ func TestExecute(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cols, 2)
 	require.Equal(t, []string{"Discovery", "Migration"}, []string{cols[0].Name, cols[1].Name})
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE column_id = $1 AND title = 'Inventory tables' AND description = 'All of them'`, cols[0].ID))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM cards WHERE column_id = $1 AND title = 'Inventory tables' AND description = 'All of them'`,
+		cols[0].ID))
 	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM cards WHERE column_id = $1`, cols[1].ID))
-	require.Equal(t, 3, e.Count(t, `SELECT count(*) FROM activities WHERE project_id = $1 AND type = 'card_created' AND actor_id = $2`,
-		ex.Project.ID, e.team.Owner.User.ID), "cards are created as any card is")
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, ex.Project.ID, e.team.Member.User.ID))
+	require.Equal(t, 3, e.Count(t,
+		`SELECT count(*) FROM activities WHERE project_id = $1 AND type = 'card_created' AND actor_id = $2`, ex.Project.ID,
+		e.team.Owner.User.ID), "cards are created as any card is")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`,
+		ex.Project.ID, e.team.Member.User.ID))
 
 	_, err = e.engine.Execute(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
@@ -317,7 +328,8 @@ func TestDeleteDraft(t *testing.T) {
 	_, proceed, err := e.engine.ForJob(ctx, d.ID, st.Draft.Run, draft.DraftRefining)
 	require.NoError(t, err)
 	require.False(t, proceed)
-	require.ErrorIs(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken, Message: "late"}), draft.ErrDraftStale)
+	require.ErrorIs(t, e.engine.AppendEvent(ctx, d.ID, db.NewStreamEvent{Type: draft.DraftEventToken, Message: "late"}),
+		draft.ErrDraftStale)
 	_, err = e.engine.FinishRefine(ctx, d.ID, st.Draft.Run, []string{"late?"})
 	require.ErrorIs(t, err, draft.ErrDraftStale)
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM streams WHERE id = $1`, d.ID), "no stream is made again")

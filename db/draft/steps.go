@@ -56,7 +56,8 @@ func (e *Engine) Refine(ctx context.Context, workspaceID, draftID string, answer
 		for i, a := range answers {
 			k := questionKey(a.Question)
 			if !pending[k] {
-				return dbcore.Invalid(fmt.Sprintf("answers[%d].question: not a pending question of this draft (see its questions)", i))
+				return dbcore.Invalid(fmt.Sprintf("answers[%d].question: not a pending question of this draft (see its questions)",
+					i))
 			}
 			if seen[k] {
 				return dbcore.Invalid(fmt.Sprintf("answers[%d].question: answered twice", i))
@@ -78,11 +79,13 @@ func (e *Engine) Refine(ctx context.Context, workspaceID, draftID string, answer
 			return fmt.Errorf("start refinement: %w", err)
 		}
 		if _, err := e.core.River.InsertTx(ctx, tx, jobs.DraftRefineArgs{DraftID: draftID, Run: row.Run},
-			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+			&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts,
+				UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 			return fmt.Errorf("enqueue refinement: %w", err)
 		}
-		if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus, Status: DraftRefining,
-			Message: fmt.Sprintf("refinement round %d queued", row.Rounds+1), Data: map[string]any{"run": row.Run, "answers": len(answers)}}); err != nil {
+		if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus,
+			Status: DraftRefining, Message: fmt.Sprintf("refinement round %d queued", row.Rounds+1),
+			Data: map[string]any{"run": row.Run, "answers": len(answers)}}); err != nil {
 			return err
 		}
 		out = DraftStep{Enqueued: true}
@@ -109,7 +112,8 @@ func (e *Engine) GenerateRoadmap(ctx context.Context, workspaceID, draftID strin
 // generate_roadmap step starts it in the step's): the guarded move to `generating`, the roadmap job and
 // the status event carrying message. A draft of another workspace is not found; one in a state that
 // cannot generate is the 409 refusal naming why.
-func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, draftID, message string) (DraftStep, error) {
+func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, draftID,
+	message string) (DraftStep, error) {
 	if _, err := q.DraftGet(ctx, dbsqlc.DraftGetParams{ID: draftID, WorkspaceID: workspaceID}); err != nil {
 		if dbcore.IsNotFound(err) {
 			return DraftStep{}, dbcore.NotFound("draft not found")
@@ -128,11 +132,12 @@ func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 		return DraftStep{}, fmt.Errorf("start roadmap: %w", err)
 	}
 	if _, err := e.core.River.InsertTx(ctx, tx, jobs.DraftRoadmapArgs{DraftID: draftID, Run: row.Run},
-		&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+		&river.InsertOpts{Queue: jobs.QueueDrafts, MaxAttempts: DraftMaxAttempts,
+			UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
 		return DraftStep{}, fmt.Errorf("enqueue roadmap: %w", err)
 	}
-	if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus, Status: DraftGenerating,
-		Message: message, Data: map[string]any{"run": row.Run}}); err != nil {
+	if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventStatus,
+		Status: DraftGenerating, Message: message, Data: map[string]any{"run": row.Run}}); err != nil {
 		return DraftStep{}, err
 	}
 	d, err := draftFromRow(row)
@@ -142,7 +147,8 @@ func (e *Engine) GenerateRoadmapTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 // ForJob reads the draft a job works on. Proceed is false when the job has nothing to do: the
 // draft is gone, or it is no longer in the job's working status with the job's run (another run
 // finished it, or a newer run superseded it).
-func (e *Engine) ForJob(ctx context.Context, draftID string, run int32, working string) (d Draft, proceed bool, err error) {
+func (e *Engine) ForJob(ctx context.Context, draftID string, run int32,
+	working string) (d Draft, proceed bool, err error) {
 	row, err := e.core.Q.DraftGetByID(ctx, draftID)
 	if dbcore.IsNotFound(err) {
 		return Draft{}, false, nil
@@ -181,8 +187,9 @@ var ErrDraftStale = errors.New("draft run superseded or finished")
 // settle, when set, runs last in the transaction: the roadmap's end completes or fails the pipeline
 // steps waiting for the draft there, so a step never misses its draft's end nor sees one that rolled
 // back.
-func (e *Engine) finishDraft(ctx context.Context, draftID string, update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error),
-	event func(d Draft) db.NewStreamEvent, settle func(tx pgx.Tx, d Draft) error) (Draft, error) {
+func (e *Engine) finishDraft(ctx context.Context, draftID string,
+	update func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error), event func(d Draft) db.NewStreamEvent,
+	settle func(tx pgx.Tx, d Draft) error) (Draft, error) {
 	var out Draft
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, err := update(q)
@@ -209,7 +216,8 @@ func (e *Engine) FinishRefine(ctx context.Context, draftID string, run int32, qu
 		questions = []string{}
 	}
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
-		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions), MaxRounds: DraftMaxRounds})
+		return q.DraftFinishRefine(ctx, dbsqlc.DraftFinishRefineParams{ID: draftID, Run: run, Questions: jsonOf(questions),
+			MaxRounds: DraftMaxRounds})
 	}, func(d Draft) db.NewStreamEvent {
 		msg := fmt.Sprintf("round %d: %s", d.Rounds, plural(len(questions), "question", "questions"))
 		if len(questions) == 0 {
@@ -228,7 +236,8 @@ func (e *Engine) FinishRoadmap(ctx context.Context, draftID string, run int32, r
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFinishRoadmap(ctx, dbsqlc.DraftFinishRoadmapParams{ID: draftID, Run: run, Roadmap: jsonOf(roadmap)})
 	}, func(d Draft) db.NewStreamEvent {
-		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady, Message: sum["summary"].(string), Data: map[string]any{"roadmap": roadmap}}
+		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftRoadmapReady, Message: sum["summary"].(string),
+			Data: map[string]any{"roadmap": roadmap}}
 	}, func(tx pgx.Tx, d Draft) error {
 		out := map[string]any{"status": d.Status, "name": d.Name}
 		for k, v := range sum {
@@ -248,7 +257,8 @@ func roadmapSummary(r DraftRoadmap) map[string]any {
 		names = append(names, p.Name)
 	}
 	return map[string]any{"phases": len(r.Phases), "deliverables": n, "phaseNames": names,
-		"summary": fmt.Sprintf("roadmap ready: %s, %s", plural(len(r.Phases), "phase", "phases"), plural(n, "deliverable", "deliverables"))}
+		"summary": fmt.Sprintf("roadmap ready: %s, %s", plural(len(r.Phases), "phase", "phases"), plural(n, "deliverable",
+			"deliverables"))}
 }
 
 // PipelineRef is the wait reference of a pipeline step waiting for a draft's roadmap.
@@ -260,7 +270,8 @@ func (e *Engine) Fail(ctx context.Context, draftID string, run int32, reason str
 	return e.finishDraft(ctx, draftID, func(q *dbsqlc.Queries) (dbsqlc.ProjectDraft, error) {
 		return q.DraftFail(ctx, dbsqlc.DraftFailParams{ID: draftID, Run: run, Error: &reason})
 	}, func(Draft) db.NewStreamEvent {
-		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason, Data: map[string]any{"error": reason}}
+		return db.NewStreamEvent{Type: DraftEventDone, Status: DraftFailed, Message: reason,
+			Data: map[string]any{"error": reason}}
 	}, func(tx pgx.Tx, d Draft) error {
 		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": d.Status, "error": reason},
 			"the draft's roadmap failed: "+reason)

@@ -31,7 +31,8 @@ func (e *Engine) Register(ctx context.Context, email, name, passwordHash string)
 
 // RegisterAndVerify is Register that also e-mails the new user a link verifying their address, as
 // SendEmailVerification does, in the same transaction: the account and its e-mail commit together.
-func (e *Engine) RegisterAndVerify(ctx context.Context, email, name, passwordHash, verifyLink string) (Registration, error) {
+func (e *Engine) RegisterAndVerify(ctx context.Context, email, name, passwordHash,
+	verifyLink string) (Registration, error) {
 	return e.register(ctx, email, name, passwordHash, verifyLink)
 }
 
@@ -40,7 +41,8 @@ func (e *Engine) register(ctx context.Context, email, name, passwordHash, verify
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var userRow dbsqlc.User
-		userRow, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name, PasswordHash: passwordHash})
+		userRow, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name,
+			PasswordHash: passwordHash})
 		reg.User = db.User(userRow)
 		if dbcore.IsUnique(err, "users_email_key") {
 			return dbcore.Conflict("an account with this e-mail already exists")
@@ -55,7 +57,8 @@ func (e *Engine) register(ctx context.Context, email, name, passwordHash, verify
 		if r := []rune(orgName); len(r) > 80 {
 			orgName = string(r[:80]) // keeps the personal organization's name within the 100-char limit
 		}
-		if reg.Organization, err = insertPersonalOrganization(ctx, q, reg.User.ID, orgName+"'s organization", personalSlugBase(name, email)); err != nil {
+		if reg.Organization, err = insertPersonalOrganization(ctx, q, reg.User.ID, orgName+"'s organization",
+			personalSlugBase(name, email)); err != nil {
 			return err
 		}
 		if err := q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{
@@ -92,10 +95,12 @@ func personalSlugBase(name, email string) string {
 // insertPersonalOrganization creates a personal organization under base, or base with a random suffix
 // when base is taken: a registration never fails on a slug. ON CONFLICT DO NOTHING keeps the
 // transaction usable after a collision (and waits for a concurrent registration holding the slug).
-func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, name, base string) (db.Organization, error) {
+func insertPersonalOrganization(ctx context.Context, q *dbsqlc.Queries, userID, name,
+	base string) (db.Organization, error) {
 	slug := base
 	for range 20 {
-		rows, err := q.OrganizationInsertPersonal(ctx, dbsqlc.OrganizationInsertPersonalParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
+		rows, err := q.OrganizationInsertPersonal(ctx, dbsqlc.OrganizationInsertPersonalParams{ID: db.NewID(), Name: name,
+			Slug: slug, OwnerID: userID})
 		if err != nil {
 			return db.Organization{}, fmt.Errorf("insert personal organization: %w", err)
 		}
@@ -145,7 +150,8 @@ func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (
 
 // SetTOTPSecret stores a pending (not yet enabled) TOTP secret.
 func (e *Engine) SetTOTPSecret(ctx context.Context, userID, secret string) error {
-	return dbcore.Wrap(e.core.Q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}), "set totp secret")
+	return dbcore.Wrap(e.core.Q.UserSetTOTPSecret(ctx, dbsqlc.UserSetTOTPSecretParams{ID: userID, TotpSecret: &secret}),
+		"set totp secret")
 }
 
 // ConsumeTOTPStep records that the code of a time step was used. It reports false when that step (or a

@@ -34,10 +34,11 @@ func TestRegister(t *testing.T) {
 	require.Equal(t, "Alice Martin's organization", reg.Organization.Name)
 	require.True(t, reg.Workspace.IsPersonal)
 	require.Equal(t, reg.Organization.ID, reg.Workspace.OrganizationID)
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2 AND role = 'owner'`,
+	require.Equal(t, 1, b.Count(t,
+		`SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2 AND role = 'owner'`,
 		reg.Organization.ID, reg.User.ID))
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin' AND pilotage_role = 'owner'`,
-		reg.Workspace.ID, reg.User.ID))
+	require.Equal(t, 1, b.Count(t,
+		`SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin' AND pilotage_role = 'owner'`, reg.Workspace.ID, reg.User.ID))
 
 	users, orgs := b.Count(t, `SELECT count(*) FROM users`), b.Count(t, `SELECT count(*) FROM organizations`)
 	_, err = e.Register(ctx, "ALICE@example.com", "Other Alice", "hash")
@@ -131,9 +132,11 @@ func TestAPITokens(t *testing.T) {
 	alice := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("alice@example.com")})
 	bob := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
-	first, err := e.CreateAPIToken(ctx, identity.NewAPIToken{UserID: alice.User.ID, Name: "ci", Prefix: "pil_aaaa", SecretHash: []byte("hash-1"), Scopes: []string{"read"}})
+	first, err := e.CreateAPIToken(ctx, identity.NewAPIToken{UserID: alice.User.ID, Name: "ci", Prefix: "pil_aaaa",
+		SecretHash: []byte("hash-1"), Scopes: []string{"read"}})
 	require.NoError(t, err)
-	second, err := e.CreateAPIToken(ctx, identity.NewAPIToken{UserID: alice.User.ID, Name: "cli", Prefix: "pil_bbbb", SecretHash: []byte("hash-2"), Scopes: []string{"read", "write"}})
+	second, err := e.CreateAPIToken(ctx, identity.NewAPIToken{UserID: alice.User.ID, Name: "cli", Prefix: "pil_bbbb",
+		SecretHash: []byte("hash-2"), Scopes: []string{"read", "write"}})
 	require.NoError(t, err)
 	list, err := e.ListAPITokens(ctx, alice.User.ID, db.Page{Limit: 50})
 	require.NoError(t, err)

@@ -45,9 +45,10 @@ func (e *Engine) RequestPasswordReset(ctx context.Context, email, link string) e
 		if err != nil {
 			return fmt.Errorf("get user by email: %w", err)
 		}
-		return e.mailToken(ctx, tx, q, db.User(u), EmailTopicPasswordReset, PasswordResetTTL, link, func(url string) (string, string) {
-			return "Reset your Pilot password", fmt.Sprintf("Someone, hopefully you, asked to reset the password of the Pilot account "+
-				"of %s.\n\nChoose a new password (the link works once, for an hour):\n%s\n\nIf it was not you, ignore this "+
+		return e.mailToken(ctx, tx, q, db.User(u), EmailTopicPasswordReset, PasswordResetTTL, link, func(url string) (string,
+			string) {
+			return "Reset your Pilot password", fmt.Sprintf("Someone, hopefully you, asked to reset the password of the Pilot "+
+				"account of %s.\n\nChoose a new password (the link works once, for an hour):\n%s\n\nIf it was not you, ignore this "+
 				"e-mail: your password stays as it is.\n", u.Email, url)
 		})
 	})
@@ -65,7 +66,8 @@ func (e *Engine) ResetPassword(ctx context.Context, token, passwordHash string) 
 		if err != nil {
 			return err
 		}
-		if _, err := q.UserSetEmailVerified(ctx, dbsqlc.UserSetEmailVerifiedParams{ID: t.UserID, Email: t.Email}); err != nil {
+		if _, err := q.UserSetEmailVerified(ctx, dbsqlc.UserSetEmailVerifiedParams{ID: t.UserID,
+			Email: t.Email}); err != nil {
 			return fmt.Errorf("mark email verified: %w", err)
 		}
 		row, err := q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: t.UserID, PasswordHash: passwordHash})
@@ -97,9 +99,11 @@ func (e *Engine) SendEmailVerification(ctx context.Context, userID, link string)
 
 // sendVerification records u's verification token and enqueues its e-mail, in the caller's transaction.
 func (e *Engine) sendVerification(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, u db.User, link string) error {
-	return e.mailToken(ctx, tx, q, u, EmailTopicEmailVerification, EmailVerificationTTL, link, func(url string) (string, string) {
-		return "Verify your e-mail address for Pilot", fmt.Sprintf("Confirm that %s is your address on Pilot (the link works "+
-			"once, for 24 hours):\n%s\n\nIf you have no Pilot account, ignore this e-mail.\n", u.Email, url)
+	return e.mailToken(ctx, tx, q, u, EmailTopicEmailVerification, EmailVerificationTTL, link, func(url string) (string,
+		string) {
+		return "Verify your e-mail address for Pilot",
+			fmt.Sprintf("Confirm that %s is your address on Pilot (the link works "+"once, for 24 hours):\n%s\n\nIf you have "+
+				"no Pilot account, ignore this e-mail.\n", u.Email, url)
 	})
 }
 
@@ -126,8 +130,8 @@ func (e *Engine) VerifyEmail(ctx context.Context, token string) error {
 // mailToken makes u a new token for purpose, replacing theirs, and enqueues the e-mail that carries its
 // link (link followed by the token) to u's address, in the caller's transaction. compose writes the
 // e-mail's subject and body around the link.
-func (e *Engine) mailToken(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, u db.User, purpose string, ttl time.Duration,
-	link string, compose func(url string) (subject, body string)) error {
+func (e *Engine) mailToken(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, u db.User, purpose string,
+	ttl time.Duration, link string, compose func(url string) (subject, body string)) error {
 	token := auth.RandomString(tokenBytes)
 	t, err := q.AccountTokenPut(ctx, dbsqlc.AccountTokenPutParams{ID: db.NewID(), UserID: u.ID, Purpose: purpose,
 		TokenHash: auth.HashSecret(token), Email: u.Email, ExpiresAt: time.Now().Add(ttl)})
@@ -144,7 +148,8 @@ func (e *Engine) mailToken(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, u 
 // takeToken uses up a live token of purpose; anything else is ErrInvalid, with one message whatever the
 // reason, so the answer tells nothing about tokens that exist.
 func takeToken(ctx context.Context, q *dbsqlc.Queries, token, purpose string) (dbsqlc.AccountToken, error) {
-	t, err := q.AccountTokenTake(ctx, dbsqlc.AccountTokenTakeParams{TokenHash: auth.HashSecret(strings.TrimSpace(token)), Purpose: purpose})
+	t, err := q.AccountTokenTake(ctx, dbsqlc.AccountTokenTakeParams{TokenHash: auth.HashSecret(strings.TrimSpace(token)),
+		Purpose: purpose})
 	if dbcore.IsNotFound(err) {
 		return t, dbcore.Invalid("this link is invalid or has expired; ask for a new one")
 	}

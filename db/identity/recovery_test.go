@@ -56,14 +56,16 @@ func TestPasswordReset(t *testing.T) {
 	require.Equal(t, "alice@example.com", first[0].Args["to"])
 	require.Contains(t, first[0].Args["body"], "http://pilot.test/reset-password?token=")
 	old := tokenOf(t, first[0])
-	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM account_tokens WHERE token_hash = convert_to($1, 'UTF8')`, old), "only the hash is stored")
+	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM account_tokens WHERE token_hash = convert_to($1, 'UTF8')`, old),
+		"only the hash is stored")
 
 	require.NoError(t, e.RequestPasswordReset(ctx, "alice@example.com", "http://pilot.test/reset-password?token="))
 	all := mailed(t, b, identity.EmailTopicPasswordReset)
 	require.Len(t, all, 2)
 	require.NotEqual(t, all[0].Args["refId"], all[1].Args["refId"], "each e-mail its own outbox entry")
 	fresh := tokenOf(t, all[1])
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM account_tokens WHERE user_id = $1`, reg.User.ID), "one live token per user")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM account_tokens WHERE user_id = $1`, reg.User.ID),
+		"one live token per user")
 
 	_, err := e.ResetPassword(ctx, old, "new-hash")
 	require.ErrorIs(t, err, db.ErrInvalid, "the replaced token")

@@ -22,8 +22,8 @@ type NewSession struct {
 // from the User-Agent ("Firefox on Linux", "curl").
 func (e *Engine) CreateSession(ctx context.Context, in NewSession) (db.Session, error) {
 	ua := truncate(in.UserAgent, 512)
-	row, err := e.core.Q.SessionInsert(ctx, dbsqlc.SessionInsertParams{ID: db.NewID(), UserID: in.UserID, Device: DeviceLabel(ua),
-		UserAgent: ua, ClientIP: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
+	row, err := e.core.Q.SessionInsert(ctx, dbsqlc.SessionInsertParams{ID: db.NewID(), UserID: in.UserID,
+		Device: DeviceLabel(ua), UserAgent: ua, ClientIP: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
 	return db.Session(row), dbcore.Wrap(err, "insert session")
 }
 
@@ -45,7 +45,8 @@ func (e *Engine) TouchSession(ctx context.Context, sessionID string) error {
 // Sessions lists a user's active sessions, the newest first.
 func (e *Engine) Sessions(ctx context.Context, userID string) ([]db.Session, error) {
 	rows, err := e.core.Q.SessionListActive(ctx, userID)
-	return dbcore.MapRows(rows, func(r dbsqlc.Session) db.Session { return db.Session(r) }), dbcore.Wrap(err, "list sessions")
+	return dbcore.MapRows(rows, func(r dbsqlc.Session) db.Session { return db.Session(r) }), dbcore.Wrap(err,
+		"list sessions")
 }
 
 // RevokeSession ends one of the user's active sessions; another user's, an ended or an unknown one is

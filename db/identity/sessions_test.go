@@ -20,12 +20,14 @@ func TestSessionsOpenListRevoke(t *testing.T) {
 	ada := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("ada@example.com")})
 	bob := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("bob@example.com")})
 
-	laptop, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
+	laptop, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "Mozilla/5.0 (Macintosh; " +
+		"Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
 		ClientIP: "203.0.113.7", ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	require.Equal(t, "Safari on macOS", laptop.Device)
 	require.Equal(t, "203.0.113.7", laptop.ClientIP)
-	phone, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "curl/8.5.0", ExpiresAt: time.Now().Add(time.Hour)})
+	phone, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, UserAgent: "curl/8.5.0",
+		ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	_, err = e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, ExpiresAt: time.Now().Add(-time.Minute)})
 	require.NoError(t, err)
@@ -73,10 +75,12 @@ func TestDeviceLabel(t *testing.T) {
 	t.Parallel()
 	for ua, want := range map[string]string{
 		"": "Unknown device",
-		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36":                         "Chrome on Windows",
-		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Safari/537.36 Edg/128.0":                   "Edge on Windows",
-		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1": "Safari on iOS",
-		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Mobile Safari/537.36":                                "Chrome on Android",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36": "Chrome on Windows",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Safari/537.36 " +
+			"Edg/128.0": "Edge on Windows",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 " +
+			"Mobile/15E148 Safari/604.1": "Safari on iOS",
+		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Mobile Safari/537.36": "Chrome on Android",
 		"python-requests/2.32": "Python requests",
 		"my-script":            "my-script",
 	} {

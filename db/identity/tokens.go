@@ -24,7 +24,8 @@ type NewAPIToken struct {
 // CreateAPIToken stores a personal access token.
 func (e *Engine) CreateAPIToken(ctx context.Context, t NewAPIToken) (db.APIToken, error) {
 	tok, err := e.core.Q.APITokenInsert(ctx, dbsqlc.APITokenInsertParams{
-		ID: db.NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes, ExpiresAt: t.ExpiresAt,
+		ID: db.NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes,
+		ExpiresAt: t.ExpiresAt,
 	})
 	return db.APIToken(tok), dbcore.Wrap(err, "insert api token")
 }
@@ -35,7 +36,8 @@ func (e *Engine) ListAPITokens(ctx context.Context, userID string, p db.Page) (d
 	if err != nil {
 		return db.Paged[db.APIToken]{}, err
 	}
-	toks, err := e.core.Q.APITokenListByUser(ctx, dbsqlc.APITokenListByUserParams{UserID: userID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	toks, err := e.core.Q.APITokenListByUser(ctx, dbsqlc.APITokenListByUserParams{UserID: userID, AfterAt: k.At,
+		AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.APIToken]{}, dbcore.Wrap(err, "list api tokens")
 	}

@@ -81,7 +81,8 @@ func replaceRecoveryCodes(ctx context.Context, q *dbsqlc.Queries, userID string)
 		codes[i] = auth.NewRecoveryCode()
 		hashes[i], _ = auth.HashRecoveryCode(codes[i])
 	}
-	if err := q.RecoveryCodesInsert(ctx, dbsqlc.RecoveryCodesInsertParams{UserID: userID, CodeHashes: hashes}); err != nil {
+	if err := q.RecoveryCodesInsert(ctx, dbsqlc.RecoveryCodesInsertParams{UserID: userID,
+		CodeHashes: hashes}); err != nil {
 		return nil, fmt.Errorf("insert recovery codes: %w", err)
 	}
 	return codes, nil

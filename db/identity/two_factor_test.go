@@ -35,8 +35,8 @@ func TestEnableTwoFactorMakesRecoveryCodes(t *testing.T) {
 		distinct[c] = true
 		hash, ok := auth.HashRecoveryCode(c)
 		require.True(t, ok)
-		require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND code_hash = $2`, reg.User.ID, hash),
-			"only the code's hash is stored")
+		require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND code_hash = $2`,
+			reg.User.ID, hash), "only the code's hash is stored")
 	}
 	require.Len(t, distinct, identity.RecoveryCodeCount)
 	left, err := e.RecoveryCodesLeft(ctx, reg.User.ID)

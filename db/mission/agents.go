@@ -36,8 +36,9 @@ type AgentConfig struct {
 }
 
 func agentConfigOf(a db.Agent) AgentConfig {
-	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: a.Tools,
-		McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission, MaxMissionsPerHour: a.MaxMissionsPerHour}
+	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode,
+		Tools: a.Tools, McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission,
+		MaxMissionsPerHour: a.MaxMissionsPerHour}
 }
 
 // CreateAgent creates an agent with its service user (is_service, a password hash nothing verifies
@@ -61,10 +62,10 @@ func (e *Engine) CreateAgent(ctx context.Context, workspaceID, actorID string, i
 		}
 		var err error
 		var outRow dbsqlc.Agent
-		outRow, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID, Name: in.Name,
-			Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools, McpOnly: in.McpOnly,
-			MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission, MaxMissionsPerHour: in.MaxMissionsPerHour,
-			CreatedBy: actorID})
+		outRow, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID,
+			Name: in.Name, Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools,
+			McpOnly: in.McpOnly, MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission,
+			MaxMissionsPerHour: in.MaxMissionsPerHour, CreatedBy: actorID})
 		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
@@ -85,13 +86,15 @@ func (e *Engine) Agents(ctx context.Context, workspaceID string) ([]db.Agent, er
 
 // Agent reads one agent of a workspace.
 func (e *Engine) Agent(ctx context.Context, workspaceID, agentID string) (db.Agent, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID, WorkspaceID: workspaceID}))("agent not found", "get agent")
+	r, err := dbcore.OrNotFound(e.core.Q.AgentGet(ctx, dbsqlc.AgentGetParams{ID: agentID,
+		WorkspaceID: workspaceID}))("agent not found", "get agent")
 	return db.Agent(r), err
 }
 
 // UpdateAgent applies update to an agent's configuration under the agent's row lock; validate checks
 // the merged result (nil: no check). A slug taken in the workspace is a conflict.
-func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig, validate func(AgentConfig) error) (db.Agent, error) {
+func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, update func(AgentConfig) AgentConfig,
+	validate func(AgentConfig) error) (db.Agent, error) {
 	var out db.Agent
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: agentID, WorkspaceID: workspaceID})
@@ -108,9 +111,10 @@ func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, u
 			}
 		}
 		var outRow dbsqlc.Agent
-		outRow, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug, Description: next.Description,
-			AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly, MaxSteps: next.MaxSteps,
-			MaxActionsPerMission: next.MaxActionsPerMission, MaxMissionsPerHour: next.MaxMissionsPerHour})
+		outRow, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug,
+			Description: next.Description, AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly,
+			MaxSteps: next.MaxSteps, MaxActionsPerMission: next.MaxActionsPerMission,
+			MaxMissionsPerHour: next.MaxMissionsPerHour})
 		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
@@ -134,7 +138,8 @@ func (e *Engine) DeleteAgent(ctx context.Context, workspaceID, agentID string) e
 		if err != nil {
 			return fmt.Errorf("delete agent: %w", err)
 		}
-		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
+		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: workspaceID,
+			UserID: userID}); err != nil {
 			return fmt.Errorf("remove agent member: %w", err)
 		}
 		return nil
@@ -142,9 +147,10 @@ func (e *Engine) DeleteAgent(ctx context.Context, workspaceID, agentID string) e
 }
 
 // CreateSkill creates a workspace skill; a name taken in the workspace is a conflict.
-func (e *Engine) CreateSkill(ctx context.Context, workspaceID, actorID, name, description, instructions string) (db.Skill, error) {
-	sk, err := e.core.Q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: name, Description: description,
-		Instructions: instructions, CreatedBy: actorID})
+func (e *Engine) CreateSkill(ctx context.Context, workspaceID, actorID, name, description,
+	instructions string) (db.Skill, error) {
+	sk, err := e.core.Q.SkillInsert(ctx, dbsqlc.SkillInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: name,
+		Description: description, Instructions: instructions, CreatedBy: actorID})
 	if dbcore.IsUnique(err, "") {
 		return db.Skill(sk), dbcore.Conflict(fmt.Sprintf("a skill named %q already exists in this workspace", name))
 	}
@@ -189,7 +195,8 @@ func (e *Engine) AssignSkill(ctx context.Context, a SkillAssignment) (db.Agent, 
 // AgentSkills lists the skills assigned to an agent.
 func (e *Engine) AgentSkills(ctx context.Context, agentID string) ([]db.Skill, error) {
 	rows, err := e.core.Q.SkillsByAgent(ctx, agentID)
-	return dbcore.MapRows(rows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) }), dbcore.Wrap(err, "list agent skills")
+	return dbcore.MapRows(rows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) }), dbcore.Wrap(err,
+		"list agent skills")
 }
 
 // SkillAssignment gives an agent of a workspace one of the workspace's skills.

@@ -26,18 +26,22 @@ func TestCreateAgent(t *testing.T) {
 
 	var email, hash, role, pilotageRole string
 	var isService bool
-	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT email, password_hash, is_service FROM users WHERE id = $1`, a.UserID).Scan(&email, &hash, &isService))
+	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT email, password_hash, is_service FROM users WHERE id = $1`,
+		a.UserID).Scan(&email, &hash, &isService))
 	require.True(t, isService)
-	require.True(t, strings.HasPrefix(email, "agent-planner-") && strings.HasSuffix(email, "@"+mission.AgentEmailDomain), email)
+	require.True(t, strings.HasPrefix(email, "agent-planner-") && strings.HasSuffix(email, "@"+mission.AgentEmailDomain),
+		email)
 	require.False(t, strings.HasPrefix(hash, "$"), "no password verifies against it")
-	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT role, pilotage_role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`,
-		e.ws(), a.UserID).Scan(&role, &pilotageRole))
+	require.NoError(t, e.Pool.QueryRow(ctx,
+		`SELECT role, pilotage_role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, e.ws(),
+		a.UserID).Scan(&role, &pilotageRole))
 	require.Equal(t, "member", role)
 	require.Equal(t, "viewer", pilotageRole)
 
 	users := e.Count(t, `SELECT count(*) FROM users`)
-	_, err := e.engine.CreateAgent(ctx, e.ws(), e.team.Owner.User.ID, mission.AgentConfig{Name: "Again", Slug: "planner", AutonomyMode: mission.AutonomySupervised,
-		Tools: []string{"add_comment"}, MaxSteps: 1, MaxActionsPerMission: 1, MaxMissionsPerHour: 1})
+	_, err := e.engine.CreateAgent(ctx, e.ws(), e.team.Owner.User.ID, mission.AgentConfig{Name: "Again", Slug: "planner",
+		AutonomyMode: mission.AutonomySupervised, Tools: []string{"add_comment"}, MaxSteps: 1, MaxActionsPerMission: 1,
+		MaxMissionsPerHour: 1})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.ErrorContains(t, err, `slug "planner"`)
 	require.Equal(t, users, e.Count(t, `SELECT count(*) FROM users`), "the refused agent's service user is not kept")
@@ -76,11 +80,14 @@ func TestUpdateAgent(t *testing.T) {
 	require.Equal(t, []string{"add_comment"}, got.Tools)
 	require.Equal(t, a.Slug, got.Slug, "what the update leaves is kept")
 
-	_, err = e.engine.UpdateAgent(ctx, e.ws(), a.ID, func(c mission.AgentConfig) mission.AgentConfig { c.MaxSteps = 99; c.Name = "Renamed"; return c }, noBigCaps)
+	_, err = e.engine.UpdateAgent(ctx, e.ws(), a.ID,
+		func(c mission.AgentConfig) mission.AgentConfig { c.MaxSteps = 99; c.Name = "Renamed"; return c }, noBigCaps)
 	require.ErrorIs(t, err, db.ErrInvalid)
-	_, err = e.engine.UpdateAgent(ctx, e.ws(), a.ID, func(c mission.AgentConfig) mission.AgentConfig { c.Slug = "taken"; return c }, nil)
+	_, err = e.engine.UpdateAgent(ctx, e.ws(), a.ID,
+		func(c mission.AgentConfig) mission.AgentConfig { c.Slug = "taken"; return c }, nil)
 	require.ErrorIs(t, err, db.ErrConflict)
-	_, err = e.engine.UpdateAgent(ctx, e.team.Member.Workspace.ID, a.ID, func(c mission.AgentConfig) mission.AgentConfig { c.Name = "Stolen"; return c }, nil)
+	_, err = e.engine.UpdateAgent(ctx, e.team.Member.Workspace.ID, a.ID,
+		func(c mission.AgentConfig) mission.AgentConfig { c.Name = "Stolen"; return c }, nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
 
 	now, err := e.engine.Agent(ctx, e.ws(), a.ID)
@@ -136,7 +143,8 @@ func TestSkills(t *testing.T) {
 	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: theirs.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "skill not found")
-	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.team.Member.Workspace.ID, AgentID: a.ID, SkillID: theirs.ID})
+	_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.team.Member.Workspace.ID, AgentID: a.ID,
+		SkillID: theirs.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorContains(t, err, "agent not found")
 

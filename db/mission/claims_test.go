@@ -35,7 +35,8 @@ func TestQueuedMcpMissions(t *testing.T) {
 
 	list, err := e.engine.QueuedMcpMissions(ctx, e.ws(), nil, 10)
 	require.NoError(t, err)
-	require.Equal(t, []string{m.ID, second.ID}, []string{list[0].ID, list[1].ID}, "oldest first, a worker's mission not among them")
+	require.Equal(t, []string{m.ID, second.ID}, []string{list[0].ID, list[1].ID}, "oldest first, a worker's mission not "+
+		"among them")
 	require.Len(t, list, 2)
 	other := db.NewID()
 	list, err = e.engine.QueuedMcpMissions(ctx, e.ws(), &other, 10)
@@ -129,24 +130,24 @@ func TestClaimHolderWorksTheMission(t *testing.T) {
 	require.ErrorContains(t, err, "claimed by someone else")
 	_, err = e.engine.ReportMissionProgress(ctx, e.team.Member.Workspace.ID, m.ID, holder, "x", nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.SubmitMissionStep(ctx, e.ws(), other, mission.StepInput{MissionID: m.ID, StepKey: "k0", Tool: "add_comment",
-		Args: raw(t, map[string]any{"content": "x"})})
+	_, err = e.engine.SubmitMissionStep(ctx, e.ws(), other, mission.StepInput{MissionID: m.ID, StepKey: "k0",
+		Tool: "add_comment", Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Len(t, e.Events(t, m.ID), evs, "refused calls append nothing")
 
 	// Supervised (the default): the comment applies as the agent, the update is proposed, move_card is
 	// not among its tools.
-	out, err := e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k1", Tool: "add_comment",
-		Args: raw(t, map[string]any{"content": "Picked up"})})
+	out, err := e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k1",
+		Tool: "add_comment", Args: raw(t, map[string]any{"content": "Picked up"})})
 	require.NoError(t, err)
 	require.Equal(t, mission.StepApplied, out.Outcome)
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE author_id = $1`, a.UserID))
-	out, err = e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k2", Tool: "update_card",
-		Args: raw(t, map[string]any{"priority": "high"})})
+	out, err = e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k2",
+		Tool: "update_card", Args: raw(t, map[string]any{"priority": "high"})})
 	require.NoError(t, err)
 	require.Equal(t, mission.StepProposed, out.Outcome)
-	out, err = e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k3", Tool: "move_card",
-		Args: raw(t, map[string]any{"columnId": e.team.Project.Columns[1]})})
+	out, err = e.engine.SubmitMissionStep(ctx, e.ws(), holder, mission.StepInput{MissionID: m.ID, StepKey: "k3",
+		Tool: "move_card", Args: raw(t, map[string]any{"columnId": e.team.Project.Columns[1]})})
 	require.NoError(t, err)
 	require.Equal(t, mission.StepRefused, out.Outcome)
 	require.Contains(t, out.Text, `may not use "move_card"`)
@@ -203,7 +204,8 @@ func TestReleaseExpiredClaim(t *testing.T) {
 	require.WithinDuration(t, *c.ClaimExpiresAt, *retryAt, time.Millisecond)
 
 	// The holder's next call sets a deadline already past (a zero-length claim): silence from now on.
-	_, err = e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, mission.MissionClaim{UserID: holder.UserID, TTL: -time.Second}, "last words", nil)
+	_, err = e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, mission.MissionClaim{UserID: holder.UserID,
+		TTL: -time.Second}, "last words", nil)
 	require.NoError(t, err)
 	released, retryAt, err = e.engine.ReleaseExpiredClaim(ctx, m.ID, c.ClaimSeq+1)
 	require.NoError(t, err)
@@ -227,7 +229,8 @@ func TestReleaseExpiredClaim(t *testing.T) {
 	require.False(t, released)
 	_, err = e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, holder, "back", nil)
 	require.ErrorIs(t, err, db.ErrConflict)
-	again, err := e.engine.ClaimMission(ctx, e.ws(), m.ID, mission.MissionClaim{UserID: e.team.Owner.User.ID, TTL: time.Minute})
+	again, err := e.engine.ClaimMission(ctx, e.ws(), m.ID, mission.MissionClaim{UserID: e.team.Owner.User.ID,
+		TTL: time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, c.ClaimSeq+1, again.ClaimSeq)
 	require.Equal(t, c.StartedAt, again.StartedAt, "its first start is kept")

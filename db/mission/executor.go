@@ -64,7 +64,8 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 			return fmt.Errorf("get agent: %w", err)
 		}
 		run.Agent = db.Agent(agent)
-		if agent.McpOnly || (db.MissionStatus(m.Status) != db.MissionQueued && db.MissionStatus(m.Status) != db.MissionRunning) {
+		if agent.McpOnly || (db.MissionStatus(m.Status) != db.MissionQueued &&
+			db.MissionStatus(m.Status) != db.MissionRunning) {
 			run.Mission = db.AgentMission(m)
 			return nil
 		}
@@ -72,8 +73,8 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 			if m, err = q.MissionStart(ctx, missionID); err != nil {
 				return fmt.Errorf("start mission: %w", err)
 			}
-			if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionRunning),
-				Message: "mission started"}); err != nil {
+			if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventStatus,
+				Status: string(db.MissionRunning), Message: "mission started"}); err != nil {
 				return err
 			}
 		}
@@ -212,7 +213,8 @@ func (e *Engine) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome,
 
 // runMissionStepTx locks the mission, replays a step already recorded under its key, or works it out
 // (refused, proposed or applied) and records it with its mission event.
-func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in StepInput) (StepOutcome, error) {
+func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
+	in StepInput) (StepOutcome, error) {
 	m, err := e.lockMissionForStepTx(ctx, q, in)
 	if err != nil {
 		return StepOutcome{}, err
@@ -257,14 +259,16 @@ func (e *Engine) lockMissionForStepTx(ctx context.Context, q *dbsqlc.Queries, in
 
 // workMissionStepTx decides what becomes of a tool call: refused (a tool the agent may not use, the
 // mission's action limit reached, bad arguments), proposed for approval, or applied.
-func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, agent dbsqlc.Agent,
-	in StepInput) (string, stepResult, error) {
+func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission,
+	agent dbsqlc.Agent, in StepInput) (string, stepResult, error) {
 	action, derr := decodeToolCall(in.Tool, in.Args)
 	switch {
 	case in.Claim != nil && !agentMayUse(db.Agent(agent), in.Tool):
-		return StepRefused, stepResult{Text: fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool, strings.Join(agent.Tools, ", "))}, nil
+		return StepRefused, stepResult{Text: fmt.Sprintf("error: the agent may not use %q; its tools are %s", in.Tool,
+			strings.Join(agent.Tools, ", "))}, nil
 	case m.Actions >= agent.MaxActionsPerMission:
-		return StepRefused, stepResult{Text: fmt.Sprintf("error: this mission reached its limit of %d actions; do not call more tools, give your final answer", agent.MaxActionsPerMission)}, nil
+		return StepRefused, stepResult{Text: fmt.Sprintf("error: this mission reached its limit of %d actions; do not call "+
+			"more tools, give your final answer", agent.MaxActionsPerMission)}, nil
 	case !slices.Contains(agent.Tools, in.Tool):
 		return StepRefused, stepResult{Text: fmt.Sprintf("error: this agent may not use the tool %q", in.Tool)}, nil
 	case derr != nil:
@@ -285,15 +289,19 @@ func (e *Engine) workMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Que
 }
 
 // proposeMissionStepTx records the tool call as a proposal awaiting a person's approval.
-func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput) (stepResult, error) {
-	p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID, WorkspaceID: m.WorkspaceID,
-		StepKey: in.StepKey, Tool: in.Tool, Args: in.Args, Explanation: board.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
+func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission,
+	in StepInput) (stepResult, error) {
+	p, err := q.ProposalInsert(ctx, dbsqlc.ProposalInsertParams{ID: db.NewID(), MissionID: m.ID,
+		WorkspaceID: m.WorkspaceID, StepKey: in.StepKey, Tool: in.Tool, Args: in.Args,
+		Explanation: board.Excerpt(strings.TrimSpace(in.Explanation), 1000)})
 	if err != nil {
 		return stepResult{}, fmt.Errorf("insert proposal: %w", err)
 	}
-	res := stepResult{ProposalID: p.ID, Text: fmt.Sprintf("proposed for human approval (proposal %s); it applies once a person approves it", p.ID)}
-	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: "proposal awaiting approval: " + in.Tool,
-		Data: map[string]any{"proposalId": p.ID, "tool": in.Tool, "args": in.Args, "stepKey": in.StepKey, "status": ProposalPending}}); err != nil {
+	res := stepResult{ProposalID: p.ID, Text: fmt.Sprintf("proposed for human approval (proposal %s); it applies once a "+
+		"person approves it", p.ID)}
+	if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal,
+		Message: "proposal awaiting approval: " + in.Tool, Data: map[string]any{"proposalId": p.ID, "tool": in.Tool,
+			"args": in.Args, "stepKey": in.StepKey, "status": ProposalPending}}); err != nil {
 		return stepResult{}, err
 	}
 	return res, nil
@@ -301,7 +309,8 @@ func (e *Engine) proposeMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.
 
 // applyMissionStepTx applies the tool call as the agent's user (tryAgentActionTx, kept): a refusal is a
 // refused step, not an error.
-func (e *Engine) applyMissionStepTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, agent dbsqlc.Agent, action agenttool.Args) (string, stepResult, error) {
+func (e *Engine) applyMissionStepTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, agent dbsqlc.Agent,
+	action agenttool.Args) (string, stepResult, error) {
 	text, refusal, err := e.tryAgentActionTx(ctx, tx, m, agent.UserID, action, true)
 	switch {
 	case err != nil:
@@ -318,8 +327,8 @@ func (e *Engine) applyMissionStepTx(ctx context.Context, tx pgx.Tx, m db.AgentMi
 // makes (the store's tenancy, ids of the mission's project, limits, states), with nothing written, no
 // activity, no job, no notification. The store's refusal (a *db.Error) is answered as refusal, anything
 // else as err.
-func (e *Engine) tryAgentActionTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string, action agenttool.Args,
-	keep bool) (text string, refusal *db.Error, err error) {
+func (e *Engine) tryAgentActionTx(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string,
+	action agenttool.Args, keep bool) (text string, refusal *db.Error, err error) {
 	sp, err := tx.Begin(ctx)
 	if err != nil {
 		return "", nil, fmt.Errorf("savepoint: %w", err)
@@ -342,13 +351,14 @@ func (e *Engine) tryAgentActionTx(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 
 // recordMissionStepTx records the step under its key, counts it as one of the mission's actions unless
 // refused, and appends its mission event.
-func (e *Engine) recordMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput, outcome string, res stepResult) error {
+func (e *Engine) recordMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, in StepInput,
+	outcome string, res stepResult) error {
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encode step result: %w", err)
 	}
-	if _, err := q.MissionStepInsert(ctx, dbsqlc.MissionStepInsertParams{MissionID: m.ID, StepKey: in.StepKey, Tool: in.Tool,
-		Args: in.Args, Outcome: outcome, Result: raw}); err != nil {
+	if _, err := q.MissionStepInsert(ctx, dbsqlc.MissionStepInsertParams{MissionID: m.ID, StepKey: in.StepKey,
+		Tool: in.Tool, Args: in.Args, Outcome: outcome, Result: raw}); err != nil {
 		return fmt.Errorf("insert step: %w", err)
 	}
 	if outcome != StepRefused {
@@ -360,7 +370,8 @@ func (e *Engine) recordMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Q
 	if res.ProposalID != "" {
 		data["proposalId"] = res.ProposalID
 	}
-	_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStep, Message: in.Tool + ": " + outcome, Data: data})
+	_, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStep,
+		Message: in.Tool + ": " + outcome, Data: data})
 	return err
 }
 
@@ -387,8 +398,8 @@ func needsApproval(mode, tool string) bool {
 }
 
 // agentToolLimits are the card limits tool calls are decoded against.
-var agentToolLimits = agenttool.Limits{Priorities: db.Strings(board.Priorities), MaxChecklistItems: board.MaxChecklistItems,
-	MaxCommentLength: board.MaxCommentLength}
+var agentToolLimits = agenttool.Limits{Priorities: db.Strings(board.Priorities),
+	MaxChecklistItems: board.MaxChecklistItems, MaxCommentLength: board.MaxCommentLength}
 
 // decodeToolCall decodes and validates a tool call's arguments (agenttool.Decode); a bad call is
 // ErrInvalid.
@@ -403,10 +414,11 @@ func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
 // applyAgentAction performs a tool call through the store's card operations, as the agent's service user,
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
 // short description of what it did.
-func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string, args agenttool.Args) (string, error) {
+func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string,
+	args agenttool.Args) (string, error) {
 	if a, ok := args.(agenttool.ProposePilotageActionArgs); ok {
-		act, err := e.pilotage.ProposeActionTx(ctx, tx, pilotage.NewPilotageAction{WorkspaceID: m.WorkspaceID, ActorID: actorID,
-			ActionType: a.ActionType, Explanation: a.Explanation, Payload: a.Payload, AgentMissionID: &m.ID})
+		act, err := e.pilotage.ProposeActionTx(ctx, tx, pilotage.NewPilotageAction{WorkspaceID: m.WorkspaceID,
+			ActorID: actorID, ActionType: a.ActionType, Explanation: a.Explanation, Payload: a.Payload, AgentMissionID: &m.ID})
 		if err != nil {
 			return "", err
 		}
@@ -425,29 +437,34 @@ func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMiss
 	}
 	switch a := args.(type) {
 	case agenttool.UpdateCardArgs:
-		p := board.CardPatch{Title: a.Title, Description: a.Description, Priority: (*board.Priority)(a.Priority), DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
-		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
+		p := board.CardPatch{Title: a.Title, Description: a.Description, Priority: (*board.Priority)(a.Priority),
+			DueDate: db.Opt[time.Time]{Set: a.DueDate != nil, Value: a.DueDate}}
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID,
+			CardID: cardID, ActorID: actorID, Patch: p}); err != nil {
 			return "", err
 		}
 		return "card updated", nil
 	case agenttool.MoveCardArgs:
-		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID, CardID: cardID, ActorID: actorID, Patch: board.CardPatch{ColumnID: &a.ColumnID}}); err != nil {
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: m.WorkspaceID, ProjectID: projectID,
+			CardID: cardID, ActorID: actorID, Patch: board.CardPatch{ColumnID: &a.ColumnID}}); err != nil {
 			return "", err
 		}
 		return "card moved", nil
 	case agenttool.AddChecklistItemsArgs:
-		if err := e.board.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Items); err != nil {
+		if err := e.board.AddChecklistItemsTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID},
+			a.Items); err != nil {
 			return "", err
 		}
 		return plural(len(a.Items), "checklist item", "checklist items") + " added", nil
 	case agenttool.AddCommentArgs:
-		if _, err := e.board.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID}, a.Content); err != nil {
+		if _, err := e.board.CreateCommentTx(ctx, tx, db.CardEdit{ProjectID: projectID, CardID: cardID, ActorID: actorID},
+			a.Content); err != nil {
 			return "", err
 		}
 		return "comment posted", nil
 	case agenttool.CreateCardArgs:
-		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID, ActorID: actorID,
-			Title: a.Title, Description: a.Description})
+		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: m.WorkspaceID, ProjectID: projectID,
+			ActorID: actorID, Title: a.Title, Description: a.Description})
 		if err != nil {
 			return "", err
 		}
@@ -473,7 +490,8 @@ func (e *Engine) FinishMission(ctx context.Context, missionID, summary, errText 
 }
 
 // finishMissionTx is FinishMission's work on a mission locked by the caller.
-func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, summary, errText string) (db.AgentMission, error) {
+func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, m db.AgentMission, summary,
+	errText string) (db.AgentMission, error) {
 	if db.MissionStatus(m.Status) != db.MissionRunning {
 		return m, nil
 	}
@@ -498,7 +516,8 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	if msg == "" {
 		msg = "mission " + strings.ReplaceAll(string(status), "_", " ")
 	}
-	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: string(status), Message: msg}); err != nil {
+	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: evType, Status: string(status),
+		Message: msg}); err != nil {
 		return db.AgentMission(out), err
 	}
 	// A pipeline step waiting for the mission goes on in the same transaction.

@@ -50,7 +50,8 @@ func TestStartMission(t *testing.T) {
 	require.False(t, done.Proceed)
 	require.Equal(t, db.MissionCompleted, done.Mission.Status)
 
-	mcp := e.cardMission(t, e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("mcp"), McpOnly: testfactory.Ptr(true)}))
+	mcp := e.cardMission(t, e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("mcp"),
+		McpOnly: testfactory.Ptr(true)}))
 	r, err := e.engine.StartMission(ctx, mcp.ID)
 	require.NoError(t, err)
 	require.False(t, r.Proceed)
@@ -91,11 +92,15 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	c = e.readCard(t)
 	require.Equal(t, e.team.Project.Columns[1], c.ColumnID)
 	require.Equal(t, int32(2), c.ChecklistTotal)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2 AND content = 'On it'`, e.card.ID, a.UserID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'Postmortem' AND created_by = $2`, e.team.Project.ID, a.UserID))
-	require.GreaterOrEqual(t, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, e.card.ID, a.UserID), 4,
-		"the agent's changes carry their activity")
-	require.Equal(t, 5, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2 AND content = 'On it'`, e.card.ID, a.UserID))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM cards WHERE project_id = $1 AND title = 'Postmortem' AND created_by = $2`, e.team.Project.ID,
+		a.UserID))
+	require.GreaterOrEqual(t, e.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2`, e.card.ID,
+		a.UserID), 4, "the agent's changes carry their activity")
+	require.Equal(t, 5, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`,
+		m.ID))
 
 	// The same key again, with other arguments: the recorded result, nothing applied.
 	out = e.step(t, m.ID, "turn1:0", "update_card", map[string]any{"priority": "low"})
@@ -111,7 +116,8 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(5), got.Actions, "replays are not counted")
 	evs := e.Events(t, m.ID)
-	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running", "step:running", "step:running"}, evs)
+	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running",
+		"step:running", "step:running"}, evs)
 	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "turn1:4", data["stepKey"])
 	require.Equal(t, "applied", data["outcome"])
@@ -125,8 +131,10 @@ func TestSupervisedStepsProposeWhatNeedsApproval(t *testing.T) {
 	e := setup(t)
 	m := e.running(t, e.agent(t, nil))
 
-	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:0", "add_comment", map[string]any{"content": "Noted"}).Outcome)
-	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:1", "add_checklist_items", map[string]any{"items": []string{"a"}}).Outcome)
+	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:0", "add_comment",
+		map[string]any{"content": "Noted"}).Outcome)
+	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:1", "add_checklist_items",
+		map[string]any{"items": []string{"a"}}).Outcome)
 	out := e.step(t, m.ID, "turn1:2", "update_card", map[string]any{"priority": "high"})
 	require.Equal(t, mission.StepProposed, out.Outcome)
 	require.NotEmpty(t, out.ProposalID)
@@ -163,11 +171,14 @@ func TestApprovalAgentProposesCardChangesButSuggestsPilotageActions(t *testing.T
 	e := setup(t)
 	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyApproval)})
 	m := e.running(t, a)
-	require.Equal(t, mission.StepProposed, e.step(t, m.ID, "turn1:0", "add_comment", map[string]any{"content": "x"}).Outcome)
-	out := e.step(t, m.ID, "turn1:1", "propose_pilotage_action", map[string]any{"actionType": "noop", "explanation": "why not"})
+	require.Equal(t, mission.StepProposed, e.step(t, m.ID, "turn1:0", "add_comment",
+		map[string]any{"content": "x"}).Outcome)
+	out := e.step(t, m.ID, "turn1:1", "propose_pilotage_action", map[string]any{"actionType": "noop",
+		"explanation": "why not"})
 	require.Equal(t, mission.StepApplied, out.Outcome, out.Text)
 	require.Contains(t, out.Text, "cockpit action")
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM pilotage_actions WHERE agent_mission_id = $1 AND status = 'suggested' AND proposed_by = $2`,
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM pilotage_actions WHERE agent_mission_id = $1 AND status = 'suggested' AND proposed_by = $2`,
 		m.ID, a.UserID))
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 }
@@ -178,9 +189,11 @@ func TestRefusedStepsApplyNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), Tools: []string{"update_card", "move_card"}})
+	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous),
+		Tools: []string{"update_card", "move_card"}})
 	m := e.running(t, a)
-	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
+	elsewhere := testfactory.NewProject(t, e.Engines, e.team.Owner,
+		&testfactory.ProjectOpts{Name: testfactory.Ptr("Elsewhere")})
 	before := e.readCard(t)
 
 	for key, tc := range map[string]struct {
@@ -206,11 +219,14 @@ func TestRefusedStepsApplyNothing(t *testing.T) {
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Equal(t, int32(0), got.Actions)
-	require.Equal(t, 6, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`, m.ID))
-	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM activities WHERE actor_id = $1 AND type <> 'mission_status_changed'`, a.UserID))
+	require.Equal(t, 6, e.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`,
+		m.ID))
+	require.Equal(t, 0, e.Count(t,
+		`SELECT count(*) FROM activities WHERE actor_id = $1 AND type <> 'mission_status_changed'`, a.UserID))
 
 	// The mission goes on after a refusal: a good call still applies.
-	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn2:0", "move_card", map[string]any{"columnId": e.team.Project.Columns[2]}).Outcome)
+	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn2:0", "move_card",
+		map[string]any{"columnId": e.team.Project.Columns[2]}).Outcome)
 	require.Equal(t, e.team.Project.Columns[2], e.readCard(t).ColumnID)
 }
 
@@ -218,9 +234,12 @@ func TestRefusedStepsApplyNothing(t *testing.T) {
 func TestStepsPastTheActionLimitAreRefused(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	m := e.running(t, e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous), MaxActionsPerMission: testfactory.Ptr(int32(2))}))
-	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:0", "add_comment", map[string]any{"content": "one"}).Outcome)
-	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:1", "add_comment", map[string]any{"content": "two"}).Outcome)
+	m := e.running(t, e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous),
+		MaxActionsPerMission: testfactory.Ptr(int32(2))}))
+	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:0", "add_comment",
+		map[string]any{"content": "one"}).Outcome)
+	require.Equal(t, mission.StepApplied, e.step(t, m.ID, "turn1:1", "add_comment",
+		map[string]any{"content": "two"}).Outcome)
 	out := e.step(t, m.ID, "turn1:2", "add_comment", map[string]any{"content": "three"})
 	require.Equal(t, mission.StepRefused, out.Outcome)
 	require.Contains(t, out.Text, "limit of 2 actions")
@@ -234,8 +253,8 @@ func TestStepsOfAMissionWithoutCard(t *testing.T) {
 	e := setup(t)
 	a := e.agent(t, &testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyAutonomous)})
 	start := func(projectID *string) string {
-		m, err := e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Owner.User.ID,
-			ProjectID: projectID, Source: mission.MissionSourceRuntime, Objective: "o"})
+		m, err := e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID,
+			ActorID: e.team.Owner.User.ID, ProjectID: projectID, Source: mission.MissionSourceRuntime, Objective: "o"})
 		require.NoError(t, err)
 		_, err = e.engine.StartMission(ctx, m.ID)
 		require.NoError(t, err)
@@ -244,7 +263,8 @@ func TestStepsOfAMissionWithoutCard(t *testing.T) {
 	inProject := start(&e.team.Project.ID)
 	out := e.step(t, inProject, "turn1:0", "add_comment", map[string]any{"content": "x"})
 	require.Equal(t, "error: this mission has no card", out.Text)
-	require.Equal(t, mission.StepApplied, e.step(t, inProject, "turn1:1", "create_card", map[string]any{"title": "New"}).Outcome)
+	require.Equal(t, mission.StepApplied, e.step(t, inProject, "turn1:1", "create_card",
+		map[string]any{"title": "New"}).Outcome)
 
 	nowhere := start(nil)
 	out = e.step(t, nowhere, "turn1:0", "create_card", map[string]any{"title": "New"})
@@ -272,7 +292,8 @@ func TestMissionTurnStopsWithTheMission(t *testing.T) {
 	_, err = e.engine.FinishMission(ctx, m.ID, "", "the model gave up")
 	require.NoError(t, err)
 	require.ErrorIs(t, e.engine.MissionTurn(ctx, m.ID, 4), mission.ErrMissionStopped)
-	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn4:0", Tool: "add_comment", Args: raw(t, map[string]any{"content": "x"})})
+	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn4:0", Tool: "add_comment",
+		Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, mission.ErrMissionStopped)
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM mission_steps`))
 	_, err = e.engine.MissionStatus(ctx, db.NewID())
@@ -295,9 +316,11 @@ func TestFinishMission(t *testing.T) {
 	require.Nil(t, done.Error)
 	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.Events(t, ok.ID))
 	// Each status change is an event of the workspace's feed too, in the same transaction, notifying nobody.
-	require.Equal(t, 3, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND actor_id = $3`,
+	require.Equal(t, 3, e.Count(t,
+		`SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND actor_id = $3`,
 		db.ActivityMissionStatusChanged, ok.ID, a.UserID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND meta->>'status' = 'completed'`,
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND meta->>'status' = 'completed'`,
 		db.ActivityMissionStatusChanged, ok.ID))
 	msg, _ := e.LastEvent(t, ok.ID)
 	require.Equal(t, "All planned", msg)
@@ -383,7 +406,8 @@ func TestDecideProposal(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Equal(t, int32(2), e.readCard(t).ChecklistTotal, "a second approval applies nothing")
 
-	p, err = e.engine.DecideProposal(ctx, e.ws(), ids["add_comment"], mission.Decider{UserID: e.team.Owner.User.ID, Reviewer: true}, false, "Not needed")
+	p, err = e.engine.DecideProposal(ctx, e.ws(), ids["add_comment"], mission.Decider{UserID: e.team.Owner.User.ID,
+		Reviewer: true}, false, "Not needed")
 	require.NoError(t, err)
 	require.Equal(t, "rejected", p.Status)
 	require.Equal(t, testfactory.Ptr("Not needed"), p.Reason)
@@ -400,7 +424,8 @@ func TestDecideProposal(t *testing.T) {
 	require.Equal(t, db.MissionCompleted, got.Status)
 	require.NotNil(t, got.FinishedAt)
 	evs := e.Events(t, m.ID)
-	require.Equal(t, []string{"proposal:awaiting_approval", "proposal:awaiting_approval", "proposal:awaiting_approval", "done:completed"}, evs[len(evs)-4:])
+	require.Equal(t, []string{"proposal:awaiting_approval", "proposal:awaiting_approval", "proposal:awaiting_approval",
+		"done:completed"}, evs[len(evs)-4:])
 	msg, _ := e.LastEvent(t, m.ID)
 	require.Equal(t, "every proposal was decided; mission completed", msg)
 }
@@ -412,16 +437,19 @@ func TestDecideProposalRefusals(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	m, ids := approvalMission(t, e)
-	viewer, _ := testfactory.Member(t, e.Engines, e.team.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("viewer@example.com")})
+	viewer, _ := testfactory.Member(t, e.Engines, e.team.Owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("viewer@example.com")})
 	evs := len(e.Events(t, m.ID))
 
 	_, err := e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID}, true, "")
 	require.ErrorIs(t, err, db.ErrForbidden)
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID}, false, "no")
 	require.ErrorIs(t, err, db.ErrForbidden)
-	_, err = e.engine.DecideProposal(ctx, e.team.Member.Workspace.ID, ids["update_card"], mission.Decider{UserID: e.team.Member.User.ID, Reviewer: true}, true, "")
+	_, err = e.engine.DecideProposal(ctx, e.team.Member.Workspace.ID, ids["update_card"],
+		mission.Decider{UserID: e.team.Member.User.ID, Reviewer: true}, true, "")
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.DecideProposal(ctx, e.ws(), m.ID, mission.Decider{UserID: e.team.Owner.User.ID, Reviewer: true}, true, "")
+	_, err = e.engine.DecideProposal(ctx, e.ws(), m.ID, mission.Decider{UserID: e.team.Owner.User.ID, Reviewer: true},
+		true, "")
 	require.ErrorIs(t, err, db.ErrNotFound)
 
 	ps, err := e.engine.MissionProposals(ctx, e.ws(), m.ID)
@@ -433,7 +461,8 @@ func TestDecideProposalRefusals(t *testing.T) {
 	require.Len(t, e.Events(t, m.ID), evs)
 
 	// The same person as a reviewer may.
-	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID, Reviewer: true}, true, "")
+	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID,
+		Reviewer: true}, true, "")
 	require.NoError(t, err)
 	require.Equal(t, "high", e.readCard(t).Priority)
 }
@@ -460,7 +489,8 @@ func TestApprovalThatCannotApplyStaysPending(t *testing.T) {
 	require.Equal(t, "pending", ps[0].Status)
 	require.Equal(t, e.team.Project.Columns[0], e.readCard(t).ColumnID)
 
-	p, err := e.engine.DecideProposal(ctx, e.ws(), out.ProposalID, mission.Decider{UserID: e.team.Member.User.ID}, false, "column gone")
+	p, err := e.engine.DecideProposal(ctx, e.ws(), out.ProposalID, mission.Decider{UserID: e.team.Member.User.ID}, false,
+		"column gone")
 	require.NoError(t, err)
 	require.Equal(t, "rejected", p.Status)
 }
@@ -471,13 +501,16 @@ func TestMissionCardSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	card := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship"), Column: testfactory.Ptr(1),
-		In: board.NewCard{Description: "Ship it", Priority: "high", Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}}})
+	card := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship"),
+		Column: testfactory.Ptr(1), In: board.NewCard{Description: "Ship it", Priority: "high",
+			Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}}})
 	label, err := e.Board.CreateLabel(ctx, e.team.Project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)
-	_, err = e.Board.AddCardLabel(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, label.ID)
+	_, err = e.Board.AddCardLabel(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID,
+		ActorID: e.team.Owner.User.ID}, label.ID)
 	require.NoError(t, err)
-	_, err = e.Board.CreateComment(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}, "Go ahead")
+	_, err = e.Board.CreateComment(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID,
+		ActorID: e.team.Owner.User.ID}, "Go ahead")
 	require.NoError(t, err)
 	cols, err := e.Board.Columns(ctx, e.team.Project.ID)
 	require.NoError(t, err)
@@ -486,13 +519,15 @@ func TestMissionCardSnapshot(t *testing.T) {
 	snap, err := e.engine.MissionCardSnapshot(ctx, m)
 	require.NoError(t, err)
 	require.NotNil(t, snap)
-	require.Equal(t, mission.MissionCard{ID: card.ID, Title: "Ship", Description: "Ship it", Priority: "high", Column: cols[1].Name,
-		Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}}, Comments: []string{"Go ahead"}, Labels: []string{"urgent"}}, *snap)
+	require.Equal(t, mission.MissionCard{ID: card.ID, Title: "Ship", Description: "Ship it", Priority: "high",
+		Column: cols[1].Name, Checklist: []board.ChecklistItemInput{{Title: "build", Done: true}, {Title: "deploy"}},
+		Comments: []string{"Go ahead"}, Labels: []string{"urgent"}}, *snap)
 
 	snap, err = e.engine.MissionCardSnapshot(ctx, db.AgentMission{ProjectID: &e.team.Project.ID})
 	require.NoError(t, err)
 	require.Nil(t, snap)
-	require.NoError(t, e.Board.DeleteCard(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}))
+	require.NoError(t, e.Board.DeleteCard(ctx, db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID,
+		ActorID: e.team.Owner.User.ID}))
 	snap, err = e.engine.MissionCardSnapshot(ctx, m)
 	require.NoError(t, err)
 	require.Nil(t, snap)

@@ -26,7 +26,8 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	b := testfactory.Store(t)
 	e := &env{Bundle: *b, engine: b.Missions, team: testfactory.NewTeam(t, b.Engines)}
-	e.card = testfactory.Card(t, b.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage")})
+	e.card = testfactory.Card(t, b.Engines, e.team.Project,
+		&testfactory.CardOpts{Title: testfactory.Ptr("Fix the outage")})
 	return e
 }
 
@@ -42,8 +43,9 @@ func (e *env) agent(t *testing.T, opts *testfactory.AgentOpts) db.Agent {
 // cardMission queues a mission of agent on the shared card, requested by the member.
 func (e *env) cardMission(t *testing.T, a db.Agent) db.AgentMission {
 	t.Helper()
-	m, err := e.engine.CreateMission(context.Background(), mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Member.User.ID,
-		ProjectID: &e.team.Project.ID, CardID: &e.card.ID, Source: mission.MissionSourceAgent, Objective: "Plan this card"})
+	m, err := e.engine.CreateMission(context.Background(), mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID,
+		ActorID: e.team.Member.User.ID, ProjectID: &e.team.Project.ID, CardID: &e.card.ID, Source: mission.MissionSourceAgent,
+		Objective: "Plan this card"})
 	require.NoError(t, err)
 	return m
 }
@@ -61,8 +63,8 @@ func (e *env) running(t *testing.T, a db.Agent) db.AgentMission {
 // step runs one tool call of a mission as the worker does.
 func (e *env) step(t *testing.T, missionID, key, tool string, args any) mission.StepOutcome {
 	t.Helper()
-	out, err := e.engine.RunMissionStep(context.Background(), mission.StepInput{MissionID: missionID, StepKey: key, Tool: tool, Args: raw(t, args),
-		Explanation: "because"})
+	out, err := e.engine.RunMissionStep(context.Background(), mission.StepInput{MissionID: missionID, StepKey: key,
+		Tool: tool, Args: raw(t, args), Explanation: "because"})
 	require.NoError(t, err)
 	return out
 }

@@ -23,6 +23,7 @@ type Engine struct {
 
 // New builds the agents engine on core and store; its tools write through boards and pilotage, and a
 // settled mission ends the pipeline steps waiting for it through waits.
-func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pilotage *pilotage.Engine, waits db.StepWaiter) *Engine {
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pilotage *pilotage.Engine,
+	waits db.StepWaiter) *Engine {
 	return &Engine{core: core, store: store, board: boards, pilotage: pilotage, waits: waits}
 }

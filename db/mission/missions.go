@@ -47,7 +47,8 @@ type NewMission struct {
 
 // MissionCardProject answers the project of a card of the workspace, or "card not found".
 func (e *Engine) MissionCardProject(ctx context.Context, workspaceID, cardID string) (string, error) {
-	pid, err := e.core.Q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: workspaceID})
+	pid, err := e.core.Q.CardExistsInWorkspace(ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID,
+		WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
 		return "", dbcore.NotFound("card not found")
 	}
@@ -56,7 +57,8 @@ func (e *Engine) MissionCardProject(ctx context.Context, workspaceID, cardID str
 
 // AgentByUser finds the agent whose service user is userID in the workspace.
 func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (db.Agent, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID, WorkspaceID: workspaceID}))("agent not found", "find agent")
+	r, err := dbcore.OrNotFound(e.core.Q.AgentByUser(ctx, dbsqlc.AgentByUserParams{UserID: userID,
+		WorkspaceID: workspaceID}))("agent not found", "find agent")
 	return db.Agent(r), err
 }
 
@@ -85,7 +87,8 @@ func (e *Engine) CreateMission(ctx context.Context, in NewMission) (db.AgentMiss
 
 // CreateMissionTx is CreateMission in the caller's transaction (a pipeline step starts its mission
 // in the transaction that records the step waiting for it).
-func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, in NewMission) (db.AgentMission, error) {
+func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
+	in NewMission) (db.AgentMission, error) {
 	var out db.AgentMission
 	err := func() error {
 		agent, err := q.AgentGetForUpdate(ctx, dbsqlc.AgentGetForUpdateParams{ID: in.AgentID, WorkspaceID: in.WorkspaceID})
@@ -95,12 +98,14 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
 		}
-		n, err := q.MissionCountSince(ctx, dbsqlc.MissionCountSinceParams{AgentID: agent.ID, Since: time.Now().Add(-time.Hour)})
+		n, err := q.MissionCountSince(ctx, dbsqlc.MissionCountSinceParams{AgentID: agent.ID,
+			Since: time.Now().Add(-time.Hour)})
 		if err != nil {
 			return fmt.Errorf("count missions: %w", err)
 		}
 		if n >= agent.MaxMissionsPerHour {
-			return &db.Error{Kind: ErrTooManyRequests, Msg: fmt.Sprintf("the agent already started %d missions in the last hour (its limit is %d)", n, agent.MaxMissionsPerHour)}
+			return &db.Error{Kind: ErrTooManyRequests, Msg: fmt.Sprintf("the agent already started %d missions in the last "+
+				"hour (its limit is %d)", n, agent.MaxMissionsPerHour)}
 		}
 		maxSteps := in.MaxSteps
 		if maxSteps <= 0 {
@@ -110,8 +115,9 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 			return dbcore.Invalid(fmt.Sprintf("maxSteps must be at most the agent's limit (%d)", agent.MaxSteps))
 		}
 		var outRow dbsqlc.AgentMission
-		outRow, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, AgentID: agent.ID,
-			ProjectID: in.ProjectID, CardID: in.CardID, Source: in.Source, Objective: in.Objective, MaxSteps: maxSteps, CreatedBy: in.ActorID})
+		outRow, err = q.MissionInsert(ctx, dbsqlc.MissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
+			AgentID: agent.ID, ProjectID: in.ProjectID, CardID: in.CardID, Source: in.Source, Objective: in.Objective,
+			MaxSteps: maxSteps, CreatedBy: in.ActorID})
 		out = db.AgentMission(outRow)
 		if err != nil {
 			return fmt.Errorf("insert mission: %w", err)
@@ -130,8 +136,8 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 			}
 			out.JobID = &res.Job.ID
 		}
-		_, err = e.store.AppendMissionEventTx(ctx, tx, out.ID, db.NewMissionEvent{Type: db.MissionEventStatus, Status: string(db.MissionQueued), Message: msg,
-			Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
+		_, err = e.store.AppendMissionEventTx(ctx, tx, out.ID, db.NewMissionEvent{Type: db.MissionEventStatus,
+			Status: string(db.MissionQueued), Message: msg, Data: map[string]any{"agentId": agent.ID, "source": in.Source}})
 		return err
 	}()
 	return out, err
@@ -139,12 +145,14 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 
 // Mission reads a mission of a workspace.
 func (e *Engine) Mission(ctx context.Context, workspaceID, missionID string) (db.AgentMission, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID, WorkspaceID: workspaceID}))("mission not found", "get mission")
+	r, err := dbcore.OrNotFound(e.core.Q.MissionGet(ctx, dbsqlc.MissionGetParams{ID: missionID,
+		WorkspaceID: workspaceID}))("mission not found", "get mission")
 	return db.AgentMission(r), err
 }
 
 // AgentMissions is one page of an agent's missions, newest first.
-func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string, p db.Page) (db.Paged[db.AgentMission], error) {
+func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string,
+	p db.Page) (db.Paged[db.AgentMission], error) {
 	k, err := p.AfterTime("missions", true)
 	if err != nil {
 		return db.Paged[db.AgentMission]{}, err
@@ -152,11 +160,13 @@ func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string,
 	if _, err := e.Agent(ctx, workspaceID, agentID); err != nil {
 		return db.Paged[db.AgentMission]{}, err
 	}
-	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.MissionListByAgent(ctx, dbsqlc.MissionListByAgentParams{AgentID: agentID, BeforeAt: k.At,
+		BeforeID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.AgentMission]{}, dbcore.Wrap(err, "list missions")
 	}
-	return db.PageOf(p, "missions", dbcore.MapRows(rows, func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }),
+	return db.PageOf(p, "missions", dbcore.MapRows(rows,
+		func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }),
 		func(m db.AgentMission) any { return db.TimeKey{At: m.CreatedAt, ID: m.ID} }), nil
 }
 
@@ -166,13 +176,15 @@ func (e *Engine) MissionProposals(ctx context.Context, workspaceID, missionID st
 		return nil, err
 	}
 	rows, err := e.core.Q.ProposalListByMission(ctx, missionID)
-	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }), dbcore.Wrap(err, "list proposals")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }),
+		dbcore.Wrap(err, "list proposals")
 }
 
 // PendingProposals lists a workspace's proposals awaiting a decision, oldest first.
 func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit int32) ([]db.AgentProposal, error) {
 	rows, err := e.core.Q.ProposalListPending(ctx, dbsqlc.ProposalListPendingParams{WorkspaceID: workspaceID, Lim: limit})
-	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }), dbcore.Wrap(err, "list pending proposals")
+	return dbcore.MapRows(rows, func(r dbsqlc.AgentProposal) db.AgentProposal { return db.AgentProposal(r) }),
+		dbcore.Wrap(err, "list pending proposals")
 }
 
 // CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
@@ -195,7 +207,8 @@ func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMi
 		}
 		out = db.AgentMission(m)
 		reason := "mission cancelled"
-		if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason, DecidedBy: &actorID}); err != nil {
+		if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason,
+			DecidedBy: &actorID}); err != nil {
 			return fmt.Errorf("reject pending proposals: %w", err)
 		}
 		if m.JobID != nil {
@@ -203,7 +216,8 @@ func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMi
 				return fmt.Errorf("cancel mission job: %w", err)
 			}
 		}
-		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionFailed), Message: "mission cancelled",
+		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone,
+			Status: string(db.MissionFailed), Message: "mission cancelled",
 			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
 			return err
 		}

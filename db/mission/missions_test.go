@@ -43,8 +43,8 @@ func TestCreateMissionQueuesItsJob(t *testing.T) {
 	require.Equal(t, m.JobID, got.JobID)
 
 	// A smaller cap is kept.
-	m2, err := e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Owner.User.ID,
-		Source: mission.MissionSourceRuntime, Objective: "o", MaxSteps: 3})
+	m2, err := e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID,
+		ActorID: e.team.Owner.User.ID, Source: mission.MissionSourceRuntime, Objective: "o", MaxSteps: 3})
 	require.NoError(t, err)
 	require.Equal(t, int32(3), m2.MaxSteps)
 	require.Nil(t, m2.CardID)
@@ -69,11 +69,13 @@ func TestCreateMissionRefusalsWriteNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	a := e.agent(t, &testfactory.AgentOpts{MaxSteps: testfactory.Ptr(int32(5)), MaxMissionsPerHour: testfactory.Ptr(int32(2))})
+	a := e.agent(t, &testfactory.AgentOpts{MaxSteps: testfactory.Ptr(int32(5)),
+		MaxMissionsPerHour: testfactory.Ptr(int32(2))})
 	other := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
 	theirs := testfactory.Agent(t, e.Engines, other, &testfactory.AgentOpts{Slug: testfactory.Ptr("theirs")})
 	in := func(mod func(*mission.NewMission)) mission.NewMission {
-		n := mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Owner.User.ID, Source: mission.MissionSourceRuntime, Objective: "o"}
+		n := mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Owner.User.ID,
+			Source: mission.MissionSourceRuntime, Objective: "o"}
 		mod(&n)
 		return n
 	}
@@ -195,7 +197,8 @@ func TestCancelQueuedMission(t *testing.T) {
 	e := setup(t)
 	m := e.cardMission(t, e.agent(t, nil))
 
-	_, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.team.Member.Workspace.ID, ID: m.ID, ActorID: e.team.Member.User.ID})
+	_, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.team.Member.Workspace.ID, ID: m.ID,
+		ActorID: e.team.Member.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
@@ -246,7 +249,8 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 	require.Empty(t, pending)
 
 	require.ErrorIs(t, e.engine.MissionTurn(ctx, m.ID, 2), mission.ErrMissionStopped)
-	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn2:0", Tool: "add_comment", Args: raw(t, map[string]any{"content": "x"})})
+	_, err = e.engine.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: "turn2:0", Tool: "add_comment",
+		Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, mission.ErrMissionStopped)
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 }

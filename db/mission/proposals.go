@@ -29,7 +29,8 @@ type Decider struct {
 // completion with a done event. Deciding twice is a conflict; an action that cannot apply any more is
 // refused and the proposal stays pending. Only the mission's requester and reviewers may decide
 // (ErrForbidden otherwise).
-func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID string, by Decider, approve bool, reason string) (db.AgentProposal, error) {
+func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID string, by Decider, approve bool,
+	reason string) (db.AgentProposal, error) {
 	actorID := by.UserID
 	for range 5 {
 		var out db.AgentProposal
@@ -56,7 +57,8 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 				reasonPtr = &reason
 			}
 			var outRow dbsqlc.AgentProposal
-			outRow, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr, DecidedBy: &actorID})
+			outRow, err = q.ProposalDecide(ctx, dbsqlc.ProposalDecideParams{ID: p.ID, Status: status, Reason: reasonPtr,
+				DecidedBy: &actorID})
 			out = db.AgentProposal(outRow)
 			if dbcore.IsNotFound(err) {
 				cur, _ := q.ProposalGet(ctx, dbsqlc.ProposalGetParams{ID: proposalID, WorkspaceID: workspaceID})
@@ -85,7 +87,8 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			} else if reason != "" {
 				data["reason"] = reason
 			}
-			if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal, Message: msg, Data: data}); err != nil {
+			if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventProposal,
+				Message: msg, Data: data}); err != nil {
 				return err
 			}
 			done, err := q.MissionCompleteIfSettled(ctx, m.ID)
@@ -95,8 +98,8 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
-			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone, Status: string(db.MissionCompleted),
-				Message: "every proposal was decided; mission completed"}); err != nil {
+			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone,
+				Status: string(db.MissionCompleted), Message: "every proposal was decided; mission completed"}); err != nil {
 				return err
 			}
 			return e.missionSettledTx(ctx, tx, db.AgentMission(done))

@@ -28,16 +28,19 @@ func (e *Engine) FanOutNotifications(ctx context.Context, activityID string) (in
 
 // Notifications is one page of a user's notifications, newest first. A cursor keeps its place in the
 // unread-only list and in the whole one alike (both are in the same order).
-func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bool, p db.Page) (db.Paged[db.Notification], error) {
+func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bool,
+	p db.Page) (db.Paged[db.Notification], error) {
 	k, err := p.AfterTime("notifications", true)
 	if err != nil {
 		return db.Paged[db.Notification]{}, err
 	}
-	rows, err := e.core.Q.NotificationPage(ctx, dbsqlc.NotificationPageParams{UserID: userID, UnreadOnly: unreadOnly, BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.NotificationPage(ctx, dbsqlc.NotificationPageParams{UserID: userID, UnreadOnly: unreadOnly,
+		BeforeAt: k.At, BeforeID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.Notification]{}, dbcore.Wrap(err, "list notifications")
 	}
-	return db.PageOf(p, "notifications", dbcore.MapRows(rows, func(r dbsqlc.NotificationPageRow) db.Notification { return db.Notification(r) }),
+	return db.PageOf(p, "notifications", dbcore.MapRows(rows,
+		func(r dbsqlc.NotificationPageRow) db.Notification { return db.Notification(r) }),
 		func(n db.Notification) any { return db.TimeKey{At: n.CreatedAt, ID: n.ID} }), nil
 }
 
@@ -79,8 +82,8 @@ func (e *Engine) RecordEmail(ctx context.Context, m Email) (db.EmailOutbox, erro
 	if m.RefID != "" {
 		ref = &m.RefID
 	}
-	row, err := e.core.Q.EmailOutboxInsert(ctx, dbsqlc.EmailOutboxInsertParams{ID: dbcore.NewID(), ToAddress: m.To, Subject: m.Subject,
-		Body: m.Body, Kind: m.Topic, RefID: ref, Transport: m.Transport})
+	row, err := e.core.Q.EmailOutboxInsert(ctx, dbsqlc.EmailOutboxInsertParams{ID: dbcore.NewID(), ToAddress: m.To,
+		Subject: m.Subject, Body: m.Body, Kind: m.Topic, RefID: ref, Transport: m.Transport})
 	if err != nil {
 		return db.EmailOutbox(row), fmt.Errorf("record email: %w", err)
 	}
@@ -95,5 +98,6 @@ func (e *Engine) MarkEmailSent(ctx context.Context, id string) error {
 // Outbox lists every recorded e-mail, oldest first.
 func (e *Engine) Outbox(ctx context.Context) ([]db.EmailOutbox, error) {
 	rows, err := e.core.Q.EmailOutboxList(ctx)
-	return dbcore.MapRows(rows, func(r dbsqlc.EmailOutbox) db.EmailOutbox { return db.EmailOutbox(r) }), dbcore.Wrap(err, "list outbox")
+	return dbcore.MapRows(rows, func(r dbsqlc.EmailOutbox) db.EmailOutbox { return db.EmailOutbox(r) }), dbcore.Wrap(err,
+		"list outbox")
 }

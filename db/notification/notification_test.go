@@ -30,14 +30,18 @@ func TestFanOutOnlyReachesThoseWhoCanStillRead(t *testing.T) {
 	reviewer := testfactory.Ptr("reviewer")
 	_, err := b.Tenancy.UpdateWorkspaceMember(ctx, tm.Owner.Workspace.ID, leaver.User.ID, nil, reviewer)
 	require.NoError(t, err)
-	stay, _ := testfactory.Member(t, b.Engines, tm.Owner, &testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com"), PilotageRole: reviewer})
-	_, err = b.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID, ActorID: tm.Owner.User.ID, Email: stay.User.Email})
+	stay, _ := testfactory.Member(t, b.Engines, tm.Owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com"), PilotageRole: reviewer})
+	_, err = b.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: tm.Owner.Workspace.ID,
+		ProjectID: tm.Project.ID, ActorID: tm.Owner.User.ID, Email: stay.User.Email})
 	require.NoError(t, err)
 
 	// Changes recorded while both are members; their jobs have not run.
-	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
+	card := testfactory.Card(t, b.Engines, tm.Project,
+		&testfactory.CardOpts{In: board.NewCard{AssigneeID: &leaver.User.ID}})
 	doc := testfactory.Document(t, b.Engines, tm.Owner, nil)
-	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID, ActorID: tm.Owner.User.ID})
+	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID,
+		ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
 	before := activityIDs(t, b)
 
@@ -45,13 +49,16 @@ func TestFanOutOnlyReachesThoseWhoCanStillRead(t *testing.T) {
 		UserID: leaver.User.ID, ActorID: tm.Owner.User.ID}))
 	fanOut(t, engine, before)
 	require.Empty(t, notified(t, b, leaver), "the removed member hears nothing of what was recorded before")
-	require.ElementsMatch(t, []string{db.ActivityMemberAdded, db.ActivityMemberAdded, db.ActivityCardCreated, db.ActivityDocumentSubmitted},
-		notified(t, b, stay), "the one who stays hears of both members' arrival, the card and the review")
+	require.ElementsMatch(t, []string{db.ActivityMemberAdded, db.ActivityMemberAdded, db.ActivityCardCreated,
+		db.ActivityDocumentSubmitted}, notified(t, b, stay), "the one who stays hears of both members' arrival, the card "+
+		"and the review")
 
 	// The organization's owner keeps reading the workspace without a membership of it.
-	_, err = b.Pool.Exec(ctx, `DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, tm.Owner.Workspace.ID, tm.Owner.User.ID)
+	_, err = b.Pool.Exec(ctx, `DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`,
+		tm.Owner.Workspace.ID, tm.Owner.User.ID)
 	require.NoError(t, err)
-	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: card.ID, ActorID: stay.User.ID}, "Done")
+	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: tm.Project.ID, CardID: card.ID, ActorID: stay.User.ID},
+		"Done")
 	require.NoError(t, err)
 	all := activityIDs(t, b)
 	fanOut(t, engine, all)
@@ -66,8 +73,8 @@ func TestFanOutOnlyReachesThoseWhoCanStillRead(t *testing.T) {
 func activityIDs(t *testing.T, b *testfactory.Bundle) []string {
 	t.Helper()
 	// The activities of the feed only have no notification job.
-	rows, err := b.Pool.Query(context.Background(), `SELECT id::text FROM activities WHERE type <> ALL($1) ORDER BY created_at, id`,
-		db.FeedOnlyActivityTypes)
+	rows, err := b.Pool.Query(context.Background(),
+		`SELECT id::text FROM activities WHERE type <> ALL($1) ORDER BY created_at, id`, db.FeedOnlyActivityTypes)
 	require.NoError(t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)

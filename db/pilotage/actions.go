@@ -34,7 +34,8 @@ const (
 )
 
 // KnownActionTypes lists the action types apply performs.
-var KnownActionTypes = []string{ActionCreateTodo, ActionUpdateMissionStatus, ActionCreateDecision, ActionCreateCard, ActionMoveCard}
+var KnownActionTypes = []string{ActionCreateTodo, ActionUpdateMissionStatus, ActionCreateDecision, ActionCreateCard,
+	ActionMoveCard}
 
 // NewPilotageAction is an action to propose. Payload must be a JSON object (nil: {}); for a known
 // action type it must also be a valid payload of that type. AgentMissionID is set when an agent's
@@ -88,13 +89,15 @@ func (e *Engine) ProposeAction(ctx context.Context, in NewPilotageAction) (db.Pi
 	return out, err
 }
 
-func (e *Engine) proposePilotageActionTx(ctx context.Context, tx pgx.Tx, in NewPilotageAction) (db.PilotageAction, error) {
+func (e *Engine) proposePilotageActionTx(ctx context.Context, tx pgx.Tx,
+	in NewPilotageAction) (db.PilotageAction, error) {
 	q := dbcore.Queries(tx)
 	if err := checkNewAction(&in); err != nil {
 		return db.PilotageAction{}, err
 	}
 	row, err := q.PilotageActionInsert(ctx, dbsqlc.PilotageActionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
-		ActionType: in.ActionType, Explanation: in.Explanation, Payload: in.Payload, ProposedBy: in.ActorID, AgentMissionID: in.AgentMissionID})
+		ActionType: in.ActionType, Explanation: in.Explanation, Payload: in.Payload, ProposedBy: in.ActorID,
+		AgentMissionID: in.AgentMissionID})
 	if err != nil {
 		return db.PilotageAction(row), fmt.Errorf("insert pilotage action: %w", err)
 	}
@@ -102,11 +105,13 @@ func (e *Engine) proposePilotageActionTx(ctx context.Context, tx pgx.Tx, in NewP
 	if in.AgentMissionID != nil {
 		data["agentMissionId"] = *in.AgentMissionID
 	}
-	return db.PilotageAction(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordAction, row.ID, PilotageChangeProposed, in.ActorID, data)
+	return db.PilotageAction(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordAction, row.ID,
+		PilotageChangeProposed, in.ActorID, data)
 }
 
 // Actions is one page of a workspace's actions, newest first, of one status when status is set.
-func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string, p db.Page) (db.Paged[db.PilotageAction], error) {
+func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string,
+	p db.Page) (db.Paged[db.PilotageAction], error) {
 	k, err := p.AfterTime("pilotage-actions", true)
 	if err != nil {
 		return db.Paged[db.PilotageAction]{}, err
@@ -116,13 +121,15 @@ func (e *Engine) Actions(ctx context.Context, workspaceID string, status *string
 	if err != nil {
 		return db.Paged[db.PilotageAction]{}, dbcore.Wrap(err, "list pilotage actions")
 	}
-	return db.PageOf(p, "pilotage-actions", dbcore.MapRows(rows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }),
+	return db.PageOf(p, "pilotage-actions", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) }),
 		func(r db.PilotageAction) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // Action reads one action of the workspace.
 func (e *Engine) Action(ctx context.Context, workspaceID, id string) (db.PilotageAction, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id, WorkspaceID: workspaceID}))("action not found", "get pilotage action")
+	r, err := dbcore.OrNotFound(e.core.Q.PilotageActionGet(ctx, dbsqlc.PilotageActionGetParams{ID: id,
+		WorkspaceID: workspaceID}))("action not found", "get pilotage action")
 	return db.PilotageAction(r), err
 }
 
@@ -142,7 +149,8 @@ func lostRace(ctx context.Context, q *dbsqlc.Queries, workspaceID, id, need stri
 
 // ReviewAction is the guarded suggested -> approved | rejected move, with the reviewer and an
 // optional reason. A second review (or one that lost a race) is a conflict.
-func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool, reason *string) (db.PilotageAction, error) {
+func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool,
+	reason *string) (db.PilotageAction, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	if reason != nil {
 		r, err := checkText("reason", *reason, MaxPilotageReviewReason, false)
@@ -162,8 +170,8 @@ func (e *Engine) ReviewAction(ctx context.Context, r db.RecordEdit, approve bool
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotageAction
-		outRow, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID, Status: status,
-			ActorID: &actorID, Reason: reason})
+		outRow, err = q.PilotageActionReview(ctx, dbsqlc.PilotageActionReviewParams{ID: id, WorkspaceID: workspaceID,
+			Status: status, ActorID: &actorID, Reason: reason})
 		out = db.PilotageAction(outRow)
 		if dbcore.IsNotFound(err) {
 			return lostRace(ctx, q, workspaceID, id, "suggested")
@@ -189,7 +197,8 @@ func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageA
 	for range 5 {
 		var out db.PilotageAction
 		err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-			a, err := q.PilotageActionApply(ctx, dbsqlc.PilotageActionApplyParams{ID: id, WorkspaceID: workspaceID, ActorID: &actorID})
+			a, err := q.PilotageActionApply(ctx, dbsqlc.PilotageActionApplyParams{ID: id, WorkspaceID: workspaceID,
+				ActorID: &actorID})
 			if dbcore.IsNotFound(err) {
 				return lostRace(ctx, q, workspaceID, id, "approved")
 			}
@@ -205,7 +214,8 @@ func (e *Engine) ApplyAction(ctx context.Context, r db.RecordEdit) (db.PilotageA
 				return fmt.Errorf("encode action result: %w", err)
 			}
 			var outRow dbsqlc.PilotageAction
-			if outRow, err = q.PilotageActionSetResult(ctx, dbsqlc.PilotageActionSetResultParams{ID: id, Result: raw}); err != nil {
+			if outRow, err = q.PilotageActionSetResult(ctx, dbsqlc.PilotageActionSetResultParams{ID: id,
+				Result: raw}); err != nil {
 				return fmt.Errorf("store action result: %w", err)
 			}
 			out = db.PilotageAction(outRow)
@@ -379,7 +389,8 @@ func decodeMoveCardPayload(raw json.RawMessage) (any, error) {
 
 // performAction carries out an applied action's effect through the store's operations, in tx, as
 // actorID. Card effects record their activities and enqueue their jobs as any card create or move does.
-func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a db.PilotageAction, actorID string) (ActionResult, error) {
+func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, a db.PilotageAction,
+	actorID string) (ActionResult, error) {
 	payload, err := decodeActionPayload(a.ActionType, a.Payload)
 	if err != nil {
 		return ActionResult{}, err
@@ -387,8 +398,8 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 	ws := a.WorkspaceID
 	switch p := payload.(type) {
 	case createTodoPayload:
-		t, err := e.createPilotageTodoTx(ctx, tx, NewPilotageTodo{WorkspaceID: ws, ActorID: actorID, Label: p.Label, Status: p.Status,
-			MissionID: p.MissionID, PriorityID: p.PriorityID, DueDate: p.DueDate})
+		t, err := e.createPilotageTodoTx(ctx, tx, NewPilotageTodo{WorkspaceID: ws, ActorID: actorID, Label: p.Label,
+			Status: p.Status, MissionID: p.MissionID, PriorityID: p.PriorityID, DueDate: p.DueDate})
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -399,19 +410,23 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		if err != nil {
 			return ActionResult{}, err
 		}
-		return ActionResult{Effect: true, Message: "mission status set to " + m.Status, RecordType: PilotageRecordMission, RecordID: m.ID}, nil
+		return ActionResult{Effect: true, Message: "mission status set to " + m.Status, RecordType: PilotageRecordMission,
+			RecordID: m.ID}, nil
 	case createDecisionPayload:
-		d, err := e.createPilotageDecisionTx(ctx, tx, NewPilotageDecision{WorkspaceID: ws, ActorID: actorID, Title: p.Title, Impact: p.Impact})
+		d, err := e.createPilotageDecisionTx(ctx, tx, NewPilotageDecision{WorkspaceID: ws, ActorID: actorID, Title: p.Title,
+			Impact: p.Impact})
 		if err != nil {
 			return ActionResult{}, err
 		}
-		return ActionResult{Effect: true, Message: "decision recorded", RecordType: PilotageRecordDecision, RecordID: d.ID}, nil
+		return ActionResult{Effect: true, Message: "decision recorded", RecordType: PilotageRecordDecision, RecordID: d.ID},
+			nil
 	case createCardPayload:
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: actorID,
-			Title: strings.TrimSpace(p.Title), Description: p.Description, Priority: p.Priority, DueDate: p.DueDate})
+		c, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: ws, ProjectID: p.ProjectID, ColumnID: p.ColumnID,
+			ActorID: actorID, Title: strings.TrimSpace(p.Title), Description: p.Description, Priority: p.Priority,
+			DueDate: p.DueDate})
 		if err != nil {
 			return ActionResult{}, err
 		}
@@ -420,18 +435,21 @@ func (e *Engine) performAction(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries
 		if err := projectInWorkspace(ctx, q, ws, p.ProjectID); err != nil {
 			return ActionResult{}, err
 		}
-		c, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID, ActorID: actorID, Patch: board.CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
+		c, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: ws, ProjectID: p.ProjectID, CardID: p.CardID,
+			ActorID: actorID, Patch: board.CardPatch{ColumnID: &p.ColumnID, Order: p.Order}})
 		if err != nil {
 			return ActionResult{}, err
 		}
 		return ActionResult{Effect: true, Message: "card moved", RecordType: "card", RecordID: c.ID}, nil
 	}
-	return ActionResult{Effect: false, Message: fmt.Sprintf("action type %q is not one apply knows; recorded as applied with no effect", a.ActionType)}, nil
+	return ActionResult{Effect: false, Message: fmt.Sprintf("action type %q is not one apply knows; recorded as applied "+
+		"with no effect", a.ActionType)}, nil
 }
 
 // projectInWorkspace refuses a project id outside the workspace as not found.
 func projectInWorkspace(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string) error {
-	_, err := dbcore.OrNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID, WorkspaceID: workspaceID}))("payload.projectId: project not found", "get project")
+	_, err := dbcore.OrNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID,
+		WorkspaceID: workspaceID}))("payload.projectId: project not found", "get project")
 	return err
 }
 

@@ -47,26 +47,30 @@ func (e *Engine) CreateDecision(ctx context.Context, in NewPilotageDecision) (db
 	return out, err
 }
 
-func (e *Engine) createPilotageDecisionTx(ctx context.Context, tx pgx.Tx, in NewPilotageDecision) (db.PilotageDecision, error) {
+func (e *Engine) createPilotageDecisionTx(ctx context.Context, tx pgx.Tx,
+	in NewPilotageDecision) (db.PilotageDecision, error) {
 	q := dbcore.Queries(tx)
 	d := dbsqlc.PilotageDecision{Title: in.Title, Impact: in.Impact}
 	if err := checkDecision(&d); err != nil {
 		return db.PilotageDecision(d), err
 	}
-	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
-		Title: d.Title, Impact: d.Impact, ActorID: in.ActorID})
+	row, err := q.PilotageDecisionInsert(ctx, dbsqlc.PilotageDecisionInsertParams{ID: db.NewID(),
+		WorkspaceID: in.WorkspaceID, Title: d.Title, Impact: d.Impact, ActorID: in.ActorID})
 	if err != nil {
 		return db.PilotageDecision(row), fmt.Errorf("insert pilotage decision: %w", err)
 	}
-	return db.PilotageDecision(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDecision, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageDecision(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDecision, row.ID,
+		PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateDecision applies a patch to a decision and records the change.
-func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p PilotageDecisionPatch) (db.PilotageDecision, error) {
+func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit,
+	p PilotageDecisionPatch) (db.PilotageDecision, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDecision
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
+		cur, err := dbcore.OrNotFound(q.PilotageDecisionGetForUpdate(ctx, dbsqlc.PilotageDecisionGetForUpdateParams{ID: id,
+			WorkspaceID: workspaceID}))("decision not found", "lock pilotage decision")
 		if err != nil {
 			return err
 		}
@@ -81,11 +85,13 @@ func (e *Engine) UpdateDecision(ctx context.Context, r db.RecordEdit, p Pilotage
 			return err
 		}
 		var outRow dbsqlc.PilotageDecision
-		if outRow, err = q.PilotageDecisionUpdate(ctx, dbsqlc.PilotageDecisionUpdateParams{ID: id, Title: next.Title, Impact: next.Impact, ActorID: actorID}); err != nil {
+		if outRow, err = q.PilotageDecisionUpdate(ctx, dbsqlc.PilotageDecisionUpdateParams{ID: id, Title: next.Title,
+			Impact: next.Impact, ActorID: actorID}); err != nil {
 			return fmt.Errorf("update pilotage decision: %w", err)
 		}
 		out = db.PilotageDecision(outRow)
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeUpdated, actorID, changes(cur,
+			out))
 	})
 	return out, err
 }
@@ -96,11 +102,13 @@ func (e *Engine) Decisions(ctx context.Context, workspaceID string, p db.Page) (
 	if err != nil {
 		return db.Paged[db.PilotageDecision]{}, err
 	}
-	rows, err := e.core.Q.PilotageDecisionPage(ctx, dbsqlc.PilotageDecisionPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.PilotageDecisionPage(ctx, dbsqlc.PilotageDecisionPageParams{WorkspaceID: workspaceID,
+		AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.PilotageDecision]{}, dbcore.Wrap(err, "list pilotage decisions")
 	}
-	return db.PageOf(p, "pilotage-decisions", dbcore.MapRows(rows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) }),
+	return db.PageOf(p, "pilotage-decisions", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) }),
 		func(r db.PilotageDecision) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
@@ -108,11 +116,13 @@ func (e *Engine) Decisions(ctx context.Context, workspaceID string, p db.Page) (
 func (e *Engine) DeleteDecision(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id, WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
+		row, err := dbcore.OrNotFound(q.PilotageDecisionDelete(ctx, dbsqlc.PilotageDecisionDeleteParams{ID: id,
+			WorkspaceID: workspaceID}))("decision not found", "delete pilotage decision")
 		if err != nil {
 			return err
 		}
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDecision, id, PilotageChangeDeleted, actorID,
+			recordFields(row))
 	})
 }
 
@@ -153,12 +163,13 @@ func (e *Engine) CreateDoc(ctx context.Context, in NewPilotageDoc) (db.PilotageD
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotageDoc
-		if outRow, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Title: d.Title,
-			Owner: d.Owner, SourceType: d.SourceType, ActorID: in.ActorID}); err != nil {
+		if outRow, err = q.PilotageDocInsert(ctx, dbsqlc.PilotageDocInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
+			Title: d.Title, Owner: d.Owner, SourceType: d.SourceType, ActorID: in.ActorID}); err != nil {
 			return fmt.Errorf("insert pilotage doc: %w", err)
 		}
 		out = db.PilotageDoc(outRow)
-		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordDoc, out.ID, PilotageChangeCreated, in.ActorID,
+			recordFields(out))
 	})
 	return out, err
 }
@@ -168,7 +179,8 @@ func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPa
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageDoc
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
+		cur, err := dbcore.OrNotFound(q.PilotageDocGetForUpdate(ctx, dbsqlc.PilotageDocGetForUpdateParams{ID: id,
+			WorkspaceID: workspaceID}))("document not found", "lock pilotage doc")
 		if err != nil {
 			return err
 		}
@@ -191,7 +203,8 @@ func (e *Engine) UpdateDoc(ctx context.Context, r db.RecordEdit, p PilotageDocPa
 			return fmt.Errorf("update pilotage doc: %w", err)
 		}
 		out = db.PilotageDoc(outRow)
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeUpdated, actorID, changes(cur,
+			out))
 	})
 	return out, err
 }
@@ -202,11 +215,13 @@ func (e *Engine) Docs(ctx context.Context, workspaceID string, p db.Page) (db.Pa
 	if err != nil {
 		return db.Paged[db.PilotageDoc]{}, err
 	}
-	rows, err := e.core.Q.PilotageDocPage(ctx, dbsqlc.PilotageDocPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.PilotageDocPage(ctx, dbsqlc.PilotageDocPageParams{WorkspaceID: workspaceID, AfterAt: k.At,
+		AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.PilotageDoc]{}, dbcore.Wrap(err, "list pilotage docs")
 	}
-	return db.PageOf(p, "pilotage-docs", dbcore.MapRows(rows, func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) }),
+	return db.PageOf(p, "pilotage-docs", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotageDoc) db.PilotageDoc { return db.PilotageDoc(r) }),
 		func(r db.PilotageDoc) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
@@ -214,10 +229,12 @@ func (e *Engine) Docs(ctx context.Context, workspaceID string, p db.Page) (db.Pa
 func (e *Engine) DeleteDoc(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id, WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
+		row, err := dbcore.OrNotFound(q.PilotageDocDelete(ctx, dbsqlc.PilotageDocDeleteParams{ID: id,
+			WorkspaceID: workspaceID}))("document not found", "delete pilotage doc")
 		if err != nil {
 			return err
 		}
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordDoc, id, PilotageChangeDeleted, actorID,
+			recordFields(row))
 	})
 }

@@ -34,6 +34,7 @@ const sharedReadTimeout = 30 * time.Second
 // one per process: concurrent reads share its reads.
 func New(core *dbcore.Core, store *db.Store, boards *board.Engine) *Engine {
 	e := &Engine{core: core, store: store, board: boards}
-	e.portfolioReads.Timeout, e.dashboardReads.Timeout, e.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout, sharedReadTimeout
+	e.portfolioReads.Timeout, e.dashboardReads.Timeout, e.stateReads.Timeout = sharedReadTimeout, sharedReadTimeout,
+		sharedReadTimeout
 	return e
 }

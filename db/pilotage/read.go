@@ -62,7 +62,8 @@ const (
 // of the cycle and missions and todos done this cycle) and orders and trims them by intent ("" keeps
 // creation order, untrimmed). docs/pilotage.md has the rules. Concurrent calls for one workspace share
 // reads as CockpitPortfolio's do: each answer is read after its call began.
-func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent string, now time.Time) (PilotageState, error) {
+func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent string,
+	now time.Time) (PilotageState, error) {
 	if err := checkEnum("profile", profile, PilotageProfiles); err != nil {
 		return PilotageState{}, err
 	}
@@ -77,12 +78,14 @@ func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent stri
 			if missionsRows, err = q.PilotageMissionList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("missions: %w", err)
 			}
-			r.Missions = dbcore.MapRows(missionsRows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
+			r.Missions = dbcore.MapRows(missionsRows,
+				func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
 			var activePrioritiesRows []dbsqlc.PilotagePriority
 			if activePrioritiesRows, err = q.PilotagePriorityList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("priorities: %w", err)
 			}
-			r.ActivePriorities = dbcore.MapRows(activePrioritiesRows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) })
+			r.ActivePriorities = dbcore.MapRows(activePrioritiesRows,
+				func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) })
 			var todosRows []dbsqlc.PilotageTodo
 			if todosRows, err = q.PilotageTodoList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("todos: %w", err)
@@ -92,7 +95,8 @@ func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent stri
 			if decisionsRows, err = q.PilotageDecisionList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("decisions: %w", err)
 			}
-			r.Decisions = dbcore.MapRows(decisionsRows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
+			r.Decisions = dbcore.MapRows(decisionsRows,
+				func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
 			var activeDocsRows []dbsqlc.PilotageDoc
 			if activeDocsRows, err = q.PilotageDocList(ctx, workspaceID); err != nil {
 				return fmt.Errorf("docs: %w", err)
@@ -106,8 +110,9 @@ func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent stri
 		return PilotageState{}, fmt.Errorf("pilotage state: %w", err)
 	}
 	// The read may be shared with other callers (as the portfolio's): select and order copies of it.
-	st := PilotageState{Cycle: Cycle(now), Missions: slices.Clone(rows.Missions), ActivePriorities: slices.Clone(rows.ActivePriorities),
-		Todos: slices.Clone(rows.Todos), Decisions: slices.Clone(rows.Decisions), ActiveDocs: slices.Clone(rows.ActiveDocs)}
+	st := PilotageState{Cycle: Cycle(now), Missions: slices.Clone(rows.Missions),
+		ActivePriorities: slices.Clone(rows.ActivePriorities), Todos: slices.Clone(rows.Todos),
+		Decisions: slices.Clone(rows.Decisions), ActiveDocs: slices.Clone(rows.ActiveDocs)}
 	st.ActivePriorities = slices.DeleteFunc(st.ActivePriorities, func(p db.PilotagePriority) bool { return !p.Active })
 	selectProfile(&st, profile, CycleStart(now))
 	applyIntent(&st, intent, CycleStart(now))
@@ -117,13 +122,24 @@ func (e *Engine) StateFor(ctx context.Context, workspaceID, profile, intent stri
 func selectProfile(st *PilotageState, profile string, cycleStart time.Time) {
 	switch profile {
 	case "execution":
-		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status != "in_progress" && m.Status != "blocked" })
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool {
+			return m.Status != "in_progress" &&
+				m.Status != "blocked"
+		})
 		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status == "done" })
-		st.ActivePriorities, st.Decisions, st.ActiveDocs = []db.PilotagePriority{}, []db.PilotageDecision{}, []db.PilotageDoc{}
+		st.ActivePriorities, st.Decisions, st.ActiveDocs = []db.PilotagePriority{}, []db.PilotageDecision{},
+			[]db.PilotageDoc{}
 	case "revue":
-		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status != "done" || m.UpdatedAt.Before(cycleStart) })
-		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status != "done" || t.UpdatedAt.Before(cycleStart) })
-		st.Decisions = slices.DeleteFunc(st.Decisions, func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
+		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool {
+			return m.Status != "done" ||
+				m.UpdatedAt.Before(cycleStart)
+		})
+		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool {
+			return t.Status != "done" ||
+				t.UpdatedAt.Before(cycleStart)
+		})
+		st.Decisions = slices.DeleteFunc(st.Decisions,
+			func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
 		st.ActivePriorities, st.ActiveDocs = []db.PilotagePriority{}, []db.PilotageDoc{}
 	}
 }
@@ -155,10 +171,13 @@ func applyIntent(st *PilotageState, intent string, cycleStart time.Time) {
 		st.ActiveDocs = []db.PilotageDoc{}
 	case "weekly_review":
 		// What moved this week, most recent first.
-		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.UpdatedAt.Before(cycleStart) })
+		st.Missions = slices.DeleteFunc(st.Missions,
+			func(m db.PilotageMission) bool { return m.UpdatedAt.Before(cycleStart) })
 		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.UpdatedAt.Before(cycleStart) })
-		st.Decisions = slices.DeleteFunc(st.Decisions, func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
-		st.ActiveDocs = slices.DeleteFunc(st.ActiveDocs, func(d db.PilotageDoc) bool { return d.UpdatedAt.Before(cycleStart) })
+		st.Decisions = slices.DeleteFunc(st.Decisions,
+			func(d db.PilotageDecision) bool { return d.CreatedAt.Before(cycleStart) })
+		st.ActiveDocs = slices.DeleteFunc(st.ActiveDocs,
+			func(d db.PilotageDoc) bool { return d.UpdatedAt.Before(cycleStart) })
 		slices.SortStableFunc(st.Missions, byRecent(func(m db.PilotageMission) time.Time { return m.UpdatedAt }))
 		slices.SortStableFunc(st.Todos, byRecent(func(t db.PilotageTodo) time.Time { return t.UpdatedAt }))
 		slices.SortStableFunc(st.Decisions, byRecent(func(d db.PilotageDecision) time.Time { return d.CreatedAt }))
@@ -167,7 +186,10 @@ func applyIntent(st *PilotageState, intent string, cycleStart time.Time) {
 		// What to plan: work not done, missions to launch first, todos by due date; priorities lead.
 		st.Missions = slices.DeleteFunc(st.Missions, func(m db.PilotageMission) bool { return m.Status == "done" })
 		planOrder := map[string]int{"to_launch": 0, "blocked": 1, "in_progress": 2}
-		slices.SortStableFunc(st.Missions, func(a, b db.PilotageMission) int { return cmp.Compare(planOrder[a.Status], planOrder[b.Status]) })
+		slices.SortStableFunc(st.Missions, func(a, b db.PilotageMission) int {
+			return cmp.Compare(planOrder[a.Status],
+				planOrder[b.Status])
+		})
 		st.Todos = slices.DeleteFunc(st.Todos, func(t db.PilotageTodo) bool { return t.Status == "done" })
 		slices.SortStableFunc(st.Todos, func(a, b db.PilotageTodo) int {
 			hasPrio := func(t db.PilotageTodo) int {
@@ -232,9 +254,10 @@ type dashboardKey struct {
 // workspace (in one cycle) share reads as CockpitPortfolio's do: each answer is read after its call
 // began.
 func (e *Engine) DashboardFor(ctx context.Context, workspaceID string, now time.Time) (PilotageDashboard, error) {
-	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []db.PilotageTodo{}, Counts: map[string]map[string]int{
-		"mission": zeroCounts(PilotageMissionStatuses), "todo": zeroCounts(append(slices.Clone(PilotageTodoStatuses), "overdue")),
-		"action": zeroCounts(PilotageActionStatuses)}}
+	d := PilotageDashboard{Cycle: Cycle(now), CycleStartsAt: CycleStart(now), OverdueTodos: []db.PilotageTodo{},
+		Counts: map[string]map[string]int{
+			"mission": zeroCounts(PilotageMissionStatuses), "todo": zeroCounts(append(slices.Clone(PilotageTodoStatuses),
+				"overdue")), "action": zeroCounts(PilotageActionStatuses)}}
 	key := dashboardKey{workspaceID: workspaceID, cycleStart: d.CycleStartsAt}
 	rows, _, err := e.dashboardReads.Do(ctx, key, func(ctx context.Context) (r dashboardRows, err error) {
 		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
@@ -245,22 +268,29 @@ func (e *Engine) DashboardFor(ctx context.Context, workspaceID string, now time.
 			if blockedRows, err = q.PilotageMissionListBlocked(ctx, workspaceID); err != nil {
 				return fmt.Errorf("blocked missions: %w", err)
 			}
-			r.blocked = dbcore.MapRows(blockedRows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
+			r.blocked = dbcore.MapRows(blockedRows,
+				func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) })
 			var openTodosRows []dbsqlc.PilotageTodo
-			if openTodosRows, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+			if openTodosRows, err = q.PilotageTodoListOpen(ctx, dbsqlc.PilotageTodoListOpenParams{WorkspaceID: workspaceID,
+				Lim: DashboardListLimit}); err != nil {
 				return fmt.Errorf("open todos: %w", err)
 			}
-			r.openTodos = dbcore.MapRows(openTodosRows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) })
+			r.openTodos = dbcore.MapRows(openTodosRows,
+				func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) })
 			var pendingActionsRows []dbsqlc.PilotageAction
-			if pendingActionsRows, err = q.PilotageActionListPending(ctx, dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
+			if pendingActionsRows, err = q.PilotageActionListPending(ctx,
+				dbsqlc.PilotageActionListPendingParams{WorkspaceID: workspaceID, Lim: DashboardListLimit}); err != nil {
 				return fmt.Errorf("pending actions: %w", err)
 			}
-			r.pendingActions = dbcore.MapRows(pendingActionsRows, func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) })
+			r.pendingActions = dbcore.MapRows(pendingActionsRows,
+				func(r dbsqlc.PilotageAction) db.PilotageAction { return db.PilotageAction(r) })
 			var cycleDecisionsRows []dbsqlc.PilotageDecision
-			if cycleDecisionsRows, err = q.PilotageDecisionListSince(ctx, dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: key.cycleStart}); err != nil {
+			if cycleDecisionsRows, err = q.PilotageDecisionListSince(ctx,
+				dbsqlc.PilotageDecisionListSinceParams{WorkspaceID: workspaceID, Since: key.cycleStart}); err != nil {
 				return fmt.Errorf("decisions: %w", err)
 			}
-			r.cycleDecisions = dbcore.MapRows(cycleDecisionsRows, func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
+			r.cycleDecisions = dbcore.MapRows(cycleDecisionsRows,
+				func(r dbsqlc.PilotageDecision) db.PilotageDecision { return db.PilotageDecision(r) })
 			return nil
 		})
 		return r, err
@@ -271,7 +301,8 @@ func (e *Engine) DashboardFor(ctx context.Context, workspaceID string, now time.
 	for _, c := range rows.counts {
 		d.Counts[c.Kind][c.Status] = int(c.N)
 	}
-	d.BlockedMissions, d.OpenTodos, d.PendingActions, d.CycleDecisions = rows.blocked, rows.openTodos, rows.pendingActions, rows.cycleDecisions
+	d.BlockedMissions, d.OpenTodos, d.PendingActions, d.CycleDecisions = rows.blocked, rows.openTodos, rows.pendingActions,
+		rows.cycleDecisions
 	for _, t := range d.OpenTodos {
 		if t.DueDate != nil && t.DueDate.Before(now) {
 			d.OverdueTodos = append(d.OverdueTodos, t)
@@ -316,7 +347,8 @@ type portfolioRows struct {
 // waits for the next one, which serves every call that arrived in the meantime, so each answer is
 // still read after its call began (a caller sees its own writes) and a workspace costs at most one
 // read at a time however many people watch it. See docs/pilotage.md "Shared reads".
-func (e *Engine) CockpitPortfolio(ctx context.Context, workspaceID string, now time.Time) ([]PilotagePortfolioProject, error) {
+func (e *Engine) CockpitPortfolio(ctx context.Context, workspaceID string,
+	now time.Time) ([]PilotagePortfolioProject, error) {
 	rows, _, err := e.portfolioReads.Do(ctx, workspaceID, func(ctx context.Context) (r portfolioRows, err error) {
 		err = e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
 			if r.projects, err = q.PortfolioProjectList(ctx, workspaceID); err != nil {
@@ -344,15 +376,16 @@ func (e *Engine) CockpitPortfolio(ctx context.Context, workspaceID string, now t
 }
 
 // portfolioProject sums a project's column figures (in column order) into its portfolio entry.
-func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioColumnStatsRow, now time.Time) PilotagePortfolioProject {
+func portfolioProject(p dbsqlc.PortfolioProjectListRow, cols []dbsqlc.PortfolioColumnStatsRow,
+	now time.Time) PilotagePortfolioProject {
 	ids := make([]string, len(cols))
 	for j, c := range cols {
 		ids[j] = c.ID
 	}
 	pp := PilotagePortfolioProject{
 		PortfolioProject: PortfolioProject{ProjectID: p.ID, Name: p.Name, Deadline: p.Deadline,
-			CardsByColumn: make([]PortfolioColumn, len(cols)), CardsByPriority: map[string]int{"low": 0, "medium": 0, "high": 0}},
-		ColumnTypes:   make([]string, len(cols)),
+			CardsByColumn: make([]PortfolioColumn, len(cols)), CardsByPriority: map[string]int{"low": 0, "medium": 0,
+				"high": 0}}, ColumnTypes: make([]string, len(cols)),
 		CardsByStatus: map[string]int{"todo": 0, "in_progress": 0, "done": 0, "archived": 0},
 	}
 	for j, c := range cols {

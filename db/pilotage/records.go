@@ -55,8 +55,8 @@ const (
 )
 
 // PilotageRecordTypes lists the history's record types.
-var PilotageRecordTypes = []string{PilotageRecordMission, PilotageRecordPriority, PilotageRecordTodo, PilotageRecordDecision,
-	PilotageRecordDoc, PilotageRecordAction}
+var PilotageRecordTypes = []string{PilotageRecordMission, PilotageRecordPriority, PilotageRecordTodo,
+	PilotageRecordDecision, PilotageRecordDoc, PilotageRecordAction}
 
 // Changes the pilotage history records.
 const (
@@ -88,7 +88,8 @@ func checkEnum[T ~string](field string, v T, allowed []T) error {
 }
 
 // recordPilotage appends an entry to the workspace's pilotage history in the caller's transaction.
-func (e *Engine) recordPilotage(ctx context.Context, tx pgx.Tx, workspaceID, recordType, recordID, change, actorID string, data any) error {
+func (e *Engine) recordPilotage(ctx context.Context, tx pgx.Tx, workspaceID, recordType, recordID, change,
+	actorID string, data any) error {
 	q := dbcore.Queries(tx)
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -200,28 +201,33 @@ func (e *Engine) CreateMission(ctx context.Context, in NewPilotageMission) (db.P
 	return out, err
 }
 
-func (e *Engine) createPilotageMissionTx(ctx context.Context, tx pgx.Tx, in NewPilotageMission) (db.PilotageMission, error) {
+func (e *Engine) createPilotageMissionTx(ctx context.Context, tx pgx.Tx,
+	in NewPilotageMission) (db.PilotageMission, error) {
 	q := dbcore.Queries(tx)
 	if in.Status == "" {
 		in.Status = "to_launch"
 	}
-	m := dbsqlc.PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status, BlockedReason: in.BlockedReason}
+	m := dbsqlc.PilotageMission{Objective: in.Objective, Module: in.Module, Status: in.Status,
+		BlockedReason: in.BlockedReason}
 	if err := checkMission(&m); err != nil {
 		return db.PilotageMission(m), err
 	}
 	if m.Status != "blocked" && m.BlockedReason != nil {
 		return db.PilotageMission(m), dbcore.Invalid("blockedReason: only a blocked mission has a reason")
 	}
-	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
-		Objective: m.Objective, Module: m.Module, Status: m.Status, BlockedReason: m.BlockedReason, ActorID: in.ActorID})
+	row, err := q.PilotageMissionInsert(ctx, dbsqlc.PilotageMissionInsertParams{ID: db.NewID(),
+		WorkspaceID: in.WorkspaceID, Objective: m.Objective, Module: m.Module, Status: m.Status,
+		BlockedReason: m.BlockedReason, ActorID: in.ActorID})
 	if err != nil {
 		return db.PilotageMission(row), fmt.Errorf("insert pilotage mission: %w", err)
 	}
-	return db.PilotageMission(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordMission, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageMission(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordMission, row.ID,
+		PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateMission applies a patch to a mission and records the change.
-func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit, p PilotageMissionPatch) (db.PilotageMission, error) {
+func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit,
+	p PilotageMissionPatch) (db.PilotageMission, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -232,9 +238,11 @@ func (e *Engine) UpdateMission(ctx context.Context, r db.RecordEdit, p PilotageM
 	return out, err
 }
 
-func (e *Engine) updatePilotageMissionTx(ctx context.Context, tx pgx.Tx, workspaceID, id, actorID string, p PilotageMissionPatch) (db.PilotageMission, error) {
+func (e *Engine) updatePilotageMissionTx(ctx context.Context, tx pgx.Tx, workspaceID, id, actorID string,
+	p PilotageMissionPatch) (db.PilotageMission, error) {
 	q := dbcore.Queries(tx)
-	cur, err := dbcore.OrNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
+	cur, err := dbcore.OrNotFound(q.PilotageMissionGetForUpdate(ctx, dbsqlc.PilotageMissionGetForUpdateParams{ID: id,
+		WorkspaceID: workspaceID}))("mission not found", "lock pilotage mission")
 	if err != nil {
 		return db.PilotageMission(cur), err
 	}
@@ -260,12 +268,13 @@ func (e *Engine) updatePilotageMissionTx(ctx context.Context, tx pgx.Tx, workspa
 	if err := checkMission(&next); err != nil {
 		return db.PilotageMission(cur), err
 	}
-	row, err := q.PilotageMissionUpdate(ctx, dbsqlc.PilotageMissionUpdateParams{ID: id, Objective: next.Objective, Module: next.Module,
-		Status: next.Status, BlockedReason: next.BlockedReason, ActorID: actorID})
+	row, err := q.PilotageMissionUpdate(ctx, dbsqlc.PilotageMissionUpdateParams{ID: id, Objective: next.Objective,
+		Module: next.Module, Status: next.Status, BlockedReason: next.BlockedReason, ActorID: actorID})
 	if err != nil {
 		return db.PilotageMission(row), fmt.Errorf("update pilotage mission: %w", err)
 	}
-	return db.PilotageMission(row), e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id, PilotageChangeUpdated, actorID, changes(cur, row))
+	return db.PilotageMission(row), e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id,
+		PilotageChangeUpdated, actorID, changes(cur, row))
 }
 
 // Missions is one page of a workspace's missions in creation order.
@@ -274,11 +283,13 @@ func (e *Engine) Missions(ctx context.Context, workspaceID string, p db.Page) (d
 	if err != nil {
 		return db.Paged[db.PilotageMission]{}, err
 	}
-	rows, err := e.core.Q.PilotageMissionPage(ctx, dbsqlc.PilotageMissionPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.PilotageMissionPage(ctx, dbsqlc.PilotageMissionPageParams{WorkspaceID: workspaceID,
+		AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.PilotageMission]{}, dbcore.Wrap(err, "list pilotage missions")
 	}
-	return db.PageOf(p, "pilotage-missions", dbcore.MapRows(rows, func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) }),
+	return db.PageOf(p, "pilotage-missions", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotageMission) db.PilotageMission { return db.PilotageMission(r) }),
 		func(r db.PilotageMission) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
@@ -286,11 +297,13 @@ func (e *Engine) Missions(ctx context.Context, workspaceID string, p db.Page) (d
 func (e *Engine) DeleteMission(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id, WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
+		row, err := dbcore.OrNotFound(q.PilotageMissionDelete(ctx, dbsqlc.PilotageMissionDeleteParams{ID: id,
+			WorkspaceID: workspaceID}))("mission not found", "delete pilotage mission")
 		if err != nil {
 			return err
 		}
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordMission, id, PilotageChangeDeleted, actorID,
+			recordFields(row))
 	})
 }
 
@@ -328,23 +341,26 @@ func (e *Engine) CreatePriority(ctx context.Context, in NewPilotagePriority) (db
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var outRow dbsqlc.PilotagePriority
-		outRow, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
-			Label: p.Label, Module: p.Module, Active: p.Active, ActorID: in.ActorID})
+		outRow, err = q.PilotagePriorityInsert(ctx, dbsqlc.PilotagePriorityInsertParams{ID: db.NewID(),
+			WorkspaceID: in.WorkspaceID, Label: p.Label, Module: p.Module, Active: p.Active, ActorID: in.ActorID})
 		out = db.PilotagePriority(outRow)
 		if err != nil {
 			return fmt.Errorf("insert pilotage priority: %w", err)
 		}
-		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordPriority, out.ID, PilotageChangeCreated, in.ActorID, recordFields(out))
+		return e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordPriority, out.ID, PilotageChangeCreated, in.ActorID,
+			recordFields(out))
 	})
 	return out, err
 }
 
 // UpdatePriority applies a patch to a priority and records the change.
-func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p PilotagePriorityPatch) (db.PilotagePriority, error) {
+func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit,
+	p PilotagePriorityPatch) (db.PilotagePriority, error) {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotagePriority
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
+		cur, err := dbcore.OrNotFound(q.PilotagePriorityGetForUpdate(ctx, dbsqlc.PilotagePriorityGetForUpdateParams{ID: id,
+			WorkspaceID: workspaceID}))("priority not found", "lock pilotage priority")
 		if err != nil {
 			return err
 		}
@@ -362,12 +378,13 @@ func (e *Engine) UpdatePriority(ctx context.Context, r db.RecordEdit, p Pilotage
 			return err
 		}
 		var outRow dbsqlc.PilotagePriority
-		if outRow, err = q.PilotagePriorityUpdate(ctx, dbsqlc.PilotagePriorityUpdateParams{ID: id, Label: next.Label, Module: next.Module,
-			Active: next.Active, ActorID: actorID}); err != nil {
+		if outRow, err = q.PilotagePriorityUpdate(ctx, dbsqlc.PilotagePriorityUpdateParams{ID: id, Label: next.Label,
+			Module: next.Module, Active: next.Active, ActorID: actorID}); err != nil {
 			return fmt.Errorf("update pilotage priority: %w", err)
 		}
 		out = db.PilotagePriority(outRow)
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeUpdated, actorID, changes(cur,
+			out))
 	})
 	return out, err
 }
@@ -378,11 +395,13 @@ func (e *Engine) Priorities(ctx context.Context, workspaceID string, p db.Page) 
 	if err != nil {
 		return db.Paged[db.PilotagePriority]{}, err
 	}
-	rows, err := e.core.Q.PilotagePriorityPage(ctx, dbsqlc.PilotagePriorityPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.PilotagePriorityPage(ctx, dbsqlc.PilotagePriorityPageParams{WorkspaceID: workspaceID,
+		AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.PilotagePriority]{}, dbcore.Wrap(err, "list pilotage priorities")
 	}
-	return db.PageOf(p, "pilotage-priorities", dbcore.MapRows(rows, func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) }),
+	return db.PageOf(p, "pilotage-priorities", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotagePriority) db.PilotagePriority { return db.PilotagePriority(r) }),
 		func(r db.PilotagePriority) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
@@ -390,11 +409,13 @@ func (e *Engine) Priorities(ctx context.Context, workspaceID string, p db.Page) 
 func (e *Engine) DeletePriority(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id, WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
+		row, err := dbcore.OrNotFound(q.PilotagePriorityDelete(ctx, dbsqlc.PilotagePriorityDeleteParams{ID: id,
+			WorkspaceID: workspaceID}))("priority not found", "delete pilotage priority")
 		if err != nil {
 			return err
 		}
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordPriority, id, PilotageChangeDeleted, actorID,
+			recordFields(row))
 	})
 }
 
@@ -409,8 +430,11 @@ type PilotageHistoryQuery struct {
 }
 
 // History pages through a workspace's pilotage history, newest first.
-func (e *Engine) History(ctx context.Context, workspaceID string, hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
-	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID, Before: hq.Before,
-		RecordType: hq.RecordType, Since: hq.Since, Lim: dbcore.Int32(hq.Limit)})
-	return dbcore.MapRows(rows, func(r dbsqlc.PilotageHistory) db.PilotageHistoryEntry { return db.PilotageHistoryEntry(r) }), dbcore.Wrap(err, "list pilotage history")
+func (e *Engine) History(ctx context.Context, workspaceID string,
+	hq PilotageHistoryQuery) ([]db.PilotageHistoryEntry, error) {
+	rows, err := e.core.Q.PilotageHistoryList(ctx, dbsqlc.PilotageHistoryListParams{WorkspaceID: workspaceID,
+		Before: hq.Before, RecordType: hq.RecordType, Since: hq.Since, Lim: dbcore.Int32(hq.Limit)})
+	return dbcore.MapRows(rows,
+			func(r dbsqlc.PilotageHistory) db.PilotageHistoryEntry { return db.PilotageHistoryEntry(r) }), dbcore.Wrap(err,
+			"list pilotage history")
 }

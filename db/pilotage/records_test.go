@@ -21,7 +21,8 @@ func TestCycleIsTheISOWeekInUTC(t *testing.T) {
 		// 1 January 2027 is a Friday: it belongs to the last week of 2026.
 		{time.Date(2027, 1, 1, 9, 0, 0, 0, time.UTC), "2026-W53", time.Date(2026, 12, 28, 0, 0, 0, 0, time.UTC)},
 		// Monday 00:30 in Paris is still Sunday in UTC.
-		{time.Date(2026, 11, 30, 0, 30, 0, 0, time.FixedZone("CET", 3600)), "2026-W48", time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 11, 30, 0, 30, 0, 0, time.FixedZone("CET", 3600)), "2026-W48", time.Date(2026, 11, 23, 0, 0, 0, 0,
+			time.UTC)},
 	} {
 		require.Equal(t, tc.cycle, Cycle(tc.at), tc.at)
 		require.Equal(t, tc.start, CycleStart(tc.at), tc.at)

@@ -33,7 +33,8 @@ type PilotageTodoPatch struct {
 	DueDate               db.Opt[time.Time]
 }
 
-func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *dbsqlc.PilotageTodo, refsChanged bool) error {
+func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *dbsqlc.PilotageTodo,
+	refsChanged bool) error {
 	var err error
 	if t.Label, err = checkText("label", t.Label, MaxPilotageLabel, true); err != nil {
 		return err
@@ -45,7 +46,8 @@ func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db
 		return nil
 	}
 	if t.MissionID != nil {
-		ok, err := q.PilotageMissionExists(ctx, dbsqlc.PilotageMissionExistsParams{ID: *t.MissionID, WorkspaceID: workspaceID})
+		ok, err := q.PilotageMissionExists(ctx, dbsqlc.PilotageMissionExistsParams{ID: *t.MissionID,
+			WorkspaceID: workspaceID})
 		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check mission: %w", err)
 		}
@@ -54,7 +56,8 @@ func checkTodo(ctx context.Context, q *dbsqlc.Queries, workspaceID string, t *db
 		}
 	}
 	if t.PriorityID != nil {
-		ok, err := q.PilotagePriorityExists(ctx, dbsqlc.PilotagePriorityExistsParams{ID: *t.PriorityID, WorkspaceID: workspaceID})
+		ok, err := q.PilotagePriorityExists(ctx, dbsqlc.PilotagePriorityExistsParams{ID: *t.PriorityID,
+			WorkspaceID: workspaceID})
 		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check priority: %w", err)
 		}
@@ -81,16 +84,19 @@ func (e *Engine) createPilotageTodoTx(ctx context.Context, tx pgx.Tx, in NewPilo
 	if in.Status == "" {
 		in.Status = "todo"
 	}
-	t := dbsqlc.PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID, DueDate: in.DueDate}
+	t := dbsqlc.PilotageTodo{Label: in.Label, Status: in.Status, MissionID: in.MissionID, PriorityID: in.PriorityID,
+		DueDate: in.DueDate}
 	if err := checkTodo(ctx, q, in.WorkspaceID, &t, true); err != nil {
 		return db.PilotageTodo(t), err
 	}
-	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Label: t.Label,
-		MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate, ActorID: in.ActorID})
+	row, err := q.PilotageTodoInsert(ctx, dbsqlc.PilotageTodoInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID,
+		Label: t.Label, MissionID: t.MissionID, PriorityID: t.PriorityID, Status: t.Status, DueDate: t.DueDate,
+		ActorID: in.ActorID})
 	if err != nil {
 		return db.PilotageTodo(row), fmt.Errorf("insert pilotage todo: %w", err)
 	}
-	return db.PilotageTodo(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordTodo, row.ID, PilotageChangeCreated, in.ActorID, recordFields(row))
+	return db.PilotageTodo(row), e.recordPilotage(ctx, tx, in.WorkspaceID, PilotageRecordTodo, row.ID,
+		PilotageChangeCreated, in.ActorID, recordFields(row))
 }
 
 // UpdateTodo applies a patch to a todo and records the change.
@@ -98,7 +104,8 @@ func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodo
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.PilotageTodo
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
+		cur, err := dbcore.OrNotFound(q.PilotageTodoGetForUpdate(ctx, dbsqlc.PilotageTodoGetForUpdateParams{ID: id,
+			WorkspaceID: workspaceID}))("todo not found", "lock pilotage todo")
 		if err != nil {
 			return err
 		}
@@ -122,15 +129,17 @@ func (e *Engine) UpdateTodo(ctx context.Context, r db.RecordEdit, p PilotageTodo
 			return err
 		}
 		var outRow dbsqlc.PilotageTodo
-		if outRow, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label, MissionID: next.MissionID,
-			PriorityID: next.PriorityID, Status: next.Status, DueDate: next.DueDate, ActorID: actorID}); err != nil {
+		if outRow, err = q.PilotageTodoUpdate(ctx, dbsqlc.PilotageTodoUpdateParams{ID: id, Label: next.Label,
+			MissionID: next.MissionID, PriorityID: next.PriorityID, Status: next.Status, DueDate: next.DueDate,
+			ActorID: actorID}); err != nil {
 			if dbcore.IsMissingRef(err) { // the mission or priority was deleted since the check
 				return dbcore.NotFound("missionId or priorityId: not found")
 			}
 			return fmt.Errorf("update pilotage todo: %w", err)
 		}
 		out = db.PilotageTodo(outRow)
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur, out))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeUpdated, actorID, changes(cur,
+			out))
 	})
 	return out, err
 }
@@ -141,11 +150,13 @@ func (e *Engine) Todos(ctx context.Context, workspaceID string, p db.Page) (db.P
 	if err != nil {
 		return db.Paged[db.PilotageTodo]{}, err
 	}
-	rows, err := e.core.Q.PilotageTodoPage(ctx, dbsqlc.PilotageTodoPageParams{WorkspaceID: workspaceID, AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	rows, err := e.core.Q.PilotageTodoPage(ctx, dbsqlc.PilotageTodoPageParams{WorkspaceID: workspaceID, AfterAt: k.At,
+		AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.PilotageTodo]{}, dbcore.Wrap(err, "list pilotage todos")
 	}
-	return db.PageOf(p, "pilotage-todos", dbcore.MapRows(rows, func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) }),
+	return db.PageOf(p, "pilotage-todos", dbcore.MapRows(rows,
+		func(r dbsqlc.PilotageTodo) db.PilotageTodo { return db.PilotageTodo(r) }),
 		func(r db.PilotageTodo) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
@@ -153,10 +164,12 @@ func (e *Engine) Todos(ctx context.Context, workspaceID string, p db.Page) (db.P
 func (e *Engine) DeleteTodo(ctx context.Context, r db.RecordEdit) error {
 	workspaceID, id, actorID := r.WorkspaceID, r.ID, r.ActorID
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id, WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
+		row, err := dbcore.OrNotFound(q.PilotageTodoDelete(ctx, dbsqlc.PilotageTodoDeleteParams{ID: id,
+			WorkspaceID: workspaceID}))("todo not found", "delete pilotage todo")
 		if err != nil {
 			return err
 		}
-		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeDeleted, actorID, recordFields(row))
+		return e.recordPilotage(ctx, tx, workspaceID, PilotageRecordTodo, id, PilotageChangeDeleted, actorID,
+			recordFields(row))
 	})
 }

@@ -37,7 +37,8 @@ type step struct {
 }
 
 func notify(id, projectID string, needs ...string) step {
-	return step{ID: id, Type: "notify", Params: map[string]any{"projectId": projectID, "message": "step " + id}, Needs: needs}
+	return step{ID: id, Type: "notify", Params: map[string]any{"projectId": projectID, "message": "step " + id},
+		Needs: needs}
 }
 
 func jsonOf(t *testing.T, v any) json.RawMessage {
@@ -50,7 +51,8 @@ func jsonOf(t *testing.T, v any) json.RawMessage {
 // pipeline creates an enabled pipeline of the team's workspace as its owner.
 func (e *env) pipeline(t *testing.T, steps ...step) db.Pipeline {
 	t.Helper()
-	p, err := e.engine.CreatePipeline(context.Background(), e.ws(), e.owner(), pipeline.NewPipeline{Name: "Release", Steps: jsonOf(t, steps), Enabled: true})
+	p, err := e.engine.CreatePipeline(context.Background(), e.ws(), e.owner(), pipeline.NewPipeline{Name: "Release",
+		Steps: jsonOf(t, steps), Enabled: true})
 	require.NoError(t, err)
 	return p
 }

@@ -17,7 +17,8 @@ import (
 func (e *env) laterSteps() []step {
 	return []step{
 		{ID: "wait", Type: "wait", Params: map[string]any{"duration": "168h"}},
-		{ID: "make", Type: "create_card", Needs: []string{"wait"}, Params: map[string]any{"projectId": e.team.Project.ID, "title": "Made later"}},
+		{ID: "make", Type: "create_card", Needs: []string{"wait"}, Params: map[string]any{"projectId": e.team.Project.ID,
+			"title": "Made later"}},
 	}
 }
 
@@ -72,12 +73,14 @@ func TestRunOfARemovedStarterIsCancelled(t *testing.T) {
 	_, err := e.Tenancy.UpdateWorkspaceMember(ctx, e.ws(), admin, testfactory.Ptr("admin"), nil)
 	require.NoError(t, err)
 	a := testfactory.Agent(t, e.Engines, e.team.Owner, nil)
-	p := e.pipeline(t, append(e.laterSteps(), step{ID: "agent", Type: "run_agent_mission", Params: map[string]any{"agentId": a.ID, "objective": "Plan"}})...)
+	p := e.pipeline(t, append(e.laterSteps(), step{ID: "agent", Type: "run_agent_mission",
+		Params: map[string]any{"agentId": a.ID, "objective": "Plan"}})...)
 	r := e.startAs(t, p, admin)
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "agent"))
 	missionID := output(t, e.read(t, r), "agent")["missionId"].(string)
 
-	require.NoError(t, e.Tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: e.team.Owner.Organization.ID, UserID: admin, ActorID: e.owner()}))
+	require.NoError(t, e.Tenancy.RemoveOrganizationMember(ctx,
+		tenancy.OrgMemberRemoval{OrgID: e.team.Owner.Organization.ID, UserID: admin, ActorID: e.owner()}))
 
 	cur := e.read(t, r)
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status)

@@ -22,7 +22,8 @@ type Engine struct {
 }
 
 // New builds the pipelines engine on runner, with the engines its steps call.
-func New(runner *Runner, boards *board.Engine, missions *mission.Engine, drafts *draft.Engine, webhooks *webhook.Engine) *Engine {
+func New(runner *Runner, boards *board.Engine, missions *mission.Engine, drafts *draft.Engine,
+	webhooks *webhook.Engine) *Engine {
 	return &Engine{Runner: runner, board: boards, missions: missions, drafts: drafts, webhooks: webhooks}
 }
 

@@ -29,7 +29,8 @@ type NewPipeline struct {
 // validateSteps checks a graph for a workspace: the graph's rules (internal/stepgraph), plugin step
 // types only when the plugin is installed, and the projects, columns and agents the steps name
 // belonging to the workspace. The refusal names the step. It answers the graph as stored.
-func (e *Engine) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceID string, raw json.RawMessage) (json.RawMessage, []stepgraph.Step, error) {
+func (e *Engine) validateSteps(ctx context.Context, q *dbsqlc.Queries, workspaceID string,
+	raw json.RawMessage) (json.RawMessage, []stepgraph.Step, error) {
 	steps, err := stepgraph.Parse(raw)
 	if err != nil {
 		return nil, nil, dbcore.Invalid(err.Error())
@@ -98,7 +99,8 @@ func (e *Engine) checkStepRefs(ctx context.Context, q *dbsqlc.Queries, workspace
 	case stepgraph.TypeWebhook:
 		var p stepgraph.WebhookParams
 		_ = json.Unmarshal(st.Params, &p)
-		if _, err = q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID, WorkspaceID: workspaceID}); dbcore.IsNotFound(err) {
+		if _, err = q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID,
+			WorkspaceID: workspaceID}); dbcore.IsNotFound(err) {
 			return refuse("webhookId")
 		}
 		err = dbcore.Wrap(err, "check webhook")
@@ -134,26 +136,29 @@ func (e *Engine) CreatePipeline(ctx context.Context, workspaceID, actorID string
 	if err != nil {
 		return db.Pipeline{}, err
 	}
-	row, err := e.core.Q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: in.Name,
-		Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
+	row, err := e.core.Q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID,
+		Name: in.Name, Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
 	return db.Pipeline(row), dbcore.Wrap(err, "insert pipeline")
 }
 
 // Pipelines lists a workspace's pipelines, oldest first.
 func (e *Engine) Pipelines(ctx context.Context, workspaceID string) ([]db.Pipeline, error) {
 	rows, err := e.core.Q.PipelineListByWorkspace(ctx, workspaceID)
-	return dbcore.MapRows(rows, func(r dbsqlc.Pipeline) db.Pipeline { return db.Pipeline(r) }), dbcore.Wrap(err, "list pipelines")
+	return dbcore.MapRows(rows, func(r dbsqlc.Pipeline) db.Pipeline { return db.Pipeline(r) }), dbcore.Wrap(err,
+		"list pipelines")
 }
 
 // Pipeline reads a pipeline of a workspace.
 func (e *Engine) Pipeline(ctx context.Context, workspaceID, pipelineID string) (db.Pipeline, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID, WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+	r, err := dbcore.OrNotFound(e.core.Q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID,
+		WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
 	return db.Pipeline(r), err
 }
 
 // UpdatePipeline changes a pipeline: change answers the new fields from the current ones, and the
 // result is validated as a whole. Runs already started keep the graph they started with.
-func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string, change func(NewPipeline) NewPipeline) (db.Pipeline, error) {
+func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string,
+	change func(NewPipeline) NewPipeline) (db.Pipeline, error) {
 	var out db.Pipeline
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.PipelineGetForUpdate(ctx, dbsqlc.PipelineGetForUpdateParams{ID: pipelineID, WorkspaceID: workspaceID})
@@ -169,8 +174,8 @@ func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID str
 			return err
 		}
 		var outRow dbsqlc.Pipeline
-		outRow, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID, Name: next.Name,
-			Description: next.Description, Steps: steps, Enabled: next.Enabled})
+		outRow, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID,
+			Name: next.Name, Description: next.Description, Steps: steps, Enabled: next.Enabled})
 		out = db.Pipeline(outRow)
 		return dbcore.Wrap(err, "update pipeline")
 	})

@@ -24,28 +24,35 @@ func TestCreatePipelineValidates(t *testing.T) {
 	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("other@example.com")})
 	theirPrj := testfactory.NewProject(t, e.Engines, stranger, nil)
 	theirAgent := testfactory.Agent(t, e.Engines, stranger, nil)
-	theirDraft, err := e.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: stranger.Workspace.ID, ActorID: stranger.User.ID, Name: "Theirs"})
+	theirDraft, err := e.Drafts.Create(ctx, draft.NewDraft{WorkspaceID: stranger.Workspace.ID, ActorID: stranger.User.ID,
+		Name: "Theirs"})
 	require.NoError(t, err)
 
 	for name, tc := range map[string]struct {
 		steps []step
 		want  string
 	}{
-		"unknown needs":     {[]step{notify("a", pid, "ghost")}, `step "a": needs unknown step "ghost"`},
-		"cycle":             {[]step{notify("a", pid, "b"), notify("b", pid, "a")}, "cycle"},
-		"no steps":          {[]step{}, "at least one step"},
-		"foreign project":   {[]step{notify("a", theirPrj.ID)}, `step "a": params.projectId names nothing in this workspace`},
-		"unknown project":   {[]step{notify("a", db.NewID())}, `step "a": params.projectId names nothing in this workspace`},
-		"foreign column":    {[]step{{ID: "c", Type: "create_card", Params: map[string]any{"projectId": pid, "columnId": theirPrj.Columns[0], "title": "t"}}}, `step "c": params.columnId`},
-		"foreign agent":     {[]step{{ID: "m", Type: "run_agent_mission", Params: map[string]any{"agentId": theirAgent.ID, "objective": "o"}}}, `step "m": params.agentId`},
-		"foreign draft":     {[]step{{ID: "r", Type: "generate_roadmap", Params: map[string]any{"draftId": theirDraft.ID}}}, `step "r": params.draftId`},
-		"plugin step types": {[]step{{ID: "mail", Type: "email_digest"}}, `step "mail": type email_digest comes from plugin email-digest, which is not installed`},
+		"unknown needs":   {[]step{notify("a", pid, "ghost")}, `step "a": needs unknown step "ghost"`},
+		"cycle":           {[]step{notify("a", pid, "b"), notify("b", pid, "a")}, "cycle"},
+		"no steps":        {[]step{}, "at least one step"},
+		"foreign project": {[]step{notify("a", theirPrj.ID)}, `step "a": params.projectId names nothing in this workspace`},
+		"unknown project": {[]step{notify("a", db.NewID())}, `step "a": params.projectId names nothing in this workspace`},
+		"foreign column": {[]step{{ID: "c", Type: "create_card", Params: map[string]any{"projectId": pid,
+			"columnId": theirPrj.Columns[0], "title": "t"}}}, `step "c": params.columnId`},
+		"foreign agent": {[]step{{ID: "m", Type: "run_agent_mission", Params: map[string]any{"agentId": theirAgent.ID,
+			"objective": "o"}}}, `step "m": params.agentId`},
+		"foreign draft": {[]step{{ID: "r", Type: "generate_roadmap", Params: map[string]any{"draftId": theirDraft.ID}}},
+			`step "r": params.draftId`},
+		"plugin step types": {[]step{{ID: "mail", Type: "email_digest"}},
+			`step "mail": type email_digest comes from plugin email-digest, which is not installed`},
 	} {
-		_, err := e.engine.CreatePipeline(ctx, e.ws(), e.owner(), pipeline.NewPipeline{Name: "p", Steps: jsonOf(t, tc.steps), Enabled: true})
+		_, err := e.engine.CreatePipeline(ctx, e.ws(), e.owner(), pipeline.NewPipeline{Name: "p", Steps: jsonOf(t, tc.steps),
+			Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid, name)
 		require.ErrorContains(t, err, tc.want, name)
 	}
-	_, err = e.engine.CreatePipeline(ctx, e.ws(), e.owner(), pipeline.NewPipeline{Name: "p", Steps: json.RawMessage(`{"not":"a list"}`)})
+	_, err = e.engine.CreatePipeline(ctx, e.ws(), e.owner(), pipeline.NewPipeline{Name: "p",
+		Steps: json.RawMessage(`{"not":"a list"}`)})
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM pipelines`))
 
@@ -100,11 +107,13 @@ func TestUpdateAndDeletePipeline(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.Pipeline(ctx, e.ws(), "not-a-uuid")
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.UpdatePipeline(ctx, other, p.ID, func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Name = "Stolen"; return n })
+	_, err = e.engine.UpdatePipeline(ctx, other, p.ID,
+		func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Name = "Stolen"; return n })
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorIs(t, e.engine.DeletePipeline(ctx, other, p.ID), db.ErrNotFound)
 
-	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID, func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = true; return n })
+	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID,
+		func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = true; return n })
 	require.NoError(t, err)
 	e.start(t, p)
 	require.NoError(t, e.engine.DeletePipeline(ctx, e.ws(), p.ID))

@@ -77,8 +77,8 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 		if err != nil {
 			return err
 		}
-		run, err := q.PipelineRunInsert(ctx, dbsqlc.PipelineRunInsertParams{ID: db.NewID(), PipelineID: p.ID, WorkspaceID: workspaceID,
-			PipelineName: p.Name, StartedBy: actorID})
+		run, err := q.PipelineRunInsert(ctx, dbsqlc.PipelineRunInsertParams{ID: db.NewID(), PipelineID: p.ID,
+			WorkspaceID: workspaceID, PipelineName: p.Name, StartedBy: actorID})
 		if err != nil {
 			return fmt.Errorf("insert run: %w", err)
 		}
@@ -88,7 +88,8 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 			if err != nil {
 				return fmt.Errorf("encode needs: %w", err)
 			}
-			in.StepIds, in.Positions, in.Types = append(in.StepIds, st.ID), append(in.Positions, int32(i)), append(in.Types, st.Type)
+			in.StepIds, in.Positions, in.Types = append(in.StepIds, st.ID), append(in.Positions, int32(i)), append(in.Types,
+				st.Type)
 			in.Params, in.Needs = append(in.Params, st.Params), append(in.Needs, needs)
 		}
 		if err := q.PipelineRunStepsInsert(ctx, in); err != nil {
@@ -108,7 +109,8 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 		if err := e.queueSteps(ctx, tx, q, run.ID, ready); err != nil {
 			return err
 		}
-		if err := e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventStatus, Status: RunRunning, Message: "run started"}); err != nil {
+		if err := e.appendRunEventTx(ctx, tx, db.PipelineRun(run), runEvent{Type: RunEventStatus, Status: RunRunning,
+			Message: "run started"}); err != nil {
 			return err
 		}
 		out = RunWithSteps{Run: db.PipelineRun(run), Steps: runSteps}
@@ -119,7 +121,8 @@ func (e *Engine) StartRun(ctx context.Context, r db.RecordEdit) (RunWithSteps, e
 
 // queueSteps moves steps to queued and enqueues their jobs in tx; a wait step's job is scheduled for
 // the end of its wait, so no worker holds it meanwhile.
-func (e *Runner) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, steps []*db.PipelineRunStep) error {
+func (e *Runner) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string,
+	steps []*db.PipelineRunStep) error {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -156,7 +159,8 @@ func (e *Runner) queueSteps(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, r
 			}
 		}
 	}
-	if err := q.PipelineRunStepsQueue(ctx, dbsqlc.PipelineRunStepsQueueParams{RunID: runID, StepIds: ids, JobIds: jobIDs}); err != nil {
+	if err := q.PipelineRunStepsQueue(ctx, dbsqlc.PipelineRunStepsQueueParams{RunID: runID, StepIds: ids,
+		JobIds: jobIDs}); err != nil {
 		return fmt.Errorf("queue steps: %w", err)
 	}
 	return nil
@@ -199,7 +203,8 @@ func (e *Engine) Runs(ctx context.Context, workspaceID, pipelineID string, p db.
 	if err != nil {
 		return db.Paged[RunWithSteps]{}, err
 	}
-	return db.PageOf(p, "runs", out, func(r RunWithSteps) any { return db.TimeKey{At: r.Run.CreatedAt, ID: r.Run.ID} }), nil
+	return db.PageOf(p, "runs", out, func(r RunWithSteps) any { return db.TimeKey{At: r.Run.CreatedAt, ID: r.Run.ID} }),
+		nil
 }
 
 // Run reads a run of a pipeline of the workspace with its steps.
@@ -207,7 +212,8 @@ func (e *Engine) Run(ctx context.Context, r RunRef) (RunWithSteps, error) {
 	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
 	var out RunWithSteps
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID,
+			WorkspaceID: workspaceID})
 		if dbcore.IsNotFound(err) {
 			return dbcore.NotFound("run not found")
 		}
@@ -218,7 +224,8 @@ func (e *Engine) Run(ctx context.Context, r RunRef) (RunWithSteps, error) {
 		if err != nil {
 			return fmt.Errorf("list run steps: %w", err)
 		}
-		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(steps, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
+		out = RunWithSteps{Run: db.PipelineRun(run), Steps: dbcore.MapRows(steps,
+			func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })}
 		return nil
 	})
 	return out, err
@@ -231,7 +238,8 @@ func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWi
 	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
 	var missions []db.RecordEdit
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+		run, err := q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID,
+			WorkspaceID: workspaceID})
 		if dbcore.IsNotFound(err) {
 			return dbcore.NotFound("run not found")
 		}
@@ -241,7 +249,8 @@ func (e *Engine) CancelRun(ctx context.Context, r RunRef, actorID string) (RunWi
 		if _, err := q.PipelineRunGetForUpdate(ctx, run.ID); err != nil {
 			return fmt.Errorf("lock run: %w", err)
 		}
-		missions, err = e.cancelRunTx(ctx, tx, q, run.ID, runEvent{Message: "run cancelled", Data: map[string]any{"cancelledBy": actorID}}, actorID)
+		missions, err = e.cancelRunTx(ctx, tx, q, run.ID, runEvent{Message: "run cancelled",
+			Data: map[string]any{"cancelledBy": actorID}}, actorID)
 		return err
 	})
 	if err != nil {
@@ -266,7 +275,8 @@ type RunsOf struct {
 // before are fine (a step takes a card's lock, then its run's); a mission's are not.
 func (e *Engine) CancelRunsStartedByTx(ctx context.Context, tx pgx.Tx, r RunsOf) ([]db.RecordEdit, error) {
 	q := dbcore.Queries(tx)
-	runs, err := q.PipelineRunListRunningByStarter(ctx, dbsqlc.PipelineRunListRunningByStarterParams{StartedBy: r.StarterID, WorkspaceIds: r.WorkspaceIDs})
+	runs, err := q.PipelineRunListRunningByStarter(ctx,
+		dbsqlc.PipelineRunListRunningByStarterParams{StartedBy: r.StarterID, WorkspaceIds: r.WorkspaceIDs})
 	if err != nil {
 		return nil, fmt.Errorf("list the runs started by the user: %w", err)
 	}
@@ -285,7 +295,8 @@ func (e *Engine) CancelRunsStartedByTx(ctx context.Context, tx pgx.Tx, r RunsOf)
 // cancelRunTx cancels a run whose row tx has locked: the guarded running -> cancelled move, its
 // unfinished steps cancelled with their jobs, and the done event ev (its type and status filled in).
 // It answers the missions the stopped steps were waiting for, which the caller cancels after the commit.
-func (e *Engine) cancelRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, ev runEvent, actorID string) ([]db.RecordEdit, error) {
+func (e *Engine) cancelRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, runID string, ev runEvent,
+	actorID string) ([]db.RecordEdit, error) {
 	run, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: runID, Status: RunCancelled})
 	if dbcore.IsNotFound(err) {
 		cur, _ := q.PipelineRunGetForUpdate(ctx, runID)
@@ -294,11 +305,13 @@ func (e *Engine) cancelRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 	if err != nil {
 		return nil, fmt.Errorf("cancel run: %w", err)
 	}
-	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepCancelled})
+	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID,
+		Status: StepCancelled})
 	if err != nil {
 		return nil, fmt.Errorf("cancel steps: %w", err)
 	}
-	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
+	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped,
+		func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 		return nil, err
 	}
 	var missions []db.RecordEdit
@@ -319,7 +332,8 @@ func (e *Engine) cancelRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, 
 // cancelled and leaves it alone. A mission already over is left as it is.
 func (e *Engine) CancelMissions(ctx context.Context, missions []db.RecordEdit) error {
 	for _, m := range missions {
-		if _, err := e.missions.CancelMission(ctx, m); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err, db.ErrNotFound) {
+		if _, err := e.missions.CancelMission(ctx, m); err != nil && !errors.Is(err, db.ErrConflict) && !errors.Is(err,
+			db.ErrNotFound) {
 			return err
 		}
 	}
@@ -361,8 +375,8 @@ type runEvent struct {
 // appendRunEventTx appends an event to the run's stream in tx (the transaction of the change it
 // reports); its status is the run's, so the done event's final status ends the stream.
 func (e *Runner) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.PipelineRun, ev runEvent) error {
-	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status, Message: ev.Message,
-		Data: ev.Data})
+	_, err := e.store.AppendStreamEventTx(ctx, tx, StreamRun, run.ID, db.NewStreamEvent{Type: ev.Type, Status: ev.Status,
+		Message: ev.Message, Data: ev.Data})
 	if err != nil || ev.Type != RunEventDone {
 		return err
 	}
@@ -376,7 +390,8 @@ func (e *Runner) appendRunEventTx(ctx context.Context, tx pgx.Tx, run db.Pipelin
 // workspace, else ErrNotFound.
 func (e *Engine) RunStream(ctx context.Context, r RunRef) error {
 	workspaceID, pipelineID, runID := r.WorkspaceID, r.PipelineID, r.RunID
-	_, err := e.core.Q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID, WorkspaceID: workspaceID})
+	_, err := e.core.Q.PipelineRunGet(ctx, dbsqlc.PipelineRunGetParams{ID: runID, PipelineID: pipelineID,
+		WorkspaceID: workspaceID})
 	if dbcore.IsNotFound(err) {
 		return dbcore.NotFound("run not found")
 	}

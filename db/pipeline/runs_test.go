@@ -26,15 +26,18 @@ func TestStartRun(t *testing.T) {
 	p := e.pipeline(t, notify("a", pid), step{ID: "w", Type: "wait", Params: map[string]any{"duration": "1h"}},
 		notify("b", pid, "a"), notify("c", pid, "a", "w"))
 
-	_, err := e.engine.StartRun(ctx, db.RecordEdit{WorkspaceID: e.team.Member.Workspace.ID, ID: p.ID, ActorID: e.team.Member.User.ID})
+	_, err := e.engine.StartRun(ctx, db.RecordEdit{WorkspaceID: e.team.Member.Workspace.ID, ID: p.ID,
+		ActorID: e.team.Member.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID, func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = false; return n })
+	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID,
+		func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = false; return n })
 	require.NoError(t, err)
 	_, err = e.engine.StartRun(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: p.ID, ActorID: e.owner()})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM pipeline_runs`))
 	require.Empty(t, e.Jobs(t, jobs.PipelineStepArgs{}.Kind()))
-	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID, func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = true; return n })
+	_, err = e.engine.UpdatePipeline(ctx, e.ws(), p.ID,
+		func(n pipeline.NewPipeline) pipeline.NewPipeline { n.Enabled = true; return n })
 	require.NoError(t, err)
 
 	r := e.start(t, p)
@@ -127,7 +130,8 @@ func TestCancelRun(t *testing.T) {
 
 	activities := e.Count(t, `SELECT count(*) FROM activities WHERE type = $1`, pipeline.ActivityPipelineNotice)
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "b"), "a cancelled step's job finds nothing to do")
-	require.Equal(t, activities, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1`, pipeline.ActivityPipelineNotice))
+	require.Equal(t, activities, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1`,
+		pipeline.ActivityPipelineNotice))
 	require.Equal(t, "cancelled", stepOf(t, e.read(t, r), "b").Status)
 }
 
@@ -137,8 +141,8 @@ func TestStartRunRevalidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	_, err := e.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: e.ws(), PluginID: "email-digest", ActorID: e.owner(),
-		Settings: jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5})})
+	_, err := e.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: e.ws(), PluginID: "email-digest",
+		ActorID: e.owner(), Settings: jsonOf(t, map[string]any{"subjectPrefix": "[Pilot]", "maxItems": 5})})
 	require.NoError(t, err)
 	p := e.pipeline(t, step{ID: "mail", Type: "email_digest"})
 	require.NoError(t, e.Store.UninstallPlugin(ctx, e.ws(), "email-digest"))

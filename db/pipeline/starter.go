@@ -21,8 +21,10 @@ const MsgStarterLeft = "the run's starter is no longer an admin of this workspac
 // is enough) must not have a card created, a comment written or a mission started as them. A starter
 // who left is a refusal: the step and the run fail. Removing a member also cancels their runs
 // (CancelRunsStartedByTx); this catches the rest (a demotion, a removal racing a step).
-func (e *Engine) execStepAsStarter(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep, st *db.PipelineRunStep) (stepDone, error) {
-	ok, err := dbcore.Queries(tx).PipelineRunStarterMayRun(ctx, dbsqlc.PipelineRunStarterMayRunParams{WorkspaceID: run.WorkspaceID, UserID: run.StartedBy})
+func (e *Engine) execStepAsStarter(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep,
+	st *db.PipelineRunStep) (stepDone, error) {
+	ok, err := dbcore.Queries(tx).PipelineRunStarterMayRun(ctx,
+		dbsqlc.PipelineRunStarterMayRunParams{WorkspaceID: run.WorkspaceID, UserID: run.StartedBy})
 	if err != nil {
 		return stepDone{}, fmt.Errorf("check the run's starter: %w", err)
 	}

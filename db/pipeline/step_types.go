@@ -27,9 +27,11 @@ import (
 
 // execStep does a step's work in tx as the run's starter and answers its output; a *Error is a
 // refusal that fails the step. Each type of step has its own method of stepExec.
-func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep, st *db.PipelineRunStep) (stepDone, error) {
+func (e *Engine) execStep(ctx context.Context, tx pgx.Tx, run db.PipelineRun, steps []db.PipelineRunStep,
+	st *db.PipelineRunStep) (stepDone, error) {
 	x := &stepExec{e: e, ctx: ctx, tx: tx, q: dbcore.Queries(tx), run: run, st: st, actor: run.StartedBy,
-		tc: stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(), Outputs: map[string]map[string]any{}}}
+		tc: stepgraph.Context{RunID: run.ID, PipelineName: run.PipelineName, Now: time.Now(),
+			Outputs: map[string]map[string]any{}}}
 	for _, o := range steps {
 		if o.Status == StepCompleted && len(o.Output) > 0 {
 			m := map[string]any{}
@@ -98,7 +100,8 @@ func (x *stepExec) cardRef(t string) (string, error) {
 
 // settings answers a plugin's settings in the run's workspace, refusing a plugin no longer installed.
 func (x *stepExec) settings(pluginID string) (json.RawMessage, error) {
-	row, err := x.q.WorkspacePluginGet(x.ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: x.run.WorkspaceID, PluginID: pluginID})
+	row, err := x.q.WorkspacePluginGet(x.ctx, dbsqlc.WorkspacePluginGetParams{WorkspaceID: x.run.WorkspaceID,
+		PluginID: pluginID})
 	if dbcore.IsNotFound(err) {
 		return nil, dbcore.Invalid("plugin " + pluginID + " is not installed in this workspace any more")
 	}
@@ -116,12 +119,14 @@ func (x *stepExec) createCard() (stepDone, error) {
 	if title == "" {
 		return stepDone{}, dbcore.Invalid("the card title is empty once filled in")
 	}
-	c, err := x.e.board.CreateCardTx(x.ctx, x.tx, board.NewCard{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, ColumnID: p.ColumnID, ActorID: x.actor,
-		Title: title, Description: truncate(x.fill(p.Description), MaxCardDescription)})
+	c, err := x.e.board.CreateCardTx(x.ctx, x.tx, board.NewCard{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID,
+		ColumnID: p.ColumnID, ActorID: x.actor, Title: title, Description: truncate(x.fill(p.Description),
+			MaxCardDescription)})
 	if err != nil {
 		return stepDone{}, err
 	}
-	return stepDone{output: map[string]any{"cardId": c.ID, "title": c.Title, "projectId": c.ProjectID, "columnId": c.ColumnID}}, nil
+	return stepDone{output: map[string]any{"cardId": c.ID, "title": c.Title, "projectId": c.ProjectID,
+		"columnId": c.ColumnID}}, nil
 }
 
 // notify records a pipeline notice that notifies every workspace member but the run's starter.
@@ -143,9 +148,10 @@ func (x *stepExec) notify() (stepDone, error) {
 	}
 	msg := x.fill(p.Message)
 	run := x.run
-	if err := x.e.core.RecordActivities(x.ctx, x.tx, db.Activity{ProjectID: p.ProjectID, ActorID: x.actor, Type: ActivityPipelineNotice,
-		Meta:       map[string]any{"message": msg, "pipelineId": run.PipelineID, "pipelineName": run.PipelineName, "runId": run.ID, "stepId": x.st.StepID},
-		Recipients: to, OnlyRecipients: true}); err != nil {
+	if err := x.e.core.RecordActivities(x.ctx, x.tx, db.Activity{ProjectID: p.ProjectID, ActorID: x.actor,
+		Type: ActivityPipelineNotice, Meta: map[string]any{"message": msg, "pipelineId": run.PipelineID,
+			"pipelineName": run.PipelineName, "runId": run.ID, "stepId": x.st.StepID}, Recipients: to,
+		OnlyRecipients: true}); err != nil {
 		return stepDone{}, err
 	}
 	return stepDone{output: map[string]any{"recipients": len(to), "message": msg}}, nil
@@ -171,13 +177,15 @@ func (x *stepExec) runAgentMission() (stepDone, error) {
 	var p stepgraph.RunAgentMissionParams
 	_ = json.Unmarshal(x.st.Params, &p)
 	run := x.run
-	in := mission.NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: x.actor, Source: mission.MissionSourcePipeline, Objective: x.fill(p.Objective)}
+	in := mission.NewMission{WorkspaceID: run.WorkspaceID, AgentID: p.AgentID, ActorID: x.actor,
+		Source: mission.MissionSourcePipeline, Objective: x.fill(p.Objective)}
 	if p.CardID != "" {
 		cardID, err := x.cardRef(p.CardID)
 		if err != nil {
 			return stepDone{}, err
 		}
-		pid, err := x.q.CardExistsInWorkspace(x.ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID, WorkspaceID: run.WorkspaceID})
+		pid, err := x.q.CardExistsInWorkspace(x.ctx, dbsqlc.CardExistsInWorkspaceParams{ID: cardID,
+			WorkspaceID: run.WorkspaceID})
 		if dbcore.IsNotFound(err) {
 			return stepDone{}, dbcore.Invalid("card not found")
 		}
@@ -228,7 +236,8 @@ func (x *stepExec) emailDigest() (stepDone, error) {
 		SkipEmpty     bool   `json:"skipEmpty"`
 	}
 	_ = json.Unmarshal(raw, &set)
-	return x.e.emailDigests(x.ctx, x.tx, x.q, x.run, x.st, strings.TrimSpace(set.SubjectPrefix+" "+orDefault(x.fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
+	return x.e.emailDigests(x.ctx, x.tx, x.q, x.run, x.st, strings.TrimSpace(set.SubjectPrefix+" "+
+		orDefault(x.fill(p.Subject), "Your unread notifications")), max(set.MaxItems, 1), set.SkipEmpty)
 }
 
 // addComment comments on a card, with the card-actions plugin's comment prefix.
@@ -250,7 +259,8 @@ func (x *stepExec) addComment() (stepDone, error) {
 	if err != nil {
 		return stepDone{}, err
 	}
-	c, err := x.e.board.CreateCommentTx(x.ctx, x.tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor}, strings.TrimSpace(set.CommentPrefix+" "+x.fill(p.Content)))
+	c, err := x.e.board.CreateCommentTx(x.ctx, x.tx, db.CardEdit{ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor},
+		strings.TrimSpace(set.CommentPrefix+" "+x.fill(p.Content)))
 	if err != nil {
 		return stepDone{}, err
 	}
@@ -271,7 +281,9 @@ func (x *stepExec) moveCard() (stepDone, error) {
 	if err != nil {
 		return stepDone{}, err
 	}
-	if _, err := x.e.board.UpdateCardTx(x.ctx, x.tx, board.CardUpdate{WorkspaceID: x.run.WorkspaceID, ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor, Patch: board.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
+	if _, err := x.e.board.UpdateCardTx(x.ctx, x.tx, board.CardUpdate{WorkspaceID: x.run.WorkspaceID,
+		ProjectID: p.ProjectID, CardID: cardID, ActorID: x.actor,
+		Patch: board.CardPatch{ColumnID: &p.ColumnID}}); err != nil {
 		return stepDone{}, err
 	}
 	return stepDone{output: map[string]any{"cardId": cardID, "columnId": p.ColumnID}}, nil
@@ -287,7 +299,8 @@ var digestNamespace = uuid.MustParse("5b0d7f32-8c39-4f0a-9d1e-2f6a4c1b7e90")
 func (x *stepExec) webhook() (stepDone, error) {
 	var p stepgraph.WebhookParams
 	_ = json.Unmarshal(x.st.Params, &p)
-	if _, err := x.q.WebhookGet(x.ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID, WorkspaceID: x.run.WorkspaceID}); dbcore.IsNotFound(err) {
+	if _, err := x.q.WebhookGet(x.ctx, dbsqlc.WebhookGetParams{ID: p.WebhookID,
+		WorkspaceID: x.run.WorkspaceID}); dbcore.IsNotFound(err) {
 		return stepDone{}, dbcore.Invalid("the webhook no longer exists")
 	} else if err != nil {
 		return stepDone{}, dbcore.Wrap(err, "get webhook")
@@ -296,8 +309,8 @@ func (x *stepExec) webhook() (stepDone, error) {
 	if err != nil {
 		return stepDone{}, dbcore.Invalid("params.body: " + err.Error())
 	}
-	d, err := x.e.webhooks.EnqueueTx(x.ctx, x.tx, webhook.Message{WorkspaceID: x.run.WorkspaceID, WebhookID: p.WebhookID, URL: p.URL,
-		Source: "pipeline:" + x.run.ID + "/" + x.st.StepID, Type: "pipeline_step", Body: body})
+	d, err := x.e.webhooks.EnqueueTx(x.ctx, x.tx, webhook.Message{WorkspaceID: x.run.WorkspaceID, WebhookID: p.WebhookID,
+		URL: p.URL, Source: "pipeline:" + x.run.ID + "/" + x.st.StepID, Type: "pipeline_step", Body: body})
 	if err != nil {
 		return stepDone{}, err
 	}

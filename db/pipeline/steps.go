@@ -46,7 +46,8 @@ type stepDone struct {
 // RunStep works one step of a run. It answers nil when the step is done, failed (a refusal:
 // the run fails), waiting, or had nothing left to do; an error is transient (River retries the job).
 func (e *Engine) RunStep(ctx context.Context, runID, stepID string) error {
-	if _, err := e.core.Q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID, StepID: stepID}); dbcore.IsNotFound(err) {
+	if _, err := e.core.Q.PipelineRunStepStart(ctx, dbsqlc.PipelineRunStepStartParams{RunID: runID,
+		StepID: stepID}); dbcore.IsNotFound(err) {
 		return nil // done, skipped or cancelled meanwhile, or the run was deleted
 	} else if err != nil {
 		return fmt.Errorf("start step: %w", err)
@@ -79,12 +80,14 @@ func (e *Engine) FailStep(ctx context.Context, runID, stepID, errText string) er
 }
 
 // lockStep locks a running run and reads its steps; errStepSettled when the run or the step is over.
-func lockStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
+func lockStep(ctx context.Context, q *dbsqlc.Queries, runID,
+	stepID string) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
 	return readStep(ctx, q, runID, stepID, true)
 }
 
 // readStep is lockStep, without the lock when lock is false.
-func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string, lock bool) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
+func readStep(ctx context.Context, q *dbsqlc.Queries, runID, stepID string,
+	lock bool) (db.PipelineRun, []db.PipelineRunStep, *db.PipelineRunStep, error) {
 	get := q.PipelineRunGetByID
 	if lock {
 		get = q.PipelineRunGetForUpdate
@@ -154,15 +157,17 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 		if err != nil {
 			return fmt.Errorf("encode step output: %w", err)
 		}
-		n, err := q.PipelineRunStepWait(ctx, dbsqlc.PipelineRunStepWaitParams{RunID: runID, StepID: stepID, Output: out, WaitRef: &res.waitRef})
+		n, err := q.PipelineRunStepWait(ctx, dbsqlc.PipelineRunStepWaitParams{RunID: runID, StepID: stepID, Output: out,
+			WaitRef: &res.waitRef})
 		if err != nil {
 			return fmt.Errorf("step waits: %w", err)
 		}
 		if n == 0 {
 			return errStepSettled
 		}
-		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status, Message: "step " + stepID + " waits for " + res.waitRef,
-			Data: map[string]any{"stepId": stepID, "status": StepWaiting, "output": res.output}})
+		return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status,
+			Message: "step " + stepID + " waits for " + res.waitRef, Data: map[string]any{"stepId": stepID,
+				"status": StepWaiting, "output": res.output}})
 	}
 	return e.finishStepTx(ctx, tx, q, run, steps, st, StepCompleted, res.output, "")
 }
@@ -171,8 +176,8 @@ func (e *Engine) runStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 // step not finished; a completion skips the branch a condition did not take (and the steps that need
 // a skipped one), enqueues the steps whose needs are now all completed, and completes the run when
 // nothing is left. errStepSettled when an earlier attempt recorded the step already.
-func (e *Runner) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep,
-	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
+func (e *Runner) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun,
+	steps []db.PipelineRunStep, st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
 	if err := e.recordStepEndTx(ctx, tx, q, run, st, status, output, errText); err != nil {
 		return err
 	}
@@ -181,7 +186,8 @@ func (e *Runner) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	}
 	skipped, ready := nextSteps(steps, st, output)
 	if len(skipped) > 0 {
-		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped, Status: StepSkipped}); err != nil {
+		if err := q.PipelineRunStepsSetStatus(ctx, dbsqlc.PipelineRunStepsSetStatusParams{RunID: run.ID, StepIds: skipped,
+			Status: StepSkipped}); err != nil {
 			return fmt.Errorf("skip steps: %w", err)
 		}
 	}
@@ -193,8 +199,8 @@ func (e *Runner) finishStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 
 // recordStepEndTx sets the step's final status, output and error (st too) and appends its step event;
 // errStepSettled when the step was finished already.
-func (e *Runner) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep,
-	status string, output map[string]any, errText string) error {
+func (e *Runner) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun,
+	st *db.PipelineRunStep, status string, output map[string]any, errText string) error {
 	var outJSON []byte
 	if output != nil {
 		var err error
@@ -206,8 +212,8 @@ func (e *Runner) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	if errText != "" {
 		errPtr = &errText
 	}
-	n, err := q.PipelineRunStepFinish(ctx, dbsqlc.PipelineRunStepFinishParams{RunID: run.ID, StepID: st.StepID, Status: status,
-		Output: outJSON, Error: errPtr})
+	n, err := q.PipelineRunStepFinish(ctx, dbsqlc.PipelineRunStepFinishParams{RunID: run.ID, StepID: st.StepID,
+		Status: status, Output: outJSON, Error: errPtr})
 	if err != nil {
 		return fmt.Errorf("finish step: %w", err)
 	}
@@ -215,23 +221,27 @@ func (e *Runner) recordStepEndTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		return errStepSettled
 	}
 	st.Status, st.Output = status, outJSON
-	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status, Message: "step " + st.StepID + " " + status,
-		Data: map[string]any{"stepId": st.StepID, "status": status, "output": output, "error": errText}})
+	return e.appendRunEventTx(ctx, tx, run, runEvent{Type: RunEventStep, Status: run.Status,
+		Message: "step " + st.StepID + " " + status, Data: map[string]any{"stepId": st.StepID, "status": status,
+			"output": output, "error": errText}})
 }
 
 // failRunTx fails the run for the failed step, skips every step not finished (cancelling their jobs)
 // and appends the run's done event.
-func (e *Runner) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID, errText string) error {
+func (e *Runner) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, stepID,
+	errText string) error {
 	msg := fmt.Sprintf("step %s failed: %s", stepID, errText)
 	done, err := q.PipelineRunFinish(ctx, dbsqlc.PipelineRunFinishParams{ID: run.ID, Status: RunFailed, Error: &msg})
 	if err != nil {
 		return fmt.Errorf("fail run: %w", err)
 	}
-	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID, Status: StepSkipped})
+	stopped, err := q.PipelineRunStepsStopAll(ctx, dbsqlc.PipelineRunStepsStopAllParams{RunID: run.ID,
+		Status: StepSkipped})
 	if err != nil {
 		return fmt.Errorf("skip steps: %w", err)
 	}
-	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped, func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
+	if err := e.cancelStepJobs(ctx, tx, dbcore.MapRows(stopped,
+		func(r dbsqlc.PipelineRunStep) db.PipelineRunStep { return db.PipelineRunStep(r) })); err != nil {
 		return err
 	}
 	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunFailed, Message: msg})
@@ -239,7 +249,8 @@ func (e *Runner) failRunTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, ru
 
 // nextSteps works out, once st completed with output, which pending steps are skipped (marked so in
 // steps) and which are ready: every need completed.
-func nextSteps(steps []db.PipelineRunStep, st *db.PipelineRunStep, output map[string]any) (skipped []string, ready []*db.PipelineRunStep) {
+func nextSteps(steps []db.PipelineRunStep, st *db.PipelineRunStep,
+	output map[string]any) (skipped []string, ready []*db.PipelineRunStep) {
 	byID := make(map[string]*db.PipelineRunStep, len(steps))
 	for i := range steps {
 		byID[steps[i].StepID] = &steps[i]
@@ -293,7 +304,8 @@ func branchNotTaken(st *db.PipelineRunStep, output map[string]any) map[string]bo
 }
 
 // completeRunIfDoneTx completes the run, with its done event, once no step is left to do.
-func (e *Runner) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, steps []db.PipelineRunStep) error {
+func (e *Runner) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun,
+	steps []db.PipelineRunStep) error {
 	if slices.ContainsFunc(steps, func(c db.PipelineRunStep) bool {
 		return c.Status == StepPending || c.Status == StepQueued || c.Status == StepRunning || c.Status == StepWaiting
 	}) {
@@ -303,13 +315,15 @@ func (e *Runner) completeRunIfDoneTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Q
 	if err != nil {
 		return fmt.Errorf("complete run: %w", err)
 	}
-	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunCompleted, Message: "run completed"})
+	return e.appendRunEventTx(ctx, tx, db.PipelineRun(done), runEvent{Type: RunEventDone, Status: RunCompleted,
+		Message: "run completed"})
 }
 
 // WaitFinishedTx ends the steps waiting for ref ("mission:<id>", "draft:<id>") in the caller's
 // transaction: completed with output merged into the step's output, or failed with errText. A step
 // whose run is over is left alone.
-func (e *Runner) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any, errText string) error {
+func (e *Runner) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, output map[string]any,
+	errText string) error {
 	q := dbcore.Queries(tx)
 	waiting, err := q.PipelineRunStepWaiting(ctx, &ref)
 	if err != nil {
@@ -335,14 +349,15 @@ func (e *Runner) WaitFinishedTx(ctx context.Context, tx pgx.Tx, ref string, outp
 		if errText != "" {
 			status = StepFailed
 		}
-		if err := e.finishStepTx(ctx, tx, q, run, steps, st, status, merged, errText); err != nil && !errors.Is(err, errStepSettled) {
+		if err := e.finishStepTx(ctx, tx, q, run, steps, st, status, merged, errText); err != nil && !errors.Is(err,
+			errStepSettled) {
 			return err
 		}
 	}
 	return nil
 }
-func (e *Engine) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun, st *db.PipelineRunStep, subject string,
-	maxItems int32, skipEmpty bool) (stepDone, error) {
+func (e *Engine) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, run db.PipelineRun,
+	st *db.PipelineRunStep, subject string, maxItems int32, skipEmpty bool) (stepDone, error) {
 	members, err := q.WorkspaceMemberEmails(ctx, run.WorkspaceID)
 	if err != nil {
 		return stepDone{}, fmt.Errorf("workspace members: %w", err)
@@ -365,11 +380,12 @@ func (e *Engine) emailDigests(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 			if title == "" {
 				title, _ = meta["message"].(string)
 			}
-			fmt.Fprintf(&b, "- %s %s (%s)\n", strings.ReplaceAll(n.Type, "_", " "), title, n.CreatedAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(&b, "- %s %s (%s)\n", strings.ReplaceAll(n.Type, "_", " "), title,
+				n.CreatedAt.UTC().Format(time.RFC3339))
 		}
 		ref := uuid.NewSHA1(digestNamespace, []byte(run.ID+"/"+st.StepID+"/"+m.ID)).String()
-		params = append(params, river.InsertManyParams{Args: jobs.SendEmailArgs{Topic: "pipeline_digest", RefID: ref, To: m.Email,
-			Subject: subject, Body: b.String()}, InsertOpts: &river.InsertOpts{Queue: jobs.QueueEmail}})
+		params = append(params, river.InsertManyParams{Args: jobs.SendEmailArgs{Topic: "pipeline_digest", RefID: ref,
+			To: m.Email, Subject: subject, Body: b.String()}, InsertOpts: &river.InsertOpts{Queue: jobs.QueueEmail}})
 	}
 	if err := e.core.Enqueue(ctx, tx, params); err != nil {
 		return stepDone{}, err

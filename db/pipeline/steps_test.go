@@ -22,7 +22,8 @@ func TestStepsRunOnceAndJoin(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	pid := e.team.Project.ID
-	r := e.start(t, e.pipeline(t, notify("a", pid), notify("b", pid, "a"), notify("c", pid, "a"), notify("d", pid, "b", "c")))
+	r := e.start(t, e.pipeline(t, notify("a", pid), notify("b", pid, "a"), notify("c", pid, "a"), notify("d", pid, "b",
+		"c")))
 	notices := func() int {
 		return e.Count(t, `SELECT count(*) FROM activities WHERE type = $1`, pipeline.ActivityPipelineNotice)
 	}
@@ -32,7 +33,8 @@ func TestStepsRunOnceAndJoin(t *testing.T) {
 	require.Equal(t, map[string]string{"a": "completed", "b": "queued", "c": "queued", "d": "pending"}, statuses(cur))
 	require.Equal(t, map[string]any{"recipients": float64(1), "message": "step a"}, output(t, cur, "a"))
 	// Its activity names its recipients (the notify job fans it out): the member, not the run's starter.
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND recipients = ARRAY[$2::uuid] AND actor_id = $3`,
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM activities WHERE type = $1 AND recipients = ARRAY[$2::uuid] AND actor_id = $3`,
 		pipeline.ActivityPipelineNotice, e.team.Member.User.ID, e.owner()))
 	require.Len(t, e.Jobs(t, jobs.PipelineStepArgs{}.Kind()), 3)
 
@@ -51,8 +53,8 @@ func TestStepsRunOnceAndJoin(t *testing.T) {
 	require.NotNil(t, cur.Run.FinishedAt)
 	require.Equal(t, 4, notices())
 	// A step event carries the run's status (running); only the done event's status is final.
-	require.Equal(t, []string{"status:running", "step:running", "step:running", "step:running", "step:running", "done:completed"},
-		e.Events(t, r.Run.ID))
+	require.Equal(t, []string{"status:running", "step:running", "step:running", "step:running", "step:running",
+		"done:completed"}, e.Events(t, r.Run.ID))
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "d"), "a finished run's job does nothing")
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "nope"))
 	require.NoError(t, e.engine.RunStep(ctx, db.NewID(), "a"), "a deleted run's job does nothing")
@@ -66,23 +68,25 @@ func TestConditionSkipsTheBranchNotTaken(t *testing.T) {
 	e := setup(t)
 	pid := e.team.Project.ID
 	r := e.start(t, e.pipeline(t,
-		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": pid, "columnId": e.team.Project.Columns[1], "title": "Card of {{pipeline.name}}"}},
-		step{ID: "if", Type: "condition", Needs: []string{"make"}, Params: map[string]any{"step": "make", "field": "title", "op": "equals",
-			"value": "Card of Release", "then": []string{"yes"}, "else": []string{"no"}}},
-		step{ID: "yes", Type: "notify", Needs: []string{"if"}, Params: map[string]any{"projectId": pid, "message": "made {{steps.make.cardId}}"}},
-		step{ID: "no", Type: "notify", Needs: []string{"if"}, Params: map[string]any{"projectId": pid, "message": "not made"}},
-		step{ID: "after-no", Type: "notify", Needs: []string{"no"}, Params: map[string]any{"projectId": pid, "message": "never"}},
+		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": pid, "columnId": e.team.Project.Columns[1],
+			"title": "Card of {{pipeline.name}}"}}, step{ID: "if", Type: "condition", Needs: []string{"make"},
+			Params: map[string]any{"step": "make", "field": "title", "op": "equals", "value": "Card of Release",
+				"then": []string{"yes"}, "else": []string{"no"}}}, step{ID: "yes", Type: "notify", Needs: []string{"if"},
+			Params: map[string]any{"projectId": pid, "message": "made {{steps.make.cardId}}"}}, step{ID: "no", Type: "notify",
+			Needs: []string{"if"}, Params: map[string]any{"projectId": pid, "message": "not made"}}, step{ID: "after-no",
+			Type: "notify", Needs: []string{"no"}, Params: map[string]any{"projectId": pid, "message": "never"}},
 	))
 	cur := e.drive(t, r)
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v", statuses(cur))
-	require.Equal(t, map[string]string{"make": "completed", "if": "completed", "yes": "completed", "no": "skipped", "after-no": "skipped"}, statuses(cur))
+	require.Equal(t, map[string]string{"make": "completed", "if": "completed", "yes": "completed", "no": "skipped",
+		"after-no": "skipped"}, statuses(cur))
 	made := output(t, cur, "make")
 	require.Equal(t, "Card of Release", made["title"])
 	require.Equal(t, e.team.Project.Columns[1], made["columnId"])
 	require.Equal(t, true, output(t, cur, "if")["result"])
 	require.Equal(t, "made "+made["cardId"].(string), output(t, cur, "yes")["message"])
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE id = $1 AND created_by = $2`, made["cardId"], e.owner()),
-		"the run's starter creates the card")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE id = $1 AND created_by = $2`, made["cardId"],
+		e.owner()), "the run's starter creates the card")
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' IN ('not made', 'never')`))
 }
 
@@ -95,8 +99,8 @@ func TestRefusedStepFailsTheRun(t *testing.T) {
 	pid := e.team.Project.ID
 	r := e.start(t, e.pipeline(t,
 		notify("ok", pid),
-		step{ID: "bad", Type: "create_card", Needs: []string{"ok"}, Params: map[string]any{"projectId": pid, "title": "{{steps.ok.nothing}}"}},
-		notify("later", pid, "bad"),
+		step{ID: "bad", Type: "create_card", Needs: []string{"ok"}, Params: map[string]any{"projectId": pid,
+			"title": "{{steps.ok.nothing}}"}}, notify("later", pid, "bad"),
 		step{ID: "wait", Type: "wait", Needs: []string{"ok"}, Params: map[string]any{"duration": "1h"}},
 	))
 	cards := e.Count(t, `SELECT count(*) FROM cards`)
@@ -106,7 +110,8 @@ func TestRefusedStepFailsTheRun(t *testing.T) {
 	cur := e.read(t, r)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 	require.Equal(t, testfactory.Ptr("step bad failed: the card title is empty once filled in"), cur.Run.Error)
-	require.Equal(t, map[string]string{"ok": "completed", "bad": "failed", "later": "skipped", "wait": "skipped"}, statuses(cur))
+	require.Equal(t, map[string]string{"ok": "completed", "bad": "failed", "later": "skipped", "wait": "skipped"},
+		statuses(cur))
 	require.Equal(t, testfactory.Ptr("the card title is empty once filled in"), stepOf(t, cur, "bad").Error)
 	require.Equal(t, cards, e.Count(t, `SELECT count(*) FROM cards`))
 	for _, j := range e.Jobs(t, jobs.PipelineStepArgs{}.Kind()) {
@@ -151,9 +156,10 @@ func missionPipeline(t *testing.T, e *env, agentOpts *testfactory.AgentOpts) (pi
 	a := testfactory.Agent(t, e.Engines, e.team.Owner, agentOpts)
 	r := e.start(t, e.pipeline(t,
 		step{ID: "make", Type: "create_card", Params: map[string]any{"projectId": pid, "title": "Fix the outage"}},
-		step{ID: "agent", Type: "run_agent_mission", Needs: []string{"make"}, Params: map[string]any{"agentId": a.ID, "cardId": "{{steps.make.cardId}}",
-			"objective": "Plan {{steps.make.title}}"}},
-		step{ID: "done", Type: "notify", Needs: []string{"agent"}, Params: map[string]any{"projectId": pid, "message": "mission {{steps.agent.status}}"}},
+		step{ID: "agent", Type: "run_agent_mission", Needs: []string{"make"}, Params: map[string]any{"agentId": a.ID,
+			"cardId": "{{steps.make.cardId}}", "objective": "Plan {{steps.make.title}}"}},
+		step{ID: "done", Type: "notify", Needs: []string{"agent"}, Params: map[string]any{"projectId": pid,
+			"message": "mission {{steps.agent.status}}"}},
 	))
 	cur := e.drive(t, r)
 	if statuses(cur)["agent"] != pipeline.StepWaiting {
@@ -268,23 +274,28 @@ func TestPluginSteps(t *testing.T) {
 	e := setup(t)
 	pid := e.team.Project.ID
 	card := testfactory.Card(t, e.Engines, e.team.Project, nil)
-	_, err := e.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: e.ws(), PluginID: "card-actions", ActorID: e.owner(),
-		Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
+	_, err := e.Store.InstallPlugin(ctx, db.PluginInstall{WorkspaceID: e.ws(), PluginID: "card-actions",
+		ActorID: e.owner(), Settings: jsonOf(t, map[string]any{"commentPrefix": "[bot]"})})
 	require.NoError(t, err)
 	p := e.pipeline(t,
-		step{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": pid, "cardId": card.ID, "content": "from {{pipeline.name}}"}},
-		step{ID: "move", Type: "move_card", Needs: []string{"say"}, Params: map[string]any{"projectId": pid, "cardId": card.ID, "columnId": e.team.Project.Columns[2]}},
+		step{ID: "say", Type: "add_comment", Params: map[string]any{"projectId": pid, "cardId": card.ID,
+			"content": "from {{pipeline.name}}"}}, step{ID: "move", Type: "move_card", Needs: []string{"say"},
+			Params: map[string]any{"projectId": pid, "cardId": card.ID, "columnId": e.team.Project.Columns[2]}},
 	)
 	cur := e.drive(t, e.start(t, p))
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v", statuses(cur))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] from Release' AND author_id = $2`, card.ID, e.owner()))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE id = $1 AND column_id = $2`, card.ID, e.team.Project.Columns[2]))
+	require.Equal(t, 1, e.Count(t,
+		`SELECT count(*) FROM comments WHERE card_id = $1 AND content = '[bot] from Release' AND author_id = $2`, card.ID,
+		e.owner()))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM cards WHERE id = $1 AND column_id = $2`, card.ID,
+		e.team.Project.Columns[2]))
 
 	r := e.start(t, p)
 	require.NoError(t, e.Store.UninstallPlugin(ctx, e.ws(), "card-actions"))
 	cur = e.drive(t, r)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
-	require.Equal(t, testfactory.Ptr("plugin card-actions is not installed in this workspace any more"), stepOf(t, cur, "say").Error)
+	require.Equal(t, testfactory.Ptr("plugin card-actions is not installed in this workspace any more"), stepOf(t, cur,
+		"say").Error)
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
 }
 
@@ -293,7 +304,8 @@ func TestPluginSteps(t *testing.T) {
 func TestGenerateRoadmapStepWaitsForItsDraft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	roadmap := draft.DraftRoadmap{Phases: []draft.DraftPhase{{Name: "One", Deliverables: []draft.DraftDeliverable{{Title: "a"}, {Title: "b"}}}}}
+	roadmap := draft.DraftRoadmap{Phases: []draft.DraftPhase{{Name: "One",
+		Deliverables: []draft.DraftDeliverable{{Title: "a"}, {Title: "b"}}}}}
 	for name, tc := range map[string]struct {
 		end    func(t *testing.T, e *env, d draft.Draft, run int32)
 		status string

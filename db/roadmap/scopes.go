@@ -37,8 +37,8 @@ func (e *Engine) CreateScope(ctx context.Context, in NewScope) (db.Scope, error)
 	if err != nil {
 		return db.Scope{}, err
 	}
-	sc, err := e.core.Q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: dbcore.NewID(), ProjectID: in.ProjectID, Name: in.Name,
-		Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate, Settings: settings})
+	sc, err := e.core.Q.ScopeInsert(ctx, dbsqlc.ScopeInsertParams{ID: dbcore.NewID(), ProjectID: in.ProjectID,
+		Name: in.Name, Description: in.Description, StartDate: in.StartDate, EndDate: in.EndDate, Settings: settings})
 	return db.Scope(sc), dbcore.Wrap(err, "insert scope")
 }
 
@@ -50,7 +50,8 @@ func (e *Engine) Scopes(ctx context.Context, projectID string) ([]db.Scope, erro
 
 // Scope reads a scope of a project; a scope of another project is not found.
 func (e *Engine) Scope(ctx context.Context, projectID, scopeID string) (db.Scope, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID, ProjectID: projectID}))("scope not found", "get scope")
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeGet(ctx, dbsqlc.ScopeGetParams{ID: scopeID,
+		ProjectID: projectID}))("scope not found", "get scope")
 	return db.Scope(r), err
 }
 
@@ -109,7 +110,8 @@ func (e *Engine) SetScopeView(ctx context.Context, projectID, scopeID, view stri
 	if !slices.Contains(ScopeViews, view) {
 		return db.Scope{}, dbcore.Invalid(fmt.Sprintf("activeView must be one of %v", ScopeViews))
 	}
-	r, err := dbcore.OrNotFound(e.core.Q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID, ActiveView: view}))("scope not found", "set scope view")
+	r, err := dbcore.OrNotFound(e.core.Q.ScopeSetView(ctx, dbsqlc.ScopeSetViewParams{ID: scopeID, ProjectID: projectID,
+		ActiveView: view}))("scope not found", "set scope view")
 	return db.Scope(r), err
 }
 

@@ -138,8 +138,8 @@ func (r *exportRows) exportProjectParts(doc *TransferDoc) (colIndex, scopeIndex 
 	scopeIndex = make(map[string]int, len(r.scopes))
 	for i, sc := range r.scopes {
 		scopeIndex[sc.ID] = i
-		doc.Scopes[i] = TransferScope{Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate, EndDate: sc.EndDate,
-			Settings: sc.Settings, ActiveView: sc.ActiveView}
+		doc.Scopes[i] = TransferScope{Name: sc.Name, Description: sc.Description, StartDate: sc.StartDate,
+			EndDate: sc.EndDate, Settings: sc.Settings, ActiveView: sc.ActiveView}
 	}
 	return colIndex, scopeIndex
 }
@@ -170,7 +170,8 @@ func (r *exportRows) exportCardParts(doc *TransferDoc, cardIndex map[string]int)
 	for _, it := range r.items {
 		if i, ok := cardIndex[it.CardID]; ok {
 			order := int(it.Position)
-			doc.Cards[i].Checklist = append(doc.Cards[i].Checklist, TransferChecklistItem{Title: it.Title, Done: it.Done, Order: &order})
+			doc.Cards[i].Checklist = append(doc.Cards[i].Checklist, TransferChecklistItem{Title: it.Title, Done: it.Done,
+				Order: &order})
 		}
 	}
 	for _, cl := range r.cardLabels {
@@ -186,7 +187,8 @@ func (r *exportRows) exportCardParts(doc *TransferDoc, cardIndex map[string]int)
 	for _, cm := range r.comments {
 		if i, ok := cardIndex[cm.CardID]; ok {
 			at := cm.CreatedAt
-			doc.Cards[i].Comments = append(doc.Cards[i].Comments, TransferComment{AuthorEmail: cm.AuthorEmail, Content: cm.Content, CreatedAt: &at})
+			doc.Cards[i].Comments = append(doc.Cards[i].Comments, TransferComment{AuthorEmail: cm.AuthorEmail,
+				Content: cm.Content, CreatedAt: &at})
 		}
 	}
 	for _, l := range r.docLinks {

@@ -67,7 +67,8 @@ func (pl *importPlan) activities(projectID, actorID string) []dbcore.Activity {
 	acts := make([]dbcore.Activity, 0, len(pl.cardRows)+len(pl.commentRows))
 	titles := make(map[string]string, len(pl.cardRows))
 	add := func(cardID, typ string, meta map[string]any) {
-		acts = append(acts, dbcore.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta, Quiet: true})
+		acts = append(acts, dbcore.Activity{ProjectID: projectID, CardID: cardID, ActorID: actorID, Type: typ, Meta: meta,
+			Quiet: true})
 	}
 	for _, c := range pl.cardRows {
 		titles[c.ID] = c.Title
@@ -231,7 +232,8 @@ type importRefs struct {
 // limits, and answers the project's trimmed name.
 func checkImportHeader(doc TransferDoc) (string, error) {
 	if doc.Version != 0 && doc.Version != TransferVersion {
-		return "", dbcore.Invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version, TransferVersion))
+		return "", dbcore.Invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version,
+			TransferVersion))
 	}
 	name := strings.TrimSpace(doc.Project.Name)
 	if name == "" || utf8.RuneCountInString(name) > 200 {
@@ -277,7 +279,8 @@ func (pl *importPlan) planColumns() (colIDs []string, colPos []int, err error) {
 	})
 	for pos, i := range byOrder {
 		colPos[i] = pos
-		pl.columnRows = append(pl.columnRows, importColumnRow{ID: colIDs[i], Name: strings.TrimSpace(cols[i].Name), Position: pos})
+		pl.columnRows = append(pl.columnRows, importColumnRow{ID: colIDs[i], Name: strings.TrimSpace(cols[i].Name),
+			Position: pos})
 	}
 	return colIDs, colPos, nil
 }
@@ -333,14 +336,18 @@ func checkImportFieldOptions(i int, f TransferCustomField) ([]string, error) {
 	case selectable && len(f.Options) == 0:
 		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: a %s field needs options", i, f.Type))
 	case !selectable && len(f.Options) > 0:
-		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options", i))
+		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: only select and multi-select fields have options",
+			i))
 	case len(f.Options) > board.MaxCustomFieldOptions:
-		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i, board.MaxCustomFieldOptions))
+		return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options: at most %d options", i,
+			board.MaxCustomFieldOptions))
 	}
 	opts := make([]string, 0, len(f.Options))
 	for j, o := range f.Options {
-		if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > board.MaxCustomFieldOptionLen || slices.Contains(opts, o) {
-			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at most %d characters", i, j, board.MaxCustomFieldOptionLen))
+		if strings.TrimSpace(o) == "" || utf8.RuneCountInString(o) > board.MaxCustomFieldOptionLen || slices.Contains(opts,
+			o) {
+			return nil, dbcore.Invalid(fmt.Sprintf("customFields[%d].options[%d]: options must be distinct, not blank and at "+
+				"most %d characters", i, j, board.MaxCustomFieldOptionLen))
 		}
 		opts = append(opts, o)
 	}
@@ -389,8 +396,9 @@ func transferOrderKey(order *int, index int) int {
 func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID string, pl *importPlan) (db.Project, error) {
 	doc := pl.doc
 	empty := "empty"
-	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, Name: pl.projectName,
-		Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty, CreatedBy: actorID})
+	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: workspaceID,
+		Name: pl.projectName, Description: doc.Project.Description, Deadline: doc.Project.Deadline, TemplateID: &empty,
+		CreatedBy: actorID})
 	if err != nil {
 		return db.Project(p), fmt.Errorf("insert project: %w", err)
 	}
@@ -429,7 +437,8 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 			return q.TransferScopeInsertMany(ctx, dbsqlc.TransferScopeInsertManyParams{ProjectID: p.ID, Rows: b})
 		}},
 		{"cards", len(pl.cardRows), pl.cardRows, func(b json.RawMessage) error {
-			return q.TransferCardInsertMany(ctx, dbsqlc.TransferCardInsertManyParams{ProjectID: p.ID, CreatedBy: actorID, Rows: b})
+			return q.TransferCardInsertMany(ctx, dbsqlc.TransferCardInsertManyParams{ProjectID: p.ID, CreatedBy: actorID,
+				Rows: b})
 		}},
 		{"checklist items", len(pl.checklistRows), pl.checklistRows, func(b json.RawMessage) error {
 			return q.TransferChecklistInsertMany(ctx, b)
@@ -444,7 +453,8 @@ func importTx(ctx context.Context, q *dbsqlc.Queries, workspaceID, actorID strin
 			return q.TransferCommentInsertMany(ctx, dbsqlc.TransferCommentInsertManyParams{AuthorID: actorID, Rows: b})
 		}},
 		{"relations", len(pl.relationRows), pl.relationRows, func(b json.RawMessage) error {
-			return q.TransferRelationInsertMany(ctx, dbsqlc.TransferRelationInsertManyParams{ProjectID: p.ID, CreatedBy: actorID, Rows: b})
+			return q.TransferRelationInsertMany(ctx, dbsqlc.TransferRelationInsertManyParams{ProjectID: p.ID, CreatedBy: actorID,
+				Rows: b})
 		}},
 	}
 	for _, ins := range inserts {

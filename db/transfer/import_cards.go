@@ -48,10 +48,12 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 		return importCardRow{}, dbcore.Invalid(at("title") + fmt.Sprintf(": must be 1 to %d characters", maxCardTitleRunes))
 	}
 	if utf8.RuneCountInString(c.Description) > maxCardDescriptionRunes {
-		return importCardRow{}, dbcore.Invalid(at("description") + fmt.Sprintf(": at most %d characters", maxCardDescriptionRunes))
+		return importCardRow{}, dbcore.Invalid(at("description") + fmt.Sprintf(": at most %d characters",
+			maxCardDescriptionRunes))
 	}
 	if c.ColumnIndex < 0 || c.ColumnIndex >= len(doc.Columns) {
-		return importCardRow{}, dbcore.Invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the import has %d)", c.ColumnIndex, len(doc.Columns)))
+		return importCardRow{}, dbcore.Invalid(at("columnIndex") + fmt.Sprintf(": %d is not the index of a column (the "+
+			"import has %d)", c.ColumnIndex, len(doc.Columns)))
 	}
 	prio := board.Priority(c.Priority)
 	if prio == "" {
@@ -63,18 +65,22 @@ func (pl *importPlan) checkImportCard(refs *importRefs, at func(string) string, 
 	var scopeID *string
 	if c.ScopeIndex != nil {
 		if *c.ScopeIndex < 0 || *c.ScopeIndex >= len(doc.Scopes) {
-			return importCardRow{}, dbcore.Invalid(at("scopeIndex") + fmt.Sprintf(": %d is not the index of a scope (the import has %d)", *c.ScopeIndex, len(doc.Scopes)))
+			return importCardRow{}, dbcore.Invalid(at("scopeIndex") + fmt.Sprintf(": %d is not the index of a scope (the "+
+				"import has %d)", *c.ScopeIndex, len(doc.Scopes)))
 		}
 		scopeID = &refs.scopeIDs[*c.ScopeIndex]
 	}
 	if len(c.Checklist) > board.MaxChecklistItems {
-		return importCardRow{}, dbcore.Invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items", board.MaxChecklistItems))
+		return importCardRow{}, dbcore.Invalid(at("checklist") + fmt.Sprintf(": a card has at most %d checklist items",
+			board.MaxChecklistItems))
 	}
 	if len(c.Comments) > MaxImportCommentsPerCard {
-		return importCardRow{}, dbcore.Invalid(at("comments") + fmt.Sprintf(": at most %d comments per card", MaxImportCommentsPerCard))
+		return importCardRow{}, dbcore.Invalid(at("comments") + fmt.Sprintf(": at most %d comments per card",
+			MaxImportCommentsPerCard))
 	}
 	return importCardRow{ColumnID: refs.colIDs[c.ColumnIndex], ScopeID: scopeID, Title: title, Description: c.Description,
-		Archived: c.Archived, Priority: string(prio), StartDate: c.StartDate, DueDate: c.DueDate, CommentCount: len(c.Comments)}, nil
+		Archived: c.Archived, Priority: string(prio), StartDate: c.StartDate, DueDate: c.DueDate,
+		CommentCount: len(c.Comments)}, nil
 }
 
 // planChecklist plans a card's checklist items; an item without an order keeps its place.
@@ -91,13 +97,15 @@ func (pl *importPlan) planChecklist(at func(string) string, cardID string, items
 			}
 			pos = *it.Order
 		}
-		pl.checklistRows = append(pl.checklistRows, importChecklistRow{ID: db.NewID(), CardID: cardID, Title: t, Done: it.Done, Position: pos})
+		pl.checklistRows = append(pl.checklistRows, importChecklistRow{ID: db.NewID(), CardID: cardID, Title: t,
+			Done: it.Done, Position: pos})
 	}
 	return nil
 }
 
 // planCardLabels plans a card's labels by name; a label named twice is put on once.
-func (pl *importPlan) planCardLabels(labelIDs map[string]string, at func(string) string, cardID string, labels []string) error {
+func (pl *importPlan) planCardLabels(labelIDs map[string]string, at func(string) string, cardID string,
+	labels []string) error {
 	var seenLabels []string
 	for j, ln := range labels {
 		id, ok := labelIDs[strings.TrimSpace(ln)]
@@ -115,7 +123,8 @@ func (pl *importPlan) planCardLabels(labelIDs map[string]string, at func(string)
 
 // planCustomValues plans a card's custom field values, checked by field name in sorted order; a null
 // value is no value.
-func (pl *importPlan) planCustomValues(fields map[string]importFieldRow, at func(string) string, cardID string, values map[string]json.RawMessage) error {
+func (pl *importPlan) planCustomValues(fields map[string]importFieldRow, at func(string) string, cardID string,
+	values map[string]json.RawMessage) error {
 	names := make([]string, 0, len(values))
 	for fn := range values {
 		names = append(names, fn)
@@ -142,9 +151,11 @@ func (pl *importPlan) planCustomValues(fields map[string]importFieldRow, at func
 func (pl *importPlan) planComments(at func(string) string, cardID string, comments []TransferComment) error {
 	for j, cm := range comments {
 		if strings.TrimSpace(cm.Content) == "" || utf8.RuneCountInString(cm.Content) > board.MaxCommentLength {
-			return dbcore.Invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters", board.MaxCommentLength))
+			return dbcore.Invalid(at(fmt.Sprintf("comments[%d].content", j)) + fmt.Sprintf(": must be 1 to %d characters",
+				board.MaxCommentLength))
 		}
-		pl.commentRows = append(pl.commentRows, importCommentRow{ID: db.NewID(), CardID: cardID, Content: cm.Content, CreatedAt: cm.CreatedAt})
+		pl.commentRows = append(pl.commentRows, importCommentRow{ID: db.NewID(), CardID: cardID, Content: cm.Content,
+			CreatedAt: cm.CreatedAt})
 	}
 	return nil
 }
@@ -178,9 +189,11 @@ func (pl *importPlan) planRelations(cardIDs []string) error {
 	for i, r := range pl.doc.Relations {
 		switch {
 		case r.CardIndex < 0 || r.CardIndex >= nCards:
-			return dbcore.Invalid(fmt.Sprintf("relations[%d].cardIndex: %d is not the index of a card (the import has %d)", i, r.CardIndex, nCards))
+			return dbcore.Invalid(fmt.Sprintf("relations[%d].cardIndex: %d is not the index of a card (the import has %d)", i,
+				r.CardIndex, nCards))
 		case r.TargetCardIndex < 0 || r.TargetCardIndex >= nCards:
-			return dbcore.Invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)", i, r.TargetCardIndex, nCards))
+			return dbcore.Invalid(fmt.Sprintf("relations[%d].targetCardIndex: %d is not the index of a card (the import has %d)",
+				i, r.TargetCardIndex, nCards))
 		case r.CardIndex == r.TargetCardIndex:
 			return dbcore.Invalid(fmt.Sprintf("relations[%d]: a card cannot be related to itself", i))
 		case !slices.Contains(board.RelationTypes, r.Type):

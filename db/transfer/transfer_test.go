@@ -32,8 +32,10 @@ func setup(t *testing.T) *bundle {
 	prj := testfactory.NewProject(t, eng, reg, nil)
 	b := &bundle{eng: eng, engine: eng.Transfer, ws: reg.Workspace.ID, actor: reg.User.ID, project: prj.Project}
 	card := testfactory.Card(t, eng, prj, &testfactory.CardOpts{Column: testfactory.Ptr(1),
-		In: board.NewCard{Priority: "high", Checklist: []board.ChecklistItemInput{{Title: "draft"}, {Title: "review", Done: true}}}})
-	_, err := eng.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor}, "First pass done")
+		In: board.NewCard{Priority: "high", Checklist: []board.ChecklistItemInput{{Title: "draft"}, {Title: "review",
+			Done: true}}}})
+	_, err := eng.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.project.ID, CardID: card.ID, ActorID: b.actor},
+		"First pass done")
 	require.NoError(t, err)
 	_, err = eng.Board.CreateLabel(ctx, b.project.ID, "urgent", "#ff0000")
 	require.NoError(t, err)

@@ -84,7 +84,8 @@ func (e *Engine) payload(ctx context.Context, d dbsqlc.WebhookDeliveryForAttempt
 		return nil, e.giveUp(ctx, d, "the activity is gone")
 	}
 	ev := eventOf(d)
-	body, err := json.Marshal(Payload{ID: d.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, WorkspaceID: ev.WorkspaceID, Data: ev})
+	body, err := json.Marshal(Payload{ID: d.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, WorkspaceID: ev.WorkspaceID,
+		Data: ev})
 	if err != nil {
 		return nil, fmt.Errorf("encode webhook payload: %w", err)
 	}
@@ -117,12 +118,14 @@ func (e *Engine) send(ctx context.Context, url, id string, body []byte, keys [][
 	}
 	defer resp.Body.Close() //nolint:errcheck // read-only
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, responseBodyCap))
-	return result{status: resp.StatusCode, body: strings.ToValidUTF8(string(b), string(utf8.RuneError)), duration: time.Since(start)}
+	return result{status: resp.StatusCode, body: strings.ToValidUTF8(string(b), string(utf8.RuneError)),
+		duration: time.Since(start)}
 }
 
 // record keeps an attempt's outcome and decides what follows: success; a 410, which disables the
 // webhook; another retry within the window; or giving up, which counts towards disabling the webhook.
-func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow, payload []byte, res result) (time.Duration, error) {
+func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptRow, payload []byte,
+	res result) (time.Duration, error) {
 	ms := dbcore.Int32(int(res.duration.Milliseconds()))
 	p := dbsqlc.WebhookDeliveryRecordAttemptParams{ID: d.ID, DurationMs: &ms, Payload: payload}
 	if res.status != 0 {
@@ -191,7 +194,8 @@ func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 			return e.notifyDisabled(ctx, tx, q, *d.WebhookID, w.WorkspaceID, w.URL, disable)
 		case p.Status == StatusFailed:
 			reason := fmt.Sprintf("%d deliveries in a row failed", e.opts.FailureLimit)
-			w, err := q.WebhookRecordFailure(ctx, dbsqlc.WebhookRecordFailureParams{ID: *d.WebhookID, FailureLimit: dbcore.Int32(e.opts.FailureLimit), Reason: reason})
+			w, err := q.WebhookRecordFailure(ctx, dbsqlc.WebhookRecordFailureParams{ID: *d.WebhookID,
+				FailureLimit: dbcore.Int32(e.opts.FailureLimit), Reason: reason})
 			if dbcore.IsNotFound(err) {
 				return nil
 			}
@@ -207,7 +211,8 @@ func (e *Engine) record(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 
 // notifyDisabled tells the workspace's admins that a webhook was disabled, as a webhook_disabled
 // activity of the workspace whose recipients they are.
-func (e *Engine) notifyDisabled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, webhookID, workspaceID, url, reason string) error {
+func (e *Engine) notifyDisabled(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, webhookID, workspaceID, url,
+	reason string) error {
 	admins, err := q.WorkspaceAdminIDs(ctx, workspaceID)
 	if err != nil {
 		return dbcore.Wrap(err, "read workspace admins")
@@ -228,7 +233,8 @@ func (e *Engine) giveUp(ctx context.Context, d dbsqlc.WebhookDeliveryForAttemptR
 
 // endWait completes the pipeline step waiting for a delivery that succeeded (output statusCode) and
 // fails it when the delivery failed; a delivery still pending leaves it waiting.
-func (e *Engine) endWait(ctx context.Context, tx pgx.Tx, d dbsqlc.WebhookDeliveryForAttemptRow, p dbsqlc.WebhookDeliveryRecordAttemptParams) error {
+func (e *Engine) endWait(ctx context.Context, tx pgx.Tx, d dbsqlc.WebhookDeliveryForAttemptRow,
+	p dbsqlc.WebhookDeliveryRecordAttemptParams) error {
 	out := map[string]any{"deliveryId": d.ID}
 	if p.ResponseStatus != nil {
 		out["statusCode"] = *p.ResponseStatus

@@ -11,8 +11,9 @@ import (
 // workspace event feed's own shape (db.FeedEvent, its id the feed position), so a receiver and a feed
 // reader see the same thing.
 func eventOf(d dbsqlc.WebhookDeliveryForAttemptRow) db.FeedEvent {
-	r := db.FeedRow{ID: *d.ActivityID, WorkspaceID: d.ActivityWorkspaceID, Type: d.ActivityType, ProjectID: d.ActivityProjectID,
-		CardID: d.ActivityCardID, DocumentID: d.ActivityDocumentID, ActorID: d.ActivityActorID, Meta: d.ActivityMeta}
+	r := db.FeedRow{ID: *d.ActivityID, WorkspaceID: d.ActivityWorkspaceID, Type: d.ActivityType,
+		ProjectID: d.ActivityProjectID, CardID: d.ActivityCardID, DocumentID: d.ActivityDocumentID,
+		ActorID: d.ActivityActorID, Meta: d.ActivityMeta}
 	if d.ActivityCreatedAt != nil {
 		r.CreatedAt = d.ActivityCreatedAt.UTC()
 	}

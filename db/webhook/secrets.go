@@ -72,7 +72,8 @@ func (s sealer) seal(key []byte) []byte {
 
 // errUnsealable says no server secret opens a sealed secret (JWT_SECRET changed without keeping the
 // old one in JWT_PREVIOUS_SECRETS).
-var errUnsealable = errors.New("webhook secret: no server secret opens it (was JWT_SECRET changed without JWT_PREVIOUS_SECRETS?)")
+var errUnsealable = errors.New("webhook secret: no server secret opens it (was JWT_SECRET changed without " +
+	"JWT_PREVIOUS_SECRETS?)")
 
 // open answers the key sealed in b.
 func (s sealer) open(b []byte) ([]byte, error) {

@@ -101,7 +101,8 @@ func setup(t *testing.T, opts webhook.Options) bundle {
 	t.Helper()
 	t.Parallel()
 	b := testfactory.Store(t)
-	return bundle{Bundle: b, team: testfactory.NewTeam(t, b.Engines), eng: engines.New(b.Pool, b.River, engines.Options{Webhooks: opts}).Webhooks}
+	return bundle{Bundle: b, team: testfactory.NewTeam(t, b.Engines), eng: engines.New(b.Pool, b.River,
+		engines.Options{Webhooks: opts}).Webhooks}
 }
 
 // deliveries answers the ids of the deliveries of webhookID, oldest first.
@@ -118,7 +119,8 @@ func (b bundle) deliveries(t *testing.T, webhookID string) []webhook.Delivery {
 
 func (b bundle) create(t *testing.T, url string, events ...string) webhook.WithSecret {
 	t.Helper()
-	w, err := b.eng.Create(context.Background(), b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url, Events: events, Enabled: true})
+	w, err := b.eng.Create(context.Background(), b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url,
+		Events: events, Enabled: true})
 	require.NoError(t, err)
 	return w
 }
@@ -213,7 +215,8 @@ func TestWebhookRotationSignsWithBothSecrets(t *testing.T) {
 	require.Len(t, strings.Fields(r.header.Get("webhook-signature")), 2)
 	require.NoError(t, verifySpec(w.Secret, r.header, r.body), "the old secret still verifies")
 	require.NoError(t, verifySpec(rotated.Secret, r.header, r.body), "the new secret verifies")
-	require.Error(t, verifySpec("whsec_"+base64.StdEncoding.EncodeToString([]byte("another key of twenty-four+")), r.header, r.body))
+	require.Error(t, verifySpec("whsec_"+base64.StdEncoding.EncodeToString([]byte("another key of twenty-four+")),
+		r.header, r.body))
 	require.Contains(t, string(r.body), `"type":"ping"`)
 }
 
@@ -263,7 +266,8 @@ func TestWebhookGoneDisablesAndTellsTheAdmins(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, got.Enabled)
 	require.Contains(t, *got.DisabledReason, "410")
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'webhook_disabled' AND $1 = ANY (recipients)`, b.team.Owner.User.ID),
+	require.Equal(t, 1, b.Count(t,
+		`SELECT count(*) FROM activities WHERE type = 'webhook_disabled' AND $1 = ANY (recipients)`, b.team.Owner.User.ID),
 		"the workspace's admin is told")
 
 	// The other delivery is given up without a request, and a new card enqueues nothing.
@@ -297,7 +301,8 @@ func TestWebhookRunOfFailuresDisables(t *testing.T) {
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'webhook_disabled'`))
 
 	// Enabling it again starts afresh.
-	got, err = b.eng.Update(ctx, b.team.Owner.Workspace.ID, w.ID, func(f webhook.Fields) webhook.Fields { f.Enabled = true; return f })
+	got, err = b.eng.Update(ctx, b.team.Owner.Workspace.ID, w.ID,
+		func(f webhook.Fields) webhook.Fields { f.Enabled = true; return f })
 	require.NoError(t, err)
 	require.True(t, got.Enabled)
 	require.Zero(t, got.ConsecutiveFailures)
@@ -314,8 +319,9 @@ func TestWebhookDeliveriesCommitWithTheChange(t *testing.T) {
 	// A change that rolls back leaves neither delivery nor job.
 	tx, err := b.Pool.Begin(ctx)
 	require.NoError(t, err)
-	_, err = b.Board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: b.team.Project.WorkspaceID, ProjectID: b.team.Project.ID,
-		ColumnID: b.team.Project.Columns[0], ActorID: b.team.Owner.User.ID, Title: "Rolled back"})
+	_, err = b.Board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: b.team.Project.WorkspaceID,
+		ProjectID: b.team.Project.ID, ColumnID: b.team.Project.Columns[0], ActorID: b.team.Owner.User.ID,
+		Title: "Rolled back"})
 	require.NoError(t, err)
 	require.NoError(t, tx.Rollback(ctx))
 	require.Empty(t, b.deliveries(t, w.ID))
@@ -328,7 +334,8 @@ func TestWebhookDeliveriesCommitWithTheChange(t *testing.T) {
 
 	// A comment is delivered to "*".
 	card := testfactory.Card(t, b.Engines, b.team.Project, nil)
-	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.team.Project.ID, CardID: card.ID, ActorID: b.team.Owner.User.ID}, "Hi")
+	_, err = b.Board.CreateComment(ctx, db.CardEdit{ProjectID: b.team.Project.ID, CardID: card.ID,
+		ActorID: b.team.Owner.User.ID}, "Hi")
 	require.NoError(t, err)
 	var types []string
 	for _, d := range b.deliveries(t, w.ID) {
@@ -341,18 +348,23 @@ func TestWebhookDeliveriesCommitWithTheChange(t *testing.T) {
 func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	b := setup(t, webhook.Options{Production: true})
 	ctx := context.Background()
-	for _, url := range []string{"http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/", "http://192.168.0.10/",
-		"http://172.16.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[fe80::1]/", "http://[fd00::1]/",
-		"http://0.0.0.0/", "http://100.64.0.1/", "ftp://example.com/", "file:///etc/passwd", "http://user:pw@example.com/", "not a url"} {
-		_, err := b.eng.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url, Events: []string{"*"}, Enabled: true})
+	for _, url := range []string{"http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/",
+		"http://192.168.0.10/",
+		"http://172.16.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[fe80::1]/",
+		"http://[fd00::1]/",
+		"http://0.0.0.0/", "http://100.64.0.1/", "ftp://example.com/", "file:///etc/passwd", "http://user:pw@example.com/",
+		"not a url"} {
+		_, err := b.eng.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url,
+			Events: []string{"*"}, Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid, url)
 	}
 
 	// A webhook whose address was allowed when written (outside production here, a name that resolved
 	// elsewhere in real life) is refused again where the request dials.
 	rcv := newReceiver(t, http.StatusOK)
-	dev, err := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{}}).Webhooks.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID,
-		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
+	dev, err := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{}}).Webhooks.Create(ctx,
+		b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"},
+			Enabled: true})
 	require.NoError(t, err)
 	w := dev.ID
 	d, err := b.eng.Ping(ctx, b.team.Owner.Workspace.ID, w)
@@ -366,8 +378,10 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	require.Nil(t, got.ResponseStatus)
 
 	// WEBHOOK_ALLOW_PRIVATE lets them through.
-	allowed := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{Production: true, AllowPrivate: true}}).Webhooks
-	_, err = allowed.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []string{"*"}, Enabled: true})
+	allowed := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{Production: true,
+		AllowPrivate: true}}).Webhooks
+	_, err = allowed.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL,
+		Events: []string{"*"}, Enabled: true})
 	require.NoError(t, err)
 	d, err = allowed.Ping(ctx, b.team.Owner.Workspace.ID, w)
 	require.NoError(t, err)
@@ -385,7 +399,8 @@ func TestWebhookRedirectIsNotFollowedAndPingsReachDisabledWebhooks(t *testing.T)
 	}))
 	t.Cleanup(redirect.Close)
 	w := b.create(t, redirect.URL, "card_created")
-	_, err := b.eng.Update(ctx, b.team.Owner.Workspace.ID, w.ID, func(f webhook.Fields) webhook.Fields { f.Enabled = false; return f })
+	_, err := b.eng.Update(ctx, b.team.Owner.Workspace.ID, w.ID,
+		func(f webhook.Fields) webhook.Fields { f.Enabled = false; return f })
 	require.NoError(t, err)
 
 	d, err := b.eng.Ping(ctx, b.team.Owner.Workspace.ID, w.ID)

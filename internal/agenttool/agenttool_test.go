@@ -36,7 +36,8 @@ func TestDecode(t *testing.T) {
 		want      Args
 		err       string
 	}{
-		{UpdateCard, `{"title":"  New title ","priority":"high","dueDate":"2026-03-01"}`, UpdateCardArgs{Title: &title, Priority: &prio, DueDate: &due}, ""},
+		{UpdateCard, `{"title":"  New title ","priority":"high","dueDate":"2026-03-01"}`, UpdateCardArgs{Title: &title,
+			Priority: &prio, DueDate: &due}, ""},
 		{UpdateCard, `{}`, nil, "update_card needs at least one field to change"},
 		{UpdateCard, `{"priority":"urgent"}`, nil, "priority must be low, medium or high"},
 		{UpdateCard, `{"dueDate":"soon"}`, nil, "dueDate must be an ISO 8601 date or date-time"},
@@ -52,12 +53,15 @@ func TestDecode(t *testing.T) {
 		{CreateCard, `{"title":"T","description":"d"}`, CreateCardArgs{Title: "T", Description: "d"}, ""},
 		{CreateCard, `{"title":""}`, nil, "title must be 1 to 500 characters"},
 		{ProposePilotageAction, `{"actionType":" create_todo ","explanation":"Follow up","payload":{"label":"Call"}}`,
-			ProposePilotageActionArgs{ActionType: "create_todo", Explanation: "Follow up", Payload: json.RawMessage(`{"label":"Call"}`)}, ""},
+			ProposePilotageActionArgs{ActionType: "create_todo", Explanation: "Follow up",
+				Payload: json.RawMessage(`{"label":"Call"}`)}, ""},
 		{ProposePilotageAction, `{"actionType":"x","explanation":"why"}`,
 			ProposePilotageActionArgs{ActionType: "x", Explanation: "why", Payload: json.RawMessage(`{}`)}, ""},
 		{ProposePilotageAction, `{"actionType":"x","explanation":"why","payload":[1]}`, nil, "payload must be a JSON object"},
-		{ProposePilotageAction, `{"actionType":"` + strings.Repeat("a", 101) + `","explanation":"why"}`, nil, "actionType must be 1 to 100 characters"},
-		{ProposePilotageAction, `{"actionType":"x","explanation":"` + strings.Repeat("e", 501) + `"}`, nil, "explanation must be 1 to 500 characters"},
+		{ProposePilotageAction, `{"actionType":"` + strings.Repeat("a", 101) + `","explanation":"why"}`, nil,
+			"actionType must be 1 to 100 characters"},
+		{ProposePilotageAction, `{"actionType":"x","explanation":"` + strings.Repeat("e", 501) + `"}`, nil,
+			"explanation must be 1 to 500 characters"},
 		{ProposePilotageAction, `{"actionType":"x","explanation":"why","apply":true}`, nil, `unknown field "apply"`},
 		{"delete_everything", `{}`, nil, `unknown tool "delete_everything"`},
 	} {

@@ -236,7 +236,8 @@ func decodeProposePilotageAction(raw json.RawMessage) (Args, error) {
 	if err := decodeStrict(raw, &v, ProposePilotageAction); err != nil {
 		return nil, err
 	}
-	a := ProposePilotageActionArgs{ActionType: strings.TrimSpace(v.ActionType), Explanation: strings.TrimSpace(v.Explanation), Payload: v.Payload}
+	a := ProposePilotageActionArgs{ActionType: strings.TrimSpace(v.ActionType),
+		Explanation: strings.TrimSpace(v.Explanation), Payload: v.Payload}
 	if a.ActionType == "" || utf8.RuneCountInString(a.ActionType) > maxActionTypeLen {
 		return nil, fmt.Errorf("actionType must be 1 to %d characters", maxActionTypeLen)
 	}

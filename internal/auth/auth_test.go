@@ -76,7 +76,8 @@ func TestJWTIssueAndVerify(t *testing.T) {
 	// Wrong secret, either way round.
 	_, err = newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Verify(tok, TypeSession)
 	require.ErrorIs(t, err, ErrInvalidToken)
-	other, _, err := newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Issue("user-1", TypeSession, 3)
+	other, _, err := newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Issue("user-1", TypeSession,
+		3)
 	require.NoError(t, err)
 	_, err = s.Verify(other, TypeSession)
 	require.ErrorIs(t, err, ErrInvalidToken)
@@ -316,7 +317,8 @@ func TestTOTPCodeMatchesRFC6238(t *testing.T) {
 	t.Parallel()
 	// RFC 6238 appendix B, SHA-1 secret "12345678901234567890", last six of the eight digits.
 	secret := "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
-	for unix, want := range map[int64]string{59: "287082", 1111111109: "081804", 1234567890: "005924", 2000000000: "279037"} {
+	for unix, want := range map[int64]string{59: "287082", 1111111109: "081804", 1234567890: "005924",
+		2000000000: "279037"} {
 		code, err := TOTPCode(secret, time.Unix(unix, 0))
 		require.NoError(t, err)
 		require.Equal(t, want, code, "t=%d", unix)
@@ -380,7 +382,8 @@ func TestMatchTOTPWindow(t *testing.T) {
 	// A code of another secret does not match.
 	otherCode, err := TOTPCode("KRSXG5CTMVRXEZLU", now)
 	require.NoError(t, err)
-	require.NotContains(t, []string{codeAt(-1), codeAt(0), codeAt(1)}, otherCode, "fixed inputs; pick another secret if this ever collides")
+	require.NotContains(t, []string{codeAt(-1), codeAt(0), codeAt(1)}, otherCode, "fixed inputs; pick another secret if "+
+		"this ever collides")
 	_, ok := MatchTOTP(secret, otherCode, now)
 	require.False(t, ok)
 }

@@ -37,7 +37,8 @@ func TestRecoveryCodes(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "11001234abcdefgh", a)
 
-	for _, bad := range []string{"", "123456", "abcd-efgh-jkmn", "abcd-efgh-jkmn-pqrst", "abcd-efgh-jkmn-pqr!", "abcd-efgh-jkmn-pqru"} {
+	for _, bad := range []string{"", "123456", "abcd-efgh-jkmn", "abcd-efgh-jkmn-pqrst", "abcd-efgh-jkmn-pqr!",
+		"abcd-efgh-jkmn-pqru"} {
 		_, ok := NormalizeRecoveryCode(bad)
 		require.False(t, ok, bad)
 	}

@@ -13,7 +13,8 @@ const totpPeriod = 30
 
 // NewTOTP returns a new TOTP secret for account and its otpauth:// URL for authenticator apps.
 func NewTOTP(issuer, account string) (secret, url string, err error) {
-	key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: account, Period: totpPeriod, Algorithm: otp.AlgorithmSHA1, Digits: otp.DigitsSix})
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: account, Period: totpPeriod,
+		Algorithm: otp.AlgorithmSHA1, Digits: otp.DigitsSix})
 	if err != nil {
 		return "", "", fmt.Errorf("generate totp: %w", err)
 	}
@@ -26,7 +27,8 @@ func MatchTOTP(secret, code string, now time.Time) (step int64, ok bool) {
 	cur := now.Unix() / totpPeriod
 	for _, d := range []int64{0, -1, 1} {
 		s := cur + d
-		want, err := totp.GenerateCodeCustom(secret, time.Unix(s*totpPeriod, 0), totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		want, err := totp.GenerateCodeCustom(secret, time.Unix(s*totpPeriod, 0), totp.ValidateOpts{Period: totpPeriod,
+			Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 		if err == nil && want == code {
 			return s, true
 		}
@@ -36,5 +38,6 @@ func MatchTOTP(secret, code string, now time.Time) (step int64, ok bool) {
 
 // TOTPCode returns the code for secret at t (used by tests and tools).
 func TOTPCode(secret string, t time.Time) (string, error) {
-	return totp.GenerateCodeCustom(secret, t, totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	return totp.GenerateCodeCustom(secret, t, totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix,
+		Algorithm: otp.AlgorithmSHA1})
 }

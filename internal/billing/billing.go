@@ -33,5 +33,6 @@ func (Local) Name() string { return "local" }
 // CreateCheckout implements Provider.
 func (l Local) CreateCheckout(_ context.Context, _ string, orgSlug string) (Checkout, error) {
 	id := "cs_local_" + uuid.NewString()
-	return Checkout{ExternalID: id, URL: fmt.Sprintf("%s/billing/checkout/%s?org=%s", l.PublicURL, id, orgSlug), Status: "open"}, nil
+	return Checkout{ExternalID: id, URL: fmt.Sprintf("%s/billing/checkout/%s?org=%s", l.PublicURL, id, orgSlug),
+		Status: "open"}, nil
 }

@@ -41,7 +41,8 @@ type call[V any] struct {
 // that started it, without its cancellation but within Timeout; a caller whose ctx ends stops waiting
 // and gets ctx.Err().
 // Callers share the value and must not modify it.
-func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V, error)) (v V, shared bool, err error) {
+func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V,
+	error)) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.running == nil {
 		g.running, g.next = map[K]*call[V]{}, map[K]*call[V]{}

@@ -56,8 +56,9 @@ func TestS3Config(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, c.S3Bucket, "S3 is off unless a bucket is named")
 
-	c, err = load(getenv(map[string]string{"S3_BUCKET": "files", "S3_ENDPOINT": "http://minio:9000/", "S3_REGION": "eu-west-3",
-		"S3_ACCESS_KEY_ID": "id", "S3_SECRET_ACCESS_KEY": "secret", "S3_PATH_STYLE": "true", "S3_PREFIX": "attachments"}))
+	c, err = load(getenv(map[string]string{"S3_BUCKET": "files", "S3_ENDPOINT": "http://minio:9000/",
+		"S3_REGION": "eu-west-3", "S3_ACCESS_KEY_ID": "id", "S3_SECRET_ACCESS_KEY": "secret", "S3_PATH_STYLE": "true",
+		"S3_PREFIX": "attachments"}))
 	require.NoError(t, err)
 	require.Equal(t, "http://minio:9000", c.S3Endpoint)
 	require.Equal(t, "eu-west-3", c.S3Region)

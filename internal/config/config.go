@@ -260,7 +260,8 @@ func (r *envReader) readDurations(c *Config) {
 	c.MissionTimeout, _ = r.duration("MISSION_TIMEOUT", "10m")
 	var ok bool
 	if c.McpClaimTimeout, ok = r.duration("MCP_CLAIM_TIMEOUT", "10m"); ok && c.McpClaimTimeout < time.Second {
-		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT", "10m")))
+		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT",
+			"10m")))
 	}
 	c.DraftTimeout, _ = r.duration("DRAFT_TIMEOUT", "5m")
 	c.DraftWait, _ = r.duration("DRAFT_WAIT", "5s")
@@ -430,8 +431,9 @@ func (c *Config) validateOrigins() []error {
 	var errs []error
 	for _, origin := range c.CORSOrigins {
 		if !validOrigin(origin) {
-			errs = append(errs, fmt.Errorf("CORS_ORIGINS must list origins like https://app.example.com (http or https, a host, "+
-				"maybe a port, no path, no wildcard), got %q", origin))
+			errs = append(errs,
+				fmt.Errorf("CORS_ORIGINS must list origins like https://app.example.com (http or https, a host, "+
+					"maybe a port, no path, no wildcard), got %q", origin))
 		}
 	}
 	return errs
@@ -458,7 +460,8 @@ func (c *Config) validateS3() []error {
 	var errs []error
 	u, err := url.Parse(c.S3Endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-		errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q", c.S3Endpoint))
+		errs = append(errs, fmt.Errorf("S3_ENDPOINT must be a base URL like https://s3.eu-west-3.amazonaws.com, got %q",
+			c.S3Endpoint))
 	}
 	if c.S3Region == "" {
 		errs = append(errs, errors.New("S3_REGION must not be empty"))
@@ -477,7 +480,8 @@ func (c *Config) validateObservability() []error {
 		n, perr := strconv.Atoi(port)
 		switch {
 		case err != nil || perr != nil || n < 1 || n > 65535:
-			errs = append(errs, fmt.Errorf("METRICS_ADDR must be a listen address like :9090 or 127.0.0.1:9090, got %q", c.MetricsAddr))
+			errs = append(errs, fmt.Errorf("METRICS_ADDR must be a listen address like :9090 or 127.0.0.1:9090, got %q",
+				c.MetricsAddr))
 		case n == c.Port && (host == "" || host == "0.0.0.0" || host == "::"):
 			errs = append(errs, fmt.Errorf("METRICS_ADDR must not use PORT (%d): metrics have a listener of their own", c.Port))
 		}
@@ -490,11 +494,13 @@ func (c *Config) validateObservability() []error {
 	if c.OTLPEndpoint != "" {
 		u, err := url.Parse(c.OTLPEndpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL like http://otel-collector:4318, got %q", c.OTLPEndpoint))
+			errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL like "+
+				"http://otel-collector:4318, got %q", c.OTLPEndpoint))
 		}
 	}
 	if c.OTLPProtocol != "http/protobuf" {
-		errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf (the only one Pilot speaks), got %q", c.OTLPProtocol))
+		errs = append(errs,
+			fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf (the only one Pilot speaks), got %q", c.OTLPProtocol))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

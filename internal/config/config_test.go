@@ -121,7 +121,8 @@ func TestLoadPort(t *testing.T) {
 
 func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	t.Parallel()
-	_, err := load(env(map[string]string{"APP_ENV": "production", "PORT": "x", "JWT_EXPIRES_IN": "soon", "LOG_LEVEL": "loud"}))
+	_, err := load(env(map[string]string{"APP_ENV": "production", "PORT": "x", "JWT_EXPIRES_IN": "soon",
+		"LOG_LEVEL": "loud"}))
 	require.Error(t, err)
 	for _, name := range []string{"JWT_SECRET", "DATABASE_URL", "PORT", "JWT_EXPIRES_IN", "LOG_LEVEL"} {
 		require.Contains(t, err.Error(), name)
@@ -175,7 +176,8 @@ func TestLoadLLM(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, c.LLM.APIKey, "no key: the offline planner")
 
-	c, err = load(env(base(map[string]string{"LLM_BASE_URL": "http://localhost:11434/v1", "LLM_API_KEY": "k", "LLM_MODEL": "llama3"})))
+	c, err = load(env(base(map[string]string{"LLM_BASE_URL": "http://localhost:11434/v1", "LLM_API_KEY": "k",
+		"LLM_MODEL": "llama3"})))
 	require.NoError(t, err)
 	require.Equal(t, "http://localhost:11434/v1", c.LLM.BaseURL)
 	require.Equal(t, "k", c.LLM.APIKey)
@@ -228,7 +230,8 @@ func TestLoadWebhooks(t *testing.T) {
 	require.False(t, c.WebhookAllowPrivate)
 	require.Equal(t, 24*time.Hour, c.WebhookAttemptWindow)
 	require.Equal(t, 20, c.WebhookFailureLimit)
-	c, err = load(env(base(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_MAX_ATTEMPT_WINDOW": "2d", "WEBHOOK_FAILURE_LIMIT": "5"})))
+	c, err = load(env(base(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_MAX_ATTEMPT_WINDOW": "2d",
+		"WEBHOOK_FAILURE_LIMIT": "5"})))
 	require.NoError(t, err)
 	require.True(t, c.WebhookAllowPrivate)
 	require.Equal(t, 48*time.Hour, c.WebhookAttemptWindow)

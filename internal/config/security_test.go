@@ -12,7 +12,8 @@ func TestCORSOrigins(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, c.CORSOrigins, "CORS is off unless configured")
 
-	c, err = load(env(base(map[string]string{"CORS_ORIGINS": " https://App.Example.com, ,http://localhost:5173,https://[::1]:8443 "})))
+	c, err = load(env(base(map[string]string{"CORS_ORIGINS": " https://App.Example.com, " +
+		",http://localhost:5173,https://[::1]:8443 "})))
 	require.NoError(t, err)
 	require.Equal(t, []string{"https://app.example.com", "http://localhost:5173", "https://[::1]:8443"}, c.CORSOrigins)
 

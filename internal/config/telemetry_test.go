@@ -13,7 +13,8 @@ func TestLoadTelemetry(t *testing.T) {
 	require.Empty(t, c.MetricsAddr, "metrics are off unless METRICS_ADDR is set")
 	require.Empty(t, c.OTLPEndpoint, "traces are off unless OTEL_EXPORTER_OTLP_ENDPOINT is set")
 
-	c, err = load(env(base(map[string]string{"METRICS_ADDR": "127.0.0.1:9090", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})))
+	c, err = load(env(base(map[string]string{"METRICS_ADDR": "127.0.0.1:9090",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})))
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1:9090", c.MetricsAddr)
 	require.Equal(t, "http://collector:4318", c.OTLPEndpoint)

@@ -109,7 +109,8 @@ func ensureTemplate(t testing.TB, admin string) string {
 		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", templateLockID)
 	}()
 	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)",
+		name).Scan(&exists); err != nil {
 		t.Fatalf("look up template: %v", err)
 	}
 	if exists {

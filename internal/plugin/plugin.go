@@ -77,12 +77,14 @@ var catalog = []Plugin{
 			"(for example the card an earlier create_card step made).",
 		Capabilities: Capabilities{StepTypes: []string{StepAddComment, StepMoveCard}},
 		Settings: SettingsSchema{Type: "object", Properties: map[string]SettingProperty{
-			"commentPrefix": {Type: "string", Description: "Text put before every comment the add_comment step posts", Default: "", MaxLength: intp(50)},
+			"commentPrefix": {Type: "string", Description: "Text put before every comment the add_comment step posts",
+				Default: "", MaxLength: intp(50)},
 		}},
 	},
 	{
 		ID: CardTemplates, Name: "Card template pack", Version: "1.0.0",
-		Description:  "More project templates: bug triage, quarterly OKRs and a content calendar, each with its columns and labels.",
+		Description: "More project templates: bug triage, quarterly OKRs and a content calendar, each with its columns " +
+			"and labels.",
 		Capabilities: Capabilities{ProjectTemplates: []string{"bug-triage", "okr-quarter", "content-calendar"}},
 		Settings:     SettingsSchema{Type: "object", Properties: map[string]SettingProperty{}},
 	},
@@ -93,8 +95,9 @@ var catalog = []Plugin{
 		Capabilities: Capabilities{StepTypes: []string{StepEmailDigest}},
 		Settings: SettingsSchema{Type: "object", Required: []string{"subjectPrefix"}, Properties: map[string]SettingProperty{
 			"subjectPrefix": {Type: "string", Description: "Put before each digest's subject", MaxLength: intp(40)},
-			"maxItems":      {Type: "integer", Description: "Notifications listed per digest", Default: 10, Minimum: intp(1), Maximum: intp(50)},
-			"skipEmpty":     {Type: "boolean", Description: "Send nothing to members with no unread notification", Default: true},
+			"maxItems": {Type: "integer", Description: "Notifications listed per digest", Default: 10, Minimum: intp(1),
+				Maximum: intp(50)}, "skipEmpty": {Type: "boolean", Description: "Send nothing to members with no unread " +
+				"notification", Default: true},
 		}},
 	},
 }

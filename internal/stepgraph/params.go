@@ -111,7 +111,8 @@ func (c paramCheck) runAgentMission() error {
 	if p.CardID == "" && strings.TrimSpace(p.Objective) == "" {
 		return stepErr(c.s.ID, "params need cardId or objective")
 	}
-	return firstErr(c.id("agentId", p.AgentID, true), c.cardRef("cardId", p.CardID, false), c.tmpl("objective", p.Objective, 5000, false))
+	return firstErr(c.id("agentId", p.AgentID, true), c.cardRef("cardId", p.CardID, false), c.tmpl("objective",
+		p.Objective, 5000, false))
 }
 
 func (c paramCheck) generateRoadmap() error {
@@ -215,7 +216,8 @@ func (c paramCheck) addComment() error {
 	if err := decodeParams(c.s, &p); err != nil {
 		return err
 	}
-	return firstErr(c.id("projectId", p.ProjectID, true), c.cardRef("cardId", p.CardID, true), c.tmpl("content", p.Content, 2000, true))
+	return firstErr(c.id("projectId", p.ProjectID, true), c.cardRef("cardId", p.CardID, true), c.tmpl("content", p.Content,
+		2000, true))
 }
 
 func (c paramCheck) moveCard() error {
@@ -223,7 +225,8 @@ func (c paramCheck) moveCard() error {
 	if err := decodeParams(c.s, &p); err != nil {
 		return err
 	}
-	return firstErr(c.id("projectId", p.ProjectID, true), c.cardRef("cardId", p.CardID, true), c.id("columnId", p.ColumnID, true))
+	return firstErr(c.id("projectId", p.ProjectID, true), c.cardRef("cardId", p.CardID, true), c.id("columnId", p.ColumnID,
+		true))
 }
 
 func firstErr(errs ...error) error {

@@ -143,25 +143,35 @@ type TypeInfo struct {
 
 // Types is the catalog of step types.
 var Types = []TypeInfo{
-	{Type: TypeCreateCard, Description: "Creates a card through the store (activities, notifications and automations follow). Output: cardId, title, projectId, columnId.",
-		Params: "projectId (required), columnId (default: the first column), title (required, template, ≤500), description (template)"},
-	{Type: TypeRunAgentMission, Description: "Starts an agent mission and waits for it to finish; the step fails when the mission fails. Output: missionId, status.",
+	{Type: TypeCreateCard, Description: "Creates a card through the store (activities, notifications and automations " +
+		"follow). Output: cardId, title, projectId, columnId.",
+		Params: "projectId (required), columnId (default: the first column), title (required, template, ≤500), description " +
+			"(template)"},
+	{Type: TypeRunAgentMission, Description: "Starts an agent mission and waits for it to finish; the step fails when " +
+		"the mission fails. Output: missionId, status.",
 		Params: "agentId (required), cardId (template) or objective (template), at least one"},
-	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it (no worker is held); the step fails when the roadmap fails. " +
-		"Output: draftId, then status, name, phases, deliverables, phaseNames and summary (\"roadmap ready: 4 phases, 12 deliverables\").",
+	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it (no worker is " +
+		"held); the step fails when the roadmap fails. Output: draftId, then status, name, phases, deliverables, " +
+		"phaseNames and summary (\"roadmap ready: 4 phases, 12 deliverables\").",
 		Params: "draftId (required: a draft of the workspace in framing, refined, roadmap_ready or failed when the step runs)"},
 	{Type: TypeNotify, Description: "Notifies every workspace member (the run's starter aside). Output: recipients.",
 		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)"},
 	{Type: TypeWait, Description: "Waits for a duration, as a scheduled job (no worker is held). Output: waited.",
 		Params: "duration (required, a Go duration from 1s to 168h: \"90s\", \"5m\")"},
-	{Type: TypeWebhook, Description: "Posts a JSON body to a URL as a webhook delivery: signed with the secret of a webhook of the workspace, " +
-		"retried like its deliveries; waits for the delivery (no worker is held) and fails when it fails. Output: deliveryId, statusCode.",
-		Params: "url (required, http or https), webhookId (required: the webhook whose secret signs), body (JSON, templates in its strings; default {})"},
-	{Type: TypeCondition, Description: "Tests a field of an earlier step's output; the branch not taken is skipped. Output: result.",
-		Params: "step (an ancestor), field, op (equals, not_equals, exists, not_exists, greater_than, less_than), value, then and else (steps that need this one)"},
-	{Type: TypeEmailDigest, Plugin: "email-digest", Description: "E-mails each workspace member a digest of their unread notifications. Output: sent.",
+	{Type: TypeWebhook, Description: "Posts a JSON body to a URL as a webhook delivery: signed with the secret of a " +
+		"webhook of the workspace, retried like its deliveries; waits for the delivery (no worker is held) and fails when " +
+		"it fails. Output: deliveryId, statusCode.",
+		Params: "url (required, http or https), webhookId (required: the webhook whose secret signs), body (JSON, " +
+			"templates in its strings; default {})"},
+	{Type: TypeCondition, Description: "Tests a field of an earlier step's output; the branch not taken is skipped. " +
+		"Output: result.",
+		Params: "step (an ancestor), field, op (equals, not_equals, exists, not_exists, greater_than, less_than), value, " +
+			"then and else (steps that need this one)"},
+	{Type: TypeEmailDigest, Plugin: "email-digest", Description: "E-mails each workspace member a digest of their " +
+		"unread notifications. Output: sent.",
 		Params: "subject (template, optional)"},
-	{Type: TypeAddComment, Plugin: "card-actions", Description: "Comments on a card as the run's starter. Output: commentId.",
+	{Type: TypeAddComment, Plugin: "card-actions", Description: "Comments on a card as the run's starter. Output: " +
+		"commentId.",
 		Params: "projectId, cardId (template), content (template, ≤2000)"},
 	{Type: TypeMoveCard, Plugin: "card-actions", Description: "Moves a card to a column. Output: cardId, columnId.",
 		Params: "projectId, cardId (template), columnId"},

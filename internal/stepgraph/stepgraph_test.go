@@ -13,7 +13,8 @@ import (
 const pid = "01a20869-1171-7234-80af-2d2e9054a0ef"
 
 func notify(id string, needs ...string) Step {
-	return Step{ID: id, Type: TypeNotify, Params: json.RawMessage(`{"projectId":"` + pid + `","message":"hi"}`), Needs: needs}
+	return Step{ID: id, Type: TypeNotify, Params: json.RawMessage(`{"projectId":"` + pid + `","message":"hi"}`),
+		Needs: needs}
 }
 
 func TestValidateNamesTheStep(t *testing.T) {
@@ -27,15 +28,21 @@ func TestValidateNamesTheStep(t *testing.T) {
 		step     string
 		contains string
 	}{
-		"cycle":          {[]Step{notify("a", "c"), notify("b", "a"), notify("c", "b"), notify("d")}, "", "cycle"},
-		"too many":       {many, "", "at most 50 steps"},
-		"bad id":         {[]Step{notify("a b")}, "a b", "an id is"},
-		"twice needed":   {[]Step{notify("a"), notify("b", "a", "a")}, "b", `needs "a" twice`},
-		"bad condition":  {[]Step{notify("a"), {ID: "if", Type: TypeCondition, Needs: []string{"a"}, Params: json.RawMessage(`{"step":"a","field":"x","op":"greater_than","value":"big","then":[]}`)}}, "if", "must be a number"},
+		"cycle":        {[]Step{notify("a", "c"), notify("b", "a"), notify("c", "b"), notify("d")}, "", "cycle"},
+		"too many":     {many, "", "at most 50 steps"},
+		"bad id":       {[]Step{notify("a b")}, "a b", "an id is"},
+		"twice needed": {[]Step{notify("a"), notify("b", "a", "a")}, "b", `needs "a" twice`},
+		"bad condition": {[]Step{notify("a"), {ID: "if", Type: TypeCondition, Needs: []string{"a"},
+			Params: json.RawMessage(`{"step":"a","field":"x","op":"greater_than","value":"big","then":[]}`)}}, "if",
+			"must be a number"},
 		"plugin refused": {[]Step{{ID: "m", Type: TypeEmailDigest, Params: json.RawMessage(`{}`)}}, "m", "not here"},
-		"webhook url":    {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"ftp://x","webhookId":"` + pid + `"}`)}}, "w", "http or https"},
-		"webhook id":     {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"https://ci.example.com"}`)}}, "w", "webhookId"},
-		"webhook body":   {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid + `","body":{"t":"{{steps.x.y}}"}}`)}}, "w", "does not (transitively) need"},
+		"webhook url": {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"ftp://x","webhookId":"` +
+			pid + `"}`)}}, "w", "http or https"},
+		"webhook id": {[]Step{{ID: "w", Type: TypeWebhook, Params: json.RawMessage(`{"url":"https://ci.example.com"}`)}},
+			"w", "webhookId"},
+		"webhook body": {[]Step{{ID: "w", Type: TypeWebhook,
+			Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid + `","body":{"t":"{{steps.x.y}}"}}`)}},
+			"w", "does not (transitively) need"},
 	} {
 		err := Validate(tc.steps, func(st string) error {
 			if st == TypeEmailDigest {
@@ -52,8 +59,10 @@ func TestValidateNamesTheStep(t *testing.T) {
 	}
 	// A webhook step's body is JSON whose strings are filled, never breaking it.
 	require.NoError(t, Validate([]Step{notify("a"), {ID: "w", Type: TypeWebhook, Needs: []string{"a"},
-		Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid + `","body":{"n":"{{steps.a.recipients}}"}}`)}}, nil))
-	filled, err := FillJSON(json.RawMessage(`{"m":["{{steps.a.message}}",1]}`), Context{Outputs: map[string]map[string]any{"a": {"message": `say "hi"`}}})
+		Params: json.RawMessage(`{"url":"https://ci.example.com","webhookId":"` + pid +
+			`","body":{"n":"{{steps.a.recipients}}"}}`)}}, nil))
+	filled, err := FillJSON(json.RawMessage(`{"m":["{{steps.a.message}}",1]}`),
+		Context{Outputs: map[string]map[string]any{"a": {"message": `say "hi"`}}})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"m":["say \"hi\"",1]}`, string(filled))
 
@@ -65,7 +74,8 @@ func TestValidateNamesTheStep(t *testing.T) {
 
 	// A diamond with templates naming ancestors is fine.
 	require.NoError(t, Validate([]Step{notify("a"), notify("b", "a"), notify("c", "a"),
-		{ID: "d", Type: TypeCreateCard, Needs: []string{"b", "c"}, Params: json.RawMessage(`{"projectId":"` + pid + `","title":"{{steps.a.recipients}} {{run.id}}"}`)}}, nil))
+		{ID: "d", Type: TypeCreateCard, Needs: []string{"b", "c"}, Params: json.RawMessage(`{"projectId":"` + pid +
+			`","title":"{{steps.a.recipients}} {{run.id}}"}`)}}, nil))
 }
 
 func TestParseDefaults(t *testing.T) {
@@ -82,7 +92,8 @@ func TestFillAndEvaluate(t *testing.T) {
 	t.Parallel()
 	c := Context{RunID: "r1", PipelineName: "Ship", Now: time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC),
 		Outputs: map[string]map[string]any{"a": {"cardId": "c1", "n": 3.0, "deep": map[string]any{"x": true}}}}
-	require.Equal(t, "Ship r1 2026-11-23 c1 3 true []", Fill("{{pipeline.name}} {{ run.id }} {{date}} {{steps.a.cardId}} {{steps.a.n}} {{steps.a.deep.x}} [{{steps.a.nope}}]", c))
+	require.Equal(t, "Ship r1 2026-11-23 c1 3 true []", Fill("{{pipeline.name}} {{ run.id }} {{date}} "+
+		"{{steps.a.cardId}} {{steps.a.n}} {{steps.a.deep.x}} [{{steps.a.nope}}]", c))
 
 	out := c.Outputs["a"]
 	for _, tc := range []struct {

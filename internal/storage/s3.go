@@ -116,7 +116,8 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("put %s: rewind spool file: %w", key, err)
 	}
-	if _, err := s.client.PutObject(ctx, s.bucket, name, f, n, minio.PutObjectOptions{ContentType: "application/octet-stream"}); err != nil {
+	if _, err := s.client.PutObject(ctx, s.bucket, name, f, n,
+		minio.PutObjectOptions{ContentType: "application/octet-stream"}); err != nil {
 		return 0, fmt.Errorf("put %s: %w", key, err)
 	}
 	return n, nil
@@ -135,7 +136,8 @@ func (s *S3) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	// GetObject is lazy: Stat sends the request and surfaces a missing object now rather than on Read.
 	if _, err := obj.Stat(); err != nil {
 		_ = obj.Close()
-		if minio.ToErrorResponse(err).Code == minio.NoSuchKey || minio.ToErrorResponse(err).StatusCode == http.StatusNotFound {
+		if minio.ToErrorResponse(err).Code == minio.NoSuchKey ||
+			minio.ToErrorResponse(err).StatusCode == http.StatusNotFound {
 			return nil, fmt.Errorf("open %s: %w", key, ErrNotFound)
 		}
 		return nil, fmt.Errorf("open %s: %w", key, err)

@@ -142,7 +142,8 @@ func awsEscape(s string, keepSlash bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || (keepSlash && c == '/') {
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' ||
+			c == '~' || (keepSlash && c == '/') {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
@@ -164,7 +165,8 @@ func verifySigV4(r *http.Request) (sigSeed, error) {
 		fields[k] = v
 	}
 	cred := strings.Split(fields["Credential"], "/")
-	if len(cred) != 5 || cred[0] != fakeAccessKey || cred[2] != fakeRegion || cred[3] != "s3" || cred[4] != "aws4_request" {
+	if len(cred) != 5 || cred[0] != fakeAccessKey || cred[2] != fakeRegion || cred[3] != "s3" ||
+		cred[4] != "aws4_request" {
 		return sigSeed{}, fmt.Errorf("bad credential scope %q", fields["Credential"])
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
@@ -172,7 +174,8 @@ func verifySigV4(r *http.Request) (sigSeed, error) {
 		return sigSeed{}, errors.New("x-amz-date does not match the credential date")
 	}
 	signed := strings.Split(fields["SignedHeaders"], ";")
-	if !slices.Contains(signed, "host") || !slices.Contains(signed, "x-amz-content-sha256") || !slices.Contains(signed, "x-amz-date") {
+	if !slices.Contains(signed, "host") || !slices.Contains(signed, "x-amz-content-sha256") || !slices.Contains(signed,
+		"x-amz-date") {
 		return sigSeed{}, fmt.Errorf("required headers are not signed: %v", signed)
 	}
 	var canonHeaders strings.Builder
@@ -251,7 +254,8 @@ func readS3Body(r *http.Request, seed sigSeed) ([]byte, error) {
 		}
 		if signedChunks {
 			sig := strings.TrimPrefix(ext, "chunk-signature=")
-			toSign := "AWS4-HMAC-SHA256-PAYLOAD\n" + seed.amzDate + "\n" + seed.scope + "\n" + prev + "\n" + sha256Hex(nil) + "\n" + sha256Hex(chunk)
+			toSign := "AWS4-HMAC-SHA256-PAYLOAD\n" + seed.amzDate + "\n" + seed.scope + "\n" + prev + "\n" + sha256Hex(nil) +
+				"\n" + sha256Hex(chunk)
 			want := hex.EncodeToString(hmacSHA256(seed.key, toSign))
 			if sig != want {
 				return nil, errors.New("chunk signature does not match")
@@ -380,7 +384,8 @@ func TestNewS3Validates(t *testing.T) {
 		_, err := NewS3(cfg)
 		require.Error(t, err, "%+v", cfg)
 	}
-	s, err := NewS3(S3Config{Endpoint: "https://s3.eu-west-3.amazonaws.com", Region: "eu-west-3", Bucket: "b", Prefix: "files"})
+	s, err := NewS3(S3Config{Endpoint: "https://s3.eu-west-3.amazonaws.com", Region: "eu-west-3", Bucket: "b",
+		Prefix: "files"})
 	require.NoError(t, err)
 	require.Equal(t, "files/", s.prefix)
 	require.Equal(t, os.TempDir(), s.spoolDir)

@@ -17,7 +17,8 @@ func TestValidateKey(t *testing.T) {
 	for _, k := range []string{"0195f0a2-7b3c-7def-8abc-0123456789ab", "a/b/c.txt", "A_b-9"} {
 		require.NoError(t, ValidateKey(k), k)
 	}
-	for _, k := range []string{"", "/abs", "a//b", "../x", "a/../b", "a/./b", ".hidden", "a/.put-1", `a\b`, "a b", "é", "a/", string(bytes.Repeat([]byte("a"), 513))} {
+	for _, k := range []string{"", "/abs", "a//b", "../x", "a/../b", "a/./b", ".hidden", "a/.put-1", `a\b`, "a b", "é",
+		"a/", string(bytes.Repeat([]byte("a"), 513))} {
 		require.ErrorIs(t, ValidateKey(k), ErrInvalidKey, "%q", k)
 	}
 }

@@ -110,7 +110,8 @@ func (r *Relay) SubscribeFeed(ctx context.Context, workspaceID string) (*FeedSub
 		}
 	}
 	ch := make(chan *FeedMessage, r.cfg.Buffer)
-	sub := &FeedSubscription{C: ch, subscriber: subscriber[*FeedMessage]{ch: ch}, relay: r, workspaceID: workspaceID, From: r.feed.next}
+	sub := &FeedSubscription{C: ch, subscriber: subscriber[*FeedMessage]{ch: ch}, relay: r, workspaceID: workspaceID,
+		From: r.feed.next}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -273,9 +274,9 @@ type Feed struct {
 
 // ServeFeed writes a workspace's event feed to w as server-sent events: ":ok" at once, then the events
 // after the position after (a reader's Last-Event-ID) replayed from the table, then live ones (without
-// a cursor, after <= 0, only the live ones), each once and in position order, every one passed through f.Allow as it is sent. It stays open,
-// with heartbeats, until the client goes away, the relay closes (ErrClosed) or f.Allow fails. A cursor
-// older than Config.FeedRetention (or than every activity) is answered with one FeedEventReload event,
+// a cursor, after <= 0, only the live ones), each once and in position order, every one passed through f.Allow as it is
+// sent. It stays open, with heartbeats, until the client goes away, the relay closes (ErrClosed) or f.Allow fails. A
+// cursor older than Config.FeedRetention (or than every activity) is answered with one FeedEventReload event,
 // and the stream ends.
 func (r *Relay) ServeFeed(w http.ResponseWriter, req *http.Request, f Feed, after int64) error {
 	return serve[*FeedMessage](r, w, req, &feedSource{r: r, feed: f, checkCursor: after > 0, fromEnd: after <= 0}, after)
@@ -315,7 +316,8 @@ func (s *feedSource) replay(ctx context.Context, sw *sseWriter, last *int64) (do
 			return true, fmt.Errorf("read feed cursor: %w", err)
 		}
 		if !ok || time.Since(at) > s.r.cfg.FeedRetention {
-			_ = sw.message(FeedEventReload, []byte(`{"reason":"the cursor is older than the feed keeps: reload, then follow the feed from its end"}`))
+			_ = sw.message(FeedEventReload,
+				[]byte(`{"reason":"the cursor is older than the feed keeps: reload, then follow the feed from its end"}`))
 			return true, nil
 		}
 	}

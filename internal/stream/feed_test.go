@@ -27,8 +27,10 @@ func newWorkspace(t testing.TB, store *db.Store) string {
 		args []any
 	}{
 		{`INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, []any{user, user + "@example.test"}},
-		{`INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'o', $2, $3)`, []any{org, "o" + org[:8] + org[24:], user}},
-		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org, user}},
+		{`INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'o', $2, $3)`, []any{org, "o" + org[:8] + org[24:],
+			user}},
+		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org,
+			user}},
 	} {
 		_, err := poolOf(store).Exec(ctx, q.sql, q.args...)
 		require.NoError(t, err, q.sql)
@@ -243,7 +245,8 @@ func TestServeFeedExpiredCursorReloads(t *testing.T) {
 	_, err := poolOf(store).Exec(context.Background(), `DELETE FROM activities WHERE seq <= $1`, gone)
 	require.NoError(t, err)
 	old := activityIn(t, store, nil, ws, "card_created")
-	_, err = poolOf(store).Exec(context.Background(), `UPDATE activities SET created_at = now() - interval '2 hours' WHERE seq = $1`, old)
+	_, err = poolOf(store).Exec(context.Background(),
+		`UPDATE activities SET created_at = now() - interval '2 hours' WHERE seq = $1`, old)
 	require.NoError(t, err)
 	activityIn(t, store, nil, ws, "card_moved")
 

@@ -120,7 +120,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rest, err := json.Marshal(eventFields{Seq: e.Seq, Type: e.Type, Status: e.Status, Message: e.Message, Data: e.Data, At: e.At})
+	rest, err := json.Marshal(eventFields{Seq: e.Seq, Type: e.Type, Status: e.Status, Message: e.Message, Data: e.Data,
+		At: e.At})
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,8 @@ func FromRow(r db.StreamEvent) Event {
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	return Event{StreamID: r.StreamID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data, At: r.CreatedAt}
+	return Event{StreamID: r.StreamID, Seq: r.Seq, Type: r.Type, Status: r.Status, Message: r.Message, Data: data,
+		At: r.CreatedAt}
 }
 
 // Relay fans stream events of every kind out to this process's subscribers.

@@ -53,10 +53,14 @@ func newMission(t testing.TB, store *db.Store, status string) string {
 		args []any
 	}{
 		{`INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, []any{user, user + "@example.test"}},
-		{`INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, 'x', true)`, []any{svc, svc + "@agents.test"}},
-		{`INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'o', $2, $3)`, []any{org, "o" + org[:8] + org[24:], user}},
-		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org, user}},
-		{`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'bot', 'bot', $4)`, []any{agent, ws, svc, user}},
+		{`INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, 'x', true)`, []any{svc,
+			svc + "@agents.test"}},
+		{`INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'o', $2, $3)`, []any{org, "o" + org[:8] + org[24:],
+			user}},
+		{`INSERT INTO workspaces (id, organization_id, name, slug, owner_id) VALUES ($1, $2, 'w', 'w', $3)`, []any{ws, org,
+			user}},
+		{`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'bot', 'bot', $4)`,
+			[]any{agent, ws, svc, user}},
 		{`INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
 		  VALUES ($1, $2, $3, 'agent', 'test', $4, 10, $5)`, []any{mission, ws, agent, status, user}},
 	}
@@ -69,8 +73,8 @@ func newMission(t testing.TB, store *db.Store, status string) string {
 
 func appendEvent(t testing.TB, store *db.Store, mission, typ, status, msg string) int64 {
 	t.Helper()
-	row, err := store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status, Message: msg,
-		Data: map[string]any{"n": msg}})
+	row, err := store.AppendMissionEvent(context.Background(), mission, db.NewMissionEvent{Type: typ, Status: status,
+		Message: msg, Data: map[string]any{"n": msg}})
 	require.NoError(t, err)
 	return row.Seq
 }
@@ -211,14 +215,15 @@ func TestRelayReconnectCatchesUp(t *testing.T) {
 	require.Equal(t, int64(1), recv(t, sub).Seq)
 
 	var killed bool
-	require.NoError(t, poolOf(store).QueryRow(context.Background(), "SELECT pg_terminate_backend($1)", int32(r.pid.Load())).Scan(&killed))
+	require.NoError(t, poolOf(store).QueryRow(context.Background(), "SELECT pg_terminate_backend($1)",
+		int32(r.pid.Load())).Scan(&killed))
 	require.True(t, killed)
 	// Until the killed backend is gone it may still deliver notifications; wait, so that these arrive
 	// only through the reconnected relay.
 	require.Eventually(t, func() bool {
 		var n int
-		require.NoError(t, poolOf(store).QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
-			int32(r.pid.Load())).Scan(&n))
+		require.NoError(t, poolOf(store).QueryRow(context.Background(),
+			"SELECT count(*) FROM pg_stat_activity WHERE pid = $1", int32(r.pid.Load())).Scan(&n))
 		return n == 0 || r.connects.Load() >= 2
 	}, 10*time.Second, 5*time.Millisecond)
 	// Committed while the relay is (most likely) reconnecting: their notifications are lost.
@@ -249,7 +254,8 @@ func TestRelayCloseEndsSubscriptions(t *testing.T) {
 // serveTest serves Relay.Serve for /{mission} with Last-Event-ID.
 func serveTest(t testing.TB, r *Relay) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_ = r.Serve(w, req, db.StreamMission, strings.TrimPrefix(req.URL.Path, "/"), ParseLastEventID(req.Header.Get("Last-Event-ID")))
+		_ = r.Serve(w, req, db.StreamMission, strings.TrimPrefix(req.URL.Path, "/"),
+			ParseLastEventID(req.Header.Get("Last-Event-ID")))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -347,7 +353,8 @@ func TestServeCatchesUpAfterBurst(t *testing.T) {
 	for round := range 3 {
 		require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
 			for range 20 {
-				if _, err := store.AppendMissionEventTx(context.Background(), tx, m, db.NewMissionEvent{Type: "token"}); err != nil {
+				if _, err := store.AppendMissionEventTx(context.Background(), tx, m,
+					db.NewMissionEvent{Type: "token"}); err != nil {
 					return err
 				}
 			}
@@ -372,7 +379,8 @@ func TestServeOtherKindEndsOnAFinalStatus(t *testing.T) {
 	widget := db.StreamKind{Name: "widget", Final: []string{"closed", "scrapped"}}
 	id := db.NewID() // a stream needs no row of its own kind to exist
 	add := func(typ, status string) {
-		_, err := store.AppendStreamEvent(context.Background(), widget, id, db.NewStreamEvent{Type: typ, Status: status, Message: typ})
+		_, err := store.AppendStreamEvent(context.Background(), widget, id, db.NewStreamEvent{Type: typ, Status: status,
+			Message: typ})
 		require.NoError(t, err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -394,7 +402,8 @@ func TestServeOtherKindEndsOnAFinalStatus(t *testing.T) {
 	require.Equal(t, "4", f.ID)
 	var data Event
 	require.NoError(t, json.Unmarshal([]byte(f.Data), &data))
-	require.Equal(t, Event{StreamID: id, IDField: "widgetId", Seq: 4, Type: "status", Status: "closed", Message: "status", Data: json.RawMessage("{}"), At: data.At}, data)
+	require.Equal(t, Event{StreamID: id, IDField: "widgetId", Seq: 4, Type: "status", Status: "closed", Message: "status",
+		Data: json.RawMessage("{}"), At: data.At}, data)
 	s.RequireEnd(t, wait)
 
 	// Finished: from the start, every event up to the final one, then the end; from before the end,

@@ -25,7 +25,8 @@ var ErrNotStarted = errors.New("stream not started")
 // (ErrClosed). Until then it stays open, with heartbeat comments every Config.Heartbeat, whatever the
 // statuses on the way (a mission awaiting approval). A client that falls behind a burst catches up from
 // the table on the same connection. The caller has checked access to the stream's entity.
-func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKind, streamID string, after int64) error {
+func (r *Relay) Serve(w http.ResponseWriter, req *http.Request, kind db.StreamKind, streamID string,
+	after int64) error {
 	return serve[*Event](r, w, req, &kindSource{r: r, kind: kind, streamID: streamID}, after)
 }
 
@@ -165,7 +166,8 @@ func replayDetached[M any](ctx context.Context, r *Relay, src source[M], sw *sse
 // replay writes the events after *last from the table, to its end; done says the stream is over: the
 // last event the client now has reports a final status (kind.Ends), or the client is gone. An event
 // committed after the table was read comes live (the subscription predates the read).
-func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, streamID string, last *int64) (done bool, err error) {
+func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, streamID string,
+	last *int64) (done bool, err error) {
 	status, wrote, gone, err := r.replayTable(ctx, sw, IDField(kind), streamID, last)
 	if gone || err != nil {
 		return true, err
@@ -183,7 +185,8 @@ func (r *Relay) replay(ctx context.Context, sw *sseWriter, kind db.StreamKind, s
 
 // replayTable writes the stream's events after *last, in batches, up to the last one in the table;
 // status is the last written event's (wrote says there was one), gone that the client went away.
-func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, idField, streamID string, last *int64) (status string, wrote, gone bool, err error) {
+func (r *Relay) replayTable(ctx context.Context, sw *sseWriter, idField, streamID string,
+	last *int64) (status string, wrote, gone bool, err error) {
 	for {
 		rows, err := r.store.StreamEventsAfter(ctx, streamID, *last, r.cfg.Batch)
 		if err != nil {

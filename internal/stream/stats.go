@@ -19,6 +19,6 @@ type Stats struct {
 
 // Stats returns the relay's counters.
 func (r *Relay) Stats() Stats {
-	return Stats{Subscribers: r.subscribers(), Relayed: r.delivered.Load(), Listening: r.live.Load(), Connects: r.connects.Load(),
-		FeedSubscribers: r.feedSubscribers(), FeedRelayed: r.feedDelivered.Load()}
+	return Stats{Subscribers: r.subscribers(), Relayed: r.delivered.Load(), Listening: r.live.Load(),
+		Connects: r.connects.Load(), FeedSubscribers: r.feedSubscribers(), FeedRelayed: r.feedDelivered.Load()}
 }

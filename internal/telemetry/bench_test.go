@@ -38,7 +38,10 @@ func BenchmarkHTTPMiddleware(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			r := chi.NewRouter()
 			r.Use(c.mw...)
-			r.Get("/orgs/{orgSlug}/cards/{cardId}", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+			r.Get("/orgs/{orgSlug}/cards/{cardId}", func(w http.ResponseWriter,
+				r *http.Request) {
+				w.WriteHeader(http.StatusOK)
+			})
 			req := httptest.NewRequest(http.MethodGet, "/orgs/acme/cards/1", nil)
 			b.ReportAllocs()
 			for b.Loop() {

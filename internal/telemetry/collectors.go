@@ -92,19 +92,23 @@ func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 type poolCollector struct{ pool *pgxpool.Pool }
 
 var (
-	poolAcquires         = desc("db_pool", "acquires_total", "Successful acquires of a connection from the pool.")
-	poolAcquireSeconds   = desc("db_pool", "acquire_duration_seconds_total", "Total time spent in successful acquires.")
-	poolEmptyAcquires    = desc("db_pool", "empty_acquires_total", "Successful acquires that had to wait for a connection (the pool was empty).")
-	poolEmptyWaitSeconds = desc("db_pool", "empty_acquire_wait_seconds_total", "Total time acquires waited because the pool was empty.")
+	poolAcquires       = desc("db_pool", "acquires_total", "Successful acquires of a connection from the pool.")
+	poolAcquireSeconds = desc("db_pool", "acquire_duration_seconds_total", "Total time spent in successful acquires.")
+	poolEmptyAcquires  = desc("db_pool", "empty_acquires_total", "Successful acquires that had to wait for a "+
+		"connection (the pool was empty).")
+	poolEmptyWaitSeconds = desc("db_pool", "empty_acquire_wait_seconds_total", "Total time acquires waited because the "+
+		"pool was empty.")
 	poolCanceledAcquires = desc("db_pool", "canceled_acquires_total", "Acquires cancelled by their context.")
 	poolNewConns         = desc("db_pool", "new_connections_total", "Connections opened.")
-	poolLifetimeDestroys = desc("db_pool", "max_lifetime_destroys_total", "Connections closed for exceeding their maximum lifetime.")
-	poolIdleDestroys     = desc("db_pool", "max_idle_destroys_total", "Connections closed for exceeding their maximum idle time.")
-	poolAcquired         = desc("db_pool", "acquired_connections", "Connections in use.")
-	poolIdle             = desc("db_pool", "idle_connections", "Idle connections.")
-	poolConstructing     = desc("db_pool", "constructing_connections", "Connections being opened.")
-	poolTotal            = desc("db_pool", "connections", "Open connections (acquired, idle and being opened).")
-	poolMax              = desc("db_pool", "max_connections", "The pool's maximum size (DATABASE_MAX_CONNS).")
+	poolLifetimeDestroys = desc("db_pool", "max_lifetime_destroys_total", "Connections closed for exceeding their "+
+		"maximum lifetime.")
+	poolIdleDestroys = desc("db_pool", "max_idle_destroys_total", "Connections closed for exceeding their maximum idle "+
+		"time.")
+	poolAcquired     = desc("db_pool", "acquired_connections", "Connections in use.")
+	poolIdle         = desc("db_pool", "idle_connections", "Idle connections.")
+	poolConstructing = desc("db_pool", "constructing_connections", "Connections being opened.")
+	poolTotal        = desc("db_pool", "connections", "Open connections (acquired, idle and being opened).")
+	poolMax          = desc("db_pool", "max_connections", "The pool's maximum size (DATABASE_MAX_CONNS).")
 )
 
 func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -146,8 +150,10 @@ type queueCollector struct {
 var queueStates = []string{"available", "running", "retryable", "scheduled"}
 
 var (
-	queueJobs            = desc("river", "queue_jobs", "Unfinished River jobs by queue and state (available, running, retryable, scheduled), read at scrape time.", "queue", "state")
-	queueOldestAvailable = desc("river", "queue_oldest_available_age_seconds", "Age of the queue's oldest available job: how long it has waited for a worker (0 when none waits).", "queue")
+	queueJobs = desc("river", "queue_jobs", "Unfinished River jobs by queue and state (available, running, "+
+		"retryable, scheduled), read at scrape time.", "queue", "state")
+	queueOldestAvailable = desc("river", "queue_oldest_available_age_seconds", "Age of the queue's oldest available "+
+		"job: how long it has waited for a worker (0 when none waits).", "queue")
 )
 
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -193,10 +199,12 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 type relayCollector struct{ relay RelaySource }
 
 var (
-	sseSubscribers      = desc("sse", "subscribers", "Open mission event streams (relay subscriptions) in this process.")
-	sseRelayed          = desc("sse", "events_relayed_total", "Mission events the relay read after a notification and handed to its subscribers (once per event).")
+	sseSubscribers = desc("sse", "subscribers", "Open mission event streams (relay subscriptions) in this process.")
+	sseRelayed     = desc("sse", "events_relayed_total", "Mission events the relay read after a notification and "+
+		"handed to its subscribers (once per event).")
 	sseListenConnected  = desc("sse", "listen_connected", "1 while the relay's LISTEN connection is up, else 0.")
-	sseListenReconnects = desc("sse", "listen_reconnects_total", "Times the relay's LISTEN connection was made again after being lost.")
+	sseListenReconnects = desc("sse", "listen_reconnects_total", "Times the relay's LISTEN connection was made again "+
+		"after being lost.")
 )
 
 func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -222,8 +230,10 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 type cacheCollector struct{ cache CacheSource }
 
 var (
-	cacheLookups   = desc("access_cache", "lookups_total", "Access cache lookups by result: hit (answered from the cache) or miss (resolved from the database).", "result")
-	cacheListening = desc("access_cache", "listen_connected", "1 while the access cache's LISTEN connection is up (entries are cached only then), else 0.")
+	cacheLookups = desc("access_cache", "lookups_total", "Access cache lookups by result: hit (answered from the "+
+		"cache) or miss (resolved from the database).", "result")
+	cacheListening = desc("access_cache", "listen_connected", "1 while the access cache's LISTEN connection is up "+
+		"(entries are cached only then), else 0.")
 )
 
 func (c *cacheCollector) Describe(ch chan<- *prometheus.Desc) {

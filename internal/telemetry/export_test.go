@@ -25,7 +25,8 @@ type otlpReceiver struct {
 }
 
 func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" ||
+		r.Header.Get("Content-Type") != "application/x-protobuf" {
 		http.Error(w, "not an OTLP/HTTP trace export", http.StatusBadRequest)
 		return
 	}

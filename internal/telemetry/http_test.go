@@ -69,10 +69,14 @@ func TestHTTPMetricsByRoutePattern(t *testing.T) {
 	require.Equal(t, 405, get("PURGE", "/orgs/acme/cards/1"))
 
 	route := "/orgs/{orgSlug}/cards/{cardId}"
-	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": route, "method": "GET", "status": "200"}, 2)
-	requireSample(t, m.Registry, "pilot_http_request_duration_seconds", map[string]string{"route": route, "method": "GET", "status": "200"}, 2)
-	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "/orgs/{orgSlug}/cards", "method": "POST", "status": "400"}, 1)
-	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "unmatched", "method": "GET", "status": "404"}, 1)
+	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": route, "method": "GET",
+		"status": "200"}, 2)
+	requireSample(t, m.Registry, "pilot_http_request_duration_seconds", map[string]string{"route": route, "method": "GET",
+		"status": "200"}, 2)
+	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "/orgs/{orgSlug}/cards",
+		"method": "POST", "status": "400"}, 1)
+	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "unmatched", "method": "GET",
+		"status": "404"}, 1)
 	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"method": "OTHER", "status": "405"}, 1)
 
 	// Never a raw path in a label: the label set stays bounded whatever clients send.
@@ -122,8 +126,10 @@ func testStream(t *testing.T, tr *Tracing) {
 	close(release)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	route := map[string]string{"route": "/missions/{missionId}/events"}
-	require.Eventually(t, func() bool { _, ok := sample(t, m.Registry, "pilot_http_requests_total", route); return ok }, 5*time.Second, 5*time.Millisecond)
-	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "/missions/{missionId}/events", "method": "GET", "status": "200"}, 1)
+	require.Eventually(t, func() bool { _, ok := sample(t, m.Registry, "pilot_http_requests_total", route); return ok },
+		5*time.Second, 5*time.Millisecond)
+	requireSample(t, m.Registry, "pilot_http_requests_total", map[string]string{"route": "/missions/{missionId}/events",
+		"method": "GET", "status": "200"}, 1)
 	requireSample(t, m.Registry, "pilot_http_stream_duration_seconds", route, 1)
 	_, ok = sample(t, m.Registry, "pilot_http_request_duration_seconds", route)
 	require.False(t, ok, "a stream's duration stays out of the latency histogram")

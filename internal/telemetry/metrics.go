@@ -52,7 +52,8 @@ func NewMetrics(logger *slog.Logger) *Metrics {
 		}, []string{"route", "method", "status"}),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Subsystem: "http", Name: "request_duration_seconds",
-			Help:    "Time to answer an HTTP request, by route pattern, method and status. Server-sent event streams are not in it (see pilot_http_stream_duration_seconds).",
+			Help: "Time to answer an HTTP request, by route pattern, method and status. Server-sent event streams are not " +
+				"in it (see pilot_http_stream_duration_seconds).",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method", "status"}),
 		streamDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{

@@ -62,7 +62,8 @@ func TestProbesOnTheMetricsListener(t *testing.T) {
 	jobsDown.Store(true)
 	code, body = get(t, base+"/readyz")
 	require.Equal(t, http.StatusServiceUnavailable, code)
-	require.Equal(t, map[string]any{"statusCode": 503.0, "message": "job client not running", "error": "Service Unavailable"}, body)
+	require.Equal(t, map[string]any{"statusCode": 503.0, "message": "job client not running",
+		"error": "Service Unavailable"}, body)
 
 	dbDown.Store(true)
 	code, body = get(t, base+"/readyz")

@@ -74,7 +74,8 @@ func TestJobMetricsRequestIDAndSpans(t *testing.T) {
 		Middleware: RiverMiddleware(m, tr),
 	})
 	require.NoError(t, err)
-	events, cancel := worker.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled, river.EventKindJobSnoozed)
+	events, cancel := worker.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled,
+		river.EventKindJobSnoozed)
 	defer cancel()
 
 	reqCtx := WithRequestID(ctx, "req-jobs-1")
@@ -92,8 +93,8 @@ func TestJobMetricsRequestIDAndSpans(t *testing.T) {
 	require.NoError(t, err)
 	inserted, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
-	require.Equal(t, []string{"req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1"}, inserted,
-		"the request id is in every job's metadata")
+	require.Equal(t, []string{"req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1", "req-jobs-1"},
+		inserted, "the request id is in every job's metadata")
 
 	require.NoError(t, worker.Start(ctx))
 	defer func() {

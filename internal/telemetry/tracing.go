@@ -51,7 +51,8 @@ func NewTracing(ctx context.Context, cfg TracingConfig) (*Tracing, error) {
 			return nil, nil
 		}
 		var err error
-		exporter, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.Endpoint, "/")+"/v1/traces"))
+		exporter, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.Endpoint,
+			"/")+"/v1/traces"))
 		if err != nil {
 			return nil, fmt.Errorf("otlp exporter: %w", err)
 		}

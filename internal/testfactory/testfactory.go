@@ -89,7 +89,8 @@ type InvitationOpts struct {
 
 // Invitation invites an e-mail address into a workspace as inviter, through the tenancy engine's
 // real write path, which enqueues the invitation's e-mail job.
-func Invitation(t testing.TB, eng *engines.Engines, inviter identity.Registration, opts *InvitationOpts) db.WorkspaceInvitation {
+func Invitation(t testing.TB, eng *engines.Engines, inviter identity.Registration,
+	opts *InvitationOpts) db.WorkspaceInvitation {
 	t.Helper()
 	if opts == nil {
 		opts = &InvitationOpts{}
@@ -99,8 +100,9 @@ func Invitation(t testing.TB, eng *engines.Engines, inviter identity.Registratio
 		ws = *opts.Workspace
 	}
 	token := deref(opts.Token, "tok-"+db.NewID())
-	inv, err := eng.Tenancy.InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
-		Email: deref(opts.Email, "invitee@example.com"), Role: deref(opts.Role, "member"), InvitedBy: inviter.User.ID,
+	inv, err := eng.Tenancy.InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: ws.ID,
+		WorkspaceName: ws.Name, Email: deref(opts.Email, "invitee@example.com"), Role: deref(opts.Role, "member"),
+		InvitedBy:   inviter.User.ID,
 		InviterName: inviter.User.Name, Token: token, AcceptURL: "http://pilot.test/invitations/" + token + "/accept"})
 	require.NoError(t, err)
 	return inv
@@ -137,7 +139,8 @@ type MemberOpts struct {
 // opts, through an accepted invitation and, for a pilotage role, the workspace's member update. It
 // returns the user's registration (their own personal workspace included) and their membership of
 // owner's workspace.
-func Member(t testing.TB, eng *engines.Engines, owner identity.Registration, opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
+func Member(t testing.TB, eng *engines.Engines, owner identity.Registration,
+	opts *MemberOpts) (identity.Registration, db.WorkspaceMember) {
 	t.Helper()
 	if opts == nil {
 		opts = &MemberOpts{}
@@ -146,7 +149,8 @@ func Member(t testing.TB, eng *engines.Engines, owner identity.Registration, opt
 	m := join(t, eng, owner, reg, deref(opts.Role, "member"))
 	if opts.PilotageRole != nil {
 		var err error
-		m, err = eng.Tenancy.UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil, opts.PilotageRole)
+		m, err = eng.Tenancy.UpdateWorkspaceMember(context.Background(), owner.Workspace.ID, reg.User.ID, nil,
+			opts.PilotageRole)
 		require.NoError(t, err)
 	}
 	return reg, m
@@ -187,7 +191,8 @@ func Agent(t testing.TB, eng *engines.Engines, owner identity.Registration, opts
 	a, err := eng.Missions.CreateAgent(context.Background(), owner.Workspace.ID, actor.User.ID, mission.AgentConfig{
 		Name: deref(opts.Name, "Agent "+slug), Slug: slug, AutonomyMode: deref(opts.AutonomyMode, mission.AutonomySupervised),
 		Tools: tools, McpOnly: deref(opts.McpOnly, false), MaxSteps: deref(opts.MaxSteps, int32(10)),
-		MaxActionsPerMission: deref(opts.MaxActionsPerMission, int32(20)), MaxMissionsPerHour: deref(opts.MaxMissionsPerHour, int32(30))})
+		MaxActionsPerMission: deref(opts.MaxActionsPerMission, int32(20)), MaxMissionsPerHour: deref(opts.MaxMissionsPerHour,
+			int32(30))})
 	require.NoError(t, err)
 	return a
 }
@@ -213,10 +218,12 @@ func NewProject(t testing.TB, eng *engines.Engines, owner identity.Registration,
 		opts = &ProjectOpts{}
 	}
 	ctx := context.Background()
-	p, err := eng.Board.CreateProject(ctx, board.NewProject{WorkspaceID: owner.Workspace.ID, Name: deref(opts.Name, "Launch"), CreatedBy: owner.User.ID})
+	p, err := eng.Board.CreateProject(ctx, board.NewProject{WorkspaceID: owner.Workspace.ID, Name: deref(opts.Name,
+		"Launch"), CreatedBy: owner.User.ID})
 	require.NoError(t, err)
 	for _, m := range opts.Members {
-		_, err := eng.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: owner.Workspace.ID, ProjectID: p.ID, ActorID: owner.User.ID, Email: m.User.Email})
+		_, err := eng.Board.AddProjectMember(ctx, db.ProjectMemberAdd{WorkspaceID: owner.Workspace.ID, ProjectID: p.ID,
+			ActorID: owner.User.ID, Email: m.User.Email})
 		require.NoError(t, err)
 	}
 	cols, err := eng.Board.Columns(ctx, p.ID)
@@ -238,9 +245,11 @@ type Team struct {
 // workspace, and creates a project (Shared) with both as members.
 func NewTeam(t testing.TB, eng *engines.Engines) Team {
 	t.Helper()
-	tm := Team{Owner: User(t, eng, &UserOpts{Email: Ptr("owner@example.com")}), Member: User(t, eng, &UserOpts{Email: Ptr("member@example.com")})}
+	tm := Team{Owner: User(t, eng, &UserOpts{Email: Ptr("owner@example.com")}), Member: User(t, eng,
+		&UserOpts{Email: Ptr("member@example.com")})}
 	Join(t, eng, tm.Owner, tm.Member)
-	tm.Project = NewProject(t, eng, tm.Owner, &ProjectOpts{Name: Ptr("Shared"), Members: []identity.Registration{tm.Member}})
+	tm.Project = NewProject(t, eng, tm.Owner, &ProjectOpts{Name: Ptr("Shared"),
+		Members: []identity.Registration{tm.Member}})
 	return tm
 }
 
@@ -356,8 +365,8 @@ func (b *Bundle) LastEvent(t testing.TB, streamID string) (string, map[string]an
 	t.Helper()
 	var msg string
 	var data map[string]any
-	require.NoError(t, b.Pool.QueryRow(context.Background(), `SELECT message, data FROM stream_events WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1`,
-		streamID).Scan(&msg, &data))
+	require.NoError(t, b.Pool.QueryRow(context.Background(),
+		`SELECT message, data FROM stream_events WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1`, streamID).Scan(&msg, &data))
 	return msg, data
 }
 
@@ -375,7 +384,8 @@ type Job struct {
 // writes under test enqueued, in the same database.
 func (b *Bundle) Jobs(t testing.TB, kind string) []Job {
 	t.Helper()
-	rows, err := b.Pool.Query(context.Background(), `SELECT id, queue, state::text, args, scheduled_at, max_attempts FROM river_job WHERE kind = $1 ORDER BY id`, kind)
+	rows, err := b.Pool.Query(context.Background(),
+		`SELECT id, queue, state::text, args, scheduled_at, max_attempts FROM river_job WHERE kind = $1 ORDER BY id`, kind)
 	require.NoError(t, err)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
 		var j Job

@@ -108,7 +108,8 @@ func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
 			return r, fmt.Errorf("encode activity recipients: %w", err)
 		}
 		id := NewID()
-		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds, a.CardID), append(p.ActorIds, a.ActorID)
+		p.Ids, p.ProjectIds, p.CardIds, p.ActorIds = append(p.Ids, id), append(p.ProjectIds, a.ProjectID), append(p.CardIds,
+			a.CardID), append(p.ActorIds, a.ActorID)
 		p.WorkspaceIds, p.DocumentIds = append(p.WorkspaceIds, a.WorkspaceID), append(p.DocumentIds, a.DocumentID)
 		p.Types, p.Metas, p.Recipients = append(p.Types, a.Type), append(p.Metas, metaJSON), append(p.Recipients, recipients)
 		p.NotifyMembers = append(p.NotifyMembers, !a.OnlyRecipients)
@@ -120,7 +121,8 @@ func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
 		}
 		for _, t := range TriggersFor(a) {
 			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, t)
-			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t, Depth: a.Cause.Depth, Meta: a.Meta})
+			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t,
+				Depth: a.Cause.Depth, Meta: a.Meta})
 		}
 	}
 	return r, nil

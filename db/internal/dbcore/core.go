@@ -40,9 +40,10 @@ func (c *Core) InTx(ctx context.Context, fn func(tx pgx.Tx, q *dbsqlc.Queries) e
 // InSnapshot runs fn in a read-only REPEATABLE READ transaction: every query fn makes sees the same
 // snapshot, so a read made of several queries is consistent.
 func (c *Core) InSnapshot(ctx context.Context, fn func(q *dbsqlc.Queries) error) error {
-	return Unavailable(pgx.BeginTxFunc(ctx, c.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return fn(Queries(tx))
-	}))
+	return Unavailable(pgx.BeginTxFunc(ctx, c.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			return fn(Queries(tx))
+		}))
 }
 
 // Enqueue inserts jobs through River in the caller's transaction: they become visible with the

@@ -16,8 +16,8 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// The store's sentinel errors (package db re-exports them): every error the store returns that is about the request rather than
-// the machine is one of these kinds (match with errors.Is). The api maps each to one HTTP status.
+// The store's sentinel errors (package db re-exports them): every error the store returns that is about the request
+// rather than the machine is one of these kinds (match with errors.Is). The api maps each to one HTTP status.
 var (
 	ErrNotFound  = errors.New("not found")
 	ErrConflict  = errors.New("conflict")
@@ -159,7 +159,8 @@ func lostConnection(err error) bool {
 // Violates reports whether err is a translated violation of the named constraint ("" for any) of kind.
 func Violates(err, kind error, constraint string) bool {
 	var e *Error
-	return errors.As(err, &e) && errors.Is(e.Kind, kind) && e.cause != nil && (constraint == "" || e.Constraint == constraint)
+	return errors.As(err, &e) && errors.Is(e.Kind, kind) && e.cause != nil && (constraint == "" ||
+		e.Constraint == constraint)
 }
 
 // IsUnique reports a unique violation (of constraint, or of any when it is "").

@@ -44,16 +44,19 @@ func TestErrorsAreTranslatedAsQueriesRun(t *testing.T) {
 	requireKind(t, err, dbcore.ErrNotFound, "")
 
 	// A unique violation is a conflict naming its constraint, and keeps the driver's error.
-	_, err = conn.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, dbcore.NewID(), "owner@example.com")
+	_, err = conn.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, dbcore.NewID(),
+		"owner@example.com")
 	require.NoError(t, err)
-	_, err = conn.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, dbcore.NewID(), "OWNER@example.com")
+	_, err = conn.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, dbcore.NewID(),
+		"OWNER@example.com")
 	requireKind(t, err, dbcore.ErrConflict, "users_email_key")
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "23505", pgErr.Code)
 
 	// A reference to a row that does not exist is not found, naming the foreign key.
-	_, err = conn.Exec(ctx, `INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'x', 'x', $2)`, dbcore.NewID(), dbcore.NewID())
+	_, err = conn.Exec(ctx, `INSERT INTO organizations (id, name, slug, owner_id) VALUES ($1, 'x', 'x', $2)`,
+		dbcore.NewID(), dbcore.NewID())
 	requireKind(t, err, dbcore.ErrNotFound, "organizations_owner_id_fkey")
 
 	// PostgreSQL text cannot hold U+0000: invalid, whichever way the rows come back.

@@ -26,13 +26,15 @@ func NewWebhookDeliveryID() string { return "msg_" + strings.ReplaceAll(NewID(),
 // WebhookDeliveryJob is the job that sends delivery id. Its attempts are counted on the delivery, which
 // snoozes the job between them, so River's own attempt limit is never what ends it.
 func WebhookDeliveryJob(id string) river.InsertManyParams {
-	return river.InsertManyParams{Args: jobs.WebhookDeliveryArgs{DeliveryID: id}, InsertOpts: &river.InsertOpts{Queue: jobs.QueueWebhooks}}
+	return river.InsertManyParams{Args: jobs.WebhookDeliveryArgs{DeliveryID: id},
+		InsertOpts: &river.InsertOpts{Queue: jobs.QueueWebhooks}}
 }
 
 // webhookDeliveries records one delivery per webhook key of listening (the activities of p going to
 // the webhooks that listen to them) and answers their jobs, for the caller to insert with the
 // activities' other jobs. Without such a key it makes no statement at all.
-func webhookDeliveries(ctx context.Context, tx pgx.Tx, p *dbsqlc.ActivitiesRecordParams, listening []string) ([]river.InsertManyParams, error) {
+func webhookDeliveries(ctx context.Context, tx pgx.Tx, p *dbsqlc.ActivitiesRecordParams,
+	listening []string) ([]river.InsertManyParams, error) {
 	var d dbsqlc.WebhookDeliveriesInsertParams
 	for _, key := range listening {
 		rest, ok := strings.CutPrefix(key, webhookKeyPrefix)
@@ -46,7 +48,8 @@ func webhookDeliveries(ctx context.Context, tx pgx.Tx, p *dbsqlc.ActivitiesRecor
 				break
 			}
 		}
-		d.Ids, d.WebhookIds, d.ActivityIds = append(d.Ids, NewWebhookDeliveryID()), append(d.WebhookIds, webhookID), append(d.ActivityIds, activityID)
+		d.Ids, d.WebhookIds, d.ActivityIds = append(d.Ids, NewWebhookDeliveryID()), append(d.WebhookIds, webhookID),
+			append(d.ActivityIds, activityID)
 	}
 	if len(d.Ids) == 0 {
 		return nil, nil

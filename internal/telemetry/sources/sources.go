@@ -36,7 +36,8 @@ type relaySource struct{ relay *stream.Relay }
 
 func (r relaySource) RelayStats() telemetry.RelayStats {
 	s := r.relay.Stats()
-	return telemetry.RelayStats{Subscribers: s.Subscribers, Relayed: s.Relayed, Connects: s.Connects, Listening: s.Listening}
+	return telemetry.RelayStats{Subscribers: s.Subscribers, Relayed: s.Relayed, Connects: s.Connects,
+		Listening: s.Listening}
 }
 
 type cacheSource struct{ cache *accesscache.Cache }
