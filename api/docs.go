@@ -22,8 +22,8 @@ const elementsVersion = "elements-9.0.15"
 const docsAssets = "/api/docs/" + elementsVersion + "/"
 
 // docsCSP lets the page load its script and styles from this origin only; Elements sets inline styles.
-const docsCSP = "default-src 'none'; base-uri 'none'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; " +
-	"img-src 'self' data:; font-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'"
+const docsCSP = "default-src 'none'; base-uri 'none'; connect-src 'self'; form-action 'none'; frame-ancestors " +
+	"'none'; img-src 'self' data:; font-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'"
 
 const docsPage = `<!doctype html>
 <html lang="en">

@@ -88,9 +88,9 @@ func (s agentOps) registerDrafts() {
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-create", Method: http.MethodPost, Path: path,
 		Summary: "Create a project draft", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "`name` 1–200 characters; `description` at most 10,000; `contextDocuments` at most 10 inline documents " +
-			"`{title, content}` (title 1–200, content at most 50,000 characters); `teamMembers` at most 50 `{name, role, " +
-			"email?}` (name 1–100, role at most 100). A draft starts in framing. " + draftsDoc},
+		Description: "`name` 1–200 characters; `description` at most 10,000; `contextDocuments` at most 10 inline " +
+			"documents `{title, content}` (title 1–200, content at most 50,000 characters); `teamMembers` at most 50 `{name, " +
+			"role, email?}` (name 1–100, role at most 100). A draft starts in framing. " + draftsDoc},
 		projectWrite, s.createDraft)
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-list", Method: http.MethodGet, Path: path,
@@ -137,16 +137,16 @@ func (s agentOps) registerDrafts() {
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet,
 		Path: path + "/{draftId}/events", Summary: "Watch a draft's jobs (server-sent events)", Tags: tags,
-		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` (status, " +
-			"token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the model's " +
-			"text as the roadmap is written; `done` ends a job with the draft's new status (refined with `data.questions`, " +
-			"roadmap_ready with `data.roadmap`, or failed with `data.error`), and the execution (executed with " +
-			"`data.projectId`). With `Last-Event-ID`, the stream starts at the event after it. Without it, a working draft's " +
-			"stream starts at its current job's first event, an executed draft's at its execution, and any other draft's " +
-			"stream waits for its next event (open it, then call generate-roadmap, to watch the roadmap being written). The " +
-			"stream ends after the event reporting the draft's final status, executed (right after the replay when the draft " +
-			"already is); until then it stays open across jobs, refined, roadmap_ready and failed included (each leads on). " +
-			"Comment lines are heartbeats.",
+		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` " +
+			"(status, token, done) and JSON `data` {draftId, seq, type, status, message, data, at}. `token` events carry the " +
+			"model's text as the roadmap is written; `done` ends a job with the draft's new status (refined with " +
+			"`data.questions`, roadmap_ready with `data.roadmap`, or failed with `data.error`), and the execution (executed " +
+			"with `data.projectId`). With `Last-Event-ID`, the stream starts at the event after it. Without it, a working " +
+			"draft's stream starts at its current job's first event, an executed draft's at its execution, and any other " +
+			"draft's stream waits for its next event (open it, then call generate-roadmap, to watch the roadmap being " +
+			"written). The stream ends after the event reporting the draft's final status, executed (right after the replay " +
+			"when the draft already is); until then it stays open across jobs, refined, roadmap_ready and failed included " +
+			"(each leads on). Comment lines are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
 			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, projectRead, s.watchDraft)
 }

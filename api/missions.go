@@ -154,8 +154,8 @@ func (s agentOps) registerMissions() {
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/card-mission", Summary: "Start a card mission", Tags: tags,
 		Errors: []int{http.StatusTooManyRequests},
-		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the " +
-			"mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
+		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent " +
+			"the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
 			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
 		Responses: map[string]*huma.Response{
 			"200": {Description: "Any other agent: the mission's event stream",
@@ -170,10 +170,10 @@ func (s agentOps) registerMissions() {
 		Tags: tags,
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
 			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
-			"Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream " +
-			"ends after the event reporting the mission's final status, completed or failed (right after the replay when the " +
-			"mission already has one); until then it stays open, awaiting_approval included (deciding the proposals completes " +
-			"the mission). Comment lines are heartbeats.",
+			"Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The " +
+			"stream ends after the event reporting the mission's final status, completed or failed (right after the replay " +
+			"when the mission already has one); until then it stays open, awaiting_approval included (deciding the proposals " +
+			"completes the mission). Comment lines are heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
 			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, read, s.watchMission)
 }

@@ -186,10 +186,10 @@ func (s pilotageOps) registerPilotage() {
 
 	register(s.Server, huma.Operation{OperationID: "pilotage-history", Method: http.MethodGet,
 		Path: pathPilotage + "/history", Summary: "Page through the cockpit's history", Tags: tags,
-		Description: "Every change of a pilotage record or proposed action, newest first: who (`actorId`), when (`at`), what " +
-			"(`recordType`, `recordId`, `change`) and `data` (the created record's fields, an update's {field: {from, to}}, a " +
-			"review's status and reason, an apply's result). Pass `nextCursor` as `before` for the next page; `since` and " +
-			"`recordType` filter."},
+		Description: "Every change of a pilotage record or proposed action, newest first: who (`actorId`), when (`at`), " +
+			"what (`recordType`, `recordId`, `change`) and `data` (the created record's fields, an update's {field: {from, " +
+			"to}}, a review's status and reason, an apply's result). Pass `nextCursor` as `before` for the next page; `since` " +
+			"and `recordType` filter."},
 		pilotageRead, s.getPilotageHistory)
 
 	records := []record{
@@ -204,7 +204,8 @@ func (s pilotageOps) registerPilotage() {
 		{noun: "todo", plural: "todos", path: "/todos",
 			create: "`label` required; `missionId` and `priorityId` must name records of this workspace (404 otherwise); " +
 				"`status` defaults to todo.",
-			update: "Any subset of label, status, missionId, priorityId, dueDate; null clears missionId, priorityId and dueDate."},
+			update: "Any subset of label, status, missionId, priorityId, dueDate; null clears missionId, priorityId and " +
+				"dueDate."},
 		{noun: "decision", plural: "decisions", path: "/decisions", create: "`title` required.", update: "Any subset of " +
 			"title, impact."},
 		{noun: "active document", plural: "active documents", path: "/docs", create: "`title` required; `sourceType` " +
@@ -262,8 +263,9 @@ func (s pilotageOps) registerPilotage() {
 	register(s.Server, huma.Operation{OperationID: "pilotage-actions-propose", Method: http.MethodPost,
 		Path: pathPilotage + "/actions/propose", Summary: "Propose an action", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Stored as `suggested`. Any `actionType` may be proposed; for the types apply knows (create_todo, " +
-			"update_mission_status, create_decision, create_card, move_card) the payload is checked now (docs/pilotage.md lists " +
-			"their fields). Agents propose through their `propose_pilotage_action` tool. Needs the pilotage reviewer role."},
+			"update_mission_status, create_decision, create_card, move_card) the payload is checked now (docs/pilotage.md " +
+			"lists their fields). Agents propose through their `propose_pilotage_action` tool. Needs the pilotage reviewer " +
+			"role."},
 		pilotageReview, s.proposePilotageAction)
 
 	register(s.Server, huma.Operation{OperationID: "pilotage-actions-list", Method: http.MethodGet,

@@ -95,11 +95,11 @@ type RunPath struct {
 	RunID string `path:"runId" format:"uuid"`
 }
 
-const pipelinesDoc = "A pipeline is a graph of steps `{id, type, params, needs}` (at most 50). Each step runs as a job " +
-	"once every step it needs has completed, so independent steps run in parallel. The graph is validated on write; a " +
-	"refusal (400) names the step: unknown type, a plugin's type without the plugin installed, unknown or cyclic needs, " +
-	"duplicate id, params that do not fit the type. Templates in text params: `{{steps.<id>.<field>}}` (a step it needs), " +
-	"`{{run.id}}`, `{{pipeline.name}}`, `{{date}}`. See GET …/pipelines/step-types and docs/pipelines.md."
+const pipelinesDoc = "A pipeline is a graph of steps `{id, type, params, needs}` (at most 50). Each step runs as a " +
+	"job once every step it needs has completed, so independent steps run in parallel. The graph is validated on write; " +
+	"a refusal (400) names the step: unknown type, a plugin's type without the plugin installed, unknown or cyclic " +
+	"needs, duplicate id, params that do not fit the type. Templates in text params: `{{steps.<id>.<field>}}` (a step " +
+	"it needs), `{{run.id}}`, `{{pipeline.name}}`, `{{date}}`. See GET …/pipelines/step-types and docs/pipelines.md."
 
 // registerPipelines registers pipelines and their runs.
 func (s workflowOps) registerPipelines() {

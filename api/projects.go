@@ -129,8 +129,8 @@ func (s tenancyOps) registerProjects() {
 			"project's columns, cards (with their comments, attachments, checklists, relations and document links), labels, " +
 			"custom fields, scopes, automation rules, activity and notifications, and its missions with their streams. " +
 			"Pipeline steps waiting for one of its unsettled missions fail, and the missions' jobs are cancelled; pipelines " +
-			"are not edited (a step that names the project meets a project not found). The files of its attachments are removed " +
-			"from storage by the attachment sweep, enqueued at once. Its other members are notified by a " +
+			"are not edited (a step that names the project meets a project not found). The files of its attachments are " +
+			"removed from storage by the attachment sweep, enqueued at once. Its other members are notified by a " +
 			"`project_deleted` activity of the workspace (meta has projectId and name). A draft that made it stays, its " +
 			"projectId null."},
 		projectAdmin, s.deleteProject)

@@ -28,8 +28,8 @@ const AssetPrefix = "/static/"
 // CSP is the Content-Security-Policy of the app's page and files: scripts, styles and connections to
 // this origin only, no inline script or style, images from this origin or data:/blob: URLs (previews of
 // uploads), no framing, no <base>, forms posting here only.
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
-	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src " +
+	"'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // asset is one embedded file, with its gzip encoding when that is smaller.
 type asset struct {

@@ -48,8 +48,8 @@ func (e *Engine) RequestPasswordReset(ctx context.Context, email, link string) e
 		return e.mailToken(ctx, tx, q, db.User(u), EmailTopicPasswordReset, PasswordResetTTL, link, func(url string) (string,
 			string) {
 			return "Reset your Pilot password", fmt.Sprintf("Someone, hopefully you, asked to reset the password of the Pilot "+
-				"account of %s.\n\nChoose a new password (the link works once, for an hour):\n%s\n\nIf it was not you, ignore this "+
-				"e-mail: your password stays as it is.\n", u.Email, url)
+				"account of %s.\n\nChoose a new password (the link works once, for an hour):\n%s\n\nIf it was not you, ignore "+
+				"this e-mail: your password stays as it is.\n", u.Email, url)
 		})
 	})
 }

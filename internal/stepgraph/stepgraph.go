@@ -153,7 +153,8 @@ var Types = []TypeInfo{
 	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it (no worker is " +
 		"held); the step fails when the roadmap fails. Output: draftId, then status, name, phases, deliverables, " +
 		"phaseNames and summary (\"roadmap ready: 4 phases, 12 deliverables\").",
-		Params: "draftId (required: a draft of the workspace in framing, refined, roadmap_ready or failed when the step runs)"},
+		Params: "draftId (required: a draft of the workspace in framing, refined, roadmap_ready or failed when the step " +
+			"runs)"},
 	{Type: TypeNotify, Description: "Notifies every workspace member (the run's starter aside). Output: recipients.",
 		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)"},
 	{Type: TypeWait, Description: "Waits for a duration, as a scheduled job (no worker is held). Output: waited.",
