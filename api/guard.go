@@ -394,7 +394,19 @@ func (s *Server) authenticateJWT(hctx huma.Context, token string, viaCookie bool
 			}
 		}
 	} else {
+		// Off tenant routes the cache keeps the session's user alone (a key without organization): the
+		// same notifications empty it, so an ended session or a changed user is read again.
+		key := accesscache.Key{UserID: claims.Subject, SessionID: claims.ID, SessionVersion: claims.Version}
+		if u, _, ok := s.opts.AccessCache.Get(key); ok {
+			p.User = u
+			s.touchSession(ctx, claims.ID)
+			return p, nil // the cached user had this active session and version
+		}
+		gen := s.opts.AccessCache.Generation()
 		p.User, err = s.identity.SessionUser(ctx, claims.ID, claims.Subject)
+		if err == nil && p.User.SessionVersion == claims.Version {
+			s.opts.AccessCache.Put(key, p.User, tenancy.Access{}, gen)
+		}
 	}
 	if errors.Is(err, db.ErrNotFound) || (err == nil && p.User.SessionVersion != claims.Version) {
 		return nil, errUnauthorized("invalid or expired token")

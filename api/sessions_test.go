@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db/engines"
+	"github.com/pilot-dev/pilot/internal/accesscache"
+	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -161,4 +163,42 @@ func TestRevokedSessionEndsItsOpenStream(t *testing.T) {
 	s.emit(m, "step", "running", "still here")
 	requireEvent(t, st2, m, 1, "step", "running", "still here")
 	st2.Close()
+}
+
+// TestEndedSessionRefusedByEveryProcess runs two api processes on one database, each with its own cache
+// of checked sessions: both answer /auth/me from memory once warm, and a session ended through one is
+// refused by the other on its next request once the database's notification reached it.
+func TestEndedSessionRefusedByEveryProcess(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cache := accesscache.Start(ctx, e.eng.Store, logger)
+	<-cache.Ready()
+	replica := *e
+	replica.access = cache
+	replica.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger,
+		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache})
+	u := e.register("ada@example.com")
+	other := e.register("bob@example.com")
+
+	for _, env := range []*testEnv{e, &replica} {
+		requireStatus(t, env.do("GET", "/auth/me", u.Token, nil), http.StatusOK)
+		hits := env.access.Hits()
+		requireStatus(t, env.do("GET", "/auth/me", u.Token, nil), http.StatusOK)
+		require.Equal(t, hits+1, env.access.Hits(), "the second /auth/me is answered from memory")
+	}
+	requireStatus(t, replica.do("GET", "/auth/me", other.Token, nil), http.StatusOK)
+
+	requireStatus(t, e.do("POST", "/auth/logout", u.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
+	// Notifications arrive in commit order: once the replica heard a marker sent after the logout
+	// committed, it heard the logout's.
+	marker := "test-marker-" + u.ID
+	_, err := e.pool.Exec(ctx, "SELECT pg_notify('pilot_access', $1)", marker)
+	require.NoError(t, err)
+	waitFor(t, "the replica to hear the marker", func() bool { return cache.Heard() == marker })
+	requireStatus(t, replica.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
+	requireStatus(t, replica.do("GET", "/auth/me", other.Token, nil), http.StatusOK)
 }
