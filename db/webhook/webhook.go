@@ -153,8 +153,14 @@ func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, f Fiel
 
 // Get reads a webhook of the workspace.
 func (e *Engine) Get(ctx context.Context, workspaceID, id string) (Webhook, error) {
-	row, err := dbcore.OrNotFound(e.core.Q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: id, WorkspaceID: workspaceID}))("webhook not found", "get webhook")
+	row, err := getWebhook(ctx, e.core.Q, workspaceID, id)
 	return webhookOf(row), err
+}
+
+// getWebhook reads the workspace's webhook id; one of another workspace, or none, is not found.
+func getWebhook(ctx context.Context, q *dbsqlc.Queries, workspaceID, id string) (dbsqlc.Webhook, error) {
+	return dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: id, WorkspaceID: workspaceID}))(
+		"webhook not found", "get webhook")
 }
 
 // List lists the workspace's webhooks, oldest first.
@@ -167,7 +173,7 @@ func (e *Engine) List(ctx context.Context, workspaceID string) ([]Webhook, error
 func (e *Engine) Update(ctx context.Context, workspaceID, id string, edit func(Fields) Fields) (Webhook, error) {
 	var out Webhook
 	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		cur, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: id, WorkspaceID: workspaceID}))("webhook not found", "get webhook")
+		cur, err := getWebhook(ctx, q, workspaceID, id)
 		if err != nil {
 			return err
 		}
@@ -211,7 +217,7 @@ func (e *Engine) RotateSecret(ctx context.Context, workspaceID, id string) (With
 func (e *Engine) Ping(ctx context.Context, workspaceID, id string) (Delivery, error) {
 	var out Delivery
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: id, WorkspaceID: workspaceID}))("webhook not found", "get webhook"); err != nil {
+		if _, err := getWebhook(ctx, q, workspaceID, id); err != nil {
 			return err
 		}
 		var err error
@@ -255,7 +261,7 @@ func (e *Engine) EnqueueTx(ctx context.Context, tx pgx.Tx, m Message) (Delivery,
 // from the activity at the first attempt.
 func (e *Engine) EnqueueActivityTx(ctx context.Context, tx pgx.Tx, workspaceID, webhookID, activityID, source string) (Delivery, error) {
 	q := dbcore.Queries(tx)
-	if _, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: webhookID, WorkspaceID: workspaceID}))("webhook not found", "get webhook"); err != nil {
+	if _, err := getWebhook(ctx, q, workspaceID, webhookID); err != nil {
 		return Delivery{}, err
 	}
 	typ, err := dbcore.OrNotFound(q.WebhookActivityType(ctx, activityID))("activity not found", "get activity")
@@ -329,7 +335,7 @@ func (e *Engine) Deliveries(ctx context.Context, workspaceID, webhookID string, 
 	}
 	var out []Delivery
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
-		if _, err := dbcore.OrNotFound(q.WebhookGet(ctx, dbsqlc.WebhookGetParams{ID: webhookID, WorkspaceID: workspaceID}))("webhook not found", "get webhook"); err != nil {
+		if _, err := getWebhook(ctx, q, workspaceID, webhookID); err != nil {
 			return err
 		}
 		rows, err := q.WebhookDeliveryListByWebhook(ctx, dbsqlc.WebhookDeliveryListByWebhookParams{WorkspaceID: workspaceID,
