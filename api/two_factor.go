@@ -221,15 +221,8 @@ func (s accountOps) enableTwoFactor(ctx context.Context, in *TwoFactorEnableInpu
 }
 
 func (s accountOps) disableTwoFactor(ctx context.Context, in *TwoFactorConfirmInput) (*TwoFactorStateOutput, error) {
-	u := principalFrom(ctx).User
-	if !u.TotpEnabled || u.TotpSecret == nil {
-		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
-	}
-	c, err := readSecondFactor(in.Body.Code)
+	u, err := s.reauthenticate(ctx, in.Body)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.confirmSecondFactor(ctx, u, in.Body.Password, c); err != nil {
 		return nil, err
 	}
 	if err := s.identity.DisableTwoFactor(ctx, u.ID); err != nil {
@@ -239,15 +232,8 @@ func (s accountOps) disableTwoFactor(ctx context.Context, in *TwoFactorConfirmIn
 }
 
 func (s accountOps) renewRecoveryCodes(ctx context.Context, in *TwoFactorConfirmInput) (*RecoveryCodesOutput, error) {
-	u := principalFrom(ctx).User
-	if !u.TotpEnabled || u.TotpSecret == nil {
-		return nil, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
-	}
-	c, err := readSecondFactor(in.Body.Code)
+	u, err := s.reauthenticate(ctx, in.Body)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.confirmSecondFactor(ctx, u, in.Body.Password, c); err != nil {
 		return nil, err
 	}
 	codes, err := s.identity.RenewRecoveryCodes(ctx, u.ID)
@@ -255,6 +241,21 @@ func (s accountOps) renewRecoveryCodes(ctx context.Context, in *TwoFactorConfirm
 		return nil, fail(err)
 	}
 	return &RecoveryCodesOutput{Body: RecoveryCodesOutputBody{RecoveryCodes: codes}}, nil
+}
+
+// reauthenticate is what disabling two-factor authentication or renewing the recovery codes takes: it must
+// be on (or a 409), then the current password and a TOTP code or a recovery code, as confirmSecondFactor
+// checks them. It answers the signed-in user.
+func (s accountOps) reauthenticate(ctx context.Context, in TwoFactorConfirmInputBody) (db.User, error) {
+	u := principalFrom(ctx).User
+	if !u.TotpEnabled || u.TotpSecret == nil {
+		return u, huma.NewError(http.StatusConflict, "two-factor authentication is not enabled")
+	}
+	c, err := readSecondFactor(in.Code)
+	if err != nil {
+		return u, err
+	}
+	return u, s.confirmSecondFactor(ctx, u, in.Password, c)
 }
 
 // confirmSecondFactor is what changing the second factor takes: within the rate of second-factor
