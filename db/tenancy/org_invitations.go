@@ -89,37 +89,31 @@ type AcceptedOrganizationInvitation struct {
 	Role string
 }
 
+// organizationInvitations is the kind of an organization's invitations: they give their role in it.
+var organizationInvitations = invitationKind[dbsqlc.OrganizationInvitation]{
+	name: "organization invitation",
+	lock: (*dbsqlc.Queries).OrgInvitationGetByTokenHashForUpdate,
+	pending: func(r dbsqlc.OrganizationInvitation) pendingInvitation {
+		return pendingInvitation{ID: r.ID, OrganizationID: r.OrganizationID, Email: r.Email, AcceptedAt: r.AcceptedAt,
+			ExpiresAt: r.ExpiresAt, OrgRole: r.Role}
+	},
+	markAccepted: func(ctx context.Context, q *dbsqlc.Queries, id string, userID *string) error {
+		return q.OrgInvitationMarkAccepted(ctx, dbsqlc.OrgInvitationMarkAcceptedParams{ID: id, AcceptedBy: userID})
+	},
+}
+
 // AcceptOrganizationInvitation makes the user a member of the invitation's organization with its role.
 // The invitation is bound to its e-mail (another user is ErrForbidden), single-use (ErrConflict once
 // accepted) and expires (ErrInvalid); an unknown token is ErrNotFound.
 func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string, user db.User) (AcceptedOrganizationInvitation, error) {
 	var res AcceptedOrganizationInvitation
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.OrgInvitationGetByTokenHashForUpdate(ctx, auth.HashSecret(token))
+		row, role, org, err := organizationInvitations.accept(ctx, q, token, user)
 		if err != nil {
-			if dbcore.IsNotFound(err) {
-				return dbcore.NotFound("invitation not found")
-			}
-			return fmt.Errorf("get organization invitation: %w", err)
-		}
-		if err := checkInvitation(user, row.Email, row.AcceptedAt, row.ExpiresAt); err != nil {
 			return err
 		}
-		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: row.Role}); err != nil {
-			return fmt.Errorf("add organization member: %w", err)
-		}
-		if err := q.OrgInvitationMarkAccepted(ctx, dbsqlc.OrgInvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
-			return fmt.Errorf("mark organization invitation accepted: %w", err)
-		}
-		m, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
-		if err != nil {
-			return fmt.Errorf("get organization member: %w", err)
-		}
-		org, err := q.OrganizationGetByID(ctx, row.OrganizationID)
-		if err != nil {
-			return fmt.Errorf("get organization: %w", err)
-		}
-		res = AcceptedOrganizationInvitation{Invitation: db.OrganizationInvitation(row), Organization: db.Organization(org), Role: m.Role}
+		res = AcceptedOrganizationInvitation{Invitation: db.OrganizationInvitation(row), Organization: db.Organization(org),
+			Role: role}
 		res.Invitation.AcceptedBy = &user.ID
 		return nil
 	})

@@ -436,50 +436,49 @@ type AcceptedInvitation struct {
 	Member  db.WorkspaceMember
 }
 
+// workspaceInvitations is the kind of a workspace's invitations: they make a member of its organization
+// and give their role in the workspace.
+var workspaceInvitations = invitationKind[dbsqlc.InvitationGetByTokenHashForUpdateRow]{
+	name: "invitation",
+	lock: (*dbsqlc.Queries).InvitationGetByTokenHashForUpdate,
+	pending: func(r dbsqlc.InvitationGetByTokenHashForUpdateRow) pendingInvitation {
+		return pendingInvitation{ID: r.ID, OrganizationID: r.OrganizationID, Email: r.Email, AcceptedAt: r.AcceptedAt,
+			ExpiresAt: r.ExpiresAt, OrgRole: "member"}
+	},
+	join: func(ctx context.Context, q *dbsqlc.Queries, r dbsqlc.InvitationGetByTokenHashForUpdateRow,
+		userID string) error {
+		if err := q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: r.WorkspaceID, UserID: userID,
+			Role: r.Role, PilotageRole: "viewer"}); err != nil {
+			return fmt.Errorf("add workspace member: %w", err)
+		}
+		return nil
+	},
+	markAccepted: func(ctx context.Context, q *dbsqlc.Queries, id string, userID *string) error {
+		return q.InvitationMarkAccepted(ctx, dbsqlc.InvitationMarkAcceptedParams{ID: id, AcceptedBy: userID})
+	},
+}
+
 // AcceptInvitation makes the user a member of the invitation's workspace (and of its organization if
 // they were not). The invitation is bound to its e-mail, single-use and expires.
 func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.User) (AcceptedInvitation, error) {
 	var res AcceptedInvitation
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.InvitationGetByTokenHashForUpdate(ctx, auth.HashSecret(token))
+		row, orgRole, org, err := workspaceInvitations.accept(ctx, q, token, user)
 		if err != nil {
-			if dbcore.IsNotFound(err) {
-				return dbcore.NotFound("invitation not found")
-			}
-			return fmt.Errorf("get invitation: %w", err)
-		}
-		if err := checkInvitation(user, row.Email, row.AcceptedAt, row.ExpiresAt); err != nil {
 			return err
-		}
-		if err := q.OrganizationMemberEnsure(ctx, dbsqlc.OrganizationMemberEnsureParams{OrganizationID: row.OrganizationID, UserID: user.ID, Role: "member"}); err != nil {
-			return fmt.Errorf("add organization member: %w", err)
-		}
-		if err := q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: row.WorkspaceID, UserID: user.ID, Role: row.Role, PilotageRole: "viewer"}); err != nil {
-			return fmt.Errorf("add workspace member: %w", err)
-		}
-		if err := q.InvitationMarkAccepted(ctx, dbsqlc.InvitationMarkAcceptedParams{ID: row.ID, AcceptedBy: &user.ID}); err != nil {
-			return fmt.Errorf("mark invitation accepted: %w", err)
 		}
 		member, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID, UserID: user.ID})
 		if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
 		}
 		res.Member = db.WorkspaceMember(member)
-		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: user.ID})
-		if err != nil {
-			return fmt.Errorf("get organization member: %w", err)
-		}
-		res.OrgRole = om.Role
+		res.OrgRole = orgRole
 		res.Invitation = db.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
 		var workspaceRow dbsqlc.Workspace
 		workspaceRow, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
 		res.Workspace = db.Workspace(workspaceRow)
 		if err != nil {
 			return fmt.Errorf("get workspace: %w", err)
-		}
-		org, err := q.OrganizationGetByID(ctx, row.OrganizationID)
-		if err != nil {
-			return fmt.Errorf("get organization: %w", err)
 		}
 		res.OrgSlug = org.Slug
 		return nil
