@@ -5,16 +5,83 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/pilotage"
+)
+
+// pilotageCreateInput is the request of a pilotage record's create: the record's fields in B.
+type pilotageCreateInput[B any] struct {
+	WorkspacePath
+	Body B
+}
+
+// pilotageUpdateInput is the request of a pilotage record's update: the fields it changes in B.
+type pilotageUpdateInput[B any] struct {
+	PilotagePath
+	Body B
+}
+
+// pilotageRecord is what the handlers of one kind of pilotage record (missions, priorities, todos,
+// decisions, active documents) share: the engine's methods for it and its answer. R is its row, O its
+// answer, N what creates one and P what changes one.
+type pilotageRecord[R, O, N, P any] struct {
+	out    func(R) O
+	create func(*pilotage.Engine, context.Context, N) (R, error)
+	list   func(*pilotage.Engine, context.Context, string, db.Page) (db.Paged[R], error)
+	update func(*pilotage.Engine, context.Context, db.RecordEdit, P) (R, error)
+	remove func(*pilotage.Engine, context.Context, db.RecordEdit) error
+}
+
+// pilotageRecordOf is the pilotageRecord answered by out and kept by the engine's methods create, list,
+// update and remove.
+func pilotageRecordOf[R, O, N, P any](out func(R) O, create func(*pilotage.Engine, context.Context, N) (R, error),
+	list func(*pilotage.Engine, context.Context, string, db.Page) (db.Paged[R], error),
+	update func(*pilotage.Engine, context.Context, db.RecordEdit, P) (R, error),
+	remove func(*pilotage.Engine, context.Context, db.RecordEdit) error) pilotageRecord[R, O, N, P] {
+	return pilotageRecord[R, O, N, P]{out: out, create: create, list: list, update: update, remove: remove}
+}
+
+// created creates the record n and answers it.
+func (k pilotageRecord[R, O, N, P]) created(ctx context.Context, e *pilotage.Engine, n N) (*Output[O], error) {
+	return oneOf(k.out)(k.create(e, ctx, n))
+}
+
+// listed answers a page of the records of the caller's workspace.
+func (k pilotageRecord[R, O, N, P]) listed(
+	ctx context.Context, e *pilotage.Engine, in *ListPilotageRecordsInput) (*PageOutput[O], error) {
+	return pageOf(ctx, k.out)(k.list(e, ctx, accessFrom(ctx).WorkspaceID, in.page()))
+}
+
+// updated changes the record id of the caller's workspace by p, the caller being its editor, and answers it.
+func (k pilotageRecord[R, O, N, P]) updated(
+	ctx context.Context, e *pilotage.Engine, id string, p P) (*Output[O], error) {
+	return oneOf(k.out)(k.update(e, ctx, recordEdit(ctx, id), p))
+}
+
+// deleted deletes the record in.ID of the caller's workspace.
+func (k pilotageRecord[R, O, N, P]) deleted(
+	ctx context.Context, e *pilotage.Engine, in *PilotagePath) (*OKOutput, error) {
+	return done(k.remove(e, ctx, recordEdit(ctx, in.ID)))
+}
+
+// The five kinds of pilotage record.
+var (
+	pilotageMissions = pilotageRecordOf(pilotageMissionOut, (*pilotage.Engine).CreateMission,
+		(*pilotage.Engine).Missions, (*pilotage.Engine).UpdateMission, (*pilotage.Engine).DeleteMission)
+	pilotagePriorities = pilotageRecordOf(pilotagePriorityOut, (*pilotage.Engine).CreatePriority,
+		(*pilotage.Engine).Priorities, (*pilotage.Engine).UpdatePriority, (*pilotage.Engine).DeletePriority)
+	pilotageTodos = pilotageRecordOf(pilotageTodoOut, (*pilotage.Engine).CreateTodo,
+		(*pilotage.Engine).Todos, (*pilotage.Engine).UpdateTodo, (*pilotage.Engine).DeleteTodo)
+	pilotageDecisions = pilotageRecordOf(pilotageDecisionOut, (*pilotage.Engine).CreateDecision,
+		(*pilotage.Engine).Decisions, (*pilotage.Engine).UpdateDecision, (*pilotage.Engine).DeleteDecision)
+	pilotageDocs = pilotageRecordOf(pilotageDocOut, (*pilotage.Engine).CreateDoc,
+		(*pilotage.Engine).Docs, (*pilotage.Engine).UpdateDoc, (*pilotage.Engine).DeleteDoc)
 )
 
 // ---- missions
 
 // CreatePilotageMissionInput is the request of pilotage-missions-create.
-type CreatePilotageMissionInput struct {
-	WorkspacePath
-	Body CreatePilotageMissionInputBody
-}
+type CreatePilotageMissionInput = pilotageCreateInput[CreatePilotageMissionInputBody]
 
 // CreatePilotageMissionInputBody is the body of a CreatePilotageMissionInput request.
 type CreatePilotageMissionInputBody struct {
@@ -26,19 +93,17 @@ type CreatePilotageMissionInputBody struct {
 
 func (s pilotageOps) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.CreateMission(ctx, pilotage.NewPilotageMission{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason}))
+	return pilotageMissions.created(ctx, s.pilotage, pilotage.NewPilotageMission{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+		Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason})
 }
 
 func (s pilotageOps) listPilotageMissions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageMissionOut], error) {
-	return pageOf(ctx, pilotageMissionOut)(s.pilotage.Missions(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pilotageMissions.listed(ctx, s.pilotage, in)
 }
 
 // UpdatePilotageMissionInput is the request of pilotage-missions-update.
-type UpdatePilotageMissionInput struct {
-	PilotagePath
-	Body UpdatePilotageMissionInputBody
-}
+type UpdatePilotageMissionInput = pilotageUpdateInput[UpdatePilotageMissionInputBody]
 
 // UpdatePilotageMissionInputBody is the body of a UpdatePilotageMissionInput request.
 type UpdatePilotageMissionInputBody struct {
@@ -50,21 +115,18 @@ type UpdatePilotageMissionInputBody struct {
 
 func (s pilotageOps) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
-	return oneOf(pilotageMissionOut)(s.pilotage.UpdateMission(ctx, recordEdit(ctx, in.ID),
-		pilotage.PilotageMissionPatch{Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()}))
+	return pilotageMissions.updated(ctx, s.pilotage, in.ID, pilotage.PilotageMissionPatch{
+		Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()})
 }
 
 func (s pilotageOps) deletePilotageMission(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteMission(ctx, recordEdit(ctx, in.ID)))
+	return pilotageMissions.deleted(ctx, s.pilotage, in)
 }
 
 // ---- priorities
 
 // CreatePilotagePriorityInput is the request of pilotage-priorities-create.
-type CreatePilotagePriorityInput struct {
-	WorkspacePath
-	Body CreatePilotagePriorityInputBody
-}
+type CreatePilotagePriorityInput = pilotageCreateInput[CreatePilotagePriorityInputBody]
 
 // CreatePilotagePriorityInputBody is the body of a CreatePilotagePriorityInput request.
 type CreatePilotagePriorityInputBody struct {
@@ -75,19 +137,17 @@ type CreatePilotagePriorityInputBody struct {
 
 func (s pilotageOps) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.CreatePriority(ctx, pilotage.NewPilotagePriority{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, Label: b.Label, Module: b.Module, Active: b.Active}))
+	return pilotagePriorities.created(ctx, s.pilotage, pilotage.NewPilotagePriority{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+		Label: b.Label, Module: b.Module, Active: b.Active})
 }
 
 func (s pilotageOps) listPilotagePriorities(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotagePriorityOut], error) {
-	return pageOf(ctx, pilotagePriorityOut)(s.pilotage.Priorities(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pilotagePriorities.listed(ctx, s.pilotage, in)
 }
 
 // UpdatePilotagePriorityInput is the request of pilotage-priorities-update.
-type UpdatePilotagePriorityInput struct {
-	PilotagePath
-	Body UpdatePilotagePriorityInputBody
-}
+type UpdatePilotagePriorityInput = pilotageUpdateInput[UpdatePilotagePriorityInputBody]
 
 // UpdatePilotagePriorityInputBody is the body of a UpdatePilotagePriorityInput request.
 type UpdatePilotagePriorityInputBody struct {
@@ -98,21 +158,18 @@ type UpdatePilotagePriorityInputBody struct {
 
 func (s pilotageOps) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
-	return oneOf(pilotagePriorityOut)(s.pilotage.UpdatePriority(ctx, recordEdit(ctx, in.ID),
-		pilotage.PilotagePriorityPatch{Label: b.Label, Module: b.Module, Active: b.Active}))
+	return pilotagePriorities.updated(ctx, s.pilotage, in.ID, pilotage.PilotagePriorityPatch{
+		Label: b.Label, Module: b.Module, Active: b.Active})
 }
 
 func (s pilotageOps) deletePilotagePriority(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeletePriority(ctx, recordEdit(ctx, in.ID)))
+	return pilotagePriorities.deleted(ctx, s.pilotage, in)
 }
 
 // ---- todos
 
 // CreatePilotageTodoInput is the request of pilotage-todos-create.
-type CreatePilotageTodoInput struct {
-	WorkspacePath
-	Body CreatePilotageTodoInputBody
-}
+type CreatePilotageTodoInput = pilotageCreateInput[CreatePilotageTodoInputBody]
 
 // CreatePilotageTodoInputBody is the body of a CreatePilotageTodoInput request.
 type CreatePilotageTodoInputBody struct {
@@ -125,19 +182,17 @@ type CreatePilotageTodoInputBody struct {
 
 func (s pilotageOps) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate}))
+	return pilotageTodos.created(ctx, s.pilotage, pilotage.NewPilotageTodo{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+		Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate})
 }
 
 func (s pilotageOps) listPilotageTodos(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageTodoOut], error) {
-	return pageOf(ctx, pilotageTodoOut)(s.pilotage.Todos(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pilotageTodos.listed(ctx, s.pilotage, in)
 }
 
 // UpdatePilotageTodoInput is the request of pilotage-todos-update.
-type UpdatePilotageTodoInput struct {
-	PilotagePath
-	Body UpdatePilotageTodoInputBody
-}
+type UpdatePilotageTodoInput = pilotageUpdateInput[UpdatePilotageTodoInputBody]
 
 // UpdatePilotageTodoInputBody is the body of a UpdatePilotageTodoInput request.
 type UpdatePilotageTodoInputBody struct {
@@ -150,21 +205,18 @@ type UpdatePilotageTodoInputBody struct {
 
 func (s pilotageOps) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
-	return oneOf(pilotageTodoOut)(s.pilotage.UpdateTodo(ctx, recordEdit(ctx, in.ID),
-		pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status, MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()}))
+	return pilotageTodos.updated(ctx, s.pilotage, in.ID, pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status,
+		MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()})
 }
 
 func (s pilotageOps) deletePilotageTodo(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteTodo(ctx, recordEdit(ctx, in.ID)))
+	return pilotageTodos.deleted(ctx, s.pilotage, in)
 }
 
 // ---- decisions
 
 // CreatePilotageDecisionInput is the request of pilotage-decisions-create.
-type CreatePilotageDecisionInput struct {
-	WorkspacePath
-	Body CreatePilotageDecisionInputBody
-}
+type CreatePilotageDecisionInput = pilotageCreateInput[CreatePilotageDecisionInputBody]
 
 // CreatePilotageDecisionInputBody is the body of a CreatePilotageDecisionInput request.
 type CreatePilotageDecisionInputBody struct {
@@ -173,19 +225,17 @@ type CreatePilotageDecisionInputBody struct {
 }
 
 func (s pilotageOps) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, Title: in.Body.Title, Impact: in.Body.Impact}))
+	return pilotageDecisions.created(ctx, s.pilotage, pilotage.NewPilotageDecision{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+		Title: in.Body.Title, Impact: in.Body.Impact})
 }
 
 func (s pilotageOps) listPilotageDecisions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDecisionOut], error) {
-	return pageOf(ctx, pilotageDecisionOut)(s.pilotage.Decisions(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pilotageDecisions.listed(ctx, s.pilotage, in)
 }
 
 // UpdatePilotageDecisionInput is the request of pilotage-decisions-update.
-type UpdatePilotageDecisionInput struct {
-	PilotagePath
-	Body UpdatePilotageDecisionInputBody
-}
+type UpdatePilotageDecisionInput = pilotageUpdateInput[UpdatePilotageDecisionInputBody]
 
 // UpdatePilotageDecisionInputBody is the body of a UpdatePilotageDecisionInput request.
 type UpdatePilotageDecisionInputBody struct {
@@ -194,21 +244,18 @@ type UpdatePilotageDecisionInputBody struct {
 }
 
 func (s pilotageOps) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
-	return oneOf(pilotageDecisionOut)(s.pilotage.UpdateDecision(ctx, recordEdit(ctx, in.ID),
-		pilotage.PilotageDecisionPatch{Title: in.Body.Title, Impact: in.Body.Impact}))
+	return pilotageDecisions.updated(ctx, s.pilotage, in.ID, pilotage.PilotageDecisionPatch{
+		Title: in.Body.Title, Impact: in.Body.Impact})
 }
 
 func (s pilotageOps) deletePilotageDecision(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDecision(ctx, recordEdit(ctx, in.ID)))
+	return pilotageDecisions.deleted(ctx, s.pilotage, in)
 }
 
 // ---- active documents
 
 // CreatePilotageDocInput is the request of pilotage-docs-create.
-type CreatePilotageDocInput struct {
-	WorkspacePath
-	Body CreatePilotageDocInputBody
-}
+type CreatePilotageDocInput = pilotageCreateInput[CreatePilotageDocInputBody]
 
 // CreatePilotageDocInputBody is the body of a CreatePilotageDocInput request.
 type CreatePilotageDocInputBody struct {
@@ -219,19 +266,17 @@ type CreatePilotageDocInputBody struct {
 
 func (s pilotageOps) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.CreateDoc(ctx, pilotage.NewPilotageDoc{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
+	return pilotageDocs.created(ctx, s.pilotage, pilotage.NewPilotageDoc{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+		Title: b.Title, Owner: b.Owner, SourceType: b.SourceType})
 }
 
 func (s pilotageOps) listPilotageDocs(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDocOut], error) {
-	return pageOf(ctx, pilotageDocOut)(s.pilotage.Docs(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return pilotageDocs.listed(ctx, s.pilotage, in)
 }
 
 // UpdatePilotageDocInput is the request of pilotage-docs-update.
-type UpdatePilotageDocInput struct {
-	PilotagePath
-	Body UpdatePilotageDocInputBody
-}
+type UpdatePilotageDocInput = pilotageUpdateInput[UpdatePilotageDocInputBody]
 
 // UpdatePilotageDocInputBody is the body of a UpdatePilotageDocInput request.
 type UpdatePilotageDocInputBody struct {
@@ -242,12 +287,12 @@ type UpdatePilotageDocInputBody struct {
 
 func (s pilotageOps) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
-	return oneOf(pilotageDocOut)(s.pilotage.UpdateDoc(ctx, recordEdit(ctx, in.ID),
-		pilotage.PilotageDocPatch{Title: b.Title, Owner: b.Owner, SourceType: b.SourceType}))
+	return pilotageDocs.updated(ctx, s.pilotage, in.ID, pilotage.PilotageDocPatch{
+		Title: b.Title, Owner: b.Owner, SourceType: b.SourceType})
 }
 
 func (s pilotageOps) deletePilotageDoc(ctx context.Context, in *PilotagePath) (*OKOutput, error) {
-	return done(s.pilotage.DeleteDoc(ctx, recordEdit(ctx, in.ID)))
+	return pilotageDocs.deleted(ctx, s.pilotage, in)
 }
 
 // ---- proposed actions
