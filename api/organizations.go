@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -207,7 +206,7 @@ type ListOrgMembersInput struct {
 }
 
 func (s tenancyOps) listOrganizationMembers(ctx context.Context, in *ListOrgMembersInput) (*PageOutput[OrgMemberOut], error) {
-	return pageOf(ctx, orgMemberOut)(s.tenancy.OrganizationMembers(ctx, accessFrom(ctx).OrgID, in.page()))
+	return orgMembers.listed(ctx, s.tenancy, in.page())
 }
 
 // InviteToOrganizationInput is the request of organizations-members-add.
@@ -224,20 +223,14 @@ type InviteToOrganizationInputBody struct {
 
 func (s tenancyOps) inviteToOrganization(ctx context.Context, in *InviteToOrganizationInput) (*Output[InvitationOut], error) {
 	a := accessFrom(ctx)
-	p := principalFrom(ctx)
-	token := auth.RandomString(24)
-	acceptURL := s.opts.PublicURL + "/organization-invitations/" + url.PathEscape(token) + "/accept"
-	inviter := p.User.Name
-	if inviter == "" {
-		inviter = p.User.Email
-	}
-	inv, err := s.tenancy.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: a.OrgID, OrganizationName: a.OrgName,
-		Email: strings.TrimSpace(in.Body.Email), Role: string(in.Body.Role), InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+	l := s.newInvitationLink(ctx, "/organization-invitations/")
+	inv, err := s.tenancy.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: a.OrgID,
+		OrganizationName: a.OrgName, Email: strings.TrimSpace(in.Body.Email), Role: string(in.Body.Role),
+		InvitedBy: principalFrom(ctx).User.ID, InviterName: l.inviter, Token: l.token, AcceptURL: l.acceptURL})
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[InvitationOut]{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
-		AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
+	return l.out(inv.ID, inv.Email, inv.Role, inv.ExpiresAt), nil
 }
 
 // AcceptedOrgInvitationOut says where an accepted organization invitation leads.
@@ -276,11 +269,7 @@ func (s tenancyOps) updateOrganizationMember(ctx context.Context, in *UpdateOrga
 }
 
 func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {
-	a := accessFrom(ctx)
-	if !a.OrgAdmin() && in.UserID != principalFrom(ctx).User.ID {
-		return nil, errForbidden("this needs the organization admin role")
-	}
-	return done(s.tenancy.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: a.OrgID, UserID: in.UserID, ActorID: principalFrom(ctx).User.ID}))
+	return orgMembers.removed(ctx, s.tenancy, in.UserID)
 }
 
 func (s tenancyOps) startCheckout(ctx context.Context, _ *OrgPath) (*Output[CheckoutOut], error) {

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -224,7 +223,7 @@ type ListWorkspaceMembersInput struct {
 }
 
 func (s tenancyOps) listWorkspaceMembers(ctx context.Context, in *ListWorkspaceMembersInput) (*PageOutput[WorkspaceMemberOut], error) {
-	return pageOf(ctx, workspaceMemberOut)(s.tenancy.WorkspaceMembers(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	return workspaceMembers.listed(ctx, s.tenancy, in.page())
 }
 
 // InviteToWorkspaceInput is the request of workspaces-invite.
@@ -240,29 +239,22 @@ type InviteToWorkspaceInputBody struct {
 }
 
 func (s tenancyOps) inviteToWorkspace(ctx context.Context, in *InviteToWorkspaceInput) (*Output[InvitationOut], error) {
-	a := accessFrom(ctx)
-	p := principalFrom(ctx)
-	ws, err := s.tenancy.Workspace(ctx, a.WorkspaceID)
+	ws, err := s.tenancy.Workspace(ctx, accessFrom(ctx).WorkspaceID)
 	if err != nil {
 		return nil, fail(err)
 	}
-	token := auth.RandomString(24)
-	acceptURL := s.opts.PublicURL + "/invitations/" + url.PathEscape(token) + "/accept"
+	l := s.newInvitationLink(ctx, "/invitations/")
 	role := in.Body.Role
 	if role == "" {
 		role = "member"
 	}
-	inviter := p.User.Name
-	if inviter == "" {
-		inviter = p.User.Email
-	}
 	inv, err := s.tenancy.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: ws.Name,
-		Email: strings.TrimSpace(in.Body.Email), Role: string(role), InvitedBy: p.User.ID, InviterName: inviter, Token: token, AcceptURL: acceptURL})
+		Email: strings.TrimSpace(in.Body.Email), Role: string(role), InvitedBy: principalFrom(ctx).User.ID,
+		InviterName: l.inviter, Token: l.token, AcceptURL: l.acceptURL})
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[InvitationOut]{Body: InvitationOut{ID: inv.ID, Email: inv.Email, Role: inv.Role, Token: token,
-		AcceptURL: acceptURL, ExpiresAt: inv.ExpiresAt}}, nil
+	return l.out(inv.ID, inv.Email, inv.Role, inv.ExpiresAt), nil
 }
 
 // AcceptInvitationInput is the request of invitations-accept.
@@ -306,9 +298,5 @@ type WorkspaceMemberPath struct {
 }
 
 func (s tenancyOps) removeWorkspaceMember(ctx context.Context, in *WorkspaceMemberPath) (*OKOutput, error) {
-	a, me := accessFrom(ctx), principalFrom(ctx).User.ID
-	if a.WorkspaceRole != "admin" && in.UserID != me {
-		return nil, errForbidden("this needs the workspace admin role")
-	}
-	return done(s.tenancy.RemoveWorkspaceMember(ctx, tenancy.WorkspaceMemberRemoval{WorkspaceID: a.WorkspaceID, UserID: in.UserID, ActorID: me}))
+	return workspaceMembers.removed(ctx, s.tenancy, in.UserID)
 }
