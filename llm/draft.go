@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pilot-dev/pilot/internal/roadmapdoc"
 )
 
 // Limits of a project draft's model output. Questions: at most MaxDraftQuestions a round and
@@ -65,23 +67,16 @@ type QA struct {
 	Answer   string `json:"answer"`
 }
 
-// Roadmap is a phased plan: each phase becomes a column, each deliverable a card.
-type Roadmap struct {
-	Phases []Phase `json:"phases"`
-}
-
-// Phase is one stage of a roadmap.
-type Phase struct {
-	Name         string        `json:"name"`
-	Goal         string        `json:"goal"`
-	Deliverables []Deliverable `json:"deliverables"`
-}
-
-// Deliverable is one outcome of a phase.
-type Deliverable struct {
-	Title       string `json:"title"`
-	Description string `json:"description"`
-}
+// The roadmap a draft step writes is the draft's own type (draft.DraftRoadmap), so the worker stores
+// it as it is.
+type (
+	// Roadmap is a phased plan: each phase becomes a column, each deliverable a card.
+	Roadmap = roadmapdoc.DraftRoadmap
+	// Phase is one stage of a roadmap.
+	Phase = roadmapdoc.DraftPhase
+	// Deliverable is one outcome of a phase.
+	Deliverable = roadmapdoc.DraftDeliverable
+)
 
 // DraftOptions observe a draft step. OnToken receives the model's streamed text; OnRetry is called
 // when the first answer was unusable and the model is asked once more.

@@ -96,7 +96,7 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 			if err != nil {
 				return err
 			}
-			_, err = st.FinishRoadmap(ctx, d.ID, a.Run, roadmapFromLLM(rm))
+			_, err = st.FinishRoadmap(ctx, d.ID, a.Run, rm)
 			return err
 		})
 }
@@ -171,16 +171,4 @@ func draftContext(d draft.Draft) llm.DraftContext {
 		dc.Answers = append(dc.Answers, llm.QA{Question: a.Question, Answer: a.Answer})
 	}
 	return dc
-}
-
-func roadmapFromLLM(r llm.Roadmap) draft.DraftRoadmap {
-	out := draft.DraftRoadmap{Phases: make([]draft.DraftPhase, 0, len(r.Phases))}
-	for _, p := range r.Phases {
-		ph := draft.DraftPhase{Name: p.Name, Goal: p.Goal, Deliverables: make([]draft.DraftDeliverable, 0, len(p.Deliverables))}
-		for _, d := range p.Deliverables {
-			ph.Deliverables = append(ph.Deliverables, draft.DraftDeliverable{Title: d.Title, Description: d.Description})
-		}
-		out.Phases = append(out.Phases, ph)
-	}
-	return out
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/internal/roadmapdoc"
 )
 
 // StreamDraft is the stream kind of a project draft's progress (events carry "draftId"). A draft is
@@ -79,23 +80,14 @@ type DraftAnswer struct {
 	Answer   string `json:"answer"`
 }
 
-// DraftRoadmap is a draft's phased plan.
-type DraftRoadmap struct {
-	Phases []DraftPhase `json:"phases"`
-}
+// DraftRoadmap is a draft's phased plan, as the language model writes it (llm.Roadmap is the same type).
+type DraftRoadmap = roadmapdoc.DraftRoadmap
 
 // DraftPhase becomes a column on execution.
-type DraftPhase struct {
-	Name         string             `json:"name"`
-	Goal         string             `json:"goal"`
-	Deliverables []DraftDeliverable `json:"deliverables"`
-}
+type DraftPhase = roadmapdoc.DraftPhase
 
 // DraftDeliverable becomes a card on execution.
-type DraftDeliverable struct {
-	Title       string `json:"title"`
-	Description string `json:"description"`
-}
+type DraftDeliverable = roadmapdoc.DraftDeliverable
 
 // Draft is a project draft as read.
 type Draft struct {
