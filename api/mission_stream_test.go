@@ -519,12 +519,12 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 		requireStatus(t, s.do("POST", wsOf(owner)+"/proposals/"+p.ID+"/"+verb, owner.Token, nil), http.StatusOK)
 		ev := next()
 		require.Equal(t, db.MissionEventProposal, ev.Type)
-		require.Equal(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission "+
+		require.EqualValues(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission "+
 			"awaiting approval")
 	}
 	ev := next()
 	require.Equal(t, db.MissionEventDone, ev.Type)
-	require.Equal(t, db.MissionCompleted, ev.Status)
+	require.EqualValues(t, db.MissionCompleted, ev.Status)
 	st.RequireEnd(t, streamWait)
 	require.Equal(t, "completed", s.mission(owner, m.ID).Status)
 	require.Equal(t, s.fixtures().EventsButTokens(t, m.ID), got, "the one connection delivered the whole stream")

@@ -34,7 +34,7 @@ func TestMissionClaimExpiry(t *testing.T) {
 	claim := mission.MissionClaim{UserID: tm.Member.User.ID, TTL: time.Hour}
 	claimed, err := b.Missions.ClaimMission(ctx, tm.Owner.Workspace.ID, m.ID, claim)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionRunning, claimed.Status)
+	require.EqualValues(t, db.MissionRunning, claimed.Status)
 	require.Equal(t, int32(1), claimed.ClaimSeq)
 
 	// The job was inserted with the claim, scheduled at its expiry.
@@ -56,7 +56,7 @@ func TestMissionClaimExpiry(t *testing.T) {
 	}
 	// Before the deadline: the job waits (a snooze), the mission stays the holder's.
 	require.Equal(t, river.EventKindJobSnoozed, work(1))
-	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
+	require.EqualValues(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 
 	// Past it (the holder went silent): queued again, and the stream says so.
 	_, err = b.Pool.Exec(ctx, `UPDATE agent_missions SET claim_expires_at = now() - interval '1 second' WHERE id = $1`,
@@ -64,13 +64,13 @@ func TestMissionClaimExpiry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
 	back := b.getMission(t, tm, m.ID)
-	require.Equal(t, db.MissionQueued, back.Status)
+	require.EqualValues(t, db.MissionQueued, back.Status)
 	require.Nil(t, back.ClaimedBy)
 	evs, err := b.Store.StreamEventsAfter(ctx, m.ID, 0, 100)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	require.Equal(t, db.MissionEventStatus, last.Type)
-	require.Equal(t, db.MissionQueued, last.Status)
+	require.EqualValues(t, db.MissionQueued, last.Status)
 	require.Contains(t, last.Message, "went silent")
 	// The holder's calls are refused now.
 	_, err = b.Missions.ReportMissionProgress(ctx, tm.Owner.Workspace.ID, m.ID, claim, "late", nil)
@@ -84,11 +84,11 @@ func TestMissionClaimExpiry(t *testing.T) {
 		m.ID)
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(1))
-	require.Equal(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
+	require.EqualValues(t, db.MissionRunning, b.getMission(t, tm, m.ID).Status)
 	// A finished mission is left alone by its own claim's job.
 	_, err = b.Missions.EndClaimedMission(ctx, tm.Owner.Workspace.ID, m.ID, mission.MissionClaim{UserID: tm.Owner.User.ID,
 		TTL: time.Hour}, "done", "")
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, work(2))
-	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
 }

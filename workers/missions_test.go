@@ -55,7 +55,7 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 
 	// First attempt runs the whole mission.
 	b.work(t, job)
-	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
 	acts := b.Count(t, `SELECT count(*) FROM activities WHERE card_id = $1 AND type <> 'mission_status_changed'`, card.ID)
 	items := b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID)
 	comments := b.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, card.ID)
@@ -71,7 +71,7 @@ func TestMissionWorkerRetryAppliesNothingTwice(t *testing.T) {
 		`UPDATE agent_missions SET status = 'running', finished_at = NULL WHERE id = $1`, m.ID)
 	require.NoError(t, err)
 	workNew(t, b, w, jobs.MissionArgs{MissionID: m.ID}, again)
-	require.Equal(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
 	require.Equal(t, acts, b.Count(t,
 		`SELECT count(*) FROM activities WHERE card_id = $1 AND type <> 'mission_status_changed'`, card.ID))
 	require.Equal(t, items, b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID))
@@ -89,7 +89,7 @@ func TestMissionWorkerActionLimit(t *testing.T) {
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job)
 	got := b.getMission(t, tm, m.ID)
-	require.Equal(t, db.MissionCompleted, got.Status)
+	require.EqualValues(t, db.MissionCompleted, got.Status)
 	require.Equal(t, int32(1), got.Actions)
 	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'refused'`,
 		m.ID))
@@ -110,14 +110,14 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID,
 		ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
-	require.Equal(t, db.MissionFailed, cancelled.Status)
+	require.EqualValues(t, db.MissionFailed, cancelled.Status)
 
 	// The worker that had taken the mission's job goes on with it.
 	workNew(t, b, NewMissionWorker(b.deps), jobs.MissionArgs{MissionID: m.ID},
 		&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: mission.MissionMaxAttempts})
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, m.ID))
 	got := b.getMission(t, tm, m.ID)
-	require.Equal(t, db.MissionFailed, got.Status)
+	require.EqualValues(t, db.MissionFailed, got.Status)
 	require.NotNil(t, got.Error)
 	require.Equal(t, "cancelled", *got.Error)
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID))
@@ -142,7 +142,7 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	m, _, job := b.mission(t, tm, agent)
 	b.work(t, job) // not worth retrying: the job completes with the mission failed
 	got := b.getMission(t, tm, m.ID)
-	require.Equal(t, db.MissionFailed, got.Status)
+	require.EqualValues(t, db.MissionFailed, got.Status)
 	require.NotNil(t, got.Error)
 	require.Contains(t, *got.Error, "unusable output")
 	require.Nil(t, got.CancelledAt)

@@ -312,9 +312,9 @@ func TestPipelineWaitsForItsMission(t *testing.T) {
 	cur := b.waitRun(t, tm, events, b.startRun(t, tm, p))
 	require.Equal(t, pipeline.RunCompleted, cur.Run.Status, "%v %v", statuses(cur), cur.Run.Error)
 	out := output(t, cur, "agent")
-	require.Equal(t, db.MissionCompleted, out["status"])
+	require.EqualValues(t, db.MissionCompleted, out["status"])
 	m := b.getMission(t, tm, out["missionId"].(string))
-	require.Equal(t, db.MissionCompleted, m.Status)
+	require.EqualValues(t, db.MissionCompleted, m.Status)
 	require.Equal(t, output(t, cur, "make")["cardId"], *m.CardID)
 	require.Equal(t, mission.MissionSourcePipeline, m.Source)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE meta->>'message' = $1`,
@@ -612,7 +612,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))
 	m := b.getMission(t, tm, missionID)
-	require.Equal(t, db.MissionFailed, m.Status)
+	require.EqualValues(t, db.MissionFailed, m.Status)
 	require.NotNil(t, m.CancelledAt)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`,
 		run.Run.ID))

@@ -70,7 +70,7 @@ func TestClaimMission(t *testing.T) {
 	before := time.Now()
 	c, err := e.engine.ClaimMission(ctx, e.ws(), m.ID, claim)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionRunning, c.Status)
+	require.EqualValues(t, db.MissionRunning, c.Status)
 	require.Equal(t, &claim.UserID, c.ClaimedBy)
 	require.Equal(t, int32(1), c.ClaimSeq)
 	require.NotNil(t, c.StartedAt)
@@ -96,7 +96,7 @@ func TestClaimMission(t *testing.T) {
 	require.Len(t, e.Events(t, m.ID), 2)
 	got, err := e.engine.Mission(ctx, e.ws(), worker.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionQueued, got.Status)
+	require.EqualValues(t, db.MissionQueued, got.Status)
 }
 
 // Only the claim's holder reports progress or submits steps; each call pushes the claim's expiry back.
@@ -158,7 +158,7 @@ func TestClaimHolderWorksTheMission(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrConflict)
 	end, err := e.engine.EndClaimedMission(ctx, e.ws(), m.ID, holder, "done", "")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionAwaitingApproval, end.Status)
+	require.EqualValues(t, db.MissionAwaitingApproval, end.Status)
 	_, err = e.engine.ReportMissionProgress(ctx, e.ws(), m.ID, holder, "still here", nil)
 	require.ErrorIs(t, err, db.ErrConflict)
 }
@@ -173,7 +173,7 @@ func TestEndClaimedMission(t *testing.T) {
 	require.NoError(t, err)
 	done, err := e.engine.EndClaimedMission(ctx, e.ws(), m.ID, holder, "Planned", "")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionCompleted, done.Status)
+	require.EqualValues(t, db.MissionCompleted, done.Status)
 	msg, _ := e.LastEvent(t, m.ID)
 	require.Equal(t, "Planned", msg)
 
@@ -182,7 +182,7 @@ func TestEndClaimedMission(t *testing.T) {
 	require.NoError(t, err)
 	failed, err := e.engine.EndClaimedMission(ctx, e.ws(), m2.ID, holder, "", "the client crashed")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionFailed, failed.Status)
+	require.EqualValues(t, db.MissionFailed, failed.Status)
 	require.Equal(t, testfactory.Ptr("the client crashed"), failed.Error)
 }
 
@@ -217,7 +217,7 @@ func TestReleaseExpiredClaim(t *testing.T) {
 	require.Nil(t, retryAt)
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionQueued, got.Status)
+	require.EqualValues(t, db.MissionQueued, got.Status)
 	require.Nil(t, got.ClaimedBy)
 	require.Nil(t, got.ClaimExpiresAt)
 	evs := e.Events(t, m.ID)

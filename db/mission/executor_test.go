@@ -30,7 +30,7 @@ func TestStartMission(t *testing.T) {
 	run, err := e.engine.StartMission(ctx, m.ID)
 	require.NoError(t, err)
 	require.True(t, run.Proceed)
-	require.Equal(t, db.MissionRunning, run.Mission.Status)
+	require.EqualValues(t, db.MissionRunning, run.Mission.Status)
 	require.NotNil(t, run.Mission.StartedAt)
 	require.Equal(t, a.ID, run.Agent.ID)
 	require.Len(t, run.Skills, 1)
@@ -48,14 +48,14 @@ func TestStartMission(t *testing.T) {
 	done, err := e.engine.StartMission(ctx, m.ID)
 	require.NoError(t, err)
 	require.False(t, done.Proceed)
-	require.Equal(t, db.MissionCompleted, done.Mission.Status)
+	require.EqualValues(t, db.MissionCompleted, done.Mission.Status)
 
 	mcp := e.cardMission(t, e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("mcp"),
 		McpOnly: testfactory.Ptr(true)}))
 	r, err := e.engine.StartMission(ctx, mcp.ID)
 	require.NoError(t, err)
 	require.False(t, r.Proceed)
-	require.Equal(t, db.MissionQueued, r.Mission.Status)
+	require.EqualValues(t, db.MissionQueued, r.Mission.Status)
 	require.Equal(t, []string{"status:queued"}, e.Events(t, mcp.ID))
 
 	_, err = e.engine.StartMission(ctx, db.NewID())
@@ -287,7 +287,7 @@ func TestMissionTurnStopsWithTheMission(t *testing.T) {
 	require.Equal(t, int32(3), got.Steps)
 	status, err := e.engine.MissionStatus(ctx, m.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionRunning, status)
+	require.EqualValues(t, db.MissionRunning, status)
 
 	_, err = e.engine.FinishMission(ctx, m.ID, "", "the model gave up")
 	require.NoError(t, err)
@@ -311,7 +311,7 @@ func TestFinishMission(t *testing.T) {
 	ok := e.running(t, a)
 	done, err := e.engine.FinishMission(ctx, ok.ID, "All planned", "")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionCompleted, done.Status)
+	require.EqualValues(t, db.MissionCompleted, done.Status)
 	require.NotNil(t, done.FinishedAt)
 	require.Nil(t, done.Error)
 	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.Events(t, ok.ID))
@@ -328,13 +328,13 @@ func TestFinishMission(t *testing.T) {
 	// Finishing again (a second attempt) writes nothing.
 	again, err := e.engine.FinishMission(ctx, ok.ID, "", "late failure")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionCompleted, again.Status)
+	require.EqualValues(t, db.MissionCompleted, again.Status)
 	require.Len(t, e.Events(t, ok.ID), 3)
 
 	bad := e.running(t, a)
 	failed, err := e.engine.FinishMission(ctx, bad.ID, "", "the model kept refusing")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionFailed, failed.Status)
+	require.EqualValues(t, db.MissionFailed, failed.Status)
 	require.Equal(t, testfactory.Ptr("the model kept refusing"), failed.Error)
 	require.Nil(t, failed.CancelledAt)
 	msg, _ = e.LastEvent(t, bad.ID)
@@ -344,7 +344,7 @@ func TestFinishMission(t *testing.T) {
 	e.step(t, held.ID, "turn1:0", "update_card", map[string]any{"priority": "low"})
 	waiting, err := e.engine.FinishMission(ctx, held.ID, "", "")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionAwaitingApproval, waiting.Status)
+	require.EqualValues(t, db.MissionAwaitingApproval, waiting.Status)
 	require.Nil(t, waiting.FinishedAt)
 	evs := e.Events(t, held.ID)
 	require.Equal(t, "status:awaiting_approval", evs[len(evs)-1])
@@ -375,7 +375,7 @@ func approvalMission(t *testing.T, e *env) (db.AgentMission, map[string]string) 
 	}
 	m, err := e.engine.FinishMission(context.Background(), m.ID, "", "")
 	require.NoError(t, err)
-	require.Equal(t, db.MissionAwaitingApproval, m.Status)
+	require.EqualValues(t, db.MissionAwaitingApproval, m.Status)
 	return m, ids
 }
 
@@ -414,14 +414,14 @@ func TestDecideProposal(t *testing.T) {
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionAwaitingApproval, got.Status, "one proposal is still pending")
+	require.EqualValues(t, db.MissionAwaitingApproval, got.Status, "one proposal is still pending")
 
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], requester, true, "")
 	require.NoError(t, err)
 	require.Equal(t, "high", e.readCard(t).Priority)
 	got, err = e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionCompleted, got.Status)
+	require.EqualValues(t, db.MissionCompleted, got.Status)
 	require.NotNil(t, got.FinishedAt)
 	evs := e.Events(t, m.ID)
 	require.Equal(t, []string{"proposal:awaiting_approval", "proposal:awaiting_approval", "proposal:awaiting_approval",

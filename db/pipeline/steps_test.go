@@ -198,7 +198,7 @@ func TestMissionStepWaitsForItsMission(t *testing.T) {
 	require.NoError(t, err)
 	after := e.read(t, cur)
 	require.Equal(t, map[string]string{"make": "completed", "agent": "completed", "done": "queued"}, statuses(after))
-	require.Equal(t, map[string]any{"missionId": m.ID, "status": db.MissionCompleted}, output(t, after, "agent"))
+	require.Equal(t, map[string]any{"missionId": m.ID, "status": string(db.MissionCompleted)}, output(t, after, "agent"))
 
 	done := e.drive(t, after)
 	require.Equal(t, pipeline.RunCompleted, done.Run.Status)
@@ -248,7 +248,7 @@ func TestCancelRunCancelsItsMission(t *testing.T) {
 	require.Equal(t, "cancelled", statuses(c)["agent"])
 	got, err := e.Missions.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.MissionFailed, got.Status)
+	require.EqualValues(t, db.MissionFailed, got.Status)
 	require.NotNil(t, got.CancelledAt)
 	require.Equal(t, "cancelled", e.Jobs(t, jobs.MissionArgs{}.Kind())[0].State)
 	require.Equal(t, pipeline.RunCancelled, e.read(t, cur).Run.Status, "the mission's end leaves the cancelled run alone")
