@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db/automation"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -93,7 +94,7 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	updated := decode[RuleOut](t, r)
 	require.Equal(t, "Prioritise!", updated.Name)
-	require.Equal(t, new("low"), decodeJSON[automation.RuleAction](t, updated.Action).Priority)
+	require.Equal(t, new(board.PriorityLow), decodeJSON[automation.RuleAction](t, updated.Action).Priority)
 	requireStatus(t, e.do("PATCH", prj+"/automations/"+id, owner.Token, map[string]any{"trigger": "task_moved",
 		"conditions": map[string]any{"toColumnId": "nope"}}), http.StatusBadRequest)
 	r = e.do("PATCH", prj+"/automations/"+id+"/toggle", owner.Token, nil)
@@ -132,8 +133,8 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 	low := decode[CardOut](t, r).ID
 	mid := e.card(owner, prj, todo, "medium one").ID
 	e.settle()
-	require.Equal(t, "high", e.getCard(owner, prj, low).Priority)
-	require.Equal(t, "medium", e.getCard(owner, prj, mid).Priority)
+	require.EqualValues(t, "high", e.getCard(owner, prj, low).Priority)
+	require.EqualValues(t, "medium", e.getCard(owner, prj, mid).Priority)
 	require.Equal(t, &member.ID, e.getCard(owner, prj, low).AssigneeID)
 	tr := e.traces(owner, prj, created)
 	require.Len(t, tr, 2)

@@ -99,7 +99,7 @@ func TestUpdateWorkspace(t *testing.T) {
 	ws := decode[WorkspaceOut](t, r)
 	require.Equal(t, "Core team", ws.Name)
 	require.Equal(t, "core", ws.Slug)
-	require.Equal(t, "admin", ws.MyRole)
+	require.EqualValues(t, "admin", ws.MyRole)
 	e.settleAccess()
 	requireStatus(t, e.do("GET", team, admin.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("GET", "/orgs/"+admin.OrgSlug+"/workspaces/core", member.Token, nil), http.StatusOK)

@@ -84,7 +84,7 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	base := owner.ws() + "/documents/"
 
 	d := e.doc(author, "Runbook", map[string]any{"contextId": e.wsID(owner)})
-	require.Equal(t, "draft", d.Status)
+	require.EqualValues(t, "draft", d.Status)
 	require.Equal(t, author.ID, d.AuthorID)
 	path := base + d.ID
 
@@ -95,7 +95,7 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	// draft -> pending_review, once.
 	r := e.do("POST", path+"/submit-review", author.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "pending_review", decode[DocumentOut](t, r).Status)
+	require.EqualValues(t, "pending_review", decode[DocumentOut](t, r).Status)
 	requireStatus(t, e.do("POST", path+"/submit-review", author.Token, nil), http.StatusConflict)
 
 	// No edit while pending review.
@@ -114,12 +114,12 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 		"notes": "Add the rollback steps"})
 	requireStatus(t, r, http.StatusOK)
 	got := decode[DocumentOut](t, r)
-	require.Equal(t, "changes_requested", got.Status)
+	require.EqualValues(t, "changes_requested", got.Status)
 	require.Len(t, got.Reviews, 1)
 	require.Equal(t, reviewer.ID, got.Reviews[0].ReviewerID)
 	require.Equal(t, "reviewer", got.Reviews[0].ReviewerName)
 	require.Equal(t, "Add the rollback steps", got.Reviews[0].Notes)
-	require.Equal(t, "changes_requested", got.Reviews[0].Status)
+	require.EqualValues(t, "changes_requested", got.Reviews[0].Status)
 
 	// A second review, and a submit straight from changes_requested, are wrong-state moves.
 	requireStatus(t, e.do("POST", path+"/review", owner.Token, map[string]any{"status": "approved"}), http.StatusConflict)
@@ -128,11 +128,11 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	// An edit returns it to draft; then submit and an approval by the pilotage owner.
 	r = e.do("PATCH", path, author.Token, map[string]any{"content": "Now with rollback steps"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "draft", decode[DocumentOut](t, r).Status)
+	require.EqualValues(t, "draft", decode[DocumentOut](t, r).Status)
 	requireStatus(t, e.do("POST", path+"/submit-review", author.Token, nil), http.StatusOK)
 	r = e.do("POST", path+"/review", owner.Token, map[string]any{"status": "approved", "notes": "LGTM"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "approved", decode[DocumentOut](t, r).Status)
+	require.EqualValues(t, "approved", decode[DocumentOut](t, r).Status)
 
 	// The reviews are read with the document, oldest first.
 	r = e.do("GET", path, viewer.Token, nil)
@@ -152,10 +152,10 @@ func TestDocumentReviewWorkflow(t *testing.T) {
 	// to draft as well.
 	r = e.do("PATCH", path, author.Token, map[string]any{})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "approved", decode[DocumentOut](t, r).Status)
+	require.EqualValues(t, "approved", decode[DocumentOut](t, r).Status)
 	r = e.do("PATCH", path, author.Token, map[string]any{"tags": []string{"ops"}})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "draft", decode[DocumentOut](t, r).Status)
+	require.EqualValues(t, "draft", decode[DocumentOut](t, r).Status)
 
 	// Notifications went through the activity fan-out: two submissions to the reviewer and the owner
 	// (never to the viewer or the author who submitted), two reviews to the author.
@@ -531,7 +531,7 @@ func TestSearchRanksAndFilters(t *testing.T) {
 	// The title matches rank first; the document that says it three times ahead of the card's title.
 	require.Equal(t, titled.ID, res[0].ID)
 	require.Equal(t, "document", res[0].Kind)
-	require.Equal(t, "draft", *res[0].Status)
+	require.EqualValues(t, "draft", *res[0].Status)
 	require.Equal(t, card.ID, res[1].ID)
 	require.Equal(t, "card", res[1].Kind)
 	require.Equal(t, card.ProjectID, *res[1].ProjectID)

@@ -121,7 +121,7 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 	requireStatus(t, orgs, http.StatusOK)
 	ol := decode[[]OrganizationOut](t, orgs)
 	require.Len(t, ol, 1)
-	require.Equal(t, "owner", ol[0].MyRole)
+	require.EqualValues(t, "owner", ol[0].MyRole)
 	orgSlug := ol[0].Slug
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE owner_id = $1", id))
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organization_members WHERE user_id = $1 AND role = 'owner'", id))
@@ -131,8 +131,8 @@ func TestAuthRegisterCreatesAccountWithPersonalTenancy(t *testing.T) {
 	wm := decode[WorkspaceOut](t, ws)
 	require.Equal(t, "personal", wm.Slug)
 	require.Equal(t, true, wm.IsPersonal)
-	require.Equal(t, "admin", wm.MyRole)
-	require.Equal(t, "owner", wm.MyPilotageRole)
+	require.EqualValues(t, "admin", wm.MyRole)
+	require.EqualValues(t, "owner", wm.MyPilotageRole)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM workspaces w JOIN organizations o ON o.id = w.organization_id
 		WHERE o.owner_id = $1 AND w.slug = 'personal' AND w.is_personal`, id))
 }
@@ -221,7 +221,7 @@ func TestAuthLogin(t *testing.T) {
 	require.Equal(t, "Carol", u.Name)
 	require.Equal(t, false, u.EmailVerified)
 	require.Equal(t, false, u.TwoFactorEnabled)
-	require.Equal(t, "owner", u.PilotageRole)
+	require.EqualValues(t, "owner", u.PilotageRole)
 
 	c := identSessionCookie(r)
 	require.NotNil(t, c, "login must set the %s cookie; headers: %v", sessionCookie, r.Header)

@@ -115,7 +115,7 @@ func TestRemovedMemberLeavesTheOrganizationsWork(t *testing.T) {
 
 	r = e.do("GET", wsOf(admin)+"/pipelines/"+started.PipelineID+"/runs/"+started.ID, admin.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "cancelled", decode[RunOut](t, r).Status)
+	require.EqualValues(t, "cancelled", decode[RunOut](t, r).Status)
 	require.Zero(t, e.count(`SELECT count(*) FROM cards WHERE title = 'Made later'`))
 }
 

@@ -372,7 +372,7 @@ func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 // toolSchema is T's JSON Schema as huma derives it for REST bodies (limits, enums, required fields,
 // no extra properties), with the types it refers to under $defs.
 func toolSchema[T any]() map[string]any {
-	reg := huma.NewMapRegistry("#/$defs/", huma.DefaultSchemaNamer)
+	reg := toolRegistry()
 	return schemaJSON(reg, reg.Schema(reflect.TypeFor[T](), false, ""), reflect.TypeFor[T]())
 }
 

@@ -31,7 +31,7 @@ type argsSchema struct {
 // inputSchema is T's JSON Schema as a tool publishes it (toolSchema) and the same schema as huma
 // validates with.
 func inputSchema[T any]() (map[string]any, *argsSchema) {
-	reg := huma.NewMapRegistry("#/$defs/", huma.DefaultSchemaNamer)
+	reg := toolRegistry()
 	top := reg.Schema(reflect.TypeFor[T](), false, "")
 	top.PrecomputeMessages()
 	for _, s := range reg.Map() {

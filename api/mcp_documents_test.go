@@ -103,7 +103,7 @@ func TestMCPPilotageRoles(t *testing.T) {
 	cs := e.mcpSession(e.pat(maxUser, nil))
 
 	st := toolOK[PilotageStateOut](t, cs, "get_pilotage_state", wsArgs(w.ann, nil))
-	require.Equal(t, "viewer", st.UsageContext.Role)
+	require.EqualValues(t, "viewer", st.UsageContext.Role)
 	require.Equal(t, "pilotage", st.UsageContext.Profile, "REST's default profile")
 	require.Equal(t, "standard", st.UsageContext.DetailLevel, "REST's default detail level")
 	propose := wsArgs(w.ann, map[string]any{"actionType": "noop", "explanation": "why not"})
@@ -115,7 +115,7 @@ func TestMCPPilotageRoles(t *testing.T) {
 
 	e.setPilotage(w.ann, maxUser, "reviewer")
 	out := toolOK[PilotageActionOut](t, cs, "propose_pilotage_action", propose)
-	require.Equal(t, "suggested", out.Status)
+	require.EqualValues(t, "suggested", out.Status)
 	require.Equal(t, maxUser.ID, out.ProposedBy)
 }
 

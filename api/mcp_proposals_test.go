@@ -52,8 +52,8 @@ func TestMCPSubmitProposalValidatedAtOnce(t *testing.T) {
 	require.Equal(t, activities, e.count(`SELECT count(*) FROM activities WHERE card_id = $1`, w.annCard.ID))
 
 	done := toolOK[MissionOut](t, cs, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": mission}))
-	require.Equal(t, "awaiting_approval", done.Status)
+	require.EqualValues(t, "awaiting_approval", done.Status)
 	requireStatus(t, e.do("POST", wsOf(w.ann)+"/proposals/"+step.ProposalID+"/approve", w.ann.Token, nil), http.StatusOK)
 	require.Equal(t, w.annCols[1], e.getCard(w.ann, w.annPrj, w.annCard.ID).ColumnID)
-	require.Equal(t, "completed", e.mission(w.ann, mission).Status)
+	require.EqualValues(t, "completed", e.mission(w.ann, mission).Status)
 }

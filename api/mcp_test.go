@@ -617,9 +617,9 @@ func TestMCPMissionHolderOnly(t *testing.T) {
 	require.Contains(t, toolErr(t, ann, "submit_proposal", wsArgs(w.ann, map[string]any{"missionId": m2,
 		"tool": "move_card", "args": map[string]any{"columnId": w.annCols[1]}})), "may not use")
 	done := toolOK[MissionOut](t, ann, "complete_mission", wsArgs(w.ann, map[string]any{"missionId": m2}))
-	require.Equal(t, "awaiting_approval", done.Status)
+	require.EqualValues(t, "awaiting_approval", done.Status)
 	requireStatus(t, e.do("POST", wsOf(w.ann)+"/proposals/"+step.ProposalID+"/approve", w.ann.Token, nil), http.StatusOK)
-	require.Equal(t, "completed", e.mission(w.ann, m2).Status)
+	require.EqualValues(t, "completed", e.mission(w.ann, m2).Status)
 	require.Equal(t, "Renamed", e.getCard(w.ann, w.annPrj, w.annCard.ID).Title)
 	// Finished: no more calls.
 	require.Contains(t, toolErr(t, ann, "report_progress", wsArgs(w.ann, map[string]any{"missionId": m2,

@@ -483,7 +483,7 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 	a := s.agent(owner, "careful", map[string]any{"autonomyMode": "approval"})
 	card := s.missionCard(owner, prj, cols[0])
 	m := s.startMission(owner, a.ID, card.ID)
-	require.Equal(t, "queued", m.Status)
+	require.EqualValues(t, "queued", m.Status)
 
 	st := s.open(owner, m.ID, nil)
 	s.startWorker()
@@ -526,7 +526,7 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 	require.Equal(t, db.MissionEventDone, ev.Type)
 	require.EqualValues(t, db.MissionCompleted, ev.Status)
 	st.RequireEnd(t, streamWait)
-	require.Equal(t, "completed", s.mission(owner, m.ID).Status)
+	require.EqualValues(t, "completed", s.mission(owner, m.ID).Status)
 	require.Equal(t, s.fixtures().EventsButTokens(t, m.ID), got, "the one connection delivered the whole stream")
 
 	// Finished: a new client without Last-Event-ID gets every event up to the final one, then the end;

@@ -68,7 +68,7 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	card := e.missionCard(owner, prj, cols[0])
 
 	m := e.startMission(owner, a.ID, card.ID)
-	require.Equal(t, "queued", m.Status)
+	require.EqualValues(t, "queued", m.Status)
 	require.Equal(t, &card.ID, m.CardID)
 	require.Equal(t, &card.ProjectID, m.ProjectID)
 	require.Equal(t, "Plan this card", m.Objective)
@@ -92,7 +92,7 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 	require.Equal(t, int32(3), done.Actions)
 
 	c := e.getCard(owner, prj, card.ID)
-	require.Equal(t, "high", c.Priority)
+	require.EqualValues(t, "high", c.Priority)
 	require.Len(t, cardChecklist(t, c), 2)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, card.ID, a.UserID))
 	// Changes are the agent's, with their activity.
@@ -132,7 +132,7 @@ func TestMissionApprovalFlow(t *testing.T) {
 	require.Nil(t, done.FinishedAt)
 	// Nothing applied yet.
 	c := e.getCard(owner, prj, card.ID)
-	require.Equal(t, "medium", c.Priority)
+	require.EqualValues(t, "medium", c.Priority)
 	require.Empty(t, cardChecklist(t, c))
 	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running",
 		"step:running", "proposal:running", "step:running", "status:awaiting_approval"}, e.fixtures().EventsButTokens(t, id))
@@ -147,36 +147,36 @@ func TestMissionApprovalFlow(t *testing.T) {
 
 	byTool := map[string]string{}
 	for _, p := range ps {
-		require.Equal(t, "pending", p.Status)
+		require.EqualValues(t, "pending", p.Status)
 		byTool[p.Tool] = p.ID
 	}
 	// Approve the checklist and the priority; reject the comment with a reason.
 	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "approved", decode[ProposalOut](t, r).Status)
+	require.EqualValues(t, "approved", decode[ProposalOut](t, r).Status)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/approve", owner.Token, nil),
 		http.StatusConflict)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_checklist_items"]+"/reject", owner.Token, nil),
 		http.StatusConflict)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["update_card"]+"/approve", member.Token, nil),
 		http.StatusOK)
-	require.Equal(t, "awaiting_approval", e.mission(owner, id).Status)
+	require.EqualValues(t, "awaiting_approval", e.mission(owner, id).Status)
 
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token,
 		map[string]any{"reason": string(make([]byte, 501))}), http.StatusBadRequest)
 	r = e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/reject", owner.Token,
 		map[string]any{"reason": "Not needed"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "rejected", decode[ProposalOut](t, r).Status)
+	require.EqualValues(t, "rejected", decode[ProposalOut](t, r).Status)
 	require.Equal(t, new("Not needed"), decode[ProposalOut](t, r).Reason)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+byTool["add_comment"]+"/approve", owner.Token, nil),
 		http.StatusConflict)
 
 	final := e.mission(owner, id)
-	require.Equal(t, "completed", final.Status)
+	require.EqualValues(t, "completed", final.Status)
 	require.NotNil(t, final.FinishedAt)
 	c = e.getCard(owner, prj, card.ID)
-	require.Equal(t, "high", c.Priority)
+	require.EqualValues(t, "high", c.Priority)
 	require.Len(t, cardChecklist(t, c), 2)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
 	evs := e.fixtures().EventsButTokens(t, id)
@@ -218,7 +218,7 @@ func TestProposalDecisionRoles(t *testing.T) {
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", viewer.Token, nil), http.StatusForbidden)
 	r = e.do("GET", wsOf(owner)+"/missions/"+id+"/proposals", owner.Token, nil)
 	for _, p := range decode[[]ProposalOut](t, r) {
-		require.Equal(t, "pending", p.Status)
+		require.EqualValues(t, "pending", p.Status)
 	}
 
 	// The requester decides one; the viewer, made a pilotage reviewer, decides another; the workspace's
@@ -228,7 +228,7 @@ func TestProposalDecisionRoles(t *testing.T) {
 		map[string]any{"pilotageRole": "reviewer"}), http.StatusOK)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[1].ID+"/reject", viewer.Token, nil), http.StatusOK)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[2].ID+"/reject", owner.Token, nil), http.StatusOK)
-	require.Equal(t, "completed", e.mission(owner, id).Status)
+	require.EqualValues(t, "completed", e.mission(owner, id).Status)
 }
 
 func TestMissionSupervisedAppliesCommentsAndProposesTheRest(t *testing.T) {
@@ -242,13 +242,13 @@ func TestMissionSupervisedAppliesCommentsAndProposesTheRest(t *testing.T) {
 	e.waitMission(owner, m.ID, "awaiting_approval")
 	c := e.getCard(owner, prj, card.ID)
 	require.Len(t, cardChecklist(t, c), 2)
-	require.Equal(t, "medium", c.Priority)
+	require.EqualValues(t, "medium", c.Priority)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM comments WHERE card_id = $1`, card.ID))
 	ps := decode[[]ProposalOut](t, e.do("GET", wsOf(owner)+"/missions/"+m.ID+"/proposals", owner.Token, nil))
 	require.Len(t, ps, 1)
 	require.Equal(t, "update_card", ps[0].Tool)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/proposals/"+ps[0].ID+"/reject", owner.Token, nil), http.StatusOK)
-	require.Equal(t, "completed", e.mission(owner, m.ID).Status)
+	require.EqualValues(t, "completed", e.mission(owner, m.ID).Status)
 }
 
 func TestMissionCreateFailures(t *testing.T) {
@@ -351,7 +351,7 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	m := decode[MissionOut](t, r)
 	require.Equal(t, mcp.ID, m.AgentID, "the default agent is the first created")
-	require.Equal(t, "queued", m.Status)
+	require.EqualValues(t, "queued", m.Status)
 	require.Equal(t, "card_mission", m.Source)
 	// Queued for the MCP client: no job.
 	rivertest.RequireNotInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{}, nil)
@@ -360,7 +360,7 @@ func TestCardMissionMCPOnlyAnswersJSON(t *testing.T) {
 	r = e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	c := decode[MissionOut](t, r)
-	require.Equal(t, "failed", c.Status)
+	require.EqualValues(t, "failed", c.Status)
 	require.NotNil(t, c.CancelledAt)
 	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil), http.StatusConflict)
 	require.Equal(t, []string{"status:queued", "done:failed"}, e.fixtures().EventsButTokens(t, m.ID))
@@ -415,7 +415,7 @@ func TestMissionCancelQueuedAndRunning(t *testing.T) {
 	m := e.startMission(owner, a.ID, card.ID)
 	r := e.do("POST", wsOf(owner)+"/missions/"+m.ID+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "failed", decode[MissionOut](t, r).Status)
+	require.EqualValues(t, "failed", decode[MissionOut](t, r).Status)
 	job := rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool), jobs.MissionArgs{},
 		&rivertest.RequireInsertedOpts{State: rivertype.JobStateCancelled})
 	require.Equal(t, m.ID, job.Args.MissionID)
@@ -468,10 +468,10 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the model was never called")
 	}
-	require.Equal(t, "running", e.mission(owner, id).Status)
+	require.EqualValues(t, "running", e.mission(owner, id).Status)
 	r := e.do("POST", wsOf(owner)+"/missions/"+id+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "failed", decode[MissionOut](t, r).Status)
+	require.EqualValues(t, "failed", decode[MissionOut](t, r).Status)
 	// The job's context is cancelled through River and the job ends promptly.
 	var jobID int64
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT job_id FROM agent_missions WHERE id = $1`,
@@ -483,7 +483,7 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 			rivertype.JobStateRetryable}, job.State)
 	})
 	got := e.mission(owner, id)
-	require.Equal(t, "failed", got.Status)
+	require.EqualValues(t, "failed", got.Status)
 	require.Equal(t, new("cancelled"), got.Error)
 	require.NotNil(t, got.CancelledAt)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1`, id))

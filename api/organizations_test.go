@@ -72,7 +72,7 @@ func TestOrganizationCreate(t *testing.T) {
 	require.Equal(t, "Acme Corp", m.Name, "the name is trimmed")
 	require.Equal(t, "acme", m.Slug)
 	require.Equal(t, alice.ID, m.OwnerID)
-	require.Equal(t, "owner", m.MyRole)
+	require.EqualValues(t, "owner", m.MyRole)
 	require.WithinDuration(t, time.Now(), m.CreatedAt, time.Minute)
 
 	require.Equal(t, m.ID, e.tenancyOrgID("acme"))
@@ -87,7 +87,7 @@ func TestOrganizationCreate(t *testing.T) {
 	require.Equal(t, m.ID, gm.ID)
 	require.Equal(t, "Acme Corp", gm.Name)
 	require.Equal(t, alice.ID, gm.OwnerID)
-	require.Equal(t, "owner", gm.MyRole)
+	require.EqualValues(t, "owner", gm.MyRole)
 }
 
 func TestOrganizationCreateDuplicateSlugIsConflict(t *testing.T) {
@@ -172,7 +172,7 @@ func TestOrganizationListShowsMyRole(t *testing.T) {
 
 	g := e.do("GET", "/organizations/acme", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", decode[OrganizationOut](t, g).MyRole)
+	require.EqualValues(t, "member", decode[OrganizationOut](t, g).MyRole)
 	require.Equal(t, alice.ID, decode[OrganizationOut](t, g).OwnerID)
 }
 
@@ -225,7 +225,7 @@ func TestOrganizationUpdate(t *testing.T) {
 	r := e.do("PATCH", "/organizations/acme", bob.Token, map[string]any{"name": "Acme Renamed"})
 	requireStatus(t, r, http.StatusOK)
 	require.Equal(t, "Acme Renamed", decode[OrganizationOut](t, r).Name)
-	require.Equal(t, "admin", decode[OrganizationOut](t, r).MyRole)
+	require.EqualValues(t, "admin", decode[OrganizationOut](t, r).MyRole)
 	require.Equal(t, "acme", decode[OrganizationOut](t, r).Slug)
 	require.Equal(t, 1, e.count("SELECT count(*) FROM organizations WHERE slug = 'acme' AND name = 'Acme Renamed'"))
 
@@ -243,7 +243,7 @@ func TestOrganizationUpdate(t *testing.T) {
 
 	r = e.do("PATCH", "/organizations/acme", alice.Token, map[string]any{"name": "Acme Owned"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "owner", decode[OrganizationOut](t, r).MyRole)
+	require.EqualValues(t, "owner", decode[OrganizationOut](t, r).MyRole)
 	require.Equal(t, "Acme Owned", decode[OrganizationOut](t, r).Name)
 }
 
@@ -337,7 +337,7 @@ func TestOrganizationMembersInvite(t *testing.T) {
 	require.Equal(t, keys(known), keys(unknown))
 	inv := decode[InvitationOut](t, known)
 	require.Equal(t, "bob@example.com", inv.Email)
-	require.Equal(t, "member", inv.Role)
+	require.EqualValues(t, "member", inv.Role)
 	require.Equal(t, "http://pilot.test/organization-invitations/"+inv.Token+"/accept", inv.AcceptURL)
 	require.WithinDuration(t, time.Now().Add(7*24*time.Hour), inv.ExpiresAt, 2*time.Minute)
 
@@ -361,9 +361,9 @@ func TestOrganizationMembersInvite(t *testing.T) {
 	r := accept(bob, inv.Token)
 	requireStatus(t, r, http.StatusOK)
 	acc := decode[AcceptedOrgInvitationOut](t, r)
-	require.Equal(t, "member", acc.Role)
+	require.EqualValues(t, "member", acc.Role)
 	require.Equal(t, "acme", acc.Organization.Slug)
-	require.Equal(t, "member", acc.Organization.MyRole)
+	require.EqualValues(t, "member", acc.Organization.MyRole)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID))
 	requireStatus(t, accept(bob, inv.Token), http.StatusConflict)
 	requireStatus(t, e.do("GET", "/organizations/acme", bob.Token, nil), http.StatusOK)
@@ -437,16 +437,16 @@ func TestOrganizationMemberRoleChange(t *testing.T) {
 
 	r := e.do("PATCH", base+bob.ID, carol.Token, map[string]any{"role": "admin"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", decode[OrgMemberOut](t, r).Role)
+	require.EqualValues(t, "admin", decode[OrgMemberOut](t, r).Role)
 	require.Equal(t, bob.ID, decode[OrgMemberOut](t, r).UserID)
 	require.Equal(t, "admin", e.tenancyOrgRole("acme", bob.ID))
 	g := e.do("GET", "/organizations/acme", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", decode[OrganizationOut](t, g).MyRole)
+	require.EqualValues(t, "admin", decode[OrganizationOut](t, g).MyRole)
 
 	r = e.do("PATCH", base+bob.ID, alice.Token, map[string]any{"role": "member"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", decode[OrgMemberOut](t, r).Role)
+	require.EqualValues(t, "member", decode[OrgMemberOut](t, r).Role)
 	require.Equal(t, "member", e.tenancyOrgRole("acme", bob.ID))
 
 	// The owner's role is immutable, whoever asks.
@@ -542,7 +542,7 @@ func TestOrganizationBillingCheckout(t *testing.T) {
 	requireStatus(t, r, http.StatusCreated)
 	m := decode[CheckoutOut](t, r)
 	require.NotEmpty(t, m.ID)
-	require.Equal(t, "open", m.Status)
+	require.EqualValues(t, "open", m.Status)
 	require.True(t, strings.HasPrefix(m.URL, "http://pilot.test/"), "url: %v", m.URL)
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM billing_checkouts WHERE id = $1 AND organization_id = $2
 		AND created_by = $3 AND url = $4 AND status = 'open' AND provider = 'local'`, m.ID, orgID, alice.ID, m.URL))

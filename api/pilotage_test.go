@@ -50,7 +50,7 @@ func TestPilotageMissionsCRUDAndBlockedReason(t *testing.T) {
 	r := e.do("POST", p, ann.Token, map[string]any{"objective": "Ship v2", "module": "core"})
 	requireStatus(t, r, http.StatusCreated)
 	m := decode[PilotageMissionOut](t, r)
-	require.Equal(t, "to_launch", m.Status)
+	require.EqualValues(t, "to_launch", m.Status)
 	require.Nil(t, m.BlockedReason)
 	require.Equal(t, ann.ID, m.CreatedBy)
 	require.Equal(t, ann.ID, m.UpdatedBy)
@@ -90,7 +90,7 @@ func TestPilotageMissionsCRUDAndBlockedReason(t *testing.T) {
 	r = e.do("PATCH", p+"/"+m.ID, ann.Token, map[string]any{"status": "in_progress"})
 	requireStatus(t, r, http.StatusOK)
 	got := decode[PilotageMissionOut](t, r)
-	require.Equal(t, "in_progress", got.Status)
+	require.EqualValues(t, "in_progress", got.Status)
 	require.Nil(t, got.BlockedReason)
 	require.JSONEq(t, `null`, string(bodyFields(t, r)["blockedReason"]))
 
@@ -149,13 +149,13 @@ func TestPilotageOtherRecordsCRUD(t *testing.T) {
 		"priorityId": pr.ID, "dueDate": "2030-01-02T00:00:00Z"})
 	requireStatus(t, r, http.StatusCreated)
 	todo := decode[PilotageTodoOut](t, r)
-	require.Equal(t, "todo", todo.Status)
+	require.EqualValues(t, "todo", todo.Status)
 	require.Equal(t, mission, *todo.MissionID)
 	r = e.do("PATCH", base+"/todos/"+todo.ID, ann.Token, map[string]any{"status": "done", "priorityId": nil,
 		"dueDate": nil})
 	requireStatus(t, r, http.StatusOK)
 	todo = decode[PilotageTodoOut](t, r)
-	require.Equal(t, "done", todo.Status)
+	require.EqualValues(t, "done", todo.Status)
 	require.Nil(t, todo.PriorityID)
 	require.Nil(t, todo.DueDate)
 	require.Equal(t, mission, *todo.MissionID)
@@ -590,7 +590,7 @@ func TestPilotageActionStateTable(t *testing.T) {
 		"explanation": "We agreed", "payload": map[string]any{"title": "Adopt Go 1.26"}})
 	requireStatus(t, r, http.StatusCreated)
 	a := decode[PilotageActionOut](t, r)
-	require.Equal(t, "suggested", a.Status)
+	require.EqualValues(t, "suggested", a.Status)
 	require.NotEmpty(t, a.ID)
 	require.False(t, a.CreatedAt.IsZero())
 	require.Equal(t, ann.ID, a.ProposedBy)
@@ -600,7 +600,7 @@ func TestPilotageActionStateTable(t *testing.T) {
 	r = e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": true, "reason": "ok by me"})
 	requireStatus(t, r, http.StatusOK)
 	a = decode[PilotageActionOut](t, r)
-	require.Equal(t, "approved", a.Status)
+	require.EqualValues(t, "approved", a.Status)
 	require.Equal(t, "ok by me", *a.ReviewReason)
 	require.Equal(t, ann.ID, *a.ReviewedBy)
 	requireStatus(t, e.do("POST", base+"/actions/"+a.ID+"/review", ann.Token, map[string]any{"approved": false}),
@@ -616,7 +616,7 @@ func TestPilotageActionStateTable(t *testing.T) {
 	r = e.do("POST", base+"/actions/"+a.ID+"/apply", ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	a = decode[PilotageActionOut](t, r)
-	require.Equal(t, "applied", a.Status)
+	require.EqualValues(t, "applied", a.Status)
 	require.NotNil(t, a.AppliedAt)
 	require.True(t, a.Result.Effect)
 	require.Equal(t, "decision", a.Result.RecordType)
@@ -630,7 +630,7 @@ func TestPilotageActionStateTable(t *testing.T) {
 	rej := plAction(e, ann.Token, base, "create_decision", map[string]any{"title": "No"})
 	r = e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": false, "reason": "not now"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "rejected", decode[PilotageActionOut](t, r).Status)
+	require.EqualValues(t, "rejected", decode[PilotageActionOut](t, r).Status)
 	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/apply", ann.Token, nil), http.StatusConflict)
 	requireStatus(t, e.do("POST", base+"/actions/"+rej+"/review", ann.Token, map[string]any{"approved": true}),
 		http.StatusConflict)
@@ -709,7 +709,7 @@ func TestPilotageApplyEffects(t *testing.T) {
 		r := e.do("POST", base+"/actions/"+id+"/apply", ann.Token, nil)
 		requireStatus(t, r, http.StatusOK)
 		a := decode[PilotageActionOut](t, r)
-		require.Equal(t, "applied", a.Status)
+		require.EqualValues(t, "applied", a.Status)
 		return a
 	}
 	mission := plCreate(e, ann.Token, base+"/missions", map[string]any{"objective": "Ship"})
@@ -764,7 +764,7 @@ func TestPilotageApplyEffects(t *testing.T) {
 	requireStatus(t, e.do("POST", base+"/actions/"+id+"/apply", ann.Token, nil), http.StatusNotFound)
 	r := e.do("GET", base+"/actions/"+id, ann.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "approved", decode[PilotageActionOut](t, r).Status)
+	require.EqualValues(t, "approved", decode[PilotageActionOut](t, r).Status)
 	require.Equal(t, 0, e.count(`SELECT count(*) FROM cards WHERE title = 'Sneaky'`))
 	gone := plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": db.NewID(),
 		"status": "done"})
@@ -887,7 +887,7 @@ func TestPilotageRoles(t *testing.T) {
 	requireStatus(t, e.do("POST", b+"/actions/"+action+"/review", tm.viewer.Token, map[string]any{"approved": true}),
 		http.StatusForbidden)
 	r := e.do("GET", b+"/state", tm.viewer.Token, nil)
-	require.Equal(t, "viewer", decode[PilotageStateOut](t, r).UsageContext.Role)
+	require.EqualValues(t, "viewer", decode[PilotageStateOut](t, r).UsageContext.Role)
 
 	// A reviewer proposes and reviews, and cannot apply.
 	mine := plAction(e, tm.reviewer.Token, b, "x", nil)
@@ -910,7 +910,7 @@ func TestPilotageRoles(t *testing.T) {
 		requireStatus(t, e.do("POST", b+"/actions/"+a+"/apply", u.Token, nil), http.StatusOK)
 	}
 	r = e.do("GET", b+"/state", tm.orgAdmin.Token, nil)
-	require.Equal(t, "owner", decode[PilotageStateOut](t, r).UsageContext.Role)
+	require.EqualValues(t, "owner", decode[PilotageStateOut](t, r).UsageContext.Role)
 
 	// Personal access tokens need pilotage:read to read and pilotage:write to write.
 	readOnly := e.pat(tm.owner, []string{"pilotage:read"})

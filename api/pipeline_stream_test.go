@@ -70,16 +70,16 @@ func TestPipelineRunEventsThroughTheRelay(t *testing.T) {
 		}
 		if ev.Type == "step" {
 			d := decodeJSON[runEventData](t, ev.Data)
-			require.Equal(t, "completed", d.Status)
+			require.EqualValues(t, "completed", d.Status)
 			require.Equal(t, float64(0), d.Output["recipients"]) // the owner is alone in the workspace
 			order = append(order, d.StepID)
 		} else {
 			require.Equal(t, "status", ev.Type)
-			require.Equal(t, "running", ev.Status)
+			require.EqualValues(t, "running", ev.Status)
 		}
 	}
 	st.RequireEnd(t, streamWait)
-	require.Equal(t, "completed", last.Status)
+	require.EqualValues(t, "completed", last.Status)
 	require.Len(t, order, 4)
 	require.Equal(t, "a", order[0])
 	require.ElementsMatch(t, []string{"b", "c"}, order[1:3])

@@ -154,7 +154,7 @@ func TestPipelineRunsThroughTheAPI(t *testing.T) {
 	r := e.do("POST", runs, owner.Token, nil)
 	requireStatus(t, r, http.StatusCreated)
 	run := decode[RunOut](t, r)
-	require.Equal(t, "running", run.Status)
+	require.EqualValues(t, "running", run.Status)
 	got := map[string]string{}
 	for _, st := range run.Steps {
 		got[st.ID] = st.Status
@@ -175,10 +175,10 @@ func TestPipelineRunsThroughTheAPI(t *testing.T) {
 	r = e.do("POST", runs+"/"+run.ID+"/cancel", owner.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	cancelled := decode[RunOut](t, r)
-	require.Equal(t, "cancelled", cancelled.Status)
+	require.EqualValues(t, "cancelled", cancelled.Status)
 	require.NotNil(t, cancelled.CancelledAt)
 	for _, st := range cancelled.Steps {
-		require.Equal(t, "cancelled", st.Status)
+		require.EqualValues(t, "cancelled", st.Status)
 	}
 	requireStatus(t, e.do("POST", runs+"/"+run.ID+"/cancel", owner.Token, nil), http.StatusConflict)
 

@@ -431,7 +431,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	require.Equal(t, 0, design.ColumnIndex)
 	require.Equal(t, new(1), design.Order)
 	require.Equal(t, new(0), design.ScopeIndex)
-	require.Equal(t, "high", design.Priority)
+	require.EqualValues(t, "high", design.Priority)
 	require.Equal(t, "Draw it", design.Description)
 	require.Equal(t, new(time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)), design.StartDate)
 	require.Equal(t, []transfer.TransferChecklistItem{

@@ -184,7 +184,7 @@ func TestCardValidationLimits(t *testing.T) {
 		"dueDate": "2027-03-01T10:00:00Z"})
 	requireStatus(t, r, http.StatusCreated)
 	require.Equal(t, cols[0], decode[CardOut](t, r).ColumnID)
-	require.Equal(t, "high", decode[CardOut](t, r).Priority)
+	require.EqualValues(t, "high", decode[CardOut](t, r).Priority)
 }
 
 func TestCardPatchAndNullClears(t *testing.T) {
@@ -203,7 +203,7 @@ func TestCardPatchAndNullClears(t *testing.T) {
 	require.Nil(t, c.DueDate)
 	require.Nil(t, c.AssigneeID)
 	require.NotNil(t, c.StartDate) // untouched
-	require.Equal(t, "low", c.Priority)
+	require.EqualValues(t, "low", c.Priority)
 	require.Equal(t, "D", c.Description)
 
 	r = e.do("PATCH", path, u.Token, map[string]any{"archived": true})

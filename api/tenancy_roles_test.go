@@ -19,8 +19,8 @@ func TestOrgAdminsActAsPilotageOwnersEverywhere(t *testing.T) {
 	e.join(alice, frank, "acme", "eng", "member")
 	r := e.do("GET", "/orgs/acme/workspaces/eng", frank.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", decode[WorkspaceOut](t, r).MyRole)
-	require.Equal(t, "owner", decode[WorkspaceOut](t, r).MyPilotageRole)
+	require.EqualValues(t, "admin", decode[WorkspaceOut](t, r).MyRole)
+	require.EqualValues(t, "owner", decode[WorkspaceOut](t, r).MyPilotageRole)
 	r = e.do("GET", "/orgs/acme/workspaces", frank.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	for _, w := range decode[[]WorkspaceOut](t, r) {

@@ -49,3 +49,11 @@ func registerValues(r huma.Registry) {
 	registerValue[db.MissionStatus](r)
 	registerValue[mission.ProposalStatus](r)
 }
+
+// toolRegistry is a schema registry for the schemas MCP tools publish and validate with (their types
+// under $defs), with the domain value types' enums as in the API's document.
+func toolRegistry() huma.Registry {
+	reg := huma.NewMapRegistry("#/$defs/", huma.DefaultSchemaNamer)
+	registerValues(reg)
+	return reg
+}

@@ -55,7 +55,7 @@ func TestWebhooksCRUD(t *testing.T) {
 	requireStatus(t, r, http.StatusAccepted)
 	ping := decode[WebhookDeliveryOut](t, r)
 	require.Equal(t, "ping", ping.Event)
-	require.Equal(t, "pending", ping.Status)
+	require.EqualValues(t, "pending", ping.Status)
 	require.True(t, strings.HasPrefix(ping.ID, "msg_"))
 	rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool),
 		jobs.WebhookDeliveryArgs{DeliveryID: ping.ID}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueWebhooks})

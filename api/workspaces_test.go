@@ -81,8 +81,8 @@ func TestWorkspaceCreate(t *testing.T) {
 	require.Equal(t, orgID, m.OrganizationID)
 	require.Equal(t, alice.ID, m.OwnerID)
 	require.Equal(t, false, m.IsPersonal)
-	require.Equal(t, "admin", m.MyRole)
-	require.Equal(t, "owner", m.MyPilotageRole)
+	require.EqualValues(t, "admin", m.MyRole)
+	require.EqualValues(t, "owner", m.MyPilotageRole)
 	require.NotEmpty(t, m.CreatedAt)
 	require.NotEmpty(t, m.UpdatedAt)
 	role, prole := e.tenancyWSRoles(m.ID, alice.ID)
@@ -217,13 +217,13 @@ func TestWorkspaceGetAndTenancy(t *testing.T) {
 	m := decode[WorkspaceOut](t, r)
 	require.Equal(t, engID, m.ID)
 	require.Equal(t, "Secret Skunkworks", m.Name)
-	require.Equal(t, "admin", m.MyRole)
-	require.Equal(t, "owner", m.MyPilotageRole)
+	require.EqualValues(t, "admin", m.MyRole)
+	require.EqualValues(t, "owner", m.MyPilotageRole)
 
 	r = e.do("GET", "/orgs/acme/workspaces/eng", bob.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", decode[WorkspaceOut](t, r).MyRole)
-	require.Equal(t, "viewer", decode[WorkspaceOut](t, r).MyPilotageRole)
+	require.EqualValues(t, "member", decode[WorkspaceOut](t, r).MyRole)
+	require.EqualValues(t, "viewer", decode[WorkspaceOut](t, r).MyPilotageRole)
 
 	// An organization member outside the workspace.
 	for _, u := range []user{bob, dave} {
@@ -282,7 +282,7 @@ func TestWorkspaceInvite(t *testing.T) {
 	invID := m.ID
 	require.NotEmpty(t, invID)
 	require.Equal(t, "newbie@example.com", strings.ToLower(m.Email))
-	require.Equal(t, "admin", m.Role)
+	require.EqualValues(t, "admin", m.Role)
 	token := m.Token
 	require.GreaterOrEqual(t, len(token), 16)
 	require.Equal(t, "http://pilot.test/invitations/"+token+"/accept", m.AcceptURL)
@@ -307,7 +307,7 @@ func TestWorkspaceInvite(t *testing.T) {
 
 	// The role defaults to member.
 	d := e.invite(alice, "acme", "eng", "default@example.com", "")
-	require.Equal(t, "member", d.Role)
+	require.EqualValues(t, "member", d.Role)
 	require.NotEqual(t, token, d.Token)
 
 	// Refusals write neither an invitation nor a job.
@@ -369,7 +369,7 @@ func TestInvitationAccept(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	m := decode[AcceptedInvitationOut](t, r)
 	require.Equal(t, "acme", m.OrganizationSlug)
-	require.Equal(t, "member", m.Role)
+	require.EqualValues(t, "member", m.Role)
 	ws := m.Workspace
 	require.Equal(t, wsID, ws.ID)
 	require.Equal(t, "eng", ws.Slug)
@@ -384,11 +384,11 @@ func TestInvitationAccept(t *testing.T) {
 
 	g := e.do("GET", "/orgs/acme/workspaces/eng", carol.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", decode[WorkspaceOut](t, g).MyRole)
-	require.Equal(t, "viewer", decode[WorkspaceOut](t, g).MyPilotageRole)
+	require.EqualValues(t, "member", decode[WorkspaceOut](t, g).MyRole)
+	require.EqualValues(t, "viewer", decode[WorkspaceOut](t, g).MyPilotageRole)
 	o := e.do("GET", "/organizations/acme", carol.Token, nil)
 	requireStatus(t, o, http.StatusOK)
-	require.Equal(t, "member", decode[OrganizationOut](t, o).MyRole)
+	require.EqualValues(t, "member", decode[OrganizationOut](t, o).MyRole)
 
 	// Single use.
 	requireStatus(t, e.do("POST", path, carol.Token, nil), http.StatusConflict)
@@ -414,7 +414,7 @@ func TestInvitationAccept(t *testing.T) {
 	require.Equal(t, "member", e.tenancyOrgRole("acme", dave.ID))
 	g = e.do("GET", "/orgs/acme/workspaces/eng", dave.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", decode[WorkspaceOut](t, g).MyRole)
+	require.EqualValues(t, "admin", decode[WorkspaceOut](t, g).MyRole)
 
 	// An organization admin invited as a workspace member stays an organization admin.
 	frank := e.register("frank@example.com")
@@ -431,7 +431,7 @@ func TestInvitationAccept(t *testing.T) {
 	ws = decode[AcceptedInvitationOut](t, r).Workspace
 	require.Equal(t, decode[WorkspaceOut](t, g).MyRole, ws.MyRole)
 	require.Equal(t, decode[WorkspaceOut](t, g).MyPilotageRole, ws.MyPilotageRole)
-	require.Equal(t, "admin", ws.MyRole)
+	require.EqualValues(t, "admin", ws.MyRole)
 
 	// A personal access token accepts with the account:write scope only.
 	erin := e.register("erin@example.com")
@@ -461,21 +461,21 @@ func TestWorkspaceMemberUpdate(t *testing.T) {
 	requireStatus(t, r, http.StatusOK)
 	m := decode[WorkspaceMemberOut](t, r)
 	require.Equal(t, bob.ID, m.UserID)
-	require.Equal(t, "admin", m.Role)
-	require.Equal(t, "viewer", m.PilotageRole)
+	require.EqualValues(t, "admin", m.Role)
+	require.EqualValues(t, "viewer", m.PilotageRole)
 	role, prole := e.tenancyWSRoles(wsID, bob.ID)
 	require.Equal(t, "admin/viewer", role+"/"+prole)
 
 	r = e.do("PATCH", base+bob.ID, alice.Token, map[string]any{"pilotageRole": "reviewer"})
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "admin", decode[WorkspaceMemberOut](t, r).Role)
-	require.Equal(t, "reviewer", decode[WorkspaceMemberOut](t, r).PilotageRole)
+	require.EqualValues(t, "admin", decode[WorkspaceMemberOut](t, r).Role)
+	require.EqualValues(t, "reviewer", decode[WorkspaceMemberOut](t, r).PilotageRole)
 	role, prole = e.tenancyWSRoles(wsID, bob.ID)
 	require.Equal(t, "admin/reviewer", role+"/"+prole)
 	g := e.do("GET", "/orgs/acme/workspaces/eng", bob.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "admin", decode[WorkspaceOut](t, g).MyRole)
-	require.Equal(t, "reviewer", decode[WorkspaceOut](t, g).MyPilotageRole)
+	require.EqualValues(t, "admin", decode[WorkspaceOut](t, g).MyRole)
+	require.EqualValues(t, "reviewer", decode[WorkspaceOut](t, g).MyPilotageRole)
 
 	// Bob, now a workspace admin, changes carol's roles.
 	r = e.do("PATCH", base+carol.ID, bob.Token, map[string]any{"role": "member", "pilotageRole": "owner"})
@@ -533,7 +533,7 @@ func TestInvitationAcceptAnswersTheRolesHeld(t *testing.T) {
 
 	r := e.do("POST", "/invitations/"+asMember.Token+"/accept", dave.Token, nil)
 	requireStatus(t, r, http.StatusOK)
-	require.Equal(t, "member", decode[AcceptedInvitationOut](t, r).Role)
+	require.EqualValues(t, "member", decode[AcceptedInvitationOut](t, r).Role)
 
 	// The second one is used up, but an existing member keeps their roles, and the answer says so.
 	r = e.do("POST", "/invitations/"+asAdmin.Token+"/accept", dave.Token, nil)
@@ -547,7 +547,7 @@ func TestInvitationAcceptAnswersTheRolesHeld(t *testing.T) {
 	require.Equal(t, prole, ws.MyPilotageRole)
 	g := e.do("GET", "/orgs/acme/workspaces/eng", dave.Token, nil)
 	requireStatus(t, g, http.StatusOK)
-	require.Equal(t, "member", decode[WorkspaceOut](t, g).MyRole)
+	require.EqualValues(t, "member", decode[WorkspaceOut](t, g).MyRole)
 	require.Equal(t, 2, e.count("SELECT count(*) FROM workspace_invitations WHERE accepted_by = $1", dave.ID))
 	requireStatus(t, e.do("POST", "/invitations/"+asAdmin.Token+"/accept", dave.Token, nil), http.StatusConflict)
 }

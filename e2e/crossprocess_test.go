@@ -289,7 +289,7 @@ func TestMissionAcrossProcesses(t *testing.T) {
 		}
 	}
 	require.Equal(t, "done", last.Event, "api B's stream ended without a done event")
-	require.Equal(t, "completed", last.Data.Status)
+	require.EqualValues(t, "completed", last.Data.Status)
 
 	var m missionOut
 	_, raw := b.do("GET", ws+"/missions/"+missionID, nil, &m)

@@ -107,7 +107,7 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	}
 	code, raw = a.do("POST", drafts+"/"+d.ID+"/generate-roadmap", nil, &state)
 	require.Equal(t, http.StatusAccepted, code, raw)
-	require.Equal(t, "generating", state.Status)
+	require.EqualValues(t, "generating", state.Status)
 	select {
 	case <-fake.stalled:
 	case <-ctx.Done():
@@ -139,7 +139,7 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	}
 	require.NotEmpty(t, seen)
 	last := seen[len(seen)-1]
-	require.Equal(t, "roadmap_ready", last.Status)
+	require.EqualValues(t, "roadmap_ready", last.Status)
 	var messages []string
 	for _, ev := range seen {
 		messages = append(messages, ev.Message)
@@ -171,7 +171,7 @@ func TestDraftRoadmapRescuedAfterSIGKILL(t *testing.T) {
 	require.Equal(t, "done", ev.Event)
 	var data draftEventData
 	require.NoError(t, json.Unmarshal([]byte(ev.Data), &data))
-	require.Equal(t, "executed", data.Status)
+	require.EqualValues(t, "executed", data.Status)
 	_, ok = <-evB
 	require.False(t, ok, "api B's stream went on after the execution")
 }

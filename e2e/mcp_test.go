@@ -75,7 +75,7 @@ func (w mcpWorkspace) queue(t *testing.T) string {
 	code, raw := w.person.do("POST", w.ws+"/agent-runtime/card-mission", map[string]any{"cardId": w.card,
 		"projectId": w.project}, &m)
 	require.Equal(t, http.StatusCreated, code, raw)
-	require.Equal(t, "queued", m.Status)
+	require.EqualValues(t, "queued", m.Status)
 	return m.ID
 }
 
@@ -144,7 +144,7 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	defer cancel()
 	respB, evB := stream(t, ctx, "GET", apiB.URL+w.ws+"/missions/"+missionID+"/events", w.person.token, nil)
 	defer respB.Body.Close()
-	require.Equal(t, "queued", nextEvent(t, ctx, evB, "the queued event").Data.Status)
+	require.EqualValues(t, "queued", nextEvent(t, ctx, evB, "the queued event").Data.Status)
 
 	cs := connect(t, apiA, w.pat)
 	var queued struct {
@@ -168,12 +168,12 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 		} `json:"tools"`
 	}
 	call(t, cs, "claim_mission", args(map[string]any{"missionId": missionID}), &claimed)
-	require.Equal(t, "running", claimed.Mission.Status)
+	require.EqualValues(t, "running", claimed.Mission.Status)
 	require.Equal(t, "Ship the release", claimed.Card.Title)
 	require.Len(t, claimed.Tools, 2)
 	ev := nextEvent(t, ctx, evB, "the claim")
 	require.Equal(t, "status", ev.Event)
-	require.Equal(t, "running", ev.Data.Status)
+	require.EqualValues(t, "running", ev.Data.Status)
 
 	// Progress shows on api B's stream.
 	call(t, cs, "report_progress", args(map[string]any{"missionId": missionID, "message": "read the card; drafting a plan",
@@ -196,9 +196,9 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 
 	var m missionOut
 	call(t, cs, "complete_mission", args(map[string]any{"missionId": missionID, "summary": "proposed a plan"}), &m)
-	require.Equal(t, "awaiting_approval", m.Status)
+	require.EqualValues(t, "awaiting_approval", m.Status)
 	ev = nextEvent(t, ctx, evB, "awaiting approval")
-	require.Equal(t, "awaiting_approval", ev.Data.Status)
+	require.EqualValues(t, "awaiting_approval", ev.Data.Status)
 
 	// A person approves over REST (on api B): the comment is applied as the agent and the mission completes.
 	var decided struct {
@@ -208,7 +208,7 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, raw)
 	code, raw = b.do("GET", w.ws+"/missions/"+missionID, nil, &m)
 	require.Equal(t, http.StatusOK, code, raw)
-	require.Equal(t, "completed", m.Status)
+	require.EqualValues(t, "completed", m.Status)
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM comments WHERE card_id = $1 AND author_id = $2`, w.card,
 		w.agentUserID))
 	// Awaiting approval did not end api B's stream: the same connection shows the decision and the
@@ -217,7 +217,7 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	require.Equal(t, "proposal", ev.Event)
 	ev = nextEvent(t, ctx, evB, "the completion")
 	require.Equal(t, "done", ev.Event)
-	require.Equal(t, "completed", ev.Data.Status)
+	require.EqualValues(t, "completed", ev.Data.Status)
 	select {
 	case extra, ok := <-evB:
 		require.False(t, ok, "api B's stream went on after the completion: %+v", extra)
@@ -230,12 +230,12 @@ func TestMCPOnlyMissionWithGoSDKClient(t *testing.T) {
 	second := w.queue(t)
 	resp2, ev2 := stream(t, ctx, "GET", apiB.URL+w.ws+"/missions/"+second+"/events", w.person.token, nil)
 	defer resp2.Body.Close()
-	require.Equal(t, "queued", nextEvent(t, ctx, ev2, "the queued event").Data.Status)
+	require.EqualValues(t, "queued", nextEvent(t, ctx, ev2, "the queued event").Data.Status)
 	call(t, cs, "claim_mission", args(map[string]any{"missionId": second}), nil)
-	require.Equal(t, "running", nextEvent(t, ctx, ev2, "the claim").Data.Status)
+	require.EqualValues(t, "running", nextEvent(t, ctx, ev2, "the claim").Data.Status)
 	ev = nextEvent(t, ctx, ev2, "the claim's expiry")
 	require.Equal(t, "status", ev.Event)
-	require.Equal(t, "queued", ev.Data.Status)
+	require.EqualValues(t, "queued", ev.Data.Status)
 	require.Contains(t, ev.Data.Message, "went silent")
 	require.Equal(t, "queued", missionStatus(t, pool, second))
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "report_progress",
@@ -312,6 +312,6 @@ func TestMCPWithTypeScriptSDKClient(t *testing.T) {
 	require.Equal(t, "card", out.Search.Results[0].Kind)
 	require.Equal(t, w.card, out.Search.Results[0].ID)
 	require.False(t, out.ActionIsError)
-	require.Equal(t, "suggested", out.Action.Status)
+	require.EqualValues(t, "suggested", out.Action.Status)
 	require.JSONEq(t, "null", string(out.Action.Result))
 }

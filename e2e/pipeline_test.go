@@ -75,7 +75,7 @@ func TestPipelineRunSurvivesWorkerSIGKILL(t *testing.T) {
 		}
 	}
 	require.Equal(t, "done", last.Event, "the stream ended without a done event")
-	require.Equal(t, "completed", last.Data.Status)
+	require.EqualValues(t, "completed", last.Data.Status)
 
 	var out struct {
 		Status string `json:"status"`

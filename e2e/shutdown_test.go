@@ -142,7 +142,7 @@ func TestAPIGracefulShutdown(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, "completed", last.Data.Status)
+	require.EqualValues(t, "completed", last.Data.Status)
 	n := count(t, pool, `SELECT count(*) FROM stream_events WHERE stream_id = $1`, missionID)
 	require.Len(t, seen, n)
 	for i := 1; i <= n; i++ {

@@ -63,8 +63,8 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 		In: board.NewCard{Priority: "low"}}).ID
 	mid := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("medium one")}).ID
 	b.settle(t)
-	require.Equal(t, "high", b.getCard(t, tm, low).Priority)
-	require.Equal(t, "medium", b.getCard(t, tm, mid).Priority)
+	require.EqualValues(t, "high", b.getCard(t, tm, low).Priority)
+	require.EqualValues(t, "medium", b.getCard(t, tm, mid).Priority)
 	require.Equal(t, &member.User.ID, b.getCard(t, tm, low).AssigneeID)
 	tr := b.traces(t, created)
 	require.Len(t, tr, 2)
@@ -91,7 +91,7 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	b.settle(t)
 	require.True(t, b.getCard(t, tm, mid).Archived)
 	require.False(t, b.getCard(t, tm, low).Archived)
-	require.Equal(t, "low", b.getCard(t, tm, low).Priority)
+	require.EqualValues(t, "low", b.getCard(t, tm, low).Priority)
 
 	// task_assigned → move_card; checklist_complete → set_status done.
 	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID},
@@ -199,7 +199,7 @@ func (b *testBundle) requireDueDatesFired(t *testing.T, tm testfactory.Team, rid
 	require.Equal(t, 5, b.Count(t, `SELECT count(*) FROM automation_traces WHERE rule_id = $1 AND result = 'applied'`,
 		rid))
 	for _, id := range ids {
-		require.Equal(t, "high", b.getCard(t, tm, id).Priority)
+		require.EqualValues(t, "high", b.getCard(t, tm, id).Priority)
 	}
 	// The assignee is notified; the other project member (the owner) is not.
 	notified := `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id WHERE a.type = 'due_date_reached' AND n.user_id = $1`

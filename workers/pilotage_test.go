@@ -79,7 +79,7 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 			acts := page.Items
 			require.Len(t, acts, 1, "the call with a bad payload is refused")
 			a := acts[0]
-			require.Equal(t, "suggested", a.Status)
+			require.EqualValues(t, "suggested", a.Status)
 			require.Equal(t, "create_todo", a.ActionType)
 			require.JSONEq(t, `{"label":"Write the post-mortem"}`, string(a.Payload))
 			require.Equal(t, agent.UserID, a.ProposedBy)

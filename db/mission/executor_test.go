@@ -77,7 +77,7 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.Equal(t, "ok: card updated", out.Text)
 	require.False(t, out.Replayed)
 	c := e.readCard(t)
-	require.Equal(t, "high", c.Priority)
+	require.EqualValues(t, "high", c.Priority)
 	require.Equal(t, "Fix the outage now", c.Title)
 
 	out = e.step(t, m.ID, "turn1:1", "add_comment", map[string]any{"content": "  On it  "})
@@ -107,7 +107,7 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.True(t, out.Replayed)
 	require.Equal(t, mission.StepApplied, out.Outcome)
 	require.Equal(t, "ok: card updated", out.Text)
-	require.Equal(t, "high", e.readCard(t).Priority)
+	require.EqualValues(t, "high", e.readCard(t).Priority)
 	out = e.step(t, m.ID, "turn1:1", "add_comment", map[string]any{"content": "On it"})
 	require.True(t, out.Replayed)
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM comments WHERE card_id = $1`, e.card.ID))
@@ -145,7 +145,7 @@ func TestSupervisedStepsProposeWhatNeedsApproval(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
 	require.Equal(t, out.ProposalID, ps[0].ID)
-	require.Equal(t, "pending", ps[0].Status)
+	require.EqualValues(t, "pending", ps[0].Status)
 	require.Equal(t, "update_card", ps[0].Tool)
 	require.Equal(t, "turn1:2", ps[0].StepKey)
 	require.Equal(t, "because", ps[0].Explanation)
@@ -391,7 +391,7 @@ func TestDecideProposal(t *testing.T) {
 
 	p, err := e.engine.DecideProposal(ctx, e.ws(), ids["add_checklist_items"], requester, true, "ignored")
 	require.NoError(t, err)
-	require.Equal(t, "approved", p.Status)
+	require.EqualValues(t, "approved", p.Status)
 	require.Nil(t, p.Reason, "an approval keeps no reason")
 	require.Equal(t, &e.team.Member.User.ID, p.DecidedBy)
 	require.NotNil(t, p.DecidedAt)
@@ -409,7 +409,7 @@ func TestDecideProposal(t *testing.T) {
 	p, err = e.engine.DecideProposal(ctx, e.ws(), ids["add_comment"], mission.Decider{UserID: e.team.Owner.User.ID,
 		Reviewer: true}, false, "Not needed")
 	require.NoError(t, err)
-	require.Equal(t, "rejected", p.Status)
+	require.EqualValues(t, "rejected", p.Status)
 	require.Equal(t, testfactory.Ptr("Not needed"), p.Reason)
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
 	got, err := e.engine.Mission(ctx, e.ws(), m.ID)
@@ -418,7 +418,7 @@ func TestDecideProposal(t *testing.T) {
 
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], requester, true, "")
 	require.NoError(t, err)
-	require.Equal(t, "high", e.readCard(t).Priority)
+	require.EqualValues(t, "high", e.readCard(t).Priority)
 	got, err = e.engine.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.EqualValues(t, db.MissionCompleted, got.Status)
@@ -455,16 +455,16 @@ func TestDecideProposalRefusals(t *testing.T) {
 	ps, err := e.engine.MissionProposals(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	for _, p := range ps {
-		require.Equal(t, "pending", p.Status)
+		require.EqualValues(t, "pending", p.Status)
 	}
-	require.Equal(t, "medium", e.readCard(t).Priority)
+	require.EqualValues(t, "medium", e.readCard(t).Priority)
 	require.Len(t, e.Events(t, m.ID), evs)
 
 	// The same person as a reviewer may.
 	_, err = e.engine.DecideProposal(ctx, e.ws(), ids["update_card"], mission.Decider{UserID: viewer.User.ID,
 		Reviewer: true}, true, "")
 	require.NoError(t, err)
-	require.Equal(t, "high", e.readCard(t).Priority)
+	require.EqualValues(t, "high", e.readCard(t).Priority)
 }
 
 // An approved call that can no longer apply (its column was deleted) is refused, and the proposal
@@ -486,13 +486,13 @@ func TestApprovalThatCannotApplyStaysPending(t *testing.T) {
 	require.ErrorAs(t, err, &de, "a refusal, not a failure: %v", err)
 	ps, err := e.engine.MissionProposals(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.Equal(t, "pending", ps[0].Status)
+	require.EqualValues(t, "pending", ps[0].Status)
 	require.Equal(t, e.team.Project.Columns[0], e.readCard(t).ColumnID)
 
 	p, err := e.engine.DecideProposal(ctx, e.ws(), out.ProposalID, mission.Decider{UserID: e.team.Member.User.ID}, false,
 		"column gone")
 	require.NoError(t, err)
-	require.Equal(t, "rejected", p.Status)
+	require.EqualValues(t, "rejected", p.Status)
 }
 
 // The model sees the mission's card with its column, checklist, labels and comments; a mission

@@ -241,7 +241,7 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 	ps, err := e.engine.MissionProposals(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
-	require.Equal(t, "rejected", ps[0].Status)
+	require.EqualValues(t, "rejected", ps[0].Status)
 	require.Equal(t, testfactory.Ptr("mission cancelled"), ps[0].Reason)
 	require.Equal(t, &e.team.Owner.User.ID, ps[0].DecidedBy)
 	pending, err := e.engine.PendingProposals(ctx, e.ws(), 10)

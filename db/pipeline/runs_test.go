@@ -132,7 +132,7 @@ func TestCancelRun(t *testing.T) {
 	require.NoError(t, e.engine.RunStep(ctx, r.Run.ID, "b"), "a cancelled step's job finds nothing to do")
 	require.Equal(t, activities, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1`,
 		pipeline.ActivityPipelineNotice))
-	require.Equal(t, "cancelled", stepOf(t, e.read(t, r), "b").Status)
+	require.EqualValues(t, "cancelled", stepOf(t, e.read(t, r), "b").Status)
 }
 
 // A run checks its graph again when it starts: a plugin step type whose plugin was uninstalled since

@@ -139,7 +139,7 @@ func TestCreateOrganizationAndWorkspace(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, mine, 2)
 	for _, o := range mine {
-		require.Equal(t, "owner", o.MyRole)
+		require.EqualValues(t, "owner", o.MyRole)
 	}
 
 	ws, err := e.engine.CreateWorkspace(ctx, org.ID, e.owner.User.ID, "Ops", "ops")
@@ -148,8 +148,8 @@ func TestCreateOrganizationAndWorkspace(t *testing.T) {
 	require.NoError(t, err)
 	members := page.Items
 	require.Len(t, members, 1)
-	require.Equal(t, "admin", members[0].Role)
-	require.Equal(t, "owner", members[0].PilotageRole)
+	require.EqualValues(t, "admin", members[0].Role)
+	require.EqualValues(t, "owner", members[0].PilotageRole)
 	_, err = e.engine.CreateWorkspace(ctx, org.ID, e.owner.User.ID, "Ops 2", "ops")
 	require.ErrorIs(t, err, db.ErrConflict)
 	_, err = e.engine.CreateWorkspace(ctx, e.owner.Organization.ID, e.owner.User.ID, "Ops", "ops")
@@ -176,7 +176,7 @@ func TestOrganizationMembers(t *testing.T) {
 	token, _ := e.inviteToOrg(t, org, "bob@example.com", "admin")
 	acc, err := e.engine.AcceptOrganizationInvitation(ctx, token, bob.User)
 	require.NoError(t, err)
-	require.Equal(t, "admin", acc.Role)
+	require.EqualValues(t, "admin", acc.Role)
 
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, e.owner.User.ID, "member")
 	require.ErrorIs(t, err, db.ErrForbidden)
@@ -270,8 +270,8 @@ func TestInvitations(t *testing.T) {
 
 	acc, err := e.engine.AcceptInvitation(ctx, token, guest.User)
 	require.NoError(t, err)
-	require.Equal(t, "admin", acc.Member.Role)
-	require.Equal(t, "viewer", acc.Member.PilotageRole)
+	require.EqualValues(t, "admin", acc.Member.Role)
+	require.EqualValues(t, "viewer", acc.Member.PilotageRole)
 	require.Equal(t, "member", acc.OrgRole)
 	require.Equal(t, e.owner.Workspace.ID, acc.Workspace.ID)
 	require.Equal(t, e.owner.Organization.Slug, acc.OrgSlug)
@@ -300,16 +300,16 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	member, m := testfactory.Member(t, e.Engines, e.owner, nil)
-	require.Equal(t, "viewer", m.PilotageRole)
+	require.EqualValues(t, "viewer", m.PilotageRole)
 
 	got, err := e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, testfactory.Ptr("admin"), nil)
 	require.NoError(t, err)
-	require.Equal(t, "admin", got.Role)
+	require.EqualValues(t, "admin", got.Role)
 	require.Equal(t, "viewer", got.PilotageRole, "an unnamed role is kept")
 	got, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, member.User.ID, nil, testfactory.Ptr("reviewer"))
 	require.NoError(t, err)
-	require.Equal(t, "admin", got.Role)
-	require.Equal(t, "reviewer", got.PilotageRole)
+	require.EqualValues(t, "admin", got.Role)
+	require.EqualValues(t, "reviewer", got.PilotageRole)
 
 	_, err = e.engine.UpdateWorkspaceMember(ctx, e.owner.Workspace.ID, e.owner.User.ID, testfactory.Ptr("member"), nil)
 	require.ErrorIs(t, err, db.ErrForbidden)
@@ -357,7 +357,7 @@ func TestOrganizationInvitations(t *testing.T) {
 
 	token, inv := e.inviteToOrg(t, org, "Guest@Example.com", "admin")
 	require.Equal(t, "guest@example.com", inv.Email)
-	require.Equal(t, "admin", inv.Role)
+	require.EqualValues(t, "admin", inv.Role)
 	require.WithinDuration(t, time.Now().Add(tenancy.InvitationTTL), inv.ExpiresAt, time.Minute)
 	_, stranger := e.inviteToOrg(t, org, "stranger@example.com", "member") // no account uses it
 	js := mailed()
@@ -387,7 +387,7 @@ func TestOrganizationInvitations(t *testing.T) {
 
 	acc, err := e.engine.AcceptOrganizationInvitation(ctx, token, guest.User)
 	require.NoError(t, err)
-	require.Equal(t, "admin", acc.Role)
+	require.EqualValues(t, "admin", acc.Role)
 	require.Equal(t, org.ID, acc.Organization.ID)
 	a, err := e.engine.ResolveAccess(ctx, guest.User.ID, tenancy.Target{OrgSlug: "acme"})
 	require.NoError(t, err)
@@ -416,7 +416,7 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.NoError(t, err)
 	acc, err = e.engine.AcceptOrganizationInvitation(ctx, second, other.User)
 	require.NoError(t, err)
-	require.Equal(t, "member", acc.Role)
+	require.EqualValues(t, "member", acc.Role)
 	late, lateInv := e.inviteToOrg(t, org, "late@example.com", "member")
 	lateUser := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("late@example.com")})
 	_, err = e.Pool.Exec(ctx, `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, lateInv.ID)
