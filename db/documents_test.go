@@ -50,7 +50,7 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	d := testfactory.Document(t, b.Engines, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"),
 		Content: &tiptap, In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project",
 			ContextID: b.project.ID}})
-	b.requireNoJobs(t)
+	b.RequireNoJobs(t)
 
 	// The text nodes are searchable, the node types and keys are not.
 	for q, want := range map[string]int{"zanzibar": 1, "quokka": 1, "bulletList": 0, "paragraph": 0, "type": 0} {

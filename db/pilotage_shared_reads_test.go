@@ -33,7 +33,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := b.pilotage.CockpitPortfolio(ctx, ws, time.Now()); err != nil {
+				if _, err := b.Pilotage.CockpitPortfolio(ctx, ws, time.Now()); err != nil {
 					t.Error(err)
 					return
 				}
@@ -57,7 +57,7 @@ func TestPortfolioReadsSeeTheCallersOwnWrites(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				ps, err := b.pilotage.CockpitPortfolio(ctx, ws, time.Now())
+				ps, err := b.Pilotage.CockpitPortfolio(ctx, ws, time.Now())
 				if err != nil {
 					t.Error(err)
 					return
@@ -89,12 +89,12 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 			reason := "waiting"
 			in.BlockedReason = &reason
 		}
-		_, err := b.pilotage.CreateMission(ctx, in)
+		_, err := b.Pilotage.CreateMission(ctx, in)
 		require.NoError(t, err)
-		_, err = b.pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor,
+		_, err = b.Pilotage.CreateTodo(ctx, pilotage.NewPilotageTodo{WorkspaceID: ws, ActorID: actor,
 			Label: fmt.Sprintf("todo %d", i), Status: pilotage.PilotageTodoStatuses[i%4], DueDate: &past})
 		require.NoError(t, err)
-		_, err = b.pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor,
+		_, err = b.Pilotage.CreateDecision(ctx, pilotage.NewPilotageDecision{WorkspaceID: ws, ActorID: actor,
 			Title: fmt.Sprintf("decision %d", i)})
 		require.NoError(t, err)
 	}
@@ -105,7 +105,7 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 	for _, profile := range pilotage.PilotageProfiles {
 		for _, intent := range append([]string{""}, pilotage.PilotageIntents...) {
 			a := ask{profile, intent}
-			st, err := b.pilotage.StateFor(ctx, ws, profile, intent, now)
+			st, err := b.Pilotage.StateFor(ctx, ws, profile, intent, now)
 			require.NoError(t, err)
 			asks, want[a] = append(asks, a), st
 		}
@@ -117,7 +117,7 @@ func TestSharedStateReadsAnswerEachCallerItsOwnSelection(t *testing.T) {
 			defer wg.Done()
 			for i := range 30 {
 				a := asks[(g*7+i)%len(asks)]
-				st, err := b.pilotage.StateFor(ctx, ws, a.profile, a.intent, now)
+				st, err := b.Pilotage.StateFor(ctx, ws, a.profile, a.intent, now)
 				if err != nil {
 					t.Error(err)
 					return

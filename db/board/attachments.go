@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -31,7 +32,7 @@ func (b *Engine) CheckCard(ctx context.Context, projectID, cardID string) error 
 // transaction. The caller stores the file first and deletes it again when this fails.
 func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Attachment, error) {
 	if in.Size < 0 || in.Size > MaxAttachmentSize {
-		return db.Attachment{}, invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
+		return db.Attachment{}, dbcore.Invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
 	}
 	if in.ID == "" {
 		in.ID = db.NewID()
@@ -40,8 +41,8 @@ func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Att
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID,
 			ProjectID: in.ProjectID})
-		if isNotFound(err) {
-			return notFound("card not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("card not found")
 		}
 		if err != nil {
 			return fmt.Errorf("count attachment: %w", err)
@@ -52,7 +53,7 @@ func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Att
 			StorageKey: in.StorageKey})
 		out = db.Attachment(outRow)
 		if err != nil {
-			return wrap(err, "insert attachment")
+			return dbcore.Wrap(err, "insert attachment")
 		}
 		return b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title,
 			card.AssigneeID))
@@ -69,15 +70,15 @@ func (b *Engine) Attachments(ctx context.Context, projectID, cardID string) ([]d
 	if err != nil {
 		return nil, fmt.Errorf("list attachments: %w", err)
 	}
-	return mapRows(rows, func(r dbsqlc.Attachment) db.Attachment { return db.Attachment(r) }), nil
+	return dbcore.MapRows(rows, func(r dbsqlc.Attachment) db.Attachment { return db.Attachment(r) }), nil
 }
 
 // Attachment reads one attachment of a card of a project.
 func (b *Engine) Attachment(ctx context.Context, card db.CardRef, attachmentID string) (db.Attachment, error) {
 	projectID, cardID := card.ProjectID, card.CardID
 	a, err := b.q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return db.Attachment(a), notFound("attachment not found")
+	if dbcore.IsNotFound(err) {
+		return db.Attachment(a), dbcore.NotFound("attachment not found")
 	}
 	if err != nil {
 		return db.Attachment(a), fmt.Errorf("get attachment: %w", err)
@@ -95,21 +96,21 @@ func (b *Engine) DeleteAttachment(ctx context.Context, e db.CardEdit, attachment
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: -1, ID: cardID,
 			ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("card not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("card not found")
 		}
 		if err != nil {
 			return fmt.Errorf("count attachment: %w", err)
 		}
 		a, err := q.AttachmentGet(ctx, dbsqlc.AttachmentGetParams{ID: attachmentID, CardID: cardID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("attachment not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("attachment not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get attachment: %w", err)
 		}
 		if a.UploadedBy != actorID && !asAdmin {
-			return forbidden("only the attachment's uploader or a workspace admin may delete it")
+			return dbcore.Forbidden("only the attachment's uploader or a workspace admin may delete it")
 		}
 		deleted, err := q.AttachmentDelete(ctx, dbsqlc.AttachmentDeleteParams{ID: attachmentID, CardID: cardID})
 		if err != nil {
@@ -134,10 +135,10 @@ func attachmentActivity(projectID, cardID, actorID, title string, assigneeID *st
 // files the sweep has not removed yet.
 func (b *Engine) OrphanedAttachmentFiles(ctx context.Context, limit int32) ([]string, error) {
 	keys, err := b.q.OrphanedAttachmentFileList(ctx, limit)
-	return keys, wrap(err, "list orphaned attachment files")
+	return keys, dbcore.Wrap(err, "list orphaned attachment files")
 }
 
 // ForgetOrphanedAttachmentFiles records that the files of keys are removed from storage.
 func (b *Engine) ForgetOrphanedAttachmentFiles(ctx context.Context, keys []string) error {
-	return wrap(b.q.OrphanedAttachmentFileForget(ctx, keys), "forget orphaned attachment files")
+	return dbcore.Wrap(b.q.OrphanedAttachmentFileForget(ctx, keys), "forget orphaned attachment files")
 }

@@ -40,7 +40,7 @@ func sendBatch(ctx context.Context, conn batchSender, fn func(q *dbsqlc.Queries)
 		_, err = br.Exec() // the BEGIN's result comes first
 	}
 	if err == nil {
-		err = fn(queries(replayer{br}))
+		err = fn(dbcore.Queries(replayer{br}))
 	}
 	closeErr := br.Close() // reads what fn left unread; reports a failure fn did not see
 	if err == nil {

@@ -59,7 +59,7 @@ func (b *Engine) CreateCardTx(ctx context.Context, tx pgx.Tx, in NewCard) (Card,
 func (b *Engine) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, error) {
 	q, conn := b.q, batchSender(b.core.Pool)
 	if tx != nil {
-		q, conn = queries(tx), tx
+		q, conn = dbcore.Queries(tx), tx
 	}
 	in, err := b.prepareNewCard(ctx, q, in)
 	if err != nil {
@@ -103,15 +103,15 @@ func (b *Engine) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, e
 // project's first column) and checks its scope and assignee, reading through q.
 func (b *Engine) prepareNewCard(ctx context.Context, q *dbsqlc.Queries, in NewCard) (NewCard, error) {
 	if len(in.Checklist) > MaxChecklistItems {
-		return in, invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+		return in, dbcore.Invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
 	if in.Priority == "" {
 		in.Priority = PriorityMedium
 	}
 	if in.ColumnID == "" {
 		col, err := q.ColumnFirst(ctx, in.ProjectID)
-		if isNotFound(err) {
-			return in, invalid("the project has no column yet; create one first")
+		if dbcore.IsNotFound(err) {
+			return in, dbcore.Invalid("the project has no column yet; create one first")
 		}
 		if err != nil {
 			return in, fmt.Errorf("first column: %w", err)
@@ -129,8 +129,8 @@ func queueNewCard(ctx context.Context, q *dbsqlc.Queries, in *NewCard, cardID st
 	row, err := q.CardInsert(ctx, dbsqlc.CardInsertParams{ID: cardID, ProjectID: in.ProjectID, ColumnID: in.ColumnID,
 		ScopeID: in.ScopeID, Title: in.Title, Description: in.Description, Priority: string(in.Priority),
 		StartDate: in.StartDate, DueDate: in.DueDate, AssigneeID: in.AssigneeID, CreatedBy: in.ActorID})
-	if isMissingRef(err) {
-		return Card{}, nil, notFound("column not found")
+	if dbcore.IsMissingRef(err) {
+		return Card{}, nil, dbcore.NotFound("column not found")
 	}
 	if err != nil {
 		return Card{}, nil, fmt.Errorf("insert card: %w", err)
@@ -174,21 +174,21 @@ func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspace
 	assigneeID *string) error {
 	if scopeID != nil {
 		ok, err := q.ScopeExistsInProject(ctx, dbsqlc.ScopeExistsInProjectParams{ID: *scopeID, ProjectID: projectID})
-		if err != nil && !isNotFound(err) {
+		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check scope: %w", err)
 		}
 		if !ok {
-			return invalid("scopeId is not a scope of this project")
+			return dbcore.Invalid("scopeId is not a scope of this project")
 		}
 	}
 	if assigneeID != nil {
 		ok, err := q.WorkspaceMemberIsMember(ctx, dbsqlc.WorkspaceMemberIsMemberParams{WorkspaceID: workspaceID,
 			UserID: *assigneeID})
-		if err != nil && !isNotFound(err) {
+		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("check assignee: %w", err)
 		}
 		if !ok {
-			return invalid("assigneeId must be a member of the workspace")
+			return dbcore.Invalid("assigneeId must be a member of the workspace")
 		}
 	}
 	return nil
@@ -196,8 +196,8 @@ func (b *Engine) checkCardRefs(ctx context.Context, q *dbsqlc.Queries, workspace
 
 func cardTx(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (Card, error) {
 	row, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return Card{}, notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return Card{}, dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return Card{}, fmt.Errorf("get card: %w", err)
@@ -250,14 +250,14 @@ func (b *Engine) UpdateCard(ctx context.Context, u CardUpdate) (Card, error) {
 			return card, err
 		}
 	}
-	return Card{}, conflict("the card is being moved by someone else; try again")
+	return Card{}, dbcore.Conflict("the card is being moved by someone else; try again")
 }
 
 // UpdateCardTx is UpdateCard's body inside the caller's transaction (automations, agents, pipelines,
 // pilotage actions); u.Cause marks the activities of an automation rule's change. It returns
 // ErrRetryMove when the card changed column between reading it and locking the columns.
 func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Card, error) {
-	q := queries(tx)
+	q := dbcore.Queries(tx)
 	moving := u.Patch.ColumnID != nil || u.Patch.Order != nil
 	var lockedFrom string
 	if moving {
@@ -267,8 +267,8 @@ func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Car
 		}
 	}
 	cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: u.CardID, ProjectID: u.ProjectID})
-	if isNotFound(err) {
-		return Card{}, notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return Card{}, dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return Card{}, fmt.Errorf("lock card: %w", err)
@@ -301,8 +301,8 @@ func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Car
 func lockMoveColumns(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string,
 	columnID *string) (string, error) {
 	cur, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return "", notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return "", dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return "", fmt.Errorf("get card: %w", err)
@@ -318,8 +318,8 @@ func lockMoveColumns(ctx context.Context, q *dbsqlc.Queries, projectID, cardID s
 	slices.Sort(cols)
 	for _, c := range cols {
 		if _, err := q.ColumnLock(ctx, dbsqlc.ColumnLockParams{ID: c, ProjectID: projectID}); err != nil {
-			if isNotFound(err) {
-				return "", invalid("columnId is not a column of this project")
+			if dbcore.IsNotFound(err) {
+				return "", dbcore.Invalid("columnId is not a column of this project")
 			}
 			return "", fmt.Errorf("lock column: %w", err)
 		}
@@ -485,8 +485,8 @@ func (b *Engine) DeleteCard(ctx context.Context, e db.CardEdit) error {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("card not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("card not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock card: %w", err)
@@ -568,7 +568,7 @@ func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool,
 	}
 	rows, err := b.core.Pool.Query(ctx, cardListSQL, projectID, archived, k.ColPos, k.Col, k.Pos, k.ID, p.Fetch())
 	if err != nil {
-		return "", wrap(dbcore.Interpret(err), "list cards")
+		return "", dbcore.Wrap(dbcore.Interpret(err), "list cards")
 	}
 	defer rows.Close()
 	var v CardView
@@ -582,14 +582,14 @@ func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool,
 			break
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return "", wrap(dbcore.Interpret(err), "read card")
+			return "", dbcore.Wrap(dbcore.Interpret(err), "read card")
 		}
 		fn(&v)
 		n++
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return "", wrap(dbcore.Interpret(err), "list cards")
+		return "", dbcore.Wrap(dbcore.Interpret(err), "list cards")
 	}
 	if !more {
 		return "", nil
@@ -597,9 +597,9 @@ func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool,
 	// v still holds the page's last card (its fixed-size fields are copies, not the driver's buffer).
 	last := cardKey{Col: uuid.UUID(v.ColumnID.Bytes).String(), Pos: v.Position, ID: uuid.UUID(v.ID.Bytes).String()}
 	// The column's position is read only when a page is cut, so that a whole list reads nothing more.
-	col, err := queries(b.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
-	if isNotFound(err) {
-		return "", conflict("the project's columns changed while listing its cards: list them again")
+	col, err := dbcore.Queries(b.core.Pool).ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: last.Col, ProjectID: projectID})
+	if dbcore.IsNotFound(err) {
+		return "", dbcore.Conflict("the project's columns changed while listing its cards: list them again")
 	}
 	if err != nil {
 		return "", fmt.Errorf("read the column of the page's last card: %w", err)

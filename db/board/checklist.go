@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -22,8 +23,8 @@ const (
 // lockCard locks a card of a project for a change of its parts; a card of another project is not found.
 func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) (dbsqlc.Card, error) {
 	c, err := q.CardGetForUpdate(ctx, dbsqlc.CardGetForUpdateParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return c, notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return c, dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return c, fmt.Errorf("lock card: %w", err)
@@ -71,7 +72,7 @@ func (b *Engine) AddChecklistItem(ctx context.Context, e db.CardEdit, title stri
 // one card_updated, in the caller's transaction. The card's lock keeps concurrent adds within the cap.
 func (b *Engine) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, titles []string) error {
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
-	q := queries(tx)
+	q := dbcore.Queries(tx)
 	card, err := lockCard(ctx, q, projectID, cardID)
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func (b *Engine) AddChecklistItemsTx(ctx context.Context, tx pgx.Tx, e db.CardEd
 		return fmt.Errorf("count checklist items: %w", err)
 	}
 	if int(n)+len(titles) > MaxChecklistItems {
-		return invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
+		return dbcore.Invalid(fmt.Sprintf("a card has at most %d checklist items", MaxChecklistItems))
 	}
 	ids, dones, pos := make([]string, len(titles)), make([]bool, len(titles)), make([]int32, len(titles))
 	for i := range titles {
@@ -114,8 +115,8 @@ func (b *Engine) UpdateChecklistItem(ctx context.Context, e db.CardEdit, itemID 
 			return err
 		}
 		item, err := q.ChecklistGet(ctx, dbsqlc.ChecklistGetParams{ID: itemID, CardID: cardID})
-		if isNotFound(err) {
-			return notFound("checklist item not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("checklist item not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get checklist item: %w", err)
@@ -189,8 +190,8 @@ func (b *Engine) DeleteChecklistItem(ctx context.Context, e db.CardEdit, itemID 
 			return err
 		}
 		n, err := q.ChecklistDelete(ctx, dbsqlc.ChecklistDeleteParams{ID: itemID, CardID: cardID})
-		if isNotFound(err) || (err == nil && n == 0) {
-			return notFound("checklist item not found")
+		if dbcore.IsNotFound(err) || (err == nil && n == 0) {
+			return dbcore.NotFound("checklist item not found")
 		}
 		if err != nil {
 			return fmt.Errorf("delete checklist item: %w", err)

@@ -8,13 +8,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Columns lists a project's columns in order.
 func (b *Engine) Columns(ctx context.Context, projectID string) ([]db.Column, error) {
 	cols, err := b.q.ColumnListByProject(ctx, projectID)
-	return mapRows(cols, func(r dbsqlc.Column) db.Column { return db.Column(r) }), wrap(err, "list columns")
+	return dbcore.MapRows(cols, func(r dbsqlc.Column) db.Column { return db.Column(r) }), dbcore.Wrap(err, "list columns")
 }
 
 // CreateColumn appends a column to a project.
@@ -22,13 +23,13 @@ func (b *Engine) CreateColumn(ctx context.Context, projectID, name string) (db.C
 	var col db.Column
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return wrap(err, "lock project")
+			return dbcore.Wrap(err, "lock project")
 		}
 		var err error
 		var colRow dbsqlc.Column
 		colRow, err = q.ColumnInsert(ctx, dbsqlc.ColumnInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name})
 		col = db.Column(colRow)
-		return wrap(err, "insert column")
+		return dbcore.Wrap(err, "insert column")
 	})
 	return col, err
 }
@@ -39,11 +40,11 @@ func (b *Engine) UpdateColumn(ctx context.Context, projectID, columnID string, n
 	var col db.Column
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return wrap(err, "lock project")
+			return dbcore.Wrap(err, "lock project")
 		}
 		cur, err := q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: columnID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("column not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("column not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get column: %w", err)
@@ -73,7 +74,7 @@ func (b *Engine) UpdateColumn(ctx context.Context, projectID, columnID string, n
 		var colRow dbsqlc.Column
 		colRow, err = q.ColumnGet(ctx, dbsqlc.ColumnGetParams{ID: cur.ID, ProjectID: projectID})
 		col = db.Column(colRow)
-		return wrap(err, "get column")
+		return dbcore.Wrap(err, "get column")
 	})
 	return col, err
 }
@@ -93,14 +94,14 @@ func setColumnPositions(ctx context.Context, q *dbsqlc.Queries, ids []string) er
 func (b *Engine) DeleteColumn(ctx context.Context, projectID, columnID string) error {
 	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.ProjectLock(ctx, projectID); err != nil {
-			return wrap(err, "lock project")
+			return dbcore.Wrap(err, "lock project")
 		}
 		n, err := q.ColumnDelete(ctx, dbsqlc.ColumnDeleteParams{ID: columnID, ProjectID: projectID})
 		if err != nil {
 			return fmt.Errorf("delete column: %w", err)
 		}
 		if n == 0 {
-			return notFound("column not found")
+			return dbcore.NotFound("column not found")
 		}
 		cols, err := q.ColumnListByProject(ctx, projectID)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -44,15 +45,15 @@ func (b *Engine) CreateCommentTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, 
 	projectID, cardID, actorID := e.ProjectID, e.CardID, e.ActorID
 	content = strings.TrimSpace(content)
 	if content == "" {
-		return Comment{}, invalid("content: must not be blank")
+		return Comment{}, dbcore.Invalid("content: must not be blank")
 	}
 	if utf8.RuneCountInString(content) > MaxCommentLength {
-		return Comment{}, invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))
+		return Comment{}, dbcore.Invalid(fmt.Sprintf("content: expected length <= %d", MaxCommentLength))
 	}
-	q := queries(tx)
+	q := dbcore.Queries(tx)
 	card, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: 1, ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return Comment{}, notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return Comment{}, dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return Comment{}, fmt.Errorf("count comment: %w", err)
@@ -106,20 +107,20 @@ func (b *Engine) DeleteComment(ctx context.Context, e db.CardEdit, commentID str
 	return b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if _, err := q.CardCommentCountAdd(ctx, dbsqlc.CardCommentCountAddParams{Delta: -1, ID: cardID,
 			ProjectID: projectID}); err != nil {
-			if isNotFound(err) {
-				return notFound("card not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("card not found")
 			}
 			return fmt.Errorf("count comment: %w", err)
 		}
 		c, err := q.CommentGet(ctx, dbsqlc.CommentGetParams{ID: commentID, CardID: cardID})
-		if isNotFound(err) {
-			return notFound("comment not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("comment not found")
 		}
 		if err != nil {
 			return fmt.Errorf("get comment: %w", err)
 		}
 		if c.Comment.AuthorID != actorID && !asAdmin {
-			return forbidden("only the comment's author or a workspace admin may delete it")
+			return dbcore.Forbidden("only the comment's author or a workspace admin may delete it")
 		}
 		if _, err := q.CommentDelete(ctx, dbsqlc.CommentDeleteParams{ID: commentID, CardID: cardID}); err != nil {
 			return fmt.Errorf("delete comment: %w", err)
@@ -132,8 +133,8 @@ func (b *Engine) DeleteComment(ctx context.Context, e db.CardEdit, commentID str
 // cardExists answers ErrNotFound unless the card belongs to the project.
 func (b *Engine) cardExists(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) error {
 	_, err := q.CardRowGet(ctx, dbsqlc.CardRowGetParams{ID: cardID, ProjectID: projectID})
-	if isNotFound(err) {
-		return notFound("card not found")
+	if dbcore.IsNotFound(err) {
+		return dbcore.NotFound("card not found")
 	}
 	if err != nil {
 		return fmt.Errorf("get card: %w", err)

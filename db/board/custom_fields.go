@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
@@ -35,28 +36,28 @@ func HasOptions(typ string) bool { return typ == "select" || typ == "multi-selec
 // types need distinct, non-blank options; other types take none. It answers the options to store.
 func checkFieldDefinition(typ string, options []string) ([]string, error) {
 	if !slices.Contains(CustomFieldTypes, typ) {
-		return nil, invalid("type must be one of " + strings.Join(CustomFieldTypes, ", "))
+		return nil, dbcore.Invalid("type must be one of " + strings.Join(CustomFieldTypes, ", "))
 	}
 	if !HasOptions(typ) {
 		if len(options) > 0 {
-			return nil, invalid("options are only allowed for select and multi-select fields")
+			return nil, dbcore.Invalid("options are only allowed for select and multi-select fields")
 		}
 		return []string{}, nil
 	}
 	if len(options) == 0 {
-		return nil, invalid("options are required for select and multi-select fields")
+		return nil, dbcore.Invalid("options are required for select and multi-select fields")
 	}
 	if len(options) > MaxCustomFieldOptions {
-		return nil, invalid(fmt.Sprintf("a field has at most %d options", MaxCustomFieldOptions))
+		return nil, dbcore.Invalid(fmt.Sprintf("a field has at most %d options", MaxCustomFieldOptions))
 	}
 	for i, o := range options {
 		switch {
 		case strings.TrimSpace(o) == "":
-			return nil, invalid(fmt.Sprintf("options[%d]: must not be blank", i))
+			return nil, dbcore.Invalid(fmt.Sprintf("options[%d]: must not be blank", i))
 		case utf8.RuneCountInString(o) > MaxCustomFieldOptionLen:
-			return nil, invalid(fmt.Sprintf("options[%d] must be at most %d characters", i, MaxCustomFieldOptionLen))
+			return nil, dbcore.Invalid(fmt.Sprintf("options[%d] must be at most %d characters", i, MaxCustomFieldOptionLen))
 		case slices.Contains(options[:i], o):
-			return nil, invalid(fmt.Sprintf("options must be distinct: %q appears twice", o))
+			return nil, dbcore.Invalid(fmt.Sprintf("options must be distinct: %q appears twice", o))
 		}
 	}
 	return options, nil
@@ -130,7 +131,7 @@ func CheckCustomValue(typ string, options []string, raw json.RawMessage) error {
 // CustomFields lists a project's custom fields in creation order.
 func (b *Engine) CustomFields(ctx context.Context, projectID string) ([]db.CustomField, error) {
 	fs, err := b.q.CustomFieldListByProject(ctx, projectID)
-	return mapRows(fs, func(r dbsqlc.CustomField) db.CustomField { return db.CustomField(r) }), wrap(err,
+	return dbcore.MapRows(fs, func(r dbsqlc.CustomField) db.CustomField { return db.CustomField(r) }), dbcore.Wrap(err,
 		"list custom fields")
 }
 
@@ -148,10 +149,11 @@ func (b *Engine) CreateCustomField(ctx context.Context, in NewCustomField) (db.C
 	}
 	f, err := b.q.CustomFieldInsert(ctx, dbsqlc.CustomFieldInsertParams{ID: db.NewID(), ProjectID: in.ProjectID,
 		Name: in.Name, Type: in.Type, Options: options})
-	if isUnique(err, "") {
-		return db.CustomField(f), conflict(fmt.Sprintf("a custom field named %q already exists in this project", in.Name))
+	if dbcore.IsUnique(err, "") {
+		return db.CustomField(f), dbcore.Conflict(fmt.Sprintf("a custom field named %q already exists in this project",
+			in.Name))
 	}
-	return db.CustomField(f), wrap(err, "insert custom field")
+	return db.CustomField(f), dbcore.Wrap(err, "insert custom field")
 }
 
 // CustomFieldPatch is a change to a custom field; nil fields are left alone. Changing the type away from
@@ -168,8 +170,8 @@ func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID strin
 	var out db.CustomField
 	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.CustomFieldGetForUpdate(ctx, dbsqlc.CustomFieldGetForUpdateParams{ID: fieldID, ProjectID: projectID})
-		if isNotFound(err) {
-			return notFound("custom field not found")
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("custom field not found")
 		}
 		if err != nil {
 			return fmt.Errorf("lock custom field: %w", err)
@@ -194,8 +196,8 @@ func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID strin
 		outRow, err = q.CustomFieldUpdate(ctx, dbsqlc.CustomFieldUpdateParams{ID: fieldID, Name: name, Type: typ,
 			Options: options})
 		out = db.CustomField(outRow)
-		if isUnique(err, "") {
-			return conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
+		if dbcore.IsUnique(err, "") {
+			return dbcore.Conflict(fmt.Sprintf("a custom field named %q already exists in this project", name))
 		}
 		if err != nil {
 			return fmt.Errorf("update custom field: %w", err)
@@ -227,10 +229,10 @@ func (b *Engine) UpdateCustomField(ctx context.Context, projectID, fieldID strin
 // DeleteCustomField deletes a custom field of a project, which removes its values from every card.
 func (b *Engine) DeleteCustomField(ctx context.Context, projectID, fieldID string) error {
 	n, err := b.q.CustomFieldDelete(ctx, dbsqlc.CustomFieldDeleteParams{ID: fieldID, ProjectID: projectID})
-	if isNotFound(err) || (err == nil && n == 0) {
-		return notFound("custom field not found")
+	if dbcore.IsNotFound(err) || (err == nil && n == 0) {
+		return dbcore.NotFound("custom field not found")
 	}
-	return wrap(err, "delete custom field")
+	return dbcore.Wrap(err, "delete custom field")
 }
 
 // SetCardCustomValues sets or (for a JSON null) removes a card's values of its project's custom fields,
@@ -242,7 +244,7 @@ func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit,
 	ids := make([]string, 0, len(values))
 	for id := range values {
 		if len(id) != 36 || uuid.Validate(id) != nil {
-			return Card{}, invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
+			return Card{}, dbcore.Invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 		}
 		ids = append(ids, id)
 	}
@@ -263,7 +265,7 @@ func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit,
 		for _, id := range ids {
 			i := slices.IndexFunc(fields, func(f dbsqlc.CustomField) bool { return strings.EqualFold(f.ID, id) })
 			if i < 0 {
-				return invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
+				return dbcore.Invalid(fmt.Sprintf("values: %q is not a custom field of this project", id))
 			}
 			f, raw := fields[i], values[id]
 			if IsNullValue(raw) {
@@ -271,7 +273,7 @@ func (b *Engine) SetCardCustomValues(ctx context.Context, e db.CardEdit,
 				continue
 			}
 			if err := CheckCustomValue(f.Type, f.Options, raw); err != nil {
-				return invalid(fmt.Sprintf("values.%s (%s): %s", id, f.Name, err))
+				return dbcore.Invalid(fmt.Sprintf("values.%s (%s): %s", id, f.Name, err))
 			}
 			set[f.ID] = raw
 		}

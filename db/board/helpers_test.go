@@ -4,22 +4,18 @@ import (
 	"context"
 	"testing"
 
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
-	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
-// testBundle is one test's store on a fresh database (testfactory's bundle: the pool, an insert-only
+// testBundle is one test's board on a fresh database (testfactory's bundle: the pool, an insert-only
 // River client as the api process has, the store), and a registered user with a project.
 type testBundle struct {
 	testfactory.Bundle
-	// pilotage is the cockpit engine on the store, one per bundle as one per process (its reads are shared).
-	pilotage *pilotage.Engine
-	owner    identity.Registration
+	owner identity.Registration
 	// project is the owner's project Launch, with its columns' ids.
 	project testfactory.Project
 }
@@ -27,7 +23,6 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	b := &testBundle{Bundle: *testfactory.Store(t)}
-	b.pilotage = b.Pilotage
 	b.owner = testfactory.User(t, b.Engines, nil)
 	b.project = testfactory.NewProject(t, b.Engines, b.owner, nil)
 	return b
@@ -53,12 +48,4 @@ func (b *testBundle) addFollower(t *testing.T) identity.Registration {
 	_, err = b.Pool.Exec(ctx, `DELETE FROM river_job`)
 	require.NoError(t, err)
 	return follower
-}
-
-// requireNoJobs asserts through River that no job of any kind, in any state, exists.
-func (b *testBundle) requireNoJobs(t *testing.T) {
-	t.Helper()
-	res, err := b.River.JobList(context.Background(), river.NewJobListParams())
-	require.NoError(t, err)
-	require.Empty(t, res.Jobs)
 }

@@ -42,7 +42,7 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM checklist_items`))
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM activities WHERE card_id IS NOT NULL`))
-	b.requireNoJobs(t)
+	b.RequireNoJobs(t)
 
 	// The next create works: the card, its activity, and its jobs in the same transaction.
 	c, err := b.Board.CreateCard(ctx, b.newCard("Fine"))
@@ -88,7 +88,7 @@ func TestRolledBackCardWriteNotifiesNobody(t *testing.T) {
 	})
 	require.ErrorIs(t, err, boom)
 	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.Pool), jobs.NotifyActivityArgs{}, nil)
-	b.requireNoJobs(t)
+	b.RequireNoJobs(t)
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM activities WHERE card_id IS NOT NULL`))
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM cards`))
 }
@@ -149,7 +149,7 @@ func TestWorkspaceInviteRollbackLeavesNothing(t *testing.T) {
 		return boom
 	})
 	require.ErrorIs(t, err, boom)
-	b.requireNoJobs(t)
+	b.RequireNoJobs(t)
 	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.Pool), &jobs.SendEmailArgs{}, nil)
 	require.Equal(t, 0, b.Count(t, "SELECT count(*) FROM workspace_invitations"))
 

@@ -7,44 +7,45 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
 // Labels lists a project's labels by name.
 func (b *Engine) Labels(ctx context.Context, projectID string) ([]db.Label, error) {
 	ls, err := b.q.LabelListByProject(ctx, projectID)
-	return mapRows(ls, func(r dbsqlc.Label) db.Label { return db.Label(r) }), wrap(err, "list labels")
+	return dbcore.MapRows(ls, func(r dbsqlc.Label) db.Label { return db.Label(r) }), dbcore.Wrap(err, "list labels")
 }
 
 // CreateLabel adds a label to a project; its name is unique in the project.
 func (b *Engine) CreateLabel(ctx context.Context, projectID, name, color string) (db.Label, error) {
 	l, err := b.q.LabelInsert(ctx, dbsqlc.LabelInsertParams{ID: db.NewID(), ProjectID: projectID, Name: name,
 		Color: color})
-	if isUnique(err, "") {
-		return db.Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", name))
+	if dbcore.IsUnique(err, "") {
+		return db.Label(l), dbcore.Conflict(fmt.Sprintf("a label named %q already exists in this project", name))
 	}
-	return db.Label(l), wrap(err, "insert label")
+	return db.Label(l), dbcore.Wrap(err, "insert label")
 }
 
 // UpdateLabel renames or recolours a label of a project; nil leaves a field alone.
 func (b *Engine) UpdateLabel(ctx context.Context, projectID, labelID string, name, color *string) (db.Label, error) {
 	l, err := b.q.LabelUpdate(ctx, dbsqlc.LabelUpdateParams{ID: labelID, ProjectID: projectID, Name: name, Color: color})
 	switch {
-	case isNotFound(err):
-		return db.Label(l), notFound("label not found")
-	case isUnique(err, "") && name != nil:
-		return db.Label(l), conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
+	case dbcore.IsNotFound(err):
+		return db.Label(l), dbcore.NotFound("label not found")
+	case dbcore.IsUnique(err, "") && name != nil:
+		return db.Label(l), dbcore.Conflict(fmt.Sprintf("a label named %q already exists in this project", *name))
 	}
-	return db.Label(l), wrap(err, "update label")
+	return db.Label(l), dbcore.Wrap(err, "update label")
 }
 
 // DeleteLabel deletes a label of a project, which takes it off every card.
 func (b *Engine) DeleteLabel(ctx context.Context, projectID, labelID string) error {
 	n, err := b.q.LabelDelete(ctx, dbsqlc.LabelDeleteParams{ID: labelID, ProjectID: projectID})
-	if isNotFound(err) || (err == nil && n == 0) {
-		return notFound("label not found")
+	if dbcore.IsNotFound(err) || (err == nil && n == 0) {
+		return dbcore.NotFound("label not found")
 	}
-	return wrap(err, "delete label")
+	return dbcore.Wrap(err, "delete label")
 }
 
 // AddCardLabel puts a label of the card's project on the card and records card_updated, in one
@@ -70,8 +71,8 @@ func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID
 			return err
 		}
 		if _, err := q.LabelGet(ctx, dbsqlc.LabelGetParams{ID: labelID, ProjectID: projectID}); err != nil {
-			if isNotFound(err) {
-				return notFound("label not found")
+			if dbcore.IsNotFound(err) {
+				return dbcore.NotFound("label not found")
 			}
 			return fmt.Errorf("get label: %w", err)
 		}
@@ -81,8 +82,8 @@ func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID
 		} else {
 			n, err = q.CardLabelRemove(ctx, dbsqlc.CardLabelRemoveParams{CardID: cardID, LabelID: labelID})
 		}
-		if isMissingRef(err) {
-			return notFound("label not found") // deleted meanwhile
+		if dbcore.IsMissingRef(err) {
+			return dbcore.NotFound("label not found") // deleted meanwhile
 		}
 		if err != nil {
 			return fmt.Errorf("change card label: %w", err)

@@ -42,7 +42,7 @@ func (b *Engine) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) 
 	if err != nil {
 		return db.Project{}, err
 	}
-	q := queries(tx)
+	q := dbcore.Queries(tx)
 	p, err := q.ProjectInsert(ctx, dbsqlc.ProjectInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
 		Description: in.Description, Deadline: in.Deadline, TemplateID: &tmpl.ID, CreatedBy: in.CreatedBy})
 	if err != nil {
@@ -70,7 +70,8 @@ func (b *Engine) CreateProjectTx(ctx context.Context, tx pgx.Tx, in NewProject) 
 // Projects lists a workspace's projects.
 func (b *Engine) Projects(ctx context.Context, workspaceID string) ([]db.Project, error) {
 	ps, err := b.q.ProjectListByWorkspace(ctx, workspaceID)
-	return mapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }), wrap(err, "list projects")
+	return dbcore.MapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }), dbcore.Wrap(err,
+		"list projects")
 }
 
 // ProjectPage is one page of a workspace's projects, oldest first.
@@ -82,15 +83,15 @@ func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, p db.Page)
 	ps, err := b.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At,
 		AfterID: k.ID, Lim: p.Fetch()})
 	if err != nil {
-		return db.Paged[db.Project]{}, wrap(err, "list projects")
+		return db.Paged[db.Project]{}, dbcore.Wrap(err, "list projects")
 	}
-	return db.PageOf(p, "projects", mapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }),
+	return db.PageOf(p, "projects", dbcore.MapRows(ps, func(r dbsqlc.Project) db.Project { return db.Project(r) }),
 		func(r db.Project) any { return db.TimeKey{At: r.CreatedAt, ID: r.ID} }), nil
 }
 
 // Project reads a project of a workspace; a project of another workspace is not found.
 func (b *Engine) Project(ctx context.Context, workspaceID, projectID string) (db.Project, error) {
-	r, err := orNotFound(b.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID,
+	r, err := dbcore.OrNotFound(b.q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: projectID,
 		WorkspaceID: workspaceID}))("project not found", "get project")
 	return db.Project(r), err
 }
@@ -112,7 +113,7 @@ func (b *Engine) UpdateProject(ctx context.Context, projectID string, p ProjectP
 		out, err = q.ProjectUpdate(ctx, dbsqlc.ProjectUpdateParams{ID: projectID, Name: p.Name, Description: p.Description,
 			SetDeadline: p.SetDeadline, Deadline: p.Deadline})
 		if err != nil {
-			return wrap(err, "update project")
+			return dbcore.Wrap(err, "update project")
 		}
 		var fields []string
 		for name, set := range map[string]bool{"name": p.Name != nil, "description": p.Description != nil,
@@ -137,9 +138,9 @@ func (b *Engine) ProjectMembers(ctx context.Context, projectID string, p db.Page
 	rows, err := b.q.ProjectMemberList(ctx, dbsqlc.ProjectMemberListParams{ProjectID: projectID, AfterAt: k.At,
 		AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
-		return db.Paged[db.ProjectMember]{}, wrap(err, "list project members")
+		return db.Paged[db.ProjectMember]{}, dbcore.Wrap(err, "list project members")
 	}
-	return db.PageOf(p, "project-members", mapRows(rows,
+	return db.PageOf(p, "project-members", dbcore.MapRows(rows,
 		func(r dbsqlc.ProjectMemberListRow) db.ProjectMember { return db.ProjectMember(r) }),
 		func(m db.ProjectMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
@@ -152,7 +153,7 @@ func (b *Engine) AddProjectMember(ctx context.Context, in db.ProjectMemberAdd) (
 		var err error
 		m, added, err = b.AddProjectMemberTx(ctx, tx, in)
 		if err == nil && !added {
-			return conflict("this user is already a member of the project")
+			return dbcore.Conflict("this user is already a member of the project")
 		}
 		return err
 	})
@@ -164,10 +165,10 @@ func (b *Engine) AddProjectMember(ctx context.Context, in db.ProjectMemberAdd) (
 func (b *Engine) AddProjectMemberTx(ctx context.Context, tx pgx.Tx,
 	in db.ProjectMemberAdd) (m db.UserRef, added bool, err error) {
 	workspaceID, projectID, actorID, email := in.WorkspaceID, in.ProjectID, in.ActorID, in.Email
-	q := queries(tx)
+	q := dbcore.Queries(tx)
 	row, err := q.WorkspaceMemberByEmail(ctx, dbsqlc.WorkspaceMemberByEmailParams{WorkspaceID: workspaceID, Email: email})
-	if isNotFound(err) {
-		return m, false, invalid("no workspace member has this e-mail; invite them to the workspace first")
+	if dbcore.IsNotFound(err) {
+		return m, false, dbcore.Invalid("no workspace member has this e-mail; invite them to the workspace first")
 	}
 	if err != nil {
 		return m, false, fmt.Errorf("find workspace member: %w", err)
@@ -189,7 +190,7 @@ func (b *Engine) RemoveProjectMember(ctx context.Context, m db.ProjectMemberRemo
 	return b.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
 		removed, err := b.RemoveProjectMemberTx(ctx, tx, m)
 		if err == nil && !removed {
-			return notFound("project member not found")
+			return dbcore.NotFound("project member not found")
 		}
 		return err
 	})
@@ -200,7 +201,8 @@ func (b *Engine) RemoveProjectMember(ctx context.Context, m db.ProjectMemberRemo
 func (b *Engine) RemoveProjectMemberTx(ctx context.Context, tx pgx.Tx,
 	m db.ProjectMemberRemoval) (removed bool, err error) {
 	projectID, actorID, userID := m.ProjectID, m.ActorID, m.UserID
-	n, err := queries(tx).ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID, UserID: userID})
+	n, err := dbcore.Queries(tx).ProjectMemberRemove(ctx, dbsqlc.ProjectMemberRemoveParams{ProjectID: projectID,
+		UserID: userID})
 	if err != nil {
 		return false, fmt.Errorf("remove project member: %w", err)
 	}
@@ -234,8 +236,8 @@ func (b *Engine) DeleteProject(ctx context.Context, d ProjectDeletion) error {
 //
 // A draft that made the project keeps existing (its projectId becomes null).
 func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeletion) error {
-	q := queries(tx)
-	if _, err := orNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID,
+	q := dbcore.Queries(tx)
+	if _, err := dbcore.OrNotFound(q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: d.ProjectID,
 		WorkspaceID: d.WorkspaceID}))("project not found", "get project"); err != nil {
 		return err
 	}
@@ -262,7 +264,7 @@ func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeleti
 	if err != nil {
 		return fmt.Errorf("check attachments: %w", err)
 	}
-	p, err := orNotFound(q.ProjectDelete(ctx, dbsqlc.ProjectDeleteParams{ID: d.ProjectID,
+	p, err := dbcore.OrNotFound(q.ProjectDelete(ctx, dbsqlc.ProjectDeleteParams{ID: d.ProjectID,
 		WorkspaceID: d.WorkspaceID}))("project not found", "delete project")
 	if err != nil {
 		return err

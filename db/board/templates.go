@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/internal/plugin"
 )
 
@@ -80,7 +81,8 @@ func (b *Engine) projectTemplate(ctx context.Context, workspaceID, id string) (T
 		}
 		if _, on := installed[p.ID]; !on {
 			return Template{},
-				invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id, p.ID))
+				dbcore.Invalid(fmt.Sprintf("templateId %q comes from plugin %s, which is not installed in this workspace", id,
+					p.ID))
 		}
 		for _, t := range plugin.ProjectTemplates {
 			if t.ID == id {
@@ -88,7 +90,7 @@ func (b *Engine) projectTemplate(ctx context.Context, workspaceID, id string) (T
 			}
 		}
 	}
-	return Template{}, invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", id))
+	return Template{}, dbcore.Invalid(fmt.Sprintf("unknown templateId %q; see GET …/projects/templates", id))
 }
 
 func pluginTemplate(t plugin.ProjectTemplate) Template {

@@ -395,3 +395,11 @@ func (b *Bundle) Jobs(t testing.TB, kind string) []Job {
 	require.NoError(t, err)
 	return out
 }
+
+// RequireNoJobs asserts through River that no job of any kind, in any state, exists.
+func (b *Bundle) RequireNoJobs(t testing.TB) {
+	t.Helper()
+	res, err := b.River.JobList(context.Background(), river.NewJobListParams())
+	require.NoError(t, err)
+	require.Empty(t, res.Jobs)
+}
