@@ -164,9 +164,11 @@ func TestAttachmentUploadListDownloadDelete(t *testing.T) {
 	var meta map[string]any
 	var recipients []string
 	require.Equal(t, 3,
-		e.count(`SELECT count(*) FROM activities WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND card_id = $1`, w.cardID))
+		e.count(`SELECT count(*) FROM activities
+			WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND card_id = $1`, w.cardID))
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT meta, recipients::text[] FROM activities
-		WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb AND actor_id = $1`, w.other.ID).Scan(&meta, &recipients))
+		WHERE type = 'card_updated' AND meta->'fields' = '["attachments"]'::jsonb
+		AND actor_id = $1`, w.other.ID).Scan(&meta, &recipients))
 	require.Equal(t, map[string]any{"fields": []any{"attachments"}, "title": "Write the launch post"}, meta)
 	require.Equal(t, []string{w.member.ID}, recipients)
 	require.Len(t, e.notifyJobs(), jobsBefore+3)

@@ -54,30 +54,38 @@ func TestAutomationRuleCRUDAndValidation(t *testing.T) {
 	require.Equal(t, true, decode[RuleOut](t, r).Enabled)
 	require.Len(t, decode[[]RuleOut](t, e.do("GET", prj+"/automations", member.Token, nil)), 1)
 
+	// Bodies a rule is refused for (400). They are only read (sent as JSON), so rows share the pieces named
+	// here.
+	archive := map[string]any{"type": "archive_card"}
+	unknownID := "00000000-0000-0000-0000-000000000001"
 	bad := []map[string]any{
-		{"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}},                 // no name
-		{"name": "x", "action": map[string]any{"type": "set_priority", "priority": "high"}},                               // no trigger
-		{"name": "x", "trigger": "task_created"},                                                                          // no action
-		{"name": "x", "trigger": "whenever", "action": map[string]any{"type": "archive_card"}},                            // unknown trigger
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "explode"}},                             // unknown action
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "urgent"}},  // bad priority
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card"}},                           // no column
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card", "columnId": otherCols[0]}}, // column of another project
+		// no name
+		{"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}},
+		// no trigger
+		{"name": "x", "action": map[string]any{"type": "set_priority", "priority": "high"}},
+		// no action
+		{"name": "x", "trigger": "task_created"},
+		// unknown trigger
+		{"name": "x", "trigger": "whenever", "action": archive},
+		// unknown action
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "explode"}},
+		// bad priority
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "urgent"}},
+		// no column
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card"}},
+		// column of another project
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "move_card", "columnId": otherCols[0]}},
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "set_status", "status": "sleeping"}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "assign_user",
-			"userId": "00000000-0000-0000-0000-000000000001"}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card", "priority": "high"}}, // parameter it does not take
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "assign_user", "userId": unknownID}},
+		// parameter it does not take
+		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card", "priority": "high"}},
 		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card", "bogus": 1}},
-		{"name": "x", "trigger": "task_created", "action": map[string]any{"type": "archive_card"},
-			"conditions": map[string]any{"colour": "red"}}, {"name": "x", "trigger": "task_created",
-			"action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"toColumnId": cols[1]}}, {"name": "x",
-			"trigger": "task_moved", "action": map[string]any{"type": "archive_card"},
-			"conditions": map[string]any{"toColumnId": otherCols[1]}}, {"name": "x", "trigger": "task_moved",
-			"action": map[string]any{"type": "archive_card"}, "conditions": map[string]any{"priority": []string{}}},
-		{"name": "x", "trigger": "task_moved", "action": map[string]any{"type": "archive_card"},
-			"conditions": map[string]any{"status": "sleeping"}}, {"name": "x", "trigger": "task_moved",
-			"action":     map[string]any{"type": "archive_card"},
-			"conditions": map[string]any{"labelId": "00000000-0000-0000-0000-000000000001"}},
+		{"name": "x", "trigger": "task_created", "action": archive, "conditions": map[string]any{"colour": "red"}},
+		{"name": "x", "trigger": "task_created", "action": archive, "conditions": map[string]any{"toColumnId": cols[1]}},
+		{"name": "x", "trigger": "task_moved", "action": archive, "conditions": map[string]any{"toColumnId": otherCols[1]}},
+		{"name": "x", "trigger": "task_moved", "action": archive, "conditions": map[string]any{"priority": []string{}}},
+		{"name": "x", "trigger": "task_moved", "action": archive, "conditions": map[string]any{"status": "sleeping"}},
+		{"name": "x", "trigger": "task_moved", "action": archive, "conditions": map[string]any{"labelId": unknownID}},
 	}
 	for i, b := range bad {
 		r := e.do("POST", prj+"/automations", owner.Token, b)

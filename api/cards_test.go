@@ -73,7 +73,8 @@ func TestCardCreateMoveReorder(t *testing.T) {
 	require.Equal(t, []string{"C", "B"}, e.columnTitles(u, prj, cols[0]))
 	require.Equal(t, []string{"A"}, e.columnTitles(u, prj, cols[1]))
 	require.Equal(t, 1,
-		e.count(`SELECT count(*) FROM activities WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
+		e.count(`SELECT count(*) FROM activities
+			WHERE type = 'card_moved' AND meta->>'fromColumn' = $1 AND meta->>'toColumn' = $2`, cols[0], cols[1]))
 }
 
 func TestConcurrentCreatesAndMovesInOneColumn(t *testing.T) {

@@ -16,7 +16,8 @@ import (
 // attachFile gives card a stored attachment (its row; the file itself is storage's).
 func (e *testEnv) attachFile(u user, cardID, key string) {
 	e.t.Helper()
-	_, err := e.pool.Exec(context.Background(), `INSERT INTO attachments (id, card_id, uploaded_by, original_name, mime_type, size, storage_key)
+	_, err := e.pool.Exec(context.Background(), `INSERT INTO attachments
+		(id, card_id, uploaded_by, original_name, mime_type, size, storage_key)
 		VALUES ($1, $2, $3, 'a.txt', 'text/plain', 1, $4)`, db.NewID(), cardID, u.ID, key)
 	require.NoError(e.t, err)
 }

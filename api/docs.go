@@ -36,7 +36,8 @@ const docsPage = `<!doctype html>
     <script src="` + docsAssets + `web-components.min.js"></script>
   </head>
   <body style="height: 100vh;">
-    <elements-api apiDescriptionUrl="/api/openapi.json" router="hash" layout="sidebar" tryItCredentialsPolicy="same-origin"></elements-api>
+    <elements-api apiDescriptionUrl="/api/openapi.json" router="hash" layout="sidebar"
+      tryItCredentialsPolicy="same-origin"></elements-api>
   </body>
 </html>
 `

@@ -299,7 +299,8 @@ func TestDocumentValidation(t *testing.T) {
 	}
 
 	// A tiptap document is stored as given and its text is searchable.
-	tiptap := `{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Quarterly zeppelin plan"}]}]}`
+	tiptap := `{"type":"doc","content":[{"type":"paragraph",` +
+		`"content":[{"type":"text","text":"Quarterly zeppelin plan"}]}]}`
 	d := e.doc(u, "Tiptap", map[string]any{"contentFormat": "tiptap_json", "content": tiptap})
 	require.Equal(t, tiptap, d.Content)
 	res := decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=zeppelin", u.Token, nil))

@@ -483,7 +483,8 @@ func TestDraftContextDocumentsFromTheWorkspace(t *testing.T) {
 	rules := s.doc(u, "Invoicing rules", map[string]any{"content": "Every invoice carries the customer's VAT number. " +
 		"Credit notes never delete an invoice."})
 	tiptap := s.doc(u, "Archive policy", map[string]any{"contentFormat": "tiptap_json",
-		"content": `{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"Invoices are archived for ten years."}]}]}`})
+		"content": `{"type":"doc","content":[{"type":"paragraph",` +
+			`"content":[{"type":"text","text":"Invoices are archived for ten years."}]}]}`})
 	foreign := s.doc(other, "Eve's notes", map[string]any{"content": "Secret plans of another workspace."})
 
 	d := s.createDraft(u, map[string]any{"name": "Billing migration",

@@ -18,7 +18,8 @@ import (
 func (e *testEnv) fanOutRecorded() {
 	e.t.Helper()
 	ctx := context.Background()
-	rows, err := e.pool.Query(ctx, `SELECT id::text FROM activities WHERE type <> ALL($1)`, db.FeedOnlyActivityTypes) // as their jobs would
+	// as their jobs would
+	rows, err := e.pool.Query(ctx, `SELECT id::text FROM activities WHERE type <> ALL($1)`, db.FeedOnlyActivityTypes)
 	require.NoError(e.t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(e.t, err)

@@ -315,7 +315,8 @@ func mcpCardAndMissionToolCases() []toolCase {
 			},
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, 1,
-					w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
+					w.e.count(`SELECT count(*) FROM stream_events
+						WHERE stream_id = $1 AND type = 'step' AND message = 'reading the card'`, out["missionId"]))
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "message": "x"})
@@ -440,7 +441,8 @@ func TestMCPAuthentication(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	u := e.register("ann@example.com")
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize",` +
+		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, tc := range []struct{ name, auth string }{
 		{"missing", ""},
 		{"malformed", "Token abc"},

@@ -105,7 +105,8 @@ func (e *testEnv) newTestMission(u user, status string) string {
 	e.t.Helper()
 	ctx := context.Background()
 	var ws string
-	require.NoError(e.t, e.pool.QueryRow(ctx, `SELECT w.id FROM workspaces w JOIN organizations o ON o.id = w.organization_id
+	require.NoError(e.t, e.pool.QueryRow(ctx, `SELECT w.id
+		FROM workspaces w JOIN organizations o ON o.id = w.organization_id
 		WHERE o.slug = $1 AND w.slug = $2`, u.OrgSlug, u.WsSlug).Scan(&ws))
 	svc, agent, mission := db.NewID(), db.NewID(), db.NewID()
 	_, err := e.pool.Exec(ctx, `INSERT INTO users (id, email, password_hash, is_service) VALUES ($1, $2, '!', true)`, svc,
@@ -115,7 +116,8 @@ func (e *testEnv) newTestMission(u user, status string) string {
 		`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'Bot', $4, $5)`, agent,
 		ws, svc, "bot-"+agent[len(agent)-12:], u.ID)
 	require.NoError(e.t, err)
-	_, err = e.pool.Exec(ctx, `INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
+	_, err = e.pool.Exec(ctx, `INSERT INTO agent_missions
+		(id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
 		VALUES ($1, $2, $3, 'agent', 'Tidy the backlog', $4, 10, $5)`, mission, ws, agent, status, u.ID)
 	require.NoError(e.t, err)
 	return mission
@@ -519,8 +521,8 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 		requireStatus(t, s.do("POST", wsOf(owner)+"/proposals/"+p.ID+"/"+verb, owner.Token, nil), http.StatusOK)
 		ev := next()
 		require.Equal(t, db.MissionEventProposal, ev.Type)
-		require.EqualValues(t, db.MissionAwaitingApproval, ev.Status, "a decision while others are pending leaves the mission "+
-			"awaiting approval")
+		require.EqualValues(t, db.MissionAwaitingApproval, ev.Status,
+			"a decision while others are pending leaves the mission awaiting approval")
 	}
 	ev := next()
 	require.Equal(t, db.MissionEventDone, ev.Type)

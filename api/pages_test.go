@@ -152,7 +152,8 @@ func TestPagesEveryList(t *testing.T) {
 	var agentID string
 	require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT agent_id FROM agent_missions WHERE id = $1`,
 		mission).Scan(&agentID))
-	_, err := e.pool.Exec(t.Context(), `INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
+	_, err := e.pool.Exec(t.Context(), `INSERT INTO agent_missions
+		(id, workspace_id, agent_id, source, objective, status, max_steps, created_by)
 		SELECT gen_random_uuid(), workspace_id, agent_id, source, objective, status, max_steps, created_by
 		FROM agent_missions, generate_series(1, 4) WHERE id = $1`, mission)
 	require.NoError(t, err)

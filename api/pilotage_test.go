@@ -718,7 +718,9 @@ func TestPilotageApplyEffects(t *testing.T) {
 		"status": "in_progress"}))
 	require.Equal(t, "todo", a.Result.RecordType)
 	require.Equal(t, 1,
-		e.count(`SELECT count(*) FROM pilotage_todos WHERE id = $1 AND mission_id = $2 AND status = 'in_progress' AND created_by = $3`, a.Result.RecordID, mission, ann.ID))
+		e.count(`SELECT count(*) FROM pilotage_todos
+			WHERE id = $1 AND mission_id = $2 AND status = 'in_progress' AND created_by = $3`,
+			a.Result.RecordID, mission, ann.ID))
 
 	a = apply(plAction(e, ann.Token, base, "update_mission_status", map[string]any{"missionId": mission,
 		"status": "blocked", "blockedReason": "legal"}))

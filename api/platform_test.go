@@ -121,11 +121,14 @@ func TestDatabaseOutageIs503WithRetryAfter(t *testing.T) {
 
 	requireUnavailable(t, e.do("POST", prj+"/columns/"+cols[0]+"/cards", u.Token, map[string]any{"title": "during"}))
 	requireUnavailable(t, e.do("GET", prj+"/cards", u.Token, nil))
-	requireUnavailable(t, e.do("GET", "/auth/me", u.Token, nil))                             // the guard loads the session's user
-	requireUnavailable(t, e.do("GET", "/orgs/"+u.OrgSlug+"/workspaces/"+u.WsSlug, pat, nil)) // the guard records the token's use
+	// the guard loads the session's user
+	requireUnavailable(t, e.do("GET", "/auth/me", u.Token, nil))
+	// the guard records the token's use
+	requireUnavailable(t, e.do("GET", "/orgs/"+u.OrgSlug+"/workspaces/"+u.WsSlug, pat, nil))
 	requireUnavailable(t, e.do("POST", "/auth/login", "", map[string]any{"email": "ann@example.com",
 		"password": "correct-horse"}))
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize",` +
+		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	requireUnavailable(t, e.send(req{Method: "POST", Path: "/mcp", Body: init,
 		Header: map[string]string{"Authorization": "Bearer " + pat, "Accept": "application/json, text/event-stream"}}))
 }

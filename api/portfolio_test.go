@@ -312,7 +312,8 @@ func pfDecorate(t *testing.T, e *testEnv, u user, projectID string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, q := range []string{
-		`INSERT INTO labels (id, project_id, name, color) VALUES (gen_random_uuid(), $1, 'Bug', '#d73a4a'), (gen_random_uuid(), $1, 'Feature', '#0e8a16')`,
+		`INSERT INTO labels (id, project_id, name, color) VALUES
+			(gen_random_uuid(), $1, 'Bug', '#d73a4a'), (gen_random_uuid(), $1, 'Feature', '#0e8a16')`,
 		`INSERT INTO custom_fields (id, project_id, name, type, options, created_at) VALUES
 			(gen_random_uuid(), $1, 'Estimate', 'number', '{}', now()),
 			(gen_random_uuid(), $1, 'Stage', 'select', '{alpha,beta}', now() + interval '1 second'),
@@ -321,21 +322,26 @@ func pfDecorate(t *testing.T, e *testEnv, u user, projectID string) {
 			(gen_random_uuid(), $1, 'Flag', 'boolean', '{}', now() + interval '4 seconds'),
 			(gen_random_uuid(), $1, 'Note', 'text', '{}', now() + interval '5 seconds')`,
 		// Every card gets the Bug label; cards with a checklist also get Feature.
-		`INSERT INTO card_labels (card_id, label_id) SELECT c.id, l.id FROM cards c JOIN labels l ON l.project_id = c.project_id
+		`INSERT INTO card_labels (card_id, label_id)
+			SELECT c.id, l.id FROM cards c JOIN labels l ON l.project_id = c.project_id
 			WHERE c.project_id = $1 AND (l.name = 'Bug' OR EXISTS (SELECT 1 FROM checklist_items i WHERE i.card_id = c.id))`,
 		`INSERT INTO card_custom_values (card_id, field_id, value)
-			SELECT c.id, f.id, CASE f.name WHEN 'Estimate' THEN '3.5'::jsonb WHEN 'Stage' THEN '"beta"' WHEN 'Tags' THEN '["z","x"]'
-				WHEN 'Due' THEN '"2030-05-06"' WHEN 'Flag' THEN 'true' ELSE to_jsonb('note on ' || c.title) END
+			SELECT c.id, f.id, CASE f.name WHEN 'Estimate' THEN '3.5'::jsonb WHEN 'Stage' THEN '"beta"'
+				WHEN 'Tags' THEN '["z","x"]' WHEN 'Due' THEN '"2030-05-06"' WHEN 'Flag' THEN 'true'
+				ELSE to_jsonb('note on ' || c.title) END
 			FROM cards c JOIN custom_fields f ON f.project_id = c.project_id WHERE c.project_id = $1`,
 		`INSERT INTO comments (id, card_id, author_id, content, created_at)
-			SELECT gen_random_uuid(), c.id, $2::uuid, 'first on ' || c.title, now() - interval '2 hours' FROM cards c WHERE c.project_id = $1
+			SELECT gen_random_uuid(), c.id, $2::uuid, 'first on ' || c.title, now() - interval '2 hours'
+				FROM cards c WHERE c.project_id = $1
 			UNION ALL
-			SELECT gen_random_uuid(), c.id, $2::uuid, 'second on ' || c.title, now() - interval '1 hour' FROM cards c WHERE c.project_id = $1`,
+			SELECT gen_random_uuid(), c.id, $2::uuid, 'second on ' || c.title, now() - interval '1 hour'
+				FROM cards c WHERE c.project_id = $1`,
 		`UPDATE cards SET comment_count = 2 WHERE project_id = $1`,
 		// Each card blocks the one created after it.
 		`INSERT INTO card_relations (id, project_id, card_id, target_card_id, type, created_by)
 			SELECT gen_random_uuid(), $1, id, nxt, 'blocks', $2::uuid FROM (
-				SELECT id, lead(id) OVER (ORDER BY created_at, id) AS nxt FROM cards WHERE project_id = $1) s WHERE nxt IS NOT NULL`,
+				SELECT id, lead(id) OVER (ORDER BY created_at, id) AS nxt FROM cards WHERE project_id = $1) s
+			WHERE nxt IS NOT NULL`,
 	} {
 		args := []any{projectID}
 		if strings.Contains(q, "$2") {
@@ -483,7 +489,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 	require.Equal(t, 2, e.count(`SELECT count(*) FROM labels WHERE project_id = $1`, newID))
 	require.Equal(t, 6, e.count(`SELECT count(*) FROM cards WHERE project_id = $1 AND comment_count = 2`, newID))
 	require.Equal(t, 12,
-		e.count(`SELECT count(*) FROM comments cm JOIN cards c ON c.id = cm.card_id WHERE c.project_id = $1 AND cm.author_id = $2`, newID, u.ID))
+		e.count(`SELECT count(*) FROM comments cm JOIN cards c ON c.id = cm.card_id
+			WHERE c.project_id = $1 AND cm.author_id = $2`, newID, u.ID))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM project_members WHERE project_id = $1 AND user_id = $2`, newID,
 		u.ID))
 	r = e.do("GET", newPrj+"/columns", u.Token, nil)

@@ -239,7 +239,8 @@ func TestScopeDeleteRemovesItsCards(t *testing.T) {
 	_, err := e.pool.Exec(context.Background(),
 		`INSERT INTO comments (id, card_id, author_id, content) VALUES (gen_random_uuid(), $1, $2, 'hi')`, d1, u.ID)
 	require.NoError(t, err)
-	_, err = e.pool.Exec(context.Background(), `INSERT INTO card_relations (id, project_id, card_id, target_card_id, type, created_by)
+	_, err = e.pool.Exec(context.Background(), `INSERT INTO card_relations
+		(id, project_id, card_id, target_card_id, type, created_by)
 		SELECT gen_random_uuid(), project_id, $1, $2, 'blocks', $3 FROM cards WHERE id = $1`, free, d2, u.ID)
 	require.NoError(t, err)
 

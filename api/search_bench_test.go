@@ -81,7 +81,8 @@ func BenchmarkSearch(b *testing.B) {
 
 	start := time.Now()
 	// Each text is words w<n> with n = floor(50000 * random()^2): w0 is the most frequent word.
-	const words = `(SELECT string_agg('w' || floor(50000 * random() ^ 2)::int, ' ') FROM generate_series(1, %d) WHERE g > 0)`
+	const words = `(SELECT string_agg('w' || floor(50000 * random() ^ 2)::int, ' ')
+		FROM generate_series(1, %d) WHERE g > 0)`
 	for i, n := range []int{100_000, 20_000} {
 		seed := fmt.Sprintf(`
 WITH ws AS (SELECT w.id AS ws_id, w.owner_id FROM workspaces w JOIN users u ON u.id = w.owner_id WHERE u.email = $1)
@@ -94,7 +95,8 @@ FROM ws, generate_series(1, %d) g`, fmt.Sprintf(words, 6), fmt.Sprintf(words, 80
 			b.Fatal(err)
 		}
 		seed = fmt.Sprintf(`
-WITH col AS (SELECT c.id AS column_id, p.id AS project_id, p.created_by FROM columns c JOIN projects p ON p.id = c.project_id
+WITH col AS (SELECT c.id AS column_id, p.id AS project_id, p.created_by
+             FROM columns c JOIN projects p ON p.id = c.project_id
              JOIN users u ON u.id = p.created_by WHERE u.email = $1 ORDER BY c.position LIMIT 1)
 INSERT INTO cards (id, project_id, column_id, title, description, created_by, position, created_at, updated_at)
 SELECT gen_random_uuid(), col.project_id, col.column_id, %s, %s, col.created_by, g, now() - g * interval '1 second',

@@ -35,7 +35,8 @@ func (s accountOps) startSession(ctx context.Context, u db.User) (*SessionOutput
 		return nil, err
 	}
 	return &SessionOutput{
-		//nolint:gosec // G124: Secure in production; development serves plain http on localhost, where a Secure cookie is never sent back
+		// G124: Secure in production; development serves plain http on localhost, where a Secure cookie is never sent back.
+		//nolint:gosec // see above
 		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
 			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
 		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),

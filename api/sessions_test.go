@@ -105,7 +105,8 @@ func TestSessionsListRevokeAndRevokeOthers(t *testing.T) {
 	requireStatus(t, e.do("DELETE", "/auth/sessions/not-a-uuid", firefox.AccessToken, nil), http.StatusNotFound)
 	othersSession := currentSession(t, listSessions(e, other.AccessToken))
 	requireStatus(t, e.do("DELETE", "/auth/sessions/"+othersSession.ID, firefox.AccessToken, nil), http.StatusNotFound)
-	requireStatus(t, e.do("GET", "/auth/me", other.AccessToken, nil), http.StatusOK) // another user's session was not revoked
+	// another user's session was not revoked
+	requireStatus(t, e.do("GET", "/auth/me", other.AccessToken, nil), http.StatusOK)
 
 	// Revoking the others keeps this one.
 	r := e.do("POST", "/auth/sessions/revoke-others", firefox.AccessToken, nil)

@@ -46,7 +46,8 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 	ctx := context.Background()
 	ws := b.owner.Workspace.ID
 	tiptap := `{"type":"doc","content":[{"type":"heading","content":[{"type":"text","text":"Zanzibar"}]},` +
-		`{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
+		`{"type":"bulletList","content":[{"type":"listItem",` +
+		`"content":[{"type":"paragraph","content":[{"type":"text","text":"quokka notes"}]}]}]}]}`
 	d := testfactory.Document(t, b.Engines, b.owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Trip"),
 		Content: &tiptap, In: document.NewDocument{ContentFormat: "tiptap_json", ContextType: "project",
 			ContextID: b.project.ID}})
@@ -61,8 +62,9 @@ func TestDocumentSubmitIsAWorkspaceActivity(t *testing.T) {
 
 	_, err := b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: ws, ID: d.ID, ActorID: b.owner.User.ID})
 	require.NoError(t, err)
-	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities WHERE type = 'document_submitted' AND project_id IS NULL
-		AND workspace_id = $1 AND document_id = $2 AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM activities
+		WHERE type = 'document_submitted' AND project_id IS NULL AND workspace_id = $1 AND document_id = $2
+		AND NOT notify_members AND recipients = ARRAY[$3::uuid]`, ws, d.ID, b.owner.User.ID))
 	// The only reviewer is the actor: the fan-out notifies nobody.
 	var actID string
 	require.NoError(t, b.Pool.QueryRow(ctx,

@@ -43,7 +43,8 @@ func TestStreamsMigrationMovesMissionEvents(t *testing.T) {
 		{`INSERT INTO agents (id, workspace_id, user_id, name, slug, created_by) VALUES ($1, $2, $3, 'bot', 'bot', $4)`,
 			[]any{agent, ws, svc, user}},
 		{`INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by, event_seq)
-		  VALUES ($1, $3, $4, 'agent', 'a', 'running', 10, $5, 2), ($2, $3, $4, 'agent', 'b', 'awaiting_approval', 10, $5, 1)`,
+		  VALUES ($1, $3, $4, 'agent', 'a', 'running', 10, $5, 2),
+		         ($2, $3, $4, 'agent', 'b', 'awaiting_approval', 10, $5, 1)`,
 			[]any{running, waiting, ws, agent, user}},
 		{`INSERT INTO mission_events (mission_id, seq, type, status, message, data) VALUES
 		  ($1, 1, 'status', 'queued', 'q', '{"a":1}'), ($1, 2, 'step', 'running', 's', '{}'),

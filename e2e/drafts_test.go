@@ -29,8 +29,10 @@ type draftLLM struct {
 	calls   atomic.Int32
 }
 
-const e2eRoadmap = `{"phases":[{"name":"Inventory","goal":"Know the data","deliverables":[{"title":"Source list","description":"Every table"}]},` +
-	`{"name":"Cutover","goal":"Switch safely","deliverables":[{"title":"Runbook","description":"Go/no-go points"},{"title":"Rollback","description":"Tested"}]}]}`
+const e2eRoadmap = `{"phases":[` +
+	`{"name":"Inventory","goal":"Know the data","deliverables":[{"title":"Source list","description":"Every table"}]},` +
+	`{"name":"Cutover","goal":"Switch safely","deliverables":[` +
+	`{"title":"Runbook","description":"Go/no-go points"},{"title":"Rollback","description":"Tested"}]}]}`
 
 func (f *draftLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.calls.Add(1)

@@ -586,9 +586,11 @@ func (s *soak) report(duration time.Duration) {
 	// Jobs lost: an activity some project member (other than its actor, and since they joined) never
 	// heard of, a mission not completed. The activities recorded for the event feed only (a mission's
 	// status changes, say) notify nobody.
-	lostNotifications := count(t, s.pool, `SELECT count(*) FROM activities a JOIN project_members pm ON pm.project_id = a.project_id
+	lostNotifications := count(t, s.pool, `SELECT count(*)
+		FROM activities a JOIN project_members pm ON pm.project_id = a.project_id
 		WHERE a.project_id = $1 AND pm.user_id <> a.actor_id AND a.created_at > pm.created_at AND a.type <> ALL($2)
-		  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.activity_id = a.id AND n.user_id = pm.user_id)`, prj, db.FeedOnlyActivityTypes)
+		  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.activity_id = a.id AND n.user_id = pm.user_id)`,
+		prj, db.FeedOnlyActivityTypes)
 	activities := count(t, s.pool, `SELECT count(*) FROM activities WHERE project_id = $1`, prj)
 	missions := count(t, s.pool, `SELECT count(*) FROM agent_missions`)
 	stuck := count(t, s.pool, `SELECT count(*) FROM agent_missions WHERE status <> 'completed'`)

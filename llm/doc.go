@@ -17,7 +17,8 @@
 //		if len(resp.ToolCalls) == 0 {
 //			break // resp.Content is the final answer
 //		}
-//		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+//		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content,
+//			ToolCalls: resp.ToolCalls})
 //		for _, tc := range resp.ToolCalls {
 //			result := run(tc) // apply or propose; start the text with "error" on failure
 //			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: result})

@@ -165,7 +165,8 @@ func TestOfflineQuestions(t *testing.T) {
 	require.Empty(t, qs)
 }
 
-const goodRoadmap = `{"phases":[{"name":"Plan","goal":"Agree scope","deliverables":[{"title":"Brief","description":"One page"}]}]}`
+const goodRoadmap = `{"phases":[{"name":"Plan","goal":"Agree scope",` +
+	`"deliverables":[{"title":"Brief","description":"One page"}]}]}`
 
 // The OpenAI-compatible path asks for structured output and streams the JSON's tokens.
 func TestOpenAIDraftRoadmapStructuredOutput(t *testing.T) {

@@ -257,8 +257,9 @@ func TestOfflineFinalSummary(t *testing.T) {
 	require.Empty(t, final.resp.ToolCalls)
 	require.Equal(t, FinishStop, final.resp.FinishReason)
 	require.Equal(t,
-		`Mission on "Fix checkout outage" finished. Done: added 2 checklist items ("Roll back", "Add an alert"); posted a comment. `+
-			`Not done: updated the card (priority high) (error: priority is locked).`, final.resp.Content)
+		`Mission on "Fix checkout outage" finished. Done: added 2 checklist items ("Roll back", "Add an alert"); `+
+			`posted a comment. Not done: updated the card (priority high) (error: priority is locked).`,
+		final.resp.Content)
 	require.Equal(t, final.resp.Content, strings.Join(final.tokens, ""))
 	require.Equal(t, final, runOffline(t, req), "deterministic")
 }

@@ -445,7 +445,8 @@ type retryAfterDoer struct {
 
 // Do implements openai.HTTPDoer.
 func (d retryAfterDoer) Do(req *http.Request) (*http.Response, error) {
-	resp, err := d.client.Do(req) //nolint:gosec // G704: go-openai builds req for the operator's LLM_BASE_URL; no user input names the host
+	// G704: go-openai builds req for the operator's LLM_BASE_URL; no user input names the host.
+	resp, err := d.client.Do(req) //nolint:gosec // see above
 	if err != nil {
 		return resp, err
 	}

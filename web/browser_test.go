@@ -47,8 +47,10 @@ func TestBrowserBoard(t *testing.T) {
 		const dt = new DataTransfer();
 		const r = list.getBoundingClientRect();
 		card.dispatchEvent(new DragEvent("dragstart", {bubbles: true, dataTransfer: dt}));
-		list.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: dt, clientX: r.left + 10, clientY: r.top + 5}));
-		list.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt, clientX: r.left + 10, clientY: r.top + 5}));
+		list.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: dt,
+			clientX: r.left + 10, clientY: r.top + 5}));
+		list.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt,
+			clientX: r.left + 10, clientY: r.top + 5}));
 		card.dispatchEvent(new DragEvent("dragend", {bubbles: true, dataTransfer: dt}));
 		return true;
 	})()`)
@@ -71,7 +73,8 @@ func TestBrowserBoard(t *testing.T) {
 		return at("Write the brief") === 2 && at("Print posters") === 1;
 	})()`)
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`.card`)))
-	waitFor(t, ctx, "the cards where they were put after a reload", `document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Write the brief") &&
+	waitFor(t, ctx, "the cards where they were put after a reload",
+		`document.querySelector(".column:nth-child(3) .card")?.textContent.includes("Write the brief") &&
 		document.querySelector(".column:nth-child(2) .card")?.textContent.includes("Print posters") &&
 		document.querySelectorAll(".column:nth-child(1) .card").length === 1`)
 	shot(t, ctx, "board", 1440, 900)
@@ -107,7 +110,8 @@ func TestBrowserBoard(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.detail-head button`)))
 	waitFor(t, ctx, "the focus back on the card",
 		`document.activeElement?.dataset.cardId !== undefined && !document.querySelector(".card-detail")`)
-	waitFor(t, ctx, "the card's counts", `document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
+	waitFor(t, ctx, "the card's counts",
+		`document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
 		document.querySelector(".column:nth-child(1) .card [aria-label='1 attachments']") !== null`)
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters label:first-child select`), eval[string](t, ctx,
 		`[...document.querySelectorAll(".filters label:first-child option")].find(o => o.textContent === "Urgent").value`)))

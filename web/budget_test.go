@@ -20,9 +20,11 @@ func TestBrowserBudgets(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	ctx, a, board := bigBoard(t, s)
-	sent := eval[float64](t, ctx, `performance.getEntriesByType("resource").filter(e => /\.(js|css)$/.test(new URL(e.name).pathname))
+	sent := eval[float64](t, ctx,
+		`performance.getEntriesByType("resource").filter(e => /\.(js|css)$/.test(new URL(e.name).pathname))
 		.reduce((n, e) => n + e.encodedBodySize, 0)`)
-	raw := eval[float64](t, ctx, `performance.getEntriesByType("resource").filter(e => /\.(js|css)$/.test(new URL(e.name).pathname))
+	raw := eval[float64](t, ctx,
+		`performance.getEntriesByType("resource").filter(e => /\.(js|css)$/.test(new URL(e.name).pathname))
 		.reduce((n, e) => n + e.decodedBodySize, 0)`)
 	t.Logf("first screen: scripts and styles %.1f KB as sent (gzip), %.1f KB decoded", sent/1024, raw/1024)
 	require.Positive(t, sent)

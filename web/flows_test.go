@@ -121,18 +121,21 @@ func TestBrowserMission(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID),
 		chromedp.WaitVisible(chromedp.CSS(`#mission-prompt`)))
 	waitFor(t, ctx, "the card's parts",
-		`document.querySelector("#mission-agent")?.options.length === 1 && document.body.textContent.includes("No document is linked")`)
+		`document.querySelector("#mission-agent")?.options.length === 1 &&
+			document.body.textContent.includes("No document is linked")`)
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#mission-prompt`), "Plan this card"),
 		chromedp.Click(chromedp.CSS(`#mission-prompt ~ button`)))
 	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
-	waitFor(t, ctx, "the mission to wait for approval", `document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
+	waitFor(t, ctx, "the mission to wait for approval",
+		`document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
 		document.querySelectorAll(".proposal button").length > 0`)
 	steps := eval[int](t, ctx, `document.querySelectorAll(".events li").length`)
 	require.Positive(t, steps)
 	// A reload reattaches: every event is there again, once.
 	do(t, ctx, chromedp.Reload())
 	waitFor(t, ctx, "the events after a reload", `document.querySelectorAll(".events li").length === `+itoa(steps)+` &&
-		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" && document.querySelectorAll(".proposal").length > 0`)
+		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
+		document.querySelectorAll(".proposal").length > 0`)
 	shot(t, ctx, "mission", 1440, 900)
 	// A lost stream reconnects by itself: the server drops every connection, the page follows again.
 	s.srv.CloseClientConnections()

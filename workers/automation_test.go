@@ -97,8 +97,9 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	b.rule(t, tm, "start", db.TriggerTaskAssigned, map[string]any{"assigneeId": owner.User.ID},
 		map[string]any{"type": "move_card", "columnId": doing})
 	b.rule(t, tm, "finish", db.TriggerChecklistComplete, nil, map[string]any{"type": "set_status", "status": "done"})
-	list := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"), Column: testfactory.Ptr(0), // to do
-		In: board.NewCard{Checklist: []board.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
+	list := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("list"),
+		Column: testfactory.Ptr(0), // to do
+		In:     board.NewCard{Checklist: []board.ChecklistItemInput{{Title: "a"}, {Title: "b", Done: true}}}}).ID
 	b.settle(t)
 	b.update(t, tm, owner, list, board.CardPatch{AssigneeID: db.Opt[string]{Set: true, Value: &owner.User.ID}})
 	b.settle(t)
@@ -202,7 +203,8 @@ func (b *testBundle) requireDueDatesFired(t *testing.T, tm testfactory.Team, rid
 		require.EqualValues(t, "high", b.getCard(t, tm, id).Priority)
 	}
 	// The assignee is notified; the other project member (the owner) is not.
-	notified := `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id WHERE a.type = 'due_date_reached' AND n.user_id = $1`
+	notified := `SELECT count(*) FROM notifications n JOIN activities a ON a.id = n.activity_id
+		WHERE a.type = 'due_date_reached' AND n.user_id = $1`
 	require.Equal(t, 5, b.Count(t, notified, tm.Member.User.ID))
 	require.Equal(t, 0, b.Count(t, notified, tm.Owner.User.ID))
 }

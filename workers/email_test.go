@@ -435,7 +435,10 @@ func TestInvitationEmailsCancelledWithOrganization(t *testing.T) {
 		require.NotNil(t, inv.EmailJobID)
 		return inv
 	}
-	gone, other := invite("bob@example.com"), testfactory.Invitation(t, b.Engines, alice, &testfactory.InvitationOpts{Email: testfactory.Ptr("carol@example.com")}) // other: alice's personal workspace
+	gone := invite("bob@example.com")
+	// other: alice's personal workspace
+	other := testfactory.Invitation(t, b.Engines, alice,
+		&testfactory.InvitationOpts{Email: testfactory.Ptr("carol@example.com")})
 
 	require.NoError(t, b.Tenancy.DeleteOrganization(ctx, org.ID))
 	job, err := b.River.JobGet(ctx, *gone.EmailJobID)

@@ -73,7 +73,8 @@ func TestMissionProposesPilotageAction(t *testing.T) {
 
 			require.Contains(t, model.seen[0], agenttool.ProposePilotageAction, "an agent with every tool is offered it")
 			got := b.getMission(t, tm, m.ID)
-			require.EqualValues(t, db.MissionCompleted, got.Status, "a suggestion is no mission proposal: nothing awaits approval")
+			require.EqualValues(t, db.MissionCompleted, got.Status,
+				"a suggestion is no mission proposal: nothing awaits approval")
 			page, err := b.Pilotage.Actions(context.Background(), tm.Owner.Workspace.ID, nil, db.Page{Limit: 100})
 			require.NoError(t, err)
 			acts := page.Items

@@ -29,8 +29,10 @@ const recountSQL = `SELECT col.id::text,
        (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND NOT c.archived AND c.priority = 'medium'),
        (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND NOT c.archived AND c.priority = 'high'),
        (SELECT count(*) FROM cards c WHERE c.column_id = col.id AND c.archived),
-       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.column_id = col.id AND NOT c.archived),
-       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id WHERE c.column_id = col.id AND NOT c.archived AND i.done)
+       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id
+         WHERE c.column_id = col.id AND NOT c.archived),
+       (SELECT count(*) FROM checklist_items i JOIN cards c ON c.id = i.card_id
+         WHERE c.column_id = col.id AND NOT c.archived AND i.done)
 FROM columns col ORDER BY col.id`
 
 func columnFigures(t *testing.T, b *testBundle, sql string) []string {

@@ -38,7 +38,9 @@ func TestRegister(t *testing.T) {
 		`SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2 AND role = 'owner'`,
 		reg.Organization.ID, reg.User.ID))
 	require.Equal(t, 1, b.Count(t,
-		`SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin' AND pilotage_role = 'owner'`, reg.Workspace.ID, reg.User.ID))
+		`SELECT count(*) FROM workspace_members
+			WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin' AND pilotage_role = 'owner'`,
+		reg.Workspace.ID, reg.User.ID))
 
 	users, orgs := b.Count(t, `SELECT count(*) FROM users`), b.Count(t, `SELECT count(*) FROM organizations`)
 	_, err = e.Register(ctx, "ALICE@example.com", "Other Alice", "hash")

@@ -75,12 +75,14 @@ func TestDeviceLabel(t *testing.T) {
 	t.Parallel()
 	for ua, want := range map[string]string{
 		"": "Unknown device",
-		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36": "Chrome on Windows",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 " +
+			"Safari/537.36": "Chrome on Windows",
 		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Safari/537.36 " +
 			"Edg/128.0": "Edge on Windows",
 		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 " +
 			"Mobile/15E148 Safari/604.1": "Safari on iOS",
-		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Mobile Safari/537.36": "Chrome on Android",
+		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0 Mobile " +
+			"Safari/537.36": "Chrome on Android",
 		"python-requests/2.32": "Python requests",
 		"my-script":            "my-script",
 	} {

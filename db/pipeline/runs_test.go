@@ -121,7 +121,8 @@ func TestCancelRun(t *testing.T) {
 	_, data := e.LastEvent(t, r.Run.ID)
 	require.Equal(t, e.owner(), data["cancelledBy"])
 	// The run's end is an event of the workspace's feed.
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities WHERE type = $1 AND meta->>'runId' = $2 AND meta->>'status' = 'cancelled'
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM activities
+		WHERE type = $1 AND meta->>'runId' = $2 AND meta->>'status' = 'cancelled'
 		AND workspace_id IS NOT NULL`, db.ActivityPipelineRunFinished, r.Run.ID))
 
 	_, err = e.engine.CancelRun(ctx, ref(r), e.owner())

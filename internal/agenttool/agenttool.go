@@ -93,7 +93,8 @@ func Catalog() []Spec {
 				"move_card {projectId, cardId, columnId, order?}.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"actionType":{"type":"string","minLength":1,"maxLength":100,"description":"What to do, e.g. create_todo."},` +
-				`"explanation":{"type":"string","minLength":1,"maxLength":500,"description":"Why, for the person who reviews it."},` +
+				`"explanation":{"type":"string","minLength":1,"maxLength":500,` +
+				`"description":"Why, for the person who reviews it."},` +
 				`"payload":{"type":"object","description":"The action's parameters (see the tool description)."}` +
 				`},"required":["actionType","explanation"],"additionalProperties":false}`),
 		},

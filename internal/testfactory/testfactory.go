@@ -352,8 +352,8 @@ func (b *Bundle) EventsButTokens(t testing.TB, streamID string) []string {
 // events lists a stream's events but those of type except ("" leaves none out).
 func (b *Bundle) events(t testing.TB, streamID, except string) []string {
 	t.Helper()
-	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events WHERE stream_id = $1 AND type <> $2
-		ORDER BY seq`, streamID, except)
+	rows, err := b.Pool.Query(context.Background(), `SELECT type || ':' || status FROM stream_events
+		WHERE stream_id = $1 AND type <> $2 ORDER BY seq`, streamID, except)
 	require.NoError(t, err)
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
