@@ -34,22 +34,16 @@ type Requires struct {
 	// JWTOnly refuses personal access tokens (token management, password, 2FA).
 	JWTOnly bool
 	// OrgRole is the least organization role needed on routes with {orgSlug}: member, admin or owner.
-	OrgRole string
+	OrgRole tenancy.OrgRole
 	// WSRole is the least workspace role needed on routes with {wsSlug}: member or admin.
-	WSRole string
+	WSRole tenancy.WorkspaceRole
 	// PilotageRole is the least pilotage role needed: viewer, reviewer or owner.
-	PilotageRole string
+	PilotageRole tenancy.PilotageRole
 	// KeepsTenancy says the operation never changes users, organizations, workspaces, projects or
 	// memberships, so its writes leave the guard's access cache as it is. Other writes empty it before
 	// answering.
 	KeepsTenancy bool
 }
-
-var (
-	orgRank      = map[string]int{"member": 1, "admin": 2, "owner": 3}
-	wsRank       = map[string]int{"member": 1, "admin": 2}
-	pilotageRank = map[string]int{"viewer": 1, "reviewer": 2, "owner": 3}
-)
 
 // register adds an operation with its access declaration. Every operation must say what it needs.
 func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context.Context, *I) (*O, error)) {
@@ -230,11 +224,11 @@ func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, org
 		}
 	}
 	switch {
-	case a.OrgRole != "" && orgRank[acc.OrgRole] < orgRank[a.OrgRole]:
+	case a.OrgRole != "" && !tenancy.OrgRole(acc.OrgRole).AtLeast(a.OrgRole):
 		return acc, errForbidden(fmt.Sprintf("this needs the organization %s role", a.OrgRole))
-	case a.WSRole != "" && wsRank[acc.WorkspaceRole] < wsRank[a.WSRole]:
+	case a.WSRole != "" && !tenancy.WorkspaceRole(acc.WorkspaceRole).AtLeast(a.WSRole):
 		return acc, errForbidden(fmt.Sprintf("this needs the workspace %s role", a.WSRole))
-	case a.PilotageRole != "" && pilotageRank[acc.WorkspacePilotageRole] < pilotageRank[a.PilotageRole]:
+	case a.PilotageRole != "" && !tenancy.PilotageRole(acc.WorkspacePilotageRole).AtLeast(a.PilotageRole):
 		return acc, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole))
 	}
 	return acc, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/stream"
 )
@@ -244,7 +245,7 @@ const decideDoc = "Only the mission's requester and the workspace's pilotage rev
 // count as owners); any other member may not.
 func decider(ctx context.Context) mission.Decider {
 	return mission.Decider{UserID: principalFrom(ctx).User.ID,
-		Reviewer: pilotageRank[accessFrom(ctx).WorkspacePilotageRole] >= pilotageRank["reviewer"]}
+		Reviewer: tenancy.PilotageRole(accessFrom(ctx).WorkspacePilotageRole).AtLeast(tenancy.PilotageReviewer)}
 }
 
 // RejectProposalInput is the request of proposals-reject.

@@ -28,14 +28,11 @@ type Error = dbcore.Error
 
 // The short names the store's files use for the shared plumbing.
 var (
-	invalid      = dbcore.Invalid
-	forbidden    = dbcore.Forbidden
-	conflict     = dbcore.Conflict
-	notFound     = dbcore.NotFound
-	isUnique     = dbcore.IsUnique
-	isMissingRef = dbcore.IsMissingRef
-	isNotFound   = dbcore.IsNotFound
-	wrap         = dbcore.Wrap
+	invalid    = dbcore.Invalid
+	conflict   = dbcore.Conflict
+	notFound   = dbcore.NotFound
+	isNotFound = dbcore.IsNotFound
+	wrap       = dbcore.Wrap
 )
 
 // queries returns the generated queries on conn, with every error translated.

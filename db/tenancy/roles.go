@@ -22,6 +22,11 @@ func (OrgRole) Values() []OrgRole { return OrgRoles }
 // Valid says whether r is one of OrgRoles.
 func (r OrgRole) Valid() bool { return slices.Contains(OrgRoles, r) }
 
+// AtLeast says whether r ranks at least as high as least (an unknown role ranks below every role).
+func (r OrgRole) AtLeast(least OrgRole) bool {
+	return r.Valid() && slices.Index(OrgRoles, r) <= slices.Index(OrgRoles, least) // highest first
+}
+
 // OrganizationInvitationRoles are the roles an organization invitation can give (the owner is one
 // person, never invited).
 var OrganizationInvitationRoles = []OrgRole{OrgMember, OrgAdmin}
@@ -45,6 +50,11 @@ func (WorkspaceRole) Values() []WorkspaceRole { return WorkspaceRoles }
 // Valid says whether r is one of WorkspaceRoles.
 func (r WorkspaceRole) Valid() bool { return slices.Contains(WorkspaceRoles, r) }
 
+// AtLeast says whether r ranks at least as high as least (an unknown role ranks below every role).
+func (r WorkspaceRole) AtLeast(least WorkspaceRole) bool {
+	return r.Valid() && slices.Index(WorkspaceRoles, r) <= slices.Index(WorkspaceRoles, least) // highest first
+}
+
 // PilotageRole is a member's role in the workspace's cockpit.
 type PilotageRole string
 
@@ -65,7 +75,7 @@ func (PilotageRole) Values() []PilotageRole { return PilotageRoles }
 // Valid says whether r is one of PilotageRoles.
 func (r PilotageRole) Valid() bool { return slices.Contains(PilotageRoles, r) }
 
-// AtLeast says whether r ranks at least as high as min (an unknown role ranks below every role).
-func (r PilotageRole) AtLeast(min PilotageRole) bool {
-	return slices.Index(PilotageRoles, r) >= slices.Index(PilotageRoles, min) && r.Valid()
+// AtLeast says whether r ranks at least as high as least (an unknown role ranks below every role).
+func (r PilotageRole) AtLeast(least PilotageRole) bool {
+	return r.Valid() && slices.Index(PilotageRoles, r) >= slices.Index(PilotageRoles, least) // least first
 }
