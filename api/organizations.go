@@ -61,11 +61,13 @@ type OrgPath struct {
 const pathOrganization = "/organizations/{orgSlug}"
 
 func organizationOut(o db.Organization, myRole string) OrganizationOut {
-	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: myRole, IsPersonal: o.IsPersonal}
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt,
+		MyRole: myRole, IsPersonal: o.IsPersonal}
 }
 
 func myOrganizationOut(o db.MyOrganization) OrganizationOut {
-	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt, MyRole: o.MyRole, IsPersonal: o.IsPersonal}
+	return OrganizationOut{ID: o.ID, Name: o.Name, Slug: o.Slug, OwnerID: o.OwnerID, CreatedAt: o.CreatedAt,
+		MyRole: o.MyRole, IsPersonal: o.IsPersonal}
 }
 
 func orgMemberOut(m db.OrganizationMember) OrgMemberOut {
@@ -89,52 +91,56 @@ func (s tenancyOps) registerOrganizations() {
 		Summary: "Get an organization", Tags: tags},
 		read, s.getOrganization)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch, Path: pathOrganization,
-		Summary: "Rename an organization", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "organizations-update", Method: http.MethodPatch,
+		Path: pathOrganization, Summary: "Rename an organization", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganization)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete, Path: pathOrganization,
-		Summary: "Delete an organization and everything in it", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "organizations-delete", Method: http.MethodDelete,
+		Path: pathOrganization, Summary: "Delete an organization and everything in it", Tags: tags,
 		Errors: []int{http.StatusConflict},
-		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one transaction. " +
-			"A personal organization (created at registration) cannot be deleted while its user exists: 409."},
+		Description: "Owner only. Removes every workspace, project, card and record of the organization, in one " +
+			"transaction. A personal organization (created at registration) cannot be deleted while its user exists: 409."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.deleteOrganization)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet, Path: pathOrganization + "/members",
-		Summary: "List organization members", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "organizations-members-list", Method: http.MethodGet,
+		Path: pathOrganization + "/members", Summary: "List organization members", Tags: tags},
 		read, s.listOrganizationMembers)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost, Path: pathOrganization + "/members",
-		Summary: "Invite someone to the organization by e-mail", Tags: tags, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict},
-		Description: "Organization admins. Nobody is added without their consent: the address is e-mailed an invitation " +
-			"to accept at /organization-invitations/{token}/accept, bound to the e-mail, single-use and valid 7 days. " +
-			"The answer is 202 and the same whether or not an account uses the address (an invitation to an address " +
-			"without one waits until it signs up). Inviting a current member is 409."},
+	register(s.Server, huma.Operation{OperationID: "organizations-members-add", Method: http.MethodPost,
+		Path: pathOrganization + "/members", Summary: "Invite someone to the organization by e-mail", Tags: tags,
+		DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict}, Description: "Organization admins. Nobody " +
+			"is added without their consent: the address is e-mailed an invitation to accept at " +
+			"/organization-invitations/{token}/accept, bound to the e-mail, single-use and valid 7 days. The answer is 202 " +
+			"and the same whether or not an account uses the address (an invitation to an address without one waits until it " +
+			"signs up). Inviting a current member is 409."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.inviteToOrganization)
 
-	register(s.Server, huma.Operation{OperationID: "organization-invitations-accept", Method: http.MethodPost, Path: "/organization-invitations/{token}/accept",
-		Summary: "Accept an organization invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
-		Description: "Needs authentication as the invited e-mail, but no membership. Joins the organization with the " +
-			"invitation's role; a member already keeps their role. Wrong e-mail 403, already accepted 409, expired 400, unknown 404."},
+	register(s.Server, huma.Operation{OperationID: "organization-invitations-accept", Method: http.MethodPost,
+		Path: "/organization-invitations/{token}/accept", Summary: "Accept an organization invitation", Tags: tags,
+		Errors: []int{http.StatusNotFound, http.StatusConflict}, Description: "Needs authentication as the invited e-mail, " +
+			"but no membership. Joins the organization with the invitation's role; a member already keeps their role. Wrong " +
+			"e-mail 403, already accepted 409, expired 400, unknown 404."},
 		Requires{Scope: auth.ScopeAccountWrite}, s.acceptOrganizationInvitation)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch, Path: pathOrganization + "/members/{userId}",
-		Summary: "Change a member's role", Tags: tags, Description: "The owner's role cannot be changed (403)."},
-		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.updateOrganizationMember)
+	register(s.Server, huma.Operation{OperationID: "organizations-members-update", Method: http.MethodPatch,
+		Path: pathOrganization + "/members/{userId}", Summary: "Change a member's role", Tags: tags,
+		Description: "The owner's role cannot be changed (403)."}, Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"},
+		s.updateOrganizationMember)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete, Path: pathOrganization + "/members/{userId}",
-		Summary: "Remove a member", Tags: tags,
-		Description: "Admins remove anyone but the owner; a member may remove themselves. Leaving means leaving, in the same " +
-			"transaction: they are removed from the organization's workspaces and from every project of them (a member_removed " +
-			"activity each), the cards there assigned to them are unassigned (a card_assigned activity each, assigneeId null), " +
-			"the pipeline runs they started there are cancelled (and the missions those runs wait for, just after), and their " +
-			"open event and MCP streams end. From then on no notification reaches them, not even of a change made before " +
-			"the removal whose notification was not sent yet."},
+	register(s.Server, huma.Operation{OperationID: "organizations-members-remove", Method: http.MethodDelete,
+		Path: pathOrganization + "/members/{userId}", Summary: "Remove a member", Tags: tags,
+		Description: "Admins remove anyone but the owner; a member may remove themselves. Leaving means leaving, in the " +
+			"same transaction: they are removed from the organization's workspaces and from every project of them (a " +
+			"member_removed activity each), the cards there assigned to them are unassigned (a card_assigned activity each, " +
+			"assigneeId null), the pipeline runs they started there are cancelled (and the missions those runs wait for, just " +
+			"after), and their open event and MCP streams end. From then on no notification reaches them, not even of a " +
+			"change made before the removal whose notification was not sent yet."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "member"}, s.removeOrganizationMember)
 
-	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost, Path: pathOrganization + "/billing/checkout",
-		Summary: "Start a billing checkout", Tags: tags, DefaultStatus: http.StatusCreated,
-		Description: "Owner only. Creates a checkout session with the configured billing provider (the local one by default)."},
+	register(s.Server, huma.Operation{OperationID: "organizations-billing-checkout", Method: http.MethodPost,
+		Path: pathOrganization + "/billing/checkout", Summary: "Start a billing checkout", Tags: tags,
+		DefaultStatus: http.StatusCreated, Description: "Owner only. Creates a checkout session with the configured " +
+			"billing provider (the local one by default)."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "owner"}, s.startCheckout)
 }
 
@@ -149,7 +155,8 @@ type CreateOrganizationInputBody struct {
 	Slug Slug   `json:"slug" required:"true"`
 }
 
-func (s tenancyOps) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
+func (s tenancyOps) createOrganization(ctx context.Context,
+	in *CreateOrganizationInput) (*Output[OrganizationOut], error) {
 	name, err := nonBlank("name", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -182,7 +189,8 @@ type UpdateOrganizationInputBody struct {
 	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
 }
 
-func (s tenancyOps) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
+func (s tenancyOps) updateOrganization(ctx context.Context,
+	in *UpdateOrganizationInput) (*Output[OrganizationOut], error) {
 	a := accessFrom(ctx)
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
@@ -205,7 +213,8 @@ type ListOrgMembersInput struct {
 	PageQuery
 }
 
-func (s tenancyOps) listOrganizationMembers(ctx context.Context, in *ListOrgMembersInput) (*PageOutput[OrgMemberOut], error) {
+func (s tenancyOps) listOrganizationMembers(ctx context.Context,
+	in *ListOrgMembersInput) (*PageOutput[OrgMemberOut], error) {
 	return orgMembers.listed(ctx, s.tenancy, in.page())
 }
 
@@ -221,7 +230,8 @@ type InviteToOrganizationInputBody struct {
 	Role  tenancy.OrgRole `json:"role" required:"true" enum:"admin,member"`
 }
 
-func (s tenancyOps) inviteToOrganization(ctx context.Context, in *InviteToOrganizationInput) (*Output[InvitationOut], error) {
+func (s tenancyOps) inviteToOrganization(ctx context.Context,
+	in *InviteToOrganizationInput) (*Output[InvitationOut], error) {
 	a := accessFrom(ctx)
 	l := s.newInvitationLink(ctx, "/organization-invitations/")
 	inv, err := s.tenancy.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: a.OrgID,
@@ -239,12 +249,14 @@ type AcceptedOrgInvitationOut struct {
 	Role         string          `json:"role" enum:"owner,admin,member" doc:"The caller's role in the organization now"`
 }
 
-func (s tenancyOps) acceptOrganizationInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedOrgInvitationOut], error) {
+func (s tenancyOps) acceptOrganizationInvitation(ctx context.Context,
+	in *AcceptInvitationInput) (*Output[AcceptedOrgInvitationOut], error) {
 	res, err := s.tenancy.AcceptOrganizationInvitation(ctx, in.Token, principalFrom(ctx).User)
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &Output[AcceptedOrgInvitationOut]{Body: AcceptedOrgInvitationOut{Organization: organizationOut(res.Organization, res.Role), Role: res.Role}}, nil
+	return &Output[AcceptedOrgInvitationOut]{Body: AcceptedOrgInvitationOut{Organization: organizationOut(res.Organization,
+		res.Role), Role: res.Role}}, nil
 }
 
 // OrgMemberPath names a member of an organization.
@@ -264,8 +276,10 @@ type UpdateOrganizationMemberInputBody struct {
 	Role tenancy.OrgRole `json:"role" required:"true" enum:"admin,member"`
 }
 
-func (s tenancyOps) updateOrganizationMember(ctx context.Context, in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
-	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID, string(in.Body.Role)))
+func (s tenancyOps) updateOrganizationMember(ctx context.Context,
+	in *UpdateOrganizationMemberInput) (*Output[OrgMemberOut], error) {
+	return oneOf(orgMemberOut)(s.tenancy.SetOrganizationMemberRole(ctx, accessFrom(ctx).OrgID, in.UserID,
+		string(in.Body.Role)))
 }
 
 func (s tenancyOps) removeOrganizationMember(ctx context.Context, in *OrgMemberPath) (*OKOutput, error) {

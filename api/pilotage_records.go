@@ -91,14 +91,16 @@ type CreatePilotageMissionInputBody struct {
 	BlockedReason *string `json:"blockedReason,omitempty" maxLength:"200" doc:"Required when status is blocked"`
 }
 
-func (s pilotageOps) createPilotageMission(ctx context.Context, in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
+func (s pilotageOps) createPilotageMission(ctx context.Context,
+	in *CreatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
 	return pilotageMissions.created(ctx, s.pilotage, pilotage.NewPilotageMission{
 		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
 		Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason})
 }
 
-func (s pilotageOps) listPilotageMissions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageMissionOut], error) {
+func (s pilotageOps) listPilotageMissions(ctx context.Context,
+	in *ListPilotageRecordsInput) (*PageOutput[PilotageMissionOut], error) {
 	return pilotageMissions.listed(ctx, s.pilotage, in)
 }
 
@@ -113,7 +115,8 @@ type UpdatePilotageMissionInputBody struct {
 	BlockedReason Nullable[string] `json:"blockedReason,omitempty" doc:"At most 200 characters, or null; required while blocked"`
 }
 
-func (s pilotageOps) updatePilotageMission(ctx context.Context, in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
+func (s pilotageOps) updatePilotageMission(ctx context.Context,
+	in *UpdatePilotageMissionInput) (*Output[PilotageMissionOut], error) {
 	b := in.Body
 	return pilotageMissions.updated(ctx, s.pilotage, in.ID, pilotage.PilotageMissionPatch{
 		Objective: b.Objective, Module: b.Module, Status: b.Status, BlockedReason: b.BlockedReason.opt()})
@@ -135,14 +138,16 @@ type CreatePilotagePriorityInputBody struct {
 	Active *bool  `json:"active,omitempty" doc:"Default: true"`
 }
 
-func (s pilotageOps) createPilotagePriority(ctx context.Context, in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
+func (s pilotageOps) createPilotagePriority(ctx context.Context,
+	in *CreatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
 	return pilotagePriorities.created(ctx, s.pilotage, pilotage.NewPilotagePriority{
 		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
 		Label: b.Label, Module: b.Module, Active: b.Active})
 }
 
-func (s pilotageOps) listPilotagePriorities(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotagePriorityOut], error) {
+func (s pilotageOps) listPilotagePriorities(ctx context.Context,
+	in *ListPilotageRecordsInput) (*PageOutput[PilotagePriorityOut], error) {
 	return pilotagePriorities.listed(ctx, s.pilotage, in)
 }
 
@@ -156,7 +161,8 @@ type UpdatePilotagePriorityInputBody struct {
 	Active *bool   `json:"active,omitempty"`
 }
 
-func (s pilotageOps) updatePilotagePriority(ctx context.Context, in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
+func (s pilotageOps) updatePilotagePriority(ctx context.Context,
+	in *UpdatePilotagePriorityInput) (*Output[PilotagePriorityOut], error) {
 	b := in.Body
 	return pilotagePriorities.updated(ctx, s.pilotage, in.ID, pilotage.PilotagePriorityPatch{
 		Label: b.Label, Module: b.Module, Active: b.Active})
@@ -180,14 +186,16 @@ type CreatePilotageTodoInputBody struct {
 	DueDate    *time.Time `json:"dueDate,omitempty"`
 }
 
-func (s pilotageOps) createPilotageTodo(ctx context.Context, in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
+func (s pilotageOps) createPilotageTodo(ctx context.Context,
+	in *CreatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
 	return pilotageTodos.created(ctx, s.pilotage, pilotage.NewPilotageTodo{
 		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
 		Label: b.Label, MissionID: b.MissionID, PriorityID: b.PriorityID, Status: b.Status, DueDate: b.DueDate})
 }
 
-func (s pilotageOps) listPilotageTodos(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageTodoOut], error) {
+func (s pilotageOps) listPilotageTodos(ctx context.Context,
+	in *ListPilotageRecordsInput) (*PageOutput[PilotageTodoOut], error) {
 	return pilotageTodos.listed(ctx, s.pilotage, in)
 }
 
@@ -203,7 +211,8 @@ type UpdatePilotageTodoInputBody struct {
 	DueDate    Nullable[time.Time] `json:"dueDate,omitempty"`
 }
 
-func (s pilotageOps) updatePilotageTodo(ctx context.Context, in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
+func (s pilotageOps) updatePilotageTodo(ctx context.Context,
+	in *UpdatePilotageTodoInput) (*Output[PilotageTodoOut], error) {
 	b := in.Body
 	return pilotageTodos.updated(ctx, s.pilotage, in.ID, pilotage.PilotageTodoPatch{Label: b.Label, Status: b.Status,
 		MissionID: b.MissionID.opt(), PriorityID: b.PriorityID.opt(), DueDate: b.DueDate.opt()})
@@ -224,13 +233,15 @@ type CreatePilotageDecisionInputBody struct {
 	Impact string `json:"impact,omitempty" maxLength:"2000"`
 }
 
-func (s pilotageOps) createPilotageDecision(ctx context.Context, in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
+func (s pilotageOps) createPilotageDecision(ctx context.Context,
+	in *CreatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
 	return pilotageDecisions.created(ctx, s.pilotage, pilotage.NewPilotageDecision{
 		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
 		Title: in.Body.Title, Impact: in.Body.Impact})
 }
 
-func (s pilotageOps) listPilotageDecisions(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDecisionOut], error) {
+func (s pilotageOps) listPilotageDecisions(ctx context.Context,
+	in *ListPilotageRecordsInput) (*PageOutput[PilotageDecisionOut], error) {
 	return pilotageDecisions.listed(ctx, s.pilotage, in)
 }
 
@@ -243,7 +254,8 @@ type UpdatePilotageDecisionInputBody struct {
 	Impact *string `json:"impact,omitempty" maxLength:"2000"`
 }
 
-func (s pilotageOps) updatePilotageDecision(ctx context.Context, in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
+func (s pilotageOps) updatePilotageDecision(ctx context.Context,
+	in *UpdatePilotageDecisionInput) (*Output[PilotageDecisionOut], error) {
 	return pilotageDecisions.updated(ctx, s.pilotage, in.ID, pilotage.PilotageDecisionPatch{
 		Title: in.Body.Title, Impact: in.Body.Impact})
 }
@@ -264,14 +276,16 @@ type CreatePilotageDocInputBody struct {
 	SourceType string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops" doc:"Default: product"`
 }
 
-func (s pilotageOps) createPilotageDoc(ctx context.Context, in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
+func (s pilotageOps) createPilotageDoc(ctx context.Context,
+	in *CreatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
 	return pilotageDocs.created(ctx, s.pilotage, pilotage.NewPilotageDoc{
 		WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
 		Title: b.Title, Owner: b.Owner, SourceType: b.SourceType})
 }
 
-func (s pilotageOps) listPilotageDocs(ctx context.Context, in *ListPilotageRecordsInput) (*PageOutput[PilotageDocOut], error) {
+func (s pilotageOps) listPilotageDocs(ctx context.Context,
+	in *ListPilotageRecordsInput) (*PageOutput[PilotageDocOut], error) {
 	return pilotageDocs.listed(ctx, s.pilotage, in)
 }
 
@@ -285,7 +299,8 @@ type UpdatePilotageDocInputBody struct {
 	SourceType *string `json:"sourceType,omitempty" enum:"product,tech,sprint,ops"`
 }
 
-func (s pilotageOps) updatePilotageDoc(ctx context.Context, in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
+func (s pilotageOps) updatePilotageDoc(ctx context.Context,
+	in *UpdatePilotageDocInput) (*Output[PilotageDocOut], error) {
 	b := in.Body
 	return pilotageDocs.updated(ctx, s.pilotage, in.ID, pilotage.PilotageDocPatch{
 		Title: b.Title, Owner: b.Owner, SourceType: b.SourceType})
@@ -310,7 +325,8 @@ type ProposePilotageActionInputBody struct {
 	Payload     map[string]any `json:"payload,omitempty" doc:"A JSON object (default {}); checked for the action types apply knows"`
 }
 
-func (s pilotageOps) proposePilotageAction(ctx context.Context, in *ProposePilotageActionInput) (*Output[PilotageActionOut], error) {
+func (s pilotageOps) proposePilotageAction(ctx context.Context,
+	in *ProposePilotageActionInput) (*Output[PilotageActionOut], error) {
 	var payload json.RawMessage
 	if in.Body.Payload != nil {
 		var err error
@@ -318,8 +334,9 @@ func (s pilotageOps) proposePilotageAction(ctx context.Context, in *ProposePilot
 			return nil, errBadRequest("payload: expected a JSON object")
 		}
 	}
-	return oneOf(pilotageActionOut)(s.pilotage.ProposeAction(ctx, pilotage.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID,
-		ActorID: principalFrom(ctx).User.ID, ActionType: in.Body.ActionType, Explanation: in.Body.Explanation, Payload: payload}))
+	return oneOf(pilotageActionOut)(s.pilotage.ProposeAction(ctx,
+		pilotage.NewPilotageAction{WorkspaceID: accessFrom(ctx).WorkspaceID, ActorID: principalFrom(ctx).User.ID,
+			ActionType: in.Body.ActionType, Explanation: in.Body.Explanation, Payload: payload}))
 }
 
 // ListPilotageActionsInput is the request of pilotage-actions-list.
@@ -336,7 +353,8 @@ type ListPilotageRecordsInput struct {
 	PageQuery
 }
 
-func (s pilotageOps) listPilotageActions(ctx context.Context, in *ListPilotageActionsInput) (*PageOutput[PilotageActionOut], error) {
+func (s pilotageOps) listPilotageActions(ctx context.Context,
+	in *ListPilotageActionsInput) (*PageOutput[PilotageActionOut], error) {
 	var status *string
 	if in.Status != "" {
 		status = &in.Status
@@ -360,7 +378,8 @@ type ReviewPilotageActionInputBody struct {
 	Reason   *string `json:"reason,omitempty" maxLength:"200"`
 }
 
-func (s pilotageOps) reviewPilotageAction(ctx context.Context, in *ReviewPilotageActionInput) (*Output[PilotageActionOut], error) {
+func (s pilotageOps) reviewPilotageAction(ctx context.Context,
+	in *ReviewPilotageActionInput) (*Output[PilotageActionOut], error) {
 	if in.Body.Approved == nil {
 		return nil, errBadRequest("approved: required")
 	}

@@ -42,7 +42,8 @@ type WorkspaceMemberOut struct {
 }
 
 func workspaceMemberOut(m db.WorkspaceMember) WorkspaceMemberOut {
-	return WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: tenancy.WorkspaceRole(m.Role), PilotageRole: tenancy.PilotageRole(m.PilotageRole)}
+	return WorkspaceMemberOut{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: tenancy.WorkspaceRole(m.Role),
+		PilotageRole: tenancy.PilotageRole(m.PilotageRole)}
 }
 
 // InvitationOut is an invitation as its creator sees it, token included so it can be shared directly.
@@ -75,13 +76,14 @@ const pathWorkspace = "/orgs/{orgSlug}/workspaces/{wsSlug}"
 func (s tenancyOps) registerWorkspaces() {
 	tags := []string{"Workspaces"}
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost, Path: "/orgs/{orgSlug}/workspaces",
-		Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Organization owners and admins. The creator becomes workspace admin and pilotage owner."},
+	register(s.Server, huma.Operation{OperationID: "workspaces-create", Method: http.MethodPost,
+		Path: "/orgs/{orgSlug}/workspaces", Summary: "Create a workspace", Tags: tags, DefaultStatus: http.StatusCreated,
+		Errors: []int{http.StatusConflict}, Description: "Organization owners and admins. The creator becomes workspace " +
+			"admin and pilotage owner."},
 		Requires{Scope: auth.ScopeProjectsWrite, OrgRole: "admin"}, s.createWorkspace)
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet, Path: "/orgs/{orgSlug}/workspaces",
-		Summary: "List the workspaces I may open", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "workspaces-list", Method: http.MethodGet,
+		Path: "/orgs/{orgSlug}/workspaces", Summary: "List the workspaces I may open", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsRead, OrgRole: "member"}, s.listWorkspaces)
 
 	register(s.Server, huma.Operation{OperationID: "workspaces-get", Method: http.MethodGet, Path: pathWorkspace,
@@ -107,36 +109,38 @@ func (s tenancyOps) registerWorkspaces() {
 			"at once. A personal workspace cannot be deleted: 409."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.deleteWorkspace)
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet, Path: pathWorkspace + "/members",
-		Summary: "List workspace members", Tags: tags},
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-list", Method: http.MethodGet,
+		Path: pathWorkspace + "/members", Summary: "List workspace members", Tags: tags},
 		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.listWorkspaceMembers)
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost, Path: pathWorkspace + "/members/invite",
-		Summary: "Invite someone by e-mail", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins. The invitation is bound to the e-mail, single-use and valid 7 days. The e-mail " +
-			"is sent by a background job; the answer also carries the token and accept URL to share directly."},
+	register(s.Server, huma.Operation{OperationID: "workspaces-invite", Method: http.MethodPost,
+		Path: pathWorkspace + "/members/invite", Summary: "Invite someone by e-mail", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict}, Description: "Workspace admins. The " +
+			"invitation is bound to the e-mail, single-use and valid 7 days. The e-mail is sent by a background job; the " +
+			"answer also carries the token and accept URL to share directly."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.inviteToWorkspace)
 
-	register(s.Server, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost, Path: "/invitations/{token}/accept",
-		Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound, http.StatusConflict},
-		Description: "Needs authentication as the invited e-mail, but no membership. Joins the workspace (and its organization)."},
+	register(s.Server, huma.Operation{OperationID: "invitations-accept", Method: http.MethodPost,
+		Path: "/invitations/{token}/accept", Summary: "Accept an invitation", Tags: tags, Errors: []int{http.StatusNotFound,
+			http.StatusConflict}, Description: "Needs authentication as the invited e-mail, but no membership. Joins the " +
+			"workspace (and its organization)."},
 		Requires{Scope: auth.ScopeAccountWrite}, s.acceptInvitation)
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch, Path: pathWorkspace + "/members/{userId}",
-		Summary: "Change a member's role or pilotage role", Tags: tags,
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-update", Method: http.MethodPatch,
+		Path: pathWorkspace + "/members/{userId}", Summary: "Change a member's role or pilotage role", Tags: tags,
 		Description: "Workspace admins. The workspace owner's roles cannot be changed (403)."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspaceMember)
 
-	register(s.Server, huma.Operation{OperationID: "workspaces-members-remove", Method: http.MethodDelete, Path: pathWorkspace + "/members/{userId}",
-		Summary: "Remove a member from the workspace", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins remove anyone but the workspace owner (403); a member may remove themselves. An owner or " +
-			"admin of the organization acts as admin in every workspace of it, so removing their membership would change nothing: " +
-			"409 (change their organization role instead). Leaving means leaving, in the same transaction: they leave every " +
-			"project of the workspace (a member_removed activity each), the cards there assigned to them are unassigned (a " +
-			"card_assigned activity each, assigneeId null), the pipeline runs they started there are cancelled (and the missions " +
-			"those runs wait for, just after), and their open event and MCP streams end. From then on no notification of the " +
-			"workspace reaches them, not even of a change made before the removal whose notification was not sent yet. They " +
-			"stay a member of the organization."},
+	register(s.Server, huma.Operation{OperationID: "workspaces-members-remove", Method: http.MethodDelete,
+		Path: pathWorkspace + "/members/{userId}", Summary: "Remove a member from the workspace", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "Workspace admins remove anyone but the workspace owner (403); a " +
+			"member may remove themselves. An owner or admin of the organization acts as admin in every workspace of it, so " +
+			"removing their membership would change nothing: 409 (change their organization role instead). Leaving means " +
+			"leaving, in the same transaction: they leave every project of the workspace (a member_removed activity each), " +
+			"the cards there assigned to them are unassigned (a card_assigned activity each, assigneeId null), the pipeline " +
+			"runs they started there are cancelled (and the missions those runs wait for, just after), and their open event " +
+			"and MCP streams end. From then on no notification of the workspace reaches them, not even of a change made " +
+			"before the removal whose notification was not sent yet. They stay a member of the organization."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member"}, s.removeWorkspaceMember)
 }
 
@@ -157,7 +161,8 @@ func (s tenancyOps) createWorkspace(ctx context.Context, in *CreateWorkspaceInpu
 	if err != nil {
 		return nil, err
 	}
-	ws, err := s.tenancy.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name, string(in.Body.Slug))
+	ws, err := s.tenancy.CreateWorkspace(ctx, accessFrom(ctx).OrgID, principalFrom(ctx).User.ID, name,
+		string(in.Body.Slug))
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -222,7 +227,8 @@ type ListWorkspaceMembersInput struct {
 	PageQuery
 }
 
-func (s tenancyOps) listWorkspaceMembers(ctx context.Context, in *ListWorkspaceMembersInput) (*PageOutput[WorkspaceMemberOut], error) {
+func (s tenancyOps) listWorkspaceMembers(ctx context.Context,
+	in *ListWorkspaceMembersInput) (*PageOutput[WorkspaceMemberOut], error) {
 	return workspaceMembers.listed(ctx, s.tenancy, in.page())
 }
 
@@ -262,7 +268,8 @@ type AcceptInvitationInput struct {
 	Token string `path:"token" maxLength:"200"`
 }
 
-func (s tenancyOps) acceptInvitation(ctx context.Context, in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
+func (s tenancyOps) acceptInvitation(ctx context.Context,
+	in *AcceptInvitationInput) (*Output[AcceptedInvitationOut], error) {
 	res, err := s.tenancy.AcceptInvitation(ctx, in.Token, principalFrom(ctx).User)
 	if err != nil {
 		return nil, fail(err)
@@ -284,11 +291,13 @@ type UpdateWorkspaceMemberInput struct {
 	}
 }
 
-func (s tenancyOps) updateWorkspaceMember(ctx context.Context, in *UpdateWorkspaceMemberInput) (*Output[WorkspaceMemberOut], error) {
+func (s tenancyOps) updateWorkspaceMember(ctx context.Context,
+	in *UpdateWorkspaceMemberInput) (*Output[WorkspaceMemberOut], error) {
 	if in.Body.Role == nil && in.Body.PilotageRole == nil {
 		return nil, errBadRequest("give role and/or pilotageRole")
 	}
-	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID, (*string)(in.Body.Role), (*string)(in.Body.PilotageRole)))
+	return oneOf(workspaceMemberOut)(s.tenancy.UpdateWorkspaceMember(ctx, accessFrom(ctx).WorkspaceID, in.UserID,
+		(*string)(in.Body.Role), (*string)(in.Body.PilotageRole)))
 }
 
 // WorkspaceMemberPath names a member of a workspace.

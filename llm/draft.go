@@ -94,8 +94,8 @@ var roadmapSchema = json.RawMessage(`{"type":"object","additionalProperties":fal
 "deliverables":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"object","additionalProperties":false,
 "required":["title","description"],"properties":{"title":{"type":"string"},"description":{"type":"string"}}}}}}}}}`)
 
-const draftSystem = "You are Pilot's project planner. You help a team turn a project idea into a concrete, phased plan. " +
-	"Ground everything in what the draft says: its name, description, team, context documents and answers. " +
+const draftSystem = "You are Pilot's project planner. You help a team turn a project idea into a concrete, phased " +
+	"plan. Ground everything in what the draft says: its name, description, team, context documents and answers. " +
 	"Answer with one JSON object matching the requested schema and nothing else."
 
 // DraftQuestions asks the model for the next round's questions about a draft: at most
@@ -107,20 +107,20 @@ func DraftQuestions(ctx context.Context, p Provider, d DraftContext, opts DraftO
 		return []string{}, nil
 	}
 	var out []string
-	err := draftTurn(ctx, p, DraftTask{Kind: DraftTaskQuestions, Draft: d}, &ResponseSchema{Name: "draft_questions", Schema: questionsSchema},
-		opts, func(content string) error {
-			var v struct {
-				Questions []string `json:"questions"`
-			}
-			if err := decodeStrict(content, &v); err != nil {
-				return err
-			}
-			if v.Questions == nil {
-				return fmt.Errorf("%w: no \"questions\" array", ErrMalformedOutput)
-			}
-			out = cleanQuestions(v.Questions, d.Answers)
-			return nil
-		})
+	err := draftTurn(ctx, p, DraftTask{Kind: DraftTaskQuestions, Draft: d}, &ResponseSchema{Name: "draft_questions",
+		Schema: questionsSchema}, opts, func(content string) error {
+		var v struct {
+			Questions []string `json:"questions"`
+		}
+		if err := decodeStrict(content, &v); err != nil {
+			return err
+		}
+		if v.Questions == nil {
+			return fmt.Errorf("%w: no \"questions\" array", ErrMalformedOutput)
+		}
+		out = cleanQuestions(v.Questions, d.Answers)
+		return nil
+	})
 	return out, err
 }
 
@@ -130,24 +130,25 @@ func DraftQuestions(ctx context.Context, p Provider, d DraftContext, opts DraftO
 // are dropped.
 func DraftRoadmap(ctx context.Context, p Provider, d DraftContext, opts DraftOptions) (Roadmap, error) {
 	var out Roadmap
-	err := draftTurn(ctx, p, DraftTask{Kind: DraftTaskRoadmap, Draft: d}, &ResponseSchema{Name: "draft_roadmap", Schema: roadmapSchema},
-		opts, func(content string) error {
-			var v Roadmap
-			if err := decodeStrict(content, &v); err != nil {
-				return err
-			}
-			r, err := cleanRoadmap(v)
-			if err != nil {
-				return err
-			}
-			out = r
-			return nil
-		})
+	err := draftTurn(ctx, p, DraftTask{Kind: DraftTaskRoadmap, Draft: d}, &ResponseSchema{Name: "draft_roadmap",
+		Schema: roadmapSchema}, opts, func(content string) error {
+		var v Roadmap
+		if err := decodeStrict(content, &v); err != nil {
+			return err
+		}
+		r, err := cleanRoadmap(v)
+		if err != nil {
+			return err
+		}
+		out = r
+		return nil
+	})
 	return out, err
 }
 
 // draftTurn runs one draft step with one retry after unusable output.
-func draftTurn(ctx context.Context, p Provider, task DraftTask, schema *ResponseSchema, opts DraftOptions, decode func(string) error) error {
+func draftTurn(ctx context.Context, p Provider, task DraftTask, schema *ResponseSchema, opts DraftOptions,
+	decode func(string) error) error {
 	req := Request{
 		Messages:       []Message{{Role: RoleSystem, Content: draftSystem}, {Role: RoleUser, Content: task.Render()}},
 		Draft:          &task,
@@ -241,7 +242,8 @@ func cleanRoadmap(r Roadmap) (Roadmap, error) {
 		if name == "" {
 			return Roadmap{}, fmt.Errorf("%w: phase %d has no name", ErrMalformedOutput, i+1)
 		}
-		p := Phase{Name: name, Goal: truncateRunes(strings.TrimSpace(ph.Goal), MaxPhaseGoalRunes), Deliverables: []Deliverable{}}
+		p := Phase{Name: name, Goal: truncateRunes(strings.TrimSpace(ph.Goal), MaxPhaseGoalRunes),
+			Deliverables: []Deliverable{}}
 		for _, d := range ph.Deliverables {
 			if len(p.Deliverables) == MaxPhaseDeliverables {
 				break
@@ -294,8 +296,9 @@ func (t DraftTask) Render() string {
 			"improve the plan. Never ask again a question answered above. Answer as {\"questions\": [\"...\"]}; an empty list "+
 			"means you know enough.", d.Round, MaxDraftRounds, MaxDraftQuestions)
 	default:
-		fmt.Fprintf(&b, "Write the project's roadmap: 1 to %d phases in order, each with a name, a goal and 1 to %d deliverables "+
-			"{title, description}. Answer as {\"phases\": [{\"name\", \"goal\", \"deliverables\": [{\"title\", \"description\"}]}]}.",
+		fmt.Fprintf(&b, "Write the project's roadmap: 1 to %d phases in order, each with a name, a goal and 1 to %d "+
+			"deliverables {title, description}. Answer as {\"phases\": [{\"name\", \"goal\", \"deliverables\": [{\"title\", "+
+			"\"description\"}]}]}.",
 			MaxRoadmapPhases, MaxPhaseDeliverables)
 	}
 	return b.String()

@@ -69,7 +69,8 @@ func (w *DraftRefineWorker) Work(ctx context.Context, job *river.Job[jobs.DraftR
 		"refinement", func(d draft.Draft) error {
 			dc := draftContext(d)
 			dc.Round = int(d.Rounds) + 1
-			qs, err := llm.DraftQuestions(ctx, provider(w.deps), dc, llm.DraftOptions{OnRetry: retryNote(ctx, w.deps, d.ID, draft.DraftRefining)})
+			qs, err := llm.DraftQuestions(ctx, provider(w.deps), dc, llm.DraftOptions{OnRetry: retryNote(ctx, w.deps, d.ID,
+				draft.DraftRefining)})
 			if err != nil {
 				return err
 			}
@@ -104,8 +105,8 @@ func (w *DraftRoadmapWorker) Work(ctx context.Context, job *river.Job[jobs.Draft
 // runDraftJob starts a draft job (a status event saying which attempt runs), runs step, and on an error
 // that will not go away (unusable model output, rate limiting, the model's timeout) or on the last
 // attempt marks the draft failed with the reason. Other errors are retried by River.
-func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draftID string, run int32, working, what string,
-	step func(draft.Draft) error) error {
+func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draftID string, run int32, working,
+	what string, step func(draft.Draft) error) error {
 	st := deps.Drafts
 	d, proceed, err := st.ForJob(ctx, draftID, run, working)
 	if err != nil || !proceed {
@@ -131,7 +132,8 @@ func runDraftJob(ctx context.Context, deps Deps, attempt, maxAttempts int, draft
 	if !hopeless && attempt < maxAttempts {
 		return err
 	}
-	if _, ferr := st.Fail(context.WithoutCancel(ctx), draftID, run, draftErrorText(what, err)); ferr != nil && !errors.Is(ferr, draft.ErrDraftStale) {
+	if _, ferr := st.Fail(context.WithoutCancel(ctx), draftID, run, draftErrorText(what,
+		err)); ferr != nil && !errors.Is(ferr, draft.ErrDraftStale) {
 		return ferr
 	}
 	return nil
@@ -152,8 +154,9 @@ func draftErrorText(what string, err error) string {
 // retryNote tells the draft's stream that the model is asked again.
 func retryNote(ctx context.Context, deps Deps, draftID, status string) func(error) {
 	return func(reason error) {
-		if err := deps.Drafts.AppendEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus, Status: status,
-			Message: "the model's answer was unusable; asking once more", Data: map[string]any{"reason": reason.Error()}}); err != nil {
+		if err := deps.Drafts.AppendEvent(context.WithoutCancel(ctx), draftID, db.NewStreamEvent{Type: draft.DraftEventStatus,
+			Status: status, Message: "the model's answer was unusable; asking once more",
+			Data: map[string]any{"reason": reason.Error()}}); err != nil {
 			deps.Logger.WarnContext(ctx, "draft retry event", "draft", draftID, "error", err)
 		}
 	}

@@ -108,13 +108,15 @@ type Draft struct {
 }
 
 func draftFromRow(r dbsqlc.ProjectDraft) (Draft, error) {
-	d := Draft{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Description: r.Description, Status: r.Status, Rounds: r.Rounds,
-		Run: r.Run, Error: r.Error, ProjectID: r.ProjectID, ExecutedAt: r.ExecutedAt, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
-		UpdatedAt: r.UpdatedAt, ContextDocuments: []DraftDocument{}, TeamMembers: []DraftMember{}, Questions: []string{}, Answers: []DraftAnswer{}}
+	d := Draft{ID: r.ID, WorkspaceID: r.WorkspaceID, Name: r.Name, Description: r.Description, Status: r.Status,
+		Rounds: r.Rounds, Run: r.Run, Error: r.Error, ProjectID: r.ProjectID, ExecutedAt: r.ExecutedAt,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ContextDocuments: []DraftDocument{},
+		TeamMembers: []DraftMember{}, Questions: []string{}, Answers: []DraftAnswer{}}
 	for _, f := range []struct {
 		raw json.RawMessage
 		v   any
-	}{{r.ContextDocuments, &d.ContextDocuments}, {r.TeamMembers, &d.TeamMembers}, {r.Questions, &d.Questions}, {r.Answers, &d.Answers}} {
+	}{{r.ContextDocuments, &d.ContextDocuments}, {r.TeamMembers, &d.TeamMembers}, {r.Questions, &d.Questions}, {r.Answers,
+		&d.Answers}} {
 		if err := json.Unmarshal(f.raw, f.v); err != nil {
 			return d, fmt.Errorf("decode draft %s: %w", r.ID, err)
 		}
@@ -174,7 +176,8 @@ func (e *Engine) Create(ctx context.Context, in NewDraft) (Draft, error) {
 			docs = append(docs, d)
 		}
 		row, err := q.DraftInsert(ctx, dbsqlc.DraftInsertParams{ID: db.NewID(), WorkspaceID: in.WorkspaceID, Name: in.Name,
-			Description: in.Description, ContextDocuments: jsonOf(docs), TeamMembers: jsonOf(in.TeamMembers), CreatedBy: in.ActorID})
+			Description: in.Description, ContextDocuments: jsonOf(docs), TeamMembers: jsonOf(in.TeamMembers),
+			CreatedBy: in.ActorID})
 		out, err = draftOrErr(row, dbcore.Wrap(err, "insert draft"))
 		return err
 	})
@@ -247,7 +250,8 @@ func (e *Engine) Delete(ctx context.Context, workspaceID, draftID string) error 
 		if n == 0 {
 			return dbcore.NotFound("draft not found")
 		}
-		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": "deleted"}, "the draft was deleted")
+		return e.waits.WaitFinishedTx(ctx, tx, PipelineRef(draftID), map[string]any{"status": "deleted"}, "the draft was "+
+			"deleted")
 	})
 }
 
@@ -309,8 +313,8 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 		if d.Roadmap == nil || len(d.Roadmap.Phases) == 0 {
 			return dbcore.Conflict("the draft's roadmap is empty; generate it again")
 		}
-		p, err := e.board.CreateProjectTx(ctx, tx, board.NewProject{WorkspaceID: workspaceID, Name: d.Name, Description: d.Description,
-			TemplateID: "empty", CreatedBy: actorID})
+		p, err := e.board.CreateProjectTx(ctx, tx, board.NewProject{WorkspaceID: workspaceID, Name: d.Name,
+			Description: d.Description, TemplateID: "empty", CreatedBy: actorID})
 		if err != nil {
 			return err
 		}
@@ -321,7 +325,8 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
 			}
-			u, added, err := e.board.AddProjectMemberTx(ctx, tx, db.ProjectMemberAdd{WorkspaceID: workspaceID, ProjectID: p.ID, ActorID: actorID, Email: m.Email})
+			u, added, err := e.board.AddProjectMemberTx(ctx, tx, db.ProjectMemberAdd{WorkspaceID: workspaceID, ProjectID: p.ID,
+				ActorID: actorID, Email: m.Email})
 			if errors.Is(err, db.ErrInvalid) {
 				out.MembersSkipped = append(out.MembersSkipped, m.Name)
 				continue
@@ -339,8 +344,8 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 				return fmt.Errorf("insert phase column: %w", err)
 			}
 			for _, dl := range ph.Deliverables {
-				if _, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: workspaceID, ProjectID: p.ID, ColumnID: col.ID, ActorID: actorID,
-					Title: dl.Title, Description: dl.Description}); err != nil {
+				if _, err := e.board.CreateCardTx(ctx, tx, board.NewCard{WorkspaceID: workspaceID, ProjectID: p.ID,
+					ColumnID: col.ID, ActorID: actorID, Title: dl.Title, Description: dl.Description}); err != nil {
 					return fmt.Errorf("create deliverable card: %w", err)
 				}
 			}
@@ -353,8 +358,8 @@ func (e *Engine) Execute(ctx context.Context, r db.RecordEdit) (DraftExecution, 
 			return err
 		}
 		// The draft's final event: its stream ends here.
-		_, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventDone, Status: DraftExecuted,
-			Message: "executed into the project " + p.Name, Data: map[string]any{"projectId": p.ID}})
+		_, err = e.store.AppendStreamEventTx(ctx, tx, StreamDraft, draftID, db.NewStreamEvent{Type: DraftEventDone,
+			Status: DraftExecuted, Message: "executed into the project " + p.Name, Data: map[string]any{"projectId": p.ID}})
 		return err
 	})
 	return out, err
