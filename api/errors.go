@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -21,6 +24,9 @@ type ErrorBody struct {
 	Message    string       `json:"message" doc:"What went wrong, for people"`
 	ErrorName  string       `json:"error" doc:"HTTP status name"`
 	Errors     []FieldError `json:"errors,omitempty" doc:"Validation failures, one per field"`
+	// RetryAfter, when positive, is sent as the Retry-After header (whole seconds, rounded up): how long
+	// a refused client should wait.
+	RetryAfter time.Duration `json:"-"`
 }
 
 // FieldError is one validation failure.
@@ -35,12 +41,16 @@ func (e *ErrorBody) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *ErrorBody) GetStatus() int { return e.StatusCode }
 
-// GetHeaders implements huma.HeadersError: a 503 says when to try again.
+// GetHeaders implements huma.HeadersError: a 503, and a refusal that knows its RetryAfter (a 429), say
+// when to try again.
 func (e *ErrorBody) GetHeaders() http.Header {
-	if e.StatusCode != http.StatusServiceUnavailable {
-		return nil
+	switch {
+	case e.RetryAfter > 0:
+		return http.Header{"Retry-After": {strconv.FormatInt(int64(math.Ceil(e.RetryAfter.Seconds())), 10)}}
+	case e.StatusCode == http.StatusServiceUnavailable:
+		return http.Header{"Retry-After": {retryAfter}}
 	}
-	return http.Header{"Retry-After": {retryAfter}}
+	return nil
 }
 
 // ContentType keeps errors in plain JSON (application/json) rather than huma's problem+json, so every

@@ -41,11 +41,12 @@ type SessionBody struct {
 	User              *UserOut `json:"user,omitempty"`
 	TwoFactorRequired bool     `json:"twoFactorRequired,omitempty" doc:"True when a TOTP code must be sent to /auth/2fa/verify"`
 	TwoFactorToken    string   `json:"twoFactorToken,omitempty" doc:"Short-lived token for /auth/2fa/verify"`
+	DeviceToken       string   `json:"deviceToken,omitempty" doc:"Set when a sign-in completes: marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices"`
 }
 
-// SessionOutput sets the session cookie beside the body.
+// SessionOutput sets the session cookie beside the body, and the device cookie when a sign-in completes.
 type SessionOutput struct {
-	SetCookie http.Cookie `header:"Set-Cookie"`
+	SetCookie []http.Cookie `header:"Set-Cookie"`
 	Body      SessionBody
 }
 
@@ -72,9 +73,13 @@ func (s accountOps) registerAuth() {
 
 	register(s.Server, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
 		Summary: "Log in", Tags: tags,
-		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication " +
-			"is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per " +
-			"client address, and per account from one client address (429).",
+		Description: "Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device " +
+			"cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, " +
+			"twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account " +
+			"from one client address (429). Failed logins also count per account from every address: past " +
+			"LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or " +
+			"X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before " +
+			"still signs in. Every 429 says when to try again in Retry-After.",
 		Errors: []int{http.StatusTooManyRequests}},
 		Requires{Public: true}, s.login)
 
@@ -136,7 +141,9 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 
 // LoginInput is the request of auth-login.
 type LoginInput struct {
-	Body LoginInputBody
+	DeviceCookie string `cookie:"pilot_device" doc:"The device token an earlier sign-in left in this browser"`
+	DeviceHeader string `header:"X-Pilot-Device" doc:"The deviceToken of an earlier sign-in, for clients that keep no cookies"`
+	Body         LoginInputBody
 }
 
 // LoginInputBody is the body of a LoginInput request.
@@ -150,16 +157,27 @@ func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, 
 	if err := s.limitLogin(ctx, email); err != nil {
 		return nil, err
 	}
+	// An unknown address goes the way of a known one (a lockout check, a password hash compared, a
+	// failure counted), so neither the answers nor their time tell which addresses have accounts.
 	u, err := s.identity.UserByEmail(ctx, email)
-	if errors.Is(err, db.ErrNotFound) {
-		auth.BurnPasswordCheck(in.Body.Password)
-		return nil, errUnauthorized("invalid e-mail or password")
+	known := err == nil
+	if err != nil && !errors.Is(err, db.ErrNotFound) {
+		return nil, err
 	}
+	attempt := s.loginAttempt(email, "")
+	if known {
+		attempt = s.loginAttempt(email, s.knownDevice(u, in.DeviceHeader, in.DeviceCookie))
+	}
+	gate, err := s.gateLogin(ctx, attempt)
 	if err != nil {
 		return nil, err
 	}
+	if !known {
+		auth.BurnPasswordCheck(in.Body.Password)
+		return nil, s.refuseLogin(ctx, attempt, gate)
+	}
 	if u.IsService || !auth.CheckPassword(in.Body.Password, u.PasswordHash) {
-		return nil, errUnauthorized("invalid e-mail or password")
+		return nil, s.refuseLogin(ctx, attempt, gate)
 	}
 	if u.TotpEnabled {
 		tok, _, err := s.signer.Issue(u.ID, auth.TypeTwoFactor, u.SessionVersion)
@@ -168,7 +186,7 @@ func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, 
 		}
 		return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
 	}
-	return s.startSession(ctx, u)
+	return s.startSignIn(ctx, u)
 }
 
 // MeOutput is the answer of auth-me and auth-update-me.

@@ -316,6 +316,7 @@ func TestAuthLoginRateLimitPerClient(t *testing.T) {
 	// The fourth attempt from that client is refused, even with valid credentials of a fresh account.
 	r := identLoginFrom(e, "203.0.113.7:4001", "frank@example.com", identPassword)
 	requireStatus(t, r, http.StatusTooManyRequests)
+	require.Equal(t, "60", r.Header.Get("Retry-After"), "the limit's window")
 	require.NotContains(t, bodyFields(t, r), "access_token")
 
 	// Another client still logs in.

@@ -46,9 +46,15 @@ var tagDescriptions = []struct{ name, description string }{
 		"resumable."},
 }
 
-// finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty) and lists every tag the
-// operations use with its description, panicking on a tag tagDescriptions lacks (as register panics on
-// an undeclared access).
+// retryAfterOperations answer every 429 with Retry-After: the rate limits' refusals (limited) and the
+// login lockout's. The document says so on their 429 answers (huma writes an operation's error answers
+// itself, without headers).
+var retryAfterOperations = []string{"auth-register", "auth-login", "auth-2fa-enable", "auth-2fa-disable",
+	"auth-2fa-recovery-codes", "auth-2fa-verify", "auth-forgot-password", "auth-verify-email-send"}
+
+// finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty), declares Retry-After on
+// the 429 answers of retryAfterOperations, and lists every tag the operations use with its description,
+// panicking on a tag tagDescriptions lacks (as register panics on an undeclared access).
 func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	if publicURL == "" {
 		publicURL = "/"
@@ -56,6 +62,7 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	doc.Servers = []*huma.Server{{URL: publicURL}}
 
 	used := map[string]bool{}
+	retryAfter := map[string]bool{}
 	for _, item := range doc.Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch,
 			item.Trace} {
@@ -63,8 +70,15 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 				for _, t := range op.Tags {
 					used[t] = true
 				}
+				if slices.Contains(retryAfterOperations, op.OperationID) {
+					declareRetryAfter(op)
+					retryAfter[op.OperationID] = true
+				}
 			}
 		}
+	}
+	if len(retryAfter) != len(retryAfterOperations) {
+		panic(fmt.Sprintf("retryAfterOperations names operations that are not registered: %v", retryAfterOperations))
 	}
 	doc.Tags = nil
 	for _, t := range tagDescriptions {
@@ -77,6 +91,17 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 		missing := slices.Sorted(maps.Keys(used))
 		panic(fmt.Sprintf("tags without a description in tagDescriptions: %s", strings.Join(missing, ", ")))
 	}
+}
+
+// declareRetryAfter documents the Retry-After header of op's 429 answer, which op must list.
+func declareRetryAfter(op *huma.Operation) {
+	r := op.Responses["429"]
+	if r == nil {
+		panic(fmt.Sprintf("operation %s lists no 429 answer for its Retry-After", op.OperationID))
+	}
+	one := 1.0
+	r.Headers = map[string]*huma.Header{"Retry-After": {Description: "Seconds to wait before trying again",
+		Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: &one}}}
 }
 
 // The published document (GET /api/openapi.json, `pilot openapi`) is huma's, rewritten where huma cannot

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"time"
-
-	"github.com/danielgtaylor/huma/v2"
 )
 
 // The rate limits' windows and the fixed rates of the account-recovery routes. Login and registration
@@ -51,14 +49,20 @@ func (s *Server) overLimit(ctx context.Context, limits ...rateLimit) (bool, erro
 	return false, nil
 }
 
-// limited is overLimit answering 429 with msg.
+// limited is overLimit answering 429 with msg, and with the longest of the limits' windows as
+// Retry-After: the wait the messages name ("try again in a minute"), after which most of the
+// attempts counted have left the sliding window.
 func (s *Server) limited(ctx context.Context, msg string, limits ...rateLimit) error {
 	over, err := s.overLimit(ctx, limits...)
 	if err != nil {
 		return err
 	}
 	if over {
-		return huma.NewError(http.StatusTooManyRequests, msg)
+		body := newErrorBody(http.StatusTooManyRequests, msg)
+		for _, l := range limits {
+			body.RetryAfter = max(body.RetryAfter, l.window)
+		}
+		return body
 	}
 	return nil
 }

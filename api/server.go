@@ -58,6 +58,13 @@ type Options struct {
 	// LoginRateLimit is the number of login attempts allowed per minute per client address, and per
 	// account from one client address (zero: 10).
 	LoginRateLimit int
+	// LoginAccountFailureLimit is how many failed sign-ins an hour an account takes from devices that
+	// never signed in to it, from every address together, before it refuses them for an hour; and how
+	// many one known device may fail before it is treated as unknown (LOGIN_ACCOUNT_FAILURE_LIMIT; zero: 10).
+	LoginAccountFailureLimit int
+	// LoginClock is the clock of those counts (nil: the database's, which every api process shares).
+	// Tests set it to move time on without sleeping.
+	LoginClock func() time.Time
 	// RegisterRateLimit is the number of accounts one client address may create an hour (zero: 10).
 	RegisterRateLimit int
 	// Storage keeps attachment files. When nil, New uses a Local storage in the system's temporary
@@ -151,6 +158,9 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 	opts Options) (*Server, *chi.Mux) {
 	if opts.LoginRateLimit <= 0 {
 		opts.LoginRateLimit = 10
+	}
+	if opts.LoginAccountFailureLimit <= 0 {
+		opts.LoginAccountFailureLimit = 10
 	}
 	if opts.RegisterRateLimit <= 0 {
 		opts.RegisterRateLimit = 10

@@ -37,8 +37,8 @@ func (s accountOps) startSession(ctx context.Context, u db.User) (*SessionOutput
 	return &SessionOutput{
 		// G124: Secure in production; development serves plain http on localhost, where a Secure cookie is never sent back.
 		//nolint:gosec // see above
-		SetCookie: http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
-			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time},
+		SetCookie: []http.Cookie{{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: s.opts.Production,
+			SameSite: http.SameSiteLaxMode, Expires: claims.ExpiresAt.Time}},
 		Body: SessionBody{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(s.signer.TTL().Seconds()),
 			CSRFToken: s.signer.CSRFToken(claims), User: userOut(u)},
 	}, nil
@@ -64,8 +64,8 @@ func (s accountOps) logout(ctx context.Context, _ *struct{}) (*SessionOutput, er
 		}
 	}
 	//nolint:gosec // G124: Secure in production; development serves plain http on localhost (see startSession)
-	return &SessionOutput{SetCookie: http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
-		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}, nil
+	return &SessionOutput{SetCookie: []http.Cookie{{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
+		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}}, nil
 }
 
 // registerSessions registers the session list and revocation.

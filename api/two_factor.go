@@ -181,7 +181,8 @@ func (s accountOps) registerTwoFactor() {
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
 		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
 		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code, or one of the recovery codes, for " +
-			"a session. Every code is single-use. Rate-limited per client address and per user (429)."},
+			"a session and a device token (the pilot_device cookie and deviceToken, as /auth/login answers them). " +
+			"Every code is single-use. Rate-limited per client address and per user (429)."},
 		Requires{Public: true}, s.verifyTwoFactor)
 }
 
@@ -296,5 +297,5 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 		}
 		return nil, err
 	}
-	return s.startSession(ctx, u)
+	return s.startSignIn(ctx, u)
 }

@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a login with a two-factor code
-         * @description Exchanges the twoFactorToken from /auth/login and a TOTP code, or one of the recovery codes, for a session. Every code is single-use. Rate-limited per client address and per user (429).
+         * @description Exchanges the twoFactorToken from /auth/login and a TOTP code, or one of the recovery codes, for a session and a device token (the pilot_device cookie and deviceToken, as /auth/login answers them). Every code is single-use. Rate-limited per client address and per user (429).
          */
         post: operations["auth-2fa-verify"];
         delete?: never;
@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Log in
-         * @description Answers a session (JWT, HttpOnly cookie and csrfToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429).
+         * @description Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429). Failed logins also count per account from every address: past LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before still signs in. Every 429 says when to try again in Retry-After.
          */
         post: operations["auth-login"];
         delete?: never;
@@ -4637,6 +4637,8 @@ export interface components {
             access_token?: string;
             /** @description Send as X-CSRF-Token on writes authenticated by the session cookie */
             csrfToken?: string;
+            /** @description Set when a sign-in completes: marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices */
+            deviceToken?: string;
             /**
              * Format: int64
              * @description Lifetime of access_token, in seconds
@@ -5550,6 +5552,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5637,6 +5641,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5724,6 +5730,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +5858,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5980,6 +5990,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,9 +6012,15 @@ export interface operations {
     "auth-login": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The deviceToken of an earlier sign-in, for clients that keep no cookies */
+                "X-Pilot-Device"?: string;
+            };
             path?: never;
-            cookie?: never;
+            cookie?: {
+                /** @description The device token an earlier sign-in left in this browser */
+                pilot_device?: string;
+            };
         };
         requestBody: {
             content: {
@@ -6041,6 +6059,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,6 +6295,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,6 +6661,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

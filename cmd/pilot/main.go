@@ -306,7 +306,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 	handler := api.New(eng, signer, billing.Local{PublicURL: cfg.PublicURL}, logger, api.Options{
 		Production: cfg.Production(), NoDocs: !cfg.APIDocs, PublicURL: cfg.PublicURL,
 		TrustProxyHeaders: cfg.TrustProxyHeaders, LoginRateLimit: cfg.LoginRateLimit,
-		RegisterRateLimit: cfg.RegisterRateLimit, Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions,
+		LoginAccountFailureLimit: cfg.LoginAccountFailureLimit, RegisterRateLimit: cfg.RegisterRateLimit,
+		Storage: attachments, Relay: relay, AccessCache: access, Sessions: sessions,
 		Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait, McpClaimTimeout: cfg.McpClaimTimeout,
 		McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session

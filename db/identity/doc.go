@@ -1,7 +1,8 @@
 // Package identity is the accounts engine: users (registration with a personal organization and
 // workspace, profiles, passwords, the second factor and its recovery codes), the e-mailed links that
-// reset a password or verify an address, sessions, personal access tokens, and the keys that sign
-// sessions when none is configured.
+// reset a password or verify an address, sessions, personal access tokens, the keys that sign
+// sessions when none is configured, and the counts of failed sign-ins that lock an account out of
+// unknown devices (lockout.go).
 package identity
 
 import (

@@ -50,6 +50,9 @@ func BurnPasswordCheck(password string) { CheckPassword(password, dummyHash) }
 const (
 	TypeSession   = "session"
 	TypeTwoFactor = "2fa"
+	// TypeDevice marks a device token: the cookie (or header) that a successful sign-in leaves on a
+	// browser or client, naming the account (subject) and a random nonce (its id).
+	TypeDevice = "device"
 )
 
 // Claims are the claims of Pilot's JWTs.
@@ -180,6 +183,20 @@ func (s *Signer) Issue(userID, typ string, version int32) (string, Claims, error
 		ttl = TwoFactorTTL
 	}
 	return s.issue(userID, typ, RandomString(12), version, ttl)
+}
+
+// DeviceTTL is how long a device token stays valid: a device that signed in to an account keeps being
+// known to it for a year (each sign-in renews it).
+const DeviceTTL = 365 * 24 * time.Hour
+
+// deviceNonceBytes is a device token's randomness: 128 bits, written as 32 hex digits.
+const deviceNonceBytes = 16
+
+// IssueDevice signs a device token for userID at the user's session version, with a fresh random nonce
+// (Claims.ID), valid for DeviceTTL. It proves nothing but that this device signed in to the account
+// before; it opens no session.
+func (s *Signer) IssueDevice(userID string, version int32) (string, Claims, error) {
+	return s.issue(userID, TypeDevice, RandomString(deviceNonceBytes), version, DeviceTTL)
 }
 
 // IssueSession signs the session token of the server-side session sessionID (its "jti"), valid for the

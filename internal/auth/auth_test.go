@@ -116,6 +116,43 @@ func TestJWTExpiry(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidToken)
 }
 
+// TestDeviceToken: a device token names the user and a fresh nonce, lives DeviceTTL whatever the session
+// lifetime, and is neither a session nor a two-factor token (nor the other way round).
+func TestDeviceToken(t *testing.T) {
+	t.Parallel()
+	s := newSigner(t, testSecret, 7*24*time.Hour)
+	tok, c, err := s.IssueDevice("user-1", 3)
+	require.NoError(t, err)
+	require.Equal(t, "user-1", c.Subject)
+	require.Equal(t, int32(3), c.Version)
+	require.Len(t, c.ID, 2*deviceNonceBytes)
+	require.WithinDuration(t, time.Now().Add(DeviceTTL), c.ExpiresAt.Time, 2*time.Second)
+	got, err := s.Verify(tok, TypeDevice)
+	require.NoError(t, err)
+	require.Equal(t, c.ID, got.ID)
+
+	_, again, err := s.IssueDevice("user-1", 3)
+	require.NoError(t, err)
+	require.NotEqual(t, c.ID, again.ID, "every sign-in gets a nonce of its own")
+
+	for _, typ := range []string{TypeSession, TypeTwoFactor} {
+		_, err = s.Verify(tok, typ)
+		require.ErrorIs(t, err, ErrInvalidToken, typ)
+	}
+	session, _, err := s.IssueSession("user-1", "session-1", 3, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	_, err = s.Verify(session, TypeDevice)
+	require.ErrorIs(t, err, ErrInvalidToken)
+
+	// Another key's device token is refused, and so is one past its year.
+	_, err = newSigner(t, []byte("another-secret-another-secret-another"), time.Hour).Verify(tok, TypeDevice)
+	require.ErrorIs(t, err, ErrInvalidToken)
+	later := newSigner(t, testSecret, 7*24*time.Hour)
+	later.now = func() time.Time { return time.Now().Add(DeviceTTL + time.Minute) }
+	_, err = later.Verify(tok, TypeDevice)
+	require.ErrorIs(t, err, ErrInvalidToken)
+}
+
 // sign signs claims with method and key, naming testSecret's key id, for tokens the signer would never
 // issue.
 func sign(t *testing.T, method jwt.SigningMethod, key any, claims jwt.Claims) string {

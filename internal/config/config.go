@@ -42,6 +42,10 @@ type Config struct {
 	// /api/openapi.json is served either way.
 	APIDocs        bool
 	LoginRateLimit int
+	// LoginAccountFailureLimit (LOGIN_ACCOUNT_FAILURE_LIMIT, default 10) is how many failed sign-ins an
+	// hour one account takes, from every address together, before it refuses sign-ins from devices that
+	// never signed in to it (429 for an hour; a device that did is counted on its own).
+	LoginAccountFailureLimit int
 	// RegisterRateLimit (REGISTER_RATE_LIMIT, default 10) is the number of accounts one client address
 	// may create an hour.
 	RegisterRateLimit   int
@@ -249,6 +253,7 @@ func (r *envReader) readNumbers(c *Config) {
 	c.DatabaseMaxConns = r.atoi32("DATABASE_MAX_CONNS", "20")
 	c.WorkerConcurrency = r.atoi("WORKER_CONCURRENCY", "20")
 	c.LoginRateLimit = r.atoi("LOGIN_RATE_LIMIT", "10")
+	c.LoginAccountFailureLimit = r.atoi("LOGIN_ACCOUNT_FAILURE_LIMIT", "10")
 	c.RegisterRateLimit = r.atoi("REGISTER_RATE_LIMIT", "10")
 	c.McpMaxSessionsPerUser = r.atoi("MCP_MAX_SESSIONS_PER_USER", "20")
 	c.McpMaxSessions = r.atoi("MCP_MAX_SESSIONS", "2000")
@@ -350,6 +355,9 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.LoginRateLimit < 1 {
 		errs = append(errs, errors.New("LOGIN_RATE_LIMIT must be at least 1"))
+	}
+	if c.LoginAccountFailureLimit < 1 {
+		errs = append(errs, errors.New("LOGIN_ACCOUNT_FAILURE_LIMIT must be at least 1"))
 	}
 	if c.RegisterRateLimit < 1 {
 		errs = append(errs, errors.New("REGISTER_RATE_LIMIT must be at least 1"))

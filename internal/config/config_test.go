@@ -42,6 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.Empty(t, c.JWTSecret, "no built-in secret: the api makes and keeps random keys")
 	require.Equal(t, "http://localhost:8080", c.PublicURL)
 	require.Equal(t, 10, c.LoginRateLimit)
+	require.Equal(t, 10, c.LoginAccountFailureLimit)
 	require.Equal(t, 10, c.RegisterRateLimit)
 	require.Equal(t, 10*time.Second, c.ShutdownGracePeriod)
 }
@@ -131,6 +132,17 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	require.ErrorContains(t, err, "APP_ENV")
 	_, err = load(env(base(map[string]string{"REGISTER_RATE_LIMIT": "0"})))
 	require.ErrorContains(t, err, "REGISTER_RATE_LIMIT must be at least 1")
+}
+
+func TestLoadLoginAccountFailureLimit(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(map[string]string{"LOGIN_ACCOUNT_FAILURE_LIMIT": "25"})))
+	require.NoError(t, err)
+	require.Equal(t, 25, c.LoginAccountFailureLimit)
+	for _, bad := range []string{"0", "-1", "many", "1.5"} {
+		_, err := load(env(base(map[string]string{"LOGIN_ACCOUNT_FAILURE_LIMIT": bad})))
+		require.ErrorContains(t, err, "LOGIN_ACCOUNT_FAILURE_LIMIT", bad)
+	}
 }
 
 func TestLoadFileVariants(t *testing.T) {

@@ -344,6 +344,15 @@ type Label struct {
 	CreatedAt time.Time
 }
 
+type LoginFailure struct {
+	Key         string
+	WindowStart time.Time
+	Failures    int32
+	LockedUntil *time.Time
+	LockoutID   *string
+	ExpiresAt   time.Time
+}
+
 type MissionStep struct {
 	MissionID string
 	StepKey   string
