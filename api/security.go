@@ -74,12 +74,14 @@ func corsMiddleware(origins []string) func(http.Handler) http.Handler {
 		AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
 			http.MethodDelete},
 		// What the clients send: credentials, JSON, the CSRF token of cookie sessions, the event
-		// streams' resume point, the request id, and MCP's session and protocol version (/mcp).
+		// streams' resume point, the request id, MCP's session and protocol version (/mcp), and a known
+		// device's token on sign-in.
 		AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "X-CSRF-Token", "Last-Event-ID",
-			"X-Request-ID", "Mcp-Session-Id", "Mcp-Protocol-Version"},
+			"X-Request-ID", "Mcp-Session-Id", "Mcp-Protocol-Version", "X-Pilot-Device"},
 		// What the clients read: MCP's session id (answered to initialize), the 401 challenge, the
-		// request id, and an attachment's file name.
-		ExposedHeaders:   []string{"Mcp-Session-Id", "WWW-Authenticate", "X-Request-ID", "Content-Disposition"},
+		// request id, an attachment's file name, and how long a 429 asks them to wait.
+		ExposedHeaders: []string{"Mcp-Session-Id", "WWW-Authenticate", "X-Request-ID", "Content-Disposition",
+			"Retry-After"},
 		AllowCredentials: true,
 		MaxAge:           corsPreflightMaxAge,
 	})
