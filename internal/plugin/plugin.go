@@ -69,8 +69,8 @@ const (
 
 func intp(v int) *int { return &v }
 
-// catalog is every plugin the service ships, by id order.
-var catalog = []Plugin{
+// catalog is every plugin the service ships, by id order, its empty lists written as [] rather than null.
+var catalog = withEmptyLists([]Plugin{
 	{
 		ID: CardActions, Name: "Card actions", Version: "1.0.0",
 		Description: "Pipeline steps that act on cards: comment on a card and move a card to another column " +
@@ -100,16 +100,18 @@ var catalog = []Plugin{
 				"notification", Default: true},
 		}},
 	},
-}
+})
 
-func init() {
-	for i := range catalog {
-		p := &catalog[i]
+// withEmptyLists gives the plugins' nil lists their empty value, so each encodes as [].
+func withEmptyLists(plugins []Plugin) []Plugin {
+	for i := range plugins {
+		p := &plugins[i]
 		p.Capabilities.StepTypes = orEmpty(p.Capabilities.StepTypes)
 		p.Capabilities.ProjectTemplates = orEmpty(p.Capabilities.ProjectTemplates)
 		p.Capabilities.AgentTools = orEmpty(p.Capabilities.AgentTools)
 		p.Settings.Required = orEmpty(p.Settings.Required)
 	}
+	return plugins
 }
 
 func orEmpty(s []string) []string {
