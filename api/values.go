@@ -9,6 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/webhook"
 )
 
 // domainValue is a domain value type of the store's engines (board.Priority, a role, a status): a string
@@ -48,6 +49,7 @@ func registerValues(r huma.Registry) {
 	registerValue[tenancy.PilotageRole](r)
 	registerValue[db.MissionStatus](r)
 	registerValue[mission.ProposalStatus](r)
+	registerValue[webhook.EventType](r)
 }
 
 // toolRegistry is a schema registry for the schemas MCP tools publish and validate with (their types

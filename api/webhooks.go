@@ -28,10 +28,19 @@ type WebhookOut struct {
 }
 
 func webhookOut(w webhook.Webhook) WebhookOut {
-	return WebhookOut{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: w.Events,
-		Enabled: w.Enabled, DisabledReason: w.DisabledReason, ConsecutiveFailures: w.ConsecutiveFailures,
-		PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
-		UpdatedAt: w.UpdatedAt}
+	return WebhookOut{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description,
+		Events: eventNames(w.Events), Enabled: w.Enabled, DisabledReason: w.DisabledReason,
+		ConsecutiveFailures: w.ConsecutiveFailures, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt,
+		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+}
+
+// eventNames are event types as an answer lists them, plain strings (the requests' schemas hold the enum).
+func eventNames(ts []webhook.EventType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
 }
 
 // WebhookWithSecretOut is a webhook with its signing secret, shown this once.
@@ -138,10 +147,10 @@ func (s workflowOps) registerWebhooks() {
 type CreateWebhookInput struct {
 	WorkspacePath
 	Body struct {
-		URL         string   `json:"url" required:"true" minLength:"1" maxLength:"2000" doc:"http or https"`
-		Events      []string `json:"events" required:"true" minItems:"1" maxItems:"50" doc:"Activity types, or [\"*\"] for every one"`
-		Description string   `json:"description,omitempty" maxLength:"500"`
-		Enabled     *bool    `json:"enabled,omitempty" doc:"Default true"`
+		URL         string              `json:"url" required:"true" minLength:"1" maxLength:"2000" doc:"http or https"`
+		Events      []webhook.EventType `json:"events" required:"true" minItems:"1" maxItems:"50" doc:"[\"*\"]: every type"`
+		Description string              `json:"description,omitempty" maxLength:"500"`
+		Enabled     *bool               `json:"enabled,omitempty" doc:"Default true"`
 	}
 }
 
@@ -164,10 +173,10 @@ func (s workflowOps) getWebhook(ctx context.Context, in *WebhookPath) (*Output[W
 type UpdateWebhookInput struct {
 	WebhookPath
 	Body struct {
-		URL         *string   `json:"url,omitempty" minLength:"1" maxLength:"2000"`
-		Events      *[]string `json:"events,omitempty" minItems:"1" maxItems:"50"`
-		Description *string   `json:"description,omitempty" maxLength:"500"`
-		Enabled     *bool     `json:"enabled,omitempty"`
+		URL         *string              `json:"url,omitempty" minLength:"1" maxLength:"2000"`
+		Events      *[]webhook.EventType `json:"events,omitempty" minItems:"1" maxItems:"50" doc:"[\"*\"]: every type"`
+		Description *string              `json:"description,omitempty" maxLength:"500"`
+		Enabled     *bool                `json:"enabled,omitempty"`
 	}
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/riverqueue/river/rivertest"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -122,4 +124,62 @@ func TestWebhooksRefusals(t *testing.T) {
 		requireStatus(t, e.do("POST", other+p, cy.Token, nil), http.StatusNotFound)
 	}
 	requireStatus(t, e.do("GET", other+"/deliveries", cy.Token, nil), http.StatusNotFound)
+}
+
+// An event type that names no activity is refused (400, in the error shape, the message listing the valid
+// ones) on create and on update, rather than stored as a subscription that never fires; the OpenAPI
+// document lists the types as the enum of events' items.
+func TestWebhooksRefuseUnknownEventTypes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ann := e.register("ann@example.com")
+	base := wsOf(ann) + "/webhooks"
+
+	r := e.do("POST", base, ann.Token, map[string]any{"url": "https://hooks.example.com/pilot",
+		"events": []string{"card_created", "no_such_event"}})
+	requireStatus(t, r, http.StatusBadRequest)
+	msg := decode[ErrorBody](t, r).Message
+	require.Contains(t, msg, "events[1]")
+	for _, valid := range webhook.EventTypes {
+		require.Contains(t, msg, string(valid))
+	}
+	r = e.do("GET", base, ann.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Empty(t, decode[[]WebhookOut](t, r), "nothing was created")
+
+	r = e.do("POST", base, ann.Token, map[string]any{"url": "https://hooks.example.com/pilot",
+		"events": []string{"comment_added", "card_created", "comment_added"}})
+	requireStatus(t, r, http.StatusCreated)
+	w := decode[WebhookWithSecretOut](t, r)
+	require.Equal(t, []string{"card_created", "comment_added"}, w.Events, "sorted, once each")
+	r = e.do("PATCH", base+"/"+w.ID, ann.Token, map[string]any{"events": []string{"Card_Created"}})
+	requireStatus(t, r, http.StatusBadRequest)
+	require.Contains(t, decode[ErrorBody](t, r).Message, "webhook_disabled")
+	r = e.do("GET", base+"/"+w.ID, ann.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, []string{"card_created", "comment_added"}, decode[WebhookOut](t, r).Events, "unchanged")
+
+	r = e.do("GET", "/api/openapi.json", "", nil)
+	requireStatus(t, r, http.StatusOK)
+	var spec struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Items struct {
+						Enum []string `json:"enum"`
+					} `json:"items"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &spec))
+	want := make([]string, len(webhook.EventTypes))
+	for i, v := range webhook.EventTypes {
+		want[i] = string(v)
+	}
+	require.Contains(t, want, "*")
+	require.Contains(t, want, "card_created")
+	for _, body := range []string{"CreateWebhookInputBody", "UpdateWebhookInputBody"} {
+		require.Equal(t, want, spec.Components.Schemas[body].Properties["events"].Items.Enum, body)
+	}
 }

@@ -19,6 +19,8 @@ const (
 	ActivityDocumentReviewed  = dbcore.ActivityDocumentReviewed
 	ActivityDueDateReached    = dbcore.ActivityDueDateReached
 	ActivityProjectDeleted    = dbcore.ActivityProjectDeleted
+	ActivityPipelineNotice    = dbcore.ActivityPipelineNotice
+	ActivityWebhookDisabled   = dbcore.ActivityWebhookDisabled
 
 	TriggerTaskMoved         = dbcore.TriggerTaskMoved
 	TriggerTaskCreated       = dbcore.TriggerTaskCreated
@@ -28,6 +30,10 @@ const (
 	TriggerTaskAssigned      = dbcore.TriggerTaskAssigned
 	TriggerTaskAddedToBoard  = dbcore.TriggerTaskAddedToBoard
 )
+
+// ActivityTypes lists every activity type recorded: the event feed's event names, and what webhooks
+// listen to.
+var ActivityTypes = dbcore.ActivityTypes
 
 // Triggers lists every automation trigger.
 var Triggers = dbcore.Triggers

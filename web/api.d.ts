@@ -3700,8 +3700,8 @@ export interface components {
             description?: string;
             /** @description Default true */
             enabled?: boolean;
-            /** @description Activity types, or ["*"] for every one */
-            events: string[] | null;
+            /** @description ["*"]: every type */
+            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "*")[] | null;
             /** @description http or https */
             url: string;
         };
@@ -5106,7 +5106,8 @@ export interface components {
         UpdateWebhookInputBody: {
             description?: string;
             enabled?: boolean;
-            events?: string[];
+            /** @description ["*"]: every type */
+            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "*")[];
             url?: string;
         };
         UpdateWorkspaceInputBody: {

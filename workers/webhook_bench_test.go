@@ -117,7 +117,7 @@ func benchWebhooks(b *testing.B, n, clients int, downFor time.Duration) {
 	owner := testfactory.User(b, apiEng, nil)
 	prj := testfactory.NewProject(b, apiEng, owner, &testfactory.ProjectOpts{Name: testfactory.Ptr("bench")})
 	if _, err := apiEng.Webhooks.Create(ctx, owner.Workspace.ID, owner.User.ID,
-		webhook.Fields{URL: srv.URL, Events: []string{"card_created"}, Enabled: true}); err != nil {
+		webhook.Fields{URL: srv.URL, Events: []webhook.EventType{"card_created"}, Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
 

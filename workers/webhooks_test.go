@@ -38,7 +38,7 @@ func TestWebhookDeliveryWorkerSendsACardCreate(t *testing.T) {
 	}))
 	t.Cleanup(rcv.Close)
 	_, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
-		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
+		webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_created"}, Enabled: true})
 	require.NoError(t, err)
 
 	testfactory.Card(t, b.Engines, tm.Project, nil)
@@ -98,7 +98,7 @@ func TestWebhookPipelineStepPostsItsBodyAndOutputsTheStatus(t *testing.T) {
 	var secret string
 	rcv := newSignedReceiver(t, &secret)
 	w, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
-		webhook.Fields{URL: "http://elsewhere.test/", Events: []string{"card_deleted"}, Enabled: true})
+		webhook.Fields{URL: "http://elsewhere.test/", Events: []webhook.EventType{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	secret = w.Secret
 
@@ -127,7 +127,7 @@ func TestWebhookAutomationActionDeliversTheEvent(t *testing.T) {
 	var secret string
 	rcv := newSignedReceiver(t, &secret)
 	w, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
-		webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"}, Enabled: true})
+		webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	secret = w.Secret
 	_, err = b.Automations.CreateRule(context.Background(), tm.Project.ID, tm.Owner.User.ID,
@@ -162,7 +162,7 @@ func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
 	}))
 	t.Cleanup(rcv.Close)
 	_, err := b.deps.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
-		webhook.Fields{URL: rcv.URL, Events: []string{"card_created"}, Enabled: true})
+		webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_created"}, Enabled: true})
 	require.NoError(t, err)
 	testfactory.Card(t, b.Engines, tm.Project, nil)
 

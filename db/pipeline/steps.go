@@ -30,7 +30,7 @@ import (
 
 // ActivityPipelineNotice is the activity a notify step records; its notifications reach every
 // workspace member but the run's starter.
-const ActivityPipelineNotice = "pipeline_notice"
+const ActivityPipelineNotice = db.ActivityPipelineNotice
 
 // errStepSettled rolls a step's transaction back: the step or its run was finished meanwhile (by an
 // earlier attempt, a failure elsewhere, a cancel), so nothing may be done again.

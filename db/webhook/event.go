@@ -34,6 +34,3 @@ type Payload struct {
 
 // EventPing is the type of a test delivery (POST …/webhooks/:webhookId/test).
 const EventPing = "ping"
-
-// EventAll in a webhook's events subscribes it to every activity type.
-const EventAll = "*"

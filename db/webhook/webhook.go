@@ -85,7 +85,7 @@ type Webhook struct {
 	WorkspaceID             string
 	URL                     string
 	Description             string
-	Events                  []string
+	Events                  []EventType
 	Enabled                 bool
 	PreviousSecretExpiresAt *time.Time
 	ConsecutiveFailures     int32
@@ -100,8 +100,8 @@ func webhookOf(w dbsqlc.Webhook) Webhook {
 	if w.PreviousSecretExpiresAt != nil && w.PreviousSecretExpiresAt.After(time.Now()) {
 		prev = w.PreviousSecretExpiresAt
 	}
-	return Webhook{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: w.Events, Enabled: w.Enabled,
-		PreviousSecretExpiresAt: prev, ConsecutiveFailures: w.ConsecutiveFailures, DisabledReason: w.DisabledReason,
+	return Webhook{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: eventsOf(w.Events),
+		Enabled: w.Enabled, PreviousSecretExpiresAt: prev, ConsecutiveFailures: w.ConsecutiveFailures, DisabledReason: w.DisabledReason,
 		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
 
@@ -111,15 +111,28 @@ type WithSecret struct {
 	Secret string
 }
 
+// eventsOf is a webhook's stored events as event types, without any that names no event type (one
+// written before unknown types were refused: it never matched an activity).
+func eventsOf(stored []string) []EventType {
+	out := make([]EventType, 0, len(stored))
+	for _, s := range stored {
+		if t := EventType(s); t.Valid() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Fields are a webhook's writable fields.
 type Fields struct {
 	URL         string
 	Description string
-	Events      []string
+	Events      []EventType
 	Enabled     bool
 }
 
-// checkFields refuses an address a webhook may not have, or events that name nothing.
+// checkFields refuses an address a webhook may not have, or events that name nothing, and answers the
+// events sorted, once each (EventAll alone when it is there).
 func (e *Engine) checkFields(ctx context.Context, f Fields) (Fields, error) {
 	if err := e.checkURL(ctx, f.URL); err != nil {
 		return f, dbcore.Invalid(err.Error())
@@ -127,14 +140,23 @@ func (e *Engine) checkFields(ctx context.Context, f Fields) (Fields, error) {
 	if len(f.Events) == 0 {
 		return f, dbcore.Invalid(`events must list activity types, or "*" for every one`)
 	}
+	for _, t := range f.Events {
+		if !t.Valid() {
+			return f, dbcore.Invalid(fmt.Sprintf("events: %q is not an event type; expected one of %s", t,
+				strings.Join(valuesOf[string](EventTypes), ", ")))
+		}
+	}
 	events := slices.Clone(f.Events)
 	slices.Sort(events)
 	f.Events = slices.Compact(events)
 	if slices.Contains(f.Events, EventAll) {
-		f.Events = []string{EventAll}
+		f.Events = []EventType{EventAll}
 	}
 	return f, nil
 }
+
+// stored is events as the webhooks table keeps them.
+func stored(events []EventType) []string { return valuesOf[string](events) }
 
 // Create makes a webhook of the workspace with a new secret, shown once in the answer.
 func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, f Fields) (WithSecret, error) {
@@ -144,7 +166,7 @@ func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, f Fiel
 	}
 	key := newSecret()
 	row, err := e.core.Q.WebhookInsert(ctx, dbsqlc.WebhookInsertParams{ID: dbcore.NewID(), WorkspaceID: workspaceID, URL: f.URL,
-		Description: f.Description, Events: f.Events, Enabled: f.Enabled, Secret: e.seal.seal(key), CreatedBy: dbcore.Optional(actorID)})
+		Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled, Secret: e.seal.seal(key), CreatedBy: dbcore.Optional(actorID)})
 	if err != nil {
 		return WithSecret{}, dbcore.Wrap(err, "insert webhook")
 	}
@@ -177,12 +199,12 @@ func (e *Engine) Update(ctx context.Context, workspaceID, id string, edit func(F
 		if err != nil {
 			return err
 		}
-		f := edit(Fields{URL: cur.URL, Description: cur.Description, Events: cur.Events, Enabled: cur.Enabled})
+		f := edit(Fields{URL: cur.URL, Description: cur.Description, Events: eventsOf(cur.Events), Enabled: cur.Enabled})
 		if f, err = e.checkFields(ctx, f); err != nil {
 			return err
 		}
 		row, err := q.WebhookUpdate(ctx, dbsqlc.WebhookUpdateParams{ID: id, WorkspaceID: workspaceID, URL: f.URL,
-			Description: f.Description, Events: f.Events, Enabled: f.Enabled})
+			Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled})
 		out = webhookOf(row)
 		return dbcore.Wrap(err, "update webhook")
 	})

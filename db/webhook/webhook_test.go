@@ -117,7 +117,7 @@ func (b bundle) deliveries(t *testing.T, webhookID string) []webhook.Delivery {
 	return ds
 }
 
-func (b bundle) create(t *testing.T, url string, events ...string) webhook.WithSecret {
+func (b bundle) create(t *testing.T, url string, events ...webhook.EventType) webhook.WithSecret {
 	t.Helper()
 	w, err := b.eng.Create(context.Background(), b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url,
 		Events: events, Enabled: true})
@@ -355,7 +355,7 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 		"http://0.0.0.0/", "http://100.64.0.1/", "ftp://example.com/", "file:///etc/passwd", "http://user:pw@example.com/",
 		"not a url"} {
 		_, err := b.eng.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: url,
-			Events: []string{"*"}, Enabled: true})
+			Events: []webhook.EventType{"*"}, Enabled: true})
 		require.ErrorIs(t, err, db.ErrInvalid, url)
 	}
 
@@ -363,7 +363,7 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	// elsewhere in real life) is refused again where the request dials.
 	rcv := newReceiver(t, http.StatusOK)
 	dev, err := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{}}).Webhooks.Create(ctx,
-		b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []string{"card_deleted"},
+		b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_deleted"},
 			Enabled: true})
 	require.NoError(t, err)
 	w := dev.ID
@@ -381,7 +381,7 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	allowed := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{Production: true,
 		AllowPrivate: true}}).Webhooks
 	_, err = allowed.Create(ctx, b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL,
-		Events: []string{"*"}, Enabled: true})
+		Events: []webhook.EventType{"*"}, Enabled: true})
 	require.NoError(t, err)
 	d, err = allowed.Ping(ctx, b.team.Owner.Workspace.ID, w)
 	require.NoError(t, err)
@@ -444,4 +444,40 @@ func TestWebhookRedeliverSendsTheSameMessageAgain(t *testing.T) {
 
 	_, err = b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, "msg_0123456789abcdef0123456789abcdef")
 	require.ErrorIs(t, err, db.ErrNotFound)
+}
+
+// The engine refuses an event type that names no activity, whoever calls it, with the valid ones in
+// the message; "*" stands alone, and each type is kept once.
+func TestWebhookEventsMustBeEventTypes(t *testing.T) {
+	b := setup(t, webhook.Options{})
+	ctx := context.Background()
+	ws, actor := b.team.Owner.Workspace.ID, b.team.Owner.User.ID
+	_, err := b.eng.Create(ctx, ws, actor, webhook.Fields{URL: "http://receiver.test/hook",
+		Events: []webhook.EventType{"card_created", "no_such_event"}, Enabled: true})
+	require.ErrorIs(t, err, db.ErrInvalid)
+	require.ErrorContains(t, err, `"no_such_event" is not an event type`)
+	require.ErrorContains(t, err, "expected one of card_created, card_updated")
+	require.ErrorContains(t, err, "webhook_disabled")
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM webhooks`))
+
+	require.Contains(t, webhook.EventTypes, webhook.EventType(db.ActivityWebhookDisabled))
+	require.Equal(t, len(db.ActivityTypes)+1, len(webhook.EventTypes), "every activity type, and *")
+	for _, v := range webhook.EventTypes {
+		require.True(t, v.Valid(), v)
+	}
+	require.False(t, webhook.EventType("ping").Valid(), "a ping is sent, never subscribed to")
+
+	w := b.create(t, "http://receiver.test/hook", "comment_added", "card_created", "comment_added")
+	require.Equal(t, []webhook.EventType{"card_created", "comment_added"}, w.Events)
+	got, err := b.eng.Update(ctx, ws, w.ID, func(f webhook.Fields) webhook.Fields {
+		f.Events = append(f.Events, webhook.EventAll)
+		return f
+	})
+	require.NoError(t, err)
+	require.Equal(t, []webhook.EventType{webhook.EventAll}, got.Events)
+	_, err = b.eng.Update(ctx, ws, w.ID, func(f webhook.Fields) webhook.Fields {
+		f.Events = []webhook.EventType{"Card_Created"}
+		return f
+	})
+	require.ErrorIs(t, err, db.ErrInvalid)
 }

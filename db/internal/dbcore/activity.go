@@ -157,6 +157,24 @@ func OrEmpty(s []string) []string {
 // ActivityDueDateReached is recorded when a card's due date passes.
 const ActivityDueDateReached = "due_date_reached"
 
+// ActivityPipelineNotice is the activity a pipeline's notify step records; its notifications reach every
+// workspace member but the run's starter.
+const ActivityPipelineNotice = "pipeline_notice"
+
+// ActivityTypes lists every activity type recorded, once: the event feed's event names and what a
+// webhook may listen to (every activity of a workspace reaches its webhooks). A new activity type goes
+// here too (TestActivityTypesListsEveryType fails until it does).
+var ActivityTypes = []string{
+	ActivityCardCreated, ActivityCardUpdated, ActivityCardMoved, ActivityCardArchived, ActivityCardDeleted,
+	ActivityCardAssigned, ActivityCommentAdded, ActivityCommentDeleted, ActivityMemberAdded, ActivityMemberRemoved,
+	ActivityDueDateReached, ActivityProjectCreated, ActivityProjectUpdated, ActivityProjectDeleted,
+	ActivityDocumentCreated, ActivityDocumentUpdated, ActivityDocumentSubmitted, ActivityDocumentReviewed,
+	ActivityMissionStatusChanged, ActivityPipelineRunFinished, ActivityPipelineNotice,
+	ActivityPilotageRecordCreated, ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted,
+	ActivityPilotageActionProposed, ActivityPilotageActionReviewed, ActivityPilotageActionApplied,
+	ActivityWebhookDisabled,
+}
+
 // RuleCause marks a change an automation rule makes: the rule (recorded as meta.automationRuleId) and
 // the depth its events carry, one more than the event that ran the rule. The zero value is a change by
 // a person or an agent: no rule, depth 0.
