@@ -137,9 +137,11 @@ func (s workflowOps) registerWebhooks() {
 		Description: "Paged (`limit`, `cursor`; the next page in the `Link` header, docs/pagination.md)."},
 		read, s.listWebhookDeliveries)
 	register(s.Server, huma.Operation{OperationID: "webhooks-redeliver", Method: http.MethodPost,
-		Path: one + "/deliveries/{deliveryId}/redeliver", Summary: "Send a finished delivery again", Tags: tags,
-		DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusConflict}, Description: "The same id (webhook-id) and " +
-			"payload, signed anew, with a new round of attempts. A delivery still pending answers 409."},
+		Path: one + "/deliveries/{deliveryId}/redeliver", Summary: "Send a delivery again, now", Tags: tags,
+		DefaultStatus: http.StatusAccepted, Description: "The same id (webhook-id) and payload, signed anew, sent now " +
+			"whatever the delivery's status. A finished delivery gets a new round of attempts. A pending one, waiting " +
+			"for its next retry, is attempted now instead: if that attempt fails, its retries go on with their " +
+			"backoff; if it succeeds, nothing more is sent."},
 		admin, s.redeliverWebhook)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db/webhook"
@@ -52,7 +53,8 @@ func TestWebhooksCRUD(t *testing.T) {
 	require.NotEqual(t, created.Secret, rotated.Secret)
 	require.NotNil(t, rotated.PreviousSecretExpiresAt)
 
-	// A ping is a pending delivery with its job; a pending delivery cannot be redelivered yet.
+	// A ping is a pending delivery with its job; redelivering it while it is pending makes that job
+	// available now, and adds none.
 	r = e.do("POST", one+"/test", ann.Token, nil)
 	requireStatus(t, r, http.StatusAccepted)
 	ping := decode[WebhookDeliveryOut](t, r)
@@ -61,7 +63,12 @@ func TestWebhooksCRUD(t *testing.T) {
 	require.True(t, strings.HasPrefix(ping.ID, "msg_"))
 	rivertest.RequireInserted(context.Background(), t, riverpgxv5.New(e.pool),
 		jobs.WebhookDeliveryArgs{DeliveryID: ping.ID}, &rivertest.RequireInsertedOpts{Queue: jobs.QueueWebhooks})
-	requireStatus(t, e.do("POST", one+"/deliveries/"+ping.ID+"/redeliver", ann.Token, nil), http.StatusConflict)
+	r = e.do("POST", one+"/deliveries/"+ping.ID+"/redeliver", ann.Token, nil)
+	requireStatus(t, r, http.StatusAccepted)
+	require.Equal(t, "pending", decode[WebhookDeliveryOut](t, r).Status)
+	rivertest.RequireManyInserted(context.Background(), t, riverpgxv5.New(e.pool), []rivertest.ExpectedJob{
+		{Args: jobs.WebhookDeliveryArgs{DeliveryID: ping.ID}, Opts: &rivertest.RequireInsertedOpts{
+			Queue: jobs.QueueWebhooks, State: rivertype.JobStateAvailable}}})
 	requireStatus(t, e.do("POST", one+"/deliveries/msg_unknown/redeliver", ann.Token, nil), http.StatusNotFound)
 	requireStatus(t, e.do("POST", one+"/deliveries/msg_0123456789abcdef0123456789abcdef/redeliver", ann.Token, nil),
 		http.StatusNotFound)

@@ -3190,8 +3190,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a finished delivery again
-         * @description The same id (webhook-id) and payload, signed anew, with a new round of attempts. A delivery still pending answers 409.
+         * Send a delivery again, now
+         * @description The same id (webhook-id) and payload, signed anew, sent now whatever the delivery's status. A finished delivery gets a new round of attempts. A pending one, waiting for its next retry, is attempted now instead: if that attempt fails, its retries go on with their backoff; if it succeeds, nothing more is sent.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -21144,15 +21144,6 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

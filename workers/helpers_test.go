@@ -38,8 +38,15 @@ type testBundle struct {
 // (users, teams, projects, cards, agents) come from testfactory, on b.Engines.
 func setup(t *testing.T) *testBundle {
 	t.Helper()
+	return setupWith(t, Config{})
+}
+
+// setupWith is setup with a worker process configured by cfg (its concurrency and logger are the tests').
+func setupWith(t *testing.T, cfg Config) *testBundle {
+	t.Helper()
 	dbPool := pgtest.Pool(t)
-	client, eng, err := NewClient(dbPool, Config{Concurrency: 2, Logger: discardLogger()})
+	cfg.Concurrency, cfg.Logger = 2, discardLogger()
+	client, eng, err := NewClient(dbPool, cfg)
 	require.NoError(t, err)
 	return &testBundle{Bundle: testfactory.Bundle{Pool: dbPool, River: client, Engines: eng}, deps: Deps{Engines: eng,
 		Logger: discardLogger()}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
@@ -180,4 +181,115 @@ func TestWebhookDeliveryWorkerSnoozesAFailedAttempt(t *testing.T) {
 		`SELECT attempts, next_attempt_at FROM webhook_deliveries`).Scan(&attempts, &next))
 	require.Equal(t, 1, attempts)
 	require.True(t, next.After(time.Now()))
+}
+
+// statusReceiver answers every request with its current status, counting them.
+type statusReceiver struct {
+	*httptest.Server
+	status atomic.Int32
+	got    atomic.Int32
+}
+
+func newStatusReceiver(t *testing.T, status int) *statusReceiver {
+	r := &statusReceiver{}
+	r.status.Store(int32(status))
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		r.got.Add(1)
+		w.WriteHeader(int(r.status.Load()))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// deliveryJob answers the one webhook delivery job, in whatever state.
+func (b *testBundle) deliveryJob(t *testing.T) *rivertype.JobRow {
+	t.Helper()
+	res, err := b.River.JobList(context.Background(), river.NewJobListParams().Kinds(jobs.WebhookDeliveryArgs{}.Kind()))
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, 1, "one job holds a delivery's schedule")
+	return res.Jobs[0]
+}
+
+// workSnoozed works a delivery job whose attempt fails, and requires it snoozed until the next retry.
+func workSnoozed(t *testing.T, b *testBundle, job *rivertype.JobRow) {
+	t.Helper()
+	b.inTx(t, func(tx pgx.Tx) {
+		res, err := testWorker(t, b, &WebhookDeliveryWorker{deps: b.deps}).WorkJob(context.Background(), t, tx, job)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobSnoozed, res.EventKind)
+	})
+}
+
+// pendingRetry sets up a webhook whose receiver answers 503, and a card whose delivery's first attempt
+// failed: its job is snoozed for the next retry, 5 to 10 minutes away (retries start at 10 minutes here).
+func pendingRetry(t *testing.T) (*testBundle, testfactory.Team, *statusReceiver, webhook.Webhook) {
+	t.Helper()
+	b := setupWith(t, Config{Webhooks: webhook.Options{RetryBase: 10 * time.Minute}})
+	tm := testfactory.NewTeam(t, b.Engines)
+	rcv := newStatusReceiver(t, http.StatusServiceUnavailable)
+	w, err := b.Webhooks.Create(context.Background(), tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_created"}, Enabled: true})
+	require.NoError(t, err)
+	testfactory.Card(t, b.Engines, tm.Project, nil)
+	workSnoozed(t, b, b.deliveryJob(t))
+	job := b.deliveryJob(t)
+	require.Equal(t, rivertype.JobStateScheduled, job.State)
+	require.Greater(t, time.Until(job.ScheduledAt), 4*time.Minute)
+	require.EqualValues(t, 1, rcv.got.Load())
+	return b, tm, rcv, w.Webhook
+}
+
+// delivery answers the webhook's one delivery.
+func (b *testBundle) delivery(t *testing.T, tm testfactory.Team, w webhook.Webhook) webhook.Delivery {
+	t.Helper()
+	page, err := b.Webhooks.Deliveries(context.Background(), tm.Owner.Workspace.ID, w.ID, db.Page{Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	return page.Items[0]
+}
+
+// Redelivering a delivery that waits for its next retry sends it now, through the job that holds its
+// schedule: once that attempt succeeds the delivery is over, and nothing is sent again later.
+func TestWebhookRedeliverOfAPendingDeliverySendsNow(t *testing.T) {
+	t.Parallel()
+	b, tm, rcv, w := pendingRetry(t)
+	rcv.status.Store(http.StatusNoContent) // the admin fixed the receiver
+
+	d, err := b.Webhooks.Redeliver(context.Background(), tm.Owner.Workspace.ID, w.ID, b.delivery(t, tm, w).ID)
+	require.NoError(t, err)
+	require.Equal(t, webhook.StatusPending, d.Status)
+	require.WithinDuration(t, time.Now(), *d.NextAttemptAt, time.Minute, "its next attempt is now")
+	require.Equal(t, rivertype.JobStateAvailable, b.deliveryJob(t).State, "the retry's job runs now, not minutes later")
+
+	require.Equal(t, 1, b.drain(t, jobs.WebhookDeliveryArgs{}.Kind()))
+	require.EqualValues(t, 2, rcv.got.Load())
+	got := b.delivery(t, tm, w)
+	require.Equal(t, webhook.StatusSucceeded, got.Status)
+	require.EqualValues(t, 2, got.Attempts)
+	require.Equal(t, rivertype.JobStateCompleted, b.deliveryJob(t).State, "no retry is left to send it twice")
+	require.Zero(t, b.drain(t, jobs.WebhookDeliveryArgs{}.Kind()))
+	require.EqualValues(t, 2, rcv.got.Load())
+}
+
+// Redelivering a delivery that waits for its next retry, while its receiver still fails, makes one
+// attempt now; the delivery's retries then go on from there with their backoff, by the same job.
+func TestWebhookRedeliverOfAPendingDeliveryThatFailsKeepsItsRetries(t *testing.T) {
+	t.Parallel()
+	b, tm, rcv, w := pendingRetry(t)
+
+	_, err := b.Webhooks.Redeliver(context.Background(), tm.Owner.Workspace.ID, w.ID, b.delivery(t, tm, w).ID)
+	require.NoError(t, err)
+	job := b.deliveryJob(t)
+	require.Equal(t, rivertype.JobStateAvailable, job.State)
+	workSnoozed(t, b, job)
+	require.EqualValues(t, 2, rcv.got.Load(), "sent now")
+
+	job = b.deliveryJob(t)
+	require.Equal(t, rivertype.JobStateScheduled, job.State, "snoozed until the next retry")
+	require.Greater(t, time.Until(job.ScheduledAt), 9*time.Minute, "the second retry's backoff, doubled: 10 to 20 minutes")
+	got := b.delivery(t, tm, w)
+	require.Equal(t, webhook.StatusPending, got.Status)
+	require.EqualValues(t, 2, got.Attempts)
+	require.WithinDuration(t, job.ScheduledAt, *got.NextAttemptAt, time.Second)
 }

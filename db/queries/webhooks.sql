@@ -119,10 +119,20 @@ WHERE d.id = @id AND d.webhook_id = @webhook_id AND w.id = d.webhook_id AND w.wo
   AND d.status <> 'pending'
 RETURNING d.*;
 
--- name: WebhookDeliveryGet :one
+-- name: WebhookDeliveryGetForUpdate :one
+-- WebhookDeliveryGetForUpdate reads and locks a delivery of the webhook, for a redelivery to decide what
+-- to do with it while no attempt records its outcome.
 SELECT d.* FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = @workspace_id
-WHERE d.id = @id AND d.webhook_id = @webhook_id;
+WHERE d.id = @id AND d.webhook_id = @webhook_id
+FOR UPDATE OF d;
+
+-- name: WebhookDeliveryHasten :one
+-- WebhookDeliveryHasten says a pending delivery's next attempt is now (a redelivery asked for it); its
+-- retry window and attempt count stay.
+UPDATE webhook_deliveries SET next_attempt_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
 
 -- name: WorkspaceAdminIDs :many
 SELECT user_id FROM workspace_members WHERE workspace_id = @workspace_id AND role = 'admin' ORDER BY user_id;

@@ -3,20 +3,22 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"net/http"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/jobs"
 )
 
 // Defaults of Options.
@@ -100,9 +102,10 @@ func webhookOf(w dbsqlc.Webhook) Webhook {
 	if w.PreviousSecretExpiresAt != nil && w.PreviousSecretExpiresAt.After(time.Now()) {
 		prev = w.PreviousSecretExpiresAt
 	}
-	return Webhook{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description, Events: eventsOf(w.Events),
-		Enabled: w.Enabled, PreviousSecretExpiresAt: prev, ConsecutiveFailures: w.ConsecutiveFailures, DisabledReason: w.DisabledReason,
-		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	return Webhook{ID: w.ID, WorkspaceID: w.WorkspaceID, URL: w.URL, Description: w.Description,
+		Events: eventsOf(w.Events), Enabled: w.Enabled, PreviousSecretExpiresAt: prev,
+		ConsecutiveFailures: w.ConsecutiveFailures, DisabledReason: w.DisabledReason, CreatedBy: w.CreatedBy,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
 
 // WithSecret is a webhook just made, or whose secret was just rotated, with the secret to show once.
@@ -165,8 +168,9 @@ func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, f Fiel
 		return WithSecret{}, err
 	}
 	key := newSecret()
-	row, err := e.core.Q.WebhookInsert(ctx, dbsqlc.WebhookInsertParams{ID: dbcore.NewID(), WorkspaceID: workspaceID, URL: f.URL,
-		Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled, Secret: e.seal.seal(key), CreatedBy: dbcore.Optional(actorID)})
+	row, err := e.core.Q.WebhookInsert(ctx, dbsqlc.WebhookInsertParams{ID: dbcore.NewID(), WorkspaceID: workspaceID,
+		URL: f.URL, Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled, Secret: e.seal.seal(key),
+		CreatedBy: dbcore.Optional(actorID)})
 	if err != nil {
 		return WithSecret{}, dbcore.Wrap(err, "insert webhook")
 	}
@@ -385,18 +389,25 @@ func IsDeliveryID(s string) bool {
 	return true
 }
 
-// Redeliver sends a finished delivery again, with its id and payload; a pending one answers a conflict.
+// Redeliver sends a delivery of the webhook again, now, with its id and payload (signed anew). A
+// finished delivery gets a new round of attempts, its retry window starting now. A pending one, waiting
+// for its next retry, is attempted now by the job that holds its schedule (redeliverPendingTx): should
+// this attempt fail, its retries go on with their backoff; should it succeed, the delivery is over and
+// nothing more is sent.
 func (e *Engine) Redeliver(ctx context.Context, workspaceID, webhookID, deliveryID string) (Delivery, error) {
 	var out Delivery
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		row, err := q.WebhookDeliveryRedeliver(ctx, dbsqlc.WebhookDeliveryRedeliverParams{ID: deliveryID, WebhookID: &webhookID, WorkspaceID: workspaceID})
-		if dbcore.IsNotFound(err) {
-			if _, err := dbcore.OrNotFound(q.WebhookDeliveryGet(ctx, dbsqlc.WebhookDeliveryGetParams{ID: deliveryID, WebhookID: &webhookID,
-				WorkspaceID: workspaceID}))("delivery not found", "get webhook delivery"); err != nil {
-				return err
-			}
-			return dbcore.Conflict("the delivery is still pending")
+		cur, err := dbcore.OrNotFound(q.WebhookDeliveryGetForUpdate(ctx, dbsqlc.WebhookDeliveryGetForUpdateParams{
+			ID: deliveryID, WebhookID: &webhookID, WorkspaceID: workspaceID}))("delivery not found", "get webhook delivery")
+		if err != nil {
+			return err
 		}
+		if cur.Status == StatusPending {
+			out, err = e.redeliverPendingTx(ctx, tx, q, deliveryID)
+			return err
+		}
+		row, err := q.WebhookDeliveryRedeliver(ctx, dbsqlc.WebhookDeliveryRedeliverParams{ID: deliveryID,
+			WebhookID: &webhookID, WorkspaceID: workspaceID})
 		if err != nil {
 			return dbcore.Wrap(err, "redeliver")
 		}
@@ -404,4 +415,40 @@ func (e *Engine) Redeliver(ctx context.Context, workspaceID, webhookID, delivery
 		return e.core.Enqueue(ctx, tx, []river.InsertManyParams{dbcore.WebhookDeliveryJob(deliveryID)})
 	})
 	return out, err
+}
+
+// liveJobStates are the states of a delivery job that will still run (or runs now).
+var liveJobStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateRetryable,
+	rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+// redeliverPendingTx makes a pending delivery's next attempt now, in tx, whose caller has locked the
+// delivery: its job, snoozed until the next retry, is made available at once (River's JobRetry), so
+// there is still one job and one schedule. A job running now is the attempt asked for; a delivery whose
+// job is gone (cancelled by hand, say) gets a new one.
+func (e *Engine) redeliverPendingTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, id string) (Delivery, error) {
+	row, err := q.WebhookDeliveryHasten(ctx, id)
+	if err != nil {
+		return Delivery{}, dbcore.Wrap(err, "hasten webhook delivery")
+	}
+	args, err := json.Marshal(jobs.WebhookDeliveryArgs{DeliveryID: id})
+	if err != nil {
+		return Delivery{}, fmt.Errorf("encode job args: %w", err)
+	}
+	found, err := e.core.River.JobListTx(ctx, tx, river.NewJobListParams().Kinds(jobs.WebhookDeliveryArgs{}.Kind()).
+		States(liveJobStates...).Where("args @> @args::jsonb", river.NamedArgs{"args": string(args)}))
+	if err != nil {
+		return Delivery{}, fmt.Errorf("find the delivery's job: %w", err)
+	}
+	if len(found.Jobs) == 0 {
+		return Delivery(row), e.core.Enqueue(ctx, tx, []river.InsertManyParams{dbcore.WebhookDeliveryJob(id)})
+	}
+	for _, job := range found.Jobs {
+		if job.State == rivertype.JobStateRunning {
+			continue
+		}
+		if _, err := e.core.River.JobRetryTx(ctx, tx, job.ID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			return Delivery{}, fmt.Errorf("make the delivery's job available: %w", err)
+		}
+	}
+	return Delivery(row), nil
 }

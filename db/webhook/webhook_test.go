@@ -363,8 +363,8 @@ func TestWebhookRefusesInternalAddressesInProduction(t *testing.T) {
 	// elsewhere in real life) is refused again where the request dials.
 	rcv := newReceiver(t, http.StatusOK)
 	dev, err := engines.New(b.Pool, b.River, engines.Options{Webhooks: webhook.Options{}}).Webhooks.Create(ctx,
-		b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL, Events: []webhook.EventType{"card_deleted"},
-			Enabled: true})
+		b.team.Owner.Workspace.ID, b.team.Owner.User.ID, webhook.Fields{URL: rcv.URL,
+			Events: []webhook.EventType{"card_deleted"}, Enabled: true})
 	require.NoError(t, err)
 	w := dev.ID
 	d, err := b.eng.Ping(ctx, b.team.Owner.Workspace.ID, w)
@@ -422,13 +422,15 @@ func TestWebhookRedeliverSendsTheSameMessageAgain(t *testing.T) {
 	testfactory.Card(t, b.Engines, b.team.Project, nil)
 	id := b.deliveries(t, w.ID)[0].ID
 
-	_, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
-	require.ErrorIs(t, err, db.ErrConflict, "a pending delivery is not redelivered")
+	d, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
+	require.NoError(t, err, "a pending delivery is sent now too")
+	require.Equal(t, webhook.StatusPending, d.Status)
+	require.Len(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()), 1, "by the job it has")
 	_, err = b.eng.Attempt(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, webhook.StatusFailed, b.deliveries(t, w.ID)[0].Status)
 
-	d, err := b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
+	d, err = b.eng.Redeliver(ctx, b.team.Owner.Workspace.ID, w.ID, id)
 	require.NoError(t, err)
 	require.Equal(t, webhook.StatusPending, d.Status)
 	require.Len(t, b.Jobs(t, jobs.WebhookDeliveryArgs{}.Kind()), 2, "the first job and the redelivery's")

@@ -161,20 +161,23 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (Web
 	return i, err
 }
 
-const webhookDeliveryGet = `-- name: WebhookDeliveryGet :one
+const webhookDeliveryGetForUpdate = `-- name: WebhookDeliveryGetForUpdate :one
 SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.activity_id, d.payload, d.status, d.attempts, d.response_status, d.response_body, d.duration_ms, d.error, d.next_attempt_at, d.last_attempt_at, d.redelivered_at, d.created_at FROM webhook_deliveries d
 JOIN webhooks w ON w.id = d.webhook_id AND w.workspace_id = $1
 WHERE d.id = $2 AND d.webhook_id = $3
+FOR UPDATE OF d
 `
 
-type WebhookDeliveryGetParams struct {
+type WebhookDeliveryGetForUpdateParams struct {
 	WorkspaceID string
 	ID          string
 	WebhookID   *string
 }
 
-func (q *Queries) WebhookDeliveryGet(ctx context.Context, arg WebhookDeliveryGetParams) (WebhookDelivery, error) {
-	row := q.db.QueryRow(ctx, webhookDeliveryGet, arg.WorkspaceID, arg.ID, arg.WebhookID)
+// WebhookDeliveryGetForUpdate reads and locks a delivery of the webhook, for a redelivery to decide what
+// to do with it while no attempt records its outcome.
+func (q *Queries) WebhookDeliveryGetForUpdate(ctx context.Context, arg WebhookDeliveryGetForUpdateParams) (WebhookDelivery, error) {
+	row := q.db.QueryRow(ctx, webhookDeliveryGetForUpdate, arg.WorkspaceID, arg.ID, arg.WebhookID)
 	var i WebhookDelivery
 	err := row.Scan(
 		&i.ID,
@@ -213,6 +216,40 @@ type WebhookDeliveryGiveUpParams struct {
 func (q *Queries) WebhookDeliveryGiveUp(ctx context.Context, arg WebhookDeliveryGiveUpParams) error {
 	_, err := q.db.Exec(ctx, webhookDeliveryGiveUp, arg.Error, arg.ID)
 	return err
+}
+
+const webhookDeliveryHasten = `-- name: WebhookDeliveryHasten :one
+UPDATE webhook_deliveries SET next_attempt_at = now()
+WHERE id = $1 AND status = 'pending'
+RETURNING id, workspace_id, webhook_id, url, source, event_type, activity_id, payload, status, attempts, response_status, response_body, duration_ms, error, next_attempt_at, last_attempt_at, redelivered_at, created_at
+`
+
+// WebhookDeliveryHasten says a pending delivery's next attempt is now (a redelivery asked for it); its
+// retry window and attempt count stay.
+func (q *Queries) WebhookDeliveryHasten(ctx context.Context, id string) (WebhookDelivery, error) {
+	row := q.db.QueryRow(ctx, webhookDeliveryHasten, id)
+	var i WebhookDelivery
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.WebhookID,
+		&i.URL,
+		&i.Source,
+		&i.EventType,
+		&i.ActivityID,
+		&i.Payload,
+		&i.Status,
+		&i.Attempts,
+		&i.ResponseStatus,
+		&i.ResponseBody,
+		&i.DurationMs,
+		&i.Error,
+		&i.NextAttemptAt,
+		&i.LastAttemptAt,
+		&i.RedeliveredAt,
+		&i.CreatedAt,
+	)
+	return i, err
 }
 
 const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
