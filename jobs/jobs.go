@@ -130,3 +130,10 @@ type WebhookDeliveryArgs struct {
 
 // Kind implements river.JobArgs.
 func (WebhookDeliveryArgs) Kind() string { return "webhook_delivery" }
+
+// WebhookDeliverySweepArgs is the periodic deletion of finished webhook deliveries older than their
+// retention (WEBHOOK_DELIVERY_RETENTION).
+type WebhookDeliverySweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (WebhookDeliverySweepArgs) Kind() string { return "webhook_delivery_sweep" }

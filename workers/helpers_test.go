@@ -94,6 +94,8 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, NewDraftRefineWorker(b.deps), job)
 	case jobs.WebhookDeliveryArgs{}.Kind():
 		workJob(t, b, &WebhookDeliveryWorker{deps: b.deps}, job)
+	case jobs.WebhookDeliverySweepArgs{}.Kind():
+		workJob(t, b, &WebhookDeliverySweepWorker{deps: b.deps}, job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

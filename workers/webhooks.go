@@ -33,3 +33,22 @@ func (w *WebhookDeliveryWorker) Work(ctx context.Context, job *river.Job[jobs.We
 	}
 	return nil
 }
+
+// WebhookDeliverySweepWorker deletes the finished webhook deliveries older than their retention
+// (webhook.Engine.SweepDeliveries), in batches.
+type WebhookDeliverySweepWorker struct {
+	river.WorkerDefaults[jobs.WebhookDeliverySweepArgs]
+	deps Deps
+}
+
+// webhookSweepBatch is how many deliveries one statement of the sweep deletes.
+const webhookSweepBatch = 1000
+
+// Work implements river.Worker.
+func (w *WebhookDeliverySweepWorker) Work(ctx context.Context, _ *river.Job[jobs.WebhookDeliverySweepArgs]) error {
+	n, err := w.deps.Webhooks.SweepDeliveries(ctx, webhookSweepBatch)
+	if n > 0 {
+		w.deps.Logger.InfoContext(ctx, "old webhook deliveries deleted", "deliveries", n)
+	}
+	return err
+}

@@ -293,3 +293,35 @@ func TestWebhookRedeliverOfAPendingDeliveryThatFailsKeepsItsRetries(t *testing.T
 	require.EqualValues(t, 2, got.Attempts)
 	require.WithinDuration(t, job.ScheduledAt, *got.NextAttemptAt, time.Second)
 }
+
+// The worker's periodic sweep (run at start by the leader, then every WebhookSweepInterval) deletes
+// the finished deliveries older than the retention and keeps the rest.
+func TestWebhookDeliverySweepRunsPeriodically(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	tm := testfactory.NewTeam(t, b.Engines)
+	w, err := b.Webhooks.Create(ctx, tm.Owner.Workspace.ID, tm.Owner.User.ID,
+		webhook.Fields{URL: "http://receiver.test/hook", Events: []webhook.EventType{"card_created"}, Enabled: true})
+	require.NoError(t, err)
+	ping := func(status, ago string) string {
+		d, err := b.Webhooks.Ping(ctx, tm.Owner.Workspace.ID, w.ID)
+		require.NoError(t, err)
+		_, err = b.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, created_at = now() - $3::interval,
+			last_attempt_at = now() - $3::interval WHERE id = $1`, d.ID, status, ago)
+		require.NoError(t, err)
+		return d.ID
+	}
+	old := ping(webhook.StatusSucceeded, "3 days")
+	recent := ping(webhook.StatusFailed, "1 hour")
+	pending := ping(webhook.StatusPending, "3 days") // its job's attempt fails: it stays pending
+
+	events := b.startWorker(t, Config{Webhooks: webhook.Options{DeliveryRetention: 2 * 24 * time.Hour}})
+	waitJob(t, events, jobs.WebhookDeliverySweepArgs{}.Kind())
+	rows, err := b.Pool.Query(ctx, `SELECT id FROM webhook_deliveries ORDER BY id`)
+	require.NoError(t, err)
+	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{recent, pending}, left)
+	require.NotContains(t, left, old)
+}

@@ -79,6 +79,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &WebhookDeliveryWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &WebhookDeliverySweepWorker{deps: deps}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: deps.Automations})
 }
 
@@ -179,8 +182,11 @@ type Config struct {
 	ColumnCountsFoldInterval time.Duration
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
-	// Webhooks configure webhook deliveries.
+	// Webhooks configure webhook deliveries, and how long finished ones are kept.
 	Webhooks webhook.Options
+	// WebhookSweepInterval is how often the leader deletes the finished webhook deliveries older than
+	// their retention (default one hour).
+	WebhookSweepInterval time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -214,6 +220,11 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 		fold = 10 * time.Second
 	}
 	fold = max(fold, time.Second)
+	hooks := cfg.WebhookSweepInterval
+	if hooks <= 0 {
+		hooks = time.Hour
+	}
+	hooks = max(hooks, time.Second)
 	// River wants the default job timeout no longer than the rescue window.
 	jobTimeout := time.Minute
 	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
@@ -244,6 +255,9 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(fold), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.ColumnCountsFoldArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: fold}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(hooks), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.WebhookDeliverySweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: hooks}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 	})

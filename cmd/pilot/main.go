@@ -424,5 +424,6 @@ func webhookOptions(cfg *config.Config) webhook.Options {
 		secrets = append(append(secrets, cfg.JWTSecret), cfg.JWTPreviousSecrets...)
 	}
 	return webhook.Options{Production: cfg.Production(), AllowPrivate: cfg.WebhookAllowPrivate, ServerSecrets: secrets,
-		AttemptWindow: cfg.WebhookAttemptWindow, FailureLimit: cfg.WebhookFailureLimit}
+		AttemptWindow: cfg.WebhookAttemptWindow, FailureLimit: cfg.WebhookFailureLimit,
+		DeliveryRetention: cfg.WebhookDeliveryRetention}
 }

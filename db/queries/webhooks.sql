@@ -136,3 +136,16 @@ RETURNING *;
 
 -- name: WorkspaceAdminIDs :many
 SELECT user_id FROM workspace_members WHERE workspace_id = @workspace_id AND role = 'admin' ORDER BY user_id;
+
+-- name: WebhookDeliveriesDeleteFinished :execrows
+-- WebhookDeliveriesDeleteFinished deletes at most lim finished deliveries whose last event (made, last
+-- attempted, redelivered) is before @before, oldest first (webhook_deliveries_finished_idx): one batch of
+-- the retention sweep. Rows a redelivery holds are skipped; the outer conditions are checked again on
+-- the row deleted, so one made pending meanwhile stays.
+DELETE FROM webhook_deliveries d
+WHERE d.id IN (SELECT o.id FROM webhook_deliveries o
+               WHERE o.status <> 'pending' AND greatest(o.created_at, o.last_attempt_at, o.redelivered_at) < @before::timestamptz
+               ORDER BY greatest(o.created_at, o.last_attempt_at, o.redelivered_at)
+               LIMIT @lim
+               FOR UPDATE SKIP LOCKED)
+  AND d.status <> 'pending' AND greatest(d.created_at, d.last_attempt_at, d.redelivered_at) < @before::timestamptz;

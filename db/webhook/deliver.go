@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -103,7 +105,7 @@ type result struct {
 // send posts body to url, signed with keys, and reads at most responseBodyCap of the answer.
 func (e *Engine) send(ctx context.Context, url, id string, body []byte, keys [][]byte) result {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, e.opts.RequestTimeout, errTimedOut)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -114,12 +116,26 @@ func (e *Engine) send(ctx context.Context, url, id string, body []byte, keys [][
 	}
 	resp, err := e.client().Do(req)
 	if err != nil {
-		return result{duration: time.Since(start), err: err}
+		took := time.Since(start)
+		if errors.Is(context.Cause(ctx), errTimedOut) || (isTimeout(err) && took >= e.opts.RequestTimeout) {
+			err = fmt.Errorf("timeout: the receiver did not answer within %s", e.opts.RequestTimeout)
+		}
+		return result{duration: took, err: err}
 	}
 	defer resp.Body.Close() //nolint:errcheck // read-only
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, responseBodyCap))
 	return result{status: resp.StatusCode, body: strings.ToValidUTF8(string(b), string(utf8.RuneError)),
 		duration: time.Since(start)}
+}
+
+// errTimedOut is the cause of an attempt's context that ran out of time.
+var errTimedOut = errors.New("webhook request timed out")
+
+// isTimeout says whether err is a timeout (the client's, the transport's waiting for the answer's
+// headers, or the dialer's).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // record keeps an attempt's outcome and decides what follows: success; a 410, which disables the
@@ -246,4 +262,24 @@ func (e *Engine) endWait(ctx context.Context, tx pgx.Tx, d dbsqlc.WebhookDeliver
 		return e.waits.WaitFinishedTx(ctx, tx, WaitRef(d.ID), out, "webhook delivery failed: "+*p.Error)
 	}
 	return nil
+}
+
+// SweepDeliveries deletes the finished deliveries (succeeded or failed) whose last event (made, last
+// attempted, redelivered) is older than Options.DeliveryRetention, oldest first, batch at a time (one
+// statement each, so no transaction holds many rows), until none is left. It answers how many it
+// deleted. Pending deliveries are kept whatever their age: their retries decide their end.
+func (e *Engine) SweepDeliveries(ctx context.Context, batch int) (int64, error) {
+	before := time.Now().Add(-e.opts.DeliveryRetention)
+	var n int64
+	for {
+		k, err := e.core.Q.WebhookDeliveriesDeleteFinished(ctx, dbsqlc.WebhookDeliveriesDeleteFinishedParams{
+			Before: before, Lim: dbcore.Int32(batch)})
+		n += k
+		if err != nil {
+			return n, dbcore.Wrap(err, "delete old webhook deliveries")
+		}
+		if k < int64(batch) {
+			return n, nil
+		}
+	}
 }

@@ -18,13 +18,8 @@ import (
 	"time"
 )
 
-// Timeouts and caps of a delivery.
-const (
-	// requestTimeout bounds one attempt: connecting, sending and reading the answer.
-	requestTimeout = 10 * time.Second
-	// responseBodyCap is how much of an answer's body is read and kept.
-	responseBodyCap = 4 << 10
-)
+// responseBodyCap is how much of an answer's body is read and kept.
+const responseBodyCap = 4 << 10
 
 // forbiddenPrefixes are the ranges netip's predicates do not name: shared address space (CGNAT),
 // "this network", IPv4 benchmarking and the IETF protocol assignments.
@@ -89,8 +84,8 @@ func (e *Engine) refusePrivate() bool { return e.opts.Production && !e.opts.Allo
 
 // newClient is the delivery HTTP client: a fresh transport whose dialer refuses internal addresses
 // when they are refused (checked on the address dialled, after resolution), no redirects followed,
-// and the request timeout.
-func newClient(refusePrivate bool) *http.Client {
+// and timeout for each request (connecting, sending and reading the answer).
+func newClient(refusePrivate bool, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	if refusePrivate {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
@@ -108,13 +103,13 @@ func newClient(refusePrivate bool) *http.Client {
 		MaxIdleConnsPerHost:   10,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: requestTimeout,
+		ResponseHeaderTimeout: timeout,
 		// No proxy from the environment: the address checked must be the one dialled.
 		Proxy: nil,
 	}
 	return &http.Client{
 		Transport:     transport,
-		Timeout:       requestTimeout,
+		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

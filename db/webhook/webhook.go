@@ -23,8 +23,10 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAttemptWindow = 24 * time.Hour
-	DefaultFailureLimit  = 20
+	DefaultAttemptWindow     = 24 * time.Hour
+	DefaultFailureLimit      = 20
+	DefaultRequestTimeout    = 10 * time.Second
+	DefaultDeliveryRetention = 30 * 24 * time.Hour
 	// RotationOverlap is how long a rotated-out secret keeps signing beside the new one.
 	RotationOverlap = 24 * time.Hour
 )
@@ -47,6 +49,12 @@ type Options struct {
 	FailureLimit int
 	// RetryBase is the first retry's delay, doubled at each attempt (zero: one second).
 	RetryBase time.Duration
+	// RequestTimeout bounds one attempt's request: connecting, sending and reading the answer (zero:
+	// DefaultRequestTimeout). Keep it well under the delivery job's own timeout (workers, 30 s).
+	RequestTimeout time.Duration
+	// DeliveryRetention is how long a finished delivery is kept after its last attempt before the sweep
+	// deletes it (WEBHOOK_DELIVERY_RETENTION; zero: DefaultDeliveryRetention).
+	DeliveryRetention time.Duration
 }
 
 // Engine keeps webhooks and delivers them.
@@ -72,12 +80,18 @@ func New(core *dbcore.Core, waits db.StepWaiter, opts Options) *Engine {
 	if opts.RetryBase <= 0 {
 		opts.RetryBase = time.Second
 	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.DeliveryRetention <= 0 {
+		opts.DeliveryRetention = DefaultDeliveryRetention
+	}
 	s, err := newSealer(opts.ServerSecrets)
 	if err != nil {
 		panic(err) // HKDF and AES-256 with a 32-byte key cannot fail
 	}
 	e := &Engine{core: core, waits: waits, opts: opts, seal: s}
-	e.client = sync.OnceValue(func() *http.Client { return newClient(e.refusePrivate()) })
+	e.client = sync.OnceValue(func() *http.Client { return newClient(e.refusePrivate(), e.opts.RequestTimeout) })
 	return e
 }
 

@@ -483,3 +483,78 @@ func TestWebhookEventsMustBeEventTypes(t *testing.T) {
 	})
 	require.ErrorIs(t, err, db.ErrInvalid)
 }
+
+// A receiver that does not answer within the request timeout fails the attempt with a timeout error,
+// and the delivery waits for its next retry. The timeout is an option (10 s by default), short here.
+func TestWebhookAttemptTimesOut(t *testing.T) {
+	b := setup(t, webhook.Options{RequestTimeout: 200 * time.Millisecond})
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		select { // no answer until the client gives up (closing the connection) or the test ends
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(silent.Close)
+	t.Cleanup(func() { close(release) }) // runs first
+	w := b.create(t, silent.URL, "card_created")
+	testfactory.Card(t, b.Engines, b.team.Project, nil)
+	id := b.deliveries(t, w.ID)[0].ID
+
+	start := time.Now()
+	wait, err := b.eng.Attempt(context.Background(), id)
+	took := time.Since(start)
+	require.NoError(t, err)
+	<-arrived
+	require.Positive(t, wait, "retried later")
+	require.Less(t, took, 5*time.Second, "the attempt gives up at its timeout")
+	got := b.deliveries(t, w.ID)[0]
+	require.Equal(t, webhook.StatusPending, got.Status)
+	require.EqualValues(t, 1, got.Attempts)
+	require.Nil(t, got.ResponseStatus)
+	require.Equal(t, "timeout: the receiver did not answer within 200ms", *got.Error)
+	require.GreaterOrEqual(t, *got.DurationMs, int32(200))
+}
+
+// The retention sweep deletes the finished deliveries whose last event is older than the retention,
+// in batches, and keeps pending ones whatever their age, and recent or recently redelivered ones.
+func TestWebhookSweepDeletesOldFinishedDeliveries(t *testing.T) {
+	b := setup(t, webhook.Options{DeliveryRetention: 24 * time.Hour})
+	ctx := context.Background()
+	ws := b.team.Owner.Workspace.ID
+	w := b.create(t, "http://receiver.test/hook", "card_created")
+	age := func(status, set string) string {
+		t.Helper()
+		d, err := b.eng.Ping(ctx, ws, w.ID)
+		require.NoError(t, err)
+		_, err = b.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, created_at = now() - interval '40 days', `+
+			set+` WHERE id = $1`, d.ID, status)
+		require.NoError(t, err)
+		return d.ID
+	}
+	gone := []string{
+		age(webhook.StatusSucceeded, "last_attempt_at = now() - interval '39 days'"),
+		age(webhook.StatusFailed, "last_attempt_at = NULL"), // given up without an attempt
+		age(webhook.StatusSucceeded, "last_attempt_at = now() - interval '25 hours'"),
+	}
+	kept := []string{
+		age(webhook.StatusPending, "last_attempt_at = now() - interval '39 days'"),
+		age(webhook.StatusSucceeded, "last_attempt_at = now() - interval '1 hour'"),
+		age(webhook.StatusFailed, "last_attempt_at = now() - interval '39 days', "+
+			"redelivered_at = now() - interval '2 hours'"),
+	}
+
+	n, err := b.eng.SweepDeliveries(ctx, 2)
+	require.NoError(t, err)
+	require.EqualValues(t, len(gone), n, "two batches: two, then one")
+	var left []string
+	for _, d := range b.deliveries(t, w.ID) {
+		left = append(left, d.ID)
+	}
+	require.ElementsMatch(t, kept, left)
+	n, err = b.eng.SweepDeliveries(ctx, 2)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}

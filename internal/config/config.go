@@ -117,6 +117,9 @@ type Config struct {
 	// WebhookFailureLimit (WEBHOOK_FAILURE_LIMIT, default 20) is the run of deliveries failed for good
 	// that disables a webhook.
 	WebhookFailureLimit int
+	// WebhookDeliveryRetention (WEBHOOK_DELIVERY_RETENTION, default 30d) is how long a finished webhook
+	// delivery is kept after its last attempt; the worker's periodic sweep deletes older ones.
+	WebhookDeliveryRetention time.Duration
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
@@ -294,6 +297,7 @@ func (r *envReader) readWebhooks(c *Config) {
 	c.WebhookAllowPrivate = r.get("WEBHOOK_ALLOW_PRIVATE", "false") == "true"
 	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
 	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
+	c.WebhookDeliveryRetention, _ = r.duration("WEBHOOK_DELIVERY_RETENTION", "30d")
 }
 
 // readOrigins reads CORS_ORIGINS (comma-separated, blanks dropped, lower-cased) into c.
@@ -400,6 +404,9 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.WebhookAttemptWindow < time.Minute {
 		errs = append(errs, errors.New("WEBHOOK_MAX_ATTEMPT_WINDOW must be at least 1m"))
+	}
+	if c.WebhookDeliveryRetention < time.Hour {
+		errs = append(errs, errors.New("WEBHOOK_DELIVERY_RETENTION must be at least 1h"))
 	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))

@@ -242,15 +242,20 @@ func TestLoadWebhooks(t *testing.T) {
 	require.False(t, c.WebhookAllowPrivate)
 	require.Equal(t, 24*time.Hour, c.WebhookAttemptWindow)
 	require.Equal(t, 20, c.WebhookFailureLimit)
+	require.Equal(t, 30*24*time.Hour, c.WebhookDeliveryRetention)
 	c, err = load(env(base(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_MAX_ATTEMPT_WINDOW": "2d",
-		"WEBHOOK_FAILURE_LIMIT": "5"})))
+		"WEBHOOK_FAILURE_LIMIT": "5", "WEBHOOK_DELIVERY_RETENTION": "90d"})))
 	require.NoError(t, err)
 	require.True(t, c.WebhookAllowPrivate)
 	require.Equal(t, 48*time.Hour, c.WebhookAttemptWindow)
 	require.Equal(t, 5, c.WebhookFailureLimit)
+	require.Equal(t, 90*24*time.Hour, c.WebhookDeliveryRetention)
 	for _, bad := range []map[string]string{{"WEBHOOK_MAX_ATTEMPT_WINDOW": "10s"}, {"WEBHOOK_MAX_ATTEMPT_WINDOW": "soon"},
-		{"WEBHOOK_FAILURE_LIMIT": "0"}, {"WEBHOOK_FAILURE_LIMIT": "many"}} {
+		{"WEBHOOK_FAILURE_LIMIT": "0"}, {"WEBHOOK_FAILURE_LIMIT": "many"}, {"WEBHOOK_DELIVERY_RETENTION": "30m"},
+		{"WEBHOOK_DELIVERY_RETENTION": "forever"}} {
 		_, err := load(env(base(bad)))
-		require.Error(t, err, bad)
+		require.ErrorContains(t, err, "WEBHOOK_", bad)
 	}
+	_, err = load(env(base(map[string]string{"WEBHOOK_DELIVERY_RETENTION": "30m"})))
+	require.ErrorContains(t, err, "WEBHOOK_DELIVERY_RETENTION must be at least 1h")
 }
