@@ -88,7 +88,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 		}
 		return &mcpauth.TokenInfo{UserID: p.User.ID, Scopes: p.Scopes, Extra: map[string]any{principalExtra: p}}, nil
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions)
+	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions, s.watch)
 	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(sessions.middleware(h)))))
 	if ctx != nil {
 		go func() {
@@ -129,13 +129,9 @@ func (s *Server) mcpAuth(next http.Handler) http.Handler {
 			writeError(w, eb.StatusCode, eb.Message)
 			return
 		}
-		ctx := context.WithValue(r.Context(), principalKey, p)
-		if !p.ViaPAT {
-			// A long request (the session's event stream) ends with the session.
-			var stop func()
-			ctx, stop = s.opts.Sessions.Watch(ctx, p.User.ID, p.Session.ID)
-			defer stop()
-		}
+		// A long request (the MCP session's event stream) ends with the session or token it came with.
+		ctx, stop := s.watch(context.WithValue(r.Context(), principalKey, p), p)
+		defer stop()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

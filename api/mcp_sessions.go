@@ -5,10 +5,13 @@ package api
 // every initialize: without a bound, one token could hold any number. The SDK has no hook on session
 // creation, so a middleware around its handler sees the initialize POSTs (no Mcp-Session-Id), the
 // session id the SDK answers them with, and the POSTs of each session, and keeps per user what it needs
-// to pick the session to close.
+// to pick the session to close. It also closes a session at once when the credential that opened it
+// ends (its personal access token revoked, its login session ended), in whichever api process holds it.
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -16,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 )
 
 // Defaults of the MCP session caps.
@@ -36,6 +41,8 @@ type mcpSessions struct {
 	perUser, total int
 	// live answers the ids of the server's open sessions (liveIDs; tests replace it).
 	live func() map[string]bool
+	// watch hands out a context that ends when a principal's credential ends (Server.watch; nil: none).
+	watch func(context.Context, *Principal) (context.Context, func())
 
 	mu sync.Mutex
 	// opening counts the initialize requests being served: each holds a place under total.
@@ -53,16 +60,26 @@ type mcpSessionUse struct {
 	busy int
 	// lastUsed is the tick of the session's opening or of its last POST's end.
 	lastUsed uint64
+	// stop releases the watch of the credential that opened the session (nil: none).
+	stop func()
 }
 
-func newMcpSessions(srv *mcp.Server, perUser, total int) *mcpSessions {
+// release releases the watch of the session's credential: it is no longer tracked.
+func (u *mcpSessionUse) release() {
+	if u.stop != nil {
+		u.stop()
+	}
+}
+
+func newMcpSessions(srv *mcp.Server, perUser, total int,
+	watch func(context.Context, *Principal) (context.Context, func())) *mcpSessions {
 	if perUser <= 0 {
 		perUser = defaultMcpMaxSessionsPerUser
 	}
 	if total <= 0 {
 		total = defaultMcpMaxSessions
 	}
-	m := &mcpSessions{srv: srv, perUser: perUser, total: total, byID: map[string]*mcpSessionUse{}}
+	m := &mcpSessions{srv: srv, perUser: perUser, total: total, watch: watch, byID: map[string]*mcpSessionUse{}}
 	m.live = m.liveIDs
 	return m
 }
@@ -90,7 +107,11 @@ func (m *mcpSessions) middleware(next http.Handler) http.Handler {
 			writeError(w, code, msg)
 			return
 		}
-		defer func() { m.opened(userID, w.Header().Get(mcpSessionHeader)) }()
+		defer func() {
+			id := w.Header().Get(mcpSessionHeader)
+			m.opened(userID, id)
+			m.endWith(p, id)
+		}()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -102,8 +123,9 @@ func (m *mcpSessions) reserve(userID string) (int, string) {
 	live := m.live()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for id := range m.byID {
+	for id, u := range m.byID {
 		if !live[id] {
+			u.release()
 			delete(m.byID, id) // closed by its client, idle too long, or refused at initialize
 		}
 	}
@@ -145,6 +167,7 @@ func (m *mcpSessions) opened(userID, id string) {
 			}
 		}
 		for _, u := range evictions(others, len(others)+1-m.perUser) {
+			u.release()
 			delete(m.byID, u.id)
 			victims = append(victims, u.id)
 		}
@@ -153,6 +176,36 @@ func (m *mcpSessions) opened(userID, id string) {
 	if len(victims) > 0 {
 		m.close(victims)
 	}
+}
+
+// endWith closes session id, which p opened, as soon as p's credential ends (a revoked token or
+// session): the watch of that credential is kept with the session while it is tracked.
+func (m *mcpSessions) endWith(p *Principal, id string) {
+	if m.watch == nil || p == nil || id == "" {
+		return
+	}
+	ctx, stop := m.watch(context.Background(), p)
+	m.mu.Lock()
+	u := m.byID[id]
+	if u == nil || u.stop != nil { // evicted at once, or watched already
+		m.mu.Unlock()
+		stop()
+		return
+	}
+	u.stop = stop
+	m.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		if !errors.Is(context.Cause(ctx), sessionwatch.ErrSessionEnded) {
+			return // released, or the watcher reconnected: the guard checks each request anyway
+		}
+		m.mu.Lock()
+		if u := m.byID[id]; u != nil {
+			delete(m.byID, id)
+			defer u.release()
+		}
+		m.mu.Unlock()
+		m.close([]string{id})
+	})
 }
 
 // evictions picks the n sessions to close: idle ones first, the longest idle first.

@@ -276,7 +276,7 @@ func TestMCPSessionEvictions(t *testing.T) {
 // them open another.
 func TestMCPSessionsAllBusy(t *testing.T) {
 	t.Parallel()
-	m := newMcpSessions(nil, 2, 10)
+	m := newMcpSessions(nil, 2, 10, nil)
 	live := map[string]bool{}
 	m.live = func() map[string]bool { return live }
 	open := func(user, id string) (int, string) {

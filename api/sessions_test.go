@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
+	"github.com/pilot-dev/pilot/internal/stream/ssetest"
 )
 
 const firefoxUA = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0"
@@ -202,4 +204,57 @@ func TestEndedSessionRefusedByEveryProcess(t *testing.T) {
 	waitFor(t, "the replica to hear the marker", func() bool { return cache.Heard() == marker })
 	requireStatus(t, replica.do("GET", "/auth/me", u.Token, nil), http.StatusUnauthorized)
 	requireStatus(t, replica.do("GET", "/auth/me", other.Token, nil), http.StatusOK)
+}
+
+// A revoked personal access token ends at once, in every api process, the event feeds and the MCP
+// sessions opened with it (the database announces 't:<token id>' on pilot_sessions); the user's other
+// token keeps its own.
+func TestRevokedTokenEndsItsStreamsInEveryProcess(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Two api processes on one database, each hearing endings on a connection of its own.
+	process := func() *feedEnv {
+		watcher := sessionwatch.Start(ctx, e.eng.Store, logger)
+		<-watcher.Ready()
+		p := *e
+		p.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+			PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: e.access,
+			Sessions: watcher})
+		srv := httptest.NewServer(p.handler)
+		t.Cleanup(srv.Close)
+		p.httpURL = srv.URL
+		return &feedEnv{testEnv: &p, url: srv.URL}
+	}
+	a, b := process(), process()
+	u := a.register("ann@example.com")
+	prj, cols := a.project(u, "Board")
+	newToken := func(name string) CreatedTokenOut {
+		r := a.do("POST", "/api-tokens", u.Token, map[string]any{"name": name,
+			"scopes": []string{"projects:read", "projects:write"}})
+		requireStatus(t, r, http.StatusCreated)
+		return decode[CreatedTokenOut](t, r)
+	}
+	ci, other := newToken("ci"), newToken("other")
+
+	feedA, feedB := a.feed(ci.Token, u.ws(), "", nil), b.feed(ci.Token, u.ws(), "", nil)
+	otherFeed := b.feed(other.Token, u.ws(), "", nil)
+	session, otherSession := b.mcpOpen(ci.Token), b.mcpOpen(other.Token)
+	mcpStream := ssetest.Open(t, b.url+"/mcp", map[string]string{"Authorization": "Bearer " + ci.Token,
+		"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"})
+	require.Equal(t, http.StatusOK, mcpStream.Resp.StatusCode)
+
+	requireStatus(t, a.do("DELETE", "/api-tokens/"+ci.ID, u.Token, nil), http.StatusOK)
+	feedA.RequireEnd(t, streamWait)
+	feedB.RequireEnd(t, streamWait)
+	mcpStream.RequireEnd(t, streamWait)
+	require.False(t, b.mcpAlive(other.Token, session), "the token's MCP session is closed, not left to time out")
+	requireStatus(t, b.mcpRaw("POST", ci.Token, session, mcpPing, nil), http.StatusUnauthorized)
+
+	card := a.card(u, prj, cols[0], "After")
+	requireFeedEvent(t, otherFeed, "card_created", card.ID)
+	require.True(t, b.mcpAlive(other.Token, otherSession))
+	otherFeed.Close()
 }

@@ -1,26 +1,38 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
 )
 
 // unwrapStream returns the HTTP request and response writer of a streaming operation, the request's
-// context also ending when the caller's session ends (revoked, or a password changed), so an open
-// stream ends with its session; stop releases the watch once the stream is done.
+// context also ending when the caller's credential ends (watch), so an open stream ends with its
+// session or token; stop releases the watch once the stream is done.
 func (s *Server) unwrapStream(hctx huma.Context) (r *http.Request, w http.ResponseWriter, stop func()) {
 	r, w = humachi.Unwrap(hctx)
-	p := principalFrom(hctx.Context())
-	if p == nil || p.ViaPAT || p.Session.ID == "" {
-		return r, w, func() {}
-	}
-	ctx, stop := s.opts.Sessions.Watch(r.Context(), p.User.ID, p.Session.ID)
+	ctx, stop := s.watch(r.Context(), principalFrom(hctx.Context()))
 	return r.WithContext(ctx), w, stop
+}
+
+// watch returns a context derived from ctx that ends, with cause sessionwatch.ErrSessionEnded, when the
+// credential p authenticated with ends in any api process: its session (revoked, or a password changed)
+// or its personal access token (revoked). stop releases the watch.
+func (s *Server) watch(ctx context.Context, p *Principal) (context.Context, func()) {
+	if p == nil {
+		return ctx, func() {}
+	}
+	c := sessionwatch.Credential{UserID: p.User.ID, SessionID: p.Session.ID}
+	if p.ViaPAT {
+		c = sessionwatch.Credential{UserID: p.User.ID, TokenID: p.TokenID}
+	}
+	return s.opts.Sessions.Watch(ctx, c)
 }
 
 // serveStream answers r with the server-sent event stream streamID of the given kind (db.StreamMission,
