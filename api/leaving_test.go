@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -156,4 +157,31 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 		ids = append(ids, m.UserID)
 	}
 	require.Contains(t, ids, member.ID, "they stay a member of the organization")
+}
+
+// A mission the removed member started is stopped with the removal: whoever watches it sees its done
+// event, with its final status and why, and the stream ends; the mission reads failed and cancelled.
+func TestRemovedMembersMissionEndsItsStream(t *testing.T) {
+	t.Parallel()
+	s := newStreamServer(t, nil, stream.Config{})
+	admin, leaver := s.register("admin@example.com"), s.register("leaver@example.com")
+	s.join(admin, leaver, admin.OrgSlug, admin.WsSlug, "member")
+	m := s.newTestMission(user{ID: leaver.ID, OrgSlug: admin.OrgSlug, WsSlug: admin.WsSlug}, "running")
+	st := s.open(admin, m, nil)
+
+	requireStatus(t, s.do("DELETE", admin.ws()+"/members/"+leaver.ID, admin.Token, nil), http.StatusOK)
+	f := st.NextEvent(t, streamWait)
+	require.Equal(t, "done", f.Event)
+	ev := decodeJSON[stream.Event](t, []byte(f.Data))
+	require.Equal(t, "failed", ev.Status)
+	require.Equal(t, "mission cancelled: the member who started it left the workspace", ev.Message)
+	require.Equal(t, map[string]any{"cancelledBy": admin.ID, "reason": "creator_left"},
+		decodeJSON[map[string]any](t, ev.Data))
+	st.RequireEnd(t, streamWait)
+
+	r := s.do("GET", admin.ws()+"/missions/"+m, admin.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	got := decode[MissionOut](t, r)
+	require.EqualValues(t, "failed", got.Status)
+	require.NotNil(t, got.CancelledAt)
 }

@@ -69,7 +69,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Store:         store,
 		Board:         boards,
 		Identity:      identity.New(core, store),
-		Tenancy:       tenancy.New(core, store, boards, pipelines),
+		Tenancy:       tenancy.New(core, store, boards, pipelines, missions),
 		Documents:     document.New(core, store),
 		Notifications: notification.New(core),
 		Pilotage:      pilot,

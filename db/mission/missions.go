@@ -191,37 +191,86 @@ func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit
 // proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
 // transaction. A finished mission is a conflict.
 func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMission, error) {
-	workspaceID, missionID, actorID := r.WorkspaceID, r.ID, r.ActorID
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
-		if dbcore.IsNotFound(err) {
-			cur, gerr := e.Mission(ctx, workspaceID, missionID)
-			if gerr != nil {
-				return gerr
-			}
-			return dbcore.Conflict(fmt.Sprintf("the mission is already %s", cur.Status))
-		}
-		if err != nil {
-			return fmt.Errorf("cancel mission: %w", err)
-		}
-		out = db.AgentMission(m)
-		reason := "mission cancelled"
-		if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason,
-			DecidedBy: &actorID}); err != nil {
-			return fmt.Errorf("reject pending proposals: %w", err)
-		}
-		if m.JobID != nil {
-			if _, err := e.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-				return fmt.Errorf("cancel mission job: %w", err)
-			}
-		}
-		if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone,
-			Status: string(db.MissionFailed), Message: "mission cancelled",
-			Data: map[string]any{"cancelledBy": actorID}}); err != nil {
-			return err
-		}
-		return e.missionSettledTx(ctx, tx, db.AgentMission(m))
+		var err error
+		out, err = e.cancelMissionTx(ctx, tx, q, r, cancelEvent{Message: "mission cancelled",
+			Data: map[string]any{"cancelledBy": r.ActorID}})
+		return err
 	})
 	return out, err
+}
+
+// MissionsOf names the missions a user created in some workspaces, and who cancels them.
+type MissionsOf struct {
+	WorkspaceIDs       []string
+	CreatorID, ActorID string
+}
+
+// CancelMissionsCreatedByTx cancels, in the caller's transaction, every unfinished mission (queued,
+// running or awaiting approval) that m.CreatorID started directly in m.WorkspaceIDs (not through a
+// pipeline, whose runs are cancelled with their starter's), each as CancelMission does: a member who
+// leaves those workspaces must not have agents go on acting at their request. Each mission's done event
+// says why (reason creator_left), so its stream ends with its final status. It answers the missions
+// cancelled. Missions are locked in id order, before anything else the caller locks after (cards, runs):
+// the order a mission's own steps take.
+func (e *Engine) CancelMissionsCreatedByTx(ctx context.Context, tx pgx.Tx, m MissionsOf) ([]db.AgentMission, error) {
+	q := dbcore.Queries(tx)
+	rows, err := q.MissionListActiveByCreator(ctx, dbsqlc.MissionListActiveByCreatorParams{CreatedBy: m.CreatorID,
+		WorkspaceIds: m.WorkspaceIDs})
+	if err != nil {
+		return nil, fmt.Errorf("list the missions the user started: %w", err)
+	}
+	var out []db.AgentMission
+	for _, row := range rows {
+		c, err := e.cancelMissionTx(ctx, tx, q, db.RecordEdit{WorkspaceID: row.WorkspaceID, ID: row.ID,
+			ActorID: m.ActorID}, cancelEvent{Message: "mission cancelled: the member who started it left the workspace",
+			Data: map[string]any{"cancelledBy": m.ActorID, "reason": "creator_left"}})
+		if errors.Is(err, db.ErrConflict) {
+			continue // finished meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// cancelEvent is what a cancelled mission's done event says.
+type cancelEvent struct {
+	Message string
+	Data    map[string]any
+}
+
+// cancelMissionTx is CancelMission in the caller's transaction, its done event saying ev.
+func (e *Engine) cancelMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, r db.RecordEdit,
+	ev cancelEvent) (db.AgentMission, error) {
+	workspaceID, missionID, actorID := r.WorkspaceID, r.ID, r.ActorID
+	m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
+	if dbcore.IsNotFound(err) {
+		cur, gerr := e.Mission(ctx, workspaceID, missionID)
+		if gerr != nil {
+			return db.AgentMission{}, gerr
+		}
+		return db.AgentMission{}, dbcore.Conflict(fmt.Sprintf("the mission is already %s", cur.Status))
+	}
+	if err != nil {
+		return db.AgentMission{}, fmt.Errorf("cancel mission: %w", err)
+	}
+	reason := "mission cancelled"
+	if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason,
+		DecidedBy: &actorID}); err != nil {
+		return db.AgentMission{}, fmt.Errorf("reject pending proposals: %w", err)
+	}
+	if m.JobID != nil {
+		if _, err := e.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			return db.AgentMission{}, fmt.Errorf("cancel mission job: %w", err)
+		}
+	}
+	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone,
+		Status: string(db.MissionFailed), Message: ev.Message, Data: ev.Data}); err != nil {
+		return db.AgentMission{}, err
+	}
+	return db.AgentMission(m), e.missionSettledTx(ctx, tx, db.AgentMission(m))
 }

@@ -51,6 +51,15 @@ SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cance
 WHERE id = @id AND workspace_id = @workspace_id AND status IN ('queued', 'running', 'awaiting_approval')
 RETURNING *;
 
+-- name: MissionListActiveByCreator :many
+-- MissionListActiveByCreator lists the unfinished missions a user started directly in these workspaces
+-- (not a pipeline's), in id order, the order their locks are taken in: what a member who leaves the
+-- workspaces has cancelled (agent_missions_active_creator_idx).
+SELECT id, workspace_id FROM agent_missions
+WHERE created_by = @created_by AND workspace_id = ANY(@workspace_ids::uuid[]) AND source <> 'pipeline'
+  AND status IN ('queued', 'running', 'awaiting_approval')
+ORDER BY id;
+
 -- name: MissionCompleteIfSettled :one
 -- MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
 UPDATE agent_missions m SET status = 'completed', finished_at = now()

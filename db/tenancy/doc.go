@@ -7,6 +7,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
 )
 
@@ -14,13 +15,15 @@ import (
 type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
-	// board unassigns the cards and ends the project memberships of a member who leaves, and pipelines
-	// cancels their runs (leaving.go).
+	// The engines a member's leaving calls (leaving.go): board unassigns their cards and ends their
+	// project memberships, pipelines cancels their runs, and missions the missions they started.
 	board     *board.Engine
 	pipelines *pipeline.Engine
+	missions  *mission.Engine
 }
 
 // New builds the tenancy engine on core and store, with the engines a member's leaving calls.
-func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pipelines *pipeline.Engine) *Engine {
-	return &Engine{core: core, store: store, board: boards, pipelines: pipelines}
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pipelines *pipeline.Engine,
+	missions *mission.Engine) *Engine {
+	return &Engine{core: core, store: store, board: boards, pipelines: pipelines, missions: missions}
 }

@@ -1,9 +1,10 @@
 package tenancy
 
 // This file is what leaving means: a member removed from an organization or a workspace keeps nothing
-// there that acts or listens in their name. Their project memberships and card assignments in its
-// projects go, the pipeline runs they started there are cancelled, and their open streams end, in the
-// transaction that removes the membership (docs/decisions.md, "Leaving").
+// there that acts or listens in their name. The agent missions they started there are cancelled, their
+// project memberships and card assignments in its projects go, the pipeline runs they started there are
+// cancelled, and their open streams end, in the transaction that removes the membership
+// (docs/decisions.md, "Leaving").
 
 import (
 	"context"
@@ -15,6 +16,7 @@ import (
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
 )
 
@@ -73,6 +75,8 @@ type leaving struct {
 // leaveTx applies, in the caller's transaction (the one that removed the membership), what leaving the
 // workspaces means for the user:
 //
+//   - the agent missions they started there (queued, running or awaiting approval; not a pipeline's)
+//     are cancelled through the mission engine's cancel, so their streams end with their final status;
 //   - each card of their projects assigned to them is unassigned through the store's card update (a
 //     card_assigned activity with a null assigneeId, its counters, triggers and automation jobs, as
 //     when a person unassigns it);
@@ -82,10 +86,15 @@ type leaving struct {
 //   - their open streams are told to end (pilot_sessions, 'u:<user id>', at the commit): each client
 //     reconnects and the guard checks its access again.
 //
-// Cards are locked before runs, the order a pipeline step takes them. It answers the missions the
-// cancelled runs were waiting for, for afterLeaving.
+// Missions are locked before cards, the order a mission's steps take them, and cards before runs, the
+// order a pipeline step takes them. It answers the missions the cancelled runs were waiting for, for
+// afterLeaving.
 func (e *Engine) leaveTx(ctx context.Context, tx pgx.Tx, l leaving) ([]db.RecordEdit, error) {
 	q := dbcore.Queries(tx)
+	if _, err := e.missions.CancelMissionsCreatedByTx(ctx, tx, mission.MissionsOf{WorkspaceIDs: l.WorkspaceIDs,
+		CreatorID: l.UserID, ActorID: l.ActorID}); err != nil {
+		return nil, err
+	}
 	cards, err := q.CardsAssignedInWorkspaces(ctx, dbsqlc.CardsAssignedInWorkspacesParams{WorkspaceIds: l.WorkspaceIDs, UserID: &l.UserID})
 	if err != nil {
 		return nil, fmt.Errorf("list assigned cards: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/testfactory"
@@ -176,4 +177,90 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 	got, err = e.Pipelines.Run(ctx, pipeline.RunRef{WorkspaceID: dev.ID, PipelineID: devRun.Run.PipelineID, RunID: devRun.Run.ID})
 	require.NoError(t, err)
 	require.Equal(t, pipeline.RunRunning, got.Run.Status)
+}
+
+// Leaving a workspace stops the agent missions the member started there, queued, running or awaiting
+// approval (an MCP client's too), through the mission engine's cancel: each is failed and cancelled,
+// its job cancelled and its pending proposals rejected, and its stream ends with a done event saying
+// why. Their finished missions, others' missions and theirs in another workspace go on as they were.
+func TestRemoveWorkspaceMemberStopsTheMissionsTheyStarted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	leaver, _ := testfactory.Member(t, e.Engines, e.owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com")})
+	stay, _ := testfactory.Member(t, e.Engines, e.owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("stay@example.com")})
+	prj := testfactory.NewProject(t, e.Engines, e.owner,
+		&testfactory.ProjectOpts{Members: []identity.Registration{leaver, stay}})
+	card := testfactory.Card(t, e.Engines, prj, nil)
+	agent := testfactory.Agent(t, e.Engines, e.owner,
+		&testfactory.AgentOpts{AutonomyMode: testfactory.Ptr(mission.AutonomyApproval)})
+	remote := testfactory.Agent(t, e.Engines, e.owner,
+		&testfactory.AgentOpts{Slug: testfactory.Ptr("remote"), McpOnly: testfactory.Ptr(true)})
+	start := func(a db.Agent, by identity.Registration, ws string) db.AgentMission {
+		t.Helper()
+		in := mission.NewMission{WorkspaceID: ws, AgentID: a.ID, ActorID: by.User.ID, Source: mission.MissionSourceRuntime,
+			Objective: "Tidy"}
+		if ws == e.owner.Workspace.ID {
+			in.ProjectID, in.CardID, in.Source = &prj.ID, &card.ID, mission.MissionSourceAgent
+		}
+		m, err := e.Missions.CreateMission(ctx, in)
+		require.NoError(t, err)
+		return m
+	}
+	run := func(m db.AgentMission) {
+		t.Helper()
+		r, err := e.Missions.StartMission(ctx, m.ID)
+		require.NoError(t, err)
+		require.True(t, r.Proceed)
+	}
+	queued := start(agent, leaver, e.owner.Workspace.ID)
+	running := start(agent, leaver, e.owner.Workspace.ID)
+	run(running)
+	awaiting := start(agent, leaver, e.owner.Workspace.ID)
+	run(awaiting)
+	step, err := e.Missions.RunMissionStep(ctx, mission.StepInput{MissionID: awaiting.ID, StepKey: "turn1:0",
+		Tool: "add_comment", Args: json.RawMessage(`{"content": "Noted"}`), Explanation: "because"})
+	require.NoError(t, err)
+	require.Equal(t, mission.StepProposed, step.Outcome)
+	got, err := e.Missions.FinishMission(ctx, awaiting.ID, "", "")
+	require.NoError(t, err)
+	require.EqualValues(t, db.MissionAwaitingApproval, got.Status)
+	forMCP := start(remote, leaver, e.owner.Workspace.ID)
+	done := start(agent, leaver, e.owner.Workspace.ID)
+	run(done)
+	_, err = e.Missions.FinishMission(ctx, done.ID, "Done", "")
+	require.NoError(t, err)
+	others := start(agent, stay, e.owner.Workspace.ID)
+	theirs := start(testfactory.Agent(t, e.Engines, leaver, nil), leaver, leaver.Workspace.ID)
+
+	require.NoError(t, e.engine.RemoveWorkspaceMember(ctx, tenancy.WorkspaceMemberRemoval{
+		WorkspaceID: e.owner.Workspace.ID, UserID: leaver.User.ID, ActorID: e.owner.User.ID}))
+
+	status := func(m db.AgentMission) db.AgentMission {
+		t.Helper()
+		got, err := e.Missions.Mission(ctx, m.WorkspaceID, m.ID)
+		require.NoError(t, err)
+		return got
+	}
+	for _, m := range []db.AgentMission{queued, running, awaiting, forMCP} {
+		got := status(m)
+		require.EqualValues(t, db.MissionFailed, got.Status, m.ID)
+		require.NotNil(t, got.CancelledAt, m.ID)
+		evs := e.Events(t, m.ID)
+		require.Equal(t, "done:failed", evs[len(evs)-1], "the stream ends with the final status")
+		msg, data := e.LastEvent(t, m.ID)
+		require.Equal(t, "mission cancelled: the member who started it left the workspace", msg)
+		require.Equal(t, "creator_left", data["reason"])
+		require.Equal(t, e.owner.User.ID, data["cancelledBy"])
+	}
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM river_job
+		WHERE kind = $1 AND state = 'cancelled' AND args->>'missionId' = ANY($2)`,
+		jobs.MissionArgs{}.Kind(), []string{queued.ID, running.ID}), "their jobs are cancelled")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM agent_proposals WHERE mission_id = $1 AND status = 'rejected'`,
+		awaiting.ID))
+	require.EqualValues(t, db.MissionCompleted, status(done).Status)
+	require.EqualValues(t, db.MissionQueued, status(others).Status)
+	require.EqualValues(t, db.MissionQueued, status(theirs).Status, "a mission in their own workspace goes on")
 }

@@ -436,6 +436,46 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 	return i, err
 }
 
+const missionListActiveByCreator = `-- name: MissionListActiveByCreator :many
+SELECT id, workspace_id FROM agent_missions
+WHERE created_by = $1 AND workspace_id = ANY($2::uuid[]) AND source <> 'pipeline'
+  AND status IN ('queued', 'running', 'awaiting_approval')
+ORDER BY id
+`
+
+type MissionListActiveByCreatorParams struct {
+	CreatedBy    string
+	WorkspaceIds []string
+}
+
+type MissionListActiveByCreatorRow struct {
+	ID          string
+	WorkspaceID string
+}
+
+// MissionListActiveByCreator lists the unfinished missions a user started directly in these workspaces
+// (not a pipeline's), in id order, the order their locks are taken in: what a member who leaves the
+// workspaces has cancelled (agent_missions_active_creator_idx).
+func (q *Queries) MissionListActiveByCreator(ctx context.Context, arg MissionListActiveByCreatorParams) ([]MissionListActiveByCreatorRow, error) {
+	rows, err := q.db.Query(ctx, missionListActiveByCreator, arg.CreatedBy, arg.WorkspaceIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MissionListActiveByCreatorRow{}
+	for rows.Next() {
+		var i MissionListActiveByCreatorRow
+		if err := rows.Scan(&i.ID, &i.WorkspaceID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const missionListByAgent = `-- name: MissionListByAgent :many
 SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions
 WHERE agent_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
