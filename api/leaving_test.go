@@ -185,3 +185,25 @@ func TestRemovedMembersMissionEndsItsStream(t *testing.T) {
 	require.EqualValues(t, "failed", got.Status)
 	require.NotNil(t, got.CancelledAt)
 }
+
+// The automation rules a removed member created are disabled with the removal, and the workspace's
+// admins, the one who removed them included, are notified of it.
+func TestRemovedMembersRulesAreDisabledAndTheAdminsTold(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	admin, leaver := e.register("admin@example.com"), e.register("leaver@example.com")
+	e.join(admin, leaver, admin.OrgSlug, admin.WsSlug, "admin")
+	prj, _ := e.project(admin, "Shared")
+	r := e.do("POST", prj+"/automations", leaver.Token, map[string]any{"name": "Triage", "trigger": "task_created",
+		"action": map[string]any{"type": "set_priority", "priority": "high"}})
+	requireStatus(t, r, http.StatusCreated)
+	rule := decode[RuleOut](t, r)
+	require.True(t, rule.Enabled)
+
+	requireStatus(t, e.do("DELETE", admin.ws()+"/members/"+leaver.ID, admin.Token, nil), http.StatusOK)
+	r = e.do("GET", prj+"/automations/"+rule.ID, admin.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.False(t, decode[RuleOut](t, r).Enabled)
+	e.fanOutRecorded()
+	require.Contains(t, e.notificationTypes(admin), db.ActivityAutomationRulesDisabled)
+}

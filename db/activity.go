@@ -22,6 +22,8 @@ const (
 	ActivityPipelineNotice    = dbcore.ActivityPipelineNotice
 	ActivityWebhookDisabled   = dbcore.ActivityWebhookDisabled
 
+	ActivityAutomationRulesDisabled = dbcore.ActivityAutomationRulesDisabled
+
 	TriggerTaskMoved         = dbcore.TriggerTaskMoved
 	TriggerTaskCreated       = dbcore.TriggerTaskCreated
 	TriggerChecklistComplete = dbcore.TriggerChecklistComplete

@@ -3316,10 +3316,10 @@ export interface components {
             /** @description null for workspace-level activities (document_submitted, document_reviewed, project_deleted) */
             projectId: string | null;
             /**
-             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name) and webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason)
+             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId)
              * @enum {string}
              */
-            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled";
+            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice";
             /** @description Set for workspace-level activities only */
             workspaceId?: string;
         };
@@ -3701,7 +3701,7 @@ export interface components {
             /** @description Default true */
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "*")[] | null;
+            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[] | null;
             /** @description http or https */
             url: string;
         };
@@ -5107,7 +5107,7 @@ export interface components {
             description?: string;
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "*")[];
+            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[];
             url?: string;
         };
         UpdateWorkspaceInputBody: {

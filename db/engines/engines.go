@@ -65,11 +65,12 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 	missions := mission.New(core, store, boards, pilot, runner)
 	drafts := draft.New(core, store, boards, runner)
 	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks)
+	automations := automation.New(core, store, boards, webhooks)
 	return &Engines{
 		Store:         store,
 		Board:         boards,
 		Identity:      identity.New(core, store),
-		Tenancy:       tenancy.New(core, store, boards, pipelines, missions),
+		Tenancy:       tenancy.New(core, store, boards, pipelines, missions, automations),
 		Documents:     document.New(core, store),
 		Notifications: notification.New(core),
 		Pilotage:      pilot,
@@ -77,7 +78,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Drafts:        drafts,
 		Roadmaps:      roadmap.New(core),
 		Pipelines:     pipelines,
-		Automations:   automation.New(core, store, boards, webhooks),
+		Automations:   automations,
 		Webhooks:      webhooks,
 		Transfer:      transfer.New(core),
 	}

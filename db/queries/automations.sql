@@ -23,6 +23,15 @@ RETURNING *;
 -- name: AutomationRuleDelete :execrows
 DELETE FROM automation_rules WHERE id = @id AND project_id = @project_id;
 
+-- name: AutomationRulesDisableByCreator :many
+-- AutomationRulesDisableByCreator disables the enabled rules a user created in the projects of these
+-- workspaces (a member who leaves them: the rules act as their creator), answering each with its
+-- project's workspace (automation_rules_enabled_creator_idx, migration 00035).
+UPDATE automation_rules r SET enabled = false, updated_at = now()
+FROM projects p
+WHERE r.created_by = @created_by AND r.enabled AND p.id = r.project_id AND p.workspace_id = ANY(@workspace_ids::uuid[])
+RETURNING r.id, r.project_id, r.name, p.workspace_id;
+
 -- name: AutomationRulesForTrigger :many
 SELECT * FROM automation_rules
 WHERE project_id = @project_id AND trigger = @trigger AND enabled

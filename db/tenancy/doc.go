@@ -5,6 +5,7 @@ package tenancy
 
 import (
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/mission"
@@ -16,14 +17,17 @@ type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
 	// The engines a member's leaving calls (leaving.go): board unassigns their cards and ends their
-	// project memberships, pipelines cancels their runs, and missions the missions they started.
-	board     *board.Engine
-	pipelines *pipeline.Engine
-	missions  *mission.Engine
+	// project memberships, pipelines cancels their runs, missions the missions they started, and
+	// automations disables their rules.
+	board       *board.Engine
+	pipelines   *pipeline.Engine
+	missions    *mission.Engine
+	automations *automation.Engine
 }
 
 // New builds the tenancy engine on core and store, with the engines a member's leaving calls.
 func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pipelines *pipeline.Engine,
-	missions *mission.Engine) *Engine {
-	return &Engine{core: core, store: store, board: boards, pipelines: pipelines, missions: missions}
+	missions *mission.Engine, automations *automation.Engine) *Engine {
+	return &Engine{core: core, store: store, board: boards, pipelines: pipelines, missions: missions,
+		automations: automations}
 }

@@ -2,9 +2,9 @@ package tenancy
 
 // This file is what leaving means: a member removed from an organization or a workspace keeps nothing
 // there that acts or listens in their name. The agent missions they started there are cancelled, their
-// project memberships and card assignments in its projects go, the pipeline runs they started there are
-// cancelled, and their open streams end, in the transaction that removes the membership
-// (docs/decisions.md, "Leaving").
+// automation rules in its projects disabled (its admins are told), their project memberships and card
+// assignments in its projects go, the pipeline runs they started there are cancelled, and their open
+// streams end, in the transaction that removes the membership (docs/decisions.md, "Leaving").
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
@@ -77,6 +78,8 @@ type leaving struct {
 //
 //   - the agent missions they started there (queued, running or awaiting approval; not a pipeline's)
 //     are cancelled through the mission engine's cancel, so their streams end with their final status;
+//   - the automation rules they created in those workspaces' projects, which act as their creator, are
+//     disabled, and each workspace's admins are told (an automation_rules_disabled activity);
 //   - each card of their projects assigned to them is unassigned through the store's card update (a
 //     card_assigned activity with a null assigneeId, its counters, triggers and automation jobs, as
 //     when a person unassigns it);
@@ -92,6 +95,10 @@ type leaving struct {
 func (e *Engine) leaveTx(ctx context.Context, tx pgx.Tx, l leaving) ([]db.RecordEdit, error) {
 	q := dbcore.Queries(tx)
 	if _, err := e.missions.CancelMissionsCreatedByTx(ctx, tx, mission.MissionsOf{WorkspaceIDs: l.WorkspaceIDs,
+		CreatorID: l.UserID, ActorID: l.ActorID}); err != nil {
+		return nil, err
+	}
+	if _, err := e.automations.DisableRulesCreatedByTx(ctx, tx, automation.RulesOf{WorkspaceIDs: l.WorkspaceIDs,
 		CreatorID: l.UserID, ActorID: l.ActorID}); err != nil {
 		return nil, err
 	}

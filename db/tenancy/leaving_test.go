@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/db/mission"
@@ -263,4 +264,79 @@ func TestRemoveWorkspaceMemberStopsTheMissionsTheyStarted(t *testing.T) {
 	require.EqualValues(t, db.MissionCompleted, status(done).Status)
 	require.EqualValues(t, db.MissionQueued, status(others).Status)
 	require.EqualValues(t, db.MissionQueued, status(theirs).Status, "a mission in their own workspace goes on")
+}
+
+// Leaving a workspace disables the automation rules the member created in its projects (a rule acts as
+// its creator), and tells the workspace's admins which, the remover included. Others' rules, and theirs
+// in another workspace, stay on.
+func TestRemoveWorkspaceMemberDisablesTheirAutomationRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	leaver, _ := testfactory.Member(t, e.Engines, e.owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("leaver@example.com")})
+	admin, _ := testfactory.Member(t, e.Engines, e.owner,
+		&testfactory.MemberOpts{Email: testfactory.Ptr("admin@example.com"), Role: testfactory.Ptr("admin")})
+	prj := testfactory.NewProject(t, e.Engines, e.owner,
+		&testfactory.ProjectOpts{Members: []identity.Registration{leaver, admin}})
+	ownPrj := testfactory.NewProject(t, e.Engines, leaver, &testfactory.ProjectOpts{Name: testfactory.Ptr("Mine")})
+	rule := func(projectID string, by identity.Registration, name, trigger string, enabled bool) db.AutomationRule {
+		t.Helper()
+		r, err := e.Automations.CreateRule(ctx, projectID, by.User.ID, automation.NewRule{Name: name, Trigger: trigger,
+			Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: enabled})
+		require.NoError(t, err)
+		return r
+	}
+	triage := rule(prj.ID, leaver, "Triage", "task_created", true)
+	bump := rule(prj.ID, leaver, "Bump", "task_moved", true)
+	off := rule(prj.ID, leaver, "Off", "task_created", false)
+	admins := rule(prj.ID, admin, "Admin's", "task_assigned", true)
+	mine := rule(ownPrj.ID, leaver, "Mine", "task_created", true)
+
+	require.NoError(t, e.engine.RemoveWorkspaceMember(ctx, tenancy.WorkspaceMemberRemoval{
+		WorkspaceID: e.owner.Workspace.ID, UserID: leaver.User.ID, ActorID: e.owner.User.ID}))
+
+	enabled := func(r db.AutomationRule) bool {
+		t.Helper()
+		got, err := e.Automations.Rule(ctx, r.ProjectID, r.ID)
+		require.NoError(t, err)
+		return got.Enabled
+	}
+	require.False(t, enabled(triage))
+	require.False(t, enabled(bump))
+	require.False(t, enabled(off))
+	require.True(t, enabled(admins))
+	require.True(t, enabled(mine), "their rules elsewhere stay on")
+
+	var activityID string
+	var actor *string
+	var meta struct {
+		UserID    string `json:"userId"`
+		RemovedBy string `json:"removedBy"`
+		Rules     []struct{ ID, Name, ProjectID string }
+	}
+	var recipients []string
+	require.NoError(t, e.Pool.QueryRow(ctx, `SELECT id::text, actor_id::text, meta, recipients::text[] FROM activities
+		WHERE workspace_id = $1 AND type = $2`, e.owner.Workspace.ID, db.ActivityAutomationRulesDisabled).Scan(&activityID,
+		&actor, &meta, &recipients))
+	require.Nil(t, actor)
+	require.Equal(t, leaver.User.ID, meta.UserID)
+	require.Equal(t, e.owner.User.ID, meta.RemovedBy)
+	require.Len(t, meta.Rules, 2, "the rules it disabled, not one that was off")
+	require.Equal(t, []string{"Bump", "Triage"}, []string{meta.Rules[0].Name, meta.Rules[1].Name})
+	require.Equal(t, prj.ID, meta.Rules[0].ProjectID)
+	require.ElementsMatch(t, []string{e.owner.User.ID, admin.User.ID}, recipients)
+
+	// Its notify job, in the removal's transaction, tells both admins.
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE kind = $1 AND args->>'activityId' = $2`,
+		jobs.NotifyActivityArgs{}.Kind(), activityID))
+	_, err := e.Notifications.FanOutNotifications(ctx, activityID)
+	require.NoError(t, err)
+	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM notifications WHERE activity_id = $1 AND user_id = ANY($2)`,
+		activityID, []string{e.owner.User.ID, admin.User.ID}))
+
+	// A card created now runs none of them.
+	testfactory.Card(t, e.Engines, prj, nil)
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM river_job WHERE kind = $1 AND args->>'projectId' = $2`,
+		jobs.AutomationEventArgs{}.Kind(), prj.ID))
 }

@@ -245,9 +245,9 @@ func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, r
 }
 
 // RemoveOrganizationMember removes a member from the organization and all its workspaces, with what
-// leaving them means (leaveTx: the missions they started there, their project memberships and card
-// assignments, the runs they started, their open streams), in one transaction. The owner cannot be
-// removed.
+// leaving them means (leaveTx: the missions they started there, their automation rules, their project
+// memberships and card assignments, the runs they started, their open streams), in one transaction.
+// The owner cannot be removed.
 func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemoval) error {
 	orgID, userID := m.OrgID, m.UserID
 	var missions []db.RecordEdit

@@ -36,6 +36,9 @@ const (
 	// ActivityProjectDeleted notifies a deleted project's members (the project and its own activities
 	// are gone, so it names the workspace; meta has the project's id and name).
 	ActivityProjectDeleted = "project_deleted"
+	// ActivityAutomationRulesDisabled notifies a workspace's admins that the automation rules a member
+	// created in its projects were disabled as the member left (rules act as their creator).
+	ActivityAutomationRulesDisabled = "automation_rules_disabled"
 )
 
 // Activity is one change to record. A project activity sets ProjectID; a workspace-level activity
@@ -172,7 +175,7 @@ var ActivityTypes = []string{
 	ActivityMissionStatusChanged, ActivityPipelineRunFinished, ActivityPipelineNotice,
 	ActivityPilotageRecordCreated, ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted,
 	ActivityPilotageActionProposed, ActivityPilotageActionReviewed, ActivityPilotageActionApplied,
-	ActivityWebhookDisabled,
+	ActivityWebhookDisabled, ActivityAutomationRulesDisabled,
 }
 
 // RuleCause marks a change an automation rule makes: the rule (recorded as meta.automationRuleId) and

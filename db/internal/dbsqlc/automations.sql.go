@@ -206,6 +206,53 @@ func (q *Queries) AutomationRuleUpdate(ctx context.Context, arg AutomationRuleUp
 	return i, err
 }
 
+const automationRulesDisableByCreator = `-- name: AutomationRulesDisableByCreator :many
+UPDATE automation_rules r SET enabled = false, updated_at = now()
+FROM projects p
+WHERE r.created_by = $1 AND r.enabled AND p.id = r.project_id AND p.workspace_id = ANY($2::uuid[])
+RETURNING r.id, r.project_id, r.name, p.workspace_id
+`
+
+type AutomationRulesDisableByCreatorParams struct {
+	CreatedBy    string
+	WorkspaceIds []string
+}
+
+type AutomationRulesDisableByCreatorRow struct {
+	ID          string
+	ProjectID   string
+	Name        string
+	WorkspaceID string
+}
+
+// AutomationRulesDisableByCreator disables the enabled rules a user created in the projects of these
+// workspaces (a member who leaves them: the rules act as their creator), answering each with its
+// project's workspace (automation_rules_enabled_creator_idx, migration 00035).
+func (q *Queries) AutomationRulesDisableByCreator(ctx context.Context, arg AutomationRulesDisableByCreatorParams) ([]AutomationRulesDisableByCreatorRow, error) {
+	rows, err := q.db.Query(ctx, automationRulesDisableByCreator, arg.CreatedBy, arg.WorkspaceIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AutomationRulesDisableByCreatorRow{}
+	for rows.Next() {
+		var i AutomationRulesDisableByCreatorRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.Name,
+			&i.WorkspaceID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const automationRulesForTrigger = `-- name: AutomationRulesForTrigger :many
 SELECT id, project_id, name, trigger, conditions, action, enabled, created_by, created_at, updated_at FROM automation_rules
 WHERE project_id = $1 AND trigger = $2 AND enabled
