@@ -196,7 +196,7 @@ type MeOutput struct {
 
 // MeOutputBody is the body of a MeOutput request.
 type MeOutputBody struct {
-	User      *UserOut `json:"user"`
+	User      *UserOut `json:"user" nullable:"false"` // always set
 	CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
 }
 

@@ -414,7 +414,7 @@ func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
 		props, _ := obj["properties"].(map[string]any)
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if f.Anonymous && name == "" {
 				walk(obj, f.Type)
 				continue
@@ -432,8 +432,7 @@ func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
 				def, _ := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 				walk(def, ft)
 			}
-			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !strings.Contains(opts,
-				"omitempty") && ps["$ref"] != nil {
+			if writesNullObject(f) && ps["$ref"] != nil {
 				props[name] = map[string]any{"anyOf": []any{ps, map[string]any{"type": "null"}}}
 			}
 		}

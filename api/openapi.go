@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -106,9 +107,10 @@ func declareRetryAfter(op *huma.Operation) {
 
 // The published document (GET /api/openapi.json, `pilot openapi`) is huma's, rewritten where huma cannot
 // say what the API does: JSON values it only knows as json.RawMessage or map[string]any get their
-// schema (propertySchemas), event streams are strings, and huma's patternDescription (no OpenAPI
-// keyword) moves into the description. Requests are still validated against huma's own schemas, so the
-// store keeps refusing a malformed JSON value with its own message.
+// schema (propertySchemas), event streams are strings, the nulls encoding/json writes are values of
+// their schemas (nullableObjects, nullInEnums), and huma's patternDescription (no OpenAPI keyword) moves
+// into the description. Requests are still validated against huma's own schemas, so the store keeps
+// refusing a malformed JSON value with its own message.
 
 // jsonValueRef is any JSON value (components/schemas/JSONValue).
 var jsonValueRef = map[string]any{"$ref": "#/components/schemas/JSONValue"}
@@ -236,6 +238,7 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			properties[prop] = s
 		}
 	}
+	nullableObjects(schemas, doc.Components.Schemas)
 	maps.Copy(schemas, jsonSchemas)
 	paths, _ := m["paths"].(map[string]any)
 	for _, item := range paths {
@@ -250,6 +253,8 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			}
 		}
 	}
+	// huma types a nullable enum [T, "null"] but leaves null out of its values (UsageContextOut.intent).
+	nullInEnums(m)
 	walkJSON(m, func(s map[string]any) {
 		if pd, ok := s["patternDescription"].(string); ok {
 			delete(s, "patternDescription")
@@ -259,6 +264,70 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 		}
 	})
 	return json.Marshal(m)
+}
+
+// nullableObjects makes null a value of every property that encoding/json writes as null: a pointer to a
+// struct without omitempty (DraftOut.roadmap before the roadmap exists, PilotageActionOut.result until
+// applied), which huma documents as its object alone (it cannot mark an object nullable). Such a
+// property becomes anyOf [the object, null], keeping its description. schemas are the published
+// components, reg huma's registry of their Go types.
+func nullableObjects(schemas map[string]any, reg huma.Registry) {
+	for name, sch := range schemas {
+		t := reg.TypeFromRef(schemaRefPrefix + name)
+		properties, _ := sch.(map[string]any)["properties"].(map[string]any)
+		if t == nil || properties == nil {
+			continue
+		}
+		for _, prop := range nullablePointerFields(t) {
+			ps, _ := properties[prop].(map[string]any)
+			ref, ok := ps["$ref"]
+			if !ok {
+				continue
+			}
+			s := map[string]any{"anyOf": []any{map[string]any{"$ref": ref}, map[string]any{"type": "null"}}}
+			if d, ok := ps["description"]; ok {
+				s["description"] = d
+			}
+			properties[prop] = s
+		}
+	}
+}
+
+// schemaRefPrefix is how huma's registry names the components it holds.
+const schemaRefPrefix = "#/components/schemas/"
+
+// writesNullObject says whether encoding/json may write field f as null where its schema is an object: a
+// pointer to a struct without omitempty, unless its nullable:"false" tag says it is never nil.
+func writesNullObject(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct &&
+		!slices.Contains(strings.Split(opts, ","), "omitempty") && f.Tag.Get("nullable") != "false"
+}
+
+// nullablePointerFields are the JSON names of t's fields (embedded structs' included) that writesNullObject.
+func nullablePointerFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			out = append(out, nullablePointerFields(f.Type)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name != "-" && f.IsExported() && writesNullObject(f) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // walkJSON calls f on every object inside v.
