@@ -54,8 +54,9 @@ var retryAfterOperations = []string{"auth-register", "auth-login", "auth-2fa-ena
 	"auth-2fa-recovery-codes", "auth-2fa-verify", "auth-forgot-password", "auth-verify-email-send"}
 
 // finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty), declares Retry-After on
-// the 429 answers of retryAfterOperations, and lists every tag the operations use with its description,
-// panicking on a tag tagDescriptions lacks (as register panics on an undeclared access).
+// the 429 answers of retryAfterOperations and on every 503 answer (a database out of reach, errors.go),
+// and lists every tag the operations use with its description, panicking on a tag tagDescriptions lacks
+// (as register panics on an undeclared access).
 func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	if publicURL == "" {
 		publicURL = "/"
@@ -67,14 +68,18 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	for _, item := range doc.Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch,
 			item.Trace} {
-			if op != nil {
-				for _, t := range op.Tags {
-					used[t] = true
-				}
-				if slices.Contains(retryAfterOperations, op.OperationID) {
-					declareRetryAfter(op)
-					retryAfter[op.OperationID] = true
-				}
+			if op == nil {
+				continue
+			}
+			for _, t := range op.Tags {
+				used[t] = true
+			}
+			if slices.Contains(retryAfterOperations, op.OperationID) {
+				declareRetryAfter(op, "429")
+				retryAfter[op.OperationID] = true
+			}
+			if op.Responses["503"] != nil {
+				declareRetryAfter(op, "503")
 			}
 		}
 	}
@@ -94,15 +99,18 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	}
 }
 
-// declareRetryAfter documents the Retry-After header of op's 429 answer, which op must list.
-func declareRetryAfter(op *huma.Operation) {
-	r := op.Responses["429"]
+// declareRetryAfter documents the Retry-After header of op's answer of status code, which op must list.
+func declareRetryAfter(op *huma.Operation, code string) {
+	r := op.Responses[code]
 	if r == nil {
-		panic(fmt.Sprintf("operation %s lists no 429 answer for its Retry-After", op.OperationID))
+		panic(fmt.Sprintf("operation %s lists no %s answer for its Retry-After", op.OperationID, code))
+	}
+	if r.Headers == nil {
+		r.Headers = map[string]*huma.Header{}
 	}
 	one := 1.0
-	r.Headers = map[string]*huma.Header{"Retry-After": {Description: "Seconds to wait before trying again",
-		Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: &one}}}
+	r.Headers["Retry-After"] = &huma.Header{Description: "Seconds to wait before trying again",
+		Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: &one}}
 }
 
 // The published document (GET /api/openapi.json, `pilot openapi`) is huma's, rewritten where huma cannot
