@@ -204,12 +204,43 @@ var propertySchemas = map[string]map[string]func() map[string]any{
 	"PipelineOut":                    {"steps": func() map[string]any { return arrayOf("StepIn") }},
 	"RunStepOut":                     {"output": func() map[string]any { return object(true) }},
 	"PilotageStateOut": {
-		"missions":         func() map[string]any { return arrayOf("PilotageMissionOut") },
-		"activePriorities": func() map[string]any { return arrayOf("PilotagePriorityOut") },
-		"todos":            func() map[string]any { return arrayOf("PilotageTodoOut") },
-		"decisions":        func() map[string]any { return arrayOf("PilotageDecisionOut") },
-		"activeDocs":       func() map[string]any { return arrayOf("PilotageDocOut") },
+		"missions":         func() map[string]any { return arrayOf(stateRecordSchema("PilotageMissionOut")) },
+		"activePriorities": func() map[string]any { return arrayOf(stateRecordSchema("PilotagePriorityOut")) },
+		"todos":            func() map[string]any { return arrayOf(stateRecordSchema("PilotageTodoOut")) },
+		"decisions":        func() map[string]any { return arrayOf(stateRecordSchema("PilotageDecisionOut")) },
+		"activeDocs":       func() map[string]any { return arrayOf(stateRecordSchema("PilotageDocOut")) },
 	},
+}
+
+// stateRecords are the record kinds of the pilotage state (minimalFields' keys) by their output type.
+var stateRecords = map[string]string{"PilotageMissionOut": "mission", "PilotagePriorityOut": "priority",
+	"PilotageTodoOut": "todo", "PilotageDecisionOut": "decision", "PilotageDocOut": "doc"}
+
+// stateRecordSchema names the schema of a record of the pilotage state whose output type is out
+// (stateRecordSchemas).
+func stateRecordSchema(out string) string { return strings.TrimSuffix(out, "Out") + "AtDetail" }
+
+// stateRecordSchemas adds to schemas the records of the pilotage state: each its output type's schema
+// with only the fields every detailLevel keeps required (minimalFields), as minimal keeps only those and
+// standard drops the audit fields.
+func stateRecordSchemas(schemas map[string]any) error {
+	for out, kind := range stateRecords {
+		full, ok := schemas[out].(map[string]any)
+		if !ok {
+			return fmt.Errorf("openapi: no %s for the pilotage state", out)
+		}
+		s := maps.Clone(full)
+		required := make([]any, len(minimalFields[kind]))
+		for i, f := range minimalFields[kind] {
+			required[i] = f
+		}
+		s["required"] = required
+		s["description"] = fmt.Sprintf("A %s as the pilotage state answers it, with the fields of its detailLevel: "+
+			"minimal keeps %s; standard all but %s; detailed all", out, strings.Join(minimalFields[kind], ", "),
+			strings.Join(auditFields, ", "))
+		schemas[stateRecordSchema(out)] = s
+	}
+	return nil
 }
 
 // publishOpenAPI renders the published document from huma's.
@@ -247,6 +278,9 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 		}
 	}
 	nullableObjects(schemas, doc.Components.Schemas)
+	if err := stateRecordSchemas(schemas); err != nil {
+		return nil, err
+	}
 	maps.Copy(schemas, jsonSchemas)
 	paths, _ := m["paths"].(map[string]any)
 	for _, item := range paths {
