@@ -90,6 +90,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions)
 	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(sessions.middleware(h)))))
+	documentMCP(s.api.OpenAPI())
 	if ctx != nil {
 		go func() {
 			<-ctx.Done()

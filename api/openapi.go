@@ -43,6 +43,8 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},
 	{"Documents", "The workspace's knowledge base: documents, their versions and links."},
 	{"Search", "Full-text search over a workspace's cards and documents."},
+	{"MCP", "The Model Context Protocol endpoint for AI clients (streamable HTTP): the same data and rights as " +
+		"the REST API, as tools and resources the protocol lists."},
 	{"Events", "The workspace's live event feed (server-sent events): every change the caller may read, in order, " +
 		"resumable."},
 }
@@ -203,6 +205,14 @@ var propertySchemas = map[string]map[string]func() map[string]any{
 	"StepIn":                         {"params": func() map[string]any { return object(false) }},
 	"PipelineOut":                    {"steps": func() map[string]any { return arrayOf("StepIn") }},
 	"RunStepOut":                     {"output": func() map[string]any { return object(true) }},
+	"JSONRPCMessage": {
+		"id": func() map[string]any {
+			return map[string]any{"type": []any{"string", "integer", "null"}}
+		},
+		"params": func() map[string]any { return object(false) },
+		"result": func() map[string]any { return jsonValueRef },
+	},
+	"JSONRPCError": {"data": func() map[string]any { return jsonValueRef }},
 	"PilotageStateOut": {
 		"missions":         func() map[string]any { return arrayOf(stateRecordSchema("PilotageMissionOut")) },
 		"activePriorities": func() map[string]any { return arrayOf(stateRecordSchema("PilotagePriorityOut")) },
