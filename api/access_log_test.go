@@ -56,7 +56,8 @@ func TestAccessLog(t *testing.T) {
 	s.logs.take(t)
 	r := send("GET", projects, u.Token, "log-200")
 	requireStatus(t, r, http.StatusOK)
-	requireStatus(t, send("GET", "/no/such/"+u.ID, "", "log-404"), http.StatusNotFound)
+	requireStatus(t, s.send(req{Method: "GET", Path: "/no/such/" + u.ID,
+		Header: map[string]string{"X-Request-ID": "log-404"}, MayLeaveDocument: true}), http.StatusNotFound)
 	requireStatus(t, send("GET", projects, "", "log-401"), http.StatusUnauthorized)
 	requireStatus(t, send("GET", "/orgs/"+u.OrgSlug+"/workspaces/personal/projects/"+u.ID, u.Token, "log-404-op"),
 		http.StatusNotFound)

@@ -99,8 +99,8 @@ func (s boardOps) registerAttachments() {
 				"Content-Disposition": {Description: "attachment; filename=\"…\" (and filename* for non-ASCII names)",
 					Schema: &huma.Schema{Type: huma.TypeString}}, "Content-Length": {Schema: &huma.Schema{Type: huma.TypeInteger}},
 			},
-			Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: huma.TypeString,
-				Format: "binary"}}},
+			// The file's own type, whatever it is (Content-Type: the type it was stored with).
+			Content: map[string]*huma.MediaType{"*/*": {Schema: &huma.Schema{Type: huma.TypeString, Format: "binary"}}},
 		}}},
 		projectRead, s.downloadAttachment)
 

@@ -14,8 +14,8 @@ import (
 )
 
 // docsHandler is the api's handler without a database: enough for the document and the docs page.
-func docsHandler(opts Options) http.Handler {
-	return New(engines.New(nil, nil, engines.Options{}), nil, nil, slog.New(slog.DiscardHandler), opts)
+func docsHandler(t testing.TB, opts Options) http.Handler {
+	return newTestHandler(t, engines.New(nil, nil, engines.Options{}), nil, slog.New(slog.DiscardHandler), opts)
 }
 
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
@@ -29,7 +29,7 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 // and each is served with its content type.
 func TestDocsPageIsSameOrigin(t *testing.T) {
 	t.Parallel()
-	h := docsHandler(Options{})
+	h := docsHandler(t, Options{})
 	r := get(t, h, "/api/docs")
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, "text/html; charset=utf-8", r.Header().Get("Content-Type"))
@@ -62,7 +62,7 @@ func TestProductionServesOpenAPI(t *testing.T) {
 	t.Parallel()
 	for _, opts := range []Options{{Production: true, PublicURL: "https://pilot.example.com"}, {Production: true,
 		NoDocs: true, PublicURL: "https://pilot.example.com"}} {
-		h := docsHandler(opts)
+		h := docsHandler(t, opts)
 		r := get(t, h, "/api/openapi.json")
 		require.Equal(t, http.StatusOK, r.Code)
 		var doc struct {

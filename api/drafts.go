@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -81,9 +82,13 @@ const draftsDoc = "A draft goes framing → refining → refined (questions read
 func (s agentOps) registerDrafts() {
 	tags := []string{"Project drafts"}
 	path := pathWorkspace + "/project-drafts"
-	stepResponses := map[string]*huma.Response{
-		"202": {Description: "The job is still running: the draft in its refining or generating state; follow `…/events` " +
-			"or read the draft later"},
+	// 202 answers the draft as 200 does, in its refining or generating state (a map per operation: huma adds
+	// the operation's other responses to it).
+	draftSchema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[DraftOut](), true, "")
+	stepResponses := func() map[string]*huma.Response {
+		return map[string]*huma.Response{"202": {Description: "The job is still running: the draft in its refining or " +
+			"generating state; follow `…/events` or read the draft later",
+			Content: map[string]*huma.MediaType{"application/json": {Schema: draftSchema}}}}
 	}
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-create", Method: http.MethodPost, Path: path,
@@ -109,7 +114,7 @@ func (s agentOps) registerDrafts() {
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-refine", Method: http.MethodPost,
 		Path: path + "/{draftId}/refine", Summary: "Answer the draft's questions and ask for the next round", Tags: tags,
-		Errors: []int{http.StatusConflict}, Responses: stepResponses,
+		Errors: []int{http.StatusConflict}, Responses: stepResponses(),
 		Description: "Body `{answers: [{question, answer}]}` (at most 5; each question one of the draft's current " +
 			"`questions`; question at most 500, answer 1–2,000 characters; `{}` or no body on the first round). Allowed in " +
 			"framing, refined and failed; records the answers and queues a refinement job, then waits up to a few seconds for " +
@@ -120,7 +125,7 @@ func (s agentOps) registerDrafts() {
 
 	register(s.Server, huma.Operation{OperationID: "project-drafts-generate-roadmap", Method: http.MethodPost,
 		Path: path + "/{draftId}/generate-roadmap", Summary: "Generate the draft's phased roadmap", Tags: tags,
-		Errors: []int{http.StatusConflict}, Responses: stepResponses, Description: "Allowed in framing, refined, " +
+		Errors: []int{http.StatusConflict}, Responses: stepResponses(), Description: "Allowed in framing, refined, " +
 			"roadmap_ready (a new roadmap replaces the old) and failed. Queues the roadmap job, then waits up to a few " +
 			"seconds for it: 200 with the draft and its `roadmap` {phases: [{name, goal, deliverables: [{title, " +
 			"description}]}]} when ready, else 202 with the draft generating. 409 while a job runs or once executed."},

@@ -60,7 +60,14 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 		op.Security = []map[string][]string{{"bearer": {}}}
 		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden)
 	}
-	op.Errors = append(op.Errors, http.StatusBadRequest)
+	// Every operation may find the database out of reach (503 with Retry-After, finishOpenAPI), and one
+	// that reads a body may be sent one past the limit.
+	op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusServiceUnavailable)
+	if t := reflect.TypeFor[I](); t.Kind() == reflect.Struct {
+		if _, ok := t.FieldByName("Body"); ok {
+			op.Errors = append(op.Errors, http.StatusRequestEntityTooLarge)
+		}
+	}
 	if a.OrgRole != "" || a.WSRole != "" {
 		op.Errors = append(op.Errors, http.StatusNotFound)
 	}

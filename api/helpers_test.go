@@ -27,7 +27,6 @@ import (
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -113,7 +112,7 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	if o.options != nil {
 		o.options(&opts)
 	}
-	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, opts)
+	h := newTestHandler(t, eng, signer, logger, opts)
 	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer, access: cache}
 }
 
@@ -195,12 +194,16 @@ func cardFields(t *testing.T, c CardOut) map[string]any {
 
 // req is a request to send; Token goes into the Authorization header. RemoteAddr is the client's
 // address ("198.51.100.1:1000"; empty: the recorder's default), which the rate limits key on.
+// MayLeaveDocument is set by the tests that send a path or method the OpenAPI document does not have on
+// purpose (unknown routes, wrong methods): its answer is checked against the document only when it
+// reaches a documented operation (mayLeaveDocument).
 type req struct {
 	Method, Path, Token string
 	Body                any
 	Header              map[string]string
 	Cookies             []*http.Cookie
 	RemoteAddr          string
+	MayLeaveDocument    bool
 }
 
 func (e *testEnv) send(r req) *resp {
@@ -217,7 +220,11 @@ func (e *testEnv) send(r req) *resp {
 		require.NoError(e.t, err)
 		body = bytes.NewReader(buf)
 	}
-	hr := httptest.NewRequestWithContext(context.Background(), r.Method, r.Path, body)
+	ctx := context.Background()
+	if r.MayLeaveDocument {
+		ctx = mayLeaveDocument(ctx)
+	}
+	hr := httptest.NewRequestWithContext(ctx, r.Method, r.Path, body)
 	if r.Body != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
@@ -242,6 +249,13 @@ func (e *testEnv) send(r req) *resp {
 func (e *testEnv) do(method, path, token string, body any) *resp {
 	e.t.Helper()
 	return e.send(req{Method: method, Path: path, Token: token, Body: body})
+}
+
+// undocumented sends method path, which the OpenAPI document does not have (an unknown route, a wrong
+// method), as token: see req.MayLeaveDocument.
+func (e *testEnv) undocumented(method, path, token string) *resp {
+	e.t.Helper()
+	return e.send(req{Method: method, Path: path, Token: token, MayLeaveDocument: true})
 }
 
 // requireStatus asserts the status and, for errors, the API's one error shape (ErrorBody).
@@ -453,7 +467,7 @@ func setupLogged(t *testing.T) (*testEnv, *sqlLog) {
 	require.NoError(t, err)
 	eng := engines.New(dbPool, riverClient, engines.Options{})
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	h := newTestHandler(t, eng, signer, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000})
 	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer}, l
 }

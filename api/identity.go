@@ -79,8 +79,8 @@ func (s accountOps) registerAuth() {
 			"from one client address (429). Failed logins also count per account from every address: past " +
 			"LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or " +
 			"X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before " +
-			"still signs in. Every 429 says when to try again in Retry-After.",
-		Errors: []int{http.StatusTooManyRequests}},
+			"still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401.",
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}},
 		Requires{Public: true}, s.login)
 
 	register(s.Server, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
@@ -196,7 +196,7 @@ type MeOutput struct {
 
 // MeOutputBody is the body of a MeOutput request.
 type MeOutputBody struct {
-	User      *UserOut `json:"user"`
+	User      *UserOut `json:"user" nullable:"false"` // always set
 	CSRFToken string   `json:"csrfToken,omitempty" doc:"Present when authenticated by the session cookie"`
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/internal/billing"
 )
 
 // identPassword is the password identRegister gives every account.
@@ -341,7 +340,7 @@ func TestAuthLoginRateLimitAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	e := setupWith(t, setupOpts{loginRateLimit: 4})
 	replica := *e
-	replica.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
+	replica.handler = newTestHandler(t, e.eng, e.signer, slog.New(slog.DiscardHandler),
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 4, RegisterRateLimit: 1000, AccessCache: e.access})
 	identRegister(e, "ivy@example.com", "Ivy")
 

@@ -90,6 +90,7 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions, s.watch)
 	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(sessions.middleware(h)))))
+	documentMCP(s.api.OpenAPI())
 	if ctx != nil {
 		go func() {
 			<-ctx.Done()
@@ -410,7 +411,7 @@ func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
 		props, _ := obj["properties"].(map[string]any)
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if f.Anonymous && name == "" {
 				walk(obj, f.Type)
 				continue
@@ -428,8 +429,7 @@ func allowNulls(schema map[string]any, t reflect.Type) map[string]any {
 				def, _ := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 				walk(def, ft)
 			}
-			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !strings.Contains(opts,
-				"omitempty") && ps["$ref"] != nil {
+			if writesNullObject(f) && ps["$ref"] != nil {
 				props[name] = map[string]any{"anyOf": []any{ps, map[string]any{"type": "null"}}}
 			}
 		}

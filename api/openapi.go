@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -42,6 +43,8 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Project drafts", "Drafting a project with an agent: refine a brief, generate a roadmap, apply it."},
 	{"Documents", "The workspace's knowledge base: documents, their versions and links."},
 	{"Search", "Full-text search over a workspace's cards and documents."},
+	{"MCP", "The Model Context Protocol endpoint for AI clients (streamable HTTP): the same data and rights as " +
+		"the REST API, as tools and resources the protocol lists."},
 	{"Events", "The workspace's live event feed (server-sent events): every change the caller may read, in order, " +
 		"resumable."},
 }
@@ -53,8 +56,9 @@ var retryAfterOperations = []string{"auth-register", "auth-login", "auth-2fa-ena
 	"auth-2fa-recovery-codes", "auth-2fa-verify", "auth-forgot-password", "auth-verify-email-send"}
 
 // finishOpenAPI sets the document's server (Options.PublicURL, "/" when empty), declares Retry-After on
-// the 429 answers of retryAfterOperations, and lists every tag the operations use with its description,
-// panicking on a tag tagDescriptions lacks (as register panics on an undeclared access).
+// the 429 answers of retryAfterOperations and on every 503 answer (a database out of reach, errors.go),
+// and lists every tag the operations use with its description, panicking on a tag tagDescriptions lacks
+// (as register panics on an undeclared access).
 func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	if publicURL == "" {
 		publicURL = "/"
@@ -66,14 +70,18 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	for _, item := range doc.Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch,
 			item.Trace} {
-			if op != nil {
-				for _, t := range op.Tags {
-					used[t] = true
-				}
-				if slices.Contains(retryAfterOperations, op.OperationID) {
-					declareRetryAfter(op)
-					retryAfter[op.OperationID] = true
-				}
+			if op == nil {
+				continue
+			}
+			for _, t := range op.Tags {
+				used[t] = true
+			}
+			if slices.Contains(retryAfterOperations, op.OperationID) {
+				declareRetryAfter(op, "429")
+				retryAfter[op.OperationID] = true
+			}
+			if op.Responses["503"] != nil {
+				declareRetryAfter(op, "503")
 			}
 		}
 	}
@@ -93,22 +101,26 @@ func finishOpenAPI(doc *huma.OpenAPI, publicURL string) {
 	}
 }
 
-// declareRetryAfter documents the Retry-After header of op's 429 answer, which op must list.
-func declareRetryAfter(op *huma.Operation) {
-	r := op.Responses["429"]
+// declareRetryAfter documents the Retry-After header of op's answer of status code, which op must list.
+func declareRetryAfter(op *huma.Operation, code string) {
+	r := op.Responses[code]
 	if r == nil {
-		panic(fmt.Sprintf("operation %s lists no 429 answer for its Retry-After", op.OperationID))
+		panic(fmt.Sprintf("operation %s lists no %s answer for its Retry-After", op.OperationID, code))
+	}
+	if r.Headers == nil {
+		r.Headers = map[string]*huma.Header{}
 	}
 	one := 1.0
-	r.Headers = map[string]*huma.Header{"Retry-After": {Description: "Seconds to wait before trying again",
-		Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: &one}}}
+	r.Headers["Retry-After"] = &huma.Header{Description: "Seconds to wait before trying again",
+		Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: &one}}
 }
 
 // The published document (GET /api/openapi.json, `pilot openapi`) is huma's, rewritten where huma cannot
 // say what the API does: JSON values it only knows as json.RawMessage or map[string]any get their
-// schema (propertySchemas), event streams are strings, and huma's patternDescription (no OpenAPI
-// keyword) moves into the description. Requests are still validated against huma's own schemas, so the
-// store keeps refusing a malformed JSON value with its own message.
+// schema (propertySchemas), event streams are strings, the nulls encoding/json writes are values of
+// their schemas (nullableObjects, nullInEnums), and huma's patternDescription (no OpenAPI keyword) moves
+// into the description. Requests are still validated against huma's own schemas, so the store keeps
+// refusing a malformed JSON value with its own message.
 
 // jsonValueRef is any JSON value (components/schemas/JSONValue).
 var jsonValueRef = map[string]any{"$ref": "#/components/schemas/JSONValue"}
@@ -193,13 +205,52 @@ var propertySchemas = map[string]map[string]func() map[string]any{
 	"StepIn":                         {"params": func() map[string]any { return object(false) }},
 	"PipelineOut":                    {"steps": func() map[string]any { return arrayOf("StepIn") }},
 	"RunStepOut":                     {"output": func() map[string]any { return object(true) }},
-	"PilotageStateOut": {
-		"missions":         func() map[string]any { return arrayOf("PilotageMissionOut") },
-		"activePriorities": func() map[string]any { return arrayOf("PilotagePriorityOut") },
-		"todos":            func() map[string]any { return arrayOf("PilotageTodoOut") },
-		"decisions":        func() map[string]any { return arrayOf("PilotageDecisionOut") },
-		"activeDocs":       func() map[string]any { return arrayOf("PilotageDocOut") },
+	"JSONRPCMessage": {
+		"id": func() map[string]any {
+			return map[string]any{"type": []any{"string", "integer", "null"}}
+		},
+		"params": func() map[string]any { return object(false) },
+		"result": func() map[string]any { return jsonValueRef },
 	},
+	"JSONRPCError": {"data": func() map[string]any { return jsonValueRef }},
+	"PilotageStateOut": {
+		"missions":         func() map[string]any { return arrayOf(stateRecordSchema("PilotageMissionOut")) },
+		"activePriorities": func() map[string]any { return arrayOf(stateRecordSchema("PilotagePriorityOut")) },
+		"todos":            func() map[string]any { return arrayOf(stateRecordSchema("PilotageTodoOut")) },
+		"decisions":        func() map[string]any { return arrayOf(stateRecordSchema("PilotageDecisionOut")) },
+		"activeDocs":       func() map[string]any { return arrayOf(stateRecordSchema("PilotageDocOut")) },
+	},
+}
+
+// stateRecords are the record kinds of the pilotage state (minimalFields' keys) by their output type.
+var stateRecords = map[string]string{"PilotageMissionOut": "mission", "PilotagePriorityOut": "priority",
+	"PilotageTodoOut": "todo", "PilotageDecisionOut": "decision", "PilotageDocOut": "doc"}
+
+// stateRecordSchema names the schema of a record of the pilotage state whose output type is out
+// (stateRecordSchemas).
+func stateRecordSchema(out string) string { return strings.TrimSuffix(out, "Out") + "AtDetail" }
+
+// stateRecordSchemas adds to schemas the records of the pilotage state: each its output type's schema
+// with only the fields every detailLevel keeps required (minimalFields), as minimal keeps only those and
+// standard drops the audit fields.
+func stateRecordSchemas(schemas map[string]any) error {
+	for out, kind := range stateRecords {
+		full, ok := schemas[out].(map[string]any)
+		if !ok {
+			return fmt.Errorf("openapi: no %s for the pilotage state", out)
+		}
+		s := maps.Clone(full)
+		required := make([]any, len(minimalFields[kind]))
+		for i, f := range minimalFields[kind] {
+			required[i] = f
+		}
+		s["required"] = required
+		s["description"] = fmt.Sprintf("A %s as the pilotage state answers it, with the fields of its detailLevel: "+
+			"minimal keeps %s; standard all but %s; detailed all", out, strings.Join(minimalFields[kind], ", "),
+			strings.Join(auditFields, ", "))
+		schemas[stateRecordSchema(out)] = s
+	}
+	return nil
 }
 
 // publishOpenAPI renders the published document from huma's.
@@ -236,6 +287,10 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			properties[prop] = s
 		}
 	}
+	nullableObjects(schemas, doc.Components.Schemas)
+	if err := stateRecordSchemas(schemas); err != nil {
+		return nil, err
+	}
 	maps.Copy(schemas, jsonSchemas)
 	paths, _ := m["paths"].(map[string]any)
 	for _, item := range paths {
@@ -250,6 +305,8 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 			}
 		}
 	}
+	// huma types a nullable enum [T, "null"] but leaves null out of its values (UsageContextOut.intent).
+	nullInEnums(m)
 	walkJSON(m, func(s map[string]any) {
 		if pd, ok := s["patternDescription"].(string); ok {
 			delete(s, "patternDescription")
@@ -259,6 +316,70 @@ func publishOpenAPI(doc *huma.OpenAPI) ([]byte, error) {
 		}
 	})
 	return json.Marshal(m)
+}
+
+// nullableObjects makes null a value of every property that encoding/json writes as null: a pointer to a
+// struct without omitempty (DraftOut.roadmap before the roadmap exists, PilotageActionOut.result until
+// applied), which huma documents as its object alone (it cannot mark an object nullable). Such a
+// property becomes anyOf [the object, null], keeping its description. schemas are the published
+// components, reg huma's registry of their Go types.
+func nullableObjects(schemas map[string]any, reg huma.Registry) {
+	for name, sch := range schemas {
+		t := reg.TypeFromRef(schemaRefPrefix + name)
+		properties, _ := sch.(map[string]any)["properties"].(map[string]any)
+		if t == nil || properties == nil {
+			continue
+		}
+		for _, prop := range nullablePointerFields(t) {
+			ps, _ := properties[prop].(map[string]any)
+			ref, ok := ps["$ref"]
+			if !ok {
+				continue
+			}
+			s := map[string]any{"anyOf": []any{map[string]any{"$ref": ref}, map[string]any{"type": "null"}}}
+			if d, ok := ps["description"]; ok {
+				s["description"] = d
+			}
+			properties[prop] = s
+		}
+	}
+}
+
+// schemaRefPrefix is how huma's registry names the components it holds.
+const schemaRefPrefix = "#/components/schemas/"
+
+// writesNullObject says whether encoding/json may write field f as null where its schema is an object: a
+// pointer to a struct without omitempty, unless its nullable:"false" tag says it is never nil.
+func writesNullObject(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct &&
+		!slices.Contains(strings.Split(opts, ","), "omitempty") && f.Tag.Get("nullable") != "false"
+}
+
+// nullablePointerFields are the JSON names of t's fields (embedded structs' included) that writesNullObject.
+func nullablePointerFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			out = append(out, nullablePointerFields(f.Type)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name != "-" && f.IsExported() && writesNullObject(f) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // walkJSON calls f on every object inside v.

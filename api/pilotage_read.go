@@ -23,7 +23,7 @@ type PilotageStateInput struct {
 type UsageContextOut struct {
 	Profile     string  `json:"profile" enum:"pilotage,execution,revue"`
 	Role        string  `json:"role" enum:"viewer,reviewer,owner" doc:"The caller's pilotage role"`
-	Intent      *string `json:"intent" nullable:"true" enum:"weekly_review,daily_execution,sprint_planning,context_only"`
+	Intent      *string `json:"intent" nullable:"true" enum:"weekly_review,daily_execution,sprint_planning,context_only" doc:"The intent asked for; null when none was (creation order, nothing trimmed)"`
 	DetailLevel string  `json:"detailLevel" enum:"minimal,standard,detailed"`
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -181,7 +180,7 @@ func TestEndedSessionRefusedByEveryProcess(t *testing.T) {
 	<-cache.Ready()
 	replica := *e
 	replica.access = cache
-	replica.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger,
+	replica.handler = newTestHandler(t, e.eng, e.signer, logger,
 		Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache})
 	u := e.register("ada@example.com")
 	other := e.register("bob@example.com")

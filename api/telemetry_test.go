@@ -19,7 +19,6 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/stream"
 	"github.com/pilot-dev/pilot/internal/telemetry"
@@ -80,7 +79,7 @@ func newObservedServer(t *testing.T) *observedServer {
 	m.WatchRelay(sources.Relay(relay))
 	m.WatchAccessCache(sources.Cache(cache))
 	signer := testSigner(testJWTSecret, 7*24*time.Hour)
-	h := New(eng, signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+	h := newTestHandler(t, eng, signer, logger, Options{
 		PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, Relay: relay, AccessCache: cache,
 		Metrics: m,
 	})
@@ -264,7 +263,8 @@ func TestRequestIDInLogsAndJobs(t *testing.T) {
 	}
 
 	// A request no route answers is given its id too.
-	r = s.send(req{Method: "GET", Path: "/no/such/route", Header: map[string]string{"X-Request-ID": "req-404"}})
+	r = s.send(req{Method: "GET", Path: "/no/such/route", Header: map[string]string{"X-Request-ID": "req-404"},
+		MayLeaveDocument: true})
 	requireStatus(t, r, http.StatusNotFound)
 	require.Equal(t, "req-404", r.Header.Get("X-Request-ID"))
 }

@@ -179,7 +179,8 @@ func (s accountOps) registerTwoFactor() {
 		Requires{JWTOnly: true}, s.renewRecoveryCodes)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
-		Summary: "Complete a login with a two-factor code", Tags: tags, Errors: []int{http.StatusTooManyRequests},
+		Summary: "Complete a login with a two-factor code", Tags: tags,
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "Exchanges the twoFactorToken from /auth/login and a TOTP code, or one of the recovery codes, for " +
 			"a session and a device token (the pilot_device cookie and deviceToken, as /auth/login answers them). " +
 			"Every code is single-use. Rate-limited per client address and per user (429)."},
