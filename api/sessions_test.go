@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
+	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"

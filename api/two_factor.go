@@ -167,15 +167,16 @@ func (s accountOps) registerTwoFactor() {
 		Requires{JWTOnly: true}, s.enableTwoFactor)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-disable", Method: http.MethodPost, Path: "/auth/2fa/disable",
-		Summary: "Turn two-factor authentication off", Tags: tags, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
-		Description: "Needs the current password and a TOTP code or a recovery code. Forgets the secret and deletes " +
-			"the recovery codes. Rate-limited as /auth/2fa/verify (429)."},
+		Summary: "Turn two-factor authentication off", Tags: tags, Errors: []int{http.StatusConflict,
+			http.StatusTooManyRequests}, Description: "Needs the current password and a TOTP code or a recovery code. Forgets " +
+			"the secret and deletes the recovery codes. Rate-limited as /auth/2fa/verify (429)."},
 		Requires{JWTOnly: true}, s.disableTwoFactor)
 
-	register(s.Server, huma.Operation{OperationID: "auth-2fa-recovery-codes", Method: http.MethodPost, Path: "/auth/2fa/recovery-codes",
-		Summary: "Replace the recovery codes", Tags: tags, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
-		Description: "Needs the current password and a TOTP code or a recovery code. Answers ten new one-time codes, " +
-			"shown only in this answer; every earlier code stops working. Rate-limited as /auth/2fa/verify (429)."},
+	register(s.Server, huma.Operation{OperationID: "auth-2fa-recovery-codes", Method: http.MethodPost,
+		Path: "/auth/2fa/recovery-codes", Summary: "Replace the recovery codes", Tags: tags,
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests}, Description: "Needs the current password and a " +
+			"TOTP code or a recovery code. Answers ten new one-time codes, shown only in this answer; every earlier code " +
+			"stops working. Rate-limited as /auth/2fa/verify (429)."},
 		Requires{JWTOnly: true}, s.renewRecoveryCodes)
 
 	register(s.Server, huma.Operation{OperationID: "auth-2fa-verify", Method: http.MethodPost, Path: "/auth/2fa/verify",
@@ -285,7 +286,8 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 		return nil, err
 	}
 	u, err := s.identity.UserByID(ctx, claims.Subject)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled || u.TotpSecret == nil)) {
+	if errors.Is(err, db.ErrNotFound) || (err == nil && (u.SessionVersion != claims.Version || !u.TotpEnabled ||
+		u.TotpSecret == nil)) {
 		return nil, errUnauthorized("invalid or expired two-factor token")
 	}
 	if err != nil {

@@ -39,7 +39,8 @@ func (e *Engine) RemoveWorkspaceMember(ctx context.Context, m WorkspaceMemberRem
 		if err != nil {
 			return dbcore.Wrap(err, "get workspace")
 		}
-		if _, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID}); dbcore.IsNotFound(err) {
+		if _, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID,
+			UserID: userID}); dbcore.IsNotFound(err) {
 			return dbcore.NotFound("member not found")
 		} else if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
@@ -47,7 +48,8 @@ func (e *Engine) RemoveWorkspaceMember(ctx context.Context, m WorkspaceMemberRem
 		if ws.OwnerID == userID {
 			return dbcore.Forbidden("the workspace owner cannot be removed from the workspace")
 		}
-		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: ws.OrganizationID, UserID: userID})
+		om, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: ws.OrganizationID,
+			UserID: userID})
 		if err != nil && !dbcore.IsNotFound(err) {
 			return fmt.Errorf("get organization member: %w", err)
 		}
@@ -55,7 +57,8 @@ func (e *Engine) RemoveWorkspaceMember(ctx context.Context, m WorkspaceMemberRem
 			return dbcore.Conflict("an organization " + om.Role + " acts as admin in every workspace of the organization; " +
 				"change their organization role, or remove them from the organization")
 		}
-		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: wsID, UserID: userID}); err != nil {
+		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: wsID,
+			UserID: userID}); err != nil {
 			return fmt.Errorf("delete workspace member: %w", err)
 		}
 		missions, err = e.leaveTx(ctx, tx, leaving{WorkspaceIDs: []string{wsID}, UserID: userID, ActorID: m.ActorID})
@@ -102,26 +105,30 @@ func (e *Engine) leaveTx(ctx context.Context, tx pgx.Tx, l leaving) ([]db.Record
 		CreatorID: l.UserID, ActorID: l.ActorID}); err != nil {
 		return nil, err
 	}
-	cards, err := q.CardsAssignedInWorkspaces(ctx, dbsqlc.CardsAssignedInWorkspacesParams{WorkspaceIds: l.WorkspaceIDs, UserID: &l.UserID})
+	cards, err := q.CardsAssignedInWorkspaces(ctx, dbsqlc.CardsAssignedInWorkspacesParams{WorkspaceIds: l.WorkspaceIDs,
+		UserID: &l.UserID})
 	if err != nil {
 		return nil, fmt.Errorf("list assigned cards: %w", err)
 	}
 	for _, c := range cards {
-		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: c.WorkspaceID, ProjectID: c.ProjectID, CardID: c.ID, ActorID: l.ActorID,
-			Patch: board.CardPatch{AssigneeID: db.Opt[string]{Set: true}}}); err != nil {
+		if _, err := e.board.UpdateCardTx(ctx, tx, board.CardUpdate{WorkspaceID: c.WorkspaceID, ProjectID: c.ProjectID,
+			CardID: c.ID, ActorID: l.ActorID, Patch: board.CardPatch{AssigneeID: db.Opt[string]{Set: true}}}); err != nil {
 			return nil, fmt.Errorf("unassign card: %w", err)
 		}
 	}
-	projects, err := q.ProjectIDsOfMemberInWorkspaces(ctx, dbsqlc.ProjectIDsOfMemberInWorkspacesParams{WorkspaceIds: l.WorkspaceIDs, UserID: l.UserID})
+	projects, err := q.ProjectIDsOfMemberInWorkspaces(ctx,
+		dbsqlc.ProjectIDsOfMemberInWorkspacesParams{WorkspaceIds: l.WorkspaceIDs, UserID: l.UserID})
 	if err != nil {
 		return nil, fmt.Errorf("list project memberships: %w", err)
 	}
 	for _, p := range projects {
-		if _, err := e.board.RemoveProjectMemberTx(ctx, tx, db.ProjectMemberRemoval{ProjectID: p, ActorID: l.ActorID, UserID: l.UserID}); err != nil {
+		if _, err := e.board.RemoveProjectMemberTx(ctx, tx, db.ProjectMemberRemoval{ProjectID: p, ActorID: l.ActorID,
+			UserID: l.UserID}); err != nil {
 			return nil, err
 		}
 	}
-	missions, err := e.pipelines.CancelRunsStartedByTx(ctx, tx, pipeline.RunsOf{WorkspaceIDs: l.WorkspaceIDs, StarterID: l.UserID, ActorID: l.ActorID})
+	missions, err := e.pipelines.CancelRunsStartedByTx(ctx, tx, pipeline.RunsOf{WorkspaceIDs: l.WorkspaceIDs,
+		StarterID: l.UserID, ActorID: l.ActorID})
 	if err != nil {
 		return nil, err
 	}

@@ -33,13 +33,15 @@ type NewOrganizationInvitation struct {
 // e-mail in the same transaction. Whether an account uses the address changes nothing: the invitation
 // waits for whoever signs in with it. Inviting a member is ErrConflict (members are listed to the
 // organization anyway).
-func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInvitation) (db.OrganizationInvitation, error) {
+func (e *Engine) InviteToOrganization(ctx context.Context,
+	in NewOrganizationInvitation) (db.OrganizationInvitation, error) {
 	var inv db.OrganizationInvitation
 	if !slices.Contains(OrganizationInvitationRoles, OrgRole(in.Role)) {
 		return inv, dbcore.Invalid(fmt.Sprintf("role must be one of %v", OrganizationInvitationRoles))
 	}
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		member, err := q.OrganizationMemberExistsByEmail(ctx, dbsqlc.OrganizationMemberExistsByEmailParams{OrganizationID: in.OrganizationID, Email: in.Email})
+		member, err := q.OrganizationMemberExistsByEmail(ctx,
+			dbsqlc.OrganizationMemberExistsByEmailParams{OrganizationID: in.OrganizationID, Email: in.Email})
 		if err != nil {
 			return fmt.Errorf("check membership: %w", err)
 		}
@@ -54,8 +56,9 @@ func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInv
 			return fmt.Errorf("insert organization invitation: %w", err)
 		}
 		inv = db.OrganizationInvitation(row)
-		body := fmt.Sprintf("%s invited you to join the organization %q on Pilot as %s.\n\nAccept the invitation (valid 7 days; "+
-			"sign in, or create an account, with this address first):\n%s\n\nIf you do not want to join, ignore this e-mail.\n",
+		body := fmt.Sprintf("%s invited you to join the organization %q on Pilot as %s.\n\nAccept the invitation (valid 7 "+
+			"days; sign in, or create an account, with this address first):\n%s\n\nIf you do not want to join, ignore this "+
+			"e-mail.\n",
 			in.InviterName, in.OrganizationName, in.Role, in.AcceptURL)
 		jobID, err := e.enqueueInvitationEmail(ctx, tx, jobs.SendEmailArgs{
 			Topic: EmailTopicOrganizationInvitation, RefID: inv.ID, To: inv.Email,
@@ -64,7 +67,8 @@ func (e *Engine) InviteToOrganization(ctx context.Context, in NewOrganizationInv
 		if err != nil {
 			return err
 		}
-		if err := q.OrgInvitationSetEmailJob(ctx, dbsqlc.OrgInvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &jobID}); err != nil {
+		if err := q.OrgInvitationSetEmailJob(ctx, dbsqlc.OrgInvitationSetEmailJobParams{ID: inv.ID,
+			EmailJobID: &jobID}); err != nil {
 			return fmt.Errorf("record organization invitation e-mail job: %w", err)
 		}
 		inv.EmailJobID = &jobID
@@ -105,7 +109,8 @@ var organizationInvitations = invitationKind[dbsqlc.OrganizationInvitation]{
 // AcceptOrganizationInvitation makes the user a member of the invitation's organization with its role.
 // The invitation is bound to its e-mail (another user is ErrForbidden), single-use (ErrConflict once
 // accepted) and expires (ErrInvalid); an unknown token is ErrNotFound.
-func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string, user db.User) (AcceptedOrganizationInvitation, error) {
+func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string,
+	user db.User) (AcceptedOrganizationInvitation, error) {
 	var res AcceptedOrganizationInvitation
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		row, role, org, err := organizationInvitations.accept(ctx, q, token, user)

@@ -64,19 +64,21 @@ type SessionRef struct{ SessionID, UserID string }
 // ErrNotFound.
 func (e *Engine) ResolveAccess(ctx context.Context, userID string, t Target) (Access, error) {
 	orgSlug, wsSlug, projectID := t.OrgSlug, t.WsSlug, t.ProjectID
-	row, err := e.core.Q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
+	row, err := e.core.Q.AccessResolve(ctx, dbsqlc.AccessResolveParams{UserID: userID, OrgSlug: orgSlug, WsSlug: wsSlug,
+		ProjectID: dbcore.Optional(projectID)})
 	if err != nil {
 		return Access{}, dbcore.Wrap(err, "resolve access")
 	}
-	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt, &row.OrgIsPersonal, &row.OrgRole,
-		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt,
+		&row.OrgIsPersonal, &row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 }
 
 // UserWithAccess reads the user of an active session and, in the same round trip, resolves their access
 // as ResolveAccess does. A session that is not active (revoked, expired, another user's) is
 // ErrNotFound. The user is returned even when the access is refused (accessErr), so the caller can
 // first decide whether the credential is valid at all.
-func (e *Engine) UserWithAccess(ctx context.Context, s SessionRef, t Target) (u db.User, a Access, accessErr error, err error) {
+func (e *Engine) UserWithAccess(ctx context.Context, s SessionRef,
+	t Target) (u db.User, a Access, accessErr error, err error) {
 	wsSlug, projectID := t.WsSlug, t.ProjectID
 	row, err := e.core.Q.UserAccessResolve(ctx, dbsqlc.UserAccessResolveParams{SessionID: s.SessionID, UserID: s.UserID,
 		OrgSlug: t.OrgSlug, WsSlug: wsSlug, ProjectID: dbcore.Optional(projectID)})
@@ -86,8 +88,8 @@ func (e *Engine) UserWithAccess(ctx context.Context, s SessionRef, t Target) (u 
 	if err != nil {
 		return u, a, nil, dbcore.Wrap(err, "resolve user access")
 	}
-	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt, row.OrgIsPersonal, row.OrgRole,
-		row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt,
+		row.OrgIsPersonal, row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
 	return db.User(row.User), a, accessErr, nil
 }
 
@@ -105,8 +107,8 @@ func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 	if r.orgID == nil || r.orgRole == nil {
 		return Access{}, dbcore.NotFound("organization not found")
 	}
-	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID, OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole,
-		OrgIsPersonal: r.orgIsPersonal != nil && *r.orgIsPersonal}
+	a := Access{OrgID: *r.orgID, OrgName: *r.orgName, OrgSlug: *r.orgSlug, OrgOwnerID: *r.orgOwnerID,
+		OrgCreatedAt: *r.orgCreatedAt, OrgRole: *r.orgRole, OrgIsPersonal: r.orgIsPersonal != nil && *r.orgIsPersonal}
 	if wsSlug == "" {
 		return a, nil
 	}
@@ -133,7 +135,8 @@ func (e *Engine) CreateOrganization(ctx context.Context, userID, name, slug stri
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
 		var orgRow dbsqlc.Organization
-		orgRow, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: db.NewID(), Name: name, Slug: slug, OwnerID: userID})
+		orgRow, err = q.OrganizationInsert(ctx, dbsqlc.OrganizationInsertParams{ID: db.NewID(), Name: name, Slug: slug,
+			OwnerID: userID})
 		org = db.Organization(orgRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("organization slug %q is already taken", slug))
@@ -141,7 +144,8 @@ func (e *Engine) CreateOrganization(ctx context.Context, userID, name, slug stri
 		if err != nil {
 			return fmt.Errorf("insert organization: %w", err)
 		}
-		return q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: org.ID, UserID: userID, Role: "owner"})
+		return q.OrganizationMemberInsert(ctx, dbsqlc.OrganizationMemberInsertParams{OrganizationID: org.ID, UserID: userID,
+			Role: "owner"})
 	})
 	return org, err
 }
@@ -149,7 +153,9 @@ func (e *Engine) CreateOrganization(ctx context.Context, userID, name, slug stri
 // ListOrganizations lists the organizations a user belongs to, with their role.
 func (e *Engine) ListOrganizations(ctx context.Context, userID string) ([]db.MyOrganization, error) {
 	rows, err := e.core.Q.OrganizationListByUser(ctx, userID)
-	return dbcore.MapRows(rows, func(r dbsqlc.OrganizationListByUserRow) db.MyOrganization { return db.MyOrganization(r) }), dbcore.Wrap(err, "list organizations")
+	return dbcore.MapRows(rows,
+			func(r dbsqlc.OrganizationListByUserRow) db.MyOrganization { return db.MyOrganization(r) }), dbcore.Wrap(err,
+			"list organizations")
 }
 
 // UpdateOrganization renames an organization.
@@ -164,7 +170,8 @@ func (e *Engine) UpdateOrganization(ctx context.Context, orgID string, name *str
 func (e *Engine) DeleteOrganization(ctx context.Context, orgID string) error {
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		// The e-mails of its pending invitations (to its workspaces and to itself) are cancelled with
-		// it: an invitation to a workspace or an organization that no longer exists must not go out. (A refused delete rolls the cancellations back.)
+		// it: an invitation to a workspace or an organization that no longer exists must not go out. (A refused delete rolls
+		// the cancellations back.)
 		ids, err := q.InvitationEmailJobsByOrganization(ctx, orgID)
 		if err != nil {
 			return fmt.Errorf("list invitation e-mails: %w", err)
@@ -210,21 +217,25 @@ func (e *Engine) InvitationPending(ctx context.Context, id string) (bool, error)
 }
 
 // OrganizationMembers is one page of an organization's members, by the time they joined.
-func (e *Engine) OrganizationMembers(ctx context.Context, orgID string, p db.Page) (db.Paged[db.OrganizationMember], error) {
+func (e *Engine) OrganizationMembers(ctx context.Context, orgID string,
+	p db.Page) (db.Paged[db.OrganizationMember], error) {
 	k, err := p.AfterMember("organization-members")
 	if err != nil {
 		return db.Paged[db.OrganizationMember]{}, err
 	}
-	rows, err := e.core.Q.OrganizationMemberList(ctx, dbsqlc.OrganizationMemberListParams{OrganizationID: orgID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	rows, err := e.core.Q.OrganizationMemberList(ctx, dbsqlc.OrganizationMemberListParams{OrganizationID: orgID,
+		AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.OrganizationMember]{}, dbcore.Wrap(err, "list organization members")
 	}
-	return db.PageOf(p, "organization-members", dbcore.MapRows(rows, func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }),
+	return db.PageOf(p, "organization-members", dbcore.MapRows(rows,
+		func(r dbsqlc.OrganizationMemberListRow) db.OrganizationMember { return db.OrganizationMember(r) }),
 		func(m db.OrganizationMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // SetOrganizationMemberRole changes a member's role; the owner's role is immutable.
-func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, role string) (db.OrganizationMember, error) {
+func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID,
+	role string) (db.OrganizationMember, error) {
 	var m db.OrganizationMember
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.OrganizationMemberGet(ctx, dbsqlc.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
@@ -234,7 +245,8 @@ func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID, r
 		if cur.Role == "owner" {
 			return dbcore.Forbidden("the owner's role cannot be changed")
 		}
-		if _, err := q.OrganizationMemberUpdateRole(ctx, dbsqlc.OrganizationMemberUpdateRoleParams{OrganizationID: orgID, UserID: userID, Role: role}); err != nil {
+		if _, err := q.OrganizationMemberUpdateRole(ctx, dbsqlc.OrganizationMemberUpdateRoleParams{OrganizationID: orgID,
+			UserID: userID, Role: role}); err != nil {
 			return fmt.Errorf("update organization member: %w", err)
 		}
 		cur.Role = role
@@ -259,13 +271,16 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemova
 		if cur.Role == "owner" {
 			return dbcore.Forbidden("the owner cannot be removed from the organization")
 		}
-		if err := q.WorkspaceMemberDeleteByOrg(ctx, dbsqlc.WorkspaceMemberDeleteByOrgParams{OrganizationID: orgID, UserID: userID}); err != nil {
+		if err := q.WorkspaceMemberDeleteByOrg(ctx, dbsqlc.WorkspaceMemberDeleteByOrgParams{OrganizationID: orgID,
+			UserID: userID}); err != nil {
 			return fmt.Errorf("delete workspace memberships: %w", err)
 		}
-		if err := q.WorkspaceTransferOwnership(ctx, dbsqlc.WorkspaceTransferOwnershipParams{OrganizationID: orgID, UserID: userID}); err != nil {
+		if err := q.WorkspaceTransferOwnership(ctx, dbsqlc.WorkspaceTransferOwnershipParams{OrganizationID: orgID,
+			UserID: userID}); err != nil {
 			return fmt.Errorf("transfer workspace ownership: %w", err)
 		}
-		if _, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID}); err != nil {
+		if _, err = q.OrganizationMemberDelete(ctx, dbsqlc.OrganizationMemberDeleteParams{OrganizationID: orgID,
+			UserID: userID}); err != nil {
 			return dbcore.Wrap(err, "delete organization member")
 		}
 		wsIDs, err := q.WorkspaceIDsByOrganization(ctx, orgID)
@@ -283,21 +298,25 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemova
 
 // RecordCheckout stores a billing checkout session created by a billing provider.
 func (e *Engine) RecordCheckout(ctx context.Context, in db.NewCheckout) (db.BillingCheckout, error) {
-	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(), OrganizationID: in.OrganizationID,
-		Provider: in.Provider, ExternalID: in.ExternalID, URL: in.URL, Status: in.Status, CreatedBy: in.CreatedBy})
+	c, err := e.core.Q.BillingCheckoutInsert(ctx, dbsqlc.BillingCheckoutInsertParams{ID: db.NewID(),
+		OrganizationID: in.OrganizationID, Provider: in.Provider, ExternalID: in.ExternalID, URL: in.URL, Status: in.Status,
+		CreatedBy: in.CreatedBy})
 	return db.BillingCheckout(c), dbcore.Wrap(err, "insert billing checkout")
 }
 
 // InsertWorkspace inserts a workspace of an organization, its creator as admin and pilotage owner.
-func InsertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string, personal bool) (db.Workspace, error) {
-	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: db.NewID(), OrganizationID: orgID, Name: name, Slug: slug, OwnerID: userID, IsPersonal: personal})
+func InsertWorkspace(ctx context.Context, q *dbsqlc.Queries, orgID, userID, name, slug string,
+	personal bool) (db.Workspace, error) {
+	ws, err := q.WorkspaceInsert(ctx, dbsqlc.WorkspaceInsertParams{ID: db.NewID(), OrganizationID: orgID, Name: name,
+		Slug: slug, OwnerID: userID, IsPersonal: personal})
 	if dbcore.IsUnique(err, "") {
 		return db.Workspace(ws), dbcore.Conflict(fmt.Sprintf("workspace slug %q is already taken in this organization", slug))
 	}
 	if err != nil {
 		return db.Workspace(ws), fmt.Errorf("insert workspace: %w", err)
 	}
-	err = q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: ws.ID, UserID: userID, Role: "admin", PilotageRole: "owner"})
+	err = q.WorkspaceMemberUpsert(ctx, dbsqlc.WorkspaceMemberUpsertParams{WorkspaceID: ws.ID, UserID: userID,
+		Role: "admin", PilotageRole: "owner"})
 	if err != nil {
 		return db.Workspace(ws), fmt.Errorf("insert workspace admin: %w", err)
 	}
@@ -316,9 +335,13 @@ func (e *Engine) CreateWorkspace(ctx context.Context, orgID, userID, name, slug 
 }
 
 // ListWorkspaces lists the workspaces of an organization the user may open.
-func (e *Engine) ListWorkspaces(ctx context.Context, orgID, userID string, orgAdmin bool) ([]db.AccessibleWorkspace, error) {
-	rows, err := e.core.Q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID, UserID: userID, OrgAdmin: orgAdmin})
-	return dbcore.MapRows(rows, func(r dbsqlc.WorkspaceListAccessibleRow) db.AccessibleWorkspace { return db.AccessibleWorkspace(r) }), dbcore.Wrap(err, "list workspaces")
+func (e *Engine) ListWorkspaces(ctx context.Context, orgID, userID string,
+	orgAdmin bool) ([]db.AccessibleWorkspace, error) {
+	rows, err := e.core.Q.WorkspaceListAccessible(ctx, dbsqlc.WorkspaceListAccessibleParams{OrganizationID: orgID,
+		UserID: userID, OrgAdmin: orgAdmin})
+	return dbcore.MapRows(rows,
+			func(r dbsqlc.WorkspaceListAccessibleRow) db.AccessibleWorkspace { return db.AccessibleWorkspace(r) }),
+		dbcore.Wrap(err, "list workspaces")
 }
 
 // Workspace reads a workspace by id.
@@ -333,17 +356,20 @@ func (e *Engine) WorkspaceMembers(ctx context.Context, wsID string, p db.Page) (
 	if err != nil {
 		return db.Paged[db.WorkspaceMember]{}, err
 	}
-	rows, err := e.core.Q.WorkspaceMemberList(ctx, dbsqlc.WorkspaceMemberListParams{WorkspaceID: wsID, AfterAt: k.At, AfterEmail: k.Email, Lim: p.Fetch()})
+	rows, err := e.core.Q.WorkspaceMemberList(ctx, dbsqlc.WorkspaceMemberListParams{WorkspaceID: wsID, AfterAt: k.At,
+		AfterEmail: k.Email, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.WorkspaceMember]{}, dbcore.Wrap(err, "list workspace members")
 	}
-	return db.PageOf(p, "workspace-members", dbcore.MapRows(rows, func(r dbsqlc.WorkspaceMemberListRow) db.WorkspaceMember { return db.WorkspaceMember(r) }),
+	return db.PageOf(p, "workspace-members", dbcore.MapRows(rows,
+		func(r dbsqlc.WorkspaceMemberListRow) db.WorkspaceMember { return db.WorkspaceMember(r) }),
 		func(m db.WorkspaceMember) any { return db.MemberKey{At: m.CreatedAt, Email: m.Email} }), nil
 }
 
 // UpdateWorkspaceMember changes a member's role and/or pilotage role. The workspace owner's roles are
 // immutable.
-func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role, pilotageRole *string) (db.WorkspaceMember, error) {
+func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string, role,
+	pilotageRole *string) (db.WorkspaceMember, error) {
 	var m db.WorkspaceMember
 	if role != nil && !WorkspaceRole(*role).Valid() {
 		return m, dbcore.Invalid(fmt.Sprintf("role must be one of %v", WorkspaceRoles))
@@ -359,7 +385,8 @@ func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string,
 		if ws.OwnerID == userID {
 			return dbcore.Forbidden("the workspace owner's roles cannot be changed")
 		}
-		if _, err := q.WorkspaceMemberUpdate(ctx, dbsqlc.WorkspaceMemberUpdateParams{WorkspaceID: wsID, UserID: userID, Role: role, PilotageRole: pilotageRole}); err != nil {
+		if _, err := q.WorkspaceMemberUpdate(ctx, dbsqlc.WorkspaceMemberUpdateParams{WorkspaceID: wsID, UserID: userID,
+			Role: role, PilotageRole: pilotageRole}); err != nil {
 			if dbcore.IsNotFound(err) {
 				return dbcore.NotFound("member not found")
 			}
@@ -396,7 +423,8 @@ func (e *Engine) InviteToWorkspace(ctx context.Context, in NewInvitation) (db.Wo
 // InviteToWorkspaceTx is InviteToWorkspace inside a caller's transaction.
 func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvitation) (db.WorkspaceInvitation, error) {
 	q := dbcore.Queries(tx)
-	member, err := q.WorkspaceMemberExistsByEmail(ctx, dbsqlc.WorkspaceMemberExistsByEmailParams{WorkspaceID: in.WorkspaceID, Email: in.Email})
+	member, err := q.WorkspaceMemberExistsByEmail(ctx,
+		dbsqlc.WorkspaceMemberExistsByEmailParams{WorkspaceID: in.WorkspaceID, Email: in.Email})
 	if err != nil {
 		return db.WorkspaceInvitation{}, fmt.Errorf("check membership: %w", err)
 	}
@@ -419,7 +447,8 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 	if err != nil {
 		return db.WorkspaceInvitation(inv), err
 	}
-	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID, EmailJobID: &jobID}); err != nil {
+	if err := q.InvitationSetEmailJob(ctx, dbsqlc.InvitationSetEmailJobParams{ID: inv.ID,
+		EmailJobID: &jobID}); err != nil {
 		return db.WorkspaceInvitation(inv), fmt.Errorf("record invitation e-mail job: %w", err)
 	}
 	inv.EmailJobID = &jobID
@@ -468,13 +497,15 @@ func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.Use
 		if err != nil {
 			return err
 		}
-		member, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID, UserID: user.ID})
+		member, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: row.WorkspaceID,
+			UserID: user.ID})
 		if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
 		}
 		res.Member = db.WorkspaceMember(member)
 		res.OrgRole = orgRole
-		res.Invitation = db.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role, ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
+		res.Invitation = db.WorkspaceInvitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role,
+			ExpiresAt: row.ExpiresAt, CreatedAt: row.CreatedAt}
 		var workspaceRow dbsqlc.Workspace
 		workspaceRow, err = q.WorkspaceGetByID(ctx, row.WorkspaceID)
 		res.Workspace = db.Workspace(workspaceRow)

@@ -33,8 +33,10 @@ func setup(t *testing.T) *env {
 func (e *env) invite(t *testing.T, email, role string) (string, db.WorkspaceInvitation) {
 	t.Helper()
 	token := "tok-" + db.NewID()
-	inv, err := e.engine.InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: e.owner.Workspace.ID, WorkspaceName: e.owner.Workspace.Name,
-		Email: email, Role: role, InvitedBy: e.owner.User.ID, InviterName: e.owner.User.Name, Token: token, AcceptURL: "http://pilot.test/accept/" + token})
+	inv, err := e.engine.InviteToWorkspace(context.Background(), tenancy.NewInvitation{WorkspaceID: e.owner.Workspace.ID,
+		WorkspaceName: e.owner.Workspace.Name,
+		Email:         email, Role: role, InvitedBy: e.owner.User.ID, InviterName: e.owner.User.Name, Token: token,
+		AcceptURL: "http://pilot.test/accept/" + token})
 	require.NoError(t, err)
 	return token, inv
 }
@@ -43,9 +45,10 @@ func (e *env) invite(t *testing.T, email, role string) (string, db.WorkspaceInvi
 func (e *env) inviteToOrg(t *testing.T, org db.Organization, email, role string) (string, db.OrganizationInvitation) {
 	t.Helper()
 	token := "tok-" + db.NewID()
-	inv, err := e.engine.InviteToOrganization(context.Background(), tenancy.NewOrganizationInvitation{OrganizationID: org.ID, OrganizationName: org.Name,
-		Email: email, Role: role, InvitedBy: e.owner.User.ID, InviterName: e.owner.User.Name, Token: token,
-		AcceptURL: "http://pilot.test/organization-invitations/" + token + "/accept"})
+	inv, err := e.engine.InviteToOrganization(context.Background(),
+		tenancy.NewOrganizationInvitation{OrganizationID: org.ID, OrganizationName: org.Name, Email: email, Role: role,
+			InvitedBy: e.owner.User.ID, InviterName: e.owner.User.Name, Token: token,
+			AcceptURL: "http://pilot.test/organization-invitations/" + token + "/accept"})
 	require.NoError(t, err)
 	return token, inv
 }
@@ -58,16 +61,17 @@ func TestResolveAccess(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
 	org, ws := e.owner.Organization.Slug, e.owner.Workspace.Slug
-	member, _ := testfactory.Member(t, e.Engines, e.owner, &testfactory.MemberOpts{PilotageRole: testfactory.Ptr("reviewer")})
+	member, _ := testfactory.Member(t, e.Engines, e.owner,
+		&testfactory.MemberOpts{PilotageRole: testfactory.Ptr("reviewer")})
 	stranger := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("stranger@example.com")})
 	prj := testfactory.NewProject(t, e.Engines, e.owner, nil)
 	theirPrj := testfactory.NewProject(t, e.Engines, stranger, nil)
 
 	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: prj.ID})
 	require.NoError(t, err)
-	require.Equal(t, tenancy.Access{OrgID: e.owner.Organization.ID, OrgName: e.owner.Organization.Name, OrgSlug: org, OrgOwnerID: e.owner.User.ID,
-		OrgCreatedAt: a.OrgCreatedAt, OrgRole: "owner", OrgIsPersonal: true, WorkspaceID: e.owner.Workspace.ID, WorkspaceRole: "admin",
-		WorkspacePilotageRole: "owner", ProjectID: prj.ID}, a)
+	require.Equal(t, tenancy.Access{OrgID: e.owner.Organization.ID, OrgName: e.owner.Organization.Name, OrgSlug: org,
+		OrgOwnerID: e.owner.User.ID, OrgCreatedAt: a.OrgCreatedAt, OrgRole: "owner", OrgIsPersonal: true,
+		WorkspaceID: e.owner.Workspace.ID, WorkspaceRole: "admin", WorkspacePilotageRole: "owner", ProjectID: prj.ID}, a)
 	require.True(t, a.OrgAdmin())
 
 	a, err = e.engine.ResolveAccess(ctx, member.User.ID, tenancy.Target{OrgSlug: org, WsSlug: ws, ProjectID: ""})
@@ -105,18 +109,22 @@ func TestResolveAccess(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 
-	sess, err := e.Identity.CreateSession(ctx, identity.NewSession{UserID: stranger.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	sess, err := e.Identity.CreateSession(ctx, identity.NewSession{UserID: stranger.User.ID,
+		ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
-	u, a, accessErr, err := e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
+	u, a, accessErr, err := e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID},
+		tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.NoError(t, err)
 	require.Equal(t, stranger.User.ID, u.ID, "the user is read even when the access is refused")
 	require.ErrorIs(t, accessErr, db.ErrNotFound)
 	require.Empty(t, a.OrgID)
 	// Only an active session of the user's own is one.
-	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: e.owner.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
+	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: e.owner.User.ID},
+		tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.NoError(t, e.Identity.RevokeSession(ctx, stranger.User.ID, sess.ID))
-	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID}, tenancy.Target{OrgSlug: org, WsSlug: ws})
+	_, _, _, err = e.engine.UserWithAccess(ctx, tenancy.SessionRef{SessionID: sess.ID, UserID: stranger.User.ID},
+		tenancy.Target{OrgSlug: org, WsSlug: ws})
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
 
@@ -163,8 +171,8 @@ func TestCreateOrganizationAndWorkspace(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
 
-// Organization members: they join by invitation; the owner's role and membership cannot be changed; a removed member leaves every workspace of the organization, and the workspaces they
-// owned pass to the organization's owner.
+// Organization members: they join by invitation; the owner's role and membership cannot be changed; a removed member
+// leaves every workspace of the organization, and the workspaces they owned pass to the organization's owner.
 func TestOrganizationMembers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -180,7 +188,8 @@ func TestOrganizationMembers(t *testing.T) {
 
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, e.owner.User.ID, "member")
 	require.ErrorIs(t, err, db.ErrForbidden)
-	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: e.owner.User.ID, ActorID: e.owner.User.ID}), db.ErrForbidden)
+	require.ErrorIs(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID,
+		UserID: e.owner.User.ID, ActorID: e.owner.User.ID}), db.ErrForbidden)
 	_, err = e.engine.SetOrganizationMemberRole(ctx, org.ID, db.NewID(), "member")
 	require.ErrorIs(t, err, db.ErrNotFound)
 	page, err := e.engine.OrganizationMembers(ctx, org.ID, db.Page{Limit: 50})
@@ -194,8 +203,10 @@ func TestOrganizationMembers(t *testing.T) {
 
 	bobs, err := e.engine.CreateWorkspace(ctx, org.ID, bob.User.ID, "Bob's", "bobs")
 	require.NoError(t, err)
-	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: bob.User.ID, ActorID: e.owner.User.ID}))
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, bobs.ID, bob.User.ID))
+	require.NoError(t, e.engine.RemoveOrganizationMember(ctx, tenancy.OrgMemberRemoval{OrgID: org.ID, UserID: bob.User.ID,
+		ActorID: e.owner.User.ID}))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, bobs.ID,
+		bob.User.ID))
 	got, err := e.engine.Workspace(ctx, bobs.ID)
 	require.NoError(t, err)
 	require.Equal(t, e.owner.User.ID, got.OwnerID)
@@ -214,7 +225,8 @@ func TestDeleteOrganization(t *testing.T) {
 
 	err := e.engine.DeleteOrganization(ctx, e.owner.Organization.ID)
 	require.ErrorIs(t, err, db.ErrConflict)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`, *personalInv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`,
+		*personalInv.EmailJobID))
 
 	org, err := e.engine.CreateOrganization(ctx, e.owner.User.ID, "Acme", "acme")
 	require.NoError(t, err)
@@ -222,7 +234,8 @@ func TestDeleteOrganization(t *testing.T) {
 	require.NoError(t, err)
 	p, err := e.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
 	require.NoError(t, err)
-	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops", Email: "late@example.com", Role: "member",
+	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops",
+		Email: "late@example.com", Role: "member",
 		InvitedBy: e.owner.User.ID, InviterName: "Owner", Token: "tok-acme", AcceptURL: "http://pilot.test/accept"})
 	require.NoError(t, err)
 	_, orgInv := e.inviteToOrg(t, org, "later@example.com", "member")
@@ -231,11 +244,13 @@ func TestDeleteOrganization(t *testing.T) {
 	require.NoError(t, e.engine.DeleteOrganization(ctx, org.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspaces WHERE id = $1`, ws.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM projects WHERE id = $1`, p.ID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, *inv.EmailJobID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, *orgInv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`,
+		*inv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`,
+		*orgInv.EmailJobID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_invitations WHERE id = $1`, orgInv.ID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`, *personalInv.EmailJobID),
-		"another organization's invitation is left alone")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`,
+		*personalInv.EmailJobID), "another organization's invitation is left alone")
 	require.ErrorIs(t, e.engine.DeleteOrganization(ctx, org.ID), db.ErrNotFound)
 }
 
@@ -266,7 +281,8 @@ func TestInvitations(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrForbidden)
 	_, err = e.engine.AcceptInvitation(ctx, "tok-wrong", guest.User)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, e.owner.Workspace.ID, other.User.ID))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`,
+		e.owner.Workspace.ID, other.User.ID))
 
 	acc, err := e.engine.AcceptInvitation(ctx, token, guest.User)
 	require.NoError(t, err)
@@ -281,17 +297,19 @@ func TestInvitations(t *testing.T) {
 	_, err = e.engine.AcceptInvitation(ctx, token, guest.User)
 	require.ErrorIs(t, err, db.ErrConflict)
 
-	_, err = e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: e.owner.Workspace.ID, Email: "GUEST@example.com", Role: "member",
-		InvitedBy: e.owner.User.ID, Token: "tok-again"})
+	_, err = e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: e.owner.Workspace.ID,
+		Email: "GUEST@example.com", Role: "member", InvitedBy: e.owner.User.ID, Token: "tok-again"})
 	require.ErrorIs(t, err, db.ErrConflict)
 	require.Len(t, e.Jobs(t, jobs.SendEmailArgs{}.Kind()), 1, "a refused invitation sends nothing")
 
 	late, _ := e.invite(t, "other@example.com", "member")
-	_, err = e.Pool.Exec(ctx, `UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE email = 'other@example.com'`)
+	_, err = e.Pool.Exec(ctx,
+		`UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE email = 'other@example.com'`)
 	require.NoError(t, err)
 	_, err = e.engine.AcceptInvitation(ctx, late, other.User)
 	require.ErrorIs(t, err, db.ErrInvalid)
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE user_id = $1 AND organization_id = $2`, other.User.ID, e.owner.Organization.ID))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE user_id = $1 AND organization_id = $2`,
+		other.User.ID, e.owner.Organization.ID))
 }
 
 // Workspace roles change for members; the workspace owner's never do; a non-member is not found.
@@ -328,7 +346,8 @@ func TestUpdateWorkspaceMember(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, err = e.engine.UpdateWorkspaceMember(ctx, db.NewID(), member.User.ID, testfactory.Ptr("admin"), nil)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: e.owner.Organization.Slug, WsSlug: e.owner.Workspace.Slug, ProjectID: ""})
+	a, err := e.engine.ResolveAccess(ctx, e.owner.User.ID, tenancy.Target{OrgSlug: e.owner.Organization.Slug,
+		WsSlug: e.owner.Workspace.Slug, ProjectID: ""})
 	require.NoError(t, err)
 	require.Equal(t, "admin", a.WorkspaceRole)
 }
@@ -369,9 +388,10 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.Contains(t, js[0].Args["body"], "http://pilot.test/organization-invitations/"+token+"/accept")
 	require.Equal(t, "stranger@example.com", js[1].Args["to"])
 	require.Equal(t, *stranger.EmailJobID, js[1].ID)
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`, org.ID, guest.User.ID),
-		"nobody joins by being invited")
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_invitations WHERE token_hash = convert_to($1, 'UTF8')`, token))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`,
+		org.ID, guest.User.ID), "nobody joins by being invited")
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_invitations WHERE token_hash = convert_to($1, 'UTF8')`,
+		token))
 
 	pending, err := e.engine.OrganizationInvitationPending(ctx, inv.ID)
 	require.NoError(t, err)
@@ -400,11 +420,11 @@ func TestOrganizationInvitations(t *testing.T) {
 
 	// Refusals: a member, an unknown role; nothing written, nothing sent.
 	before := e.Count(t, `SELECT count(*) FROM organization_invitations`)
-	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, Email: "GUEST@example.com", Role: "member",
-		InvitedBy: e.owner.User.ID, Token: "tok-again"})
+	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID,
+		Email: "GUEST@example.com", Role: "member", InvitedBy: e.owner.User.ID, Token: "tok-again"})
 	require.ErrorIs(t, err, db.ErrConflict)
-	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID, Email: "x@example.com", Role: "owner",
-		InvitedBy: e.owner.User.ID, Token: "tok-owner"})
+	_, err = e.engine.InviteToOrganization(ctx, tenancy.NewOrganizationInvitation{OrganizationID: org.ID,
+		Email: "x@example.com", Role: "owner", InvitedBy: e.owner.User.ID, Token: "tok-owner"})
 	require.ErrorIs(t, err, db.ErrInvalid)
 	require.Equal(t, before, e.Count(t, `SELECT count(*) FROM organization_invitations`))
 	require.Len(t, mailed(), 2)
@@ -419,9 +439,11 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.EqualValues(t, "member", acc.Role)
 	late, lateInv := e.inviteToOrg(t, org, "late@example.com", "member")
 	lateUser := testfactory.User(t, e.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("late@example.com")})
-	_, err = e.Pool.Exec(ctx, `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, lateInv.ID)
+	_, err = e.Pool.Exec(ctx, `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`,
+		lateInv.ID)
 	require.NoError(t, err)
 	_, err = e.engine.AcceptOrganizationInvitation(ctx, late, lateUser.User)
 	require.ErrorIs(t, err, db.ErrInvalid)
-	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`, org.ID, lateUser.User.ID))
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM organization_members WHERE organization_id = $1 AND user_id = $2`,
+		org.ID, lateUser.User.ID))
 }

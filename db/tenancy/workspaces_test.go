@@ -47,21 +47,24 @@ func TestDeleteWorkspace(t *testing.T) {
 	e := setup(t)
 	_, personalInv := e.invite(t, "guest@example.com", "member")
 	require.ErrorIs(t, e.engine.DeleteWorkspace(ctx, e.owner.Workspace.ID), db.ErrConflict)
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`, *personalInv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`,
+		*personalInv.EmailJobID))
 
 	ws, err := e.engine.CreateWorkspace(ctx, e.owner.Organization.ID, e.owner.User.ID, "Ops", "ops")
 	require.NoError(t, err)
 	p, err := e.Board.CreateProject(ctx, board.NewProject{WorkspaceID: ws.ID, Name: "Doomed", CreatedBy: e.owner.User.ID})
 	require.NoError(t, err)
-	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops", Email: "late@example.com", Role: "member",
+	inv, err := e.engine.InviteToWorkspace(ctx, tenancy.NewInvitation{WorkspaceID: ws.ID, WorkspaceName: "Ops",
+		Email: "late@example.com", Role: "member",
 		InvitedBy: e.owner.User.ID, InviterName: "Owner", Token: "tok-ops", AcceptURL: "http://pilot.test/accept"})
 	require.NoError(t, err)
 
 	require.NoError(t, e.engine.DeleteWorkspace(ctx, ws.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM workspaces WHERE id = $1`, ws.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM projects WHERE id = $1`, p.ID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, *inv.EmailJobID))
-	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`, *personalInv.EmailJobID),
-		"another workspace's invitation is left alone")
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`,
+		*inv.EmailJobID))
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'available'`,
+		*personalInv.EmailJobID), "another workspace's invitation is left alone")
 	require.ErrorIs(t, e.engine.DeleteWorkspace(ctx, ws.ID), db.ErrNotFound)
 }

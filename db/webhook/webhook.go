@@ -245,8 +245,9 @@ func (e *Engine) Delete(ctx context.Context, workspaceID, id string) error {
 // for RotationOverlap.
 func (e *Engine) RotateSecret(ctx context.Context, workspaceID, id string) (WithSecret, error) {
 	key := newSecret()
-	row, err := dbcore.OrNotFound(e.core.Q.WebhookRotateSecret(ctx, dbsqlc.WebhookRotateSecretParams{ID: id, WorkspaceID: workspaceID,
-		Secret: e.seal.seal(key), PreviousExpiresAt: time.Now().Add(RotationOverlap)}))("webhook not found", "rotate webhook secret")
+	row, err := dbcore.OrNotFound(e.core.Q.WebhookRotateSecret(ctx, dbsqlc.WebhookRotateSecretParams{ID: id,
+		WorkspaceID: workspaceID, Secret: e.seal.seal(key),
+		PreviousExpiresAt: time.Now().Add(RotationOverlap)}))("webhook not found", "rotate webhook secret")
 	if err != nil {
 		return WithSecret{}, err
 	}
@@ -287,19 +288,22 @@ func (e *Engine) EnqueueTx(ctx context.Context, tx pgx.Tx, m Message) (Delivery,
 	body := m.Body
 	if body == nil {
 		var err error
-		body, err = json.Marshal(Payload{ID: id, Type: m.Type, CreatedAt: time.Now().UTC(), WorkspaceID: m.WorkspaceID, Data: m.Data})
+		body, err = json.Marshal(Payload{ID: id, Type: m.Type, CreatedAt: time.Now().UTC(), WorkspaceID: m.WorkspaceID,
+			Data: m.Data})
 		if err != nil {
 			return Delivery{}, fmt.Errorf("encode webhook payload: %w", err)
 		}
 	}
-	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: id, WorkspaceID: m.WorkspaceID, WebhookID: dbcore.Optional(m.WebhookID),
-		URL: dbcore.Optional(m.URL), Source: dbcore.Optional(m.Source), EventType: m.Type, Payload: body})
+	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: id, WorkspaceID: m.WorkspaceID,
+		WebhookID: dbcore.Optional(m.WebhookID), URL: dbcore.Optional(m.URL), Source: dbcore.Optional(m.Source),
+		EventType: m.Type, Payload: body})
 }
 
 // EnqueueActivityTx records a delivery of an activity to a webhook of the workspace and enqueues its job
 // in tx, as a change's own deliveries are (an automation's send_webhook action). Its payload is built
 // from the activity at the first attempt.
-func (e *Engine) EnqueueActivityTx(ctx context.Context, tx pgx.Tx, workspaceID, webhookID, activityID, source string) (Delivery, error) {
+func (e *Engine) EnqueueActivityTx(ctx context.Context, tx pgx.Tx, workspaceID, webhookID, activityID,
+	source string) (Delivery, error) {
 	q := dbcore.Queries(tx)
 	if _, err := getWebhook(ctx, q, workspaceID, webhookID); err != nil {
 		return Delivery{}, err
@@ -308,8 +312,9 @@ func (e *Engine) EnqueueActivityTx(ctx context.Context, tx pgx.Tx, workspaceID, 
 	if err != nil {
 		return Delivery{}, err
 	}
-	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: dbcore.NewWebhookDeliveryID(), WorkspaceID: workspaceID,
-		WebhookID: &webhookID, Source: dbcore.Optional(source), EventType: typ, ActivityID: &activityID})
+	return e.insert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{ID: dbcore.NewWebhookDeliveryID(),
+		WorkspaceID: workspaceID, WebhookID: &webhookID, Source: dbcore.Optional(source), EventType: typ,
+		ActivityID: &activityID})
 }
 
 // insert records a delivery and enqueues its job.
