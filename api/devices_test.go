@@ -12,7 +12,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
-	"github.com/pilot-dev/pilot/internal/billing"
 )
 
 // deviceClock is the login lockout's clock in these tests: time moves when a test says so.
@@ -276,7 +275,7 @@ func TestLoginLockoutAcrossReplicas(t *testing.T) {
 	replica := *e
 	opts := Options{PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: e.access}
 	deviceOptions(clock)(&opts)
-	replica.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, slog.New(slog.DiscardHandler),
+	replica.handler = newTestHandler(t, e.eng, e.signer, slog.New(slog.DiscardHandler),
 		opts)
 	identRegister(e, "rita@example.com", "Rita")
 	device := signIn(&replica, "198.51.100.30:1000", "rita@example.com")

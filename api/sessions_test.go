@@ -12,7 +12,6 @@ import (
 
 	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/internal/accesscache"
-	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/pgtest"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -220,7 +219,7 @@ func TestRevokedTokenEndsItsStreamsInEveryProcess(t *testing.T) {
 		watcher := sessionwatch.Start(ctx, e.eng.Store, logger)
 		<-watcher.Ready()
 		p := *e
-		p.handler = New(e.eng, e.signer, billing.Local{PublicURL: "http://pilot.test"}, logger, Options{
+		p.handler = newTestHandler(t, e.eng, e.signer, logger, Options{
 			PublicURL: "http://pilot.test", LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: e.access,
 			Sessions: watcher})
 		srv := httptest.NewServer(p.handler)
