@@ -28,7 +28,7 @@ export PORT APP_ENV=production JWT_SECRET=bench-secret-bench-secret-bench-secret
 export DATABASE_MAX_CONNS=${DATABASE_MAX_CONNS:-40} LOGIN_RATE_LIMIT=100000
 # PROFILE=1: the api serves its profiler on PORT+1, and each create profile's CPU profile is saved to
 # .data/bench-create-cpu.pprof and .data/bench-create-team-cpu.pprof, its top functions printed after
-# its statements.
+# its statements; the 50-card list's to .data/bench-list-cpu.pprof.
 if curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz"; then
   echo "port $PORT already answers: another api is running there (stop it, or set BENCH_PORT)" >&2
   exit 1
@@ -164,7 +164,21 @@ creates() {
 creates "card create (POST …/columns/:id/cards), a project with one member" "$PC" "$COL" .data/bench-create-cpu.pprof
 creates "card create, a project with two members (each create enqueues its notification job)" "$PT" "$COLT" .data/bench-create-team-cpu.pprof
 echo "cards created in the column: $("$PSQL" "$DATABASE_URL" -tAc "SELECT count(*) FROM cards WHERE project_id = '$PC'")" # the list pages past 1000
-run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
+# profiled FILE CMD…: CMD, with the api's CPU profile over it saved to FILE and its top printed (PROFILE=1).
+profiled() {
+  local prof=$1 pid=""; shift
+  if [ -n "${PPROF_ADDR:-}" ]; then
+    curl -sf -o "$prof" "http://$PPROF_ADDR/debug/pprof/profile?seconds=$(($(secs "$WARMUP") + $(secs "$DURATION")))" &
+    pid=$!
+  fi
+  "$@"
+  if [ -n "$pid" ]; then
+    wait "$pid" || true
+    echo; echo "-- the api's CPU profile of this load ($prof; go tool pprof -top)"
+    go tool pprof -top -nodecount=30 bin/pilot "$prof" 2>/dev/null | sed -n '4,40p'
+  fi
+}
+profiled .data/bench-list-cpu.pprof run "list a 50-card project (GET …/cards)" "$WS/projects/$P50/cards"
 run "list a 1,000-card project (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 2 "list a 1,000-card project, one client per core (GET …/cards)" "$WS/projects/$P1K/cards"
 runc 8 "GET /auth/me (the guard: token, session and user)" "$B/auth/me"
