@@ -20,6 +20,7 @@ func TestBrowserBoard(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.CSS(`#email`)))
 	waitFor(t, ctx, "the sign-in page", `location.pathname === "/sign-in"`)
 	shot(t, ctx, "sign-in", 1440, 900)
+	accessible(t, ctx, "sign-in")
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)),
 		chromedp.SendKeys(chromedp.CSS(`#name`), "Ann"), chromedp.SendKeys(chromedp.CSS(`#email`), "ann@example.com"),
@@ -29,6 +30,7 @@ func TestBrowserBoard(t *testing.T) {
 	)
 	waitFor(t, ctx, "the workspace's projects",
 		`location.pathname.startsWith("/w/") && document.querySelector("h1").textContent === "Projects"`)
+	accessible(t, ctx, "projects")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#project-name`), "Launch"), chromedp.SendKeys(chromedp.CSS(`#project-name`),
 		kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`.column`)))
@@ -78,6 +80,7 @@ func TestBrowserBoard(t *testing.T) {
 		document.querySelector(".column:nth-child(2) .card")?.textContent.includes("Print posters") &&
 		document.querySelectorAll(".column:nth-child(1) .card").length === 1`)
 	shot(t, ctx, "board", 1440, 900)
+	accessible(t, ctx, "board")
 	shot(t, ctx, "board-390", 390, 844)
 
 	// The card's detail: edit the description in markdown; it is rendered, its HTML as text.
@@ -106,6 +109,7 @@ func TestBrowserBoard(t *testing.T) {
 	got := eval[string](t, ctx, `fetch(document.querySelector("a[download='quote.txt']").href).then(r => r.text())`)
 	require.Equal(t, "300 EUR", got)
 	shot(t, ctx, "card", 1440, 900)
+	accessible(t, ctx, "card detail")
 	// The counts on the board, and the filter by label.
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.detail-head button`)))
 	waitFor(t, ctx, "the focus back on the card",
@@ -135,5 +139,6 @@ func TestBrowserErrorShown(t *testing.T) {
 			"not the password"),
 		chromedp.SendKeys(chromedp.CSS(`#password`), kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
 	msg := text(t, ctx, `[role=alert]`)
+	accessible(t, ctx, "sign-in with an error")
 	require.Contains(t, strings.ToLower(msg), "invalid")
 }

@@ -32,11 +32,15 @@ func TestBrowserInvitation(t *testing.T) {
 	ctx := page(t)
 	do(t, ctx, chromedp.Navigate(s.url+link), chromedp.WaitVisible(chromedp.CSS(`a[href^="/sign-up"]`)))
 	shot(t, ctx, "invitation", 1440, 900)
-	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)),
+	accessible(t, ctx, "invitation, signed out")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/sign-up"]`)), chromedp.WaitVisible(chromedp.CSS(`#name`)))
+	accessible(t, ctx, "sign-up")
+	do(t, ctx,
 		chromedp.SendKeys(chromedp.CSS(`#name`), "Ivan"), chromedp.SendKeys(chromedp.CSS(`#email`), "ivan@example.com"),
 		chromedp.SendKeys(chromedp.CSS(`#password`), "a long password"+kb.Enter))
 	waitFor(t, ctx, "the invitation again, signed in",
 		`location.pathname.startsWith("/invitations/") && !!document.querySelector("main button")`)
+	accessible(t, ctx, "invitation, signed in")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`main button`)))
 	waitFor(t, ctx, "the workspace", `location.pathname === "/w/`+owner.Org+
 		`/studio" && document.querySelector("h1")?.textContent === "Projects"`)
@@ -75,12 +79,14 @@ func TestBrowserResetPassword(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`a[href="/forgot-password"]`)),
 		chromedp.Click(chromedp.CSS(`a[href="/forgot-password"]`)), chromedp.WaitVisible(chromedp.CSS(`#email`)),
 		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email+kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[role=status]`)))
+	accessible(t, ctx, "forgot password")
 	link := s.mailed(identity.EmailTopicPasswordReset, a.Email)
 	require.True(t, strings.HasPrefix(link, "/reset-password?token="), link)
 	do(t, ctx, chromedp.Navigate(s.url+link), chromedp.WaitVisible(chromedp.CSS(`#password`)),
 		chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new password"+kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-in"]`)))
 	require.Contains(t, text(t, ctx, `[role=status]`), "password is changed")
+	accessible(t, ctx, "reset password")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/sign-in"]`)), chromedp.WaitVisible(chromedp.CSS(`#email`)),
 		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), "a brand new "+
 			"password"+kb.Enter))
@@ -89,6 +95,7 @@ func TestBrowserResetPassword(t *testing.T) {
 	verify := s.mailed(identity.EmailTopicEmailVerification, a.Email)
 	do(t, ctx, chromedp.Navigate(s.url+verify), chromedp.WaitVisible(chromedp.CSS(`[role=status]`)))
 	waitFor(t, ctx, "the address verified", `document.querySelector("[role=status]")?.textContent.includes("verified")`)
+	accessible(t, ctx, "verify e-mail")
 	// Signing out ends the session: the workspace asks for a sign-in again.
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS), chromedp.WaitVisible(chromedp.CSS(`a[href="/sign-out"]`)),
 		chromedp.Click(chromedp.CSS(`a[href="/sign-out"]`)))
@@ -137,6 +144,7 @@ func TestBrowserMission(t *testing.T) {
 		document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
 		document.querySelectorAll(".proposal").length > 0`)
 	shot(t, ctx, "mission", 1440, 900)
+	accessible(t, ctx, "mission")
 	// A lost stream reconnects by itself: the server drops every connection, the page follows again.
 	s.srv.CloseClientConnections()
 	waitFor(t, ctx, "the stream to be live again", `document.querySelector(".status-line")?.textContent.includes("live")`)
@@ -151,6 +159,7 @@ func TestBrowserMission(t *testing.T) {
 	// The workspace's pending proposals are none now.
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/proposals"))
 	waitFor(t, ctx, "no pending proposal", `document.querySelector("main")?.textContent.includes("No proposal.")`)
+	accessible(t, ctx, "proposals")
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -174,6 +183,7 @@ func TestBrowserTwoFactor(t *testing.T) {
 	// cannot be used twice).
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#code`), "000000"+kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`[role=alert]`)))
+	accessible(t, ctx, "second factor")
 	next, err := auth.TOTPCode(setup.Secret, time.Now().Add(30*time.Second))
 	require.NoError(t, err)
 	eval[bool](t, ctx, `(document.querySelector("#code").value = "") === ""`)
@@ -209,6 +219,7 @@ func TestBrowserDocumentsAndSearch(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button:not(.secondary):nth-of-type(2)`)))
 	waitFor(t, ctx, "approved", `document.querySelector(".document .status")?.textContent === "approved"`)
 	shot(t, ctx, "documents", 1440, 900)
+	accessible(t, ctx, "documents")
 
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#top-search`), "handbook"+kb.Enter))
 	waitFor(t, ctx, "the search result",
@@ -216,12 +227,15 @@ func TestBrowserDocumentsAndSearch(t *testing.T) {
 	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".results b").length`), "the snippet's escaped HTML "+
 		"stays text")
 	shot(t, ctx, "search", 1440, 900)
+	accessible(t, ctx, "search")
 
 	do(t, ctx, chromedp.Navigate(base+"/pilotage"))
 	waitFor(t, ctx, "the dashboard",
 		`document.body.textContent.includes("Proposed actions") && document.body.textContent.includes("Cycle")`)
 	shot(t, ctx, "pilotage", 1440, 900)
+	accessible(t, ctx, "pilotage")
 	do(t, ctx, chromedp.Navigate(base+"/inbox"))
 	waitFor(t, ctx, "the notifications",
 		`document.querySelector("h1")?.textContent === "Notifications" && !document.querySelector("[role=status]")`)
+	accessible(t, ctx, "notifications")
 }

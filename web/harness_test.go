@@ -298,3 +298,34 @@ func shot(t testing.TB, ctx context.Context, name string, width, height int64) {
 	do(t, ctx, chromedp.EmulateViewport(1440, 900))
 	require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "screenshots", name+".png"), png, 0o644))
 }
+
+// axeSource is axe-core's script (vendored by vendor.sh into testdata/axe; never served by the app).
+var axeSource = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+	return string(b), err
+})
+
+// axeViolation is one rule that axe-core found broken, with the first elements where it is.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+// accessible runs axe-core on the screen as the page shows it now and fails the test on every serious or
+// critical violation, naming the screen, the rule and where. Every screen a browser test opens is checked.
+func accessible(t testing.TB, ctx context.Context, screen string) {
+	t.Helper()
+	src, err := axeSource()
+	require.NoError(t, err, "read axe-core (web/vendor.sh vendors it)")
+	if !eval[bool](t, ctx, `typeof window.axe === "object"`) {
+		eval[bool](t, ctx, src+";\ntrue")
+	}
+	found := eval[[]axeViolation](t, ctx, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+		.filter(v => v.impact === "serious" || v.impact === "critical")
+		.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map(n => n.target.join(" "))})))`)
+	for _, v := range found {
+		t.Errorf("%s: axe-core finds %s (%s): %s, at %s", screen, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "; "))
+	}
+}

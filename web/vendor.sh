@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # vendor.sh: fetch the web app's pinned libraries from the npm registry (npm pack) and copy their ES
-# module files, with their licenses, into static/vendor. Run it to change a version (edit the pins
-# below), then commit static/vendor. The app imports only these files: nothing is loaded from another
+# module files, with their licenses, into static/vendor, and axe-core (for the browser tests only) into
+# testdata/axe. Run it to change a version (edit the pins below), then commit static/vendor and
+# testdata/axe. The app imports only these files: nothing is loaded from another
 # origin at run time.
 set -euo pipefail
 cd "$(dirname "$0")"
 PREACT=11.2.0
 HTM=3.1.1
+AXE=4.14.1 # axe-core: for the browser tests only (testdata/axe), never served
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && npm pack --silent "preact@$PREACT" "htm@$HTM" >/dev/null && for f in *.tgz; do mkdir "${f%.tgz}" && tar xzf "$f" -C "${f%.tgz}"; done)
+(cd "$tmp" && npm pack --silent "preact@$PREACT" "htm@$HTM" "axe-core@$AXE" >/dev/null && for f in *.tgz; do mkdir "${f%.tgz}" && tar xzf "$f" -C "${f%.tgz}"; done)
 out=static/vendor
 mkdir -p "$out"
 cp "$tmp/preact-$PREACT/package/dist/preact.mjs" "$out/preact.js"
@@ -23,5 +25,8 @@ cat > "$out/VERSIONS" <<V
 preact $PREACT (MIT, LICENSE.preact): preact.js = dist/preact.mjs, preact-hooks.js = hooks/dist/hooks.mjs
 htm $HTM (Apache-2.0, LICENSE.htm): htm.js = dist/htm.mjs
 V
+mkdir -p testdata/axe
+cp "$tmp/axe-core-$AXE/package/axe.min.js" "$tmp/axe-core-$AXE/package/LICENSE" testdata/axe/
+echo "axe-core $AXE (MPL-2.0, LICENSE): axe.min.js, injected by the browser tests" > testdata/axe/VERSION
 grep -q 'from"preact"' "$out/preact-hooks.js" && { echo "hooks still import bare preact" >&2; exit 1; }
-echo "vendored preact $PREACT and htm $HTM into $out"
+echo "vendored preact $PREACT and htm $HTM into $out, axe-core $AXE into testdata/axe"
