@@ -31,12 +31,13 @@ verify: ## Fail when generated code is stale or code is not gofmt-clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 .PHONY: lint
-lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, the README's package list, Redocly on the OpenAPI document, and the web app's type-check (web/api.d.ts fresh, tsc --checkJs)
+lint: ## Run golangci-lint (pinned in tools/go.mod, configured in .golangci.yaml), go vet, the README's package list, Redocly on the OpenAPI document, the web app's type-check (web/api.d.ts fresh, tsc --checkJs) and its operation coverage
 	go tool -modfile=tools/go.mod golangci-lint run ./...
 	go vet ./...
 	@scripts/arch-check.sh
 	@scripts/openapi-lint.sh
 	@scripts/web-check.sh
+	@go test -count=1 -run '^TestOperationsReachedOrExplained$$' ./web/
 
 .PHONY: web/types
 web/types: ## Regenerate web/api.d.ts (the web app's API types) from the OpenAPI document, then type-check the app

@@ -1,5 +1,6 @@
 // @ts-check
 // Live updates: event streams with EventSource, and the board's refresh.
+import * as api from './api.js';
 
 /**
  * Follows a server-sent event stream: each event once, in order, whatever the connection does. The
@@ -113,7 +114,7 @@ function openFeed(org, ws) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
   const flush = () => { const evs = pending; pending = []; w.subs.forEach((f) => f(evs)); };
-  const url = `/orgs/${encodeURIComponent(org)}/workspaces/${encodeURIComponent(ws)}/events`;
+  const url = api.href('/orgs/{orgSlug}/workspaces/{wsSlug}/events', { orgSlug: org, wsSlug: ws });
   const open = () => {
     let opened = false;
     const stop = follow(url, [...feedTypes, 'reload'], (type, data) => {
