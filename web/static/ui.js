@@ -119,3 +119,78 @@ export function announce(msg) {
   live.el ??= document.getElementById('announce');
   if (live.el) { live.el.textContent = ''; live.el.textContent = msg; }
 }
+
+/** A value of the API's enums in words: in_progress reads "In progress". @param {string|null|undefined} v */
+export function humanize(v) {
+  if (!v) return '';
+  const s = String(v).replace(/[_-]+/g, ' ').trim();
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+const rtf = typeof Intl !== 'undefined' && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }) : null;
+/** @type {[Intl.RelativeTimeFormatUnit, number][]} */
+const spans = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
+/**
+ * A time relative to now in the person's language ("2 hours ago", "in 3 days"); its full date and
+ * time is the element's title when shown with <${When}>.
+ * @param {string|null|undefined} iso
+ */
+export function relativeTime(iso) {
+  if (!iso) return '';
+  const t = new Date(iso).getTime();
+  if (isNaN(t)) return '';
+  const secs = Math.round((t - Date.now()) / 1000);
+  if (!rtf) return formatTime(iso);
+  for (const [unit, n] of spans) if (Math.abs(secs) >= n) return rtf.format(Math.round(secs / n), unit);
+  return rtf.format(0, 'minute');
+}
+
+/** A <time> with the relative time as text and the full local date and time as its title. @param {{iso: string|null|undefined}} props */
+export function When({ iso }) {
+  if (!iso) return null;
+  return html`<time datetime=${iso} title=${formatTime(iso)}>${relativeTime(iso)}</time>`;
+}
+
+/**
+ * A button that asks before a destructive action, in a modal <dialog>: title and detail say what will
+ * happen; with typed, the person must type that text (a name) to confirm. onConfirm's error is shown in
+ * the dialog, which stays open; on success it closes.
+ * @param {{label: string, title: string, detail?: any, typed?: string, confirmLabel?: string,
+ *   className?: string, disabled?: boolean, onConfirm: () => Promise<unknown>}} props
+ */
+export function ConfirmButton({ label, title, detail, typed, confirmLabel, className = 'danger', disabled, onConfirm }) {
+  const ref = useRef(/** @type {HTMLDialogElement|null} */ (null));
+  const [text, setText] = useState('');
+  const [run, busy, error, setError] = useAction();
+  const id = useMemo(() => 'confirm-' + Math.random().toString(36).slice(2, 9), []);
+  const open = () => { setText(''); setError(null); ref.current?.showModal(); };
+  const close = () => ref.current?.close();
+  const ok = !typed || text === typed;
+  return html`<button type="button" class=${className} disabled=${disabled} onClick=${open}>${label}</button>
+    <dialog ref=${ref} class="confirm" aria-labelledby=${id + '-h'}>
+      <form method="dialog" onSubmit=${async (/** @type {Event} */ e) => { e.preventDefault(); if (ok && await run(onConfirm)) close(); }}>
+        <h2 id=${id + '-h'}>${title}</h2>
+        ${detail && html`<div class="detail">${detail}</div>`}
+        ${typed && html`<label for=${id + '-typed'}>Type <strong>${typed}</strong> to confirm</label>
+          <input id=${id + '-typed'} autocomplete="off" value=${text} onInput=${(/** @type {any} */ e) => setText(e.currentTarget.value)} />`}
+        <${ErrorMessage} error=${error} />
+        <div class="actions">
+          <button type="submit" class="danger" disabled=${busy || !ok}>${confirmLabel || label}</button>
+          <button type="button" class="secondary" onClick=${close}>Cancel</button>
+        </div>
+      </form>
+    </dialog>`;
+}
+
+/** Copies text to the clipboard; resolves whether it could. @param {string} text */
+export async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); announce('Copied'); return true; } catch { return false; }
+}
+
+/** Offers text as a file download named name. @param {string} name @param {string} text @param {string} [type] */
+export function download(name, text, type = 'text/plain') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url; a.download = name; document.body.append(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
