@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -318,8 +319,13 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
+	// Listen before saying so: "api listening" means a connection is accepted from then on.
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
 	errCh := make(chan error, 1)
-	go func() { errCh <- srv.ListenAndServe() }()
+	go func() { errCh <- srv.Serve(ln) }()
 	logger.Info("api listening", "port", cfg.Port, "env", cfg.Env)
 	select {
 	case err := <-errCh:
