@@ -304,6 +304,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this browser is signed in
+         * @description Reads the session cookie only (a bearer token is ignored: use /auth/me). Answers 200 whether or not it names a live session: `signedIn` false when there is no cookie or its session is invalid, expired or ended; otherwise the user and the csrfToken, as /auth/me.
+         */
+        get: operations["auth-session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/sessions": {
         parameters: {
             query?: never;
@@ -4799,6 +4819,14 @@ export interface components {
             lastSeenAt: string;
             userAgent: string;
         };
+        SessionStateBody: {
+            /** @description Send as X-CSRF-Token on writes, when signedIn */
+            csrfToken?: string;
+            /** @description True when the session cookie names a live session */
+            signedIn: boolean;
+            /** @description The signed-in user, when signedIn */
+            user?: components["schemas"]["UserOut"];
+        };
         SetCardCustomValuesInputBody: {
             /** @description fieldId -> value, or null to remove the value */
             values: {
@@ -6761,6 +6789,55 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "auth-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionStateBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
