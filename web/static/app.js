@@ -10,6 +10,7 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Settings } from './settings.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -66,6 +67,7 @@ function App() {
     else return html`<${Shell}><p>You have no workspace yet.</p><//>`;
     return null;
   }
+  if (path === '/settings' || path.startsWith('/settings/')) return html`<${Shell}><${Boundary} key=${path}><${Settings} path=${path} /><//><//>`;
   for (const [pattern, view] of workspaceRoutes) {
     const p = match(pattern, path);
     if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;

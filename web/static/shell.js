@@ -41,6 +41,7 @@ export function Shell({ org, ws, children }) {
         <a href=${base + '/docs'}>Documents</a>
         <a href=${base + '/pilotage'}>Pilotage</a>
         <a href=${base + '/inbox'} aria-label=${`Inbox, ${unread} unread`}>Inbox${unread > 0 && html` <span class="badge">${unread}</span>`}</a>`}
+        <a href="/settings" aria-current=${location.pathname.startsWith('/settings') ? 'page' : undefined}>Account</a>
         <a href="/sign-out">Sign out</a>
       </nav>
     </header>
