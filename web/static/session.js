@@ -1,5 +1,5 @@
 // @ts-check
-// The signed-in person: read from the session cookie (auth/me), with its CSRF token, and the places
+// The signed-in person: read from the session cookie (auth/session), with its CSRF token, and the places
 // (organizations and workspaces) they can open.
 import * as api from './api.js';
 
