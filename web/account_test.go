@@ -69,11 +69,14 @@ func TestBrowserAccountTwoFactor(t *testing.T) {
 	waitFor(t, ctx, "the security settings", `[...document.querySelectorAll("button")].some(b =>
 		b.textContent === "Set up two-factor authentication") && !!document.querySelector("table tbody tr")`)
 	accessible(t, ctx, "security settings, two-factor off")
+	const loadedQR = `performance.getEntriesByType("resource").some(e => e.name.endsWith("/static/vendor/uqr.js"))`
+	require.False(t, eval[bool](t, ctx, loadedQR), "the QR code library is loaded only when it draws")
 	eval[bool](t, ctx, `[...document.querySelectorAll("button")].find(b => b.textContent ===
 		"Set up two-factor authentication").click() === undefined`)
 	waitFor(t, ctx, "the QR code", `!!document.querySelector("svg.qr[data-otpauth] path")`)
 	accessible(t, ctx, "two-factor setup")
-	shot(t, ctx, "two-factor-setup", 1440, 900)
+	require.True(t, eval[bool](t, ctx, loadedQR))
+	shot(t, ctx, "two-factor-setup", 1440, 1100)
 
 	otpauth := eval[string](t, ctx, `document.querySelector("svg.qr").dataset.otpauth`)
 	u, err := url.Parse(otpauth)
@@ -134,7 +137,8 @@ func TestBrowserAccountTwoFactor(t *testing.T) {
 	eval[bool](t, ctx, `[...document.querySelectorAll("button")].find(b => b.textContent ===
 		"Turn off two-factor authentication").click() === undefined`)
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[type=submit]`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [role=alert]`)))
+		chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] [role=alert]`)))
 	accessible(t, ctx, "turn off two-factor, refused")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)))
 	eval[bool](t, ctx, `(document.querySelector("#disable-code").value = "") === ""`)
@@ -167,9 +171,12 @@ func TestBrowserAccountTokens(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#token-name`), "Nightly export"),
 		chromedp.Click(chromedp.CSS(`form button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`form [role=alert]`)))
 	require.Contains(t, text(t, ctx, `form [role=alert]`), "at least one scope")
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#scope-account-read`)), chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#scope-account-read`)),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
 	waitFor(t, ctx, "the token, shown once", `!!document.querySelector("code.secret[data-token]")`)
 	accessible(t, ctx, "access token created")
+	shot(t, ctx, "access-tokens", 1440, 1300)
+	require.Equal(t, "90", eval[string](t, ctx, `document.querySelector("#token-lifetime").value`), "the form reset")
 	token := eval[string](t, ctx, `document.querySelector("code.secret").dataset.token`)
 	require.True(t, strings.HasPrefix(token, "pilot_pat_"), token)
 	waitFor(t, ctx, "the token listed", `document.querySelectorAll("tr[data-token-id]").length === 1 &&
@@ -282,7 +289,8 @@ func TestBrowserAccountProfile(t *testing.T) {
 	accessible(t, ctx, "password change refused")
 	eval[bool](t, ctx, `(document.querySelector("#pw-current").value = "") === ""`)
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#pw-current`), a.Password+kb.Enter))
-	waitFor(t, ctx, "the password changed", `document.querySelector("main").textContent.includes("Your password is changed.")`)
+	waitFor(t, ctx, "the password changed",
+		`document.querySelector("main").textContent.includes("Your password is changed.")`)
 
 	require.Equal(t, http.StatusUnauthorized, s.status("POST", "/auth/login", "",
 		`{"email":"pia@example.com","password":"`+a.Password+`"}`))

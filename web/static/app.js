@@ -67,13 +67,21 @@ function App() {
     else return html`<${Shell}><p>You have no workspace yet.</p><//>`;
     return null;
   }
-  if (path === '/settings' || path.startsWith('/settings/')) return html`<${Shell}><${Boundary} key=${path}><${Settings} path=${path} /><//><//>`;
+  if (path === '/settings' || path.startsWith('/settings/')) {
+    const first = session.places.find((o) => o.workspaces.length);
+    const { org, ws } = lastPlace.org ? lastPlace : { org: first?.slug, ws: first?.workspaces[0].slug };
+    return html`<${Shell} org=${org} ws=${ws}><${Boundary} key=${path}><${Settings} path=${path} /><//><//>`;
+  }
   for (const [pattern, view] of workspaceRoutes) {
     const p = match(pattern, path);
+    if (p) lastPlace = { org: p.org, ws: p.ws };
     if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;
   }
   return html`<${Shell}><h1>Page not found</h1><p>Nothing is at ${path}. <a href="/">Go to your workspace</a></p><//>`;
 }
+
+/** The workspace last shown, whose navigation the account settings keep. */
+let lastPlace = { org: '', ws: '' };
 
 /** @param {string} path */
 function navigateLater(path) { queueMicrotask(() => navigate(path, { replace: true })); }

@@ -316,6 +316,8 @@ function Tokens() {
           setCopied(false);
           setCreated(t);
           form.reset();
+          const lifetime = /** @type {HTMLSelectElement|null} */ (form.querySelector('#token-lifetime'));
+          if (lifetime) lifetime.value = '90'; // reset picks the first option: Preact sets selected, not the attribute
           list.reload();
         });
       }}>
