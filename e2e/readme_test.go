@@ -44,6 +44,7 @@ type readmeBlock struct {
 // readmeAssign finds the variables a command line sets: NAME= at its start or after a semicolon.
 var readmeAssign = regexp.MustCompile(`(?:^|;\s*)([A-Za-z_][A-Za-z0-9_]*)=`)
 
+// readmeFence matches a fence line and captures its language.
 var readmeFence = regexp.MustCompile("^```([A-Za-z0-9_-]*)\\s*$")
 
 // readmeBlocks reads the fenced blocks of a Markdown file; a skip marker anywhere but right before a
