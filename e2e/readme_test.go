@@ -259,7 +259,7 @@ func TestReadme(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", scriptPath)
-	cmd.Dir = ".." // the checkout, where the README's reader is (go build ./examples/…)
+	cmd.Dir = ".." // the checkout, where the README's reader is (go build ./cmd/…)
 	cmd.Env = readmeEnv()
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group, so the background receiver goes too.

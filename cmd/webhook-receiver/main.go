@@ -1,7 +1,7 @@
 // Command webhook-receiver receives Pilot's webhook deliveries and checks their Standard Webhooks
 // signature, as a receiver of yours would: the README's webhook example.
 //
-//	go build -o bin/webhook-receiver ./examples/webhook-receiver
+//	go build -o bin/webhook-receiver ./cmd/webhook-receiver
 //	bin/webhook-receiver -addr localhost:9000 -secret whsec_…
 //
 // A delivery whose webhook-signature verifies, with a timestamp within five minutes, is answered 204 and
