@@ -61,8 +61,10 @@ func TestBrowserDraftToProject(t *testing.T) {
 	accessible(t, ctx, "new draft")
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.CSS(`#draft-name`), "Inspections app"),
-		chromedp.SendKeys(chromedp.CSS(`#draft-description`), "A mobile app for field inspectors.\n- Photo capture\n- Offline sync"),
-		chromedp.SendKeys(chromedp.CSS(`#team-0-name`), "Bo"), chromedp.SendKeys(chromedp.CSS(`#team-0-role`), "mobile developer"),
+		chromedp.SendKeys(chromedp.CSS(`#draft-description`),
+			"A mobile app for field inspectors.\n- Photo capture\n- Offline sync"),
+		chromedp.SendKeys(chromedp.CSS(`#team-0-name`), "Bo"),
+		chromedp.SendKeys(chromedp.CSS(`#team-0-role`), "mobile developer"),
 		chromedp.SendKeys(chromedp.CSS(`#team-1-name`), "Dora"), chromedp.SendKeys(chromedp.CSS(`#team-1-role`), "product"),
 		chromedp.SendKeys(chromedp.CSS(`#team-1-email`), a.Email),
 		chromedp.SendKeys(chromedp.CSS(`#note-0-title`), "Brief"),
@@ -103,13 +105,15 @@ func TestBrowserDraftToProject(t *testing.T) {
 			deliverables = append(deliverables, x.Title)
 		}
 	}
-	require.Equal(t, phases, eval[[]string](t, ctx, `[...document.querySelectorAll(".roadmap .phase h3")].map(h => h.textContent)`))
+	require.Equal(t, phases, eval[[]string](t, ctx,
+		`[...document.querySelectorAll(".roadmap .phase h3")].map(h => h.textContent)`))
 	require.Equal(t, deliverables, eval[[]string](t, ctx,
 		`[...document.querySelectorAll(".roadmap .deliverables strong")].map(h => h.textContent)`))
 
 	clickText(t, ctx, "Create the project")
 	// Bo has no e-mail: the page says so before the board.
-	waitFor(t, ctx, "the project created", `document.querySelector("main").textContent.includes("Not added to the project") &&
+	waitFor(t, ctx, "the project created",
+		`document.querySelector("main").textContent.includes("Not added to the project") &&
 		document.querySelector("main").textContent.includes("Bo")`)
 	accessible(t, ctx, "draft executed")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`main a[href*="/p/"]`)))
@@ -188,7 +192,8 @@ func TestBrowserDraftsList(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
 	accessible(t, ctx, "delete a draft")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
-	waitFor(t, ctx, "one draft left", `document.querySelectorAll(".draft-item").length === 1 && !document.querySelector("dialog[open]")`)
+	waitFor(t, ctx, "one draft left",
+		`document.querySelectorAll(".draft-item").length === 1 && !document.querySelector("dialog[open]")`)
 	var list []draftJSON
 	s.call("GET", a.ws()+"/project-drafts", a.Token, nil, &list)
 	require.Len(t, list, 1)
@@ -257,8 +262,9 @@ func TestBrowserDraftReload(t *testing.T) {
 	for i := half; i < len(full); i += 10 {
 		appendEv(draft.DraftEventToken, full[i:min(i+10, len(full))])
 	}
-	waitFor(t, ctx, "the whole roadmap written", `[...document.querySelectorAll(".roadmap .phase h3")].map(h => h.textContent)
-		.join() === "Programme,Venue" && document.querySelector(".stream")?.textContent === `+jsString(full))
+	waitFor(t, ctx, "the whole roadmap written",
+		`[...document.querySelectorAll(".roadmap .phase h3")].map(h => h.textContent).join() === "Programme,Venue" &&
+		document.querySelector(".stream")?.textContent === `+jsString(full))
 	_, err = s.b.Drafts.FinishRoadmap(bg, d.ID, run, rm)
 	require.NoError(t, err)
 	waitFor(t, ctx, "the roadmap ready", `document.querySelector("[data-status]")?.dataset.status === "roadmap_ready" &&
