@@ -1,6 +1,6 @@
 // @ts-check
 // The app's entry: reads the session, then shows the screen the path names.
-import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary } from './ui.js';
+import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary, Lazy } from './ui.js';
 import * as api from './api.js';
 import { useLocation, match, navigate, onLinkClick } from './router.js';
 import { session } from './session.js';
@@ -11,6 +11,9 @@ import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
 import { Settings } from './settings.js';
+
+/** The drafts' screens, loaded when one first opens. */
+const drafts = () => import('./drafts.js');
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -25,6 +28,9 @@ const workspaceRoutes = [
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
+  ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
+  ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
 ];
 
 function Root() {
