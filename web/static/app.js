@@ -10,6 +10,7 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -24,6 +25,10 @@ const workspaceRoutes = [
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/members', (p) => html`<${Members} ...${p} />`],
+  ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
+  ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
+  ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
 ];
 
 function Root() {
