@@ -321,7 +321,7 @@ export function OrganizationSettings({ org, ws }) {
             });
           }}>
             <label for="org-name">Name</label>
-            <input id="org-name" name="name" required maxlength="100" value=${o.name} />
+            <input id="org-name" name="name" required maxlength="100" defaultValue=${o.name} />
             <button type="submit" disabled=${busy}>Rename</button>
             <${ErrorMessage} error=${error} />
             ${saved && html`<p role="status">${saved}</p>`}
@@ -375,7 +375,7 @@ export function WorkspaceSettings({ org, ws }) {
             });
           }}>
             <label for="ws-name">Name</label>
-            <input id="ws-name" name="name" required maxlength="100" value=${w.name} />
+            <input id="ws-name" name="name" required maxlength="100" defaultValue=${w.name} />
             <button type="submit" disabled=${busy}>Rename</button>
             <${ErrorMessage} error=${error} />
             ${saved && html`<p role="status">${saved}</p>`}
