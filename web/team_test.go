@@ -92,6 +92,13 @@ func TestBrowserTeamMembers(t *testing.T) {
 	require.Equal(t, 2, s.mails(tenancy.EmailTopicInvitation, "ivan@example.com"), "a second e-mail")
 	link := s.mailed(tenancy.EmailTopicInvitation, "ivan@example.com")
 	require.NotEqual(t, first, link, "a new link")
+	require.Eventually(t, func() bool { // the worker sends both: the outbox keeps one e-mail per sending
+		var n int
+		require.NoError(t, s.b.Pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM email_outbox WHERE to_address = 'ivan@example.com' AND body LIKE '%' || $1`,
+			link+"\n").Scan(&n))
+		return n == 1
+	}, 10*time.Second, 50*time.Millisecond, "the second e-mail in the outbox, with the new link")
 
 	// Another invitation, withdrawn: its link no longer accepts.
 	invite("gone@example.com")
@@ -101,7 +108,8 @@ func TestBrowserTeamMembers(t *testing.T) {
 	require.Contains(t, text(t, ctx, `dialog[open]`), "no longer work")
 	accessible(t, ctx, "withdraw an invitation")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
-	waitFor(t, ctx, "the withdrawn invitation gone", `!document.querySelector('.invitations li[data-email="gone@example.com"]')`)
+	waitFor(t, ctx, "the withdrawn invitation gone",
+		`!document.querySelector('.invitations li[data-email="gone@example.com"]')`)
 	goneUser := s.register("gone@example.com")
 	token := strings.TrimSuffix(strings.TrimPrefix(gone, "/invitations/"), "/accept")
 	require.Equal(t, http.StatusNotFound, s.status("POST", "/invitations/"+token+"/accept", goneUser.Token))
@@ -146,7 +154,8 @@ func TestBrowserTeamMembers(t *testing.T) {
 		}
 		return "", false
 	}
-	require.Eventually(t, func() bool { r, _ := wsMember("ivan@example.com"); return r == "admin" }, 10*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { r, _ := wsMember("ivan@example.com"); return r == "admin" }, 10*time.Second,
+		50*time.Millisecond)
 	do(t, ctx, chromedp.Click(chromedp.CSS(wsRow+` button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
 	detail := text(t, ctx, `dialog[open]`)
@@ -181,11 +190,13 @@ func TestBrowserTeamSettings(t *testing.T) {
 	accessible(t, ctx, "organization settings")
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`#org-name`), "Sara's Studio"),
 		chromedp.Click(chromedp.CSS(`#org-name ~ button[type=submit]`)))
-	waitFor(t, ctx, "the organization renamed", `document.querySelector("[role=status]")?.textContent.includes("Sara's Studio")`)
+	waitFor(t, ctx, "the organization renamed",
+		`document.querySelector("[role=status]")?.textContent.includes("Sara's Studio")`)
 	var org struct{ Name string }
 	s.call("GET", "/organizations/"+a.Org, a.Token, nil, &org)
 	require.Equal(t, "Sara's Studio", org.Name)
-	waitFor(t, ctx, "the switcher renamed", `document.querySelector(".switcher select").textContent.includes("Sara's Studio")`)
+	waitFor(t, ctx, "the switcher renamed",
+		`document.querySelector(".switcher select").textContent.includes("Sara's Studio")`)
 
 	// A workspace from the switcher.
 	choose(t, ctx, `.switcher select`, "new:workspace")
@@ -212,7 +223,8 @@ func TestBrowserTeamSettings(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/research-lab/settings/workspace"),
 		chromedp.WaitVisible(chromedp.CSS(`#ws-name`)))
 	accessible(t, ctx, "workspace settings")
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#ws-delete-h ~ button.danger`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#ws-delete-h ~ button.danger`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
 	accessible(t, ctx, "delete a workspace")
 	submit := `document.querySelector("dialog[open] button[type=submit]")`
 	require.True(t, eval[bool](t, ctx, submit+`.disabled`), "nothing typed yet")
@@ -221,7 +233,8 @@ func TestBrowserTeamSettings(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`dialog[open] input`), " Lab"))
 	waitFor(t, ctx, "the delete allowed", `!`+submit+`.disabled`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
-	waitFor(t, ctx, "another workspace opened", `location.pathname.startsWith("/w/") && !location.pathname.includes("research-lab")`)
+	waitFor(t, ctx, "another workspace opened",
+		`location.pathname.startsWith("/w/") && !location.pathname.includes("research-lab")`)
 	require.Equal(t, http.StatusNotFound, s.status("GET", "/orgs/"+a.Org+"/workspaces/research-lab", a.Token))
 
 	// A project's members, from the board.
