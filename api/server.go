@@ -249,6 +249,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()
+	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()
 	s.ops.board.registerCards()
 	s.ops.board.registerScopes()

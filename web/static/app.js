@@ -14,6 +14,7 @@ import { Settings } from './settings.js';
 
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
+import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -31,6 +32,10 @@ const workspaceRoutes = [
   ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
   ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
   ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
+  ['/w/:org/:ws/members', (p) => html`<${Members} ...${p} />`],
+  ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
+  ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
+  ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
 ];
 
 function Root() {
