@@ -3465,7 +3465,9 @@ export interface components {
             createdAt: string;
             id: string;
             /** @description The activity's details: an update's fields, a move's fromColumn and toColumn (column ids), an assignment's assigneeId and previousAssigneeId, a comment's excerpt */
-            meta: unknown;
+            meta: {
+                [key: string]: components["schemas"]["JSONValue"];
+            };
             /** @description The activity type: card_created, card_updated, card_moved, card_assigned, card_archived, comment_added, comment_deleted, due_date_reached, mission_status_changed… */
             type: string;
         };
