@@ -256,6 +256,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.board.registerPortfolio()
 	s.ops.board.registerCardParts()
 	s.ops.board.registerComments()
+	s.ops.board.registerCardActivity()
 	s.ops.board.registerAttachments()
 	s.ops.account.registerNotifications()
 	s.ops.workflow.registerAutomations()

@@ -8,6 +8,7 @@ import { SignIn, SignUp, ForgotPassword, ResetPassword, VerifyEmail, AcceptInvit
 import { Shell } from './shell.js';
 import { Projects } from './projects.js';
 import { Board } from './board.js';
+import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
 import { Settings } from './settings.js';
@@ -23,6 +24,7 @@ const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-passwor
 const workspaceRoutes = [
   ['/w/:org/:ws', (p) => html`<${Projects} ...${p} />`],
   ['/w/:org/:ws/p/:project', (p, q) => html`<${Board} ...${p} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/p/:project/settings', (p) => html`<${ProjectSettings} ...${p} />`],
   ['/w/:org/:ws/missions/:mission', (p) => html`<${Mission} ...${p} />`],
   ['/w/:org/:ws/proposals', (p) => html`<${Proposals} ...${p} />`],
   ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
