@@ -251,6 +251,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerProjects()
 	s.ops.board.registerCards()
+	s.ops.board.registerMyCards()
 	s.ops.board.registerScopes()
 	s.ops.board.registerPortfolio()
 	s.ops.board.registerCardParts()
