@@ -10,6 +10,7 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { viewRoutes } from './switcher.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -24,6 +25,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ...viewRoutes,
 ];
 
 function Root() {
