@@ -4789,7 +4789,7 @@ export interface components {
             access_token?: string;
             /** @description Send as X-CSRF-Token on writes authenticated by the session cookie */
             csrfToken?: string;
-            /** @description Set when a sign-in completes: marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices */
+            /** @description Set when a sign-in completes (a login, a second factor verified, an account created, a password changed): marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices */
             deviceToken?: string;
             /**
              * Format: int64
