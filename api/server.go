@@ -252,6 +252,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()
 	s.ops.board.registerCards()
+	s.ops.board.registerMyCards()
 	s.ops.board.registerScopes()
 	s.ops.board.registerPortfolio()
 	s.ops.board.registerCardParts()

@@ -16,6 +16,7 @@ import { Settings } from './settings.js';
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
+import { viewRoutes } from './switcher.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -38,6 +39,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
   ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
   ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
+  ...viewRoutes,
 ];
 
 function Root() {

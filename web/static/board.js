@@ -7,6 +7,7 @@ import { navigate } from './router.js';
 import { watchWorkspace } from './live.js';
 import { CardDetail } from './card.js';
 import { Icon } from './icons.js';
+import { ViewSwitcher } from './switcher.js';
 
 /** @typedef {api.Schemas['CardOut']} Card */
 /** @typedef {api.Schemas['ColumnOut']} Column */
@@ -37,7 +38,17 @@ export function Board({ org, ws, project, card }) {
     }
     return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };
   }, [org, ws, project]);
-  const [filter, setFilter] = useState({ label: '', assignee: '', priority: '' });
+  // The filters live in the URL's query (beside ?card=), so a link opens the board filtered the same way.
+  const [filter, setFilter] = useState(() => {
+    const q = new URLSearchParams(location.search);
+    return { label: q.get('label') || '', assignee: q.get('assignee') || '', priority: q.get('priority') || '' };
+  });
+  useEffect(() => {
+    const q = new URLSearchParams(location.search);
+    for (const [k, v] of Object.entries(filter)) { if (v) q.set(k, v); else q.delete(k); }
+    const s = q.toString();
+    if (s !== location.search.slice(1)) history.replaceState(history.state, '', location.pathname + (s ? '?' + s : ''));
+  }, [filter, card]);
   const [moveError, setMoveError] = useState(/** @type {unknown} */ (null));
   const focusAfter = useRef('');
   const reload = data.reload;
@@ -167,6 +178,7 @@ export function Board({ org, ws, project, card }) {
       <h1>${proj.name}</h1>
       <a class="project-members-link" href=${base + '/members'}>Project members</a>
       <a class="settings-link" href=${base + '/settings'}>Project settings</a>
+      <${ViewSwitcher} org=${org} ws=${ws} project=${project} current="board" />
       <form class="filters" aria-label="Filter cards" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <label>Label <select value=${filter.label} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, label: e.currentTarget.value })}>
           <option value="">Any</option>${labels.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select></label>
