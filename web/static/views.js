@@ -2,7 +2,7 @@
 // The tracker's views of cards besides the board: a project's list (a sortable, filterable table with
 // bulk actions) and "My work" (the cards assigned to me across the workspace, by due date). Loaded on
 // first use (switcher.js). Filters and sort live in the URL's query, so a link opens the same view.
-import { html, useState, useEffect, useMemo, useRef, useLoad, ErrorMessage, Loading, ConfirmButton, humanize, announce } from './ui.js';
+import { html, useState, useEffect, useMemo, useRef, useLoad, ErrorMessage, Loading, ConfirmButton, humanize, announce, dateInput, dateValue } from './ui.js';
 import * as api from './api.js';
 import { watchWorkspace } from './live.js';
 import { ViewSwitcher } from './switcher.js';
@@ -12,15 +12,11 @@ import { ViewSwitcher } from './switcher.js';
 
 const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}';
 
-// Due dates are days: the app sets them at midnight UTC (ui.js dateValue), so a due date's day is its
-// UTC date, shown in the person's language without a time zone shift.
+// Due dates are days in the person's time zone: the app sets them at that day's midnight there (ui.js
+// dateValue), and a due date's day is its date there (ui.js dateInput), as the card's date picker shows it.
 
 /** The day (YYYY-MM-DD) of an API time, or ''. @param {string|null|undefined} iso */
-export function dayOf(iso) {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return isNaN(d.getTime()) ? '' : d.toISOString().slice(0, 10);
-}
+export function dayOf(iso) { return dateInput(iso); }
 
 /** Today (YYYY-MM-DD) in the person's time zone. */
 export function today() {
@@ -56,10 +52,17 @@ export function formatDay(day, o = { year: 'numeric', month: 'short', day: 'nume
   return day ? dayDate(day).toLocaleDateString(undefined, { ...o, timeZone: 'UTC' }) : '';
 }
 
-/** A due date moved to day, keeping its time of day when it has one. @param {string|null} iso @param {string} day */
+/**
+ * A due date moved to day, keeping its time of day (in the person's time zone) when it has one; a new one
+ * is that day's midnight there, as the card's date picker sets it (ui.js dateValue).
+ * @param {string|null} iso @param {string} day
+ */
 export function dueOn(iso, day) {
   const d = iso ? new Date(iso) : null;
-  return d && !isNaN(d.getTime()) ? day + d.toISOString().slice(10) : day + 'T00:00:00Z';
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  if (!d || isNaN(d.getTime())) return dateValue(day);
+  return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), d.getHours(), d.getMinutes(), d.getSeconds()).toISOString();
 }
 
 /**
