@@ -195,6 +195,14 @@ func TestPipelineRunsThroughTheAPI(t *testing.T) {
 	types := map[string]bool{}
 	for _, ty := range decode[[]stepTypeOut](t, r) {
 		types[ty.Type] = true
+		if ty.Type == "create_card" {
+			// The params one by one, for a form: the project first, required.
+			require.Len(t, ty.Fields, 4)
+			require.Equal(t, stepFieldOut{Name: "projectId", Kind: "project", Required: true,
+				Doc: "The project the card is created in"}, ty.Fields[0])
+			require.Equal(t, 500, ty.Fields[2].MaxLength)
+			require.True(t, ty.Fields[2].Template)
+		}
 	}
 	require.True(t, types["create_card"] && types["wait"] && types["condition"] && types["generate_roadmap"])
 	require.False(t, types["email_digest"], "a plugin's step type needs the plugin")
@@ -202,10 +210,22 @@ func TestPipelineRunsThroughTheAPI(t *testing.T) {
 
 // stepTypeOut is an entry of pipelines-step-types.
 type stepTypeOut struct {
-	Type        string `json:"type"`
-	Description string `json:"description"`
-	Params      string `json:"params"`
-	Plugin      string `json:"plugin,omitempty"`
+	Type        string         `json:"type"`
+	Description string         `json:"description"`
+	Params      string         `json:"params"`
+	Fields      []stepFieldOut `json:"fields"`
+	Plugin      string         `json:"plugin,omitempty"`
+}
+
+// stepFieldOut is a field of a step type.
+type stepFieldOut struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Required  bool     `json:"required"`
+	Template  bool     `json:"template"`
+	MaxLength int      `json:"maxLength,omitempty"`
+	Options   []string `json:"options,omitempty"`
+	Doc       string   `json:"doc"`
 }
 
 func TestPipelineOddInputsAre400(t *testing.T) {

@@ -4430,6 +4430,19 @@ export interface components {
             ownerId: string;
             slug: string;
         };
+        ParamField: {
+            /** @description What the field is, in words */
+            doc: string;
+            /** @enum {string} */
+            kind: "text" | "multiline" | "project" | "column" | "agent" | "draft" | "webhook" | "card" | "step" | "steps" | "choice" | "duration" | "url" | "json";
+            /** Format: int64 */
+            maxLength?: number;
+            name: string;
+            options?: string[] | null;
+            required: boolean;
+            /** @description Takes {{steps.<id>.<field>}}, {{run.id}}, {{pipeline.name}}, {{date}} */
+            template: boolean;
+        };
         PatchMeInputBody: {
             jobTitle?: string;
             name?: string;
@@ -5373,6 +5386,7 @@ export interface components {
         };
         TypeInfo: {
             description: string;
+            fields: components["schemas"]["ParamField"][] | null;
             params: string;
             plugin?: string;
             type: string;

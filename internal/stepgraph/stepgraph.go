@@ -137,8 +137,25 @@ type TypeInfo struct {
 	Type        string `json:"type"`
 	Description string `json:"description"`
 	Params      string `json:"params"`
+	// Fields are the params one by one, for a client to build a form from.
+	Fields []ParamField `json:"fields"`
 	// Plugin is the plugin that contributes the type ("" for built-in types).
 	Plugin string `json:"plugin,omitempty"`
+}
+
+// ParamField is one parameter of a step type. Kind says what it holds: text (one line) or multiline; an id
+// of the workspace's project, column (of the step's projectId), agent, draft or webhook; card (a card id,
+// or a template naming an earlier step's output); step (a step this one transitively needs); steps (a
+// list of the ids of steps that need this one); choice (one of Options); duration (Go syntax); url; json
+// (any JSON value).
+type ParamField struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind" enum:"text,multiline,project,column,agent,draft,webhook,card,step,steps,choice,duration,url,json"`
+	Required  bool     `json:"required"`
+	Template  bool     `json:"template" doc:"Takes {{steps.<id>.<field>}}, {{run.id}}, {{pipeline.name}}, {{date}}"`
+	MaxLength int      `json:"maxLength,omitempty"`
+	Options   []string `json:"options,omitempty"`
+	Doc       string   `json:"doc" doc:"What the field is, in words"`
 }
 
 // Types is the catalog of step types.
@@ -146,36 +163,85 @@ var Types = []TypeInfo{
 	{Type: TypeCreateCard, Description: "Creates a card through the store (activities, notifications and automations " +
 		"follow). Output: cardId, title, projectId, columnId.",
 		Params: "projectId (required), columnId (default: the first column), title (required, template, ≤500), description " +
-			"(template)"},
+			"(template)",
+		Fields: []ParamField{
+			{Name: "projectId", Kind: "project", Required: true, Doc: "The project the card is created in"},
+			{Name: "columnId", Kind: "column", Doc: "Its column (default: the project's first)"},
+			{Name: "title", Kind: "text", Required: true, Template: true, MaxLength: 500, Doc: "The card's title"},
+			{Name: "description", Kind: "multiline", Template: true, MaxLength: 5000, Doc: "The card's description"},
+		}},
 	{Type: TypeRunAgentMission, Description: "Starts an agent mission and waits for it to finish; the step fails when " +
 		"the mission fails. Output: missionId, status.",
-		Params: "agentId (required), cardId (template) or objective (template), at least one"},
+		Params: "agentId (required), cardId (template) or objective (template), at least one",
+		Fields: []ParamField{
+			{Name: "agentId", Kind: "agent", Required: true, Doc: "The agent that works the mission"},
+			{Name: "cardId", Kind: "card", Doc: "The card the mission is about (this or an objective)"},
+			{Name: "objective", Kind: "multiline", Template: true, MaxLength: 5000,
+				Doc: "What the agent is to do (this or a card)"},
+		}},
 	{Type: TypeGenerateRoadmap, Description: "Generates a project draft's phased roadmap and waits for it (no worker is " +
 		"held); the step fails when the roadmap fails. Output: draftId, then status, name, phases, deliverables, " +
 		"phaseNames and summary (\"roadmap ready: 4 phases, 12 deliverables\").",
 		Params: "draftId (required: a draft of the workspace in framing, refined, roadmap_ready or failed when the step " +
-			"runs)"},
+			"runs)",
+		Fields: []ParamField{
+			{Name: "draftId", Kind: "draft", Required: true, Doc: "The project draft whose roadmap is generated"},
+		}},
 	{Type: TypeNotify, Description: "Notifies every workspace member (the run's starter aside). Output: recipients.",
-		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)"},
+		Params: "projectId (required: the project the notification is about), message (required, template, ≤1000)",
+		Fields: []ParamField{
+			{Name: "projectId", Kind: "project", Required: true, Doc: "The project the notification is about"},
+			{Name: "message", Kind: "multiline", Required: true, Template: true, MaxLength: 1000, Doc: "What members read"},
+		}},
 	{Type: TypeWait, Description: "Waits for a duration, as a scheduled job (no worker is held). Output: waited.",
-		Params: "duration (required, a Go duration from 1s to 168h: \"90s\", \"5m\")"},
+		Params: "duration (required, a Go duration from 1s to 168h: \"90s\", \"5m\")",
+		Fields: []ParamField{
+			{Name: "duration", Kind: "duration", Required: true, Doc: "How long, from 1s to 168h: \"90s\", \"5m\", \"24h\""},
+		}},
 	{Type: TypeWebhook, Description: "Posts a JSON body to a URL as a webhook delivery: signed with the secret of a " +
 		"webhook of the workspace, retried like its deliveries; waits for the delivery (no worker is held) and fails when " +
 		"it fails. Output: deliveryId, statusCode.",
 		Params: "url (required, http or https), webhookId (required: the webhook whose secret signs), body (JSON, " +
-			"templates in its strings; default {})"},
+			"templates in its strings; default {})",
+		Fields: []ParamField{
+			{Name: "url", Kind: "url", Required: true, Doc: "Where the body is posted (http or https)"},
+			{Name: "webhookId", Kind: "webhook", Required: true, Doc: "The webhook whose secret signs the request"},
+			{Name: "body", Kind: "json", Template: true, Doc: "The JSON posted (default {})"},
+		}},
 	{Type: TypeCondition, Description: "Tests a field of an earlier step's output; the branch not taken is skipped. " +
 		"Output: result.",
 		Params: "step (an ancestor), field, op (equals, not_equals, exists, not_exists, greater_than, less_than), value, " +
-			"then and else (steps that need this one)"},
+			"then and else (steps that need this one)",
+		Fields: []ParamField{
+			{Name: "step", Kind: "step", Required: true, Doc: "The earlier step whose output is tested"},
+			{Name: "field", Kind: "text", Required: true, Doc: "The field of its output (dots for nesting)"},
+			{Name: "op", Kind: "choice", Required: true, Options: ConditionOps, Doc: "The test"},
+			{Name: "value", Kind: "json", Doc: "The value compared (not for exists and not_exists; a number for " +
+				"greater_than and less_than)"},
+			{Name: "then", Kind: "steps", Doc: "Steps that run when the test holds"},
+			{Name: "else", Kind: "steps", Doc: "Steps that run when it does not"},
+		}},
 	{Type: TypeEmailDigest, Plugin: "email-digest", Description: "E-mails each workspace member a digest of their " +
 		"unread notifications. Output: sent.",
-		Params: "subject (template, optional)"},
+		Params: "subject (template, optional)",
+		Fields: []ParamField{
+			{Name: "subject", Kind: "text", Template: true, MaxLength: 200, Doc: "The e-mail's subject"},
+		}},
 	{Type: TypeAddComment, Plugin: "card-actions", Description: "Comments on a card as the run's starter. Output: " +
 		"commentId.",
-		Params: "projectId, cardId (template), content (template, ≤2000)"},
+		Params: "projectId, cardId (template), content (template, ≤2000)",
+		Fields: []ParamField{
+			{Name: "projectId", Kind: "project", Required: true, Doc: "The card's project"},
+			{Name: "cardId", Kind: "card", Required: true, Doc: "The card commented on"},
+			{Name: "content", Kind: "multiline", Required: true, Template: true, MaxLength: 2000, Doc: "The comment"},
+		}},
 	{Type: TypeMoveCard, Plugin: "card-actions", Description: "Moves a card to a column. Output: cardId, columnId.",
-		Params: "projectId, cardId (template), columnId"},
+		Params: "projectId, cardId (template), columnId",
+		Fields: []ParamField{
+			{Name: "projectId", Kind: "project", Required: true, Doc: "The card's project"},
+			{Name: "cardId", Kind: "card", Required: true, Doc: "The card moved"},
+			{Name: "columnId", Kind: "column", Required: true, Doc: "The column it moves to"},
+		}},
 }
 
 // Known says whether t is a step type of the catalog.

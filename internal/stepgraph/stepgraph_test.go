@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +111,45 @@ func TestFillAndEvaluate(t *testing.T) {
 		{ConditionParams{Field: "missing", Op: "not_exists"}, true},
 	} {
 		require.Equal(t, tc.want, Evaluate(tc.p, out), "%+v", tc.p)
+	}
+}
+
+// TestTypeFieldsMatchParams: each step type's Fields name its params struct's JSON fields, in order, so
+// a form built from them writes params the validation accepts; a required field is one the check refuses
+// blank.
+func TestTypeFieldsMatchParams(t *testing.T) {
+	t.Parallel()
+	structs := map[string]any{TypeCreateCard: CreateCardParams{}, TypeRunAgentMission: RunAgentMissionParams{},
+		TypeGenerateRoadmap: GenerateRoadmapParams{}, TypeNotify: NotifyParams{}, TypeWait: WaitParams{},
+		TypeWebhook: WebhookParams{}, TypeCondition: ConditionParams{}, TypeEmailDigest: EmailDigestParams{},
+		TypeAddComment: AddCommentParams{}, TypeMoveCard: MoveCardParams{}}
+	require.Len(t, Types, len(structs))
+	for _, ti := range Types {
+		st, ok := structs[ti.Type]
+		require.True(t, ok, ti.Type)
+		rt := reflect.TypeOf(st)
+		var want, got []string
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			want = append(want, name)
+		}
+		for _, f := range ti.Fields {
+			got = append(got, f.Name)
+			require.NotEmpty(t, f.Doc, "%s.%s", ti.Type, f.Name)
+			require.Equal(t, f.Kind == "choice", len(f.Options) > 0, "%s.%s", ti.Type, f.Name)
+		}
+		require.Equal(t, want, got, ti.Type)
+		// Params without their first required field are refused naming it (condition's and
+		// run_agent_mission's rules are tested above).
+		if ti.Type == TypeCondition || ti.Type == TypeRunAgentMission {
+			continue
+		}
+		for _, f := range ti.Fields {
+			if f.Required {
+				err := Validate([]Step{{ID: "a", Type: ti.Type, Params: json.RawMessage(`{}`)}}, nil)
+				require.ErrorContains(t, err, "params."+f.Name, ti.Type)
+				break
+			}
+		}
 	}
 }
