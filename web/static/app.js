@@ -15,6 +15,8 @@ import { Settings } from './settings.js';
 
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
+/** Pipelines, plugins and skills, loaded when one of their screens first opens. */
+const pipelines = () => import('./pipelines.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -35,6 +37,11 @@ const workspaceRoutes = [
   ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
   ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
   ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
+  ['/w/:org/:ws/pipelines', (p) => html`<${Lazy} load=${pipelines} name="Pipelines" props=${p} />`],
+  ['/w/:org/:ws/pipelines/new', (p) => html`<${Lazy} load=${pipelines} name="NewPipeline" props=${p} />`],
+  ['/w/:org/:ws/pipelines/:pipeline', (p) => html`<${Lazy} load=${pipelines} name="PipelinePage" props=${p} />`],
+  ['/w/:org/:ws/pipelines/:pipeline/runs/:run', (p) => html`<${Lazy} load=${pipelines} name="RunPage" props=${p} />`],
+  ['/w/:org/:ws/plugins', (p) => html`<${Lazy} load=${pipelines} name="Plugins" props=${p} />`],
   ['/w/:org/:ws/members', (p) => html`<${Members} ...${p} />`],
   ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
   ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],

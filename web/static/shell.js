@@ -52,6 +52,7 @@ export function Shell({ org, ws, children }) {
         <a href=${base + '/proposals'}>Proposals</a>
         <a href=${base + '/docs'}>Documents</a>
         <a href=${base + '/pilotage'}>Pilotage</a>
+        <a href=${base + '/pipelines'}>Pipelines</a>
         <a href=${base + '/members'}>Members</a>
         <a href=${base + '/settings/workspace'}>Settings</a>
         <a href=${base + '/inbox'} aria-label=${`Inbox, ${unread} unread`}>Inbox${unread > 0 && html` <span class="badge">${unread}</span>`}</a>`}
