@@ -10,6 +10,7 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Agents, AgentPage, Missions } from './agents.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -24,6 +25,9 @@ const workspaceRoutes = [
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/agents', (p) => html`<${Agents} ...${p} />`],
+  ['/w/:org/:ws/agents/:agent', (p) => html`<${AgentPage} ...${p} />`],
+  ['/w/:org/:ws/missions', (p, q) => html`<${Missions} ...${p} status=${q.get('status') || ''} agent=${q.get('agent') || ''} card=${q.get('card') || ''} />`],
 ];
 
 function Root() {
