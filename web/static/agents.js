@@ -250,7 +250,7 @@ function MissionTable({ org, ws, list, loading, error, agents, onChanged, onCard
       <td>${names.get(m.agentId) ? html`<a href=${`/w/${org}/${ws}/agents/${m.agentId}`}>${names.get(m.agentId)}</a>` : html`<span class="muted">an agent</span>`}</td>
       <td>${m.cardId && m.projectId ? html`<a href=${`/w/${org}/${ws}/p/${m.projectId}?card=${m.cardId}`}>${titles[m.cardId] || 'the card'}</a>
         ${onCard && html` <button type="button" class="link" onClick=${() => onCard(/** @type {string} */ (m.cardId))}
-          aria-label=${`Only the missions on ${titles[m.cardId] || 'this card'}`}>only this card</button>`}` : html`<span class="muted">none</span>`}</td>
+          aria-label=${`Only this card: ${titles[m.cardId] || 'its missions'}`}>Only this card</button>`}` : html`<span class="muted">none</span>`}</td>
       <td><span class=${'status ' + m.status}>${humanize(m.status)}</span>${m.error && m.status === 'failed' ? html` <span class="muted">${m.error}</span>` : ''}</td>
       <td><${When} iso=${m.createdAt} /></td>
       <td>${!finished.includes(m.status) && html`<${ConfirmButton} label="Cancel" className="secondary" title="Cancel this mission?"
