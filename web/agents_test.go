@@ -62,6 +62,7 @@ func TestBrowserAgents(t *testing.T) {
 	clickText(t, ctx, "main button", "New agent")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#agent-new-name`)))
 	waitFor(t, ctx, "the tool catalog", `document.querySelectorAll("input[name=tool]").length === 6`)
+	shot(t, ctx, "agent-new", 1440, 1400)
 	accessible(t, ctx, "new agent")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#agent-new-name`), "Launch Planner"),
 		chromedp.SendKeys(chromedp.CSS(`#agent-new-description`), "Plans launches"),
@@ -83,6 +84,7 @@ func TestBrowserAgents(t *testing.T) {
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"},
 		agent.Tools)
 	require.Contains(t, text(t, ctx, `.agent-facts`), "Asks first")
+	shot(t, ctx, "agent", 1440, 900)
 	accessible(t, ctx, "agent")
 
 	// Edit.
@@ -156,6 +158,7 @@ func TestBrowserAgents(t *testing.T) {
 	choose(t, ctx, "#filter-status", "failed")
 	waitFor(t, ctx, "the failed one only", `document.querySelectorAll("tr[data-mission-id]").length === 1 &&
 		!!document.querySelector(`+jsString(row)+`) && location.search.includes("status=failed")`)
+	shot(t, ctx, "missions", 1440, 900)
 
 	// Delete another agent, confirmed by typing its short name.
 	var spare struct{ ID string }

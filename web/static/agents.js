@@ -27,7 +27,7 @@ function isAdmin(org, ws) {
 }
 
 /** The first sentence of a tool's description (the rest speaks to the model). @param {string} d */
-const firstSentence = (d) => (/^.*?\.(\s|$)/.exec(d)?.[0] || d).trim();
+const firstSentence = (d) => (/^.*?\.(?=\s+[A-Z]|$)/.exec(d)?.[0] || d).trim();
 
 /** @param {{org: string, ws: string}} props */
 export function Agents({ org, ws }) {
