@@ -5,34 +5,18 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
-// signIn signs a in on a fresh page and waits for the workspace.
-func signIn(t *testing.T, ctx context.Context, s *server, a account) {
-	t.Helper()
-	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
-	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
-}
-
-// clickText clicks the first element matching sel whose text is label.
-func clickText(t *testing.T, ctx context.Context, sel, label string) {
+// clickIn clicks the first element matching sel whose text is label.
+func clickIn(t *testing.T, ctx context.Context, sel, label string) {
 	t.Helper()
 	waitFor(t, ctx, "a "+sel+" saying "+label, `[...document.querySelectorAll(`+jsString(sel)+`)]
 		.some(e => e.textContent.trim() === `+jsString(label)+`)`)
 	eval[bool](t, ctx, `[...document.querySelectorAll(`+jsString(sel)+`)]
 		.find(e => e.textContent.trim() === `+jsString(label)+`).click() === undefined`)
-}
-
-// choose sets a <select>'s value and tells the app, as a person picking an option does.
-func choose(t *testing.T, ctx context.Context, sel, value string) {
-	t.Helper()
-	eval[bool](t, ctx, `(() => { const s = document.querySelector(`+jsString(sel)+`); s.value = `+jsString(value)+`;
-		s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 }
 
 // TestBrowserAgents: an agent created in the app (approval mode, one tool left out), edited; a mission
@@ -59,7 +43,7 @@ func TestBrowserAgents(t *testing.T) {
 	accessible(t, ctx, "agents, empty")
 
 	// Create: the short name follows the name, approval is the mode offered first, one tool left out.
-	clickText(t, ctx, "main button", "New agent")
+	clickIn(t, ctx, "main button", "New agent")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#agent-new-name`)))
 	waitFor(t, ctx, "the tool catalog", `document.querySelectorAll("input[name=tool]").length === 6`)
 	shot(t, ctx, "agent-new", 1440, 1400)
@@ -69,7 +53,7 @@ func TestBrowserAgents(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`input[name=tool][value=propose_pilotage_action]`)))
 	require.Equal(t, "launch-planner", eval[string](t, ctx, `document.querySelector("#agent-new-slug").value`))
 	require.True(t, eval[bool](t, ctx, `document.querySelector("input[name=autonomyMode][value=approval]").checked`))
-	clickText(t, ctx, "button", "Create the agent")
+	clickIn(t, ctx, "button", "Create the agent")
 	waitFor(t, ctx, "the agent's page", `location.pathname.includes("/agents/") &&
 		document.querySelector("h1")?.textContent === "Launch Planner"`)
 	var agents []struct {
@@ -88,12 +72,12 @@ func TestBrowserAgents(t *testing.T) {
 	accessible(t, ctx, "agent")
 
 	// Edit.
-	clickText(t, ctx, "main button", "Edit")
+	clickIn(t, ctx, "main button", "Edit")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#agent-edit-description`)))
 	accessible(t, ctx, "edit agent")
 	eval[bool](t, ctx, `(document.querySelector("#agent-edit-description").value = "") === ""`)
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#agent-edit-description`), "Plans every launch"))
-	clickText(t, ctx, "button", "Save the agent")
+	clickIn(t, ctx, "button", "Save the agent")
 	waitFor(t, ctx, "the saved agent",
 		`document.querySelector(".agent-facts")?.textContent.includes("Plans every launch")`)
 	s.call("GET", a.ws()+"/agents/"+agent.ID, a.Token, nil, &agent)
@@ -102,7 +86,7 @@ func TestBrowserAgents(t *testing.T) {
 	// A mission started from the agent's page on the card, followed to awaiting approval, approved.
 	waitFor(t, ctx, "the card to choose", `document.querySelector("#start-card")?.value === `+jsString(card.ID))
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#start-prompt`), "Plan this card"))
-	clickText(t, ctx, "button", "Start the mission")
+	clickIn(t, ctx, "button", "Start the mission")
 	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
 	first := eval[string](t, ctx, `location.pathname.split("/").pop()`)
 	waitFor(t, ctx, "the mission to wait for approval",
@@ -136,7 +120,7 @@ func TestBrowserAgents(t *testing.T) {
 	choose(t, ctx, "#filter-agent", agent.ID)
 	waitFor(t, ctx, "the agent in the address", `location.search.includes("agent=`+agent.ID+`") &&
 		document.querySelectorAll("tr[data-mission-id]").length === 2`)
-	clickText(t, ctx, "tr[data-mission-id] button.link", "Only this card")
+	clickIn(t, ctx, "tr[data-mission-id] button.link", "Only this card")
 	waitFor(t, ctx, "the card in the address", `location.search.includes("card=`+card.ID+`") &&
 		document.querySelectorAll("tr[data-mission-id]").length === 2`)
 
@@ -164,7 +148,7 @@ func TestBrowserAgents(t *testing.T) {
 	var spare struct{ ID string }
 	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Spare", "slug": "spare"}, &spare)
 	do(t, ctx, chromedp.Navigate(base+"/agents/"+spare.ID))
-	clickText(t, ctx, "main button", "Delete the agent")
+	clickIn(t, ctx, "main button", "Delete the agent")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`dialog[open] input`)))
 	accessible(t, ctx, "delete an agent")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`dialog[open] input`), "spare"),

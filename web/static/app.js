@@ -1,6 +1,6 @@
 // @ts-check
 // The app's entry: reads the session, then shows the screen the path names.
-import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary } from './ui.js';
+import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary, Lazy } from './ui.js';
 import * as api from './api.js';
 import { useLocation, match, navigate, onLinkClick } from './router.js';
 import { session } from './session.js';
@@ -11,6 +11,11 @@ import { Board } from './board.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
 import { Agents, AgentPage, Missions } from './agents.js';
+import { Settings } from './settings.js';
+
+/** The drafts' screens, loaded when one first opens. */
+const drafts = () => import('./drafts.js');
+import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -28,6 +33,13 @@ const workspaceRoutes = [
   ['/w/:org/:ws/agents', (p) => html`<${Agents} ...${p} />`],
   ['/w/:org/:ws/agents/:agent', (p) => html`<${AgentPage} ...${p} />`],
   ['/w/:org/:ws/missions', (p, q) => html`<${Missions} ...${p} status=${q.get('status') || ''} agent=${q.get('agent') || ''} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
+  ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
+  ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
+  ['/w/:org/:ws/members', (p) => html`<${Members} ...${p} />`],
+  ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
+  ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
+  ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
 ];
 
 function Root() {
@@ -70,12 +82,21 @@ function App() {
     else return html`<${Shell}><p>You have no workspace yet.</p><//>`;
     return null;
   }
+  if (path === '/settings' || path.startsWith('/settings/')) {
+    const first = session.places.find((o) => o.workspaces.length);
+    const { org, ws } = lastPlace.org ? lastPlace : { org: first?.slug, ws: first?.workspaces[0].slug };
+    return html`<${Shell} org=${org} ws=${ws}><${Boundary} key=${path}><${Settings} path=${path} /><//><//>`;
+  }
   for (const [pattern, view] of workspaceRoutes) {
     const p = match(pattern, path);
+    if (p) lastPlace = { org: p.org, ws: p.ws };
     if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;
   }
   return html`<${Shell}><h1>Page not found</h1><p>Nothing is at ${path}. <a href="/">Go to your workspace</a></p><//>`;
 }
+
+/** The workspace last shown, whose navigation the account settings keep. */
+let lastPlace = { org: '', ws: '' };
 
 /** @param {string} path */
 function navigateLater(path) { queueMicrotask(() => navigate(path, { replace: true })); }

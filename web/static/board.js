@@ -139,6 +139,7 @@ export function Board({ org, ws, project, card }) {
   return html`<div class="board-page">
     <div class="board-head">
       <h1>${proj.name}</h1>
+      <a class="project-members-link" href=${base + '/members'}>Project members</a>
       <form class="filters" aria-label="Filter cards" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <label>Label <select value=${filter.label} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, label: e.currentTarget.value })}>
           <option value="">Any</option>${labels.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select></label>

@@ -194,3 +194,17 @@ export function download(name, text, type = 'text/plain') {
   a.href = url; a.download = name; document.body.append(a); a.click(); a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+/**
+ * A screen whose module is loaded when it first opens (import()), so the first screen does not carry
+ * it: load resolves to the module, name is its component, props are given to it.
+ * @param {{load: () => Promise<any>, name: string, props: Record<string, any>}} p
+ */
+export function Lazy({ load, name, props }) {
+  const [mod, setMod] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  useEffect(() => { load().then((m) => setMod(() => m), setError); }, [load]);
+  if (error) return html`<${ErrorMessage} error=${error} /><p><button onClick=${() => location.reload()}>Reload the page</button></p>`;
+  if (!mod) return html`<${Loading} />`;
+  return h(mod[name], props);
+}
