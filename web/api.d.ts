@@ -1474,6 +1474,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/my-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the cards assigned to me in the workspace
+         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["cards-assigned-to-me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/pilotage/actions": {
         parameters: {
             query?: never;
@@ -2618,6 +2642,30 @@ export interface paths {
         patch: operations["cards-update"];
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a card's history
+         * @description The activities recorded about the card (created, changed, moved, assigned, archived, commented…), newest first, with who made each change. Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next"), absent on the last page.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["cards-activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/attachments": {
         parameters: {
             query?: never;
@@ -3673,6 +3721,21 @@ export interface components {
             agentTools: string[] | null;
             projectTemplates: string[] | null;
             stepTypes: string[] | null;
+        };
+        CardActivityOut: {
+            /** @description Who made the change; null when nobody did */
+            actorId: string | null;
+            /** @description The actor's name; empty when there is none or the account is gone */
+            actorName: string;
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /** @description The activity's details: an update's fields, a move's fromColumn and toColumn (column ids), an assignment's assigneeId and previousAssigneeId, a comment's excerpt */
+            meta: {
+                [key: string]: components["schemas"]["JSONValue"];
+            };
+            /** @description The activity type: card_created, card_updated, card_moved, card_assigned, card_archived, comment_added, comment_deleted, due_date_reached, mission_status_changed… */
+            type: string;
         };
         CardCreateBody: {
             /** Format: uuid */
@@ -13324,6 +13387,100 @@ export interface operations {
             };
         };
     };
+    "cards-assigned-to-me": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "pilotage-actions-list": {
         parameters: {
             query?: {
@@ -20180,6 +20337,102 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "cards-activity": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardActivityOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,7 @@ import { SignIn, SignUp, ForgotPassword, ResetPassword, VerifyEmail, AcceptInvit
 import { Shell } from './shell.js';
 import { Projects } from './projects.js';
 import { Board } from './board.js';
+import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
 import { Agents, AgentPage, Missions } from './agents.js';
@@ -16,6 +17,7 @@ import { Settings } from './settings.js';
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
+import { viewRoutes } from './switcher.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -24,6 +26,7 @@ const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-passwor
 const workspaceRoutes = [
   ['/w/:org/:ws', (p) => html`<${Projects} ...${p} />`],
   ['/w/:org/:ws/p/:project', (p, q) => html`<${Board} ...${p} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/p/:project/settings', (p) => html`<${ProjectSettings} ...${p} />`],
   ['/w/:org/:ws/missions/:mission', (p) => html`<${Mission} ...${p} />`],
   ['/w/:org/:ws/proposals', (p) => html`<${Proposals} ...${p} />`],
   ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
@@ -40,6 +43,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
   ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
   ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
+  ...viewRoutes,
 ];
 
 function Root() {

@@ -3,6 +3,7 @@
 import { html, useLoad, useAction, ErrorMessage, Loading, formValues, formatDate } from './ui.js';
 import * as api from './api.js';
 import { navigate } from './router.js';
+import { ImportProject } from './projectsettings.js';
 
 /** @param {{org: string, ws: string}} props */
 export function Projects({ org, ws }) {
@@ -45,5 +46,6 @@ export function Projects({ org, ws }) {
         <${ErrorMessage} error=${error || templates.error} />
         <button type="submit" disabled=${busy}>Create project</button>
       </form>
-    </section>`;
+    </section>
+    <${ImportProject} org=${org} ws=${ws} />`;
 }
