@@ -10,11 +10,13 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
-import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Inbox, Search, Documents } from './more.js';
 import { Settings } from './settings.js';
 
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
+/** The pilotage cockpit's screens, loaded when one first opens. */
+const cockpit = () => import('./cockpit.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -31,7 +33,8 @@ const workspaceRoutes = [
   ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
-  ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/pilotage', (p) => html`<${Lazy} load=${cockpit} name="Dashboard" props=${p} />`],
+  ['/w/:org/:ws/pilotage/:section', (p, q) => html`<${Lazy} load=${cockpit} name="Section" props=${{ ...p, action: q.get('action') || '' }} />`],
   ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
   ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
   ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
