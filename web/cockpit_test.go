@@ -33,7 +33,8 @@ type plAction struct {
 // noRawEnum fails the test when the page's main text shows a value of an API enum as it is (to_launch).
 func noRawEnum(t *testing.T, ctx context.Context, screen string) {
 	t.Helper()
-	if raw := eval[string](t, ctx, `(document.querySelector("main").innerText.match(/\b[a-z]+_[a-z_]+\b/) || [""])[0]`); raw != "" {
+	raw := eval[string](t, ctx, `(document.querySelector("main").innerText.match(/\b[a-z]+_[a-z_]+\b/) || [""])[0]`)
+	if raw != "" {
 		t.Errorf("%s shows the raw value %q", screen, raw)
 	}
 }
@@ -42,6 +43,11 @@ func noRawEnum(t *testing.T, ctx context.Context, screen string) {
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	return eval[string](t, ctx, `document.querySelector(`+jsString(sel)+`)?.textContent ?? ""`)
+}
+
+// statusIs is the JavaScript test that the element sel shows the state status.
+func statusIs(sel, status string) string {
+	return `document.querySelector(` + jsString(sel+" [data-status]") + `)?.dataset.status === ` + jsString(status)
 }
 
 // cockpitTab opens a tab of the cockpit from its navigation and waits for its heading.
@@ -55,7 +61,8 @@ func cockpitTab(t *testing.T, ctx context.Context, section, title string) {
 // clickIn clicks the element sel, failing the test when there is none.
 func clickIn(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	waitFor(t, ctx, sel, `!!document.querySelector(`+jsString(sel)+`) && !document.querySelector(`+jsString(sel)+`).disabled`)
+	q := `document.querySelector(` + jsString(sel) + `)`
+	waitFor(t, ctx, sel, `!!`+q+` && !`+q+`.disabled`)
 	eval[bool](t, ctx, `(() => { document.querySelector(`+jsString(sel)+`).click(); return true; })()`)
 }
 
@@ -103,8 +110,8 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	}
 	state := func(sel, status string) {
 		t.Helper()
-		waitFor(t, ctx, "the state "+status, `document.querySelector(`+jsString(sel+" [data-status]")+`)?.dataset.status === `+
-			jsString(status)+` && !document.querySelector(`+jsString(sel+" select")+`).disabled`)
+		waitFor(t, ctx, "the state "+status, statusIs(sel, status)+` && !document.querySelector(`+jsString(sel+" select")+
+			`).disabled`)
 	}
 
 	choose(t, ctx, item+" select", "in_progress")
@@ -135,7 +142,8 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	accessible(t, ctx, "pilotage mission, editing")
 	settingsSetValue(t, ctx, `#edit-`+m.ID+`-objective`, "Launch the public beta")
 	clickIn(t, ctx, item+` button[type=submit]`)
-	waitFor(t, ctx, "the mission renamed", `document.querySelector(`+jsString(item+" h3")+`)?.textContent === "Launch the public beta"`)
+	waitFor(t, ctx, "the mission renamed", `document.querySelector(`+jsString(item+" h3")+
+		`)?.textContent === "Launch the public beta"`)
 	require.Equal(t, "Launch the public beta", mission().Objective)
 
 	clickIn(t, ctx, item+` button.danger`)
@@ -162,7 +170,8 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	clickIn(t, ctx, `button[aria-label="Edit the decision Ship every week"]`)
 	settingsSetValue(t, ctx, `#edit-`+d.ID+`-impact`, "Faster feedback, smaller releases")
 	clickIn(t, ctx, `#decision-`+d.ID+` button[type=submit]`)
-	waitFor(t, ctx, "the new impact", `document.querySelector(".pl-record .impact")?.textContent === "Faster feedback, smaller releases"`)
+	waitFor(t, ctx, "the new impact",
+		`document.querySelector(".pl-record .impact")?.textContent === "Faster feedback, smaller releases"`)
 	s.call("GET", pl+"/decisions", a.Token, nil, &decisions)
 	require.Equal(t, "Faster feedback, smaller releases", decisions[0].Impact)
 	clickIn(t, ctx, `#decision-`+d.ID+` button.danger`)
@@ -277,7 +286,8 @@ func TestBrowserCockpitActions(t *testing.T) {
 	s.call("POST", pl+"/actions/propose", a.Token, map[string]any{"actionType": "create_todo",
 		"explanation": "The supplier **asked** twice.", "payload": map[string]any{"label": "Call the supplier"}}, &todo)
 	s.call("POST", pl+"/actions/propose", a.Token, map[string]any{"actionType": "update_mission_status",
-		"explanation": "The lease is signed.", "payload": map[string]any{"missionId": lyon.ID, "status": "in_progress"}}, &move)
+		"explanation": "The lease is signed.", "payload": map[string]any{"missionId": lyon.ID, "status": "in_progress"}},
+		&move)
 
 	ctx := page(t)
 	signInTo(t, ctx, s, a, "/w/"+a.Org+"/"+a.WS+"/pilotage/actions")
@@ -291,7 +301,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#reason-`+todo.ID), "Agreed at the stand-up"))
 	clickIn(t, ctx, one+` .review-form button:not(.secondary)`)
-	waitFor(t, ctx, "approved", `document.querySelector(`+jsString(one+" [data-status]")+`)?.dataset.status === "approved"`)
+	waitFor(t, ctx, "approved", statusIs(one, "approved"))
 	var got plAction
 	s.call("GET", pl+"/actions/"+todo.ID, a.Token, nil, &got)
 	require.Equal(t, "approved", got.Status)
@@ -315,7 +325,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 	accessible(t, ctx, "pilotage action, applied")
 
 	clickIn(t, ctx, other+` .review-form button.secondary`)
-	waitFor(t, ctx, "rejected", `document.querySelector(`+jsString(other+" [data-status]")+`)?.dataset.status === "rejected"`)
+	waitFor(t, ctx, "rejected", statusIs(other, "rejected"))
 	s.call("GET", pl+"/actions/"+move.ID, a.Token, nil, &got)
 	require.Equal(t, "rejected", got.Status)
 	var missions []plMission
@@ -337,7 +347,8 @@ func TestBrowserCockpitActions(t *testing.T) {
 
 	// The applied action on its own page (the history's link), its result kept; the to-do it created.
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/pilotage/actions?action="+todo.ID))
-	waitFor(t, ctx, "the action alone", `document.querySelector("#one-h + ul .result, #one-h ~ ul .result")?.textContent.includes("was created")`)
+	waitFor(t, ctx, "the action alone",
+		`document.querySelector("#one-h ~ ul .result")?.textContent.includes("was created")`)
 	clickIn(t, ctx, `#one-h ~ ul .result a`)
 	waitFor(t, ctx, "the to-do", `location.pathname.endsWith("/pilotage/todos") &&
 		document.querySelector(".pl-record h3")?.textContent === "Call the supplier"`)
@@ -349,7 +360,8 @@ func TestBrowserCockpitViewer(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	owner := s.register("olga@example.com")
-	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Studio", "slug": "studio"}, nil)
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Studio", "slug": "studio"},
+		nil)
 	studio := "/orgs/" + owner.Org + "/workspaces/studio"
 	var inv struct{ Token string }
 	s.call("POST", studio+"/members/invite", owner.Token, map[string]string{"email": "ivan@example.com"}, &inv)
@@ -376,7 +388,8 @@ func TestBrowserCockpitViewer(t *testing.T) {
 	ctx := page(t)
 	base := "/w/" + owner.Org + "/studio/pilotage"
 	signInTo(t, ctx, s, viewer, base)
-	waitFor(t, ctx, "the dashboard", `document.body.textContent.includes("Cycle") && !!document.querySelector(".pl-action")`)
+	waitFor(t, ctx, "the dashboard",
+		`document.body.textContent.includes("Cycle") && !!document.querySelector(".pl-action")`)
 	require.Contains(t, text(t, ctx, `.role-note`), "viewer")
 	accessible(t, ctx, "pilotage dashboard, viewer")
 	// Controls: none, but the actions' filter (reading). The cockpit's own tabs are links.
