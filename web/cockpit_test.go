@@ -58,8 +58,8 @@ func cockpitTab(t *testing.T, ctx context.Context, section, title string) {
 		` && !document.querySelector("main [role=status]")`)
 }
 
-// clickIn clicks the element sel, failing the test when there is none.
-func clickIn(t *testing.T, ctx context.Context, sel string) {
+// cockpitClick clicks the element sel, failing the test when there is none.
+func cockpitClick(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
 	q := `document.querySelector(` + jsString(sel) + `)`
 	waitFor(t, ctx, sel, `!!`+q+` && !`+q+`.disabled`)
@@ -90,7 +90,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	accessible(t, ctx, "pilotage missions, empty")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#new-mission-objective`), "Launch the beta"),
 		chromedp.SendKeys(chromedp.CSS(`#new-mission-module`), "Growth"))
-	clickIn(t, ctx, `.record-form.new button[type=submit]`)
+	cockpitClick(t, ctx, `.record-form.new button[type=submit]`)
 	waitFor(t, ctx, "the mission listed", `document.querySelector(".pl-record h3")?.textContent === "Launch the beta"`)
 	var missions []plMission
 	s.call("GET", pl+"/missions", a.Token, nil, &missions)
@@ -137,16 +137,16 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	require.Nil(t, got.BlockedReason, "leaving blocked clears the reason")
 	noRawEnum(t, ctx, "missions")
 
-	clickIn(t, ctx, `button[aria-label="Edit the mission Launch the beta"]`)
+	cockpitClick(t, ctx, `button[aria-label="Edit the mission Launch the beta"]`)
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#edit-`+m.ID+`-objective`)))
 	accessible(t, ctx, "pilotage mission, editing")
 	settingsSetValue(t, ctx, `#edit-`+m.ID+`-objective`, "Launch the public beta")
-	clickIn(t, ctx, item+` button[type=submit]`)
+	cockpitClick(t, ctx, item+` button[type=submit]`)
 	waitFor(t, ctx, "the mission renamed", `document.querySelector(`+jsString(item+" h3")+
 		`)?.textContent === "Launch the public beta"`)
 	require.Equal(t, "Launch the public beta", mission().Objective)
 
-	clickIn(t, ctx, item+` button.danger`)
+	cockpitClick(t, ctx, item+` button.danger`)
 	confirm(t, ctx, "pilotage mission, deleting")
 	waitFor(t, ctx, "no mission left", `!!document.querySelector('[data-empty="mission"]')`)
 	s.call("GET", pl+"/missions", a.Token, nil, &missions)
@@ -158,7 +158,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#new-decision-title`), "Ship every week"),
 		chromedp.SendKeys(chromedp.CSS(`#new-decision-impact`), "Faster feedback"))
 	accessible(t, ctx, "pilotage decisions, empty")
-	clickIn(t, ctx, `.record-form.new button[type=submit]`)
+	cockpitClick(t, ctx, `.record-form.new button[type=submit]`)
 	waitFor(t, ctx, "the decision listed", `document.querySelector(".pl-record h3")?.textContent === "Ship every week"`)
 	var decisions []struct{ ID, Title, Impact string }
 	s.call("GET", pl+"/decisions", a.Token, nil, &decisions)
@@ -167,14 +167,14 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	require.True(t, eval[bool](t, ctx, `!!document.querySelector(".pl-record time")`), "the decision says when")
 	accessible(t, ctx, "pilotage decisions")
 	d := decisions[0]
-	clickIn(t, ctx, `button[aria-label="Edit the decision Ship every week"]`)
+	cockpitClick(t, ctx, `button[aria-label="Edit the decision Ship every week"]`)
 	settingsSetValue(t, ctx, `#edit-`+d.ID+`-impact`, "Faster feedback, smaller releases")
-	clickIn(t, ctx, `#decision-`+d.ID+` button[type=submit]`)
+	cockpitClick(t, ctx, `#decision-`+d.ID+` button[type=submit]`)
 	waitFor(t, ctx, "the new impact",
 		`document.querySelector(".pl-record .impact")?.textContent === "Faster feedback, smaller releases"`)
 	s.call("GET", pl+"/decisions", a.Token, nil, &decisions)
 	require.Equal(t, "Faster feedback, smaller releases", decisions[0].Impact)
-	clickIn(t, ctx, `#decision-`+d.ID+` button.danger`)
+	cockpitClick(t, ctx, `#decision-`+d.ID+` button.danger`)
 	confirm(t, ctx, "pilotage decision, deleting")
 	waitFor(t, ctx, "no decision left", `!!document.querySelector('[data-empty="decision"]')`)
 	s.call("GET", pl+"/decisions", a.Token, nil, &decisions)
@@ -184,7 +184,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	cockpitTab(t, ctx, "priorities", "Priorities")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#new-priority-label`)),
 		chromedp.SendKeys(chromedp.CSS(`#new-priority-label`), "Reliability"))
-	clickIn(t, ctx, `.record-form.new button[type=submit]`)
+	cockpitClick(t, ctx, `.record-form.new button[type=submit]`)
 	waitFor(t, ctx, "the priority listed", `document.querySelector(".pl-record h3")?.textContent === "Reliability"`)
 	accessible(t, ctx, "pilotage priorities")
 	var priorities []struct {
@@ -194,11 +194,11 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	s.call("GET", pl+"/priorities", a.Token, nil, &priorities)
 	require.Len(t, priorities, 1)
 	require.True(t, priorities[0].Active)
-	clickIn(t, ctx, `button[aria-label="Deactivate the priority Reliability"]`)
+	cockpitClick(t, ctx, `button[aria-label="Deactivate the priority Reliability"]`)
 	waitFor(t, ctx, "inactive", `document.querySelector(".pl-record .tag")?.textContent === "Inactive"`)
 	s.call("GET", pl+"/priorities", a.Token, nil, &priorities)
 	require.False(t, priorities[0].Active)
-	clickIn(t, ctx, `#priority-`+priorities[0].ID+` button.danger`)
+	cockpitClick(t, ctx, `#priority-`+priorities[0].ID+` button.danger`)
 	confirm(t, ctx, "pilotage priority, deleting")
 	waitFor(t, ctx, "no priority left", `!!document.querySelector('[data-empty="priority"]')`)
 	s.call("GET", pl+"/priorities", a.Token, nil, &priorities)
@@ -213,7 +213,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#new-todo-label`), "Write the job post"))
 	choose(t, ctx, `#new-todo-missionId`, hire.ID)
 	settingsSetValue(t, ctx, `#new-todo-dueDate`, "2030-05-17")
-	clickIn(t, ctx, `.record-form.new button[type=submit]`)
+	cockpitClick(t, ctx, `.record-form.new button[type=submit]`)
 	waitFor(t, ctx, "the to-do listed", `document.querySelector(".pl-record h3")?.textContent === "Write the job post"`)
 	var todos []plTodo
 	s.call("GET", pl+"/todos", a.Token, nil, &todos)
@@ -231,7 +231,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	s.call("GET", pl+"/todos", a.Token, nil, &todos)
 	require.Equal(t, "done", todos[0].Status)
 	noRawEnum(t, ctx, "to-dos")
-	clickIn(t, ctx, `#todo-`+td.ID+` button.danger`)
+	cockpitClick(t, ctx, `#todo-`+td.ID+` button.danger`)
 	confirm(t, ctx, "pilotage to-do, deleting")
 	waitFor(t, ctx, "no to-do left", `!!document.querySelector('[data-empty="todo"]')`)
 	s.call("GET", pl+"/todos", a.Token, nil, &todos)
@@ -243,7 +243,7 @@ func TestBrowserCockpitRecords(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`#new-doc-title`), "Architecture notes"),
 		chromedp.SendKeys(chromedp.CSS(`#new-doc-owner`), "Bo"))
 	choose(t, ctx, `#new-doc-sourceType`, "tech")
-	clickIn(t, ctx, `.record-form.new button[type=submit]`)
+	cockpitClick(t, ctx, `.record-form.new button[type=submit]`)
 	waitFor(t, ctx, "the document listed", `document.querySelector(".pl-record h3")?.textContent === "Architecture notes"`)
 	require.Contains(t, text(t, ctx, `.pl-record`), "Tech · kept by Bo")
 	accessible(t, ctx, "pilotage active documents")
@@ -251,9 +251,9 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	s.call("GET", pl+"/docs", a.Token, nil, &docs)
 	require.Len(t, docs, 1)
 	require.Equal(t, "tech", docs[0].SourceType)
-	clickIn(t, ctx, `button[aria-label="Edit the active document Architecture notes"]`)
+	cockpitClick(t, ctx, `button[aria-label="Edit the active document Architecture notes"]`)
 	settingsSetValue(t, ctx, `#edit-`+docs[0].ID+`-owner`, "Dora")
-	clickIn(t, ctx, `#doc-`+docs[0].ID+` button[type=submit]`)
+	cockpitClick(t, ctx, `#doc-`+docs[0].ID+` button[type=submit]`)
 	waitFor(t, ctx, "the new owner", `document.querySelector(".pl-record")?.textContent.includes("kept by Dora")`)
 	s.call("GET", pl+"/docs", a.Token, nil, &docs)
 	require.Equal(t, "Dora", docs[0].Owner)
@@ -300,7 +300,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 	require.Equal(t, "asked", text(t, ctx, one+" .markdown strong"))
 
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#reason-`+todo.ID), "Agreed at the stand-up"))
-	clickIn(t, ctx, one+` .review-form button:not(.secondary)`)
+	cockpitClick(t, ctx, one+` .review-form button:not(.secondary)`)
 	waitFor(t, ctx, "approved", statusIs(one, "approved"))
 	var got plAction
 	s.call("GET", pl+"/actions/"+todo.ID, a.Token, nil, &got)
@@ -309,7 +309,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 	require.Equal(t, "Agreed at the stand-up", *got.ReviewReason)
 	accessible(t, ctx, "pilotage action, approved")
 
-	clickIn(t, ctx, one+` .actions button`)
+	cockpitClick(t, ctx, one+` .actions button`)
 	waitFor(t, ctx, "what applying did", `document.querySelector(`+jsString(one+" .result")+`)?.textContent.includes(
 		'The to-do "Call the supplier" was created.')`)
 	s.call("GET", pl+"/actions/"+todo.ID, a.Token, nil, &got)
@@ -324,7 +324,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 	require.Equal(t, got.Result.RecordID, todos[0].ID)
 	accessible(t, ctx, "pilotage action, applied")
 
-	clickIn(t, ctx, other+` .review-form button.secondary`)
+	cockpitClick(t, ctx, other+` .review-form button.secondary`)
 	waitFor(t, ctx, "rejected", statusIs(other, "rejected"))
 	s.call("GET", pl+"/actions/"+move.ID, a.Token, nil, &got)
 	require.Equal(t, "rejected", got.Status)
@@ -349,7 +349,7 @@ func TestBrowserCockpitActions(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/pilotage/actions?action="+todo.ID))
 	waitFor(t, ctx, "the action alone",
 		`document.querySelector("#one-h ~ ul .result")?.textContent.includes("was created")`)
-	clickIn(t, ctx, `#one-h ~ ul .result a`)
+	cockpitClick(t, ctx, `#one-h ~ ul .result a`)
 	waitFor(t, ctx, "the to-do", `location.pathname.endsWith("/pilotage/todos") &&
 		document.querySelector(".pl-record h3")?.textContent === "Call the supplier"`)
 }
