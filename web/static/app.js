@@ -10,7 +10,7 @@ import { Projects } from './projects.js';
 import { Board } from './board.js';
 import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
-import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Inbox, Search, Documents } from './more.js';
 import { Agents, AgentPage, Missions } from './agents.js';
 import { Settings } from './settings.js';
 
@@ -18,6 +18,8 @@ import { Settings } from './settings.js';
 const drafts = () => import('./drafts.js');
 /** Pipelines, plugins and skills, loaded when one of their screens first opens. */
 const pipelines = () => import('./pipelines.js');
+/** The pilotage cockpit's screens, loaded when one first opens. */
+const cockpit = () => import('./cockpit.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -34,7 +36,8 @@ const workspaceRoutes = [
   ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
-  ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/pilotage', (p) => html`<${Lazy} load=${cockpit} name="Dashboard" props=${p} />`],
+  ['/w/:org/:ws/pilotage/:section', (p, q) => html`<${Lazy} load=${cockpit} name="Section" props=${{ ...p, action: q.get('action') || '' }} />`],
   ['/w/:org/:ws/agents', (p) => html`<${Agents} ...${p} />`],
   ['/w/:org/:ws/agents/:agent', (p) => html`<${AgentPage} ...${p} />`],
   ['/w/:org/:ws/missions', (p, q) => html`<${Missions} ...${p} status=${q.get('status') || ''} agent=${q.get('agent') || ''} card=${q.get('card') || ''} />`],

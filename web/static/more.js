@@ -1,5 +1,5 @@
 // @ts-check
-// Notifications, search, documents, and the pilotage dashboard with its proposed actions.
+// Notifications, search and documents (the pilotage cockpit is in cockpit.js).
 import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues } from './ui.js';
 import * as api from './api.js';
 import { markdown, snippet } from './markdown.js';
@@ -108,39 +108,4 @@ function DocumentView({ org, ws, id, onChange }) {
         </p>`}
     <${ErrorMessage} error=${error} />
   </article>`;
-}
-
-/** A camelCase key in words: inProgress → in progress. @param {string} k */
-const words = (k) => k.replace(/([A-Z])/g, ' $1').toLowerCase();
-
-/** @param {{org: string, ws: string}} props */
-export function Pilotage({ org, ws }) {
-  const params = { orgSlug: org, wsSlug: ws };
-  const dash = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/pilotage/dashboard', params, undefined, s), [org, ws]);
-  const actions = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/pilotage/actions', params, { status: 'suggested' }, s), [org, ws]);
-  const [run, busy, error] = useAction();
-  const d = dash.data;
-  const review = (/** @type {string} */ id, /** @type {boolean} */ approved) => run(async () => {
-    await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/pilotage/actions/{id}/review', { ...params, id }, { approved });
-    actions.reload();
-    dash.reload();
-  });
-  return html`<h1>Pilotage</h1>
-    <${ErrorMessage} error=${dash.error} />
-    ${d && html`<p class="muted">Cycle ${d.cycle}, since ${formatTime(d.cycleStartsAt)}</p>
-      ${[['Missions', d.counts.missions], ['To-dos', d.counts.todos], ['Actions', d.counts.actions]].map(([title, group]) => html`<section aria-label=${title}>
-        <h2>${title}</h2>
-        <dl class="counts">${Object.entries(group || {}).map(([k, v]) => html`<div><dt>${words(k)}</dt><dd>${String(v)}</dd></div>`)}</dl>
-      </section>`)}
-      <section aria-labelledby="todos-h"><h2 id="todos-h">Open to-dos</h2>
-        ${(d.openTodos || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.openTodos.map((t) => html`<li>${t.label}${t.dueDate ? html` <span class="muted">due ${formatTime(t.dueDate)}</span>` : ''}</li>`)}</ul>`}</section>
-      <section aria-labelledby="dec-h"><h2 id="dec-h">Decisions</h2>
-        ${(d.decisions || []).length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${d.decisions.map((t) => html`<li>${t.title}</li>`)}</ul>`}</section>`}
-    <section aria-labelledby="actions-h"><h2 id="actions-h">Proposed actions</h2>
-      <${ErrorMessage} error=${actions.error || error} />
-      ${actions.data?.length === 0 && html`<p class="muted">No action waits for a review.</p>`}
-      <ul class="proposals">${actions.data?.map((a) => html`<li class="proposal"><p><strong>${a.actionType.replace(/_/g, ' ')}</strong> <span class=${'status ' + a.status}>${a.status}</span></p>
-        <div class="markdown">${markdown(a.explanation)}</div>
-        <p class="actions"><button disabled=${busy} onClick=${() => review(a.id, true)}>Approve</button> <button class="secondary" disabled=${busy} onClick=${() => review(a.id, false)}>Reject</button></p></li>`)}</ul>
-    </section>`;
 }
