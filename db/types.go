@@ -26,6 +26,8 @@ type Notification struct {
 	ActivityCreatedAt time.Time
 	WorkspaceID       *string // set for workspace-level activities only
 	DocumentID        *string
+	ActorName         string // who acted, by name now; empty for the system (a due date passing)
+	SubjectTitle      string // the card's or document's title (as recorded, else as it is now)
 }
 
 // NotificationRead is a notification marked read.
