@@ -114,7 +114,7 @@ func TestNotificationsNameActorAndSubject(t *testing.T) {
 	_, err := b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID,
 		CardID: card.ID, ActorID: tm.Owner.User.ID, Patch: board.CardPatch{ColumnID: &tm.Project.Columns[1]}})
 	require.NoError(t, err)
-	doc := testfactory.Document(t, b.Engines, tm.Member, nil)
+	doc := testfactory.Document(t, b.Engines, tm.Owner, &testfactory.DocumentOpts{Author: &tm.Member})
 	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID,
 		ActorID: tm.Member.User.ID})
 	require.NoError(t, err)
