@@ -74,6 +74,23 @@ type DocumentOut struct {
 	DocumentSummaryOut
 	Content string              `json:"content"`
 	Reviews []DocumentReviewOut `json:"reviews"`
+	// AuthorMayApprove is the rule of documents-review, said ahead so that a client offers the author an
+	// Approve button only when it would work.
+	AuthorMayApprove bool `json:"authorMayApprove" doc:"Whether the author may approve this document themself: only when nobody else in the workspace may review documents (no other pilotage reviewer or owner, no other owner or admin of the organization), so that a one-person workspace is never stuck; otherwise another reviewer approves it"`
+}
+
+// approving completes a document's answer with whether its author may approve it (AuthorMayApprove).
+func (s documentOps) approving(ctx context.Context) func(*Output[DocumentOut], error) (*Output[DocumentOut], error) {
+	return func(out *Output[DocumentOut], err error) (*Output[DocumentOut], error) {
+		if err != nil {
+			return nil, err
+		}
+		if out.Body.AuthorMayApprove, err = s.documents.AuthorMayApprove(ctx, out.Body.WorkspaceID,
+			out.Body.AuthorID); err != nil {
+			return nil, fail(err)
+		}
+		return out, nil
+	}
 }
 
 func documentOut(d db.Document) DocumentOut {
@@ -198,10 +215,13 @@ func (s documentOps) registerDocuments() {
 		docWrite, s.submitDocument)
 
 	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost,
-		Path: base + "/{documentId}/review", Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
+		Path: base + "/{documentId}/review", Summary: "Review a document", Tags: tags,
+		Errors: []int{http.StatusForbidden, http.StatusConflict},
 		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other " +
-			"state answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the " +
-			"document. Records a `document_reviewed` activity that notifies the author."},
+			"state answers 409, and of two concurrent reviews one wins and the other gets 409. The author may not approve " +
+			"their own document (403) unless nobody else in the workspace may review it (`authorMayApprove`): a " +
+			"one-person workspace is never stuck. The review is kept with the document. Records a `document_reviewed` " +
+			"activity that notifies the author."},
 		docReview, s.reviewDocument)
 
 	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet,
@@ -253,10 +273,10 @@ func (s documentOps) createDocument(ctx context.Context, in *CreateDocumentInput
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(documentOut)(s.documents.CreateDocument(ctx,
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.CreateDocument(ctx,
 		document.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID, AuthorID: principalFrom(ctx).User.ID, Title: title,
 			Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, ContextType: b.ContextType,
-			ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata}))
+			ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata})))
 }
 
 func docTags(tags []DocTag) []string {
@@ -309,7 +329,8 @@ func (s documentOps) documentTree(ctx context.Context, _ *WorkspacePath) (*Outpu
 }
 
 func (s documentOps) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
+	return s.approving(ctx)(oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID,
+		in.DocumentID)))
 }
 
 // UpdateDocumentInput is the request of documents-update.
@@ -347,7 +368,8 @@ func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput
 		return nil, errBadRequest("parentId: no document of this workspace has this id")
 	}
 	p.ActorID = principalFrom(ctx).User.ID
-	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID,
+		p)))
 }
 
 func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
@@ -355,7 +377,7 @@ func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKO
 }
 
 func (s documentOps) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID)))
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID))))
 }
 
 // ReviewDocumentInput is the request of documents-review.
@@ -371,8 +393,8 @@ type ReviewDocumentInputBody struct {
 }
 
 func (s documentOps) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
-		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
+	return s.approving(ctx)(oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
+		in.Body.Status, strings.TrimSpace(in.Body.Notes))))
 }
 
 func (s documentOps) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {

@@ -106,6 +106,19 @@ UNION
 SELECT om.user_id FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
 WHERE w.id = @workspace_id AND om.role IN ('owner', 'admin');
 
+-- name: DocumentHasOtherReviewer :one
+-- DocumentHasOtherReviewer says whether someone other than @user_id (and no agent's service user) may
+-- review the workspace's documents, by DocumentReviewerIDs' rule.
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+    WHERE wm.workspace_id = @workspace_id AND wm.pilotage_role IN ('reviewer', 'owner')
+      AND wm.user_id <> @user_id AND NOT u.is_service
+    UNION ALL
+    SELECT 1 FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
+    JOIN users u ON u.id = om.user_id
+    WHERE w.id = @workspace_id AND om.role IN ('owner', 'admin') AND om.user_id <> @user_id AND NOT u.is_service
+)::boolean;
+
 -- name: DocumentReviewInsert :one
 INSERT INTO document_reviews (id, document_id, reviewer_id, status, notes)
 VALUES (@id, @document_id, @reviewer_id, @status, @notes)

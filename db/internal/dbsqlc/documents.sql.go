@@ -285,6 +285,32 @@ func (q *Queries) DocumentGetForUpdate(ctx context.Context, arg DocumentGetForUp
 	return i, err
 }
 
+const documentHasOtherReviewer = `-- name: DocumentHasOtherReviewer :one
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+    WHERE wm.workspace_id = $1 AND wm.pilotage_role IN ('reviewer', 'owner')
+      AND wm.user_id <> $2 AND NOT u.is_service
+    UNION ALL
+    SELECT 1 FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
+    JOIN users u ON u.id = om.user_id
+    WHERE w.id = $1 AND om.role IN ('owner', 'admin') AND om.user_id <> $2 AND NOT u.is_service
+)::boolean
+`
+
+type DocumentHasOtherReviewerParams struct {
+	WorkspaceID string
+	UserID      string
+}
+
+// DocumentHasOtherReviewer says whether someone other than @user_id (and no agent's service user) may
+// review the workspace's documents, by DocumentReviewerIDs' rule.
+func (q *Queries) DocumentHasOtherReviewer(ctx context.Context, arg DocumentHasOtherReviewerParams) (bool, error) {
+	row := q.db.QueryRow(ctx, documentHasOtherReviewer, arg.WorkspaceID, arg.UserID)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const documentInsert = `-- name: DocumentInsert :one
 
 INSERT INTO documents (id, workspace_id, parent_id, title, content, content_format, content_text, doc_type,
