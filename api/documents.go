@@ -131,7 +131,8 @@ type SearchResultOut struct {
 	ID        string    `json:"id"`
 	ProjectID *string   `json:"projectId,omitempty" doc:"The card's project (cards only)"`
 	Title     string    `json:"title"`
-	Snippet   string    `json:"snippet" doc:"An extract of the content or description as HTML-escaped text, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup)"`
+	Snippet   string    `json:"snippet" doc:"An extract of the content, description or comment that matched, as plain text (markdown syntax removed: **bold** reads bold) HTML-escaped, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup)"`
+	MatchedIn string    `json:"matchedIn" enum:"content,comment" doc:"content: the title, a card's description or a document's text matched; comment: a comment of the card matched (its snippet is the comment's)"`
 	Rank      float32   `json:"rank" doc:"ts_rank of the match; higher is better (title matches weigh more than body matches)"`
 	DocType   *string   `json:"docType,omitempty" doc:"Documents only"`
 	Status    *string   `json:"status,omitempty" doc:"The review status (documents only)"`
@@ -140,7 +141,7 @@ type SearchResultOut struct {
 
 func searchResultOut(r db.SearchResult) SearchResultOut {
 	return SearchResultOut{Kind: r.Kind, ID: r.ID, ProjectID: r.ProjectID, Title: r.Title, Snippet: r.Snippet,
-		Rank: r.Rank, DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt}
+		Rank: r.Rank, DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt, MatchedIn: r.MatchedIn}
 }
 
 // DocumentPath are the path parameters of one document.
@@ -241,9 +242,11 @@ func (s documentOps) registerDocuments() {
 	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet,
 		Path: pathWorkspace + "/search", Summary: "Search documents and cards", Tags: []string{"Search"},
 		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, " +
-			"`-excluded`) over the titles and content of the workspace's documents and the titles and descriptions of the " +
-			"cards of its projects. Best match first; titles weigh more than bodies. Words are matched as written (no " +
-			"stemming). Each `snippet` is HTML-escaped text whose only markup is the `<mark></mark>` around matched words: " +
+			"`-excluded`) over the titles and content of the workspace's documents and the titles, descriptions and " +
+			"comments of the cards of its projects (`matchedIn` says whether a card matched by a comment). Best match " +
+			"first; titles weigh more than bodies, bodies more than comments. Words are matched as written (no " +
+			"stemming). Each `snippet` is plain text (markdown syntax removed), HTML-escaped, whose only markup is the " +
+			"`<mark></mark>` around matched words: " +
 			"HTML stored in a document or card comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML."},
 		docRead, s.search)
 }

@@ -603,6 +603,19 @@ func TestSearchRanksAndFilters(t *testing.T) {
 	requireStatus(t, e.do("GET", side.ws()+"/search?q=kubernetes", stranger.Token, nil), http.StatusNotFound)
 	require.Len(t, decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=kubernetes", stranger.Token, nil)), 3)
 
+	// A card found by a word only its comment has, the snippet the comment's as plain text (no markdown).
+	requireStatus(t, e.do("POST", prj+"/cards/"+card.ID+"/comments", u.Token,
+		map[string]any{"content": "The **helm** chart needs a `values` file."}), http.StatusCreated)
+	res = decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=helm", u.Token, nil))
+	require.Len(t, res, 1)
+	require.Equal(t, card.ID, res[0].ID)
+	require.Equal(t, "comment", res[0].MatchedIn)
+	require.Contains(t, res[0].Snippet, "<mark>helm</mark> chart needs a values file")
+	require.NotContains(t, res[0].Snippet, "*")
+	require.NotContains(t, res[0].Snippet, "`")
+	require.Equal(t, "content", decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=upgrade", u.Token,
+		nil))[0].MatchedIn)
+
 	// Tokens: projects:read searches; without it, 403.
 	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"projects:read"}), nil), http.StatusOK)
 	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"pilotage:read"}), nil),

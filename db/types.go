@@ -181,6 +181,7 @@ type SearchResult struct {
 	DocType   *string
 	Status    *string
 	UpdatedAt time.Time
+	MatchedIn string // content (a title, a description, a document's text) or comment (a card's comment)
 }
 
 // Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.

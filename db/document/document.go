@@ -538,9 +538,10 @@ func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string)
 // so this bounds a search's cost however common its words are.
 const SearchCandidates = 1000
 
-// Search ranks the workspace's documents and the cards of its projects against a web-search style
-// query (quoted phrases, or, -exclusions), best first, each with a snippet: HTML-escaped text whose
-// only markup is the <mark></mark> around matches (stored HTML comes back as text, never as markup).
+// Search ranks the workspace's documents and the cards of its projects (by their own text or their
+// comments: MatchedIn says which) against a web-search style query (quoted phrases, or, -exclusions),
+// best first, each with a snippet: plain text (markdown syntax removed), HTML-escaped, whose only markup
+// is the <mark></mark> around matches (stored HTML comes back as text, never as markup).
 // Every workspace member sees every document and project of the workspace, so nothing else is
 // filtered; nothing outside the workspace is ever read.
 func (e *Engine) Search(ctx context.Context, workspaceID, query string, limit int32) ([]db.SearchResult, error) {
@@ -561,9 +562,10 @@ const (
 
 var marks = strings.NewReplacer(markStart, "<mark>", markStop, "</mark>")
 
-// highlight turns a raw ts_headline snippet into HTML: the text escaped, then the sentinels around its
-// matches replaced by <mark> and </mark>, the only markup it can hold.
-func highlight(raw string) string { return marks.Replace(html.EscapeString(raw)) }
+// highlight turns a raw ts_headline snippet into HTML: its markdown syntax removed (plainSnippet), the
+// text escaped, then the sentinels around its matches replaced by <mark> and </mark>, the only markup it
+// can hold.
+func highlight(raw string) string { return marks.Replace(html.EscapeString(plainSnippet(raw))) }
 
 // documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
 func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID,

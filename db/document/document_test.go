@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -333,4 +334,42 @@ func TestAuthorApprovesOwnDocumentOnlyWhenAlone(t *testing.T) {
 	out, err = e.engine.ReviewDocument(ctx, ref, "approved", "")
 	require.NoError(t, err)
 	require.Equal(t, document.DocApproved, out.Status)
+}
+
+// A card is found by its comments too: by a word only a comment has (matched in a comment, the
+// comment's snippet), once even when several comments match, and as a content match when its own text
+// matches as well; another workspace's comments stay out. Snippets read as text: no markdown syntax.
+func TestSearchFindsCardsByComments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	card := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship it"),
+		In: board.NewCard{Description: "Plan the **ledger** rollout"}})
+	edit := db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}
+	for _, c := range []string{"Ask the **auditors** about the ledger", "The auditors said _yes_"} {
+		_, err := e.Board.CreateComment(ctx, edit, c)
+		require.NoError(t, err)
+	}
+	theirPrj := testfactory.NewProject(t, e.Engines, e.team.Member, nil)
+	theirs := testfactory.Card(t, e.Engines, theirPrj, nil)
+	_, err := e.Board.CreateComment(ctx, db.CardEdit{ProjectID: theirPrj.ID, CardID: theirs.ID,
+		ActorID: e.team.Member.User.ID}, "auditors everywhere")
+	require.NoError(t, err)
+
+	res, err := e.engine.Search(ctx, e.ws(), "auditors", 10)
+	require.NoError(t, err)
+	require.Len(t, res, 1, "the card once, and nothing of another workspace")
+	require.Equal(t, card.ID, res[0].ID)
+	require.Equal(t, "card", res[0].Kind)
+	require.Equal(t, "comment", res[0].MatchedIn)
+	require.Contains(t, res[0].Snippet, "<mark>auditors</mark>")
+	require.NotContains(t, res[0].Snippet, "*")
+	require.NotContains(t, res[0].Snippet, "_")
+
+	res, err = e.engine.Search(ctx, e.ws(), "ledger", 10)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, "content", res[0].MatchedIn, "its own text matches too")
+	require.Contains(t, res[0].Snippet, "<mark>ledger</mark> rollout")
+	require.NotContains(t, res[0].Snippet, "*")
 }
