@@ -277,7 +277,7 @@ type Comment struct {
 	AuthorID     string
 	Content      string
 	CreatedAt    time.Time
-	SearchVector interface{}
+	SearchVector pgtype.UndecodedBytes
 }
 
 type CustomField struct {
