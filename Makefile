@@ -3,7 +3,9 @@ SHELL := /bin/bash
 
 .PHONY: help
 help: ## List the targets
-	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} \
+		{ name[NR] = $$1; doc[NR] = $$2; if (length($$1) > w) w = length($$1) } \
+		END { for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", name[i], doc[i] }'
 
 .PHONY: run
 run: ## Build and run api + worker (starts a private PostgreSQL under .data/ unless DATABASE_URL is set)

@@ -223,7 +223,7 @@ func operationOf(item *v3.PathItem, method string) *v3.Operation {
 
 // outsideAPI says whether a request is for the router's routes that are not the API's, which the document
 // does not describe by design: the probes, the document itself and its docs page (huma's schemas too;
-// production may turn the page off), the web app's files and pages (docs/web.md), the page being also
+// production may turn the page off), the web app's files, icon and pages (docs/web.md), the page being also
 // the answer to a browser's navigation to a path nobody owns, and CORS preflights, which the CORS
 // middleware answers for every path.
 func outsideAPI(r *http.Request, pattern string) bool {
@@ -234,7 +234,7 @@ func outsideAPI(r *http.Request, pattern string) bool {
 		return true
 	case r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "":
 		return true
-	case strings.HasPrefix(pattern, web.AssetPrefix), slices.Contains(web.Routes, pattern):
+	case strings.HasPrefix(pattern, web.AssetPrefix), pattern == "/favicon.ico", slices.Contains(web.Routes, pattern):
 		return r.Method == http.MethodGet || r.Method == http.MethodHead
 	case pattern == "":
 		return web.WantsPage(r)

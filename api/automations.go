@@ -163,7 +163,7 @@ func (s workflowOps) updateRule(ctx context.Context, in *UpdateRuleInput) (*Outp
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(ruleOut)(s.automations.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID,
+	return oneOf(ruleOut)(s.automations.UpdateRule(ctx, accessFrom(ctx).ProjectID, in.RuleID, principalFrom(ctx).User.ID,
 		func(cur automation.NewRule) automation.NewRule {
 			if name != nil {
 				cur.Name = *name
@@ -189,7 +189,8 @@ func (s workflowOps) deleteRule(ctx context.Context, in *RulePath) (*OKOutput, e
 }
 
 func (s workflowOps) toggleRule(ctx context.Context, in *RulePath) (*Output[RuleOut], error) {
-	return oneOf(ruleOut)(s.automations.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID))
+	return oneOf(ruleOut)(s.automations.ToggleRule(ctx, accessFrom(ctx).ProjectID, in.RuleID,
+		principalFrom(ctx).User.ID))
 }
 
 // ListRuleTracesInput is the request of automations-traces.

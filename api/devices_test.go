@@ -294,3 +294,33 @@ func TestLoginLockoutAcrossReplicas(t *testing.T) {
 	}
 	require.Len(t, e.mails(identity.EmailTopicLoginLockout), 1)
 }
+
+// TestRegisterAndPasswordChangeLeaveDevice: creating an account and changing the password are completed
+// sign-ins: each leaves a device token (cookie and body) of the account at its current session version,
+// so that device signs in while the account refuses unknown ones.
+func TestRegisterAndPasswordChangeLeaveDevice(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	r := e.do("POST", "/auth/register", "", map[string]any{"email": "nina@example.com", "password": identPassword,
+		"name": "Nina"})
+	requireStatus(t, r, http.StatusCreated)
+	c := deviceCookieOf(r)
+	require.NotNil(t, c, "registering leaves the device cookie")
+	s := decode[SessionBody](t, r)
+	require.Equal(t, c.Value, s.DeviceToken)
+	claims, err := e.signer.Verify(c.Value, auth.TypeDevice)
+	require.NoError(t, err)
+	require.Equal(t, s.User.ID, claims.Subject)
+
+	ch := e.do("POST", "/auth/change-password", s.AccessToken, map[string]any{"currentPassword": identPassword,
+		"newPassword": "another long password"})
+	requireStatus(t, ch, http.StatusOK)
+	after := deviceCookieOf(ch)
+	require.NotNil(t, after, "the device that changed the password is known again")
+	require.Equal(t, after.Value, decode[SessionBody](t, ch).DeviceToken)
+	old, err := e.signer.Verify(c.Value, auth.TypeDevice)
+	require.NoError(t, err)
+	now, err := e.signer.Verify(after.Value, auth.TypeDevice)
+	require.NoError(t, err)
+	require.Greater(t, now.Version, old.Version, "the new token is of the new session version")
+}

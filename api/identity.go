@@ -41,7 +41,7 @@ type SessionBody struct {
 	User              *UserOut `json:"user,omitempty"`
 	TwoFactorRequired bool     `json:"twoFactorRequired,omitempty" doc:"True when a TOTP code must be sent to /auth/2fa/verify"`
 	TwoFactorToken    string   `json:"twoFactorToken,omitempty" doc:"Short-lived token for /auth/2fa/verify"`
-	DeviceToken       string   `json:"deviceToken,omitempty" doc:"Set when a sign-in completes: marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices"`
+	DeviceToken       string   `json:"deviceToken,omitempty" doc:"Set when a sign-in completes (a login, a second factor verified, an account created, a password changed): marks this client as a device known to the account for a year. Browsers keep it as the pilot_device cookie; other clients send it as X-Pilot-Device on later logins, which then sign in even while the account refuses unknown devices"`
 }
 
 // SessionOutput sets the session cookie beside the body, and the device cookie when a sign-in completes.
@@ -136,7 +136,8 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 	if err != nil {
 		return nil, fail(err)
 	}
-	return s.startSession(ctx, reg.User)
+	// Creating the account is a completed sign-in: this device is known to it from the start.
+	return s.startSignIn(ctx, reg.User)
 }
 
 // LoginInput is the request of auth-login.
@@ -255,7 +256,9 @@ func (s accountOps) changePassword(ctx context.Context, in *ChangePasswordInput)
 	if err != nil {
 		return nil, fail(err)
 	}
-	return s.startSession(ctx, u)
+	// The change forgets every device (the session version moves on); the one that made it, knowing the
+	// password, is known again.
+	return s.startSignIn(ctx, u)
 }
 
 func trimPtr(p *string) *string {

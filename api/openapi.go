@@ -165,7 +165,8 @@ func ruleAction() map[string]any {
 // propertySchemas are the schemas of the properties huma leaves untyped, by component and property;
 // each keeps its description. publishOpenAPI fails on an entry whose property is gone.
 var propertySchemas = map[string]map[string]func() map[string]any{
-	"ActivityOut": {"meta": func() map[string]any { return object(false) }},
+	"ActivityOut":     {"meta": func() map[string]any { return object(false) }},
+	"CardActivityOut": {"meta": func() map[string]any { return object(false) }},
 	"CardOut": {
 		"checklist": func() map[string]any {
 			return map[string]any{"type": "array", "items": map[string]any{"type": "object",

@@ -249,12 +249,15 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerSessions()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()
+	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()
 	s.ops.board.registerCards()
+	s.ops.board.registerMyCards()
 	s.ops.board.registerScopes()
 	s.ops.board.registerPortfolio()
 	s.ops.board.registerCardParts()
 	s.ops.board.registerComments()
+	s.ops.board.registerCardActivity()
 	s.ops.board.registerAttachments()
 	s.ops.account.registerNotifications()
 	s.ops.workflow.registerAutomations()
@@ -270,9 +273,9 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.docs.registerDocuments()
 }
 
-// mountWeb serves the web app: its files under web.AssetPrefix and its page on its own routes (GET and
-// HEAD only, so the API's POST /invitations/{token}/accept stays the API's). The router's NotFound
-// answers the page to a browser's navigation to any other unknown path.
+// mountWeb serves the web app: its files under web.AssetPrefix, its icon at /favicon.ico and its page on
+// its own routes (GET and HEAD only, so the API's POST /invitations/{token}/accept stays the API's). The
+// router's NotFound answers the page to a browser's navigation to any other unknown path.
 func mountWeb(router chi.Router) {
 	assets := web.Assets()
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
@@ -280,6 +283,7 @@ func mountWeb(router chi.Router) {
 		for _, p := range web.Routes {
 			router.MethodFunc(m, p, web.Page)
 		}
+		router.MethodFunc(m, "/favicon.ico", web.Favicon)
 	}
 }
 

@@ -83,6 +83,7 @@ func (s accountOps) registerSessions() {
 	register(s.Server, huma.Operation{OperationID: "auth-sessions-revoke-others", Method: http.MethodPost,
 		Path: "/auth/sessions/revoke-others", Summary: "End every session of the caller but this one", Tags: tags},
 		Requires{JWTOnly: true}, s.revokeOtherSessions)
+	s.registerSessionState()
 }
 
 // SessionOut is one of the caller's sessions.

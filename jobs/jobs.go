@@ -16,6 +16,10 @@ type SendEmailArgs struct {
 	To      string `json:"to"`
 	Subject string `json:"subject"`
 	Body    string `json:"body"`
+	// InvitationID names the invitation a resent invitation e-mail is for, whose RefID then names this
+	// sending (the outbox keeps each); empty, an invitation e-mail's RefID is its invitation. The e-mail
+	// goes out only while the invitation is pending.
+	InvitationID string `json:"invitationId,omitempty"`
 }
 
 // Kind implements river.JobArgs.

@@ -115,8 +115,8 @@ func TestBrowserBoard(t *testing.T) {
 	waitFor(t, ctx, "the focus back on the card",
 		`document.activeElement?.dataset.cardId !== undefined && !document.querySelector(".card-detail")`)
 	waitFor(t, ctx, "the card's counts",
-		`document.querySelector(".column:nth-child(1) .card [aria-label='1 comments']") !== null &&
-		document.querySelector(".column:nth-child(1) .card [aria-label='1 attachments']") !== null`)
+		`document.querySelector(".column:nth-child(1) .card .comments")?.textContent.trim() === "1 comment" &&
+		document.querySelector(".column:nth-child(1) .card .attachments")?.textContent.trim() === "1 attachment"`)
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters label:first-child select`), eval[string](t, ctx,
 		`[...document.querySelectorAll(".filters label:first-child option")].find(o => o.textContent === "Urgent").value`)))
 	eval[bool](t, ctx,

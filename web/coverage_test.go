@@ -19,7 +19,8 @@ import (
 // written there or in a constant declared before the call: api.get('/orgs/{orgSlug}/workspaces', …), or
 // const path = '/orgs/…'; … api.del(path, …). get, getAll and href (a link, an EventSource) are GETs.
 var (
-	appCall  = regexp.MustCompile("api\\.(get|getAll|href|post|upload|patch|put|del)\\(\\s*(?:['`](/[^'`]*)['`]|(\\w+)\\s*,)")
+	appCall = regexp.MustCompile("api\\.(get|getAll|href|post|upload|patch|put|del)\\(\\s*" +
+		"(?:['`](/[^'`]*)['`]|(\\w+)\\s*,)")
 	pathDecl = regexp.MustCompile("(?:const|let)\\s+(\\w+)\\s*=\\s*['`](/[^'`$]*)['`]")
 )
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/api"
@@ -328,4 +329,40 @@ func accessible(t testing.TB, ctx context.Context, screen string) {
 	for _, v := range found {
 		t.Errorf("%s: axe-core finds %s (%s): %s, at %s", screen, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "; "))
 	}
+}
+
+// signIn signs a in through the sign-in page and waits for a workspace's screen.
+func signIn(t *testing.T, ctx context.Context, s *server, a account) {
+	t.Helper()
+	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
+	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/") && !!document.querySelector("h1")`)
+}
+
+// confirm submits the open confirmation dialog, after checking it for accessibility.
+func confirm(t *testing.T, ctx context.Context, screen string) {
+	t.Helper()
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[type=submit]`)))
+	accessible(t, ctx, screen)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
+	waitFor(t, ctx, "the dialog to close", `!document.querySelector("dialog[open]")`)
+}
+
+// status is the status of an API request with a bearer token (empty: none).
+func (s *server) status(method, path, token string, body string) int {
+	s.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, rd)
+	require.NoError(s.t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	_ = res.Body.Close()
+	return res.StatusCode
 }

@@ -8,10 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PREACT=11.2.0
 HTM=3.1.1
+UQR=0.1.3 # QR codes (two-factor setup), loaded lazily by the account settings
 AXE=4.14.1 # axe-core: for the browser tests only (testdata/axe), never served
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && npm pack --silent "preact@$PREACT" "htm@$HTM" "axe-core@$AXE" >/dev/null && for f in *.tgz; do mkdir "${f%.tgz}" && tar xzf "$f" -C "${f%.tgz}"; done)
+(cd "$tmp" && npm pack --silent "preact@$PREACT" "htm@$HTM" "uqr@$UQR" "axe-core@$AXE" >/dev/null && for f in *.tgz; do mkdir "${f%.tgz}" && tar xzf "$f" -C "${f%.tgz}"; done)
 out=static/vendor
 mkdir -p "$out"
 cp "$tmp/preact-$PREACT/package/dist/preact.mjs" "$out/preact.js"
@@ -21,12 +22,15 @@ sed 's#from"preact"#from"./preact.js"#g' "$tmp/preact-$PREACT/package/hooks/dist
 cp "$tmp/htm-$HTM/package/dist/htm.mjs" "$out/htm.js"
 cp "$tmp/preact-$PREACT/package/LICENSE" "$out/LICENSE.preact"
 cp "$tmp/htm-$HTM/package/LICENSE" "$out/LICENSE.htm"
+cp "$tmp/uqr-$UQR/package/dist/index.mjs" "$out/uqr.js"
+cp "$tmp/uqr-$UQR/package/LICENSE" "$out/LICENSE.uqr"
 cat > "$out/VERSIONS" <<V
 preact $PREACT (MIT, LICENSE.preact): preact.js = dist/preact.mjs, preact-hooks.js = hooks/dist/hooks.mjs
 htm $HTM (Apache-2.0, LICENSE.htm): htm.js = dist/htm.mjs
+uqr $UQR (MIT, LICENSE.uqr): uqr.js = dist/index.mjs
 V
 mkdir -p testdata/axe
 cp "$tmp/axe-core-$AXE/package/axe.min.js" "$tmp/axe-core-$AXE/package/LICENSE" testdata/axe/
 echo "axe-core $AXE (MPL-2.0, LICENSE): axe.min.js, injected by the browser tests" > testdata/axe/VERSION
 grep -q 'from"preact"' "$out/preact-hooks.js" && { echo "hooks still import bare preact" >&2; exit 1; }
-echo "vendored preact $PREACT and htm $HTM into $out, axe-core $AXE into testdata/axe"
+echo "vendored preact $PREACT, htm $HTM and uqr $UQR into $out, axe-core $AXE into testdata/axe"

@@ -78,6 +78,8 @@ func contentType(p string) string {
 		return "text/html; charset=utf-8"
 	case ".svg":
 		return "image/svg+xml"
+	case ".ico":
+		return "image/vnd.microsoft.icon"
 	case "":
 		return "text/plain; charset=utf-8"
 	}
@@ -105,6 +107,12 @@ func Assets() http.Handler {
 // Page answers the app's page (index.html): the app reads the path and shows its screen.
 func Page(w http.ResponseWriter, r *http.Request) {
 	serve(w, r, assets["index.html"])
+}
+
+// Favicon answers the app's icon (static/favicon.ico, drawn from static/icon.svg) at /favicon.ico, where
+// a browser looks for a page's icon when the page names none (the API's docs page).
+func Favicon(w http.ResponseWriter, r *http.Request) {
+	serve(w, r, assets["favicon.ico"])
 }
 
 func serve(w http.ResponseWriter, r *http.Request, a *asset) {
@@ -154,4 +162,5 @@ func WantsPage(r *http.Request) bool {
 var Routes = []string{
 	"/", "/sign-in", "/sign-up", "/sign-out", "/forgot-password", "/reset-password", "/verify-email",
 	"/invitations/{token}/accept", "/organization-invitations/{token}/accept", "/w/*",
+	"/settings", "/settings/*",
 }

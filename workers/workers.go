@@ -3,6 +3,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,7 +124,7 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendEmailArg
 		pending = w.deps.Tenancy.OrganizationInvitationPending
 	}
 	if pending != nil {
-		ok, err := pending(ctx, a.RefID)
+		ok, err := pending(ctx, cmp.Or(a.InvitationID, a.RefID))
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,9 @@ func setup(t *testing.T) *env {
 
 func (e *env) pid() string { return e.team.Project.ID }
 
+// uid is the shared project owner's user id, the actor of rule changes.
+func (e *env) uid() string { return e.team.Owner.User.ID }
+
 func jsonOf(t *testing.T, v any) json.RawMessage {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -153,9 +156,9 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 
 	_, err := e.engine.Rule(ctx, other.ID, r.ID)
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.ToggleRule(ctx, other.ID, r.ID)
+	_, err = e.engine.ToggleRule(ctx, other.ID, r.ID, e.uid())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = e.engine.UpdateRule(ctx, other.ID, r.ID,
+	_, err = e.engine.UpdateRule(ctx, other.ID, r.ID, e.uid(),
 		func(n automation.NewRule) automation.NewRule { n.Name = "stolen"; return n })
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.ErrorIs(t, e.engine.DeleteRule(ctx, other.ID, r.ID), db.ErrNotFound)
@@ -163,7 +166,7 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, list)
 
-	_, err = e.engine.UpdateRule(ctx, e.pid(), r.ID, func(n automation.NewRule) automation.NewRule {
+	_, err = e.engine.UpdateRule(ctx, e.pid(), r.ID, e.uid(), func(n automation.NewRule) automation.NewRule {
 		n.Name = "broken"
 		n.Action = jsonOf(t, map[string]any{"type": "set_priority", "priority": "urgent"})
 		return n
@@ -173,17 +176,17 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rule", got.Name)
 
-	up, err := e.engine.UpdateRule(ctx, e.pid(), r.ID, func(n automation.NewRule) automation.NewRule {
+	up, err := e.engine.UpdateRule(ctx, e.pid(), r.ID, e.uid(), func(n automation.NewRule) automation.NewRule {
 		n.Trigger = db.TriggerTaskAssigned
 		return n
 	})
 	require.NoError(t, err)
 	require.Equal(t, db.TriggerTaskAssigned, up.Trigger)
 	require.JSONEq(t, string(r.Action), string(up.Action), "what the update leaves is kept")
-	off, err := e.engine.ToggleRule(ctx, e.pid(), r.ID)
+	off, err := e.engine.ToggleRule(ctx, e.pid(), r.ID, e.uid())
 	require.NoError(t, err)
 	require.False(t, off.Enabled)
-	on, err := e.engine.ToggleRule(ctx, e.pid(), r.ID)
+	on, err := e.engine.ToggleRule(ctx, e.pid(), r.ID, e.uid())
 	require.NoError(t, err)
 	require.True(t, on.Enabled)
 
@@ -246,12 +249,12 @@ func TestEventsOnlyForListenedTriggers(t *testing.T) {
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()))
 
 	r := e.rule(t, db.TriggerTaskMoved, nil, map[string]any{"type": "archive_card"})
-	_, err := e.engine.ToggleRule(ctx, e.pid(), r.ID)
+	_, err := e.engine.ToggleRule(ctx, e.pid(), r.ID, e.uid())
 	require.NoError(t, err)
 	e.update(t, c.ID, board.CardPatch{ColumnID: &cols[2]})
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()), "a disabled rule listens to nothing")
 	e.update(t, c.ID, board.CardPatch{Priority: testfactory.Ptr(board.PriorityHigh)})
-	_, err = e.engine.ToggleRule(ctx, e.pid(), r.ID)
+	_, err = e.engine.ToggleRule(ctx, e.pid(), r.ID, e.uid())
 	require.NoError(t, err)
 	e.update(t, c.ID, board.CardPatch{Priority: testfactory.Ptr(board.PriorityLow)})
 	require.Empty(t, e.Jobs(t, jobs.AutomationEventArgs{}.Kind()), "a change of priority fires no move")
@@ -269,7 +272,7 @@ func TestRunSkipsUnmetConditions(t *testing.T) {
 	toDone := e.rule(t, db.TriggerTaskMoved, map[string]any{"toColumnId": cols[2]}, map[string]any{"type": "archive_card"})
 	highOnly := e.rule(t, db.TriggerTaskMoved, map[string]any{"priority": "high"}, map[string]any{"type": "archive_card"})
 	disabled := e.rule(t, db.TriggerTaskMoved, nil, map[string]any{"type": "archive_card"})
-	_, err := e.engine.ToggleRule(ctx, e.pid(), disabled.ID)
+	_, err := e.engine.ToggleRule(ctx, e.pid(), disabled.ID, e.uid())
 	require.NoError(t, err)
 	created := e.rule(t, db.TriggerTaskCreated, map[string]any{"priority": "high"}, map[string]any{"type": "archive_card"})
 

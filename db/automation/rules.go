@@ -275,8 +275,9 @@ func (e *Engine) Rule(ctx context.Context, projectID, ruleID string) (db.Automat
 	return db.AutomationRule(r), err
 }
 
-// UpdateRule replaces a rule's fields with update(current), validated like a new rule.
-func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string,
+// UpdateRule replaces a rule's fields with update(current), validated like a new rule. A rule acts as
+// its creator; one that actorID enables again after its creator left the workspace becomes actorID's.
+func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID, actorID string,
 	update func(NewRule) NewRule) (db.AutomationRule, error) {
 	var out db.AutomationRule
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -295,17 +296,18 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID string,
 		}
 		var outRow dbsqlc.AutomationRule
 		outRow, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID,
-			Name: next.Name, Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled})
+			Name: next.Name, Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled, Actor: actorID})
 		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "update rule")
 	})
 	return out, err
 }
 
-// ToggleRule flips a rule between enabled and disabled.
-func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID string) (db.AutomationRule, error) {
+// ToggleRule flips a rule between enabled and disabled. A rule that actorID enables again after its
+// creator left the workspace becomes actorID's (it acts as its creator).
+func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID, actorID string) (db.AutomationRule, error) {
 	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID,
-		ProjectID: projectID}))("automation rule not found", "toggle rule")
+		ProjectID: projectID, Actor: actorID}))("automation rule not found", "toggle rule")
 	return db.AutomationRule(r), err
 }
 

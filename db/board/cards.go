@@ -628,3 +628,20 @@ func StatusOf(columnIDs []string, columnID string, archived bool) Status {
 		return StatusInProgress
 	}
 }
+
+// AssignedCards is one page of the active (not archived) cards of a workspace's projects assigned to a
+// user, oldest first (keyset: created_at, id): what "my work" shows, in one read instead of one per
+// project.
+func (b *Engine) AssignedCards(ctx context.Context, workspaceID, userID string, p db.Page) (db.Paged[Card], error) {
+	k, err := p.AfterTime("assigned-cards", false)
+	if err != nil {
+		return db.Paged[Card]{}, err
+	}
+	rows, err := b.q.CardsAssignedPage(ctx, dbsqlc.CardsAssignedPageParams{WorkspaceID: workspaceID, UserID: userID,
+		AfterAt: k.At, AfterID: k.ID, Lim: p.Fetch()})
+	if err != nil {
+		return db.Paged[Card]{}, dbcore.Wrap(err, "list assigned cards")
+	}
+	return db.PageOf(p, "assigned-cards", dbcore.MapRows(rows, func(r dbsqlc.Card) Card { return Card{r} }),
+		func(c Card) any { return db.TimeKey{At: c.CreatedAt, ID: c.ID} }), nil
+}

@@ -166,3 +166,28 @@ func TestLoginLockoutConcurrent(t *testing.T) {
 	require.Len(t, mailed(t, b, identity.EmailTopicLoginLockout), 1)
 	require.Positive(t, gate(t, e, identity.LoginAttempt{Email: "quinn@example.com"}).RetryAfter)
 }
+
+// TestLoginLockoutLiftedByPasswordReset: the lockout e-mail sends its owner to the password reset; the
+// reset proves them, so the lockout ends with it and the new password signs in from a new device at once.
+// Another account's lockout stays.
+func TestLoginLockoutLiftedByPasswordReset(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, e := setup(t)
+	testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("petra@example.com")})
+	testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("quinn@example.com")})
+	for _, email := range []string{"petra@example.com", "quinn@example.com"} {
+		for range 3 {
+			fail(t, e, identity.LoginAttempt{Email: email}, 2)
+		}
+		require.Positive(t, gate(t, e, identity.LoginAttempt{Email: email}).RetryAfter, "%s locked out", email)
+	}
+
+	require.NoError(t, e.RequestPasswordReset(ctx, "petra@example.com", "http://pilot.test/reset-password?token="))
+	_, err := e.ResetPassword(ctx, tokenOf(t, mailed(t, b, identity.EmailTopicPasswordReset)[0]), "new-hash")
+	require.NoError(t, err)
+	require.Equal(t, identity.LoginGate{}, gate(t, e, identity.LoginAttempt{Email: "Petra@example.com"}),
+		"the reset lifts the lockout")
+	require.Positive(t, gate(t, e, identity.LoginAttempt{Email: "quinn@example.com"}).RetryAfter,
+		"another account's lockout stays")
+}

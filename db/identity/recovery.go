@@ -75,8 +75,12 @@ func (e *Engine) ResetPassword(ctx context.Context, token, passwordHash string) 
 			return dbcore.Wrap(err, "update password")
 		}
 		u = db.User(row)
-		_, err = q.SessionRevokeAll(ctx, t.UserID)
-		return dbcore.Wrap(err, "end sessions")
+		if _, err = q.SessionRevokeAll(ctx, t.UserID); err != nil {
+			return dbcore.Wrap(err, "end sessions")
+		}
+		// The reset proves the owner: a lockout of sign-ins from unknown devices (lockout.go) ends with it,
+		// so the new password signs in from any device at once.
+		return dbcore.Wrap(q.LoginFailureClear(ctx, accountKey(u.Email)), "lift the sign-in lockout")
 	})
 	return u, err
 }

@@ -66,3 +66,14 @@ WHERE n.user_id = @user_id AND (NOT @unread_only::boolean OR n.read_at IS NULL)
   AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::uuid)
 ORDER BY n.created_at DESC, n.id DESC
 LIMIT @lim;
+
+-- name: ActivityPageByCard :many
+-- ActivityPageByCard is one page of a card's history, newest first: the activities recorded about the
+-- card in its project, before the keyset (created_at, id) of the previous page's last
+-- (docs/pagination.md), with the actor's name (empty when the actor is gone or there is none).
+SELECT a.id, a.type, a.actor_id, coalesce(u.name, '')::text AS actor_name, a.meta, a.created_at
+FROM activities a LEFT JOIN users u ON u.id = a.actor_id
+WHERE a.card_id = @card_id AND a.project_id = @project_id
+  AND (a.created_at, a.id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY a.created_at DESC, a.id DESC
+LIMIT @lim;

@@ -10,14 +10,24 @@ SELECT * FROM automation_rules WHERE project_id = @project_id ORDER BY created_a
 SELECT * FROM automation_rules WHERE id = @id AND project_id = @project_id;
 
 -- name: AutomationRuleUpdate :one
-UPDATE automation_rules
-SET name = @name, trigger = @trigger, conditions = @conditions, action = @action, enabled = @enabled, updated_at = now()
-WHERE id = @id AND project_id = @project_id
+-- A rule acts as its creator: one enabled again while its creator is no longer a member of the project's
+-- workspace (a member who left: their rules were disabled) is taken over by @actor, who enables it.
+UPDATE automation_rules r
+SET name = @name, trigger = @trigger, conditions = @conditions, action = @action, enabled = @enabled, updated_at = now(),
+    created_by = CASE WHEN @enabled::bool AND NOT r.enabled AND NOT EXISTS (
+        SELECT 1 FROM projects p JOIN workspace_members m ON m.workspace_id = p.workspace_id
+        WHERE p.id = r.project_id AND m.user_id = r.created_by) THEN @actor::uuid ELSE r.created_by END
+WHERE r.id = @id AND r.project_id = @project_id
 RETURNING *;
 
 -- name: AutomationRuleToggle :one
-UPDATE automation_rules SET enabled = NOT enabled, updated_at = now()
-WHERE id = @id AND project_id = @project_id
+-- As AutomationRuleUpdate: a rule enabled again while its creator is no longer a member is taken over by
+-- @actor.
+UPDATE automation_rules r SET enabled = NOT r.enabled, updated_at = now(),
+    created_by = CASE WHEN NOT r.enabled AND NOT EXISTS (
+        SELECT 1 FROM projects p JOIN workspace_members m ON m.workspace_id = p.workspace_id
+        WHERE p.id = r.project_id AND m.user_id = r.created_by) THEN @actor::uuid ELSE r.created_by END
+WHERE r.id = @id AND r.project_id = @project_id
 RETURNING *;
 
 -- name: AutomationRuleDelete :execrows

@@ -50,3 +50,13 @@ FROM projects p
 JOIN cards c ON c.project_id = p.id
 WHERE p.workspace_id = ANY(@workspace_ids::uuid[]) AND c.assignee_id = @user_id
 ORDER BY c.id;
+
+-- name: CardsAssignedPage :many
+-- CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects assigned
+-- to a user, oldest first: those after the keyset (created_at, id) of the previous page's last.
+SELECT c.* FROM cards c
+WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = @workspace_id)
+  AND c.assignee_id = @user_id::uuid AND NOT c.archived
+  AND (c.created_at, c.id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY c.created_at, c.id
+LIMIT @lim;

@@ -35,3 +35,7 @@ ON CONFLICT (key) DO UPDATE SET
                       THEN @lockout_id::uuid ELSE f.lockout_id END,
     expires_at = greatest(f.expires_at, EXCLUDED.expires_at)
 RETURNING f.failures, f.locked_until, coalesce(f.lockout_id = @lockout_id::uuid, false)::boolean AS tripped;
+
+-- name: LoginFailureClear :exec
+-- LoginFailureClear forgets @key's failures and lifts its lockout (a password reset proves the owner).
+DELETE FROM login_failures WHERE key = @key::text;

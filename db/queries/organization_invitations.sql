@@ -27,3 +27,46 @@ SELECT EXISTS (
     SELECT 1 FROM organization_members m JOIN users u ON u.id = m.user_id
     WHERE m.organization_id = @organization_id AND lower(u.email) = lower(@email)
 ) AS member;
+
+-- name: OrgInvitationPendingPage :many
+-- OrgInvitationPendingPage is one page of an organization's invitations not accepted yet (expired ones
+-- too), in creation order, with their inviter's name and address (docs/pagination.md).
+SELECT i.id, i.email, i.role, i.expires_at, i.created_at, u.name AS inviter_name, u.email AS inviter_email
+FROM organization_invitations i
+JOIN users u ON u.id = i.invited_by
+WHERE i.organization_id = @organization_id AND i.accepted_at IS NULL
+  AND (i.created_at, i.id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY i.created_at, i.id
+LIMIT @lim;
+
+-- name: OrgInvitationPendingGetForUpdate :one
+-- OrgInvitationPendingGetForUpdate reads and locks an organization's invitation not accepted yet, with
+-- what its e-mail says: the organization's name and the inviter's name and address.
+SELECT i.*, o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email
+FROM organization_invitations i
+JOIN organizations o ON o.id = i.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.id = @id AND i.organization_id = @organization_id AND i.accepted_at IS NULL
+FOR UPDATE OF i;
+
+-- name: OrgInvitationRenew :exec
+-- OrgInvitationRenew gives an invitation a new token, a new expiry and the job of its new e-mail.
+UPDATE organization_invitations SET token_hash = @token_hash, expires_at = @expires_at, email_job_id = @email_job_id
+WHERE id = @id;
+
+-- name: OrgInvitationDeletePending :one
+-- OrgInvitationDeletePending withdraws an organization's invitation not accepted yet; it answers its
+-- e-mail's job.
+DELETE FROM organization_invitations
+WHERE id = @id AND organization_id = @organization_id AND accepted_at IS NULL
+RETURNING email_job_id;
+
+-- name: OrgInvitationPreviewByTokenHash :one
+-- OrgInvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the
+-- organization's name, the inviter's name and address, the role and whether it is still open.
+SELECT o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email, i.role, i.expires_at,
+       i.accepted_at
+FROM organization_invitations i
+JOIN organizations o ON o.id = i.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.token_hash = @token_hash;

@@ -154,3 +154,46 @@ SELECT EXISTS (
     SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id JOIN projects p ON p.id = c.project_id
     WHERE p.workspace_id = @workspace_id
 ) AS has_attachments;
+
+-- name: InvitationPendingPage :many
+-- InvitationPendingPage is one page of a workspace's invitations not accepted yet (expired ones too), in
+-- creation order, with their inviter's name and address (docs/pagination.md).
+SELECT i.id, i.email, i.role, i.expires_at, i.created_at, u.name AS inviter_name, u.email AS inviter_email
+FROM workspace_invitations i
+JOIN users u ON u.id = i.invited_by
+WHERE i.workspace_id = @workspace_id AND i.accepted_at IS NULL
+  AND (i.created_at, i.id) > (@after_at::timestamptz, @after_id::uuid)
+ORDER BY i.created_at, i.id
+LIMIT @lim;
+
+-- name: InvitationPendingGetForUpdate :one
+-- InvitationPendingGetForUpdate reads and locks a workspace's invitation not accepted yet, with what its
+-- e-mail says: the workspace's name and the inviter's name and address.
+SELECT i.*, w.name AS workspace_name, u.name AS inviter_name, u.email AS inviter_email
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.id = @id AND i.workspace_id = @workspace_id AND i.accepted_at IS NULL
+FOR UPDATE OF i;
+
+-- name: InvitationRenew :exec
+-- InvitationRenew gives an invitation a new token, a new expiry and the job of its new e-mail.
+UPDATE workspace_invitations SET token_hash = @token_hash, expires_at = @expires_at, email_job_id = @email_job_id
+WHERE id = @id;
+
+-- name: InvitationDeletePending :one
+-- InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job.
+DELETE FROM workspace_invitations
+WHERE id = @id AND workspace_id = @workspace_id AND accepted_at IS NULL
+RETURNING email_job_id;
+
+-- name: InvitationPreviewByTokenHash :one
+-- InvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the workspace's
+-- and its organization's names, the inviter's name and address, the role and whether it is still open.
+SELECT w.name AS workspace_name, o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email,
+       i.role, i.expires_at, i.accepted_at
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+JOIN organizations o ON o.id = w.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.token_hash = @token_hash;

@@ -369,4 +369,23 @@ func TestRemoveWorkspaceMemberDisablesTheirAutomationRules(t *testing.T) {
 	testfactory.Card(t, e.Engines, prj, nil)
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM river_job WHERE kind = $1 AND args->>'projectId' = $2`,
 		jobs.AutomationEventArgs{}.Kind(), prj.ID))
+
+	// Enabled again by an admin (a toggle, or an update), a departed member's rule is the admin's: it
+	// never acts as the member again. A member's own rule toggled off and on stays theirs.
+	on, err := e.Automations.ToggleRule(ctx, prj.ID, triage.ID, admin.User.ID)
+	require.NoError(t, err)
+	require.True(t, on.Enabled)
+	require.Equal(t, admin.User.ID, on.CreatedBy, "the admin who enables it takes it over")
+	up, err := e.Automations.UpdateRule(ctx, prj.ID, bump.ID, e.owner.User.ID,
+		func(n automation.NewRule) automation.NewRule { n.Enabled = true; return n })
+	require.NoError(t, err)
+	require.Equal(t, e.owner.User.ID, up.CreatedBy)
+	for range 2 {
+		_, err = e.Automations.ToggleRule(ctx, prj.ID, admins.ID, e.owner.User.ID)
+		require.NoError(t, err)
+	}
+	kept, err := e.Automations.Rule(ctx, prj.ID, admins.ID)
+	require.NoError(t, err)
+	require.True(t, kept.Enabled)
+	require.Equal(t, admin.User.ID, kept.CreatedBy, "a member's rule stays theirs")
 }

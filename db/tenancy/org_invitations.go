@@ -56,13 +56,9 @@ func (e *Engine) InviteToOrganization(ctx context.Context,
 			return fmt.Errorf("insert organization invitation: %w", err)
 		}
 		inv = db.OrganizationInvitation(row)
-		body := fmt.Sprintf("%s invited you to join the organization %q on Pilot as %s.\n\nAccept the invitation (valid 7 "+
-			"days; sign in, or create an account, with this address first):\n%s\n\nIf you do not want to join, ignore this "+
-			"e-mail.\n",
-			in.InviterName, in.OrganizationName, in.Role, in.AcceptURL)
+		subject, body := organizationInvitationEmail(in.InviterName, in.OrganizationName, in.Role, in.AcceptURL)
 		jobID, err := e.enqueueInvitationEmail(ctx, tx, jobs.SendEmailArgs{
-			Topic: EmailTopicOrganizationInvitation, RefID: inv.ID, To: inv.Email,
-			Subject: fmt.Sprintf("You are invited to %s on Pilot", in.OrganizationName), Body: body,
+			Topic: EmailTopicOrganizationInvitation, RefID: inv.ID, To: inv.Email, Subject: subject, Body: body,
 		})
 		if err != nil {
 			return err

@@ -438,11 +438,9 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 	if err != nil {
 		return db.WorkspaceInvitation(inv), fmt.Errorf("insert invitation: %w", err)
 	}
-	body := fmt.Sprintf("%s invited you to the workspace %q on Pilot.\n\nAccept the invitation (valid 7 days):\n%s\n",
-		in.InviterName, in.WorkspaceName, in.AcceptURL)
+	subject, body := workspaceInvitationEmail(in.InviterName, in.WorkspaceName, in.AcceptURL)
 	jobID, err := e.enqueueInvitationEmail(ctx, tx, jobs.SendEmailArgs{
-		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email,
-		Subject: fmt.Sprintf("You are invited to %s on Pilot", in.WorkspaceName), Body: body,
+		Topic: EmailTopicInvitation, RefID: inv.ID, To: inv.Email, Subject: subject, Body: body,
 	})
 	if err != nil {
 		return db.WorkspaceInvitation(inv), err

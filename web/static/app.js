@@ -1,6 +1,6 @@
 // @ts-check
 // The app's entry: reads the session, then shows the screen the path names.
-import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary } from './ui.js';
+import { html, render, useState, useEffect, ErrorMessage, Loading, Boundary, Lazy } from './ui.js';
 import * as api from './api.js';
 import { useLocation, match, navigate, onLinkClick } from './router.js';
 import { session } from './session.js';
@@ -8,8 +8,16 @@ import { SignIn, SignUp, ForgotPassword, ResetPassword, VerifyEmail, AcceptInvit
 import { Shell } from './shell.js';
 import { Projects } from './projects.js';
 import { Board } from './board.js';
+import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Agents, AgentPage, Missions } from './agents.js';
+import { Settings } from './settings.js';
+
+/** The drafts' screens, loaded when one first opens. */
+const drafts = () => import('./drafts.js');
+import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
+import { viewRoutes } from './switcher.js';
 
 /** Pages anyone may open; every other page needs a session. */
 const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password', '/verify-email'];
@@ -18,12 +26,24 @@ const publicPages = ['/sign-in', '/sign-up', '/forgot-password', '/reset-passwor
 const workspaceRoutes = [
   ['/w/:org/:ws', (p) => html`<${Projects} ...${p} />`],
   ['/w/:org/:ws/p/:project', (p, q) => html`<${Board} ...${p} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/p/:project/settings', (p) => html`<${ProjectSettings} ...${p} />`],
   ['/w/:org/:ws/missions/:mission', (p) => html`<${Mission} ...${p} />`],
   ['/w/:org/:ws/proposals', (p) => html`<${Proposals} ...${p} />`],
   ['/w/:org/:ws/inbox', (p) => html`<${Inbox} ...${p} />`],
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/agents', (p) => html`<${Agents} ...${p} />`],
+  ['/w/:org/:ws/agents/:agent', (p) => html`<${AgentPage} ...${p} />`],
+  ['/w/:org/:ws/missions', (p, q) => html`<${Missions} ...${p} status=${q.get('status') || ''} agent=${q.get('agent') || ''} card=${q.get('card') || ''} />`],
+  ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
+  ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
+  ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],
+  ['/w/:org/:ws/members', (p) => html`<${Members} ...${p} />`],
+  ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
+  ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
+  ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
+  ...viewRoutes,
 ];
 
 function Root() {
@@ -66,12 +86,21 @@ function App() {
     else return html`<${Shell}><p>You have no workspace yet.</p><//>`;
     return null;
   }
+  if (path === '/settings' || path.startsWith('/settings/')) {
+    const first = session.places.find((o) => o.workspaces.length);
+    const { org, ws } = lastPlace.org ? lastPlace : { org: first?.slug, ws: first?.workspaces[0].slug };
+    return html`<${Shell} org=${org} ws=${ws}><${Boundary} key=${path}><${Settings} path=${path} /><//><//>`;
+  }
   for (const [pattern, view] of workspaceRoutes) {
     const p = match(pattern, path);
+    if (p) lastPlace = { org: p.org, ws: p.ws };
     if (p) return html`<${Shell} org=${p.org} ws=${p.ws}><${Boundary} key=${path}>${view(p, query)}<//><//>`;
   }
   return html`<${Shell}><h1>Page not found</h1><p>Nothing is at ${path}. <a href="/">Go to your workspace</a></p><//>`;
 }
+
+/** The workspace last shown, whose navigation the account settings keep. */
+let lastPlace = { org: '', ws: '' };
 
 /** @param {string} path */
 function navigateLater(path) { queueMicrotask(() => navigate(path, { replace: true })); }

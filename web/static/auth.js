@@ -5,6 +5,7 @@ import { html, useState, useEffect, ErrorMessage, useAction, formValues, Loading
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { session } from './session.js';
+import { useInvitation, InvitationDetails } from './team.js';
 
 /** Where to go after signing in: the next= path when it is one of ours. @param {URLSearchParams} q */
 function nextPath(q) {
@@ -145,10 +146,13 @@ export function VerifyEmail({ query }) {
  */
 export function AcceptInvitation({ token, kind, path }) {
   const [run, busy, error] = useAction();
+  const invitation = useInvitation(token, kind);
   const user = session.user;
   const next = encodeURIComponent(path);
+  const open = invitation.data?.status === 'pending';
   if (!user) {
     return html`<${AuthPage} title="You are invited">
+      <${InvitationDetails} invitation=${invitation} />
       <p>Sign in, or create an account with the address the invitation was sent to, to accept it.</p>
       <p class="actions"><a class="button" href=${'/sign-in?next=' + next}>Sign in</a> <a class="button secondary" href=${'/sign-up?next=' + next}>Create an account</a></p>
     <//>`;
@@ -166,8 +170,10 @@ export function AcceptInvitation({ token, kind, path }) {
     }
   });
   return html`<${AuthPage} title="You are invited">
+    <${InvitationDetails} invitation=${invitation} />
     <p>You are signed in as <strong>${user.email}</strong>.</p>
     <${ErrorMessage} error=${error} />
-    <p class="actions"><button onClick=${accept} disabled=${busy}>Accept the invitation</button></p>
+    ${open ? html`<p class="actions"><button onClick=${accept} disabled=${busy}>Accept the invitation</button></p>`
+      : invitation.data || invitation.error ? html`<p><a href="/">Go to your workspace</a></p>` : null}
   <//>`;
 }

@@ -6,6 +6,8 @@ import * as api from './api.js';
 import { navigate } from './router.js';
 import { watchWorkspace } from './live.js';
 import { CardDetail } from './card.js';
+import { Icon } from './icons.js';
+import { ViewSwitcher } from './switcher.js';
 
 /** @typedef {api.Schemas['CardOut']} Card */
 /** @typedef {api.Schemas['ColumnOut']} Column */
@@ -36,7 +38,17 @@ export function Board({ org, ws, project, card }) {
     }
     return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };
   }, [org, ws, project]);
-  const [filter, setFilter] = useState({ label: '', assignee: '', priority: '' });
+  // The filters live in the URL's query (beside ?card=), so a link opens the board filtered the same way.
+  const [filter, setFilter] = useState(() => {
+    const q = new URLSearchParams(location.search);
+    return { label: q.get('label') || '', assignee: q.get('assignee') || '', priority: q.get('priority') || '' };
+  });
+  useEffect(() => {
+    const q = new URLSearchParams(location.search);
+    for (const [k, v] of Object.entries(filter)) { if (v) q.set(k, v); else q.delete(k); }
+    const s = q.toString();
+    if (s !== location.search.slice(1)) history.replaceState(history.state, '', location.pathname + (s ? '?' + s : ''));
+  }, [filter, card]);
   const [moveError, setMoveError] = useState(/** @type {unknown} */ (null));
   const focusAfter = useRef('');
   const reload = data.reload;
@@ -82,6 +94,31 @@ export function Board({ org, ws, project, card }) {
     for (const list of m.values()) list.sort((a, b) => a.order - b.order);
     return m;
   }, [data.data, filter]);
+
+  // Which columns the board shows whole, for the scroll cue when some are out of sight.
+  const boardRef = useRef(/** @type {HTMLDivElement|null} */ (null));
+  const [view, setView] = useState({ first: -1, last: -1, left: false, right: false });
+  useEffect(() => {
+    const el = boardRef.current;
+    if (!el) return;
+    const update = () => {
+      const r = el.getBoundingClientRect();
+      let first = -1, last = -1;
+      el.querySelectorAll(':scope > .column').forEach((c, i) => {
+        const b = c.getBoundingClientRect();
+        if (b.left >= r.left - 1 && b.right <= r.right + 1) { if (first < 0) first = i; last = i; }
+      });
+      const next = { first, last, left: el.scrollLeft > 1, right: el.scrollLeft + el.clientWidth < el.scrollWidth - 1 };
+      setView((v) => (v.first === next.first && v.last === next.last && v.left === next.left && v.right === next.right ? v : next));
+    };
+    update();
+    el.addEventListener('scroll', update, { passive: true });
+    const ro = new ResizeObserver(update);
+    ro.observe(el);
+    return () => { el.removeEventListener('scroll', update); ro.disconnect(); };
+  }, [!!data.data, data.data?.columns.length]);
+  /** @param {number} dir */
+  const scrollColumns = (dir) => boardRef.current?.scrollBy({ left: dir * boardRef.current.clientWidth * 0.8, behavior: 'smooth' });
 
   const names = useMemo(() => new Map((data.data?.members || []).map((m) => [m.userId, m.name || m.email])), [data.data]);
 
@@ -139,6 +176,9 @@ export function Board({ org, ws, project, card }) {
   return html`<div class="board-page">
     <div class="board-head">
       <h1>${proj.name}</h1>
+      <a class="project-members-link" href=${base + '/members'}>Project members</a>
+      <a class="settings-link" href=${base + '/settings'}>Project settings</a>
+      <${ViewSwitcher} org=${org} ws=${ws} project=${project} current="board" />
       <form class="filters" aria-label="Filter cards" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <label>Label <select value=${filter.label} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, label: e.currentTarget.value })}>
           <option value="">Any</option>${labels.map((l) => html`<option value=${l.id}>${l.name}</option>`)}</select></label>
@@ -150,14 +190,22 @@ export function Board({ org, ws, project, card }) {
     </div>
     <p id="move-hint" class="visually-hidden">Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.</p>
     <${ErrorMessage} error=${moveError || data.error} />
-    <div class="board" role="list" aria-label="Columns">
+    ${(view.left || view.right) && html`<div class="board-scroll" role="group" aria-label="Scroll the columns">
+      <button type="button" class="secondary icon-button" disabled=${!view.left} onClick=${() => scrollColumns(-1)} aria-label="Show the columns to the left"><${Icon} name="left" /></button>
+      <span class="muted" data-testid="columns-shown">${view.first < 0 ? `${columns.length} columns: scroll sideways to see them` : `Columns ${view.first + 1} to ${view.last + 1} of ${columns.length} shown`}</span>
+      <button type="button" class="secondary icon-button" disabled=${!view.right} onClick=${() => scrollColumns(1)} aria-label="Show the columns to the right"><${Icon} name="right" /></button>
+    </div>`}
+    <div class=${'board-wrap' + (view.left ? ' more-left' : '') + (view.right ? ' more-right' : '')}>
+    <div class="board" role="list" aria-label="Columns" ref=${boardRef}>
       ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names}
         base=${base} params=${params} move=${move} onCreated=${replaceCard}
         left=${columns[ci - 1]?.id} right=${columns[ci + 1]?.id} columnCards=${(/** @type {string} */ id) => byColumn.get(id) || []} />`)}
-      ${columns.length === 0 && html`<p class="muted">This project has no column yet.</p>`}
+      ${columns.length === 0 && html`<p class="muted">This project has no column yet: add one in the <a href=${base + '/settings'}>project settings</a>.</p>`}
+    </div>
     </div>
     ${open && html`<${CardDetail} key=${open.id} card=${open} org=${org} ws=${ws} project=${project} columns=${columns} labels=${labels} members=${members}
-      onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload} />`}
+      cards=${data.data.cards} onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload}
+      onDeleted=${() => { data.set((d) => d && { ...d, cards: d.cards.filter((x) => x.id !== open.id) }); navigate(base); }} />`}
     ${card && !open && html`<p class="error" role="alert">That card is not on this board (archived or deleted).</p>`}
   </div>`;
 }
@@ -231,9 +279,9 @@ function CardTile({ card: c, names, base, onKey }) {
       <span class=${'priority ' + c.priority} title="Priority">${c.priority}</span>
       ${c.assigneeId && html`<span title="Assignee">${names.get(c.assigneeId) || 'Someone'}</span>`}
       ${c.dueDate && html`<span class=${overdue ? 'due overdue' : 'due'} title="Due date">Due ${formatDate(c.dueDate)}</span>`}
-      ${c.checklist.length > 0 && html`<span title="Checklist">☑ ${done}/${c.checklist.length}</span>`}
-      ${c.commentCount > 0 && html`<span title="Comments" aria-label=${c.commentCount + ' comments'}>💬 ${c.commentCount}</span>`}
-      ${c.attachmentCount > 0 && html`<span title="Attachments" aria-label=${c.attachmentCount + ' attachments'}>📎 ${c.attachmentCount}</span>`}
+      ${c.checklist.length > 0 && html`<span class="meta-icon" title="Checklist"><${Icon} name="checklist" /><span class="visually-hidden">Checklist done: </span> ${done}/${c.checklist.length}</span>`}
+      ${c.commentCount > 0 && html`<span class="meta-icon comments" title="Comments"><${Icon} name="comment" /> ${c.commentCount}<span class="visually-hidden">${c.commentCount === 1 ? ' comment' : ' comments'}</span></span>`}
+      ${c.attachmentCount > 0 && html`<span class="meta-icon attachments" title="Attachments"><${Icon} name="attachment" /> ${c.attachmentCount}<span class="visually-hidden">${c.attachmentCount === 1 ? ' attachment' : ' attachments'}</span></span>`}
     </p>
   </li>`;
 }

@@ -1,7 +1,9 @@
 // @ts-check
-// A card's detail: its fields, description (markdown), checklist, labels, comments, attachments, linked
-// documents, and starting an agent's mission on it.
+// A card's detail: its fields, description (markdown), checklist, labels, custom field values, relations,
+// comments, attachments, linked documents, its history, starting an agent's mission on it, and deleting it.
 import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues } from './ui.js';
+import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
+import { Icon } from './icons.js';
 import * as api from './api.js';
 import { markdown } from './markdown.js';
 import { navigate } from './router.js';
@@ -13,9 +15,9 @@ const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards
 /**
  * @param {{card: Card, org: string, ws: string, project: string, columns: api.Schemas['ColumnOut'][],
  *   labels: api.Schemas['LabelOut'][], members: api.Schemas['WorkspaceMemberOut'][], onChange: (c: Card) => void, onClose: () => void,
- *   onLabels: () => void}} props
+ *   onLabels: () => void, cards: Card[], onDeleted: () => void}} props
  */
-export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels }) {
+export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels, cards, onDeleted }) {
   const params = { orgSlug: org, wsSlug: ws, projectId: project, cardId: card.id };
   const [run, busy, error] = useAction();
   const [preview, setPreview] = useState(false);
@@ -39,7 +41,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
   return html`<aside class="card-detail" role="dialog" aria-labelledby="card-dialog-title">
     <div class="detail-head">
       <h2 id="card-dialog-title" tabindex="-1">${card.title}</h2>
-      <button class="secondary" onClick=${onClose} aria-label="Close the card">✕</button>
+      <button class="secondary icon-button" onClick=${onClose} aria-label="Close the card"><${Icon} name="close" /></button>
     </div>
     <form onSubmit=${save} class="card-form" key=${card.updatedAt}>
       <label for="card-title">Title</label>
@@ -66,13 +68,17 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
         <button type="button" class="danger" disabled=${busy} onClick=${() => run(async () => { onChange(await api.patch(cardPath, params, { archived: true })); onClose(); })}>Archive</button>
       </div>
     </form>
+    <div class="actions"><${DeleteCard} params=${params} card=${card} onDeleted=${onDeleted} /></div>
     ${!preview && card.description && html`<section aria-label="Description"><div class="markdown">${markdown(card.description)}</div></section>`}
     <${Labels} card=${card} labels=${labels} params=${params} onChange=${onChange} onLabels=${onLabels} />
     <${Checklist} card=${card} params=${params} onChange=${onChange} />
+    <${CardFields} card=${card} params=${params} onChange=${onChange} />
+    <${Relations} card=${card} cards=${cards} params=${params} base=${`/w/${org}/${ws}/p/${project}`} />
     <${StartMission} org=${org} ws=${ws} card=${card} />
     <${Comments} params=${params} onAdded=${refresh} />
     <${Attachments} params=${params} onAdded=${refresh} />
     <${LinkedDocuments} params=${params} org=${org} ws=${ws} />
+    <${History} card=${card} params=${params} columns=${columns} members=${members} />
   </aside>`;
 }
 
@@ -106,7 +112,7 @@ function Labels({ card, labels, params, onChange, onLabels }) {
       <label for="label-new" class="visually-hidden">New label</label>
       <input id="label-new" name="name" placeholder="New label" maxlength="50" />
       <label for="label-color" class="visually-hidden">Its colour</label>
-      <input id="label-color" name="color" type="color" defaultValue="#1f5fbf" />
+      <input id="label-color" class="colour" name="color" type="color" defaultValue="#1f5fbf" />
       <button type="submit" disabled=${busy}>Add</button>
     </form>
     <${ErrorMessage} error=${error} />

@@ -3,6 +3,7 @@
 import { html, useLoad, useAction, ErrorMessage, Loading, formValues, formatDate } from './ui.js';
 import * as api from './api.js';
 import { navigate } from './router.js';
+import { ImportProject } from './projectsettings.js';
 
 /** @param {{org: string, ws: string}} props */
 export function Projects({ org, ws }) {
@@ -20,6 +21,8 @@ export function Projects({ org, ws }) {
     });
   };
   return html`<h1>Projects</h1>
+    <p class="actions"><a class="button" href=${`/w/${org}/${ws}/drafts/new`}>New project with AI</a>
+      <a class="button secondary" href=${`/w/${org}/${ws}/drafts`}>Project drafts</a></p>
     <${ErrorMessage} error=${projects.error} />
     ${projects.loading && !projects.data ? html`<${Loading} />` : projects.data?.length === 0
       ? html`<p class="muted">No project yet: create the first one below.</p>`
@@ -43,5 +46,6 @@ export function Projects({ org, ws }) {
         <${ErrorMessage} error=${error || templates.error} />
         <button type="submit" disabled=${busy}>Create project</button>
       </form>
-    </section>`;
+    </section>
+    <${ImportProject} org=${org} ws=${ws} />`;
 }

@@ -1,5 +1,5 @@
 // @ts-check
-// The signed-in person: read from the session cookie (auth/me), with its CSRF token, and the places
+// The signed-in person: read from the session cookie (auth/session), with its CSRF token, and the places
 // (organizations and workspaces) they can open.
 import * as api from './api.js';
 
@@ -16,12 +16,16 @@ export const session = {
   places: [],
   /** @param {() => void} f */
   subscribe(f) { listeners.add(f); return () => { listeners.delete(f); }; },
-  /** Reads the session from its cookie; no session is not an error. */
+  /**
+   * Reads the session from its cookie; no session is not an error. /auth/session answers 200 either way,
+   * so a signed-out visit logs no failed request in the browser's console (/auth/me would be a 401).
+   */
   async load() {
     try {
-      const me = await api.get('/auth/me');
-      api.setCsrf(me.csrfToken);
-      this.user = me.user;
+      const s = await api.get('/auth/session');
+      if (!s.signedIn || !s.user) throw new api.ApiError(401, 'not signed in');
+      api.setCsrf(s.csrfToken);
+      this.user = s.user;
       await this.refreshPlaces();
     } catch (e) {
       if (!(e instanceof api.ApiError) || e.status !== 401) throw e;

@@ -97,11 +97,22 @@ export function formatTime(iso) {
   return isNaN(d.getTime()) ? '' : d.toLocaleString();
 }
 
-/** The date part (YYYY-MM-DD) of an ISO time, for an <input type=date>. @param {string|null|undefined} iso */
-export function dateInput(iso) { return iso ? iso.slice(0, 10) : ''; }
+/**
+ * The day (YYYY-MM-DD) an ISO time falls on in the person's time zone, for an <input type=date>: the
+ * same day formatDate shows.
+ * @param {string|null|undefined} iso
+ */
+export function dateInput(iso) {
+  const d = iso ? new Date(iso) : null;
+  if (!d || isNaN(d.getTime())) return '';
+  return `${String(d.getFullYear()).padStart(4, '0')}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
 
-/** An <input type=date> value as the API's time (midnight UTC), or null. @param {string} v */
-export function dateValue(v) { return v ? v + 'T00:00:00Z' : null; }
+/** An <input type=date> value as the API's time (that day's midnight in the person's time zone), or null. @param {string} v */
+export function dateValue(v) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v || '');
+  return m ? new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3])).toISOString() : null;
+}
 
 /** Reads a form's named fields. @param {Event} e @returns {Record<string,string>} */
 export function formValues(e) {
@@ -193,4 +204,18 @@ export function download(name, text, type = 'text/plain') {
   const a = document.createElement('a');
   a.href = url; a.download = name; document.body.append(a); a.click(); a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * A screen whose module is loaded when it first opens (import()), so the first screen does not carry
+ * it: load resolves to the module, name is its component, props are given to it.
+ * @param {{load: () => Promise<any>, name: string, props: Record<string, any>}} p
+ */
+export function Lazy({ load, name, props }) {
+  const [mod, setMod] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  useEffect(() => { load().then((m) => setMod(() => m), setError); }, [load]);
+  if (error) return html`<${ErrorMessage} error=${error} /><p><button onClick=${() => location.reload()}>Reload the page</button></p>`;
+  if (!mod) return html`<${Loading} />`;
+  return h(mod[name], props);
 }

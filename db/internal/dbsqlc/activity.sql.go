@@ -69,6 +69,68 @@ func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordPara
 	return items, nil
 }
 
+const activityPageByCard = `-- name: ActivityPageByCard :many
+SELECT a.id, a.type, a.actor_id, coalesce(u.name, '')::text AS actor_name, a.meta, a.created_at
+FROM activities a LEFT JOIN users u ON u.id = a.actor_id
+WHERE a.card_id = $1 AND a.project_id = $2
+  AND (a.created_at, a.id) < ($3::timestamptz, $4::uuid)
+ORDER BY a.created_at DESC, a.id DESC
+LIMIT $5
+`
+
+type ActivityPageByCardParams struct {
+	CardID    *string
+	ProjectID *string
+	BeforeAt  time.Time
+	BeforeID  string
+	Lim       int32
+}
+
+type ActivityPageByCardRow struct {
+	ID        string
+	Type      string
+	ActorID   *string
+	ActorName string
+	Meta      json.RawMessage
+	CreatedAt time.Time
+}
+
+// ActivityPageByCard is one page of a card's history, newest first: the activities recorded about the
+// card in its project, before the keyset (created_at, id) of the previous page's last
+// (docs/pagination.md), with the actor's name (empty when the actor is gone or there is none).
+func (q *Queries) ActivityPageByCard(ctx context.Context, arg ActivityPageByCardParams) ([]ActivityPageByCardRow, error) {
+	rows, err := q.db.Query(ctx, activityPageByCard,
+		arg.CardID,
+		arg.ProjectID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActivityPageByCardRow{}
+	for rows.Next() {
+		var i ActivityPageByCardRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Type,
+			&i.ActorID,
+			&i.ActorName,
+			&i.Meta,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const notificationCountUnread = `-- name: NotificationCountUnread :one
 SELECT count(*)::int FROM notifications WHERE user_id = $1 AND read_at IS NULL
 `

@@ -135,18 +135,24 @@ func (q *Queries) AutomationRuleList(ctx context.Context, projectID string) ([]A
 }
 
 const automationRuleToggle = `-- name: AutomationRuleToggle :one
-UPDATE automation_rules SET enabled = NOT enabled, updated_at = now()
-WHERE id = $1 AND project_id = $2
+UPDATE automation_rules r SET enabled = NOT r.enabled, updated_at = now(),
+    created_by = CASE WHEN NOT r.enabled AND NOT EXISTS (
+        SELECT 1 FROM projects p JOIN workspace_members m ON m.workspace_id = p.workspace_id
+        WHERE p.id = r.project_id AND m.user_id = r.created_by) THEN $1::uuid ELSE r.created_by END
+WHERE r.id = $2 AND r.project_id = $3
 RETURNING id, project_id, name, trigger, conditions, action, enabled, created_by, created_at, updated_at
 `
 
 type AutomationRuleToggleParams struct {
+	Actor     string
 	ID        string
 	ProjectID string
 }
 
+// As AutomationRuleUpdate: a rule enabled again while its creator is no longer a member is taken over by
+// @actor.
 func (q *Queries) AutomationRuleToggle(ctx context.Context, arg AutomationRuleToggleParams) (AutomationRule, error) {
-	row := q.db.QueryRow(ctx, automationRuleToggle, arg.ID, arg.ProjectID)
+	row := q.db.QueryRow(ctx, automationRuleToggle, arg.Actor, arg.ID, arg.ProjectID)
 	var i AutomationRule
 	err := row.Scan(
 		&i.ID,
@@ -164,9 +170,12 @@ func (q *Queries) AutomationRuleToggle(ctx context.Context, arg AutomationRuleTo
 }
 
 const automationRuleUpdate = `-- name: AutomationRuleUpdate :one
-UPDATE automation_rules
-SET name = $1, trigger = $2, conditions = $3, action = $4, enabled = $5, updated_at = now()
-WHERE id = $6 AND project_id = $7
+UPDATE automation_rules r
+SET name = $1, trigger = $2, conditions = $3, action = $4, enabled = $5, updated_at = now(),
+    created_by = CASE WHEN $5::bool AND NOT r.enabled AND NOT EXISTS (
+        SELECT 1 FROM projects p JOIN workspace_members m ON m.workspace_id = p.workspace_id
+        WHERE p.id = r.project_id AND m.user_id = r.created_by) THEN $6::uuid ELSE r.created_by END
+WHERE r.id = $7 AND r.project_id = $8
 RETURNING id, project_id, name, trigger, conditions, action, enabled, created_by, created_at, updated_at
 `
 
@@ -176,10 +185,13 @@ type AutomationRuleUpdateParams struct {
 	Conditions json.RawMessage
 	Action     json.RawMessage
 	Enabled    bool
+	Actor      string
 	ID         string
 	ProjectID  string
 }
 
+// A rule acts as its creator: one enabled again while its creator is no longer a member of the project's
+// workspace (a member who left: their rules were disabled) is taken over by @actor, who enables it.
 func (q *Queries) AutomationRuleUpdate(ctx context.Context, arg AutomationRuleUpdateParams) (AutomationRule, error) {
 	row := q.db.QueryRow(ctx, automationRuleUpdate,
 		arg.Name,
@@ -187,6 +199,7 @@ func (q *Queries) AutomationRuleUpdate(ctx context.Context, arg AutomationRuleUp
 		arg.Conditions,
 		arg.Action,
 		arg.Enabled,
+		arg.Actor,
 		arg.ID,
 		arg.ProjectID,
 	)

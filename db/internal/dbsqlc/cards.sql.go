@@ -313,6 +313,76 @@ func (q *Queries) CardsAssignedInWorkspaces(ctx context.Context, arg CardsAssign
 	return items, nil
 }
 
+const cardsAssignedPage = `-- name: CardsAssignedPage :many
+SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.position, c.archived, c.priority, c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by, c.created_at, c.updated_at, c.parts_checklist, c.parts_progress, c.parts_labels, c.parts_fields, c.search_vector, c.checklist_total, c.checklist_done FROM cards c
+WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = $1)
+  AND c.assignee_id = $2::uuid AND NOT c.archived
+  AND (c.created_at, c.id) > ($3::timestamptz, $4::uuid)
+ORDER BY c.created_at, c.id
+LIMIT $5
+`
+
+type CardsAssignedPageParams struct {
+	WorkspaceID string
+	UserID      string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+// CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects assigned
+// to a user, oldest first: those after the keyset (created_at, id) of the previous page's last.
+func (q *Queries) CardsAssignedPage(ctx context.Context, arg CardsAssignedPageParams) ([]Card, error) {
+	rows, err := q.db.Query(ctx, cardsAssignedPage,
+		arg.WorkspaceID,
+		arg.UserID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Card{}
+	for rows.Next() {
+		var i Card
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.ColumnID,
+			&i.ScopeID,
+			&i.Title,
+			&i.Description,
+			&i.Position,
+			&i.Archived,
+			&i.Priority,
+			&i.StartDate,
+			&i.DueDate,
+			&i.AssigneeID,
+			&i.CommentCount,
+			&i.AttachmentCount,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.PartsChecklist,
+			&i.PartsProgress,
+			&i.PartsLabels,
+			&i.PartsFields,
+			&i.SearchVector,
+			&i.ChecklistTotal,
+			&i.ChecklistDone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const checklistInsertMany = `-- name: ChecklistInsertMany :exec
 INSERT INTO checklist_items (id, card_id, title, done, position)
 SELECT unnest($1::uuid[]), $2, unnest($3::text[]), unnest($4::boolean[]), unnest($5::int[])

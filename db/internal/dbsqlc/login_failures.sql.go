@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+const loginFailureClear = `-- name: LoginFailureClear :exec
+DELETE FROM login_failures WHERE key = $1::text
+`
+
+// LoginFailureClear forgets @key's failures and lifts its lockout (a password reset proves the owner).
+func (q *Queries) LoginFailureClear(ctx context.Context, key string) error {
+	_, err := q.db.Exec(ctx, loginFailureClear, key)
+	return err
+}
+
 const loginFailureLocks = `-- name: LoginFailureLocks :many
 SELECT f.key, extract(epoch FROM f.locked_until - c.at)::float8 AS remaining_secs
 FROM login_failures f, (SELECT coalesce($1::timestamptz, now()) AS at) c

@@ -10,6 +10,26 @@ import (
 	"time"
 )
 
+const orgInvitationDeletePending = `-- name: OrgInvitationDeletePending :one
+DELETE FROM organization_invitations
+WHERE id = $1 AND organization_id = $2 AND accepted_at IS NULL
+RETURNING email_job_id
+`
+
+type OrgInvitationDeletePendingParams struct {
+	ID             string
+	OrganizationID string
+}
+
+// OrgInvitationDeletePending withdraws an organization's invitation not accepted yet; it answers its
+// e-mail's job.
+func (q *Queries) OrgInvitationDeletePending(ctx context.Context, arg OrgInvitationDeletePendingParams) (*int64, error) {
+	row := q.db.QueryRow(ctx, orgInvitationDeletePending, arg.ID, arg.OrganizationID)
+	var email_job_id *int64
+	err := row.Scan(&email_job_id)
+	return email_job_id, err
+}
+
 const orgInvitationEmailJobsByOrganization = `-- name: OrgInvitationEmailJobsByOrganization :many
 SELECT email_job_id::bigint AS email_job_id
 FROM organization_invitations
@@ -127,6 +147,180 @@ func (q *Queries) OrgInvitationPending(ctx context.Context, id string) (bool, er
 	var pending bool
 	err := row.Scan(&pending)
 	return pending, err
+}
+
+const orgInvitationPendingGetForUpdate = `-- name: OrgInvitationPendingGetForUpdate :one
+SELECT i.id, i.organization_id, i.email, i.role, i.token_hash, i.invited_by, i.expires_at, i.accepted_at, i.accepted_by, i.email_job_id, i.created_at, o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email
+FROM organization_invitations i
+JOIN organizations o ON o.id = i.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.id = $1 AND i.organization_id = $2 AND i.accepted_at IS NULL
+FOR UPDATE OF i
+`
+
+type OrgInvitationPendingGetForUpdateParams struct {
+	ID             string
+	OrganizationID string
+}
+
+type OrgInvitationPendingGetForUpdateRow struct {
+	ID               string
+	OrganizationID   string
+	Email            string
+	Role             string
+	TokenHash        []byte
+	InvitedBy        string
+	ExpiresAt        time.Time
+	AcceptedAt       *time.Time
+	AcceptedBy       *string
+	EmailJobID       *int64
+	CreatedAt        time.Time
+	OrganizationName string
+	InviterName      string
+	InviterEmail     string
+}
+
+// OrgInvitationPendingGetForUpdate reads and locks an organization's invitation not accepted yet, with
+// what its e-mail says: the organization's name and the inviter's name and address.
+func (q *Queries) OrgInvitationPendingGetForUpdate(ctx context.Context, arg OrgInvitationPendingGetForUpdateParams) (OrgInvitationPendingGetForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, orgInvitationPendingGetForUpdate, arg.ID, arg.OrganizationID)
+	var i OrgInvitationPendingGetForUpdateRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Email,
+		&i.Role,
+		&i.TokenHash,
+		&i.InvitedBy,
+		&i.ExpiresAt,
+		&i.AcceptedAt,
+		&i.AcceptedBy,
+		&i.EmailJobID,
+		&i.CreatedAt,
+		&i.OrganizationName,
+		&i.InviterName,
+		&i.InviterEmail,
+	)
+	return i, err
+}
+
+const orgInvitationPendingPage = `-- name: OrgInvitationPendingPage :many
+SELECT i.id, i.email, i.role, i.expires_at, i.created_at, u.name AS inviter_name, u.email AS inviter_email
+FROM organization_invitations i
+JOIN users u ON u.id = i.invited_by
+WHERE i.organization_id = $1 AND i.accepted_at IS NULL
+  AND (i.created_at, i.id) > ($2::timestamptz, $3::uuid)
+ORDER BY i.created_at, i.id
+LIMIT $4
+`
+
+type OrgInvitationPendingPageParams struct {
+	OrganizationID string
+	AfterAt        time.Time
+	AfterID        string
+	Lim            int32
+}
+
+type OrgInvitationPendingPageRow struct {
+	ID           string
+	Email        string
+	Role         string
+	ExpiresAt    time.Time
+	CreatedAt    time.Time
+	InviterName  string
+	InviterEmail string
+}
+
+// OrgInvitationPendingPage is one page of an organization's invitations not accepted yet (expired ones
+// too), in creation order, with their inviter's name and address (docs/pagination.md).
+func (q *Queries) OrgInvitationPendingPage(ctx context.Context, arg OrgInvitationPendingPageParams) ([]OrgInvitationPendingPageRow, error) {
+	rows, err := q.db.Query(ctx, orgInvitationPendingPage,
+		arg.OrganizationID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OrgInvitationPendingPageRow{}
+	for rows.Next() {
+		var i OrgInvitationPendingPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Email,
+			&i.Role,
+			&i.ExpiresAt,
+			&i.CreatedAt,
+			&i.InviterName,
+			&i.InviterEmail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const orgInvitationPreviewByTokenHash = `-- name: OrgInvitationPreviewByTokenHash :one
+SELECT o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email, i.role, i.expires_at,
+       i.accepted_at
+FROM organization_invitations i
+JOIN organizations o ON o.id = i.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.token_hash = $1
+`
+
+type OrgInvitationPreviewByTokenHashRow struct {
+	OrganizationName string
+	InviterName      string
+	InviterEmail     string
+	Role             string
+	ExpiresAt        time.Time
+	AcceptedAt       *time.Time
+}
+
+// OrgInvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the
+// organization's name, the inviter's name and address, the role and whether it is still open.
+func (q *Queries) OrgInvitationPreviewByTokenHash(ctx context.Context, tokenHash []byte) (OrgInvitationPreviewByTokenHashRow, error) {
+	row := q.db.QueryRow(ctx, orgInvitationPreviewByTokenHash, tokenHash)
+	var i OrgInvitationPreviewByTokenHashRow
+	err := row.Scan(
+		&i.OrganizationName,
+		&i.InviterName,
+		&i.InviterEmail,
+		&i.Role,
+		&i.ExpiresAt,
+		&i.AcceptedAt,
+	)
+	return i, err
+}
+
+const orgInvitationRenew = `-- name: OrgInvitationRenew :exec
+UPDATE organization_invitations SET token_hash = $1, expires_at = $2, email_job_id = $3
+WHERE id = $4
+`
+
+type OrgInvitationRenewParams struct {
+	TokenHash  []byte
+	ExpiresAt  time.Time
+	EmailJobID *int64
+	ID         string
+}
+
+// OrgInvitationRenew gives an invitation a new token, a new expiry and the job of its new e-mail.
+func (q *Queries) OrgInvitationRenew(ctx context.Context, arg OrgInvitationRenewParams) error {
+	_, err := q.db.Exec(ctx, orgInvitationRenew,
+		arg.TokenHash,
+		arg.ExpiresAt,
+		arg.EmailJobID,
+		arg.ID,
+	)
+	return err
 }
 
 const orgInvitationSetEmailJob = `-- name: OrgInvitationSetEmailJob :exec

@@ -83,6 +83,25 @@ func (q *Queries) AttachmentsExistInWorkspace(ctx context.Context, workspaceID s
 	return has_attachments, err
 }
 
+const invitationDeletePending = `-- name: InvitationDeletePending :one
+DELETE FROM workspace_invitations
+WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL
+RETURNING email_job_id
+`
+
+type InvitationDeletePendingParams struct {
+	ID          string
+	WorkspaceID string
+}
+
+// InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job.
+func (q *Queries) InvitationDeletePending(ctx context.Context, arg InvitationDeletePendingParams) (*int64, error) {
+	row := q.db.QueryRow(ctx, invitationDeletePending, arg.ID, arg.WorkspaceID)
+	var email_job_id *int64
+	err := row.Scan(&email_job_id)
+	return email_job_id, err
+}
+
 const invitationEmailJobsByOrganization = `-- name: InvitationEmailJobsByOrganization :many
 SELECT i.email_job_id::bigint AS email_job_id
 FROM workspace_invitations i
@@ -248,6 +267,183 @@ func (q *Queries) InvitationPending(ctx context.Context, id string) (bool, error
 	var pending bool
 	err := row.Scan(&pending)
 	return pending, err
+}
+
+const invitationPendingGetForUpdate = `-- name: InvitationPendingGetForUpdate :one
+SELECT i.id, i.workspace_id, i.email, i.role, i.token_hash, i.invited_by, i.expires_at, i.accepted_at, i.accepted_by, i.created_at, i.email_job_id, w.name AS workspace_name, u.name AS inviter_name, u.email AS inviter_email
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.id = $1 AND i.workspace_id = $2 AND i.accepted_at IS NULL
+FOR UPDATE OF i
+`
+
+type InvitationPendingGetForUpdateParams struct {
+	ID          string
+	WorkspaceID string
+}
+
+type InvitationPendingGetForUpdateRow struct {
+	ID            string
+	WorkspaceID   string
+	Email         string
+	Role          string
+	TokenHash     []byte
+	InvitedBy     string
+	ExpiresAt     time.Time
+	AcceptedAt    *time.Time
+	AcceptedBy    *string
+	CreatedAt     time.Time
+	EmailJobID    *int64
+	WorkspaceName string
+	InviterName   string
+	InviterEmail  string
+}
+
+// InvitationPendingGetForUpdate reads and locks a workspace's invitation not accepted yet, with what its
+// e-mail says: the workspace's name and the inviter's name and address.
+func (q *Queries) InvitationPendingGetForUpdate(ctx context.Context, arg InvitationPendingGetForUpdateParams) (InvitationPendingGetForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, invitationPendingGetForUpdate, arg.ID, arg.WorkspaceID)
+	var i InvitationPendingGetForUpdateRow
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Email,
+		&i.Role,
+		&i.TokenHash,
+		&i.InvitedBy,
+		&i.ExpiresAt,
+		&i.AcceptedAt,
+		&i.AcceptedBy,
+		&i.CreatedAt,
+		&i.EmailJobID,
+		&i.WorkspaceName,
+		&i.InviterName,
+		&i.InviterEmail,
+	)
+	return i, err
+}
+
+const invitationPendingPage = `-- name: InvitationPendingPage :many
+SELECT i.id, i.email, i.role, i.expires_at, i.created_at, u.name AS inviter_name, u.email AS inviter_email
+FROM workspace_invitations i
+JOIN users u ON u.id = i.invited_by
+WHERE i.workspace_id = $1 AND i.accepted_at IS NULL
+  AND (i.created_at, i.id) > ($2::timestamptz, $3::uuid)
+ORDER BY i.created_at, i.id
+LIMIT $4
+`
+
+type InvitationPendingPageParams struct {
+	WorkspaceID string
+	AfterAt     time.Time
+	AfterID     string
+	Lim         int32
+}
+
+type InvitationPendingPageRow struct {
+	ID           string
+	Email        string
+	Role         string
+	ExpiresAt    time.Time
+	CreatedAt    time.Time
+	InviterName  string
+	InviterEmail string
+}
+
+// InvitationPendingPage is one page of a workspace's invitations not accepted yet (expired ones too), in
+// creation order, with their inviter's name and address (docs/pagination.md).
+func (q *Queries) InvitationPendingPage(ctx context.Context, arg InvitationPendingPageParams) ([]InvitationPendingPageRow, error) {
+	rows, err := q.db.Query(ctx, invitationPendingPage,
+		arg.WorkspaceID,
+		arg.AfterAt,
+		arg.AfterID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InvitationPendingPageRow{}
+	for rows.Next() {
+		var i InvitationPendingPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Email,
+			&i.Role,
+			&i.ExpiresAt,
+			&i.CreatedAt,
+			&i.InviterName,
+			&i.InviterEmail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const invitationPreviewByTokenHash = `-- name: InvitationPreviewByTokenHash :one
+SELECT w.name AS workspace_name, o.name AS organization_name, u.name AS inviter_name, u.email AS inviter_email,
+       i.role, i.expires_at, i.accepted_at
+FROM workspace_invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+JOIN organizations o ON o.id = w.organization_id
+JOIN users u ON u.id = i.invited_by
+WHERE i.token_hash = $1
+`
+
+type InvitationPreviewByTokenHashRow struct {
+	WorkspaceName    string
+	OrganizationName string
+	InviterName      string
+	InviterEmail     string
+	Role             string
+	ExpiresAt        time.Time
+	AcceptedAt       *time.Time
+}
+
+// InvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the workspace's
+// and its organization's names, the inviter's name and address, the role and whether it is still open.
+func (q *Queries) InvitationPreviewByTokenHash(ctx context.Context, tokenHash []byte) (InvitationPreviewByTokenHashRow, error) {
+	row := q.db.QueryRow(ctx, invitationPreviewByTokenHash, tokenHash)
+	var i InvitationPreviewByTokenHashRow
+	err := row.Scan(
+		&i.WorkspaceName,
+		&i.OrganizationName,
+		&i.InviterName,
+		&i.InviterEmail,
+		&i.Role,
+		&i.ExpiresAt,
+		&i.AcceptedAt,
+	)
+	return i, err
+}
+
+const invitationRenew = `-- name: InvitationRenew :exec
+UPDATE workspace_invitations SET token_hash = $1, expires_at = $2, email_job_id = $3
+WHERE id = $4
+`
+
+type InvitationRenewParams struct {
+	TokenHash  []byte
+	ExpiresAt  time.Time
+	EmailJobID *int64
+	ID         string
+}
+
+// InvitationRenew gives an invitation a new token, a new expiry and the job of its new e-mail.
+func (q *Queries) InvitationRenew(ctx context.Context, arg InvitationRenewParams) error {
+	_, err := q.db.Exec(ctx, invitationRenew,
+		arg.TokenHash,
+		arg.ExpiresAt,
+		arg.EmailJobID,
+		arg.ID,
+	)
+	return err
 }
 
 const invitationSetEmailJob = `-- name: InvitationSetEmailJob :exec
