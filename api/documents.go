@@ -74,6 +74,23 @@ type DocumentOut struct {
 	DocumentSummaryOut
 	Content string              `json:"content"`
 	Reviews []DocumentReviewOut `json:"reviews"`
+	// AuthorMayApprove is the rule of documents-review, said ahead so that a client offers the author an
+	// Approve button only when it would work.
+	AuthorMayApprove bool `json:"authorMayApprove" doc:"Whether the author may approve this document themself: only when nobody else in the workspace may review documents (no other pilotage reviewer or owner, no other owner or admin of the organization), so that a one-person workspace is never stuck; otherwise another reviewer approves it"`
+}
+
+// approving completes a document's answer with whether its author may approve it (AuthorMayApprove).
+func (s documentOps) approving(ctx context.Context) func(*Output[DocumentOut], error) (*Output[DocumentOut], error) {
+	return func(out *Output[DocumentOut], err error) (*Output[DocumentOut], error) {
+		if err != nil {
+			return nil, err
+		}
+		if out.Body.AuthorMayApprove, err = s.documents.AuthorMayApprove(ctx, out.Body.WorkspaceID,
+			out.Body.AuthorID); err != nil {
+			return nil, fail(err)
+		}
+		return out, nil
+	}
 }
 
 func documentOut(d db.Document) DocumentOut {
@@ -114,7 +131,8 @@ type SearchResultOut struct {
 	ID        string    `json:"id"`
 	ProjectID *string   `json:"projectId,omitempty" doc:"The card's project (cards only)"`
 	Title     string    `json:"title"`
-	Snippet   string    `json:"snippet" doc:"An extract of the content or description as HTML-escaped text, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup)"`
+	Snippet   string    `json:"snippet" doc:"An extract of the content, description or comment that matched, as plain text (markdown syntax removed: **bold** reads bold) HTML-escaped, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup)"`
+	MatchedIn string    `json:"matchedIn" enum:"content,comment" doc:"content: the title, a card's description or a document's text matched; comment: a comment of the card matched (its snippet is the comment's)"`
 	Rank      float32   `json:"rank" doc:"ts_rank of the match; higher is better (title matches weigh more than body matches)"`
 	DocType   *string   `json:"docType,omitempty" doc:"Documents only"`
 	Status    *string   `json:"status,omitempty" doc:"The review status (documents only)"`
@@ -123,7 +141,7 @@ type SearchResultOut struct {
 
 func searchResultOut(r db.SearchResult) SearchResultOut {
 	return SearchResultOut{Kind: r.Kind, ID: r.ID, ProjectID: r.ProjectID, Title: r.Title, Snippet: r.Snippet,
-		Rank: r.Rank, DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt}
+		Rank: r.Rank, DocType: r.DocType, Status: r.Status, UpdatedAt: r.UpdatedAt, MatchedIn: r.MatchedIn}
 }
 
 // DocumentPath are the path parameters of one document.
@@ -198,10 +216,13 @@ func (s documentOps) registerDocuments() {
 		docWrite, s.submitDocument)
 
 	register(s.Server, huma.Operation{OperationID: "documents-review", Method: http.MethodPost,
-		Path: base + "/{documentId}/review", Summary: "Review a document", Tags: tags, Errors: []int{http.StatusConflict},
+		Path: base + "/{documentId}/review", Summary: "Review a document", Tags: tags,
+		Errors: []int{http.StatusForbidden, http.StatusConflict},
 		Description: "Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other " +
-			"state answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the " +
-			"document. Records a `document_reviewed` activity that notifies the author."},
+			"state answers 409, and of two concurrent reviews one wins and the other gets 409. The author may not approve " +
+			"their own document (403) unless nobody else in the workspace may review it (`authorMayApprove`): a " +
+			"one-person workspace is never stuck. The review is kept with the document. Records a `document_reviewed` " +
+			"activity that notifies the author."},
 		docReview, s.reviewDocument)
 
 	register(s.Server, huma.Operation{OperationID: "cards-documents-list", Method: http.MethodGet,
@@ -221,9 +242,11 @@ func (s documentOps) registerDocuments() {
 	register(s.Server, huma.Operation{OperationID: "workspace-search", Method: http.MethodGet,
 		Path: pathWorkspace + "/search", Summary: "Search documents and cards", Tags: []string{"Search"},
 		Description: "Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, \"quoted phrases\", `or`, " +
-			"`-excluded`) over the titles and content of the workspace's documents and the titles and descriptions of the " +
-			"cards of its projects. Best match first; titles weigh more than bodies. Words are matched as written (no " +
-			"stemming). Each `snippet` is HTML-escaped text whose only markup is the `<mark></mark>` around matched words: " +
+			"`-excluded`) over the titles and content of the workspace's documents and the titles, descriptions and " +
+			"comments of the cards of its projects (`matchedIn` says whether a card matched by a comment). Best match " +
+			"first; titles weigh more than bodies, bodies more than comments. Words are matched as written (no " +
+			"stemming). Each `snippet` is plain text (markdown syntax removed), HTML-escaped, whose only markup is the " +
+			"`<mark></mark>` around matched words: " +
 			"HTML stored in a document or card comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML."},
 		docRead, s.search)
 }
@@ -253,10 +276,10 @@ func (s documentOps) createDocument(ctx context.Context, in *CreateDocumentInput
 	if err != nil {
 		return nil, err
 	}
-	return oneOf(documentOut)(s.documents.CreateDocument(ctx,
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.CreateDocument(ctx,
 		document.NewDocument{WorkspaceID: accessFrom(ctx).WorkspaceID, AuthorID: principalFrom(ctx).User.ID, Title: title,
 			Content: b.Content, ContentFormat: b.ContentFormat, DocType: b.DocType, ContextType: b.ContextType,
-			ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata}))
+			ContextID: b.ContextID, ParentID: b.ParentID, Tags: docTags(b.Tags), Metadata: b.Metadata})))
 }
 
 func docTags(tags []DocTag) []string {
@@ -309,7 +332,8 @@ func (s documentOps) documentTree(ctx context.Context, _ *WorkspacePath) (*Outpu
 }
 
 func (s documentOps) getDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID))
+	return s.approving(ctx)(oneOf(documentWithReviewsOut)(s.documents.Document(ctx, accessFrom(ctx).WorkspaceID,
+		in.DocumentID)))
 }
 
 // UpdateDocumentInput is the request of documents-update.
@@ -347,7 +371,8 @@ func (s documentOps) updateDocument(ctx context.Context, in *UpdateDocumentInput
 		return nil, errBadRequest("parentId: no document of this workspace has this id")
 	}
 	p.ActorID = principalFrom(ctx).User.ID
-	return oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID, p))
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.UpdateDocument(ctx, accessFrom(ctx).WorkspaceID, in.DocumentID,
+		p)))
 }
 
 func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKOutput, error) {
@@ -355,7 +380,7 @@ func (s documentOps) deleteDocument(ctx context.Context, in *DocumentPath) (*OKO
 }
 
 func (s documentOps) submitDocument(ctx context.Context, in *DocumentPath) (*Output[DocumentOut], error) {
-	return oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID)))
+	return s.approving(ctx)(oneOf(documentOut)(s.documents.SubmitDocument(ctx, recordEdit(ctx, in.DocumentID))))
 }
 
 // ReviewDocumentInput is the request of documents-review.
@@ -371,8 +396,8 @@ type ReviewDocumentInputBody struct {
 }
 
 func (s documentOps) reviewDocument(ctx context.Context, in *ReviewDocumentInput) (*Output[DocumentOut], error) {
-	return oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
-		in.Body.Status, strings.TrimSpace(in.Body.Notes)))
+	return s.approving(ctx)(oneOf(documentWithReviewsOut)(s.documents.ReviewDocument(ctx, recordEdit(ctx, in.DocumentID),
+		in.Body.Status, strings.TrimSpace(in.Body.Notes))))
 }
 
 func (s documentOps) listCardDocuments(ctx context.Context, in *CardPath) (*Output[[]DocumentSummaryOut], error) {

@@ -194,6 +194,40 @@ func TestDocumentActivityCommitsWithTheChange(t *testing.T) {
 	require.Empty(t, e.notifications(u))
 }
 
+// The author of a document may not approve it while the workspace has another reviewer (403 in the
+// error shape, saying why), and says so ahead in authorMayApprove; the only owner of a workspace
+// approves their own.
+func TestDocumentAuthorMayNotApproveOwn(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner := e.register("owner@example.com")
+	mate := e.register("mate@example.com")
+	// Alone in the workspace, the owner approves their own document.
+	first := e.doc(owner, "Checklist", nil)
+	require.True(t, first.AuthorMayApprove)
+	firstPath := owner.ws() + "/documents/" + first.ID
+	requireStatus(t, e.do("POST", firstPath+"/submit-review", owner.Token, nil), http.StatusOK)
+	requireStatus(t, e.do("POST", firstPath+"/review", owner.Token, map[string]any{"status": "approved"}), http.StatusOK)
+
+	d := e.doc(owner, "Runbook", nil)
+	path := owner.ws() + "/documents/" + d.ID
+	requireStatus(t, e.do("POST", path+"/submit-review", owner.Token, nil), http.StatusOK)
+
+	// A second person who may review: the owner no longer approves their own.
+	e.join(owner, mate, owner.OrgSlug, owner.WsSlug, "member")
+	e.setPilotage(owner, mate, "reviewer")
+	r := e.do("GET", path, owner.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.False(t, decode[DocumentOut](t, r).AuthorMayApprove)
+	r = e.do("POST", path+"/review", owner.Token, map[string]any{"status": "approved"})
+	requireStatus(t, r, http.StatusForbidden)
+	require.Contains(t, decode[ErrorBody](t, r).Message, "another reviewer")
+	mate.OrgSlug, mate.WsSlug = owner.OrgSlug, owner.WsSlug
+	r = e.do("POST", path+"/review", mate.Token, map[string]any{"status": "approved"})
+	requireStatus(t, r, http.StatusOK)
+	require.EqualValues(t, "approved", decode[DocumentOut](t, r).Status)
+}
+
 func TestDocumentConcurrentReviewsOneWins(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -212,8 +246,9 @@ func TestDocumentConcurrentReviewsOneWins(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				codes[i] = e.do("POST", path+"/review", u.Token, map[string]any{"status": []string{"approved",
-					"changes_requested"}[i]}).Code
+				// The author asks for changes (approving their own is refused while the second may review).
+				codes[i] = e.do("POST", path+"/review", u.Token, map[string]any{"status": []string{"changes_requested",
+					"approved"}[i]}).Code
 			}()
 		}
 		wg.Wait()
@@ -567,6 +602,19 @@ func TestSearchRanksAndFilters(t *testing.T) {
 	e.join(u, stranger, u.OrgSlug, u.WsSlug, "member")
 	requireStatus(t, e.do("GET", side.ws()+"/search?q=kubernetes", stranger.Token, nil), http.StatusNotFound)
 	require.Len(t, decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=kubernetes", stranger.Token, nil)), 3)
+
+	// A card found by a word only its comment has, the snippet the comment's as plain text (no markdown).
+	requireStatus(t, e.do("POST", prj+"/cards/"+card.ID+"/comments", u.Token,
+		map[string]any{"content": "The **helm** chart needs a `values` file."}), http.StatusCreated)
+	res = decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=helm", u.Token, nil))
+	require.Len(t, res, 1)
+	require.Equal(t, card.ID, res[0].ID)
+	require.Equal(t, "comment", res[0].MatchedIn)
+	require.Contains(t, res[0].Snippet, "<mark>helm</mark> chart needs a values file")
+	require.NotContains(t, res[0].Snippet, "*")
+	require.NotContains(t, res[0].Snippet, "`")
+	require.Equal(t, "content", decode[[]SearchResultOut](t, e.do("GET", u.ws()+"/search?q=upgrade", u.Token,
+		nil))[0].MatchedIn)
 
 	// Tokens: projects:read searches; without it, 403.
 	requireStatus(t, e.do("GET", u.ws()+"/search?q=kubernetes", e.pat(u, []string{"projects:read"}), nil), http.StatusOK)

@@ -20,7 +20,9 @@ type ActivityOut struct {
 	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
 	CardID      *string         `json:"cardId" nullable:"true"`
 	DocumentID  *string         `json:"documentId,omitempty" doc:"Set for document activities"`
-	Meta        json.RawMessage `json:"meta" doc:"For card_moved: fromColumn and toColumn; for document activities: title, and for document_reviewed also status and notes"`
+	Meta        json.RawMessage `json:"meta" doc:"For card activities: title; for card_updated: fields (what changed); for card_moved: fromColumn and toColumn (ids), fromColumnName and toColumnName (recorded since they exist), fromStatus and toStatus; for comment_added: excerpt; for document activities: title, and for document_reviewed also status and notes"`
+	ActorName   string          `json:"actorName" doc:"Who acted, by their name now; empty for system events"`
+	Title       string          `json:"title" doc:"The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither"`
 	CreatedAt   time.Time       `json:"createdAt"`
 }
 
@@ -36,7 +38,8 @@ type NotificationOut struct {
 func notificationOut(n db.Notification) NotificationOut {
 	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
 		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID,
-		DocumentID: n.DocumentID, Meta: n.Meta, CreatedAt: n.ActivityCreatedAt}}
+		DocumentID: n.DocumentID, Meta: n.Meta, ActorName: n.ActorName, Title: n.SubjectTitle,
+		CreatedAt: n.ActivityCreatedAt}}
 }
 
 // UnreadCountOut is the number of the caller's unread notifications.

@@ -91,10 +91,21 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 		ToColumn   string `json:"toColumn"`
 		FromStatus string `json:"fromStatus"`
 		ToStatus   string `json:"toStatus"`
+		// The columns' names, recorded so that a notification says where the card went.
+		FromColumnName string `json:"fromColumnName"`
+		ToColumnName   string `json:"toColumnName"`
 	}](t, list[0].Activity.Meta)
 	require.Equal(t, cols[0], meta.FromColumn)
 	require.Equal(t, cols[1], meta.ToColumn)
+	require.Equal(t, "Write docs", meta.Title)
+	// Each says who acted, by name, and what it is about; a move names the column the card went to.
+	require.Equal(t, "owner", list[0].Activity.ActorName)
+	require.Equal(t, "Write docs", list[0].Activity.Title, "the title the move recorded")
+	require.NotEmpty(t, meta.ToColumnName)
+	require.NotEmpty(t, meta.FromColumnName)
 	require.Equal(t, "card_created", list[1].Activity.Type)
+	require.Equal(t, "owner", list[1].Activity.ActorName)
+	require.Equal(t, "Write docs", list[1].Activity.Title)
 	require.Nil(t, list[0].ReadAt)
 
 	// The owner hears about the member's update only.
@@ -103,6 +114,9 @@ func TestNotificationsFanOutThroughWorker(t *testing.T) {
 	ownerList := decode[[]NotificationOut](t, r)
 	require.Len(t, ownerList, 1)
 	require.Equal(t, "card_updated", ownerList[0].Activity.Type)
+	require.Equal(t, "member", ownerList[0].Activity.ActorName)
+	require.Equal(t, "Write the docs", ownerList[0].Activity.Title)
+	require.JSONEq(t, `{"title": "Write the docs", "fields": ["title"]}`, string(ownerList[0].Activity.Meta))
 
 	// Someone outside the project hears nothing.
 	r = e.do("GET", "/notifications", outsider.Token, nil)

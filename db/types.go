@@ -26,6 +26,8 @@ type Notification struct {
 	ActivityCreatedAt time.Time
 	WorkspaceID       *string // set for workspace-level activities only
 	DocumentID        *string
+	ActorName         string // who acted, by name now; empty for the system (a due date passing)
+	SubjectTitle      string // the card's or document's title (as recorded, else as it is now)
 }
 
 // NotificationRead is a notification marked read.
@@ -179,6 +181,7 @@ type SearchResult struct {
 	DocType   *string
 	Status    *string
 	UpdatedAt time.Time
+	MatchedIn string // content (a title, a description, a document's text) or comment (a card's comment)
 }
 
 // Opt is a nullable field of a patch: Set says the field was given, a nil Value clears it.

@@ -320,7 +320,10 @@ func urgentKeyword(card *CardContext) string {
 	return ""
 }
 
-// summarizeTurns is the final answer after tool turns: what each call did, and which failed.
+// summarizeTurns is the final answer after tool turns: what each call did, told apart by its result:
+// applied ("ok…"), proposed to a person and waiting for their approval ("proposed…"), or not applied
+// ("error…", or no result). A mission whose proposals wait is not finished yet, so it does not say so;
+// what a person then approves or rejects is the mission's to say (its completion event).
 func summarizeTurns(card *CardContext, msgs []Message) string {
 	results := map[string]string{}
 	for _, m := range msgs {
@@ -328,7 +331,7 @@ func summarizeTurns(card *CardContext, msgs []Message) string {
 			results[m.ToolCallID] = strings.TrimSpace(m.Content)
 		}
 	}
-	var done, failed []string
+	var applied, proposed, failed []string
 	for _, m := range msgs {
 		if m.Role != RoleAssistant {
 			continue
@@ -341,22 +344,32 @@ func summarizeTurns(card *CardContext, msgs []Message) string {
 				failed = append(failed, action+" (no result)")
 			case strings.HasPrefix(strings.ToLower(res), "error"):
 				failed = append(failed, fmt.Sprintf("%s (%s)", action, truncateRunes(res, 120)))
+			case strings.HasPrefix(strings.ToLower(res), "proposed"):
+				proposed = append(proposed, action)
 			default:
-				done = append(done, action)
+				applied = append(applied, action)
 			}
 		}
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Mission on %q finished.", strings.TrimSpace(card.Title))
-	if len(done) == 0 && len(failed) == 0 {
+	if len(proposed) > 0 {
+		fmt.Fprintf(&b, "Mission on %q: %s for approval.", strings.TrimSpace(card.Title),
+			plural(len(proposed), "action waits", "actions wait"))
+	} else {
+		fmt.Fprintf(&b, "Mission on %q finished.", strings.TrimSpace(card.Title))
+	}
+	if len(applied) == 0 && len(proposed) == 0 && len(failed) == 0 {
 		b.WriteString(" Nothing was changed.")
 	}
-	if len(done) > 0 {
-		fmt.Fprintf(&b, " Done: %s.", strings.Join(done, "; "))
+	if len(applied) > 0 {
+		fmt.Fprintf(&b, " Applied: %s.", strings.Join(applied, "; "))
+	}
+	if len(proposed) > 0 {
+		fmt.Fprintf(&b, " Waiting for approval: %s.", strings.Join(proposed, "; "))
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(&b, " Not done: %s.", strings.Join(failed, "; "))
+		fmt.Fprintf(&b, " Not applied: %s.", strings.Join(failed, "; "))
 	}
 	return b.String()
 }

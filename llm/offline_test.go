@@ -257,11 +257,35 @@ func TestOfflineFinalSummary(t *testing.T) {
 	require.Empty(t, final.resp.ToolCalls)
 	require.Equal(t, FinishStop, final.resp.FinishReason)
 	require.Equal(t,
-		`Mission on "Fix checkout outage" finished. Done: added 2 checklist items ("Roll back", "Add an alert"); `+
-			`posted a comment. Not done: updated the card (priority high) (error: priority is locked).`,
+		`Mission on "Fix checkout outage" finished. Applied: added 2 checklist items ("Roll back", "Add an alert"); `+
+			`posted a comment. Not applied: updated the card (priority high) (error: priority is locked).`,
 		final.resp.Content)
 	require.Equal(t, final.resp.Content, strings.Join(final.tokens, ""))
 	require.Equal(t, final, runOffline(t, req), "deterministic")
+}
+
+// A call only proposed (the agent needs approval) is not said to be done: the summary says it waits for
+// a person's approval, and the mission is not called finished.
+func TestOfflineFinalSummaryOfProposals(t *testing.T) {
+	t.Parallel()
+
+	card := &CardContext{Title: "Fix checkout outage", Description: "- Roll back\n- Add an alert"}
+	req := missionRequest(card, ToolCatalog())
+	first := runOffline(t, req)
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, ToolCalls: first.resp.ToolCalls})
+	for _, tc := range first.resp.ToolCalls {
+		result := "ok: comment posted"
+		if tc.Name != agenttool.AddComment {
+			result = "proposed for human approval (proposal p1); it applies once a person approves it"
+		}
+		req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: tc.ID, Content: result})
+	}
+	final := runOffline(t, req)
+	require.Equal(t,
+		`Mission on "Fix checkout outage": 2 actions wait for approval. Applied: posted a comment. Waiting for `+
+			`approval: added 2 checklist items ("Roll back", "Add an alert"); updated the card (priority high).`,
+		final.resp.Content)
+	require.NotContains(t, final.resp.Content, "finished")
 }
 
 func TestOfflineWithoutCard(t *testing.T) {

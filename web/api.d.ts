@@ -1171,7 +1171,7 @@ export interface paths {
         put?: never;
         /**
          * Review a document
-         * @description Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other state answers 409, and of two concurrent reviews one wins and the other gets 409. The review is kept with the document. Records a `document_reviewed` activity that notifies the author.
+         * @description Pilotage reviewers and owners only. `pending_review` → `approved` or `changes_requested`; any other state answers 409, and of two concurrent reviews one wins and the other gets 409. The author may not approve their own document (403) unless nobody else in the workspace may review it (`authorMayApprove`): a one-person workspace is never stuck. The review is kept with the document. Records a `document_reviewed` activity that notifies the author.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3379,7 +3379,7 @@ export interface paths {
         };
         /**
          * Search documents and cards
-         * @description Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, "quoted phrases", `or`, `-excluded`) over the titles and content of the workspace's documents and the titles and descriptions of the cards of its projects. Best match first; titles weigh more than bodies. Words are matched as written (no stemming). Each `snippet` is HTML-escaped text whose only markup is the `<mark></mark>` around matched words: HTML stored in a document or card comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML.
+         * @description Full-text search (PostgreSQL, `websearch_to_tsquery` syntax: words, "quoted phrases", `or`, `-excluded`) over the titles and content of the workspace's documents and the titles, descriptions and comments of the cards of its projects (`matchedIn` says whether a card matched by a comment). Best match first; titles weigh more than bodies, bodies more than comments. Words are matched as written (no stemming). Each `snippet` is plain text (markdown syntax removed), HTML-escaped, whose only markup is the `<mark></mark>` around matched words: HTML stored in a document or card comes back escaped (`&lt;img …&gt;`), so a snippet is safe to render as HTML.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -3622,17 +3622,21 @@ export interface components {
         ActivityOut: {
             /** @description null for system events (a due date passing) */
             actorId: string | null;
+            /** @description Who acted, by their name now; empty for system events */
+            actorName: string;
             cardId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** @description Set for document activities */
             documentId?: string;
-            /** @description For card_moved: fromColumn and toColumn; for document activities: title, and for document_reviewed also status and notes */
+            /** @description For card activities: title; for card_updated: fields (what changed); for card_moved: fromColumn and toColumn (ids), fromColumnName and toColumnName (recorded since they exist), fromStatus and toStatus; for comment_added: excerpt; for document activities: title, and for document_reviewed also status and notes */
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
             /** @description null for workspace-level activities (document_submitted, document_reviewed, project_deleted) */
             projectId: string | null;
+            /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
+            title: string;
             /**
              * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId)
              * @enum {string}
@@ -4106,6 +4110,8 @@ export interface components {
         };
         DocumentOut: {
             authorId: string;
+            /** @description Whether the author may approve this document themself: only when nobody else in the workspace may review documents (no other pilotage reviewer or owner, no other owner or admin of the organization), so that a one-person workspace is never stuck; otherwise another reviewer approves it */
+            authorMayApprove: boolean;
             content: string;
             /** @enum {string} */
             contentFormat: "markdown" | "tiptap_json";
@@ -5091,6 +5097,11 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "document" | "card";
+            /**
+             * @description content: the title, a card's description or a document's text matched; comment: a comment of the card matched (its snippet is the comment's)
+             * @enum {string}
+             */
+            matchedIn: "content" | "comment";
             /** @description The card's project (cards only) */
             projectId?: string;
             /**
@@ -5098,7 +5109,7 @@ export interface components {
              * @description ts_rank of the match; higher is better (title matches weigh more than body matches)
              */
             rank: number;
-            /** @description An extract of the content or description as HTML-escaped text, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup) */
+            /** @description An extract of the content, description or comment that matched, as plain text (markdown syntax removed: **bold** reads bold) HTML-escaped, the matched words in <mark></mark>: that is its only markup, so it can be rendered as HTML (stored HTML comes back escaped, never as markup) */
             snippet: string;
             /** @description The review status (documents only) */
             status?: string;

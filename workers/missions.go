@@ -138,6 +138,7 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		if err := st.MissionTurn(ctx, m.ID, turn); err != nil {
 			return err
 		}
+		tokens.newTurn()
 		resp, err := provider.Chat(ctx, req)
 		tokens.done()
 		if err != nil {
@@ -183,13 +184,24 @@ func systemPrompt(run mission.MissionRun) string {
 	return b.String()
 }
 
-// tokenBatcher groups streamed tokens into few events.
+// tokenBatcher groups streamed tokens into few events. The text of each model turn after the first
+// that said something starts with a blank line, so two turns' words never run together ("thoughts?" then
+// "Mission on…") in the text a person reads, which is the tokens joined.
 type tokenBatcher struct {
 	mu    sync.Mutex
 	buf   strings.Builder
 	n     int
 	last  time.Time
 	flush func(string)
+	// said: a token was streamed; gap: the next token starts a turn after one that said something.
+	said, gap bool
+}
+
+// newTurn starts a model turn: its first token comes after a blank line when earlier turns said something.
+func (t *tokenBatcher) newTurn() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gap = t.said
 }
 
 func (t *tokenBatcher) add(tok string) {
@@ -198,6 +210,11 @@ func (t *tokenBatcher) add(tok string) {
 	if t.last.IsZero() {
 		t.last = time.Now()
 	}
+	if t.gap {
+		t.buf.WriteString("\n\n")
+		t.gap = false
+	}
+	t.said = true
 	t.buf.WriteString(tok)
 	t.n++
 	if t.n >= tokenBatchSize || time.Since(t.last) >= tokenFlushEvery {

@@ -148,3 +148,40 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	require.Nil(t, got.CancelledAt)
 	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, b.EventsButTokens(t, m.ID))
 }
+
+// The text of a mission whose actions wait for approval says so, not that they were done; its turns are
+// apart (a blank line between the comment the agent streamed and its summary); and once a person has
+// approved one and rejected another, the mission's last word says which was applied and which rejected.
+func TestMissionWorkerSaysWhatWaitsAndWhatWasRejected(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Engines)
+	agent := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("asks"),
+		Name: testfactory.Ptr("asks"), AutonomyMode: testfactory.Ptr(mission.AutonomyApproval)})
+	m, _, job := b.mission(t, tm, agent)
+	b.work(t, job)
+	require.EqualValues(t, db.MissionAwaitingApproval, b.getMission(t, tm, m.ID).Status)
+
+	var text string
+	require.NoError(t, b.Pool.QueryRow(ctx, `SELECT coalesce(string_agg(message, '' ORDER BY seq), '') FROM stream_events
+		WHERE stream_id = $1 AND type = $2`, m.ID, db.MissionEventToken).Scan(&text))
+	require.Contains(t, text, "\n\nMission on \"Fix the outage\": 3 actions wait for approval.", "the turns are apart")
+	require.Contains(t, text, "Waiting for approval: ")
+	require.NotContains(t, text, "finished")
+	require.NotContains(t, text, "Done:")
+
+	proposals, err := b.Missions.MissionProposals(ctx, tm.Owner.Workspace.ID, m.ID)
+	require.NoError(t, err)
+	require.Len(t, proposals, 3)
+	owner := mission.Decider{UserID: tm.Owner.User.ID, Reviewer: true}
+	for _, p := range proposals {
+		_, err := b.Missions.DecideProposal(ctx, tm.Owner.Workspace.ID, p.ID, owner, p.Tool != "add_checklist_items", "")
+		require.NoError(t, err)
+	}
+	require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	msg, _ := b.LastEvent(t, m.ID)
+	require.Contains(t, msg, "Applied: ")
+	require.Contains(t, msg, "post a comment")
+	require.Contains(t, msg, "Rejected: add checklist items.")
+}

@@ -410,11 +410,17 @@ func moveChangedCard(ctx context.Context, q *dbsqlc.Queries, u CardUpdate, ch *c
 		}
 		return nil, nil
 	}
-	colIDs, err := q.ColumnIDsByProject(ctx, u.ProjectID)
+	cols, err := q.ColumnListByProject(ctx, u.ProjectID)
 	if err != nil {
 		return nil, fmt.Errorf("list columns: %w", err)
 	}
+	colIDs, names := make([]string, len(cols)), map[string]string{}
+	for i, c := range cols {
+		colIDs[i], names[c.ID] = c.ID, c.Name
+	}
+	// The columns' names as they are now, so a notification can say where the card went.
 	return []db.Activity{{Type: db.ActivityCardMoved, Meta: map[string]any{"fromColumn": cur.ColumnID, "toColumn": target,
+		"fromColumnName": names[cur.ColumnID], "toColumnName": names[target],
 		"fromStatus": string(StatusOf(colIDs, cur.ColumnID, cur.Archived)), "toStatus": string(StatusOf(colIDs, target,
 			ch.next.Archived))}}}, nil
 }

@@ -400,7 +400,9 @@ func (e *Engine) SubmitDocument(ctx context.Context, r db.RecordEdit) (db.Docume
 // ReviewDocument gives a pending document its verdict (approved or changes_requested), keeps the
 // review, and notifies the author through a document_reviewed activity, in one transaction. Of two
 // concurrent reviews exactly one wins; the other, like any review of a document not pending review,
-// answers ErrConflict.
+// answers ErrConflict. The author may not approve their own document (ErrForbidden) unless nobody
+// else may review the workspace's documents (AuthorMayApprove): a second pair of eyes whenever the
+// workspace has one, and a one-person workspace is never stuck.
 func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict,
 	notes string) (db.DocumentWithReviews, error) {
 	workspaceID, id, reviewerID := r.WorkspaceID, r.ID, r.ActorID
@@ -415,6 +417,17 @@ func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict,
 			return documentMoveRefused(ctx, q, workspaceID, id, err, "only a document pending review can be reviewed")
 		}
 		out.Document = db.Document(row)
+		if verdict == DocApproved && reviewerID == out.AuthorID {
+			other, err := q.DocumentHasOtherReviewer(ctx, dbsqlc.DocumentHasOtherReviewerParams{WorkspaceID: workspaceID,
+				UserID: reviewerID})
+			if err != nil {
+				return fmt.Errorf("check reviewers: %w", err)
+			}
+			if other {
+				return dbcore.Forbidden("you wrote this document, so another reviewer of the workspace approves it; you may " +
+					"approve your own document only when nobody else can review")
+			}
+		}
 		if _, err := q.DocumentReviewInsert(ctx, dbsqlc.DocumentReviewInsertParams{ID: db.NewID(), DocumentID: id,
 			ReviewerID: reviewerID, Status: verdict, Notes: notes}); err != nil {
 			return fmt.Errorf("insert review: %w", err)
@@ -427,6 +440,18 @@ func (e *Engine) ReviewDocument(ctx context.Context, r db.RecordEdit, verdict,
 			Recipients: []string{out.AuthorID}, OnlyRecipients: true})
 	})
 	return out, err
+}
+
+// AuthorMayApprove says whether authorID may approve their own document in the workspace: only when
+// nobody else may review its documents (no other pilotage reviewer or owner, no other owner or admin
+// of its organization).
+func (e *Engine) AuthorMayApprove(ctx context.Context, workspaceID, authorID string) (bool, error) {
+	other, err := e.core.Q.DocumentHasOtherReviewer(ctx, dbsqlc.DocumentHasOtherReviewerParams{WorkspaceID: workspaceID,
+		UserID: authorID})
+	if err != nil {
+		return false, fmt.Errorf("check reviewers: %w", err)
+	}
+	return !other, nil
 }
 
 // documentMoveRefused explains a guarded status move that found no row: the document is missing
@@ -513,9 +538,10 @@ func checkCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string)
 // so this bounds a search's cost however common its words are.
 const SearchCandidates = 1000
 
-// Search ranks the workspace's documents and the cards of its projects against a web-search style
-// query (quoted phrases, or, -exclusions), best first, each with a snippet: HTML-escaped text whose
-// only markup is the <mark></mark> around matches (stored HTML comes back as text, never as markup).
+// Search ranks the workspace's documents and the cards of its projects (by their own text or their
+// comments: MatchedIn says which) against a web-search style query (quoted phrases, or, -exclusions),
+// best first, each with a snippet: plain text (markdown syntax removed), HTML-escaped, whose only markup
+// is the <mark></mark> around matches (stored HTML comes back as text, never as markup).
 // Every workspace member sees every document and project of the workspace, so nothing else is
 // filtered; nothing outside the workspace is ever read.
 func (e *Engine) Search(ctx context.Context, workspaceID, query string, limit int32) ([]db.SearchResult, error) {
@@ -536,9 +562,10 @@ const (
 
 var marks = strings.NewReplacer(markStart, "<mark>", markStop, "</mark>")
 
-// highlight turns a raw ts_headline snippet into HTML: the text escaped, then the sentinels around its
-// matches replaced by <mark> and </mark>, the only markup it can hold.
-func highlight(raw string) string { return marks.Replace(html.EscapeString(raw)) }
+// highlight turns a raw ts_headline snippet into HTML: its markdown syntax removed (plainSnippet), the
+// text escaped, then the sentinels around its matches replaced by <mark> and </mark>, the only markup it
+// can hold.
+func highlight(raw string) string { return marks.Replace(html.EscapeString(plainSnippet(raw))) }
 
 // documentForUpdate reads and locks a document of the workspace; ErrNotFound when there is none.
 func documentForUpdate(ctx context.Context, q *dbsqlc.Queries, workspaceID,

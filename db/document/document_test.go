@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -280,4 +281,95 @@ func TestSearch(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.Equal(t, "Migrate the ledger", res[0].Title)
+}
+
+// An author may not approve their own document while someone else may review the workspace's
+// documents (ErrForbidden, nothing changed); then another reviewer approves it. The only one who may
+// review (the owner of a one-person workspace, or of one whose other members only view) approves their
+// own. Asking for changes to one's own document stays allowed.
+func TestAuthorApprovesOwnDocumentOnlyWhenAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	owner, member := e.team.Owner, e.team.Member
+	d := testfactory.Document(t, e.Engines, owner, nil)
+	mine := db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: owner.User.ID}
+	_, err := e.engine.SubmitDocument(ctx, mine)
+	require.NoError(t, err)
+
+	// The member only views: nobody else may review, so the owner may approve.
+	may, err := e.engine.AuthorMayApprove(ctx, e.ws(), owner.User.ID)
+	require.NoError(t, err)
+	require.True(t, may)
+
+	// The member becomes a reviewer: a second pair of eyes is required.
+	_, err = e.Tenancy.UpdateWorkspaceMember(ctx, e.ws(), member.User.ID, nil, testfactory.Ptr("reviewer"))
+	require.NoError(t, err)
+	may, err = e.engine.AuthorMayApprove(ctx, e.ws(), owner.User.ID)
+	require.NoError(t, err)
+	require.False(t, may)
+	_, err = e.engine.ReviewDocument(ctx, mine, "approved", "")
+	require.ErrorIs(t, err, db.ErrForbidden)
+	require.Contains(t, err.Error(), "another reviewer")
+	require.Equal(t, document.DocPendingReview, e.status(t, d.ID), "a refused approval changes nothing")
+	require.Zero(t, e.Count(t, `SELECT count(*) FROM document_reviews WHERE document_id = $1`, d.ID))
+	out, err := e.engine.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d.ID, ActorID: member.User.ID},
+		"approved", "")
+	require.NoError(t, err)
+	require.Equal(t, document.DocApproved, out.Status)
+
+	// The author may still ask for changes to their own document.
+	d2 := testfactory.Document(t, e.Engines, owner, &testfactory.DocumentOpts{Title: testfactory.Ptr("Second")})
+	_, err = e.engine.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d2.ID, ActorID: owner.User.ID})
+	require.NoError(t, err)
+	_, err = e.engine.ReviewDocument(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: d2.ID, ActorID: owner.User.ID},
+		"changes_requested", "")
+	require.NoError(t, err)
+
+	// Alone in their personal workspace, the member approves their own document.
+	solo := testfactory.Document(t, e.Engines, member, nil)
+	ref := db.RecordEdit{WorkspaceID: member.Workspace.ID, ID: solo.ID, ActorID: member.User.ID}
+	_, err = e.engine.SubmitDocument(ctx, ref)
+	require.NoError(t, err)
+	out, err = e.engine.ReviewDocument(ctx, ref, "approved", "")
+	require.NoError(t, err)
+	require.Equal(t, document.DocApproved, out.Status)
+}
+
+// A card is found by its comments too: by a word only a comment has (matched in a comment, the
+// comment's snippet), once even when several comments match, and as a content match when its own text
+// matches as well; another workspace's comments stay out. Snippets read as text: no markdown syntax.
+func TestSearchFindsCardsByComments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	card := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship it"),
+		In: board.NewCard{Description: "Plan the **ledger** rollout"}})
+	edit := db.CardEdit{ProjectID: e.team.Project.ID, CardID: card.ID, ActorID: e.team.Owner.User.ID}
+	for _, c := range []string{"Ask the **auditors** about the ledger", "The auditors said _yes_"} {
+		_, err := e.Board.CreateComment(ctx, edit, c)
+		require.NoError(t, err)
+	}
+	theirPrj := testfactory.NewProject(t, e.Engines, e.team.Member, nil)
+	theirs := testfactory.Card(t, e.Engines, theirPrj, nil)
+	_, err := e.Board.CreateComment(ctx, db.CardEdit{ProjectID: theirPrj.ID, CardID: theirs.ID,
+		ActorID: e.team.Member.User.ID}, "auditors everywhere")
+	require.NoError(t, err)
+
+	res, err := e.engine.Search(ctx, e.ws(), "auditors", 10)
+	require.NoError(t, err)
+	require.Len(t, res, 1, "the card once, and nothing of another workspace")
+	require.Equal(t, card.ID, res[0].ID)
+	require.Equal(t, "card", res[0].Kind)
+	require.Equal(t, "comment", res[0].MatchedIn)
+	require.Contains(t, res[0].Snippet, "<mark>auditors</mark>")
+	require.NotContains(t, res[0].Snippet, "*")
+	require.NotContains(t, res[0].Snippet, "_")
+
+	res, err = e.engine.Search(ctx, e.ws(), "ledger", 10)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, "content", res[0].MatchedIn, "its own text matches too")
+	require.Contains(t, res[0].Snippet, "<mark>ledger</mark> rollout")
+	require.NotContains(t, res[0].Snippet, "*")
 }

@@ -427,7 +427,10 @@ func TestDecideProposal(t *testing.T) {
 	require.Equal(t, []string{"proposal:awaiting_approval", "proposal:awaiting_approval", "proposal:awaiting_approval",
 		"done:completed"}, evs[len(evs)-4:])
 	msg, _ := e.LastEvent(t, m.ID)
-	require.Equal(t, "every proposal was decided; mission completed", msg)
+	// The mission says what became of each action, in the order the agent called them: the agent's summary
+	// was written before the decisions.
+	require.Equal(t, "Every proposal was decided; mission completed. Applied: update the card; add checklist items. "+
+		"Rejected: post a comment.", msg)
 }
 
 // Someone who neither requested the mission nor reviews may not decide, another workspace's proposal

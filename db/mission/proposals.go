@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
@@ -98,8 +100,13 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 			if err != nil {
 				return fmt.Errorf("complete mission: %w", err)
 			}
+			outcome, err := missionOutcome(ctx, q, done.ID)
+			if err != nil {
+				return err
+			}
 			if _, err = e.store.AppendMissionEventTx(ctx, tx, done.ID, db.NewMissionEvent{Type: db.MissionEventDone,
-				Status: string(db.MissionCompleted), Message: "every proposal was decided; mission completed"}); err != nil {
+				Status: string(db.MissionCompleted), Message: "Every proposal was decided; mission completed. " +
+					outcome}); err != nil {
 				return err
 			}
 			return e.missionSettledTx(ctx, tx, db.AgentMission(done))
@@ -109,4 +116,76 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 		}
 	}
 	return db.AgentProposal{}, dbcore.Conflict("the card is being moved by someone else; try again")
+}
+
+// missionOutcome says what became of a mission's actions, from its steps and proposals: what was
+// applied (at once, or approved), what waits for approval, what was rejected and what was not applied
+// (refused). The agent's own summary was written before anyone decided, so the mission says this.
+func missionOutcome(ctx context.Context, q *dbsqlc.Queries, missionID string) (string, error) {
+	steps, err := q.MissionStepList(ctx, missionID)
+	if err != nil {
+		return "", fmt.Errorf("list steps: %w", err)
+	}
+	proposals, err := q.ProposalListByMission(ctx, missionID)
+	if err != nil {
+		return "", fmt.Errorf("list proposals: %w", err)
+	}
+	status := map[string]string{} // a proposal's status by its step
+	for _, p := range proposals {
+		status[p.StepKey] = p.Status
+	}
+	var applied, waiting, rejected, refused []string
+	for _, st := range steps { // in the order the agent called them
+		outcome := st.Outcome
+		if outcome == StepProposed {
+			outcome = status[st.StepKey]
+		}
+		switch outcome {
+		case StepApplied, string(ProposalApproved):
+			applied = append(applied, toolInWords(st.Tool))
+		case StepRefused:
+			refused = append(refused, toolInWords(st.Tool))
+		case string(ProposalPending):
+			waiting = append(waiting, toolInWords(st.Tool))
+		case string(ProposalRejected):
+			rejected = append(rejected, toolInWords(st.Tool))
+		}
+	}
+	return outcomeInWords(applied, waiting, rejected, refused), nil
+}
+
+// outcomeInWords lists the actions of each kind, in sentences.
+func outcomeInWords(applied, waiting, rejected, refused []string) string {
+	var parts []string
+	for _, g := range []struct {
+		label string
+		what  []string
+	}{{"Applied", applied}, {"Waiting for approval", waiting}, {"Rejected", rejected}, {"Not applied", refused}} {
+		if len(g.what) > 0 {
+			parts = append(parts, g.label+": "+strings.Join(g.what, "; ")+".")
+		}
+	}
+	if len(parts) == 0 {
+		return "Nothing was changed."
+	}
+	return strings.Join(parts, " ")
+}
+
+// toolInWords names what an agent tool does, for a person.
+func toolInWords(tool string) string {
+	switch tool {
+	case agenttool.AddComment:
+		return "post a comment"
+	case agenttool.AddChecklistItems:
+		return "add checklist items"
+	case agenttool.UpdateCard:
+		return "update the card"
+	case agenttool.MoveCard:
+		return "move the card"
+	case agenttool.CreateCard:
+		return "create a card"
+	case agenttool.ProposePilotageAction:
+		return "propose a cockpit action"
+	}
+	return strings.ReplaceAll(tool, "_", " ")
 }

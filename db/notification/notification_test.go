@@ -101,3 +101,51 @@ func notified(t *testing.T, b *testfactory.Bundle, u identity.Registration) []st
 	}
 	return out
 }
+
+// A notification says who acted, by name, and what it is about: the card's or document's title as its
+// activity recorded it, and for a row recorded without a title (before activities kept one) the title
+// as it is now, so old rows read as well as new ones. A move records the columns' names.
+func TestNotificationsNameActorAndSubject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testfactory.Store(t)
+	tm := testfactory.NewTeam(t, b.Engines)
+	card := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Ship the ledger")})
+	_, err := b.Board.UpdateCard(ctx, board.CardUpdate{WorkspaceID: tm.Owner.Workspace.ID, ProjectID: tm.Project.ID,
+		CardID: card.ID, ActorID: tm.Owner.User.ID, Patch: board.CardPatch{ColumnID: &tm.Project.Columns[1]}})
+	require.NoError(t, err)
+	doc := testfactory.Document(t, b.Engines, tm.Owner, &testfactory.DocumentOpts{Author: &tm.Member})
+	_, err = b.Documents.SubmitDocument(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: doc.ID,
+		ActorID: tm.Member.User.ID})
+	require.NoError(t, err)
+	// An old row: its activity recorded no title.
+	_, err = b.Pool.Exec(ctx, `UPDATE activities SET meta = meta - 'title' WHERE card_id = $1 AND type = $2`, card.ID,
+		db.ActivityCardCreated)
+	require.NoError(t, err)
+	fanOut(t, b.Notifications, activityIDs(t, b))
+
+	ns, err := b.Notifications.Notifications(ctx, tm.Member.User.ID, false, db.Page{Limit: 100})
+	require.NoError(t, err)
+	byType := map[string]db.Notification{}
+	for _, n := range ns.Items {
+		byType[n.Type] = n
+	}
+	created, moved := byType[db.ActivityCardCreated], byType[db.ActivityCardMoved]
+	require.Equal(t, "Owner", created.ActorName)
+	require.Equal(t, "Ship the ledger", created.SubjectTitle, "an old row reads its card's title now")
+	require.Equal(t, "Owner", moved.ActorName)
+	require.Equal(t, "Ship the ledger", moved.SubjectTitle)
+	require.Contains(t, string(moved.Meta), `"toColumnName"`)
+
+	ns, err = b.Notifications.Notifications(ctx, tm.Owner.User.ID, false, db.Page{Limit: 100})
+	require.NoError(t, err)
+	var submitted *db.Notification
+	for i, n := range ns.Items {
+		if n.Type == db.ActivityDocumentSubmitted {
+			submitted = &ns.Items[i]
+		}
+	}
+	require.NotNil(t, submitted)
+	require.Equal(t, "Member", submitted.ActorName)
+	require.Equal(t, "Design notes", submitted.SubjectTitle)
+}

@@ -106,6 +106,19 @@ UNION
 SELECT om.user_id FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
 WHERE w.id = @workspace_id AND om.role IN ('owner', 'admin');
 
+-- name: DocumentHasOtherReviewer :one
+-- DocumentHasOtherReviewer says whether someone other than @user_id (and no agent's service user) may
+-- review the workspace's documents, by DocumentReviewerIDs' rule.
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+    WHERE wm.workspace_id = @workspace_id AND wm.pilotage_role IN ('reviewer', 'owner')
+      AND wm.user_id <> @user_id AND NOT u.is_service
+    UNION ALL
+    SELECT 1 FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
+    JOIN users u ON u.id = om.user_id
+    WHERE w.id = @workspace_id AND om.role IN ('owner', 'admin') AND om.user_id <> @user_id AND NOT u.is_service
+)::boolean;
+
 -- name: DocumentReviewInsert :one
 INSERT INTO document_reviews (id, document_id, reviewer_id, status, notes)
 VALUES (@id, @document_id, @reviewer_id, @status, @notes)
@@ -147,33 +160,45 @@ ORDER BY cd.created_at, d.id;
 
 -- name: SearchWorkspace :many
 -- SearchWorkspace ranks the workspace's documents (title and content) and the cards of its projects
--- (title and description) against a websearch query, best first, with a highlighted snippet computed
--- for the returned rows only, from their first 20,000 characters. Each side ranks at most @candidates matches, the first its GIN index
--- yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
--- otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
--- The snippet is raw text: matches are wrapped in the private-use characters U+E000 and U+E001
--- (removed from the text first, so only ts_headline's marks remain), which document.Search turns into
--- <mark></mark> after HTML-escaping the rest.
+-- (title and description, and their comments) against a websearch query, best first, with a highlighted
+-- snippet computed for the returned rows only, from their first 20,000 characters. Each side ranks at
+-- most @candidates matches, the first its GIN index yields: ranking reads every candidate's row, so a
+-- word found in tens of thousands of rows would otherwise cost a read of each (docs/documents.md). Each
+-- side is cut to @lim before they merge. A card found both by its own text and by a comment is one
+-- result, its own text's (matched_in 'content'); found by comments only, it is matched_in 'comment',
+-- its snippet the best matching comment's. The snippet is raw text: matches are wrapped in the
+-- private-use characters U+E000 and U+E001 (removed from the text first, so only ts_headline's marks
+-- remain), which document.Search turns into <mark></mark> after HTML-escaping the rest.
 WITH q AS (SELECT websearch_to_tsquery('simple', @query::text) AS tsq),
 hits AS (
-    (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at
+    (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at,
+            'content'::text AS matched_in, NULL::uuid AS comment_id
      FROM q, LATERAL (SELECT dd.id, dd.search_vector, dd.updated_at FROM documents dd
                       WHERE dd.workspace_id = @workspace_id AND dd.search_vector @@ q.tsq LIMIT @candidates) d
      ORDER BY 4 DESC, d.updated_at DESC LIMIT @lim)
     UNION ALL
-    (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at
+    (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at, 'content'::text, NULL::uuid
      FROM q, LATERAL (SELECT cc.id, cc.project_id, cc.search_vector, cc.updated_at FROM cards cc JOIN projects p ON p.id = cc.project_id
                       WHERE p.workspace_id = @workspace_id AND cc.search_vector @@ q.tsq LIMIT @candidates) c
      ORDER BY 4 DESC, c.updated_at DESC LIMIT @lim)
+    UNION ALL
+    (SELECT 'card'::text, k.card_id, k.project_id, ts_rank(k.search_vector, q.tsq), k.updated_at, 'comment'::text, k.id
+     FROM q, LATERAL (SELECT cm.id, cm.card_id, cc.project_id, cm.search_vector, cc.updated_at
+                      FROM comments cm JOIN cards cc ON cc.id = cm.card_id JOIN projects p ON p.id = cc.project_id
+                      WHERE p.workspace_id = @workspace_id AND cm.search_vector @@ q.tsq LIMIT @candidates) k
+     ORDER BY 4 DESC, k.updated_at DESC LIMIT @lim)
 ),
-top AS (SELECT * FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT @lim)
+best AS (SELECT DISTINCT ON (h.kind, h.id) h.* FROM hits h
+         ORDER BY h.kind, h.id, h.matched_in = 'content' DESC, h.rank DESC),
+top AS (SELECT * FROM best ORDER BY rank DESC, updated_at DESC, id LIMIT @lim)
 SELECT top.kind, top.id, top.project_id, coalesce(d.title, c.title)::text AS title, top.rank::float4 AS rank,
        ts_headline('simple',
-           translate(left(CASE WHEN top.kind = 'card' THEN c.description
+           translate(left(CASE WHEN top.matched_in = 'comment' THEN cm.content WHEN top.kind = 'card' THEN c.description
                      WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END, 20000), E'\uE000\uE001', ''),
            q.tsq, 'MaxFragments=2, MaxWords=24, MinWords=8, StartSel=' || E'\uE000' || ', StopSel=' || E'\uE001')::text AS snippet,
-       d.doc_type, d.status, top.updated_at
+       d.doc_type, d.status, top.updated_at, top.matched_in
 FROM top CROSS JOIN q
 LEFT JOIN documents d ON top.kind = 'document' AND d.id = top.id
 LEFT JOIN cards c ON top.kind = 'card' AND c.id = top.id
+LEFT JOIN comments cm ON cm.id = top.comment_id
 ORDER BY top.rank DESC, top.updated_at DESC, top.id;

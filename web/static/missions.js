@@ -1,7 +1,7 @@
 // @ts-check
 // Agents at work: a mission followed live (status, steps, streamed text) and its proposals; the
 // workspace's pending proposals.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, Loading, formatTime } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, Loading, formatTime, humanize } from './ui.js';
 import * as api from './api.js';
 import { follow } from './live.js';
 
@@ -48,11 +48,46 @@ export function Mission({ org, ws, mission }) {
       ${!final.includes(shown) && html` <span class="muted">${conn === 'open' ? 'live' : conn === 'reconnecting' ? 'connecting…' : ''}</span>`}
       ${m.data?.error && html` <span class="error">${m.data.error}</span>`}</p>
     ${!final.includes(shown) && shown && html`<${Cancel} params=${params} onDone=${m.reload} />`}
+    <${Outcome} steps=${steps} proposals=${proposals.data} />
     <${ProposalList} org=${org} ws=${ws} list=${proposals.data} error=${proposals.error} onDecided=${proposals.reload} />
     <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>
       <ol class="events">${steps.map((e) => html`<li><span class="muted">${formatTime(e.at)}</span> <strong>${e.type}</strong>${e.status ? ' · ' + e.status : ''}${e.message ? ': ' + e.message : ''}</li>`)}</ol>
     </section>
-    ${text && html`<section aria-labelledby="text-title"><h2 id="text-title">What the agent said</h2><pre class="stream">${text}</pre></section>`}`;
+    ${text && html`<section aria-labelledby="text-title"><h2 id="text-title">What the agent said</h2>
+      <p class="muted">As it worked, before anyone decided on its proposals: the outcome above says where they stand.</p>
+      <pre class="stream">${text}</pre></section>`}`;
+}
+
+/** What an agent tool does, in words. @type {Record<string, string>} */
+const toolWords = { add_comment: 'post a comment', add_checklist_items: 'add checklist items', update_card: 'update the card',
+  move_card: 'move the card', create_card: 'create a card', propose_pilotage_action: 'propose a cockpit action' };
+/** @param {string} tool */
+const toolInWords = (tool) => toolWords[tool] || tool.replace(/_/g, ' ');
+
+/**
+ * What became of the agent's actions, as they stand now: applied (at once, or approved), waiting for
+ * approval, rejected, not applied. The agent's own words were written before anyone decided.
+ * @param {{steps: MissionEvent[], proposals: Proposal[]|undefined}} props
+ */
+function Outcome({ steps, proposals }) {
+  /** @type {Record<string, string[]>} */
+  const by = { applied: [], pending: [], rejected: [], refused: [] };
+  const seen = new Set();
+  for (const e of steps) {
+    if (e.type !== 'step' || !e.data?.stepKey || seen.has(e.data.stepKey)) continue;
+    seen.add(e.data.stepKey);
+    if (e.data.outcome === 'applied' || e.data.outcome === 'refused') by[e.data.outcome].push(toolInWords(e.data.tool || ''));
+  }
+  for (const p of proposals || []) {
+    const k = p.status === 'approved' ? 'applied' : p.status;
+    if (by[k]) by[k].push(toolInWords(p.tool));
+  }
+  const rows = /** @type {[string, string][]} */ ([['applied', 'Applied'], ['pending', 'Waiting for approval'], ['rejected', 'Rejected'], ['refused', 'Not applied']])
+    .filter(([k]) => by[k].length);
+  if (!rows.length) return null;
+  return html`<section aria-labelledby="outcome-title"><h2 id="outcome-title">Outcome</h2>
+    <ul class="outcome">${rows.map(([k, label]) => html`<li data-outcome=${k}><strong>${label}:</strong> ${by[k].join('; ')}</li>`)}</ul>
+  </section>`;
 }
 
 /** @param {{params: Record<string,string>, onDone: () => void}} props */
@@ -76,8 +111,8 @@ function ProposalList({ org, ws, list, error, onDecided, showMission }) {
 function ProposalItem({ p, org, ws, onDecided, showMission }) {
   const [run, busy, error] = useAction();
   const params = { orgSlug: org, wsSlug: ws, proposalId: p.id };
-  return html`<li class="proposal" data-proposal-id=${p.id}>
-    <p><strong>${p.tool.replace(/_/g, ' ')}</strong> · <span class=${'status ' + p.status}>${p.status}</span></p>
+  return html`<li class="proposal" data-proposal-id=${p.id} data-tool=${p.tool}>
+    <p><strong>${toolInWords(p.tool)}</strong> · <span class=${'status ' + p.status}>${humanize(p.status)}</span></p>
     ${p.explanation && html`<p>${p.explanation}</p>`}
     <details><summary>Arguments</summary><pre>${JSON.stringify(p.args, null, 2)}</pre></details>
     ${showMission && html`<p><a href=${`/w/${org}/${ws}/missions/${p.missionId}`}>Open the mission</a></p>`}

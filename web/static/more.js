@@ -1,24 +1,79 @@
 // @ts-check
 // Notifications, search and documents (the pilotage cockpit is in cockpit.js).
-import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues } from './ui.js';
+import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When } from './ui.js';
 import * as api from './api.js';
 import { markdown, snippet } from './markdown.js';
 import { navigate } from './router.js';
+import { session } from './session.js';
+
+/** @typedef {api.Schemas['NotificationOut']} Notice */
+
+/** What a card's changed field is called: dueDate reads "due date", scopeId "scope". */
+const fieldNames = /** @type {Record<string,string>} */ ({ dueDate: 'due date', startDate: 'start date', scopeId: 'scope', archived: 'archive state', customFields: 'custom fields' });
+
+/** Names in words, joined: a, b and c. @param {string[]} xs */
+const listed = (xs) => xs.length < 2 ? xs.join('') : xs.slice(0, -1).join(', ') + ' and ' + xs[xs.length - 1];
+
+/**
+ * What a notification says happened, after who did it: "moved it to Done".
+ * @param {Notice['activity']} a @param {string} me
+ */
+function whatHappened(a, me) {
+  const m = /** @type {Record<string, any>} */ (a.meta || {});
+  switch (a.type) {
+    case 'card_created': return 'created the card';
+    case 'card_updated': return m.fields?.length ? 'changed its ' + listed(m.fields.map((/** @type {string} */ f) => fieldNames[f] || f)) : 'changed it';
+    case 'card_moved': return 'moved it to ' + (m.toColumnName || humanize(m.toStatus) || 'another column');
+    case 'card_archived': return 'archived it';
+    case 'card_deleted': return 'deleted it';
+    case 'card_assigned': return m.assigneeId === me ? 'assigned it to you' : m.assigneeId ? 'assigned it to someone else' : 'left it unassigned';
+    case 'comment_added': return m.excerpt ? `commented: “${m.excerpt}”` : 'commented';
+    case 'member_added': return m.userId === me ? 'added you to the project' : 'added a member to the project';
+    case 'member_removed': return m.userId === me ? 'removed you from the project' : 'removed a member from the project';
+    case 'due_date_reached': return 'Its due date has passed';
+    case 'document_submitted': return 'submitted it for review';
+    case 'document_reviewed': return (m.status === 'approved' ? 'approved it' : 'asked for changes') + (m.notes ? `: “${m.notes}”` : '');
+    case 'project_deleted': return `deleted the project ${m.name || ''}`.trim();
+    case 'webhook_disabled': return `A webhook (${m.url || 'unknown address'}) was disabled${m.reason ? ': ' + m.reason : ''}`;
+    case 'automation_rules_disabled': return `Automation rules were disabled as their author left: ${listed((m.rules || []).map((/** @type {{name: string}} */ r) => r.name))}`;
+    case 'pipeline_notice': return m.message || 'A pipeline sent a notice';
+    default: return humanize(a.type);
+  }
+}
+
+/**
+ * Where a notification leads: its card (the board with ?card=), its document, its mission or its project.
+ * @param {Notice['activity']} a @param {string} org @param {string} ws
+ */
+function noticeLink(a, org, ws) {
+  const m = /** @type {Record<string, any>} */ (a.meta || {});
+  if (m.missionId) return `/w/${org}/${ws}/missions/${m.missionId}`;
+  if (a.documentId) return `/w/${org}/${ws}/docs?doc=${a.documentId}`;
+  if (a.cardId && a.projectId && a.type !== 'card_deleted') return `/w/${org}/${ws}/p/${a.projectId}?card=${a.cardId}`;
+  if (a.projectId && a.type !== 'project_deleted') return `/w/${org}/${ws}/p/${a.projectId}`;
+  return '';
+}
 
 /** @param {{org: string, ws: string}} props */
 export function Inbox({ org, ws }) {
   const list = useLoad((s) => api.get('/notifications', {}, { limit: 50 }, s), []);
   const [run, busy, error] = useAction();
+  const me = session.user?.id || '';
   return html`<h1>Notifications</h1>
     <p><button class="secondary" disabled=${busy} onClick=${() => run(async () => { await api.patch('/notifications/read-all'); list.reload(); })}>Mark all as read</button></p>
     <${ErrorMessage} error=${list.error || error} />
-    ${list.loading && !list.data ? html`<${Loading} />` : list.data?.length === 0 ? html`<p class="muted">Nothing new.</p>` : html`<ul class="notifications">
+    ${list.loading && !list.data ? html`<${Loading} />` : list.data?.length === 0 ? html`<p class="muted">Nothing new. You hear here of changes to the cards you follow, documents to review and your missions.</p>` : html`<ul class="notifications">
       ${list.data?.map((n) => {
         const a = n.activity;
-        const link = a?.cardId && a?.projectId ? `/w/${org}/${ws}/p/${a.projectId}?card=${a.cardId}` : '';
-        return html`<li class=${n.readAt ? 'read' : 'unread'}>
-          <p><strong>${(a?.type || 'activity').replace(/_/g, ' ')}</strong> <span class="muted">${formatTime(n.createdAt)}</span> ${!n.readAt && html`<span class="badge">new</span>`}</p>
-          <p>${link && html`<a href=${link}>Open the card</a> `}${!n.readAt && html`<button class="link" onClick=${() => run(async () => { await api.patch('/notifications/{id}/read', { id: n.id }); list.reload(); })}>Mark as read</button>`}</p>
+        const link = noticeLink(a, org, ws);
+        const what = whatHappened(a, me);
+        // System events (a due date) and notices start with a capital and name nobody.
+        const sentence = a.actorName && /^[a-z]/.test(what) ? html`<strong>${a.actorName}</strong> ${what}` : what;
+        const subject = a.title || humanize(a.type);
+        return html`<li class=${n.readAt ? 'read' : 'unread'} data-type=${a.type}>
+          <p class="notice-subject">${link ? html`<a href=${link}>${subject}</a>` : html`<span>${subject}</span>`} ${!n.readAt && html`<span class="badge">new</span>`}</p>
+          <p class="notice-what">${sentence} <span class="muted">· <${When} iso=${n.createdAt} /></span></p>
+          ${!n.readAt && html`<p><button class="link" onClick=${() => run(async () => { await api.patch('/notifications/{id}/read', { id: n.id }); list.reload(); })}>Mark as read</button></p>`}
         </li>`;
       })}</ul>`}`;
 }
@@ -36,7 +91,7 @@ export function Search({ org, ws, q }) {
     ${res.loading ? html`<${Loading} />` : q && res.data?.length === 0 ? html`<p class="muted">No match.</p>` : html`<ol class="results">
       ${res.data?.map((r) => html`<li>
         <a href=${r.kind === 'card' ? `/w/${org}/${ws}/p/${r.projectId}?card=${r.id}` : `/w/${org}/${ws}/docs?doc=${r.id}`}><strong>${r.title}</strong></a>
-        <span class="muted"> ${r.kind}${r.status ? ', ' + r.status : ''}</span>
+        <span class="muted"> ${r.kind === 'card' ? 'Card' : 'Document'}${r.status ? ', ' + humanize(r.status).toLowerCase() : ''}${r.matchedIn === 'comment' ? html`, <span class="matched-in">found in a comment</span>` : ''}</span>
         <p class="snippet">${snippet(r.snippet)}</p>
       </li>`)}</ol>`}`;
 }
@@ -65,8 +120,10 @@ export function Documents({ org, ws, doc }) {
         ${tree.data?.length === 0 && html`<p class="muted">No document yet.</p>`}
         <form onSubmit=${(/** @type {Event} */ e) => {
           const v = formValues(e);
+          const form = /** @type {HTMLFormElement} */ (e.currentTarget);
           run(async () => {
             const d = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents', params, { title: v.title, docType: 'document', contextType: 'workspace', contextId: ws_.data?.id || '', contentFormat: 'markdown', content: '' });
+            form.reset(); // ready for the next one: the title just used is not kept
             tree.reload();
             navigate(`/w/${org}/${ws}/docs?doc=${d.id}`);
           });
@@ -77,12 +134,24 @@ export function Documents({ org, ws, doc }) {
           <button type="submit" disabled=${busy || !ws_.data}>Create</button>
         </form>
       </nav>
-      <div>${doc ? html`<${DocumentView} key=${doc} org=${org} ws=${ws} id=${doc} onChange=${tree.reload} />` : html`<p class="muted">Choose a document.</p>`}</div>
+      <div>${doc ? html`<${DocumentView} key=${doc} org=${org} ws=${ws} id=${doc} onChange=${tree.reload} reviewer=${ws_.data?.myPilotageRole === 'reviewer' || ws_.data?.myPilotageRole === 'owner'} />` : html`<p class="muted">Choose a document.</p>`}</div>
     </div>`;
 }
 
-/** @param {{org: string, ws: string, id: string, onChange: () => void}} props */
-function DocumentView({ org, ws, id, onChange }) {
+/**
+ * Who may give a pending document its review, and what the page says instead of the buttons.
+ * @param {{doc: api.Schemas['DocumentOut'], reviewer: boolean, busy: boolean, review: (status: 'approved'|'changes_requested') => void}} props
+ */
+function ReviewActions({ doc, reviewer, busy, review }) {
+  const mine = doc.authorId === session.user?.id;
+  if (mine && !doc.authorMayApprove) return html`<p class="muted review-note">You wrote this document, so a teammate who reviews documents approves it.</p>`;
+  if (!reviewer) return html`<p class="muted review-note">A reviewer of the workspace reviews it.</p>`;
+  return html`<button disabled=${busy} onClick=${() => review('approved')}>Approve</button>
+    <button class="secondary" disabled=${busy} onClick=${() => review('changes_requested')}>Request changes</button>`;
+}
+
+/** @param {{org: string, ws: string, id: string, onChange: () => void, reviewer: boolean}} props */
+function DocumentView({ org, ws, id, onChange, reviewer }) {
   const params = { orgSlug: org, wsSlug: ws, documentId: id };
   const d = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}', params, undefined, s), [id]);
   const [editing, setEditing] = useState(false);
@@ -100,12 +169,14 @@ function DocumentView({ org, ws, id, onChange }) {
         <p class="actions"><button type="submit" disabled=${busy}>Save</button> <button type="button" class="secondary" onClick=${() => setEditing(false)}>Cancel</button></p>
       </form>`
       : html`<div class="markdown">${doc.contentFormat === 'markdown' ? markdown(doc.content) : html`<pre>${doc.content}</pre>`}</div>
-        <p class="actions">
-          <button onClick=${() => setEditing(true)}>Edit</button>
-          ${(doc.status === 'draft' || doc.status === 'changes_requested') && html`<button class="secondary" disabled=${busy} onClick=${() => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/submit-review', params))}>Submit for review</button>`}
-          ${doc.status === 'pending_review' && html`<button disabled=${busy} onClick=${() => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/review', params, { status: 'approved' }))}>Approve</button>
-            <button class="secondary" disabled=${busy} onClick=${() => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/review', params, { status: 'changes_requested' }))}>Request changes</button>`}
-        </p>`}
+        ${doc.status === 'pending_review'
+          ? html`<p class="muted review-note">Pending review: editing reopens after the review.</p>
+            <div class="actions"><${ReviewActions} doc=${doc} reviewer=${reviewer} busy=${busy}
+              review=${(/** @type {'approved'|'changes_requested'} */ status) => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/review', params, { status }))} /></div>`
+          : html`<p class="actions">
+            <button onClick=${() => setEditing(true)}>Edit</button>
+            ${(doc.status === 'draft' || doc.status === 'changes_requested') && html`<button class="secondary" disabled=${busy} onClick=${() => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/submit-review', params))}>Submit for review</button>`}
+          </p>`}`}
     <${ErrorMessage} error=${error} />
   </article>`;
 }

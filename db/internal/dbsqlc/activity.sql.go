@@ -274,8 +274,13 @@ func (q *Queries) NotificationMarkRead(ctx context.Context, arg NotificationMark
 
 const notificationPage = `-- name: NotificationPage :many
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
-       a.created_at AS activity_created_at, a.workspace_id, a.document_id
+       a.created_at AS activity_created_at, a.workspace_id, a.document_id,
+       coalesce(u.name, '')::text AS actor_name,
+       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title
 FROM notifications n JOIN activities a ON a.id = n.activity_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN cards c ON c.id = a.card_id
+LEFT JOIN documents d ON d.id = a.document_id
 WHERE n.user_id = $1 AND (NOT $2::boolean OR n.read_at IS NULL)
   AND (n.created_at, n.id) < ($3::timestamptz, $4::uuid)
 ORDER BY n.created_at DESC, n.id DESC
@@ -303,10 +308,14 @@ type NotificationPageRow struct {
 	ActivityCreatedAt time.Time
 	WorkspaceID       *string
 	DocumentID        *string
+	ActorName         string
+	SubjectTitle      string
 }
 
 // NotificationPage is one page of a user's notifications, newest first: those before the keyset
-// (created_at, id) of the previous page's last (docs/pagination.md).
+// (created_at, id) of the previous page's last (docs/pagination.md). Each names who acted (their name
+// now, empty for the system) and what it is about: the title the activity recorded, else (activities
+// recorded before card changes kept their card's title) the card's or document's title now.
 func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPageParams) ([]NotificationPageRow, error) {
 	rows, err := q.db.Query(ctx, notificationPage,
 		arg.UserID,
@@ -335,6 +344,8 @@ func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPagePara
 			&i.ActivityCreatedAt,
 			&i.WorkspaceID,
 			&i.DocumentID,
+			&i.ActorName,
+			&i.SubjectTitle,
 		); err != nil {
 			return nil, err
 		}

@@ -54,7 +54,7 @@ func (q *Queries) CommentDelete(ctx context.Context, arg CommentDeleteParams) (i
 }
 
 const commentGet = `-- name: CommentGet :one
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
 FROM comments c JOIN users u ON u.id = c.author_id
 WHERE c.id = $1 AND c.card_id = $2
 `
@@ -78,6 +78,7 @@ func (q *Queries) CommentGet(ctx context.Context, arg CommentGetParams) (Comment
 		&i.Comment.AuthorID,
 		&i.Comment.Content,
 		&i.Comment.CreatedAt,
+		&i.Comment.SearchVector,
 		&i.AuthorName,
 	)
 	return i, err
@@ -86,7 +87,7 @@ func (q *Queries) CommentGet(ctx context.Context, arg CommentGetParams) (Comment
 const commentInsert = `-- name: CommentInsert :one
 INSERT INTO comments (id, card_id, author_id, content)
 VALUES ($1, $2, $3, $4)
-RETURNING id, card_id, author_id, content, created_at
+RETURNING id, card_id, author_id, content, created_at, search_vector
 `
 
 type CommentInsertParams struct {
@@ -110,12 +111,13 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (C
 		&i.AuthorID,
 		&i.Content,
 		&i.CreatedAt,
+		&i.SearchVector,
 	)
 	return i, err
 }
 
 const commentListByCard = `-- name: CommentListByCard :many
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
 FROM comments c JOIN users u ON u.id = c.author_id
 WHERE c.card_id = $1
 ORDER BY c.created_at, c.id
@@ -142,6 +144,7 @@ func (q *Queries) CommentListByCard(ctx context.Context, cardID string) ([]Comme
 			&i.Comment.AuthorID,
 			&i.Comment.Content,
 			&i.Comment.CreatedAt,
+			&i.Comment.SearchVector,
 			&i.AuthorName,
 		); err != nil {
 			return nil, err
@@ -155,7 +158,7 @@ func (q *Queries) CommentListByCard(ctx context.Context, cardID string) ([]Comme
 }
 
 const commentPageByCard = `-- name: CommentPageByCard :many
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
 FROM comments c JOIN users u ON u.id = c.author_id
 WHERE c.card_id = $1 AND (c.created_at, c.id) > ($2::timestamptz, $3::uuid)
 ORDER BY c.created_at, c.id
@@ -196,6 +199,7 @@ func (q *Queries) CommentPageByCard(ctx context.Context, arg CommentPageByCardPa
 			&i.Comment.AuthorID,
 			&i.Comment.Content,
 			&i.Comment.CreatedAt,
+			&i.Comment.SearchVector,
 			&i.AuthorName,
 		); err != nil {
 			return nil, err

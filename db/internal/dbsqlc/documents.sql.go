@@ -285,6 +285,32 @@ func (q *Queries) DocumentGetForUpdate(ctx context.Context, arg DocumentGetForUp
 	return i, err
 }
 
+const documentHasOtherReviewer = `-- name: DocumentHasOtherReviewer :one
+SELECT EXISTS (
+    SELECT 1 FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+    WHERE wm.workspace_id = $1 AND wm.pilotage_role IN ('reviewer', 'owner')
+      AND wm.user_id <> $2 AND NOT u.is_service
+    UNION ALL
+    SELECT 1 FROM organization_members om JOIN workspaces w ON w.organization_id = om.organization_id
+    JOIN users u ON u.id = om.user_id
+    WHERE w.id = $1 AND om.role IN ('owner', 'admin') AND om.user_id <> $2 AND NOT u.is_service
+)::boolean
+`
+
+type DocumentHasOtherReviewerParams struct {
+	WorkspaceID string
+	UserID      string
+}
+
+// DocumentHasOtherReviewer says whether someone other than @user_id (and no agent's service user) may
+// review the workspace's documents, by DocumentReviewerIDs' rule.
+func (q *Queries) DocumentHasOtherReviewer(ctx context.Context, arg DocumentHasOtherReviewerParams) (bool, error) {
+	row := q.db.QueryRow(ctx, documentHasOtherReviewer, arg.WorkspaceID, arg.UserID)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const documentInsert = `-- name: DocumentInsert :one
 
 INSERT INTO documents (id, workspace_id, parent_id, title, content, content_format, content_text, doc_type,
@@ -819,26 +845,36 @@ func (q *Queries) DocumentUpdate(ctx context.Context, arg DocumentUpdateParams) 
 const searchWorkspace = `-- name: SearchWorkspace :many
 WITH q AS (SELECT websearch_to_tsquery('simple', $1::text) AS tsq),
 hits AS (
-    (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at
+    (SELECT 'document'::text AS kind, d.id, NULL::uuid AS project_id, ts_rank(d.search_vector, q.tsq) AS rank, d.updated_at,
+            'content'::text AS matched_in, NULL::uuid AS comment_id
      FROM q, LATERAL (SELECT dd.id, dd.search_vector, dd.updated_at FROM documents dd
                       WHERE dd.workspace_id = $2 AND dd.search_vector @@ q.tsq LIMIT $3) d
      ORDER BY 4 DESC, d.updated_at DESC LIMIT $4)
     UNION ALL
-    (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at
+    (SELECT 'card'::text, c.id, c.project_id, ts_rank(c.search_vector, q.tsq), c.updated_at, 'content'::text, NULL::uuid
      FROM q, LATERAL (SELECT cc.id, cc.project_id, cc.search_vector, cc.updated_at FROM cards cc JOIN projects p ON p.id = cc.project_id
                       WHERE p.workspace_id = $2 AND cc.search_vector @@ q.tsq LIMIT $3) c
      ORDER BY 4 DESC, c.updated_at DESC LIMIT $4)
+    UNION ALL
+    (SELECT 'card'::text, k.card_id, k.project_id, ts_rank(k.search_vector, q.tsq), k.updated_at, 'comment'::text, k.id
+     FROM q, LATERAL (SELECT cm.id, cm.card_id, cc.project_id, cm.search_vector, cc.updated_at
+                      FROM comments cm JOIN cards cc ON cc.id = cm.card_id JOIN projects p ON p.id = cc.project_id
+                      WHERE p.workspace_id = $2 AND cm.search_vector @@ q.tsq LIMIT $3) k
+     ORDER BY 4 DESC, k.updated_at DESC LIMIT $4)
 ),
-top AS (SELECT kind, id, project_id, rank, updated_at FROM hits ORDER BY rank DESC, updated_at DESC, id LIMIT $4)
+best AS (SELECT DISTINCT ON (h.kind, h.id) h.kind, h.id, h.project_id, h.rank, h.updated_at, h.matched_in, h.comment_id FROM hits h
+         ORDER BY h.kind, h.id, h.matched_in = 'content' DESC, h.rank DESC),
+top AS (SELECT kind, id, project_id, rank, updated_at, matched_in, comment_id FROM best ORDER BY rank DESC, updated_at DESC, id LIMIT $4)
 SELECT top.kind, top.id, top.project_id, coalesce(d.title, c.title)::text AS title, top.rank::float4 AS rank,
        ts_headline('simple',
-           translate(left(CASE WHEN top.kind = 'card' THEN c.description
+           translate(left(CASE WHEN top.matched_in = 'comment' THEN cm.content WHEN top.kind = 'card' THEN c.description
                      WHEN d.content_format = 'tiptap_json' THEN d.content_text ELSE d.content END, 20000), E'\uE000\uE001', ''),
            q.tsq, 'MaxFragments=2, MaxWords=24, MinWords=8, StartSel=' || E'\uE000' || ', StopSel=' || E'\uE001')::text AS snippet,
-       d.doc_type, d.status, top.updated_at
+       d.doc_type, d.status, top.updated_at, top.matched_in
 FROM top CROSS JOIN q
 LEFT JOIN documents d ON top.kind = 'document' AND d.id = top.id
 LEFT JOIN cards c ON top.kind = 'card' AND c.id = top.id
+LEFT JOIN comments cm ON cm.id = top.comment_id
 ORDER BY top.rank DESC, top.updated_at DESC, top.id
 `
 
@@ -859,16 +895,19 @@ type SearchWorkspaceRow struct {
 	DocType   *string
 	Status    *string
 	UpdatedAt time.Time
+	MatchedIn string
 }
 
 // SearchWorkspace ranks the workspace's documents (title and content) and the cards of its projects
-// (title and description) against a websearch query, best first, with a highlighted snippet computed
-// for the returned rows only, from their first 20,000 characters. Each side ranks at most @candidates matches, the first its GIN index
-// yields: ranking reads every candidate's row, so a word found in tens of thousands of rows would
-// otherwise cost a read of each (docs/documents.md). Each side is cut to @lim before the two merge.
-// The snippet is raw text: matches are wrapped in the private-use characters U+E000 and U+E001
-// (removed from the text first, so only ts_headline's marks remain), which document.Search turns into
-// <mark></mark> after HTML-escaping the rest.
+// (title and description, and their comments) against a websearch query, best first, with a highlighted
+// snippet computed for the returned rows only, from their first 20,000 characters. Each side ranks at
+// most @candidates matches, the first its GIN index yields: ranking reads every candidate's row, so a
+// word found in tens of thousands of rows would otherwise cost a read of each (docs/documents.md). Each
+// side is cut to @lim before they merge. A card found both by its own text and by a comment is one
+// result, its own text's (matched_in 'content'); found by comments only, it is matched_in 'comment',
+// its snippet the best matching comment's. The snippet is raw text: matches are wrapped in the
+// private-use characters U+E000 and U+E001 (removed from the text first, so only ts_headline's marks
+// remain), which document.Search turns into <mark></mark> after HTML-escaping the rest.
 func (q *Queries) SearchWorkspace(ctx context.Context, arg SearchWorkspaceParams) ([]SearchWorkspaceRow, error) {
 	rows, err := q.db.Query(ctx, searchWorkspace,
 		arg.Query,
@@ -893,6 +932,7 @@ func (q *Queries) SearchWorkspace(ctx context.Context, arg SearchWorkspaceParams
 			&i.DocType,
 			&i.Status,
 			&i.UpdatedAt,
+			&i.MatchedIn,
 		); err != nil {
 			return nil, err
 		}

@@ -272,11 +272,12 @@ type ColumnCardCount struct {
 }
 
 type Comment struct {
-	ID        string
-	CardID    string
-	AuthorID  string
-	Content   string
-	CreatedAt time.Time
+	ID           string
+	CardID       string
+	AuthorID     string
+	Content      string
+	CreatedAt    time.Time
+	SearchVector pgtype.UndecodedBytes
 }
 
 type CustomField struct {
