@@ -30,12 +30,12 @@ const triggers = {
 /** The actions a rule can take, in words, and the parameter each needs. */
 /** @type {[string, string, string][]} */
 const actions = [
-  ['move_card', 'Move the card to a column', 'columnId'],
-  ['set_status', 'Set the card’s status', 'status'],
-  ['set_priority', 'Set the card’s priority', 'priority'],
-  ['assign_user', 'Assign the card to someone', 'userId'],
+  ['move_card', 'Move the card to the column', 'columnId'],
+  ['set_status', 'Set the card’s status to', 'status'],
+  ['set_priority', 'Set the card’s priority to', 'priority'],
+  ['assign_user', 'Assign the card to', 'userId'],
   ['archive_card', 'Archive the card', ''],
-  ['send_webhook', 'Send the event to a webhook', 'webhookId'],
+  ['send_webhook', 'Send the event to the webhook', 'webhookId'],
 ];
 
 /** The keys of the conditions' object, in words. */
