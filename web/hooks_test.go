@@ -52,20 +52,22 @@ func TestBrowserAutomations(t *testing.T) {
 	accessible(t, ctx, "automations")
 
 	clickText(t, ctx, "New rule")
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#new-rule-name`)), chromedp.SendKeys(chromedp.CSS(`#new-rule-name`), "Urgent to done"))
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#new-rule-name`)),
+		chromedp.SendKeys(chromedp.CSS(`#new-rule-name`), "Urgent to done"))
 	choose(t, ctx, "#new-rule-trigger", "task_labeled")
 	choose(t, ctx, "#new-rule-action", "move_card")
 	choose(t, ctx, "#new-rule-param", last)
 	settingsSetValue(t, ctx, "#new-rule-conditions", `{"labelId": `)
-	waitFor(t, ctx, "the syntax error", `document.querySelector('[data-check="conditions"]').textContent.includes("Not valid JSON")
+	check := `document.querySelector('[data-check="conditions"]').textContent`
+	waitFor(t, ctx, "the syntax error", check+`.includes("Not valid JSON")
 		&& document.querySelector("#new-rule-conditions").getAttribute("aria-invalid") === "true"
 		&& [...document.querySelectorAll("button")].find(b => b.textContent.trim() === "Create the rule").disabled`)
 	accessible(t, ctx, "new rule, a syntax error")
+	shot(t, ctx, "automation-new-rule", 1280, 900)
 	settingsSetValue(t, ctx, "#new-rule-conditions", `{"labelId": "0190a3c4-0000-7000-8000-000000000000"}`)
-	waitFor(t, ctx, "the syntax right", `document.querySelector('[data-check="conditions"]').textContent.includes("The syntax is right")`)
+	waitFor(t, ctx, "the syntax right", check+`.includes("The syntax is right")`)
 	clickText(t, ctx, "Create the rule")
-	waitFor(t, ctx, "the API's refusal beside the conditions",
-		`document.querySelector('[data-check="conditions"]').textContent.includes("not a label of this project")`)
+	waitFor(t, ctx, "the API's refusal beside the conditions", check+`.includes("not a label of this project")`)
 	var rules []map[string]any
 	s.call("GET", prj+"/automations", a.Token, nil, &rules)
 	require.Empty(t, rules)
@@ -74,9 +76,11 @@ func TestBrowserAutomations(t *testing.T) {
 	choose(t, ctx, ".add-condition label:first-child select", "labelId")
 	choose(t, ctx, ".add-condition label:nth-child(2) select", label.ID)
 	clickText(t, ctx, "Add the condition")
-	waitFor(t, ctx, "the condition written", `document.querySelector("#new-rule-conditions").value.includes(`+jsString(label.ID)+`)`)
+	waitFor(t, ctx, "the condition written",
+		`document.querySelector("#new-rule-conditions").value.includes(`+jsString(label.ID)+`)`)
 	clickText(t, ctx, "Create the rule")
-	waitFor(t, ctx, "the rule listed", `!!document.querySelector("[data-rule-id]") && !document.querySelector("#new-rule-name")`)
+	waitFor(t, ctx, "the rule listed",
+		`!!document.querySelector("[data-rule-id]") && !document.querySelector("#new-rule-name")`)
 	require.Contains(t, text(t, ctx, ".rule-words"), "a label is put on a card")
 	require.Contains(t, text(t, ctx, ".rule-words"), "Urgent")
 	accessible(t, ctx, "automations with a rule")
@@ -113,6 +117,7 @@ func TestBrowserAutomations(t *testing.T) {
 	require.Contains(t, row, "Matched and acted")
 	require.True(t, eval[bool](t, ctx, `!!document.querySelector('tr[data-trace-result="applied"] time[datetime]')`))
 	accessible(t, ctx, "automation rule")
+	shot(t, ctx, "automation-rule", 1280, 800)
 
 	clickText(t, ctx, "Edit the rule")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#edit-rule-name`)))
@@ -131,11 +136,13 @@ func TestBrowserAutomations(t *testing.T) {
 	signIn(t, bctx, s, b)
 	do(t, bctx, chromedp.Navigate(s.url+board+"/automations"))
 	waitFor(t, bctx, "the rules, read only", `!!document.querySelector("[data-rule-id]")`)
-	require.True(t, eval[bool](t, bctx, `![...document.querySelectorAll("main button")].some(b => /New rule|Turn|Delete|Edit/.test(b.textContent))`))
+	noControl := `![...document.querySelectorAll("main button")].some(b =>
+		/New rule|Turn|Delete|Edit/.test(b.textContent))`
+	require.True(t, eval[bool](t, bctx, noControl))
 	accessible(t, bctx, "automations, read only")
 	do(t, bctx, chromedp.Navigate(s.url+board+"/automations/"+rule.ID))
 	waitFor(t, bctx, "the trace, read only", `!!document.querySelector('tr[data-trace-result="applied"]')`)
-	require.True(t, eval[bool](t, bctx, `![...document.querySelectorAll("main button")].some(b => /Turn|Delete|Edit/.test(b.textContent))`))
+	require.True(t, eval[bool](t, bctx, noControl))
 
 	clickText(t, ctx, "Delete Urgent cards to done")
 	confirm(t, ctx, "delete rule dialog")
@@ -210,12 +217,14 @@ func TestBrowserWebhooks(t *testing.T) {
 
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#new-hook-url`), rcv.srv.URL+"/hook"),
 		chromedp.SendKeys(chromedp.CSS(`#new-hook-description`), "Test receiver"),
-		chromedp.Click(chromedp.CSS(`#new-hook-event-card_created`)), chromedp.Click(chromedp.CSS(`#new-hook-event-card_moved`)))
+		chromedp.Click(chromedp.CSS(`#new-hook-event-card_created`)),
+		chromedp.Click(chromedp.CSS(`#new-hook-event-card_moved`)))
 	clickText(t, ctx, "Create the webhook")
 	waitFor(t, ctx, "the secret", `document.querySelector("code.secret")?.dataset.secret?.startsWith("whsec_")`)
 	secret := eval[string](t, ctx, `document.querySelector("code.secret").dataset.secret`)
 	require.Contains(t, text(t, ctx, "pre.code"), `h.Get("webhook-signature")`)
 	accessible(t, ctx, "webhook secret")
+	shot(t, ctx, "webhook-secret", 1280, 800)
 	var hooks []struct {
 		ID, URL, Description string
 		Events               []string
@@ -236,9 +245,11 @@ func TestBrowserWebhooks(t *testing.T) {
 	clickText(t, ctx, "Edit the webhook")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#edit-hook-event-comment_added`)))
 	accessible(t, ctx, "edit webhook")
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#edit-hook-event-card_created`)), chromedp.Click(chromedp.CSS(`#edit-hook-event-comment_added`)))
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#edit-hook-event-card_created`)),
+		chromedp.Click(chromedp.CSS(`#edit-hook-event-comment_added`)))
 	clickText(t, ctx, "Save the webhook")
-	waitFor(t, ctx, "the events saved", `document.querySelector("[data-events]")?.textContent === "Card moved, Comment added"`)
+	waitFor(t, ctx, "the events saved",
+		`document.querySelector("[data-events]")?.textContent === "Card moved, Comment added"`)
 	var got struct {
 		Events  []string
 		Enabled bool
@@ -261,6 +272,7 @@ func TestBrowserWebhooks(t *testing.T) {
 	require.EqualValues(t, 1, rcv.hits.Load())
 	require.True(t, rcv.signedWith(secret), "the ping is signed with the secret shown")
 	accessible(t, ctx, "webhook deliveries")
+	shot(t, ctx, "webhook-deliveries", 1280, 900)
 
 	clickText(t, ctx, "Redeliver")
 	require.Eventually(t, func() bool { return rcv.hits.Load() == 2 }, 30*time.Second, 50*time.Millisecond)
