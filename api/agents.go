@@ -140,6 +140,11 @@ func (s agentOps) registerAgents() {
 			"Its missions are deleted with it; the cards and comments it wrote keep their author."},
 		admin, s.deleteAgent)
 
+	register(s.Server, huma.Operation{OperationID: "agents-tools", Method: http.MethodGet,
+		Path: pathWorkspace + "/agent-tools", Summary: "List the tools an agent may be given", Tags: tags,
+		Description: "The tool catalog, in order: each tool's name (the values of an agent's `tools`) and what it does."},
+		read, s.listAgentTools)
+
 	register(s.Server, huma.Operation{OperationID: "skills-create", Method: http.MethodPost,
 		Path: pathWorkspace + "/skills", Summary: "Create a skill", Tags: tags, DefaultStatus: http.StatusCreated,
 		Errors: []int{http.StatusConflict}, Description: "Workspace admins. A skill's instructions are added to the system " +
@@ -256,6 +261,20 @@ func (s agentOps) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Outpu
 
 func (s agentOps) deleteAgent(ctx context.Context, in *AgentPath) (*OKOutput, error) {
 	return done(s.missions.DeleteAgent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID))
+}
+
+// ToolCatalogOut is a tool of the catalog an agent's tools are chosen from.
+type ToolCatalogOut struct {
+	Name        string `json:"name" doc:"The name an agent's tools list"`
+	Description string `json:"description" doc:"What the tool does, as the model is told"`
+}
+
+func (s agentOps) listAgentTools(_ context.Context, _ *WorkspacePath) (*Output[[]ToolCatalogOut], error) {
+	out := []ToolCatalogOut{}
+	for _, t := range agenttool.Catalog() {
+		out = append(out, ToolCatalogOut{Name: t.Name, Description: t.Description})
+	}
+	return &Output[[]ToolCatalogOut]{Body: out}, nil
 }
 
 // CreateSkillInput is the request of skills-create.

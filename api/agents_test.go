@@ -94,6 +94,26 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	requireStatus(t, e.do("GET", ws+"/agents/not-a-uuid", owner.Token, nil), http.StatusNotFound)
 }
 
+// The tool catalog: every tool an agent may be given, in order, each with what it does; members read it.
+func TestAgentToolCatalog(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, _, _ := e.team()
+	r := e.do("GET", wsOf(owner)+"/agent-tools", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	tools := decode[[]ToolCatalogOut](t, r)
+	names := []string{}
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+		require.NotEmpty(t, tool.Description, tool.Name)
+	}
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
+		"propose_pilotage_action"}, names)
+	outsider := e.register("outsider@example.com")
+	r = e.do("GET", wsOf(owner)+"/agent-tools", outsider.Token, nil)
+	require.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, r.Code)
+}
+
 func TestAgentValidation(t *testing.T) {
 	t.Parallel()
 	e := setup(t)

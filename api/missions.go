@@ -116,6 +116,11 @@ func (s agentOps) registerMissions() {
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "List an agent's missions, newest first", Tags: tags},
 		read, s.listMissions)
 
+	register(s.Server, huma.Operation{OperationID: "missions-list-workspace", Method: http.MethodGet,
+		Path: pathWorkspace + "/missions", Summary: "List the workspace's missions, newest first", Tags: tags,
+		Description: "Every agent's missions, narrowed by the filters given (`status`, `agentId`, `cardId`, together)."},
+		read, s.listWorkspaceMissions)
+
 	register(s.Server, huma.Operation{OperationID: "missions-get", Method: http.MethodGet,
 		Path: pathWorkspace + "/missions/{missionId}", Summary: "Get a mission's details and progress", Tags: tags},
 		read, s.getMission)
@@ -218,6 +223,25 @@ type ListMissionsInput struct {
 
 func (s agentOps) listMissions(ctx context.Context, in *ListMissionsInput) (*PageOutput[MissionOut], error) {
 	return pageOf(ctx, missionOut)(s.missions.AgentMissions(ctx, accessFrom(ctx).WorkspaceID, in.AgentID, in.page()))
+}
+
+// ListWorkspaceMissionsInput is the request of missions-list-workspace.
+type ListWorkspaceMissionsInput struct {
+	WorkspacePath
+	Status  string `query:"status" enum:"queued,running,awaiting_approval,completed,failed" doc:"Only missions in this status"`
+	AgentID string `query:"agentId" doc:"Only this agent's missions"`
+	CardID  string `query:"cardId" doc:"Only the missions on this card"`
+	PageQuery
+}
+
+func (s agentOps) listWorkspaceMissions(ctx context.Context,
+	in *ListWorkspaceMissionsInput) (*PageOutput[MissionOut], error) {
+	if (in.AgentID != "" && !isUUID(in.AgentID)) || (in.CardID != "" && !isUUID(in.CardID)) {
+		return &PageOutput[MissionOut]{Body: []MissionOut{}}, nil // names nothing
+	}
+	return pageOf(ctx, missionOut)(s.missions.WorkspaceMissions(ctx, mission.MissionFilter{
+		WorkspaceID: accessFrom(ctx).WorkspaceID, Status: in.Status, AgentID: in.AgentID, CardID: in.CardID,
+		Page: in.page()}))
 }
 
 func (s agentOps) getMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {

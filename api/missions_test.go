@@ -490,3 +490,46 @@ func TestMissionCancelStopsRunningJob(t *testing.T) {
 	evs := e.fixtures().EventsButTokens(t, id)
 	require.Equal(t, "done:failed", evs[len(evs)-1])
 }
+
+// The workspace's missions: every agent's, newest first, narrowed by status, agent and card; a member
+// reads them, an outsider is refused, and an id that is no uuid names nothing.
+func TestWorkspaceMissionsList(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, prj, cols := e.team()
+	outsider := e.register("outsider@example.com")
+	a := e.agent(owner, "first", nil)
+	b := e.agent(owner, "second", nil)
+	card := e.missionCard(owner, prj, cols[0])
+	other := e.missionCard(owner, prj, cols[0])
+	first := e.startMission(owner, a.ID, card.ID)
+	second := e.startMission(owner, b.ID, card.ID)
+	third := e.startMission(owner, a.ID, other.ID)
+	requireStatus(t, e.do("POST", wsOf(owner)+"/missions/"+second.ID+"/cancel", owner.Token, nil), http.StatusOK)
+
+	list := func(query string) []string {
+		t.Helper()
+		r := e.do("GET", wsOf(owner)+"/missions"+query, member.Token, nil)
+		requireStatus(t, r, http.StatusOK)
+		out := []string{}
+		for _, m := range decode[[]MissionOut](t, r) {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	require.Equal(t, []string{third.ID, second.ID, first.ID}, list(""))
+	require.Equal(t, []string{second.ID}, list("?status=failed"))
+	require.Equal(t, []string{third.ID, first.ID}, list("?agentId="+a.ID))
+	require.Equal(t, []string{second.ID, first.ID}, list("?cardId="+card.ID))
+	require.Equal(t, []string{first.ID}, list("?status=queued&agentId="+a.ID+"&cardId="+card.ID))
+	require.Empty(t, list("?agentId=nope"))
+
+	r := e.do("GET", wsOf(owner)+"/missions?limit=2", owner.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, decode[[]MissionOut](t, r), 2)
+	require.Contains(t, r.Header.Get("Link"), `rel="next"`)
+
+	requireStatus(t, e.do("GET", wsOf(owner)+"/missions?status=paused", owner.Token, nil), http.StatusBadRequest)
+	r = e.do("GET", wsOf(owner)+"/missions", outsider.Token, nil)
+	require.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, r.Code)
+}

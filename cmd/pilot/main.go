@@ -320,7 +320,7 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		IdleTimeout:       120 * time.Second,
 	}
 	// Listen before saying so: "api listening" means a connection is accepted from then on.
-	ln, err := net.Listen("tcp", srv.Addr)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", srv.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

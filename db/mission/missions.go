@@ -170,6 +170,31 @@ func (e *Engine) AgentMissions(ctx context.Context, workspaceID, agentID string,
 		func(m db.AgentMission) any { return db.TimeKey{At: m.CreatedAt, ID: m.ID} }), nil
 }
 
+// MissionFilter selects a workspace's missions: the filters that are not empty (a status, an agent,
+// a card) narrow the list.
+type MissionFilter struct {
+	WorkspaceID             string
+	Status, AgentID, CardID string
+	Page                    db.Page
+}
+
+// WorkspaceMissions is one page of a workspace's missions, newest first, narrowed by f.
+func (e *Engine) WorkspaceMissions(ctx context.Context, f MissionFilter) (db.Paged[db.AgentMission], error) {
+	k, err := f.Page.AfterTime("missions", true)
+	if err != nil {
+		return db.Paged[db.AgentMission]{}, err
+	}
+	rows, err := e.core.Q.MissionListByWorkspace(ctx, dbsqlc.MissionListByWorkspaceParams{WorkspaceID: f.WorkspaceID,
+		Status: dbcore.Optional(f.Status), AgentID: dbcore.Optional(f.AgentID), CardID: dbcore.Optional(f.CardID),
+		BeforeAt: k.At, BeforeID: k.ID, Lim: f.Page.Fetch()})
+	if err != nil {
+		return db.Paged[db.AgentMission]{}, dbcore.Wrap(err, "list missions")
+	}
+	return db.PageOf(f.Page, "missions", dbcore.MapRows(rows,
+		func(r dbsqlc.AgentMission) db.AgentMission { return db.AgentMission(r) }),
+		func(m db.AgentMission) any { return db.TimeKey{At: m.CreatedAt, ID: m.ID} }), nil
+}
+
 // MissionProposals lists the proposals of a mission of the workspace.
 func (e *Engine) MissionProposals(ctx context.Context, workspaceID, missionID string) ([]db.AgentProposal, error) {
 	if _, err := e.Mission(ctx, workspaceID, missionID); err != nil {

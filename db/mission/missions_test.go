@@ -175,6 +175,62 @@ func TestAgentMissionsNewestFirst(t *testing.T) {
 	require.Empty(t, list.Next)
 }
 
+// A workspace's missions are listed newest first, narrowed by status, agent and card together, paged;
+// another workspace sees none of them.
+func TestWorkspaceMissionsFiltered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	a := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("first")})
+	b := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("second")})
+	other := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Other")})
+	first := e.cardMission(t, a)
+	second := e.cardMission(t, b)
+	third, err := e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID,
+		ActorID: e.team.Owner.User.ID, ProjectID: &e.team.Project.ID, CardID: &other.ID,
+		Source: mission.MissionSourceAgent, Objective: "Another card"})
+	require.NoError(t, err)
+	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: second.ID, ActorID: e.team.Owner.User.ID})
+	require.NoError(t, err)
+
+	ids := func(f mission.MissionFilter) []string {
+		t.Helper()
+		f.WorkspaceID = e.ws()
+		if f.Page.Limit == 0 {
+			f.Page.Limit = 10
+		}
+		list, err := e.engine.WorkspaceMissions(ctx, f)
+		require.NoError(t, err)
+		out := []string{}
+		for _, m := range list.Items {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	require.Equal(t, []string{third.ID, second.ID, first.ID}, ids(mission.MissionFilter{}))
+	require.Equal(t, []string{second.ID}, ids(mission.MissionFilter{Status: string(db.MissionFailed)}))
+	require.Equal(t, []string{third.ID, first.ID}, ids(mission.MissionFilter{Status: string(db.MissionQueued)}))
+	require.Equal(t, []string{third.ID, first.ID}, ids(mission.MissionFilter{AgentID: a.ID}))
+	require.Equal(t, []string{second.ID, first.ID}, ids(mission.MissionFilter{CardID: e.card.ID}))
+	require.Equal(t, []string{first.ID}, ids(mission.MissionFilter{AgentID: a.ID, CardID: e.card.ID}))
+	require.Empty(t, ids(mission.MissionFilter{AgentID: b.ID, Status: string(db.MissionQueued)}))
+
+	page, err := e.engine.WorkspaceMissions(ctx, mission.MissionFilter{WorkspaceID: e.ws(), Page: db.Page{Limit: 2}})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 2)
+	require.NotEmpty(t, page.Next)
+	page, err = e.engine.WorkspaceMissions(ctx, mission.MissionFilter{WorkspaceID: e.ws(),
+		Page: db.Page{Limit: 2, Cursor: page.Next}})
+	require.NoError(t, err)
+	require.Equal(t, first.ID, page.Items[0].ID)
+	require.Empty(t, page.Next)
+
+	elsewhere, err := e.engine.WorkspaceMissions(ctx, mission.MissionFilter{WorkspaceID: e.team.Member.Workspace.ID,
+		Page: db.Page{Limit: 10}})
+	require.NoError(t, err)
+	require.Empty(t, elsewhere.Items)
+}
+
 // The default agent is the workspace's first; a workspace without one is refused as invalid.
 func TestDefaultAgent(t *testing.T) {
 	t.Parallel()

@@ -25,6 +25,18 @@ SELECT * FROM agent_missions
 WHERE agent_id = @agent_id AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
 ORDER BY created_at DESC, id DESC LIMIT @lim;
 
+-- name: MissionListByWorkspace :many
+-- MissionListByWorkspace is one page of a workspace's missions, newest first, filtered by the arguments
+-- that are not null (status, agent, card): those before the keyset (created_at, id) of the previous
+-- page's last (docs/pagination.md).
+SELECT * FROM agent_missions
+WHERE workspace_id = @workspace_id
+  AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
+  AND (sqlc.narg('agent_id')::uuid IS NULL OR agent_id = sqlc.narg('agent_id'))
+  AND (sqlc.narg('card_id')::uuid IS NULL OR card_id = sqlc.narg('card_id'))
+  AND (created_at, id) < (@before_at::timestamptz, @before_id::uuid)
+ORDER BY created_at DESC, id DESC LIMIT @lim;
+
 -- name: MissionStart :one
 -- MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
 UPDATE agent_missions SET status = 'running', started_at = now()

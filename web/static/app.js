@@ -11,6 +11,7 @@ import { Board } from './board.js';
 import { ProjectSettings } from './projectsettings.js';
 import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents, Pilotage } from './more.js';
+import { Agents, AgentPage, Missions } from './agents.js';
 import { Settings } from './settings.js';
 
 /** The drafts' screens, loaded when one first opens. */
@@ -35,6 +36,9 @@ const workspaceRoutes = [
   ['/w/:org/:ws/search', (p, q) => html`<${Search} ...${p} q=${q.get('q') || ''} />`],
   ['/w/:org/:ws/docs', (p, q) => html`<${Documents} ...${p} doc=${q.get('doc') || ''} />`],
   ['/w/:org/:ws/pilotage', (p) => html`<${Pilotage} ...${p} />`],
+  ['/w/:org/:ws/agents', (p) => html`<${Agents} ...${p} />`],
+  ['/w/:org/:ws/agents/:agent', (p) => html`<${AgentPage} ...${p} />`],
+  ['/w/:org/:ws/missions', (p, q) => html`<${Missions} ...${p} status=${q.get('status') || ''} agent=${q.get('agent') || ''} card=${q.get('card') || ''} />`],
   ['/w/:org/:ws/drafts', (p) => html`<${Lazy} load=${drafts} name="Drafts" props=${p} />`],
   ['/w/:org/:ws/drafts/new', (p) => html`<${Lazy} load=${drafts} name="NewDraft" props=${p} />`],
   ['/w/:org/:ws/drafts/:draft', (p) => html`<${Lazy} load=${drafts} name="DraftPage" props=${p} />`],

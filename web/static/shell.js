@@ -48,6 +48,7 @@ export function Shell({ org, ws, children }) {
       </form>`}
       <nav aria-label="Main">
         ${base && html`<a href=${base}>Projects</a>
+        <a href=${base + '/agents'}>Agents</a>
         <a href=${base + '/my-work'}>My work</a>
         <a href=${base + '/proposals'}>Proposals</a>
         <a href=${base + '/docs'}>Documents</a>

@@ -538,6 +538,79 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 	return items, nil
 }
 
+const missionListByWorkspace = `-- name: MissionListByWorkspace :many
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions
+WHERE workspace_id = $1
+  AND ($2::text IS NULL OR status = $2)
+  AND ($3::uuid IS NULL OR agent_id = $3)
+  AND ($4::uuid IS NULL OR card_id = $4)
+  AND (created_at, id) < ($5::timestamptz, $6::uuid)
+ORDER BY created_at DESC, id DESC LIMIT $7
+`
+
+type MissionListByWorkspaceParams struct {
+	WorkspaceID string
+	Status      *string
+	AgentID     *string
+	CardID      *string
+	BeforeAt    time.Time
+	BeforeID    string
+	Lim         int32
+}
+
+// MissionListByWorkspace is one page of a workspace's missions, newest first, filtered by the arguments
+// that are not null (status, agent, card): those before the keyset (created_at, id) of the previous
+// page's last (docs/pagination.md).
+func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByWorkspaceParams) ([]AgentMission, error) {
+	rows, err := q.db.Query(ctx, missionListByWorkspace,
+		arg.WorkspaceID,
+		arg.Status,
+		arg.AgentID,
+		arg.CardID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentMission{}
+	for rows.Next() {
+		var i AgentMission
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.AgentID,
+			&i.ProjectID,
+			&i.CardID,
+			&i.Source,
+			&i.Objective,
+			&i.Status,
+			&i.MaxSteps,
+			&i.Steps,
+			&i.Actions,
+			&i.JobID,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.FinishedAt,
+			&i.CancelledAt,
+			&i.Error,
+			&i.ClaimedBy,
+			&i.ClaimExpiresAt,
+			&i.ClaimSeq,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
 SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
