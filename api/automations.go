@@ -117,7 +117,7 @@ type CreateRuleInput struct {
 // CreateRuleInputBody is the body of a CreateRuleInput request.
 type CreateRuleInputBody struct {
 	Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-	Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board,task_labeled"`
 	Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
 	Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
 	Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
@@ -151,7 +151,7 @@ type UpdateRuleInput struct {
 // UpdateRuleInputBody is the body of a UpdateRuleInput request.
 type UpdateRuleInputBody struct {
 	Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
-	Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board"`
+	Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board,task_labeled"`
 	Action     json.RawMessage `json:"action,omitempty"`
 	Conditions json.RawMessage `json:"conditions,omitempty"`
 	Enabled    *bool           `json:"enabled,omitempty"`

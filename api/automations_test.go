@@ -161,3 +161,26 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 	require.Equal(t, "applied", results[low])
 	require.Equal(t, "skipped", results[mid])
 }
+
+// TestAutomationTaskLabeledThroughWorker: a task_labeled rule with a labelId condition moves a card when
+// that label is put on it through the API.
+func TestAutomationTaskLabeledThroughWorker(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.startWorker()
+	owner, _, prj, cols := e.team()
+	r := e.do("POST", prj+"/labels", owner.Token, map[string]any{"name": "Urgent", "color": "#d73a4a"})
+	requireStatus(t, r, http.StatusCreated)
+	label := decode[LabelOut](t, r).ID
+	done := cols[len(cols)-1]
+	rule := e.rule(owner, prj, map[string]any{"name": "urgent", "trigger": "task_labeled",
+		"conditions": map[string]any{"labelId": label}, "action": map[string]any{"type": "move_card", "columnId": done}})
+	id := e.card(owner, prj, cols[0], "fix").ID
+	requireStatus(t, e.do("POST", prj+"/cards/"+id+"/labels/"+label, owner.Token, nil), http.StatusOK)
+	e.settle()
+	require.Equal(t, done, e.getCard(owner, prj, id).ColumnID)
+	tr := e.traces(owner, prj, rule)
+	require.Len(t, tr, 1)
+	require.Equal(t, "applied", tr[0].Result)
+	require.Equal(t, "task_labeled", tr[0].Trigger)
+}

@@ -31,6 +31,7 @@ const (
 	TriggerTaskStatusChanged = dbcore.TriggerTaskStatusChanged
 	TriggerTaskAssigned      = dbcore.TriggerTaskAssigned
 	TriggerTaskAddedToBoard  = dbcore.TriggerTaskAddedToBoard
+	TriggerTaskLabeled       = dbcore.TriggerTaskLabeled
 )
 
 // ActivityTypes lists every activity type recorded: the event feed's event names, and what webhooks

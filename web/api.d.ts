@@ -4004,7 +4004,7 @@ export interface components {
             enabled?: boolean;
             name: string;
             /** @enum {string} */
-            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board";
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
         };
         CreateScopeInputBody: {
             description?: string;
@@ -5588,7 +5588,7 @@ export interface components {
             enabled?: boolean;
             name?: string;
             /** @enum {string} */
-            trigger?: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board";
+            trigger?: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
         };
         UpdateScopeInputBody: {
             description?: string | null;

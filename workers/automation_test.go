@@ -125,6 +125,46 @@ func TestAutomationTriggersAndActions(t *testing.T) {
 	require.Equal(t, done, b.getCard(t, tm, list).ColumnID)
 }
 
+// TestAutomationTaskLabeled: putting a label on a card fires task_labeled, whose labelId condition holds
+// for the label; taking a label off fires nothing.
+func TestAutomationTaskLabeled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	tm := testfactory.NewTeam(t, b.Engines)
+	urgent, err := b.Board.CreateLabel(ctx, tm.Project.ID, "urgent", "#d32f2f")
+	require.NoError(t, err)
+	other, err := b.Board.CreateLabel(ctx, tm.Project.ID, "other", "#1976d2")
+	require.NoError(t, err)
+	doing := tm.Project.Columns[1]
+	rule := b.rule(t, tm, "urgent first", db.TriggerTaskLabeled, map[string]any{"labelId": urgent.ID},
+		map[string]any{"type": "move_card", "columnId": doing})
+	id := testfactory.Card(t, b.Engines, tm.Project, &testfactory.CardOpts{Title: testfactory.Ptr("fix"),
+		Column: testfactory.Ptr(0)}).ID
+	edit := db.CardEdit{ProjectID: tm.Project.ID, CardID: id, ActorID: tm.Owner.User.ID}
+	_, err = b.Board.AddCardLabel(ctx, edit, other.ID)
+	require.NoError(t, err)
+	b.settle(t)
+	require.NotEqual(t, doing, b.getCard(t, tm, id).ColumnID, "another label does not match the condition")
+	tr := b.traces(t, rule)
+	require.Len(t, tr, 1)
+	require.Equal(t, "skipped", tr[0].Result)
+
+	_, err = b.Board.RemoveCardLabel(ctx, edit, other.ID)
+	require.NoError(t, err)
+	b.settle(t)
+	require.Len(t, b.traces(t, rule), 1, "taking a label off fires nothing")
+
+	_, err = b.Board.AddCardLabel(ctx, edit, urgent.ID)
+	require.NoError(t, err)
+	b.settle(t)
+	require.Equal(t, doing, b.getCard(t, tm, id).ColumnID)
+	tr = b.traces(t, rule)
+	require.Len(t, tr, 2)
+	require.Equal(t, "applied", tr[0].Result)
+	require.Equal(t, db.TriggerTaskLabeled, tr[0].Trigger)
+}
+
 func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -39,13 +39,24 @@ func lockCard(ctx context.Context, q *dbsqlc.Queries, projectID, cardID string) 
 // checklist_complete automation trigger.
 func (b *Engine) cardPartChanged(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID,
 	part string, checklistComplete ...bool) error {
+	var extra map[string]any
+	if len(checklistComplete) > 0 && checklistComplete[0] {
+		extra = map[string]any{"checklistComplete": true}
+	}
+	return b.cardPartChangedMeta(ctx, tx, q, card, actorID, part, extra)
+}
+
+// cardPartChangedMeta is cardPartChanged with more keys in the activity's meta: labelAdded (the label
+// put on the card) fires the task_labeled automation trigger.
+func (b *Engine) cardPartChangedMeta(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, card dbsqlc.Card, actorID,
+	part string, extra map[string]any) error {
 	if err := q.CardBumpUpdatedAt(ctx, card.ID); err != nil {
 		return fmt.Errorf("touch card: %w", err)
 	}
 	act := db.Activity{ProjectID: card.ProjectID, CardID: card.ID, ActorID: actorID, Type: db.ActivityCardUpdated,
 		Meta: map[string]any{"fields": []string{part}, "title": card.Title}}
-	if len(checklistComplete) > 0 && checklistComplete[0] {
-		act.Meta["checklistComplete"] = true
+	for k, v := range extra {
+		act.Meta[k] = v
 	}
 	if card.AssigneeID != nil {
 		act.Recipients = []string{*card.AssigneeID}

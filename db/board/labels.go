@@ -89,7 +89,11 @@ func (b *Engine) changeCardLabel(ctx context.Context, projectID, cardID, labelID
 			return fmt.Errorf("change card label: %w", err)
 		}
 		if n > 0 {
-			if err := b.cardPartChanged(ctx, tx, q, card, actorID, cardPartLabels); err != nil {
+			var extra map[string]any
+			if add { // a label put on a card fires task_labeled
+				extra = map[string]any{"labelAdded": labelID}
+			}
+			if err := b.cardPartChangedMeta(ctx, tx, q, card, actorID, cardPartLabels, extra); err != nil {
 				return err
 			}
 		}

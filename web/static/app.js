@@ -20,6 +20,9 @@ const drafts = () => import('./drafts.js');
 const pipelines = () => import('./pipelines.js');
 /** The pilotage cockpit's screens, loaded when one first opens. */
 const cockpit = () => import('./cockpit.js');
+/** Automations and webhooks, loaded when one of their screens first opens. */
+const automations = () => import('./automations.js');
+const webhooks = () => import('./webhooks.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -53,6 +56,10 @@ const workspaceRoutes = [
   ['/w/:org/:ws/settings/organization', (p) => html`<${OrganizationSettings} ...${p} />`],
   ['/w/:org/:ws/settings/workspace', (p) => html`<${WorkspaceSettings} ...${p} />`],
   ['/w/:org/:ws/p/:project/members', (p) => html`<${ProjectMembers} ...${p} />`],
+  ['/w/:org/:ws/p/:project/automations', (p) => html`<${Lazy} load=${automations} name="Automations" props=${p} />`],
+  ['/w/:org/:ws/p/:project/automations/:rule', (p) => html`<${Lazy} load=${automations} name="AutomationRule" props=${p} />`],
+  ['/w/:org/:ws/webhooks', (p) => html`<${Lazy} load=${webhooks} name="Webhooks" props=${p} />`],
+  ['/w/:org/:ws/webhooks/:webhook', (p) => html`<${Lazy} load=${webhooks} name="WebhookPage" props=${p} />`],
   ...viewRoutes,
 ];
 

@@ -178,6 +178,7 @@ export function Board({ org, ws, project, card }) {
       <h1>${proj.name}</h1>
       <a class="project-members-link" href=${base + '/members'}>Project members</a>
       <a class="settings-link" href=${base + '/settings'}>Project settings</a>
+      <a class="automations-link" href=${base + '/automations'}>Automations</a>
       <${ViewSwitcher} org=${org} ws=${ws} project=${project} current="board" />
       <form class="filters" aria-label="Filter cards" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <label>Label <select value=${filter.label} onChange=${(/** @type {any} */ e) => setFilter({ ...filter, label: e.currentTarget.value })}>

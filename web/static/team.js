@@ -382,6 +382,10 @@ export function WorkspaceSettings({ org, ws }) {
           </form>`
         : html`<p>Only its admins can change its settings.</p>`}
       </section>
+      ${admin && html`<section class="panel" aria-labelledby="ws-hooks-h">
+        <h2 id="ws-hooks-h">Webhooks</h2>
+        <p>Send the workspace's events to other services. <a href=${`/w/${org}/${ws}/webhooks`}>Manage the webhooks</a></p>
+      </section>`}
       ${orgAdmin && html`<section class="panel" aria-labelledby="ws-new-h">
         <h2 id="ws-new-h">Another workspace</h2>
         <p>Create a workspace in ${o?.name}: you become its admin.</p>

@@ -195,11 +195,12 @@ const (
 	TriggerTaskStatusChanged = "task_status_changed"
 	TriggerTaskAssigned      = "task_assigned"
 	TriggerTaskAddedToBoard  = "task_added_to_board"
+	TriggerTaskLabeled       = "task_labeled"
 )
 
 // Triggers lists every trigger.
 var Triggers = []string{TriggerTaskMoved, TriggerTaskCreated, TriggerChecklistComplete, TriggerDueDateReached,
-	TriggerTaskStatusChanged, TriggerTaskAssigned, TriggerTaskAddedToBoard}
+	TriggerTaskStatusChanged, TriggerTaskAssigned, TriggerTaskAddedToBoard, TriggerTaskLabeled}
 
 // TriggersFor maps an activity to the automation triggers it fires.
 func TriggersFor(a Activity) []string {
@@ -226,6 +227,9 @@ func TriggersFor(a Activity) []string {
 		}
 		if done, _ := a.Meta["checklistComplete"].(bool); done {
 			t = append(t, TriggerChecklistComplete)
+		}
+		if added, _ := a.Meta["labelAdded"].(string); added != "" {
+			t = append(t, TriggerTaskLabeled)
 		}
 		return t
 	}
