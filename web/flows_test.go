@@ -215,12 +215,12 @@ func TestBrowserDocumentsAndSearch(t *testing.T) {
 	require.Zero(t, eval[int](t, ctx, `document.querySelectorAll(".document .markdown b, .document .markdown a").length`),
 		"HTML stays text and a javascript: link is no link")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button.secondary`)))
-	waitFor(t, ctx, "pending review", `document.querySelector(".document .status")?.textContent === "pending review"`)
+	waitFor(t, ctx, "pending review", `document.querySelector(".document .status")?.textContent === "Pending review"`)
 	// Alone in the workspace, its only owner approves their own document (Edit is hidden while pending).
 	require.Zero(t, eval[int](t, ctx,
 		`[...document.querySelectorAll(".document button")].filter(b => b.textContent === "Edit").length`))
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button:not(.secondary)`)))
-	waitFor(t, ctx, "approved", `document.querySelector(".document .status")?.textContent === "approved"`)
+	waitFor(t, ctx, "approved", `document.querySelector(".document .status")?.textContent === "Approved"`)
 	shot(t, ctx, "documents", 1440, 900)
 	accessible(t, ctx, "documents")
 

@@ -122,7 +122,7 @@ func TestBrowserDocumentReviewRules(t *testing.T) {
 	waitFor(t, ctx, "the form ready for the next", `document.querySelector("#doc-title").value === ""`)
 	require.True(t, eval[bool](t, ctx, roughButton("Edit")))
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.document .actions button.secondary`)))
-	waitFor(t, ctx, "pending review", `document.querySelector(".document .status")?.textContent === "pending review"`)
+	waitFor(t, ctx, "pending review", `document.querySelector(".document .status")?.textContent === "Pending review"`)
 	waitFor(t, ctx, "the review note",
 		`document.querySelector(".document")?.textContent.includes("Pending review: editing reopens after the review.")`)
 	require.False(t, eval[bool](t, ctx, roughButton("Edit")), "no Edit while pending")
@@ -144,7 +144,7 @@ func TestBrowserDocumentReviewRules(t *testing.T) {
 	waitFor(t, ctx2, "the Approve button", roughButton("Approve"))
 	accessible(t, ctx2, "document pending, a reviewer")
 	do(t, ctx2, chromedp.Click(chromedp.CSS(`.document .actions button:not(.secondary)`)))
-	waitFor(t, ctx2, "approved", `document.querySelector(".document .status")?.textContent === "approved"`)
+	waitFor(t, ctx2, "approved", `document.querySelector(".document .status")?.textContent === "Approved"`)
 	waitFor(t, ctx2, "Edit again", roughButton("Edit"))
 }
 

@@ -1,7 +1,8 @@
 // @ts-check
 // A card's detail: its fields, description (markdown), checklist, labels, custom field values, relations,
 // comments, attachments, linked documents, its history, starting an agent's mission on it, and deleting it.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues, ConfirmButton, humanize } from './ui.js';
+import { session } from './session.js';
 import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
 import { Icon } from './icons.js';
 import * as api from './api.js';
@@ -127,7 +128,9 @@ function Checklist({ card, params, onChange }) {
   return html`<section aria-labelledby="checklist-title"><h3 id="checklist-title">Checklist ${items.length > 0 && html`<span class="muted">${done}/${items.length}</span>`}</h3>
     ${items.length > 0 && html`<progress max=${items.length} value=${done} aria-label="Checklist progress"></progress>`}
     <ul class="checklist">${items.map((i) => html`<li><label><input type="checkbox" checked=${i.done} disabled=${busy}
-      onChange=${() => run(async () => onChange(await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/checklist/{itemId}', { ...params, itemId: i._id }, { done: !i.done })))} /> ${i.title}</label></li>`)}</ul>
+      onChange=${() => run(async () => onChange(await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/checklist/{itemId}', { ...params, itemId: i._id }, { done: !i.done })))} /> ${i.title}</label>
+      <button type="button" class="link remove-item" aria-label=${'Remove ' + i.title} disabled=${busy}
+        onClick=${() => run(async () => onChange(await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/checklist/{itemId}', { ...params, itemId: i._id })))}>Remove</button></li>`)}</ul>
     <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
       const v = formValues(e);
@@ -148,7 +151,11 @@ function Comments({ params, onAdded }) {
   const [run, busy, error] = useAction();
   return html`<section aria-labelledby="comments-title"><h3 id="comments-title">Comments</h3>
     <${ErrorMessage} error=${list.error} />
-    <ol class="comments">${list.data?.map((c) => html`<li><p class="muted">${c.authorName} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div></li>`)}</ol>
+    ${list.data?.length === 0 && html`<p class="muted">No comment yet: the first one starts the conversation.</p>`}
+    <ol class="comments">${list.data?.map((c) => html`<li><p class="muted">${c.authorName} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div>
+      ${(c.authorId === session.user?.id || isAdmin(params)) && html`<${ConfirmButton} label="Delete" className="link danger" title="Delete this comment?"
+        detail=${html`<p>The comment by ${c.authorName} is removed for everyone.</p>`}
+        onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments/{commentId}', { ...params, commentId: c.id }); list.reload(); onAdded(); }} />`}</li>`)}</ol>
     <form onSubmit=${(/** @type {Event} */ e) => {
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
       const v = formValues(e);
@@ -171,7 +178,10 @@ function Attachments({ params, onAdded }) {
   return html`<section aria-labelledby="attachments-title"><h3 id="attachments-title">Attachments</h3>
     <${ErrorMessage} error=${list.error} />
     <ul>${list.data?.map((a) => html`<li><a href=${api.href('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/attachments/{attachmentId}', { ...params, attachmentId: a.id })} download=${a.originalName}>${a.originalName}</a>
-      <span class="muted"> ${Math.ceil(a.size / 1024)} KB</span></li>`)}</ul>
+      <span class="muted"> ${Math.ceil(a.size / 1024)} KB</span>
+      ${(a.uploadedBy === session.user?.id || isAdmin(params)) && html` <${ConfirmButton} label="Remove" className="link danger" title=${'Remove ' + a.originalName + '?'}
+        detail=${html`<p>The file is deleted; its link stops working.</p>`}
+        onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/attachments/{attachmentId}', { ...params, attachmentId: a.id }); list.reload(); onAdded(); }} />`}</li>`)}</ul>
     <form onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
@@ -193,11 +203,36 @@ function Attachments({ params, onAdded }) {
 /** @param {{params: Record<string,string>, org: string, ws: string}} props */
 function LinkedDocuments({ params, org, ws }) {
   const list = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/documents', params, undefined, s), [params.cardId]);
+  const all = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/all', params, undefined, s), [org, ws]);
+  const [run, busy, error] = useAction();
+  const linked = new Set((list.data || []).map((d) => d.id));
+  /** @type {{id: string, title: string}[]} */
+  const choices = [];
+  /** @param {any[]|null|undefined} nodes @param {string} indent */
+  const flatten = (nodes, indent) => (nodes || []).forEach((n) => { if (!linked.has(n.id)) choices.push({ id: n.id, title: indent + n.title }); flatten(n.children, indent + '· '); });
+  flatten(all.data, '');
   return html`<section aria-labelledby="docs-title"><h3 id="docs-title">Linked documents</h3>
     <${ErrorMessage} error=${list.error} />
     ${list.data?.length === 0 && html`<p class="muted">No document is linked to this card.</p>`}
-    <ul>${list.data?.map((d) => html`<li><a href=${`/w/${org}/${ws}/docs?doc=${d.id}`}>${d.title}</a> <span class="muted">${d.docType}, ${d.status}</span></li>`)}</ul>
+    <ul class="linked-docs">${list.data?.map((d) => html`<li><a href=${`/w/${org}/${ws}/docs?doc=${d.id}`}>${d.title}</a> <span class="muted">${humanize(d.docType)}, ${humanize(d.status)}</span>
+      <button type="button" class="link" aria-label=${'Unlink ' + d.title} disabled=${busy}
+        onClick=${() => run(async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/documents/{documentId}/link', { ...params, documentId: d.id }); list.reload(); })}>Unlink</button></li>`)}</ul>
+    ${choices.length > 0 ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => {
+      const v = formValues(e);
+      if (!v.document) return;
+      run(async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/documents/{documentId}/link', { ...params, documentId: v.document }); list.reload(); });
+    }}>
+      <label for="doc-link">Link a document</label>
+      <select id="doc-link" name="document">${choices.map((c) => html`<option value=${c.id}>${c.title}</option>`)}</select>
+      <button type="submit" disabled=${busy}>Link</button>
+    </form>` : all.data && html`<p class="muted">Every document of the workspace is linked, or it has none yet: <a href=${`/w/${org}/${ws}/docs`}>write one</a>.</p>`}
+    <${ErrorMessage} error=${error} />
   </section>`;
+}
+
+/** Whether the person administers the workspace of params (its comments and files are theirs to remove too). @param {Record<string,string>} params */
+function isAdmin(params) {
+  return session.places.find((o) => o.slug === params.orgSlug)?.workspaces.find((w) => w.slug === params.wsSlug)?.myRole === 'admin';
 }
 
 /** @param {{org: string, ws: string, card: Card}} props */

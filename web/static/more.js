@@ -1,6 +1,6 @@
 // @ts-check
 // Notifications, search and documents (the pilotage cockpit is in cockpit.js).
-import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When } from './ui.js';
+import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When, ConfirmButton } from './ui.js';
 import * as api from './api.js';
 import { markdown, snippet } from './markdown.js';
 import { navigate } from './router.js';
@@ -102,7 +102,7 @@ export function Search({ org, ws, q }) {
 function Tree({ nodes, org, ws, current }) {
   if (!nodes?.length) return null;
   return html`<ul class="tree">${nodes.map((n) => html`<li>
-    <a href=${`/w/${org}/${ws}/docs?doc=${n.id}`} aria-current=${n.id === current ? 'page' : undefined}>${n.title}</a> <span class="muted">${n.status.replace('_', ' ')}</span>
+    <a href=${`/w/${org}/${ws}/docs?doc=${n.id}`} aria-current=${n.id === current ? 'page' : undefined}>${n.title}</a> <span class="muted">${humanize(n.status)}</span>
     <${Tree} nodes=${n.children} org=${org} ws=${ws} current=${current} /></li>`)}</ul>`;
 }
 
@@ -162,7 +162,7 @@ function DocumentView({ org, ws, id, onChange, reviewer }) {
   const act = (/** @type {() => Promise<any>} */ f) => run(async () => { d.set(await f()); onChange(); });
   return html`<article class="document" aria-labelledby="doc-h">
     <h2 id="doc-h">${doc.title}</h2>
-    <p class="muted">${doc.docType} · <span class=${'status ' + doc.status}>${doc.status.replace('_', ' ')}</span> · updated ${formatTime(doc.updatedAt)}</p>
+    <p class="muted">${humanize(doc.docType)} · <span class=${'status ' + doc.status}>${humanize(doc.status)}</span> · updated ${formatTime(doc.updatedAt)}</p>
     ${editing ? html`<form onSubmit=${(/** @type {Event} */ e) => { const v = formValues(e); act(async () => { const r = await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}', params, { title: v.title, content: v.content }); setEditing(false); return r; }); }}>
         <label for="doc-edit-title">Title</label><input id="doc-edit-title" name="title" defaultValue=${doc.title} required />
         <label for="doc-edit-content">Content (markdown)</label><textarea id="doc-edit-content" name="content" rows="16" defaultValue=${doc.content}></textarea>
@@ -176,6 +176,9 @@ function DocumentView({ org, ws, id, onChange, reviewer }) {
           : html`<p class="actions">
             <button onClick=${() => setEditing(true)}>Edit</button>
             ${(doc.status === 'draft' || doc.status === 'changes_requested') && html`<button class="secondary" disabled=${busy} onClick=${() => act(() => api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}/submit-review', params))}>Submit for review</button>`}
+            <${ConfirmButton} label="Delete" title=${'Delete ' + doc.title + '?'}
+              detail=${html`<p>Its reviews and its links to cards are deleted with it; the documents under it move up a level.</p>`}
+              onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/{documentId}', params); onChange(); navigate(`/w/${org}/${ws}/docs`); }} />
           </p>`}`}
     <${ErrorMessage} error=${error} />
   </article>`;
