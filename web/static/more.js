@@ -111,6 +111,9 @@ export function Documents({ org, ws, doc }) {
   const params = { orgSlug: org, wsSlug: ws };
   const tree = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/documents/all', params, undefined, s), [org, ws]);
   const ws_ = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}', params, undefined, s), [org, ws]);
+  // The workspace's id, for a new document's context: known from the session's places at once (the
+  // workspace's own read, which also says the person's roles, may still be on its way).
+  const wsId = ws_.data?.id || session.places.find((o) => o.slug === org)?.workspaces.find((w) => w.slug === ws)?.id || '';
   const [run, busy, error] = useAction();
   return html`<h1>Documents</h1>
     <div class="split">
@@ -122,7 +125,7 @@ export function Documents({ org, ws, doc }) {
           const v = formValues(e);
           const form = /** @type {HTMLFormElement} */ (e.currentTarget);
           run(async () => {
-            const d = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents', params, { title: v.title, docType: 'document', contextType: 'workspace', contextId: ws_.data?.id || '', contentFormat: 'markdown', content: '' });
+            const d = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/documents', params, { title: v.title, docType: 'document', contextType: 'workspace', contextId: wsId, contentFormat: 'markdown', content: '' });
             form.reset(); // ready for the next one: the title just used is not kept
             tree.reload();
             navigate(`/w/${org}/${ws}/docs?doc=${d.id}`);
@@ -131,7 +134,7 @@ export function Documents({ org, ws, doc }) {
           <label for="doc-title">New document</label>
           <input id="doc-title" name="title" required maxlength="300" />
           <${ErrorMessage} error=${error} />
-          <button type="submit" disabled=${busy || !ws_.data}>Create</button>
+          <button type="submit" disabled=${busy || !wsId}>Create</button>
         </form>
       </nav>
       <div>${doc ? html`<${DocumentView} key=${doc} org=${org} ws=${ws} id=${doc} onChange=${tree.reload} reviewer=${ws_.data?.myPilotageRole === 'reviewer' || ws_.data?.myPilotageRole === 'owner'} />` : html`<p class="muted">Choose a document.</p>`}</div>
