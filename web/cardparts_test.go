@@ -31,7 +31,8 @@ func TestBrowserCardPartsRemoved(t *testing.T) {
 	s.call("POST", cardPath+"/comments", a.Token, map[string]string{"content": "Thursday works"}, nil)
 	var doc struct{ ID string }
 	s.call("POST", a.ws()+"/documents", a.Token, map[string]any{"title": "Floor plan", "docType": "document",
-		"contextType": "workspace", "contextId": wsOut.ID, "contentFormat": "markdown", "content": "Desks by the window"}, &doc)
+		"contextType": "workspace", "contextId": wsOut.ID, "contentFormat": "markdown",
+		"content": "Desks by the window"}, &doc)
 
 	ctx := page(t)
 	signIn(t, ctx, s, a)
