@@ -251,6 +251,7 @@ export function DraftPage({ org, ws, draft }) {
     ${x.status === 'roadmap_ready' && html`<${RoadmapReady} org=${org} ws=${ws} params=${params} x=${x} onChange=${update} />`}
     ${x.status === 'executed' && html`<section class="panel" aria-labelledby="p-h"><h2 id="p-h">Project</h2>
       <p>This draft became a project${x.executedAt && html` <${When} iso=${x.executedAt} />`}. <a href=${`/w/${org}/${ws}/p/${x.projectId}`}>Open its board</a></p>
+      ${membersSkipped.get(x.id)?.length && html`<${NotAdded} names=${membersSkipped.get(x.id) || []} />`}
       ${x.roadmap && html`<details><summary>The roadmap it was made from</summary><${Roadmap} phases=${x.roadmap.phases} /></details>`}</section>`}
     <section class="danger-zone" aria-label="Delete"><${DeleteDraft} org=${org} ws=${ws} d=${x} onDone=${() => navigate(`/w/${org}/${ws}/drafts`)} /></section>`;
 }
@@ -317,6 +318,14 @@ function Questions({ params, x, onChange }) {
   </section>`;
 }
 
+/** The team members an execution could not add to the project, by draft id, for this page's life. */
+const membersSkipped = new Map();
+
+/** Who the project was created without, and what to do. @param {{names: string[]}} props */
+function NotAdded({ names }) {
+  return html`<p>Not added to the project (no e-mail, or not a member of this workspace): ${names.join(', ')}. Invite them to the workspace, then add them to the project.</p>`;
+}
+
 /**
  * The roadmap to review, then the project. The API has no operation to edit a roadmap: it is changed on
  * the board once the project exists, or generated again.
@@ -329,12 +338,19 @@ function RoadmapReady({ org, ws, params, x, onChange }) {
   const cards = phases.reduce((n, p) => n + (p.deliverables?.length || 0), 0);
   const execute = () => run(async () => {
     const r = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/execute', params);
-    if (r.membersSkipped?.length) { setSkipped({ names: r.membersSkipped, projectId: r.project.id }); announce('The project is created'); return; }
+    if (r.membersSkipped?.length) {
+      // Kept beyond this component: the draft's stream says "executed" next, and the page then shows the
+      // executed draft, which must still say who was not added.
+      membersSkipped.set(x.id, r.membersSkipped);
+      setSkipped({ names: r.membersSkipped, projectId: r.project.id });
+      announce('The project is created');
+      return;
+    }
     navigate(`/w/${org}/${ws}/p/${r.project.id}`);
   });
   if (skipped) {
     return html`<section class="panel" aria-labelledby="p-h"><h2 id="p-h">Project created</h2>
-      <p>Not added to the project (no e-mail, or not a member of this workspace): ${skipped.names.join(', ')}. Invite them to the workspace, then add them to the project.</p>
+      <${NotAdded} names=${skipped.names} />
       <p><a class="button" href=${`/w/${org}/${ws}/p/${skipped.projectId}`}>Open the project's board</a></p></section>`;
   }
   return html`<section class="panel" aria-labelledby="r-h">
