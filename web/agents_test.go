@@ -27,13 +27,8 @@ func TestBrowserAgents(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	a := s.register("alma@example.com")
-	var prj struct{ ID string }
-	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": "Site"}, &prj)
-	var cols []struct{ ID string }
-	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
-	var card struct{ ID string }
-	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token,
-		map[string]any{"title": "Plan the launch", "description": "- Decide the date\n- Write the checklist"}, &card)
+	_, card := s.projectWithCard(a, "Site", map[string]any{"title": "Plan the launch",
+		"description": "- Decide the date\n- Write the checklist"})
 	base := s.url + "/w/" + a.Org + "/" + a.WS
 
 	ctx := page(t)
@@ -84,7 +79,7 @@ func TestBrowserAgents(t *testing.T) {
 	require.Equal(t, "Plans every launch", agent.Description)
 
 	// A mission started from the agent's page on the card, followed to awaiting approval, approved.
-	waitFor(t, ctx, "the card to choose", `document.querySelector("#start-card")?.value === `+jsString(card.ID))
+	waitFor(t, ctx, "the card to choose", `document.querySelector("#start-card")?.value === `+jsString(card))
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#start-prompt`), "Plan this card"))
 	clickIn(t, ctx, "button", "Start the mission")
 	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
@@ -109,7 +104,7 @@ func TestBrowserAgents(t *testing.T) {
 
 	// A second mission, started through the API, still unfinished.
 	var second struct{ ID, Status string }
-	s.call("POST", a.ws()+"/agents/"+agent.ID+"/missions", a.Token, map[string]string{"cardId": card.ID,
+	s.call("POST", a.ws()+"/agents/"+agent.ID+"/missions", a.Token, map[string]string{"cardId": card,
 		"prompt": "Plan it again"}, &second)
 
 	// The list filtered by status (from the address): the completed one only.
@@ -129,7 +124,7 @@ func TestBrowserAgents(t *testing.T) {
 	waitFor(t, ctx, "the agent in the address", `location.search.includes("agent=`+agent.ID+`") &&
 		document.querySelectorAll("tr[data-mission-id]").length === 2`)
 	clickIn(t, ctx, "tr[data-mission-id] button.link", "Only this card")
-	waitFor(t, ctx, "the card in the address", `location.search.includes("card=`+card.ID+`") &&
+	waitFor(t, ctx, "the card in the address", `location.search.includes("card=`+card+`") &&
 		document.querySelectorAll("tr[data-mission-id]").length === 2`)
 
 	// Cancel the second from the list, confirmed in a dialog.

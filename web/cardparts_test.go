@@ -19,15 +19,9 @@ func TestBrowserCardPartsRemoved(t *testing.T) {
 	a := s.register("cleo@example.com")
 	var wsOut struct{ ID string }
 	s.call("GET", a.ws(), a.Token, nil, &wsOut)
-	var prj struct{ ID string }
-	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": "Office"}, &prj)
-	var cols []struct{ ID string }
-	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
-	cardPath := a.ws() + "/projects/" + prj.ID + "/cards/"
-	var card struct{ ID string }
-	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token, map[string]any{
-		"title": "Move desks", "checklist": []map[string]any{{"title": "Measure"}, {"title": "Book a van"}}}, &card)
-	cardPath += card.ID
+	prj, card := s.projectWithCard(a, "Office", map[string]any{"title": "Move desks",
+		"checklist": []map[string]any{{"title": "Measure"}, {"title": "Book a van"}}})
+	cardPath := a.ws() + "/projects/" + prj + "/cards/" + card
 	s.call("POST", cardPath+"/comments", a.Token, map[string]string{"content": "Thursday works"}, nil)
 	var doc struct{ ID string }
 	s.call("POST", a.ws()+"/documents", a.Token, map[string]any{"title": "Floor plan", "docType": "document",
@@ -36,7 +30,7 @@ func TestBrowserCardPartsRemoved(t *testing.T) {
 
 	ctx := page(t)
 	signIn(t, ctx, s, a)
-	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID),
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj+"?card="+card),
 		chromedp.WaitVisible(chromedp.CSS(`#checklist-new`)))
 	waitFor(t, ctx, "the comment and the document to link", `document.querySelector("ol.comments")?.textContent
 		.includes("Thursday works") && document.querySelector("#doc-link")?.options.length === 1`)

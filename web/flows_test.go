@@ -111,13 +111,8 @@ func TestBrowserMission(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	a := s.register("mia@example.com")
-	var prj struct{ ID string }
-	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": "Site"}, &prj)
-	var cols []struct{ ID string }
-	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
-	var card struct{ ID string }
-	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token,
-		map[string]any{"title": "Plan the launch", "description": "Decide the date and the checklist."}, &card)
+	prj, card := s.projectWithCard(a, "Site", map[string]any{"title": "Plan the launch",
+		"description": "Decide the date and the checklist."})
 	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Planner", "slug": "planner",
 		"autonomyMode": "approval"}, nil)
 
@@ -125,7 +120,7 @@ func TestBrowserMission(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url+"/sign-in"), chromedp.WaitVisible(chromedp.CSS(`#email`)),
 		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email), chromedp.SendKeys(chromedp.CSS(`#password`), a.Password+kb.Enter))
 	waitFor(t, ctx, "the workspace", `location.pathname.startsWith("/w/")`)
-	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj.ID+"?card="+card.ID),
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/p/"+prj+"?card="+card),
 		chromedp.WaitVisible(chromedp.CSS(`#mission-prompt`)))
 	waitFor(t, ctx, "the card's parts",
 		`document.querySelector("#mission-agent")?.options.length === 1 &&

@@ -366,3 +366,17 @@ func (s *server) status(method, path, token string, body string) int {
 	_ = res.Body.Close()
 	return res.StatusCode
 }
+
+// projectWithCard creates a project named name in a's workspace, and in its first column a card with
+// fields (its title among them); it answers the project's id and the card's.
+func (s *server) projectWithCard(a account, name string, fields map[string]any) (string, string) {
+	s.t.Helper()
+	var prj struct{ ID string }
+	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": name}, &prj)
+	var cols []struct{ ID string }
+	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
+	require.NotEmpty(s.t, cols)
+	var card struct{ ID string }
+	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token, fields, &card)
+	return prj.ID, card.ID
+}

@@ -196,18 +196,13 @@ func TestBrowserMissionOutcome(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	a := s.register("mia@example.com")
-	var prj struct{ ID string }
-	s.call("POST", a.ws()+"/projects", a.Token, map[string]string{"name": "Site"}, &prj)
-	var cols []struct{ ID string }
-	s.call("GET", a.ws()+"/projects/"+prj.ID+"/columns", a.Token, nil, &cols)
-	var card struct{ ID string }
-	s.call("POST", a.ws()+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", a.Token,
-		map[string]any{"title": "Plan the launch", "description": "- Pick the date\n- Write the checklist"}, &card)
+	_, card := s.projectWithCard(a, "Site", map[string]any{"title": "Plan the launch",
+		"description": "- Pick the date\n- Write the checklist"})
 	var agent struct{ ID string }
 	s.call("POST", a.ws()+"/agents", a.Token, map[string]any{"name": "Planner", "slug": "planner",
 		"autonomyMode": "approval"}, &agent)
 	var m struct{ ID string }
-	s.call("POST", a.ws()+"/agents/"+agent.ID+"/missions", a.Token, map[string]string{"cardId": card.ID,
+	s.call("POST", a.ws()+"/agents/"+agent.ID+"/missions", a.Token, map[string]string{"cardId": card,
 		"prompt": "Plan this card"}, &m)
 
 	ctx := page(t)
