@@ -228,9 +228,9 @@ func (s agentOps) listMissions(ctx context.Context, in *ListMissionsInput) (*Pag
 // ListWorkspaceMissionsInput is the request of missions-list-workspace.
 type ListWorkspaceMissionsInput struct {
 	WorkspacePath
-	Status  string `query:"status" enum:"queued,running,awaiting_approval,completed,failed" doc:"Only missions in this status"`
-	AgentID string `query:"agentId" doc:"Only this agent's missions"`
-	CardID  string `query:"cardId" doc:"Only the missions on this card"`
+	Status  db.MissionStatus `query:"status" doc:"Only missions in this status"`
+	AgentID string           `query:"agentId" doc:"Only this agent's missions"`
+	CardID  string           `query:"cardId" doc:"Only the missions on this card"`
 	PageQuery
 }
 
@@ -240,7 +240,7 @@ func (s agentOps) listWorkspaceMissions(ctx context.Context,
 		return &PageOutput[MissionOut]{Body: []MissionOut{}}, nil // names nothing
 	}
 	return pageOf(ctx, missionOut)(s.missions.WorkspaceMissions(ctx, mission.MissionFilter{
-		WorkspaceID: accessFrom(ctx).WorkspaceID, Status: in.Status, AgentID: in.AgentID, CardID: in.CardID,
+		WorkspaceID: accessFrom(ctx).WorkspaceID, Status: string(in.Status), AgentID: in.AgentID, CardID: in.CardID,
 		Page: in.page()}))
 }
 
