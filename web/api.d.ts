@@ -5013,7 +5013,8 @@ export interface components {
             id: string;
             name: string;
             projectId: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -5284,7 +5285,8 @@ export interface components {
             target: components["schemas"]["TraceRef"];
             /** Format: date-time */
             timestamp: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
         };
         TraceRef: {
             id: string | null;
