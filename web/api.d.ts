@@ -3642,7 +3642,7 @@ export interface components {
              * @enum {string}
              */
             type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice";
-            /** @description Set for workspace-level activities only */
+            /** @description The workspace it happened in (absent when its project is gone) */
             workspaceId?: string;
         };
         AddChecklistItemInputBody: {
