@@ -143,6 +143,19 @@ func DatabaseLevel(ctx context.Context, dbPool *pgxpool.Pool) (int64, error) {
 	return top, nil
 }
 
+// DatabaseLevelTx is DatabaseLevel read in tx (a backup's snapshot).
+func DatabaseLevelTx(ctx context.Context, tx pgx.Tx) (int64, error) {
+	applied, err := appliedMigrations(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	var top int64
+	for v := range applied {
+		top = max(top, v)
+	}
+	return top, nil
+}
+
 // CheckNotNewer answers a *SchemaTooNewError when the database has a migration beyond this binary's.
 func CheckNotNewer(ctx context.Context, dbPool *pgxpool.Pool) error {
 	level, err := DatabaseLevel(ctx, dbPool)

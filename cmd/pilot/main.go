@@ -1,5 +1,6 @@
-// Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate` and `pilot keys
-// rotate`; `pilot openapi` prints the OpenAPI document; `pilot version` and `pilot help` say what it is.
+// Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate`, `pilot backup`,
+// `pilot restore` and `pilot keys rotate`; `pilot openapi` prints the OpenAPI document; `pilot version`
+// and `pilot help` say what it is.
 package main
 
 import (
@@ -52,6 +53,11 @@ commands:
   worker       run background jobs (migrates first)
   migrate      apply database migrations and exit; --status lists applied and pending migrations
                without applying any
+  backup       write the database (pg_dump), the attachment files and a manifest into one archive:
+               pilot backup [--output FILE|-] (default pilot-backup-<time>.tar); consistent while the
+               api and workers run
+  restore      restore an archive into an empty database and attachment store, then migrate it:
+               pilot restore [--force] FILE (--force replaces a database that has tables)
   keys rotate  make a new session signing key (when JWT_SECRET is unset); older keys verify until
                their sessions expire
   openapi      print the API's OpenAPI document (JSON; its server is PUBLIC_URL, or "/" when unset)
@@ -100,6 +106,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "migrate":
 		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
 			return runMigrate(ctx, cfg, logger, args[1:], stdout)
+		}
+	case "backup":
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runBackup(ctx, cfg, logger, args[1:], stdout)
+		}
+	case "restore":
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runRestore(ctx, cfg, logger, args[1:], stdout)
 		}
 	case "keys":
 		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
