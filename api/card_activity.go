@@ -27,8 +27,8 @@ type CardActivityOut struct {
 // ActorFields say who acted: a person, an agent (for a person) or nobody.
 type ActorFields struct {
 	ActorType  db.ActorType  `json:"actorType" doc:"agent when an agent acted (actorId is its service user), person when a person did, system when nobody did"`
-	Agent      *db.AgentRef  `json:"agent" nullable:"true" doc:"The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent"`
-	OnBehalfOf *db.PersonRef `json:"onBehalfOf" nullable:"true" doc:"The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise"`
+	Agent      *db.AgentRef  `json:"agent" doc:"The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent"`
+	OnBehalfOf *db.PersonRef `json:"onBehalfOf" doc:"The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise"`
 }
 
 func actorFields(c db.ActorColumns) ActorFields {

@@ -21,7 +21,7 @@ type CommentOut struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	// AuthorType tells an agent's comment (its author is the agent's service user) from a person's.
 	AuthorType db.ActorType  `json:"authorType" enum:"person,agent" doc:"agent when an agent wrote it, else person"`
-	OnBehalfOf *db.PersonRef `json:"onBehalfOf" nullable:"true" doc:"The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment"`
+	OnBehalfOf *db.PersonRef `json:"onBehalfOf" doc:"The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment"`
 }
 
 func commentOut(c board.Comment) CommentOut {
