@@ -45,7 +45,8 @@ func TestBrowserAgentActsForAPerson(t *testing.T) {
 	accessible(t, ctx, "notifications, an agent's changes")
 
 	do(t, ctx, chromedp.Navigate(base+"/missions/"+m.ID))
-	waitFor(t, ctx, "the mission's cost", `document.querySelector(".mission-usage")?.textContent.includes("2 model turns")`)
+	waitFor(t, ctx, "the mission's cost",
+		`document.querySelector(".mission-usage")?.textContent.includes("2 model turns")`)
 	require.Positive(t, eval[int](t, ctx, `Number(document.querySelector(".mission-usage").dataset.totalTokens)`))
 
 	do(t, ctx, chromedp.Navigate(base+"/agents"))

@@ -75,9 +75,11 @@ func TestAgentUsageReportAndSettings(t *testing.T) {
 	s, err := e.engine.WorkspaceAgentSettings(ctx, e.ws())
 	require.NoError(t, err)
 	require.Nil(t, s.MaxTokensPerDay, "no budget by default")
-	_, err = e.engine.SetWorkspaceAgentSettings(ctx, e.ws(), mission.AgentSettings{MaxTokensPerDay: testfactory.Ptr(int64(0))})
+	_, err = e.engine.SetWorkspaceAgentSettings(ctx, e.ws(),
+		mission.AgentSettings{MaxTokensPerDay: testfactory.Ptr(int64(0))})
 	require.ErrorIs(t, err, db.ErrInvalid)
-	_, err = e.engine.SetWorkspaceAgentSettings(ctx, e.ws(), mission.AgentSettings{MaxTokensPerDay: testfactory.Ptr(int64(160))})
+	_, err = e.engine.SetWorkspaceAgentSettings(ctx, e.ws(),
+		mission.AgentSettings{MaxTokensPerDay: testfactory.Ptr(int64(160))})
 	require.NoError(t, err)
 	over, err := e.engine.BudgetExceeded(ctx, e.ws())
 	require.NoError(t, err)
