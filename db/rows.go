@@ -65,6 +65,14 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	// The mission's accounting (migration 00041): model calls made, the tokens they used, the time spent
+	// waiting for people (awaiting_*: the wait in progress is not in WaitingMs yet) and when the status
+	// last changed.
+	ModelTurns       int32
+	PromptTokens     int64
+	CompletionTokens int64
+	WaitingMs        int64
+	StatusChangedAt  *time.Time
 }
 
 // AgentProposal is a change an agent proposes during a mission, waiting for a person to decide.

@@ -182,6 +182,17 @@ var upgradeSeeds = []upgradeSeed{
 	{version: 36, none: "comments' search column, computed from the comment seeded at 2",
 		survives: `SELECT (SELECT search_vector FROM comments WHERE card_id = '` + kCard + `') @@ 'draft'::tsquery`},
 	{version: 37, none: "a trigger's check constraint"},
+	{version: 41, seed: `
+		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
+			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);
+		INSERT INTO workspace_agent_settings (workspace_id, max_tokens_per_day) VALUES ('` + wEng + `', 5000);
+		UPDATE activities SET agent_id = '` + gBot + `', on_behalf_of = '` + uAnn + `' WHERE id = '` + aAct + `';
+		UPDATE agent_missions SET model_turns = 2, prompt_tokens = 10, completion_tokens = 5, waiting_ms = 1500
+			WHERE id = '` + mMis + `';`,
+		survives: `SELECT (SELECT prompt_tokens FROM agent_usage WHERE agent_id = '` + gBot + `') = 100
+			AND (SELECT max_tokens_per_day FROM workspace_agent_settings WHERE workspace_id = '` + wEng + `') = 5000
+			AND (SELECT on_behalf_of FROM activities WHERE id = '` + aAct + `') = '` + uAnn + `'
+			AND (SELECT waiting_ms FROM agent_missions WHERE id = '` + mMis + `') = 1500`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

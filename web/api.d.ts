@@ -874,8 +874,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a workspace or change its slug
-         * @description Workspace admins (organization owners and admins act as admins). Any subset of name and slug; the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
+         * Rename a workspace, change its slug or its agent settings
+         * @description Workspace admins (organization owners and admins act as admins). Any subset of name, slug and agentSettings (`maxTokensPerDay`: the agents' daily token budget, 1 to 10^12, or null for none); the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -935,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -960,6 +960,28 @@ export interface paths {
          *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["agents-tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum the agents' model calls, tokens and time per agent and day
+         * @description Members. Days are UTC dates, `from` and `to` both included (default: the last 30 days, today included); `from` after `to`, a range over 366 days or a malformed date answer 400. Model calls and tokens count on the day they were made; missions, their wall time and their time waiting for people on the day the mission was created.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agent-usage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1043,7 +1065,7 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3624,6 +3646,10 @@ export interface components {
             actorId: string | null;
             /** @description Who acted, by their name now; empty for system events */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             cardId: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -3633,6 +3659,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description null for workspace-level activities (document_submitted, document_reviewed, project_deleted) */
             projectId: string | null;
             /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
@@ -3705,6 +3733,70 @@ export interface components {
             userId: string;
             workspaceId: string;
         };
+        AgentRef: {
+            id: string | null;
+            name: string;
+        };
+        AgentSettingsIn: {
+            /**
+             * Format: int64
+             * @description 1 to 1000000000000 tokens a day, or null for no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentSettingsOut: {
+            /**
+             * Format: int64
+             * @description The daily token budget (UTC days) of the workspace's agents: once their missions used it, new missions are refused (429) and running ones stop at their next model call; null: no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentUsageOut: {
+            /** @description Per agent, over the range, in order of first use */
+            agents: components["schemas"]["AgentUsageRowOut"][] | null;
+            /** @description Per day and agent, by day then agent id; days without use are left out */
+            days: components["schemas"]["AgentUsageRowOut"][] | null;
+            from: string;
+            /**
+             * Format: int64
+             * @description The workspace's daily token budget; null: none
+             */
+            maxTokensPerDay: number | null;
+            to: string;
+        };
+        AgentUsageRowOut: {
+            agentId: string;
+            /** @description Empty once the agent is deleted */
+            agentName: string;
+            /** Format: int64 */
+            completionTokens: number;
+            /** @description The day (UTC); absent in the totals per agent */
+            day?: string;
+            /**
+             * Format: int32
+             * @description Missions created that day
+             */
+            missions: number;
+            /**
+             * Format: int32
+             * @description Model calls made that day
+             */
+            modelTurns: number;
+            /** Format: int64 */
+            promptTokens: number;
+            /** Format: int64 */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time those missions waited for people
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description Wall time of the missions created that day
+             */
+            wallSeconds: number;
+        };
         AttachmentOut: {
             cardId: string;
             /** Format: date-time */
@@ -3731,6 +3823,10 @@ export interface components {
             actorId: string | null;
             /** @description The actor's name; empty when there is none or the account is gone */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -3738,6 +3834,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description The activity type: card_created, card_updated, card_moved, card_assigned, card_archived, comment_added, comment_deleted, due_date_reached, mission_status_changed… */
             type: string;
         };
@@ -3848,11 +3946,18 @@ export interface components {
         CommentOut: {
             authorId: string;
             authorName: string;
+            /**
+             * @description agent when an agent wrote it, else person
+             * @enum {string}
+             */
+            authorType: "person" | "agent";
             cardId: string;
             content: string;
             /** Format: date-time */
             createdAt: string;
             id: string;
+            /** @description The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
         };
         CreateAgentInputBody: {
             /**
@@ -4444,6 +4549,40 @@ export interface components {
              * @description Model turns taken
              */
             steps: number;
+            /** @description What the mission cost so far */
+            usage: components["schemas"]["MissionUsageOut"];
+        };
+        MissionUsageOut: {
+            /**
+             * Format: int64
+             * @description Tokens the model wrote
+             */
+            completionTokens: number;
+            /**
+             * Format: int32
+             * @description Model calls made (a retried attempt's calls count again: they were spent)
+             */
+            modelTurns: number;
+            /**
+             * Format: int64
+             * @description Tokens the model read, as the server reported them (the offline planner estimates four characters a token)
+             */
+            promptTokens: number;
+            /**
+             * Format: int64
+             * @description promptTokens + completionTokens: what the workspace's daily budget counts
+             */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time spent waiting for people (awaiting approval or input), the wait in progress included
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description From start to finish, or to now while unfinished; 0 before it starts
+             */
+            wallSeconds: number;
         };
         NotificationOut: {
             activity: components["schemas"]["ActivityOut"];
@@ -4512,6 +4651,11 @@ export interface components {
             inviterName: string;
             /** @enum {string} */
             role: "admin" | "member";
+        };
+        PersonRef: {
+            id: string;
+            /** @description Their name now; empty when the account is gone */
+            name: string;
         };
         PilotageActionOut: {
             actionType: string;
@@ -5613,6 +5757,8 @@ export interface components {
             url?: string;
         };
         UpdateWorkspaceInputBody: {
+            /** @description The workspace's settings for its agents */
+            agentSettings?: components["schemas"]["AgentSettingsIn"];
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -5748,6 +5894,8 @@ export interface components {
             userId: string;
         };
         WorkspaceOut: {
+            /** @description The workspace's settings for its agents; answered by workspaces-get and workspaces-update */
+            agentSettings?: components["schemas"]["AgentSettingsOut"];
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -10535,6 +10683,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToolCatalogOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agent-usage": {
+        parameters: {
+            query?: {
+                /** @description First day (UTC, YYYY-MM-DD), included; default 29 days before to */
+                from?: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentUsageOut"];
                 };
             };
             /** @description Bad Request */

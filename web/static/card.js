@@ -1,7 +1,7 @@
 // @ts-check
 // A card's detail: its fields, description (markdown), checklist, labels, custom field values, relations,
 // comments, attachments, linked documents, its history, starting an agent's mission on it, and deleting it.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues, ConfirmButton, humanize } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues, ConfirmButton, humanize, actorLabel } from './ui.js';
 import { session } from './session.js';
 import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
 import { Icon } from './icons.js';
@@ -152,7 +152,7 @@ function Comments({ params, onAdded }) {
   return html`<section aria-labelledby="comments-title"><h3 id="comments-title">Comments</h3>
     <${ErrorMessage} error=${list.error} />
     ${list.data?.length === 0 && html`<p class="muted">No comment yet: the first one starts the conversation.</p>`}
-    <ol class="comments">${list.data?.map((c) => html`<li><p class="muted">${c.authorName} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div>
+    <ol class="comments">${list.data?.map((c) => html`<li data-author-type=${c.authorType}><p class="muted">${actorLabel({ actorType: c.authorType, onBehalfOf: c.onBehalfOf }, c.authorName)} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div>
       ${(c.authorId === session.user?.id || isAdmin(params)) && html`<${ConfirmButton} label="Delete" className="link danger" title="Delete this comment?"
         detail=${html`<p>The comment by ${c.authorName} is removed for everyone.</p>`}
         onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments/{commentId}', { ...params, commentId: c.id }); list.reload(); onAdded(); }} />`}</li>`)}</ol>

@@ -156,6 +156,29 @@ export function relativeTime(iso) {
   return rtf.format(0, 'minute');
 }
 
+/**
+ * Who acted, as a person reads it: their name, or for an agent "Planner (agent) for Ann" (the person
+ * who started its mission or approved its action).
+ * @param {{actorName?: string, actorType?: string, agent?: {name: string}|null, onBehalfOf?: {name: string}|null}} a
+ * @param {string} [name] the name to show when the answer has no actorName (a comment's author)
+ */
+export function actorLabel(a, name = a.actorName || '') {
+  if (a.actorType !== 'agent') return name;
+  const label = `${a.agent?.name || name} (agent)`;
+  return a.onBehalfOf?.name ? `${label} for ${a.onBehalfOf.name}` : label;
+}
+
+/** A count with its thousands separated. @param {number} n */
+export const count = (n) => n.toLocaleString('en');
+
+/** A duration in seconds, in words: "45 s", "3 min 20 s", "2 h 5 min". @param {number} s */
+export function duration(s) {
+  const t = Math.round(s);
+  if (t < 60) return `${t} s`;
+  if (t < 3600) return `${Math.floor(t / 60)} min${t % 60 ? ` ${t % 60} s` : ''}`;
+  return `${Math.floor(t / 3600)} h${Math.floor(t % 3600 / 60) ? ` ${Math.floor(t % 3600 / 60)} min` : ''}`;
+}
+
 /** A <time> with the relative time as text and the full local date and time as its title. @param {{iso: string|null|undefined}} props */
 export function When({ iso }) {
   if (!iso) return null;
