@@ -2485,9 +2485,33 @@ export interface paths {
          * Update a project
          * @description Any subset of name, description, deadline; deadline null clears it.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["projects-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description The project stays readable (its board, cards, export) and can be restored, but leaves the default projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until it is restored. Its members are told by a `project_updated` activity (meta.fields `["archivedAt"]`). A project already archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/automations": {
@@ -2506,6 +2530,8 @@ export interface paths {
         /**
          * Create an automation rule
          * @description Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2532,7 +2558,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["automations-delete"];
         options?: never;
@@ -2540,6 +2568,8 @@ export interface paths {
         /**
          * Update an automation rule
          * @description Any subset of fields; the result is validated as a whole. Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2561,7 +2591,9 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["automations-toggle"];
         trace?: never;
@@ -2603,7 +2635,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card in the project's first column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create"];
         delete?: never;
@@ -2628,7 +2662,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a card permanently
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["cards-delete"];
         options?: never;
@@ -2636,6 +2672,8 @@ export interface paths {
         /**
          * Update, move or reorder a card
          * @description Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2685,6 +2723,8 @@ export interface paths {
          * Attach a file to a card
          * @description `multipart/form-data` with the file in a part named `file`, at most 10485760 bytes (10 MB); a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["attachments-upload"];
@@ -2714,6 +2754,8 @@ export interface paths {
          * Delete an attachment
          * @description Only the uploader or a workspace admin may. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["attachments-delete"];
@@ -2734,6 +2776,8 @@ export interface paths {
         /**
          * Add a checklist item at the end
          * @description Answers the card. A card has at most 100 checklist items.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2758,6 +2802,8 @@ export interface paths {
          * Delete a checklist item
          * @description Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["checklist-delete"];
@@ -2766,6 +2812,8 @@ export interface paths {
         /**
          * Rename, check or uncheck, or reorder a checklist item
          * @description Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2793,6 +2841,8 @@ export interface paths {
          * Comment on a card
          * @description The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the card's assignee and the project's members.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["comments-create"];
@@ -2815,6 +2865,8 @@ export interface paths {
         /**
          * Delete a comment
          * @description Only the comment's author or a workspace admin may.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2840,6 +2892,8 @@ export interface paths {
         /**
          * Set or clear a card's custom field values
          * @description `values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2881,12 +2935,16 @@ export interface paths {
          * Link a document to a card
          * @description The document must belong to this workspace (else 404). A second link answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-documents-link"];
         /**
          * Unlink a document from a card
          * @description 404 when the document is not linked to the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2909,12 +2967,16 @@ export interface paths {
          * Put a label on a card
          * @description The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["card-labels-add"];
         /**
          * Take a label off a card
          * @description Removing a label the card does not have changes nothing. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2943,6 +3005,8 @@ export interface paths {
          * Relate a card to another card
          * @description The target is any other card of the same workspace (another project is fine). The same relation twice answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["relations-create"];
@@ -2967,7 +3031,9 @@ export interface paths {
         put?: never;
         /**
          * Add a column at the end
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["columns-create"];
         delete?: never;
@@ -2988,7 +3054,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a column and its cards
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["columns-delete"];
         options?: never;
@@ -2996,6 +3064,8 @@ export interface paths {
         /**
          * Rename or reorder a column
          * @description `order` is the 0-based place among the project's columns; out-of-range values go to the ends.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3013,7 +3083,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card at the end of a column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create-in-column"];
         delete?: never;
@@ -3039,6 +3111,8 @@ export interface paths {
          * Define a custom field
          * @description `options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["custom-fields-create"];
@@ -3062,6 +3136,8 @@ export interface paths {
          * Delete a custom field
          * @description Also removes its values from every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["custom-fields-delete"];
@@ -3070,6 +3146,8 @@ export interface paths {
         /**
          * Rename a custom field or change its type or options
          * @description On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3115,6 +3193,8 @@ export interface paths {
          * Create a label
          * @description Label names are unique in a project (409 otherwise).
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["labels-create"];
@@ -3138,6 +3218,8 @@ export interface paths {
          * Delete a label
          * @description Also takes the label off every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["labels-delete"];
@@ -3145,7 +3227,9 @@ export interface paths {
         head?: never;
         /**
          * Rename or recolour a label
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["labels-update"];
         trace?: never;
@@ -3169,6 +3253,8 @@ export interface paths {
          * Add a workspace member to the project by e-mail
          * @description Someone who is not in the workspace answers 400: invite them to the workspace first.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["projects-members-add"];
@@ -3190,7 +3276,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a project member
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["projects-members-remove"];
         options?: never;
@@ -3211,6 +3299,8 @@ export interface paths {
         /**
          * Delete a relation
          * @description A relation belongs to the project of its source card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3261,6 +3351,8 @@ export interface paths {
          * Create a scope
          * @description A scope is a work package or phase of the project. `endDate` may not be before `startDate`; `settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["scopes-create"];
@@ -3288,6 +3380,8 @@ export interface paths {
          * Delete a scope and all its content
          * @description The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["scopes-delete"];
@@ -3296,6 +3390,8 @@ export interface paths {
         /**
          * Update a scope
          * @description Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3321,9 +3417,33 @@ export interface paths {
         head?: never;
         /**
          * Change a scope's active view
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["scopes-views-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description The project is back in the default list and writable. A project that is not archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/proposals/{proposalId}/approve": {
@@ -4866,6 +4986,11 @@ export interface components {
             userId: string;
         };
         ProjectOut: {
+            /**
+             * Format: date-time
+             * @description When the project was archived (read-only, left out of the default list); null while it is not
+             */
+            archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
@@ -18516,6 +18641,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
                 cursor?: string;
+                /** @description Which projects: those not archived (false, the default), the archived ones (true) or all */
+                archived?: "false" | "true" | "all";
             };
             header?: never;
             path: {
@@ -19221,8 +19348,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19405,6 +19639,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19601,6 +19844,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -19688,6 +19940,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19787,6 +20048,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20077,6 +20347,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20266,6 +20545,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20353,6 +20641,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20656,6 +20953,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20859,6 +21165,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20946,6 +21261,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21053,6 +21377,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21141,6 +21474,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21347,6 +21689,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21447,6 +21798,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21534,6 +21894,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21831,6 +22200,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21922,6 +22300,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22006,6 +22393,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22397,6 +22793,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -22496,6 +22901,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22583,6 +22997,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22686,6 +23109,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22985,6 +23417,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23483,6 +23924,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -23891,6 +24341,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -23974,6 +24433,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24252,6 +24720,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -24441,6 +24918,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24528,6 +25014,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24728,8 +25223,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
