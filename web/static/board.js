@@ -171,6 +171,7 @@ export function Board({ org, ws, project, card }) {
   if (data.error && !data.data) return html`<${ErrorMessage} error=${data.error} />`;
   if (!data.data) return html`<${Loading} />`;
   const { proj, columns, labels, members } = data.data;
+  const archived = !!proj.archivedAt;
   const open = card ? data.data.cards.find((c) => c.id === card) : undefined;
   const base = `/w/${org}/${ws}/p/${project}`;
   return html`<div class="board-page">
@@ -189,7 +190,8 @@ export function Board({ org, ws, project, card }) {
           <option value="">Any</option><option value="high">High</option><option value="medium">Medium</option><option value="low">Low</option></select></label>
       </form>
     </div>
-    <p id="move-hint" class="visually-hidden">Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.</p>
+    ${archived && html`<p class="archived-banner" role="note">This project is archived: it is read-only. <a href=${base + '/settings'}>Restore it in the project settings</a> to change it.</p>`}
+    <p id="move-hint" class="visually-hidden">${archived ? 'Press Enter to open the card.' : 'Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.'}</p>
     <${ErrorMessage} error=${moveError || data.error} />
     ${(view.left || view.right) && html`<div class="board-scroll" role="group" aria-label="Scroll the columns">
       <button type="button" class="secondary icon-button" disabled=${!view.left} onClick=${() => scrollColumns(-1)} aria-label="Show the columns to the left"><${Icon} name="left" /></button>
@@ -199,13 +201,13 @@ export function Board({ org, ws, project, card }) {
     <div class=${'board-wrap' + (view.left ? ' more-left' : '') + (view.right ? ' more-right' : '')}>
     <div class="board" role="list" aria-label="Columns" ref=${boardRef}>
       ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names}
-        base=${base} params=${params} move=${move} onCreated=${replaceCard}
+        base=${base} params=${params} move=${move} onCreated=${replaceCard} readOnly=${archived}
         left=${columns[ci - 1]?.id} right=${columns[ci + 1]?.id} columnCards=${(/** @type {string} */ id) => byColumn.get(id) || []} />`)}
       ${columns.length === 0 && html`<p class="muted">This project has no column yet: add one in the <a href=${base + '/settings'}>project settings</a>.</p>`}
     </div>
     </div>
     ${open && html`<${CardDetail} key=${open.id} card=${open} org=${org} ws=${ws} project=${project} columns=${columns} labels=${labels} members=${members}
-      cards=${data.data.cards} onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload}
+      cards=${data.data.cards} onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload} readOnly=${archived}
       onDeleted=${() => { data.set((d) => d && { ...d, cards: d.cards.filter((x) => x.id !== open.id) }); navigate(base); }} />`}
     ${card && !open && html`<p class="error" role="alert">That card is not on this board (archived or deleted).</p>`}
   </div>`;
@@ -214,9 +216,9 @@ export function Board({ org, ws, project, card }) {
 /**
  * @param {{column: Column, cards: Card[], names: Map<string,string>, base: string, params: Record<string,string>,
  *   move: (id: string, col: string, index: number) => void, onCreated: (c: Card) => void, left?: string, right?: string,
- *   columnCards: (id: string) => Card[]}} props
+ *   columnCards: (id: string) => Card[], readOnly?: boolean}} props
  */
-function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards }) {
+function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards, readOnly }) {
   const [drop, setDrop] = useState(-1);
   const [run, busy, error] = useAction();
   const listRef = useRef(/** @type {HTMLOListElement|null} */ (null));
@@ -229,7 +231,7 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
   /** @param {KeyboardEvent} e @param {Card} c @param {number} i */
   const onKey = (e, c, i) => {
     if (e.key === 'Enter' && e.target === e.currentTarget) { navigate(`${base}?card=${c.id}`); return; }
-    if (!e.altKey) return;
+    if (!e.altKey || readOnly) return;
     const to = { ArrowLeft: left, ArrowRight: right }[e.key];
     if (to) { e.preventDefault(); move(c.id, to, Math.min(i, columnCards(to).length)); }
     else if (e.key === 'ArrowUp' && i > 0) { e.preventDefault(); move(c.id, column.id, i - 1); }
@@ -240,12 +242,12 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
     <ol ref=${listRef} class=${'cards' + (drop >= 0 ? ' drop-target' : '')} aria-labelledby=${'col-' + column.id}
       onDragOver=${(/** @type {DragEvent} */ e) => { e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'; setDrop(indexAt(e)); }}
       onDragLeave=${(/** @type {DragEvent} */ e) => { if (!listRef.current?.contains(/** @type {Node} */ (e.relatedTarget))) setDrop(-1); }}
-      onDrop=${(/** @type {DragEvent} */ e) => { e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id) move(id, column.id, i); }}>
-      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base}
+      onDrop=${(/** @type {DragEvent} */ e) => { e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id && !readOnly) move(id, column.id, i); }}>
+      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base} readOnly=${readOnly}
         onKey=${(/** @type {KeyboardEvent} */ e) => onKey(e, c, i)} />`)}
       ${drop === cards.length && html`<li class="drop-line" aria-hidden="true"></li>`}
     </ol>
-    <form class="add-card" onSubmit=${(/** @type {Event} */ e) => {
+    ${!readOnly && html`<form class="add-card" onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
       const input = /** @type {HTMLInputElement} */ (f.elements.namedItem('title'));
@@ -262,15 +264,15 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
       <input id=${'new-' + column.id} name="title" placeholder="Add a card" maxlength="500" autocomplete="off" />
       <button type="submit" disabled=${busy}>Add</button>
       <${ErrorMessage} error=${error} />
-    </form>
+    </form>`}
   </section>`;
 }
 
-/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void}} props */
-function CardTile({ card: c, names, base, onKey }) {
+/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void, readOnly?: boolean}} props */
+function CardTile({ card: c, names, base, onKey, readOnly }) {
   const done = c.checklist.filter((i) => i.done).length;
   const overdue = c.dueDate && new Date(c.dueDate) < new Date();
-  return html`<li class="card" draggable="true" tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
+  return html`<li class="card" draggable=${!readOnly} tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
     onKeyDown=${onKey}
     onDragStart=${(/** @type {DragEvent} */ e) => { e.dataTransfer?.setData('text/plain', c.id); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; /** @type {HTMLElement} */ (e.currentTarget).classList.add('dragging'); }}
     onDragEnd=${(/** @type {DragEvent} */ e) => /** @type {HTMLElement} */ (e.currentTarget).classList.remove('dragging')}>

@@ -16,9 +16,9 @@ const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards
 /**
  * @param {{card: Card, org: string, ws: string, project: string, columns: api.Schemas['ColumnOut'][],
  *   labels: api.Schemas['LabelOut'][], members: api.Schemas['WorkspaceMemberOut'][], onChange: (c: Card) => void, onClose: () => void,
- *   onLabels: () => void, cards: Card[], onDeleted: () => void}} props
+ *   onLabels: () => void, cards: Card[], onDeleted: () => void, readOnly?: boolean}} props
  */
-export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels, cards, onDeleted }) {
+export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels, cards, onDeleted, readOnly }) {
   const params = { orgSlug: org, wsSlug: ws, projectId: project, cardId: card.id };
   const [run, busy, error] = useAction();
   const [preview, setPreview] = useState(false);
@@ -44,6 +44,8 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
       <h2 id="card-dialog-title" tabindex="-1">${card.title}</h2>
       <button class="secondary icon-button" onClick=${onClose} aria-label="Close the card"><${Icon} name="close" /></button>
     </div>
+    ${readOnly && html`<p class="archived-banner" role="note">This project is archived: its cards can be read, not changed.</p>`}
+    <fieldset class="card-body" disabled=${readOnly}>
     <form onSubmit=${save} class="card-form" key=${card.updatedAt}>
       <label for="card-title">Title</label>
       <input id="card-title" name="title" defaultValue=${card.title} required maxlength="500" />
@@ -80,6 +82,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     <${Attachments} params=${params} onAdded=${refresh} />
     <${LinkedDocuments} params=${params} org=${org} ws=${ws} />
     <${History} card=${card} params=${params} columns=${columns} members=${members} />
+    </fieldset>
   </aside>`;
 }
 
