@@ -1,7 +1,7 @@
 // @ts-check
 // A card's detail: its fields, description (markdown), checklist, labels, custom field values, relations,
 // comments, attachments, linked documents, its history, starting an agent's mission on it, and deleting it.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues, ConfirmButton, humanize } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dueDay, dueValue, formValues, ConfirmButton, humanize } from './ui.js';
 import { session } from './session.js';
 import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
 import { Icon } from './icons.js';
@@ -36,7 +36,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     const v = formValues(e);
     update({
       title: v.title.trim(), description: v.description, priority: /** @type {any} */ (v.priority),
-      startDate: dateValue(v.startDate), dueDate: dateValue(v.dueDate), assigneeId: v.assignee || null,
+      startDate: dueValue(v.startDate), dueDate: dueValue(v.dueDate), assigneeId: v.assignee || null,
     });
   };
   return html`<aside class="card-detail" role="dialog" aria-labelledby="card-dialog-title">
@@ -56,8 +56,8 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
           <option value="">Nobody</option>${members.map((m) => html`<option value=${m.userId} defaultSelected=${card.assigneeId === m.userId}>${m.name || m.email}</option>`)}</select></label>
       </div>
       <div class="row">
-        <label>Start <input type="date" name="startDate" defaultValue=${dateInput(card.startDate)} /></label>
-        <label>Due <input type="date" name="dueDate" defaultValue=${dateInput(card.dueDate)} /></label>
+        <label>Start <input type="date" name="startDate" defaultValue=${dueDay(card.startDate)} /></label>
+        <label>Due <input type="date" name="dueDate" defaultValue=${dueDay(card.dueDate)} /></label>
       </div>
       <div class="desc-head"><label for="card-description">Description (markdown)</label>
         <button type="button" class="link" aria-pressed=${preview} onClick=${() => setPreview(!preview)}>${preview ? 'Edit' : 'Preview'}</button></div>
