@@ -1483,7 +1483,7 @@ export interface paths {
         };
         /**
          * List the cards assigned to me in the workspace
-         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         * @description The active (not archived) cards of every project of the workspace not archived whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
          *
          *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *

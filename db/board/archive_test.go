@@ -14,7 +14,7 @@ import (
 
 // An archived project keeps its data, leaves the default list for the archived one, shows as archived
 // to the guard's access, and comes back when restored; archiving twice or restoring an active project is
-// a conflict.
+// a conflict. Its cards leave their assignees' lists meanwhile.
 func TestProjectArchive(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -32,11 +32,23 @@ func TestProjectArchive(t *testing.T) {
 		return out
 	}
 	yes, no := true, false
+	in := b.newCard("Mine")
+	in.AssigneeID = &actor
+	_, err := b.Board.CreateCard(ctx, in)
+	require.NoError(t, err)
+	assigned := func() int {
+		t.Helper()
+		page, err := b.Board.AssignedCards(ctx, ws, actor, db.Page{Limit: 50})
+		require.NoError(t, err)
+		return len(page.Items)
+	}
+	require.Equal(t, 1, assigned())
 
 	p, err := b.Board.SetProjectArchived(ctx, board.ProjectArchiving{WorkspaceID: ws, ProjectID: b.project.ID,
 		ActorID: actor, Archived: true})
 	require.NoError(t, err)
 	require.NotNil(t, p.ArchivedAt)
+	require.Zero(t, assigned(), "an archived project's cards leave My work")
 	require.Equal(t, []string{other.ID}, ids(&no))
 	require.Equal(t, []string{b.project.ID}, ids(&yes))
 	require.ElementsMatch(t, []string{b.project.ID, other.ID}, ids(nil))
@@ -64,6 +76,7 @@ func TestProjectArchive(t *testing.T) {
 	require.Nil(t, p.ArchivedAt)
 	require.ElementsMatch(t, []string{b.project.ID, other.ID}, ids(&no))
 	require.Empty(t, ids(&yes))
+	require.Equal(t, 1, assigned())
 	acc, err = b.Tenancy.ResolveAccess(ctx, actor, tenancy.Target{OrgSlug: b.owner.Organization.Slug,
 		WsSlug: b.owner.Workspace.Slug, ProjectID: b.project.ID})
 	require.NoError(t, err)
