@@ -17,8 +17,8 @@ func TestBrowserBoardColumnReorder(t *testing.T) {
 	a := s.register("cole@example.com")
 	prj, _ := s.projectWithCard(a, "Launch", map[string]any{"title": "Plan"})
 	base := a.ws() + "/projects/" + prj
-	apiOrder := `fetch(` + jsString(base+"/columns") + `).then(r => r.json()).then(cs => cs.sort((a, b) => a.order - b.order)
-		.map(c => c.name).join("|"))`
+	apiOrder := `fetch(` + jsString(base+"/columns") + `).then(r => r.json())
+		.then(cs => cs.sort((a, b) => a.order - b.order).map(c => c.name).join("|"))`
 	boardOrder := `[...document.querySelectorAll(".board .column h2")].map(h => h.firstChild.textContent.trim()).join("|")`
 	var cols []struct{ ID, Name string }
 	s.call("GET", base+"/columns", a.Token, nil, &cols)

@@ -55,8 +55,8 @@ func TestBrowserDueDateWestOfUTC(t *testing.T) {
 	waitFor(t, ctx, "the card's due date", `document.querySelector("input[name=dueDate]")?.value === "2030-03-02"`)
 
 	visit("/w/" + a.Org + "/" + a.WS + "/p/" + prj + "/list")
-	waitFor(t, ctx, "the list's due date", `document.querySelector("td time.due")?.getAttribute("datetime") === "2030-03-02"
-		&& document.querySelector("td time.due").textContent === `+shown)
+	waitFor(t, ctx, "the list's due date", `document.querySelector("td time.due")
+		?.getAttribute("datetime") === "2030-03-02" && document.querySelector("td time.due").textContent === `+shown)
 
 	visit("/w/" + a.Org + "/" + a.WS + "/p/" + prj + "/calendar?date=2030-03-01")
 	waitFor(t, ctx, "the calendar's day", `!!document.querySelector('td[data-day="2030-03-02"] .cal-cards') &&
