@@ -375,6 +375,9 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// ArchivedAt is when the project was archived (nil while it is not): readable and restorable, its
+	// cards read-only.
+	ArchivedAt *time.Time
 }
 
 // Scope is a scope of a project: a named, dated part with the view it shows.

@@ -1505,7 +1505,7 @@ export interface paths {
         };
         /**
          * List the cards assigned to me in the workspace
-         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         * @description The active (not archived) cards of every project of the workspace not archived whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
          *
          *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
@@ -2507,9 +2507,33 @@ export interface paths {
          * Update a project
          * @description Any subset of name, description, deadline; deadline null clears it.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["projects-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description The project stays readable (its board, cards, export) and can be restored, but leaves the default projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until it is restored. Its members are told by a `project_updated` activity (meta.fields `["archivedAt"]`). A project already archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/automations": {
@@ -2528,6 +2552,8 @@ export interface paths {
         /**
          * Create an automation rule
          * @description Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2554,7 +2580,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["automations-delete"];
         options?: never;
@@ -2562,6 +2590,8 @@ export interface paths {
         /**
          * Update an automation rule
          * @description Any subset of fields; the result is validated as a whole. Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2583,7 +2613,9 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["automations-toggle"];
         trace?: never;
@@ -2625,7 +2657,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card in the project's first column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create"];
         delete?: never;
@@ -2650,7 +2684,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a card permanently
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["cards-delete"];
         options?: never;
@@ -2658,6 +2694,8 @@ export interface paths {
         /**
          * Update, move or reorder a card
          * @description Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2707,6 +2745,8 @@ export interface paths {
          * Attach a file to a card
          * @description `multipart/form-data` with the file in a part named `file`, at most 10485760 bytes (10 MB); a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["attachments-upload"];
@@ -2736,6 +2776,8 @@ export interface paths {
          * Delete an attachment
          * @description Only the uploader or a workspace admin may. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["attachments-delete"];
@@ -2756,6 +2798,8 @@ export interface paths {
         /**
          * Add a checklist item at the end
          * @description Answers the card. A card has at most 100 checklist items.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2780,6 +2824,8 @@ export interface paths {
          * Delete a checklist item
          * @description Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["checklist-delete"];
@@ -2788,6 +2834,8 @@ export interface paths {
         /**
          * Rename, check or uncheck, or reorder a checklist item
          * @description Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2815,6 +2863,8 @@ export interface paths {
          * Comment on a card
          * @description The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the card's assignee and the project's members.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["comments-create"];
@@ -2837,6 +2887,8 @@ export interface paths {
         /**
          * Delete a comment
          * @description Only the comment's author or a workspace admin may.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2862,6 +2914,8 @@ export interface paths {
         /**
          * Set or clear a card's custom field values
          * @description `values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2903,12 +2957,16 @@ export interface paths {
          * Link a document to a card
          * @description The document must belong to this workspace (else 404). A second link answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-documents-link"];
         /**
          * Unlink a document from a card
          * @description 404 when the document is not linked to the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2931,12 +2989,16 @@ export interface paths {
          * Put a label on a card
          * @description The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["card-labels-add"];
         /**
          * Take a label off a card
          * @description Removing a label the card does not have changes nothing. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2965,6 +3027,8 @@ export interface paths {
          * Relate a card to another card
          * @description The target is any other card of the same workspace (another project is fine). The same relation twice answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["relations-create"];
@@ -2989,7 +3053,9 @@ export interface paths {
         put?: never;
         /**
          * Add a column at the end
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["columns-create"];
         delete?: never;
@@ -3010,7 +3076,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a column and its cards
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["columns-delete"];
         options?: never;
@@ -3018,6 +3086,8 @@ export interface paths {
         /**
          * Rename or reorder a column
          * @description `order` is the 0-based place among the project's columns; out-of-range values go to the ends.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3035,7 +3105,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card at the end of a column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create-in-column"];
         delete?: never;
@@ -3061,6 +3133,8 @@ export interface paths {
          * Define a custom field
          * @description `options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["custom-fields-create"];
@@ -3084,6 +3158,8 @@ export interface paths {
          * Delete a custom field
          * @description Also removes its values from every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["custom-fields-delete"];
@@ -3092,6 +3168,8 @@ export interface paths {
         /**
          * Rename a custom field or change its type or options
          * @description On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3137,6 +3215,8 @@ export interface paths {
          * Create a label
          * @description Label names are unique in a project (409 otherwise).
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["labels-create"];
@@ -3160,6 +3240,8 @@ export interface paths {
          * Delete a label
          * @description Also takes the label off every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["labels-delete"];
@@ -3167,7 +3249,9 @@ export interface paths {
         head?: never;
         /**
          * Rename or recolour a label
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["labels-update"];
         trace?: never;
@@ -3191,6 +3275,8 @@ export interface paths {
          * Add a workspace member to the project by e-mail
          * @description Someone who is not in the workspace answers 400: invite them to the workspace first.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["projects-members-add"];
@@ -3212,7 +3298,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a project member
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["projects-members-remove"];
         options?: never;
@@ -3233,6 +3321,8 @@ export interface paths {
         /**
          * Delete a relation
          * @description A relation belongs to the project of its source card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3283,6 +3373,8 @@ export interface paths {
          * Create a scope
          * @description A scope is a work package or phase of the project. `endDate` may not be before `startDate`; `settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["scopes-create"];
@@ -3310,6 +3402,8 @@ export interface paths {
          * Delete a scope and all its content
          * @description The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["scopes-delete"];
@@ -3318,6 +3412,8 @@ export interface paths {
         /**
          * Update a scope
          * @description Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3343,9 +3439,33 @@ export interface paths {
         head?: never;
         /**
          * Change a scope's active view
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["scopes-views-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description The project is back in the default list and writable. A project that is not archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/proposals/{proposalId}/approve": {
@@ -5010,6 +5130,11 @@ export interface components {
             userId: string;
         };
         ProjectOut: {
+            /**
+             * Format: date-time
+             * @description When the project was archived (read-only, left out of the default list); null while it is not
+             */
+            archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
@@ -18759,6 +18884,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
                 cursor?: string;
+                /** @description Which projects: those not archived (false, the default), the archived ones (true) or all */
+                archived?: "false" | "true" | "all";
             };
             header?: never;
             path: {
@@ -19464,8 +19591,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19648,6 +19882,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19844,6 +20087,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -19931,6 +20183,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20030,6 +20291,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20320,6 +20590,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20509,6 +20788,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20596,6 +20884,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20899,6 +21196,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21102,6 +21408,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21189,6 +21504,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21296,6 +21620,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21384,6 +21717,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21590,6 +21932,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21690,6 +22041,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21777,6 +22137,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22074,6 +22443,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22165,6 +22543,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22249,6 +22636,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22640,6 +23036,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -22739,6 +23144,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22826,6 +23240,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22929,6 +23352,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23228,6 +23660,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23726,6 +24167,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24134,6 +24584,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24217,6 +24676,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24495,6 +24963,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -24684,6 +25161,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24771,6 +25257,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24971,8 +25466,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -565,6 +565,7 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	ArchivedAt  *time.Time
 }
 
 type ProjectDraft struct {
