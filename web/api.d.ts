@@ -2416,6 +2416,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Adjust the draft's roadmap before executing it
+         * @description Replaces the roadmap of a draft in roadmap_ready with the one given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a `status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and once executed.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        patch: operations["project-drafts-edit-roadmap"];
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects": {
         parameters: {
             query?: never;
@@ -4244,6 +4266,10 @@ export interface components {
             description: string;
             title: string;
         };
+        DraftDeliverableIn: {
+            description?: string;
+            title: string;
+        };
         DraftDocument: {
             content: string;
             documentId?: string;
@@ -4318,8 +4344,18 @@ export interface components {
             goal: string;
             name: string;
         };
+        DraftPhaseIn: {
+            /** @description Each becomes a card */
+            deliverables: components["schemas"]["DraftDeliverableIn"][] | null;
+            goal?: string;
+            name: string;
+        };
         DraftRoadmap: {
             phases: components["schemas"]["DraftPhase"][] | null;
+        };
+        DraftRoadmapIn: {
+            /** @description In order; each becomes a column */
+            phases: components["schemas"]["DraftPhaseIn"][] | null;
         };
         ErrorBody: {
             /** @description HTTP status name */
@@ -18779,6 +18815,117 @@ export interface operations {
             };
             /** @description The job is still running: the draft in its refining or generating state; follow `…/events` or read the draft later */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "project-drafts-edit-roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                draftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRoadmapIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
