@@ -24,7 +24,7 @@ type Notification struct {
 	CardID            *string
 	ProjectID         *string // nil for workspace-level activities (document reviews)
 	ActivityCreatedAt time.Time
-	WorkspaceID       *string // set for workspace-level activities only
+	WorkspaceID       *string // the workspace it happened in (nil when its project is gone)
 	DocumentID        *string
 	ActorName         string // who acted, by name now; empty for the system (a due date passing)
 	SubjectTitle      string // the card's or document's title (as recorded, else as it is now)

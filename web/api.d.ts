@@ -3714,7 +3714,7 @@ export interface components {
              * @enum {string}
              */
             type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice";
-            /** @description Set for workspace-level activities only */
+            /** @description The workspace it happened in (absent when its project is gone) */
             workspaceId?: string;
         };
         AddChecklistItemInputBody: {
@@ -5113,7 +5113,8 @@ export interface components {
             id: string;
             name: string;
             projectId: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -5384,7 +5385,8 @@ export interface components {
             target: components["schemas"]["TraceRef"];
             /** Format: date-time */
             timestamp: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
         };
         TraceRef: {
             id: string | null;

@@ -53,15 +53,18 @@ UPDATE notifications SET read_at = now() WHERE user_id = @user_id AND read_at IS
 -- NotificationPage is one page of a user's notifications, newest first: those before the keyset
 -- (created_at, id) of the previous page's last (docs/pagination.md). Each names who acted (their name
 -- now, empty for the system) and what it is about: the title the activity recorded, else (activities
--- recorded before card changes kept their card's title) the card's or document's title now.
+-- recorded before card changes kept their card's title) the card's or document's title now, and the
+-- workspace it happened in (a project's activity records only its project).
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
        a.created_at AS activity_created_at, a.workspace_id, a.document_id,
        coalesce(u.name, '')::text AS actor_name,
-       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title
+       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title,
+       p.workspace_id AS project_workspace_id
 FROM notifications n JOIN activities a ON a.id = n.activity_id
 LEFT JOIN users u ON u.id = a.actor_id
 LEFT JOIN cards c ON c.id = a.card_id
 LEFT JOIN documents d ON d.id = a.document_id
+LEFT JOIN projects p ON p.id = a.project_id
 WHERE n.user_id = @user_id AND (NOT @unread_only::boolean OR n.read_at IS NULL)
   AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::uuid)
 ORDER BY n.created_at DESC, n.id DESC

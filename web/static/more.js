@@ -42,11 +42,20 @@ function whatHappened(a, me) {
 }
 
 /**
- * Where a notification leads: its card (the board with ?card=), its document, its mission or its project.
+ * Where a notification leads: its card (the board with ?card=), its document, its mission or its project, in
+ * the workspace it happened in.
  * @param {Notice['activity']} a @param {string} org @param {string} ws
  */
 function noticeLink(a, org, ws) {
   const m = /** @type {Record<string, any>} */ (a.meta || {});
+  // A notice of another workspace leads into that workspace (found among the person's places); one whose
+  // workspace is not among them (left since) leads nowhere rather than into the open one.
+  if (a.workspaceId) {
+    const place = session.places.flatMap((o) => o.workspaces.map((w) => ({ org: o.slug, ws: w.slug, id: w.id })))
+      .find((p) => p.id === a.workspaceId);
+    if (!place) return '';
+    ({ org, ws } = place);
+  }
   if (m.missionId) return `/w/${org}/${ws}/missions/${m.missionId}`;
   if (a.documentId) return `/w/${org}/${ws}/docs?doc=${a.documentId}`;
   if (a.cardId && a.projectId && a.type !== 'card_deleted') return `/w/${org}/${ws}/p/${a.projectId}?card=${a.cardId}`;

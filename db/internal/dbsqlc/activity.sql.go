@@ -276,11 +276,13 @@ const notificationPage = `-- name: NotificationPage :many
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
        a.created_at AS activity_created_at, a.workspace_id, a.document_id,
        coalesce(u.name, '')::text AS actor_name,
-       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title
+       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title,
+       p.workspace_id AS project_workspace_id
 FROM notifications n JOIN activities a ON a.id = n.activity_id
 LEFT JOIN users u ON u.id = a.actor_id
 LEFT JOIN cards c ON c.id = a.card_id
 LEFT JOIN documents d ON d.id = a.document_id
+LEFT JOIN projects p ON p.id = a.project_id
 WHERE n.user_id = $1 AND (NOT $2::boolean OR n.read_at IS NULL)
   AND (n.created_at, n.id) < ($3::timestamptz, $4::uuid)
 ORDER BY n.created_at DESC, n.id DESC
@@ -296,26 +298,28 @@ type NotificationPageParams struct {
 }
 
 type NotificationPageRow struct {
-	ID                string
-	UserID            string
-	ReadAt            *time.Time
-	CreatedAt         time.Time
-	Type              string
-	ActorID           *string
-	Meta              json.RawMessage
-	CardID            *string
-	ProjectID         *string
-	ActivityCreatedAt time.Time
-	WorkspaceID       *string
-	DocumentID        *string
-	ActorName         string
-	SubjectTitle      string
+	ID                 string
+	UserID             string
+	ReadAt             *time.Time
+	CreatedAt          time.Time
+	Type               string
+	ActorID            *string
+	Meta               json.RawMessage
+	CardID             *string
+	ProjectID          *string
+	ActivityCreatedAt  time.Time
+	WorkspaceID        *string
+	DocumentID         *string
+	ActorName          string
+	SubjectTitle       string
+	ProjectWorkspaceID *string
 }
 
 // NotificationPage is one page of a user's notifications, newest first: those before the keyset
 // (created_at, id) of the previous page's last (docs/pagination.md). Each names who acted (their name
 // now, empty for the system) and what it is about: the title the activity recorded, else (activities
-// recorded before card changes kept their card's title) the card's or document's title now.
+// recorded before card changes kept their card's title) the card's or document's title now, and the
+// workspace it happened in (a project's activity records only its project).
 func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPageParams) ([]NotificationPageRow, error) {
 	rows, err := q.db.Query(ctx, notificationPage,
 		arg.UserID,
@@ -346,6 +350,7 @@ func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPagePara
 			&i.DocumentID,
 			&i.ActorName,
 			&i.SubjectTitle,
+			&i.ProjectWorkspaceID,
 		); err != nil {
 			return nil, err
 		}
