@@ -182,6 +182,8 @@ var upgradeSeeds = []upgradeSeed{
 	{version: 36, none: "comments' search column, computed from the comment seeded at 2",
 		survives: `SELECT (SELECT search_vector FROM comments WHERE card_id = '` + kCard + `') @@ 'draft'::tsquery`},
 	{version: 37, none: "a trigger's check constraint"},
+	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
+		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it
