@@ -40,6 +40,10 @@ type Agent struct {
 	CreatedBy            string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	// Enabled is false for an agent turned off: its new missions are refused.
+	Enabled bool
+	// Model is the model its missions ask the OpenAI-compatible server for (empty: the server's default).
+	Model string
 }
 
 // AgentMission is a mission given to an agent on a card, with its status and progress.

@@ -188,6 +188,8 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + pOld + `', '` + wEng + `', 'Old launch', '` + uAnn + `', '2026-01-02T00:00:00Z');`,
 		survives: `SELECT (SELECT archived_at FROM projects WHERE id = '` + pOld + `') = '2026-01-02T00:00:00Z'
 			AND (SELECT archived_at FROM projects WHERE id = '` + pLnch + `') IS NULL`},
+	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
+		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
 	{version: 41, seed: `
 		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
 			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);

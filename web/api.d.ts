@@ -893,11 +893,33 @@ export interface paths {
         put?: never;
         /**
          * Start a card mission
-         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
+         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agent-runtime-card-mission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-runtime/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What works agents' missions
+         * @description Whether an OpenAI-compatible server is configured and the model it is asked for when an agent names none. Without a server the built-in offline planner works missions.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-language-model"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -935,7 +957,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1065,11 +1087,33 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["missions-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's skills
+         * @description The skills assigned to the agent, by name.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-skills"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1092,7 +1136,13 @@ export interface paths {
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agents-assign-skill"];
-        delete?: never;
+        /**
+         * Take a skill from an agent
+         * @description Workspace admins. Answers the agent; a skill the agent does not have is not found (404).
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        delete: operations["agents-unassign-skill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2386,6 +2436,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Adjust the draft's roadmap before executing it
+         * @description Replaces the roadmap of a draft in roadmap_ready with the one given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a `status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and once executed.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        patch: operations["project-drafts-edit-roadmap"];
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects": {
@@ -3841,9 +3913,13 @@ export interface components {
             createdAt: string;
             createdBy: string;
             description: string;
+            /** @description A disabled agent is listed but its new missions are refused (409) */
+            enabled: boolean;
             id: string;
             limits: components["schemas"]["AgentLimits"];
             mcpOnly: boolean;
+            /** @description The model its missions ask the OpenAI-compatible server for; empty: the server's default (LLM_MODEL) */
+            model: string;
             name: string;
             slug: string;
             tools: string[] | null;
@@ -4086,9 +4162,13 @@ export interface components {
              */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description Default true; a disabled agent's new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             /** @description Missions are worked by an external AI client through /mcp */
             mcpOnly?: boolean;
+            /** @description The model name its missions use on the OpenAI-compatible server; empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
@@ -4411,6 +4491,10 @@ export interface components {
             description: string;
             title: string;
         };
+        DraftDeliverableIn: {
+            description?: string;
+            title: string;
+        };
         DraftDocument: {
             content: string;
             documentId?: string;
@@ -4485,8 +4569,18 @@ export interface components {
             goal: string;
             name: string;
         };
+        DraftPhaseIn: {
+            /** @description Each becomes a card */
+            deliverables: components["schemas"]["DraftDeliverableIn"][] | null;
+            goal?: string;
+            name: string;
+        };
         DraftRoadmap: {
             phases: components["schemas"]["DraftPhase"][] | null;
+        };
+        DraftRoadmapIn: {
+            /** @description In order; each becomes a column */
+            phases: components["schemas"]["DraftPhaseIn"][] | null;
         };
         ErrorBody: {
             /** @description HTTP status name */
@@ -4616,6 +4710,12 @@ export interface components {
             id: string;
             name: string;
             projectId: string;
+        };
+        LanguageModelOut: {
+            /** @description The model asked for when an agent names none (LLM_MODEL); empty without a server */
+            defaultModel: string;
+            /** @description An OpenAI-compatible server is configured (LLM_API_KEY); when false the built-in offline planner works missions and agents' models are not used */
+            server: boolean;
         };
         LoginInputBody: {
             email: string;
@@ -5733,8 +5833,12 @@ export interface components {
             /** @enum {string} */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description false turns the agent off: its new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             mcpOnly?: boolean;
+            /** @description Empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -10540,6 +10644,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -10560,6 +10673,94 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-language-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageModelOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10733,6 +10934,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11614,6 +11824,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -11663,7 +11882,186 @@ export interface operations {
             };
         };
     };
+    "agents-skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "agents-assign-skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-unassign-skill": {
         parameters: {
             query?: never;
             header?: never;
@@ -18785,6 +19183,117 @@ export interface operations {
             };
             /** @description The job is still running: the draft in its refining or generating state; follow `…/events` or read the draft later */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "project-drafts-edit-roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                draftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRoadmapIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
