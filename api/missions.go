@@ -110,8 +110,8 @@ func missionFail(err error) error {
 
 const missionsDoc = "A mission is queued (its job inserted with it), then running, then awaiting_approval when it " +
 	"left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a " +
-	"workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly " +
-	"agents' missions stay queued for an external AI client (/mcp)."
+	"workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled " +
+	"agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp)."
 
 // queuedMission answers a mission just created, or the store's refusal (429 for an agent over its
 // missions-per-hour limit).
@@ -131,8 +131,8 @@ func (s agentOps) registerMissions() {
 
 	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "Start a mission of an agent on a card", Tags: tags,
-		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
-		write, s.createMission)
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: missionsDoc}, write, s.createMission)
 
 	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "List an agent's missions, newest first", Tags: tags},
@@ -176,13 +176,15 @@ func (s agentOps) registerMissions() {
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/run", Summary: "Run an agent on an objective", Tags: tags,
 		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " +
+		Errors:        []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "`agentUserId` is the agent's service user id. " +
 			missionsDoc}, write, s.runAgent)
 
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/card-mission", Summary: "Start a card mission", Tags: tags,
-		Errors: []int{http.StatusTooManyRequests},
-		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent " +
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). " +
+			"For an mcpOnly agent " +
 			"the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
 			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
 		Responses: map[string]*huma.Response{

@@ -42,6 +42,7 @@ const (
 	rRun  = "a0000000-0000-4000-8000-000000000051"
 	sSess = "a0000000-0000-4000-8000-000000000060"
 	hHook = "a0000000-0000-4000-8000-000000000070"
+	pOld  = "a0000000-0000-4000-8000-000000000080"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -182,6 +183,13 @@ var upgradeSeeds = []upgradeSeed{
 	{version: 36, none: "comments' search column, computed from the comment seeded at 2",
 		survives: `SELECT (SELECT search_vector FROM comments WHERE card_id = '` + kCard + `') @@ 'draft'::tsquery`},
 	{version: 37, none: "a trigger's check constraint"},
+	{version: 38, seed: `
+		INSERT INTO projects (id, workspace_id, name, created_by, archived_at)
+			VALUES ('` + pOld + `', '` + wEng + `', 'Old launch', '` + uAnn + `', '2026-01-02T00:00:00Z');`,
+		survives: `SELECT (SELECT archived_at FROM projects WHERE id = '` + pOld + `') = '2026-01-02T00:00:00Z'
+			AND (SELECT archived_at FROM projects WHERE id = '` + pLnch + `') IS NULL`},
+	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
+		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
 	{version: 41, seed: `
 		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
 			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);

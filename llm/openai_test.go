@@ -699,3 +699,25 @@ func TestErrorsMatch(t *testing.T) {
 	_, err = validateToolCall(ToolCatalog(), "c", agenttool.MoveCard, "null")
 	require.ErrorIs(t, err, ErrMalformedOutput)
 }
+
+// A request naming a model (an agent's) sends it instead of the client's own; the next request without one
+// sends the client's again.
+func TestOpenAIRequestModelOverridesTheClients(t *testing.T) {
+	t.Parallel()
+	fs := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req wireRequest) {
+		sseStart(w)
+		sseData(w, contentChunk("ok"))
+		sseData(w, finishChunk("stop"))
+		sseData(w, "[DONE]")
+	})
+	client := newTestClient(fs, nil)
+	msgs := []Message{{Role: RoleUser, Content: "Say ok."}}
+	_, err := client.Chat(context.Background(), Request{Messages: msgs, Model: "llama3.1:8b"})
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), Request{Messages: msgs})
+	require.NoError(t, err)
+	reqs, _ := fs.seen()
+	require.Len(t, reqs, 2)
+	require.Equal(t, "llama3.1:8b", reqs[0].Model)
+	require.Equal(t, testModel, reqs[1].Model)
+}

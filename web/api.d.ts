@@ -893,11 +893,33 @@ export interface paths {
         put?: never;
         /**
          * Start a card mission
-         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
+         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agent-runtime-card-mission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-runtime/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What works agents' missions
+         * @description Whether an OpenAI-compatible server is configured and the model it is asked for when an agent names none. Without a server the built-in offline planner works missions.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-language-model"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -935,7 +957,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1065,11 +1087,33 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["missions-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's skills
+         * @description The skills assigned to the agent, by name.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-skills"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1092,7 +1136,13 @@ export interface paths {
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agents-assign-skill"];
-        delete?: never;
+        /**
+         * Take a skill from an agent
+         * @description Workspace admins. Answers the agent; a skill the agent does not have is not found (404).
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        delete: operations["agents-unassign-skill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1505,7 +1555,7 @@ export interface paths {
         };
         /**
          * List the cards assigned to me in the workspace
-         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         * @description The active (not archived) cards of every project of the workspace not archived whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
          *
          *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
@@ -2388,6 +2438,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Adjust the draft's roadmap before executing it
+         * @description Replaces the roadmap of a draft in roadmap_ready with the one given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a `status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and once executed.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        patch: operations["project-drafts-edit-roadmap"];
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects": {
         parameters: {
             query?: never;
@@ -2507,9 +2579,33 @@ export interface paths {
          * Update a project
          * @description Any subset of name, description, deadline; deadline null clears it.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["projects-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description The project stays readable (its board, cards, export) and can be restored, but leaves the default projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until it is restored. Its members are told by a `project_updated` activity (meta.fields `["archivedAt"]`). A project already archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/automations": {
@@ -2528,6 +2624,8 @@ export interface paths {
         /**
          * Create an automation rule
          * @description Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2554,7 +2652,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["automations-delete"];
         options?: never;
@@ -2562,6 +2662,8 @@ export interface paths {
         /**
          * Update an automation rule
          * @description Any subset of fields; the result is validated as a whole. Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2583,7 +2685,9 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["automations-toggle"];
         trace?: never;
@@ -2625,7 +2729,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card in the project's first column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create"];
         delete?: never;
@@ -2650,7 +2756,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a card permanently
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["cards-delete"];
         options?: never;
@@ -2658,6 +2766,8 @@ export interface paths {
         /**
          * Update, move or reorder a card
          * @description Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2707,6 +2817,8 @@ export interface paths {
          * Attach a file to a card
          * @description `multipart/form-data` with the file in a part named `file`, at most 10485760 bytes (10 MB); a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["attachments-upload"];
@@ -2736,6 +2848,8 @@ export interface paths {
          * Delete an attachment
          * @description Only the uploader or a workspace admin may. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["attachments-delete"];
@@ -2756,6 +2870,8 @@ export interface paths {
         /**
          * Add a checklist item at the end
          * @description Answers the card. A card has at most 100 checklist items.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2780,6 +2896,8 @@ export interface paths {
          * Delete a checklist item
          * @description Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["checklist-delete"];
@@ -2788,6 +2906,8 @@ export interface paths {
         /**
          * Rename, check or uncheck, or reorder a checklist item
          * @description Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2815,6 +2935,8 @@ export interface paths {
          * Comment on a card
          * @description The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the card's assignee and the project's members.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["comments-create"];
@@ -2837,6 +2959,8 @@ export interface paths {
         /**
          * Delete a comment
          * @description Only the comment's author or a workspace admin may.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2862,6 +2986,8 @@ export interface paths {
         /**
          * Set or clear a card's custom field values
          * @description `values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2903,12 +3029,16 @@ export interface paths {
          * Link a document to a card
          * @description The document must belong to this workspace (else 404). A second link answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-documents-link"];
         /**
          * Unlink a document from a card
          * @description 404 when the document is not linked to the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2931,12 +3061,16 @@ export interface paths {
          * Put a label on a card
          * @description The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["card-labels-add"];
         /**
          * Take a label off a card
          * @description Removing a label the card does not have changes nothing. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2965,6 +3099,8 @@ export interface paths {
          * Relate a card to another card
          * @description The target is any other card of the same workspace (another project is fine). The same relation twice answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["relations-create"];
@@ -2989,7 +3125,9 @@ export interface paths {
         put?: never;
         /**
          * Add a column at the end
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["columns-create"];
         delete?: never;
@@ -3010,7 +3148,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a column and its cards
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["columns-delete"];
         options?: never;
@@ -3018,6 +3158,8 @@ export interface paths {
         /**
          * Rename or reorder a column
          * @description `order` is the 0-based place among the project's columns; out-of-range values go to the ends.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3035,7 +3177,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card at the end of a column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create-in-column"];
         delete?: never;
@@ -3061,6 +3205,8 @@ export interface paths {
          * Define a custom field
          * @description `options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["custom-fields-create"];
@@ -3084,6 +3230,8 @@ export interface paths {
          * Delete a custom field
          * @description Also removes its values from every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["custom-fields-delete"];
@@ -3092,6 +3240,8 @@ export interface paths {
         /**
          * Rename a custom field or change its type or options
          * @description On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3137,6 +3287,8 @@ export interface paths {
          * Create a label
          * @description Label names are unique in a project (409 otherwise).
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["labels-create"];
@@ -3160,6 +3312,8 @@ export interface paths {
          * Delete a label
          * @description Also takes the label off every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["labels-delete"];
@@ -3167,7 +3321,9 @@ export interface paths {
         head?: never;
         /**
          * Rename or recolour a label
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["labels-update"];
         trace?: never;
@@ -3191,6 +3347,8 @@ export interface paths {
          * Add a workspace member to the project by e-mail
          * @description Someone who is not in the workspace answers 400: invite them to the workspace first.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["projects-members-add"];
@@ -3212,7 +3370,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a project member
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["projects-members-remove"];
         options?: never;
@@ -3233,6 +3393,8 @@ export interface paths {
         /**
          * Delete a relation
          * @description A relation belongs to the project of its source card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3283,6 +3445,8 @@ export interface paths {
          * Create a scope
          * @description A scope is a work package or phase of the project. `endDate` may not be before `startDate`; `settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["scopes-create"];
@@ -3310,6 +3474,8 @@ export interface paths {
          * Delete a scope and all its content
          * @description The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["scopes-delete"];
@@ -3318,6 +3484,8 @@ export interface paths {
         /**
          * Update a scope
          * @description Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3343,9 +3511,33 @@ export interface paths {
         head?: never;
         /**
          * Change a scope's active view
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["scopes-views-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description The project is back in the default list and writable. A project that is not archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/proposals/{proposalId}/approve": {
@@ -3721,9 +3913,13 @@ export interface components {
             createdAt: string;
             createdBy: string;
             description: string;
+            /** @description A disabled agent is listed but its new missions are refused (409) */
+            enabled: boolean;
             id: string;
             limits: components["schemas"]["AgentLimits"];
             mcpOnly: boolean;
+            /** @description The model its missions ask the OpenAI-compatible server for; empty: the server's default (LLM_MODEL) */
+            model: string;
             name: string;
             slug: string;
             tools: string[] | null;
@@ -3966,9 +4162,13 @@ export interface components {
              */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description Default true; a disabled agent's new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             /** @description Missions are worked by an external AI client through /mcp */
             mcpOnly?: boolean;
+            /** @description The model name its missions use on the OpenAI-compatible server; empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
@@ -4291,6 +4491,10 @@ export interface components {
             description: string;
             title: string;
         };
+        DraftDeliverableIn: {
+            description?: string;
+            title: string;
+        };
         DraftDocument: {
             content: string;
             documentId?: string;
@@ -4365,8 +4569,18 @@ export interface components {
             goal: string;
             name: string;
         };
+        DraftPhaseIn: {
+            /** @description Each becomes a card */
+            deliverables: components["schemas"]["DraftDeliverableIn"][] | null;
+            goal?: string;
+            name: string;
+        };
         DraftRoadmap: {
             phases: components["schemas"]["DraftPhase"][] | null;
+        };
+        DraftRoadmapIn: {
+            /** @description In order; each becomes a column */
+            phases: components["schemas"]["DraftPhaseIn"][] | null;
         };
         ErrorBody: {
             /** @description HTTP status name */
@@ -4496,6 +4710,12 @@ export interface components {
             id: string;
             name: string;
             projectId: string;
+        };
+        LanguageModelOut: {
+            /** @description The model asked for when an agent names none (LLM_MODEL); empty without a server */
+            defaultModel: string;
+            /** @description An OpenAI-compatible server is configured (LLM_API_KEY); when false the built-in offline planner works missions and agents' models are not used */
+            server: boolean;
         };
         LoginInputBody: {
             email: string;
@@ -5010,6 +5230,11 @@ export interface components {
             userId: string;
         };
         ProjectOut: {
+            /**
+             * Format: date-time
+             * @description When the project was archived (read-only, left out of the default list); null while it is not
+             */
+            archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
@@ -5608,8 +5833,12 @@ export interface components {
             /** @enum {string} */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description false turns the agent off: its new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             mcpOnly?: boolean;
+            /** @description Empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -10415,6 +10644,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -10435,6 +10673,94 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-language-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageModelOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10608,6 +10934,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11489,6 +11824,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -11538,7 +11882,186 @@ export interface operations {
             };
         };
     };
+    "agents-skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "agents-assign-skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-unassign-skill": {
         parameters: {
             query?: never;
             header?: never;
@@ -18752,6 +19275,117 @@ export interface operations {
             };
         };
     };
+    "project-drafts-edit-roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                draftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRoadmapIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "projects-list": {
         parameters: {
             query?: {
@@ -18759,6 +19393,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
                 cursor?: string;
+                /** @description Which projects: those not archived (false, the default), the archived ones (true) or all */
+                archived?: "false" | "true" | "all";
             };
             header?: never;
             path: {
@@ -19464,8 +20100,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19648,6 +20391,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19844,6 +20596,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -19931,6 +20692,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20030,6 +20800,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20320,6 +21099,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20509,6 +21297,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20596,6 +21393,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20899,6 +21705,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21102,6 +21917,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21189,6 +22013,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21296,6 +22129,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21384,6 +22226,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21590,6 +22441,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21690,6 +22550,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21777,6 +22646,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22074,6 +22952,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22165,6 +23052,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22249,6 +23145,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22640,6 +23545,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -22739,6 +23653,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22826,6 +23749,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22929,6 +23861,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23228,6 +24169,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23726,6 +24676,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24134,6 +25093,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24217,6 +25185,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24495,6 +25472,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -24684,6 +25670,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24771,6 +25766,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24971,8 +25975,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -131,6 +131,7 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(run)}},
 		Tools:    llm.SelectTools(agent.Tools),
 		Mission:  &llm.MissionContext{Objective: m.Objective, Card: mc},
+		Model:    agent.Model, // empty: the server's default (LLM_MODEL)
 		OnToken:  tokens.add,
 	}
 	provider := w.provider()

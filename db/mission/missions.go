@@ -62,7 +62,8 @@ func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (d
 	return db.Agent(r), err
 }
 
-// DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
+// DefaultAgent is the workspace's first enabled agent by creation (its first agent when none is enabled, whose
+// missions are then refused); a workspace without agents is refused.
 func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent, error) {
 	a, err := e.core.Q.AgentFirst(ctx, workspaceID)
 	if dbcore.IsNotFound(err) {
@@ -98,6 +99,9 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
+		}
+		if !agent.Enabled {
+			return dbcore.Conflict(fmt.Sprintf("the agent %q is disabled: enable it to start missions", agent.Name))
 		}
 		if err := checkBudgetTx(ctx, q, in.WorkspaceID); err != nil {
 			return err

@@ -54,6 +54,8 @@ type Agent struct {
 	CreatedBy            string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	Enabled              bool
+	Model                string
 }
 
 type AgentMission struct {
@@ -565,6 +567,7 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	ArchivedAt  *time.Time
 }
 
 type ProjectDraft struct {
