@@ -182,6 +182,13 @@ var upgradeSeeds = []upgradeSeed{
 	{version: 36, none: "comments' search column, computed from the comment seeded at 2",
 		survives: `SELECT (SELECT search_vector FROM comments WHERE card_id = '` + kCard + `') @@ 'draft'::tsquery`},
 	{version: 37, none: "a trigger's check constraint"},
+	{version: 42, seed: `
+		INSERT INTO user_identities (id, user_id, provider, subject, email)
+			VALUES (gen_random_uuid(), '` + uAnn + `', 'corp', 'sub-ann', 'ann@example.com');
+		INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, expires_at)
+			VALUES ('\x01', 'corp', 'n', 'v', now() + interval '10 minutes');`,
+		survives: `SELECT (SELECT user_id FROM user_identities WHERE provider = 'corp' AND subject = 'sub-ann') = '` +
+			uAnn + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it
