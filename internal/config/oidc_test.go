@@ -18,7 +18,7 @@ func TestLoadOIDCProviders(t *testing.T) {
 		"OIDC_GOOGLE_ISSUER": "https://accounts.google.com", "OIDC_GOOGLE_CLIENT_ID": "g-id",
 		"OIDC_GOOGLE_CLIENT_SECRET_FILE": secret, "OIDC_GOOGLE_NAME": "Google",
 		"OIDC_CORP_KC_ISSUER": "https://kc.example.com/realms/corp", "OIDC_CORP_KC_CLIENT_ID": "pilot",
-		"OIDC_CORP_KC_SCOPES": "openid email profile groups",
+		"OIDC_CORP_KC_SCOPES":  "openid email profile groups",
 		"OIDC_ALLOWED_DOMAINS": "Example.com, corp.example.org", "PASSWORD_LOGIN": "false"})))
 	require.NoError(t, err)
 	require.Equal(t, []OIDCProvider{

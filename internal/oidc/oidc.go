@@ -115,7 +115,9 @@ func (p *Provider) Name() string { return p.cfg.Name }
 // RedirectURL is the callback registered at the provider.
 func (p *Provider) RedirectURL() string { return p.redirectURL }
 
-func (p *Provider) ctx(ctx context.Context) context.Context { return gooidc.ClientContext(ctx, p.client) }
+func (p *Provider) ctx(ctx context.Context) context.Context {
+	return gooidc.ClientContext(ctx, p.client)
+}
 
 // discover reads the provider's discovery document, once it answers.
 func (p *Provider) discover(ctx context.Context) (*discovered, error) {
