@@ -43,6 +43,9 @@ type Requires struct {
 	// memberships, so its writes leave the guard's access cache as it is. Other writes empty it before
 	// answering.
 	KeepsTenancy bool
+	// AnyQuery lets a public operation take query parameters it does not declare (ignored): the redirect
+	// back from an OpenID provider, which adds parameters of its own (session_state, iss, scope, …).
+	AnyQuery bool
 }
 
 // register adds an operation with its access declaration. Every operation must say what it needs.
@@ -142,7 +145,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
 	if a.Public {
-		if name := unknownQueryParameter(hctx); name != "" {
+		if name := unknownQueryParameter(hctx); name != "" && !a.AnyQuery {
 			s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
 			return
 		}

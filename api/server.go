@@ -41,6 +41,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/oidc"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -101,6 +102,15 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
 	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
 	CORSOrigins []string
+	// OIDC is the OpenID Connect providers people may sign in with (nil: none), built once by the
+	// composition root.
+	OIDC *oidc.Set
+	// OIDCAllowedDomains are the only e-mail domains accounts are created for at a provider's first
+	// sign-in (OIDC_ALLOWED_DOMAINS; empty: any).
+	OIDCAllowedDomains []string
+	// PasswordLoginOff refuses sign-in and registration with a password (PASSWORD_LOGIN=false); the
+	// configuration refuses it without a provider.
+	PasswordLoginOff bool
 }
 
 // Server holds what handlers need.
@@ -247,6 +257,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
+	s.ops.account.registerOIDC()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerInvitations()
