@@ -44,10 +44,6 @@ func (s accountOps) registerOIDC() {
 			"passwords sign in (PASSWORD_LOGIN)."},
 		Requires{Public: true}, s.listProviders)
 
-	htmlPage := func(desc string) *huma.Response {
-		return &huma.Response{Description: desc, Content: map[string]*huma.MediaType{
-			"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}}
-	}
 	redirect := func(desc string) *huma.Response {
 		return &huma.Response{Description: desc, Headers: map[string]*huma.Param{
 			"Location":   {Description: "Where the browser goes next", Schema: &huma.Schema{Type: huma.TypeString}},
@@ -58,10 +54,10 @@ func (s accountOps) registerOIDC() {
 		Path: "/auth/oidc/{provider}/start", Summary: "Sign in with a provider", Tags: tags,
 		Description: "For a browser's navigation: records a sign-in under way and redirects to the provider's " +
 			"authorization endpoint (the code flow with PKCE, a state and a nonce), leaving the state in the " +
-			"pilot_oidc cookie. Answers a page in words (text/html) when the provider is unknown (404) or " +
-			"unreachable (502).",
-		Responses: map[string]*huma.Response{"302": redirect("To the provider"),
-			"404": htmlPage("No such provider"), "502": htmlPage("The provider is unreachable")}}
+			"pilot_oidc cookie. Fails when the provider is unknown (404) or unreachable (502): a page in words " +
+			"(text/html) to a browser (an Accept naming text/html), the error shape to other clients.",
+		Responses: map[string]*huma.Response{"302": redirect("To the provider")},
+		Errors:    []int{http.StatusNotFound, http.StatusBadGateway}}
 	register(s.Server, start, Requires{Public: true}, s.startOIDC)
 	callback := huma.Operation{OperationID: "auth-oidc-callback", Method: http.MethodGet,
 		Path: "/auth/oidc/{provider}/callback", Summary: "The provider's redirect back", Tags: tags,
@@ -70,24 +66,23 @@ func (s accountOps) registerOIDC() {
 			"redirect into the web app. Otherwise a page in words (text/html): a callback not started in this " +
 			"browser, replayed or too late (400), consent denied or an e-mail domain not allowed (403), an e-mail " +
 			"address an account has without the provider verifying it (409), the provider unreachable or its " +
-			"answer failing verification (502). A refused sign-in creates nothing. Query parameters the provider " +
-			"adds besides these are ignored.",
-		Responses: map[string]*huma.Response{"302": redirect("Signed in: into the web app"),
-			"403": htmlPage("Consent denied, or the e-mail domain is not allowed"), "404": htmlPage("No such provider"),
-			"409": htmlPage("An account has this e-mail address, unverified by the provider"),
-			"502": htmlPage("The provider is unreachable, or its answer failed verification")}}
+			"answer failing verification (502); to other clients than browsers, the error shape. A refused " +
+			"sign-in creates nothing. Query parameters the provider adds besides these are ignored.",
+		Responses: map[string]*huma.Response{"302": redirect("Signed in: into the web app")},
+		Errors:    []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusBadGateway}}
 	register(s.Server, callback, Requires{Public: true, AnyQuery: true}, s.oidcCallback)
-	// Their 400, 500 and 503 are pages too (the guard's refusals before them stay JSON); they never
-	// answer the 200 huma gives every streamed answer.
+	// Their failures are pages to browsers too (oidcPage); they never answer the 200 huma gives every
+	// streamed answer.
 	for _, path := range []string{start.Path, callback.Path} {
 		item := s.api.OpenAPI().Paths[path]
 		if item == nil || item.Get == nil {
 			continue
 		}
 		delete(item.Get.Responses, "200")
-		for _, code := range []string{"400", "500", "503"} {
-			if r := item.Get.Responses[code]; r != nil {
-				r.Content["text/html"] = &huma.MediaType{Schema: &huma.Schema{Type: huma.TypeString}}
+		for code, r := range item.Get.Responses {
+			if code >= "400" && r.Content != nil {
+				r.Content["text/html"] = &huma.MediaType{Schema: &huma.Schema{Type: huma.TypeString,
+					Description: "A page saying what happened and what to do, for a browser"}}
 			}
 		}
 	}
@@ -301,11 +296,21 @@ var oidcPageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <body><main><h1>{{.Title}}</h1><p>{{.Message}}</p><p><a href="{{.Back}}">Back to sign-in</a></p></main></body></html>
 `))
 
-// oidcPage answers a page in words with status, and cookies.
+// oidcPage answers a failure with status, and cookies: a page in words to a browser, the error shape
+// (title and message) to other clients.
 func (s accountOps) oidcPage(status int, title, message string, cookies []http.Cookie) *huma.StreamResponse {
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		for _, c := range cookies {
 			hctx.AppendHeader("Set-Cookie", c.String())
+		}
+		if status == http.StatusServiceUnavailable {
+			hctx.SetHeader("Retry-After", retryAfter)
+		}
+		if !strings.Contains(hctx.Header("Accept"), "text/html") {
+			hctx.SetHeader("Content-Type", "application/json")
+			hctx.SetStatus(status)
+			_ = jsonEncode(hctx.BodyWriter(), newErrorBody(status, title+": "+message))
+			return
 		}
 		hctx.SetHeader("Content-Type", "text/html; charset=utf-8")
 		hctx.SetHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")

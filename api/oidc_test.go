@@ -40,10 +40,13 @@ func oidcEnv(t *testing.T, op *oidctest.Provider, tune func(*Options)) *testEnv 
 	}})
 }
 
+// browse is a browser's navigation: it accepts pages.
+var browse = map[string]string{"Accept": "text/html,application/xhtml+xml"}
+
 // oidcStart starts a sign-in: the redirect to the provider and the state cookie.
 func oidcStart(t *testing.T, e *testEnv, path string) (string, *http.Cookie) {
 	t.Helper()
-	r := e.send(req{Method: http.MethodGet, Path: path})
+	r := e.send(req{Method: http.MethodGet, Path: path, Header: browse})
 	require.Equal(t, http.StatusFound, r.Code, "body: %s", r.Body)
 	var state *http.Cookie
 	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
@@ -62,7 +65,7 @@ func oidcSignIn(t *testing.T, e *testEnv, op *oidctest.Provider, u oidctest.User
 	back, err := op.SignIn(context.Background(), oidctest.Browser(), loc, u.Username, u.Password)
 	require.NoError(t, err)
 	require.Equal(t, oidcCallback, back.Scheme+"://"+back.Host+back.Path)
-	return e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}})
+	return e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}, Header: browse})
 }
 
 func cookieOf(r *resp, name string) *http.Cookie {
@@ -171,9 +174,9 @@ func TestOIDCCallbackRefusals(t *testing.T) {
 	loc, state := oidcStart(t, e, "/auth/oidc/corp/start")
 	back, err := op.SignIn(ctx, oidctest.Browser(), loc, opAda.Username, opAda.Password)
 	require.NoError(t, err)
-	r := e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}})
+	r := e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}, Header: browse})
 	require.Equal(t, http.StatusFound, r.Code, "body: %s", r.Body)
-	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}})
+	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}, Header: browse})
 	requirePage(t, r, http.StatusBadRequest, "already used")
 	require.Nil(t, cookieOf(r, sessionCookie))
 
@@ -183,17 +186,20 @@ func TestOIDCCallbackRefusals(t *testing.T) {
 	require.NoError(t, err)
 	q := back.Query()
 	q.Set("state", "forged")
-	r = e.send(req{Method: http.MethodGet, Path: back.Path + "?" + q.Encode(), Cookies: []*http.Cookie{state}})
+	r = e.send(req{Method: http.MethodGet, Path: back.Path + "?" + q.Encode(), Cookies: []*http.Cookie{state},
+		Header: browse})
 	requirePage(t, r, http.StatusBadRequest, "did not start here")
-	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI()})
+	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Header: browse})
 	requirePage(t, r, http.StatusBadRequest, "did not start here")
-	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}})
+	// Another client than a browser gets the error shape.
+	requireStatus(t, e.send(req{Method: http.MethodGet, Path: back.RequestURI()}), http.StatusBadRequest)
+	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: []*http.Cookie{state}, Header: browse})
 	require.Equal(t, http.StatusFound, r.Code, "the real callback still completes: %s", r.Body)
 
 	// Consent denied at the provider.
 	_, state = oidcStart(t, e, "/auth/oidc/corp/start")
 	r = e.send(req{Method: http.MethodGet, Path: "/auth/oidc/corp/callback?error=access_denied&state=" +
-		url.QueryEscape(state.Value) + "&session_state=x", Cookies: []*http.Cookie{state}})
+		url.QueryEscape(state.Value) + "&session_state=x", Cookies: []*http.Cookie{state}, Header: browse})
 	requirePage(t, r, http.StatusForbidden, "You did not allow Pilot")
 
 	// A domain not allowed: nothing created.
@@ -204,13 +210,15 @@ func TestOIDCCallbackRefusals(t *testing.T) {
 		WHERE u.email = 'eve@elsewhere.test'`))
 
 	// An unknown provider.
-	requirePage(t, e.send(req{Method: http.MethodGet, Path: "/auth/oidc/nope/start"}), http.StatusNotFound,
+	requirePage(t, e.send(req{Method: http.MethodGet, Path: "/auth/oidc/nope/start", Header: browse}),
+		http.StatusNotFound,
 		"no sign-in provider by that name")
 
 	// A provider that is down.
 	op.Stop()
 	down := oidcEnv(t, op, nil) // a fresh api: nothing discovered yet
-	requirePage(t, down.send(req{Method: http.MethodGet, Path: "/auth/oidc/corp/start"}), http.StatusBadGateway,
+	requirePage(t, down.send(req{Method: http.MethodGet, Path: "/auth/oidc/corp/start", Header: browse}),
+		http.StatusBadGateway,
 		"did not answer")
 	require.Equal(t, 0, down.count(`SELECT count(*) FROM oidc_logins`), "nothing under way")
 }
