@@ -163,45 +163,45 @@ type OIDCCallbackInput struct {
 func (s accountOps) oidcCallback(ctx context.Context, in *OIDCCallbackInput) (*huma.StreamResponse, error) {
 	// Whatever happens, the state cookie has served.
 	//nolint:gosec // G124: Secure in production; development serves plain http on localhost (see startSession)
-	clear := []http.Cookie{{Name: oidcStateCookie, Value: "", Path: "/auth/oidc/", HttpOnly: true,
+	spent := []http.Cookie{{Name: oidcStateCookie, Value: "", Path: "/auth/oidc/", HttpOnly: true,
 		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: -1}}
 	p, ok := s.opts.OIDC.Provider(in.Provider)
 	if !ok {
 		return s.oidcPage(http.StatusNotFound, "Unknown sign-in provider",
-			"This deployment has no sign-in provider by that name.", clear), nil
+			"This deployment has no sign-in provider by that name.", spent), nil
 	}
 	again := "Start again from the sign-in page."
 	if in.State == "" || in.StateCookie == "" || in.State != in.StateCookie {
 		// Not taken: a forged callback must not spend the real one.
 		return s.oidcPage(http.StatusBadRequest, "This sign-in did not start here",
 			"This answer from "+p.Name()+" does not belong to a sign-in started in this browser, or it was already "+
-				"used. "+again, clear), nil
+				"used. "+again, spent), nil
 	}
 	login, err := s.identity.TakeExternalLogin(ctx, p.ID(), in.State)
 	switch {
 	case errors.Is(err, identity.ErrExternalLoginExpired):
 		return s.oidcPage(http.StatusBadRequest, "This sign-in took too long",
-			"The sign-in with "+p.Name()+" was not completed in time. "+again, clear), nil
+			"The sign-in with "+p.Name()+" was not completed in time. "+again, spent), nil
 	case errors.Is(err, db.ErrNotFound):
 		return s.oidcPage(http.StatusBadRequest, "This sign-in was already used",
 			"This answer from "+p.Name()+" was already used, or does not belong to a sign-in under way. "+again,
-			clear), nil
+			spent), nil
 	case err != nil:
-		return s.oidcStoreFailure(ctx, err, clear), nil
+		return s.oidcStoreFailure(ctx, err, spent), nil
 	}
 	switch {
 	case in.Error == "access_denied":
 		return s.oidcPage(http.StatusForbidden, "Sign-in cancelled",
-			"You did not allow Pilot to use your "+p.Name()+" account, so you are not signed in. "+again, clear), nil
+			"You did not allow Pilot to use your "+p.Name()+" account, so you are not signed in. "+again, spent), nil
 	case in.Error != "":
 		msg := p.Name() + " refused the sign-in"
 		if in.ErrorDescription != "" {
 			msg += ": " + in.ErrorDescription
 		}
-		return s.oidcPage(http.StatusBadGateway, "Sign-in refused by "+p.Name(), msg+". "+again, clear), nil
+		return s.oidcPage(http.StatusBadGateway, "Sign-in refused by "+p.Name(), msg+". "+again, spent), nil
 	case in.Code == "":
 		return s.oidcPage(http.StatusBadRequest, "This sign-in is incomplete",
-			p.Name()+" sent no authorization code. "+again, clear), nil
+			p.Name()+" sent no authorization code. "+again, spent), nil
 	}
 	who, err := p.Finish(ctx, in.Code, login.CodeVerifier, login.Nonce)
 	if err != nil {
@@ -210,28 +210,28 @@ func (s accountOps) oidcCallback(ctx context.Context, in *OIDCCallbackInput) (*h
 		case errors.Is(err, oidc.ErrUnreachable):
 			return s.oidcPage(http.StatusBadGateway, p.Name()+" is unreachable",
 				p.Name()+" did not answer while completing the sign-in. Try again in a moment, or sign in another way.",
-				clear), nil
+				spent), nil
 		case errors.Is(err, oidc.ErrRejected):
 			return s.oidcPage(http.StatusBadRequest, "This sign-in was already used",
-				p.Name()+" refused to complete this sign-in: it was already used or took too long. "+again, clear), nil
+				p.Name()+" refused to complete this sign-in: it was already used or took too long. "+again, spent), nil
 		default:
 			return s.oidcPage(http.StatusBadGateway, "The answer of "+p.Name()+" could not be verified",
 				"Pilot could not verify who "+p.Name()+" signed in, so you are not signed in. If this persists, tell "+
-					"the person who runs Pilot.", clear), nil
+					"the person who runs Pilot.", spent), nil
 		}
 	}
 	res, err := s.identity.SignInExternal(ctx, identity.ExternalSignIn{Provider: p.ID(), Subject: who.Subject,
 		Email: who.Email, EmailVerified: who.EmailVerified, Name: who.Name, AllowedDomains: s.opts.OIDCAllowedDomains})
 	if err != nil {
-		return s.oidcSignInRefused(ctx, p, err, clear), nil
+		return s.oidcSignInRefused(ctx, p, err, spent), nil
 	}
 	out, err := s.startSignIn(ctx, res.User)
 	if err != nil {
-		return s.oidcStoreFailure(ctx, err, clear), nil
+		return s.oidcStoreFailure(ctx, err, spent), nil
 	}
 	s.logger.InfoContext(ctx, "signed in with a provider", "provider", p.ID(), "userId", res.User.ID,
 		"linked", res.Linked, "created", res.Created)
-	return redirectTo(login.ReturnTo, append(clear, out.SetCookie...)), nil
+	return redirectTo(login.ReturnTo, append(spent, out.SetCookie...)), nil
 }
 
 // oidcSignInRefused is the page of an account the provider's identity may not sign in to.

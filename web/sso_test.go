@@ -37,8 +37,8 @@ func waitAcrossRedirects(t *testing.T, ctx context.Context, what, js string) {
 		if err == nil {
 			return
 		}
-		if attempt == 10 || !(strings.Contains(err.Error(), "Cannot find context") ||
-			strings.Contains(err.Error(), "navigated or closed")) {
+		moved := strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "navigated or closed")
+		if attempt == 10 || !moved {
 			fail(t, ctx, "waiting for "+what, err)
 		}
 	}

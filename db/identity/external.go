@@ -208,7 +208,7 @@ func (e *Engine) BeginExternalLogin(ctx context.Context, l ExternalLogin) error 
 		"insert sign-in")
 }
 
-// ErrExternalLoginExpired: the sign-in under way was found, too late.
+// ErrExternalLoginExpired is the refusal of a sign-in under way found too late.
 var ErrExternalLoginExpired = errors.New("the sign-in took too long")
 
 // TakeExternalLogin answers the sign-in under way of state at provider and forgets it, so that it is
