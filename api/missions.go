@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"reflect"
 	"strings"
@@ -36,13 +37,33 @@ type MissionOut struct {
 	FinishedAt  *time.Time       `json:"finishedAt" nullable:"true"`
 	CancelledAt *time.Time       `json:"cancelledAt" nullable:"true"`
 	Error       *string          `json:"error" nullable:"true"`
+	Usage       MissionUsageOut  `json:"usage" doc:"What the mission cost so far"`
 }
+
+// MissionUsageOut is what a mission cost.
+type MissionUsageOut struct {
+	ModelTurns       int32   `json:"modelTurns" doc:"Model calls made (a retried attempt's calls count again: they were spent)"`
+	PromptTokens     int64   `json:"promptTokens" doc:"Tokens the model read, as the server reported them (the offline planner estimates four characters a token)"`
+	CompletionTokens int64   `json:"completionTokens" doc:"Tokens the model wrote"`
+	TotalTokens      int64   `json:"totalTokens" doc:"promptTokens + completionTokens: what the workspace's daily budget counts"`
+	WallSeconds      float64 `json:"wallSeconds" doc:"From start to finish, or to now while unfinished; 0 before it starts"`
+	WaitingSeconds   float64 `json:"waitingSeconds" doc:"Time spent waiting for people (awaiting approval or input), the wait in progress included"`
+}
+
+func missionUsageOut(u db.MissionUsage) MissionUsageOut {
+	return MissionUsageOut{ModelTurns: u.ModelTurns, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		TotalTokens: u.PromptTokens + u.CompletionTokens, WallSeconds: roundSeconds(u.WallSeconds),
+		WaitingSeconds: roundSeconds(u.WaitingSeconds)}
+}
+
+// roundSeconds keeps a duration to the millisecond.
+func roundSeconds(s float64) float64 { return math.Round(s*1000) / 1000 }
 
 func missionOut(m db.AgentMission) MissionOut {
 	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source,
 		Objective: m.Objective, Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps,
 		Actions: m.Actions, CreatedAt: m.CreatedAt, StartedAt: m.StartedAt, FinishedAt: m.FinishedAt,
-		CancelledAt: m.CancelledAt, Error: m.Error}
+		CancelledAt: m.CancelledAt, Error: m.Error, Usage: missionUsageOut(m.Usage(time.Now()))}
 }
 
 // ProposalOut is an action an agent proposed.
@@ -88,8 +109,9 @@ func missionFail(err error) error {
 }
 
 const missionsDoc = "A mission is queued (its job inserted with it), then running, then awaiting_approval when it " +
-	"left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is " +
-	"answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp)."
+	"left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a " +
+	"workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled " +
+	"agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp)."
 
 // queuedMission answers a mission just created, or the store's refusal (429 for an agent over its
 // missions-per-hour limit).
@@ -109,8 +131,8 @@ func (s agentOps) registerMissions() {
 
 	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "Start a mission of an agent on a card", Tags: tags,
-		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
-		write, s.createMission)
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: missionsDoc}, write, s.createMission)
 
 	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "List an agent's missions, newest first", Tags: tags},
@@ -154,13 +176,15 @@ func (s agentOps) registerMissions() {
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/run", Summary: "Run an agent on an objective", Tags: tags,
 		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " +
+		Errors:        []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "`agentUserId` is the agent's service user id. " +
 			missionsDoc}, write, s.runAgent)
 
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/card-mission", Summary: "Start a card mission", Tags: tags,
-		Errors: []int{http.StatusTooManyRequests},
-		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent " +
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). " +
+			"For an mcpOnly agent " +
 			"the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
 			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
 		Responses: map[string]*huma.Response{

@@ -24,6 +24,7 @@ type ActivityOut struct {
 	ActorName   string          `json:"actorName" doc:"Who acted, by their name now; empty for system events"`
 	Title       string          `json:"title" doc:"The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither"`
 	CreatedAt   time.Time       `json:"createdAt"`
+	ActorFields
 }
 
 // NotificationOut is one notification of the caller.
@@ -39,7 +40,7 @@ func notificationOut(n db.Notification) NotificationOut {
 	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
 		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID,
 		DocumentID: n.DocumentID, Meta: n.Meta, ActorName: n.ActorName, Title: n.SubjectTitle,
-		CreatedAt: n.ActivityCreatedAt}}
+		CreatedAt: n.ActivityCreatedAt, ActorFields: actorFields(n.Actor())}}
 }
 
 // UnreadCountOut is the number of the caller's unread notifications.

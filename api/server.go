@@ -102,6 +102,10 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
 	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
 	CORSOrigins []string
+	// LanguageModel is the model agents' missions ask the OpenAI-compatible server for when an agent names
+	// none (LLM_MODEL or llm's default); empty when no server is configured (LLM_API_KEY unset) and the
+	// offline planner works them. The api only tells clients; the worker runs the missions.
+	LanguageModel string
 	// OIDC is the OpenID Connect providers people may sign in with (nil: none), built once by the
 	// composition root.
 	OIDC *oidc.Set
@@ -274,6 +278,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()
 	s.ops.agents.registerMissions()
+	s.ops.agents.registerAgentUsage()
 	s.ops.agents.registerEvents()
 	s.mountMCP(ctx, router)
 	s.ops.agents.registerDrafts()

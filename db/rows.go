@@ -40,6 +40,10 @@ type Agent struct {
 	CreatedBy            string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	// Enabled is false for an agent turned off: its new missions are refused.
+	Enabled bool
+	// Model is the model its missions ask the OpenAI-compatible server for (empty: the server's default).
+	Model string
 }
 
 // AgentMission is a mission given to an agent on a card, with its status and progress.
@@ -65,6 +69,14 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	// The mission's accounting (migration 00041): model calls made, the tokens they used, the time spent
+	// waiting for people (awaiting_*: the wait in progress is not in WaitingMs yet) and when the status
+	// last changed.
+	ModelTurns       int32
+	PromptTokens     int64
+	CompletionTokens int64
+	WaitingMs        int64
+	StatusChangedAt  *time.Time
 }
 
 // AgentProposal is a change an agent proposes during a mission, waiting for a person to decide.
@@ -367,6 +379,9 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// ArchivedAt is when the project was archived (nil while it is not): readable and restorable, its
+	// cards read-only.
+	ArchivedAt *time.Time
 }
 
 // Scope is a scope of a project: a named, dated part with the view it shows.

@@ -42,6 +42,7 @@ const (
 	rRun  = "a0000000-0000-4000-8000-000000000051"
 	sSess = "a0000000-0000-4000-8000-000000000060"
 	hHook = "a0000000-0000-4000-8000-000000000070"
+	pOld  = "a0000000-0000-4000-8000-000000000080"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -182,6 +183,24 @@ var upgradeSeeds = []upgradeSeed{
 	{version: 36, none: "comments' search column, computed from the comment seeded at 2",
 		survives: `SELECT (SELECT search_vector FROM comments WHERE card_id = '` + kCard + `') @@ 'draft'::tsquery`},
 	{version: 37, none: "a trigger's check constraint"},
+	{version: 38, seed: `
+		INSERT INTO projects (id, workspace_id, name, created_by, archived_at)
+			VALUES ('` + pOld + `', '` + wEng + `', 'Old launch', '` + uAnn + `', '2026-01-02T00:00:00Z');`,
+		survives: `SELECT (SELECT archived_at FROM projects WHERE id = '` + pOld + `') = '2026-01-02T00:00:00Z'
+			AND (SELECT archived_at FROM projects WHERE id = '` + pLnch + `') IS NULL`},
+	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
+		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
+	{version: 41, seed: `
+		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
+			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);
+		INSERT INTO workspace_agent_settings (workspace_id, max_tokens_per_day) VALUES ('` + wEng + `', 5000);
+		UPDATE activities SET agent_id = '` + gBot + `', on_behalf_of = '` + uAnn + `' WHERE id = '` + aAct + `';
+		UPDATE agent_missions SET model_turns = 2, prompt_tokens = 10, completion_tokens = 5, waiting_ms = 1500
+			WHERE id = '` + mMis + `';`,
+		survives: `SELECT (SELECT prompt_tokens FROM agent_usage WHERE agent_id = '` + gBot + `') = 100
+			AND (SELECT max_tokens_per_day FROM workspace_agent_settings WHERE workspace_id = '` + wEng + `') = 5000
+			AND (SELECT on_behalf_of FROM activities WHERE id = '` + aAct + `') = '` + uAnn + `'
+			AND (SELECT waiting_ms FROM agent_missions WHERE id = '` + mMis + `') = 1500`},
 	{version: 42, seed: `
 		INSERT INTO user_identities (id, user_id, provider, subject, email)
 			VALUES (gen_random_uuid(), '` + uAnn + `', 'corp', 'sub-ann', 'ann@example.com');

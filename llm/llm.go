@@ -80,6 +80,9 @@ type Request struct {
 	// Draft, when set, says the turn is a step of a project draft (questions or roadmap); the offline
 	// planner answers it from the draft itself. Remote models read the draft from Messages.
 	Draft *DraftTask
+	// Model, when set, is the model name sent to the server for this turn instead of the client's own
+	// (an agent's model). The offline planner has no models and ignores it.
+	Model string
 	// ResponseSchema, when set, asks for a final answer that is one JSON value matching the schema
 	// (OpenAI structured output); its text streams through OnToken like any content.
 	ResponseSchema *ResponseSchema
@@ -106,6 +109,16 @@ type Response struct {
 	ToolCalls []ToolCall
 	// FinishReason is why the turn ended: "stop", "tool_calls", or a server-specific reason.
 	FinishReason string
+	// Usage is what the turn cost in tokens: the server's count, or the offline planner's estimate.
+	Usage Usage
+}
+
+// Usage counts a model turn's tokens. A server that reports no usage leaves it zero.
+type Usage struct {
+	// PromptTokens is the size of what the model read (the conversation, the tools).
+	PromptTokens int64
+	// CompletionTokens is the size of what it wrote (content and tool calls).
+	CompletionTokens int64
 }
 
 // MissionContext is what a mission is about, as given to a Provider.

@@ -24,8 +24,11 @@ const (
 
 // wireRequest is a chat completions request as it appears on the wire.
 type wireRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	Messages []struct {
 		Role       string `json:"role"`
 		Content    string `json:"content"`
@@ -695,4 +698,26 @@ func TestErrorsMatch(t *testing.T) {
 	require.JSONEq(t, `{}`, string(tc.Arguments), "empty arguments count as {}")
 	_, err = validateToolCall(ToolCatalog(), "c", agenttool.MoveCard, "null")
 	require.ErrorIs(t, err, ErrMalformedOutput)
+}
+
+// A request naming a model (an agent's) sends it instead of the client's own; the next request without one
+// sends the client's again.
+func TestOpenAIRequestModelOverridesTheClients(t *testing.T) {
+	t.Parallel()
+	fs := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req wireRequest) {
+		sseStart(w)
+		sseData(w, contentChunk("ok"))
+		sseData(w, finishChunk("stop"))
+		sseData(w, "[DONE]")
+	})
+	client := newTestClient(fs, nil)
+	msgs := []Message{{Role: RoleUser, Content: "Say ok."}}
+	_, err := client.Chat(context.Background(), Request{Messages: msgs, Model: "llama3.1:8b"})
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), Request{Messages: msgs})
+	require.NoError(t, err)
+	reqs, _ := fs.seen()
+	require.Len(t, reqs, 2)
+	require.Equal(t, "llama3.1:8b", reqs[0].Model)
+	require.Equal(t, testModel, reqs[1].Model)
 }

@@ -978,8 +978,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a workspace or change its slug
-         * @description Workspace admins (organization owners and admins act as admins). Any subset of name and slug; the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
+         * Rename a workspace, change its slug or its agent settings
+         * @description Workspace admins (organization owners and admins act as admins). Any subset of name, slug and agentSettings (`maxTokensPerDay`: the agents' daily token budget, 1 to 10^12, or null for none); the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -997,11 +997,33 @@ export interface paths {
         put?: never;
         /**
          * Start a card mission
-         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
+         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agent-runtime-card-mission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-runtime/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What works agents' missions
+         * @description Whether an OpenAI-compatible server is configured and the model it is asked for when an agent names none. Without a server the built-in offline planner works missions.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-language-model"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1039,7 +1061,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1064,6 +1086,28 @@ export interface paths {
          *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["agents-tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum the agents' model calls, tokens and time per agent and day
+         * @description Members. Days are UTC dates, `from` and `to` both included (default: the last 30 days, today included); `from` after `to`, a range over 366 days or a malformed date answer 400. Model calls and tokens count on the day they were made; missions, their wall time and their time waiting for people on the day the mission was created.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agent-usage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1147,11 +1191,33 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["missions-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's skills
+         * @description The skills assigned to the agent, by name.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-skills"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1174,7 +1240,13 @@ export interface paths {
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agents-assign-skill"];
-        delete?: never;
+        /**
+         * Take a skill from an agent
+         * @description Workspace admins. Answers the agent; a skill the agent does not have is not found (404).
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        delete: operations["agents-unassign-skill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1587,7 +1659,7 @@ export interface paths {
         };
         /**
          * List the cards assigned to me in the workspace
-         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         * @description The active (not archived) cards of every project of the workspace not archived whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
          *
          *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
@@ -2470,6 +2542,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Adjust the draft's roadmap before executing it
+         * @description Replaces the roadmap of a draft in roadmap_ready with the one given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a `status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and once executed.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        patch: operations["project-drafts-edit-roadmap"];
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects": {
         parameters: {
             query?: never;
@@ -2589,9 +2683,33 @@ export interface paths {
          * Update a project
          * @description Any subset of name, description, deadline; deadline null clears it.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["projects-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description The project stays readable (its board, cards, export) and can be restored, but leaves the default projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until it is restored. Its members are told by a `project_updated` activity (meta.fields `["archivedAt"]`). A project already archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/automations": {
@@ -2610,6 +2728,8 @@ export interface paths {
         /**
          * Create an automation rule
          * @description Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2636,7 +2756,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["automations-delete"];
         options?: never;
@@ -2644,6 +2766,8 @@ export interface paths {
         /**
          * Update an automation rule
          * @description Any subset of fields; the result is validated as a whole. Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2665,7 +2789,9 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["automations-toggle"];
         trace?: never;
@@ -2707,7 +2833,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card in the project's first column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create"];
         delete?: never;
@@ -2732,7 +2860,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a card permanently
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["cards-delete"];
         options?: never;
@@ -2740,6 +2870,8 @@ export interface paths {
         /**
          * Update, move or reorder a card
          * @description Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2789,6 +2921,8 @@ export interface paths {
          * Attach a file to a card
          * @description `multipart/form-data` with the file in a part named `file`, at most 10485760 bytes (10 MB); a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["attachments-upload"];
@@ -2818,6 +2952,8 @@ export interface paths {
          * Delete an attachment
          * @description Only the uploader or a workspace admin may. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["attachments-delete"];
@@ -2838,6 +2974,8 @@ export interface paths {
         /**
          * Add a checklist item at the end
          * @description Answers the card. A card has at most 100 checklist items.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2862,6 +3000,8 @@ export interface paths {
          * Delete a checklist item
          * @description Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["checklist-delete"];
@@ -2870,6 +3010,8 @@ export interface paths {
         /**
          * Rename, check or uncheck, or reorder a checklist item
          * @description Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2897,6 +3039,8 @@ export interface paths {
          * Comment on a card
          * @description The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the card's assignee and the project's members.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["comments-create"];
@@ -2919,6 +3063,8 @@ export interface paths {
         /**
          * Delete a comment
          * @description Only the comment's author or a workspace admin may.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2944,6 +3090,8 @@ export interface paths {
         /**
          * Set or clear a card's custom field values
          * @description `values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2985,12 +3133,16 @@ export interface paths {
          * Link a document to a card
          * @description The document must belong to this workspace (else 404). A second link answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-documents-link"];
         /**
          * Unlink a document from a card
          * @description 404 when the document is not linked to the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3013,12 +3165,16 @@ export interface paths {
          * Put a label on a card
          * @description The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["card-labels-add"];
         /**
          * Take a label off a card
          * @description Removing a label the card does not have changes nothing. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3047,6 +3203,8 @@ export interface paths {
          * Relate a card to another card
          * @description The target is any other card of the same workspace (another project is fine). The same relation twice answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["relations-create"];
@@ -3071,7 +3229,9 @@ export interface paths {
         put?: never;
         /**
          * Add a column at the end
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["columns-create"];
         delete?: never;
@@ -3092,7 +3252,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a column and its cards
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["columns-delete"];
         options?: never;
@@ -3100,6 +3262,8 @@ export interface paths {
         /**
          * Rename or reorder a column
          * @description `order` is the 0-based place among the project's columns; out-of-range values go to the ends.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3117,7 +3281,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card at the end of a column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create-in-column"];
         delete?: never;
@@ -3143,6 +3309,8 @@ export interface paths {
          * Define a custom field
          * @description `options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["custom-fields-create"];
@@ -3166,6 +3334,8 @@ export interface paths {
          * Delete a custom field
          * @description Also removes its values from every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["custom-fields-delete"];
@@ -3174,6 +3344,8 @@ export interface paths {
         /**
          * Rename a custom field or change its type or options
          * @description On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3219,6 +3391,8 @@ export interface paths {
          * Create a label
          * @description Label names are unique in a project (409 otherwise).
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["labels-create"];
@@ -3242,6 +3416,8 @@ export interface paths {
          * Delete a label
          * @description Also takes the label off every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["labels-delete"];
@@ -3249,7 +3425,9 @@ export interface paths {
         head?: never;
         /**
          * Rename or recolour a label
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["labels-update"];
         trace?: never;
@@ -3273,6 +3451,8 @@ export interface paths {
          * Add a workspace member to the project by e-mail
          * @description Someone who is not in the workspace answers 400: invite them to the workspace first.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["projects-members-add"];
@@ -3294,7 +3474,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a project member
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["projects-members-remove"];
         options?: never;
@@ -3315,6 +3497,8 @@ export interface paths {
         /**
          * Delete a relation
          * @description A relation belongs to the project of its source card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3365,6 +3549,8 @@ export interface paths {
          * Create a scope
          * @description A scope is a work package or phase of the project. `endDate` may not be before `startDate`; `settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["scopes-create"];
@@ -3392,6 +3578,8 @@ export interface paths {
          * Delete a scope and all its content
          * @description The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["scopes-delete"];
@@ -3400,6 +3588,8 @@ export interface paths {
         /**
          * Update a scope
          * @description Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3425,9 +3615,33 @@ export interface paths {
         head?: never;
         /**
          * Change a scope's active view
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["scopes-views-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description The project is back in the default list and writable. A project that is not archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/proposals/{proposalId}/approve": {
@@ -3728,6 +3942,10 @@ export interface components {
             actorId: string | null;
             /** @description Who acted, by their name now; empty for system events */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             cardId: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -3737,6 +3955,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description null for workspace-level activities (document_submitted, document_reviewed, project_deleted) */
             projectId: string | null;
             /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
@@ -3797,9 +4017,13 @@ export interface components {
             createdAt: string;
             createdBy: string;
             description: string;
+            /** @description A disabled agent is listed but its new missions are refused (409) */
+            enabled: boolean;
             id: string;
             limits: components["schemas"]["AgentLimits"];
             mcpOnly: boolean;
+            /** @description The model its missions ask the OpenAI-compatible server for; empty: the server's default (LLM_MODEL) */
+            model: string;
             name: string;
             slug: string;
             tools: string[] | null;
@@ -3808,6 +4032,70 @@ export interface components {
             /** @description The agent's service user: assignee and author of its changes */
             userId: string;
             workspaceId: string;
+        };
+        AgentRef: {
+            id: string | null;
+            name: string;
+        };
+        AgentSettingsIn: {
+            /**
+             * Format: int64
+             * @description 1 to 1000000000000 tokens a day, or null for no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentSettingsOut: {
+            /**
+             * Format: int64
+             * @description The daily token budget (UTC days) of the workspace's agents: once their missions used it, new missions are refused (429) and running ones stop at their next model call; null: no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentUsageOut: {
+            /** @description Per agent, over the range, in order of first use */
+            agents: components["schemas"]["AgentUsageRowOut"][] | null;
+            /** @description Per day and agent, by day then agent id; days without use are left out */
+            days: components["schemas"]["AgentUsageRowOut"][] | null;
+            from: string;
+            /**
+             * Format: int64
+             * @description The workspace's daily token budget; null: none
+             */
+            maxTokensPerDay: number | null;
+            to: string;
+        };
+        AgentUsageRowOut: {
+            agentId: string;
+            /** @description Empty once the agent is deleted */
+            agentName: string;
+            /** Format: int64 */
+            completionTokens: number;
+            /** @description The day (UTC); absent in the totals per agent */
+            day?: string;
+            /**
+             * Format: int32
+             * @description Missions created that day
+             */
+            missions: number;
+            /**
+             * Format: int32
+             * @description Model calls made that day
+             */
+            modelTurns: number;
+            /** Format: int64 */
+            promptTokens: number;
+            /** Format: int64 */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time those missions waited for people
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description Wall time of the missions created that day
+             */
+            wallSeconds: number;
         };
         AttachmentOut: {
             cardId: string;
@@ -3835,6 +4123,10 @@ export interface components {
             actorId: string | null;
             /** @description The actor's name; empty when there is none or the account is gone */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -3842,6 +4134,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description The activity type: card_created, card_updated, card_moved, card_assigned, card_archived, comment_added, comment_deleted, due_date_reached, mission_status_changed… */
             type: string;
         };
@@ -3952,11 +4246,18 @@ export interface components {
         CommentOut: {
             authorId: string;
             authorName: string;
+            /**
+             * @description agent when an agent wrote it, else person
+             * @enum {string}
+             */
+            authorType: "person" | "agent";
             cardId: string;
             content: string;
             /** Format: date-time */
             createdAt: string;
             id: string;
+            /** @description The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
         };
         CreateAgentInputBody: {
             /**
@@ -3965,9 +4266,13 @@ export interface components {
              */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description Default true; a disabled agent's new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             /** @description Missions are worked by an external AI client through /mcp */
             mcpOnly?: boolean;
+            /** @description The model name its missions use on the OpenAI-compatible server; empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
@@ -4290,6 +4595,10 @@ export interface components {
             description: string;
             title: string;
         };
+        DraftDeliverableIn: {
+            description?: string;
+            title: string;
+        };
         DraftDocument: {
             content: string;
             documentId?: string;
@@ -4364,8 +4673,18 @@ export interface components {
             goal: string;
             name: string;
         };
+        DraftPhaseIn: {
+            /** @description Each becomes a card */
+            deliverables: components["schemas"]["DraftDeliverableIn"][] | null;
+            goal?: string;
+            name: string;
+        };
         DraftRoadmap: {
             phases: components["schemas"]["DraftPhase"][] | null;
+        };
+        DraftRoadmapIn: {
+            /** @description In order; each becomes a column */
+            phases: components["schemas"]["DraftPhaseIn"][] | null;
         };
         ErrorBody: {
             /** @description HTTP status name */
@@ -4510,6 +4829,12 @@ export interface components {
             name: string;
             projectId: string;
         };
+        LanguageModelOut: {
+            /** @description The model asked for when an agent names none (LLM_MODEL); empty without a server */
+            defaultModel: string;
+            /** @description An OpenAI-compatible server is configured (LLM_API_KEY); when false the built-in offline planner works missions and agents' models are not used */
+            server: boolean;
+        };
         LoginInputBody: {
             email: string;
             password: string;
@@ -4562,6 +4887,40 @@ export interface components {
              * @description Model turns taken
              */
             steps: number;
+            /** @description What the mission cost so far */
+            usage: components["schemas"]["MissionUsageOut"];
+        };
+        MissionUsageOut: {
+            /**
+             * Format: int64
+             * @description Tokens the model wrote
+             */
+            completionTokens: number;
+            /**
+             * Format: int32
+             * @description Model calls made (a retried attempt's calls count again: they were spent)
+             */
+            modelTurns: number;
+            /**
+             * Format: int64
+             * @description Tokens the model read, as the server reported them (the offline planner estimates four characters a token)
+             */
+            promptTokens: number;
+            /**
+             * Format: int64
+             * @description promptTokens + completionTokens: what the workspace's daily budget counts
+             */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time spent waiting for people (awaiting approval or input), the wait in progress included
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description From start to finish, or to now while unfinished; 0 before it starts
+             */
+            wallSeconds: number;
         };
         NotificationOut: {
             activity: components["schemas"]["ActivityOut"];
@@ -4630,6 +4989,11 @@ export interface components {
             inviterName: string;
             /** @enum {string} */
             role: "admin" | "member";
+        };
+        PersonRef: {
+            id: string;
+            /** @description Their name now; empty when the account is gone */
+            name: string;
         };
         PilotageActionOut: {
             actionType: string;
@@ -4984,6 +5348,11 @@ export interface components {
             userId: string;
         };
         ProjectOut: {
+            /**
+             * Format: date-time
+             * @description When the project was archived (read-only, left out of the default list); null while it is not
+             */
+            archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
@@ -5595,8 +5964,12 @@ export interface components {
             /** @enum {string} */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description false turns the agent off: its new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             mcpOnly?: boolean;
+            /** @description Empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -5744,6 +6117,8 @@ export interface components {
             url?: string;
         };
         UpdateWorkspaceInputBody: {
+            /** @description The workspace's settings for its agents */
+            agentSettings?: components["schemas"]["AgentSettingsIn"];
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -5879,6 +6254,8 @@ export interface components {
             userId: string;
         };
         WorkspaceOut: {
+            /** @description The workspace's settings for its agents; answered by workspaces-get and workspaces-update */
+            agentSettings?: components["schemas"]["AgentSettingsOut"];
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -10835,6 +11212,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -10855,6 +11241,94 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-language-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageModelOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11035,6 +11509,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -11103,6 +11586,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToolCatalogOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agent-usage": {
+        parameters: {
+            query?: {
+                /** @description First day (UTC, YYYY-MM-DD), included; default 29 days before to */
+                from?: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentUsageOut"];
                 };
             };
             /** @description Bad Request */
@@ -11816,6 +12392,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -11865,7 +12450,186 @@ export interface operations {
             };
         };
     };
+    "agents-skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "agents-assign-skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-unassign-skill": {
         parameters: {
             query?: never;
             header?: never;
@@ -19079,6 +19843,117 @@ export interface operations {
             };
         };
     };
+    "project-drafts-edit-roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                draftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRoadmapIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "projects-list": {
         parameters: {
             query?: {
@@ -19086,6 +19961,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
                 cursor?: string;
+                /** @description Which projects: those not archived (false, the default), the archived ones (true) or all */
+                archived?: "false" | "true" | "all";
             };
             header?: never;
             path: {
@@ -19791,8 +20668,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19975,6 +20959,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20171,6 +21164,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20258,6 +21260,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20357,6 +21368,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20647,6 +21667,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20836,6 +21865,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20923,6 +21961,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21226,6 +22273,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21429,6 +22485,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21516,6 +22581,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21623,6 +22697,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21711,6 +22794,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21917,6 +23009,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -22017,6 +23118,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22104,6 +23214,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22401,6 +23520,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22492,6 +23620,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22576,6 +23713,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22967,6 +24113,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -23066,6 +24221,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -23153,6 +24317,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23256,6 +24429,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23555,6 +24737,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24053,6 +25244,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24461,6 +25661,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24544,6 +25753,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24822,6 +26040,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -25011,6 +26238,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -25098,6 +26334,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25298,8 +26543,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -131,6 +131,7 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(run)}},
 		Tools:    llm.SelectTools(agent.Tools),
 		Mission:  &llm.MissionContext{Objective: m.Objective, Card: mc},
+		Model:    agent.Model, // empty: the server's default (LLM_MODEL)
 		OnToken:  tokens.add,
 	}
 	provider := w.provider()
@@ -138,11 +139,23 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		if err := st.MissionTurn(ctx, m.ID, turn); err != nil {
 			return err
 		}
+		if over, err := st.BudgetExceeded(ctx, m.WorkspaceID); err != nil {
+			return err
+		} else if over {
+			// The workspace's daily token budget is spent: the mission fails with error "budget". On merge
+			// with the mission lifecycle the lead makes this the status stopped with reason budget.
+			_, err := st.FinishMission(ctx, m.ID, "", mission.BudgetErrorText)
+			return err
+		}
 		tokens.newTurn()
 		resp, err := provider.Chat(ctx, req)
 		tokens.done()
 		if err != nil {
 			return fmt.Errorf("model turn %d: %w", turn, err)
+		}
+		if err := st.RecordModelTurn(ctx, m.ID, mission.TurnUsage{PromptTokens: resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens}); err != nil {
+			return err
 		}
 		if len(resp.ToolCalls) == 0 {
 			_, err := st.FinishMission(ctx, m.ID, resp.Content, "")

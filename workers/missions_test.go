@@ -185,3 +185,38 @@ func TestMissionWorkerSaysWhatWaitsAndWhatWasRejected(t *testing.T) {
 	require.Contains(t, msg, "post a comment")
 	require.Contains(t, msg, "Rejected: add checklist items.")
 }
+
+// modelsLLM answers every turn at once and records the model each turn asked for.
+type modelsLLM struct{ models chan string }
+
+func (modelsLLM) Name() string { return "models" }
+
+func (p modelsLLM) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	p.models <- req.Model
+	return llm.Response{Content: "Nothing to do.", FinishReason: llm.FinishStop}, nil
+}
+
+// A mission asks for its agent's model; an agent without one leaves the choice to the server's default.
+func TestMissionWorkerAsksForTheAgentsModel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	p := modelsLLM{models: make(chan string, 2)}
+	b.deps.LLM = p
+	tm := testfactory.NewTeam(t, b.Engines)
+	own := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("own")})
+	own, err := b.Missions.UpdateAgent(ctx, tm.Owner.Workspace.ID, own.ID,
+		func(c mission.AgentConfig) mission.AgentConfig {
+			c.Model = "llama3.1:8b"
+			return c
+		}, nil)
+	require.NoError(t, err)
+	plain := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("plain")})
+	for _, a := range []db.Agent{own, plain} {
+		m, _, job := b.mission(t, tm, a)
+		b.work(t, job)
+		require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	}
+	require.Equal(t, "llama3.1:8b", <-p.models)
+	require.Empty(t, <-p.models)
+}

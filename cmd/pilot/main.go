@@ -373,7 +373,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait, McpClaimTimeout: cfg.McpClaimTimeout,
 		McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
-		OIDC: oidcProviders(cfg), OIDCAllowedDomains: cfg.OIDCAllowedDomains, PasswordLoginOff: !cfg.PasswordLogin,
+		LanguageModel: languageModel(cfg.LLM), OIDC: oidcProviders(cfg), OIDCAllowedDomains: cfg.OIDCAllowedDomains,
+		PasswordLoginOff: !cfg.PasswordLogin,
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -494,6 +495,19 @@ func webhookOptions(cfg *config.Config) webhook.Options {
 	return webhook.Options{Production: cfg.Production(), AllowPrivate: cfg.WebhookAllowPrivate, ServerSecrets: secrets,
 		AttemptWindow: cfg.WebhookAttemptWindow, FailureLimit: cfg.WebhookFailureLimit,
 		DeliveryRetention: cfg.WebhookDeliveryRetention}
+}
+
+// languageModel is the model agents' missions ask for by default, as the api tells clients: LLM_MODEL (or
+// llm's default) when an OpenAI-compatible server is configured, empty for the offline planner. It names what
+// llm.New chooses from the same settings.
+func languageModel(c config.LLM) string {
+	if c.APIKey == "" {
+		return ""
+	}
+	if c.Model == "" {
+		return llm.DefaultModel
+	}
+	return c.Model
 }
 
 // oidcProviders builds the OpenID Connect providers of the configuration, once; their redirect URI is

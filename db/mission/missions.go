@@ -62,7 +62,8 @@ func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (d
 	return db.Agent(r), err
 }
 
-// DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
+// DefaultAgent is the workspace's first enabled agent by creation (its first agent when none is enabled, whose
+// missions are then refused); a workspace without agents is refused.
 func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent, error) {
 	a, err := e.core.Q.AgentFirst(ctx, workspaceID)
 	if dbcore.IsNotFound(err) {
@@ -73,8 +74,9 @@ func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent
 
 // CreateMission queues a mission: the row (queued), its River job on the missions queue and its first
 // status event, in one transaction. The agent's row lock serialises creations, so its missions-per-hour
-// limit holds under concurrency (ErrTooManyRequests past it). An mcpOnly agent's mission gets no job:
-// it stays queued for the external AI client that works it through /mcp.
+// limit holds under concurrency (ErrTooManyRequests past it, and once the workspace's daily token budget
+// is spent). An mcpOnly agent's mission gets no job: it stays queued for the external AI client that
+// works it through /mcp.
 func (e *Engine) CreateMission(ctx context.Context, in NewMission) (db.AgentMission, error) {
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -97,6 +99,12 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
+		}
+		if !agent.Enabled {
+			return dbcore.Conflict(fmt.Sprintf("the agent %q is disabled: enable it to start missions", agent.Name))
+		}
+		if err := checkBudgetTx(ctx, q, in.WorkspaceID); err != nil {
+			return err
 		}
 		n, err := q.MissionCountSince(ctx, dbsqlc.MissionCountSinceParams{AgentID: agent.ID,
 			Since: time.Now().Add(-time.Hour)})

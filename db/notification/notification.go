@@ -44,7 +44,8 @@ func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bo
 			n := db.Notification{ID: r.ID, UserID: r.UserID, ReadAt: r.ReadAt, CreatedAt: r.CreatedAt, Type: r.Type,
 				ActorID: r.ActorID, Meta: r.Meta, CardID: r.CardID, ProjectID: r.ProjectID,
 				ActivityCreatedAt: r.ActivityCreatedAt, WorkspaceID: r.WorkspaceID, DocumentID: r.DocumentID,
-				ActorName: r.ActorName, SubjectTitle: r.SubjectTitle}
+				ActorName: r.ActorName, SubjectTitle: r.SubjectTitle, ActorType: r.ActorType, AgentID: r.AgentID,
+				AgentName: r.AgentName, OnBehalfOf: r.OnBehalfOf, OnBehalfOfName: r.OnBehalfOfName}
 			if n.WorkspaceID == nil { // a project's activity records only its project
 				n.WorkspaceID = r.ProjectWorkspaceID
 			}

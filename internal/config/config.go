@@ -204,22 +204,55 @@ func load(getenv func(string) string) (*Config, error) {
 type envReader struct {
 	getenv func(string) string
 	errs   []error
+	// files holds what each NAME_FILE gave, so that a variable read twice reads its file (and reports
+	// its problem) once.
+	files map[string]fileValue
 }
 
-// get reads a variable: from the file NAME_FILE names when set (trimmed), else NAME, else def.
+// fileValue is the content of the file a NAME_FILE variable names, or why it gave none.
+type fileValue struct {
+	value string
+	ok    bool
+}
+
+// get reads a variable: from the file NAME_FILE names when set (its content trimmed of surrounding
+// whitespace; an empty file counts as unset), else NAME, else def. Every variable has the _FILE variant,
+// so that any setting can come from a secret mounted as a file (a container's /run/secrets/…). Setting
+// both NAME and NAME_FILE is an error: which one was meant cannot be told.
 func (r *envReader) get(name, def string) string {
-	if v := r.getenv(name + "_FILE"); v != "" {
-		b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
-		if err != nil {
-			r.errs = append(r.errs, fmt.Errorf("%s_FILE: %w", name, err))
-			return def
+	path := r.getenv(name + "_FILE")
+	if path == "" {
+		if v := r.getenv(name); v != "" {
+			return v
 		}
-		return strings.TrimSpace(string(b))
+		return def
 	}
-	if v := r.getenv(name); v != "" {
-		return v
+	f, seen := r.files[name]
+	if !seen {
+		f = r.readFile(name, path)
+		if r.files == nil {
+			r.files = map[string]fileValue{}
+		}
+		r.files[name] = f
 	}
-	return def
+	if !f.ok || f.value == "" {
+		return def
+	}
+	return f.value
+}
+
+// readFile reads the file NAME_FILE names, reporting a file that cannot be read and a NAME set as well.
+func (r *envReader) readFile(name, path string) fileValue {
+	if r.getenv(name) != "" {
+		r.errs = append(r.errs, fmt.Errorf("%s and %s_FILE are both set: set one of them", name, name))
+		return fileValue{}
+	}
+	b, err := os.ReadFile(path) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s_FILE: cannot read the file it names: %w", name, err))
+		return fileValue{}
+	}
+	return fileValue{value: strings.TrimSpace(string(b)), ok: true}
 }
 
 // atoi reads an integer variable.

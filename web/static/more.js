@@ -1,6 +1,6 @@
 // @ts-check
 // Notifications, search and documents (the pilotage cockpit is in cockpit.js).
-import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When, ConfirmButton } from './ui.js';
+import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When, ConfirmButton, actorLabel } from './ui.js';
 import * as api from './api.js';
 import { markdown, snippet } from './markdown.js';
 import { navigate } from './router.js';
@@ -77,7 +77,8 @@ export function Inbox({ org, ws }) {
         const link = noticeLink(a, org, ws);
         const what = whatHappened(a, me);
         // System events (a due date) and notices start with a capital and name nobody.
-        const sentence = a.actorName && /^[a-z]/.test(what) ? html`<strong>${a.actorName}</strong> ${what}` : what;
+        const who = actorLabel(a);
+        const sentence = who && /^[a-z]/.test(what) ? html`<strong class="actor" data-actor-type=${a.actorType}>${who}</strong> ${what}` : what;
         const subject = a.title || humanize(a.type);
         return html`<li class=${n.readAt ? 'read' : 'unread'} data-type=${a.type}>
           <p class="notice-subject">${link ? html`<a href=${link}>${subject}</a>` : html`<span>${subject}</span>`} ${!n.readAt && html`<span class="badge">new</span>`}</p>

@@ -60,6 +60,9 @@ type Activity struct {
 	// Quiet says nobody but the actor can hear of it (the cards of a project just imported, whose only
 	// member is the importer), so no notification job is enqueued: it would notify no one.
 	Quiet bool
+	// AgentID and OnBehalfOf say an agent acted (ActorID is its service user) for a person. Left empty,
+	// they are the context's Acting, if any; recording also finds the agent of a service user actor.
+	AgentID, OnBehalfOf string
 }
 
 // RecordActivities stores activities and enqueues their notification fan-out (when someone other than
@@ -70,7 +73,7 @@ func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity
 	if len(acts) == 0 {
 		return nil
 	}
-	rec, err := NewActivityRecord(acts)
+	rec, err := NewActivityRecord(ctx, acts)
 	if err != nil {
 		return err
 	}
@@ -90,11 +93,17 @@ type ActivityRecord struct {
 	auto   []jobs.AutomationEventArgs
 }
 
-// NewActivityRecord prepares the recording of acts (for a caller that sends the statement in a batch).
-func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
+// NewActivityRecord prepares the recording of acts (for a caller that sends the statement in a batch),
+// made in ctx (its Acting names the agent and the person of the acts that name none).
+func NewActivityRecord(ctx context.Context, acts []Activity) (ActivityRecord, error) {
 	var r ActivityRecord
 	p := &r.Params
+	acting, _ := ActingFrom(ctx)
 	for _, a := range acts {
+		if a.AgentID == "" && a.OnBehalfOf == "" {
+			a.AgentID, a.OnBehalfOf = acting.AgentID, acting.OnBehalfOf
+		}
+		p.AgentIds, p.OnBehalfOfs = append(p.AgentIds, a.AgentID), append(p.OnBehalfOfs, a.OnBehalfOf)
 		meta := a.Meta
 		if meta == nil {
 			meta = map[string]any{}

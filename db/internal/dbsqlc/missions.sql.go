@@ -24,7 +24,7 @@ const missionCancel = `-- name: MissionCancel :one
 UPDATE agent_missions
 SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
 WHERE id = $1 AND workspace_id = $2 AND status IN ('queued', 'running', 'awaiting_approval')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionCancelParams struct {
@@ -57,6 +57,11 @@ func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -67,7 +72,7 @@ SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by =
     claim_expires_at = $2, claim_seq = m.claim_seq + 1
 FROM agents a
 WHERE m.id = $3 AND m.workspace_id = $4 AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
-RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq
+RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at
 `
 
 type MissionClaimParams struct {
@@ -108,6 +113,11 @@ func (q *Queries) MissionClaim(ctx context.Context, arg MissionClaimParams) (Age
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -130,7 +140,7 @@ const missionClaimRelease = `-- name: MissionClaimRelease :one
 UPDATE agent_missions
 SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
 WHERE id = $1 AND status = 'running' AND claim_seq = $2 AND claim_expires_at <= now()
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionClaimReleaseParams struct {
@@ -164,6 +174,11 @@ func (q *Queries) MissionClaimRelease(ctx context.Context, arg MissionClaimRelea
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -183,7 +198,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -212,6 +227,11 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -237,7 +257,7 @@ UPDATE agent_missions
 SET status = $1, error = $2,
     finished_at = CASE WHEN $1::text IN ('completed', 'failed') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionFinishParams struct {
@@ -271,12 +291,17 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -309,12 +334,17 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -342,12 +372,17 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -375,6 +410,11 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -382,7 +422,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionInsertParams struct {
@@ -432,6 +472,11 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -477,7 +522,7 @@ func (q *Queries) MissionListActiveByCreator(ctx context.Context, arg MissionLis
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE agent_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
 ORDER BY created_at DESC, id DESC LIMIT $4
 `
@@ -527,6 +572,11 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -539,7 +589,7 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 }
 
 const missionListByWorkspace = `-- name: MissionListByWorkspace :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE workspace_id = $1
   AND ($2::text IS NULL OR status = $2)
   AND ($3::uuid IS NULL OR agent_id = $3)
@@ -600,6 +650,11 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -612,7 +667,7 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 }
 
 const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
-SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
   AND ($2::uuid IS NULL OR m.agent_id = $2::uuid)
 ORDER BY m.created_at, m.id
@@ -657,6 +712,11 @@ func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueue
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -703,7 +763,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -732,6 +792,11 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
