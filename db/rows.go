@@ -452,6 +452,17 @@ type User struct {
 	UpdatedAt      time.Time
 }
 
+// UserIdentity links an OpenID Connect provider's subject to an account (db/identity/external.go).
+type UserIdentity struct {
+	ID         string
+	UserID     string
+	Provider   string
+	Subject    string
+	Email      string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+}
+
 // Workspace is a workspace of an organization.
 type Workspace struct {
 	ID             string

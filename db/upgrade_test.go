@@ -201,6 +201,13 @@ var upgradeSeeds = []upgradeSeed{
 			AND (SELECT max_tokens_per_day FROM workspace_agent_settings WHERE workspace_id = '` + wEng + `') = 5000
 			AND (SELECT on_behalf_of FROM activities WHERE id = '` + aAct + `') = '` + uAnn + `'
 			AND (SELECT waiting_ms FROM agent_missions WHERE id = '` + mMis + `') = 1500`},
+	{version: 42, seed: `
+		INSERT INTO user_identities (id, user_id, provider, subject, email)
+			VALUES (gen_random_uuid(), '` + uAnn + `', 'corp', 'sub-ann', 'ann@example.com');
+		INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, expires_at)
+			VALUES ('\x01', 'corp', 'n', 'v', now() + interval '10 minutes');`,
+		survives: `SELECT (SELECT user_id FROM user_identities WHERE provider = 'corp' AND subject = 'sub-ann') = '` +
+			uAnn + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

@@ -200,6 +200,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the providers' identities linked to the caller
+         * @description Each provider's subject that signs in to this account, the oldest first.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        get: operations["auth-identities-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/identities/{identityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a provider's identity from the caller
+         * @description Only while the account keeps another way to sign in: another linked identity, or a password when passwords sign in (PASSWORD_LOGIN); otherwise 409.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        delete: operations["auth-identities-unlink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -211,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Log in
-         * @description Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429). Failed logins also count per account from every address: past LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401.
+         * @description Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429). Failed logins also count per account from every address: past LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401. Refused (403) when passwords are turned off (PASSWORD_LOGIN=false).
          */
         post: operations["auth-login"];
         delete?: never;
@@ -264,6 +308,66 @@ export interface paths {
         patch: operations["auth-update-me"];
         trace?: never;
     };
+    "/auth/oidc/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back
+         * @description Where the provider sends the browser back (the redirect URI to register at the provider: PUBLIC_URL + this path). On success: a session (the session and device cookies, as /auth/login) and a redirect into the web app. Otherwise a page in words (text/html): a callback not started in this browser, replayed or too late (400), consent denied or an e-mail domain not allowed (403), an e-mail address an account has without the provider verifying it (409), the provider unreachable or its answer failing verification (502); to other clients than browsers, the error shape. A refused sign-in creates nothing. Query parameters the provider adds besides these are ignored.
+         */
+        get: operations["auth-oidc-callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with a provider
+         * @description For a browser's navigation: records a sign-in under way and redirects to the provider's authorization endpoint (the code flow with PKCE, a state and a nonce), leaving the state in the pilot_oidc cookie. Fails when the provider is unknown (404) or unreachable (502): a page in words (text/html) to a browser (an Accept naming text/html), the error shape to other clients.
+         */
+        get: operations["auth-oidc-start"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people may sign in
+         * @description The OpenID Connect providers of this deployment (a button each on the sign-in page) and whether passwords sign in (PASSWORD_LOGIN).
+         */
+        get: operations["auth-providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/register": {
         parameters: {
             query?: never;
@@ -275,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Creates the user with a personal organization and workspace, starts a session, and e-mails a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429).
+         * @description Creates the user with a personal organization and workspace, starts a session, and e-mails a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429). Refused (403) when passwords are turned off (PASSWORD_LOGIN=false): accounts then come from providers.
          */
         post: operations["auth-register"];
         delete?: never;
@@ -4615,6 +4719,20 @@ export interface components {
             /** @enum {string} */
             recordType: "mission" | "priority" | "todo" | "decision" | "doc" | "action";
         };
+        IdentityOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The address the provider last said */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string;
+            /** @description The provider's id in the configuration */
+            provider: string;
+            /** @description Its name, or its id when it is no longer configured */
+            providerName: string;
+        };
         InstalledPluginOut: {
             capabilities: components["schemas"]["Capabilities"];
             /** Format: date-time */
@@ -5273,6 +5391,19 @@ export interface components {
             payload?: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+        };
+        ProviderOut: {
+            /** @description The provider's id in the configuration */
+            id: string;
+            /** @description The name on its button */
+            name: string;
+            /** @description Where the browser goes to sign in with it */
+            startUrl: string;
+        };
+        ProvidersOut: {
+            /** @description False when passwords neither sign in nor register */
+            passwordLogin: boolean;
+            providers: components["schemas"]["ProviderOut"][];
         };
         ReadAllOut: {
             ok: boolean;
@@ -7074,6 +7205,169 @@ export interface operations {
             };
         };
     };
+    "auth-identities-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "auth-identities-unlink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                identityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-login": {
         parameters: {
             query?: never;
@@ -7114,6 +7408,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7378,6 +7681,262 @@ export interface operations {
             };
         };
     };
+    "auth-oidc-callback": {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The state sent to the provider */
+                state?: string;
+                /** @description The provider's refusal (access_denied: the person declined) */
+                error?: string;
+                /** @description The provider's refusal in words */
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: {
+                /** @description The state the start left in this browser */
+                pilot_oidc?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: into the web app */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    /** @description The cookies of the sign-in */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "auth-oidc-start": {
+        parameters: {
+            query?: {
+                /** @description The web app's path to land on once signed in (default /) */
+                returnTo?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    /** @description The cookies of the sign-in */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "auth-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvidersOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-register": {
         parameters: {
             query?: never;
@@ -7403,6 +7962,15 @@ export interface operations {
             };
             /** @description Bad Request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

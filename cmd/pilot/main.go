@@ -36,6 +36,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/oidc"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -372,7 +373,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait, McpClaimTimeout: cfg.McpClaimTimeout,
 		McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
-		LanguageModel: languageModel(cfg.LLM),
+		LanguageModel: languageModel(cfg.LLM), OIDC: oidcProviders(cfg), OIDCAllowedDomains: cfg.OIDCAllowedDomains,
+		PasswordLoginOff: !cfg.PasswordLogin,
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -506,4 +508,15 @@ func languageModel(c config.LLM) string {
 		return llm.DefaultModel
 	}
 	return c.Model
+}
+
+// oidcProviders builds the OpenID Connect providers of the configuration, once; their redirect URI is
+// PUBLIC_URL + /auth/oidc/<id>/callback. Nothing is fetched before a sign-in needs it.
+func oidcProviders(cfg *config.Config) *oidc.Set {
+	configs := make([]oidc.Config, 0, len(cfg.OIDCProviders))
+	for _, p := range cfg.OIDCProviders {
+		configs = append(configs, oidc.Config{ID: p.ID, Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
+			ClientSecret: p.ClientSecret, Scopes: p.Scopes})
+	}
+	return oidc.New(configs, func(id string) string { return cfg.PublicURL + "/auth/oidc/" + id + "/callback" }, nil)
 }

@@ -123,9 +123,43 @@ type Config struct {
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
+	// OIDCProviders are the OpenID Connect providers people may sign in with: OIDC_PROVIDERS names them
+	// (comma-separated ids, each read from OIDC_<ID>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _NAME and
+	// _SCOPES), or OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_NAME configure one, whose
+	// id is "sso". Empty: no provider.
+	OIDCProviders []OIDCProvider
+	// OIDCAllowedDomains (OIDC_ALLOWED_DOMAINS, comma-separated, lower-cased) are the only e-mail
+	// domains accounts are created for at a provider's first sign-in (the address verified by the
+	// provider). Empty: any.
+	OIDCAllowedDomains []string
+	// PasswordLogin (PASSWORD_LOGIN, true or false, default true) lets people sign in and register with
+	// a password. false needs a provider: the way back in for everyone, the first owner included, is
+	// setting it to true again (passwords are kept).
+	PasswordLogin bool
 	// apiDocsRaw is API_DOCS as written, checked by validate.
 	apiDocsRaw string
+	// passwordLoginRaw is PASSWORD_LOGIN as written, checked by validate.
+	passwordLoginRaw string
 }
+
+// OIDCProvider is one OpenID Connect provider as the environment configures it.
+type OIDCProvider struct {
+	// ID names the provider in Pilot's paths (/auth/oidc/<id>/callback): lower-case letters, digits and
+	// hyphens, 1 to 40.
+	ID string
+	// Name is shown on its sign-in button (default: the id).
+	Name string
+	// Issuer is the provider's issuer URL; discovery reads <issuer>/.well-known/openid-configuration.
+	Issuer string
+	// ClientID and ClientSecret are Pilot's registration at the provider (the secret may be empty for a
+	// public client: the flow uses PKCE either way).
+	ClientID, ClientSecret string
+	// Scopes are asked for besides openid (default: email profile).
+	Scopes []string
+}
+
+// oidcSingleID is the id of the provider configured by OIDC_ISSUER.
+const oidcSingleID = "sso"
 
 // LLM is the language model as the environment names it; the process turns it into an llm.Config.
 type LLM struct {
@@ -153,6 +187,7 @@ func load(getenv func(string) string) (*Config, error) {
 	r.readSecrets(c)
 	r.readOrigins(c)
 	r.readWebhooks(c)
+	r.readOIDC(c)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -351,6 +386,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.validateServices()...)
 	errs = append(errs, c.validateOrigins()...)
 	errs = append(errs, c.validateObservability()...)
+	errs = append(errs, c.validateOIDC()...)
 	return errs
 }
 

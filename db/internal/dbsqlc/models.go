@@ -392,6 +392,15 @@ type Notification struct {
 	CreatedAt  time.Time
 }
 
+type OidcLogin struct {
+	StateHash    []byte
+	Provider     string
+	Nonce        string
+	CodeVerifier string
+	ReturnTo     string
+	ExpiresAt    time.Time
+}
+
 type Organization struct {
 	ID         string
 	Name       string
@@ -684,6 +693,16 @@ type User struct {
 	IsService      bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+type UserIdentity struct {
+	ID         string
+	UserID     string
+	Provider   string
+	Subject    string
+	Email      string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
 }
 
 type Webhook struct {
