@@ -65,6 +65,10 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	StopReason     *string
+	Question       []byte
+	InputDeadline  *time.Time
+	Conversation   []byte
 }
 
 // AgentProposal is a change an agent proposes during a mission, waiting for a person to decide.

@@ -76,6 +76,10 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	StopReason     *string
+	Question       []byte
+	InputDeadline  *time.Time
+	Conversation   []byte
 }
 
 type AgentProposal struct {
