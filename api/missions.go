@@ -37,7 +37,7 @@ type MissionOut struct {
 	CancelledAt *time.Time            `json:"cancelledAt" nullable:"true" doc:"When it was stopped"`
 	Error       *string               `json:"error" nullable:"true"`
 	StopReason  *db.MissionStopReason `json:"stopReason" nullable:"true" doc:"Why a stopped mission stopped"`
-	Question    *MissionQuestionOut   `json:"question" nullable:"true" doc:"The question an awaiting_input mission waits on"`
+	Question    *MissionQuestionOut   `json:"question,omitempty" doc:"The question an awaiting_input mission waits on (absent otherwise)"`
 }
 
 // MissionQuestionOut is the question a mission's agent asked its requester.
