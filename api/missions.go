@@ -107,9 +107,10 @@ const missionsDoc = "A mission is queued (its job inserted with it), then runnin
 	"agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI " +
 	"client (/mcp)."
 
-const stopDoc = "A queued, running, awaiting (approval or input) or stale mission becomes stopped (stopReason person) " +
-	"with cancelledAt: what it applied stays, its pending proposals are rejected, and the worker running it stops " +
-	"within a second (its model call is cancelled). Its stream ends with a done event. A finished mission answers 409."
+const stopDoc = "A queued, running, awaiting (approval or input) or stale mission becomes stopped " +
+	"(stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the " +
+	"worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A " +
+	"finished mission answers 409."
 
 // queuedMission answers a mission just created, or the store's refusal (429 for an agent over its
 // missions-per-hour limit).

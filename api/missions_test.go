@@ -100,7 +100,8 @@ func TestMissionAutonomousCompletes(t *testing.T) {
 		e.count(`SELECT count(*) FROM activities WHERE card_id = $1 AND actor_id = $2 AND type <> 'mission_status_changed'`,
 			card.ID, a.UserID))
 
-	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "step:running", "step:running", "step:running",
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "step:running", "step:running",
+		"step:running",
 		"done:completed"}, e.fixtures().EventsButTokens(t, m.ID))
 	require.Positive(t, e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'token'`, m.ID))
 	require.Equal(t, 3, e.count(`SELECT count(*) FROM mission_steps WHERE mission_id = $1 AND outcome = 'applied'`, m.ID))

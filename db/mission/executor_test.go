@@ -121,7 +121,8 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(5), got.Actions, "replays are not counted")
 	evs := e.Events(t, m.ID)
-	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "step:running", "step:running", "step:running",
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "step:running", "step:running",
+		"step:running",
 		"step:running", "step:running"}, evs)
 	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "turn1:4", data["stepKey"])

@@ -327,7 +327,8 @@ func (e *Engine) MarkStaleMissions(ctx context.Context, staleAfter time.Duration
 		for _, m := range rows {
 			if _, err := e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventStatus,
 				Status: string(db.MissionStale), Message: fmt.Sprintf("no news from the mission's worker for %s; the "+
-					"mission is stale (resume or stop it)", staleAfter), Data: map[string]any{"staleAfter": staleAfter.String()}}); err != nil {
+					"mission is stale (resume or stop it)", staleAfter),
+				Data: map[string]any{"staleAfter": staleAfter.String()}}); err != nil {
 				return err
 			}
 			out = append(out, db.AgentMission(m))

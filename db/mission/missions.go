@@ -223,7 +223,8 @@ func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMi
 // reason and cancelledAt, what it applied kept, its pending proposals rejected, its River job cancelled
 // (the worker running it hears of it through River's job-cancel notification, which ends the job's
 // context and so its model call) and a done event, in one transaction. A finished mission is a conflict.
-func (e *Engine) StopMission(ctx context.Context, r db.RecordEdit, reason db.MissionStopReason) (db.AgentMission, error) {
+func (e *Engine) StopMission(ctx context.Context, r db.RecordEdit,
+	reason db.MissionStopReason) (db.AgentMission, error) {
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
