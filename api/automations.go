@@ -18,7 +18,7 @@ type RuleOut struct {
 	ID         string          `json:"id"`
 	ProjectID  string          `json:"projectId"`
 	Name       string          `json:"name"`
-	Trigger    string          `json:"trigger"`
+	Trigger    db.Trigger      `json:"trigger"`
 	Conditions json.RawMessage `json:"conditions"`
 	Action     json.RawMessage `json:"action"`
 	Enabled    bool            `json:"enabled"`
@@ -28,21 +28,22 @@ type RuleOut struct {
 }
 
 func ruleOut(r db.AutomationRule) RuleOut {
-	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: r.Trigger, Conditions: r.Conditions,
-		Action: r.Action, Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	return RuleOut{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Trigger: db.Trigger(r.Trigger),
+		Conditions: r.Conditions, Action: r.Action, Enabled: r.Enabled, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		UpdatedAt: r.UpdatedAt}
 }
 
 // TraceOut is one execution of a rule.
 type TraceOut struct {
-	ID        string    `json:"id"`
-	RuleID    string    `json:"ruleId"`
-	Actor     TraceRef  `json:"actor" doc:"Who acted: the rule"`
-	Target    TraceRef  `json:"target" doc:"What it acted on: the card"`
-	Trigger   string    `json:"trigger"`
-	Depth     int32     `json:"depth" doc:"Automation steps that led to this event (0: a person's change)"`
-	Result    string    `json:"result" enum:"applied,skipped,failed"`
-	Reason    string    `json:"reason" doc:"Why it was skipped or how it failed"`
-	Timestamp time.Time `json:"timestamp"`
+	ID        string     `json:"id"`
+	RuleID    string     `json:"ruleId"`
+	Actor     TraceRef   `json:"actor" doc:"Who acted: the rule"`
+	Target    TraceRef   `json:"target" doc:"What it acted on: the card"`
+	Trigger   db.Trigger `json:"trigger"`
+	Depth     int32      `json:"depth" doc:"Automation steps that led to this event (0: a person's change)"`
+	Result    string     `json:"result" enum:"applied,skipped,failed"`
+	Reason    string     `json:"reason" doc:"Why it was skipped or how it failed"`
+	Timestamp time.Time  `json:"timestamp"`
 }
 
 // TraceRef names the actor or target of a trace.
@@ -54,8 +55,8 @@ type TraceRef struct {
 func traceOut(t db.AutomationTrace) TraceOut {
 	ruleID := t.RuleID
 	return TraceOut{ID: t.ID, RuleID: t.RuleID, Actor: TraceRef{Type: "automation", ID: &ruleID},
-		Target: TraceRef{Type: "card", ID: t.CardID}, Trigger: t.Trigger, Depth: t.Depth, Result: t.Result, Reason: t.Reason,
-		Timestamp: t.CreatedAt}
+		Target: TraceRef{Type: "card", ID: t.CardID}, Trigger: db.Trigger(t.Trigger), Depth: t.Depth, Result: t.Result,
+		Reason: t.Reason, Timestamp: t.CreatedAt}
 }
 
 // RulePath are the path parameters of a rule's routes.
@@ -117,7 +118,7 @@ type CreateRuleInput struct {
 // CreateRuleInputBody is the body of a CreateRuleInput request.
 type CreateRuleInputBody struct {
 	Name       string          `json:"name" required:"true" minLength:"1" maxLength:"200"`
-	Trigger    string          `json:"trigger" required:"true" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board,task_labeled"`
+	Trigger    db.Trigger      `json:"trigger" required:"true"`
 	Action     json.RawMessage `json:"action" required:"true" doc:"{type, …parameters}"`
 	Conditions json.RawMessage `json:"conditions,omitempty" doc:"Condition object; absent or {} always holds"`
 	Enabled    *bool           `json:"enabled,omitempty" doc:"Default true"`
@@ -151,7 +152,7 @@ type UpdateRuleInput struct {
 // UpdateRuleInputBody is the body of a UpdateRuleInput request.
 type UpdateRuleInputBody struct {
 	Name       *string         `json:"name,omitempty" minLength:"1" maxLength:"200"`
-	Trigger    *string         `json:"trigger,omitempty" enum:"task_moved,task_created,checklist_complete,due_date_reached,task_status_changed,task_assigned,task_added_to_board,task_labeled"`
+	Trigger    *db.Trigger     `json:"trigger,omitempty"`
 	Action     json.RawMessage `json:"action,omitempty"`
 	Conditions json.RawMessage `json:"conditions,omitempty"`
 	Enabled    *bool           `json:"enabled,omitempty"`

@@ -154,7 +154,7 @@ func TestAutomationTracesThroughWorker(t *testing.T) {
 		require.Equal(t, "automation", x.Actor.Type)
 		require.Equal(t, &created, x.Actor.ID)
 		require.Equal(t, created, x.RuleID)
-		require.Equal(t, "task_created", x.Trigger)
+		require.Equal(t, "task_created", string(x.Trigger))
 		require.Equal(t, int32(0), x.Depth)
 		require.NotEmpty(t, x.Timestamp)
 	}
@@ -182,5 +182,5 @@ func TestAutomationTaskLabeledThroughWorker(t *testing.T) {
 	tr := e.traces(owner, prj, rule)
 	require.Len(t, tr, 1)
 	require.Equal(t, "applied", tr[0].Result)
-	require.Equal(t, "task_labeled", tr[0].Trigger)
+	require.Equal(t, "task_labeled", string(tr[0].Trigger))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/board"
 )
 
@@ -20,6 +21,18 @@ type CardActivityOut struct {
 	ActorName string          `json:"actorName" doc:"The actor's name; empty when there is none or the account is gone"`
 	Meta      json.RawMessage `json:"meta" doc:"The activity's details: an update's fields, a move's fromColumn and toColumn (column ids), an assignment's assigneeId and previousAssigneeId, a comment's excerpt"`
 	CreatedAt time.Time       `json:"createdAt"`
+	ActorFields
+}
+
+// ActorFields say who acted: a person, an agent (for a person) or nobody.
+type ActorFields struct {
+	ActorType  db.ActorType  `json:"actorType" doc:"agent when an agent acted (actorId is its service user), person when a person did, system when nobody did"`
+	Agent      *db.AgentRef  `json:"agent" doc:"The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent"`
+	OnBehalfOf *db.PersonRef `json:"onBehalfOf" doc:"The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise"`
+}
+
+func actorFields(c db.ActorColumns) ActorFields {
+	return ActorFields{ActorType: c.Type(), Agent: c.AgentRef(), OnBehalfOf: c.PersonRef()}
 }
 
 func cardActivityOut(a board.CardActivity) CardActivityOut {
@@ -28,7 +41,7 @@ func cardActivityOut(a board.CardActivity) CardActivityOut {
 		meta = json.RawMessage("{}")
 	}
 	return CardActivityOut{ID: a.ID, Type: a.Type, ActorID: a.ActorID, ActorName: a.ActorName, Meta: meta,
-		CreatedAt: a.CreatedAt}
+		CreatedAt: a.CreatedAt, ActorFields: actorFields(a.Actor())}
 }
 
 // registerCardActivity registers a card's history.

@@ -19,11 +19,18 @@ type CommentOut struct {
 	AuthorName string    `json:"authorName"`
 	Content    string    `json:"content"`
 	CreatedAt  time.Time `json:"createdAt"`
+	// AuthorType tells an agent's comment (its author is the agent's service user) from a person's.
+	AuthorType db.ActorType  `json:"authorType" enum:"person,agent" doc:"agent when an agent wrote it, else person"`
+	OnBehalfOf *db.PersonRef `json:"onBehalfOf" doc:"The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment"`
 }
 
 func commentOut(c board.Comment) CommentOut {
-	return CommentOut{ID: c.ID, CardID: c.CardID, AuthorID: c.AuthorID, AuthorName: c.AuthorName, Content: c.Content,
-		CreatedAt: c.CreatedAt}
+	out := CommentOut{ID: c.ID, CardID: c.CardID, AuthorID: c.AuthorID, AuthorName: c.AuthorName, Content: c.Content,
+		CreatedAt: c.CreatedAt, AuthorType: c.AuthorType()}
+	if c.OnBehalfOf != nil {
+		out.OnBehalfOf = &db.PersonRef{ID: *c.OnBehalfOf, Name: c.OnBehalfOfName}
+	}
+	return out
 }
 
 // CommentPath are the path parameters of one comment.

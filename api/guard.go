@@ -43,6 +43,9 @@ type Requires struct {
 	// memberships, so its writes leave the guard's access cache as it is. Other writes empty it before
 	// answering.
 	KeepsTenancy bool
+	// WhileArchived lets a write reach an archived project (restoring, deleting it); every other write
+	// under an archived project answers 409.
+	WhileArchived bool
 }
 
 // register adds an operation with its access declaration. Every operation must say what it needs.
@@ -70,6 +73,11 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 	}
 	if a.OrgRole != "" || a.WSRole != "" {
 		op.Errors = append(op.Errors, http.StatusNotFound)
+	}
+	if refusedWhileArchived(a) && strings.Contains(op.Path, "{projectId}") {
+		op.Errors = append(op.Errors, http.StatusConflict)
+		op.Description = strings.TrimSpace(op.Description + "\n\nAn archived project is read-only: 409 until it is " +
+			"restored.")
 	}
 	op.Description = pagedDescription(reflect.TypeFor[I](), op.Description)
 	if a.Scope != "" {
@@ -237,8 +245,16 @@ func (s *Server) tenantAccess(ctx context.Context, p *Principal, a Requires, org
 		return acc, errForbidden(fmt.Sprintf("this needs the workspace %s role", a.WSRole))
 	case a.PilotageRole != "" && !tenancy.PilotageRole(acc.WorkspacePilotageRole).AtLeast(a.PilotageRole):
 		return acc, errForbidden(fmt.Sprintf("this needs the pilotage %s role", a.PilotageRole))
+	case acc.ProjectArchived && refusedWhileArchived(a):
+		return acc, newErrorBody(http.StatusConflict, "this project is archived: restore it to change it")
 	}
 	return acc, nil
+}
+
+// refusedWhileArchived says whether an operation writes (its scope is a write scope) and may not while
+// its project is archived.
+func refusedWhileArchived(a Requires) bool {
+	return strings.HasSuffix(a.Scope, ":write") && !a.WhileArchived
 }
 
 // flushBeforeAnswer empties the access cache when the operation answers, before any byte reaches the

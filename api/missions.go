@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"reflect"
 	"strings"
@@ -38,6 +39,7 @@ type MissionOut struct {
 	Error       *string               `json:"error" nullable:"true"`
 	StopReason  *db.MissionStopReason `json:"stopReason" nullable:"true" doc:"Why a stopped mission stopped"`
 	Question    *MissionQuestionOut   `json:"question,omitempty" doc:"The question an awaiting_input mission waits on (absent otherwise)"`
+	Usage       MissionUsageOut       `json:"usage" doc:"What the mission cost so far"`
 }
 
 // MissionQuestionOut is the question a mission's agent asked its requester.
@@ -48,11 +50,31 @@ type MissionQuestionOut struct {
 	Deadline time.Time `json:"deadline" doc:"Unanswered by then, the mission expires (MISSION_INPUT_TIMEOUT)"`
 }
 
+// MissionUsageOut is what a mission cost.
+type MissionUsageOut struct {
+	ModelTurns       int32   `json:"modelTurns" doc:"Model calls made (a retried attempt's calls count again: they were spent)"`
+	PromptTokens     int64   `json:"promptTokens" doc:"Tokens the model read, as the server reported them (the offline planner estimates four characters a token)"`
+	CompletionTokens int64   `json:"completionTokens" doc:"Tokens the model wrote"`
+	TotalTokens      int64   `json:"totalTokens" doc:"promptTokens + completionTokens: what the workspace's daily budget counts"`
+	WallSeconds      float64 `json:"wallSeconds" doc:"From start to finish, or to now while unfinished; 0 before it starts"`
+	WaitingSeconds   float64 `json:"waitingSeconds" doc:"Time spent waiting for people (awaiting approval or input), the wait in progress included"`
+}
+
+func missionUsageOut(u db.MissionUsage) MissionUsageOut {
+	return MissionUsageOut{ModelTurns: u.ModelTurns, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		TotalTokens: u.PromptTokens + u.CompletionTokens, WallSeconds: roundSeconds(u.WallSeconds),
+		WaitingSeconds: roundSeconds(u.WaitingSeconds)}
+}
+
+// roundSeconds keeps a duration to the millisecond.
+func roundSeconds(s float64) float64 { return math.Round(s*1000) / 1000 }
+
 func missionOut(m db.AgentMission) MissionOut {
 	out := MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source,
 		Objective: m.Objective, Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps,
 		Actions: m.Actions, CreatedAt: m.CreatedAt, StartedAt: m.StartedAt, FinishedAt: m.FinishedAt,
-		CancelledAt: m.CancelledAt, Error: m.Error, StopReason: (*db.MissionStopReason)(m.StopReason)}
+		CancelledAt: m.CancelledAt, Error: m.Error, StopReason: (*db.MissionStopReason)(m.StopReason),
+		Usage: missionUsageOut(m.Usage(time.Now()))}
 	if q := mission.PendingQuestion(m); q != nil && db.MissionStatus(m.Status) == db.MissionAwaitingInput {
 		out.Question = &MissionQuestionOut{Question: q.Question, Options: q.Options, AskedAt: q.AskedAt, Deadline: q.Deadline}
 	}
@@ -104,7 +126,8 @@ func missionFail(err error) error {
 const missionsDoc = "A mission is queued (its job inserted with it), then running, then awaiting_approval when it " +
 	"left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends " +
 	"completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An " +
-	"agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI " +
+	"agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget " +
+	"(agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI " +
 	"client (/mcp)."
 
 const stopDoc = "A queued, running, awaiting (approval or input) or stale mission becomes stopped " +

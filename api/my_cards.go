@@ -11,9 +11,9 @@ import (
 func (s boardOps) registerMyCards() {
 	register(s.Server, huma.Operation{OperationID: "cards-assigned-to-me", Method: http.MethodGet,
 		Path: pathWorkspace + "/my-cards", Summary: "List the cards assigned to me in the workspace", Tags: []string{"Cards"},
-		Description: "The active (not archived) cards of every project of the workspace whose assignee is the caller, " +
-			"oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by " +
-			"the `Link` header)."},
+		Description: "The active (not archived) cards of every project of the workspace not archived whose assignee is " +
+			"the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is " +
+			"named by the `Link` header)."},
 		projectRead, s.listMyCards)
 }
 

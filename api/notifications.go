@@ -17,13 +17,14 @@ type ActivityOut struct {
 	Type        string          `json:"type" enum:"card_created,card_updated,card_moved,card_archived,card_deleted,card_assigned,comment_added,member_added,member_removed,due_date_reached,document_submitted,document_reviewed,project_deleted,webhook_disabled,automation_rules_disabled,pipeline_notice,mission_question" doc:"What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId) and mission_question (an agent asked its mission's requester a question; notifies the requester, meta has missionId, question, options and agentName)"`
 	ActorID     *string         `json:"actorId" nullable:"true" doc:"null for system events (a due date passing)"`
 	ProjectID   *string         `json:"projectId" nullable:"true" doc:"null for workspace-level activities (document_submitted, document_reviewed, project_deleted)"`
-	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"Set for workspace-level activities only"`
+	WorkspaceID *string         `json:"workspaceId,omitempty" doc:"The workspace it happened in (absent when its project is gone)"`
 	CardID      *string         `json:"cardId" nullable:"true"`
 	DocumentID  *string         `json:"documentId,omitempty" doc:"Set for document activities"`
 	Meta        json.RawMessage `json:"meta" doc:"For card activities: title; for card_updated: fields (what changed); for card_moved: fromColumn and toColumn (ids), fromColumnName and toColumnName (recorded since they exist), fromStatus and toStatus; for comment_added: excerpt; for document activities: title, and for document_reviewed also status and notes"`
 	ActorName   string          `json:"actorName" doc:"Who acted, by their name now; empty for system events"`
 	Title       string          `json:"title" doc:"The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither"`
 	CreatedAt   time.Time       `json:"createdAt"`
+	ActorFields
 }
 
 // NotificationOut is one notification of the caller.
@@ -39,7 +40,7 @@ func notificationOut(n db.Notification) NotificationOut {
 	return NotificationOut{ID: n.ID, UserID: n.UserID, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt, Activity: ActivityOut{
 		Type: n.Type, ActorID: n.ActorID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CardID: n.CardID,
 		DocumentID: n.DocumentID, Meta: n.Meta, ActorName: n.ActorName, Title: n.SubjectTitle,
-		CreatedAt: n.ActivityCreatedAt}}
+		CreatedAt: n.ActivityCreatedAt, ActorFields: actorFields(n.Actor())}}
 }
 
 // UnreadCountOut is the number of the caller's unread notifications.

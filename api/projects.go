@@ -33,11 +33,13 @@ type ProjectOut struct {
 	CreatedBy   string     `json:"createdBy"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	UpdatedAt   time.Time  `json:"updatedAt"`
+	ArchivedAt  *time.Time `json:"archivedAt" nullable:"true" doc:"When the project was archived (read-only, left out of the default list); null while it is not"`
 }
 
 func projectOut(p db.Project) ProjectOut {
 	return ProjectOut{ID: p.ID, Name: p.Name, Description: p.Description, Deadline: p.Deadline, WorkspaceID: p.WorkspaceID,
-		TemplateID: p.TemplateID, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		TemplateID: p.TemplateID, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		ArchivedAt: p.ArchivedAt}
 }
 
 // ProjectMemberOut is a member of a project.
@@ -71,8 +73,10 @@ var (
 	// cardWrite is projectWrite for card-level writes (cards and what is on them), which never change
 	// tenancy.
 	cardWrite = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", KeepsTenancy: true}
-	// projectAdmin is for what only a workspace admin may do to a project (delete it).
-	projectAdmin = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}
+	// projectAdmin is for what only a workspace admin may do to a project (delete it, archived or not).
+	projectAdmin = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin", WhileArchived: true}
+	// projectArchiving is archiving and restoring a project, which its members may do.
+	projectArchiving = Requires{Scope: auth.ScopeProjectsWrite, WSRole: "member", WhileArchived: true}
 )
 
 // nonBlank trims a required name and refuses it when nothing is left.
@@ -134,6 +138,20 @@ func (s tenancyOps) registerProjects() {
 			"`project_deleted` activity of the workspace (meta has projectId and name). A draft that made it stays, its " +
 			"projectId null."},
 		projectAdmin, s.deleteProject)
+
+	register(s.Server, huma.Operation{OperationID: "projects-archive", Method: http.MethodPost,
+		Path: pathProject + "/archive", Summary: "Archive a project", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "The project stays readable (its board, cards, export) and can be restored, but leaves the default " +
+			"projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until " +
+			"it is restored. Its members are told by a `project_updated` activity (meta.fields `[\"archivedAt\"]`). A " +
+			"project already archived answers 409."},
+		projectArchiving, s.archiveProject)
+
+	register(s.Server, huma.Operation{OperationID: "projects-unarchive", Method: http.MethodPost,
+		Path: pathProject + "/unarchive", Summary: "Restore an archived project", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "The project is back in the default list and writable. A " +
+			"project that is not archived answers 409."},
+		projectArchiving, s.unarchiveProject)
 
 	register(s.Server, huma.Operation{OperationID: "projects-members-list", Method: http.MethodGet,
 		Path: pathProject + "/members", Summary: "List project members", Tags: tags},
@@ -198,10 +216,30 @@ func (s tenancyOps) createProject(ctx context.Context, in *CreateProjectInput) (
 type ListProjectsInput struct {
 	WorkspacePath
 	PageQuery
+	Archived string `query:"archived" enum:"false,true,all" default:"false" doc:"Which projects: those not archived (false, the default), the archived ones (true) or all"`
 }
 
 func (s tenancyOps) listProjects(ctx context.Context, in *ListProjectsInput) (*PageOutput[ProjectOut], error) {
-	return pageOf(ctx, projectOut)(s.board.ProjectPage(ctx, accessFrom(ctx).WorkspaceID, in.page()))
+	var archived *bool
+	if in.Archived != "all" {
+		a := in.Archived == "true"
+		archived = &a
+	}
+	return pageOf(ctx, projectOut)(s.board.ProjectPage(ctx, accessFrom(ctx).WorkspaceID, archived, in.page()))
+}
+
+func (s tenancyOps) archiveProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
+	return s.setArchived(ctx, true)
+}
+
+func (s tenancyOps) unarchiveProject(ctx context.Context, _ *ProjectPath) (*Output[ProjectOut], error) {
+	return s.setArchived(ctx, false)
+}
+
+func (s tenancyOps) setArchived(ctx context.Context, archived bool) (*Output[ProjectOut], error) {
+	a := accessFrom(ctx)
+	return oneOf(projectOut)(s.board.SetProjectArchived(ctx, board.ProjectArchiving{WorkspaceID: a.WorkspaceID,
+		ProjectID: a.ProjectID, ActorID: principalFrom(ctx).User.ID, Archived: archived}))
 }
 
 func (s tenancyOps) listProjectTemplates(ctx context.Context, _ *WorkspacePath) (*Output[[]board.Template], error) {

@@ -263,6 +263,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()
 	s.ops.agents.registerMissions()
+	s.ops.agents.registerAgentUsage()
 	s.ops.agents.registerEvents()
 	s.mountMCP(ctx, router)
 	s.ops.agents.registerDrafts()

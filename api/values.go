@@ -48,6 +48,7 @@ func registerValues(r huma.Registry) {
 	registerValue[tenancy.WorkspaceRole](r)
 	registerValue[tenancy.PilotageRole](r)
 	registerValue[db.MissionStatus](r)
+	registerValue[db.Trigger](r)
 	registerValue[mission.ProposalStatus](r)
 	registerValue[webhook.EventType](r)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
@@ -25,6 +27,28 @@ type WorkspaceOut struct {
 	MyPilotageRole string    `json:"myPilotageRole" enum:"viewer,reviewer,owner"`
 	CreatedAt      time.Time `json:"createdAt"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	// AgentSettings is answered by the workspace's read and update (not by lists or the create).
+	AgentSettings *AgentSettingsOut `json:"agentSettings,omitempty" doc:"The workspace's settings for its agents; answered by workspaces-get and workspaces-update"`
+}
+
+// AgentSettingsOut are a workspace's settings for its agents.
+type AgentSettingsOut struct {
+	MaxTokensPerDay *int64 `json:"maxTokensPerDay" nullable:"true" doc:"The daily token budget (UTC days) of the workspace's agents: once their missions used it, new missions are refused (429) and running ones stop at their next model call; null: no budget"`
+}
+
+// AgentSettingsIn changes a workspace's settings for its agents.
+type AgentSettingsIn struct {
+	MaxTokensPerDay Nullable[int64] `json:"maxTokensPerDay" doc:"1 to 1000000000000 tokens a day, or null for no budget"`
+}
+
+// withAgentSettings adds the workspace's agent settings to its answer.
+func (s tenancyOps) withAgentSettings(ctx context.Context, out WorkspaceOut) (*Output[WorkspaceOut], error) {
+	set, err := s.missions.WorkspaceAgentSettings(ctx, out.ID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	out.AgentSettings = &AgentSettingsOut{MaxTokensPerDay: set.MaxTokensPerDay}
+	return &Output[WorkspaceOut]{Body: out}, nil
 }
 
 func workspaceOut(w db.Workspace, role, pilotageRole string) WorkspaceOut {
@@ -91,8 +115,9 @@ func (s tenancyOps) registerWorkspaces() {
 		Requires{Scope: auth.ScopeProjectsRead, WSRole: "member"}, s.getWorkspace)
 
 	register(s.Server, huma.Operation{OperationID: "workspaces-update", Method: http.MethodPatch, Path: pathWorkspace,
-		Summary: "Rename a workspace or change its slug", Tags: tags, Errors: []int{http.StatusConflict},
-		Description: "Workspace admins (organization owners and admins act as admins). Any subset of name and slug; the " +
+		Summary: "Rename a workspace, change its slug or its agent settings", Tags: tags, Errors: []int{http.StatusConflict},
+		Description: "Workspace admins (organization owners and admins act as admins). Any subset of name, slug and " +
+			"agentSettings (`maxTokensPerDay`: the agents' daily token budget, 1 to 10^12, or null for none); the " +
 			"slug follows the rules of the create and must be free in the organization (409). A personal workspace " +
 			"may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once."},
 		Requires{Scope: auth.ScopeProjectsWrite, WSRole: "admin"}, s.updateWorkspace)
@@ -181,9 +206,11 @@ func (s tenancyOps) listWorkspaces(ctx context.Context, _ *OrgPath) (*Output[[]W
 
 func (s tenancyOps) getWorkspace(ctx context.Context, _ *WorkspacePath) (*Output[WorkspaceOut], error) {
 	a := accessFrom(ctx)
-	return oneOf(func(ws db.Workspace) WorkspaceOut {
-		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
-	})(s.tenancy.Workspace(ctx, a.WorkspaceID))
+	ws, err := s.tenancy.Workspace(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return s.withAgentSettings(ctx, workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole))
 }
 
 // UpdateWorkspaceInput is the request of workspaces-update.
@@ -194,27 +221,53 @@ type UpdateWorkspaceInput struct {
 
 // UpdateWorkspaceInputBody is the body of a UpdateWorkspaceInput request.
 type UpdateWorkspaceInputBody struct {
-	Name *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
-	Slug *Slug   `json:"slug,omitempty"`
+	Name          *string          `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	Slug          *Slug            `json:"slug,omitempty"`
+	AgentSettings *AgentSettingsIn `json:"agentSettings,omitempty" doc:"The workspace's settings for its agents"`
 }
 
 func (s tenancyOps) updateWorkspace(ctx context.Context, in *UpdateWorkspaceInput) (*Output[WorkspaceOut], error) {
-	if in.Body.Name == nil && in.Body.Slug == nil {
-		return nil, errBadRequest("give name and/or slug")
+	if in.Body.Name == nil && in.Body.Slug == nil && in.Body.AgentSettings == nil {
+		return nil, errBadRequest("give name, slug and/or agentSettings")
+	}
+	if as := in.Body.AgentSettings; as != nil {
+		n := as.MaxTokensPerDay
+		if !n.Set {
+			return nil, errBadRequest("agentSettings: give maxTokensPerDay (null for no budget)")
+		}
+		if !n.Null && (n.Value < 1 || n.Value > mission.MaxTokensPerDayLimit) { // checked before anything is written
+			return nil, errBadRequest(fmt.Sprintf("agentSettings.maxTokensPerDay must be 1 to %d, or null for no budget",
+				int64(mission.MaxTokensPerDayLimit)))
+		}
 	}
 	name, err := nonBlankOpt("name", in.Body.Name)
 	if err != nil {
 		return nil, err
 	}
-	p := tenancy.WorkspacePatch{Name: name}
-	if in.Body.Slug != nil {
-		slug := string(*in.Body.Slug)
-		p.Slug = &slug
-	}
 	a := accessFrom(ctx)
-	return oneOf(func(ws db.Workspace) WorkspaceOut {
-		return workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole)
-	})(s.tenancy.UpdateWorkspace(ctx, a.WorkspaceID, p))
+	var ws db.Workspace
+	if in.Body.Name != nil || in.Body.Slug != nil {
+		p := tenancy.WorkspacePatch{Name: name}
+		if in.Body.Slug != nil {
+			slug := string(*in.Body.Slug)
+			p.Slug = &slug
+		}
+		if ws, err = s.tenancy.UpdateWorkspace(ctx, a.WorkspaceID, p); err != nil {
+			return nil, fail(err)
+		}
+	} else if ws, err = s.tenancy.Workspace(ctx, a.WorkspaceID); err != nil {
+		return nil, fail(err)
+	}
+	if as := in.Body.AgentSettings; as != nil {
+		var set mission.AgentSettings
+		if !as.MaxTokensPerDay.Null {
+			set.MaxTokensPerDay = &as.MaxTokensPerDay.Value
+		}
+		if _, err := s.missions.SetWorkspaceAgentSettings(ctx, a.WorkspaceID, set); err != nil {
+			return nil, fail(err)
+		}
+	}
+	return s.withAgentSettings(ctx, workspaceOut(ws, a.WorkspaceRole, a.WorkspacePilotageRole))
 }
 
 func (s tenancyOps) deleteWorkspace(ctx context.Context, _ *WorkspacePath) (*OKOutput, error) {

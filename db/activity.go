@@ -39,6 +39,9 @@ const (
 // listen to.
 var ActivityTypes = dbcore.ActivityTypes
 
+// Trigger is what makes a project's automation rules run (see dbcore.Trigger).
+type Trigger = dbcore.Trigger
+
 // Triggers lists every automation trigger.
 var Triggers = dbcore.Triggers
 

@@ -53,8 +53,15 @@ func OpenPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, e
 }
 
 // Migrate applies the app's and River's migrations under one advisory lock, so processes that start
-// together migrate once.
+// together migrate once. A database migrated by a newer Pilot is refused (*SchemaTooNewError, naming
+// both levels) before anything runs: this binary's code does not know its schema.
 func Migrate(ctx context.Context, dbPool *pgxpool.Pool) (err error) {
+	return MigrateTo(ctx, dbPool, 0)
+}
+
+// MigrateTo is Migrate stopping at the app migration version (0: every one); the upgrade test builds
+// databases at earlier levels with it.
+func MigrateTo(ctx context.Context, dbPool *pgxpool.Pool, version int64) (err error) {
 	conn, err := dbPool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire connection: %w", err)
@@ -67,6 +74,9 @@ func Migrate(ctx context.Context, dbPool *pgxpool.Pool) (err error) {
 		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID)
 	}()
 
+	if err := CheckNotNewer(ctx, dbPool); err != nil {
+		return err
+	}
 	migrator, err := rivermigrate.New(riverpgxv5.New(dbPool), nil)
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
@@ -89,7 +99,12 @@ func Migrate(ctx context.Context, dbPool *pgxpool.Pool) (err error) {
 	if err != nil {
 		return fmt.Errorf("goose provider: %w", err)
 	}
-	if _, err := provider.Up(ctx); err != nil {
+	if version > 0 {
+		_, err = provider.UpTo(ctx, version)
+	} else {
+		_, err = provider.Up(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("app migrations: %w", err)
 	}
 	return nil

@@ -51,6 +51,14 @@ type FeedEvent struct {
 	ActorID     *string         `json:"actorId"`
 	Meta        json.RawMessage `json:"meta"`
 	CreatedAt   time.Time       `json:"createdAt"`
+	// ActorType is agent when an agent acted (through its service user, ActorID), person when a person
+	// did, system when nobody did (a due date passing).
+	ActorType ActorType `json:"actorType"`
+	// Agent is the agent that acted (actorType agent), else null.
+	Agent *AgentRef `json:"agent"`
+	// OnBehalfOf is the person an agent acted for: who started its mission, or approved the proposal
+	// applied; null otherwise.
+	OnBehalfOf *PersonRef `json:"onBehalfOf"`
 	// Seq is the feed position (ID as a number).
 	Seq int64 `json:"-"`
 	// ActivityID is the activity's own id (notifications and automation jobs name it).
@@ -70,6 +78,7 @@ type FeedRow struct {
 	Type        string
 	Meta        json.RawMessage
 	CreatedAt   time.Time
+	Actor       ActorColumns
 }
 
 // Event is the row as the feed and a webhook delivery's data show it.
@@ -80,7 +89,18 @@ func (r FeedRow) Event() FeedEvent {
 	}
 	return FeedEvent{ID: strconv.FormatInt(r.Seq, 10), Type: r.Type, WorkspaceID: r.WorkspaceID, ProjectID: r.ProjectID,
 		CardID: r.CardID, DocumentID: r.DocumentID, ActorID: r.ActorID, Meta: meta, CreatedAt: r.CreatedAt, Seq: r.Seq,
-		ActivityID: r.ID}
+		ActivityID: r.ID, ActorType: r.Actor.Type(), Agent: r.Actor.AgentRef(), OnBehalfOf: r.Actor.PersonRef()}
+}
+
+// feedRow converts a generated feed row, whose columns are FeedRow's then the actor's.
+func feedRow[R interface {
+	dbsqlc.EventsAfterRow | dbsqlc.EventsPollRow | dbsqlc.EventsByActivityIDsRow
+}](r R) FeedRow {
+	x := dbsqlc.EventsPollRow(r)
+	return FeedRow{Seq: x.Seq, ID: x.ID, WorkspaceID: x.WorkspaceID, ProjectID: x.ProjectID, CardID: x.CardID,
+		DocumentID: x.DocumentID, ActorID: x.ActorID, Type: x.Type, Meta: x.Meta, CreatedAt: x.CreatedAt,
+		Actor: ActorColumns{ActorType: x.ActorType, AgentID: x.AgentID, AgentName: x.AgentName, OnBehalfOf: x.OnBehalfOf,
+			OnBehalfOfName: x.OnBehalfOfName}}
 }
 
 // EventsAfter reads a workspace's feed events with after < seq < before (before 0: no upper bound), in
@@ -92,14 +112,14 @@ func (s *Store) EventsAfter(ctx context.Context, workspaceID string, after, befo
 	}
 	rows, err := s.q.EventsAfter(ctx, dbsqlc.EventsAfterParams{WorkspaceID: workspaceID, After: after, Before: before,
 		Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+	return mapRows(rows, func(r dbsqlc.EventsAfterRow) FeedEvent { return feedRow(r).Event() }), wrap(err,
 		"list feed events")
 }
 
 // EventsByActivityIDs reads activities as feed events, in feed order; ids that name nothing are left out.
 func (s *Store) EventsByActivityIDs(ctx context.Context, ids []string) ([]FeedEvent, error) {
 	rows, err := s.q.EventsByActivityIDs(ctx, ids)
-	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+	return mapRows(rows, func(r dbsqlc.EventsByActivityIDsRow) FeedEvent { return feedRow(r).Event() }), wrap(err,
 		"list feed events")
 }
 
@@ -110,7 +130,7 @@ func (s *Store) EventsPoll(ctx context.Context, after int64, gaps []int64, limit
 		gaps = []int64{}
 	}
 	rows, err := s.q.EventsPoll(ctx, dbsqlc.EventsPollParams{After: after, Gaps: gaps, Lim: limit})
-	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return FeedRow(r).Event() }), wrap(err,
+	return mapRows(rows, func(r dbsqlc.EventsPollRow) FeedEvent { return feedRow(r).Event() }), wrap(err,
 		"poll feed events")
 }
 

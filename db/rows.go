@@ -65,10 +65,20 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
-	StopReason     *string
-	Question       []byte
-	InputDeadline  *time.Time
-	Conversation   []byte
+	// The lifecycle (migration 00040): why a stopped mission stopped, the pending question of one awaiting
+	// input, when that question expires, and the conversation it resumes from.
+	StopReason    *string
+	Question      []byte
+	InputDeadline *time.Time
+	Conversation  []byte
+	// The mission's accounting (migration 00041): model calls made, the tokens they used, the time spent
+	// waiting for people (awaiting_*: the wait in progress is not in WaitingMs yet) and when the status
+	// last changed.
+	ModelTurns       int32
+	PromptTokens     int64
+	CompletionTokens int64
+	WaitingMs        int64
+	StatusChangedAt  *time.Time
 }
 
 // AgentProposal is a change an agent proposes during a mission, waiting for a person to decide.
@@ -371,6 +381,9 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// ArchivedAt is when the project was archived (nil while it is not): readable and restorable, its
+	// cards read-only.
+	ArchivedAt *time.Time
 }
 
 // Scope is a scope of a project: a named, dated part with the view it shows.

@@ -182,13 +182,14 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 }
 
 // recordMissionStatus records mission_status_changed (meta: missionId, status) in the mission's project,
-// or its workspace when it has none, the agent's user as the actor.
+// or its workspace when it has none, the agent's user as the actor, for the member who started the mission.
 func (s *Store) recordMissionStatus(ctx context.Context, tx pgx.Tx, missionID, status string) error {
 	ref, err := queries(tx).EventsMissionRef(ctx, missionID)
 	if err != nil {
 		return fmt.Errorf("read mission for the feed: %w", err)
 	}
-	act := Activity{ActorID: ref.AgentUserID, Type: ActivityMissionStatusChanged,
+	act := Activity{ActorID: ref.AgentUserID, AgentID: ref.AgentID, OnBehalfOf: ref.CreatedBy,
+		Type: ActivityMissionStatusChanged,
 		Meta: map[string]any{"missionId": missionID, "status": status}}
 	if ref.ProjectID != nil {
 		act.ProjectID = *ref.ProjectID

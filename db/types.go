@@ -24,10 +24,22 @@ type Notification struct {
 	CardID            *string
 	ProjectID         *string // nil for workspace-level activities (document reviews)
 	ActivityCreatedAt time.Time
-	WorkspaceID       *string // set for workspace-level activities only
+	WorkspaceID       *string // the workspace it happened in (nil when its project is gone)
 	DocumentID        *string
 	ActorName         string // who acted, by name now; empty for the system (a due date passing)
 	SubjectTitle      string // the card's or document's title (as recorded, else as it is now)
+	// Who acted, as ActorColumns says: agent, person or system; the agent, and the person it acted for.
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
+}
+
+// Actor is who made the change the notification tells of.
+func (n Notification) Actor() ActorColumns {
+	return ActorColumns{ActorType: n.ActorType, AgentID: n.AgentID, AgentName: n.AgentName, OnBehalfOf: n.OnBehalfOf,
+		OnBehalfOfName: n.OnBehalfOfName}
 }
 
 // NotificationRead is a notification marked read.

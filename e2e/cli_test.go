@@ -15,7 +15,7 @@ import (
 
 // runPilot runs the binary at bin with args and env (added to an environment without DATABASE_URL),
 // and answers its exit code, stdout and stderr.
-func runPilot(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
+func runPilot(t testing.TB, bin string, env []string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	for _, kv := range os.Environ() {

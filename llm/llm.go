@@ -106,6 +106,16 @@ type Response struct {
 	ToolCalls []ToolCall
 	// FinishReason is why the turn ended: "stop", "tool_calls", or a server-specific reason.
 	FinishReason string
+	// Usage is what the turn cost in tokens: the server's count, or the offline planner's estimate.
+	Usage Usage
+}
+
+// Usage counts a model turn's tokens. A server that reports no usage leaves it zero.
+type Usage struct {
+	// PromptTokens is the size of what the model read (the conversation, the tools).
+	PromptTokens int64
+	// CompletionTokens is the size of what it wrote (content and tool calls).
+	CompletionTokens int64
 }
 
 // MissionContext is what a mission is about, as given to a Provider.

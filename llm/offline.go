@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/pilot-dev/pilot/internal/agenttool"
 )
@@ -71,7 +72,9 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 				req.OnToken(tok)
 			}
 		}
-		return Response{Content: text, FinishReason: FinishStop}, nil
+		resp := Response{Content: text, FinishReason: FinishStop}
+		resp.Usage = EstimateUsage(req, resp)
+		return resp, nil
 	}
 	var card *CardContext
 	if req.Mission != nil {
@@ -111,7 +114,41 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 			req.OnToken(tok)
 		}
 	}
+	resp.Usage = EstimateUsage(req, resp)
 	return resp, nil
+}
+
+// charsPerToken is the estimate's ratio: about four characters of English text per token, the figure
+// OpenAI gives for its tokenizers.
+const charsPerToken = 4
+
+// EstimateUsage is the offline planner's token count, as a model would bill the turn: the characters of
+// what the model reads (every message's content and tool calls, the mission as rendered for remote
+// models, the offered tools' names, descriptions and parameters) and of what it wrote (content, tool
+// names and arguments), each divided by four, rounded up. An approximation: no tokenizer is run.
+func EstimateUsage(req Request, resp Response) Usage {
+	var in, out int
+	for _, m := range req.Messages {
+		in += utf8.RuneCountInString(m.Content)
+		for _, tc := range m.ToolCalls {
+			in += utf8.RuneCountInString(tc.Name) + len(tc.Arguments)
+		}
+	}
+	in += utf8.RuneCountInString(req.Mission.Render())
+	for _, t := range req.Tools {
+		in += utf8.RuneCountInString(t.Name) + utf8.RuneCountInString(t.Description) + len(t.Parameters)
+	}
+	if req.Draft != nil {
+		if b, err := json.Marshal(req.Draft); err == nil {
+			in += len(b)
+		}
+	}
+	out = utf8.RuneCountInString(resp.Content)
+	for _, tc := range resp.ToolCalls {
+		out += utf8.RuneCountInString(tc.Name) + len(tc.Arguments)
+	}
+	return Usage{PromptTokens: int64((in + charsPerToken - 1) / charsPerToken),
+		CompletionTokens: int64((out + charsPerToken - 1) / charsPerToken)}
 }
 
 // unclearWord is the word that makes a request unclear to the offline planner.

@@ -127,6 +127,8 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		Messages: toOpenAIMessages(req),
 		Tools:    toOpenAITools(req.Tools),
 		Stream:   true,
+		// The last chunk of the stream then reports the turn's token usage (and no choice).
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 	}
 	if rs := req.ResponseSchema; rs != nil {
 		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
@@ -275,13 +277,18 @@ func streamRecvError(err error) error {
 type streamAccumulator struct {
 	content strings.Builder
 	finish  string
+	usage   Usage
 	calls   map[int]*toolCallBuilder
 	order   []int
 	last    int
 }
 
-// addChunk adds a chunk's deltas of the first choice, sending content tokens to onToken.
+// addChunk adds a chunk's deltas of the first choice, sending content tokens to onToken, and keeps the
+// usage a chunk reports (the final one, asked for by stream_options.include_usage).
 func (a *streamAccumulator) addChunk(chunk openai.ChatCompletionStreamResponse, onToken func(string)) {
+	if u := chunk.Usage; u != nil {
+		a.usage = Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)}
+	}
 	for _, choice := range chunk.Choices {
 		if choice.Index != 0 {
 			continue // only one choice is requested
@@ -333,7 +340,7 @@ func (a *streamAccumulator) addToolCall(d openai.ToolCall) {
 // when there are some, else stop.
 func (a *streamAccumulator) response(tools []Tool) (Response, error) {
 	slices.Sort(a.order)
-	resp := Response{Content: a.content.String(), FinishReason: a.finish}
+	resp := Response{Content: a.content.String(), FinishReason: a.finish, Usage: a.usage}
 	for i, idx := range a.order {
 		b := a.calls[idx]
 		id := b.id

@@ -24,8 +24,11 @@ const (
 
 // wireRequest is a chat completions request as it appears on the wire.
 type wireRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	Messages []struct {
 		Role       string `json:"role"`
 		Content    string `json:"content"`

@@ -874,8 +874,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a workspace or change its slug
-         * @description Workspace admins (organization owners and admins act as admins). Any subset of name and slug; the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
+         * Rename a workspace, change its slug or its agent settings
+         * @description Workspace admins (organization owners and admins act as admins). Any subset of name, slug and agentSettings (`maxTokensPerDay`: the agents' daily token budget, 1 to 10^12, or null for none); the slug follows the rules of the create and must be free in the organization (409). A personal workspace may be renamed but keeps its slug: changing it answers 403. The old slug's URLs stop answering at once.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -935,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -960,6 +960,28 @@ export interface paths {
          *     Personal access tokens need the `projects:read` scope.
          */
         get: operations["agents-tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sum the agents' model calls, tokens and time per agent and day
+         * @description Members. Days are UTC dates, `from` and `to` both included (default: the last 30 days, today included); `from` after `to`, a range over 366 days or a malformed date answer 400. Model calls and tokens count on the day they were made; missions, their wall time and their time waiting for people on the day the mission was created.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agent-usage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1043,7 +1065,7 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1549,7 +1571,7 @@ export interface paths {
         };
         /**
          * List the cards assigned to me in the workspace
-         * @description The active (not archived) cards of every project of the workspace whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
+         * @description The active (not archived) cards of every project of the workspace not archived whose assignee is the caller, oldest first, in one read instead of one per project. Paged (`limit`, `cursor`; the next page is named by the `Link` header).
          *
          *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
          *
@@ -2551,9 +2573,33 @@ export interface paths {
          * Update a project
          * @description Any subset of name, description, deadline; deadline null clears it.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["projects-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description The project stays readable (its board, cards, export) and can be restored, but leaves the default projects list (`?archived=true` lists it) and is read-only: every other write under it answers 409 until it is restored. Its members are told by a `project_updated` activity (meta.fields `["archivedAt"]`). A project already archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/automations": {
@@ -2572,6 +2618,8 @@ export interface paths {
         /**
          * Create an automation rule
          * @description Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2598,7 +2646,9 @@ export interface paths {
         post?: never;
         /**
          * Delete an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["automations-delete"];
         options?: never;
@@ -2606,6 +2656,8 @@ export interface paths {
         /**
          * Update an automation rule
          * @description Any subset of fields; the result is validated as a whole. Actions: `move_card {columnId}`, `set_status {status: todo|in_progress|done}` (first, second, last column), `set_priority {priority}`, `assign_user {userId}` (a project member), `archive_card {}`, `send_webhook {webhookId}` (a webhook of the workspace: the event's activity is delivered to it). Conditions (all optional, all must hold): `fromColumnId`, `toColumnId` (task_moved only), `columnId`, `priority` (one or a list), `labelId`, `assigneeId` (null: unassigned), `status` (todo|in_progress|done|archived). See docs/automations.md.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2627,7 +2679,9 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable an automation rule
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["automations-toggle"];
         trace?: never;
@@ -2669,7 +2723,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card in the project's first column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create"];
         delete?: never;
@@ -2694,7 +2750,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a card permanently
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["cards-delete"];
         options?: never;
@@ -2702,6 +2760,8 @@ export interface paths {
         /**
          * Update, move or reorder a card
          * @description Any subset of fields. Nullable fields (startDate, dueDate, assigneeId, scopeId) set to null are cleared. `columnId` moves the card (to the end unless `order` is given); `order` is the 0-based place in the column.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2751,6 +2811,8 @@ export interface paths {
          * Attach a file to a card
          * @description `multipart/form-data` with the file in a part named `file`, at most 10485760 bytes (10 MB); a larger file answers 413. The type is sniffed from the content, falling back to the part's Content-Type. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["attachments-upload"];
@@ -2780,6 +2842,8 @@ export interface paths {
          * Delete an attachment
          * @description Only the uploader or a workspace admin may. Records a `card_updated` activity with fields ["attachments"].
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["attachments-delete"];
@@ -2800,6 +2864,8 @@ export interface paths {
         /**
          * Add a checklist item at the end
          * @description Answers the card. A card has at most 100 checklist items.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2824,6 +2890,8 @@ export interface paths {
          * Delete a checklist item
          * @description Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["checklist-delete"];
@@ -2832,6 +2900,8 @@ export interface paths {
         /**
          * Rename, check or uncheck, or reorder a checklist item
          * @description Any of title, done, order. `order` is the item's 0-based place in the checklist; out-of-range values go to the end. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2859,6 +2929,8 @@ export interface paths {
          * Comment on a card
          * @description The content is trimmed and must not be blank. Records a `comment_added` activity, which notifies the card's assignee and the project's members.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["comments-create"];
@@ -2881,6 +2953,8 @@ export interface paths {
         /**
          * Delete a comment
          * @description Only the comment's author or a workspace admin may.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2906,6 +2980,8 @@ export interface paths {
         /**
          * Set or clear a card's custom field values
          * @description `values` maps field ids of the card's project to a value or null (null removes it). Values must fit their field: text a string of at most 5000 characters, number a JSON number, select one of the options, multi-select an array of distinct options, date an ISO 8601 string, boolean true or false. Answers the card; its `customFields` maps field ids to values.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2947,12 +3023,16 @@ export interface paths {
          * Link a document to a card
          * @description The document must belong to this workspace (else 404). A second link answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-documents-link"];
         /**
          * Unlink a document from a card
          * @description 404 when the document is not linked to the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -2975,12 +3055,16 @@ export interface paths {
          * Put a label on a card
          * @description The label must be one of the card's project. Adding a label the card already has changes nothing. Answers the card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["card-labels-add"];
         /**
          * Take a label off a card
          * @description Removing a label the card does not have changes nothing. Answers the card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3009,6 +3093,8 @@ export interface paths {
          * Relate a card to another card
          * @description The target is any other card of the same workspace (another project is fine). The same relation twice answers 409.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["relations-create"];
@@ -3033,7 +3119,9 @@ export interface paths {
         put?: never;
         /**
          * Add a column at the end
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["columns-create"];
         delete?: never;
@@ -3054,7 +3142,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a column and its cards
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["columns-delete"];
         options?: never;
@@ -3062,6 +3152,8 @@ export interface paths {
         /**
          * Rename or reorder a column
          * @description `order` is the 0-based place among the project's columns; out-of-range values go to the ends.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3079,7 +3171,9 @@ export interface paths {
         put?: never;
         /**
          * Create a card at the end of a column
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["cards-create-in-column"];
         delete?: never;
@@ -3105,6 +3199,8 @@ export interface paths {
          * Define a custom field
          * @description `options` (distinct, non-blank, at most 100) are required for select and multi-select fields and refused for other types. Names are unique in a project.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["custom-fields-create"];
@@ -3128,6 +3224,8 @@ export interface paths {
          * Delete a custom field
          * @description Also removes its values from every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["custom-fields-delete"];
@@ -3136,6 +3234,8 @@ export interface paths {
         /**
          * Rename a custom field or change its type or options
          * @description On a type or options change, card values that no longer fit the field are dropped. Changing to a type without options drops the options.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3181,6 +3281,8 @@ export interface paths {
          * Create a label
          * @description Label names are unique in a project (409 otherwise).
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["labels-create"];
@@ -3204,6 +3306,8 @@ export interface paths {
          * Delete a label
          * @description Also takes the label off every card.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["labels-delete"];
@@ -3211,7 +3315,9 @@ export interface paths {
         head?: never;
         /**
          * Rename or recolour a label
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["labels-update"];
         trace?: never;
@@ -3235,6 +3341,8 @@ export interface paths {
          * Add a workspace member to the project by e-mail
          * @description Someone who is not in the workspace answers 400: invite them to the workspace first.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["projects-members-add"];
@@ -3256,7 +3364,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a project member
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["projects-members-remove"];
         options?: never;
@@ -3277,6 +3387,8 @@ export interface paths {
         /**
          * Delete a relation
          * @description A relation belongs to the project of its source card.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3327,6 +3439,8 @@ export interface paths {
          * Create a scope
          * @description A scope is a work package or phase of the project. `endDate` may not be before `startDate`; `settings` is a free-form JSON object of at most 16 KB. A new scope shows the kanban view.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["scopes-create"];
@@ -3354,6 +3468,8 @@ export interface paths {
          * Delete a scope and all its content
          * @description The scope's cards are deleted with it, with their checklists, comments, attachments, labels, values and relations.
          *
+         *     An archived project is read-only: 409 until it is restored.
+         *
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["scopes-delete"];
@@ -3362,6 +3478,8 @@ export interface paths {
         /**
          * Update a scope
          * @description Any subset of name, description, startDate, endDate, settings. Dates set to null are cleared; description null empties it; settings replaces the whole object (null empties it). The end may not fall before the start.
+         *
+         *     An archived project is read-only: 409 until it is restored.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -3387,9 +3505,33 @@ export interface paths {
         head?: never;
         /**
          * Change a scope's active view
-         * @description Personal access tokens need the `projects:write` scope.
+         * @description An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
          */
         patch: operations["scopes-views-update"];
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description The project is back in the default list and writable. A project that is not archived answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["projects-unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/proposals/{proposalId}/approve": {
@@ -3690,6 +3832,10 @@ export interface components {
             actorId: string | null;
             /** @description Who acted, by their name now; empty for system events */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             cardId: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -3699,6 +3845,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description null for workspace-level activities (document_submitted, document_reviewed, project_deleted) */
             projectId: string | null;
             /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
@@ -3708,7 +3856,7 @@ export interface components {
              * @enum {string}
              */
             type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice" | "mission_question";
-            /** @description Set for workspace-level activities only */
+            /** @description The workspace it happened in (absent when its project is gone) */
             workspaceId?: string;
         };
         AddChecklistItemInputBody: {
@@ -3771,6 +3919,70 @@ export interface components {
             userId: string;
             workspaceId: string;
         };
+        AgentRef: {
+            id: string | null;
+            name: string;
+        };
+        AgentSettingsIn: {
+            /**
+             * Format: int64
+             * @description 1 to 1000000000000 tokens a day, or null for no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentSettingsOut: {
+            /**
+             * Format: int64
+             * @description The daily token budget (UTC days) of the workspace's agents: once their missions used it, new missions are refused (429) and running ones stop at their next model call; null: no budget
+             */
+            maxTokensPerDay: number | null;
+        };
+        AgentUsageOut: {
+            /** @description Per agent, over the range, in order of first use */
+            agents: components["schemas"]["AgentUsageRowOut"][] | null;
+            /** @description Per day and agent, by day then agent id; days without use are left out */
+            days: components["schemas"]["AgentUsageRowOut"][] | null;
+            from: string;
+            /**
+             * Format: int64
+             * @description The workspace's daily token budget; null: none
+             */
+            maxTokensPerDay: number | null;
+            to: string;
+        };
+        AgentUsageRowOut: {
+            agentId: string;
+            /** @description Empty once the agent is deleted */
+            agentName: string;
+            /** Format: int64 */
+            completionTokens: number;
+            /** @description The day (UTC); absent in the totals per agent */
+            day?: string;
+            /**
+             * Format: int32
+             * @description Missions created that day
+             */
+            missions: number;
+            /**
+             * Format: int32
+             * @description Model calls made that day
+             */
+            modelTurns: number;
+            /** Format: int64 */
+            promptTokens: number;
+            /** Format: int64 */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time those missions waited for people
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description Wall time of the missions created that day
+             */
+            wallSeconds: number;
+        };
         AttachmentOut: {
             cardId: string;
             /** Format: date-time */
@@ -3797,6 +4009,10 @@ export interface components {
             actorId: string | null;
             /** @description The actor's name; empty when there is none or the account is gone */
             actorName: string;
+            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
+            actorType: string;
+            /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
+            agent: components["schemas"]["AgentRef"] | null;
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -3804,6 +4020,8 @@ export interface components {
             meta: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+            /** @description The person the agent acted for: who started its mission, or approved the proposal applied; null otherwise */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
             /** @description The activity type: card_created, card_updated, card_moved, card_assigned, card_archived, comment_added, comment_deleted, due_date_reached, mission_status_changed… */
             type: string;
         };
@@ -3914,11 +4132,18 @@ export interface components {
         CommentOut: {
             authorId: string;
             authorName: string;
+            /**
+             * @description agent when an agent wrote it, else person
+             * @enum {string}
+             */
+            authorType: "person" | "agent";
             cardId: string;
             content: string;
             /** Format: date-time */
             createdAt: string;
             id: string;
+            /** @description The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment */
+            onBehalfOf: components["schemas"]["PersonRef"] | null;
         };
         CreateAgentInputBody: {
             /**
@@ -4517,6 +4742,8 @@ export interface components {
             steps: number;
             /** @description Why a stopped mission stopped */
             stopReason: string | null;
+            /** @description What the mission cost so far */
+            usage: components["schemas"]["MissionUsageOut"];
         };
         MissionQuestionOut: {
             /** Format: date-time */
@@ -4529,6 +4756,38 @@ export interface components {
             /** @description Possible answers (any answer in words is taken too) */
             options: string[] | null;
             question: string;
+        };
+        MissionUsageOut: {
+            /**
+             * Format: int64
+             * @description Tokens the model wrote
+             */
+            completionTokens: number;
+            /**
+             * Format: int32
+             * @description Model calls made (a retried attempt's calls count again: they were spent)
+             */
+            modelTurns: number;
+            /**
+             * Format: int64
+             * @description Tokens the model read, as the server reported them (the offline planner estimates four characters a token)
+             */
+            promptTokens: number;
+            /**
+             * Format: int64
+             * @description promptTokens + completionTokens: what the workspace's daily budget counts
+             */
+            totalTokens: number;
+            /**
+             * Format: double
+             * @description Time spent waiting for people (awaiting approval or input), the wait in progress included
+             */
+            waitingSeconds: number;
+            /**
+             * Format: double
+             * @description From start to finish, or to now while unfinished; 0 before it starts
+             */
+            wallSeconds: number;
         };
         NotificationOut: {
             activity: components["schemas"]["ActivityOut"];
@@ -4597,6 +4856,11 @@ export interface components {
             inviterName: string;
             /** @enum {string} */
             role: "admin" | "member";
+        };
+        PersonRef: {
+            id: string;
+            /** @description Their name now; empty when the account is gone */
+            name: string;
         };
         PilotageActionOut: {
             actionType: string;
@@ -4951,6 +5215,11 @@ export interface components {
             userId: string;
         };
         ProjectOut: {
+            /**
+             * Format: date-time
+             * @description When the project was archived (read-only, left out of the default list); null while it is not
+             */
+            archivedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
@@ -5102,7 +5371,8 @@ export interface components {
             id: string;
             name: string;
             projectId: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -5373,7 +5643,8 @@ export interface components {
             target: components["schemas"]["TraceRef"];
             /** Format: date-time */
             timestamp: string;
-            trigger: string;
+            /** @enum {string} */
+            trigger: "task_moved" | "task_created" | "checklist_complete" | "due_date_reached" | "task_status_changed" | "task_assigned" | "task_added_to_board" | "task_labeled";
         };
         TraceRef: {
             id: string | null;
@@ -5700,6 +5971,8 @@ export interface components {
             url?: string;
         };
         UpdateWorkspaceInputBody: {
+            /** @description The workspace's settings for its agents */
+            agentSettings?: components["schemas"]["AgentSettingsIn"];
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -5835,6 +6108,8 @@ export interface components {
             userId: string;
         };
         WorkspaceOut: {
+            /** @description The workspace's settings for its agents; answered by workspaces-get and workspaces-update */
+            agentSettings?: components["schemas"]["AgentSettingsOut"];
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -10622,6 +10897,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToolCatalogOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agent-usage": {
+        parameters: {
+            query?: {
+                /** @description First day (UTC, YYYY-MM-DD), included; default 29 days before to */
+                from?: string;
+                /** @description Last day (UTC, YYYY-MM-DD), included; default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentUsageOut"];
                 };
             };
             /** @description Bad Request */
@@ -18912,6 +19280,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
                 cursor?: string;
+                /** @description Which projects: those not archived (false, the default), the archived ones (true) or all */
+                archived?: "false" | "true" | "all";
             };
             header?: never;
             path: {
@@ -19617,8 +19987,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19801,6 +20278,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19997,6 +20483,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20084,6 +20579,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20183,6 +20687,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20473,6 +20986,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -20662,6 +21184,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -20749,6 +21280,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21052,6 +21592,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21255,6 +21804,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21342,6 +21900,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21449,6 +22016,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21537,6 +22113,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21743,6 +22328,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -21843,6 +22437,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -21930,6 +22533,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22227,6 +22839,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22318,6 +22939,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22402,6 +23032,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22793,6 +23432,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -22892,6 +23540,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -22979,6 +23636,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23082,6 +23748,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23381,6 +24056,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23879,6 +24563,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24287,6 +24980,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24370,6 +25072,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24648,6 +25359,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -24837,6 +25557,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -24924,6 +25653,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25124,8 +25862,115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "projects-unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -213,7 +213,7 @@ func TestBrowserProjectSettings(t *testing.T) {
 // TestBrowserCardComplete: on a board 1,366 px wide with five columns, the scroll cue says which are
 // shown and scrolls; the comment count's icon is an SVG, with no emoji on the board; in a card's detail,
 // a custom field's value is saved, a relation is added, followed to the other card, and removed from
-// there; a due date is picked and kept as that day in the person's time zone (New York here); the
+// there; a due date is picked in New York's time zone and kept as that day (midnight UTC); the
 // card's history shows the change; the card is deleted after confirming.
 func TestBrowserCardComplete(t *testing.T) {
 	t.Parallel()
@@ -288,11 +288,11 @@ func TestBrowserCardComplete(t *testing.T) {
 		`(async () => (await `+settingsFetch(base+"/cards/"+plan.ID+"/relations")+`).length === 0 &&
 		document.querySelector(".card-detail").textContent.includes("Not related to any card yet."))()`)
 
-	// A due date: the day picked, as midnight in New York; shown as that day again.
+	// A due date: the day picked, as its midnight UTC (a day, the same everywhere); shown as that day again.
 	settingsSetValue(t, ctx, `input[name=dueDate]`, "2025-03-10")
 	settingsClick(t, ctx, `.card-form button`, "Save")
 	waitFor(t, ctx, "the due date saved",
-		`(async () => (await `+settingsFetch(base+"/cards/"+venue.ID)+`).dueDate === "2025-03-10T04:00:00Z")()`)
+		`(async () => (await `+settingsFetch(base+"/cards/"+venue.ID)+`).dueDate === "2025-03-10T00:00:00Z")()`)
 	waitFor(t, ctx, "the date shown as picked", `document.querySelector("input[name=dueDate]").value === "2025-03-10" &&
 		document.querySelector("[data-card-id='`+venue.ID+`'] .due")?.textContent === "Due " +
 		new Date(2025, 2, 10).toLocaleDateString(undefined, {year: "numeric", month: "short", day: "numeric"})`)

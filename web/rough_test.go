@@ -106,6 +106,39 @@ func TestBrowserInboxNamesCardAndActor(t *testing.T) {
 	accessible(t, ctx, "card from the inbox")
 }
 
+// TestBrowserInboxLinksIntoTheNoticesWorkspace: a notice of another workspace than the open one links into
+// the workspace it happened in, not into the open one (where its project does not exist).
+func TestBrowserInboxLinksIntoTheNoticesWorkspace(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	owner, mate := roughTeam(t, s, "")
+	second := "/orgs/" + owner.Org + "/workspaces/second"
+	s.call("POST", "/orgs/"+owner.Org+"/workspaces", owner.Token, map[string]string{"name": "Second", "slug": "second"},
+		nil)
+	var inv struct{ Token string }
+	s.call("POST", second+"/members/invite", owner.Token, map[string]string{"email": mate.Email}, &inv)
+	s.call("POST", "/invitations/"+inv.Token+"/accept", mate.Token, nil, nil)
+	var prj struct{ ID string }
+	s.call("POST", second+"/projects", owner.Token, map[string]string{"name": "Elsewhere"}, &prj)
+	s.call("POST", second+"/projects/"+prj.ID+"/members", owner.Token, map[string]string{"email": mate.Email}, nil)
+	var cols []struct{ ID string }
+	s.call("GET", second+"/projects/"+prj.ID+"/columns", owner.Token, nil, &cols)
+	var card struct{ ID string }
+	s.call("POST", second+"/projects/"+prj.ID+"/columns/"+cols[0].ID+"/cards", owner.Token,
+		map[string]string{"title": "Far away"}, &card)
+
+	ctx := page(t)
+	roughSignIn(t, ctx, s, mate)
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+mate.Org+"/"+mate.WS+"/inbox"))
+	link := `document.querySelector('.notifications li[data-type="card_created"] a')`
+	waitFor(t, ctx, "the other workspace's card in the inbox", link+`?.textContent === "Far away"`)
+	require.Equal(t, "/w/"+owner.Org+"/second/p/"+prj.ID+"?card="+card.ID,
+		eval[string](t, ctx, link+`.getAttribute("href")`))
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.notifications li[data-type="card_created"] a`)))
+	waitFor(t, ctx, "the card open in its own workspace",
+		`document.querySelector("#card-dialog-title")?.textContent === "Far away"`)
+}
+
 // TestBrowserDocumentReviewRules: the new document form is empty again after a create; while pending
 // review a document offers no Edit, and says why; its author, in a workspace with another reviewer, is
 // offered no Approve (a sentence says a teammate reviews it), which the teammate then gives.

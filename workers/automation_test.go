@@ -20,7 +20,7 @@ import (
 )
 
 // rule creates an enabled automation rule of the team's project, owned by its owner, and returns its id.
-func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name, trigger string, conditions,
+func (b *testBundle) rule(t *testing.T, tm testfactory.Team, name string, trigger db.Trigger, conditions,
 	action map[string]any) string {
 	t.Helper()
 	r := automation.NewRule{Name: name, Trigger: trigger, Action: jsonOf(t, action), Enabled: true}
@@ -162,7 +162,7 @@ func TestAutomationTaskLabeled(t *testing.T) {
 	tr = b.traces(t, rule)
 	require.Len(t, tr, 2)
 	require.Equal(t, "applied", tr[0].Result)
-	require.Equal(t, db.TriggerTaskLabeled, tr[0].Trigger)
+	require.Equal(t, string(db.TriggerTaskLabeled), tr[0].Trigger)
 }
 
 func TestAutomationLoopStopsAtDepthCap(t *testing.T) {
@@ -207,7 +207,7 @@ func TestAutomationRetriedEventRunsRuleOnce(t *testing.T) {
 	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.Pool), jobs.AutomationEventArgs{},
 		&rivertest.RequireInsertedOpts{Queue: jobs.QueueDefault})
 	require.Equal(t, card.ID, job.Args.CardID)
-	require.Equal(t, db.TriggerTaskCreated, job.Args.Trigger)
+	require.Equal(t, string(db.TriggerTaskCreated), job.Args.Trigger)
 	for range 3 { // the job, run as often as River might retry it
 		workNew(t, b, &AutomationWorker{automations: b.Automations}, job.Args, nil)
 	}

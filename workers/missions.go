@@ -156,11 +156,22 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		if err := st.MissionTurn(ctx, m.ID, turn); err != nil {
 			return err
 		}
+		if over, err := st.BudgetExceeded(ctx, m.WorkspaceID); err != nil {
+			return err
+		} else if over {
+			// The workspace's daily token budget is spent: the mission stops, reason budget.
+			_, err := st.StopForBudget(ctx, m.ID)
+			return err
+		}
 		tokens.newTurn()
 		resp, err := provider.Chat(ctx, req)
 		tokens.done()
 		if err != nil {
 			return fmt.Errorf("model turn %d: %w", turn, err)
+		}
+		if err := st.RecordModelTurn(ctx, m.ID, mission.TurnUsage{PromptTokens: resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens}); err != nil {
+			return err
 		}
 		if len(resp.ToolCalls) == 0 {
 			_, err := st.FinishMission(ctx, m.ID, resp.Content, "")

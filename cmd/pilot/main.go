@@ -1,5 +1,6 @@
-// Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate` and `pilot keys
-// rotate`; `pilot openapi` prints the OpenAPI document; `pilot version` and `pilot help` say what it is.
+// Command pilot runs Pilot's processes: `pilot api`, `pilot worker`, `pilot migrate`, `pilot backup`,
+// `pilot restore` and `pilot keys rotate`; `pilot openapi` prints the OpenAPI document; `pilot version`
+// and `pilot help` say what it is.
 package main
 
 import (
@@ -50,7 +51,13 @@ const usage = `usage: pilot <command>
 commands:
   api          serve the HTTP API (migrates first)
   worker       run background jobs (migrates first)
-  migrate      apply database migrations and exit
+  migrate      apply database migrations and exit; --status lists applied and pending migrations
+               without applying any
+  backup       write the database (pg_dump), the attachment files and a manifest into one archive:
+               pilot backup [--output FILE|-] (default pilot-backup-<time>.tar); consistent while the
+               api and workers run
+  restore      restore an archive into an empty database and attachment store, then migrate it:
+               pilot restore [--force] FILE (--force replaces a database that has tables)
   keys rotate  make a new session signing key (when JWT_SECRET is unset); older keys verify until
                their sessions expire
   openapi      print the API's OpenAPI document (JSON; its server is PUBLIC_URL, or "/" when unset)
@@ -97,7 +104,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "worker":
 		cmd = runWorker
 	case "migrate":
-		cmd = runMigrate
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runMigrate(ctx, cfg, logger, args[1:], stdout)
+		}
+	case "backup":
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runBackup(ctx, cfg, logger, args[1:], stdout)
+		}
+	case "restore":
+		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+			return runRestore(ctx, cfg, logger, args[1:], stdout)
+		}
 	case "keys":
 		cmd = func(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
 			return runKeys(ctx, cfg, logger, args[1:], stdout)
@@ -251,7 +268,13 @@ func openMigrated(ctx context.Context, url string, maxConns int32) (*pgxpool.Poo
 	return dbPool, nil
 }
 
-func runMigrate(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {
+func runMigrate(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 1 && args[0] == "--status":
+		return printMigrationStatus(ctx, cfg, stdout)
+	case len(args) > 0:
+		return fmt.Errorf("migrate: unknown argument %q (pilot migrate [--status])", args[0])
+	}
 	dbPool, err := openMigrated(ctx, cfg.DatabaseURL, 4)
 	if err != nil {
 		return err
@@ -259,6 +282,43 @@ func runMigrate(ctx context.Context, cfg *config.Config, logger *slog.Logger) er
 	dbPool.Close()
 	logger.Info("migrations applied")
 	return nil
+}
+
+// printMigrationStatus lists every migration this binary has and every one the database applied: its
+// version, state (applied, pending, or applied but unknown to this binary) and when it was applied, then
+// both levels. It changes nothing.
+func printMigrationStatus(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
+	dbPool, err := db.OpenPool(ctx, cfg.DatabaseURL, 2)
+	if err != nil {
+		return err
+	}
+	defer dbPool.Close()
+	list, err := db.MigrationStatus(ctx, dbPool)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	var level int64
+	pending := 0
+	for _, m := range list {
+		state, at, name := "pending", "", m.Name
+		switch {
+		case m.Applied && m.Name == "":
+			state, name = "applied", "(unknown to this binary: a newer Pilot applied it)"
+		case m.Applied:
+			state = "applied"
+		default:
+			pending++
+		}
+		if m.Applied {
+			at = m.AppliedAt.UTC().Format(time.RFC3339)
+			level = max(level, m.Version)
+		}
+		fmt.Fprintf(&b, "%05d  %-8s %-20s %s\n", m.Version, state, at, name)
+	}
+	fmt.Fprintf(&b, "database at %d, this binary at %d, %d pending\n", level, db.MigrationLevel(), pending)
+	_, err = io.WriteString(stdout, b.String())
+	return err
 }
 
 func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error {

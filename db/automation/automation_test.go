@@ -41,7 +41,7 @@ func jsonOf(t *testing.T, v any) json.RawMessage {
 }
 
 // rule creates an enabled rule of the shared project as its owner.
-func (e *env) rule(t *testing.T, trigger string, conditions, action map[string]any) db.AutomationRule {
+func (e *env) rule(t *testing.T, trigger db.Trigger, conditions, action map[string]any) db.AutomationRule {
 	t.Helper()
 	r, err := e.engine.CreateRule(context.Background(), e.pid(), e.team.Owner.User.ID, automation.NewRule{Name: "rule",
 		Trigger: trigger, Conditions: jsonOf(t, conditions), Action: jsonOf(t, action), Enabled: true})
@@ -67,7 +67,7 @@ func (e *env) card(t *testing.T, id string) board.Card {
 
 // events answers the automation events the writes so far enqueued for a trigger and card, oldest first,
 // as the automation worker would receive them.
-func (e *env) events(t *testing.T, trigger, cardID string) []jobs.AutomationEventArgs {
+func (e *env) events(t *testing.T, trigger db.Trigger, cardID string) []jobs.AutomationEventArgs {
 	t.Helper()
 	var out []jobs.AutomationEventArgs
 	for _, j := range e.Jobs(t, jobs.AutomationEventArgs{}.Kind()) {
@@ -75,7 +75,7 @@ func (e *env) events(t *testing.T, trigger, cardID string) []jobs.AutomationEven
 		require.NoError(t, err)
 		var ev jobs.AutomationEventArgs
 		require.NoError(t, json.Unmarshal(raw, &ev))
-		if ev.Trigger == trigger && ev.CardID == cardID {
+		if db.Trigger(ev.Trigger) == trigger && ev.CardID == cardID {
 			out = append(out, ev)
 		}
 	}
@@ -103,7 +103,7 @@ func TestCreateRuleValidates(t *testing.T) {
 	prio := map[string]any{"type": "set_priority", "priority": "high"}
 
 	for name, tc := range map[string]struct {
-		trigger    string
+		trigger    db.Trigger
 		conditions map[string]any
 		action     map[string]any
 		want       string
@@ -181,7 +181,7 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 		return n
 	})
 	require.NoError(t, err)
-	require.Equal(t, db.TriggerTaskAssigned, up.Trigger)
+	require.Equal(t, string(db.TriggerTaskAssigned), up.Trigger)
 	require.JSONEq(t, string(r.Action), string(up.Action), "what the update leaves is kept")
 	off, err := e.engine.ToggleRule(ctx, e.pid(), r.ID, e.uid())
 	require.NoError(t, err)
@@ -191,7 +191,7 @@ func TestRuleCRUDStaysInItsProject(t *testing.T) {
 	require.True(t, on.Enabled)
 
 	require.NoError(t, e.engine.Run(ctx, jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(),
-		CardID: db.NewID(), Trigger: db.TriggerTaskAssigned}))
+		CardID: db.NewID(), Trigger: string(db.TriggerTaskAssigned)}))
 	require.Len(t, e.traces(t, r.ID), 1)
 	require.NoError(t, e.engine.DeleteRule(ctx, e.pid(), r.ID))
 	require.Zero(t, e.Count(t, `SELECT count(*) FROM automation_traces`))
@@ -304,8 +304,8 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	r := e.rule(t, db.TriggerTaskAssigned, nil, map[string]any{"type": "move_card", "columnId": later.ID})
 	c := testfactory.Card(t, e.Engines, e.team.Project, nil)
 
-	ev := jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned,
-		Depth: automation.MaxAutomationDepth}
+	ev := jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID,
+		Trigger: string(db.TriggerTaskAssigned), Depth: automation.MaxAutomationDepth}
 	require.NoError(t, e.engine.Run(ctx, ev))
 	tr := e.traces(t, r.ID)
 	require.Len(t, tr, 1)
@@ -315,12 +315,13 @@ func TestRunDepthCapMissingCardsAndRefusals(t *testing.T) {
 	require.Equal(t, c.ColumnID, e.card(t, c.ID).ColumnID)
 
 	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: db.NewID(),
-		Trigger: db.TriggerTaskAssigned}
+		Trigger: string(db.TriggerTaskAssigned)}
 	require.NoError(t, e.engine.Run(ctx, ev))
 	require.Equal(t, "the card no longer exists", e.traces(t, r.ID)[0].Reason)
 
 	require.NoError(t, e.Board.DeleteColumn(ctx, e.pid(), later.ID))
-	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID, Trigger: db.TriggerTaskAssigned}
+	ev = jobs.AutomationEventArgs{EventID: db.NewID(), ProjectID: e.pid(), CardID: c.ID,
+		Trigger: string(db.TriggerTaskAssigned)}
 	require.NoError(t, e.engine.Run(ctx, ev), "a refused action is no error for the worker")
 	tr = e.traces(t, r.ID)
 	require.Len(t, tr, 3)

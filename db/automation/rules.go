@@ -56,10 +56,19 @@ type RuleAction struct {
 // NewRule is a rule to create or the full new state of a rule to update.
 type NewRule struct {
 	Name       string
-	Trigger    string
+	Trigger    db.Trigger
 	Conditions json.RawMessage
 	Action     json.RawMessage
 	Enabled    bool
+}
+
+// triggerNames lists the triggers' names, for an error message.
+func triggerNames() []string {
+	names := make([]string, len(db.Triggers))
+	for i, t := range db.Triggers {
+		names[i] = string(t)
+	}
+	return names
 }
 
 func decodeStrict(raw json.RawMessage, v any, what string) error {
@@ -76,8 +85,8 @@ func decodeStrict(raw json.RawMessage, v any, what string) error {
 // normalised conditions and action.
 func validateRule(ctx context.Context, q *dbsqlc.Queries, projectID string,
 	r NewRule) (json.RawMessage, json.RawMessage, error) {
-	if !slices.Contains(db.Triggers, r.Trigger) {
-		return nil, nil, dbcore.Invalid("trigger must be one of " + strings.Join(db.Triggers, ", "))
+	if !r.Trigger.Valid() {
+		return nil, nil, dbcore.Invalid("trigger must be one of " + strings.Join(triggerNames(), ", "))
 	}
 	colIDs, err := q.ColumnIDsByProject(ctx, projectID)
 	if err != nil {
@@ -254,7 +263,7 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 		}
 		var outRow dbsqlc.AutomationRule
 		outRow, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID,
-			Name: r.Name, Trigger: r.Trigger, Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
+			Name: r.Name, Trigger: string(r.Trigger), Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
 		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "insert rule")
 	})
@@ -288,15 +297,16 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID, actorID stri
 		if err != nil {
 			return fmt.Errorf("get rule: %w", err)
 		}
-		next := update(NewRule{Name: cur.Name, Trigger: cur.Trigger, Conditions: cur.Conditions, Action: cur.Action,
-			Enabled: cur.Enabled})
+		next := update(NewRule{Name: cur.Name, Trigger: db.Trigger(cur.Trigger), Conditions: cur.Conditions,
+			Action: cur.Action, Enabled: cur.Enabled})
 		cond, act, err := validateRule(ctx, q, projectID, next)
 		if err != nil {
 			return err
 		}
 		var outRow dbsqlc.AutomationRule
 		outRow, err = q.AutomationRuleUpdate(ctx, dbsqlc.AutomationRuleUpdateParams{ID: ruleID, ProjectID: projectID,
-			Name: next.Name, Trigger: next.Trigger, Conditions: cond, Action: act, Enabled: next.Enabled, Actor: actorID})
+			Name: next.Name, Trigger: string(next.Trigger), Conditions: cond, Action: act, Enabled: next.Enabled,
+			Actor: actorID})
 		out = db.AutomationRule(outRow)
 		return dbcore.Wrap(err, "update rule")
 	})

@@ -21,6 +21,18 @@ type CardActivity struct {
 	ActorName string
 	Meta      json.RawMessage
 	CreatedAt time.Time
+	// Who acted, as db.ActorColumns says: agent, person or system; the agent, and the person it acted for.
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
+}
+
+// Actor is who made the change.
+func (a CardActivity) Actor() db.ActorColumns {
+	return db.ActorColumns{ActorType: a.ActorType, AgentID: a.AgentID, AgentName: a.AgentName, OnBehalfOf: a.OnBehalfOf,
+		OnBehalfOfName: a.OnBehalfOfName}
 }
 
 // CardHistory lists one page of the activities recorded about a card of a project, newest first: the

@@ -63,7 +63,7 @@ func TestAssignedCards(t *testing.T) {
 	none, err := b.Board.AssignedCards(ctx, elsewhere.WorkspaceID, b.owner.User.ID, db.Page{Limit: 50})
 	require.NoError(t, err)
 	require.Empty(t, none.Items)
-	projects, err := b.Board.ProjectPage(ctx, b.owner.Workspace.ID, db.Page{Limit: 1})
+	projects, err := b.Board.ProjectPage(ctx, b.owner.Workspace.ID, nil, db.Page{Limit: 1})
 	require.NoError(t, err)
 	require.NotEmpty(t, projects.Next)
 	_, err = b.Board.AssignedCards(ctx, b.owner.Workspace.ID, member.User.ID, db.Page{Limit: 1, Cursor: projects.Next})

@@ -70,7 +70,7 @@ func (b *Engine) createCard(ctx context.Context, tx pgx.Tx, in NewCard) (Card, e
 	if in.AssigneeID != nil {
 		act.Recipients = []string{*in.AssigneeID}
 	}
-	rec, err := dbcore.NewActivityRecord([]db.Activity{act})
+	rec, err := dbcore.NewActivityRecord(ctx, []db.Activity{act})
 	if err != nil {
 		return Card{}, err
 	}

@@ -19,10 +19,21 @@ const MaxCommentLength = 2000
 // CommentExcerptLength is how much of a comment its comment_added activity carries.
 const CommentExcerptLength = 140
 
-// Comment is a comment with its author's name.
+// Comment is a comment with its author's name, whether its author is an agent's service user, and the
+// person an agent wrote it for (OnBehalfOf, with their name now).
 type Comment struct {
 	dbsqlc.Comment
-	AuthorName string
+	AuthorName      string
+	AuthorIsService bool
+	OnBehalfOfName  string
+}
+
+// AuthorType is agent for a comment an agent wrote (through its service user), else person.
+func (c Comment) AuthorType() db.ActorType {
+	if c.AuthorIsService {
+		return db.ActorAgent
+	}
+	return db.ActorPerson
 }
 
 // CreateComment adds a comment to a card of a project as actorID: it stores the comment, raises the
@@ -58,8 +69,12 @@ func (b *Engine) CreateCommentTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, 
 	if err != nil {
 		return Comment{}, fmt.Errorf("count comment: %w", err)
 	}
+	var onBehalfOf *string
+	if a, ok := dbcore.ActingFrom(ctx); ok && a.OnBehalfOf != "" {
+		onBehalfOf = &a.OnBehalfOf
+	}
 	c, err := q.CommentInsert(ctx, dbsqlc.CommentInsertParams{ID: db.NewID(), CardID: cardID, AuthorID: actorID,
-		Content: content})
+		Content: content, OnBehalfOf: onBehalfOf})
 	if err != nil {
 		return Comment{}, fmt.Errorf("insert comment: %w", err)
 	}
@@ -75,7 +90,8 @@ func (b *Engine) CreateCommentTx(ctx context.Context, tx pgx.Tx, e db.CardEdit, 
 	if err := b.core.RecordActivities(ctx, tx, act); err != nil {
 		return Comment{}, err
 	}
-	return Comment{Comment: row.Comment, AuthorName: row.AuthorName}, nil
+	return Comment{Comment: row.Comment, AuthorName: row.AuthorName, AuthorIsService: row.AuthorIsService,
+		OnBehalfOfName: row.OnBehalfOfName}, nil
 }
 
 // Comments is one page of the comments of a card of a project, oldest first.
@@ -94,7 +110,8 @@ func (b *Engine) Comments(ctx context.Context, projectID, cardID string, p db.Pa
 	}
 	out := make([]Comment, len(rows))
 	for i, r := range rows {
-		out[i] = Comment{Comment: r.Comment, AuthorName: r.AuthorName}
+		out[i] = Comment{Comment: r.Comment, AuthorName: r.AuthorName, AuthorIsService: r.AuthorIsService,
+			OnBehalfOfName: r.OnBehalfOfName}
 	}
 	return db.PageOf(p, "comments", out, func(c Comment) any { return db.TimeKey{At: c.CreatedAt, ID: c.ID} }), nil
 }

@@ -62,7 +62,8 @@ func TestCardCreateIsAllOrNothing(t *testing.T) {
 	var auto jobs.AutomationEventArgs
 	require.NoError(t, json.Unmarshal(inserted[1].EncodedArgs, &auto))
 	require.Equal(t, jobs.AutomationEventArgs{EventID: activityID, ProjectID: b.project.ID, CardID: c.ID,
-		Trigger: db.TriggerTaskCreated, Meta: map[string]any{"title": "Fine", "columnId": b.project.Columns[0]}}, auto)
+		Trigger: string(db.TriggerTaskCreated),
+		Meta:    map[string]any{"title": "Fine", "columnId": b.project.Columns[0]}}, auto)
 }
 
 // A card write whose transaction fails after recording its activity leaves neither activity nor job:

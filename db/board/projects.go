@@ -74,14 +74,16 @@ func (b *Engine) Projects(ctx context.Context, workspaceID string) ([]db.Project
 		"list projects")
 }
 
-// ProjectPage is one page of a workspace's projects, oldest first.
-func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, p db.Page) (db.Paged[db.Project], error) {
+// ProjectPage is one page of a workspace's projects, oldest first: all of them when archived is nil,
+// else the archived ones (true) or the others (false).
+func (b *Engine) ProjectPage(ctx context.Context, workspaceID string, archived *bool,
+	p db.Page) (db.Paged[db.Project], error) {
 	k, err := p.AfterTime("projects", false)
 	if err != nil {
 		return db.Paged[db.Project]{}, err
 	}
 	ps, err := b.q.ProjectPageByWorkspace(ctx, dbsqlc.ProjectPageByWorkspaceParams{WorkspaceID: workspaceID, AfterAt: k.At,
-		AfterID: k.ID, Lim: p.Fetch()})
+		AfterID: k.ID, Archived: archived, Lim: p.Fetch()})
 	if err != nil {
 		return db.Paged[db.Project]{}, dbcore.Wrap(err, "list projects")
 	}
@@ -125,6 +127,39 @@ func (b *Engine) UpdateProject(ctx context.Context, projectID string, p ProjectP
 		slices.Sort(fields)
 		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: projectID, ActorID: p.ActorID,
 			Type: db.ActivityProjectUpdated, Meta: map[string]any{"fields": dbcore.OrEmpty(fields)}})
+	})
+	return db.Project(out), err
+}
+
+// ProjectArchiving archives a project or restores it (Archived false). ActorID is who does it.
+type ProjectArchiving struct {
+	WorkspaceID, ProjectID, ActorID string
+	Archived                        bool
+}
+
+// SetProjectArchived archives a project (it stays readable and restorable; the api refuses writes to
+// it while it is archived) or restores it, and records project_updated (meta.fields ["archivedAt"]). A
+// project already in that state is a conflict, one of another workspace not found.
+func (b *Engine) SetProjectArchived(ctx context.Context, in ProjectArchiving) (db.Project, error) {
+	var out dbsqlc.Project
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = q.ProjectSetArchived(ctx, dbsqlc.ProjectSetArchivedParams{ID: in.ProjectID, WorkspaceID: in.WorkspaceID,
+			Archived: in.Archived})
+		if dbcore.IsNotFound(err) {
+			if _, err := b.Project(ctx, in.WorkspaceID, in.ProjectID); err != nil {
+				return err
+			}
+			if in.Archived {
+				return dbcore.Conflict("this project is already archived")
+			}
+			return dbcore.Conflict("this project is not archived")
+		}
+		if err != nil {
+			return dbcore.Wrap(err, "archive project")
+		}
+		return b.core.RecordQuietActivities(ctx, tx, db.Activity{ProjectID: in.ProjectID, ActorID: in.ActorID,
+			Type: db.ActivityProjectUpdated, Meta: map[string]any{"fields": []string{"archivedAt"}}})
 	})
 	return db.Project(out), err
 }

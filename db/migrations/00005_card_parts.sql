@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: rewrites every card (UPDATE through refresh_card_parts) in one transaction: writes to cards wait
+-- until it commits, which on a large installation is minutes.
 -- The card list is the hottest read. Each card keeps its checklist, labels and custom values as JSON on
 -- its own row, rebuilt by statement-level triggers whenever one of those parts changes (any path:
 -- requests, imports, cascades), so listing a project reads one index range and no child table.

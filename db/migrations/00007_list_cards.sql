@@ -1,4 +1,5 @@
 -- +goose Up
+-- Locks: builds an index on cards without CONCURRENTLY: writes to cards wait until it is built.
 -- list_cards is the card list (queries/cards.sql, CardListFast): every card of a project, with its parts
 -- kept on the row (migration 00005), by column order, then card order, then id.
 --

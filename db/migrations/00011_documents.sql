@@ -1,4 +1,7 @@
 -- +goose Up
+-- Locks: adds a stored generated column to cards, which rewrites the table under an ACCESS EXCLUSIVE
+-- lock (reads wait too), builds a GIN index on it, and validates a CHECK on activities (ACCESS EXCLUSIVE,
+-- a full scan): on a large installation, cards and activities are unusable for minutes.
 -- The knowledge base (docs/documents.md): documents with their review workflow, their reviews, their
 -- links to cards, full-text search over documents and cards, workspace-level activities (a document's
 -- review concerns a workspace, not a project) and personal organizations.

@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: copies every mission event into stream_events and drops mission_events in one transaction:
+-- mission event writes wait until it commits.
 -- One durable event log for every kind of live progress (agent missions; project drafts and pipeline
 -- runs next). A stream is keyed by the id of the entity it reports on (UUIDv7s are unique across
 -- kinds). Writers append an event and pg_notify('pilot_stream_events', '<streamId>:<seq>') in the

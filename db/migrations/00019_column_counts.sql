@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: adds columns to cards and fills them for every card (UPDATE), then builds an index on cards
+-- without CONCURRENTLY: writes to cards wait until it commits.
 -- The portfolios (projects portfolio and pilotage portfolio) read per-column figures. Counting them from
 -- the cards is a pass over every card of the workspace (about 45 ms for 50,000 cards), so they are kept
 -- as counters instead, by statement-level triggers on cards, on every path that writes cards (requests,

@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: adds an identity column to activities, which rewrites the table under an ACCESS EXCLUSIVE
+-- lock, then builds a unique index: activities (so every write that records one) wait until it commits.
 -- The workspace event feed (GET WS/events) is read from activities, which every write already fills in
 -- its own transaction: nothing is written twice and nothing is announced per write (a pg_notify per
 -- activity would take a database-wide lock at commit and serialise the committers of the busiest

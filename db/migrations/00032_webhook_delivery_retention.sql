@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: builds an index on webhook_deliveries without CONCURRENTLY: deliveries' writes wait until
+-- it is built.
 -- Finished webhook deliveries (succeeded or failed) are kept for WEBHOOK_DELIVERY_RETENTION after their
 -- last event (made, last attempted, redelivered), then a periodic sweep deletes them, oldest first, in
 -- batches. This index serves the sweep: it holds the finished deliveries only, ordered by that last

@@ -1,4 +1,6 @@
 -- +goose Up
+-- Locks: adds a stored generated column to comments, which rewrites the table under an ACCESS
+-- EXCLUSIVE lock, then builds a GIN index: comments (reads too) wait until it commits.
 -- comments.search_vector: a comment's text (weight C, below a card's title A and description B), so
 -- GET WS/search finds a card by its comments too (SearchWorkspace), through its own GIN index.
 ALTER TABLE comments ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (

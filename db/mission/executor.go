@@ -443,9 +443,13 @@ func decodeToolCall(tool string, raw json.RawMessage) (agenttool.Args, error) {
 
 // applyAgentAction performs a tool call through the store's card operations, as the agent's service user,
 // in the caller's transaction (so they record activity and notify like anyone's change). It answers a
-// short description of what it did.
+// short description of what it did. What it records names the agent and the person it acts for: the
+// context's (a person approving) or else the member who started the mission.
 func (e *Engine) applyAgentAction(ctx context.Context, tx pgx.Tx, m db.AgentMission, actorID string,
 	args agenttool.Args) (string, error) {
+	if _, ok := dbcore.ActingFrom(ctx); !ok {
+		ctx = db.Acting(ctx, m.AgentID, m.CreatedBy)
+	}
 	if a, ok := args.(agenttool.ProposePilotageActionArgs); ok {
 		act, err := e.pilotage.ProposeActionTx(ctx, tx, pilotage.NewPilotageAction{WorkspaceID: m.WorkspaceID,
 			ActorID: actorID, ActionType: a.ActionType, Explanation: a.Explanation, Payload: a.Payload, AgentMissionID: &m.ID})

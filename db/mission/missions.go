@@ -74,8 +74,9 @@ func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent
 
 // CreateMission queues a mission: the row (queued), its River job on the missions queue and its first
 // status event, in one transaction. The agent's row lock serialises creations, so its missions-per-hour
-// limit holds under concurrency (ErrTooManyRequests past it). An mcpOnly agent's mission gets no job:
-// it stays queued for the external AI client that works it through /mcp.
+// limit holds under concurrency (ErrTooManyRequests past it, and once the workspace's daily token budget
+// is spent). An mcpOnly agent's mission gets no job: it stays queued for the external AI client that
+// works it through /mcp.
 func (e *Engine) CreateMission(ctx context.Context, in NewMission) (db.AgentMission, error) {
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -98,6 +99,9 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
+		}
+		if err := checkBudgetTx(ctx, q, in.WorkspaceID); err != nil {
+			return err
 		}
 		n, err := q.MissionCountSince(ctx, dbsqlc.MissionCountSinceParams{AgentID: agent.ID,
 			Since: time.Now().Add(-time.Hour)})
@@ -277,6 +281,8 @@ type StopEvent struct {
 	Reason  db.MissionStopReason
 	Message string
 	Data    map[string]any
+	// OwnJob says the mission's own job stops it (its budget): the job ends by itself, it is not cancelled.
+	OwnJob bool
 }
 
 // StopMissionTx is StopMission in the caller's transaction, its done event saying ev (a budget check
@@ -306,7 +312,7 @@ func (e *Engine) StopMissionTx(ctx context.Context, tx pgx.Tx, r db.RecordEdit, 
 		DecidedBy: decidedBy}); err != nil {
 		return db.AgentMission{}, fmt.Errorf("reject pending proposals: %w", err)
 	}
-	if m.JobID != nil {
+	if m.JobID != nil && !ev.OwnJob {
 		if _, err := e.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return db.AgentMission{}, fmt.Errorf("cancel mission job: %w", err)
 		}

@@ -80,7 +80,9 @@ func (e *Engine) DecideProposal(ctx context.Context, workspaceID, proposalID str
 				if err != nil {
 					return err
 				}
-				text, err := e.applyAgentAction(ctx, tx, db.AgentMission(m), agent.UserID, action)
+				// The agent acts for the person who approved.
+				text, err := e.applyAgentAction(db.Acting(ctx, m.AgentID, actorID), tx, db.AgentMission(m), agent.UserID,
+					action)
 				if err != nil {
 					return err
 				}

@@ -40,7 +40,17 @@ func (e *Engine) Notifications(ctx context.Context, userID string, unreadOnly bo
 		return db.Paged[db.Notification]{}, dbcore.Wrap(err, "list notifications")
 	}
 	return db.PageOf(p, "notifications", dbcore.MapRows(rows,
-		func(r dbsqlc.NotificationPageRow) db.Notification { return db.Notification(r) }),
+		func(r dbsqlc.NotificationPageRow) db.Notification {
+			n := db.Notification{ID: r.ID, UserID: r.UserID, ReadAt: r.ReadAt, CreatedAt: r.CreatedAt, Type: r.Type,
+				ActorID: r.ActorID, Meta: r.Meta, CardID: r.CardID, ProjectID: r.ProjectID,
+				ActivityCreatedAt: r.ActivityCreatedAt, WorkspaceID: r.WorkspaceID, DocumentID: r.DocumentID,
+				ActorName: r.ActorName, SubjectTitle: r.SubjectTitle, ActorType: r.ActorType, AgentID: r.AgentID,
+				AgentName: r.AgentName, OnBehalfOf: r.OnBehalfOf, OnBehalfOfName: r.OnBehalfOfName}
+			if n.WorkspaceID == nil { // a project's activity records only its project
+				n.WorkspaceID = r.ProjectWorkspaceID
+			}
+			return n
+		}),
 		func(n db.Notification) any { return db.TimeKey{At: n.CreatedAt, ID: n.ID} }), nil
 }
 

@@ -136,6 +136,7 @@ func TestNotificationsNameActorAndSubject(t *testing.T) {
 	require.Equal(t, "Owner", moved.ActorName)
 	require.Equal(t, "Ship the ledger", moved.SubjectTitle)
 	require.Contains(t, string(moved.Meta), `"toColumnName"`)
+	require.Equal(t, &tm.Owner.Workspace.ID, moved.WorkspaceID, "a project's activity names its project's workspace")
 
 	ns, err = b.Notifications.Notifications(ctx, tm.Owner.User.ID, false, db.Page{Limit: 100})
 	require.NoError(t, err)

@@ -28,3 +28,8 @@ SELECT storage_key FROM attachment_files_orphaned ORDER BY deleted_at, storage_k
 
 -- name: OrphanedAttachmentFileForget :exec
 DELETE FROM attachment_files_orphaned WHERE storage_key = ANY(@storage_keys::text[]);
+
+-- name: AttachmentStorageKeys :many
+-- AttachmentStorageKeys lists the key of every attachment file the database references, for a backup
+-- (read in the backup's snapshot, so the files copied are exactly the ones its dump references).
+SELECT DISTINCT storage_key FROM attachments ORDER BY storage_key;

@@ -52,10 +52,11 @@ WHERE p.workspace_id = ANY(@workspace_ids::uuid[]) AND c.assignee_id = @user_id
 ORDER BY c.id;
 
 -- name: CardsAssignedPage :many
--- CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects assigned
--- to a user, oldest first: those after the keyset (created_at, id) of the previous page's last.
+-- CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects (those not
+-- archived either) assigned to a user, oldest first: those after the keyset (created_at, id) of the
+-- previous page's last.
 SELECT c.* FROM cards c
-WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = @workspace_id)
+WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = @workspace_id AND p.archived_at IS NULL)
   AND c.assignee_id = @user_id::uuid AND NOT c.archived
   AND (c.created_at, c.id) > (@after_at::timestamptz, @after_id::uuid)
 ORDER BY c.created_at, c.id

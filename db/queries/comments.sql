@@ -6,19 +6,23 @@ WHERE id = @id AND project_id = @project_id
 RETURNING title, assignee_id;
 
 -- name: CommentInsert :one
-INSERT INTO comments (id, card_id, author_id, content)
-VALUES (@id, @card_id, @author_id, @content)
+INSERT INTO comments (id, card_id, author_id, content, on_behalf_of)
+VALUES (@id, @card_id, @author_id, @content, sqlc.narg('on_behalf_of'))
 RETURNING *;
 
 -- name: CommentGet :one
-SELECT sqlc.embed(c), u.name AS author_name
+SELECT sqlc.embed(c), u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.id = @id AND c.card_id = @card_id;
 
 -- name: CommentListByCard :many
 -- CommentListByCard lists a card's comments, oldest first; ids (UUIDv7) break ties in time.
-SELECT sqlc.embed(c), u.name AS author_name
+SELECT sqlc.embed(c), u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.card_id = @card_id
 ORDER BY c.created_at, c.id;
 
@@ -28,8 +32,10 @@ DELETE FROM comments WHERE id = @id AND card_id = @card_id;
 -- name: CommentPageByCard :many
 -- CommentPageByCard is one page of a card's comments, oldest first: those after the keyset (created_at,
 -- id) of the previous page's last (docs/pagination.md).
-SELECT sqlc.embed(c), u.name AS author_name
+SELECT sqlc.embed(c), u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.card_id = @card_id AND (c.created_at, c.id) > (@after_at::timestamptz, @after_id::uuid)
 ORDER BY c.created_at, c.id
 LIMIT @lim;

@@ -72,9 +72,11 @@ SELECT EXISTS (SELECT 1 FROM attachments a JOIN cards c ON c.id = a.card_id WHER
 
 -- name: ProjectPageByWorkspace :many
 -- ProjectPageByWorkspace is one page of a workspace's projects, oldest first: those after the keyset
--- (created_at, id) of the previous page's last (docs/pagination.md).
+-- (created_at, id) of the previous page's last (docs/pagination.md). A null archived lists them all,
+-- else those archived or not.
 SELECT * FROM projects
 WHERE workspace_id = @workspace_id AND (created_at, id) > (@after_at::timestamptz, @after_id::uuid)
+  AND (sqlc.narg('archived')::boolean IS NULL OR (archived_at IS NOT NULL) = sqlc.narg('archived')::boolean)
 ORDER BY created_at, id
 LIMIT @lim;
 
@@ -86,3 +88,11 @@ FROM project_members pm JOIN users u ON u.id = pm.user_id
 WHERE pm.project_id = @project_id AND (pm.created_at, u.email) > (@after_at::timestamptz, @after_email::text)
 ORDER BY pm.created_at, u.email
 LIMIT @lim;
+
+-- name: ProjectSetArchived :one
+-- ProjectSetArchived archives (archived_at now) or restores (archived_at null) a project of a workspace
+-- that is not in that state yet; no row when it is not found or already is.
+UPDATE projects
+SET archived_at = CASE WHEN @archived::boolean THEN now() END, updated_at = now()
+WHERE id = @id AND workspace_id = @workspace_id AND (archived_at IS NOT NULL) <> @archived::boolean
+RETURNING *;

@@ -77,11 +77,18 @@ SELECT d.*, coalesce(d.url, w.url)::text AS target, coalesce(w.enabled, true)::b
        (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
        coalesce(a.workspace_id, p.workspace_id, d.workspace_id) AS activity_workspace_id, a.project_id AS activity_project_id,
        a.card_id AS activity_card_id, a.document_id AS activity_document_id, a.actor_id AS activity_actor_id,
-       a.meta AS activity_meta, a.created_at AS activity_created_at, a.seq AS activity_seq
+       a.meta AS activity_meta, a.created_at AS activity_created_at, a.seq AS activity_seq,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS activity_actor_type,
+       a.agent_id AS activity_agent_id, coalesce(ag.name, u.name, '')::text AS activity_agent_name,
+       a.on_behalf_of AS activity_on_behalf_of, coalesce(ob.name, '')::text AS activity_on_behalf_of_name
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
 LEFT JOIN activities a ON a.id = d.activity_id AND d.payload IS NULL
 LEFT JOIN projects p ON p.id = a.project_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE d.id = @id;
 
 -- name: WebhookActivityType :one

@@ -78,7 +78,8 @@ UPDATE workspace_invitations SET accepted_at = now(), accepted_by = @accepted_by
 -- its workspaces. A missing organization or non-membership yields no row.
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id,
+       p.archived_at AS project_archived_at
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = @user_id
 LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = @ws_slug
@@ -105,7 +106,8 @@ WHERE o.id = w.organization_id AND w.organization_id = @organization_id AND w.ow
 SELECT sqlc.embed(u),
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id,
+       p.archived_at AS project_archived_at
 FROM users u
 JOIN sessions s ON s.id = @session_id AND s.user_id = u.id AND s.revoked_at IS NULL AND s.expires_at > now()
 LEFT JOIN organizations o ON o.slug = @org_slug

@@ -311,7 +311,8 @@ func TestRemoveWorkspaceMemberDisablesTheirAutomationRules(t *testing.T) {
 	prj := testfactory.NewProject(t, e.Engines, e.owner,
 		&testfactory.ProjectOpts{Members: []identity.Registration{leaver, admin}})
 	ownPrj := testfactory.NewProject(t, e.Engines, leaver, &testfactory.ProjectOpts{Name: testfactory.Ptr("Mine")})
-	rule := func(projectID string, by identity.Registration, name, trigger string, enabled bool) db.AutomationRule {
+	rule := func(projectID string, by identity.Registration, name string, trigger db.Trigger,
+		enabled bool) db.AutomationRule {
 		t.Helper()
 		r, err := e.Automations.CreateRule(ctx, projectID, by.User.ID, automation.NewRule{Name: name, Trigger: trigger,
 			Action: json.RawMessage(`{"type": "set_priority", "priority": "high"}`), Enabled: enabled})

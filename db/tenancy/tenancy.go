@@ -31,6 +31,8 @@ type Access struct {
 	WorkspacePilotageRole string
 	// ProjectID is set when a project was asked for and belongs to the workspace.
 	ProjectID string
+	// ProjectArchived says that project is archived: read-only until it is restored.
+	ProjectArchived bool
 }
 
 // EffectiveWorkspaceRoles are the workspace and pilotage roles a user acts with: organization owners
@@ -70,7 +72,8 @@ func (e *Engine) ResolveAccess(ctx context.Context, userID string, t Target) (Ac
 		return Access{}, dbcore.Wrap(err, "resolve access")
 	}
 	return buildAccess(accessRow{&row.OrgID, &row.OrgName, &row.OrgSlug, &row.OrgOwnerID, &row.OrgCreatedAt,
-		&row.OrgIsPersonal, &row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+		&row.OrgIsPersonal, &row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID,
+		row.ProjectArchivedAt}, wsSlug, projectID)
 }
 
 // UserWithAccess reads the user of an active session and, in the same round trip, resolves their access
@@ -89,7 +92,8 @@ func (e *Engine) UserWithAccess(ctx context.Context, s SessionRef,
 		return u, a, nil, dbcore.Wrap(err, "resolve user access")
 	}
 	a, accessErr = buildAccess(accessRow{row.OrgID, row.OrgName, row.OrgSlug, row.OrgOwnerID, row.OrgCreatedAt,
-		row.OrgIsPersonal, row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID}, wsSlug, projectID)
+		row.OrgIsPersonal, row.OrgRole, row.WsID, row.WsRole, row.WsPilotageRole, row.ProjectID,
+		row.ProjectArchivedAt}, wsSlug, projectID)
 	return db.User(row.User), a, accessErr, nil
 }
 
@@ -101,6 +105,7 @@ type accessRow struct {
 	orgRole                             *string
 	wsID, wsRole, wsPilotageRole        *string
 	projectID                           *string
+	projectArchivedAt                   *time.Time
 }
 
 func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
@@ -125,6 +130,7 @@ func buildAccess(r accessRow, wsSlug, projectID string) (Access, error) {
 			return Access{}, dbcore.NotFound("project not found")
 		}
 		a.ProjectID = *r.projectID
+		a.ProjectArchived = r.projectArchivedAt != nil
 	}
 	return a, nil
 }

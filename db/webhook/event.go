@@ -13,7 +13,9 @@ import (
 func eventOf(d dbsqlc.WebhookDeliveryForAttemptRow) db.FeedEvent {
 	r := db.FeedRow{ID: *d.ActivityID, WorkspaceID: d.ActivityWorkspaceID, Type: d.ActivityType,
 		ProjectID: d.ActivityProjectID, CardID: d.ActivityCardID, DocumentID: d.ActivityDocumentID,
-		ActorID: d.ActivityActorID, Meta: d.ActivityMeta}
+		ActorID: d.ActivityActorID, Meta: d.ActivityMeta, Actor: db.ActorColumns{ActorType: d.ActivityActorType,
+			AgentID: d.ActivityAgentID, AgentName: d.ActivityAgentName, OnBehalfOf: d.ActivityOnBehalfOf,
+			OnBehalfOfName: d.ActivityOnBehalfOfName}}
 	if d.ActivityCreatedAt != nil {
 		r.CreatedAt = d.ActivityCreatedAt.UTC()
 	}

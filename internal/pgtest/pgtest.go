@@ -154,3 +154,43 @@ func migrationsHash(t testing.TB) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// EmptyURL creates an empty database (no migration applied) for this test and returns its URL. It is
+// dropped at cleanup.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	admin := AdminURL(t)
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("connect to test cluster: %v", err)
+	}
+	defer closeAdmin(t, conn)
+	name := "e_" + strings.ReplaceAll(db.NewID(), "-", "")
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), admin)
+		if err != nil {
+			t.Errorf("connect to drop database: %v", err)
+			return
+		}
+		defer closeAdmin(t, c)
+		if _, err := c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
+			t.Errorf("drop database: %v", err)
+		}
+	})
+	return withDatabase(admin, name)
+}
+
+// EmptyPool returns a pool on an empty database (EmptyURL), closed at cleanup.
+func EmptyPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	dbPool, err := db.OpenPool(context.Background(), EmptyURL(t), 4)
+	if err != nil {
+		t.Fatalf("open pool: %v", err)
+	}
+	t.Cleanup(dbPool.Close)
+	return dbPool
+}

@@ -103,3 +103,26 @@ func (l *Local) Delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// Empty reports whether no object is stored (a missing root is empty): a restore refuses a store that
+// is not, unless forced.
+func (l *Local) Empty(ctx context.Context) (bool, error) {
+	empty := true
+	err := filepath.WalkDir(l.root, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !d.IsDir() {
+			empty = false
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	return empty, err
+}

@@ -156,3 +156,19 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// Empty reports whether the bucket holds no object under the prefix: a restore refuses a store that is
+// not, unless forced.
+func (s *S3) Empty(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obj, ok := <-s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix, Recursive: true,
+		MaxKeys: 1})
+	switch {
+	case !ok:
+		return true, nil
+	case obj.Err != nil:
+		return false, fmt.Errorf("list %s: %w", s.bucket, obj.Err)
+	}
+	return false, nil
+}

@@ -1,7 +1,7 @@
 // @ts-check
 // A workspace's agents (created, edited and deleted by its admins, read by everyone) and its missions:
 // the list filtered by status, agent and card, starting one from an agent's page, cancelling one.
-import { html, useState, useMemo, useLoad, useAction, ErrorMessage, Loading, ConfirmButton, When, humanize, formValues, announce } from './ui.js';
+import { html, useState, useMemo, useLoad, useAction, ErrorMessage, Loading, ConfirmButton, When, humanize, formValues, announce, count, duration } from './ui.js';
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { session } from './session.js';
@@ -49,7 +49,40 @@ export function Agents({ org, ws }) {
       ? html`<section class="panel" aria-labelledby="agent-new-title"><h2 id="agent-new-title">New agent</h2>
           <${AgentForm} org=${org} ws=${ws} onCancel=${() => setCreating(false)}
             onSaved=${(/** @type {Agent} */ a) => { announce(`Agent ${a.name} created`); navigate(`/w/${org}/${ws}/agents/${a.id}`); }} /></section>`
-      : html`<p><button type="button" onClick=${() => setCreating(true)}>New agent</button></p>`)}`;
+      : html`<p><button type="button" onClick=${() => setCreating(true)}>New agent</button></p>`)}
+    <${AgentUsage} org=${org} ws=${ws} admin=${admin} />`;
+}
+
+/**
+ * What the agents cost in the last 30 days, per agent (model turns, tokens, time), and the workspace's
+ * daily token budget, which admins set.
+ * @param {{org: string, ws: string, admin: boolean}} props
+ */
+function AgentUsage({ org, ws, admin }) {
+  const params = { orgSlug: org, wsSlug: ws };
+  const usage = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agent-usage', params, undefined, s), [org, ws]);
+  const [run, busy, error] = useAction();
+  const u = usage.data;
+  const today = u?.days.filter((d) => d.day === u.to).reduce((n, d) => n + d.totalTokens, 0) ?? 0;
+  return html`<section class="agent-usage" aria-labelledby="agent-usage-title"><h2 id="agent-usage-title">Usage</h2>
+    <${ErrorMessage} error=${usage.error || error} />
+    ${u && html`<p class="muted">From ${u.from} to ${u.to} (UTC). Today: ${count(today)} tokens${u.maxTokensPerDay ? ` of the ${count(u.maxTokensPerDay)} a day the workspace allows` : ', no daily budget'}.</p>
+      ${u.agents.length === 0 ? html`<p class="muted">No agent worked in these days.</p>` : html`<table class="usage-table">
+        <thead><tr><th>Agent</th><th>Missions</th><th>Model turns</th><th>Tokens</th><th>Time</th><th>Waiting for people</th></tr></thead>
+        <tbody>${u.agents.map((a) => html`<tr data-agent-id=${a.agentId}><td>${a.agentName || 'Deleted agent'}</td><td>${count(a.missions)}</td>
+          <td>${count(a.modelTurns)}</td><td>${count(a.totalTokens)}</td><td>${duration(a.wallSeconds)}</td><td>${duration(a.waitingSeconds)}</td></tr>`)}</tbody></table>`}
+      ${admin && html`<form class="budget-form" onSubmit=${(/** @type {Event} */ e) => {
+        const v = formValues(e);
+        run(async () => {
+          await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}', params, { agentSettings: { maxTokensPerDay: v.budget ? Number(v.budget) : null } });
+          announce('Daily token budget saved');
+          usage.reload();
+        });
+      }}><label>Daily token budget <input type="number" name="budget" min="1" max="1000000000000" placeholder="No budget"
+          defaultValue=${u.maxTokensPerDay ? String(u.maxTokensPerDay) : ''} /></label>
+        <button type="submit" class="secondary" disabled=${busy}>Save the budget</button>
+        <p class="hint">Once the agents used it in a day (UTC), new missions are refused and running ones stop. Empty: no budget.</p></form>`}`}
+  </section>`;
 }
 
 /** The tool catalog. @param {string} org @param {string} ws */

@@ -1,7 +1,7 @@
 // @ts-check
 // The board: a project's columns in order and their cards; filters; creating, moving (drag and drop, or
 // the keyboard) and opening cards. It refreshes when the workspace may have changed (live.js).
-import { html, useState, useEffect, useMemo, useRef, useLoad, useAction, ErrorMessage, Loading, formatDate, announce } from './ui.js';
+import { html, useState, useEffect, useMemo, useRef, useLoad, useAction, ErrorMessage, Loading, formatDue, dueDay, todayDay, announce } from './ui.js';
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { watchWorkspace } from './live.js';
@@ -51,6 +51,7 @@ export function Board({ org, ws, project, card }) {
   }, [filter, card]);
   const [moveError, setMoveError] = useState(/** @type {unknown} */ (null));
   const focusAfter = useRef('');
+  const focusColumn = useRef('');
   const reload = data.reload;
   reloadRef.current = reload;
 
@@ -67,6 +68,13 @@ export function Board({ org, ws, project, card }) {
     if (focusAfter.current) {
       /** @type {HTMLElement|null} */ (document.querySelector(`[data-card-id="${focusAfter.current}"]`))?.focus();
       focusAfter.current = '';
+    }
+    if (focusColumn.current) {
+      // The moved column's button keeps the focus; at an edge, where it is disabled, the other one takes it.
+      const [id, dir] = focusColumn.current.split(':');
+      const b = /** @type {HTMLButtonElement|null} */ (document.querySelector(`[data-column-move="${id}:${dir}"]`));
+      (b && !b.disabled ? b : /** @type {HTMLElement|null} */ (document.querySelector(`[data-column-move="${id}:${dir === 'left' ? 'right' : 'left'}"]`)))?.focus();
+      focusColumn.current = '';
     }
   }, [data.data]);
 
@@ -165,12 +173,47 @@ export function Board({ org, ws, project, card }) {
     }
   };
 
+  /**
+   * Moves a column to index among the project's columns, at once on screen, then on the server (the same
+   * call as the project settings); a refusal puts the board back as the server has it.
+   * @param {string} columnId @param {number} index @param {string} [focus] what keeps the focus after
+   */
+  const moveColumn = async (columnId, index, focus) => {
+    const d = data.data;
+    if (!d) return;
+    const from = d.columns.findIndex((c) => c.id === columnId);
+    index = Math.max(0, Math.min(index, d.columns.length - 1));
+    if (from < 0 || from === index) return;
+    const columns = [...d.columns];
+    const [col] = columns.splice(from, 1);
+    columns.splice(index, 0, col);
+    focusColumn.current = focus || '';
+    data.set({ ...d, columns: columns.map((c, i) => ({ ...c, order: i })) });
+    announce(`Column ${col.name} moved to position ${index + 1} of ${columns.length}`);
+    setMoveError(null);
+    inFlight.current++;
+    epoch.current++;
+    try {
+      await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns/{columnId}', { ...params, columnId }, { order: index });
+      epoch.current++;
+      if (--inFlight.current === 0 && staleWhileMoving.current) {
+        staleWhileMoving.current = false;
+        reload();
+      }
+    } catch (e) {
+      inFlight.current--;
+      setMoveError(e);
+      reload();
+    }
+  };
+
   /** @param {Card} c */
   const replaceCard = (c) => data.set((d) => d && { ...d, cards: d.cards.some((x) => x.id === c.id) ? d.cards.map((x) => (x.id === c.id ? c : x)) : [...d.cards, c] });
 
   if (data.error && !data.data) return html`<${ErrorMessage} error=${data.error} />`;
   if (!data.data) return html`<${Loading} />`;
   const { proj, columns, labels, members } = data.data;
+  const archived = !!proj.archivedAt;
   const open = card ? data.data.cards.find((c) => c.id === card) : undefined;
   const base = `/w/${org}/${ws}/p/${project}`;
   return html`<div class="board-page">
@@ -189,7 +232,8 @@ export function Board({ org, ws, project, card }) {
           <option value="">Any</option><option value="high">High</option><option value="medium">Medium</option><option value="low">Low</option></select></label>
       </form>
     </div>
-    <p id="move-hint" class="visually-hidden">Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.</p>
+    ${archived && html`<p class="archived-banner" role="note">This project is archived: it is read-only. <a href=${base + '/settings'}>Restore it in the project settings</a> to change it.</p>`}
+    <p id="move-hint" class="visually-hidden">${archived ? 'Press Enter to open the card.' : 'Press Enter to open the card. Alt with the arrow keys moves it: left and right to another column, up and down within the column.'}</p>
     <${ErrorMessage} error=${moveError || data.error} />
     ${(view.left || view.right) && html`<div class="board-scroll" role="group" aria-label="Scroll the columns">
       <button type="button" class="secondary icon-button" disabled=${!view.left} onClick=${() => scrollColumns(-1)} aria-label="Show the columns to the left"><${Icon} name="left" /></button>
@@ -199,13 +243,14 @@ export function Board({ org, ws, project, card }) {
     <div class=${'board-wrap' + (view.left ? ' more-left' : '') + (view.right ? ' more-right' : '')}>
     <div class="board" role="list" aria-label="Columns" ref=${boardRef}>
       ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names}
-        base=${base} params=${params} move=${move} onCreated=${replaceCard}
+        base=${base} params=${params} move=${move} onCreated=${replaceCard} readOnly=${archived}
+        index=${ci} count=${columns.length} moveColumn=${moveColumn}
         left=${columns[ci - 1]?.id} right=${columns[ci + 1]?.id} columnCards=${(/** @type {string} */ id) => byColumn.get(id) || []} />`)}
       ${columns.length === 0 && html`<p class="muted">This project has no column yet: add one in the <a href=${base + '/settings'}>project settings</a>.</p>`}
     </div>
     </div>
     ${open && html`<${CardDetail} key=${open.id} card=${open} org=${org} ws=${ws} project=${project} columns=${columns} labels=${labels} members=${members}
-      cards=${data.data.cards} onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload}
+      cards=${data.data.cards} onChange=${replaceCard} onClose=${() => navigate(base)} onLabels=${reload} readOnly=${archived}
       onDeleted=${() => { data.set((d) => d && { ...d, cards: d.cards.filter((x) => x.id !== open.id) }); navigate(base); }} />`}
     ${card && !open && html`<p class="error" role="alert">That card is not on this board (archived or deleted).</p>`}
   </div>`;
@@ -214,10 +259,14 @@ export function Board({ org, ws, project, card }) {
 /**
  * @param {{column: Column, cards: Card[], names: Map<string,string>, base: string, params: Record<string,string>,
  *   move: (id: string, col: string, index: number) => void, onCreated: (c: Card) => void, left?: string, right?: string,
- *   columnCards: (id: string) => Card[]}} props
+ *   columnCards: (id: string) => Card[], readOnly?: boolean, index: number, count: number,
+ *   moveColumn: (id: string, index: number, focus?: string) => void}} props
  */
-function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards }) {
+function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards, readOnly, index, count, moveColumn }) {
   const [drop, setDrop] = useState(-1);
+  const [colOver, setColOver] = useState(false);
+  /** @param {DragEvent} e */
+  const isColumnDrag = (e) => !!e.dataTransfer?.types.includes(COLUMN_TYPE);
   const [run, busy, error] = useAction();
   const listRef = useRef(/** @type {HTMLOListElement|null} */ (null));
   /** @param {DragEvent} e */
@@ -229,23 +278,35 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
   /** @param {KeyboardEvent} e @param {Card} c @param {number} i */
   const onKey = (e, c, i) => {
     if (e.key === 'Enter' && e.target === e.currentTarget) { navigate(`${base}?card=${c.id}`); return; }
-    if (!e.altKey) return;
+    if (!e.altKey || readOnly) return;
     const to = { ArrowLeft: left, ArrowRight: right }[e.key];
     if (to) { e.preventDefault(); move(c.id, to, Math.min(i, columnCards(to).length)); }
     else if (e.key === 'ArrowUp' && i > 0) { e.preventDefault(); move(c.id, column.id, i - 1); }
     else if (e.key === 'ArrowDown' && i < cards.length - 1) { e.preventDefault(); move(c.id, column.id, i + 1); }
   };
-  return html`<section class="column" role="listitem" aria-labelledby=${'col-' + column.id} data-column-id=${column.id}>
-    <h2 id=${'col-' + column.id}>${column.name} <span class="count" aria-label=${cards.length + ' cards'}>${cards.length}</span></h2>
+  return html`<section class=${'column' + (colOver ? ' column-drop' : '')} role="listitem" aria-labelledby=${'col-' + column.id} data-column-id=${column.id}
+    onDragOver=${(/** @type {DragEvent} */ e) => { if (!readOnly && isColumnDrag(e)) { e.preventDefault(); setColOver(true); } }}
+    onDragLeave=${(/** @type {DragEvent} */ e) => { if (!/** @type {Node} */ (e.currentTarget).contains(/** @type {Node} */ (e.relatedTarget))) setColOver(false); }}
+    onDrop=${(/** @type {DragEvent} */ e) => { if (!isColumnDrag(e)) return; e.preventDefault(); setColOver(false); const id = e.dataTransfer?.getData(COLUMN_TYPE); if (id && !readOnly) moveColumn(id, index); }}>
+    <div class="column-head" draggable=${!readOnly}
+      onDragStart=${(/** @type {DragEvent} */ e) => { if (e.target !== e.currentTarget) return; e.dataTransfer?.setData(COLUMN_TYPE, column.id); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; }}>
+      <h2 id=${'col-' + column.id}>${column.name} <span class="count" aria-label=${cards.length + ' cards'}>${cards.length}</span></h2>
+      ${!readOnly && html`<span class="column-move">
+        <button type="button" class="secondary icon-button" data-column-move=${column.id + ':left'} disabled=${index === 0}
+          aria-label=${`Move column ${column.name} left`} title="Move column left" onClick=${() => moveColumn(column.id, index - 1, column.id + ':left')}><${Icon} name="left" /></button>
+        <button type="button" class="secondary icon-button" data-column-move=${column.id + ':right'} disabled=${index === count - 1}
+          aria-label=${`Move column ${column.name} right`} title="Move column right" onClick=${() => moveColumn(column.id, index + 1, column.id + ':right')}><${Icon} name="right" /></button>
+      </span>`}
+    </div>
     <ol ref=${listRef} class=${'cards' + (drop >= 0 ? ' drop-target' : '')} aria-labelledby=${'col-' + column.id}
-      onDragOver=${(/** @type {DragEvent} */ e) => { e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'; setDrop(indexAt(e)); }}
+      onDragOver=${(/** @type {DragEvent} */ e) => { if (isColumnDrag(e)) return; e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'; setDrop(indexAt(e)); }}
       onDragLeave=${(/** @type {DragEvent} */ e) => { if (!listRef.current?.contains(/** @type {Node} */ (e.relatedTarget))) setDrop(-1); }}
-      onDrop=${(/** @type {DragEvent} */ e) => { e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id) move(id, column.id, i); }}>
-      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base}
+      onDrop=${(/** @type {DragEvent} */ e) => { if (isColumnDrag(e)) return; e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id && !readOnly) move(id, column.id, i); }}>
+      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base} readOnly=${readOnly}
         onKey=${(/** @type {KeyboardEvent} */ e) => onKey(e, c, i)} />`)}
       ${drop === cards.length && html`<li class="drop-line" aria-hidden="true"></li>`}
     </ol>
-    <form class="add-card" onSubmit=${(/** @type {Event} */ e) => {
+    ${!readOnly && html`<form class="add-card" onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
       const f = /** @type {HTMLFormElement} */ (e.currentTarget);
       const input = /** @type {HTMLInputElement} */ (f.elements.namedItem('title'));
@@ -262,15 +323,18 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
       <input id=${'new-' + column.id} name="title" placeholder="Add a card" maxlength="500" autocomplete="off" />
       <button type="submit" disabled=${busy}>Add</button>
       <${ErrorMessage} error=${error} />
-    </form>
+    </form>`}
   </section>`;
 }
 
-/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void}} props */
-function CardTile({ card: c, names, base, onKey }) {
+/** The drag data type of a column dragged by its header (a card's is text/plain, its id). */
+const COLUMN_TYPE = 'application/x-pilot-column';
+
+/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void, readOnly?: boolean}} props */
+function CardTile({ card: c, names, base, onKey, readOnly }) {
   const done = c.checklist.filter((i) => i.done).length;
-  const overdue = c.dueDate && new Date(c.dueDate) < new Date();
-  return html`<li class="card" draggable="true" tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
+  const overdue = c.dueDate && dueDay(c.dueDate) < todayDay();
+  return html`<li class="card" draggable=${!readOnly} tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
     onKeyDown=${onKey}
     onDragStart=${(/** @type {DragEvent} */ e) => { e.dataTransfer?.setData('text/plain', c.id); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; /** @type {HTMLElement} */ (e.currentTarget).classList.add('dragging'); }}
     onDragEnd=${(/** @type {DragEvent} */ e) => /** @type {HTMLElement} */ (e.currentTarget).classList.remove('dragging')}>
@@ -279,7 +343,7 @@ function CardTile({ card: c, names, base, onKey }) {
     <p class="meta">
       <span class=${'priority ' + c.priority} title="Priority">${c.priority}</span>
       ${c.assigneeId && html`<span title="Assignee">${names.get(c.assigneeId) || 'Someone'}</span>`}
-      ${c.dueDate && html`<span class=${overdue ? 'due overdue' : 'due'} title="Due date">Due ${formatDate(c.dueDate)}</span>`}
+      ${c.dueDate && html`<span class=${overdue ? 'due overdue' : 'due'} title="Due date">Due ${formatDue(c.dueDate)}</span>`}
       ${c.checklist.length > 0 && html`<span class="meta-icon" title="Checklist"><${Icon} name="checklist" /><span class="visually-hidden">Checklist done: </span> ${done}/${c.checklist.length}</span>`}
       ${c.commentCount > 0 && html`<span class="meta-icon comments" title="Comments"><${Icon} name="comment" /> ${c.commentCount}<span class="visually-hidden">${c.commentCount === 1 ? ' comment' : ' comments'}</span></span>`}
       ${c.attachmentCount > 0 && html`<span class="meta-icon attachments" title="Attachments"><${Icon} name="attachment" /> ${c.attachmentCount}<span class="visually-hidden">${c.attachmentCount === 1 ? ' attachment' : ' attachments'}</span></span>`}

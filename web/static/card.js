@@ -1,7 +1,7 @@
 // @ts-check
 // A card's detail: its fields, description (markdown), checklist, labels, custom field values, relations,
 // comments, attachments, linked documents, its history, starting an agent's mission on it, and deleting it.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dateInput, dateValue, formValues, ConfirmButton, humanize } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dueDay, dueValue, formValues, ConfirmButton, humanize, actorLabel } from './ui.js';
 import { session } from './session.js';
 import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
 import { Icon } from './icons.js';
@@ -16,9 +16,9 @@ const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards
 /**
  * @param {{card: Card, org: string, ws: string, project: string, columns: api.Schemas['ColumnOut'][],
  *   labels: api.Schemas['LabelOut'][], members: api.Schemas['WorkspaceMemberOut'][], onChange: (c: Card) => void, onClose: () => void,
- *   onLabels: () => void, cards: Card[], onDeleted: () => void}} props
+ *   onLabels: () => void, cards: Card[], onDeleted: () => void, readOnly?: boolean}} props
  */
-export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels, cards, onDeleted }) {
+export function CardDetail({ card, org, ws, project, columns, labels, members, onChange, onClose, onLabels, cards, onDeleted, readOnly }) {
   const params = { orgSlug: org, wsSlug: ws, projectId: project, cardId: card.id };
   const [run, busy, error] = useAction();
   const [preview, setPreview] = useState(false);
@@ -36,7 +36,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     const v = formValues(e);
     update({
       title: v.title.trim(), description: v.description, priority: /** @type {any} */ (v.priority),
-      startDate: dateValue(v.startDate), dueDate: dateValue(v.dueDate), assigneeId: v.assignee || null,
+      startDate: dueValue(v.startDate), dueDate: dueValue(v.dueDate), assigneeId: v.assignee || null,
     });
   };
   return html`<aside class="card-detail" role="dialog" aria-labelledby="card-dialog-title">
@@ -44,6 +44,8 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
       <h2 id="card-dialog-title" tabindex="-1">${card.title}</h2>
       <button class="secondary icon-button" onClick=${onClose} aria-label="Close the card"><${Icon} name="close" /></button>
     </div>
+    ${readOnly && html`<p class="archived-banner" role="note">This project is archived: its cards can be read, not changed.</p>`}
+    <fieldset class="card-body" disabled=${readOnly}>
     <form onSubmit=${save} class="card-form" key=${card.updatedAt}>
       <label for="card-title">Title</label>
       <input id="card-title" name="title" defaultValue=${card.title} required maxlength="500" />
@@ -54,8 +56,8 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
           <option value="">Nobody</option>${members.map((m) => html`<option value=${m.userId} defaultSelected=${card.assigneeId === m.userId}>${m.name || m.email}</option>`)}</select></label>
       </div>
       <div class="row">
-        <label>Start <input type="date" name="startDate" defaultValue=${dateInput(card.startDate)} /></label>
-        <label>Due <input type="date" name="dueDate" defaultValue=${dateInput(card.dueDate)} /></label>
+        <label>Start <input type="date" name="startDate" defaultValue=${dueDay(card.startDate)} /></label>
+        <label>Due <input type="date" name="dueDate" defaultValue=${dueDay(card.dueDate)} /></label>
       </div>
       <div class="desc-head"><label for="card-description">Description (markdown)</label>
         <button type="button" class="link" aria-pressed=${preview} onClick=${() => setPreview(!preview)}>${preview ? 'Edit' : 'Preview'}</button></div>
@@ -80,6 +82,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     <${Attachments} params=${params} onAdded=${refresh} />
     <${LinkedDocuments} params=${params} org=${org} ws=${ws} />
     <${History} card=${card} params=${params} columns=${columns} members=${members} />
+    </fieldset>
   </aside>`;
 }
 
@@ -152,7 +155,7 @@ function Comments({ params, onAdded }) {
   return html`<section aria-labelledby="comments-title"><h3 id="comments-title">Comments</h3>
     <${ErrorMessage} error=${list.error} />
     ${list.data?.length === 0 && html`<p class="muted">No comment yet: the first one starts the conversation.</p>`}
-    <ol class="comments">${list.data?.map((c) => html`<li><p class="muted">${c.authorName} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div>
+    <ol class="comments">${list.data?.map((c) => html`<li data-author-type=${c.authorType}><p class="muted">${actorLabel({ actorType: c.authorType, onBehalfOf: c.onBehalfOf }, c.authorName)} · ${formatTime(c.createdAt)}</p><div class="markdown">${markdown(c.content)}</div>
       ${(c.authorId === session.user?.id || isAdmin(params)) && html`<${ConfirmButton} label="Delete" className="link danger" title="Delete this comment?"
         detail=${html`<p>The comment by ${c.authorName} is removed for everyone.</p>`}
         onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/comments/{commentId}', { ...params, commentId: c.id }); list.reload(); onAdded(); }} />`}</li>`)}</ol>

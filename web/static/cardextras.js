@@ -1,7 +1,7 @@
 // @ts-check
 // The parts of a card's detail beyond its own fields: its custom field values, its relations to other
 // cards, its history (who changed what, when), and deleting it.
-import { html, useLoad, useAction, ErrorMessage, ConfirmButton, When, humanize, announce } from './ui.js';
+import { html, useLoad, useAction, ErrorMessage, ConfirmButton, When, humanize, announce, actorLabel } from './ui.js';
 import * as api from './api.js';
 
 /** @typedef {api.Schemas['CardOut']} Card */
@@ -154,7 +154,7 @@ export function History({ card, params, columns, members }) {
     <${ErrorMessage} error=${list.error} />
     ${list.data?.length === 0 && html`<p class="muted">Nothing recorded yet.</p>`}
     <ol class="history">${list.data?.map((a) => html`<li data-activity-type=${a.type}>
-      <strong>${a.actorName || (a.actorId ? 'Someone' : 'Pilot')}</strong> ${words(a)} <span class="muted"><${When} iso=${a.createdAt} /></span></li>`)}</ol>
+      <strong class="actor" data-actor-type=${a.actorType}>${actorLabel(a) || (a.actorId ? 'Someone' : 'Pilot')}</strong> ${words(a)} <span class="muted"><${When} iso=${a.createdAt} /></span></li>`)}</ol>
     ${list.data?.length === 50 && html`<p class="hint">The last 50 changes.</p>`}
   </section>`;
 }

@@ -1,7 +1,7 @@
 // @ts-check
 // Agents at work: a mission followed live (status, steps, streamed text) and its proposals; the
 // workspace's pending proposals.
-import { html, useState, useEffect, useLoad, useAction, ErrorMessage, Loading, formatTime, humanize, ConfirmButton, When, announce } from './ui.js';
+import { html, useState, useEffect, useLoad, useAction, ErrorMessage, Loading, formatTime, humanize, count, duration, ConfirmButton, When, announce } from './ui.js';
 import * as api from './api.js';
 import { follow } from './live.js';
 
@@ -49,6 +49,7 @@ export function Mission({ org, ws, mission }) {
       ${!final.includes(shown) && html` <span class="muted">${conn === 'open' ? 'live' : conn === 'reconnecting' ? 'connecting…' : ''}</span>`}
       ${shown === 'stopped' && m.data?.stopReason && html` <span class="muted">${stopWords[m.data.stopReason] || humanize(m.data.stopReason)}</span>`}
       ${m.data?.error && html` <span class="error">${m.data.error}</span>`}</p>
+    ${m.data && html`<${Usage} usage=${m.data.usage} />`}
     ${shown === 'awaiting_input' && m.data?.question && html`<${Question} params=${params} q=${m.data.question} onDone=${m.reload} />`}
     ${shown === 'stale' && html`<${Resume} params=${params} onDone=${m.reload} />`}
     ${!final.includes(shown) && shown && html`<${Stop} params=${params} objective=${m.data?.objective || ''} onDone=${m.reload} />`}
@@ -60,6 +61,13 @@ export function Mission({ org, ws, mission }) {
     ${text && html`<section aria-labelledby="text-title"><h2 id="text-title">What the agent said</h2>
       <p class="muted">As it worked, before anyone decided on its proposals: the outcome above says where they stand.</p>
       <pre class="stream">${text}</pre></section>`}`;
+}
+
+/** What a mission cost so far. @param {{usage: api.Schemas['MissionUsageOut']}} props */
+function Usage({ usage: u }) {
+  return html`<p class="mission-usage muted" data-total-tokens=${u.totalTokens}>Cost: ${count(u.modelTurns)} ${u.modelTurns === 1 ? 'model turn' : 'model turns'} ·
+    ${count(u.totalTokens)} tokens (${count(u.promptTokens)} read, ${count(u.completionTokens)} written) ·
+    ${duration(u.wallSeconds)} in all, ${duration(u.waitingSeconds)} waiting for people</p>`;
 }
 
 /** What an agent tool does, in words. @type {Record<string, string>} */

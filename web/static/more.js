@@ -1,6 +1,6 @@
 // @ts-check
 // Notifications, search and documents (the pilotage cockpit is in cockpit.js).
-import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When, ConfirmButton } from './ui.js';
+import { html, useState, useLoad, useAction, ErrorMessage, Loading, formatTime, formValues, humanize, When, ConfirmButton, actorLabel } from './ui.js';
 import * as api from './api.js';
 import { markdown, snippet } from './markdown.js';
 import { navigate } from './router.js';
@@ -43,11 +43,20 @@ function whatHappened(a, me) {
 }
 
 /**
- * Where a notification leads: its card (the board with ?card=), its document, its mission or its project.
+ * Where a notification leads: its card (the board with ?card=), its document, its mission or its project, in
+ * the workspace it happened in.
  * @param {Notice['activity']} a @param {string} org @param {string} ws
  */
 function noticeLink(a, org, ws) {
   const m = /** @type {Record<string, any>} */ (a.meta || {});
+  // A notice of another workspace leads into that workspace (found among the person's places); one whose
+  // workspace is not among them (left since) leads nowhere rather than into the open one.
+  if (a.workspaceId) {
+    const place = session.places.flatMap((o) => o.workspaces.map((w) => ({ org: o.slug, ws: w.slug, id: w.id })))
+      .find((p) => p.id === a.workspaceId);
+    if (!place) return '';
+    ({ org, ws } = place);
+  }
   if (m.missionId) return `/w/${org}/${ws}/missions/${m.missionId}`;
   if (a.documentId) return `/w/${org}/${ws}/docs?doc=${a.documentId}`;
   if (a.cardId && a.projectId && a.type !== 'card_deleted') return `/w/${org}/${ws}/p/${a.projectId}?card=${a.cardId}`;
@@ -69,7 +78,8 @@ export function Inbox({ org, ws }) {
         const link = noticeLink(a, org, ws);
         const what = whatHappened(a, me);
         // System events (a due date) and notices start with a capital and name nobody.
-        const sentence = a.actorName && /^[a-z]/.test(what) ? html`<strong>${a.actorName}</strong> ${what}` : what;
+        const who = actorLabel(a);
+        const sentence = who && /^[a-z]/.test(what) ? html`<strong class="actor" data-actor-type=${a.actorType}>${who}</strong> ${what}` : what;
         const subject = a.title || humanize(a.type);
         return html`<li class=${n.readAt ? 'read' : 'unread'} data-type=${a.type}>
           <p class="notice-subject">${link ? html`<a href=${link}>${subject}</a>` : html`<span>${subject}</span>`} ${!n.readAt && html`<span class="badge">new</span>`}</p>

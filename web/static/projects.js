@@ -1,6 +1,6 @@
 // @ts-check
 // A workspace's projects, and creating one (empty or from a template).
-import { html, useLoad, useAction, ErrorMessage, Loading, formValues, formatDate } from './ui.js';
+import { html, useState, useLoad, useAction, ErrorMessage, Loading, formValues, formatDate, announce } from './ui.js';
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { ImportProject } from './projectsettings.js';
@@ -31,6 +31,7 @@ export function Projects({ org, ws }) {
             ${p.description && html`<p class="muted">${p.description}</p>`}
             ${p.deadline && html`<p class="muted">Deadline ${formatDate(p.deadline)}</p>`}</li>`)}
         </ul>`}
+    <${ArchivedProjects} org=${org} ws=${ws} onRestored=${projects.reload} />
     <section class="panel" aria-labelledby="new-project">
       <h2 id="new-project">New project</h2>
       <form onSubmit=${create} class="inline-form">
@@ -48,4 +49,33 @@ export function Projects({ org, ws }) {
       </form>
     </section>
     <${ImportProject} org=${org} ws=${ws} />`;
+}
+
+/**
+ * The workspace's archived projects, shown on asking, each openable (read-only) and restorable.
+ * @param {{org: string, ws: string, onRestored: () => void}} props
+ */
+function ArchivedProjects({ org, ws, onRestored }) {
+  const params = { orgSlug: org, wsSlug: ws };
+  const [open, setOpen] = useState(false);
+  const list = useLoad((s) => (open ? api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects', params, { archived: 'true' }, s)
+    : Promise.resolve(null)), [org, ws, open]);
+  const [run, busy, error] = useAction();
+  return html`<section class="archived-projects" aria-labelledby="archived-projects">
+    <h2 id="archived-projects">Archived</h2>
+    <button type="button" class="secondary" aria-expanded=${open} onClick=${() => setOpen(!open)}>
+      ${open ? 'Hide archived projects' : 'Show archived projects'}</button>
+    ${open && html`<${ErrorMessage} error=${list.error || error} />
+      ${list.loading && !list.data ? html`<${Loading} />` : list.data?.length === 0
+        ? html`<p class="muted">No archived project. A project is archived from its settings.</p>`
+        : html`<ul class="archived-list">${list.data?.map((p) => html`<li>
+            <a href=${`/w/${org}/${ws}/p/${p.id}`}>${p.name}</a>
+            <span class="muted"> archived ${formatDate(p.archivedAt)}</span>
+            <button type="button" class="secondary" disabled=${busy} aria-label=${`Restore ${p.name}`} onClick=${() => run(async () => {
+              await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive', { ...params, projectId: p.id });
+              announce(`${p.name} restored`);
+              list.reload();
+              onRestored();
+            })}>Restore</button></li>`)}</ul>`}`}
+  </section>`;
 }

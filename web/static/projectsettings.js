@@ -52,12 +52,13 @@ export function ProjectSettings({ org, ws, project }) {
   return html`<div class="settings-page">
     <p><a href=${base}>Back to the board</a></p>
     <h1>Settings of ${proj.name}</h1>
+    <${ArchiveSection} params=${params} proj=${proj} onSaved=${(/** @type {any} */ p) => data.set({ proj: p, admin })} />
     <${ProjectSection} params=${params} proj=${proj} admin=${admin} onSaved=${(/** @type {any} */ p) => data.set({ proj: p, admin })}
       onDeleted=${() => navigate(`/w/${org}/${ws}`)} />
-    <${ColumnsSection} params=${params} />
+    ${!proj.archivedAt && html`<${ColumnsSection} params=${params} />
     <${LabelsSection} params=${params} />
     <${FieldsSection} params=${params} />
-    <${ScopesSection} params=${params} />
+    <${ScopesSection} params=${params} />`}
   </div>`;
 }
 
@@ -70,7 +71,7 @@ function ProjectSection({ params, proj, admin, onSaved, onDeleted }) {
   const fileName = (proj.name.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '') || 'project') + '.json';
   return html`<section class="panel" aria-labelledby="settings-project">
     <h2 id="settings-project">Project</h2>
-    <form key=${proj.updatedAt} onSubmit=${(/** @type {Event} */ e) => {
+    ${!proj.archivedAt && html`<form key=${proj.updatedAt} onSubmit=${(/** @type {Event} */ e) => {
       const v = formValues(e);
       run(async () => {
         onSaved(await api.patch(projectPath, params, { name: v.name.trim(), description: v.description, deadline: dateValue(v.deadline) }));
@@ -85,7 +86,7 @@ function ProjectSection({ params, proj, admin, onSaved, onDeleted }) {
       <input id="project-settings-deadline" name="deadline" type="date" defaultValue=${dateInput(proj.deadline)} />
       <${ErrorMessage} error=${error} />
       <button type="submit" disabled=${busy}>Save</button>
-    </form>
+    </form>`}
     <h3>Export</h3>
     <p class="hint">A JSON file with the columns, labels, custom fields, scopes, cards (with their checklists, labels, values and
       comments) and relations; not the assignees nor the attachments. Import it on the projects page to make a copy.</p>
@@ -470,5 +471,35 @@ export function ImportProject({ org, ws }) {
       <${ErrorMessage} error=${error} />
       <button type="submit" disabled=${busy}>Import</button>
     </form>
+  </section>`;
+}
+
+/**
+ * Archiving a project (confirmed) or restoring it: an archived project is read-only and out of the
+ * projects list, which shows it under Archived.
+ * @param {{params: Params, proj: api.Schemas['ProjectOut'], onSaved: (p: api.Schemas['ProjectOut']) => void}} props
+ */
+function ArchiveSection({ params, proj, onSaved }) {
+  const [run, busy, error] = useAction();
+  if (proj.archivedAt) {
+    return html`<section class="panel archived-note" aria-labelledby="settings-archive">
+      <h2 id="settings-archive">Archived</h2>
+      <p>This project was archived on ${formatDate(proj.archivedAt)}. It is read-only: its board and cards can be read and
+        exported, not changed. Restore it to work in it again.</p>
+      <${ErrorMessage} error=${error} />
+      <button type="button" disabled=${busy} onClick=${() => run(async () => {
+        onSaved(await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/unarchive', params));
+        announce(`${proj.name} restored`);
+      })}>Restore the project</button>
+    </section>`;
+  }
+  return html`<section class="panel" aria-labelledby="settings-archive">
+    <h2 id="settings-archive">Archive</h2>
+    <p class="hint">An archived project leaves the projects list (it is kept under Archived there) and becomes read-only
+      for everyone: nothing is deleted, and it can be restored at any time.</p>
+    <${ConfirmButton} label="Archive project" title=${`Archive ${proj.name}?`} className="secondary" confirmLabel="Archive the project"
+      detail=${html`<p>Its board, cards and comments stay readable but cannot be changed until someone restores it.
+        It moves to Archived on the projects page.</p>`}
+      onConfirm=${async () => { onSaved(await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/archive', params)); announce(`${proj.name} archived`); }} />
   </section>`;
 }

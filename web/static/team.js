@@ -93,7 +93,8 @@ export function Members({ org, ws }) {
   return html`<h1>Members</h1>
     <${TeamNav} org=${org} ws=${ws} current="members" />
     <${WorkspaceMembers} org=${org} ws=${ws} workspace=${wsInfo} admin=${wsAdmin} />
-    <${OrganizationMembers} org=${org} ws=${ws} organization=${orgInfo} admin=${orgAdmin} />`;
+    <${OrganizationMembers} org=${org} ws=${ws} organization=${orgInfo} admin=${orgAdmin} />
+    <${Leave} org=${org} ws=${ws} workspace=${wsInfo} organization=${orgInfo} />`;
 }
 
 /** What leaving a workspace means, as the API does it. @param {{who: string, where: string}} props */
@@ -501,4 +502,68 @@ export function InvitationDetails({ invitation }) {
   return html`<p class="invitation-summary"><strong>${i.inviterName}</strong> invited you to join ${where} as ${roleWithArticle(i.role)}.</p>
     ${i.status === 'accepted' && html`<p role="status">This invitation was already accepted.</p>`}
     ${i.status === 'expired' && html`<p class="error" role="alert">This invitation has expired: ask ${i.inviterName} to send it again.</p>`}`;
+}
+
+// ---- Leaving ------------------------------------------------------------------------------------------
+
+/** What leaving means for the person who leaves. @param {{where: string}} props */
+function YouLeaveDetail({ where }) {
+  return html`<p>You leave ${where}, and can come back only if someone invites you again. At the same time:</p>
+    <ul>
+      <li>you leave its projects, and the cards assigned to you there are unassigned;</li>
+      <li>the agent missions and pipeline runs you started there are cancelled;</li>
+      <li>the automation rules you created there are disabled (its admins are told);</li>
+      <li>you stop receiving its notifications.</li>
+    </ul>`;
+}
+
+/** After leaving: the places again, and the first workspace left to open (or the start page). */
+async function afterLeaving() {
+  await session.refreshPlaces();
+  const back = firstWorkspace();
+  navigate(back ? back.href : '/');
+}
+
+/**
+ * Leaving the workspace or the organization oneself, confirmed; when one may not (an owner, or an
+ * organization admin for whom leaving the workspace would change nothing), it says why instead.
+ * @param {{org: string, ws: string, workspace: api.Schemas['WorkspaceOut'], organization: api.Schemas['OrganizationOut']}} props
+ */
+function Leave({ org, ws, workspace, organization }) {
+  const myId = session.user?.id;
+  const orgRole = organization.myRole;
+  let wsPart;
+  if (workspace.ownerId === myId) {
+    wsPart = html`<p class="hint" data-leave="workspace">You own the workspace ${workspace.name}, so you cannot leave it: a workspace
+      always keeps its owner. An admin may delete it in the workspace settings when nobody needs it any more.</p>`;
+  } else if (orgRole === 'owner' || orgRole === 'admin') {
+    wsPart = html`<p class="hint" data-leave="workspace">As ${roleWithArticle(orgRole)} of the organization you act as an admin in
+      every workspace of it, so leaving ${workspace.name} alone would change nothing: leave the organization instead.</p>`;
+  } else {
+    wsPart = html`<${ConfirmButton} label="Leave the workspace" title=${`Leave ${workspace.name}?`} confirmLabel="Leave the workspace"
+      detail=${html`<${YouLeaveDetail} where=${'the workspace ' + workspace.name} /><p>You stay a member of the organization ${organization.name}.</p>`}
+      onConfirm=${async () => {
+        await api.del(WS_MEMBER, { orgSlug: org, wsSlug: ws, userId: myId || '' });
+        announce(`You left ${workspace.name}`);
+        await afterLeaving();
+      }} />`;
+  }
+  const orgPart = orgRole === 'owner'
+    ? html`<p class="hint" data-leave="organization">You own the organization ${organization.name}, so you cannot leave it: an
+      organization always keeps its owner.${organization.isPersonal ? ' It is your personal organization.'
+        : ' Its owner may delete it in the organization settings when nobody needs it any more.'}</p>`
+    : html`<${ConfirmButton} label="Leave the organization" title=${`Leave ${organization.name}?`} confirmLabel="Leave the organization"
+      detail=${html`<${YouLeaveDetail} where=${'the organization ' + organization.name + ' and every workspace of it'} />`}
+      onConfirm=${async () => {
+        await api.del(ORG_MEMBER, { orgSlug: org, userId: myId || '' });
+        announce(`You left ${organization.name}`);
+        await afterLeaving();
+      }} />`;
+  return html`<section class="panel leave" aria-labelledby="leave-h">
+    <h2 id="leave-h">Leave</h2>
+    <h3>The workspace ${workspace.name}</h3>
+    ${wsPart}
+    <h3>The organization ${organization.name}</h3>
+    ${orgPart}
+  </section>`;
 }

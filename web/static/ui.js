@@ -156,6 +156,29 @@ export function relativeTime(iso) {
   return rtf.format(0, 'minute');
 }
 
+/**
+ * Who acted, as a person reads it: their name, or for an agent "Planner (agent) for Ann" (the person
+ * who started its mission or approved its action).
+ * @param {{actorName?: string, actorType?: string, agent?: {name: string}|null, onBehalfOf?: {name: string}|null}} a
+ * @param {string} [name] the name to show when the answer has no actorName (a comment's author)
+ */
+export function actorLabel(a, name = a.actorName || '') {
+  if (a.actorType !== 'agent') return name;
+  const label = `${a.agent?.name || name} (agent)`;
+  return a.onBehalfOf?.name ? `${label} for ${a.onBehalfOf.name}` : label;
+}
+
+/** A count with its thousands separated. @param {number} n */
+export const count = (n) => n.toLocaleString('en');
+
+/** A duration in seconds, in words: "45 s", "3 min 20 s", "2 h 5 min". @param {number} s */
+export function duration(s) {
+  const t = Math.round(s);
+  if (t < 60) return `${t} s`;
+  if (t < 3600) return `${Math.floor(t / 60)} min${t % 60 ? ` ${t % 60} s` : ''}`;
+  return `${Math.floor(t / 3600)} h${Math.floor(t % 3600 / 60) ? ` ${Math.floor(t % 3600 / 60)} min` : ''}`;
+}
+
 /** A <time> with the relative time as text and the full local date and time as its title. @param {{iso: string|null|undefined}} props */
 export function When({ iso }) {
   if (!iso) return null;
@@ -218,4 +241,36 @@ export function Lazy({ load, name, props }) {
   if (error) return html`<${ErrorMessage} error=${error} /><p><button onClick=${() => location.reload()}>Reload the page</button></p>`;
   if (!mod) return html`<${Loading} />`;
   return h(mod[name], props);
+}
+
+// A card's due and start dates are days. The app writes a day as that day's midnight UTC (dueValue) and
+// reads a midnight UTC as that calendar day in every time zone, so a card due on the 5th shows the 5th
+// in Los Angeles and in Tokyo alike; any other time (one an API client set, or a day the app once wrote
+// at midnight in the writer's time zone) is read as the day it falls on in the person's time zone.
+
+/** The day (YYYY-MM-DD) of a due or start date, for an <input type=date>, or ''. @param {string|null|undefined} iso */
+export function dueDay(iso) {
+  const d = iso ? new Date(iso) : null;
+  if (!d || isNaN(d.getTime())) return '';
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0) {
+    return d.toISOString().slice(0, 10);
+  }
+  return dateInput(iso);
+}
+
+/** A day (YYYY-MM-DD, as an <input type=date> gives it) as the API's due date: its midnight UTC; or null. @param {string} day */
+export function dueValue(day) {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day || '') ? `${day}T00:00:00Z` : null;
+}
+
+/** A due or start date shown as its day in the person's language. @param {string|null|undefined} iso */
+export function formatDue(iso) {
+  const day = dueDay(iso);
+  return day ? new Date(day + 'T00:00:00Z').toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }) : '';
+}
+
+/** Today (YYYY-MM-DD) in the person's time zone, to compare with dueDay. */
+export function todayDay() {
+  const d = new Date();
+  return [d.getFullYear(), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0')].join('-');
 }

@@ -2,7 +2,7 @@
 // The tracker's views of cards besides the board: a project's list (a sortable, filterable table with
 // bulk actions) and "My work" (the cards assigned to me across the workspace, by due date). Loaded on
 // first use (switcher.js). Filters and sort live in the URL's query, so a link opens the same view.
-import { html, useState, useEffect, useMemo, useRef, useLoad, ErrorMessage, Loading, ConfirmButton, humanize, announce, dateInput, dateValue } from './ui.js';
+import { html, useState, useEffect, useMemo, useRef, useLoad, ErrorMessage, Loading, ConfirmButton, humanize, announce, dueDay, dueValue, todayDay } from './ui.js';
 import * as api from './api.js';
 import { watchWorkspace } from './live.js';
 import { ViewSwitcher } from './switcher.js';
@@ -12,17 +12,14 @@ import { ViewSwitcher } from './switcher.js';
 
 const cardPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}';
 
-// Due dates are days in the person's time zone: the app sets them at that day's midnight there (ui.js
-// dateValue), and a due date's day is its date there (ui.js dateInput), as the card's date picker shows it.
+// Due dates are days: the app sets them at that day's midnight UTC (ui.js dueValue), and a due date's day
+// is the same calendar day in every time zone (ui.js dueDay), as the card's date picker shows it.
 
-/** The day (YYYY-MM-DD) of an API time, or ''. @param {string|null|undefined} iso */
-export function dayOf(iso) { return dateInput(iso); }
+/** The day (YYYY-MM-DD) of a due date, or ''. @param {string|null|undefined} iso */
+export function dayOf(iso) { return dueDay(iso); }
 
 /** Today (YYYY-MM-DD) in the person's time zone. */
-export function today() {
-  const d = new Date();
-  return [d.getFullYear(), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0')].join('-');
-}
+export function today() { return todayDay(); }
 
 /** A day (YYYY-MM-DD) as a Date at midnight UTC. @param {string} day */
 export function dayDate(day) { return new Date(day + 'T00:00:00Z'); }
@@ -53,15 +50,17 @@ export function formatDay(day, o = { year: 'numeric', month: 'short', day: 'nume
 }
 
 /**
- * A due date moved to day, keeping its time of day (in the person's time zone) when it has one; a new one
- * is that day's midnight there, as the card's date picker sets it (ui.js dateValue).
+ * A due date moved to day, keeping its time of day (in the person's time zone) when it has one; a day
+ * without one (midnight UTC, or midnight where the person is) is that day's midnight UTC, as the card's
+ * date picker sets it (ui.js dueValue).
  * @param {string|null} iso @param {string} day
  */
 export function dueOn(iso, day) {
   const d = iso ? new Date(iso) : null;
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!m) return null;
-  if (!d || isNaN(d.getTime())) return dateValue(day);
+  if (!d || isNaN(d.getTime()) || d.toISOString().endsWith('T00:00:00.000Z')
+    || (d.getHours() === 0 && d.getMinutes() === 0 && d.getSeconds() === 0)) return dueValue(day);
   return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), d.getHours(), d.getMinutes(), d.getSeconds()).toISOString();
 }
 

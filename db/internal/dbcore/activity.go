@@ -60,6 +60,9 @@ type Activity struct {
 	// Quiet says nobody but the actor can hear of it (the cards of a project just imported, whose only
 	// member is the importer), so no notification job is enqueued: it would notify no one.
 	Quiet bool
+	// AgentID and OnBehalfOf say an agent acted (ActorID is its service user) for a person. Left empty,
+	// they are the context's Acting, if any; recording also finds the agent of a service user actor.
+	AgentID, OnBehalfOf string
 }
 
 // RecordActivities stores activities and enqueues their notification fan-out (when someone other than
@@ -70,7 +73,7 @@ func (c *Core) RecordActivities(ctx context.Context, tx pgx.Tx, acts ...Activity
 	if len(acts) == 0 {
 		return nil
 	}
-	rec, err := NewActivityRecord(acts)
+	rec, err := NewActivityRecord(ctx, acts)
 	if err != nil {
 		return err
 	}
@@ -90,11 +93,17 @@ type ActivityRecord struct {
 	auto   []jobs.AutomationEventArgs
 }
 
-// NewActivityRecord prepares the recording of acts (for a caller that sends the statement in a batch).
-func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
+// NewActivityRecord prepares the recording of acts (for a caller that sends the statement in a batch),
+// made in ctx (its Acting names the agent and the person of the acts that name none).
+func NewActivityRecord(ctx context.Context, acts []Activity) (ActivityRecord, error) {
 	var r ActivityRecord
 	p := &r.Params
+	acting, _ := ActingFrom(ctx)
 	for _, a := range acts {
+		if a.AgentID == "" && a.OnBehalfOf == "" {
+			a.AgentID, a.OnBehalfOf = acting.AgentID, acting.OnBehalfOf
+		}
+		p.AgentIds, p.OnBehalfOfs = append(p.AgentIds, a.AgentID), append(p.OnBehalfOfs, a.OnBehalfOf)
 		meta := a.Meta
 		if meta == nil {
 			meta = map[string]any{}
@@ -123,9 +132,9 @@ func NewActivityRecord(acts []Activity) (ActivityRecord, error) {
 			continue
 		}
 		for _, t := range TriggersFor(a) {
-			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, t)
-			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID, Trigger: t,
-				Depth: a.Cause.Depth, Meta: a.Meta})
+			p.TriggerProjects, p.Triggers = append(p.TriggerProjects, a.ProjectID), append(p.Triggers, string(t))
+			r.auto = append(r.auto, jobs.AutomationEventArgs{EventID: id, ProjectID: a.ProjectID, CardID: a.CardID,
+				Trigger: string(t), Depth: a.Cause.Depth, Meta: a.Meta})
 		}
 	}
 	return r, nil
@@ -190,42 +199,52 @@ type RuleCause struct {
 	Depth  int
 }
 
-// Automation triggers. See docs/automations.md for when each fires.
+// Trigger is what makes a project's automation rules run: a kind of change to a card. See
+// docs/automations.md for when each fires.
+type Trigger string
+
+// The automation triggers.
 const (
-	TriggerTaskMoved         = "task_moved"
-	TriggerTaskCreated       = "task_created"
-	TriggerChecklistComplete = "checklist_complete"
-	TriggerDueDateReached    = "due_date_reached"
-	TriggerTaskStatusChanged = "task_status_changed"
-	TriggerTaskAssigned      = "task_assigned"
-	TriggerTaskAddedToBoard  = "task_added_to_board"
-	TriggerTaskLabeled       = "task_labeled"
+	TriggerTaskMoved         Trigger = "task_moved"
+	TriggerTaskCreated       Trigger = "task_created"
+	TriggerChecklistComplete Trigger = "checklist_complete"
+	TriggerDueDateReached    Trigger = "due_date_reached"
+	TriggerTaskStatusChanged Trigger = "task_status_changed"
+	TriggerTaskAssigned      Trigger = "task_assigned"
+	TriggerTaskAddedToBoard  Trigger = "task_added_to_board"
+	TriggerTaskLabeled       Trigger = "task_labeled"
 )
 
 // Triggers lists every trigger.
-var Triggers = []string{TriggerTaskMoved, TriggerTaskCreated, TriggerChecklistComplete, TriggerDueDateReached,
+var Triggers = []Trigger{TriggerTaskMoved, TriggerTaskCreated, TriggerChecklistComplete, TriggerDueDateReached,
 	TriggerTaskStatusChanged, TriggerTaskAssigned, TriggerTaskAddedToBoard, TriggerTaskLabeled}
 
+// Values lists the valid triggers (the OpenAPI document's enum).
+func (Trigger) Values() []Trigger { return Triggers }
+
+// Valid says whether t is one of Triggers.
+func (t Trigger) Valid() bool { return slices.Contains(Triggers, t) }
+
 // TriggersFor maps an activity to the automation triggers it fires.
-func TriggersFor(a Activity) []string {
+func TriggersFor(a Activity) []Trigger {
 	fields, _ := a.Meta["fields"].([]string)
 	switch a.Type {
 	case ActivityCardCreated:
-		return []string{TriggerTaskCreated, TriggerTaskAddedToBoard}
+		return []Trigger{TriggerTaskCreated, TriggerTaskAddedToBoard}
 	case ActivityCardMoved:
-		t := []string{TriggerTaskMoved}
+		t := []Trigger{TriggerTaskMoved}
 		if a.Meta["fromStatus"] != a.Meta["toStatus"] {
 			t = append(t, TriggerTaskStatusChanged)
 		}
 		return t
 	case ActivityCardArchived:
-		return []string{TriggerTaskStatusChanged}
+		return []Trigger{TriggerTaskStatusChanged}
 	case ActivityCardAssigned:
-		return []string{TriggerTaskAssigned}
+		return []Trigger{TriggerTaskAssigned}
 	case ActivityDueDateReached:
-		return []string{TriggerDueDateReached}
+		return []Trigger{TriggerDueDateReached}
 	case ActivityCardUpdated:
-		var t []string
+		var t []Trigger
 		if slices.Contains(fields, "archived") { // unarchived: back on the board
 			t = append(t, TriggerTaskStatusChanged, TriggerTaskAddedToBoard)
 		}

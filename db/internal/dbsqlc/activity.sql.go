@@ -14,7 +14,8 @@ import (
 const activitiesRecord = `-- name: ActivitiesRecord :many
 SELECT record_activities::text FROM record_activities($1::uuid[], $2::text[], $3::text[],
     $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[],
-    $10::boolean[], $11::uuid[], $12::text[])
+    $10::boolean[], $11::uuid[], $12::text[], $13::text[],
+    $14::text[])
 `
 
 type ActivitiesRecordParams struct {
@@ -30,12 +31,14 @@ type ActivitiesRecordParams struct {
 	NotifyMembers   []bool
 	TriggerProjects []string
 	Triggers        []string
+	AgentIds        []string
+	OnBehalfOfs     []string
 }
 
 // ActivitiesRecord records activities and answers which of the (project, trigger) pairs an enabled
 // automation rule listens to, as 'project/trigger' keys, and which activities someone other than their
 // actor would hear of, as 'notify/<activity id>' keys (migration 00027). Empty project, workspace, card,
-// document and actor ids stand for none.
+// document, actor, agent and on-behalf-of ids stand for none (migration 00041 added the last two).
 func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordParams) ([]string, error) {
 	rows, err := q.db.Query(ctx, activitiesRecord,
 		arg.Ids,
@@ -50,6 +53,8 @@ func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordPara
 		arg.NotifyMembers,
 		arg.TriggerProjects,
 		arg.Triggers,
+		arg.AgentIds,
+		arg.OnBehalfOfs,
 	)
 	if err != nil {
 		return nil, err
@@ -70,8 +75,14 @@ func (q *Queries) ActivitiesRecord(ctx context.Context, arg ActivitiesRecordPara
 }
 
 const activityPageByCard = `-- name: ActivityPageByCard :many
-SELECT a.id, a.type, a.actor_id, coalesce(u.name, '')::text AS actor_name, a.meta, a.created_at
+SELECT a.id, a.type, a.actor_id, coalesce(u.name, '')::text AS actor_name, a.meta, a.created_at,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS actor_type,
+       a.agent_id, coalesce(ag.name, u.name, '')::text AS agent_name,
+       a.on_behalf_of, coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM activities a LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE a.card_id = $1 AND a.project_id = $2
   AND (a.created_at, a.id) < ($3::timestamptz, $4::uuid)
 ORDER BY a.created_at DESC, a.id DESC
@@ -87,17 +98,23 @@ type ActivityPageByCardParams struct {
 }
 
 type ActivityPageByCardRow struct {
-	ID        string
-	Type      string
-	ActorID   *string
-	ActorName string
-	Meta      json.RawMessage
-	CreatedAt time.Time
+	ID             string
+	Type           string
+	ActorID        *string
+	ActorName      string
+	Meta           json.RawMessage
+	CreatedAt      time.Time
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
 }
 
 // ActivityPageByCard is one page of a card's history, newest first: the activities recorded about the
 // card in its project, before the keyset (created_at, id) of the previous page's last
-// (docs/pagination.md), with the actor's name (empty when the actor is gone or there is none).
+// (docs/pagination.md), with the actor's name (empty when the actor is gone or there is none), and when an
+// agent acted, the agent (by its name now, else its service user's) and the person it acted for.
 func (q *Queries) ActivityPageByCard(ctx context.Context, arg ActivityPageByCardParams) ([]ActivityPageByCardRow, error) {
 	rows, err := q.db.Query(ctx, activityPageByCard,
 		arg.CardID,
@@ -120,6 +137,11 @@ func (q *Queries) ActivityPageByCard(ctx context.Context, arg ActivityPageByCard
 			&i.ActorName,
 			&i.Meta,
 			&i.CreatedAt,
+			&i.ActorType,
+			&i.AgentID,
+			&i.AgentName,
+			&i.OnBehalfOf,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}
@@ -276,11 +298,19 @@ const notificationPage = `-- name: NotificationPage :many
 SELECT n.id, n.user_id, n.read_at, n.created_at, a.type, a.actor_id, a.meta, a.card_id, a.project_id,
        a.created_at AS activity_created_at, a.workspace_id, a.document_id,
        coalesce(u.name, '')::text AS actor_name,
-       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title
+       coalesce(nullif(a.meta->>'title', ''), c.title, d.title, '')::text AS subject_title,
+       p.workspace_id AS project_workspace_id,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS actor_type,
+       a.agent_id, coalesce(ag.name, u.name, '')::text AS agent_name,
+       a.on_behalf_of, coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM notifications n JOIN activities a ON a.id = n.activity_id
 LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 LEFT JOIN cards c ON c.id = a.card_id
 LEFT JOIN documents d ON d.id = a.document_id
+LEFT JOIN projects p ON p.id = a.project_id
 WHERE n.user_id = $1 AND (NOT $2::boolean OR n.read_at IS NULL)
   AND (n.created_at, n.id) < ($3::timestamptz, $4::uuid)
 ORDER BY n.created_at DESC, n.id DESC
@@ -296,26 +326,33 @@ type NotificationPageParams struct {
 }
 
 type NotificationPageRow struct {
-	ID                string
-	UserID            string
-	ReadAt            *time.Time
-	CreatedAt         time.Time
-	Type              string
-	ActorID           *string
-	Meta              json.RawMessage
-	CardID            *string
-	ProjectID         *string
-	ActivityCreatedAt time.Time
-	WorkspaceID       *string
-	DocumentID        *string
-	ActorName         string
-	SubjectTitle      string
+	ID                 string
+	UserID             string
+	ReadAt             *time.Time
+	CreatedAt          time.Time
+	Type               string
+	ActorID            *string
+	Meta               json.RawMessage
+	CardID             *string
+	ProjectID          *string
+	ActivityCreatedAt  time.Time
+	WorkspaceID        *string
+	DocumentID         *string
+	ActorName          string
+	SubjectTitle       string
+	ProjectWorkspaceID *string
+	ActorType          string
+	AgentID            *string
+	AgentName          string
+	OnBehalfOf         *string
+	OnBehalfOfName     string
 }
 
 // NotificationPage is one page of a user's notifications, newest first: those before the keyset
 // (created_at, id) of the previous page's last (docs/pagination.md). Each names who acted (their name
 // now, empty for the system) and what it is about: the title the activity recorded, else (activities
-// recorded before card changes kept their card's title) the card's or document's title now.
+// recorded before card changes kept their card's title) the card's or document's title now, and the
+// workspace it happened in (a project's activity records only its project).
 func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPageParams) ([]NotificationPageRow, error) {
 	rows, err := q.db.Query(ctx, notificationPage,
 		arg.UserID,
@@ -346,6 +383,12 @@ func (q *Queries) NotificationPage(ctx context.Context, arg NotificationPagePara
 			&i.DocumentID,
 			&i.ActorName,
 			&i.SubjectTitle,
+			&i.ProjectWorkspaceID,
+			&i.ActorType,
+			&i.AgentID,
+			&i.AgentName,
+			&i.OnBehalfOf,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}

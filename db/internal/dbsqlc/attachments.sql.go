@@ -136,6 +136,32 @@ func (q *Queries) AttachmentListByCard(ctx context.Context, cardID string) ([]At
 	return items, nil
 }
 
+const attachmentStorageKeys = `-- name: AttachmentStorageKeys :many
+SELECT DISTINCT storage_key FROM attachments ORDER BY storage_key
+`
+
+// AttachmentStorageKeys lists the key of every attachment file the database references, for a backup
+// (read in the backup's snapshot, so the files copied are exactly the ones its dump references).
+func (q *Queries) AttachmentStorageKeys(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, attachmentStorageKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var storage_key string
+		if err := rows.Scan(&storage_key); err != nil {
+			return nil, err
+		}
+		items = append(items, storage_key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const cardAttachmentCountAdd = `-- name: CardAttachmentCountAdd :one
 UPDATE cards SET attachment_count = attachment_count + $1::int, updated_at = now()
 WHERE id = $2 AND project_id = $3

@@ -315,7 +315,7 @@ func (q *Queries) CardsAssignedInWorkspaces(ctx context.Context, arg CardsAssign
 
 const cardsAssignedPage = `-- name: CardsAssignedPage :many
 SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.position, c.archived, c.priority, c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by, c.created_at, c.updated_at, c.parts_checklist, c.parts_progress, c.parts_labels, c.parts_fields, c.search_vector, c.checklist_total, c.checklist_done FROM cards c
-WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = $1)
+WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = $1 AND p.archived_at IS NULL)
   AND c.assignee_id = $2::uuid AND NOT c.archived
   AND (c.created_at, c.id) > ($3::timestamptz, $4::uuid)
 ORDER BY c.created_at, c.id
@@ -330,8 +330,9 @@ type CardsAssignedPageParams struct {
 	Lim         int32
 }
 
-// CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects assigned
-// to a user, oldest first: those after the keyset (created_at, id) of the previous page's last.
+// CardsAssignedPage is one page of the active (not archived) cards of a workspace's projects (those not
+// archived either) assigned to a user, oldest first: those after the keyset (created_at, id) of the
+// previous page's last.
 func (q *Queries) CardsAssignedPage(ctx context.Context, arg CardsAssignedPageParams) ([]Card, error) {
 	rows, err := q.db.Query(ctx, cardsAssignedPage,
 		arg.WorkspaceID,

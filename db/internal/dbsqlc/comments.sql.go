@@ -54,8 +54,10 @@ func (q *Queries) CommentDelete(ctx context.Context, arg CommentDeleteParams) (i
 }
 
 const commentGet = `-- name: CommentGet :one
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, c.on_behalf_of, u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.id = $1 AND c.card_id = $2
 `
 
@@ -65,8 +67,10 @@ type CommentGetParams struct {
 }
 
 type CommentGetRow struct {
-	Comment    Comment
-	AuthorName string
+	Comment         Comment
+	AuthorName      string
+	AuthorIsService bool
+	OnBehalfOfName  string
 }
 
 func (q *Queries) CommentGet(ctx context.Context, arg CommentGetParams) (CommentGetRow, error) {
@@ -79,22 +83,26 @@ func (q *Queries) CommentGet(ctx context.Context, arg CommentGetParams) (Comment
 		&i.Comment.Content,
 		&i.Comment.CreatedAt,
 		&i.Comment.SearchVector,
+		&i.Comment.OnBehalfOf,
 		&i.AuthorName,
+		&i.AuthorIsService,
+		&i.OnBehalfOfName,
 	)
 	return i, err
 }
 
 const commentInsert = `-- name: CommentInsert :one
-INSERT INTO comments (id, card_id, author_id, content)
-VALUES ($1, $2, $3, $4)
-RETURNING id, card_id, author_id, content, created_at, search_vector
+INSERT INTO comments (id, card_id, author_id, content, on_behalf_of)
+VALUES ($1, $2, $3, $4, $5)
+RETURNING id, card_id, author_id, content, created_at, search_vector, on_behalf_of
 `
 
 type CommentInsertParams struct {
-	ID       string
-	CardID   string
-	AuthorID string
-	Content  string
+	ID         string
+	CardID     string
+	AuthorID   string
+	Content    string
+	OnBehalfOf *string
 }
 
 func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (Comment, error) {
@@ -103,6 +111,7 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (C
 		arg.CardID,
 		arg.AuthorID,
 		arg.Content,
+		arg.OnBehalfOf,
 	)
 	var i Comment
 	err := row.Scan(
@@ -112,20 +121,25 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (C
 		&i.Content,
 		&i.CreatedAt,
 		&i.SearchVector,
+		&i.OnBehalfOf,
 	)
 	return i, err
 }
 
 const commentListByCard = `-- name: CommentListByCard :many
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, c.on_behalf_of, u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.card_id = $1
 ORDER BY c.created_at, c.id
 `
 
 type CommentListByCardRow struct {
-	Comment    Comment
-	AuthorName string
+	Comment         Comment
+	AuthorName      string
+	AuthorIsService bool
+	OnBehalfOfName  string
 }
 
 // CommentListByCard lists a card's comments, oldest first; ids (UUIDv7) break ties in time.
@@ -145,7 +159,10 @@ func (q *Queries) CommentListByCard(ctx context.Context, cardID string) ([]Comme
 			&i.Comment.Content,
 			&i.Comment.CreatedAt,
 			&i.Comment.SearchVector,
+			&i.Comment.OnBehalfOf,
 			&i.AuthorName,
+			&i.AuthorIsService,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}
@@ -158,8 +175,10 @@ func (q *Queries) CommentListByCard(ctx context.Context, cardID string) ([]Comme
 }
 
 const commentPageByCard = `-- name: CommentPageByCard :many
-SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, u.name AS author_name
+SELECT c.id, c.card_id, c.author_id, c.content, c.created_at, c.search_vector, c.on_behalf_of, u.name AS author_name, u.is_service AS author_is_service,
+       coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM comments c JOIN users u ON u.id = c.author_id
+LEFT JOIN users ob ON ob.id = c.on_behalf_of
 WHERE c.card_id = $1 AND (c.created_at, c.id) > ($2::timestamptz, $3::uuid)
 ORDER BY c.created_at, c.id
 LIMIT $4
@@ -173,8 +192,10 @@ type CommentPageByCardParams struct {
 }
 
 type CommentPageByCardRow struct {
-	Comment    Comment
-	AuthorName string
+	Comment         Comment
+	AuthorName      string
+	AuthorIsService bool
+	OnBehalfOfName  string
 }
 
 // CommentPageByCard is one page of a card's comments, oldest first: those after the keyset (created_at,
@@ -200,7 +221,10 @@ func (q *Queries) CommentPageByCard(ctx context.Context, arg CommentPageByCardPa
 			&i.Comment.Content,
 			&i.Comment.CreatedAt,
 			&i.Comment.SearchVector,
+			&i.Comment.OnBehalfOf,
 			&i.AuthorName,
+			&i.AuthorIsService,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}

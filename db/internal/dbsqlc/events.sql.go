@@ -13,9 +13,16 @@ import (
 
 const eventsAfter = `-- name: EventsAfter :many
 SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
-       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS actor_type,
+       a.agent_id, coalesce(ag.name, u.name, '')::text AS agent_name,
+       a.on_behalf_of, coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM activities a
 LEFT JOIN projects p ON p.id = a.project_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE a.seq > $1 AND a.seq < $2
   AND (a.workspace_id = $3::uuid OR p.workspace_id = $3::uuid)
 ORDER BY a.seq
@@ -30,16 +37,21 @@ type EventsAfterParams struct {
 }
 
 type EventsAfterRow struct {
-	Seq         int64
-	ID          string
-	WorkspaceID string
-	ProjectID   *string
-	CardID      *string
-	DocumentID  *string
-	ActorID     *string
-	Type        string
-	Meta        json.RawMessage
-	CreatedAt   time.Time
+	Seq            int64
+	ID             string
+	WorkspaceID    string
+	ProjectID      *string
+	CardID         *string
+	DocumentID     *string
+	ActorID        *string
+	Type           string
+	Meta           json.RawMessage
+	CreatedAt      time.Time
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
 }
 
 // EventsAfter reads one workspace's feed between two positions (after < seq < before), in order: the
@@ -69,6 +81,11 @@ func (q *Queries) EventsAfter(ctx context.Context, arg EventsAfterParams) ([]Eve
 			&i.Type,
 			&i.Meta,
 			&i.CreatedAt,
+			&i.ActorType,
+			&i.AgentID,
+			&i.AgentName,
+			&i.OnBehalfOf,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}
@@ -82,24 +99,36 @@ func (q *Queries) EventsAfter(ctx context.Context, arg EventsAfterParams) ([]Eve
 
 const eventsByActivityIDs = `-- name: EventsByActivityIDs :many
 SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
-       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS actor_type,
+       a.agent_id, coalesce(ag.name, u.name, '')::text AS agent_name,
+       a.on_behalf_of, coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM activities a
 LEFT JOIN projects p ON p.id = a.project_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE a.id = ANY($1::uuid[])
 ORDER BY a.seq
 `
 
 type EventsByActivityIDsRow struct {
-	Seq         int64
-	ID          string
-	WorkspaceID string
-	ProjectID   *string
-	CardID      *string
-	DocumentID  *string
-	ActorID     *string
-	Type        string
-	Meta        json.RawMessage
-	CreatedAt   time.Time
+	Seq            int64
+	ID             string
+	WorkspaceID    string
+	ProjectID      *string
+	CardID         *string
+	DocumentID     *string
+	ActorID        *string
+	Type           string
+	Meta           json.RawMessage
+	CreatedAt      time.Time
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
 }
 
 // EventsByActivityIDs reads activities as feed events, by their ids, in position order.
@@ -123,6 +152,11 @@ func (q *Queries) EventsByActivityIDs(ctx context.Context, ids []string) ([]Even
 			&i.Type,
 			&i.Meta,
 			&i.CreatedAt,
+			&i.ActorType,
+			&i.AgentID,
+			&i.AgentName,
+			&i.OnBehalfOf,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}
@@ -168,7 +202,7 @@ func (q *Queries) EventsHorizon(ctx context.Context) (EventsHorizonRow, error) {
 }
 
 const eventsMissionRef = `-- name: EventsMissionRef :one
-SELECT m.workspace_id, m.project_id, m.card_id, a.user_id AS agent_user_id
+SELECT m.workspace_id, m.project_id, m.card_id, a.user_id AS agent_user_id, a.id AS agent_id, m.created_by
 FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.id = $1
 `
@@ -178,10 +212,12 @@ type EventsMissionRefRow struct {
 	ProjectID   *string
 	CardID      *string
 	AgentUserID string
+	AgentID     string
+	CreatedBy   string
 }
 
 // EventsMissionRef is what a mission's status change records for the feed: its workspace, project and
-// card, and its agent's user (the actor).
+// card, its agent's user (the actor), the agent and the member who started the mission.
 func (q *Queries) EventsMissionRef(ctx context.Context, id string) (EventsMissionRefRow, error) {
 	row := q.db.QueryRow(ctx, eventsMissionRef, id)
 	var i EventsMissionRefRow
@@ -190,15 +226,24 @@ func (q *Queries) EventsMissionRef(ctx context.Context, id string) (EventsMissio
 		&i.ProjectID,
 		&i.CardID,
 		&i.AgentUserID,
+		&i.AgentID,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const eventsPoll = `-- name: EventsPoll :many
 SELECT a.seq, a.id, coalesce(a.workspace_id, p.workspace_id)::uuid AS workspace_id, a.project_id, a.card_id,
-       a.document_id, a.actor_id, a.type, a.meta, a.created_at
+       a.document_id, a.actor_id, a.type, a.meta, a.created_at,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS actor_type,
+       a.agent_id, coalesce(ag.name, u.name, '')::text AS agent_name,
+       a.on_behalf_of, coalesce(ob.name, '')::text AS on_behalf_of_name
 FROM activities a
 LEFT JOIN projects p ON p.id = a.project_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE a.seq > $1 OR a.seq = ANY($2::bigint[])
 ORDER BY a.seq
 LIMIT $3
@@ -211,16 +256,21 @@ type EventsPollParams struct {
 }
 
 type EventsPollRow struct {
-	Seq         int64
-	ID          string
-	WorkspaceID string
-	ProjectID   *string
-	CardID      *string
-	DocumentID  *string
-	ActorID     *string
-	Type        string
-	Meta        json.RawMessage
-	CreatedAt   time.Time
+	Seq            int64
+	ID             string
+	WorkspaceID    string
+	ProjectID      *string
+	CardID         *string
+	DocumentID     *string
+	ActorID        *string
+	Type           string
+	Meta           json.RawMessage
+	CreatedAt      time.Time
+	ActorType      string
+	AgentID        *string
+	AgentName      string
+	OnBehalfOf     *string
+	OnBehalfOfName string
 }
 
 // EventsPoll reads the feed positions after @after and the given earlier ones (positions the poller
@@ -246,6 +296,11 @@ func (q *Queries) EventsPoll(ctx context.Context, arg EventsPollParams) ([]Event
 			&i.Type,
 			&i.Meta,
 			&i.CreatedAt,
+			&i.ActorType,
+			&i.AgentID,
+			&i.AgentName,
+			&i.OnBehalfOf,
+			&i.OnBehalfOfName,
 		); err != nil {
 			return nil, err
 		}

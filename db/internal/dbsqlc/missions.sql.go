@@ -24,7 +24,7 @@ const missionAsk = `-- name: MissionAsk :one
 UPDATE agent_missions
 SET status = 'awaiting_input', question = $1, input_deadline = $2, conversation = $3
 WHERE id = $4 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionAskParams struct {
@@ -70,6 +70,11 @@ func (q *Queries) MissionAsk(ctx context.Context, arg MissionAskParams) (AgentMi
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -80,7 +85,7 @@ SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by =
     claim_expires_at = $2, claim_seq = m.claim_seq + 1
 FROM agents a
 WHERE m.id = $3 AND m.workspace_id = $4 AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
-RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation
+RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at
 `
 
 type MissionClaimParams struct {
@@ -125,6 +130,11 @@ func (q *Queries) MissionClaim(ctx context.Context, arg MissionClaimParams) (Age
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -147,7 +157,7 @@ const missionClaimRelease = `-- name: MissionClaimRelease :one
 UPDATE agent_missions
 SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
 WHERE id = $1 AND status = 'running' AND claim_seq = $2 AND claim_expires_at <= now()
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionClaimReleaseParams struct {
@@ -185,6 +195,11 @@ func (q *Queries) MissionClaimRelease(ctx context.Context, arg MissionClaimRelea
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -204,7 +219,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -237,6 +252,11 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -260,7 +280,7 @@ func (q *Queries) MissionCountSince(ctx context.Context, arg MissionCountSincePa
 const missionExpireInput = `-- name: MissionExpireInput :one
 UPDATE agent_missions SET status = 'expired', finished_at = now(), error = 'the question went unanswered'
 WHERE id = $1 AND status = 'awaiting_input' AND input_deadline <= now()
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionExpireInput ends a mission whose question went unanswered past its deadline.
@@ -293,6 +313,11 @@ func (q *Queries) MissionExpireInput(ctx context.Context, id string) (AgentMissi
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -302,7 +327,7 @@ UPDATE agent_missions
 SET status = $1, error = $2,
     finished_at = CASE WHEN $1::text IN ('completed', 'failed', 'stopped', 'expired') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionFinishParams struct {
@@ -340,12 +365,17 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -382,12 +412,17 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -419,12 +454,17 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -456,6 +496,11 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -463,7 +508,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionInsertParams struct {
@@ -517,6 +562,11 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -562,7 +612,7 @@ func (q *Queries) MissionListActiveByCreator(ctx context.Context, arg MissionLis
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE agent_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
 ORDER BY created_at DESC, id DESC LIMIT $4
 `
@@ -616,6 +666,11 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.Question,
 			&i.InputDeadline,
 			&i.Conversation,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -628,7 +683,7 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 }
 
 const missionListByWorkspace = `-- name: MissionListByWorkspace :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE workspace_id = $1
   AND ($2::text IS NULL OR status = $2)
   AND ($3::uuid IS NULL OR agent_id = $3)
@@ -693,6 +748,11 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 			&i.Question,
 			&i.InputDeadline,
 			&i.Conversation,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -705,7 +765,7 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 }
 
 const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
-SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
   AND ($2::uuid IS NULL OR m.agent_id = $2::uuid)
 ORDER BY m.created_at, m.id
@@ -754,6 +814,11 @@ func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueue
 			&i.Question,
 			&i.InputDeadline,
 			&i.Conversation,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -770,7 +835,7 @@ UPDATE agent_missions m SET status = 'stale'
 WHERE m.status = 'running' AND m.claimed_by IS NULL
   AND coalesce((SELECT e.created_at FROM stream_events e WHERE e.stream_id = m.id ORDER BY e.seq DESC LIMIT 1),
                 m.started_at, m.created_at) < $1::timestamptz
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionMarkStale marks stale the running missions (of in-process agents; an MCP client's claim has its
@@ -810,6 +875,11 @@ func (q *Queries) MissionMarkStale(ctx context.Context, before time.Time) ([]Age
 			&i.Question,
 			&i.InputDeadline,
 			&i.Conversation,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -823,7 +893,7 @@ func (q *Queries) MissionMarkStale(ctx context.Context, before time.Time) ([]Age
 
 const missionReclaimStale = `-- name: MissionReclaimStale :one
 UPDATE agent_missions SET status = 'running' WHERE id = $1 AND status = 'stale'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionReclaimStale is a worker coming back to a mission marked stale meanwhile: running again.
@@ -856,6 +926,11 @@ func (q *Queries) MissionReclaimStale(ctx context.Context, id string) (AgentMiss
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -865,7 +940,7 @@ UPDATE agent_missions
 SET status = 'running', question = NULL, input_deadline = NULL,
     conversation = coalesce($1::jsonb, conversation), job_id = $2
 WHERE id = $3 AND status = $4
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionResumeParams struct {
@@ -911,6 +986,11 @@ func (q *Queries) MissionResume(ctx context.Context, arg MissionResumeParams) (A
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -950,7 +1030,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -983,6 +1063,11 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }
@@ -1081,7 +1166,7 @@ SET status = 'stopped', stop_reason = $1, cancelled_at = now(), finished_at = no
     input_deadline = NULL
 WHERE id = $2 AND workspace_id = $3
   AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionStopParams struct {
@@ -1121,6 +1206,11 @@ func (q *Queries) MissionStop(ctx context.Context, arg MissionStopParams) (Agent
 		&i.Question,
 		&i.InputDeadline,
 		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
 	)
 	return i, err
 }

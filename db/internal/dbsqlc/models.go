@@ -34,6 +34,8 @@ type Activity struct {
 	WorkspaceID   *string
 	DocumentID    *string
 	Seq           int64
+	AgentID       *string
+	OnBehalfOf    *string
 }
 
 type Agent struct {
@@ -55,31 +57,36 @@ type Agent struct {
 }
 
 type AgentMission struct {
-	ID             string
-	WorkspaceID    string
-	AgentID        string
-	ProjectID      *string
-	CardID         *string
-	Source         string
-	Objective      string
-	Status         string
-	MaxSteps       int32
-	Steps          int32
-	Actions        int32
-	JobID          *int64
-	CreatedBy      string
-	CreatedAt      time.Time
-	StartedAt      *time.Time
-	FinishedAt     *time.Time
-	CancelledAt    *time.Time
-	Error          *string
-	ClaimedBy      *string
-	ClaimExpiresAt *time.Time
-	ClaimSeq       int32
-	StopReason     *string
-	Question       []byte
-	InputDeadline  *time.Time
-	Conversation   []byte
+	ID               string
+	WorkspaceID      string
+	AgentID          string
+	ProjectID        *string
+	CardID           *string
+	Source           string
+	Objective        string
+	Status           string
+	MaxSteps         int32
+	Steps            int32
+	Actions          int32
+	JobID            *int64
+	CreatedBy        string
+	CreatedAt        time.Time
+	StartedAt        *time.Time
+	FinishedAt       *time.Time
+	CancelledAt      *time.Time
+	Error            *string
+	ClaimedBy        *string
+	ClaimExpiresAt   *time.Time
+	ClaimSeq         int32
+	StopReason       *string
+	Question         []byte
+	InputDeadline    *time.Time
+	Conversation     []byte
+	ModelTurns       int32
+	PromptTokens     int64
+	CompletionTokens int64
+	WaitingMs        int64
+	StatusChangedAt  *time.Time
 }
 
 type AgentProposal struct {
@@ -101,6 +108,15 @@ type AgentSkill struct {
 	AgentID   string
 	SkillID   string
 	CreatedAt time.Time
+}
+
+type AgentUsage struct {
+	WorkspaceID      string
+	AgentID          string
+	Day              pgtype.Date
+	ModelTurns       int32
+	PromptTokens     int64
+	CompletionTokens int64
 }
 
 type ApiToken struct {
@@ -282,6 +298,7 @@ type Comment struct {
 	Content      string
 	CreatedAt    time.Time
 	SearchVector pgtype.UndecodedBytes
+	OnBehalfOf   *string
 }
 
 type CustomField struct {
@@ -552,6 +569,7 @@ type Project struct {
 	CreatedBy   string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	ArchivedAt  *time.Time
 }
 
 type ProjectDraft struct {
@@ -717,6 +735,12 @@ type Workspace struct {
 	IsPersonal     bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+type WorkspaceAgentSetting struct {
+	WorkspaceID     string
+	MaxTokensPerDay *int64
+	UpdatedAt       time.Time
 }
 
 type WorkspaceInvitation struct {

@@ -57,7 +57,7 @@ func (q *Queries) MissionsUnfinishedByProject(ctx context.Context, projectID *st
 
 const projectDelete = `-- name: ProjectDelete :one
 DELETE FROM projects WHERE id = $1 AND workspace_id = $2
-RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at
+RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at
 `
 
 type ProjectDeleteParams struct {
@@ -80,12 +80,13 @@ func (q *Queries) ProjectDelete(ctx context.Context, arg ProjectDeleteParams) (P
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ArchivedAt,
 	)
 	return i, err
 }
 
 const projectGet = `-- name: ProjectGet :one
-SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at FROM projects WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at FROM projects WHERE id = $1 AND workspace_id = $2
 `
 
 type ProjectGetParams struct {
@@ -106,6 +107,7 @@ func (q *Queries) ProjectGet(ctx context.Context, arg ProjectGetParams) (Project
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ArchivedAt,
 	)
 	return i, err
 }
@@ -148,7 +150,7 @@ func (q *Queries) ProjectIDsOfMemberInWorkspaces(ctx context.Context, arg Projec
 const projectInsert = `-- name: ProjectInsert :one
 INSERT INTO projects (id, workspace_id, name, description, deadline, template_id, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at
+RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at
 `
 
 type ProjectInsertParams struct {
@@ -182,12 +184,13 @@ func (q *Queries) ProjectInsert(ctx context.Context, arg ProjectInsertParams) (P
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ArchivedAt,
 	)
 	return i, err
 }
 
 const projectListByWorkspace = `-- name: ProjectListByWorkspace :many
-SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at FROM projects WHERE workspace_id = $1 ORDER BY created_at, id
+SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at FROM projects WHERE workspace_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) ProjectListByWorkspace(ctx context.Context, workspaceID string) ([]Project, error) {
@@ -209,6 +212,7 @@ func (q *Queries) ProjectListByWorkspace(ctx context.Context, workspaceID string
 			&i.CreatedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ArchivedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -363,26 +367,30 @@ func (q *Queries) ProjectMemberRemove(ctx context.Context, arg ProjectMemberRemo
 }
 
 const projectPageByWorkspace = `-- name: ProjectPageByWorkspace :many
-SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at FROM projects
+SELECT id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at FROM projects
 WHERE workspace_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
+  AND ($4::boolean IS NULL OR (archived_at IS NOT NULL) = $4::boolean)
 ORDER BY created_at, id
-LIMIT $4
+LIMIT $5
 `
 
 type ProjectPageByWorkspaceParams struct {
 	WorkspaceID string
 	AfterAt     time.Time
 	AfterID     string
+	Archived    *bool
 	Lim         int32
 }
 
 // ProjectPageByWorkspace is one page of a workspace's projects, oldest first: those after the keyset
-// (created_at, id) of the previous page's last (docs/pagination.md).
+// (created_at, id) of the previous page's last (docs/pagination.md). A null archived lists them all,
+// else those archived or not.
 func (q *Queries) ProjectPageByWorkspace(ctx context.Context, arg ProjectPageByWorkspaceParams) ([]Project, error) {
 	rows, err := q.db.Query(ctx, projectPageByWorkspace,
 		arg.WorkspaceID,
 		arg.AfterAt,
 		arg.AfterID,
+		arg.Archived,
 		arg.Lim,
 	)
 	if err != nil {
@@ -402,6 +410,7 @@ func (q *Queries) ProjectPageByWorkspace(ctx context.Context, arg ProjectPageByW
 			&i.CreatedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ArchivedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -413,6 +422,39 @@ func (q *Queries) ProjectPageByWorkspace(ctx context.Context, arg ProjectPageByW
 	return items, nil
 }
 
+const projectSetArchived = `-- name: ProjectSetArchived :one
+UPDATE projects
+SET archived_at = CASE WHEN $1::boolean THEN now() END, updated_at = now()
+WHERE id = $2 AND workspace_id = $3 AND (archived_at IS NOT NULL) <> $1::boolean
+RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at
+`
+
+type ProjectSetArchivedParams struct {
+	Archived    bool
+	ID          string
+	WorkspaceID string
+}
+
+// ProjectSetArchived archives (archived_at now) or restores (archived_at null) a project of a workspace
+// that is not in that state yet; no row when it is not found or already is.
+func (q *Queries) ProjectSetArchived(ctx context.Context, arg ProjectSetArchivedParams) (Project, error) {
+	row := q.db.QueryRow(ctx, projectSetArchived, arg.Archived, arg.ID, arg.WorkspaceID)
+	var i Project
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Name,
+		&i.Description,
+		&i.Deadline,
+		&i.TemplateID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.ArchivedAt,
+	)
+	return i, err
+}
+
 const projectUpdate = `-- name: ProjectUpdate :one
 UPDATE projects
 SET name = coalesce($1, name),
@@ -420,7 +462,7 @@ SET name = coalesce($1, name),
     deadline = CASE WHEN $3::boolean THEN $4 ELSE deadline END,
     updated_at = now()
 WHERE id = $5
-RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at
+RETURNING id, workspace_id, name, description, deadline, template_id, created_by, created_at, updated_at, archived_at
 `
 
 type ProjectUpdateParams struct {
@@ -450,6 +492,7 @@ func (q *Queries) ProjectUpdate(ctx context.Context, arg ProjectUpdateParams) (P
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ArchivedAt,
 	)
 	return i, err
 }

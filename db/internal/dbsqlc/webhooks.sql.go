@@ -99,48 +99,60 @@ SELECT d.id, d.workspace_id, d.webhook_id, d.url, d.source, d.event_type, d.acti
        (a.id IS NOT NULL)::boolean AS activity_found, coalesce(a.type, '')::text AS activity_type,
        coalesce(a.workspace_id, p.workspace_id, d.workspace_id) AS activity_workspace_id, a.project_id AS activity_project_id,
        a.card_id AS activity_card_id, a.document_id AS activity_document_id, a.actor_id AS activity_actor_id,
-       a.meta AS activity_meta, a.created_at AS activity_created_at, a.seq AS activity_seq
+       a.meta AS activity_meta, a.created_at AS activity_created_at, a.seq AS activity_seq,
+       (CASE WHEN a.agent_id IS NOT NULL OR u.is_service THEN 'agent' WHEN a.actor_id IS NOT NULL THEN 'person'
+             ELSE 'system' END)::text AS activity_actor_type,
+       a.agent_id AS activity_agent_id, coalesce(ag.name, u.name, '')::text AS activity_agent_name,
+       a.on_behalf_of AS activity_on_behalf_of, coalesce(ob.name, '')::text AS activity_on_behalf_of_name
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id
 LEFT JOIN activities a ON a.id = d.activity_id AND d.payload IS NULL
 LEFT JOIN projects p ON p.id = a.project_id
+LEFT JOIN users u ON u.id = a.actor_id
+LEFT JOIN agents ag ON ag.id = a.agent_id
+LEFT JOIN users ob ON ob.id = a.on_behalf_of
 WHERE d.id = $1
 `
 
 type WebhookDeliveryForAttemptRow struct {
-	ID                  string
-	WorkspaceID         string
-	WebhookID           *string
-	URL                 *string
-	Source              *string
-	EventType           string
-	ActivityID          *string
-	Payload             []byte
-	Status              string
-	Attempts            int32
-	ResponseStatus      *int32
-	ResponseBody        *string
-	DurationMs          *int32
-	Error               *string
-	NextAttemptAt       *time.Time
-	LastAttemptAt       *time.Time
-	RedeliveredAt       *time.Time
-	CreatedAt           time.Time
-	Target              string
-	WebhookEnabled      bool
-	ConsecutiveFailures int32
-	Secret              []byte
-	PreviousSecret      []byte
-	ActivityFound       bool
-	ActivityType        string
-	ActivityWorkspaceID string
-	ActivityProjectID   *string
-	ActivityCardID      *string
-	ActivityDocumentID  *string
-	ActivityActorID     *string
-	ActivityMeta        []byte
-	ActivityCreatedAt   *time.Time
-	ActivitySeq         *int64
+	ID                     string
+	WorkspaceID            string
+	WebhookID              *string
+	URL                    *string
+	Source                 *string
+	EventType              string
+	ActivityID             *string
+	Payload                []byte
+	Status                 string
+	Attempts               int32
+	ResponseStatus         *int32
+	ResponseBody           *string
+	DurationMs             *int32
+	Error                  *string
+	NextAttemptAt          *time.Time
+	LastAttemptAt          *time.Time
+	RedeliveredAt          *time.Time
+	CreatedAt              time.Time
+	Target                 string
+	WebhookEnabled         bool
+	ConsecutiveFailures    int32
+	Secret                 []byte
+	PreviousSecret         []byte
+	ActivityFound          bool
+	ActivityType           string
+	ActivityWorkspaceID    string
+	ActivityProjectID      *string
+	ActivityCardID         *string
+	ActivityDocumentID     *string
+	ActivityActorID        *string
+	ActivityMeta           []byte
+	ActivityCreatedAt      *time.Time
+	ActivitySeq            *int64
+	ActivityActorType      string
+	ActivityAgentID        *string
+	ActivityAgentName      string
+	ActivityOnBehalfOf     *string
+	ActivityOnBehalfOfName string
 }
 
 // WebhookDeliveryForAttempt reads a delivery with what sending it needs, in one statement: its address (a
@@ -184,6 +196,11 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id string) (Web
 		&i.ActivityMeta,
 		&i.ActivityCreatedAt,
 		&i.ActivitySeq,
+		&i.ActivityActorType,
+		&i.ActivityAgentID,
+		&i.ActivityAgentName,
+		&i.ActivityOnBehalfOf,
+		&i.ActivityOnBehalfOfName,
 	)
 	return i, err
 }

@@ -13,7 +13,8 @@ import (
 const accessResolve = `-- name: AccessResolve :one
 SELECT o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id,
+       p.archived_at AS project_archived_at
 FROM organizations o
 JOIN organization_members om ON om.organization_id = o.id AND om.user_id = $1
 LEFT JOIN workspaces w ON w.organization_id = o.id AND w.slug = $2
@@ -30,17 +31,18 @@ type AccessResolveParams struct {
 }
 
 type AccessResolveRow struct {
-	OrgID          string
-	OrgName        string
-	OrgSlug        string
-	OrgOwnerID     string
-	OrgCreatedAt   time.Time
-	OrgIsPersonal  bool
-	OrgRole        string
-	WsID           *string
-	WsRole         *string
-	WsPilotageRole *string
-	ProjectID      *string
+	OrgID             string
+	OrgName           string
+	OrgSlug           string
+	OrgOwnerID        string
+	OrgCreatedAt      time.Time
+	OrgIsPersonal     bool
+	OrgRole           string
+	WsID              *string
+	WsRole            *string
+	WsPilotageRole    *string
+	ProjectID         *string
+	ProjectArchivedAt *time.Time
 }
 
 // AccessResolve answers, in one round trip, what a user may do in an organization and optionally one of
@@ -65,6 +67,7 @@ func (q *Queries) AccessResolve(ctx context.Context, arg AccessResolveParams) (A
 		&i.WsRole,
 		&i.WsPilotageRole,
 		&i.ProjectID,
+		&i.ProjectArchivedAt,
 	)
 	return i, err
 }
@@ -519,7 +522,8 @@ const userAccessResolve = `-- name: UserAccessResolve :one
 SELECT u.id, u.email, u.name, u.job_title, u.password_hash, u.email_verified, u.pilotage_role, u.session_version, u.totp_secret, u.totp_enabled, u.totp_last_step, u.is_service, u.created_at, u.updated_at,
        o.id AS org_id, o.name AS org_name, o.slug AS org_slug, o.owner_id AS org_owner_id,
        o.created_at AS org_created_at, o.is_personal AS org_is_personal, om.role AS org_role,
-       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id
+       w.id AS ws_id, wm.role AS ws_role, wm.pilotage_role AS ws_pilotage_role, p.id AS project_id,
+       p.archived_at AS project_archived_at
 FROM users u
 JOIN sessions s ON s.id = $1 AND s.user_id = u.id AND s.revoked_at IS NULL AND s.expires_at > now()
 LEFT JOIN organizations o ON o.slug = $2
@@ -539,18 +543,19 @@ type UserAccessResolveParams struct {
 }
 
 type UserAccessResolveRow struct {
-	User           User
-	OrgID          *string
-	OrgName        *string
-	OrgSlug        *string
-	OrgOwnerID     *string
-	OrgCreatedAt   *time.Time
-	OrgIsPersonal  *bool
-	OrgRole        *string
-	WsID           *string
-	WsRole         *string
-	WsPilotageRole *string
-	ProjectID      *string
+	User              User
+	OrgID             *string
+	OrgName           *string
+	OrgSlug           *string
+	OrgOwnerID        *string
+	OrgCreatedAt      *time.Time
+	OrgIsPersonal     *bool
+	OrgRole           *string
+	WsID              *string
+	WsRole            *string
+	WsPilotageRole    *string
+	ProjectID         *string
+	ProjectArchivedAt *time.Time
 }
 
 // UserAccessResolve is AccessResolve together with the user's row, for callers authenticated by a JWT:
@@ -591,6 +596,7 @@ func (q *Queries) UserAccessResolve(ctx context.Context, arg UserAccessResolvePa
 		&i.WsRole,
 		&i.WsPilotageRole,
 		&i.ProjectID,
+		&i.ProjectArchivedAt,
 	)
 	return i, err
 }
