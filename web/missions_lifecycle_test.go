@@ -61,7 +61,7 @@ func TestBrowserMissionAskReplyStop(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
 	waitFor(t, ctx, "the mission stopped", `document.querySelector("[data-status]")?.dataset.status === "stopped" &&
 		!document.querySelector(".mission-stop button") && !document.querySelector(".mission-question")`)
-	require.Contains(t, text(t, ctx, ".status-line"), "by a person")
+	waitFor(t, ctx, "why it stopped", `document.querySelector(".status-line")?.textContent.includes("by a person")`)
 	var stopped struct {
 		Status     string
 		StopReason string

@@ -38,6 +38,9 @@ export function Mission({ org, ws, mission }) {
         setConn(state);
       });
   }, [org, ws, mission]);
+  // The mission as read may lag the stream (a read that left before the question came back after it):
+  // read it again when the stream says another status, so the question, stop reason or resume show.
+  useEffect(() => { if (status && m.data && m.data.status !== status && !m.loading) m.reload(); }, [status, m.data?.status]);
   const text = events.filter((e) => e.type === 'token').map((e) => e.message || '').join('');
   const steps = events.filter((e) => e.type !== 'token');
   const shown = status || m.data?.status || '';
