@@ -33,7 +33,7 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	require.Equal(t, "planner", a.Slug)
 	require.Equal(t, "supervised", a.AutonomyMode)
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, a.Tools)
+		"propose_pilotage_action", "ask_user"}, a.Tools)
 	require.Equal(t, false, a.McpOnly)
 	require.Equal(t, AgentLimits{MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, a.Limits)
 	userID := a.UserID
@@ -108,7 +108,7 @@ func TestAgentToolCatalog(t *testing.T) {
 		require.NotEmpty(t, tool.Description, tool.Name)
 	}
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, names)
+		"propose_pilotage_action", "ask_user"}, names)
 	outsider := e.register("outsider@example.com")
 	r = e.do("GET", wsOf(owner)+"/agent-tools", outsider.Token, nil)
 	require.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, r.Code)

@@ -69,6 +69,12 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	// The lifecycle (migration 00040): why a stopped mission stopped, the pending question of one awaiting
+	// input, when that question expires, and the conversation it resumes from.
+	StopReason    *string
+	Question      []byte
+	InputDeadline *time.Time
+	Conversation  []byte
 	// The mission's accounting (migration 00041): model calls made, the tokens they used, the time spent
 	// waiting for people (awaiting_*: the wait in progress is not in WaitingMs yet) and when the status
 	// last changed.

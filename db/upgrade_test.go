@@ -43,6 +43,7 @@ const (
 	sSess = "a0000000-0000-4000-8000-000000000060"
 	hHook = "a0000000-0000-4000-8000-000000000070"
 	pOld  = "a0000000-0000-4000-8000-000000000080"
+	mAsk  = "a0000000-0000-4000-8000-000000000032"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -190,6 +191,15 @@ var upgradeSeeds = []upgradeSeed{
 			AND (SELECT archived_at FROM projects WHERE id = '` + pLnch + `') IS NULL`},
 	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
 		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
+	{version: 40, seed: `
+		INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by,
+			question, input_deadline, conversation)
+			VALUES ('` + mAsk + `', '` + wEng + `', '` + gBot + `', 'agent', 'Which first?', 'awaiting_input', 5,
+				'` + uAnn + `', '{"question": "Tests or docs?", "options": ["Tests", "Docs"]}', '2026-01-05T00:00:00Z',
+				'{"turn": 1, "messages": [], "askCallId": "call_1"}');`,
+		survives: `SELECT (SELECT status = 'awaiting_input' AND question->>'question' = 'Tests or docs?'
+			AND conversation->>'askCallId' = 'call_1' AND input_deadline = '2026-01-05T00:00:00Z'
+			FROM agent_missions WHERE id = '` + mAsk + `')`},
 	{version: 41, seed: `
 		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
 			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);

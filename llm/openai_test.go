@@ -256,7 +256,7 @@ func TestOpenAIStreamsContentTokens(t *testing.T) {
 		toolNames = append(toolNames, tool.Function.Name)
 	}
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, toolNames)
+		"propose_pilotage_action", "ask_user"}, toolNames)
 
 	// The mission is a user message right after the system message.
 	require.Len(t, req.Messages, 3)

@@ -1061,7 +1061,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1191,7 +1191,7 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1596,8 +1596,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a mission
-         * @description A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are rejected and a running job stops at its next step. A finished mission answers 409.
+         * Cancel a mission (the same as stop)
+         * @description The stop operation under its former name. A queued, running, awaiting (approval or input) or stale mission becomes stopped (stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A finished mission answers 409.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1617,7 +1617,7 @@ export interface paths {
         };
         /**
          * Watch a mission's progress (server-sent events)
-         * @description A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` (status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream ends after the event reporting the mission's final status, completed or failed (right after the replay when the mission already has one); until then it stays open, awaiting_approval included (deciding the proposals completes the mission). Comment lines are heartbeats.
+         * @description A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` (status, ack, step, proposal, question, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream ends after the `done` event reporting the mission's final status, completed, failed, stopped or expired (right after the replay when the mission already has one); until then it stays open, awaiting_approval, awaiting_input and stale included (a decision, an answer or a resume moves the mission on). Comment lines are heartbeats.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -1644,6 +1644,72 @@ export interface paths {
         get: operations["missions-proposals"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a mission's question
+         * @description The mission's agent asked (ask_user; the mission is awaiting_input, its `question` says what): the answer goes to the model as the question's result and the mission runs again from where it stopped. A mission not awaiting input answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-reply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a stale mission
+         * @description A stale mission (no event from its worker for MISSION_STALE_AFTER) runs again under a new job, from its recorded steps. A mission not stale answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a mission
+         * @description A queued, running, awaiting (approval or input) or stale mission becomes stopped (stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A finished mission answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-stop"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3962,10 +4028,10 @@ export interface components {
             /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
             title: string;
             /**
-             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId)
+             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId) and mission_question (an agent asked its mission's requester a question; notifies the requester, meta has missionId, question, options and agentName)
              * @enum {string}
              */
-            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice";
+            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice" | "mission_question";
             /** @description The workspace it happened in (absent when its project is gone) */
             workspaceId?: string;
         };
@@ -4447,7 +4513,7 @@ export interface components {
             /** @description Default true */
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[] | null;
+            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "mission_question" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[] | null;
             /** @description http or https */
             url: string;
         };
@@ -4861,7 +4927,10 @@ export interface components {
              */
             actions: number;
             agentId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was stopped
+             */
             cancelledAt: string | null;
             cardId: string | null;
             /** Format: date-time */
@@ -4876,19 +4945,35 @@ export interface components {
             projectId: string | null;
             /** @description Same as objective */
             prompt: string;
+            /** @description The question an awaiting_input mission waits on (absent otherwise) */
+            question?: components["schemas"]["MissionQuestionOut"];
             /** @enum {string} */
             source: "agent" | "runtime" | "card_mission" | "pipeline";
             /** Format: date-time */
             startedAt: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
+            status: "queued" | "running" | "awaiting_approval" | "awaiting_input" | "stale" | "completed" | "failed" | "stopped" | "expired";
             /**
              * Format: int32
              * @description Model turns taken
              */
             steps: number;
+            /** @description Why a stopped mission stopped */
+            stopReason: string | null;
             /** @description What the mission cost so far */
             usage: components["schemas"]["MissionUsageOut"];
+        };
+        MissionQuestionOut: {
+            /** Format: date-time */
+            askedAt: string;
+            /**
+             * Format: date-time
+             * @description Unanswered by then, the mission expires (MISSION_INPUT_TIMEOUT)
+             */
+            deadline: string;
+            /** @description Possible answers (any answer in words is taken too) */
+            options: string[] | null;
+            question: string;
         };
         MissionUsageOut: {
             /**
@@ -5439,6 +5524,10 @@ export interface components {
             targetCardId: string;
             /** @enum {string} */
             type: "blocks" | "blocked_by" | "related_to" | "duplicates" | "parent_of";
+        };
+        ReplyMissionInputBody: {
+            /** @description The answer, in words or one of the options */
+            answer: string;
         };
         ResetPasswordInputBody: {
             newPassword: string;
@@ -6113,7 +6202,7 @@ export interface components {
             description?: string;
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[];
+            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "mission_question" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[];
             url?: string;
         };
         UpdateWorkspaceInputBody: {
@@ -14281,7 +14370,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only missions in this status */
-                status?: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
+                status?: "queued" | "running" | "awaiting_approval" | "awaiting_input" | "stale" | "completed" | "failed" | "stopped" | "expired";
                 /** @description Only this agent's missions */
                 agentId?: string;
                 /** @description Only the missions on this card */
@@ -14708,6 +14797,313 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyMissionInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

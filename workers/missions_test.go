@@ -110,16 +110,15 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID,
 		ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
-	require.EqualValues(t, db.MissionFailed, cancelled.Status)
+	require.EqualValues(t, db.MissionStopped, cancelled.Status)
 
 	// The worker that had taken the mission's job goes on with it.
 	workNew(t, b, NewMissionWorker(b.deps), jobs.MissionArgs{MissionID: m.ID},
 		&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: mission.MissionMaxAttempts})
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, m.ID))
 	got := b.getMission(t, tm, m.ID)
-	require.EqualValues(t, db.MissionFailed, got.Status)
-	require.NotNil(t, got.Error)
-	require.Equal(t, "cancelled", *got.Error)
+	require.EqualValues(t, db.MissionStopped, got.Status)
+	require.Equal(t, testfactory.Ptr("person"), got.StopReason)
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID))
 }
 
@@ -146,7 +145,8 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	require.NotNil(t, got.Error)
 	require.Contains(t, *got.Error, "unusable output")
 	require.Nil(t, got.CancelledAt)
-	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, b.EventsButTokens(t, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "done:failed"},
+		b.EventsButTokens(t, m.ID))
 }
 
 // The text of a mission whose actions wait for approval says so, not that they were done; its turns are

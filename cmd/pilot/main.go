@@ -443,6 +443,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	queues := workers.Queues(cfg.WorkerConcurrency)
 	riverClient, eng, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout,
+		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter,
 		RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval,
 		FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider, Storage: attachments,
 		Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})

@@ -58,6 +58,12 @@ type Config struct {
 	// activities for the event feed's readers.
 	EventsPollInterval time.Duration
 	MissionTimeout     time.Duration
+	// MissionInputTimeout (MISSION_INPUT_TIMEOUT, default 72h, at least 1s) is how long a mission's
+	// question waits for its requester's answer before the mission expires.
+	MissionInputTimeout time.Duration
+	// MissionStaleAfter (MISSION_STALE_AFTER, default 5m, at least 1s) is how long a running mission may go
+	// without an event before it is marked stale.
+	MissionStaleAfter time.Duration
 	// McpClaimTimeout (MCP_CLAIM_TIMEOUT, default 10m) is how long an MCP client may stay silent while it
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
@@ -334,6 +340,8 @@ func (r *envReader) readNumbers(c *Config) {
 func (r *envReader) readDurations(c *Config) {
 	c.JWTExpiresIn, _ = r.duration("JWT_EXPIRES_IN", "7d")
 	c.MissionTimeout, _ = r.duration("MISSION_TIMEOUT", "10m")
+	c.MissionInputTimeout, _ = r.duration("MISSION_INPUT_TIMEOUT", "72h")
+	c.MissionStaleAfter, _ = r.duration("MISSION_STALE_AFTER", "5m")
 	var ok bool
 	if c.McpClaimTimeout, ok = r.duration("MCP_CLAIM_TIMEOUT", "10m"); ok && c.McpClaimTimeout < time.Second {
 		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT",
@@ -443,6 +451,12 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
+	}
+	if c.MissionInputTimeout < time.Second {
+		errs = append(errs, errors.New("MISSION_INPUT_TIMEOUT must be at least 1s"))
+	}
+	if c.MissionStaleAfter < time.Second {
+		errs = append(errs, errors.New("MISSION_STALE_AFTER must be at least 1s"))
 	}
 	if c.DraftTimeout < time.Second {
 		errs = append(errs, errors.New("DRAFT_TIMEOUT must be at least 1s"))

@@ -299,3 +299,29 @@ func TestLoadWebhooks(t *testing.T) {
 	_, err = load(env(base(map[string]string{"WEBHOOK_DELIVERY_RETENTION": "30m"})))
 	require.ErrorContains(t, err, "WEBHOOK_DELIVERY_RETENTION must be at least 1h")
 }
+
+func TestMissionLifecycleDurations(t *testing.T) {
+	t.Parallel()
+	getenv := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if k == "DATABASE_URL" {
+				return "postgres://pilot@localhost/pilot"
+			}
+			return m[k]
+		}
+	}
+	c, err := load(getenv(nil))
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, c.MissionInputTimeout)
+	require.Equal(t, 5*time.Minute, c.MissionStaleAfter)
+	c, err = load(getenv(map[string]string{"MISSION_INPUT_TIMEOUT": "2h", "MISSION_STALE_AFTER": "30s"}))
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Hour, c.MissionInputTimeout)
+	require.Equal(t, 30*time.Second, c.MissionStaleAfter)
+	for _, name := range []string{"MISSION_INPUT_TIMEOUT", "MISSION_STALE_AFTER"} {
+		_, err = load(getenv(map[string]string{name: "10ms"}))
+		require.ErrorContains(t, err, name+" must be at least 1s")
+		_, err = load(getenv(map[string]string{name: "soon"}))
+		require.ErrorContains(t, err, name)
+	}
+}

@@ -18,8 +18,8 @@ const modes = [
   ['autonomous', 'Autonomous', 'Every action is applied at once, without asking.'],
 ];
 const modeName = (/** @type {string} */ m) => modes.find((x) => x[0] === m)?.[1] || humanize(m);
-const statuses = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'];
-const finished = ['completed', 'failed'];
+const statuses = ['queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale', 'completed', 'failed', 'stopped', 'expired'];
+const finished = ['completed', 'failed', 'stopped', 'expired'];
 const missionsPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/missions';
 
 /** Whether the signed-in person administers the workspace (only admins change agents). @param {string} org @param {string} ws */
@@ -357,7 +357,7 @@ export function Missions({ org, ws, status, agent, card }) {
 
 /**
  * Missions as a table: objective (linked to its live page), agent, card, status in words, when; a
- * mission not finished can be cancelled.
+ * mission not finished can be stopped.
  * @param {{org: string, ws: string, list: MissionT[]|undefined, loading: boolean, error: unknown, agents: Agent[],
  *   onChanged: () => void, onCard?: (id: string) => void, empty: any}} props
  */
@@ -377,9 +377,9 @@ function MissionTable({ org, ws, list, loading, error, agents, onChanged, onCard
           aria-label=${`Only this card: ${titles[m.cardId] || 'its missions'}`}>Only this card</button>`}` : html`<span class="muted">none</span>`}</td>
       <td><span class=${'status ' + m.status}>${humanize(m.status)}</span>${m.error && m.status === 'failed' ? html` <span class="muted">${m.error}</span>` : ''}</td>
       <td><${When} iso=${m.createdAt} /></td>
-      <td>${!finished.includes(m.status) && html`<${ConfirmButton} label="Cancel" className="secondary" title="Cancel this mission?"
-        confirmLabel="Cancel the mission" detail=${html`<p>${m.objective}</p><p>The agent stops at its next step and its pending proposals are rejected.</p>`}
-        onConfirm=${async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/cancel', { orgSlug: org, wsSlug: ws, missionId: m.id }); announce('Mission cancelled'); onChanged(); }} />`}</td>
+      <td>${!finished.includes(m.status) && html`<${ConfirmButton} label="Stop" className="secondary" title="Stop this mission?"
+        confirmLabel="Stop the mission" detail=${html`<p>${m.objective}</p><p>The agent stops within a second; what it already did stays, and its pending proposals are rejected.</p>`}
+        onConfirm=${async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/stop', { orgSlug: org, wsSlug: ws, missionId: m.id }); announce('Mission stopped'); onChanged(); }} />`}</td>
     </tr>`)}</tbody>
   </table></div>`;
 }

@@ -80,6 +80,10 @@ type AgentMission struct {
 	ClaimedBy        *string
 	ClaimExpiresAt   *time.Time
 	ClaimSeq         int32
+	StopReason       *string
+	Question         []byte
+	InputDeadline    *time.Time
+	Conversation     []byte
 	ModelTurns       int32
 	PromptTokens     int64
 	CompletionTokens int64
