@@ -70,7 +70,7 @@ export function follow(url, types, onEvent, onState = () => {}) {
 const feedTypes = ['card_created', 'card_updated', 'card_moved', 'card_archived', 'card_deleted', 'card_assigned',
   'comment_added', 'comment_deleted', 'member_added', 'member_removed', 'project_created', 'project_updated',
   'project_deleted', 'document_created', 'document_updated', 'document_submitted', 'document_reviewed',
-  'mission_status_changed', 'pipeline_run_finished', 'pilotage_record_created', 'pilotage_record_updated',
+  'mission_status_changed', 'mission_question', 'pipeline_run_finished', 'pilotage_record_created', 'pilotage_record_updated',
   'pilotage_record_deleted', 'pilotage_action_proposed', 'pilotage_action_reviewed', 'pilotage_action_applied',
   'due_date_reached'];
 
