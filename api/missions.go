@@ -127,8 +127,8 @@ const missionsDoc = "A mission is queued (its job inserted with it), then runnin
 	"left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends " +
 	"completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An " +
 	"agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget " +
-	"(agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI " +
-	"client (/mcp)."
+	"(agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay " +
+	"queued for an external AI client (/mcp)."
 
 const stopDoc = "A queued, running, awaiting (approval or input) or stale mission becomes stopped " +
 	"(stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the " +
