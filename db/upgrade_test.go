@@ -43,6 +43,7 @@ const (
 	sSess = "a0000000-0000-4000-8000-000000000060"
 	hHook = "a0000000-0000-4000-8000-000000000070"
 	pOld  = "a0000000-0000-4000-8000-000000000080"
+	iImp  = "a0000000-0000-4000-8000-000000000090"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -199,6 +200,13 @@ var upgradeSeeds = []upgradeSeed{
 			AND (SELECT max_tokens_per_day FROM workspace_agent_settings WHERE workspace_id = '` + wEng + `') = 5000
 			AND (SELECT on_behalf_of FROM activities WHERE id = '` + aAct + `') = '` + uAnn + `'
 			AND (SELECT waiting_ms FROM agent_missions WHERE id = '` + mMis + `') = 1500`},
+	{version: 43, seed: `
+		INSERT INTO imports (id, workspace_id, source, file_name, file_sha256, file_size, status, items_read,
+			items_created, report, created_by)
+			VALUES ('` + iImp + `', '` + wEng + `', 'trello', 'board.json', 'ab12', 10, 'completed', 4, 3,
+				'{"projects": [{"name": "Launch"}], "skipped": []}', '` + uAnn + `');`,
+		survives: `SELECT (SELECT items_created FROM imports WHERE id = '` + iImp + `') = 3
+			AND (SELECT report->'projects'->0->>'name' FROM imports WHERE id = '` + iImp + `') = 'Launch'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it
