@@ -53,3 +53,9 @@ JOIN users u ON lower(u.email) = lower(r.email)
 JOIN workspace_members wm ON wm.user_id = u.id AND wm.workspace_id = @workspace_id
 WHERE c.id = r.card_id
 RETURNING c.id AS card_id, u.id AS user_id;
+
+-- name: ImportFail :one
+-- ImportFail ends a running import failed (its job gave up), keeping the report of what it created.
+UPDATE imports SET status = 'failed', error = @error, file = NULL, finished_at = now(), updated_at = now()
+WHERE id = @id AND status IN ('queued', 'running')
+RETURNING items_read, items_created, items_skipped;

@@ -11,6 +11,31 @@ import (
 	"time"
 )
 
+const importFail = `-- name: ImportFail :one
+UPDATE imports SET status = 'failed', error = $1, file = NULL, finished_at = now(), updated_at = now()
+WHERE id = $2 AND status IN ('queued', 'running')
+RETURNING items_read, items_created, items_skipped
+`
+
+type ImportFailParams struct {
+	Error *string
+	ID    string
+}
+
+type ImportFailRow struct {
+	ItemsRead    int32
+	ItemsCreated int32
+	ItemsSkipped int32
+}
+
+// ImportFail ends a running import failed (its job gave up), keeping the report of what it created.
+func (q *Queries) ImportFail(ctx context.Context, arg ImportFailParams) (ImportFailRow, error) {
+	row := q.db.QueryRow(ctx, importFail, arg.Error, arg.ID)
+	var i ImportFailRow
+	err := row.Scan(&i.ItemsRead, &i.ItemsCreated, &i.ItemsSkipped)
+	return i, err
+}
+
 const importFinish = `-- name: ImportFinish :one
 UPDATE imports SET status = $1, items_read = $2, items_created = $3,
                    items_skipped = $4, report = $5, error = $6, file = NULL,
