@@ -163,7 +163,9 @@ func (b *builder) fit(s string, n int, what string) string {
 	return string([]rune(s)[:n])
 }
 
-func (b *builder) skip(item, reason string) { b.p.Skipped = append(b.p.Skipped, Skip{Item: item, Reason: reason}) }
+func (b *builder) skip(item, reason string) {
+	b.p.Skipped = append(b.p.Skipped, Skip{Item: item, Reason: reason})
+}
 
 // column answers the index of the column keyed key, adding it named name the first time.
 func (b *builder) column(key, name string) (int, bool) {

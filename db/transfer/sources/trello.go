@@ -44,21 +44,21 @@ type trelloCheckItem struct {
 }
 
 type trelloBoard struct {
-	Name   string `json:"name"`
-	Desc   string `json:"desc"`
-	Closed bool   `json:"closed"`
+	Name   string       `json:"name"`
+	Desc   string       `json:"desc"`
+	Closed bool         `json:"closed"`
 	Lists  []trelloList `json:"lists"`
-	Cards []trelloCard `json:"cards"`
+	Cards  []trelloCard `json:"cards"`
 	Labels []struct {
 		ID    string  `json:"id"`
 		Name  string  `json:"name"`
 		Color *string `json:"color"`
 	} `json:"labels"`
 	Checklists []struct {
-		ID         string  `json:"id"`
-		IDCard     string  `json:"idCard"`
-		Name       string  `json:"name"`
-		Pos        float64 `json:"pos"`
+		ID         string            `json:"id"`
+		IDCard     string            `json:"idCard"`
+		Name       string            `json:"name"`
+		Pos        float64           `json:"pos"`
 		CheckItems []trelloCheckItem `json:"checkItems"`
 	} `json:"checklists"`
 	Members []struct {
