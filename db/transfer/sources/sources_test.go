@@ -63,7 +63,7 @@ func TestTrelloBoard(t *testing.T) {
 	require.Contains(t, c.Description, "Draft it **now**")
 	require.Contains(t, c.Description, "[brief.pdf](https://trello.com/1/cards/C1/attachments/A1/download/brief.pdf)")
 	require.Equal(t, 1, p.Attachments)
-	require.Equal(t, "bob@example.com", p.Assignees[i], "a member with an e-mail is the assignee")
+	require.Equal(t, "member@example.com", p.Assignees[i], "a member with an e-mail is the assignee")
 
 	_, c = cardNamed(t, doc, "Second <img")
 	require.Equal(t, "Second <img src=x onerror=alert(1)>", c.Title)
