@@ -19,7 +19,7 @@ type env struct {
 	team testfactory.Team
 }
 
-func setup(t *testing.T) *env {
+func setup(t testing.TB) *env {
 	t.Helper()
 	b := testfactory.Store(t)
 	return &env{Bundle: *b, team: testfactory.NewTeam(t, b.Engines)}
