@@ -181,7 +181,8 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
-		store: eng.Store, board: eng.Board, transfer: eng.Transfer, imports: eng.Imports, automations: eng.Automations, pilotage: eng.Pilotage,
+		store: eng.Store, board: eng.Board, transfer: eng.Transfer, imports: eng.Imports, automations: eng.Automations,
+		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,

@@ -29,7 +29,8 @@ func TestBrowserImportJira(t *testing.T) {
 		chromedp.SetUploadFiles(chromedp.CSS(`#imports-file`), []string{file}))
 	require.Contains(t, text(t, ctx, `#import-hint`), "CSV export")
 	clickText(t, ctx, "Import")
-	waitFor(t, ctx, "the completed report", `document.querySelector(".import-status")?.textContent.startsWith("Completed") &&
+	waitFor(t, ctx, "the completed report", `
+		document.querySelector(".import-status")?.textContent.startsWith("Completed") &&
 		document.querySelector(".import-skipped") !== null`)
 	report := text(t, ctx, `.import-report`)
 	require.Contains(t, report, "2 cards")

@@ -162,7 +162,8 @@ func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, source
 			return fmt.Errorf("enqueue import: %w", err)
 		}
 		if _, err := e.store.AppendStreamEventTx(ctx, tx, StreamImport, row.ID, db.NewStreamEvent{Type: EventStatus,
-			Status: string(StatusQueued), Message: "import queued", Data: map[string]any{"source": string(source)}}); err != nil {
+			Status: string(StatusQueued), Message: "import queued",
+			Data: map[string]any{"source": string(source)}}); err != nil {
 			return err
 		}
 		out, err = importFrom(dbsqlc.ImportGetRow(row))
@@ -224,8 +225,8 @@ type progress struct {
 	report                 Report
 }
 
-func (p *progress) data() map[string]any {
-	return map[string]any{"itemsRead": p.read, "itemsCreated": p.created, "itemsSkipped": p.skipped}
+func (pr *progress) data() map[string]any {
+	return map[string]any{"itemsRead": pr.read, "itemsCreated": pr.created, "itemsSkipped": pr.skipped}
 }
 
 // Run does an import's work (its job's): it reads the export, then creates its projects one transaction
@@ -367,7 +368,7 @@ func (e *Engine) finish(ctx context.Context, importID string, pr *progress, stat
 			return dbcore.Wrap(err, "finish import")
 		}
 		data := pr.data()
-		data["report"] = json.RawMessage(p.Report)
+		data["report"] = p.Report
 		_, err = e.store.AppendStreamEventTx(ctx, tx, StreamImport, importID, db.NewStreamEvent{Type: EventDone,
 			Status: string(status), Message: msg, Data: data})
 		return err

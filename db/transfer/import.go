@@ -147,7 +147,8 @@ func assignByEmail(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectI
 			continue
 		}
 		members[a.UserID] = true
-		if _, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: a.UserID}); err != nil {
+		_, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: a.UserID})
+		if err != nil {
 			return 0, nil, fmt.Errorf("add assignee to project: %w", err)
 		}
 	}

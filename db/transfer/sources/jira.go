@@ -20,7 +20,8 @@ var jiraDateLayouts = []string{"02/Jan/06 3:04 PM", "2/Jan/06 3:04 PM", "02/Jan/
 	"2006-01-02T15:04:05.000-0700", "2006-01-02", "02/01/2006 15:04", "02/01/2006", "1/2/2006 15:04", "1/2/2006"}
 
 // jiraCommentRe splits a comment cell: "<date>;<author>;<text>".
-var jiraCommentRe = regexp.MustCompile(`(?s)^(\d{1,2}/\w{3}/\d{2,4} \d{1,2}:\d{2} [AP]M|\d{4}-\d{2}-\d{2}[^;]*);([^;]*);(.*)$`)
+var jiraCommentRe = regexp.MustCompile(`(?s)^(\d{1,2}/\w{3}/\d{2,4} \d{1,2}:\d{2} [AP]M|\d{4}-\d{2}-\d{2}[^;]*)` +
+	`;([^;]*);(.*)$`)
 
 // jiraLinkTypes map an outward link's name to a relation; inward links are the same links seen from
 // the other side, so only outward ones are read.
