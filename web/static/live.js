@@ -21,10 +21,16 @@ export function follow(url, types, onEvent, onState = () => {}) {
   let delay = 1000;
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
+  // A page the browser keeps after it is left (the back-forward cache) lets go of its stream, or six such
+  // pages take every connection to the host and the next page load waits; it follows again if shown again.
+  const hide = () => { clearTimeout(timer); es?.close(); es = null; };
+  const show = (/** @type {PageTransitionEvent} */ e) => { if (e.persisted && !stopped && !es) open(); };
   const stop = () => {
     stopped = true;
     clearTimeout(timer);
     es?.close();
+    removeEventListener('pagehide', hide);
+    removeEventListener('pageshow', show);
     onState('closed');
   };
   const open = () => {
@@ -51,6 +57,8 @@ export function follow(url, types, onEvent, onState = () => {}) {
       });
     }
   };
+  addEventListener('pagehide', hide);
+  addEventListener('pageshow', show);
   open();
   return stop;
 }
