@@ -111,6 +111,10 @@ bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm s
 bench/pilotage: ## Pilotage benchmark: dashboard, portfolio and state p50/p99 at 8 clients on 200 projects and 50,000 cards
 	@scripts/test.sh -run '^$$' -bench PilotageReads -benchtime=1x -timeout 30m ./api/
 
+.PHONY: bench/imports
+bench/imports: ## Import benchmark: a 5,000-card Trello board imported end to end (seconds, peak Go heap)
+	@scripts/test.sh -run '^$$' -bench TrelloImport5000 -benchtime=1x -timeout 30m ./db/imports/
+
 .PHONY: bench/backup
 bench/backup: ## Backup benchmark: pilot backup and pilot restore of 100,000 cards (seconds, archive size)
 	@scripts/test.sh -run '^$$' -bench Backup100k -benchtime=1x -timeout 30m ./e2e/

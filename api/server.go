@@ -30,6 +30,7 @@ import (
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/engines"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/imports"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
@@ -123,6 +124,7 @@ type Server struct {
 	// The store's engines, built once by engines.New.
 	board       *board.Engine
 	transfer    *transfer.Engine
+	imports     *imports.Engine
 	automations *automation.Engine
 	pilotage    *pilotage.Engine
 	missions    *mission.Engine
@@ -193,7 +195,8 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 	logger = slog.New(telemetry.NewLogHandler(logger.Handler()))
 	installErrors(logger)
 	s := &Server{
-		store: eng.Store, board: eng.Board, transfer: eng.Transfer, automations: eng.Automations, pilotage: eng.Pilotage,
+		store: eng.Store, board: eng.Board, transfer: eng.Transfer, imports: eng.Imports, automations: eng.Automations,
+		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
@@ -274,6 +277,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.board.registerComments()
 	s.ops.board.registerCardActivity()
 	s.ops.board.registerAttachments()
+	s.ops.board.registerImports()
 	s.ops.account.registerNotifications()
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()

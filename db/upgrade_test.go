@@ -44,6 +44,7 @@ const (
 	hHook = "a0000000-0000-4000-8000-000000000070"
 	pOld  = "a0000000-0000-4000-8000-000000000080"
 	mAsk  = "a0000000-0000-4000-8000-000000000032"
+	iImp  = "a0000000-0000-4000-8000-000000000090"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -218,6 +219,13 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('\x01', 'corp', 'n', 'v', now() + interval '10 minutes');`,
 		survives: `SELECT (SELECT user_id FROM user_identities WHERE provider = 'corp' AND subject = 'sub-ann') = '` +
 			uAnn + `'`},
+	{version: 43, seed: `
+		INSERT INTO imports (id, workspace_id, source, file_name, file_sha256, file_size, status, items_read,
+			items_created, report, created_by)
+			VALUES ('` + iImp + `', '` + wEng + `', 'trello', 'board.json', 'ab12', 10, 'completed', 4, 3,
+				'{"projects": [{"name": "Launch"}], "skipped": []}', '` + uAnn + `');`,
+		survives: `SELECT (SELECT items_created FROM imports WHERE id = '` + iImp + `') = 3
+			AND (SELECT report->'projects'->0->>'name' FROM imports WHERE id = '` + iImp + `') = 'Launch'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

@@ -156,3 +156,12 @@ type WebhookDeliverySweepArgs struct{}
 
 // Kind implements river.JobArgs.
 func (WebhookDeliverySweepArgs) Kind() string { return "webhook_delivery_sweep" }
+
+// ImportArgs runs one import of another tool's export (an imports row). A project of the export is
+// created with its report entry in one transaction, so a retried job skips those already made.
+type ImportArgs struct {
+	ImportID string `json:"importId"`
+}
+
+// Kind implements river.JobArgs.
+func (ImportArgs) Kind() string { return "import" }

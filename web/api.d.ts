@@ -1402,6 +1402,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's imports, newest first
+         * @description Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["imports-list"];
+        put?: never;
+        /**
+         * Import another tool's export
+         * @description `multipart/form-data` with `source` (trello, jira, vikunja, plane, pilot) and the export in a part named `file`. Answers 202 with the import, queued: a job reads the file and creates one project per project of the export, each whole or not at all; follow `…/imports/{importId}/events` or read the import. The same file imported again into the workspace answers 409 naming the earlier import (unless it failed). Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, `Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip). Plane: the CSV export. Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["imports-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import with its progress and report
+         * @description Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["imports-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/imports/{importId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch an import (server-sent events)
+         * @description A `text/event-stream` of the import's events: each has `id` (the per-import sequence), `event` (status, progress, done) and JSON `data` {importId, seq, type, status, message, data, at}; `data` carries itemsRead, itemsCreated and itemsSkipped, and the `done` event the report. The stream ends after the event reporting the import completed or failed.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["imports-events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/invitations": {
         parameters: {
             query?: never;
@@ -4325,6 +4395,29 @@ export interface components {
             /** @description The person an agent wrote it for (who started the mission or approved the comment); null for a person's comment */
             onBehalfOf: components["schemas"]["PersonRef"] | null;
         };
+        Counts: {
+            /** Format: int64 */
+            archivedCards: number;
+            /**
+             * Format: int64
+             * @description Attachments kept as links in their card's description
+             */
+            attachments: number;
+            /** Format: int64 */
+            cards: number;
+            /** Format: int64 */
+            checklistItems: number;
+            /** Format: int64 */
+            columns: number;
+            /** Format: int64 */
+            comments: number;
+            /** Format: int64 */
+            dueDates: number;
+            /** Format: int64 */
+            labels: number;
+            /** Format: int64 */
+            relations: number;
+        };
         CreateAgentInputBody: {
             /**
              * @description Default supervised
@@ -4798,6 +4891,37 @@ export interface components {
             provider: string;
             /** @description Its name, or its id when it is no longer configured */
             providerName: string;
+        };
+        ImportOut: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string | null;
+            /** @description Why the import failed (status failed) */
+            error: string | null;
+            fileName: string;
+            /** @description SHA-256 of the file: the same file is imported once per workspace */
+            fileSha256: string;
+            /** Format: int64 */
+            fileSize: number;
+            /** Format: date-time */
+            finishedAt: string | null;
+            id: string;
+            /** Format: int64 */
+            itemsCreated: number;
+            /**
+             * Format: int64
+             * @description Items of the export read (columns, cards, labels, checklist items, comments, relations, attachments)
+             */
+            itemsRead: number;
+            /** Format: int64 */
+            itemsSkipped: number;
+            /** @description What was created, project by project, and each item left out with why */
+            report: components["schemas"]["Report"];
+            source: string;
+            status: string;
+            /** Format: date-time */
+            updatedAt: string;
+            workspaceId: string;
         };
         InstalledPluginOut: {
             capabilities: components["schemas"]["Capabilities"];
@@ -5451,6 +5575,17 @@ export interface components {
             updatedAt: string;
             workspaceId: string;
         };
+        ProjectReport: {
+            /** Format: int64 */
+            assigned: number;
+            created: components["schemas"]["Counts"];
+            /** Format: int64 */
+            index: number;
+            name: string;
+            projectId: string;
+            /** @description Changes made to fit, e.g. a title cut to 500 characters */
+            warnings: string[] | null;
+        };
         ProposalOut: {
             args: {
                 [key: string]: components["schemas"]["JSONValue"];
@@ -5528,6 +5663,10 @@ export interface components {
         ReplyMissionInputBody: {
             /** @description The answer, in words or one of the options */
             answer: string;
+        };
+        Report: {
+            projects: components["schemas"]["ProjectReport"][] | null;
+            skipped: components["schemas"]["Skip"][] | null;
         };
         ResetPasswordInputBody: {
             newPassword: string;
@@ -5794,6 +5933,11 @@ export interface components {
             id: string;
             instructions: string;
             name: string;
+        };
+        Skip: {
+            /** @description What was left out, e.g. card "Fix login" */
+            item: string;
+            reason: string;
         };
         StartCardMissionInputBody: {
             agentId?: string;
@@ -13609,6 +13753,408 @@ export interface operations {
             path: {
                 orgSlug: string;
                 wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "imports-list": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "imports-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The export
+                     */
+                    file: string;
+                    /** @enum {string} */
+                    source: "trello" | "jira" | "vikunja" | "plane" | "pilot";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "imports-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "imports-events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The last event id received: the stream replays the events after it */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                importId: string;
             };
             cookie?: never;
         };

@@ -90,6 +90,9 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &WebhookDeliverySweepWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, NewImportWorker(deps)); err != nil {
+		return err
+	}
 	if err := river.AddWorkerSafely(workers, &MissionInputExpiryWorker{deps: deps}); err != nil {
 		return err
 	}

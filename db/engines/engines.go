@@ -14,6 +14,7 @@ import (
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/db/imports"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/notification"
@@ -48,6 +49,7 @@ type Engines struct {
 	Automations   *automation.Engine
 	Webhooks      *webhook.Engine
 	Transfer      *transfer.Engine
+	Imports       *imports.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -66,6 +68,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 	drafts := draft.New(core, store, boards, runner)
 	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks)
 	automations := automation.New(core, store, boards, webhooks)
+	transfers := transfer.New(core)
 	return &Engines{
 		Store:         store,
 		Board:         boards,
@@ -80,6 +83,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Pipelines:     pipelines,
 		Automations:   automations,
 		Webhooks:      webhooks,
-		Transfer:      transfer.New(core),
+		Transfer:      transfers,
+		Imports:       imports.New(core, store, transfers),
 	}
 }

@@ -47,7 +47,7 @@ const (
 // comment_added), by the importer, in the same transaction; they notify no one, since the importer is
 // the new project's only member.
 func (e *Engine) Import(ctx context.Context, workspaceID, actorID string, doc TransferDoc) (db.Project, error) {
-	plan, err := planImport(doc)
+	plan, err := planImport(doc, ImportOptions{})
 	if err != nil {
 		return db.Project{}, err
 	}
@@ -60,6 +60,106 @@ func (e *Engine) Import(ctx context.Context, workspaceID, actorID string, doc Tr
 		return e.core.RecordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
 	})
 	return p, err
+}
+
+// ImportOptions widen an import for the importers of other tools' exports (db/imports): larger limits,
+// and assignees named by e-mail.
+type ImportOptions struct {
+	// MaxColumns and MaxCards replace MaxImportColumns and MaxImportCards when not zero.
+	MaxColumns, MaxCards int
+	// Assignees are e-mails by card index: a card whose e-mail is a workspace member's is assigned to
+	// them, and they join the project.
+	Assignees map[int]string
+}
+
+// Imported is what ImportTx created.
+type Imported struct {
+	Project db.Project
+	// Assigned counts the cards assigned to a workspace member matched by e-mail.
+	Assigned int
+	// Unmatched are the assignees' e-mails that name no workspace member, once each, sorted.
+	Unmatched []string
+}
+
+// Plan checks doc against opts's limits and every reference, as Import and ImportTx do, without writing:
+// an importer reports a refused project before opening a transaction.
+func Plan(doc TransferDoc, opts ImportOptions) error {
+	_, err := planImport(doc, opts)
+	return err
+}
+
+// ImportTx is Import in the caller's transaction, with opts: the caller commits the project with its own
+// writes (an import's report), or not at all.
+func (e *Engine) ImportTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, workspaceID, actorID string,
+	doc TransferDoc, opts ImportOptions) (Imported, error) {
+	plan, err := planImport(doc, opts)
+	if err != nil {
+		return Imported{}, err
+	}
+	p, err := importTx(ctx, q, workspaceID, actorID, plan)
+	if err != nil {
+		return Imported{}, err
+	}
+	out := Imported{Project: p}
+	if out.Assigned, out.Unmatched, err = assignByEmail(ctx, q, workspaceID, p.ID, plan, opts.Assignees); err != nil {
+		return out, err
+	}
+	return out, e.core.RecordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
+}
+
+// assignByEmail assigns the plan's cards to the workspace members named by e-mail in assignees (by card
+// index) and makes those members the project's.
+func assignByEmail(ctx context.Context, q *dbsqlc.Queries, workspaceID, projectID string, pl *importPlan,
+	assignees map[int]string) (int, []string, error) {
+	if len(assignees) == 0 {
+		return 0, nil, nil
+	}
+	type row struct {
+		CardID string `json:"card_id"`
+		Email  string `json:"email"`
+	}
+	rows := make([]row, 0, len(assignees))
+	emails := map[string]bool{}
+	for i, email := range assignees {
+		email = strings.ToLower(strings.TrimSpace(email))
+		if i < 0 || i >= len(pl.cardRows) || email == "" {
+			continue
+		}
+		rows = append(rows, row{CardID: pl.cardRows[i].ID, Email: email})
+		emails[email] = false
+	}
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return 0, nil, fmt.Errorf("encode assignees: %w", err)
+	}
+	assigned, err := q.TransferAssignByEmail(ctx, dbsqlc.TransferAssignByEmailParams{Rows: b, WorkspaceID: workspaceID})
+	if err != nil {
+		return 0, nil, dbcore.Wrap(err, "assign cards")
+	}
+	byCard := make(map[string]string, len(rows))
+	for _, r := range rows {
+		byCard[r.CardID] = r.Email
+	}
+	members := map[string]bool{}
+	for _, a := range assigned {
+		emails[byCard[a.CardID]] = true
+		if members[a.UserID] {
+			continue
+		}
+		members[a.UserID] = true
+		_, err := q.ProjectMemberAdd(ctx, dbsqlc.ProjectMemberAddParams{ProjectID: projectID, UserID: a.UserID})
+		if err != nil {
+			return 0, nil, fmt.Errorf("add assignee to project: %w", err)
+		}
+	}
+	var unmatched []string
+	for e, ok := range emails {
+		if !ok {
+			unmatched = append(unmatched, e)
+		}
+	}
+	slices.Sort(unmatched)
+	return len(assigned), unmatched, nil
 }
 
 // activities are what creating the plan's cards and comments one by one would record.
@@ -185,8 +285,8 @@ var transferColorRe = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 // refusal names the offending place, e.g. "cards[3].columnIndex". The kinds are checked in the
 // document's order (project, columns, labels, custom fields, scopes, cards, relations), and ids are
 // assigned as each row is planned.
-func planImport(doc TransferDoc) (*importPlan, error) {
-	name, err := checkImportHeader(doc)
+func planImport(doc TransferDoc, opts ImportOptions) (*importPlan, error) {
+	name, err := checkImportHeader(doc, cmp.Or(opts.MaxColumns, MaxImportColumns), cmp.Or(opts.MaxCards, MaxImportCards))
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +330,7 @@ type importRefs struct {
 
 // checkImportHeader checks the document's version, the project's own fields and the per-kind count
 // limits, and answers the project's trimmed name.
-func checkImportHeader(doc TransferDoc) (string, error) {
+func checkImportHeader(doc TransferDoc, maxColumns, maxCards int) (string, error) {
 	if doc.Version != 0 && doc.Version != TransferVersion {
 		return "", dbcore.Invalid(fmt.Sprintf("version: unsupported export version %d (expected %d)", doc.Version,
 			TransferVersion))
@@ -243,10 +343,10 @@ func checkImportHeader(doc TransferDoc) (string, error) {
 		return "", dbcore.Invalid(fmt.Sprintf("project.description: at most %d characters", maxProjectDescriptionRune))
 	}
 	switch {
-	case len(doc.Columns) > MaxImportColumns:
-		return "", dbcore.Invalid(fmt.Sprintf("columns: an import has at most %d columns", MaxImportColumns))
-	case len(doc.Cards) > MaxImportCards:
-		return "", dbcore.Invalid(fmt.Sprintf("cards: an import has at most %d cards", MaxImportCards))
+	case len(doc.Columns) > maxColumns:
+		return "", dbcore.Invalid(fmt.Sprintf("columns: an import has at most %d columns", maxColumns))
+	case len(doc.Cards) > maxCards:
+		return "", dbcore.Invalid(fmt.Sprintf("cards: an import has at most %d cards", maxCards))
 	case len(doc.Labels) > MaxImportLabels:
 		return "", dbcore.Invalid(fmt.Sprintf("labels: an import has at most %d labels", MaxImportLabels))
 	case len(doc.CustomFields) > MaxImportCustomFields:

@@ -161,9 +161,30 @@ export function post(path, params, body) { return request('POST', path, params, 
 /**
  * @template {PathWith<'post'>} P
  * @param {P} path @param {PathParams} params @param {FormData} form
+ * @param {(sent: number, total: number) => void} [onProgress] told of the bytes sent as they go
  * @returns {Promise<Reply<P, 'post'>>}
  */
-export function upload(path, params, form) { return request('POST', path, params, { form }); }
+export function upload(path, params, form, onProgress) {
+  if (!onProgress) return request('POST', path, params, { form });
+  // fetch reports no upload progress; XMLHttpRequest does.
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', fill(path, params));
+    xhr.setRequestHeader('Accept', 'application/json');
+    if (csrfToken) xhr.setRequestHeader('X-CSRF-Token', csrfToken);
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.total);
+    xhr.onerror = () => reject(new ApiError(0, 'The server cannot be reached. Check your connection and try again.'));
+    xhr.onload = () => {
+      let data;
+      try { data = xhr.responseText ? JSON.parse(xhr.responseText) : undefined; } catch { data = undefined; }
+      if (xhr.status >= 200 && xhr.status < 300) { resolve(data); return; }
+      if (xhr.status === 401) onUnauthorized();
+      reject(new ApiError(xhr.status, (data && typeof data.message === 'string' && data.message) || `${xhr.status} error`, data));
+    };
+    xhr.send(form);
+  });
+}
 
 /**
  * @template {PathWith<'patch'>} P

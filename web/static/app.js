@@ -23,6 +23,8 @@ const cockpit = () => import('./cockpit.js');
 /** Automations and webhooks, loaded when one of their screens first opens. */
 const automations = () => import('./automations.js');
 const webhooks = () => import('./webhooks.js');
+/** Imports of other tools' exports, loaded when their screen first opens. */
+const imports = () => import('./imports.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -60,6 +62,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/p/:project/automations/:rule', (p) => html`<${Lazy} load=${automations} name="AutomationRule" props=${p} />`],
   ['/w/:org/:ws/webhooks', (p) => html`<${Lazy} load=${webhooks} name="Webhooks" props=${p} />`],
   ['/w/:org/:ws/webhooks/:webhook', (p) => html`<${Lazy} load=${webhooks} name="WebhookPage" props=${p} />`],
+  ['/w/:org/:ws/imports', (p) => html`<${Lazy} load=${imports} name="Imports" props=${p} />`],
   ...viewRoutes,
 ];
 

@@ -22,7 +22,8 @@ export function Projects({ org, ws }) {
   };
   return html`<h1>Projects</h1>
     <p class="actions"><a class="button" href=${`/w/${org}/${ws}/drafts/new`}>New project with AI</a>
-      <a class="button secondary" href=${`/w/${org}/${ws}/drafts`}>Project drafts</a></p>
+      <a class="button secondary" href=${`/w/${org}/${ws}/drafts`}>Project drafts</a>
+      <a class="button secondary" href=${`/w/${org}/${ws}/imports`}>Import from another tool</a></p>
     <${ErrorMessage} error=${projects.error} />
     ${projects.loading && !projects.data ? html`<${Loading} />` : projects.data?.length === 0
       ? html`<p class="muted">No project yet: create the first one below.</p>`

@@ -360,6 +360,26 @@ type EmailOutbox struct {
 	CreatedAt time.Time
 }
 
+type Import struct {
+	ID           string
+	WorkspaceID  string
+	Source       string
+	FileName     string
+	FileSha256   string
+	FileSize     int64
+	File         []byte
+	Status       string
+	ItemsRead    int32
+	ItemsCreated int32
+	ItemsSkipped int32
+	Report       json.RawMessage
+	Error        *string
+	CreatedBy    *string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	FinishedAt   *time.Time
+}
+
 type Label struct {
 	ID        string
 	ProjectID string
