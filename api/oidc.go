@@ -123,7 +123,7 @@ func (s accountOps) listProviders(context.Context, *struct{}) (*Output[Providers
 
 // OIDCStartInput is the request of auth-oidc-start.
 type OIDCStartInput struct {
-	Provider string `path:"provider" maxLength:"40"`
+	Provider string `path:"provider" format:"slug" maxLength:"40"`
 	ReturnTo string `query:"returnTo" maxLength:"2000" doc:"The web app's path to land on once signed in (default /)"`
 }
 
@@ -152,7 +152,7 @@ func (s accountOps) startOIDC(ctx context.Context, in *OIDCStartInput) (*huma.St
 
 // OIDCCallbackInput is the request of auth-oidc-callback.
 type OIDCCallbackInput struct {
-	Provider         string `path:"provider" maxLength:"40"`
+	Provider         string `path:"provider" format:"slug" maxLength:"40"`
 	Code             string `query:"code" doc:"The authorization code"`
 	State            string `query:"state" doc:"The state sent to the provider"`
 	Error            string `query:"error" doc:"The provider's refusal (access_denied: the person declined)"`
