@@ -14,7 +14,7 @@ import (
 // composeSecrets are the settings compose.yaml hands as files (NAME_FILE=/run/secrets/<name>), never as
 // environment variables: those the README's configuration section names as secrets.
 var composeSecrets = []string{"DATABASE_URL", "JWT_SECRET", "JWT_PREVIOUS_SECRETS", "SMTP_URL", "S3_ACCESS_KEY_ID",
-	"S3_SECRET_ACCESS_KEY", "LLM_API_KEY"}
+	"S3_SECRET_ACCESS_KEY", "LLM_API_KEY", "OIDC_CLIENT_SECRET"}
 
 // composeFile is the part of compose.yaml the test reads.
 type composeFile struct {
