@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
@@ -48,6 +49,7 @@ type Engines struct {
 	Automations   *automation.Engine
 	Webhooks      *webhook.Engine
 	Transfer      *transfer.Engine
+	Audit         *audit.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -55,7 +57,10 @@ type Engines struct {
 // OpenAPI document built without a database, where dbPool is nil too).
 func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) *Engines {
 	core := dbcore.New(dbPool, riverClient)
-	store := db.NewStore(core)
+	// The audit log is handed to the store and every engine that records security and administration
+	// events, which record them in the transactions of the changes they describe.
+	audits := audit.New(core)
+	store := db.NewStore(core, audits)
 	// The runner ends the pipeline steps that wait for missions, drafts, webhook deliveries and deleted
 	// projects: those engines are handed it, and the pipelines engine, which calls them, is built last.
 	runner := pipeline.NewRunner(core, store)
@@ -81,5 +86,6 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Automations:   automations,
 		Webhooks:      webhooks,
 		Transfer:      transfer.New(core),
+		Audit:         audits,
 	}
 }
