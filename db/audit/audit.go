@@ -156,7 +156,7 @@ func (e *Engine) ListAccount(ctx context.Context, userID string, f Filter,
 	if err != nil {
 		return db.Paged[db.AuditLog]{}, err
 	}
-	rows, err := e.core.Q.AuditListAccount(ctx, dbsqlc.AuditListAccountParams{ActorID: &userID, AfterAt: after.At,
+	rows, err := e.core.Q.AuditListAccount(ctx, dbsqlc.AuditListAccountParams{UserID: userID, AfterAt: after.At,
 		AfterID: after.ID, Kinds: f.kinds(), Since: optionalTime(f.Since), Until: optionalTime(f.Until),
 		Lim: page.Fetch()})
 	return db.PageOf(page, accountList,

@@ -64,18 +64,18 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 	// The runner ends the pipeline steps that wait for missions, drafts, webhook deliveries and deleted
 	// projects: those engines are handed it, and the pipelines engine, which calls them, is built last.
 	runner := pipeline.NewRunner(core, store)
-	boards := board.New(core, runner)
-	webhooks := webhook.New(core, runner, opts.Webhooks)
+	boards := board.New(core, runner, audits)
+	webhooks := webhook.New(core, runner, audits, opts.Webhooks)
 	pilot := pilotage.New(core, store, boards)
 	missions := mission.New(core, store, boards, pilot, runner)
 	drafts := draft.New(core, store, boards, runner)
-	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks)
-	automations := automation.New(core, store, boards, webhooks)
+	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks, audits)
+	automations := automation.New(core, store, boards, webhooks, audits)
 	return &Engines{
 		Store:         store,
 		Board:         boards,
-		Identity:      identity.New(core, store),
-		Tenancy:       tenancy.New(core, store, boards, pipelines, missions, automations),
+		Identity:      identity.New(core, store, audits),
+		Tenancy:       tenancy.New(core, store, boards, pipelines, missions, automations, audits),
 		Documents:     document.New(core, store),
 		Notifications: notification.New(core),
 		Pilotage:      pilot,
@@ -85,7 +85,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Pipelines:     pipelines,
 		Automations:   automations,
 		Webhooks:      webhooks,
-		Transfer:      transfer.New(core),
+		Transfer:      transfer.New(core, audits),
 		Audit:         audits,
 	}
 }

@@ -30,9 +30,11 @@ LIMIT @lim;
 
 -- name: AuditListAccount :many
 -- AuditListAccount is one page of a person's account entries (those of no organization: sign-ins,
--- password and second-factor changes, sessions, tokens), newest first, as AuditListOrg.
+-- password and second-factor changes, sessions, tokens), newest first, as AuditListOrg: those the person
+-- made, and the failed sign-ins to their account (which have no actor).
 SELECT * FROM audit_log
-WHERE organization_id IS NULL AND actor_id = @actor_id
+WHERE organization_id IS NULL
+  AND (actor_id = @user_id::uuid OR (kind = 'sign_in_failed' AND target_id = @user_id::text))
   AND (at, id) < (@after_at::timestamptz, @after_id::uuid)
   AND (cardinality(@kinds::text[]) = 0 OR kind = ANY (@kinds::text[]))
   AND (sqlc.narg(since)::timestamptz IS NULL OR at >= sqlc.narg(since)::timestamptz)

@@ -76,7 +76,8 @@ func (q *Queries) AuditInsert(ctx context.Context, arg AuditInsertParams) error 
 
 const auditListAccount = `-- name: AuditListAccount :many
 SELECT id, organization_id, workspace_id, at, kind, actor_id, actor_email, client_ip, user_agent, target_type, target_id, target_name, changes FROM audit_log
-WHERE organization_id IS NULL AND actor_id = $1
+WHERE organization_id IS NULL
+  AND (actor_id = $1::uuid OR (kind = 'sign_in_failed' AND target_id = $1::text))
   AND (at, id) < ($2::timestamptz, $3::uuid)
   AND (cardinality($4::text[]) = 0 OR kind = ANY ($4::text[]))
   AND ($5::timestamptz IS NULL OR at >= $5::timestamptz)
@@ -86,7 +87,7 @@ LIMIT $7
 `
 
 type AuditListAccountParams struct {
-	ActorID *string
+	UserID  string
 	AfterAt time.Time
 	AfterID string
 	Kinds   []string
@@ -96,10 +97,11 @@ type AuditListAccountParams struct {
 }
 
 // AuditListAccount is one page of a person's account entries (those of no organization: sign-ins,
-// password and second-factor changes, sessions, tokens), newest first, as AuditListOrg.
+// password and second-factor changes, sessions, tokens), newest first, as AuditListOrg: those the person
+// made, and the failed sign-ins to their account (which have no actor).
 func (q *Queries) AuditListAccount(ctx context.Context, arg AuditListAccountParams) ([]AuditLog, error) {
 	rows, err := q.db.Query(ctx, auditListAccount,
-		arg.ActorID,
+		arg.UserID,
 		arg.AfterAt,
 		arg.AfterID,
 		arg.Kinds,
