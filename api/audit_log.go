@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -82,6 +83,7 @@ func (s tenancyOps) registerAuditLog() {
 	tags := []string{"Audit log"}
 	// Owners and admins only: the log names every member's sign-in address and client.
 	orgAudit := Requires{Scope: auth.ScopeProjectsRead, OrgRole: "admin", KeepsTenancy: true}
+	entry := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[AuditEntryOut](), true, "")
 	register(s.Server, huma.Operation{OperationID: "organizations-audit-log", Method: http.MethodGet,
 		Path: pathOrganization + "/audit-log", Summary: "List the organization's audit log", Tags: tags,
 		Description: "Security and administration events of the organization (members, invitations, roles, webhooks, " +
@@ -91,13 +93,14 @@ func (s tenancyOps) registerAuditLog() {
 		orgAudit, s.listAuditLog)
 	register(s.Server, huma.Operation{OperationID: "organizations-audit-log-export", Method: http.MethodGet,
 		Path: pathOrganization + "/audit-log/export", Summary: "Export the organization's audit log", Tags: tags,
-		Description: "Every entry matching the filters, newest first, as JSON lines or CSV, as a download.",
+		Description: "Every entry matching the filters, newest first, as a download: JSON lines (one entry per line, " +
+			"as the list shows it, \"\" for an absent id) or CSV (a header row, then the same fields; changes as JSON).",
 		Responses: map[string]*huma.Response{"200": {
 			Description: "The entries",
 			Headers: map[string]*huma.Param{"Content-Disposition": {Description: "attachment; filename=\"audit-log.…\"",
 				Schema: &huma.Schema{Type: huma.TypeString}}},
 			Content: map[string]*huma.MediaType{
-				"application/x-ndjson": {Schema: &huma.Schema{Type: huma.TypeString}},
+				"application/x-ndjson": {Schema: entry},
 				"text/csv":             {Schema: &huma.Schema{Type: huma.TypeString}},
 			}}}},
 		orgAudit, s.exportAuditLog)
