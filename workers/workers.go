@@ -43,6 +43,8 @@ type Deps struct {
 	Storage storage.Storage
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
+	// AuditRetention is how long an audit log entry is kept (zero: DefaultAuditRetention).
+	AuditRetention time.Duration
 }
 
 // Register adds every worker to workers.
@@ -81,6 +83,9 @@ func Register(workers *river.Workers, deps Deps) error {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &WebhookDeliverySweepWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &AuditRetentionWorker{deps: deps}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: deps.Automations})
@@ -188,6 +193,9 @@ type Config struct {
 	// WebhookSweepInterval is how often the leader deletes the finished webhook deliveries older than
 	// their retention (default one hour).
 	WebhookSweepInterval time.Duration
+	// AuditRetention is how long an audit log entry is kept before the leader's hourly job deletes it
+	// (AUDIT_RETENTION; zero: DefaultAuditRetention).
+	AuditRetention time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -260,6 +268,9 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 			river.NewPeriodicJob(river.PeriodicInterval(hooks), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.WebhookDeliverySweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: hooks}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.AuditRetentionArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 	})
 	if err != nil {
@@ -267,7 +278,8 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 	}
 	eng := engines.New(dbPool, riverClient, engines.Options{Webhooks: cfg.Webhooks})
 	if err := Register(riverWorkers, Deps{Engines: eng, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
-		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout}); err != nil {
+		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout,
+		AuditRetention: cfg.AuditRetention}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, eng, nil
