@@ -19,6 +19,10 @@ VERSION = $(shell git describe --always --dirty 2>/dev/null || echo dev)
 build: ## Build bin/pilot (its version from git describe)
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/pilot ./cmd/pilot
 
+.PHONY: image
+image: ## Build the container image pilot:$(VERSION): the static binary FROM scratch, with buildah or podman (no registry)
+	@VERSION=$(VERSION) scripts/image.sh
+
 .PHONY: test
 test: ## Run every test against a throwaway PostgreSQL cluster
 	@scripts/test.sh $(ARGS)

@@ -49,6 +49,8 @@ type AgentOut struct {
 	Tools        []string    `json:"tools"`
 	McpOnly      bool        `json:"mcpOnly"`
 	Limits       AgentLimits `json:"limits"`
+	Enabled      bool        `json:"enabled" doc:"A disabled agent is listed but its new missions are refused (409)"`
+	Model        string      `json:"model" doc:"The model its missions ask the OpenAI-compatible server for; empty: the server's default (LLM_MODEL)"`
 	CreatedBy    string      `json:"createdBy"`
 	CreatedAt    time.Time   `json:"createdAt"`
 	UpdatedAt    time.Time   `json:"updatedAt"`
@@ -62,7 +64,8 @@ func agentOut(a db.Agent) AgentOut {
 	return AgentOut{ID: a.ID, WorkspaceID: a.WorkspaceID, UserID: a.UserID, Name: a.Name, Slug: a.Slug,
 		Description: a.Description, AutonomyMode: a.AutonomyMode, Tools: tools, McpOnly: a.McpOnly,
 		Limits: AgentLimits{MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission,
-			MaxMissionsPerHour: a.MaxMissionsPerHour}, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+			MaxMissionsPerHour: a.MaxMissionsPerHour}, Enabled: a.Enabled, Model: a.Model, CreatedBy: a.CreatedBy,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // SkillOut is a workspace skill.
@@ -158,6 +161,22 @@ func (s agentOps) registerAgents() {
 	register(s.Server, huma.Operation{OperationID: "agents-assign-skill", Method: http.MethodPost,
 		Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}", Summary: "Assign a skill to an agent", Tags: tags,
 		Description: "Workspace admins. Assigning it again changes nothing."}, admin, s.assignSkill)
+
+	register(s.Server, huma.Operation{OperationID: "agents-unassign-skill", Method: http.MethodDelete,
+		Path: pathWorkspace + "/agents/{agentId}/skills/{skillId}", Summary: "Take a skill from an agent", Tags: tags,
+		Description: "Workspace admins. Answers the agent; a skill the agent does not have is not found (404)."},
+		admin, s.unassignSkill)
+
+	register(s.Server, huma.Operation{OperationID: "agents-skills", Method: http.MethodGet,
+		Path: pathWorkspace + "/agents/{agentId}/skills", Summary: "List an agent's skills", Tags: tags,
+		Description: "The skills assigned to the agent, by name."},
+		read, s.listAgentSkills)
+
+	register(s.Server, huma.Operation{OperationID: "agents-language-model", Method: http.MethodGet,
+		Path: pathWorkspace + "/agent-runtime/model", Summary: "What works agents' missions", Tags: tags,
+		Description: "Whether an OpenAI-compatible server is configured and the model it is asked for when an agent " +
+			"names none. Without a server the built-in offline planner works missions."},
+		read, s.languageModel)
 }
 
 // CreateAgentInput is the request of agents-create.
@@ -175,6 +194,8 @@ type CreateAgentInputBody struct {
 	Tools        []string       `json:"tools,omitempty" maxItems:"20" doc:"Default: every tool"`
 	McpOnly      bool           `json:"mcpOnly,omitempty" doc:"Missions are worked by an external AI client through /mcp"`
 	Limits       *AgentLimitsIn `json:"limits,omitempty"`
+	Enabled      *bool          `json:"enabled,omitempty" doc:"Default true; a disabled agent's new missions are refused (409)"`
+	Model        string         `json:"model,omitempty" maxLength:"100" pattern:"^\\S*$" patternDescription:"a model name without spaces" doc:"The model name its missions use on the OpenAI-compatible server; empty: the server's default (LLM_MODEL)"`
 }
 
 func (s agentOps) createAgent(ctx context.Context, in *CreateAgentInput) (*Output[AgentOut], error) {
@@ -193,6 +214,10 @@ func (s agentOps) createAgent(ctx context.Context, in *CreateAgentInput) (*Outpu
 	if cfg.AutonomyMode == "" {
 		cfg.AutonomyMode = mission.AutonomySupervised
 	}
+	if b.Enabled != nil {
+		cfg.Disabled = !*b.Enabled
+	}
+	cfg.Model = b.Model
 	applyLimits(&cfg, b.Limits)
 	return oneOf(agentOut)(s.missions.CreateAgent(ctx, accessFrom(ctx).WorkspaceID, principalFrom(ctx).User.ID, cfg))
 }
@@ -220,6 +245,8 @@ type UpdateAgentInputBody struct {
 	Tools        []string       `json:"tools,omitempty" maxItems:"20"`
 	McpOnly      *bool          `json:"mcpOnly,omitempty"`
 	Limits       *AgentLimitsIn `json:"limits,omitempty"`
+	Enabled      *bool          `json:"enabled,omitempty" doc:"false turns the agent off: its new missions are refused (409)"`
+	Model        *string        `json:"model,omitempty" maxLength:"100" pattern:"^\\S*$" patternDescription:"a model name without spaces" doc:"Empty: the server's default (LLM_MODEL)"`
 }
 
 func (s agentOps) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Output[AgentOut], error) {
@@ -253,6 +280,12 @@ func (s agentOps) updateAgent(ctx context.Context, in *UpdateAgentInput) (*Outpu
 			}
 			if b.McpOnly != nil {
 				c.McpOnly = *b.McpOnly
+			}
+			if b.Enabled != nil {
+				c.Disabled = !*b.Enabled
+			}
+			if b.Model != nil {
+				c.Model = *b.Model
 			}
 			applyLimits(&c, b.Limits)
 			return c
@@ -312,6 +345,38 @@ type AssignSkillInput struct {
 func (s agentOps) assignSkill(ctx context.Context, in *AssignSkillInput) (*Output[AgentOut], error) {
 	return oneOf(agentOut)(s.missions.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID,
 		AgentID: in.AgentID, SkillID: in.SkillID}))
+}
+
+// UnassignSkillInput is the request of agents-unassign-skill.
+type UnassignSkillInput struct {
+	AgentPath
+	SkillID string `path:"skillId" format:"uuid"`
+}
+
+func (s agentOps) unassignSkill(ctx context.Context, in *UnassignSkillInput) (*Output[AgentOut], error) {
+	return oneOf(agentOut)(s.missions.UnassignSkill(ctx, mission.SkillAssignment{WorkspaceID: accessFrom(ctx).WorkspaceID,
+		AgentID: in.AgentID, SkillID: in.SkillID}))
+}
+
+// AgentSkillsInput is the request of agents-skills.
+type AgentSkillsInput struct{ AgentPath }
+
+func (s agentOps) listAgentSkills(ctx context.Context, in *AgentSkillsInput) (*Output[[]SkillOut], error) {
+	if _, err := s.missions.Agent(ctx, accessFrom(ctx).WorkspaceID, in.AgentID); err != nil {
+		return nil, fail(err)
+	}
+	return listOf(skillOut)(s.missions.AgentSkills(ctx, in.AgentID))
+}
+
+// LanguageModelOut says what works agents' missions.
+type LanguageModelOut struct {
+	Server       bool   `json:"server" doc:"An OpenAI-compatible server is configured (LLM_API_KEY); when false the built-in offline planner works missions and agents' models are not used"`
+	DefaultModel string `json:"defaultModel" doc:"The model asked for when an agent names none (LLM_MODEL); empty without a server"`
+}
+
+func (s agentOps) languageModel(_ context.Context, _ *WorkspacePath) (*Output[LanguageModelOut], error) {
+	return &Output[LanguageModelOut]{Body: LanguageModelOut{Server: s.opts.LanguageModel != "",
+		DefaultModel: s.opts.LanguageModel}}, nil
 }
 
 func applyLimits(c *mission.AgentConfig, l *AgentLimitsIn) {

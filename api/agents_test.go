@@ -33,7 +33,7 @@ func TestAgentCRUDAndServiceUser(t *testing.T) {
 	require.Equal(t, "planner", a.Slug)
 	require.Equal(t, "supervised", a.AutonomyMode)
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, a.Tools)
+		"propose_pilotage_action", "ask_user"}, a.Tools)
 	require.Equal(t, false, a.McpOnly)
 	require.Equal(t, AgentLimits{MaxSteps: 10, MaxActionsPerMission: 20, MaxMissionsPerHour: 30}, a.Limits)
 	userID := a.UserID
@@ -108,7 +108,7 @@ func TestAgentToolCatalog(t *testing.T) {
 		require.NotEmpty(t, tool.Description, tool.Name)
 	}
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, names)
+		"propose_pilotage_action", "ask_user"}, names)
 	outsider := e.register("outsider@example.com")
 	r = e.do("GET", wsOf(owner)+"/agent-tools", outsider.Token, nil)
 	require.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, r.Code)
@@ -193,4 +193,99 @@ func TestSkills(t *testing.T) {
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM agent_skills`))
 	requireStatus(t, e.do("POST", path, member.Token, nil), http.StatusForbidden)
 	requireStatus(t, e.do("POST", ws+"/agents/"+a.ID+"/skills/"+a.ID, owner.Token, nil), http.StatusNotFound)
+}
+
+// An agent is created enabled with the server's default model; admins turn it off and name its model; a
+// disabled agent is still listed and read, and its new missions are refused with 409 in the error shape (the
+// card-mission default agent too), until it is enabled again. A model with spaces or longer than 100 is 400.
+func TestAgentEnabledAndModel(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, prj, cols := e.team()
+	ws := wsOf(owner)
+	a := e.agent(owner, "planner", nil)
+	require.True(t, a.Enabled)
+	require.Empty(t, a.Model)
+	named := e.agent(owner, "named", map[string]any{"model": "gpt-4o", "enabled": false})
+	require.False(t, named.Enabled)
+	require.Equal(t, "gpt-4o", named.Model)
+
+	requireStatus(t, e.do("PATCH", ws+"/agents/"+a.ID, member.Token, map[string]any{"enabled": false}),
+		http.StatusForbidden)
+	r := e.do("PATCH", ws+"/agents/"+a.ID, owner.Token, map[string]any{"enabled": false, "model": "llama3.1:8b"})
+	requireStatus(t, r, http.StatusOK)
+	off := decode[AgentOut](t, r)
+	require.False(t, off.Enabled)
+	require.Equal(t, "llama3.1:8b", off.Model)
+	r = e.do("GET", ws+"/agents", member.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Len(t, decode[[]AgentOut](t, r), 2, "disabled agents are listed")
+
+	card := e.missionCard(owner, prj, cols[0])
+	r = e.do("POST", ws+"/agents/"+a.ID+"/missions", member.Token, map[string]any{"cardId": card.ID, "prompt": "Plan"})
+	requireErrorShape(t, r, http.StatusConflict)
+	require.Contains(t, string(r.Body), "disabled")
+	r = e.do("POST", ws+"/agent-runtime/card-mission", member.Token, map[string]any{"cardId": card.ID,
+		"projectId": card.ProjectID})
+	requireErrorShape(t, r, http.StatusConflict)
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM agent_missions`))
+
+	for _, bad := range []string{"two words", strings.Repeat("m", 101)} {
+		requireErrorShape(t, e.do("PATCH", ws+"/agents/"+a.ID, owner.Token, map[string]any{"model": bad}),
+			http.StatusBadRequest)
+		requireErrorShape(t, e.do("POST", ws+"/agents", owner.Token, map[string]any{"name": "X", "slug": "x-agent",
+			"model": bad}), http.StatusBadRequest)
+	}
+
+	r = e.do("PATCH", ws+"/agents/"+a.ID, owner.Token, map[string]any{"enabled": true, "description": "on"})
+	requireStatus(t, r, http.StatusOK)
+	on := decode[AgentOut](t, r)
+	require.True(t, on.Enabled)
+	require.Equal(t, "llama3.1:8b", on.Model, "a patch without the model keeps it")
+	e.startMission(owner, a.ID, card.ID)
+	r = e.do("PATCH", ws+"/agents/"+a.ID, owner.Token, map[string]any{"model": ""})
+	requireStatus(t, r, http.StatusOK)
+	require.Empty(t, decode[AgentOut](t, r).Model, "an empty model goes back to the server's default")
+}
+
+// The runtime's model says whether an OpenAI-compatible server is configured and its default model.
+func TestAgentLanguageModel(t *testing.T) {
+	t.Parallel()
+	for _, want := range []LanguageModelOut{{}, {Server: true, DefaultModel: "llama3.1:8b"}} {
+		e := setupWith(t, setupOpts{options: func(o *Options) { o.LanguageModel = want.DefaultModel }})
+		owner := e.register("lm@example.com")
+		r := e.do("GET", wsOf(owner)+"/agent-runtime/model", owner.Token, nil)
+		requireStatus(t, r, http.StatusOK)
+		require.Equal(t, want, decode[LanguageModelOut](t, r))
+	}
+}
+
+// Admins assign and unassign a workspace's skills; the agent's skills list follows; unassigning a skill the
+// agent lacks is 404; members read but do not change them.
+func TestAgentSkillsAssignAndUnassign(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	owner, member, _, _ := e.team()
+	ws := wsOf(owner)
+	a := e.agent(owner, "planner", nil)
+	r := e.do("POST", ws+"/skills", owner.Token, map[string]any{"name": "Triage", "instructions": "Sort the cards"})
+	requireStatus(t, r, http.StatusCreated)
+	sk := decode[SkillOut](t, r)
+	skills := func() []SkillOut {
+		r := e.do("GET", ws+"/agents/"+a.ID+"/skills", member.Token, nil)
+		requireStatus(t, r, http.StatusOK)
+		return decode[[]SkillOut](t, r)
+	}
+	require.Empty(t, skills())
+	path := ws + "/agents/" + a.ID + "/skills/" + sk.ID
+	requireStatus(t, e.do("POST", path, member.Token, nil), http.StatusForbidden)
+	requireStatus(t, e.do("POST", path, owner.Token, nil), http.StatusOK)
+	require.Equal(t, []SkillOut{sk}, skills())
+	requireStatus(t, e.do("DELETE", path, member.Token, nil), http.StatusForbidden)
+	r = e.do("DELETE", path, owner.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	require.Equal(t, a.ID, decode[AgentOut](t, r).ID)
+	require.Empty(t, skills())
+	requireErrorShape(t, e.do("DELETE", path, owner.Token, nil), http.StatusNotFound)
+	requireErrorShape(t, e.do("GET", ws+"/agents/"+sk.ID+"/skills", owner.Token, nil), http.StatusNotFound)
 }

@@ -140,6 +140,17 @@ func (s agentOps) registerDrafts() {
 			"and on a second call (naming the project made)."},
 		projectWrite, s.executeDraft)
 
+	register(s.Server, huma.Operation{OperationID: "project-drafts-edit-roadmap", Method: http.MethodPatch,
+		Path: path + "/{draftId}/roadmap", Summary: "Adjust the draft's roadmap before executing it", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "Replaces the roadmap of a draft in roadmap_ready with the one " +
+			"given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 " +
+			"characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); " +
+			"texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are " +
+			"renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a " +
+			"`status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and " +
+			"once executed."},
+		projectWrite, s.editDraftRoadmap)
+
 	register(s.Server, huma.Operation{OperationID: "project-drafts-events", Method: http.MethodGet,
 		Path: path + "/{draftId}/events", Summary: "Watch a draft's jobs (server-sent events)", Tags: tags,
 		Description: "A `text/event-stream` of the draft's events: each has `id` (the per-draft sequence), `event` " +
@@ -341,6 +352,46 @@ func (s agentOps) executeDraft(ctx context.Context, in *DraftPath) (*Output[Draf
 		return DraftExecutionOut{Draft: draftOut(e.Draft), Project: projectOut(e.Project), MembersAdded: e.MembersAdded,
 			MembersSkipped: e.MembersSkipped}
 	})(s.drafts.Execute(ctx, recordEdit(ctx, in.DraftID)))
+}
+
+// EditDraftRoadmapInput is the request of project-drafts-edit-roadmap.
+type EditDraftRoadmapInput struct {
+	DraftPath
+	Body DraftRoadmapIn
+}
+
+// DraftRoadmapIn is a roadmap as a person adjusted it.
+type DraftRoadmapIn struct {
+	Phases []DraftPhaseIn `json:"phases" required:"true" minItems:"1" maxItems:"20" doc:"In order; each becomes a column"`
+}
+
+// DraftPhaseIn is a phase of an adjusted roadmap.
+type DraftPhaseIn struct {
+	Name         string               `json:"name" required:"true" minLength:"1" maxLength:"100"`
+	Goal         string               `json:"goal,omitempty" maxLength:"1000"`
+	Deliverables []DraftDeliverableIn `json:"deliverables" required:"true" maxItems:"50" doc:"Each becomes a card"`
+}
+
+// DraftDeliverableIn is a deliverable of an adjusted roadmap.
+type DraftDeliverableIn struct {
+	Title       string `json:"title" required:"true" minLength:"1" maxLength:"200"`
+	Description string `json:"description,omitempty" maxLength:"2000"`
+}
+
+func (s agentOps) editDraftRoadmap(ctx context.Context, in *EditDraftRoadmapInput) (*Output[DraftOut], error) {
+	if !isUUID(in.DraftID) {
+		return nil, errNotFound("draft not found")
+	}
+	r := draft.DraftRoadmap{Phases: make([]draft.DraftPhase, 0, len(in.Body.Phases))}
+	for _, p := range in.Body.Phases {
+		ph := draft.DraftPhase{Name: p.Name, Goal: p.Goal, Deliverables: make([]draft.DraftDeliverable, 0,
+			len(p.Deliverables))}
+		for _, d := range p.Deliverables {
+			ph.Deliverables = append(ph.Deliverables, draft.DraftDeliverable{Title: d.Title, Description: d.Description})
+		}
+		r.Phases = append(r.Phases, ph)
+	}
+	return oneOf(draftOut)(s.drafts.EditRoadmap(ctx, recordEdit(ctx, in.DraftID), r))
 }
 
 // DraftStreamInput addresses a draft's event stream.

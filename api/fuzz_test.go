@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 )
 
 // TestFuzzEveryOperation walks the OpenAPI document and sends every operation valid, boundary and
@@ -164,6 +165,11 @@ func fuzzSeed(t *testing.T, e *testEnv, name string) fuzzTenant {
 		http.StatusCreated)
 	ft.ids["token"], _ = inv["token"].(string)
 	ft.ids["invitationId"], _ = inv["id"].(string)
+	// A provider's identity linked to the account (no provider is configured: its routes answer 404 pages).
+	link, err := e.eng.Identity.SignInExternal(context.Background(), identity.ExternalSignIn{Provider: "corp",
+		Subject: "sub-" + name, Email: u.Email, EmailVerified: true})
+	require.NoError(t, err)
+	ft.ids["identityId"], ft.ids["provider"] = link.Identity.ID, "corp"
 	for _, v := range ft.byPath {
 		ft.markers = append(ft.markers, v)
 	}

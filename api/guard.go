@@ -47,6 +47,9 @@ type Requires struct {
 	// WhileArchived lets a write reach an archived project (restoring, deleting it); every other write
 	// under an archived project answers 409.
 	WhileArchived bool
+	// AnyQuery lets a public operation take query parameters it does not declare (ignored): the redirect
+	// back from an OpenID provider, which adds parameters of its own (session_state, iss, scope, …).
+	AnyQuery bool
 }
 
 // register adds an operation with its access declaration. Every operation must say what it needs.
@@ -156,7 +159,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
 	if a.Public {
-		if name := unknownQueryParameter(hctx); name != "" {
+		if name := unknownQueryParameter(hctx); name != "" && !a.AnyQuery {
 			s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
 			return
 		}

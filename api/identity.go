@@ -67,8 +67,9 @@ func (s accountOps) registerAuth() {
 	register(s.Server, huma.Operation{OperationID: "auth-register", Method: http.MethodPost, Path: "/auth/register",
 		Summary: "Create an account", Tags: tags, DefaultStatus: http.StatusCreated,
 		Description: "Creates the user with a personal organization and workspace, starts a session, and e-mails " +
-			"a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429).",
-		Errors: []int{http.StatusConflict, http.StatusTooManyRequests}},
+			"a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429). " +
+			"Refused (403) when passwords are turned off (PASSWORD_LOGIN=false): accounts then come from providers.",
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests, http.StatusForbidden}},
 		Requires{Public: true}, s.createAccount)
 
 	register(s.Server, huma.Operation{OperationID: "auth-login", Method: http.MethodPost, Path: "/auth/login",
@@ -79,8 +80,9 @@ func (s accountOps) registerAuth() {
 			"from one client address (429). Failed logins also count per account from every address: past " +
 			"LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or " +
 			"X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before " +
-			"still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401.",
-		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}},
+			"still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401. Refused " +
+			"(403) when passwords are turned off (PASSWORD_LOGIN=false).",
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusForbidden}},
 		Requires{Public: true}, s.login)
 
 	register(s.Server, huma.Operation{OperationID: "auth-logout", Method: http.MethodPost, Path: "/auth/logout",
@@ -116,6 +118,9 @@ type RegisterInputBody struct {
 }
 
 func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*SessionOutput, error) {
+	if s.opts.PasswordLoginOff {
+		return nil, errForbidden(passwordsOff)
+	}
 	if err := s.limitRegister(ctx); err != nil {
 		return nil, err
 	}
@@ -153,7 +158,13 @@ type LoginInputBody struct {
 	Password string `json:"password" required:"true" maxLength:"128"`
 }
 
+// passwordsOff is the refusal of a password sign-in or registration when PASSWORD_LOGIN=false.
+const passwordsOff = "passwords do not sign in here: sign in with your organization's provider (see /auth/providers)"
+
 func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, error) {
+	if s.opts.PasswordLoginOff {
+		return nil, errForbidden(passwordsOff)
+	}
 	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
 	if err := s.limitLogin(ctx, email); err != nil {
 		return nil, err

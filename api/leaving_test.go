@@ -160,7 +160,7 @@ func TestRemoveWorkspaceMember(t *testing.T) {
 }
 
 // A mission the removed member started is stopped with the removal: whoever watches it sees its done
-// event, with its final status and why, and the stream ends; the mission reads failed and cancelled.
+// event, with its final status and why, and the stream ends; the mission reads stopped (creator_left).
 func TestRemovedMembersMissionEndsItsStream(t *testing.T) {
 	t.Parallel()
 	s := newStreamServer(t, nil, stream.Config{})
@@ -173,16 +173,17 @@ func TestRemovedMembersMissionEndsItsStream(t *testing.T) {
 	f := st.NextEvent(t, streamWait)
 	require.Equal(t, "done", f.Event)
 	ev := decodeJSON[stream.Event](t, []byte(f.Data))
-	require.Equal(t, "failed", ev.Status)
-	require.Equal(t, "mission cancelled: the member who started it left the workspace", ev.Message)
-	require.Equal(t, map[string]any{"cancelledBy": admin.ID, "reason": "creator_left"},
+	require.Equal(t, "stopped", ev.Status)
+	require.Equal(t, "mission stopped: the member who started it left the workspace", ev.Message)
+	require.Equal(t, map[string]any{"stoppedBy": admin.ID, "reason": "creator_left"},
 		decodeJSON[map[string]any](t, ev.Data))
 	st.RequireEnd(t, streamWait)
 
 	r := s.do("GET", admin.ws()+"/missions/"+m, admin.Token, nil)
 	requireStatus(t, r, http.StatusOK)
 	got := decode[MissionOut](t, r)
-	require.EqualValues(t, "failed", got.Status)
+	require.EqualValues(t, "stopped", got.Status)
+	require.EqualValues(t, new(db.StopCreatorLeft), got.StopReason)
 	require.NotNil(t, got.CancelledAt)
 }
 

@@ -41,6 +41,20 @@ func (s *Server) registerMCPMissionTools() {
 		write, s.mcpCompleteMission)
 	addTool(s, "fail_mission", "Give up a mission you claimed: it becomes failed with your reason.",
 		write, s.mcpFailMission)
+	addTool(s, "reply_mission", "Answer the question a mission's agent asked (the mission is awaiting_input; "+
+		"its question and options are in the mission): the agent gets the answer and the mission runs again from "+
+		"where it stopped. Any mission of the workspace, not only an mcpOnly agent's.",
+		write, s.mcpReplyMission)
+}
+
+// ReplyMissionArgs is the input of reply_mission.
+type ReplyMissionArgs struct {
+	MissionArgs
+	Answer string `json:"answer" minLength:"1" maxLength:"4000" doc:"The answer, in words or one of the question's options"`
+}
+
+func (s *Server) mcpReplyMission(ctx context.Context, in *ReplyMissionArgs) (*MissionOut, error) {
+	return body(oneOf(missionOut)(s.missions.ReplyMission(ctx, recordEdit(ctx, in.MissionID), in.Answer)))
 }
 
 // claimOf is the caller's claim on missions, lasting the configured silence.
@@ -123,7 +137,8 @@ func (s *Server) mcpClaimMission(ctx context.Context, in *MissionArgs) (*Claimed
 		}
 	}
 	for _, spec := range agenttool.Catalog() {
-		if slices.Contains(agent.Tools, spec.Name) {
+		// ask_user is the in-process runner's: an MCP client asks its person itself.
+		if slices.Contains(agent.Tools, spec.Name) && spec.Name != agenttool.AskUser {
 			out.Tools = append(out.Tools, AgentToolOut{Name: spec.Name, Description: spec.Description,
 				Parameters: spec.Parameters})
 		}

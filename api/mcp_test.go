@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/agenttool"
 )
 
@@ -304,7 +305,8 @@ func mcpCardAndMissionToolCases() []toolCase {
 			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
 				require.Equal(t, "running", out["mission"].(map[string]any)["status"])
 				require.Equal(t, w.annCard.ID, out["card"].(map[string]any)["id"])
-				require.Len(t, out["tools"], len(agenttool.Catalog()), "an agent created without tools gets the whole catalog")
+				require.Len(t, out["tools"], len(agenttool.Catalog())-1,
+					"an agent created without tools gets the whole catalog but ask_user, the in-process runner's")
 			},
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard)})
@@ -356,7 +358,31 @@ func mcpCardAndMissionToolCases() []toolCase {
 			foreign: func(w *mcpWorld) map[string]any {
 				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "reason": "x"})
 			}},
+		{tool: "reply_mission", scope: "projects:write",
+			args: func(w *mcpWorld) map[string]any {
+				return wsArgs(w.ann, map[string]any{"missionId": w.asking(w.claimed(w.annCS)), "answer": "Tests first"})
+			},
+			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
+				require.Equal(t, "running", out["status"], "answered: the mission goes on")
+				require.Nil(t, out["question"])
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM stream_events WHERE stream_id = $1
+					AND data->>'answer' = 'Tests first'`, out["id"]))
+			},
+			foreign: func(w *mcpWorld) map[string]any {
+				return wsArgs(w.ann, map[string]any{"missionId": w.queue(w.bob, w.bobCard), "answer": "x"})
+			}},
 	}
+}
+
+// asking makes a running mission ask its requester a question, as the runner does when its model calls
+// ask_user.
+func (w *mcpWorld) asking(missionID string) string {
+	w.e.t.Helper()
+	_, err := w.e.eng.Missions.AskQuestion(context.Background(), mission.Ask{MissionID: missionID,
+		Question: "Which first?", Options: []string{"Tests first", "Docs first"},
+		Conversation: mission.Conversation{Turn: 1, Messages: json.RawMessage(`[]`), AskCallID: "call_1"}})
+	require.NoError(w.e.t, err)
+	return missionID
 }
 
 // TestMCPToolsSuccessScopeAndTenancy gives every tool a success, a scope refusal (a tool error naming

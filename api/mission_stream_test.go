@@ -504,7 +504,8 @@ func TestMissionStreamFollowsApprovalToTheEnd(t *testing.T) {
 	for ev := next(); ev.Status != string(db.MissionAwaitingApproval); ev = next() {
 		require.False(t, db.StreamMission.Ends(ev.Status), "the mission ended before awaiting approval: %+v", ev)
 	}
-	require.Equal(t, []string{"status:queued", "status:running", "proposal:running", "step:running", "proposal:running",
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "proposal:running", "step:running",
+		"proposal:running",
 		"step:running", "proposal:running", "step:running", "status:awaiting_approval"}, got)
 	// Awaiting approval: the stream stays open, with heartbeats only.
 	require.Equal(t, "heartbeat", st.Next(t, streamWait).Comment)

@@ -21,23 +21,33 @@ import (
 
 // MissionOut is a mission with its progress.
 type MissionOut struct {
-	ID          string           `json:"id"`
-	AgentID     string           `json:"agentId"`
-	CardID      *string          `json:"cardId" nullable:"true"`
-	ProjectID   *string          `json:"projectId" nullable:"true"`
-	Source      string           `json:"source" enum:"agent,runtime,card_mission,pipeline"`
-	Objective   string           `json:"objective"`
-	Prompt      string           `json:"prompt" doc:"Same as objective"`
-	Status      db.MissionStatus `json:"status"`
-	MaxSteps    int32            `json:"maxSteps"`
-	Steps       int32            `json:"steps" doc:"Model turns taken"`
-	Actions     int32            `json:"actions" doc:"Tool calls applied or proposed"`
-	CreatedAt   time.Time        `json:"createdAt"`
-	StartedAt   *time.Time       `json:"startedAt" nullable:"true"`
-	FinishedAt  *time.Time       `json:"finishedAt" nullable:"true"`
-	CancelledAt *time.Time       `json:"cancelledAt" nullable:"true"`
-	Error       *string          `json:"error" nullable:"true"`
-	Usage       MissionUsageOut  `json:"usage" doc:"What the mission cost so far"`
+	ID          string                `json:"id"`
+	AgentID     string                `json:"agentId"`
+	CardID      *string               `json:"cardId" nullable:"true"`
+	ProjectID   *string               `json:"projectId" nullable:"true"`
+	Source      string                `json:"source" enum:"agent,runtime,card_mission,pipeline"`
+	Objective   string                `json:"objective"`
+	Prompt      string                `json:"prompt" doc:"Same as objective"`
+	Status      db.MissionStatus      `json:"status"`
+	MaxSteps    int32                 `json:"maxSteps"`
+	Steps       int32                 `json:"steps" doc:"Model turns taken"`
+	Actions     int32                 `json:"actions" doc:"Tool calls applied or proposed"`
+	CreatedAt   time.Time             `json:"createdAt"`
+	StartedAt   *time.Time            `json:"startedAt" nullable:"true"`
+	FinishedAt  *time.Time            `json:"finishedAt" nullable:"true"`
+	CancelledAt *time.Time            `json:"cancelledAt" nullable:"true" doc:"When it was stopped"`
+	Error       *string               `json:"error" nullable:"true"`
+	StopReason  *db.MissionStopReason `json:"stopReason" nullable:"true" doc:"Why a stopped mission stopped"`
+	Question    *MissionQuestionOut   `json:"question,omitempty" doc:"The question an awaiting_input mission waits on (absent otherwise)"`
+	Usage       MissionUsageOut       `json:"usage" doc:"What the mission cost so far"`
+}
+
+// MissionQuestionOut is the question a mission's agent asked its requester.
+type MissionQuestionOut struct {
+	Question string    `json:"question"`
+	Options  []string  `json:"options" doc:"Possible answers (any answer in words is taken too)"`
+	AskedAt  time.Time `json:"askedAt"`
+	Deadline time.Time `json:"deadline" doc:"Unanswered by then, the mission expires (MISSION_INPUT_TIMEOUT)"`
 }
 
 // MissionUsageOut is what a mission cost.
@@ -60,10 +70,15 @@ func missionUsageOut(u db.MissionUsage) MissionUsageOut {
 func roundSeconds(s float64) float64 { return math.Round(s*1000) / 1000 }
 
 func missionOut(m db.AgentMission) MissionOut {
-	return MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source,
+	out := MissionOut{ID: m.ID, AgentID: m.AgentID, CardID: m.CardID, ProjectID: m.ProjectID, Source: m.Source,
 		Objective: m.Objective, Prompt: m.Objective, Status: db.MissionStatus(m.Status), MaxSteps: m.MaxSteps, Steps: m.Steps,
 		Actions: m.Actions, CreatedAt: m.CreatedAt, StartedAt: m.StartedAt, FinishedAt: m.FinishedAt,
-		CancelledAt: m.CancelledAt, Error: m.Error, Usage: missionUsageOut(m.Usage(time.Now()))}
+		CancelledAt: m.CancelledAt, Error: m.Error, StopReason: (*db.MissionStopReason)(m.StopReason),
+		Usage: missionUsageOut(m.Usage(time.Now()))}
+	if q := mission.PendingQuestion(m); q != nil && db.MissionStatus(m.Status) == db.MissionAwaitingInput {
+		out.Question = &MissionQuestionOut{Question: q.Question, Options: q.Options, AskedAt: q.AskedAt, Deadline: q.Deadline}
+	}
+	return out
 }
 
 // ProposalOut is an action an agent proposed.
@@ -109,9 +124,16 @@ func missionFail(err error) error {
 }
 
 const missionsDoc = "A mission is queued (its job inserted with it), then running, then awaiting_approval when it " +
-	"left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a " +
-	"workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly " +
-	"agents' missions stay queued for an external AI client (/mcp)."
+	"left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends " +
+	"completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An " +
+	"agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget " +
+	"(agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI " +
+	"client (/mcp)."
+
+const stopDoc = "A queued, running, awaiting (approval or input) or stale mission becomes stopped " +
+	"(stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the " +
+	"worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A " +
+	"finished mission answers 409."
 
 // queuedMission answers a mission just created, or the store's refusal (429 for an agent over its
 // missions-per-hour limit).
@@ -131,8 +153,8 @@ func (s agentOps) registerMissions() {
 
 	register(s.Server, huma.Operation{OperationID: "missions-create", Method: http.MethodPost,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "Start a mission of an agent on a card", Tags: tags,
-		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusTooManyRequests}, Description: missionsDoc},
-		write, s.createMission)
+		DefaultStatus: http.StatusCreated, Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: missionsDoc}, write, s.createMission)
 
 	register(s.Server, huma.Operation{OperationID: "missions-list", Method: http.MethodGet,
 		Path: pathWorkspace + "/agents/{agentId}/missions", Summary: "List an agent's missions, newest first", Tags: tags},
@@ -147,12 +169,28 @@ func (s agentOps) registerMissions() {
 		Path: pathWorkspace + "/missions/{missionId}", Summary: "Get a mission's details and progress", Tags: tags},
 		read, s.getMission)
 
+	register(s.Server, huma.Operation{OperationID: "missions-stop", Method: http.MethodPost,
+		Path: pathWorkspace + "/missions/{missionId}/stop", Summary: "Stop a mission", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: stopDoc},
+		write, s.stopMission)
+
 	register(s.Server, huma.Operation{OperationID: "missions-cancel", Method: http.MethodPost,
-		Path: pathWorkspace + "/missions/{missionId}/cancel", Summary: "Cancel a mission", Tags: tags,
-		Errors: []int{http.StatusConflict}, Description: "A queued, running or awaiting mission becomes failed with " +
-			"cancelledAt; its pending proposals are rejected and a running job stops at its next step. A finished mission " +
-			"answers 409."},
-		write, s.cancelMission)
+		Path: pathWorkspace + "/missions/{missionId}/cancel", Summary: "Cancel a mission (the same as stop)", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "The stop operation under its former name. " + stopDoc},
+		write, s.stopMission)
+
+	register(s.Server, huma.Operation{OperationID: "missions-reply", Method: http.MethodPost,
+		Path: pathWorkspace + "/missions/{missionId}/reply", Summary: "Answer a mission's question", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "The mission's agent asked (ask_user; the mission is " +
+			"awaiting_input, its `question` says what): the answer goes to the model as the question's result and the " +
+			"mission runs again from where it stopped. A mission not awaiting input answers 409."},
+		write, s.replyMission)
+
+	register(s.Server, huma.Operation{OperationID: "missions-resume", Method: http.MethodPost,
+		Path: pathWorkspace + "/missions/{missionId}/resume", Summary: "Resume a stale mission", Tags: tags,
+		Errors: []int{http.StatusConflict}, Description: "A stale mission (no event from its worker for " +
+			"MISSION_STALE_AFTER) runs again under a new job, from its recorded steps. A mission not stale answers 409."},
+		write, s.resumeMission)
 
 	register(s.Server, huma.Operation{OperationID: "missions-proposals", Method: http.MethodGet,
 		Path: pathWorkspace + "/missions/{missionId}/proposals", Summary: "List a mission's proposals", Tags: tags},
@@ -176,13 +214,15 @@ func (s agentOps) registerMissions() {
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-run", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/run", Summary: "Run an agent on an objective", Tags: tags,
 		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusTooManyRequests}, Description: "`agentUserId` is the agent's service user id. " +
+		Errors:        []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "`agentUserId` is the agent's service user id. " +
 			missionsDoc}, write, s.runAgent)
 
 	register(s.Server, huma.Operation{OperationID: "agent-runtime-card-mission", Method: http.MethodPost,
 		Path: pathWorkspace + "/agent-runtime/card-mission", Summary: "Start a card mission", Tags: tags,
-		Errors: []int{http.StatusTooManyRequests},
-		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent " +
+		Errors: []int{http.StatusConflict, http.StatusTooManyRequests},
+		Description: "Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). " +
+			"For an mcpOnly agent " +
 			"the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other " +
 			"agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.",
 		Responses: map[string]*huma.Response{
@@ -197,11 +237,12 @@ func (s agentOps) registerMissions() {
 		Path: pathWorkspace + "/missions/{missionId}/events", Summary: "Watch a mission's progress (server-sent events)",
 		Tags: tags,
 		Description: "A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` " +
-			"(status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. " +
-			"Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The " +
-			"stream ends after the event reporting the mission's final status, completed or failed (right after the replay " +
-			"when the mission already has one); until then it stays open, awaiting_approval included (deciding the proposals " +
-			"completes the mission). Comment lines are heartbeats.",
+			"(status, ack, step, proposal, question, token, done) and JSON `data` {missionId, seq, type, status, message, " +
+			"data, at}. Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after " +
+			"it. The stream ends after the `done` event reporting the mission's final status, completed, failed, stopped or " +
+			"expired (right after the replay when the mission already has one); until then it stays open, awaiting_approval, " +
+			"awaiting_input and stale included (a decision, an answer or a resume moves the mission on). Comment lines are " +
+			"heartbeats.",
 		Responses: map[string]*huma.Response{"200": {Description: "The event stream",
 			Content: map[string]*huma.MediaType{"text/event-stream": {}}}}}, read, s.watchMission)
 }
@@ -270,8 +311,28 @@ func (s agentOps) getMission(ctx context.Context, in *MissionPath) (*Output[Miss
 	return oneOf(missionOut)(s.missions.Mission(ctx, accessFrom(ctx).WorkspaceID, in.MissionID))
 }
 
-func (s agentOps) cancelMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
-	return oneOf(missionOut)(s.missions.CancelMission(ctx, recordEdit(ctx, in.MissionID)))
+// stopMission serves both stop and its former name, cancel: one store operation.
+func (s agentOps) stopMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.missions.StopMission(ctx, recordEdit(ctx, in.MissionID), db.StopPerson))
+}
+
+// ReplyMissionInput is the request of missions-reply.
+type ReplyMissionInput struct {
+	MissionPath
+	Body ReplyMissionInputBody
+}
+
+// ReplyMissionInputBody is the body of a ReplyMissionInput request.
+type ReplyMissionInputBody struct {
+	Answer string `json:"answer" required:"true" minLength:"1" maxLength:"4000" doc:"The answer, in words or one of the options"`
+}
+
+func (s agentOps) replyMission(ctx context.Context, in *ReplyMissionInput) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.missions.ReplyMission(ctx, recordEdit(ctx, in.MissionID), in.Body.Answer))
+}
+
+func (s agentOps) resumeMission(ctx context.Context, in *MissionPath) (*Output[MissionOut], error) {
+	return oneOf(missionOut)(s.missions.ResumeMission(ctx, recordEdit(ctx, in.MissionID)))
 }
 
 func (s agentOps) listMissionProposals(ctx context.Context, in *MissionPath) (*Output[[]ProposalOut], error) {

@@ -42,6 +42,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/oidc"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -102,6 +103,19 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API cross-origin, with credentials
 	// (CORS_ORIGINS: exact origins such as https://app.example.com). Empty: no CORS headers at all.
 	CORSOrigins []string
+	// LanguageModel is the model agents' missions ask the OpenAI-compatible server for when an agent names
+	// none (LLM_MODEL or llm's default); empty when no server is configured (LLM_API_KEY unset) and the
+	// offline planner works them. The api only tells clients; the worker runs the missions.
+	LanguageModel string
+	// OIDC is the OpenID Connect providers people may sign in with (nil: none), built once by the
+	// composition root.
+	OIDC *oidc.Set
+	// OIDCAllowedDomains are the only e-mail domains accounts are created for at a provider's first
+	// sign-in (OIDC_ALLOWED_DOMAINS; empty: any).
+	OIDCAllowedDomains []string
+	// PasswordLoginOff refuses sign-in and registration with a password (PASSWORD_LOGIN=false); the
+	// configuration refuses it without a provider.
+	PasswordLoginOff bool
 }
 
 // Server holds what handlers need.
@@ -250,6 +264,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerRecovery()
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
+	s.ops.account.registerOIDC()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerAuditLog()
 	s.ops.tenancy.registerWorkspaces()

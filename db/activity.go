@@ -20,6 +20,7 @@ const (
 	ActivityDueDateReached    = dbcore.ActivityDueDateReached
 	ActivityProjectDeleted    = dbcore.ActivityProjectDeleted
 	ActivityPipelineNotice    = dbcore.ActivityPipelineNotice
+	ActivityMissionQuestion   = dbcore.ActivityMissionQuestion
 	ActivityWebhookDisabled   = dbcore.ActivityWebhookDisabled
 
 	ActivityAutomationRulesDisabled = dbcore.ActivityAutomationRulesDisabled

@@ -58,6 +58,10 @@ type Agent struct {
 	CreatedBy            string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	// Enabled is false for an agent turned off: its new missions are refused.
+	Enabled bool
+	// Model is the model its missions ask the OpenAI-compatible server for (empty: the server's default).
+	Model string
 }
 
 // AgentMission is a mission given to an agent on a card, with its status and progress.
@@ -83,6 +87,12 @@ type AgentMission struct {
 	ClaimedBy      *string
 	ClaimExpiresAt *time.Time
 	ClaimSeq       int32
+	// The lifecycle (migration 00040): why a stopped mission stopped, the pending question of one awaiting
+	// input, when that question expires, and the conversation it resumes from.
+	StopReason    *string
+	Question      []byte
+	InputDeadline *time.Time
+	Conversation  []byte
 	// The mission's accounting (migration 00041): model calls made, the tokens they used, the time spent
 	// waiting for people (awaiting_*: the wait in progress is not in WaitingMs yet) and when the status
 	// last changed.
@@ -464,6 +474,17 @@ type User struct {
 	IsService      bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+// UserIdentity links an OpenID Connect provider's subject to an account (db/identity/external.go).
+type UserIdentity struct {
+	ID         string
+	UserID     string
+	Provider   string
+	Subject    string
+	Email      string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
 }
 
 // Workspace is a workspace of an organization.

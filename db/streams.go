@@ -33,10 +33,10 @@ type StreamKind struct {
 // Ends reports whether an event with this status is its stream's last: its entity reached a final status.
 func (k StreamKind) Ends(status string) bool { return slices.Contains(k.Final, status) }
 
-// StreamMission is the kind of mission streams: a mission is final once completed or failed (cancelled
-// is failed). awaiting_approval is not final: deciding the proposals completes the mission, with more
-// events.
-var StreamMission = StreamKind{Name: "mission", Final: []string{string(MissionCompleted), string(MissionFailed)}}
+// StreamMission is the kind of mission streams: a mission is final once completed, failed, stopped or
+// expired (MissionStatus.Final). awaiting_approval, awaiting_input and stale are not final: a decision,
+// an answer or a resume moves the mission on, with more events.
+var StreamMission = StreamKind{Name: "mission", Final: Strings(MissionFinalStatuses)}
 
 // NewStreamEvent is one event to append to a stream. Status is its entity's status, which decides
 // whether the event ends the stream (StreamKind.Ends).
@@ -140,6 +140,11 @@ const (
 	MissionEventProposal = "proposal"
 	MissionEventToken    = "token"
 	MissionEventDone     = "done"
+	// MissionEventAck: a worker picked the mission up, before its first model call (data.plan: the
+	// model's plan when a resumed conversation has one, else empty).
+	MissionEventAck = "ack"
+	// MissionEventQuestion: the agent asked its requester a question (data.question, data.options).
+	MissionEventQuestion = "question"
 )
 
 // NewMissionEvent is one event to append to a mission's stream. Status is the mission status it reports
@@ -152,7 +157,7 @@ type NewMissionEvent struct {
 }
 
 // AppendMissionEventTx appends an event to a mission's stream in the caller's transaction; the event
-// ends the stream when its status is final (StreamMission.Ends: completed or failed).
+// ends the stream when its status is final (StreamMission.Ends: completed, failed, stopped, expired).
 func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID string,
 	ev NewMissionEvent) (StreamEvent, error) {
 	status := ev.Status
@@ -168,10 +173,11 @@ func (s *Store) AppendMissionEventTx(ctx context.Context, tx pgx.Tx, missionID s
 	}
 	row, err := s.AppendStreamEventTx(ctx, tx, StreamMission, missionID, NewStreamEvent{Type: ev.Type, Status: status,
 		Message: ev.Message, Data: ev.Data})
-	if err != nil || (ev.Type != MissionEventStatus && ev.Type != MissionEventDone) {
+	if err != nil || (ev.Type != MissionEventStatus && ev.Type != MissionEventDone && ev.Type != MissionEventQuestion) {
 		return row, err
 	}
-	// Every change of a mission's status appends a status or done event: the feed hears of it here.
+	// Every change of a mission's status appends a status, question or done event: the feed hears of it
+	// here.
 	return row, s.recordMissionStatus(ctx, tx, missionID, status)
 }
 
@@ -223,8 +229,10 @@ func (s *Store) MissionStream(ctx context.Context, missionID string) (MissionStr
 	return MissionStreamInfo{ID: row.ID, WorkspaceID: row.WorkspaceID, Status: row.Status}, nil
 }
 
-// MissionStatus is where an agent's mission stands: queued (its job inserted), running,
-// awaiting_approval (proposals wait for a person), then completed or failed.
+// MissionStatus is where an agent's mission stands: queued (its job inserted), running, then
+// awaiting_approval (proposals wait for a person), awaiting_input (its agent asked a question) or stale
+// (its worker fell silent), and in the end completed, failed, stopped (by a person or its budget) or
+// expired (its question went unanswered). docs/agents.md, "Lifecycle", has the transitions.
 type MissionStatus string
 
 // The mission statuses.
@@ -232,16 +240,45 @@ const (
 	MissionQueued           MissionStatus = "queued"
 	MissionRunning          MissionStatus = "running"
 	MissionAwaitingApproval MissionStatus = "awaiting_approval"
+	MissionAwaitingInput    MissionStatus = "awaiting_input"
+	MissionStale            MissionStatus = "stale"
 	MissionCompleted        MissionStatus = "completed"
 	MissionFailed           MissionStatus = "failed"
+	MissionStopped          MissionStatus = "stopped"
+	MissionExpired          MissionStatus = "expired"
 )
 
 // MissionStatuses lists every mission status, in the order a mission goes through them.
-var MissionStatuses = []MissionStatus{MissionQueued, MissionRunning, MissionAwaitingApproval, MissionCompleted,
-	MissionFailed}
+var MissionStatuses = []MissionStatus{MissionQueued, MissionRunning, MissionAwaitingApproval, MissionAwaitingInput,
+	MissionStale, MissionCompleted, MissionFailed, MissionStopped, MissionExpired}
+
+// MissionFinalStatuses are the statuses a mission never leaves: its stream ends with one.
+var MissionFinalStatuses = []MissionStatus{MissionCompleted, MissionFailed, MissionStopped, MissionExpired}
 
 // Values lists the valid mission statuses (the OpenAPI document's enum).
 func (MissionStatus) Values() []MissionStatus { return MissionStatuses }
 
 // Valid says whether s is one of MissionStatuses.
 func (s MissionStatus) Valid() bool { return slices.Contains(MissionStatuses, s) }
+
+// Final says whether a mission in status s is over.
+func (s MissionStatus) Final() bool { return slices.Contains(MissionFinalStatuses, s) }
+
+// MissionStopReason says why a mission was stopped.
+type MissionStopReason string
+
+// The reasons a mission stops.
+const (
+	// StopPerson: a person stopped (or cancelled) it.
+	StopPerson MissionStopReason = "person"
+	// StopCreatorLeft: the member who started it left the workspace.
+	StopCreatorLeft MissionStopReason = "creator_left"
+	// StopBudget: it used up its budget.
+	StopBudget MissionStopReason = "budget"
+)
+
+// MissionStopReasons lists every stop reason.
+var MissionStopReasons = []MissionStopReason{StopPerson, StopCreatorLeft, StopBudget}
+
+// Values lists the valid stop reasons (the OpenAPI document's enum).
+func (MissionStopReason) Values() []MissionStopReason { return MissionStopReasons }

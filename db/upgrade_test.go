@@ -43,6 +43,7 @@ const (
 	sSess  = "a0000000-0000-4000-8000-000000000060"
 	hHook  = "a0000000-0000-4000-8000-000000000070"
 	pOld   = "a0000000-0000-4000-8000-000000000080"
+	mAsk   = "a0000000-0000-4000-8000-000000000032"
 	uAudit = "a0000000-0000-4000-8000-000000000090"
 )
 
@@ -189,6 +190,17 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + pOld + `', '` + wEng + `', 'Old launch', '` + uAnn + `', '2026-01-02T00:00:00Z');`,
 		survives: `SELECT (SELECT archived_at FROM projects WHERE id = '` + pOld + `') = '2026-01-02T00:00:00Z'
 			AND (SELECT archived_at FROM projects WHERE id = '` + pLnch + `') IS NULL`},
+	{version: 39, none: "agents' enabled and model columns, with defaults for the agent seeded at 4",
+		survives: `SELECT (SELECT enabled AND model = '' FROM agents WHERE id = '` + gBot + `')`},
+	{version: 40, seed: `
+		INSERT INTO agent_missions (id, workspace_id, agent_id, source, objective, status, max_steps, created_by,
+			question, input_deadline, conversation)
+			VALUES ('` + mAsk + `', '` + wEng + `', '` + gBot + `', 'agent', 'Which first?', 'awaiting_input', 5,
+				'` + uAnn + `', '{"question": "Tests or docs?", "options": ["Tests", "Docs"]}', '2026-01-05T00:00:00Z',
+				'{"turn": 1, "messages": [], "askCallId": "call_1"}');`,
+		survives: `SELECT (SELECT status = 'awaiting_input' AND question->>'question' = 'Tests or docs?'
+			AND conversation->>'askCallId' = 'call_1' AND input_deadline = '2026-01-05T00:00:00Z'
+			FROM agent_missions WHERE id = '` + mAsk + `')`},
 	{version: 41, seed: `
 		INSERT INTO agent_usage (workspace_id, agent_id, day, model_turns, prompt_tokens, completion_tokens)
 			VALUES ('` + wEng + `', '` + gBot + `', '2026-01-02', 3, 100, 20);
@@ -200,6 +212,13 @@ var upgradeSeeds = []upgradeSeed{
 			AND (SELECT max_tokens_per_day FROM workspace_agent_settings WHERE workspace_id = '` + wEng + `') = 5000
 			AND (SELECT on_behalf_of FROM activities WHERE id = '` + aAct + `') = '` + uAnn + `'
 			AND (SELECT waiting_ms FROM agent_missions WHERE id = '` + mMis + `') = 1500`},
+	{version: 42, seed: `
+		INSERT INTO user_identities (id, user_id, provider, subject, email)
+			VALUES (gen_random_uuid(), '` + uAnn + `', 'corp', 'sub-ann', 'ann@example.com');
+		INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, expires_at)
+			VALUES ('\x01', 'corp', 'n', 'v', now() + interval '10 minutes');`,
+		survives: `SELECT (SELECT user_id FROM user_identities WHERE provider = 'corp' AND subject = 'sub-ann') = '` +
+			uAnn + `'`},
 	{version: 44, seed: `
 		INSERT INTO audit_log (id, organization_id, kind, actor_id, client_ip, target_type, target_id, changes)
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',

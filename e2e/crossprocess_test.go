@@ -32,6 +32,10 @@ type fakeLLM struct {
 	pace  time.Duration
 	once  sync.Once
 	calls atomic.Int32
+	// stalls, when set, hears of every stalled call as it starts; cut, of the time each one's caller
+	// gave up on it (its request cancelled).
+	stalls chan struct{}
+	cut    chan time.Time
 }
 
 // newFakeLLM serves a fake model; it starts stalling when stall is true.
@@ -90,8 +94,14 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if turn2 {
 		if f.stall.Load() {
 			f.once.Do(func() { close(f.turn2Started) })
+			if f.stalls != nil {
+				f.stalls <- struct{}{}
+			}
 			select {
 			case <-r.Context().Done(): // the worker holding this call died or gave up
+				if f.cut != nil {
+					f.cut <- time.Now()
+				}
 				return
 			case <-f.release:
 			}

@@ -89,6 +89,21 @@ type MissionClaimExpiryArgs struct {
 // Kind implements river.JobArgs.
 func (MissionClaimExpiryArgs) Kind() string { return "mission_claim_expiry" }
 
+// MissionInputExpiryArgs ends a mission whose question went unanswered past its deadline (expired). It
+// is scheduled at the deadline; a mission answered meanwhile is left alone.
+type MissionInputExpiryArgs struct {
+	MissionID string `json:"missionId"`
+}
+
+// Kind implements river.JobArgs.
+func (MissionInputExpiryArgs) Kind() string { return "mission_input_expiry" }
+
+// MissionStaleSweepArgs is the periodic sweep that marks stale the running missions without news.
+type MissionStaleSweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (MissionStaleSweepArgs) Kind() string { return "mission_stale_sweep" }
+
 // QueueDrafts is the queue project draft jobs run on (model calls stay off the default queue).
 const QueueDrafts = "drafts"
 

@@ -80,6 +80,9 @@ type Request struct {
 	// Draft, when set, says the turn is a step of a project draft (questions or roadmap); the offline
 	// planner answers it from the draft itself. Remote models read the draft from Messages.
 	Draft *DraftTask
+	// Model, when set, is the model name sent to the server for this turn instead of the client's own
+	// (an agent's model). The offline planner has no models and ignores it.
+	Model string
 	// ResponseSchema, when set, asks for a final answer that is one JSON value matching the schema
 	// (OpenAI structured output); its text streams through OnToken like any content.
 	ResponseSchema *ResponseSchema

@@ -38,6 +38,12 @@ const maxItemRunes = 200
 //     next step, the due date and the latest comment. Its words are streamed to OnToken.
 //
 // What an unoffered tool would have done (steps, priority) is suggested in the plan text instead.
+//
+// It asks first when ask_user is offered and the request is unclear: the mission objective or the
+// card's title contains a question mark, or the objective, title or description contains the word
+// "unclear" (any case). The question is "What should I focus on first for <title>?" with the first
+// three steps it would add as options. Once answered (the last message is the answer to its ask_user
+// call), it plans the card as above, its plan comment starting with the answer.
 // When no call applies, the plan is the final answer. On a later turn (after tool
 // results) it answers with a summary of the calls made, treating a tool result that begins with
 // "error" as a failure. Without a card it answers with steps derived from the last user message.
@@ -78,10 +84,14 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 	switch {
 	case card == nil:
 		resp = Response{Content: answerWithoutCard(req), FinishReason: FinishStop}
+	case answerToAsk(req.Messages) != "":
+		resp = planCard(card, withoutAsk(req.Tools), answerToAsk(req.Messages))
 	case slices.ContainsFunc(req.Messages, func(m Message) bool { return m.Role == RoleAssistant }):
 		resp = Response{Content: summarizeTurns(card, req.Messages), FinishReason: FinishStop}
+	case offersTool(req.Tools, agenttool.AskUser) && unclear(req.Mission.Objective, card):
+		resp = askFirst(card)
 	default:
-		resp = planCard(card, req.Tools)
+		resp = planCard(card, req.Tools, "")
 	}
 
 	// Stream the text a user would read: the answer, or on a tool turn the comment.
@@ -141,8 +151,60 @@ func EstimateUsage(req Request, resp Response) Usage {
 		CompletionTokens: int64((out + charsPerToken - 1) / charsPerToken)}
 }
 
-// planCard builds the first turn of a card mission.
-func planCard(card *CardContext, tools []Tool) Response {
+// unclearWord is the word that makes a request unclear to the offline planner.
+var unclearWord = regexp.MustCompile(`(?i)\bunclear\b`)
+
+// unclear says whether the offline planner asks before it plans: a question mark in the objective or
+// the card's title, or the word "unclear" in the objective, title or description.
+func unclear(objective string, card *CardContext) bool {
+	if strings.Contains(objective, "?") || strings.Contains(card.Title, "?") {
+		return true
+	}
+	return unclearWord.MatchString(objective) || unclearWord.MatchString(card.Title) ||
+		unclearWord.MatchString(card.Description)
+}
+
+// askFirst asks the requester what to focus on, the first steps it would add as options.
+func askFirst(card *CardContext) Response {
+	options := newChecklistItems(card)
+	if len(options) > 3 {
+		options = options[:3]
+	}
+	q := fmt.Sprintf("What should I focus on first for %q?", strings.TrimSpace(card.Title))
+	b, err := json.Marshal(map[string]any{"question": q, "options": options})
+	if err != nil {
+		panic(fmt.Sprintf("offline planner: marshal ask_user arguments: %v", err)) // plain values only
+	}
+	return Response{Content: q, ToolCalls: []ToolCall{{ID: "offline_ask_user", Name: agenttool.AskUser, Arguments: b}},
+		FinishReason: FinishToolCalls}
+}
+
+// answerToAsk is the answer to an ask_user call when it is the conversation's last message ("" when not).
+func answerToAsk(msgs []Message) string {
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != RoleTool {
+		return ""
+	}
+	last := msgs[len(msgs)-1]
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == last.ToolCallID && tc.Name == agenttool.AskUser {
+				return strings.TrimSpace(strings.TrimPrefix(last.Content, "The person answered:"))
+			}
+		}
+	}
+	return ""
+}
+
+func offersTool(tools []Tool, name string) bool {
+	return slices.ContainsFunc(tools, func(t Tool) bool { return t.Name == name })
+}
+
+func withoutAsk(tools []Tool) []Tool {
+	return slices.DeleteFunc(slices.Clone(tools), func(t Tool) bool { return t.Name == agenttool.AskUser })
+}
+
+// planCard builds the first turn of a card mission (after the requester's answer when it asked).
+func planCard(card *CardContext, tools []Tool, answer string) Response {
 	offered := func(name string) bool {
 		return slices.ContainsFunc(tools, func(t Tool) bool { return t.Name == name })
 	}
@@ -181,6 +243,9 @@ func planCard(card *CardContext, tools []Tool) Response {
 	}
 	plan := planText(card, planFacts{newItems: newItems, suggested: suggested, keyword: keyword, raised: raise,
 		suggestHigh: suggestHigh})
+	if answer != "" {
+		plan = fmt.Sprintf("You answered %q. %s", truncateRunes(answer, 200), plan)
+	}
 	if offered(agenttool.AddComment) {
 		add(agenttool.AddComment, map[string]any{"content": plan})
 	}
@@ -374,6 +439,9 @@ func summarizeTurns(card *CardContext, msgs []Message) string {
 			continue
 		}
 		for _, tc := range m.ToolCalls {
+			if tc.Name == agenttool.AskUser {
+				continue // a question, not an action
+			}
 			action := describeCall(tc)
 			res, ok := results[tc.ID]
 			switch {
@@ -450,6 +518,8 @@ func describeCall(tc ToolCall) string {
 		return fmt.Sprintf("moved the card to column %s", str("columnId"))
 	case agenttool.CreateCard:
 		return fmt.Sprintf("created card %q", str("title"))
+	case agenttool.AskUser:
+		return fmt.Sprintf("asked %q", str("question"))
 	default:
 		return "called " + tc.Name
 	}

@@ -359,3 +359,61 @@ func TestMissionRender(t *testing.T) {
 	require.NotContains(t, text, "- comment e")
 	require.Empty(t, (*MissionContext)(nil).Render())
 }
+
+// An unclear request (a question mark in the objective or title, or the word "unclear") makes the
+// offline planner ask first when ask_user is offered, the steps it would add as options; once answered,
+// it plans with the answer; a clear one, or one without the tool, is planned at once.
+func TestOfflineAsksWhenUnclear(t *testing.T) {
+	t.Parallel()
+	card := &CardContext{Title: "Pick a database?", Description: "- Compare options\n- Benchmark\n- Decide\n- Migrate"}
+	run := runOffline(t, missionRequest(card, ToolCatalog()))
+	require.Len(t, run.resp.ToolCalls, 1)
+	ask := callArgs[struct {
+		Question string   `json:"question"`
+		Options  []string `json:"options"`
+	}](t, run.resp, agenttool.AskUser)
+	require.Equal(t, `What should I focus on first for "Pick a database?"?`, ask.Question)
+	require.Equal(t, []string{"Compare options", "Benchmark", "Decide"}, ask.Options)
+	_, err := agenttool.Decode(agenttool.AskUser, run.resp.ToolCalls[0].Arguments, agenttool.Limits{})
+	require.NoError(t, err, "the question is a valid ask_user call")
+
+	for _, c := range []struct {
+		objective string
+		card      CardContext
+		ask       bool
+	}{
+		{"Plan this card", CardContext{Title: "Fix login", Description: "Scope is unclear."}, true},
+		{"Is this worth doing?", CardContext{Title: "Fix login"}, true},
+		{"Plan this card", CardContext{Title: "Fix login", Description: "Why? Because."}, false},
+		{"Plan this card", CardContext{Title: "Nuclear plant"}, false},
+	} {
+		req := missionRequest(&c.card, ToolCatalog())
+		req.Mission.Objective = c.objective
+		resp := runOffline(t, req).resp
+		require.Equal(t, c.ask, len(resp.ToolCalls) == 1 && resp.ToolCalls[0].Name == agenttool.AskUser, "%+v", c)
+	}
+	withoutAskTool := runOffline(t, missionRequest(card, SelectTools([]string{agenttool.AddComment}))).resp
+	require.Equal(t, agenttool.AddComment, withoutAskTool.ToolCalls[0].Name, "no ask_user offered: plans at once")
+
+	// Answered: the plan, its comment starting with the answer; then the summary leaves the question out.
+	req := missionRequest(card, ToolCatalog())
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: run.resp.Content,
+		ToolCalls: run.resp.ToolCalls}, Message{Role: RoleTool, ToolCallID: run.resp.ToolCalls[0].ID,
+		Content: "The person answered: Benchmark"})
+	planned := runOffline(t, req).resp
+	names := []string{}
+	for _, tc := range planned.ToolCalls {
+		names = append(names, tc.Name)
+	}
+	require.Equal(t, []string{agenttool.AddChecklistItems, agenttool.AddComment}, names, "no second question")
+	comment := callArgs[struct{ Content string }](t, planned, agenttool.AddComment)
+	require.True(t, strings.HasPrefix(comment.Content, `You answered "Benchmark". Plan for`), comment.Content)
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, ToolCalls: planned.ToolCalls})
+	for _, tc := range planned.ToolCalls {
+		req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: tc.ID, Content: "ok"})
+	}
+	final := runOffline(t, req).resp
+	require.Empty(t, final.ToolCalls)
+	require.NotContains(t, final.Content, "asked")
+	require.Contains(t, final.Content, "finished")
+}

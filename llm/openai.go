@@ -122,8 +122,12 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
+	model := c.model
+	if req.Model != "" {
+		model = req.Model
+	}
 	creq := openai.ChatCompletionRequest{
-		Model:    c.model,
+		Model:    model,
 		Messages: toOpenAIMessages(req),
 		Tools:    toOpenAITools(req.Tools),
 		Stream:   true,

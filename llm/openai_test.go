@@ -256,7 +256,7 @@ func TestOpenAIStreamsContentTokens(t *testing.T) {
 		toolNames = append(toolNames, tool.Function.Name)
 	}
 	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
-		"propose_pilotage_action"}, toolNames)
+		"propose_pilotage_action", "ask_user"}, toolNames)
 
 	// The mission is a user message right after the system message.
 	require.Len(t, req.Messages, 3)
@@ -698,4 +698,26 @@ func TestErrorsMatch(t *testing.T) {
 	require.JSONEq(t, `{}`, string(tc.Arguments), "empty arguments count as {}")
 	_, err = validateToolCall(ToolCatalog(), "c", agenttool.MoveCard, "null")
 	require.ErrorIs(t, err, ErrMalformedOutput)
+}
+
+// A request naming a model (an agent's) sends it instead of the client's own; the next request without one
+// sends the client's again.
+func TestOpenAIRequestModelOverridesTheClients(t *testing.T) {
+	t.Parallel()
+	fs := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req wireRequest) {
+		sseStart(w)
+		sseData(w, contentChunk("ok"))
+		sseData(w, finishChunk("stop"))
+		sseData(w, "[DONE]")
+	})
+	client := newTestClient(fs, nil)
+	msgs := []Message{{Role: RoleUser, Content: "Say ok."}}
+	_, err := client.Chat(context.Background(), Request{Messages: msgs, Model: "llama3.1:8b"})
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), Request{Messages: msgs})
+	require.NoError(t, err)
+	reqs, _ := fs.seen()
+	require.Len(t, reqs, 2)
+	require.Equal(t, "llama3.1:8b", reqs[0].Model)
+	require.Equal(t, testModel, reqs[1].Model)
 }

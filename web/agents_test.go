@@ -40,7 +40,7 @@ func TestBrowserAgents(t *testing.T) {
 	// Create: the short name follows the name, approval is the mode offered first, one tool left out.
 	clickIn(t, ctx, "main button", "New agent")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#agent-new-name`)))
-	waitFor(t, ctx, "the tool catalog", `document.querySelectorAll("input[name=tool]").length === 6`)
+	waitFor(t, ctx, "the tool catalog", `document.querySelectorAll("input[name=tool]").length === 7`)
 	shot(t, ctx, "agent-new", 1440, 1400)
 	accessible(t, ctx, "new agent")
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#agent-new-name`), "Launch Planner"),
@@ -60,8 +60,8 @@ func TestBrowserAgents(t *testing.T) {
 	agent := agents[0]
 	require.Equal(t, "launch-planner", agent.Slug)
 	require.Equal(t, "approval", agent.AutonomyMode)
-	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card"},
-		agent.Tools)
+	require.Equal(t, []string{"update_card", "add_checklist_items", "add_comment", "move_card", "create_card",
+		"ask_user"}, agent.Tools)
 	require.Contains(t, text(t, ctx, `.agent-facts`), "Asks first")
 	shot(t, ctx, "agent", 1440, 900)
 	accessible(t, ctx, "agent")
@@ -127,24 +127,24 @@ func TestBrowserAgents(t *testing.T) {
 	waitFor(t, ctx, "the card in the address", `location.search.includes("card=`+card+`") &&
 		document.querySelectorAll("tr[data-mission-id]").length === 2`)
 
-	// Cancel the second from the list, confirmed in a dialog.
+	// Stop the second from the list, confirmed in a dialog.
 	row := `tr[data-mission-id=` + jsString(second.ID) + `]`
-	waitFor(t, ctx, "its cancel button", `!!document.querySelector(`+jsString(row+` button.secondary`)+`)`)
+	waitFor(t, ctx, "its stop button", `!!document.querySelector(`+jsString(row+` button.secondary`)+`)`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(row+` button.secondary`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
-	accessible(t, ctx, "cancel a mission")
+	accessible(t, ctx, "stop a mission")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`dialog[open] button[type=submit]`)))
-	waitFor(t, ctx, "the mission cancelled", `document.querySelector(`+jsString(row)+`)?.dataset.status === "failed" &&
+	waitFor(t, ctx, "the mission stopped", `document.querySelector(`+jsString(row)+`)?.dataset.status === "stopped" &&
 		!document.querySelector("dialog[open]")`)
 	var got struct {
 		Status      string
 		CancelledAt *string
 	}
 	s.call("GET", a.ws()+"/missions/"+second.ID, a.Token, nil, &got)
-	require.Equal(t, "failed", got.Status)
+	require.Equal(t, "stopped", got.Status)
 	require.NotNil(t, got.CancelledAt)
-	choose(t, ctx, "#filter-status", "failed")
-	waitFor(t, ctx, "the failed one only", `document.querySelectorAll("tr[data-mission-id]").length === 1 &&
-		!!document.querySelector(`+jsString(row)+`) && location.search.includes("status=failed")`)
+	choose(t, ctx, "#filter-status", "stopped")
+	waitFor(t, ctx, "the stopped one only", `document.querySelectorAll("tr[data-mission-id]").length === 1 &&
+		!!document.querySelector(`+jsString(row)+`) && location.search.includes("status=stopped")`)
 	shot(t, ctx, "missions", 1440, 900)
 
 	// Delete another agent, confirmed by typing its short name.

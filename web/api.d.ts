@@ -200,6 +200,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the providers' identities linked to the caller
+         * @description Each provider's subject that signs in to this account, the oldest first.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        get: operations["auth-identities-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/identities/{identityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a provider's identity from the caller
+         * @description Only while the account keeps another way to sign in: another linked identity, or a password when passwords sign in (PASSWORD_LOGIN); otherwise 409.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        delete: operations["auth-identities-unlink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -211,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Log in
-         * @description Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429). Failed logins also count per account from every address: past LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401.
+         * @description Answers a session (JWT, HttpOnly cookie and csrfToken) and a device token (the pilot_device cookie and deviceToken), or, when two-factor authentication is on, `{twoFactorRequired: true, twoFactorToken}` to complete at /auth/2fa/verify. Rate-limited per client address, and per account from one client address (429). Failed logins also count per account from every address: past LOGIN_ACCOUNT_FAILURE_LIMIT an hour, a login without a device token of that account (the cookie, or X-Pilot-Device) answers 429 for an hour, and the owner is e-mailed; a device that signed in before still signs in. Every 429 says when to try again in Retry-After. Wrong credentials are a 401. Refused (403) when passwords are turned off (PASSWORD_LOGIN=false).
          */
         post: operations["auth-login"];
         delete?: never;
@@ -264,6 +308,66 @@ export interface paths {
         patch: operations["auth-update-me"];
         trace?: never;
     };
+    "/auth/oidc/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back
+         * @description Where the provider sends the browser back (the redirect URI to register at the provider: PUBLIC_URL + this path). On success: a session (the session and device cookies, as /auth/login) and a redirect into the web app. Otherwise a page in words (text/html): a callback not started in this browser, replayed or too late (400), consent denied or an e-mail domain not allowed (403), an e-mail address an account has without the provider verifying it (409), the provider unreachable or its answer failing verification (502); to other clients than browsers, the error shape. A refused sign-in creates nothing. Query parameters the provider adds besides these are ignored.
+         */
+        get: operations["auth-oidc-callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with a provider
+         * @description For a browser's navigation: records a sign-in under way and redirects to the provider's authorization endpoint (the code flow with PKCE, a state and a nonce), leaving the state in the pilot_oidc cookie. Fails when the provider is unknown (404) or unreachable (502): a page in words (text/html) to a browser (an Accept naming text/html), the error shape to other clients.
+         */
+        get: operations["auth-oidc-start"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people may sign in
+         * @description The OpenID Connect providers of this deployment (a button each on the sign-in page) and whether passwords sign in (PASSWORD_LOGIN).
+         */
+        get: operations["auth-providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/register": {
         parameters: {
             query?: never;
@@ -275,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Creates the user with a personal organization and workspace, starts a session, and e-mails a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429).
+         * @description Creates the user with a personal organization and workspace, starts a session, and e-mails a link that verifies the address (see /auth/verify-email). Rate-limited per client address (429). Refused (403) when passwords are turned off (PASSWORD_LOGIN=false): accounts then come from providers.
          */
         post: operations["auth-register"];
         delete?: never;
@@ -893,11 +997,33 @@ export interface paths {
         put?: never;
         /**
          * Start a card mission
-         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
+         * @description Body `{cardId, projectId, agentId?}` (default agent: the workspace's first enabled one). For an mcpOnly agent the mission is queued for an external AI client and the answer is 201 with the mission as JSON; for any other agent the answer is the mission's server-sent event stream (text/event-stream), as `GET …/missions/{id}/events`.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agent-runtime-card-mission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agent-runtime/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What works agents' missions
+         * @description Whether an OpenAI-compatible server is configured and the model it is asked for when an agent names none. Without a server the built-in offline planner works missions.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-language-model"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -935,7 +1061,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent on an objective
-         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description `agentUserId` is the agent's service user id. A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1065,11 +1191,33 @@ export interface paths {
         put?: never;
         /**
          * Start a mission of an agent on a card
-         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, then completed; or failed (error, step cap, cancel). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429. mcpOnly agents' missions stay queued for an external AI client (/mcp).
+         * @description A mission is queued (its job inserted with it), then running, then awaiting_approval when it left proposals, awaiting_input while its agent waits for an answer, stale when its worker fell silent; it ends completed, failed (error, step cap), stopped (a person, its budget) or expired (its question unanswered). An agent past its maxMissionsPerHour, or a workspace whose agents used today's token budget (agentSettings.maxTokensPerDay), is answered 429, a disabled agent 409. mcpOnly agents' missions stay queued for an external AI client (/mcp).
          *
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["missions-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's skills
+         * @description The skills assigned to the agent, by name.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["agents-skills"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1092,7 +1240,13 @@ export interface paths {
          *     Personal access tokens need the `projects:write` scope.
          */
         post: operations["agents-assign-skill"];
-        delete?: never;
+        /**
+         * Take a skill from an agent
+         * @description Workspace admins. Answers the agent; a skill the agent does not have is not found (404).
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        delete: operations["agents-unassign-skill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1442,8 +1596,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a mission
-         * @description A queued, running or awaiting mission becomes failed with cancelledAt; its pending proposals are rejected and a running job stops at its next step. A finished mission answers 409.
+         * Cancel a mission (the same as stop)
+         * @description The stop operation under its former name. A queued, running, awaiting (approval or input) or stale mission becomes stopped (stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A finished mission answers 409.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -1463,7 +1617,7 @@ export interface paths {
         };
         /**
          * Watch a mission's progress (server-sent events)
-         * @description A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` (status, step, proposal, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream ends after the event reporting the mission's final status, completed or failed (right after the replay when the mission already has one); until then it stays open, awaiting_approval included (deciding the proposals completes the mission). Comment lines are heartbeats.
+         * @description A `text/event-stream` of the mission's events: each has `id` (the per-mission sequence), `event` (status, ack, step, proposal, question, token, done) and JSON `data` {missionId, seq, type, status, message, data, at}. Without `Last-Event-ID` the stream starts at the mission's first event; with it, at the event after it. The stream ends after the `done` event reporting the mission's final status, completed, failed, stopped or expired (right after the replay when the mission already has one); until then it stays open, awaiting_approval, awaiting_input and stale included (a decision, an answer or a resume moves the mission on). Comment lines are heartbeats.
          *
          *     Personal access tokens need the `projects:read` scope.
          */
@@ -1490,6 +1644,72 @@ export interface paths {
         get: operations["missions-proposals"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a mission's question
+         * @description The mission's agent asked (ask_user; the mission is awaiting_input, its `question` says what): the answer goes to the model as the question's result and the mission runs again from where it stopped. A mission not awaiting input answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-reply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a stale mission
+         * @description A stale mission (no event from its worker for MISSION_STALE_AFTER) runs again under a new job, from its recorded steps. A mission not stale answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a mission
+         * @description A queued, running, awaiting (approval or input) or stale mission becomes stopped (stopReason person) with cancelledAt: what it applied stays, its pending proposals are rejected, and the worker running it stops within a second (its model call is cancelled). Its stream ends with a done event. A finished mission answers 409.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        post: operations["missions-stop"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2386,6 +2606,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Adjust the draft's roadmap before executing it
+         * @description Replaces the roadmap of a draft in roadmap_ready with the one given, `{phases: [{name, goal, deliverables: [{title, description}]}]}`: 1 to 20 phases (name 1–100 characters, goal at most 1,000), each with 0 to 50 deliverables (title 1–200, description at most 2,000); texts are trimmed, and a phase without deliverables becomes an empty column. Phases and deliverables are renamed, added, removed and reordered by sending the roadmap as it should be. The draft's stream gets a `status` event with the new roadmap in `data.roadmap`. 409 before a roadmap is ready, while a job runs and once executed.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        patch: operations["project-drafts-edit-roadmap"];
         trace?: never;
     };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects": {
@@ -3786,10 +4028,10 @@ export interface components {
             /** @description The card's or document's title: as the activity recorded it, else as it is now; empty when it names neither */
             title: string;
             /**
-             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId)
+             * @description What changed: card_created, card_updated, card_moved, card_archived, card_deleted, card_assigned, comment_added, member_added, member_removed and due_date_reached on a project, plus document_submitted (a document was submitted for review; notifies the workspace's pilotage reviewers and owners) and document_reviewed (a review was given; notifies the author, meta has status and notes), project_deleted (a project was deleted; notifies its other members, meta has projectId and name), webhook_disabled (deliveries disabled a webhook; notifies the workspace's admins, meta has webhookId, url and reason), automation_rules_disabled (a member left the workspace and the automation rules they created, which act as them, were disabled; notifies the workspace's admins, meta has userId, removedBy and rules [{id, name, projectId}]) and pipeline_notice (a pipeline's notify step; notifies the workspace's members, meta has message, pipelineId, pipelineName, runId and stepId) and mission_question (an agent asked its mission's requester a question; notifies the requester, meta has missionId, question, options and agentName)
              * @enum {string}
              */
-            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice";
+            type: "card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "member_added" | "member_removed" | "due_date_reached" | "document_submitted" | "document_reviewed" | "project_deleted" | "webhook_disabled" | "automation_rules_disabled" | "pipeline_notice" | "mission_question";
             /** @description The workspace it happened in (absent when its project is gone) */
             workspaceId?: string;
         };
@@ -3841,9 +4083,13 @@ export interface components {
             createdAt: string;
             createdBy: string;
             description: string;
+            /** @description A disabled agent is listed but its new missions are refused (409) */
+            enabled: boolean;
             id: string;
             limits: components["schemas"]["AgentLimits"];
             mcpOnly: boolean;
+            /** @description The model its missions ask the OpenAI-compatible server for; empty: the server's default (LLM_MODEL) */
+            model: string;
             name: string;
             slug: string;
             tools: string[] | null;
@@ -4086,9 +4332,13 @@ export interface components {
              */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description Default true; a disabled agent's new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             /** @description Missions are worked by an external AI client through /mcp */
             mcpOnly?: boolean;
+            /** @description The model name its missions use on the OpenAI-compatible server; empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
@@ -4263,7 +4513,7 @@ export interface components {
             /** @description Default true */
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[] | null;
+            events: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "mission_question" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[] | null;
             /** @description http or https */
             url: string;
         };
@@ -4411,6 +4661,10 @@ export interface components {
             description: string;
             title: string;
         };
+        DraftDeliverableIn: {
+            description?: string;
+            title: string;
+        };
         DraftDocument: {
             content: string;
             documentId?: string;
@@ -4485,8 +4739,18 @@ export interface components {
             goal: string;
             name: string;
         };
+        DraftPhaseIn: {
+            /** @description Each becomes a card */
+            deliverables: components["schemas"]["DraftDeliverableIn"][] | null;
+            goal?: string;
+            name: string;
+        };
         DraftRoadmap: {
             phases: components["schemas"]["DraftPhase"][] | null;
+        };
+        DraftRoadmapIn: {
+            /** @description In order; each becomes a column */
+            phases: components["schemas"]["DraftPhaseIn"][] | null;
         };
         ErrorBody: {
             /** @description HTTP status name */
@@ -4520,6 +4784,20 @@ export interface components {
             recordId: string;
             /** @enum {string} */
             recordType: "mission" | "priority" | "todo" | "decision" | "doc" | "action";
+        };
+        IdentityOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The address the provider last said */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string;
+            /** @description The provider's id in the configuration */
+            provider: string;
+            /** @description Its name, or its id when it is no longer configured */
+            providerName: string;
         };
         InstalledPluginOut: {
             capabilities: components["schemas"]["Capabilities"];
@@ -4617,6 +4895,12 @@ export interface components {
             name: string;
             projectId: string;
         };
+        LanguageModelOut: {
+            /** @description The model asked for when an agent names none (LLM_MODEL); empty without a server */
+            defaultModel: string;
+            /** @description An OpenAI-compatible server is configured (LLM_API_KEY); when false the built-in offline planner works missions and agents' models are not used */
+            server: boolean;
+        };
         LoginInputBody: {
             email: string;
             password: string;
@@ -4643,7 +4927,10 @@ export interface components {
              */
             actions: number;
             agentId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was stopped
+             */
             cancelledAt: string | null;
             cardId: string | null;
             /** Format: date-time */
@@ -4658,19 +4945,35 @@ export interface components {
             projectId: string | null;
             /** @description Same as objective */
             prompt: string;
+            /** @description The question an awaiting_input mission waits on (absent otherwise) */
+            question?: components["schemas"]["MissionQuestionOut"];
             /** @enum {string} */
             source: "agent" | "runtime" | "card_mission" | "pipeline";
             /** Format: date-time */
             startedAt: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
+            status: "queued" | "running" | "awaiting_approval" | "awaiting_input" | "stale" | "completed" | "failed" | "stopped" | "expired";
             /**
              * Format: int32
              * @description Model turns taken
              */
             steps: number;
+            /** @description Why a stopped mission stopped */
+            stopReason: string | null;
             /** @description What the mission cost so far */
             usage: components["schemas"]["MissionUsageOut"];
+        };
+        MissionQuestionOut: {
+            /** Format: date-time */
+            askedAt: string;
+            /**
+             * Format: date-time
+             * @description Unanswered by then, the mission expires (MISSION_INPUT_TIMEOUT)
+             */
+            deadline: string;
+            /** @description Possible answers (any answer in words is taken too) */
+            options: string[] | null;
+            question: string;
         };
         MissionUsageOut: {
             /**
@@ -5174,6 +5477,19 @@ export interface components {
                 [key: string]: components["schemas"]["JSONValue"];
             };
         };
+        ProviderOut: {
+            /** @description The provider's id in the configuration */
+            id: string;
+            /** @description The name on its button */
+            name: string;
+            /** @description Where the browser goes to sign in with it */
+            startUrl: string;
+        };
+        ProvidersOut: {
+            /** @description False when passwords neither sign in nor register */
+            passwordLogin: boolean;
+            providers: components["schemas"]["ProviderOut"][];
+        };
         ReadAllOut: {
             ok: boolean;
             /** Format: int64 */
@@ -5208,6 +5524,10 @@ export interface components {
             targetCardId: string;
             /** @enum {string} */
             type: "blocks" | "blocked_by" | "related_to" | "duplicates" | "parent_of";
+        };
+        ReplyMissionInputBody: {
+            /** @description The answer, in words or one of the options */
+            answer: string;
         };
         ResetPasswordInputBody: {
             newPassword: string;
@@ -5733,8 +6053,12 @@ export interface components {
             /** @enum {string} */
             autonomyMode?: "autonomous" | "supervised" | "approval";
             description?: string;
+            /** @description false turns the agent off: its new missions are refused (409) */
+            enabled?: boolean;
             limits?: components["schemas"]["AgentLimitsIn"];
             mcpOnly?: boolean;
+            /** @description Empty: the server's default (LLM_MODEL) (a model name without spaces) */
+            model?: string;
             name?: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug?: string;
@@ -5878,7 +6202,7 @@ export interface components {
             description?: string;
             enabled?: boolean;
             /** @description ["*"]: every type */
-            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[];
+            events?: ("card_created" | "card_updated" | "card_moved" | "card_archived" | "card_deleted" | "card_assigned" | "comment_added" | "comment_deleted" | "member_added" | "member_removed" | "due_date_reached" | "project_created" | "project_updated" | "project_deleted" | "document_created" | "document_updated" | "document_submitted" | "document_reviewed" | "mission_status_changed" | "mission_question" | "pipeline_run_finished" | "pipeline_notice" | "pilotage_record_created" | "pilotage_record_updated" | "pilotage_record_deleted" | "pilotage_action_proposed" | "pilotage_action_reviewed" | "pilotage_action_applied" | "webhook_disabled" | "automation_rules_disabled" | "*")[];
             url?: string;
         };
         UpdateWorkspaceInputBody: {
@@ -6970,6 +7294,169 @@ export interface operations {
             };
         };
     };
+    "auth-identities-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "auth-identities-unlink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                identityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-login": {
         parameters: {
             query?: never;
@@ -7010,6 +7497,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7274,6 +7770,262 @@ export interface operations {
             };
         };
     };
+    "auth-oidc-callback": {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The state sent to the provider */
+                state?: string;
+                /** @description The provider's refusal (access_denied: the person declined) */
+                error?: string;
+                /** @description The provider's refusal in words */
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: {
+                /** @description The state the start left in this browser */
+                pilot_oidc?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: into the web app */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    /** @description The cookies of the sign-in */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "auth-oidc-start": {
+        parameters: {
+            query?: {
+                /** @description The web app's path to land on once signed in (default /) */
+                returnTo?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    /** @description The cookies of the sign-in */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "auth-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvidersOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-register": {
         parameters: {
             query?: never;
@@ -7299,6 +8051,15 @@ export interface operations {
             };
             /** @description Bad Request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10540,6 +11301,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -10560,6 +11330,94 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-language-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LanguageModelOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10733,6 +11591,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11614,6 +12481,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request Entity Too Large */
             413: {
                 headers: {
@@ -11663,7 +12539,186 @@ export interface operations {
             };
         };
     };
+    "agents-skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "agents-assign-skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                agentId: string;
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "agents-unassign-skill": {
         parameters: {
             query?: never;
             header?: never;
@@ -13315,7 +14370,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only missions in this status */
-                status?: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
+                status?: "queued" | "running" | "awaiting_approval" | "awaiting_input" | "stale" | "completed" | "failed" | "stopped" | "expired";
                 /** @description Only this agent's missions */
                 agentId?: string;
                 /** @description Only the missions on this card */
@@ -13742,6 +14797,313 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyMissionInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "missions-stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                missionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissionOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18785,6 +20147,117 @@ export interface operations {
             };
             /** @description The job is still running: the draft in its refining or generating state; follow `…/events` or read the draft later */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "project-drafts-edit-roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                draftId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRoadmapIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

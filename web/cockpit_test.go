@@ -270,6 +270,12 @@ func TestBrowserCockpitRecords(t *testing.T) {
 	require.Equal(t, eval[int](t, ctx, `document.querySelectorAll(".pl-history li").length`),
 		eval[int](t, ctx, `document.querySelectorAll(".pl-history li time[datetime]").length`), "every change says when")
 	require.Contains(t, text(t, ctx, `.pl-history li`), "Dora", "newest first: the owner's change")
+
+	// The dashboard with the records made above (README's screenshot of the cockpit).
+	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/pilotage"))
+	waitFor(t, ctx, "the dashboard with records", `!!document.querySelector('[data-count="to_launch"]') &&
+		document.body.textContent.includes("Cycle")`)
+	shot(t, ctx, "cockpit", 1440, 1000)
 }
 
 // TestBrowserCockpitActions: actions proposed through the API are reviewed on the page: one approved with a

@@ -40,7 +40,11 @@ type server struct {
 	srv *httptest.Server
 }
 
-func startServer(t testing.TB) *server {
+func startServer(t testing.TB) *server { return startServerWith(t, nil) }
+
+// startServerWith is startServer with the api's Options changed by tune (nil: none), which sees the
+// server's URL as PublicURL.
+func startServerWith(t testing.TB, tune func(*api.Options)) *server {
 	t.Helper()
 	b := testfactory.Store(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -57,8 +61,12 @@ func startServer(t testing.TB) *server {
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	h = api.New(b.Engines, signer, billing.Local{PublicURL: srv.URL}, logger, api.Options{PublicURL: srv.URL,
-		LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache, Context: ctx})
+	opts := api.Options{PublicURL: srv.URL, LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache,
+		Context: ctx}
+	if tune != nil {
+		tune(&opts)
+	}
+	h = api.New(b.Engines, signer, billing.Local{PublicURL: srv.URL}, logger, opts)
 	client, _, err := workers.NewClient(b.Pool, workers.Config{Concurrency: 2, Logger: logger})
 	require.NoError(t, err)
 	require.NoError(t, client.Start(context.Background()))

@@ -61,8 +61,11 @@ func TestMissionWorkerAccountsAndKeepsTheBudget(t *testing.T) {
 
 	b.work(t, queuedJob)
 	stopped := b.getMission(t, tm, queued.ID)
-	require.EqualValues(t, db.MissionFailed, stopped.Status)
-	require.Equal(t, testfactory.Ptr(mission.BudgetErrorText), stopped.Error)
+	require.EqualValues(t, db.MissionStopped, stopped.Status)
+	require.Equal(t, testfactory.Ptr(string(db.StopBudget)), stopped.StopReason)
+	require.Nil(t, stopped.Error)
+	evs := b.EventsButTokens(t, queued.ID)
+	require.Equal(t, "done:stopped", evs[len(evs)-1])
 	require.Zero(t, stopped.ModelTurns, "the model was not called")
 
 	more := spent + 1

@@ -2,8 +2,10 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/internal/agenttool"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/llm"
 )
@@ -131,19 +134,34 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(run)}},
 		Tools:    llm.SelectTools(agent.Tools),
 		Mission:  &llm.MissionContext{Objective: m.Objective, Card: mc},
+		Model:    agent.Model, // empty: the server's default (LLM_MODEL)
 		OnToken:  tokens.add,
 	}
+	first := 1
+	if conv := run.Conversation; conv != nil && conv.Answer != nil {
+		// Asked and answered: on from where the mission stopped, the answer as its question's result.
+		var saved []llm.Message
+		if err := json.Unmarshal(conv.Messages, &saved); err != nil {
+			return fmt.Errorf("%w: the saved conversation: %w", llm.ErrMalformedOutput, err)
+		}
+		if len(saved) > 0 && saved[0].Role == llm.RoleSystem {
+			saved = saved[1:]
+		}
+		req.Messages = append(req.Messages, saved...)
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: conv.AskCallID,
+			Content: "The person answered: " + *conv.Answer})
+		first = conv.Turn + 1
+	}
 	provider := w.provider()
-	for turn := 1; turn <= int(m.MaxSteps); turn++ {
+	for turn := first; turn <= int(m.MaxSteps); turn++ {
 		if err := st.MissionTurn(ctx, m.ID, turn); err != nil {
 			return err
 		}
 		if over, err := st.BudgetExceeded(ctx, m.WorkspaceID); err != nil {
 			return err
 		} else if over {
-			// The workspace's daily token budget is spent: the mission fails with error "budget". On merge
-			// with the mission lifecycle the lead makes this the status stopped with reason budget.
-			_, err := st.FinishMission(ctx, m.ID, "", mission.BudgetErrorText)
+			// The workspace's daily token budget is spent: the mission stops, reason budget.
+			_, err := st.StopForBudget(ctx, m.ID)
 			return err
 		}
 		tokens.newTurn()
@@ -162,9 +180,19 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content,
 			ToolCalls: resp.ToolCalls})
+		var ask *askCall
 		for i, tc := range resp.ToolCalls {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if tc.Name == agenttool.AskUser {
+				text, a := askOf(agent, tc, ask != nil)
+				if a != nil {
+					ask = a
+					continue // answered once the person replies
+				}
+				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: text})
+				continue
 			}
 			out, err := st.RunMissionStep(ctx, mission.StepInput{MissionID: m.ID, StepKey: fmt.Sprintf("turn%d:%d", turn, i),
 				Tool: tc.Name, Args: tc.Arguments, Explanation: resp.Content})
@@ -173,10 +201,43 @@ func (w *MissionWorker) run(ctx context.Context, run mission.MissionRun) error {
 			}
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out.Text})
 		}
+		if ask != nil {
+			// The mission waits for its requester's answer; the job ends here, and the answer starts another.
+			msgs, err := json.Marshal(req.Messages)
+			if err != nil {
+				return fmt.Errorf("encode the conversation: %w", err)
+			}
+			_, err = st.AskQuestion(ctx, mission.Ask{MissionID: m.ID, Question: ask.args.Question, Options: ask.args.Options,
+				Timeout: w.deps.MissionInputTimeout, Conversation: mission.Conversation{Turn: turn, Messages: msgs,
+					AskCallID: ask.id}})
+			return err
+		}
 	}
 	_, err = st.FinishMission(ctx, m.ID, "", fmt.Sprintf("the mission reached its step limit (%d model turns) without a "+
 		"final answer", m.MaxSteps))
 	return err
+}
+
+// askCall is the ask_user call of a model turn the mission waits on.
+type askCall struct {
+	id   string
+	args agenttool.AskUserArgs
+}
+
+// askOf works out an ask_user call: the question to wait on, or (nil) the error the model is told: the
+// agent was not given the tool, the arguments are bad, or the turn already asked (one question at a time).
+func askOf(agent db.Agent, tc llm.ToolCall, asked bool) (string, *askCall) {
+	if !slices.Contains(agent.Tools, agenttool.AskUser) {
+		return fmt.Sprintf("error: this agent may not use the tool %q", agenttool.AskUser), nil
+	}
+	if asked {
+		return "error: one question at a time; ask this one after the answer to the first", nil
+	}
+	args, err := agenttool.Decode(agenttool.AskUser, tc.Arguments, agenttool.Limits{})
+	if err != nil {
+		return "error: " + err.Error(), nil
+	}
+	return "", &askCall{id: tc.ID, args: args.(agenttool.AskUserArgs)}
 }
 
 // systemPrompt tells the model who it is, how it may act and what its skills say.
@@ -188,6 +249,9 @@ func systemPrompt(run mission.MissionRun) string {
 	}
 	b.WriteString("\nUse the tools to act on the card; each call is applied, or proposed to a person for approval, " +
 		"and its result tells you which. When you are done, answer with a short summary and no tool call.")
+	if slices.Contains(run.Agent.Tools, agenttool.AskUser) {
+		b.WriteString(" When you cannot go on without the requester's answer, ask them with ask_user.")
+	}
 	for _, sk := range run.Skills {
 		if ins := strings.TrimSpace(sk.Instructions); ins != "" {
 			fmt.Fprintf(&b, "\n\nSkill %q:\n%s", sk.Name, ins)

@@ -110,16 +110,15 @@ func TestMissionWorkerStopsWhenCancelledWhileRunning(t *testing.T) {
 	cancelled, err := b.Missions.CancelMission(ctx, db.RecordEdit{WorkspaceID: tm.Owner.Workspace.ID, ID: m.ID,
 		ActorID: tm.Owner.User.ID})
 	require.NoError(t, err)
-	require.EqualValues(t, db.MissionFailed, cancelled.Status)
+	require.EqualValues(t, db.MissionStopped, cancelled.Status)
 
 	// The worker that had taken the mission's job goes on with it.
 	workNew(t, b, NewMissionWorker(b.deps), jobs.MissionArgs{MissionID: m.ID},
 		&river.InsertOpts{Queue: jobs.QueueMissions, MaxAttempts: mission.MissionMaxAttempts})
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM mission_steps WHERE mission_id = $1`, m.ID))
 	got := b.getMission(t, tm, m.ID)
-	require.EqualValues(t, db.MissionFailed, got.Status)
-	require.NotNil(t, got.Error)
-	require.Equal(t, "cancelled", *got.Error)
+	require.EqualValues(t, db.MissionStopped, got.Status)
+	require.Equal(t, testfactory.Ptr("person"), got.StopReason)
 	require.Equal(t, 0, b.Count(t, `SELECT count(*) FROM checklist_items WHERE card_id = $1`, card.ID))
 }
 
@@ -146,7 +145,8 @@ func TestMissionWorkerFailsOnUnusableModelOutput(t *testing.T) {
 	require.NotNil(t, got.Error)
 	require.Contains(t, *got.Error, "unusable output")
 	require.Nil(t, got.CancelledAt)
-	require.Equal(t, []string{"status:queued", "status:running", "done:failed"}, b.EventsButTokens(t, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "done:failed"},
+		b.EventsButTokens(t, m.ID))
 }
 
 // The text of a mission whose actions wait for approval says so, not that they were done; its turns are
@@ -184,4 +184,39 @@ func TestMissionWorkerSaysWhatWaitsAndWhatWasRejected(t *testing.T) {
 	require.Contains(t, msg, "Applied: ")
 	require.Contains(t, msg, "post a comment")
 	require.Contains(t, msg, "Rejected: add checklist items.")
+}
+
+// modelsLLM answers every turn at once and records the model each turn asked for.
+type modelsLLM struct{ models chan string }
+
+func (modelsLLM) Name() string { return "models" }
+
+func (p modelsLLM) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	p.models <- req.Model
+	return llm.Response{Content: "Nothing to do.", FinishReason: llm.FinishStop}, nil
+}
+
+// A mission asks for its agent's model; an agent without one leaves the choice to the server's default.
+func TestMissionWorkerAsksForTheAgentsModel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	p := modelsLLM{models: make(chan string, 2)}
+	b.deps.LLM = p
+	tm := testfactory.NewTeam(t, b.Engines)
+	own := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("own")})
+	own, err := b.Missions.UpdateAgent(ctx, tm.Owner.Workspace.ID, own.ID,
+		func(c mission.AgentConfig) mission.AgentConfig {
+			c.Model = "llama3.1:8b"
+			return c
+		}, nil)
+	require.NoError(t, err)
+	plain := testfactory.Agent(t, b.Engines, tm.Owner, &testfactory.AgentOpts{Slug: testfactory.Ptr("plain")})
+	for _, a := range []db.Agent{own, plain} {
+		m, _, job := b.mission(t, tm, a)
+		b.work(t, job)
+		require.EqualValues(t, db.MissionCompleted, b.getMission(t, tm, m.ID).Status)
+	}
+	require.Equal(t, "llama3.1:8b", <-p.models)
+	require.Empty(t, <-p.models)
 }

@@ -346,7 +346,7 @@ func TestPipelineMissionFailureFailsTheStep(t *testing.T) {
 	cur = b.getRun(t, tm, run)
 	require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 	require.Equal(t, map[string]string{"agent": pipeline.StepFailed, "after": pipeline.StepSkipped}, statuses(cur))
-	require.Contains(t, *cur.Run.Error, "the mission was cancelled")
+	require.Contains(t, *cur.Run.Error, "the mission was stopped")
 }
 
 func TestPipelinePluginSteps(t *testing.T) {
@@ -612,7 +612,7 @@ func TestPipelineCancelCancelsTheMissionItWaitsFor(t *testing.T) {
 	require.Equal(t, pipeline.RunCancelled, cur.Run.Status, "the mission's cancel leaves the cancelled run alone")
 	require.Equal(t, map[string]string{"agent": pipeline.StepCancelled, "after": pipeline.StepCancelled}, statuses(cur))
 	m := b.getMission(t, tm, missionID)
-	require.EqualValues(t, db.MissionFailed, m.Status)
+	require.EqualValues(t, db.MissionStopped, m.Status)
 	require.NotNil(t, m.CancelledAt)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM stream_events WHERE stream_id = $1 AND type = 'done'`,
 		run.Run.ID))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/engines"
+	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/webhook"
@@ -38,6 +39,12 @@ type Deps struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// MissionInputTimeout is how long a mission's question waits for its answer (zero:
+	// mission.DefaultInputTimeout).
+	MissionInputTimeout time.Duration
+	// MissionStaleAfter is how long a running mission may go without an event before the sweep marks it
+	// stale (zero: mission.DefaultStaleAfter).
+	MissionStaleAfter time.Duration
 	// Storage keeps attachment files; the sweep removes those of deleted attachments (nil: the sweep
 	// leaves them and their keys for a worker that has it).
 	Storage storage.Storage
@@ -86,6 +93,12 @@ func Register(workers *river.Workers, deps Deps) error {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &AuditRetentionWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &MissionInputExpiryWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &MissionStaleSweepWorker{deps: deps}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: deps.Automations})
@@ -177,6 +190,11 @@ type Config struct {
 	LLM llm.Provider
 	// MissionTimeout bounds one attempt of a mission job (zero: DefaultMissionTimeout).
 	MissionTimeout time.Duration
+	// MissionInputTimeout is how long a mission's question waits for its answer (zero: 72 hours).
+	MissionInputTimeout time.Duration
+	// MissionStaleAfter is how long a running mission may go without an event before it is marked stale
+	// (zero: five minutes); the sweep runs every fifth of it (at most every minute).
+	MissionStaleAfter time.Duration
 	// Storage keeps attachment files (nil: deleted attachments' files stay until a worker with storage
 	// sweeps them).
 	Storage storage.Storage
@@ -234,6 +252,8 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 		hooks = time.Hour
 	}
 	hooks = max(hooks, time.Second)
+	staleSweep := min(cmp.Or(cfg.MissionStaleAfter, mission.DefaultStaleAfter)/5, time.Minute)
+	staleSweep = max(staleSweep, time.Second)
 	// River wants the default job timeout no longer than the rescue window.
 	jobTimeout := time.Minute
 	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < jobTimeout {
@@ -271,6 +291,9 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.AuditRetentionArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(staleSweep), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.MissionStaleSweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: staleSweep}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 	})
 	if err != nil {
@@ -279,6 +302,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 	eng := engines.New(dbPool, riverClient, engines.Options{Webhooks: cfg.Webhooks})
 	if err := Register(riverWorkers, Deps{Engines: eng, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
 		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout,
+		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter,
 		AuditRetention: cfg.AuditRetention}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
@@ -398,4 +422,34 @@ func (w *MissionClaimExpiryWorker) Work(ctx context.Context, job *river.Job[jobs
 		return river.JobSnooze(max(time.Until(*retryAt), 0) + 10*time.Millisecond)
 	}
 	return nil
+}
+
+// MissionInputExpiryWorker ends a mission whose question went unanswered past its deadline (expired).
+type MissionInputExpiryWorker struct {
+	river.WorkerDefaults[jobs.MissionInputExpiryArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *MissionInputExpiryWorker) Work(ctx context.Context, job *river.Job[jobs.MissionInputExpiryArgs]) error {
+	expired, err := w.deps.Missions.ExpireMissionInput(ctx, job.Args.MissionID)
+	if expired {
+		w.deps.Logger.InfoContext(ctx, "mission expired: its question went unanswered", "missionId", job.Args.MissionID)
+	}
+	return err
+}
+
+// MissionStaleSweepWorker marks stale the running missions without an event for MissionStaleAfter.
+type MissionStaleSweepWorker struct {
+	river.WorkerDefaults[jobs.MissionStaleSweepArgs]
+	deps Deps
+}
+
+// Work implements river.Worker.
+func (w *MissionStaleSweepWorker) Work(ctx context.Context, _ *river.Job[jobs.MissionStaleSweepArgs]) error {
+	stale, err := w.deps.Missions.MarkStaleMissions(ctx, w.deps.MissionStaleAfter)
+	for _, m := range stale {
+		w.deps.Logger.WarnContext(ctx, "mission stale: no event from its worker", "missionId", m.ID)
+	}
+	return err
 }

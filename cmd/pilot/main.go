@@ -36,6 +36,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/billing"
 	"github.com/pilot-dev/pilot/internal/config"
 	"github.com/pilot-dev/pilot/internal/mail"
+	"github.com/pilot-dev/pilot/internal/oidc"
 	"github.com/pilot-dev/pilot/internal/sessionwatch"
 	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/stream"
@@ -372,6 +373,8 @@ func runAPI(ctx context.Context, cfg *config.Config, logger *slog.Logger) error 
 		Metrics: metrics, Tracing: tracing, DraftWait: cfg.DraftWait, McpClaimTimeout: cfg.McpClaimTimeout,
 		McpMaxSessionsPerUser: cfg.McpMaxSessionsPerUser, McpMaxSessions: cfg.McpMaxSessions,
 		CORSOrigins: cfg.CORSOrigins, Context: ctx, // ctx's end closes every MCP session
+		LanguageModel: languageModel(cfg.LLM), OIDC: oidcProviders(cfg), OIDCAllowedDomains: cfg.OIDCAllowedDomains,
+		PasswordLoginOff: !cfg.PasswordLogin,
 	})
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
@@ -440,6 +443,7 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 	queues := workers.Queues(cfg.WorkerConcurrency)
 	riverClient, eng, err := workers.NewClient(dbPool, workers.Config{Concurrency: cfg.WorkerConcurrency,
 		DueDateScanInterval: cfg.DueDateScanInterval, MissionTimeout: cfg.MissionTimeout, DraftTimeout: cfg.DraftTimeout,
+		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter,
 		RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval,
 		FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider, Storage: attachments,
 		Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg),
@@ -493,4 +497,28 @@ func webhookOptions(cfg *config.Config) webhook.Options {
 	return webhook.Options{Production: cfg.Production(), AllowPrivate: cfg.WebhookAllowPrivate, ServerSecrets: secrets,
 		AttemptWindow: cfg.WebhookAttemptWindow, FailureLimit: cfg.WebhookFailureLimit,
 		DeliveryRetention: cfg.WebhookDeliveryRetention}
+}
+
+// languageModel is the model agents' missions ask for by default, as the api tells clients: LLM_MODEL (or
+// llm's default) when an OpenAI-compatible server is configured, empty for the offline planner. It names what
+// llm.New chooses from the same settings.
+func languageModel(c config.LLM) string {
+	if c.APIKey == "" {
+		return ""
+	}
+	if c.Model == "" {
+		return llm.DefaultModel
+	}
+	return c.Model
+}
+
+// oidcProviders builds the OpenID Connect providers of the configuration, once; their redirect URI is
+// PUBLIC_URL + /auth/oidc/<id>/callback. Nothing is fetched before a sign-in needs it.
+func oidcProviders(cfg *config.Config) *oidc.Set {
+	configs := make([]oidc.Config, 0, len(cfg.OIDCProviders))
+	for _, p := range cfg.OIDCProviders {
+		configs = append(configs, oidc.Config{ID: p.ID, Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
+			ClientSecret: p.ClientSecret, Scopes: p.Scopes})
+	}
+	return oidc.New(configs, func(id string) string { return cfg.PublicURL + "/auth/oidc/" + id + "/callback" }, nil)
 }

@@ -40,6 +40,19 @@ func (e *Engine) register(ctx context.Context, email, name, passwordHash, verify
 	var reg Registration
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
+		reg, err = e.registerIn(ctx, tx, q, email, name, passwordHash, verifyLink)
+		return err
+	})
+	return reg, err
+}
+
+// registerIn is register in the caller's transaction (a sign-in with a provider creates the account
+// and links it together). An empty passwordHash makes an account no password signs in to.
+func (e *Engine) registerIn(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, email, name, passwordHash,
+	verifyLink string) (Registration, error) {
+	var reg Registration
+	err := func() error {
+		var err error
 		var userRow dbsqlc.User
 		userRow, err = q.UserInsert(ctx, dbsqlc.UserInsertParams{ID: db.NewID(), Email: email, Name: name,
 			PasswordHash: passwordHash})
@@ -71,7 +84,7 @@ func (e *Engine) register(ctx context.Context, email, name, passwordHash, verify
 			return err
 		}
 		return e.sendVerification(ctx, tx, q, reg.User, verifyLink)
-	})
+	}()
 	return reg, err
 }
 

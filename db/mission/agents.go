@@ -33,12 +33,17 @@ type AgentConfig struct {
 	McpOnly                               bool
 	MaxSteps, MaxActionsPerMission        int32
 	MaxMissionsPerHour                    int32
+	// Disabled: the agent is turned off and its new missions are refused (a conflict). The zero value is an
+	// enabled agent.
+	Disabled bool
+	// Model is the model name its missions use (empty: the server's default).
+	Model string
 }
 
 func agentConfigOf(a db.Agent) AgentConfig {
 	return AgentConfig{Name: a.Name, Slug: a.Slug, Description: a.Description, AutonomyMode: a.AutonomyMode,
 		Tools: a.Tools, McpOnly: a.McpOnly, MaxSteps: a.MaxSteps, MaxActionsPerMission: a.MaxActionsPerMission,
-		MaxMissionsPerHour: a.MaxMissionsPerHour}
+		MaxMissionsPerHour: a.MaxMissionsPerHour, Disabled: !a.Enabled, Model: a.Model}
 }
 
 // CreateAgent creates an agent with its service user (is_service, a password hash nothing verifies
@@ -65,7 +70,7 @@ func (e *Engine) CreateAgent(ctx context.Context, workspaceID, actorID string, i
 		outRow, err = q.AgentInsert(ctx, dbsqlc.AgentInsertParams{ID: db.NewID(), WorkspaceID: workspaceID, UserID: userID,
 			Name: in.Name, Slug: in.Slug, Description: in.Description, AutonomyMode: in.AutonomyMode, Tools: in.Tools,
 			McpOnly: in.McpOnly, MaxSteps: in.MaxSteps, MaxActionsPerMission: in.MaxActionsPerMission,
-			MaxMissionsPerHour: in.MaxMissionsPerHour, CreatedBy: actorID})
+			MaxMissionsPerHour: in.MaxMissionsPerHour, Enabled: !in.Disabled, Model: in.Model, CreatedBy: actorID})
 		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", in.Slug))
@@ -114,7 +119,7 @@ func (e *Engine) UpdateAgent(ctx context.Context, workspaceID, agentID string, u
 		outRow, err = q.AgentUpdate(ctx, dbsqlc.AgentUpdateParams{ID: agentID, Name: next.Name, Slug: next.Slug,
 			Description: next.Description, AutonomyMode: next.AutonomyMode, Tools: next.Tools, McpOnly: next.McpOnly,
 			MaxSteps: next.MaxSteps, MaxActionsPerMission: next.MaxActionsPerMission,
-			MaxMissionsPerHour: next.MaxMissionsPerHour})
+			MaxMissionsPerHour: next.MaxMissionsPerHour, Enabled: !next.Disabled, Model: next.Model})
 		out = db.Agent(outRow)
 		if dbcore.IsUnique(err, "") {
 			return dbcore.Conflict(fmt.Sprintf("an agent with slug %q already exists in this workspace", next.Slug))
@@ -190,6 +195,23 @@ func (e *Engine) AssignSkill(ctx context.Context, a SkillAssignment) (db.Agent, 
 		return nil
 	})
 	return out, err
+}
+
+// UnassignSkill takes a skill from an agent of the workspace and answers the agent; a skill the agent does
+// not have is not found.
+func (e *Engine) UnassignSkill(ctx context.Context, a SkillAssignment) (db.Agent, error) {
+	out, err := e.Agent(ctx, a.WorkspaceID, a.AgentID)
+	if err != nil {
+		return out, err
+	}
+	n, err := e.core.Q.AgentSkillUnassign(ctx, dbsqlc.AgentSkillUnassignParams{AgentID: a.AgentID, SkillID: a.SkillID})
+	if err != nil {
+		return out, fmt.Errorf("unassign skill: %w", err)
+	}
+	if n == 0 {
+		return out, dbcore.NotFound("the agent does not have this skill")
+	}
+	return out, nil
 }
 
 // AgentSkills lists the skills assigned to an agent.

@@ -156,3 +156,86 @@ func TestSkills(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 }
+
+// An agent is enabled with the server's default model when created; a disabled one is still listed, its new
+// missions are refused as a conflict that writes nothing, the default agent is the first enabled one, and
+// enabling it again lets it start missions. Its model is kept as set.
+func TestDisabledAgentRefusesNewMissions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	first := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("first")})
+	second := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("second")})
+	require.True(t, first.Enabled)
+	require.Empty(t, first.Model)
+
+	off, err := e.engine.UpdateAgent(ctx, e.ws(), first.ID, func(c mission.AgentConfig) mission.AgentConfig {
+		c.Disabled, c.Model = true, "llama3.1:8b"
+		return c
+	}, nil)
+	require.NoError(t, err)
+	require.False(t, off.Enabled)
+	require.Equal(t, "llama3.1:8b", off.Model)
+	list, err := e.engine.Agents(ctx, e.ws())
+	require.NoError(t, err)
+	require.Len(t, list, 2, "a disabled agent is still listed")
+	require.False(t, list[0].Enabled)
+
+	missions := e.Count(t, `SELECT count(*) FROM agent_missions`)
+	_, err = e.engine.CreateMission(ctx, mission.NewMission{WorkspaceID: e.ws(), AgentID: first.ID,
+		ActorID: e.team.Member.User.ID, ProjectID: &e.team.Project.ID, CardID: &e.card.ID,
+		Source: mission.MissionSourceAgent, Objective: "Plan this card"})
+	require.ErrorIs(t, err, db.ErrConflict)
+	require.ErrorContains(t, err, "disabled")
+	require.Equal(t, missions, e.Count(t, `SELECT count(*) FROM agent_missions`))
+
+	def, err := e.engine.DefaultAgent(ctx, e.ws())
+	require.NoError(t, err)
+	require.Equal(t, second.ID, def.ID, "the default agent is the first enabled one")
+
+	on, err := e.engine.UpdateAgent(ctx, e.ws(), first.ID, func(c mission.AgentConfig) mission.AgentConfig {
+		c.Disabled = false
+		return c
+	}, nil)
+	require.NoError(t, err)
+	require.True(t, on.Enabled)
+	require.Equal(t, "llama3.1:8b", on.Model, "a patch that does not name the model keeps it")
+	e.cardMission(t, on)
+	def, err = e.engine.DefaultAgent(ctx, e.ws())
+	require.NoError(t, err)
+	require.Equal(t, first.ID, def.ID)
+}
+
+// Unassigning takes the skill from the agent only; a skill it does not have, or another workspace's agent, is
+// not found.
+func TestUnassignSkill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	a := e.agent(t, nil)
+	other := e.agent(t, &testfactory.AgentOpts{Slug: testfactory.Ptr("other")})
+	sk, err := e.engine.CreateSkill(ctx, e.ws(), e.team.Owner.User.ID, "triage", "", "Sort the cards")
+	require.NoError(t, err)
+	for _, ag := range []db.Agent{a, other} {
+		_, err = e.engine.AssignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: ag.ID, SkillID: sk.ID})
+		require.NoError(t, err)
+	}
+
+	got, err := e.engine.UnassignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: sk.ID})
+	require.NoError(t, err)
+	require.Equal(t, a.ID, got.ID)
+	skills, err := e.engine.AgentSkills(ctx, a.ID)
+	require.NoError(t, err)
+	require.Empty(t, skills)
+	skills, err = e.engine.AgentSkills(ctx, other.ID)
+	require.NoError(t, err)
+	require.Len(t, skills, 1, "the other agent keeps it")
+
+	_, err = e.engine.UnassignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.ws(), AgentID: a.ID, SkillID: sk.ID})
+	require.ErrorIs(t, err, db.ErrNotFound)
+	require.ErrorContains(t, err, "does not have")
+	_, err = e.engine.UnassignSkill(ctx, mission.SkillAssignment{WorkspaceID: e.team.Member.Workspace.ID,
+		AgentID: other.ID, SkillID: sk.ID})
+	require.ErrorIs(t, err, db.ErrNotFound)
+	require.ErrorContains(t, err, "agent not found")
+}

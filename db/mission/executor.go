@@ -42,13 +42,18 @@ type MissionRun struct {
 	Mission db.AgentMission
 	Agent   db.Agent
 	Skills  []db.Skill
-	// Proceed is false when there is nothing to run: the mission is finished, cancelled, awaiting
-	// approval, or belongs to an mcpOnly agent.
+	// Proceed is false when there is nothing to run: the mission is finished, stopped, awaiting
+	// approval or input, or belongs to an mcpOnly agent.
 	Proceed bool
+	// Conversation, when set, is where the mission resumes: it asked, and was answered.
+	Conversation *Conversation
 }
 
 // StartMission takes a mission for a worker: the guarded queued -> running move with its status event.
-// A mission already running (a retried or rescued job) is resumed as is.
+// A mission already running (a retried or rescued job, or one resumed after an answer) is resumed as
+// is, and a stale one (its worker came back) is running again. Either way an `ack` event says the job
+// picked the mission up, before any model call: its data.plan is the model's first words when a saved
+// conversation has them, else empty.
 func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun, error) {
 	var run MissionRun
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
@@ -64,12 +69,13 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 			return fmt.Errorf("get agent: %w", err)
 		}
 		run.Agent = db.Agent(agent)
-		if agent.McpOnly || (db.MissionStatus(m.Status) != db.MissionQueued &&
-			db.MissionStatus(m.Status) != db.MissionRunning) {
+		status := db.MissionStatus(m.Status)
+		if agent.McpOnly || (status != db.MissionQueued && status != db.MissionRunning && status != db.MissionStale) {
 			run.Mission = db.AgentMission(m)
 			return nil
 		}
-		if db.MissionStatus(m.Status) == db.MissionQueued {
+		switch status {
+		case db.MissionQueued:
 			if m, err = q.MissionStart(ctx, missionID); err != nil {
 				return fmt.Errorf("start mission: %w", err)
 			}
@@ -77,8 +83,19 @@ func (e *Engine) StartMission(ctx context.Context, missionID string) (MissionRun
 				Status: string(db.MissionRunning), Message: "mission started"}); err != nil {
 				return err
 			}
+		case db.MissionStale:
+			if _, err := e.reclaimStaleTx(ctx, tx, q, missionID); err != nil {
+				return err
+			}
+			m.Status = string(db.MissionRunning)
 		}
 		run.Mission, run.Proceed = db.AgentMission(m), true
+		run.Conversation = SavedConversation(run.Mission)
+		if _, err := e.store.AppendMissionEventTx(ctx, tx, missionID, db.NewMissionEvent{Type: db.MissionEventAck,
+			Status: string(db.MissionRunning), Message: agent.Name + " picked up the mission",
+			Data: map[string]any{"agentId": agent.ID, "plan": run.Conversation.Plan()}}); err != nil {
+			return err
+		}
 		var skillsRows []dbsqlc.Skill
 		skillsRows, err = q.SkillsByAgent(ctx, agent.ID)
 		run.Skills = dbcore.MapRows(skillsRows, func(r dbsqlc.Skill) db.Skill { return db.Skill(r) })
@@ -143,16 +160,22 @@ func (e *Engine) MissionCardSnapshot(ctx context.Context, m db.AgentMission) (*M
 }
 
 // MissionTurn records that model turn n (1-based) starts; ErrMissionStopped when the mission no
-// longer runs (it was cancelled between turns).
+// longer runs (it was stopped between turns, or asked). A mission marked stale meanwhile (this worker was
+// silent a long while) is running again.
 func (e *Engine) MissionTurn(ctx context.Context, missionID string, n int) error {
-	rows, err := e.core.Q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: dbcore.Int32(n)})
-	if err != nil {
-		return fmt.Errorf("mission turn: %w", err)
-	}
-	if rows == 0 {
-		return ErrMissionStopped
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := e.reclaimStaleTx(ctx, tx, q, missionID); err != nil {
+			return err
+		}
+		rows, err := q.MissionSetSteps(ctx, dbsqlc.MissionSetStepsParams{ID: missionID, Steps: dbcore.Int32(n)})
+		if err != nil {
+			return fmt.Errorf("mission turn: %w", err)
+		}
+		if rows == 0 {
+			return ErrMissionStopped
+		}
+		return nil
+	})
 }
 
 // MissionStatus reads a mission's current status (the runner checks it after an interrupted call).
@@ -215,7 +238,7 @@ func (e *Engine) RunMissionStep(ctx context.Context, in StepInput) (StepOutcome,
 // (refused, proposed or applied) and records it with its mission event.
 func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
 	in StepInput) (StepOutcome, error) {
-	m, err := e.lockMissionForStepTx(ctx, q, in)
+	m, err := e.lockMissionForStepTx(ctx, tx, q, in)
 	if err != nil {
 		return StepOutcome{}, err
 	}
@@ -242,7 +265,8 @@ func (e *Engine) runMissionStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Quer
 
 // lockMissionForStepTx locks the mission a step is for: through the caller's claim when it holds one,
 // else as a running mission (ErrMissionStopped when it is not).
-func (e *Engine) lockMissionForStepTx(ctx context.Context, q *dbsqlc.Queries, in StepInput) (db.AgentMission, error) {
+func (e *Engine) lockMissionForStepTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
+	in StepInput) (db.AgentMission, error) {
 	if in.Claim != nil {
 		return e.holdClaimTx(ctx, q, in.WorkspaceID, in.MissionID, *in.Claim)
 	}
@@ -251,6 +275,12 @@ func (e *Engine) lockMissionForStepTx(ctx context.Context, q *dbsqlc.Queries, in
 		return db.AgentMission{}, dbcore.Wrap(err, "lock mission")
 	}
 	m := db.AgentMission(mRow)
+	if db.MissionStatus(m.Status) == db.MissionStale {
+		if _, err := e.reclaimStaleTx(ctx, tx, q, m.ID); err != nil {
+			return db.AgentMission{}, err
+		}
+		m.Status = string(db.MissionRunning)
+	}
 	if db.MissionStatus(m.Status) != db.MissionRunning {
 		return db.AgentMission{}, ErrMissionStopped
 	}
@@ -528,23 +558,25 @@ func (e *Engine) finishMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 	return db.AgentMission(out), e.missionSettledTx(ctx, tx, db.AgentMission(out))
 }
 
-// missionSettledTx advances the pipeline step that waits for a mission which just completed or
-// failed, in the mission's transaction.
+// missionSettledTx advances the pipeline step that waits for a mission which just reached a final
+// status (completed, failed, stopped, expired), in the mission's transaction.
 func (e *Engine) missionSettledTx(ctx context.Context, tx pgx.Tx, m db.AgentMission) error {
+	var msg string
 	switch db.MissionStatus(m.Status) {
 	case db.MissionCompleted:
-		return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, "")
 	case db.MissionFailed:
-		msg := "the mission failed"
-		switch {
-		case m.CancelledAt != nil:
-			msg = "the mission was cancelled"
-		case m.Error != nil:
+		msg = "the mission failed"
+		if m.Error != nil {
 			msg += ": " + *m.Error
 		}
-		return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
+	case db.MissionStopped:
+		msg = "the mission was stopped"
+	case db.MissionExpired:
+		msg = "the mission expired: its question went unanswered"
+	default:
+		return nil
 	}
-	return nil
+	return e.waits.WaitFinishedTx(ctx, tx, "mission:"+m.ID, map[string]any{"status": m.Status}, msg)
 }
 
 // plural is n with the noun agreeing: "1 checklist item", "2 checklist items".

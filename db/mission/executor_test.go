@@ -35,13 +35,18 @@ func TestStartMission(t *testing.T) {
 	require.Equal(t, a.ID, run.Agent.ID)
 	require.Len(t, run.Skills, 1)
 	require.Equal(t, "Be brief.", run.Skills[0].Instructions)
-	require.Equal(t, []string{"status:queued", "status:running"}, e.Events(t, m.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running"}, e.Events(t, m.ID))
+	msg, data := e.LastEvent(t, m.ID)
+	require.Equal(t, a.Name+" picked up the mission", msg)
+	require.Equal(t, map[string]any{"agentId": a.ID, "plan": ""}, data, "no model call yet: no plan")
+	require.Nil(t, run.Conversation)
 
 	again, err := e.engine.StartMission(ctx, m.ID)
 	require.NoError(t, err)
 	require.True(t, again.Proceed, "a retried job resumes")
 	require.Equal(t, run.Mission.StartedAt, again.Mission.StartedAt)
-	require.Len(t, e.Events(t, m.ID), 2)
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "ack:running"}, e.Events(t, m.ID),
+		"a retried job acknowledges again, with no second start")
 
 	_, err = e.engine.FinishMission(ctx, m.ID, "done", "")
 	require.NoError(t, err)
@@ -116,7 +121,8 @@ func TestAutonomousStepsApplyOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(5), got.Actions, "replays are not counted")
 	evs := e.Events(t, m.ID)
-	require.Equal(t, []string{"status:queued", "status:running", "step:running", "step:running", "step:running",
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "step:running", "step:running",
+		"step:running",
 		"step:running", "step:running"}, evs)
 	_, data := e.LastEvent(t, m.ID)
 	require.Equal(t, "turn1:4", data["stepKey"])
@@ -314,7 +320,7 @@ func TestFinishMission(t *testing.T) {
 	require.EqualValues(t, db.MissionCompleted, done.Status)
 	require.NotNil(t, done.FinishedAt)
 	require.Nil(t, done.Error)
-	require.Equal(t, []string{"status:queued", "status:running", "done:completed"}, e.Events(t, ok.ID))
+	require.Equal(t, []string{"status:queued", "status:running", "ack:running", "done:completed"}, e.Events(t, ok.ID))
 	// Each status change is an event of the workspace's feed too, in the same transaction, notifying nobody.
 	require.Equal(t, 3, e.Count(t,
 		`SELECT count(*) FROM activities WHERE type = $1 AND meta->>'missionId' = $2 AND actor_id = $3`,
@@ -329,7 +335,7 @@ func TestFinishMission(t *testing.T) {
 	again, err := e.engine.FinishMission(ctx, ok.ID, "", "late failure")
 	require.NoError(t, err)
 	require.EqualValues(t, db.MissionCompleted, again.Status)
-	require.Len(t, e.Events(t, ok.ID), 3)
+	require.Len(t, e.Events(t, ok.ID), 4)
 
 	bad := e.running(t, a)
 	failed, err := e.engine.FinishMission(ctx, bad.ID, "", "the model kept refusing")

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,7 +63,8 @@ func (e *Engine) AgentByUser(ctx context.Context, workspaceID, userID string) (d
 	return db.Agent(r), err
 }
 
-// DefaultAgent is the workspace's first agent by creation; a workspace without agents is refused.
+// DefaultAgent is the workspace's first enabled agent by creation (its first agent when none is enabled, whose
+// missions are then refused); a workspace without agents is refused.
 func (e *Engine) DefaultAgent(ctx context.Context, workspaceID string) (db.Agent, error) {
 	a, err := e.core.Q.AgentFirst(ctx, workspaceID)
 	if dbcore.IsNotFound(err) {
@@ -98,6 +100,9 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		}
 		if err != nil {
 			return fmt.Errorf("lock agent: %w", err)
+		}
+		if !agent.Enabled {
+			return dbcore.Conflict(fmt.Sprintf("the agent %q is disabled: enable it to start missions", agent.Name))
 		}
 		if err := checkBudgetTx(ctx, q, in.WorkspaceID); err != nil {
 			return err
@@ -216,32 +221,40 @@ func (e *Engine) PendingProposals(ctx context.Context, workspaceID string, limit
 		dbcore.Wrap(err, "list pending proposals")
 }
 
-// CancelMission cancels a queued, running or awaiting mission: failed with cancelledAt, its pending
-// proposals rejected, its River job cancelled (a running job's context ends) and a done event, in one
-// transaction. A finished mission is a conflict.
+// CancelMission stops a mission at a person's request (the stop and cancel operations are this one):
+// see StopMission, with reason person.
 func (e *Engine) CancelMission(ctx context.Context, r db.RecordEdit) (db.AgentMission, error) {
+	return e.StopMission(ctx, r, db.StopPerson)
+}
+
+// StopMission stops a queued, running, awaiting (approval or input) or stale mission: stopped with the
+// reason and cancelledAt, what it applied kept, its pending proposals rejected, its River job cancelled
+// (the worker running it hears of it through River's job-cancel notification, which ends the job's
+// context and so its model call) and a done event, in one transaction. A finished mission is a conflict.
+func (e *Engine) StopMission(ctx context.Context, r db.RecordEdit,
+	reason db.MissionStopReason) (db.AgentMission, error) {
 	var out db.AgentMission
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		var err error
-		out, err = e.cancelMissionTx(ctx, tx, q, r, cancelEvent{Message: "mission cancelled",
-			Data: map[string]any{"cancelledBy": r.ActorID}})
+		out, err = e.StopMissionTx(ctx, tx, r, StopEvent{Reason: reason, Message: "mission stopped",
+			Data: map[string]any{"stoppedBy": r.ActorID}})
 		return err
 	})
 	return out, err
 }
 
-// MissionsOf names the missions a user created in some workspaces, and who cancels them.
+// MissionsOf names the missions a user created in some workspaces, and who stops them.
 type MissionsOf struct {
 	WorkspaceIDs       []string
 	CreatorID, ActorID string
 }
 
-// CancelMissionsCreatedByTx cancels, in the caller's transaction, every unfinished mission (queued,
-// running or awaiting approval) that m.CreatorID started directly in m.WorkspaceIDs (not through a
-// pipeline, whose runs are cancelled with their starter's), each as CancelMission does: a member who
-// leaves those workspaces must not have agents go on acting at their request. Each mission's done event
-// says why (reason creator_left), so its stream ends with its final status. It answers the missions
-// cancelled. Missions are locked in id order, before anything else the caller locks after (cards, runs):
+// CancelMissionsCreatedByTx stops, in the caller's transaction, every unfinished mission (queued,
+// running, awaiting approval or input, stale) that m.CreatorID started directly in m.WorkspaceIDs (not
+// through a pipeline, whose runs are cancelled with their starter's), each as StopMission does: a member
+// who leaves those workspaces must not have agents go on acting at their request. Each mission's done
+// event says why (reason creator_left), so its stream ends with its final status. It answers the missions
+// stopped. Missions are locked in id order, before anything else the caller locks after (cards, runs):
 // the order a mission's own steps take.
 func (e *Engine) CancelMissionsCreatedByTx(ctx context.Context, tx pgx.Tx, m MissionsOf) ([]db.AgentMission, error) {
 	q := dbcore.Queries(tx)
@@ -252,9 +265,10 @@ func (e *Engine) CancelMissionsCreatedByTx(ctx context.Context, tx pgx.Tx, m Mis
 	}
 	var out []db.AgentMission
 	for _, row := range rows {
-		c, err := e.cancelMissionTx(ctx, tx, q, db.RecordEdit{WorkspaceID: row.WorkspaceID, ID: row.ID,
-			ActorID: m.ActorID}, cancelEvent{Message: "mission cancelled: the member who started it left the workspace",
-			Data: map[string]any{"cancelledBy": m.ActorID, "reason": "creator_left"}})
+		c, err := e.StopMissionTx(ctx, tx, db.RecordEdit{WorkspaceID: row.WorkspaceID, ID: row.ID,
+			ActorID: m.ActorID}, StopEvent{Reason: db.StopCreatorLeft,
+			Message: "mission stopped: the member who started it left the workspace",
+			Data:    map[string]any{"stoppedBy": m.ActorID}})
 		if errors.Is(err, db.ErrConflict) {
 			continue // finished meanwhile
 		}
@@ -266,39 +280,54 @@ func (e *Engine) CancelMissionsCreatedByTx(ctx context.Context, tx pgx.Tx, m Mis
 	return out, nil
 }
 
-// cancelEvent is what a cancelled mission's done event says.
-type cancelEvent struct {
+// StopEvent is why a mission stops and what its done event says (data.reason is set to Reason).
+type StopEvent struct {
+	Reason  db.MissionStopReason
 	Message string
 	Data    map[string]any
+	// OwnJob says the mission's own job stops it (its budget): the job ends by itself, it is not cancelled.
+	OwnJob bool
 }
 
-// cancelMissionTx is CancelMission in the caller's transaction, its done event saying ev.
-func (e *Engine) cancelMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, r db.RecordEdit,
-	ev cancelEvent) (db.AgentMission, error) {
+// StopMissionTx is StopMission in the caller's transaction, its done event saying ev (a budget check
+// stops a mission with reason budget through it).
+func (e *Engine) StopMissionTx(ctx context.Context, tx pgx.Tx, r db.RecordEdit, ev StopEvent) (db.AgentMission, error) {
+	q := dbcore.Queries(tx)
 	workspaceID, missionID, actorID := r.WorkspaceID, r.ID, r.ActorID
-	m, err := q.MissionCancel(ctx, dbsqlc.MissionCancelParams{ID: missionID, WorkspaceID: workspaceID})
+	reason := string(ev.Reason)
+	m, err := q.MissionStop(ctx, dbsqlc.MissionStopParams{ID: missionID, WorkspaceID: workspaceID, StopReason: &reason})
 	if dbcore.IsNotFound(err) {
 		cur, gerr := e.Mission(ctx, workspaceID, missionID)
 		if gerr != nil {
 			return db.AgentMission{}, gerr
 		}
-		return db.AgentMission{}, dbcore.Conflict(fmt.Sprintf("the mission is already %s", cur.Status))
+		return db.AgentMission{}, dbcore.Conflict(fmt.Sprintf("the mission is already %s",
+			strings.ReplaceAll(cur.Status, "_", " ")))
 	}
 	if err != nil {
-		return db.AgentMission{}, fmt.Errorf("cancel mission: %w", err)
+		return db.AgentMission{}, fmt.Errorf("stop mission: %w", err)
 	}
-	reason := "mission cancelled"
-	if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &reason,
-		DecidedBy: &actorID}); err != nil {
+	rejection := "mission stopped"
+	var decidedBy *string
+	if actorID != "" {
+		decidedBy = &actorID
+	}
+	if err := q.ProposalsRejectPending(ctx, dbsqlc.ProposalsRejectPendingParams{MissionID: m.ID, Reason: &rejection,
+		DecidedBy: decidedBy}); err != nil {
 		return db.AgentMission{}, fmt.Errorf("reject pending proposals: %w", err)
 	}
-	if m.JobID != nil {
+	if m.JobID != nil && !ev.OwnJob {
 		if _, err := e.core.River.JobCancelTx(ctx, tx, *m.JobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return db.AgentMission{}, fmt.Errorf("cancel mission job: %w", err)
 		}
 	}
+	data := map[string]any{}
+	for k, v := range ev.Data {
+		data[k] = v
+	}
+	data["reason"] = reason
 	if _, err = e.store.AppendMissionEventTx(ctx, tx, m.ID, db.NewMissionEvent{Type: db.MissionEventDone,
-		Status: string(db.MissionFailed), Message: ev.Message, Data: ev.Data}); err != nil {
+		Status: string(db.MissionStopped), Message: ev.Message, Data: data}); err != nil {
 		return db.AgentMission{}, err
 	}
 	return db.AgentMission(m), e.missionSettledTx(ctx, tx, db.AgentMission(m))

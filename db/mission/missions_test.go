@@ -208,7 +208,7 @@ func TestWorkspaceMissionsFiltered(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{third.ID, second.ID, first.ID}, ids(mission.MissionFilter{}))
-	require.Equal(t, []string{second.ID}, ids(mission.MissionFilter{Status: string(db.MissionFailed)}))
+	require.Equal(t, []string{second.ID}, ids(mission.MissionFilter{Status: string(db.MissionStopped)}))
 	require.Equal(t, []string{third.ID, first.ID}, ids(mission.MissionFilter{Status: string(db.MissionQueued)}))
 	require.Equal(t, []string{third.ID, first.ID}, ids(mission.MissionFilter{AgentID: a.ID}))
 	require.Equal(t, []string{second.ID, first.ID}, ids(mission.MissionFilter{CardID: e.card.ID}))
@@ -245,8 +245,9 @@ func TestDefaultAgent(t *testing.T) {
 	require.Equal(t, first.ID, got.ID)
 }
 
-// Cancelling a queued mission fails it with cancelledAt, cancels its job and ends its stream; a
-// second cancel is a conflict, and another workspace's is not found (and changes nothing).
+// Cancelling (stopping) a queued mission stops it with cancelledAt and reason person, cancels its job
+// and ends its stream; a second cancel is a conflict, and another workspace's is not found (and changes
+// nothing).
 func TestCancelQueuedMission(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -263,20 +264,21 @@ func TestCancelQueuedMission(t *testing.T) {
 
 	c, err := e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.NoError(t, err)
-	require.EqualValues(t, db.MissionFailed, c.Status)
+	require.EqualValues(t, db.MissionStopped, c.Status)
 	require.NotNil(t, c.CancelledAt)
 	require.NotNil(t, c.FinishedAt)
-	require.Equal(t, testfactory.Ptr("cancelled"), c.Error)
+	require.Nil(t, c.Error, "stopped is not failed")
+	require.Equal(t, testfactory.Ptr("person"), c.StopReason)
 	js := e.Jobs(t, "agent_mission")
 	require.Len(t, js, 1)
 	require.Equal(t, "cancelled", js[0].State)
-	require.Equal(t, []string{"status:queued", "done:failed"}, e.Events(t, m.ID))
+	require.Equal(t, []string{"status:queued", "done:stopped"}, e.Events(t, m.ID))
 	_, data := e.LastEvent(t, m.ID)
-	require.Equal(t, e.team.Owner.User.ID, data["cancelledBy"])
+	require.Equal(t, map[string]any{"stoppedBy": e.team.Owner.User.ID, "reason": "person"}, data)
 
 	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: m.ID, ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrConflict)
-	require.ErrorContains(t, err, "already failed")
+	require.ErrorContains(t, err, "already stopped")
 	_, err = e.engine.CancelMission(ctx, db.RecordEdit{WorkspaceID: e.ws(), ID: db.NewID(), ActorID: e.team.Owner.User.ID})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	require.Len(t, e.Events(t, m.ID), 2, "a refused cancel appends nothing")
@@ -298,7 +300,7 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
 	require.EqualValues(t, "rejected", ps[0].Status)
-	require.Equal(t, testfactory.Ptr("mission cancelled"), ps[0].Reason)
+	require.Equal(t, testfactory.Ptr("mission stopped"), ps[0].Reason)
 	require.Equal(t, &e.team.Owner.User.ID, ps[0].DecidedBy)
 	pending, err := e.engine.PendingProposals(ctx, e.ws(), 10)
 	require.NoError(t, err)

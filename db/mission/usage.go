@@ -19,10 +19,28 @@ import (
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// BudgetErrorText is the error of a mission the runner ends because the workspace's daily token budget
-// is spent. The lead's merge with the mission lifecycle (status stopped) turns this failure into the
-// status stopped with reason budget.
-const BudgetErrorText = "budget"
+// StopForBudget is the runner ending a running mission because the workspace's daily token budget is
+// spent: stopped with reason budget, as a stop does (StopMissionTx: what it applied stays, pending
+// proposals rejected, a done event), its job left to end by itself. A mission no longer running is left
+// alone.
+func (e *Engine) StopForBudget(ctx context.Context, missionID string) (db.AgentMission, error) {
+	var out db.AgentMission
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		m, err := q.MissionGetForUpdate(ctx, missionID)
+		if err != nil {
+			return dbcore.Wrap(err, "lock mission")
+		}
+		if db.MissionStatus(m.Status) != db.MissionRunning {
+			out = db.AgentMission(m)
+			return nil
+		}
+		out, err = e.StopMissionTx(ctx, tx, db.RecordEdit{WorkspaceID: m.WorkspaceID, ID: m.ID}, StopEvent{
+			Reason: db.StopBudget, Message: "mission stopped: the workspace's agents used today's token budget",
+			OwnJob: true})
+		return err
+	})
+	return out, err
+}
 
 // TurnUsage is what one model call cost.
 type TurnUsage struct {

@@ -199,7 +199,7 @@ func (x *stepExec) runAgentMission() (stepDone, error) {
 	}
 	m, err := x.e.missions.CreateMissionTx(x.ctx, x.tx, x.q, in)
 	if err != nil {
-		if errors.Is(err, mission.ErrTooManyRequests) {
+		if errors.Is(err, mission.ErrTooManyRequests) || errors.Is(err, db.ErrConflict) { // over its rate, or disabled
 			var e *db.Error
 			errors.As(err, &e)
 			return stepDone{}, dbcore.Invalid(e.Msg)

@@ -230,7 +230,7 @@ func TestMissionFailureFailsTheStep(t *testing.T) {
 			cur = e.read(t, cur)
 			require.Equal(t, pipeline.RunFailed, cur.Run.Status)
 			require.Equal(t, map[string]string{"make": "completed", "agent": "failed", "done": "skipped"}, statuses(cur))
-			want := map[string]string{"failed": "the mission failed: boom", "cancelled": "the mission was cancelled"}[name]
+			want := map[string]string{"failed": "the mission failed: boom", "cancelled": "the mission was stopped"}[name]
 			require.Equal(t, &want, stepOf(t, cur, "agent").Error)
 		})
 	}
@@ -248,7 +248,7 @@ func TestCancelRunCancelsItsMission(t *testing.T) {
 	require.Equal(t, "cancelled", statuses(c)["agent"])
 	got, err := e.Missions.Mission(ctx, e.ws(), m.ID)
 	require.NoError(t, err)
-	require.EqualValues(t, db.MissionFailed, got.Status)
+	require.EqualValues(t, db.MissionStopped, got.Status)
 	require.NotNil(t, got.CancelledAt)
 	require.Equal(t, "cancelled", e.Jobs(t, jobs.MissionArgs{}.Kind())[0].State)
 	require.Equal(t, pipeline.RunCancelled, e.read(t, cur).Run.Status, "the mission's end leaves the cancelled run alone")

@@ -5,9 +5,9 @@ VALUES (@id, @email, @name, @password_hash, true, true);
 
 -- name: AgentInsert :one
 INSERT INTO agents (id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only,
-    max_steps, max_actions_per_mission, max_missions_per_hour, created_by)
+    max_steps, max_actions_per_mission, max_missions_per_hour, enabled, model, created_by)
 VALUES (@id, @workspace_id, @user_id, @name, @slug, @description, @autonomy_mode, @tools::text[], @mcp_only,
-    @max_steps, @max_actions_per_mission, @max_missions_per_hour, @created_by)
+    @max_steps, @max_actions_per_mission, @max_missions_per_hour, @enabled, @model, @created_by)
 RETURNING *;
 
 -- name: AgentGet :one
@@ -23,8 +23,9 @@ SELECT * FROM agents WHERE id = @id;
 SELECT * FROM agents WHERE user_id = @user_id AND workspace_id = @workspace_id;
 
 -- name: AgentFirst :one
--- AgentFirst is the workspace's default agent: its first by creation.
-SELECT * FROM agents WHERE workspace_id = @workspace_id ORDER BY created_at, id LIMIT 1;
+-- AgentFirst is the workspace's default agent: its first enabled one by creation (a disabled one when none is
+-- enabled, whose mission is then refused with the reason).
+SELECT * FROM agents WHERE workspace_id = @workspace_id ORDER BY enabled DESC, created_at, id LIMIT 1;
 
 -- name: AgentList :many
 SELECT * FROM agents WHERE workspace_id = @workspace_id ORDER BY created_at, id;
@@ -33,7 +34,7 @@ SELECT * FROM agents WHERE workspace_id = @workspace_id ORDER BY created_at, id;
 UPDATE agents
 SET name = @name, slug = @slug, description = @description, autonomy_mode = @autonomy_mode, tools = @tools::text[],
     mcp_only = @mcp_only, max_steps = @max_steps, max_actions_per_mission = @max_actions_per_mission,
-    max_missions_per_hour = @max_missions_per_hour, updated_at = now()
+    max_missions_per_hour = @max_missions_per_hour, enabled = @enabled, model = @model, updated_at = now()
 WHERE id = @id
 RETURNING *;
 
@@ -56,6 +57,9 @@ SELECT * FROM skills WHERE id = @id AND workspace_id = @workspace_id;
 
 -- name: AgentSkillAssign :exec
 INSERT INTO agent_skills (agent_id, skill_id) VALUES (@agent_id, @skill_id) ON CONFLICT DO NOTHING;
+
+-- name: AgentSkillUnassign :execrows
+DELETE FROM agent_skills WHERE agent_id = @agent_id AND skill_id = @skill_id;
 
 -- name: SkillsByAgent :many
 SELECT s.* FROM skills s JOIN agent_skills a ON a.skill_id = s.id WHERE a.agent_id = @agent_id ORDER BY s.name, s.id;

@@ -74,3 +74,7 @@ RETURNING *;
 -- name: DraftLockKey :one
 -- DraftLockKey keeps a draft from being deleted until commit (an event appended to its stream).
 SELECT id FROM project_drafts WHERE id = @id FOR KEY SHARE;
+
+-- name: DraftSetRoadmap :one
+-- DraftSetRoadmap stores a roadmap a person edited; the caller holds the draft's lock and checked its status.
+UPDATE project_drafts SET roadmap = @roadmap, updated_at = now() WHERE id = @id RETURNING *;

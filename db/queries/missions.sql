@@ -53,24 +53,65 @@ UPDATE agent_missions SET actions = actions + 1 WHERE id = @id;
 -- name: MissionFinish :one
 UPDATE agent_missions
 SET status = @status, error = @error,
-    finished_at = CASE WHEN @status::text IN ('completed', 'failed') THEN now() ELSE finished_at END
+    finished_at = CASE WHEN @status::text IN ('completed', 'failed', 'stopped', 'expired') THEN now() ELSE finished_at END
 WHERE id = @id AND status = 'running'
 RETURNING *;
 
--- name: MissionCancel :one
+-- name: MissionStop :one
+-- MissionStop is the guarded move of an unfinished mission to stopped (a person's stop or cancel, the
+-- member who started it leaving, its budget): its question, if any, is dropped.
 UPDATE agent_missions
-SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
-WHERE id = @id AND workspace_id = @workspace_id AND status IN ('queued', 'running', 'awaiting_approval')
+SET status = 'stopped', stop_reason = @stop_reason, cancelled_at = now(), finished_at = now(), question = NULL,
+    input_deadline = NULL
+WHERE id = @id AND workspace_id = @workspace_id
+  AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale')
 RETURNING *;
 
 -- name: MissionListActiveByCreator :many
 -- MissionListActiveByCreator lists the unfinished missions a user started directly in these workspaces
 -- (not a pipeline's), in id order, the order their locks are taken in: what a member who leaves the
--- workspaces has cancelled (agent_missions_active_creator_idx).
+-- workspaces has stopped (agent_missions_active_creator_idx).
 SELECT id, workspace_id FROM agent_missions
 WHERE created_by = @created_by AND workspace_id = ANY(@workspace_ids::uuid[]) AND source <> 'pipeline'
-  AND status IN ('queued', 'running', 'awaiting_approval')
+  AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale')
 ORDER BY id;
+
+-- name: MissionAsk :one
+-- MissionAsk is the guarded running -> awaiting_input move of a mission whose model asked a question:
+-- the question, its deadline and the conversation to resume from are kept on the row.
+UPDATE agent_missions
+SET status = 'awaiting_input', question = @question, input_deadline = @input_deadline, conversation = @conversation
+WHERE id = @id AND status = 'running'
+RETURNING *;
+
+-- name: MissionResume :one
+-- MissionResume puts a mission waiting for an answer (its conversation then holds the answer) or a stale
+-- one back to running under a new job.
+UPDATE agent_missions
+SET status = 'running', question = NULL, input_deadline = NULL,
+    conversation = coalesce(sqlc.narg('conversation')::jsonb, conversation), job_id = @job_id
+WHERE id = @id AND status = @from_status
+RETURNING *;
+
+-- name: MissionReclaimStale :one
+-- MissionReclaimStale is a worker coming back to a mission marked stale meanwhile: running again.
+UPDATE agent_missions SET status = 'running' WHERE id = @id AND status = 'stale'
+RETURNING *;
+
+-- name: MissionExpireInput :one
+-- MissionExpireInput ends a mission whose question went unanswered past its deadline.
+UPDATE agent_missions SET status = 'expired', finished_at = now(), error = 'the question went unanswered'
+WHERE id = @id AND status = 'awaiting_input' AND input_deadline <= now()
+RETURNING *;
+
+-- name: MissionMarkStale :many
+-- MissionMarkStale marks stale the running missions (of in-process agents; an MCP client's claim has its
+-- own expiry) whose last event is older than @before.
+UPDATE agent_missions m SET status = 'stale'
+WHERE m.status = 'running' AND m.claimed_by IS NULL
+  AND coalesce((SELECT e.created_at FROM stream_events e WHERE e.stream_id = m.id ORDER BY e.seq DESC LIMIT 1),
+                m.started_at, m.created_at) < @before::timestamptz
+RETURNING *;
 
 -- name: MissionCompleteIfSettled :one
 -- MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.

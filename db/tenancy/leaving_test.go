@@ -277,14 +277,15 @@ func TestRemoveWorkspaceMemberStopsTheMissionsTheyStarted(t *testing.T) {
 	}
 	for _, m := range []db.AgentMission{queued, running, awaiting, forMCP} {
 		got := status(m)
-		require.EqualValues(t, db.MissionFailed, got.Status, m.ID)
+		require.EqualValues(t, db.MissionStopped, got.Status, m.ID)
+		require.Equal(t, testfactory.Ptr("creator_left"), got.StopReason, m.ID)
 		require.NotNil(t, got.CancelledAt, m.ID)
 		evs := e.Events(t, m.ID)
-		require.Equal(t, "done:failed", evs[len(evs)-1], "the stream ends with the final status")
+		require.Equal(t, "done:stopped", evs[len(evs)-1], "the stream ends with the final status")
 		msg, data := e.LastEvent(t, m.ID)
-		require.Equal(t, "mission cancelled: the member who started it left the workspace", msg)
+		require.Equal(t, "mission stopped: the member who started it left the workspace", msg)
 		require.Equal(t, "creator_left", data["reason"])
-		require.Equal(t, e.owner.User.ID, data["cancelledBy"])
+		require.Equal(t, e.owner.User.ID, data["stoppedBy"])
 	}
 	require.Equal(t, 2, e.Count(t, `SELECT count(*) FROM river_job
 		WHERE kind = $1 AND state = 'cancelled' AND args->>'missionId' = ANY($2)`,

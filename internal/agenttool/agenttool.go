@@ -18,10 +18,13 @@ const (
 	// ProposePilotageAction suggests an action to the workspace's pilotage cockpit; a person reviews
 	// and applies it (docs/pilotage.md).
 	ProposePilotageAction = "propose_pilotage_action"
+	// AskUser asks the mission's requester a question: the mission waits for the answer (awaiting_input),
+	// which comes back as the call's result.
+	AskUser = "ask_user"
 )
 
 // Names lists every tool, in catalog order.
-var Names = []string{UpdateCard, AddChecklistItems, AddComment, MoveCard, CreateCard, ProposePilotageAction}
+var Names = []string{UpdateCard, AddChecklistItems, AddComment, MoveCard, CreateCard, ProposePilotageAction, AskUser}
 
 // Spec describes a tool to a model.
 type Spec struct {
@@ -42,6 +45,7 @@ type Spec struct {
 //   - move_card {columnId}
 //   - create_card {title, description?}
 //   - propose_pilotage_action {actionType, explanation, payload?}
+//   - ask_user {question, options?}
 func Catalog() []Spec {
 	return []Spec{
 		{
@@ -97,6 +101,17 @@ func Catalog() []Spec {
 				`"description":"Why, for the person who reviews it."},` +
 				`"payload":{"type":"object","description":"The action's parameters (see the tool description)."}` +
 				`},"required":["actionType","explanation"],"additionalProperties":false}`),
+		},
+		{
+			Name: AskUser,
+			Description: "Ask the person who gave you this mission a question when you cannot go on without their " +
+				"answer (the objective is unclear, a choice is theirs). The mission waits for the answer, which is this " +
+				"call's result; offer options when the answer is one of a few.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"question":{"type":"string","minLength":1,"maxLength":1000,"description":"The question."},` +
+				`"options":{"type":"array","maxItems":10,"items":{"type":"string","minLength":1,"maxLength":200},` +
+				`"description":"Possible answers, shown as buttons; the person may still answer in words."}` +
+				`},"required":["question"],"additionalProperties":false}`),
 		},
 	}
 }

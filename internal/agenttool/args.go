@@ -17,6 +17,9 @@ const (
 	maxDescriptionLen = 5000
 	maxActionTypeLen  = 100 // a proposed pilotage action's type
 	maxExplanationLen = 500 // and its explanation
+	maxQuestionLen    = 1000
+	maxOptions        = 10
+	maxOptionLen      = 200
 )
 
 // Limits are the store's bounds on card values, which Decode enforces on every call (models do not
@@ -56,6 +59,15 @@ type AddCommentArgs struct {
 type MoveCardArgs struct {
 	ColumnID string
 }
+
+// AskUserArgs asks the mission's requester a question, with possible answers.
+type AskUserArgs struct {
+	Question string
+	Options  []string
+}
+
+// Tool implements Args.
+func (AskUserArgs) Tool() string { return AskUser }
 
 // CreateCardArgs creates a card in the mission's project.
 type CreateCardArgs struct {
@@ -105,6 +117,8 @@ func Decode(tool string, raw json.RawMessage, lim Limits) (Args, error) {
 		return decodeCreateCard(raw)
 	case ProposePilotageAction:
 		return decodeProposePilotageAction(raw)
+	case AskUser:
+		return decodeAskUser(raw)
 	}
 	return nil, fmt.Errorf("unknown tool %q", tool)
 }
@@ -222,6 +236,35 @@ func decodeCreateCard(raw json.RawMessage) (Args, error) {
 	}
 	if utf8.RuneCountInString(a.Description) > maxDescriptionLen {
 		return nil, fmt.Errorf("description must be at most %d characters", maxDescriptionLen)
+	}
+	return a, nil
+}
+
+// decodeAskUser checks the question and its options (blank options dropped, duplicates kept once).
+func decodeAskUser(raw json.RawMessage) (Args, error) {
+	var v struct {
+		Question string   `json:"question"`
+		Options  []string `json:"options"`
+	}
+	if err := decodeStrict(raw, &v, AskUser); err != nil {
+		return nil, err
+	}
+	a := AskUserArgs{Question: strings.TrimSpace(v.Question), Options: []string{}}
+	if a.Question == "" || utf8.RuneCountInString(a.Question) > maxQuestionLen {
+		return nil, fmt.Errorf("question must be 1 to %d characters", maxQuestionLen)
+	}
+	for _, o := range v.Options {
+		o = strings.TrimSpace(o)
+		if o == "" || slices.Contains(a.Options, o) {
+			continue
+		}
+		if utf8.RuneCountInString(o) > maxOptionLen {
+			return nil, fmt.Errorf("each option must be at most %d characters", maxOptionLen)
+		}
+		a.Options = append(a.Options, o)
+	}
+	if len(a.Options) > maxOptions {
+		return nil, fmt.Errorf("at most %d options", maxOptions)
 	}
 	return a, nil
 }

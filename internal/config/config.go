@@ -58,6 +58,12 @@ type Config struct {
 	// activities for the event feed's readers.
 	EventsPollInterval time.Duration
 	MissionTimeout     time.Duration
+	// MissionInputTimeout (MISSION_INPUT_TIMEOUT, default 72h, at least 1s) is how long a mission's
+	// question waits for its requester's answer before the mission expires.
+	MissionInputTimeout time.Duration
+	// MissionStaleAfter (MISSION_STALE_AFTER, default 5m, at least 1s) is how long a running mission may go
+	// without an event before it is marked stale.
+	MissionStaleAfter time.Duration
 	// McpClaimTimeout (MCP_CLAIM_TIMEOUT, default 10m) is how long an MCP client may stay silent while it
 	// holds a claimed mission before the mission returns to the queue (every call of the holder on the
 	// mission starts the period again).
@@ -126,9 +132,43 @@ type Config struct {
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
+	// OIDCProviders are the OpenID Connect providers people may sign in with: OIDC_PROVIDERS names them
+	// (comma-separated ids, each read from OIDC_<ID>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _NAME and
+	// _SCOPES), or OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_NAME configure one, whose
+	// id is "sso". Empty: no provider.
+	OIDCProviders []OIDCProvider
+	// OIDCAllowedDomains (OIDC_ALLOWED_DOMAINS, comma-separated, lower-cased) are the only e-mail
+	// domains accounts are created for at a provider's first sign-in (the address verified by the
+	// provider). Empty: any.
+	OIDCAllowedDomains []string
+	// PasswordLogin (PASSWORD_LOGIN, true or false, default true) lets people sign in and register with
+	// a password. false needs a provider: the way back in for everyone, the first owner included, is
+	// setting it to true again (passwords are kept).
+	PasswordLogin bool
 	// apiDocsRaw is API_DOCS as written, checked by validate.
 	apiDocsRaw string
+	// passwordLoginRaw is PASSWORD_LOGIN as written, checked by validate.
+	passwordLoginRaw string
 }
+
+// OIDCProvider is one OpenID Connect provider as the environment configures it.
+type OIDCProvider struct {
+	// ID names the provider in Pilot's paths (/auth/oidc/<id>/callback): lower-case letters, digits and
+	// hyphens, 1 to 40.
+	ID string
+	// Name is shown on its sign-in button (default: the id).
+	Name string
+	// Issuer is the provider's issuer URL; discovery reads <issuer>/.well-known/openid-configuration.
+	Issuer string
+	// ClientID and ClientSecret are Pilot's registration at the provider (the secret may be empty for a
+	// public client: the flow uses PKCE either way).
+	ClientID, ClientSecret string
+	// Scopes are asked for besides openid (default: email profile).
+	Scopes []string
+}
+
+// oidcSingleID is the id of the provider configured by OIDC_ISSUER.
+const oidcSingleID = "sso"
 
 // LLM is the language model as the environment names it; the process turns it into an llm.Config.
 type LLM struct {
@@ -156,6 +196,7 @@ func load(getenv func(string) string) (*Config, error) {
 	r.readSecrets(c)
 	r.readOrigins(c)
 	r.readWebhooks(c)
+	r.readOIDC(c)
 	if c.PublicURL == "" {
 		c.PublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
 	}
@@ -172,22 +213,55 @@ func load(getenv func(string) string) (*Config, error) {
 type envReader struct {
 	getenv func(string) string
 	errs   []error
+	// files holds what each NAME_FILE gave, so that a variable read twice reads its file (and reports
+	// its problem) once.
+	files map[string]fileValue
 }
 
-// get reads a variable: from the file NAME_FILE names when set (trimmed), else NAME, else def.
+// fileValue is the content of the file a NAME_FILE variable names, or why it gave none.
+type fileValue struct {
+	value string
+	ok    bool
+}
+
+// get reads a variable: from the file NAME_FILE names when set (its content trimmed of surrounding
+// whitespace; an empty file counts as unset), else NAME, else def. Every variable has the _FILE variant,
+// so that any setting can come from a secret mounted as a file (a container's /run/secrets/…). Setting
+// both NAME and NAME_FILE is an error: which one was meant cannot be told.
 func (r *envReader) get(name, def string) string {
-	if v := r.getenv(name + "_FILE"); v != "" {
-		b, err := os.ReadFile(v) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
-		if err != nil {
-			r.errs = append(r.errs, fmt.Errorf("%s_FILE: %w", name, err))
-			return def
+	path := r.getenv(name + "_FILE")
+	if path == "" {
+		if v := r.getenv(name); v != "" {
+			return v
 		}
-		return strings.TrimSpace(string(b))
+		return def
 	}
-	if v := r.getenv(name); v != "" {
-		return v
+	f, seen := r.files[name]
+	if !seen {
+		f = r.readFile(name, path)
+		if r.files == nil {
+			r.files = map[string]fileValue{}
+		}
+		r.files[name] = f
 	}
-	return def
+	if !f.ok || f.value == "" {
+		return def
+	}
+	return f.value
+}
+
+// readFile reads the file NAME_FILE names, reporting a file that cannot be read and a NAME set as well.
+func (r *envReader) readFile(name, path string) fileValue {
+	if r.getenv(name) != "" {
+		r.errs = append(r.errs, fmt.Errorf("%s and %s_FILE are both set: set one of them", name, name))
+		return fileValue{}
+	}
+	b, err := os.ReadFile(path) //nolint:gosec // G304: the operator names the secret file (NAME_FILE), by design
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s_FILE: cannot read the file it names: %w", name, err))
+		return fileValue{}
+	}
+	return fileValue{value: strings.TrimSpace(string(b)), ok: true}
 }
 
 // atoi reads an integer variable.
@@ -269,6 +343,8 @@ func (r *envReader) readNumbers(c *Config) {
 func (r *envReader) readDurations(c *Config) {
 	c.JWTExpiresIn, _ = r.duration("JWT_EXPIRES_IN", "7d")
 	c.MissionTimeout, _ = r.duration("MISSION_TIMEOUT", "10m")
+	c.MissionInputTimeout, _ = r.duration("MISSION_INPUT_TIMEOUT", "72h")
+	c.MissionStaleAfter, _ = r.duration("MISSION_STALE_AFTER", "5m")
 	var ok bool
 	if c.McpClaimTimeout, ok = r.duration("MCP_CLAIM_TIMEOUT", "10m"); ok && c.McpClaimTimeout < time.Second {
 		r.errs = append(r.errs, fmt.Errorf("MCP_CLAIM_TIMEOUT must be at least 1s, got %q", r.get("MCP_CLAIM_TIMEOUT",
@@ -322,6 +398,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.validateServices()...)
 	errs = append(errs, c.validateOrigins()...)
 	errs = append(errs, c.validateObservability()...)
+	errs = append(errs, c.validateOIDC()...)
 	return errs
 }
 
@@ -378,6 +455,12 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.MissionTimeout < time.Second {
 		errs = append(errs, errors.New("MISSION_TIMEOUT must be at least 1s"))
+	}
+	if c.MissionInputTimeout < time.Second {
+		errs = append(errs, errors.New("MISSION_INPUT_TIMEOUT must be at least 1s"))
+	}
+	if c.MissionStaleAfter < time.Second {
+		errs = append(errs, errors.New("MISSION_STALE_AFTER must be at least 1s"))
 	}
 	if c.DraftTimeout < time.Second {
 		errs = append(errs, errors.New("DRAFT_TIMEOUT must be at least 1s"))

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,14 +160,52 @@ func TestLoadFileVariants(t *testing.T) {
 	require.Equal(t, []byte("file-secret-file-secret-file-secret-32"), c.JWTSecret, "trimmed of surrounding whitespace")
 	require.Equal(t, "postgres://from-file/pilot", c.DatabaseURL)
 
-	// The file wins over the plain variable.
-	c, err = load(env(base(map[string]string{"JWT_SECRET": "plain", "JWT_SECRET_FILE": secretFile})))
-	require.NoError(t, err)
-	require.Equal(t, []byte("file-secret-file-secret-file-secret-32"), c.JWTSecret)
+	// Both the variable and its file: which was meant cannot be told, so neither is taken.
+	_, err = load(env(base(map[string]string{"JWT_SECRET": "plain", "JWT_SECRET_FILE": secretFile})))
+	require.ErrorContains(t, err, "JWT_SECRET and JWT_SECRET_FILE are both set: set one of them")
 
-	// A file that cannot be read is an error naming the variable.
-	_, err = load(env(base(map[string]string{"JWT_SECRET_FILE": filepath.Join(t.TempDir(), "missing")})))
-	require.ErrorContains(t, err, "JWT_SECRET_FILE")
+	// A file that cannot be read is an error naming the variable and the file.
+	missing := filepath.Join(t.TempDir(), "missing")
+	_, err = load(env(base(map[string]string{"JWT_SECRET_FILE": missing})))
+	require.ErrorContains(t, err, "JWT_SECRET_FILE: cannot read the file it names: open "+missing)
+
+	// A variable read twice (API_DOCS is) reads its file once and reports its problem once.
+	_, err = load(env(base(map[string]string{"API_DOCS_FILE": missing})))
+	require.Equal(t, 1, strings.Count(err.Error(), "API_DOCS_FILE"), err.Error())
+
+	// An empty file counts as unset: compose mounts a secret's file whether or not it is used.
+	c, err = load(env(base(map[string]string{"LLM_API_KEY_FILE": writeFile(t, "\n")})))
+	require.NoError(t, err)
+	require.Empty(t, c.LLM.APIKey)
+}
+
+// TestLoadSecretFiles reads every secret setting from a file, as compose.yaml hands them (secrets:),
+// and checks it lands where the plain variable would.
+func TestLoadSecretFiles(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]struct {
+		value string
+		got   func(*Config) string
+	}{
+		"DATABASE_URL": {"postgres://pilot:pw@db/pilot", func(c *Config) string { return c.DatabaseURL }},
+		"JWT_SECRET":   {strings.Repeat("j", 32), func(c *Config) string { return string(c.JWTSecret) }},
+		"JWT_PREVIOUS_SECRETS": {"old-1,old-2", func(c *Config) string {
+			return string(bytes.Join(c.JWTPreviousSecrets, []byte(",")))
+		}},
+		"SMTP_URL":             {"smtps://u:p@mail.example.com:465", func(c *Config) string { return c.SMTPURL }},
+		"S3_ACCESS_KEY_ID":     {"AKIAEXAMPLE", func(c *Config) string { return c.S3AccessKeyID }},
+		"S3_SECRET_ACCESS_KEY": {"s3-secret", func(c *Config) string { return c.S3SecretAccessKey }},
+		"LLM_API_KEY":          {"sk-example", func(c *Config) string { return c.LLM.APIKey }},
+	}
+	vars := map[string]string{"APP_ENV": "production", "S3_BUCKET": "pilot"}
+	for name, s := range secrets {
+		vars[name+"_FILE"] = writeFile(t, s.value+"\n")
+	}
+	c, err := load(env(vars))
+	require.NoError(t, err)
+	for name, s := range secrets {
+		require.Equal(t, s.value, s.got(c), name)
+	}
 }
 
 func TestParseDuration(t *testing.T) {
@@ -272,4 +312,30 @@ func TestLoadAuditRetention(t *testing.T) {
 	require.ErrorContains(t, err, "AUDIT_RETENTION must be at least 1d")
 	_, err = load(env(base(map[string]string{"AUDIT_RETENTION": "forever"})))
 	require.ErrorContains(t, err, "AUDIT_RETENTION")
+}
+
+func TestMissionLifecycleDurations(t *testing.T) {
+	t.Parallel()
+	getenv := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if k == "DATABASE_URL" {
+				return "postgres://pilot@localhost/pilot"
+			}
+			return m[k]
+		}
+	}
+	c, err := load(getenv(nil))
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, c.MissionInputTimeout)
+	require.Equal(t, 5*time.Minute, c.MissionStaleAfter)
+	c, err = load(getenv(map[string]string{"MISSION_INPUT_TIMEOUT": "2h", "MISSION_STALE_AFTER": "30s"}))
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Hour, c.MissionInputTimeout)
+	require.Equal(t, 30*time.Second, c.MissionStaleAfter)
+	for _, name := range []string{"MISSION_INPUT_TIMEOUT", "MISSION_STALE_AFTER"} {
+		_, err = load(getenv(map[string]string{name: "10ms"}))
+		require.ErrorContains(t, err, name+" must be at least 1s")
+		_, err = load(getenv(map[string]string{name: "soon"}))
+		require.ErrorContains(t, err, name)
+	}
 }

@@ -9,6 +9,7 @@ import { session } from './session.js';
 /** @typedef {api.Schemas['AgentOut']} Agent */
 /** @typedef {api.Schemas['MissionOut']} MissionT */
 /** @typedef {api.Schemas['ToolCatalogOut']} Tool */
+/** @typedef {api.Schemas['SkillOut']} Skill */
 
 /** The autonomy modes, in words: what an agent does with the actions it decides on. */
 const modes = [
@@ -17,8 +18,8 @@ const modes = [
   ['autonomous', 'Autonomous', 'Every action is applied at once, without asking.'],
 ];
 const modeName = (/** @type {string} */ m) => modes.find((x) => x[0] === m)?.[1] || humanize(m);
-const statuses = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'];
-const finished = ['completed', 'failed'];
+const statuses = ['queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale', 'completed', 'failed', 'stopped', 'expired'];
+const finished = ['completed', 'failed', 'stopped', 'expired'];
 const missionsPath = '/orgs/{orgSlug}/workspaces/{wsSlug}/missions';
 
 /** Whether the signed-in person administers the workspace (only admins change agents). @param {string} org @param {string} ws */
@@ -42,7 +43,7 @@ export function Agents({ org, ws }) {
       ? html`<p class="muted">This workspace has no agent yet. ${admin ? 'Create the first one: give it a name, say how freely it acts and which tools it may use.' : 'A workspace admin can create one.'}</p>`
       : html`<ul class="agent-list">${agents.data?.map((a) => html`<li class="agent-item" data-agent-id=${a.id}>
           <a href=${`/w/${org}/${ws}/agents/${a.id}`}><strong>${a.name}</strong></a> <span class="muted">${a.slug}</span>
-          <p><span class="mode">${modeName(a.autonomyMode)}</span> · ${a.tools.length} ${a.tools.length === 1 ? 'tool' : 'tools'}${a.mcpOnly ? ' · worked by an external AI client' : ''}</p>
+          <p>${!a.enabled && html`<span class="agent-off">Off</span> · `}<span class="mode">${modeName(a.autonomyMode)}</span> · ${a.tools.length} ${a.tools.length === 1 ? 'tool' : 'tools'}${a.mcpOnly ? ' · worked by an external AI client' : ''}</p>
           ${a.description && html`<p class="muted">${a.description}</p>`}
         </li>`)}</ul>`}
     ${admin && (creating
@@ -90,6 +91,19 @@ function useTools(org, ws) {
   return useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agent-tools', { orgSlug: org, wsSlug: ws }, undefined, s), [org, ws]);
 }
 
+/** What works missions: whether an OpenAI-compatible server is configured, and its default model. @param {string} org @param {string} ws */
+function useLanguageModel(org, ws) {
+  return useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agent-runtime/model', { orgSlug: org, wsSlug: ws }, undefined, s), [org, ws]);
+}
+
+/** The model an agent's missions use, in words. @param {Agent} a @param {api.Schemas['LanguageModelOut'] | undefined} lm */
+function modelInWords(a, lm) {
+  if (a.mcpOnly) return a.model ? `${a.model} (not used: an external AI client works its missions)` : 'Not used: an external AI client works its missions';
+  if (!lm) return a.model || "The server's default";
+  if (!lm.server) return `${a.model ? a.model + ' (not used)' : 'None'}: no OpenAI-compatible server is configured, so the built-in offline planner works its missions`;
+  return a.model || `The server's default (${lm.defaultModel})`;
+}
+
 /** A slug made of a name: lowercase letters, digits and hyphens. @param {string} name */
 const slugOf = (name) => name.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
 
@@ -100,6 +114,7 @@ const slugOf = (name) => name.toLowerCase().normalize('NFD').replace(/[\u0300-\u
  */
 function AgentForm({ org, ws, agent, onSaved, onCancel }) {
   const tools = useTools(org, ws);
+  const lm = useLanguageModel(org, ws);
   const [run, busy, error, setError] = useAction();
   const [name, setName] = useState(agent?.name || '');
   const [slug, setSlug] = useState(agent?.slug || '');
@@ -113,6 +128,7 @@ function AgentForm({ org, ws, agent, onSaved, onCancel }) {
     const body = {
       name: v.name.trim(), slug: v.slug.trim(), description: v.description.trim(),
       autonomyMode: /** @type {'approval'|'supervised'|'autonomous'} */ (v.autonomyMode), tools: chosen, mcpOnly: v.mcpOnly === 'on',
+      model: v.model.trim(),
       limits: { maxSteps: Number(v.maxSteps), maxActionsPerMission: Number(v.maxActions), maxMissionsPerHour: Number(v.maxPerHour) },
     };
     run(async () => {
@@ -146,6 +162,12 @@ function AgentForm({ org, ws, agent, onSaved, onCancel }) {
     </fieldset>
     <div class="choice"><label><input type="checkbox" name="mcpOnly" defaultChecked=${!!agent?.mcpOnly} /> <strong>Worked by an external AI client</strong></label>
       <p class="hint">Its missions wait for an AI client connected through MCP instead of the server's own model.</p></div>
+    <label for=${id + '-model'}>Model <span class="hint">(optional)</span></label>
+    <input id=${id + '-model'} name="model" maxlength="100" pattern="\\S*" title="A model name, without spaces" defaultValue=${agent?.model || ''}
+      aria-describedby=${id + '-model-hint'} placeholder=${lm.data?.defaultModel || ''} />
+    <p class="hint" id=${id + '-model-hint'} data-llm=${lm.data ? (lm.data.server ? 'server' : 'offline') : undefined}>${!lm.data ? 'The model its missions ask the server for; empty: the server\'s default.'
+      : lm.data.server ? `The model its missions ask the OpenAI-compatible server for. Empty: the server's default, ${lm.data.defaultModel}.`
+        : 'No OpenAI-compatible server is configured (LLM_API_KEY): the built-in offline planner works missions and this name is not used until one is.'}</p>
     <fieldset><legend>Limits</legend><div class="row">
       <label>Model turns per mission <input type="number" name="maxSteps" min="1" max="50" required defaultValue=${String(agent?.limits.maxSteps ?? 10)} /></label>
       <label>Actions per mission <input type="number" name="maxActions" min="1" max="200" required defaultValue=${String(agent?.limits.maxActionsPerMission ?? 20)} /></label>
@@ -164,15 +186,27 @@ export function AgentPage({ org, ws, agent: agentId }) {
   const params = { orgSlug: org, wsSlug: ws, agentId };
   const agent = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}', params, undefined, s), [org, ws, agentId]);
   const tools = useTools(org, ws);
+  const lm = useLanguageModel(org, ws);
+  const [toggle, toggling, toggleError] = useAction();
   const missions = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/missions', params, { limit: 20 }, s), [org, ws, agentId]);
   const [editing, setEditing] = useState(false);
   const admin = isAdmin(org, ws);
   const a = agent.data;
   if (!a) return html`<p><a href=${`/w/${org}/${ws}/agents`}>Agents</a></p>${agent.error ? html`<${ErrorMessage} error=${agent.error} />` : html`<${Loading} />`}`;
   const described = new Map((tools.data || []).map((t) => [t.name, firstSentence(t.description)]));
+  const setEnabled = (/** @type {boolean} */ enabled) => toggle(async () => {
+    agent.set(await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}', params, { enabled }));
+    announce(enabled ? `${a.name} is on` : `${a.name} is off: it starts no new mission`);
+  });
   return html`<p><a href=${`/w/${org}/${ws}/agents`}>Agents</a></p>
-    <h1>${a.name}</h1>
+    <h1>${a.name}${!a.enabled && html` <span class="agent-off">Off</span>`}</h1>
     <${ErrorMessage} error=${agent.error} />
+    <div class="agent-switch">
+      <p>${a.enabled ? 'On: people and pipelines can start its missions.' : 'Off: no new mission starts; its missions so far stay.'}</p>
+      ${admin && html`<button type="button" role="switch" aria-checked=${a.enabled ? 'true' : 'false'} disabled=${toggling}
+        onClick=${() => setEnabled(!a.enabled)}>${a.enabled ? 'Turn off' : 'Turn on'}</button>`}
+      <${ErrorMessage} error=${toggleError} />
+    </div>
     ${editing
       ? html`<section class="panel" aria-labelledby="agent-edit-title"><h2 id="agent-edit-title">Edit the agent</h2>
           <${AgentForm} org=${org} ws=${ws} agent=${a} onCancel=${() => setEditing(false)}
@@ -183,6 +217,7 @@ export function AgentPage({ org, ws, agent: agentId }) {
           <dt>How freely it acts</dt><dd><strong>${modeName(a.autonomyMode)}</strong>: ${modes.find((m) => m[0] === a.autonomyMode)?.[2]}</dd>
           <dt>Tools</dt><dd>${a.tools.length === 0 ? 'None: it can do nothing.' : html`<ul>${a.tools.map((t) => html`<li><strong>${humanize(t)}</strong>${described.get(t) ? ': ' + described.get(t) : ''}</li>`)}</ul>`}</dd>
           <dt>Who works its missions</dt><dd>${a.mcpOnly ? 'An external AI client, through MCP' : "The server's own model"}</dd>
+          <dt>Model</dt><dd data-model>${modelInWords(a, lm.data)}</dd>
           <dt>Limits</dt><dd>${a.limits.maxSteps} model turns and ${a.limits.maxActionsPerMission} actions per mission, ${a.limits.maxMissionsPerHour} missions per hour</dd>
           <dt>Created</dt><dd><${When} iso=${a.createdAt} /></dd>
         </dl>
@@ -190,12 +225,68 @@ export function AgentPage({ org, ws, agent: agentId }) {
           <${ConfirmButton} label="Delete the agent" title=${`Delete ${a.name}?`} typed=${a.slug} confirmLabel="Delete"
             detail=${html`<p>Its missions are deleted with it. The cards and comments it wrote stay, under its name.</p>`}
             onConfirm=${async () => { await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}', params); announce(`Agent ${a.name} deleted`); navigate(`/w/${org}/${ws}/agents`); }} /></p>`}`}
-    <${StartMission} org=${org} ws=${ws} agent=${a} />
+    <${AgentSkills} org=${org} ws=${ws} agent=${a} admin=${admin} />
+    ${a.enabled ? html`<${StartMission} org=${org} ws=${ws} agent=${a} />`
+      : html`<section class="panel" aria-labelledby="start-title"><h2 id="start-title">Start a mission</h2>
+          <p class="muted" data-empty="agent-off">${a.name} is off: ${admin ? 'turn it on above' : 'a workspace admin can turn it on'} to start a mission.</p></section>`}
     <section aria-labelledby="agent-missions-title"><h2 id="agent-missions-title">Its latest missions</h2>
       <p><a href=${`/w/${org}/${ws}/missions?agent=${a.id}`}>All its missions, with filters</a></p>
       <${MissionTable} org=${org} ws=${ws} list=${missions.data} loading=${missions.loading} error=${missions.error}
         agents=${[a]} onChanged=${missions.reload} empty="No mission yet: start one above." />
     </section>`;
+}
+
+/**
+ * An agent's skills (their instructions are added to its missions' system prompt): the ones it has, taken
+ * away by admins; the workspace's others, given to it; a new one created and given at once.
+ * @param {{org: string, ws: string, agent: Agent, admin: boolean}} props
+ */
+function AgentSkills({ org, ws, agent, admin }) {
+  const params = { orgSlug: org, wsSlug: ws, agentId: agent.id };
+  const mine = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills', params, undefined, s), [org, ws, agent.id]);
+  const all = useLoad((s) => api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/skills', { orgSlug: org, wsSlug: ws }, undefined, s), [org, ws]);
+  const [run, busy, error] = useAction();
+  const [creating, setCreating] = useState(false);
+  const has = new Set((mine.data || []).map((x) => x.id));
+  const others = (all.data || []).filter((x) => !has.has(x.id));
+  const assign = (/** @type {Skill} */ sk) => run(async () => {
+    await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills/{skillId}', { ...params, skillId: sk.id });
+    mine.reload(); all.reload(); announce(`${agent.name} has the skill ${sk.name}`);
+  });
+  const unassign = (/** @type {Skill} */ sk) => run(async () => {
+    await api.del('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills/{skillId}', { ...params, skillId: sk.id });
+    mine.reload(); announce(`${sk.name} taken from ${agent.name}`);
+  });
+  const create = (/** @type {Event} */ e) => {
+    const v = formValues(e);
+    run(async () => {
+      const sk = await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/skills', { orgSlug: org, wsSlug: ws },
+        { name: v.name.trim(), description: v.description.trim(), instructions: v.instructions.trim() });
+      await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/agents/{agentId}/skills/{skillId}', { ...params, skillId: sk.id });
+      setCreating(false); mine.reload(); all.reload(); announce(`Skill ${sk.name} created and given to ${agent.name}`);
+    });
+  };
+  return html`<section class="agent-skills" aria-labelledby="agent-skills-title"><h2 id="agent-skills-title">Skills</h2>
+    <p class="muted">A skill's instructions are added to what the agent is told at the start of each mission.</p>
+    <${ErrorMessage} error=${mine.error || all.error || error} />
+    ${!mine.data ? html`<${Loading} />` : mine.data.length === 0
+      ? html`<p class="muted" data-empty="agent-skills">${agent.name} has no skill yet.${admin ? ' Give it one of the workspace\'s below, or create one.' : ''}</p>`
+      : html`<ul class="skills">${mine.data.map((sk) => html`<li key=${sk.id} data-skill-id=${sk.id}><strong>${sk.name}</strong>${sk.description && html` · ${sk.description}`}
+          ${admin && html` <button type="button" class="secondary" disabled=${busy} aria-label=${`Take away ${sk.name}`} onClick=${() => unassign(sk)}>Take away</button>`}</li>`)}</ul>`}
+    ${admin && all.data && html`${others.length > 0 ? html`<form class="row" onSubmit=${(/** @type {Event} */ e) => {
+        const id = formValues(e).skill; const sk = others.find((x) => x.id === id); if (sk) assign(sk);
+      }}><label>Skill to give <select name="skill" required>${others.map((sk) => html`<option value=${sk.id}>${sk.name}</option>`)}</select></label>
+        <button type="submit" disabled=${busy}>Give it</button></form>`
+      : html`<p class="muted">${all.data.length === 0 ? 'The workspace has no skill yet: create the first one.' : 'It has every skill of the workspace.'}</p>`}
+      ${creating ? html`<form class="agent-form" onSubmit=${create} aria-labelledby="skill-new-title"><h3 id="skill-new-title">New skill</h3>
+          <label for="skill-new-name">Name</label><input id="skill-new-name" name="name" required maxlength="100" />
+          <label for="skill-new-description">Description</label><input id="skill-new-description" name="description" maxlength="2000" />
+          <label for="skill-new-instructions">Instructions <span class="hint">(what the agent is told)</span></label>
+          <textarea id="skill-new-instructions" name="instructions" rows="4" maxlength="20000"></textarea>
+          <div class="actions"><button type="submit" disabled=${busy}>Create and give it</button>
+            <button type="button" class="secondary" onClick=${() => setCreating(false)}>Cancel</button></div></form>`
+        : html`<p><button type="button" class="secondary" onClick=${() => setCreating(true)}>New skill</button></p>`}`}
+  </section>`;
 }
 
 /** Starts a mission of the agent on a card chosen by project. @param {{org: string, ws: string, agent: Agent}} props */
@@ -266,7 +357,7 @@ export function Missions({ org, ws, status, agent, card }) {
 
 /**
  * Missions as a table: objective (linked to its live page), agent, card, status in words, when; a
- * mission not finished can be cancelled.
+ * mission not finished can be stopped.
  * @param {{org: string, ws: string, list: MissionT[]|undefined, loading: boolean, error: unknown, agents: Agent[],
  *   onChanged: () => void, onCard?: (id: string) => void, empty: any}} props
  */
@@ -286,9 +377,9 @@ function MissionTable({ org, ws, list, loading, error, agents, onChanged, onCard
           aria-label=${`Only this card: ${titles[m.cardId] || 'its missions'}`}>Only this card</button>`}` : html`<span class="muted">none</span>`}</td>
       <td><span class=${'status ' + m.status}>${humanize(m.status)}</span>${m.error && m.status === 'failed' ? html` <span class="muted">${m.error}</span>` : ''}</td>
       <td><${When} iso=${m.createdAt} /></td>
-      <td>${!finished.includes(m.status) && html`<${ConfirmButton} label="Cancel" className="secondary" title="Cancel this mission?"
-        confirmLabel="Cancel the mission" detail=${html`<p>${m.objective}</p><p>The agent stops at its next step and its pending proposals are rejected.</p>`}
-        onConfirm=${async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/cancel', { orgSlug: org, wsSlug: ws, missionId: m.id }); announce('Mission cancelled'); onChanged(); }} />`}</td>
+      <td>${!finished.includes(m.status) && html`<${ConfirmButton} label="Stop" className="secondary" title="Stop this mission?"
+        confirmLabel="Stop the mission" detail=${html`<p>${m.objective}</p><p>The agent stops within a second; what it already did stays, and its pending proposals are rejected.</p>`}
+        onConfirm=${async () => { await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/missions/{missionId}/stop', { orgSlug: org, wsSlug: ws, missionId: m.id }); announce('Mission stopped'); onChanged(); }} />`}</td>
     </tr>`)}</tbody>
   </table></div>`;
 }

@@ -6,6 +6,7 @@ import * as api from './api.js';
 import { navigate } from './router.js';
 import { session } from './session.js';
 import { useInvitation, InvitationDetails } from './team.js';
+import { useProviders, ProviderButtons } from './sso.js';
 
 /** Where to go after signing in: the next= path when it is one of ours. @param {URLSearchParams} q */
 function nextPath(q) {
@@ -29,6 +30,7 @@ export function SignIn({ query }) {
   const [run, busy, error] = useAction();
   const [twoFactor, setTwoFactor] = useState('');
   const next = nextPath(query);
+  const providers = useProviders();
   /** @param {api.Schemas['SessionBody']} s */
   const done = async (s) => {
     await session.start(s.csrfToken);
@@ -44,8 +46,10 @@ export function SignIn({ query }) {
       </form>
     <//>`;
   }
+  const passwords = providers.data?.passwordLogin !== false;
   return html`<${AuthPage} title="Sign in">
-    <form onSubmit=${(/** @type {Event} */ e) => {
+    <${ProviderButtons} providers=${providers.data} next=${next} />
+    ${passwords && html`<form onSubmit=${(/** @type {Event} */ e) => {
       const v = formValues(e);
       run(async () => {
         const s = await api.post('/auth/login', {}, { email: v.email.trim(), password: v.password });
@@ -60,7 +64,7 @@ export function SignIn({ query }) {
       <${ErrorMessage} error=${error} />
       <button type="submit" disabled=${busy}>Sign in</button>
     </form>
-    <p><a href=${'/sign-up' + (next !== '/' ? '?next=' + encodeURIComponent(next) : '')}>Create an account</a> · <a href="/forgot-password">Forgot your password?</a></p>
+    <p><a href=${'/sign-up' + (next !== '/' ? '?next=' + encodeURIComponent(next) : '')}>Create an account</a> · <a href="/forgot-password">Forgot your password?</a></p>`}
   <//>`;
 }
 

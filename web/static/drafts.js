@@ -205,6 +205,8 @@ export function DraftPage({ org, ws, draft }) {
         if (type === 'token') { setTokens((t) => t + (ev.message || '')); return false; }
         if (type === 'status') {
           if (ev.message) setNote(ev.message);
+          // A person adjusted the roadmap (here or on another page): show it as it now is.
+          if (ev.data?.roadmap) d.set((cur) => (cur ? { ...cur, roadmap: ev.data.roadmap } : cur));
           if (ev.message?.includes('once more') || ev.message?.includes('started again')) setTokens('');
           const st = ev.status;
           if (st) d.set((cur) => (cur ? { ...cur, status: /** @type {Draft['status']} */ (st) } : cur));
@@ -327,13 +329,13 @@ function NotAdded({ names }) {
 }
 
 /**
- * The roadmap to review, then the project. The API has no operation to edit a roadmap: it is changed on
- * the board once the project exists, or generated again.
+ * The roadmap to review, adjusted (phases and deliverables renamed, added, removed, moved), then the project.
  * @param {{org: string, ws: string, params: Record<string,string>, x: Draft, onChange: (d: Draft) => void}} props
  */
 function RoadmapReady({ org, ws, params, x, onChange }) {
   const [run, busy, error] = useAction();
   const [skipped, setSkipped] = useState(/** @type {{names: string[], projectId: string}|null} */ (null));
+  const [editing, setEditing] = useState(false);
   const phases = x.roadmap?.phases || [];
   const cards = phases.reduce((n, p) => n + (p.deliverables?.length || 0), 0);
   const execute = () => run(async () => {
@@ -353,15 +355,76 @@ function RoadmapReady({ org, ws, params, x, onChange }) {
       <${NotAdded} names=${skipped.names} />
       <p><a class="button" href=${`/w/${org}/${ws}/p/${skipped.projectId}`}>Open the project's board</a></p></section>`;
   }
+  if (editing) {
+    return html`<section class="panel" aria-labelledby="r-h"><h2 id="r-h">Adjust the roadmap</h2>
+      <${RoadmapEditor} params=${params} phases=${phases} onCancel=${() => setEditing(false)}
+        onSaved=${(/** @type {Draft} */ next) => { onChange(next); setEditing(false); announce('Roadmap saved'); }} /></section>`;
+  }
   return html`<section class="panel" aria-labelledby="r-h">
     <h2 id="r-h">Roadmap</h2>
     <p>${phases.length} ${phases.length === 1 ? 'phase' : 'phases'}, ${cards} ${cards === 1 ? 'deliverable' : 'deliverables'}. Creating the project makes a column per phase and a card per deliverable.</p>
     <${Roadmap} phases=${phases} />
-    <p class="hint">The roadmap cannot be edited here. Create the project and change its columns and cards on the board, or generate the roadmap again.</p>
     <${ErrorMessage} error=${error} />
     <p class="actions">
       <button type="button" disabled=${busy} onClick=${execute}>Create the project</button>
+      <button type="button" class="secondary" disabled=${busy} onClick=${() => setEditing(true)}>Adjust the roadmap</button>
       <button type="button" class="secondary" disabled=${busy} onClick=${() => run(async () => onChange(await api.post('/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/generate-roadmap', params)))}>Generate the roadmap again</button>
     </p>
   </section>`;
+}
+
+/** Limits of an adjusted roadmap (the API's). */
+const maxPhases = 20, maxDeliverables = 50;
+
+/**
+ * The roadmap as a form: each phase's name and goal, its deliverables' titles and descriptions; phases and
+ * deliverables added, removed and moved up. Saved whole (`PATCH …/roadmap`); the API's refusal is shown.
+ * @param {{params: Record<string,string>, phases: Phase[], onSaved: (d: Draft) => void, onCancel: () => void}} props
+ */
+function RoadmapEditor({ params, phases, onSaved, onCancel }) {
+  const [run, busy, error] = useAction();
+  const [list, setList] = useState(() => phases.map((p) => ({ name: p.name, goal: p.goal || '',
+    deliverables: (p.deliverables || []).map((d) => ({ title: d.title, description: d.description || '' })) })));
+  /** @param {(l: typeof list) => void} f */
+  const change = (f) => setList((l) => { const next = structuredClone(l); f(next); return next; });
+  /** @template T @param {T[]} a @param {number} i */
+  const up = (a, i) => { if (i > 0) [a[i - 1], a[i]] = [a[i], a[i - 1]]; };
+  const save = (/** @type {Event} */ e) => {
+    e.preventDefault();
+    run(async () => onSaved(await api.patch('/orgs/{orgSlug}/workspaces/{wsSlug}/project-drafts/{draftId}/roadmap', params,
+      { phases: list.map((p) => ({ name: p.name.trim(), goal: p.goal.trim(),
+        deliverables: p.deliverables.map((d) => ({ title: d.title.trim(), description: d.description.trim() })) })) })));
+  };
+  const input = (/** @type {(v: string) => void} */ set) => (/** @type {any} */ e) => set(e.currentTarget.value);
+  return html`<form class="roadmap-editor" onSubmit=${save}>
+    <p class="hint">Each phase becomes a column and each deliverable a card. Up to ${maxPhases} phases of ${maxDeliverables} deliverables.</p>
+    <ol class="roadmap-edit">${list.map((p, i) => html`<li class="phase-edit" key=${i} data-phase=${i}>
+      <fieldset><legend>Phase ${i + 1}</legend>
+        <label for=${`ph-${i}-name`}>Name</label>
+        <input id=${`ph-${i}-name`} required maxlength="100" value=${p.name} onInput=${input((v) => change((l) => { l[i].name = v; }))} />
+        <label for=${`ph-${i}-goal`}>Goal</label>
+        <textarea id=${`ph-${i}-goal`} rows="2" maxlength="1000" value=${p.goal} onInput=${input((v) => change((l) => { l[i].goal = v; }))}></textarea>
+        <ul class="deliverables-edit">${p.deliverables.map((d, j) => html`<li key=${j} data-deliverable=${j}>
+          <label for=${`ph-${i}-d-${j}-title`}>Deliverable ${j + 1}</label>
+          <input id=${`ph-${i}-d-${j}-title`} required maxlength="200" value=${d.title} onInput=${input((v) => change((l) => { l[i].deliverables[j].title = v; }))} />
+          <label for=${`ph-${i}-d-${j}-description`}>Its description</label>
+          <textarea id=${`ph-${i}-d-${j}-description`} rows="2" maxlength="2000" value=${d.description} onInput=${input((v) => change((l) => { l[i].deliverables[j].description = v; }))}></textarea>
+          <p class="actions">
+            ${j > 0 && html`<button type="button" class="secondary" aria-label=${`Move up deliverable ${j + 1} of phase ${i + 1}`} onClick=${() => change((l) => up(l[i].deliverables, j))}>Move up</button>`}
+            <button type="button" class="secondary" aria-label=${`Remove deliverable ${j + 1} of phase ${i + 1}`} onClick=${() => change((l) => { l[i].deliverables.splice(j, 1); })}>Remove</button></p>
+        </li>`)}</ul>
+        ${p.deliverables.length === 0 && html`<p class="muted">No deliverable: the phase becomes an empty column.</p>`}
+        <p class="actions">
+          <button type="button" class="secondary" disabled=${p.deliverables.length >= maxDeliverables} aria-label=${`Add a deliverable to phase ${i + 1}`}
+            onClick=${() => change((l) => { l[i].deliverables.push({ title: '', description: '' }); })}>Add a deliverable</button>
+          ${i > 0 && html`<button type="button" class="secondary" aria-label=${`Move up phase ${i + 1}`} onClick=${() => change((l) => up(l, i))}>Move up</button>`}
+          <button type="button" class="secondary" disabled=${list.length <= 1} aria-label=${`Remove phase ${i + 1}`} onClick=${() => change((l) => { l.splice(i, 1); })}>Remove</button></p>
+      </fieldset></li>`)}</ol>
+    <p><button type="button" class="secondary" disabled=${list.length >= maxPhases} onClick=${() => change((l) => { l.push({ name: '', goal: '', deliverables: [] }); })}>Add a phase</button></p>
+    <${ErrorMessage} error=${error} />
+    <div class="actions">
+      <button type="submit" disabled=${busy}>Save the roadmap</button>
+      <button type="button" class="secondary" onClick=${onCancel}>Cancel</button>
+    </div>
+  </form>`;
 }

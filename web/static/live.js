@@ -21,10 +21,16 @@ export function follow(url, types, onEvent, onState = () => {}) {
   let delay = 1000;
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
+  // A page the browser keeps after it is left (the back-forward cache) lets go of its stream, or six such
+  // pages take every connection to the host and the next page load waits; it follows again if shown again.
+  const hide = () => { clearTimeout(timer); es?.close(); es = null; };
+  const show = (/** @type {PageTransitionEvent} */ e) => { if (e.persisted && !stopped && !es) open(); };
   const stop = () => {
     stopped = true;
     clearTimeout(timer);
     es?.close();
+    removeEventListener('pagehide', hide);
+    removeEventListener('pageshow', show);
     onState('closed');
   };
   const open = () => {
@@ -51,6 +57,8 @@ export function follow(url, types, onEvent, onState = () => {}) {
       });
     }
   };
+  addEventListener('pagehide', hide);
+  addEventListener('pageshow', show);
   open();
   return stop;
 }
@@ -62,7 +70,7 @@ export function follow(url, types, onEvent, onState = () => {}) {
 const feedTypes = ['card_created', 'card_updated', 'card_moved', 'card_archived', 'card_deleted', 'card_assigned',
   'comment_added', 'comment_deleted', 'member_added', 'member_removed', 'project_created', 'project_updated',
   'project_deleted', 'document_created', 'document_updated', 'document_submitted', 'document_reviewed',
-  'mission_status_changed', 'pipeline_run_finished', 'pilotage_record_created', 'pilotage_record_updated',
+  'mission_status_changed', 'mission_question', 'pipeline_run_finished', 'pilotage_record_created', 'pilotage_record_updated',
   'pilotage_record_deleted', 'pilotage_action_proposed', 'pilotage_action_reviewed', 'pilotage_action_applied',
   'due_date_reached'];
 

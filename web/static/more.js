@@ -37,6 +37,7 @@ function whatHappened(a, me) {
     case 'webhook_disabled': return `A webhook (${m.url || 'unknown address'}) was disabled${m.reason ? ': ' + m.reason : ''}`;
     case 'automation_rules_disabled': return `Automation rules were disabled as their author left: ${listed((m.rules || []).map((/** @type {{name: string}} */ r) => r.name))}`;
     case 'pipeline_notice': return m.message || 'A pipeline sent a notice';
+    case 'mission_question': return 'asks you about its mission; answer it on the mission\'s page';
     default: return humanize(a.type);
   }
 }

@@ -4,6 +4,7 @@
 // (/settings/tokens). The QR code library is loaded only when a person sets up two-factor authentication.
 import { html, useState, useEffect, useRef, useLoad, useAction, ErrorMessage, Loading, When, formatDate, formValues,
   ConfirmButton, copyText, download, announce } from './ui.js';
+import { LinkedIdentities } from './sso.js';
 import * as api from './api.js';
 import { session } from './session.js';
 
@@ -25,7 +26,7 @@ export function Settings({ path }) {
     <nav aria-label="Account settings" class="settings-tabs">
       ${tabs.map((t) => html`<a href=${t.path} aria-current=${t === tab ? 'page' : undefined}>${t.label}</a>`)}
     </nav>
-    ${tab.path === '/settings' && html`<${Profile} />`}
+    ${tab.path === '/settings' && html`<${Profile} /><${LinkedIdentities} />`}
     ${tab.path === '/settings/security' && html`<${TwoFactor} /><${Sessions} />`}
     ${tab.path === '/settings/tokens' && html`<${Tokens} />`}
   </div>`;

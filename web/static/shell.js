@@ -50,6 +50,7 @@ export function Shell({ org, ws, children }) {
         ${base && html`<a href=${base}>Projects</a>
         <a href=${base + '/agents'}>Agents</a>
         <a href=${base + '/my-work'}>My work</a>
+        <a href=${base + '/portfolio'}>Portfolio</a>
         <a href=${base + '/proposals'}>Proposals</a>
         <a href=${base + '/docs'}>Documents</a>
         <a href=${base + '/pilotage'}>Pilotage</a>

@@ -5,12 +5,13 @@ import { html, useState, useEffect, ErrorMessage, Loading } from './ui.js';
 
 /**
  * Links to a project's views; the current one is marked.
- * @param {{org: string, ws: string, project: string, current: 'board'|'list'|'calendar'}} props
+ * @param {{org: string, ws: string, project: string, current: 'board'|'list'|'calendar'|'roadmap'}} props
  */
 export function ViewSwitcher({ org, ws, project, current }) {
   const base = `/w/${org}/${ws}/p/${project}`;
   /** @type {[string, string, string][]} */
-  const views = [['board', 'Board', base], ['list', 'List', base + '/list'], ['calendar', 'Calendar', base + '/calendar']];
+  const views = [['board', 'Board', base], ['list', 'List', base + '/list'], ['calendar', 'Calendar', base + '/calendar'],
+    ['roadmap', 'Roadmap', base + '/roadmap']];
   return html`<nav class="view-switcher" aria-label="Project views">
     ${views.map(([k, label, href]) => html`<a href=${href} aria-current=${k === current ? 'page' : undefined}>${label}</a>`)}
   </nav>`;
@@ -19,7 +20,7 @@ export function ViewSwitcher({ org, ws, project, current }) {
 /** @type {Map<string, Promise<any>>} */
 const modules = new Map();
 /** @type {Record<string, () => Promise<any>>} */
-const loaders = { views: () => import('./views.js'), calendar: () => import('./calendar.js') };
+const loaders = { views: () => import('./views.js'), calendar: () => import('./calendar.js'), timeline: () => import('./timeline.js') };
 
 /**
  * A screen from a module loaded on first use: mod names the module, name its component.
@@ -44,4 +45,6 @@ export const viewRoutes = [
   ['/w/:org/:ws/p/:project/list', (p, q) => html`<${Lazy} mod="views" name="ProjectList" props=${{ ...p, query: q }} />`],
   ['/w/:org/:ws/p/:project/calendar', (p, q) => html`<${Lazy} mod="calendar" name="Calendar" props=${{ ...p, query: q }} />`],
   ['/w/:org/:ws/my-work', (p) => html`<${Lazy} mod="views" name="MyWork" props=${p} />`],
+  ['/w/:org/:ws/p/:project/roadmap', (p) => html`<${Lazy} mod="timeline" name="ProjectRoadmap" props=${p} />`],
+  ['/w/:org/:ws/portfolio', (p) => html`<${Lazy} mod="timeline" name="Portfolio" props=${p} />`],
 ];

@@ -20,7 +20,7 @@ const eventSet = {
   card_created: true, card_updated: true, card_moved: true, card_archived: true, card_deleted: true, card_assigned: true,
   comment_added: true, comment_deleted: true, member_added: true, member_removed: true, due_date_reached: true,
   project_created: true, project_updated: true, project_deleted: true, document_created: true, document_updated: true,
-  document_submitted: true, document_reviewed: true, mission_status_changed: true, pipeline_run_finished: true,
+  document_submitted: true, document_reviewed: true, mission_status_changed: true, mission_question: true, pipeline_run_finished: true,
   pipeline_notice: true, pilotage_record_created: true, pilotage_record_updated: true, pilotage_record_deleted: true,
   pilotage_action_proposed: true, pilotage_action_reviewed: true, pilotage_action_applied: true, webhook_disabled: true,
   automation_rules_disabled: true,

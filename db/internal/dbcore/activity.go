@@ -169,6 +169,10 @@ func OrEmpty(s []string) []string {
 // ActivityDueDateReached is recorded when a card's due date passes.
 const ActivityDueDateReached = "due_date_reached"
 
+// ActivityMissionQuestion is recorded when an agent's mission asks its requester a question; it notifies
+// the requester only (meta: missionId, question, options).
+const ActivityMissionQuestion = "mission_question"
+
 // ActivityPipelineNotice is the activity a pipeline's notify step records; its notifications reach every
 // workspace member but the run's starter.
 const ActivityPipelineNotice = "pipeline_notice"
@@ -181,7 +185,7 @@ var ActivityTypes = []string{
 	ActivityCardAssigned, ActivityCommentAdded, ActivityCommentDeleted, ActivityMemberAdded, ActivityMemberRemoved,
 	ActivityDueDateReached, ActivityProjectCreated, ActivityProjectUpdated, ActivityProjectDeleted,
 	ActivityDocumentCreated, ActivityDocumentUpdated, ActivityDocumentSubmitted, ActivityDocumentReviewed,
-	ActivityMissionStatusChanged, ActivityPipelineRunFinished, ActivityPipelineNotice,
+	ActivityMissionStatusChanged, ActivityMissionQuestion, ActivityPipelineRunFinished, ActivityPipelineNotice,
 	ActivityPilotageRecordCreated, ActivityPilotageRecordUpdated, ActivityPilotageRecordDeleted,
 	ActivityPilotageActionProposed, ActivityPilotageActionReviewed, ActivityPilotageActionApplied,
 	ActivityWebhookDisabled, ActivityAutomationRulesDisabled,

@@ -10,7 +10,7 @@ import (
 )
 
 const agentByUser = `-- name: AgentByUser :one
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE user_id = $1 AND workspace_id = $2
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE user_id = $1 AND workspace_id = $2
 `
 
 type AgentByUserParams struct {
@@ -37,6 +37,8 @@ func (q *Queries) AgentByUser(ctx context.Context, arg AgentByUserParams) (Agent
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
@@ -58,10 +60,11 @@ func (q *Queries) AgentDelete(ctx context.Context, arg AgentDeleteParams) (strin
 }
 
 const agentFirst = `-- name: AgentFirst :one
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE workspace_id = $1 ORDER BY created_at, id LIMIT 1
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE workspace_id = $1 ORDER BY enabled DESC, created_at, id LIMIT 1
 `
 
-// AgentFirst is the workspace's default agent: its first by creation.
+// AgentFirst is the workspace's default agent: its first enabled one by creation (a disabled one when none is
+// enabled, whose mission is then refused with the reason).
 func (q *Queries) AgentFirst(ctx context.Context, workspaceID string) (Agent, error) {
 	row := q.db.QueryRow(ctx, agentFirst, workspaceID)
 	var i Agent
@@ -81,12 +84,14 @@ func (q *Queries) AgentFirst(ctx context.Context, workspaceID string) (Agent, er
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
 
 const agentGet = `-- name: AgentGet :one
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE id = $1 AND workspace_id = $2
 `
 
 type AgentGetParams struct {
@@ -113,12 +118,14 @@ func (q *Queries) AgentGet(ctx context.Context, arg AgentGetParams) (Agent, erro
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
 
 const agentGetByID = `-- name: AgentGetByID :one
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE id = $1
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE id = $1
 `
 
 func (q *Queries) AgentGetByID(ctx context.Context, id string) (Agent, error) {
@@ -140,12 +147,14 @@ func (q *Queries) AgentGetByID(ctx context.Context, id string) (Agent, error) {
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
 
 const agentGetForUpdate = `-- name: AgentGetForUpdate :one
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE id = $1 AND workspace_id = $2 FOR UPDATE
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE id = $1 AND workspace_id = $2 FOR UPDATE
 `
 
 type AgentGetForUpdateParams struct {
@@ -172,16 +181,18 @@ func (q *Queries) AgentGetForUpdate(ctx context.Context, arg AgentGetForUpdatePa
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
 
 const agentInsert = `-- name: AgentInsert :one
 INSERT INTO agents (id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only,
-    max_steps, max_actions_per_mission, max_missions_per_hour, created_by)
+    max_steps, max_actions_per_mission, max_missions_per_hour, enabled, model, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9,
-    $10, $11, $12, $13)
-RETURNING id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at
+    $10, $11, $12, $13, $14, $15)
+RETURNING id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model
 `
 
 type AgentInsertParams struct {
@@ -197,6 +208,8 @@ type AgentInsertParams struct {
 	MaxSteps             int32
 	MaxActionsPerMission int32
 	MaxMissionsPerHour   int32
+	Enabled              bool
+	Model                string
 	CreatedBy            string
 }
 
@@ -214,6 +227,8 @@ func (q *Queries) AgentInsert(ctx context.Context, arg AgentInsertParams) (Agent
 		arg.MaxSteps,
 		arg.MaxActionsPerMission,
 		arg.MaxMissionsPerHour,
+		arg.Enabled,
+		arg.Model,
 		arg.CreatedBy,
 	)
 	var i Agent
@@ -233,12 +248,14 @@ func (q *Queries) AgentInsert(ctx context.Context, arg AgentInsertParams) (Agent
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }
 
 const agentList = `-- name: AgentList :many
-SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at FROM agents WHERE workspace_id = $1 ORDER BY created_at, id
+SELECT id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model FROM agents WHERE workspace_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) AgentList(ctx context.Context, workspaceID string) ([]Agent, error) {
@@ -266,6 +283,8 @@ func (q *Queries) AgentList(ctx context.Context, workspaceID string) ([]Agent, e
 			&i.CreatedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Enabled,
+			&i.Model,
 		); err != nil {
 			return nil, err
 		}
@@ -291,13 +310,30 @@ func (q *Queries) AgentSkillAssign(ctx context.Context, arg AgentSkillAssignPara
 	return err
 }
 
+const agentSkillUnassign = `-- name: AgentSkillUnassign :execrows
+DELETE FROM agent_skills WHERE agent_id = $1 AND skill_id = $2
+`
+
+type AgentSkillUnassignParams struct {
+	AgentID string
+	SkillID string
+}
+
+func (q *Queries) AgentSkillUnassign(ctx context.Context, arg AgentSkillUnassignParams) (int64, error) {
+	result, err := q.db.Exec(ctx, agentSkillUnassign, arg.AgentID, arg.SkillID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const agentUpdate = `-- name: AgentUpdate :one
 UPDATE agents
 SET name = $1, slug = $2, description = $3, autonomy_mode = $4, tools = $5::text[],
     mcp_only = $6, max_steps = $7, max_actions_per_mission = $8,
-    max_missions_per_hour = $9, updated_at = now()
-WHERE id = $10
-RETURNING id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at
+    max_missions_per_hour = $9, enabled = $10, model = $11, updated_at = now()
+WHERE id = $12
+RETURNING id, workspace_id, user_id, name, slug, description, autonomy_mode, tools, mcp_only, max_steps, max_actions_per_mission, max_missions_per_hour, created_by, created_at, updated_at, enabled, model
 `
 
 type AgentUpdateParams struct {
@@ -310,6 +346,8 @@ type AgentUpdateParams struct {
 	MaxSteps             int32
 	MaxActionsPerMission int32
 	MaxMissionsPerHour   int32
+	Enabled              bool
+	Model                string
 	ID                   string
 }
 
@@ -324,6 +362,8 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 		arg.MaxSteps,
 		arg.MaxActionsPerMission,
 		arg.MaxMissionsPerHour,
+		arg.Enabled,
+		arg.Model,
 		arg.ID,
 	)
 	var i Agent
@@ -343,6 +383,8 @@ func (q *Queries) AgentUpdate(ctx context.Context, arg AgentUpdateParams) (Agent
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Enabled,
+		&i.Model,
 	)
 	return i, err
 }

@@ -452,6 +452,42 @@ func (q *Queries) DraftRecordAnswers(ctx context.Context, arg DraftRecordAnswers
 	return i, err
 }
 
+const draftSetRoadmap = `-- name: DraftSetRoadmap :one
+UPDATE project_drafts SET roadmap = $1, updated_at = now() WHERE id = $2 RETURNING id, workspace_id, name, description, context_documents, team_members, status, questions, answers, rounds, roadmap, run, error, project_id, executed_at, created_by, created_at, updated_at
+`
+
+type DraftSetRoadmapParams struct {
+	Roadmap []byte
+	ID      string
+}
+
+// DraftSetRoadmap stores a roadmap a person edited; the caller holds the draft's lock and checked its status.
+func (q *Queries) DraftSetRoadmap(ctx context.Context, arg DraftSetRoadmapParams) (ProjectDraft, error) {
+	row := q.db.QueryRow(ctx, draftSetRoadmap, arg.Roadmap, arg.ID)
+	var i ProjectDraft
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Name,
+		&i.Description,
+		&i.ContextDocuments,
+		&i.TeamMembers,
+		&i.Status,
+		&i.Questions,
+		&i.Answers,
+		&i.Rounds,
+		&i.Roadmap,
+		&i.Run,
+		&i.Error,
+		&i.ProjectID,
+		&i.ExecutedAt,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const draftStartRefine = `-- name: DraftStartRefine :one
 UPDATE project_drafts
 SET status = 'refining', answers = $1, questions = '[]', error = NULL, run = run + 1, updated_at = now()

@@ -20,20 +20,29 @@ func (q *Queries) MissionAddAction(ctx context.Context, id string) error {
 	return err
 }
 
-const missionCancel = `-- name: MissionCancel :one
+const missionAsk = `-- name: MissionAsk :one
 UPDATE agent_missions
-SET status = 'failed', cancelled_at = now(), finished_at = now(), error = 'cancelled'
-WHERE id = $1 AND workspace_id = $2 AND status IN ('queued', 'running', 'awaiting_approval')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+SET status = 'awaiting_input', question = $1, input_deadline = $2, conversation = $3
+WHERE id = $4 AND status = 'running'
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
-type MissionCancelParams struct {
-	ID          string
-	WorkspaceID string
+type MissionAskParams struct {
+	Question      []byte
+	InputDeadline *time.Time
+	Conversation  []byte
+	ID            string
 }
 
-func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (AgentMission, error) {
-	row := q.db.QueryRow(ctx, missionCancel, arg.ID, arg.WorkspaceID)
+// MissionAsk is the guarded running -> awaiting_input move of a mission whose model asked a question:
+// the question, its deadline and the conversation to resume from are kept on the row.
+func (q *Queries) MissionAsk(ctx context.Context, arg MissionAskParams) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionAsk,
+		arg.Question,
+		arg.InputDeadline,
+		arg.Conversation,
+		arg.ID,
+	)
 	var i AgentMission
 	err := row.Scan(
 		&i.ID,
@@ -57,6 +66,10 @@ func (q *Queries) MissionCancel(ctx context.Context, arg MissionCancelParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -72,7 +85,7 @@ SET status = 'running', started_at = coalesce(m.started_at, now()), claimed_by =
     claim_expires_at = $2, claim_seq = m.claim_seq + 1
 FROM agents a
 WHERE m.id = $3 AND m.workspace_id = $4 AND m.status = 'queued' AND a.id = m.agent_id AND a.mcp_only
-RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at
+RETURNING m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at
 `
 
 type MissionClaimParams struct {
@@ -113,6 +126,10 @@ func (q *Queries) MissionClaim(ctx context.Context, arg MissionClaimParams) (Age
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -140,7 +157,7 @@ const missionClaimRelease = `-- name: MissionClaimRelease :one
 UPDATE agent_missions
 SET status = 'queued', claimed_by = NULL, claim_expires_at = NULL
 WHERE id = $1 AND status = 'running' AND claim_seq = $2 AND claim_expires_at <= now()
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionClaimReleaseParams struct {
@@ -174,6 +191,10 @@ func (q *Queries) MissionClaimRelease(ctx context.Context, arg MissionClaimRelea
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -198,7 +219,7 @@ const missionCompleteIfSettled = `-- name: MissionCompleteIfSettled :one
 UPDATE agent_missions m SET status = 'completed', finished_at = now()
 WHERE m.id = $1 AND m.status = 'awaiting_approval'
   AND NOT EXISTS (SELECT 1 FROM agent_proposals p WHERE p.mission_id = m.id AND p.status = 'pending')
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionCompleteIfSettled completes a mission awaiting approval once no proposal is pending.
@@ -227,6 +248,10 @@ func (q *Queries) MissionCompleteIfSettled(ctx context.Context, id string) (Agen
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -252,12 +277,57 @@ func (q *Queries) MissionCountSince(ctx context.Context, arg MissionCountSincePa
 	return column_1, err
 }
 
+const missionExpireInput = `-- name: MissionExpireInput :one
+UPDATE agent_missions SET status = 'expired', finished_at = now(), error = 'the question went unanswered'
+WHERE id = $1 AND status = 'awaiting_input' AND input_deadline <= now()
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+`
+
+// MissionExpireInput ends a mission whose question went unanswered past its deadline.
+func (q *Queries) MissionExpireInput(ctx context.Context, id string) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionExpireInput, id)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
+	)
+	return i, err
+}
+
 const missionFinish = `-- name: MissionFinish :one
 UPDATE agent_missions
 SET status = $1, error = $2,
-    finished_at = CASE WHEN $1::text IN ('completed', 'failed') THEN now() ELSE finished_at END
+    finished_at = CASE WHEN $1::text IN ('completed', 'failed', 'stopped', 'expired') THEN now() ELSE finished_at END
 WHERE id = $3 AND status = 'running'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionFinishParams struct {
@@ -291,6 +361,10 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -301,7 +375,7 @@ func (q *Queries) MissionFinish(ctx context.Context, arg MissionFinishParams) (A
 }
 
 const missionGet = `-- name: MissionGet :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 AND workspace_id = $2
 `
 
 type MissionGetParams struct {
@@ -334,6 +408,10 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -344,7 +422,7 @@ func (q *Queries) MissionGet(ctx context.Context, arg MissionGetParams) (AgentMi
 }
 
 const missionGetByID = `-- name: MissionGetByID :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1
 `
 
 func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, error) {
@@ -372,6 +450,10 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -382,7 +464,7 @@ func (q *Queries) MissionGetByID(ctx context.Context, id string) (AgentMission, 
 }
 
 const missionGetForUpdate = `-- name: MissionGetForUpdate :one
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 FOR UPDATE
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMission, error) {
@@ -410,6 +492,10 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -422,7 +508,7 @@ func (q *Queries) MissionGetForUpdate(ctx context.Context, id string) (AgentMiss
 const missionInsert = `-- name: MissionInsert :one
 INSERT INTO agent_missions (id, workspace_id, agent_id, project_id, card_id, source, objective, max_steps, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 type MissionInsertParams struct {
@@ -472,6 +558,10 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -484,7 +574,7 @@ func (q *Queries) MissionInsert(ctx context.Context, arg MissionInsertParams) (A
 const missionListActiveByCreator = `-- name: MissionListActiveByCreator :many
 SELECT id, workspace_id FROM agent_missions
 WHERE created_by = $1 AND workspace_id = ANY($2::uuid[]) AND source <> 'pipeline'
-  AND status IN ('queued', 'running', 'awaiting_approval')
+  AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale')
 ORDER BY id
 `
 
@@ -500,7 +590,7 @@ type MissionListActiveByCreatorRow struct {
 
 // MissionListActiveByCreator lists the unfinished missions a user started directly in these workspaces
 // (not a pipeline's), in id order, the order their locks are taken in: what a member who leaves the
-// workspaces has cancelled (agent_missions_active_creator_idx).
+// workspaces has stopped (agent_missions_active_creator_idx).
 func (q *Queries) MissionListActiveByCreator(ctx context.Context, arg MissionListActiveByCreatorParams) ([]MissionListActiveByCreatorRow, error) {
 	rows, err := q.db.Query(ctx, missionListActiveByCreator, arg.CreatedBy, arg.WorkspaceIds)
 	if err != nil {
@@ -522,7 +612,7 @@ func (q *Queries) MissionListActiveByCreator(ctx context.Context, arg MissionLis
 }
 
 const missionListByAgent = `-- name: MissionListByAgent :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE agent_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid)
 ORDER BY created_at DESC, id DESC LIMIT $4
 `
@@ -572,6 +662,10 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.StopReason,
+			&i.Question,
+			&i.InputDeadline,
+			&i.Conversation,
 			&i.ModelTurns,
 			&i.PromptTokens,
 			&i.CompletionTokens,
@@ -589,7 +683,7 @@ func (q *Queries) MissionListByAgent(ctx context.Context, arg MissionListByAgent
 }
 
 const missionListByWorkspace = `-- name: MissionListByWorkspace :many
-SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
+SELECT id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at FROM agent_missions
 WHERE workspace_id = $1
   AND ($2::text IS NULL OR status = $2)
   AND ($3::uuid IS NULL OR agent_id = $3)
@@ -650,6 +744,10 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.StopReason,
+			&i.Question,
+			&i.InputDeadline,
+			&i.Conversation,
 			&i.ModelTurns,
 			&i.PromptTokens,
 			&i.CompletionTokens,
@@ -667,7 +765,7 @@ func (q *Queries) MissionListByWorkspace(ctx context.Context, arg MissionListByW
 }
 
 const missionListQueuedMcp = `-- name: MissionListQueuedMcp :many
-SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at FROM agent_missions m JOIN agents a ON a.id = m.agent_id
+SELECT m.id, m.workspace_id, m.agent_id, m.project_id, m.card_id, m.source, m.objective, m.status, m.max_steps, m.steps, m.actions, m.job_id, m.created_by, m.created_at, m.started_at, m.finished_at, m.cancelled_at, m.error, m.claimed_by, m.claim_expires_at, m.claim_seq, m.stop_reason, m.question, m.input_deadline, m.conversation, m.model_turns, m.prompt_tokens, m.completion_tokens, m.waiting_ms, m.status_changed_at FROM agent_missions m JOIN agents a ON a.id = m.agent_id
 WHERE m.workspace_id = $1 AND m.status = 'queued' AND a.mcp_only
   AND ($2::uuid IS NULL OR m.agent_id = $2::uuid)
 ORDER BY m.created_at, m.id
@@ -712,6 +810,10 @@ func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueue
 			&i.ClaimedBy,
 			&i.ClaimExpiresAt,
 			&i.ClaimSeq,
+			&i.StopReason,
+			&i.Question,
+			&i.InputDeadline,
+			&i.Conversation,
 			&i.ModelTurns,
 			&i.PromptTokens,
 			&i.CompletionTokens,
@@ -726,6 +828,171 @@ func (q *Queries) MissionListQueuedMcp(ctx context.Context, arg MissionListQueue
 		return nil, err
 	}
 	return items, nil
+}
+
+const missionMarkStale = `-- name: MissionMarkStale :many
+UPDATE agent_missions m SET status = 'stale'
+WHERE m.status = 'running' AND m.claimed_by IS NULL
+  AND coalesce((SELECT e.created_at FROM stream_events e WHERE e.stream_id = m.id ORDER BY e.seq DESC LIMIT 1),
+                m.started_at, m.created_at) < $1::timestamptz
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+`
+
+// MissionMarkStale marks stale the running missions (of in-process agents; an MCP client's claim has its
+// own expiry) whose last event is older than @before.
+func (q *Queries) MissionMarkStale(ctx context.Context, before time.Time) ([]AgentMission, error) {
+	rows, err := q.db.Query(ctx, missionMarkStale, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentMission{}
+	for rows.Next() {
+		var i AgentMission
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.AgentID,
+			&i.ProjectID,
+			&i.CardID,
+			&i.Source,
+			&i.Objective,
+			&i.Status,
+			&i.MaxSteps,
+			&i.Steps,
+			&i.Actions,
+			&i.JobID,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.FinishedAt,
+			&i.CancelledAt,
+			&i.Error,
+			&i.ClaimedBy,
+			&i.ClaimExpiresAt,
+			&i.ClaimSeq,
+			&i.StopReason,
+			&i.Question,
+			&i.InputDeadline,
+			&i.Conversation,
+			&i.ModelTurns,
+			&i.PromptTokens,
+			&i.CompletionTokens,
+			&i.WaitingMs,
+			&i.StatusChangedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const missionReclaimStale = `-- name: MissionReclaimStale :one
+UPDATE agent_missions SET status = 'running' WHERE id = $1 AND status = 'stale'
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+`
+
+// MissionReclaimStale is a worker coming back to a mission marked stale meanwhile: running again.
+func (q *Queries) MissionReclaimStale(ctx context.Context, id string) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionReclaimStale, id)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
+	)
+	return i, err
+}
+
+const missionResume = `-- name: MissionResume :one
+UPDATE agent_missions
+SET status = 'running', question = NULL, input_deadline = NULL,
+    conversation = coalesce($1::jsonb, conversation), job_id = $2
+WHERE id = $3 AND status = $4
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+`
+
+type MissionResumeParams struct {
+	Conversation []byte
+	JobID        *int64
+	ID           string
+	FromStatus   string
+}
+
+// MissionResume puts a mission waiting for an answer (its conversation then holds the answer) or a stale
+// one back to running under a new job.
+func (q *Queries) MissionResume(ctx context.Context, arg MissionResumeParams) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionResume,
+		arg.Conversation,
+		arg.JobID,
+		arg.ID,
+		arg.FromStatus,
+	)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
+	)
+	return i, err
 }
 
 const missionSetJob = `-- name: MissionSetJob :exec
@@ -763,7 +1030,7 @@ func (q *Queries) MissionSetSteps(ctx context.Context, arg MissionSetStepsParams
 const missionStart = `-- name: MissionStart :one
 UPDATE agent_missions SET status = 'running', started_at = now()
 WHERE id = $1 AND status = 'queued'
-RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
 `
 
 // MissionStart is the guarded queued -> running move a worker makes when it takes the mission.
@@ -792,6 +1059,10 @@ func (q *Queries) MissionStart(ctx context.Context, id string) (AgentMission, er
 		&i.ClaimedBy,
 		&i.ClaimExpiresAt,
 		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
 		&i.ModelTurns,
 		&i.PromptTokens,
 		&i.CompletionTokens,
@@ -887,6 +1158,61 @@ func (q *Queries) MissionStepList(ctx context.Context, missionID string) ([]Miss
 		return nil, err
 	}
 	return items, nil
+}
+
+const missionStop = `-- name: MissionStop :one
+UPDATE agent_missions
+SET status = 'stopped', stop_reason = $1, cancelled_at = now(), finished_at = now(), question = NULL,
+    input_deadline = NULL
+WHERE id = $2 AND workspace_id = $3
+  AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_input', 'stale')
+RETURNING id, workspace_id, agent_id, project_id, card_id, source, objective, status, max_steps, steps, actions, job_id, created_by, created_at, started_at, finished_at, cancelled_at, error, claimed_by, claim_expires_at, claim_seq, stop_reason, question, input_deadline, conversation, model_turns, prompt_tokens, completion_tokens, waiting_ms, status_changed_at
+`
+
+type MissionStopParams struct {
+	StopReason  *string
+	ID          string
+	WorkspaceID string
+}
+
+// MissionStop is the guarded move of an unfinished mission to stopped (a person's stop or cancel, the
+// member who started it leaving, its budget): its question, if any, is dropped.
+func (q *Queries) MissionStop(ctx context.Context, arg MissionStopParams) (AgentMission, error) {
+	row := q.db.QueryRow(ctx, missionStop, arg.StopReason, arg.ID, arg.WorkspaceID)
+	var i AgentMission
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.AgentID,
+		&i.ProjectID,
+		&i.CardID,
+		&i.Source,
+		&i.Objective,
+		&i.Status,
+		&i.MaxSteps,
+		&i.Steps,
+		&i.Actions,
+		&i.JobID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.CancelledAt,
+		&i.Error,
+		&i.ClaimedBy,
+		&i.ClaimExpiresAt,
+		&i.ClaimSeq,
+		&i.StopReason,
+		&i.Question,
+		&i.InputDeadline,
+		&i.Conversation,
+		&i.ModelTurns,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.WaitingMs,
+		&i.StatusChangedAt,
+	)
+	return i, err
 }
 
 const proposalDecide = `-- name: ProposalDecide :one

@@ -54,6 +54,8 @@ type Agent struct {
 	CreatedBy            string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	Enabled              bool
+	Model                string
 }
 
 type AgentMission struct {
@@ -78,6 +80,10 @@ type AgentMission struct {
 	ClaimedBy        *string
 	ClaimExpiresAt   *time.Time
 	ClaimSeq         int32
+	StopReason       *string
+	Question         []byte
+	InputDeadline    *time.Time
+	Conversation     []byte
 	ModelTurns       int32
 	PromptTokens     int64
 	CompletionTokens int64
@@ -406,6 +412,15 @@ type Notification struct {
 	CreatedAt  time.Time
 }
 
+type OidcLogin struct {
+	StateHash    []byte
+	Provider     string
+	Nonce        string
+	CodeVerifier string
+	ReturnTo     string
+	ExpiresAt    time.Time
+}
+
 type Organization struct {
 	ID         string
 	Name       string
@@ -698,6 +713,16 @@ type User struct {
 	IsService      bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+type UserIdentity struct {
+	ID         string
+	UserID     string
+	Provider   string
+	Subject    string
+	Email      string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
 }
 
 type Webhook struct {

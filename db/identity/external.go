@@ -1,0 +1,231 @@
+package identity
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/internal/dbcore"
+	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+)
+
+// Sign-in with OpenID Connect providers: the relying party (internal/oidc) proves who a person is at
+// their provider; this file keeps what Pilot remembers of it. A provider's subject is linked to one
+// account (user_identities). The first sign-in of a subject finds its account by e-mail only when the
+// provider says the address is verified; otherwise, or when no account has the address, it creates one
+// (just in time), unless the deployment's allowed domains exclude the address. Each step is one
+// transaction: a refused sign-in leaves nothing behind.
+
+// Refusals of a sign-in with a provider, each a page the person can act on (match with errors.Is; each
+// is also a db.ErrConflict, db.ErrForbidden or db.ErrInvalid).
+var (
+	// ErrExternalNoEmail: the provider shared no e-mail address, and no account is linked to the subject.
+	ErrExternalNoEmail = errors.New("the provider shared no e-mail address")
+	// ErrExternalEmailTaken: an account has the address, but the provider does not say it is verified,
+	// so the subject is not linked to it, and no second account may have the address.
+	ErrExternalEmailTaken = errors.New("an account has this e-mail address, which the provider does not say is verified")
+	// ErrExternalDomain: no account has the address, and its domain is not one accounts may be created for.
+	ErrExternalDomain = errors.New("accounts are not created for this e-mail domain")
+	// ErrExternalServiceAccount: the address is an agent's service account, which no person signs in to.
+	ErrExternalServiceAccount = errors.New("this e-mail address belongs to a service account")
+)
+
+// refusal is a sentinel of this file wrapped as the store's kind.
+type refusal struct {
+	kind, reason error
+}
+
+func (r refusal) Error() string   { return r.reason.Error() }
+func (r refusal) Unwrap() []error { return []error{r.kind, r.reason} }
+
+// ExternalSignIn is what a provider said about a person it signed in.
+type ExternalSignIn struct {
+	// Provider is the provider's id in the configuration; Subject its `sub` claim.
+	Provider, Subject string
+	// Email and EmailVerified are the `email` and `email_verified` claims (either may be missing).
+	Email         string
+	EmailVerified bool
+	// Name is the `name` claim, the new account's name.
+	Name string
+	// AllowedDomains, when not empty, are the only e-mail domains (lower case) accounts are created for;
+	// a created account's address must then be verified by the provider.
+	AllowedDomains []string
+}
+
+// ExternalResult is the account a sign-in with a provider opens a session for.
+type ExternalResult struct {
+	User db.User
+	// Identity is the subject's link, made by this sign-in when Linked or Created.
+	Identity db.UserIdentity
+	// Linked: this sign-in linked the subject to an account found by its verified e-mail address.
+	Linked bool
+	// Created: this sign-in created the account.
+	Created bool
+}
+
+// SignInExternal answers the account of a person a provider signed in: the one linked to the subject,
+// else the one whose address the provider verified (linked now), else a new account (created and
+// linked now, with a personal organization and workspace as Register makes). Refusals are the
+// ErrExternal… errors.
+func (e *Engine) SignInExternal(ctx context.Context, in ExternalSignIn) (ExternalResult, error) {
+	in.Email = strings.TrimSpace(in.Email)
+	var out ExternalResult
+	attempt := func() error {
+		return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+			var err error
+			out, err = e.signInExternal(ctx, tx, q, in)
+			return err
+		})
+	}
+	err := attempt()
+	// A concurrent first sign-in of the same subject (two tabs) linked it first: this one finds the link.
+	if dbcore.IsUnique(err, "user_identities_provider_subject_key") {
+		err = attempt()
+	}
+	return out, err
+}
+
+func (e *Engine) signInExternal(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
+	in ExternalSignIn) (ExternalResult, error) {
+	link, err := q.IdentityGet(ctx, dbsqlc.IdentityGetParams{Provider: in.Provider, Subject: in.Subject})
+	switch {
+	case err == nil:
+		if err := q.IdentityTouch(ctx, dbsqlc.IdentityTouchParams{ID: link.ID, Email: in.Email}); err != nil {
+			return ExternalResult{}, dbcore.Wrap(err, "touch identity")
+		}
+		u, err := q.UserGetByID(ctx, link.UserID)
+		return ExternalResult{User: db.User(u), Identity: db.UserIdentity(link)}, dbcore.Wrap(err, "get user")
+	case !dbcore.IsNotFound(err):
+		return ExternalResult{}, dbcore.Wrap(err, "get identity")
+	}
+	if in.Email == "" {
+		return ExternalResult{}, refusal{db.ErrInvalid, ErrExternalNoEmail}
+	}
+	existing, err := q.UserGetByEmail(ctx, in.Email)
+	if err != nil && !dbcore.IsNotFound(err) {
+		return ExternalResult{}, dbcore.Wrap(err, "get user by email")
+	}
+	found := err == nil
+	if found && existing.IsService {
+		return ExternalResult{}, refusal{db.ErrForbidden, ErrExternalServiceAccount}
+	}
+	if found && !in.EmailVerified {
+		return ExternalResult{}, refusal{db.ErrConflict, ErrExternalEmailTaken}
+	}
+	res := ExternalResult{User: db.User(existing), Linked: found}
+	if !found {
+		if !DomainAllowed(in.Email, in.EmailVerified, in.AllowedDomains) {
+			return ExternalResult{}, refusal{db.ErrForbidden, ErrExternalDomain}
+		}
+		reg, err := e.registerIn(ctx, tx, q, in.Email, strings.TrimSpace(truncate(in.Name, 100)), "", "")
+		if err != nil {
+			return ExternalResult{}, err
+		}
+		res = ExternalResult{User: reg.User, Created: true}
+	}
+	if in.EmailVerified && !res.User.EmailVerified {
+		if err := q.UserMarkEmailVerified(ctx, res.User.ID); err != nil {
+			return ExternalResult{}, dbcore.Wrap(err, "mark email verified")
+		}
+		res.User.EmailVerified = true
+	}
+	row, err := q.IdentityInsert(ctx, dbsqlc.IdentityInsertParams{ID: db.NewID(), UserID: res.User.ID,
+		Provider: in.Provider, Subject: in.Subject, Email: in.Email})
+	if err != nil {
+		return ExternalResult{}, dbcore.Wrap(err, "link identity")
+	}
+	res.Identity = db.UserIdentity(row)
+	return res, nil
+}
+
+// DomainAllowed reports whether an account may be created for email: any address when allowed is
+// empty, else a verified address whose domain (after the last @, case-insensitively) is one of allowed.
+func DomainAllowed(email string, verified bool, allowed []string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	at := strings.LastIndexByte(email, '@')
+	return verified && at >= 0 && slices.Contains(allowed, strings.ToLower(email[at+1:]))
+}
+
+// Identities lists the providers' subjects linked to a user, the oldest first.
+func (e *Engine) Identities(ctx context.Context, userID string) ([]db.UserIdentity, error) {
+	rows, err := e.core.Q.IdentityListByUser(ctx, userID)
+	return dbcore.MapRows(rows, func(r dbsqlc.UserIdentity) db.UserIdentity { return db.UserIdentity(r) }),
+		dbcore.Wrap(err, "list identities")
+}
+
+// UnlinkIdentity removes one of the user's linked identities, only while the account keeps another way
+// to sign in: another identity, or a password when passwordCounts (PASSWORD_LOGIN is not off).
+// Another user's or an unknown identity is ErrNotFound; the last way in is ErrConflict.
+func (e *Engine) UnlinkIdentity(ctx context.Context, userID, identityID string, passwordCounts bool) error {
+	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+		hash, err := q.UserLockForUpdate(ctx, userID)
+		if err != nil {
+			return dbcore.Wrap(err, "lock user")
+		}
+		links, err := q.IdentityListByUser(ctx, userID)
+		if err != nil {
+			return dbcore.Wrap(err, "list identities")
+		}
+		if !slices.ContainsFunc(links, func(l dbsqlc.UserIdentity) bool { return l.ID == identityID }) {
+			return dbcore.NotFound("identity not found")
+		}
+		if len(links) == 1 && (hash == "" || !passwordCounts) {
+			return dbcore.Conflict("this is the account's only way to sign in: set a password or link another " +
+				"provider first")
+		}
+		_, err = q.IdentityDelete(ctx, dbsqlc.IdentityDeleteParams{ID: identityID, UserID: userID})
+		return dbcore.Wrap(err, "unlink identity")
+	})
+}
+
+// ExternalLogin is a sign-in under way at a provider: what the callback checks the provider's answer
+// against.
+type ExternalLogin struct {
+	// State is sent to the provider and kept by the browser; only its hash is stored.
+	State, Provider, Nonce, CodeVerifier string
+	// ReturnTo is the path of the web app to go to once signed in.
+	ReturnTo  string
+	ExpiresAt time.Time
+}
+
+// BeginExternalLogin records a sign-in under way (and deletes the ones long expired).
+func (e *Engine) BeginExternalLogin(ctx context.Context, l ExternalLogin) error {
+	if err := e.core.Q.OIDCLoginDeleteExpired(ctx); err != nil {
+		return dbcore.Wrap(err, "delete expired sign-ins")
+	}
+	h := sha256.Sum256([]byte(l.State))
+	return dbcore.Wrap(e.core.Q.OIDCLoginInsert(ctx, dbsqlc.OIDCLoginInsertParams{StateHash: h[:], Provider: l.Provider,
+		Nonce: l.Nonce, CodeVerifier: l.CodeVerifier, ReturnTo: l.ReturnTo, ExpiresAt: l.ExpiresAt}),
+		"insert sign-in")
+}
+
+// ErrExternalLoginExpired is the refusal of a sign-in under way found too late.
+var ErrExternalLoginExpired = errors.New("the sign-in took too long")
+
+// TakeExternalLogin answers the sign-in under way of state at provider and forgets it, so that it is
+// taken once: an unknown or already taken state is ErrNotFound, an expired one ErrExternalLoginExpired
+// (also ErrNotFound).
+func (e *Engine) TakeExternalLogin(ctx context.Context, provider, state string) (ExternalLogin, error) {
+	h := sha256.Sum256([]byte(state))
+	row, err := e.core.Q.OIDCLoginTake(ctx, dbsqlc.OIDCLoginTakeParams{StateHash: h[:], Provider: provider})
+	if dbcore.IsNotFound(err) {
+		return ExternalLogin{}, dbcore.NotFound("no sign-in under way with this state")
+	}
+	if err != nil {
+		return ExternalLogin{}, fmt.Errorf("take sign-in: %w", err)
+	}
+	if !row.Live {
+		return ExternalLogin{}, refusal{db.ErrNotFound, ErrExternalLoginExpired}
+	}
+	return ExternalLogin{State: state, Provider: row.Provider, Nonce: row.Nonce, CodeVerifier: row.CodeVerifier,
+		ReturnTo: row.ReturnTo, ExpiresAt: row.ExpiresAt}, nil
+}
