@@ -261,9 +261,11 @@ func TestAuditLogAccessFiltersAndPages(t *testing.T) {
 	e.join(ann, bob, ann.OrgSlug, ann.WsSlug, "admin")
 	for _, u := range []string{"https://hooks.example.com/1", "https://hooks.example.com/2",
 		"https://hooks.example.com/3"} {
-		requireStatus(t, e.do("POST", ws+"/webhooks", ann.Token, map[string]any{"url": u, "events": []string{"card_created"}}), http.StatusCreated)
+		requireStatus(t, e.do("POST", ws+"/webhooks", ann.Token, map[string]any{"url": u,
+			"events": []string{"card_created"}}), http.StatusCreated)
 	}
-	requireStatus(t, e.do("POST", ws+"/webhooks", bob.Token, map[string]any{"url": "https://hooks.example.com/b", "events": []string{"card_created"}}),
+	requireStatus(t, e.do("POST", ws+"/webhooks", bob.Token, map[string]any{"url": "https://hooks.example.com/b",
+		"events": []string{"card_created"}}),
 		http.StatusCreated)
 
 	// Workspace admins who are organization members only are refused; another organization's caller
@@ -302,7 +304,8 @@ func TestAuditLogExport(t *testing.T) {
 	ann := e.register("ann@example.com")
 	ws := wsOf(ann)
 	for _, u := range []string{"https://hooks.example.com/1", "https://hooks.example.com/2"} {
-		requireStatus(t, e.do("POST", ws+"/webhooks", ann.Token, map[string]any{"url": u, "events": []string{"card_created"}}), http.StatusCreated)
+		requireStatus(t, e.do("POST", ws+"/webhooks", ann.Token, map[string]any{"url": u,
+			"events": []string{"card_created"}}), http.StatusCreated)
 	}
 	base := "/organizations/" + ann.OrgSlug + "/audit-log/export?kind=webhook_created"
 

@@ -161,7 +161,8 @@ func TestExportReadsBack(t *testing.T) {
 	ctx := context.Background()
 	b := testfactory.Store(t)
 	ann := testfactory.User(t, b.Engines, nil)
-	ctx = audit.WithRequest(ctx, audit.Request{ActorID: ann.User.ID, ClientIP: "192.0.2.9", UserAgent: `a "quoted", agent`})
+	ctx = audit.WithRequest(ctx, audit.Request{ActorID: ann.User.ID, ClientIP: "192.0.2.9",
+		UserAgent: `a "quoted", agent`})
 	for _, name := range []string{"one", "two, with a comma", "three\nlines"} {
 		require.NoError(t, b.Audit.Record(ctx, db.AuditEntry{Kind: db.AuditProjectDeleted,
 			OrganizationID: ann.Organization.ID, Target: db.AuditTarget{Type: "project", ID: db.NewID(), Name: name},

@@ -36,8 +36,9 @@ func (e *Engine) CreateAPIToken(ctx context.Context, t NewAPIToken) (db.APIToken
 		}
 		out = db.APIToken(tok)
 		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTokenCreated, ActorID: t.UserID,
-			Target:  db.AuditTarget{Type: "api_token", ID: out.ID, Name: out.Name},
-			Changes: map[string]any{"after": map[string]any{"prefix": out.Prefix, "scopes": out.Scopes, "expiresAt": out.ExpiresAt}}})
+			Target: db.AuditTarget{Type: "api_token", ID: out.ID, Name: out.Name},
+			Changes: map[string]any{"after": map[string]any{"prefix": out.Prefix, "scopes": out.Scopes,
+				"expiresAt": out.ExpiresAt}}})
 	})
 	return out, err
 }
