@@ -249,14 +249,22 @@ func (c *answerChecker) check(r *http.Request, item *v3.PathItem, op *v3.Operati
 	// Only a JSON body is checked against its schema. An event stream's body is a sequence of events the
 	// document describes as a string: its head is checked when written, its body never. A file (an
 	// attachment's download) or a page is not JSON: its status, type and headers are checked, not its bytes.
-	resp := &http.Response{StatusCode: a.status, Header: a.header, Body: http.NoBody, Request: r}
-	if len(a.body) > 0 {
-		resp.Body = io.NopCloser(bytes.NewReader(a.body))
+	// JSON Lines (the audit log's export) is a sequence of JSON values, each checked against the schema
+	// the document gives its media type.
+	bodies := [][]byte{a.body}
+	if strings.HasPrefix(strings.ToLower(a.header.Get("Content-Type")), "application/x-ndjson") {
+		bodies = bytes.Split(bytes.TrimSpace(a.body), []byte("\n"))
 	}
 	var problems []string
-	if _, errs := c.spec.responses.ValidateResponseBodyWithPathItem(r, resp, item, pattern); len(errs) > 0 {
-		for _, e := range errs {
-			problems = append(problems, validationMessage(e))
+	for _, body := range bodies {
+		resp := &http.Response{StatusCode: a.status, Header: a.header, Body: http.NoBody, Request: r}
+		if len(body) > 0 {
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if _, errs := c.spec.responses.ValidateResponseBodyWithPathItem(r, resp, item, pattern); len(errs) > 0 {
+			for _, e := range errs {
+				problems = append(problems, validationMessage(e))
+			}
 		}
 	}
 	// What the validator leaves out: a body where the answer's status declares none (a 204's).

@@ -69,9 +69,16 @@ func (s accountOps) gateLogin(ctx context.Context, a identity.LoginAttempt) (ide
 
 // refuseLogin counts a failed login against its account or device and answers the 401 of every failed
 // login.
-func (s accountOps) refuseLogin(ctx context.Context, a identity.LoginAttempt, g identity.LoginGate) error {
+// refuseLogin counts a failed login and records it in the audit log (userID is the account of the address
+// tried, "" when none: the account's owner sees the entry in their account's audit log).
+func (s accountOps) refuseLogin(ctx context.Context, a identity.LoginAttempt, g identity.LoginGate,
+	userID string) error {
 	if err := s.identity.RecordLoginFailure(ctx, identity.LoginFailure{LoginAttempt: a, Gate: g,
 		Limit: s.opts.LoginAccountFailureLimit, ResetLink: s.opts.PublicURL + "/forgot-password"}); err != nil {
+		return fail(err)
+	}
+	if err := s.identity.RecordSignInFailure(ctx, identity.SignInFailure{Email: a.Email,
+		UserID: userID, Reason: "password"}); err != nil {
 		return fail(err)
 	}
 	return errUnauthorized("invalid e-mail or password")
@@ -80,8 +87,8 @@ func (s accountOps) refuseLogin(ctx context.Context, a identity.LoginAttempt, g 
 // startSignIn is startSession for a completed sign-in (a login without a second factor, or the second
 // factor's verification): it also leaves a new device token on the client, as the device cookie and in
 // the answer.
-func (s accountOps) startSignIn(ctx context.Context, u db.User) (*SessionOutput, error) {
-	out, err := s.startSession(ctx, u)
+func (s accountOps) startSignIn(ctx context.Context, u db.User, method string) (*SessionOutput, error) {
+	out, err := s.startSession(ctx, u, method)
 	if err != nil {
 		return nil, err
 	}

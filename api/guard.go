@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
@@ -148,7 +149,12 @@ func clientIPFrom(ctx context.Context) string {
 // bearer token, membership of the organization, membership of the workspace, then role and scope.
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	a, _ := hctx.Operation().Metadata["access"].(Requires)
-	hctx = huma.WithValue(hctx, clientIPKey, s.clientIP(hctx))
+	ip := s.clientIP(hctx)
+	hctx = huma.WithValue(hctx, clientIPKey, ip)
+	// The audit log records the client address and user agent of every change made in the request, and
+	// its caller once authenticated (below).
+	req := audit.Request{ClientIP: ip, UserAgent: hctx.Header("User-Agent")}
+	hctx = huma.WithContext(hctx, audit.WithRequest(hctx.Context(), req))
 	if r, w := humachi.Unwrap(hctx); r != nil {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
@@ -186,6 +192,8 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	hctx = huma.WithValue(hctx, principalKey, p)
+	req.ActorID = p.User.ID
+	hctx = huma.WithContext(hctx, audit.WithRequest(hctx.Context(), req))
 	if !s.pathParamsShaped(hctx) {
 		return
 	}

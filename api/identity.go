@@ -142,7 +142,7 @@ func (s accountOps) createAccount(ctx context.Context, in *RegisterInput) (*Sess
 		return nil, fail(err)
 	}
 	// Creating the account is a completed sign-in: this device is known to it from the start.
-	return s.startSignIn(ctx, reg.User)
+	return s.startSignIn(ctx, reg.User, "registration")
 }
 
 // LoginInput is the request of auth-login.
@@ -186,10 +186,10 @@ func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, 
 	}
 	if !known {
 		auth.BurnPasswordCheck(in.Body.Password)
-		return nil, s.refuseLogin(ctx, attempt, gate)
+		return nil, s.refuseLogin(ctx, attempt, gate, "")
 	}
 	if u.IsService || !auth.CheckPassword(in.Body.Password, u.PasswordHash) {
-		return nil, s.refuseLogin(ctx, attempt, gate)
+		return nil, s.refuseLogin(ctx, attempt, gate, u.ID)
 	}
 	if u.TotpEnabled {
 		tok, _, err := s.signer.Issue(u.ID, auth.TypeTwoFactor, u.SessionVersion)
@@ -198,7 +198,7 @@ func (s accountOps) login(ctx context.Context, in *LoginInput) (*SessionOutput, 
 		}
 		return &SessionOutput{Body: SessionBody{TwoFactorRequired: true, TwoFactorToken: tok}}, nil
 	}
-	return s.startSignIn(ctx, u)
+	return s.startSignIn(ctx, u, "password")
 }
 
 // MeOutput is the answer of auth-me and auth-update-me.
@@ -269,7 +269,7 @@ func (s accountOps) changePassword(ctx context.Context, in *ChangePasswordInput)
 	}
 	// The change forgets every device (the session version moves on); the one that made it, knowing the
 	// password, is known again.
-	return s.startSignIn(ctx, u)
+	return s.startSignIn(ctx, u, "password_change")
 }
 
 func trimPtr(p *string) *string {

@@ -225,7 +225,7 @@ func (s accountOps) oidcCallback(ctx context.Context, in *OIDCCallbackInput) (*h
 	if err != nil {
 		return s.oidcSignInRefused(ctx, p, err, spent), nil
 	}
-	out, err := s.startSignIn(ctx, res.User)
+	out, err := s.startSignIn(ctx, res.User, p.ID())
 	if err != nil {
 		return s.oidcStoreFailure(ctx, err, spent), nil
 	}

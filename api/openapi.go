@@ -23,6 +23,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Personal access tokens", "Scoped tokens for scripts and integrations, sent as `Authorization: Bearer`."},
 	{"Notifications", "The caller's notifications and their read state."},
 	{"Organizations", "Organizations, their members, roles and invitations."},
+	{"Audit log", "Security and administration events, append-only: an organization's, and an account's own."},
 	{"Workspaces", "Workspaces of an organization, their members and invitations."},
 	{"Projects", "A workspace's projects, their templates, export and import."},
 	{"Columns", "A project's board columns and their order."},
@@ -166,6 +167,7 @@ func ruleAction() map[string]any {
 // each keeps its description. publishOpenAPI fails on an entry whose property is gone.
 var propertySchemas = map[string]map[string]func() map[string]any{
 	"ActivityOut":     {"meta": func() map[string]any { return object(false) }},
+	"AuditEntryOut":   {"changes": func() map[string]any { return object(false) }},
 	"CardActivityOut": {"meta": func() map[string]any { return object(false) }},
 	"CardOut": {
 		"checklist": func() map[string]any {

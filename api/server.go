@@ -24,6 +24,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
@@ -136,6 +137,7 @@ type Server struct {
 	notices     *notification.Engine
 	roadmaps    *roadmap.Engine
 	webhooks    *webhook.Engine
+	audit       *audit.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -199,6 +201,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
+		audit:  eng.Audit,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
@@ -266,6 +269,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerSessions()
 	s.ops.account.registerOIDC()
 	s.ops.tenancy.registerOrganizations()
+	s.ops.tenancy.registerAuditLog()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()

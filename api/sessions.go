@@ -18,15 +18,15 @@ import (
 // refuses its JWT on the next request (REST, /mcp), and its open streams end.
 
 // startSession opens a session for u (device and address from the request), signs its JWT and answers
-// it with its cookie and CSRF token.
-func (s accountOps) startSession(ctx context.Context, u db.User) (*SessionOutput, error) {
+// it with its cookie and CSRF token. method is how u signed in, for the audit log (identity.NewSession).
+func (s accountOps) startSession(ctx context.Context, u db.User, method string) (*SessionOutput, error) {
 	userAgent := ""
 	if r, _ := rawRequest(ctx); r != nil {
 		userAgent = r.UserAgent()
 	}
 	expires := time.Now().Add(s.signer.TTL())
 	sess, err := s.identity.CreateSession(ctx, identity.NewSession{UserID: u.ID, UserAgent: userAgent,
-		ClientIP: clientIPFrom(ctx), ExpiresAt: expires})
+		ClientIP: clientIPFrom(ctx), ExpiresAt: expires, Method: method})
 	if err != nil {
 		return nil, err
 	}

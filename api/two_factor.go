@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -296,9 +297,13 @@ func (s accountOps) verifyTwoFactor(ctx context.Context, in *TwoFactorVerifyInpu
 	if err := s.checkSecondFactor(ctx, u, c); err != nil {
 		var eb *ErrorBody
 		if errors.As(err, &eb) {
+			if err := s.identity.RecordSignInFailure(ctx, identity.SignInFailure{Email: u.Email,
+				UserID: u.ID, Reason: "two_factor"}); err != nil {
+				return nil, fail(err)
+			}
 			return nil, errUnauthorized(eb.Message)
 		}
 		return nil, err
 	}
-	return s.startSignIn(ctx, u)
+	return s.startSignIn(ctx, u, "two_factor")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/tenancy"
@@ -51,6 +52,8 @@ func registerValues(r huma.Registry) {
 	registerValue[db.Trigger](r)
 	registerValue[mission.ProposalStatus](r)
 	registerValue[webhook.EventType](r)
+	registerValue[db.AuditKind](r)
+	registerValue[audit.Format](r)
 }
 
 // toolRegistry is a schema registry for the schemas MCP tools publish and validate with (their types

@@ -133,11 +133,15 @@ func MigrationsPending(ctx context.Context, dbPool *pgxpool.Pool) (pending bool,
 type Store struct {
 	core *dbcore.Core
 	q    *dbsqlc.Queries
+	// audit records the plugin changes in the audit log (db/audit's engine).
+	audit Auditor
 }
 
 // NewStore builds the store on core, which the engines built beside it share (db/engines builds them
-// all, once).
-func NewStore(core *dbcore.Core) *Store { return &Store{core: core, q: core.Q} }
+// all, once); auditor records the audit log entries of the store's own changes.
+func NewStore(core *dbcore.Core, auditor Auditor) *Store {
+	return &Store{core: core, q: core.Q, audit: auditor}
+}
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise: callers
 // compose the store's …Tx operations in it. A lost connection while beginning or committing is

@@ -8,6 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/plugin"
@@ -35,12 +38,34 @@ func (s *Store) InstallPlugin(ctx context.Context, in PluginInstall) (WorkspaceP
 	if err != nil {
 		return WorkspacePlugin{}, invalid(err.Error())
 	}
-	row, err := s.q.WorkspacePluginInsert(ctx, dbsqlc.WorkspacePluginInsertParams{WorkspaceID: workspaceID, PluginID: p.ID,
-		Settings: norm, InstalledBy: actorID})
-	if isNotFound(err) {
-		return WorkspacePlugin(row), conflict(fmt.Sprintf("plugin %s is already installed in this workspace", p.ID))
+	var out WorkspacePlugin
+	err = s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.WorkspacePluginInsert(ctx, dbsqlc.WorkspacePluginInsertParams{WorkspaceID: workspaceID,
+			PluginID: p.ID, Settings: norm, InstalledBy: actorID})
+		if isNotFound(err) {
+			return conflict(fmt.Sprintf("plugin %s is already installed in this workspace", p.ID))
+		}
+		if err != nil {
+			return wrap(err, "install plugin")
+		}
+		out = WorkspacePlugin(row)
+		return s.audit.RecordTx(ctx, tx, AuditEntry{Kind: AuditPluginInstalled, WorkspaceID: workspaceID, ActorID: actorID,
+			Target: AuditTarget{Type: "plugin", ID: p.ID, Name: p.Name}, Changes: pluginSettingNames(norm)})
+	})
+	return out, err
+}
+
+// pluginSettingNames are the names of the settings a plugin was given, as the audit log shows them: a
+// setting may be a secret (an API key), so its value is never recorded.
+func pluginSettingNames(settings json.RawMessage) map[string]any {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(settings, &m) // settings were validated as an object
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
 	}
-	return WorkspacePlugin(row), wrap(err, "install plugin")
+	slices.Sort(names)
+	return map[string]any{"settings": names}
 }
 
 // WorkspacePlugins lists the plugins installed in a workspace.
@@ -61,9 +86,18 @@ func (s *Store) UpdatePluginSettings(ctx context.Context, workspaceID, pluginID 
 	if err != nil {
 		return WorkspacePlugin{}, invalid(err.Error())
 	}
-	r, err := orNotFound(s.q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID,
-		PluginID: p.ID, Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
-	return WorkspacePlugin(r), err
+	var out WorkspacePlugin
+	err = s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		r, err := orNotFound(q.WorkspacePluginUpdate(ctx, dbsqlc.WorkspacePluginUpdateParams{WorkspaceID: workspaceID,
+			PluginID: p.ID, Settings: norm}))("plugin "+p.ID+" is not installed in this workspace", "update plugin")
+		if err != nil {
+			return err
+		}
+		out = WorkspacePlugin(r)
+		return s.audit.RecordTx(ctx, tx, AuditEntry{Kind: AuditPluginSettingsChange, WorkspaceID: workspaceID,
+			Target: AuditTarget{Type: "plugin", ID: p.ID, Name: p.Name}, Changes: pluginSettingNames(norm)})
+	})
+	return out, err
 }
 
 // UninstallPlugin removes a plugin from a workspace: its step types are refused in new pipelines and
@@ -73,14 +107,18 @@ func (s *Store) UninstallPlugin(ctx context.Context, workspaceID, pluginID strin
 	if err != nil {
 		return err
 	}
-	n, err := s.q.WorkspacePluginDelete(ctx, dbsqlc.WorkspacePluginDeleteParams{WorkspaceID: workspaceID, PluginID: p.ID})
-	if err != nil {
-		return fmt.Errorf("uninstall plugin: %w", err)
-	}
-	if n == 0 {
-		return notFound("plugin " + p.ID + " is not installed in this workspace")
-	}
-	return nil
+	return s.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.WorkspacePluginDelete(ctx, dbsqlc.WorkspacePluginDeleteParams{WorkspaceID: workspaceID,
+			PluginID: p.ID})
+		if err != nil {
+			return fmt.Errorf("uninstall plugin: %w", err)
+		}
+		if n == 0 {
+			return notFound("plugin " + p.ID + " is not installed in this workspace")
+		}
+		return s.audit.RecordTx(ctx, tx, AuditEntry{Kind: AuditPluginUninstalled, WorkspaceID: workspaceID,
+			Target: AuditTarget{Type: "plugin", ID: p.ID, Name: p.Name}})
+	})
 }
 
 // InstalledPlugins answers the ids of a workspace's plugins, with their settings.

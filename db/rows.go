@@ -23,6 +23,24 @@ type APIToken struct {
 	CreatedAt  time.Time
 }
 
+// AuditLog is an entry of the audit log (db/audit): an event, who did it from where, its target and what
+// changed. Entries are never changed (migration 00044).
+type AuditLog struct {
+	ID             string
+	OrganizationID *string
+	WorkspaceID    *string
+	At             time.Time
+	Kind           string
+	ActorID        *string
+	ActorEmail     string
+	ClientIP       string
+	UserAgent      string
+	TargetType     string
+	TargetID       string
+	TargetName     string
+	Changes        json.RawMessage
+}
+
 // Agent is an AI agent of a workspace, with its limits and the tools it may use.
 type Agent struct {
 	ID                   string

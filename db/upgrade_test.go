@@ -26,25 +26,26 @@ type upgradeSeed struct {
 
 // Fixed ids, so that later seeds and the checks name earlier rows.
 const (
-	uAnn  = "a0000000-0000-4000-8000-000000000001"
-	uBot  = "a0000000-0000-4000-8000-000000000002"
-	oAcme = "a0000000-0000-4000-8000-000000000010"
-	wEng  = "a0000000-0000-4000-8000-000000000011"
-	pLnch = "a0000000-0000-4000-8000-000000000020"
-	cTodo = "a0000000-0000-4000-8000-000000000021"
-	kCard = "a0000000-0000-4000-8000-000000000022"
-	kTwo  = "a0000000-0000-4000-8000-000000000023"
-	aAct  = "a0000000-0000-4000-8000-000000000024"
-	gBot  = "a0000000-0000-4000-8000-000000000030"
-	mMis  = "a0000000-0000-4000-8000-000000000031"
-	dDoc  = "a0000000-0000-4000-8000-000000000040"
-	lPipe = "a0000000-0000-4000-8000-000000000050"
-	rRun  = "a0000000-0000-4000-8000-000000000051"
-	sSess = "a0000000-0000-4000-8000-000000000060"
-	hHook = "a0000000-0000-4000-8000-000000000070"
-	pOld  = "a0000000-0000-4000-8000-000000000080"
-	mAsk  = "a0000000-0000-4000-8000-000000000032"
-	iImp  = "a0000000-0000-4000-8000-000000000090"
+	uAnn   = "a0000000-0000-4000-8000-000000000001"
+	uBot   = "a0000000-0000-4000-8000-000000000002"
+	oAcme  = "a0000000-0000-4000-8000-000000000010"
+	wEng   = "a0000000-0000-4000-8000-000000000011"
+	pLnch  = "a0000000-0000-4000-8000-000000000020"
+	cTodo  = "a0000000-0000-4000-8000-000000000021"
+	kCard  = "a0000000-0000-4000-8000-000000000022"
+	kTwo   = "a0000000-0000-4000-8000-000000000023"
+	aAct   = "a0000000-0000-4000-8000-000000000024"
+	gBot   = "a0000000-0000-4000-8000-000000000030"
+	mMis   = "a0000000-0000-4000-8000-000000000031"
+	dDoc   = "a0000000-0000-4000-8000-000000000040"
+	lPipe  = "a0000000-0000-4000-8000-000000000050"
+	rRun   = "a0000000-0000-4000-8000-000000000051"
+	sSess  = "a0000000-0000-4000-8000-000000000060"
+	hHook  = "a0000000-0000-4000-8000-000000000070"
+	pOld   = "a0000000-0000-4000-8000-000000000080"
+	mAsk   = "a0000000-0000-4000-8000-000000000032"
+	iImp   = "a0000000-0000-4000-8000-000000000090"
+	uAudit = "a0000000-0000-4000-8000-000000000091"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -226,6 +227,11 @@ var upgradeSeeds = []upgradeSeed{
 				'{"projects": [{"name": "Launch"}], "skipped": []}', '` + uAnn + `');`,
 		survives: `SELECT (SELECT items_created FROM imports WHERE id = '` + iImp + `') = 3
 			AND (SELECT report->'projects'->0->>'name' FROM imports WHERE id = '` + iImp + `') = 'Launch'`},
+	{version: 44, seed: `
+		INSERT INTO audit_log (id, organization_id, kind, actor_id, client_ip, target_type, target_id, changes)
+			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
+			'{"after": {"role": "member"}}');`,
+		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

@@ -150,6 +150,13 @@ type WebhookDeliveryArgs struct {
 // Kind implements river.JobArgs.
 func (WebhookDeliveryArgs) Kind() string { return "webhook_delivery" }
 
+// AuditRetentionArgs is the periodic deletion of the audit log's entries older than their retention
+// (AUDIT_RETENTION): the only deletes the log's append-only trigger lets through.
+type AuditRetentionArgs struct{}
+
+// Kind implements river.JobArgs.
+func (AuditRetentionArgs) Kind() string { return "audit_retention" }
+
 // WebhookDeliverySweepArgs is the periodic deletion of finished webhook deliveries older than their
 // retention (WEBHOOK_DELIVERY_RETENTION).
 type WebhookDeliverySweepArgs struct{}

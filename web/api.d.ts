@@ -158,6 +158,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's account audit log
+         * @description The account's own security events, which belong to no organization: sign-ins (and failed ones to this account), password and second-factor changes, sessions ended, tokens created and revoked, single sign-on links. Newest first.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `account:read` scope.
+         */
+        get: operations["auth-audit-log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/change-password": {
         parameters: {
             query?: never;
@@ -780,6 +804,52 @@ export interface paths {
          * @description Personal access tokens need the `projects:write` scope.
          */
         patch: operations["organizations-update"];
+        trace?: never;
+    };
+    "/organizations/{orgSlug}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's audit log
+         * @description Security and administration events of the organization (members, invitations, roles, webhooks, automations, pipelines, exports and imports, deletions, plugins), newest first, with who acted, from which address and client, the target and what changed. Organization owners and admins only. Entries are never changed nor deleted, but by the retention (AUDIT_RETENTION).
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["organizations-audit-log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{orgSlug}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's audit log
+         * @description Every entry matching the filters, newest first, as a download: JSON lines (one entry per line, as the list shows it, "" for an absent id) or CSV (a header row, then the same fields; changes as JSON).
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["organizations-audit-log-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/organizations/{orgSlug}/billing/checkout": {
@@ -4249,6 +4319,30 @@ export interface components {
             /** @description Id of the user who uploaded it */
             uploadedBy: string;
         };
+        AuditEntryOut: {
+            /** @description The address tried, for a failed sign-in */
+            actorEmail: string;
+            /** @description The user who acted; null for a failed sign-in */
+            actorId: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @description What changed: before and after, or the fields the event names; never a secret */
+            changes: {
+                [key: string]: components["schemas"]["JSONValue"];
+            };
+            clientIp: string;
+            id: string;
+            /** @enum {string} */
+            kind: "sign_in" | "sign_in_failed" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "session_ended" | "token_created" | "token_revoked" | "sso_linked" | "sso_unlinked" | "member_invited" | "invitation_revoked" | "member_added" | "member_changed" | "member_removed" | "webhook_created" | "webhook_changed" | "webhook_deleted" | "automation_created" | "automation_changed" | "automation_deleted" | "pipeline_created" | "pipeline_changed" | "pipeline_deleted" | "project_exported" | "project_imported" | "organization_deleted" | "workspace_deleted" | "project_deleted" | "plugin_installed" | "plugin_uninstalled" | "plugin_settings_changed";
+            /** @description Null for an account event (a sign-in, a password change) */
+            organizationId: string | null;
+            targetId: string;
+            targetName: string;
+            /** @example webhook */
+            targetType: string;
+            userAgent: string;
+            workspaceId: string | null;
+        };
         Capabilities: {
             agentTools: string[] | null;
             projectTemplates: string[] | null;
@@ -7266,6 +7360,94 @@ export interface operations {
             };
         };
     };
+    "auth-audit-log": {
+        parameters: {
+            query?: {
+                /** @description Only entries of these kinds (repeat the parameter) */
+                kind?: ("sign_in" | "sign_in_failed" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "session_ended" | "token_created" | "token_revoked" | "sso_linked" | "sso_unlinked" | "member_invited" | "invitation_revoked" | "member_added" | "member_changed" | "member_removed" | "webhook_created" | "webhook_changed" | "webhook_deleted" | "automation_created" | "automation_changed" | "automation_deleted" | "pipeline_created" | "pipeline_changed" | "pipeline_deleted" | "project_exported" | "project_imported" | "organization_deleted" | "workspace_deleted" | "project_deleted" | "plugin_installed" | "plugin_uninstalled" | "plugin_settings_changed")[] | null;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only entries before this time (RFC 3339) */
+                until?: string;
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-change-password": {
         parameters: {
             query?: never;
@@ -10099,6 +10281,208 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "organizations-audit-log": {
+        parameters: {
+            query?: {
+                /** @description Only the entries of this user */
+                actor?: string;
+                /** @description Only entries of these kinds (repeat the parameter) */
+                kind?: ("sign_in" | "sign_in_failed" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "session_ended" | "token_created" | "token_revoked" | "sso_linked" | "sso_unlinked" | "member_invited" | "invitation_revoked" | "member_added" | "member_changed" | "member_removed" | "webhook_created" | "webhook_changed" | "webhook_deleted" | "automation_created" | "automation_changed" | "automation_deleted" | "pipeline_created" | "pipeline_changed" | "pipeline_deleted" | "project_exported" | "project_imported" | "organization_deleted" | "workspace_deleted" | "project_deleted" | "plugin_installed" | "plugin_uninstalled" | "plugin_settings_changed")[] | null;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only entries before this time (RFC 3339) */
+                until?: string;
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "organizations-audit-log-export": {
+        parameters: {
+            query?: {
+                /** @description Only the entries of this user */
+                actor?: string;
+                /** @description Only entries of these kinds (repeat the parameter) */
+                kind?: ("sign_in" | "sign_in_failed" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "session_ended" | "token_created" | "token_revoked" | "sso_linked" | "sso_unlinked" | "member_invited" | "invitation_revoked" | "member_added" | "member_changed" | "member_removed" | "webhook_created" | "webhook_changed" | "webhook_deleted" | "automation_created" | "automation_changed" | "automation_deleted" | "pipeline_created" | "pipeline_changed" | "pipeline_deleted" | "project_exported" | "project_imported" | "organization_deleted" | "workspace_deleted" | "project_deleted" | "plugin_installed" | "plugin_uninstalled" | "plugin_settings_changed")[] | null;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only entries before this time (RFC 3339) */
+                until?: string;
+                /** @description jsonl: one JSON object per line; csv: a header row, then one row per entry */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries */
+            200: {
+                headers: {
+                    /** @description attachment; filename="audit-log.…" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["AuditEntryOut"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -96,6 +96,8 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, &WebhookDeliveryWorker{deps: b.deps}, job)
 	case jobs.WebhookDeliverySweepArgs{}.Kind():
 		workJob(t, b, &WebhookDeliverySweepWorker{deps: b.deps}, job)
+	case jobs.AuditRetentionArgs{}.Kind():
+		workJob(t, b, &AuditRetentionWorker{deps: b.deps}, job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

@@ -50,6 +50,8 @@ type Deps struct {
 	Storage storage.Storage
 	// DraftTimeout bounds one attempt of a draft job (zero: DefaultDraftTimeout).
 	DraftTimeout time.Duration
+	// AuditRetention is how long an audit log entry is kept (zero: DefaultAuditRetention).
+	AuditRetention time.Duration
 }
 
 // Register adds every worker to workers.
@@ -91,6 +93,9 @@ func Register(workers *river.Workers, deps Deps) error {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, NewImportWorker(deps)); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &AuditRetentionWorker{deps: deps}); err != nil {
 		return err
 	}
 	if err := river.AddWorkerSafely(workers, &MissionInputExpiryWorker{deps: deps}); err != nil {
@@ -209,6 +214,9 @@ type Config struct {
 	// WebhookSweepInterval is how often the leader deletes the finished webhook deliveries older than
 	// their retention (default one hour).
 	WebhookSweepInterval time.Duration
+	// AuditRetention is how long an audit log entry is kept before the leader's hourly job deletes it
+	// (AUDIT_RETENTION; zero: DefaultAuditRetention).
+	AuditRetention time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before the leader deems its worker dead
 	// and makes it retryable (zero: River's default, one hour). Missions resume safely when rescued.
 	RescueStuckJobsAfter time.Duration
@@ -283,6 +291,9 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 			river.NewPeriodicJob(river.PeriodicInterval(hooks), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.WebhookDeliverySweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: hooks}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.AuditRetentionArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(staleSweep), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.MissionStaleSweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: staleSweep}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
@@ -294,7 +305,8 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 	eng := engines.New(dbPool, riverClient, engines.Options{Webhooks: cfg.Webhooks})
 	if err := Register(riverWorkers, Deps{Engines: eng, Mailer: cfg.Mailer, Logger: cfg.Logger, LLM: cfg.LLM,
 		MissionTimeout: cfg.MissionTimeout, Storage: cfg.Storage, DraftTimeout: cfg.DraftTimeout,
-		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter}); err != nil {
+		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter,
+		AuditRetention: cfg.AuditRetention}); err != nil {
 		return nil, nil, fmt.Errorf("register workers: %w", err)
 	}
 	return riverClient, eng, nil

@@ -446,7 +446,8 @@ func runWorker(ctx context.Context, cfg *config.Config, logger *slog.Logger) err
 		MissionInputTimeout: cfg.MissionInputTimeout, MissionStaleAfter: cfg.MissionStaleAfter,
 		RescueStuckJobsAfter: cfg.WorkerRescueAfter, PollInterval: cfg.WorkerPollInterval,
 		FetchCooldown: cfg.JobFetchCooldown, Mailer: mailer, Logger: logger, LLM: provider, Storage: attachments,
-		Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg)})
+		Middleware: telemetry.RiverMiddleware(metrics, tracing), Webhooks: webhookOptions(cfg),
+		AuditRetention: cfg.AuditRetention})
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,13 @@ type Engine struct {
 	store    *db.Store
 	board    *board.Engine
 	webhooks *webhook.Engine
+	// audit records rules made, changed and deleted in the audit log.
+	audit db.Auditor
 }
 
-// New builds the automation engine on core and store; its actions write through boards and webhooks.
-func New(core *dbcore.Core, store *db.Store, boards *board.Engine, webhooks *webhook.Engine) *Engine {
-	return &Engine{core: core, store: store, board: boards, webhooks: webhooks}
+// New builds the automation engine on core and store; its actions write through boards and webhooks,
+// and auditor records the changes to rules.
+func New(core *dbcore.Core, store *db.Store, boards *board.Engine, webhooks *webhook.Engine,
+	auditor db.Auditor) *Engine {
+	return &Engine{core: core, store: store, board: boards, webhooks: webhooks, audit: auditor}
 }

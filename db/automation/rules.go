@@ -265,7 +265,11 @@ func (e *Engine) CreateRule(ctx context.Context, projectID, userID string, r New
 		outRow, err = q.AutomationRuleInsert(ctx, dbsqlc.AutomationRuleInsertParams{ID: db.NewID(), ProjectID: projectID,
 			Name: r.Name, Trigger: string(r.Trigger), Conditions: cond, Action: act, Enabled: r.Enabled, CreatedBy: userID})
 		out = db.AutomationRule(outRow)
-		return dbcore.Wrap(err, "insert rule")
+		if err != nil {
+			return dbcore.Wrap(err, "insert rule")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditAutomationCreated, ProjectID: projectID,
+			ActorID: userID, Target: ruleTarget(out), Changes: map[string]any{"after": ruleFields(out)}})
 	})
 	return out, err
 }
@@ -308,7 +312,12 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID, actorID stri
 			Name: next.Name, Trigger: string(next.Trigger), Conditions: cond, Action: act, Enabled: next.Enabled,
 			Actor: actorID})
 		out = db.AutomationRule(outRow)
-		return dbcore.Wrap(err, "update rule")
+		if err != nil {
+			return dbcore.Wrap(err, "update rule")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditAutomationChanged, ProjectID: projectID,
+			ActorID: actorID, Target: ruleTarget(out), Changes: map[string]any{
+				"before": ruleFields(db.AutomationRule(cur)), "after": ruleFields(out)}})
 	})
 	return out, err
 }
@@ -316,21 +325,50 @@ func (e *Engine) UpdateRule(ctx context.Context, projectID, ruleID, actorID stri
 // ToggleRule flips a rule between enabled and disabled. A rule that actorID enables again after its
 // creator left the workspace becomes actorID's (it acts as its creator).
 func (e *Engine) ToggleRule(ctx context.Context, projectID, ruleID, actorID string) (db.AutomationRule, error) {
-	r, err := dbcore.OrNotFound(e.core.Q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID,
-		ProjectID: projectID, Actor: actorID}))("automation rule not found", "toggle rule")
-	return db.AutomationRule(r), err
+	var out db.AutomationRule
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		r, err := dbcore.OrNotFound(q.AutomationRuleToggle(ctx, dbsqlc.AutomationRuleToggleParams{ID: ruleID,
+			ProjectID: projectID, Actor: actorID}))("automation rule not found", "toggle rule")
+		if err != nil {
+			return err
+		}
+		out = db.AutomationRule(r)
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditAutomationChanged, ProjectID: projectID,
+			ActorID: actorID, Target: ruleTarget(out), Changes: map[string]any{
+				"before": map[string]bool{"enabled": !out.Enabled}, "after": map[string]bool{"enabled": out.Enabled}}})
+	})
+	return out, err
 }
 
 // DeleteRule deletes a rule and its traces.
 func (e *Engine) DeleteRule(ctx context.Context, projectID, ruleID string) error {
-	n, err := e.core.Q.AutomationRuleDelete(ctx, dbsqlc.AutomationRuleDeleteParams{ID: ruleID, ProjectID: projectID})
-	if err != nil {
-		return fmt.Errorf("delete rule: %w", err)
-	}
-	if n == 0 {
-		return dbcore.NotFound("automation rule not found")
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.AutomationRuleGet(ctx, dbsqlc.AutomationRuleGetParams{ID: ruleID,
+			ProjectID: projectID}))("automation rule not found", "get rule")
+		if err != nil {
+			return err
+		}
+		n, err := q.AutomationRuleDelete(ctx, dbsqlc.AutomationRuleDeleteParams{ID: ruleID, ProjectID: projectID})
+		if err != nil {
+			return fmt.Errorf("delete rule: %w", err)
+		}
+		if n == 0 {
+			return dbcore.NotFound("automation rule not found")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditAutomationDeleted, ProjectID: projectID,
+			Target: ruleTarget(db.AutomationRule(cur)), Changes: map[string]any{"before": ruleFields(db.AutomationRule(cur))}})
+	})
+}
+
+// ruleTarget names a rule in the audit log.
+func ruleTarget(r db.AutomationRule) db.AuditTarget {
+	return db.AuditTarget{Type: "automation_rule", ID: r.ID, Name: r.Name}
+}
+
+// ruleFields are a rule's fields as the audit log shows them.
+func ruleFields(r db.AutomationRule) map[string]any {
+	return map[string]any{"name": r.Name, "trigger": r.Trigger, "conditions": r.Conditions, "action": r.Action,
+		"enabled": r.Enabled}
 }
 
 // RuleTraces lists a rule's executions, newest first.

@@ -15,10 +15,12 @@ type Engine struct {
 	q    *dbsqlc.Queries
 	// waits ends the pipeline steps that wait for the missions of a project being deleted.
 	waits db.StepWaiter
+	// audit records a project's deletion in the audit log.
+	audit db.Auditor
 }
 
 // New builds the board engine on core. waits ends the pipeline steps waiting for what a project's
-// deletion ends.
-func New(core *dbcore.Core, waits db.StepWaiter) *Engine {
-	return &Engine{core: core, q: core.Q, waits: waits}
+// deletion ends; auditor records the deletion.
+func New(core *dbcore.Core, waits db.StepWaiter, auditor db.Auditor) *Engine {
+	return &Engine{core: core, q: core.Q, waits: waits, audit: auditor}
 }

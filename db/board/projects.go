@@ -309,6 +309,11 @@ func (b *Engine) DeleteProjectTx(ctx context.Context, tx pgx.Tx, d ProjectDeleti
 			return err
 		}
 	}
+	if err := b.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditProjectDeleted, WorkspaceID: d.WorkspaceID,
+		ActorID: d.ActorID, Target: db.AuditTarget{Type: "project", ID: p.ID, Name: p.Name},
+		Changes: map[string]any{"before": map[string]any{"name": p.Name, "description": p.Description}}}); err != nil {
+		return err
+	}
 	recipients := make([]string, 0, len(members))
 	for _, m := range members {
 		if m != d.ActorID {

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/document"
@@ -50,6 +51,7 @@ type Engines struct {
 	Webhooks      *webhook.Engine
 	Transfer      *transfer.Engine
 	Imports       *imports.Engine
+	Audit         *audit.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -57,23 +59,26 @@ type Engines struct {
 // OpenAPI document built without a database, where dbPool is nil too).
 func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) *Engines {
 	core := dbcore.New(dbPool, riverClient)
-	store := db.NewStore(core)
+	// The audit log is handed to the store and every engine that records security and administration
+	// events, which record them in the transactions of the changes they describe.
+	audits := audit.New(core)
+	store := db.NewStore(core, audits)
 	// The runner ends the pipeline steps that wait for missions, drafts, webhook deliveries and deleted
 	// projects: those engines are handed it, and the pipelines engine, which calls them, is built last.
 	runner := pipeline.NewRunner(core, store)
-	boards := board.New(core, runner)
-	webhooks := webhook.New(core, runner, opts.Webhooks)
+	boards := board.New(core, runner, audits)
+	webhooks := webhook.New(core, runner, audits, opts.Webhooks)
 	pilot := pilotage.New(core, store, boards)
 	missions := mission.New(core, store, boards, pilot, runner)
 	drafts := draft.New(core, store, boards, runner)
-	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks)
-	automations := automation.New(core, store, boards, webhooks)
-	transfers := transfer.New(core)
+	pipelines := pipeline.New(runner, boards, missions, drafts, webhooks, audits)
+	automations := automation.New(core, store, boards, webhooks, audits)
+	transfers := transfer.New(core, audits)
 	return &Engines{
 		Store:         store,
 		Board:         boards,
-		Identity:      identity.New(core, store),
-		Tenancy:       tenancy.New(core, store, boards, pipelines, missions, automations),
+		Identity:      identity.New(core, store, audits),
+		Tenancy:       tenancy.New(core, store, boards, pipelines, missions, automations, audits),
 		Documents:     document.New(core, store),
 		Notifications: notification.New(core),
 		Pilotage:      pilot,
@@ -85,5 +90,6 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Webhooks:      webhooks,
 		Transfer:      transfers,
 		Imports:       imports.New(core, store, transfers),
+		Audit:         audits,
 	}
 }

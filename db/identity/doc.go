@@ -14,7 +14,11 @@ import (
 type Engine struct {
 	core  *dbcore.Core
 	store *db.Store
+	audit db.Auditor
 }
 
-// New builds the accounts engine on store.
-func New(core *dbcore.Core, store *db.Store) *Engine { return &Engine{core: core, store: store} }
+// New builds the accounts engine on store; auditor records its security events (sign-ins, passwords,
+// the second factor, sessions, tokens, single sign-on links) in the audit log.
+func New(core *dbcore.Core, store *db.Store, auditor db.Auditor) *Engine {
+	return &Engine{core: core, store: store, audit: auditor}
+}

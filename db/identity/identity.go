@@ -155,8 +155,11 @@ func (e *Engine) SetPassword(ctx context.Context, userID, passwordHash string) (
 			return dbcore.Wrap(err, "update password")
 		}
 		out = db.User(u)
-		_, err = q.SessionRevokeAll(ctx, userID)
-		return dbcore.Wrap(err, "end sessions")
+		if _, err = q.SessionRevokeAll(ctx, userID); err != nil {
+			return dbcore.Wrap(err, "end sessions")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditPasswordChanged, ActorID: userID,
+			Target: db.AuditTarget{Type: "user", ID: userID, Name: out.Email}})
 	})
 	return out, err
 }

@@ -78,6 +78,10 @@ func (e *Engine) ResetPassword(ctx context.Context, token, passwordHash string) 
 		if _, err = q.SessionRevokeAll(ctx, t.UserID); err != nil {
 			return dbcore.Wrap(err, "end sessions")
 		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditPasswordReset, ActorID: u.ID,
+			Target: db.AuditTarget{Type: "user", ID: u.ID, Name: u.Email}}); err != nil {
+			return err
+		}
 		// The reset proves the owner: a lockout of sign-ins from unknown devices (lockout.go) ends with it,
 		// so the new password signs in from any device at once.
 		return dbcore.Wrap(q.LoginFailureClear(ctx, accountKey(u.Email)), "lift the sign-in lockout")

@@ -7,24 +7,55 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
 
-// NewSession is a session to open for a user who has just proven who they are.
+// NewSession is a session to open for a user who has just proven who they are. Method says how, for
+// the audit log's sign_in entry: "password", "two_factor", "registration", "password_change",
+// "password_reset" or a single sign-on provider's name.
 type NewSession struct {
 	UserID, UserAgent, ClientIP string
 	ExpiresAt                   time.Time
+	Method                      string
 }
 
 // CreateSession opens a session; its id is what the session's JWT names. Its device label is derived
-// from the User-Agent ("Firefox on Linux", "curl").
+// from the User-Agent ("Firefox on Linux", "curl"). The audit log records the sign-in with it.
 func (e *Engine) CreateSession(ctx context.Context, in NewSession) (db.Session, error) {
 	ua := truncate(in.UserAgent, 512)
-	row, err := e.core.Q.SessionInsert(ctx, dbsqlc.SessionInsertParams{ID: db.NewID(), UserID: in.UserID,
-		Device: DeviceLabel(ua), UserAgent: ua, ClientIP: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
-	return db.Session(row), dbcore.Wrap(err, "insert session")
+	var out db.Session
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.SessionInsert(ctx, dbsqlc.SessionInsertParams{ID: db.NewID(), UserID: in.UserID,
+			Device: DeviceLabel(ua), UserAgent: ua, ClientIP: truncate(in.ClientIP, 64), ExpiresAt: in.ExpiresAt})
+		if err != nil {
+			return dbcore.Wrap(err, "insert session")
+		}
+		out = db.Session(row)
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditSignIn, ActorID: in.UserID,
+			Target:  db.AuditTarget{Type: "session", ID: out.ID, Name: out.Device},
+			Changes: map[string]string{"method": in.Method}})
+	})
+	return out, err
+}
+
+// SignInFailure is a refused sign-in: Email the address tried, UserID its account ("" when none uses
+// it), Reason why it was refused ("password", "two_factor", or a single sign-on provider's error).
+type SignInFailure struct {
+	Email, UserID, Reason string
+}
+
+// RecordSignInFailure records a refused sign-in in the audit log, with no actor (nobody proved who they
+// are) and the account as its target, so that the account's owner sees it in their account's log. It
+// changes nothing else, so it has a transaction of its own.
+func (e *Engine) RecordSignInFailure(ctx context.Context, f SignInFailure) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditSignInFailed, ActorEmail: f.Email,
+			Target: db.AuditTarget{Type: "user", ID: f.UserID, Name: f.Email}, Changes: map[string]string{"reason": f.Reason}})
+	})
 }
 
 // SessionUser is the user of an active session of theirs (not revoked, not expired); any other
@@ -52,20 +83,32 @@ func (e *Engine) Sessions(ctx context.Context, userID string) ([]db.Session, err
 // RevokeSession ends one of the user's active sessions; another user's, an ended or an unknown one is
 // ErrNotFound.
 func (e *Engine) RevokeSession(ctx context.Context, userID, sessionID string) error {
-	n, err := e.core.Q.SessionRevoke(ctx, dbsqlc.SessionRevokeParams{ID: sessionID, UserID: userID})
-	if err != nil {
-		return fmt.Errorf("revoke session: %w", err)
-	}
-	if n == 0 {
-		return dbcore.NotFound("session not found")
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		n, err := q.SessionRevoke(ctx, dbsqlc.SessionRevokeParams{ID: sessionID, UserID: userID})
+		if err != nil {
+			return fmt.Errorf("revoke session: %w", err)
+		}
+		if n == 0 {
+			return dbcore.NotFound("session not found")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditSessionEnded, ActorID: userID,
+			Target: db.AuditTarget{Type: "session", ID: sessionID}})
+	})
 }
 
 // RevokeOtherSessions ends every active session of the user but keep; it answers how many ended.
 func (e *Engine) RevokeOtherSessions(ctx context.Context, userID, keep string) (int64, error) {
-	n, err := e.core.Q.SessionRevokeOthers(ctx, dbsqlc.SessionRevokeOthersParams{UserID: userID, KeepID: keep})
-	return n, dbcore.Wrap(err, "revoke other sessions")
+	var n int64
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		n, err = q.SessionRevokeOthers(ctx, dbsqlc.SessionRevokeOthersParams{UserID: userID, KeepID: keep})
+		if err != nil || n == 0 {
+			return dbcore.Wrap(err, "revoke other sessions")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditSessionEnded, ActorID: userID,
+			Target: db.AuditTarget{Type: "session"}, Changes: map[string]any{"allBut": keep, "ended": n}})
+	})
+	return n, err
 }
 
 // DeleteEndedSessions deletes the sessions that were revoked or expired before cutoff.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 
 	"github.com/pilot-dev/pilot/db"
@@ -23,11 +25,22 @@ type NewAPIToken struct {
 
 // CreateAPIToken stores a personal access token.
 func (e *Engine) CreateAPIToken(ctx context.Context, t NewAPIToken) (db.APIToken, error) {
-	tok, err := e.core.Q.APITokenInsert(ctx, dbsqlc.APITokenInsertParams{
-		ID: db.NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes,
-		ExpiresAt: t.ExpiresAt,
+	var out db.APIToken
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		tok, err := q.APITokenInsert(ctx, dbsqlc.APITokenInsertParams{
+			ID: db.NewID(), UserID: t.UserID, Name: t.Name, Prefix: t.Prefix, SecretHash: t.SecretHash, Scopes: t.Scopes,
+			ExpiresAt: t.ExpiresAt,
+		})
+		if err != nil {
+			return dbcore.Wrap(err, "insert api token")
+		}
+		out = db.APIToken(tok)
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTokenCreated, ActorID: t.UserID,
+			Target: db.AuditTarget{Type: "api_token", ID: out.ID, Name: out.Name},
+			Changes: map[string]any{"after": map[string]any{"prefix": out.Prefix, "scopes": out.Scopes,
+				"expiresAt": out.ExpiresAt}}})
 	})
-	return db.APIToken(tok), dbcore.Wrap(err, "insert api token")
+	return out, err
 }
 
 // ListAPITokens is one page of a user's tokens, newest first.
@@ -47,14 +60,18 @@ func (e *Engine) ListAPITokens(ctx context.Context, userID string, p db.Page) (d
 
 // RevokeAPIToken deletes one of the user's tokens for good.
 func (e *Engine) RevokeAPIToken(ctx context.Context, userID, id string) error {
-	n, err := e.core.Q.APITokenDelete(ctx, dbsqlc.APITokenDeleteParams{ID: id, UserID: userID})
-	if err != nil {
-		return fmt.Errorf("delete api token: %w", err)
-	}
-	if n == 0 {
-		return dbcore.NotFound("token not found")
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		tok, err := q.APITokenDelete(ctx, dbsqlc.APITokenDeleteParams{ID: id, UserID: userID})
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("token not found")
+		}
+		if err != nil {
+			return fmt.Errorf("delete api token: %w", err)
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTokenRevoked, ActorID: userID,
+			Target:  db.AuditTarget{Type: "api_token", ID: tok.ID, Name: tok.Name},
+			Changes: map[string]any{"before": map[string]any{"prefix": tok.Prefix, "scopes": tok.Scopes}}})
+	})
 }
 
 // APITokenByHash finds a token by the hash of its secret.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/internal/auth"
@@ -36,8 +37,11 @@ func (e *Engine) EnableTwoFactor(ctx context.Context, userID string) ([]string, 
 				return dbcore.Invalid("call /auth/2fa/setup first")
 			}
 		}
-		codes, err = replaceRecoveryCodes(ctx, q, userID)
-		return err
+		if codes, err = replaceRecoveryCodes(ctx, q, userID); err != nil {
+			return err
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTwoFactorEnabled, ActorID: userID,
+			Target: db.AuditTarget{Type: "user", ID: userID}})
 	})
 	return codes, err
 }
@@ -49,7 +53,11 @@ func (e *Engine) DisableTwoFactor(ctx context.Context, userID string) error {
 		if err := q.UserSetTOTPEnabled(ctx, dbsqlc.UserSetTOTPEnabledParams{ID: userID, TotpEnabled: false}); err != nil {
 			return fmt.Errorf("disable totp: %w", err)
 		}
-		return dbcore.Wrap(q.RecoveryCodesDelete(ctx, userID), "delete recovery codes")
+		if err := q.RecoveryCodesDelete(ctx, userID); err != nil {
+			return dbcore.Wrap(err, "delete recovery codes")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTwoFactorDisabled, ActorID: userID,
+			Target: db.AuditTarget{Type: "user", ID: userID}})
 	})
 }
 
@@ -65,8 +73,11 @@ func (e *Engine) RenewRecoveryCodes(ctx context.Context, userID string) ([]strin
 		if !u.TotpEnabled {
 			return dbcore.Conflict("two-factor authentication is not enabled")
 		}
-		codes, err = replaceRecoveryCodes(ctx, q, userID)
-		return err
+		if codes, err = replaceRecoveryCodes(ctx, q, userID); err != nil {
+			return err
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTwoFactorEnabled, ActorID: userID,
+			Target: db.AuditTarget{Type: "user", ID: userID}, Changes: map[string]bool{"recoveryCodesRenewed": true}})
 	})
 	return codes, err
 }

@@ -19,12 +19,16 @@ type Engine struct {
 	missions *mission.Engine
 	drafts   *draft.Engine
 	webhooks *webhook.Engine
+	// audit records pipelines made, changed and deleted in the audit log.
+	audit db.Auditor
 }
 
-// New builds the pipelines engine on runner, with the engines its steps call.
+// New builds the pipelines engine on runner, with the engines its steps call; auditor records the
+// changes to pipelines.
 func New(runner *Runner, boards *board.Engine, missions *mission.Engine, drafts *draft.Engine,
-	webhooks *webhook.Engine) *Engine {
-	return &Engine{Runner: runner, board: boards, missions: missions, drafts: drafts, webhooks: webhooks}
+	webhooks *webhook.Engine, auditor db.Auditor) *Engine {
+	return &Engine{Runner: runner, board: boards, missions: missions, drafts: drafts, webhooks: webhooks,
+		audit: auditor}
 }
 
 // Runner moves runs forward: it settles a step, queues the steps it unblocks and ends the run. It needs

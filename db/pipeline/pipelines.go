@@ -136,9 +136,28 @@ func (e *Engine) CreatePipeline(ctx context.Context, workspaceID, actorID string
 	if err != nil {
 		return db.Pipeline{}, err
 	}
-	row, err := e.core.Q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID,
-		Name: in.Name, Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
-	return db.Pipeline(row), dbcore.Wrap(err, "insert pipeline")
+	var out db.Pipeline
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.PipelineInsert(ctx, dbsqlc.PipelineInsertParams{ID: db.NewID(), WorkspaceID: workspaceID,
+			Name: in.Name, Description: in.Description, Steps: steps, Enabled: in.Enabled, CreatedBy: actorID})
+		if err != nil {
+			return dbcore.Wrap(err, "insert pipeline")
+		}
+		out = db.Pipeline(row)
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditPipelineCreated, WorkspaceID: workspaceID,
+			ActorID: actorID, Target: pipelineTarget(out), Changes: map[string]any{"after": pipelineFields(out)}})
+	})
+	return out, err
+}
+
+// pipelineTarget names a pipeline in the audit log.
+func pipelineTarget(p db.Pipeline) db.AuditTarget {
+	return db.AuditTarget{Type: "pipeline", ID: p.ID, Name: p.Name}
+}
+
+// pipelineFields are a pipeline's fields as the audit log shows them.
+func pipelineFields(p db.Pipeline) map[string]any {
+	return map[string]any{"name": p.Name, "description": p.Description, "steps": p.Steps, "enabled": p.Enabled}
 }
 
 // Pipelines lists a workspace's pipelines, oldest first.
@@ -160,7 +179,7 @@ func (e *Engine) Pipeline(ctx context.Context, workspaceID, pipelineID string) (
 func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID string,
 	change func(NewPipeline) NewPipeline) (db.Pipeline, error) {
 	var out db.Pipeline
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := q.PipelineGetForUpdate(ctx, dbsqlc.PipelineGetForUpdateParams{ID: pipelineID, WorkspaceID: workspaceID})
 		if dbcore.IsNotFound(err) {
 			return dbcore.NotFound("pipeline not found")
@@ -177,19 +196,32 @@ func (e *Engine) UpdatePipeline(ctx context.Context, workspaceID, pipelineID str
 		outRow, err = q.PipelineUpdate(ctx, dbsqlc.PipelineUpdateParams{ID: pipelineID, WorkspaceID: workspaceID,
 			Name: next.Name, Description: next.Description, Steps: steps, Enabled: next.Enabled})
 		out = db.Pipeline(outRow)
-		return dbcore.Wrap(err, "update pipeline")
+		if err != nil {
+			return dbcore.Wrap(err, "update pipeline")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditPipelineChanged, WorkspaceID: workspaceID,
+			Target: pipelineTarget(out), Changes: map[string]any{"before": pipelineFields(db.Pipeline(cur)),
+				"after": pipelineFields(out)}})
 	})
 	return out, err
 }
 
 // DeletePipeline deletes a pipeline with its runs; the jobs of its running steps find nothing to do.
 func (e *Engine) DeletePipeline(ctx context.Context, workspaceID, pipelineID string) error {
-	n, err := e.core.Q.PipelineDelete(ctx, dbsqlc.PipelineDeleteParams{ID: pipelineID, WorkspaceID: workspaceID})
-	if err != nil {
-		return fmt.Errorf("delete pipeline: %w", err)
-	}
-	if n == 0 {
-		return dbcore.NotFound("pipeline not found")
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := dbcore.OrNotFound(q.PipelineGet(ctx, dbsqlc.PipelineGetParams{ID: pipelineID,
+			WorkspaceID: workspaceID}))("pipeline not found", "get pipeline")
+		if err != nil {
+			return err
+		}
+		n, err := q.PipelineDelete(ctx, dbsqlc.PipelineDeleteParams{ID: pipelineID, WorkspaceID: workspaceID})
+		if err != nil {
+			return fmt.Errorf("delete pipeline: %w", err)
+		}
+		if n == 0 {
+			return dbcore.NotFound("pipeline not found")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditPipelineDeleted, WorkspaceID: workspaceID,
+			Target: pipelineTarget(db.Pipeline(cur)), Changes: map[string]any{"before": pipelineFields(db.Pipeline(cur))}})
+	})
 }

@@ -12,9 +12,6 @@ WHERE user_id = @user_id
 ORDER BY created_at DESC, id
 LIMIT @lim;
 
--- name: APITokenDelete :execrows
-DELETE FROM api_tokens WHERE id = @id AND user_id = @user_id;
-
 -- name: APITokenGetByHash :one
 SELECT * FROM api_tokens WHERE secret_hash = @secret_hash;
 
@@ -22,3 +19,7 @@ SELECT * FROM api_tokens WHERE secret_hash = @secret_hash;
 -- APITokenTouch records use at most once a minute, so a busy token does not write on every request.
 UPDATE api_tokens SET last_used_at = now()
 WHERE id = @id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');
+
+-- name: APITokenDelete :one
+-- APITokenDelete deletes one of a user's tokens and answers it (the audit log names it).
+DELETE FROM api_tokens WHERE id = @id AND user_id = @user_id RETURNING *;

@@ -23,11 +23,13 @@ type Engine struct {
 	pipelines   *pipeline.Engine
 	missions    *mission.Engine
 	automations *automation.Engine
+	// audit records members, invitations, roles and deletions in the audit log.
+	audit db.Auditor
 }
 
 // New builds the tenancy engine on core and store, with the engines a member's leaving calls.
 func New(core *dbcore.Core, store *db.Store, boards *board.Engine, pipelines *pipeline.Engine,
-	missions *mission.Engine, automations *automation.Engine) *Engine {
+	missions *mission.Engine, automations *automation.Engine, auditor db.Auditor) *Engine {
 	return &Engine{core: core, store: store, board: boards, pipelines: pipelines, missions: missions,
-		automations: automations}
+		automations: automations, audit: auditor}
 }

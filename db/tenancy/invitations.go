@@ -211,6 +211,10 @@ func (e *Engine) RevokeWorkspaceInvitation(ctx context.Context, wsID, id string)
 		} else if err != nil {
 			return fmt.Errorf("delete invitation: %w", err)
 		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditInvitationRevoked, WorkspaceID: wsID,
+			Target: db.AuditTarget{Type: "invitation", ID: id}}); err != nil {
+			return err
+		}
 		if job == nil {
 			return nil
 		}
@@ -227,6 +231,10 @@ func (e *Engine) RevokeOrganizationInvitation(ctx context.Context, orgID, id str
 			return errInvitationNotPending
 		} else if err != nil {
 			return fmt.Errorf("delete organization invitation: %w", err)
+		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditInvitationRevoked, OrganizationID: orgID,
+			Target: db.AuditTarget{Type: "invitation", ID: id}}); err != nil {
+			return err
 		}
 		if job == nil {
 			return nil

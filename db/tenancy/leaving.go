@@ -39,8 +39,8 @@ func (e *Engine) RemoveWorkspaceMember(ctx context.Context, m WorkspaceMemberRem
 		if err != nil {
 			return dbcore.Wrap(err, "get workspace")
 		}
-		if _, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID,
-			UserID: userID}); dbcore.IsNotFound(err) {
+		member, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
+		if dbcore.IsNotFound(err) {
 			return dbcore.NotFound("member not found")
 		} else if err != nil {
 			return fmt.Errorf("get workspace member: %w", err)
@@ -60,6 +60,11 @@ func (e *Engine) RemoveWorkspaceMember(ctx context.Context, m WorkspaceMemberRem
 		if err := q.WorkspaceMemberRemove(ctx, dbsqlc.WorkspaceMemberRemoveParams{WorkspaceID: wsID,
 			UserID: userID}); err != nil {
 			return fmt.Errorf("delete workspace member: %w", err)
+		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberRemoved, OrganizationID: ws.OrganizationID,
+			WorkspaceID: wsID, ActorID: m.ActorID, Target: db.AuditTarget{Type: "user", ID: userID, Name: member.Email},
+			Changes: map[string]any{"before": map[string]string{"role": member.Role}}}); err != nil {
+			return err
 		}
 		missions, err = e.leaveTx(ctx, tx, leaving{WorkspaceIDs: []string{wsID}, UserID: userID, ActorID: m.ActorID})
 		return err

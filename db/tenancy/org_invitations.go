@@ -68,7 +68,9 @@ func (e *Engine) InviteToOrganization(ctx context.Context,
 			return fmt.Errorf("record organization invitation e-mail job: %w", err)
 		}
 		inv.EmailJobID = &jobID
-		return nil
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberInvited, OrganizationID: in.OrganizationID,
+			ActorID: in.InvitedBy, Target: db.AuditTarget{Type: "invitation", ID: inv.ID, Name: inv.Email},
+			Changes: map[string]any{"after": map[string]string{"email": inv.Email, "organizationRole": inv.Role}}})
 	})
 	return inv, err
 }
@@ -116,7 +118,9 @@ func (e *Engine) AcceptOrganizationInvitation(ctx context.Context, token string,
 		res = AcceptedOrganizationInvitation{Invitation: db.OrganizationInvitation(row), Organization: db.Organization(org),
 			Role: role}
 		res.Invitation.AcceptedBy = &user.ID
-		return nil
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberAdded, OrganizationID: org.ID,
+			ActorID: user.ID, Target: db.AuditTarget{Type: "user", ID: user.ID, Name: user.Email},
+			Changes: map[string]any{"invitation": row.ID, "after": map[string]string{"organizationRole": role}}})
 	})
 	return res, err
 }

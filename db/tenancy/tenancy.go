@@ -191,12 +191,18 @@ func (e *Engine) DeleteOrganization(ctx context.Context, orgID string) error {
 				return fmt.Errorf("cancel invitation e-mail: %w", err)
 			}
 		}
+		org, err := q.OrganizationGetByID(ctx, orgID)
+		if err != nil && !dbcore.IsNotFound(err) {
+			return fmt.Errorf("get organization: %w", err)
+		}
 		n, err := q.OrganizationDelete(ctx, orgID)
 		if err != nil {
 			return fmt.Errorf("delete organization: %w", err)
 		}
 		if n == 1 {
-			return nil
+			return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditOrganizationDeleted, OrganizationID: orgID,
+				Target:  db.AuditTarget{Type: "organization", ID: orgID, Name: org.Name},
+				Changes: map[string]any{"before": map[string]string{"name": org.Name, "slug": org.Slug}}})
 		}
 		personal, err := q.OrganizationIsPersonal(ctx, orgID)
 		if dbcore.IsNotFound(err) {
@@ -255,9 +261,12 @@ func (e *Engine) SetOrganizationMemberRole(ctx context.Context, orgID, userID,
 			UserID: userID, Role: role}); err != nil {
 			return fmt.Errorf("update organization member: %w", err)
 		}
+		before := cur.Role
 		cur.Role = role
 		m = db.OrganizationMember(cur)
-		return nil
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberChanged, OrganizationID: orgID,
+			Target:  db.AuditTarget{Type: "user", ID: userID, Name: cur.Email},
+			Changes: map[string]any{"before": map[string]string{"role": before}, "after": map[string]string{"role": role}}})
 	})
 	return m, err
 }
@@ -292,6 +301,11 @@ func (e *Engine) RemoveOrganizationMember(ctx context.Context, m OrgMemberRemova
 		wsIDs, err := q.WorkspaceIDsByOrganization(ctx, orgID)
 		if err != nil {
 			return fmt.Errorf("list workspaces: %w", err)
+		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberRemoved, OrganizationID: orgID,
+			ActorID: m.ActorID, Target: db.AuditTarget{Type: "user", ID: userID, Name: cur.Email},
+			Changes: map[string]any{"before": map[string]string{"role": cur.Role}}}); err != nil {
+			return err
 		}
 		missions, err = e.leaveTx(ctx, tx, leaving{WorkspaceIDs: wsIDs, UserID: userID, ActorID: m.ActorID})
 		return err
@@ -391,6 +405,12 @@ func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string,
 		if ws.OwnerID == userID {
 			return dbcore.Forbidden("the workspace owner's roles cannot be changed")
 		}
+		before, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
+		if dbcore.IsNotFound(err) {
+			return dbcore.NotFound("member not found")
+		} else if err != nil {
+			return fmt.Errorf("get workspace member: %w", err)
+		}
 		if _, err := q.WorkspaceMemberUpdate(ctx, dbsqlc.WorkspaceMemberUpdateParams{WorkspaceID: wsID, UserID: userID,
 			Role: role, PilotageRole: pilotageRole}); err != nil {
 			if dbcore.IsNotFound(err) {
@@ -400,7 +420,14 @@ func (e *Engine) UpdateWorkspaceMember(ctx context.Context, wsID, userID string,
 		}
 		row, err := q.WorkspaceMemberGet(ctx, dbsqlc.WorkspaceMemberGetParams{WorkspaceID: wsID, UserID: userID})
 		m = db.WorkspaceMember(row)
-		return dbcore.Wrap(err, "get workspace member")
+		if err != nil {
+			return dbcore.Wrap(err, "get workspace member")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberChanged, OrganizationID: ws.OrganizationID,
+			WorkspaceID: wsID, Target: db.AuditTarget{Type: "user", ID: userID, Name: row.Email},
+			Changes: map[string]any{
+				"before": map[string]string{"role": before.Role, "pilotageRole": before.PilotageRole},
+				"after":  map[string]string{"role": row.Role, "pilotageRole": row.PilotageRole}}})
 	})
 	return m, err
 }
@@ -456,7 +483,9 @@ func (e *Engine) InviteToWorkspaceTx(ctx context.Context, tx pgx.Tx, in NewInvit
 		return db.WorkspaceInvitation(inv), fmt.Errorf("record invitation e-mail job: %w", err)
 	}
 	inv.EmailJobID = &jobID
-	return db.WorkspaceInvitation(inv), nil
+	return db.WorkspaceInvitation(inv), e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberInvited,
+		WorkspaceID: in.WorkspaceID, ActorID: in.InvitedBy, Target: db.AuditTarget{Type: "invitation", ID: inv.ID,
+			Name: inv.Email}, Changes: map[string]any{"after": map[string]string{"email": inv.Email, "role": inv.Role}}})
 }
 
 // AcceptedInvitation tells where an accepted invitation leads.
@@ -517,7 +546,10 @@ func (e *Engine) AcceptInvitation(ctx context.Context, token string, user db.Use
 			return fmt.Errorf("get workspace: %w", err)
 		}
 		res.OrgSlug = org.Slug
-		return nil
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditMemberAdded, WorkspaceID: row.WorkspaceID,
+			ActorID: user.ID, Target: db.AuditTarget{Type: "user", ID: user.ID, Name: user.Email},
+			Changes: map[string]any{"invitation": row.ID, "after": map[string]string{"role": res.Member.Role,
+				"organizationRole": orgRole}}})
 	})
 	return res, err
 }

@@ -96,6 +96,11 @@ func (e *Engine) DeleteWorkspace(ctx context.Context, wsID string) error {
 		if n == 0 {
 			return dbcore.NotFound("workspace not found")
 		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditWorkspaceDeleted, OrganizationID: ws.OrganizationID,
+			WorkspaceID: wsID, Target: db.AuditTarget{Type: "workspace", ID: wsID, Name: ws.Name},
+			Changes: map[string]any{"before": map[string]string{"name": ws.Name, "slug": ws.Slug}}}); err != nil {
+			return err
+		}
 		if files {
 			return e.core.Enqueue(ctx, tx, []river.InsertManyParams{{Args: jobs.AttachmentSweepArgs{}}})
 		}

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -16,13 +19,16 @@ import (
 // Engine exports and imports projects.
 type Engine struct {
 	core *dbcore.Core
+	// audit records exports and imports in the audit log.
+	audit db.Auditor
 }
 
-// New builds the transfer engine on store's pool and River client.
-func New(core *dbcore.Core) *Engine { return &Engine{core: core} }
+// New builds the transfer engine on store's pool and River client; auditor records exports and imports.
+func New(core *dbcore.Core, auditor db.Auditor) *Engine { return &Engine{core: core, audit: auditor} }
 
 // Export takes a snapshot of a project in one read-only, repeatable-read transaction: a fixed number of
-// queries whatever its size.
+// queries whatever its size. The audit log records the export after the snapshot was read (in a
+// transaction of its own: the snapshot's is read-only).
 func (e *Engine) Export(ctx context.Context, workspaceID, projectID string) (TransferDoc, error) {
 	var doc TransferDoc
 	err := e.core.InSnapshot(ctx, func(q *dbsqlc.Queries) error {
@@ -30,7 +36,14 @@ func (e *Engine) Export(ctx context.Context, workspaceID, projectID string) (Tra
 		doc, err = exportTx(ctx, q, workspaceID, projectID)
 		return err
 	})
-	return doc, err
+	if err != nil {
+		return doc, err
+	}
+	return doc, e.core.InTx(ctx, func(tx pgx.Tx, _ *dbsqlc.Queries) error {
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditProjectExported, WorkspaceID: workspaceID,
+			Target:  db.AuditTarget{Type: "project", ID: projectID, Name: doc.Project.Name},
+			Changes: map[string]int{"cards": len(doc.Cards)}})
+	})
 }
 
 // exportTx reads the project and every part of it in q, then builds the document: the project's own

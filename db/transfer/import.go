@@ -57,6 +57,11 @@ func (e *Engine) Import(ctx context.Context, workspaceID, actorID string, doc Tr
 		if p, err = importTx(ctx, q, workspaceID, actorID, plan); err != nil {
 			return err
 		}
+		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditProjectImported, WorkspaceID: workspaceID,
+			ActorID: actorID, Target: db.AuditTarget{Type: "project", ID: p.ID, Name: p.Name},
+			Changes: map[string]int{"cards": len(plan.cardRows)}}); err != nil {
+			return err
+		}
 		return e.core.RecordActivities(ctx, tx, plan.activities(p.ID, actorID)...)
 	})
 	return p, err

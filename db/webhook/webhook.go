@@ -62,6 +62,8 @@ type Engine struct {
 	core *dbcore.Core
 	// waits ends the pipeline steps that wait for a delivery.
 	waits db.StepWaiter
+	// audit records webhooks made, changed and deleted in the audit log.
+	audit db.Auditor
 	opts  Options
 	seal  sealer
 	// client sends deliveries; made at the first, since engines that only enqueue never send.
@@ -69,8 +71,8 @@ type Engine struct {
 }
 
 // New builds the webhook engine on core, configured by opts; a delivery's end ends the pipeline steps
-// waiting for it through waits.
-func New(core *dbcore.Core, waits db.StepWaiter, opts Options) *Engine {
+// waiting for it through waits, and auditor records the changes to webhooks.
+func New(core *dbcore.Core, waits db.StepWaiter, auditor db.Auditor, opts Options) *Engine {
 	if opts.AttemptWindow <= 0 {
 		opts.AttemptWindow = DefaultAttemptWindow
 	}
@@ -90,7 +92,7 @@ func New(core *dbcore.Core, waits db.StepWaiter, opts Options) *Engine {
 	if err != nil {
 		panic(err) // HKDF and AES-256 with a 32-byte key cannot fail
 	}
-	e := &Engine{core: core, waits: waits, opts: opts, seal: s}
+	e := &Engine{core: core, waits: waits, audit: auditor, opts: opts, seal: s}
 	e.client = sync.OnceValue(func() *http.Client { return newClient(e.refusePrivate(), e.opts.RequestTimeout) })
 	return e
 }
@@ -182,13 +184,19 @@ func (e *Engine) Create(ctx context.Context, workspaceID, actorID string, f Fiel
 		return WithSecret{}, err
 	}
 	key := newSecret()
-	row, err := e.core.Q.WebhookInsert(ctx, dbsqlc.WebhookInsertParams{ID: dbcore.NewID(), WorkspaceID: workspaceID,
-		URL: f.URL, Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled, Secret: e.seal.seal(key),
-		CreatedBy: dbcore.Optional(actorID)})
-	if err != nil {
-		return WithSecret{}, dbcore.Wrap(err, "insert webhook")
-	}
-	return WithSecret{Webhook: webhookOf(row), Secret: formatSecret(key)}, nil
+	var out WithSecret
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := q.WebhookInsert(ctx, dbsqlc.WebhookInsertParams{ID: dbcore.NewID(), WorkspaceID: workspaceID,
+			URL: f.URL, Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled, Secret: e.seal.seal(key),
+			CreatedBy: dbcore.Optional(actorID)})
+		if err != nil {
+			return dbcore.Wrap(err, "insert webhook")
+		}
+		out = WithSecret{Webhook: webhookOf(row), Secret: formatSecret(key)}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditWebhookCreated, WorkspaceID: workspaceID,
+			ActorID: actorID, Target: auditTarget(row), Changes: map[string]any{"after": auditFields(f)}})
+	})
+	return out, err
 }
 
 // Get reads a webhook of the workspace.
@@ -212,46 +220,75 @@ func (e *Engine) List(ctx context.Context, workspaceID string) ([]Webhook, error
 // Update changes a webhook: edit gets its current fields and answers the new ones, checked as on create.
 func (e *Engine) Update(ctx context.Context, workspaceID, id string, edit func(Fields) Fields) (Webhook, error) {
 	var out Webhook
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		cur, err := getWebhook(ctx, q, workspaceID, id)
 		if err != nil {
 			return err
 		}
-		f := edit(Fields{URL: cur.URL, Description: cur.Description, Events: eventsOf(cur.Events), Enabled: cur.Enabled})
+		was := Fields{URL: cur.URL, Description: cur.Description, Events: eventsOf(cur.Events), Enabled: cur.Enabled}
+		f := edit(was)
 		if f, err = e.checkFields(ctx, f); err != nil {
 			return err
 		}
 		row, err := q.WebhookUpdate(ctx, dbsqlc.WebhookUpdateParams{ID: id, WorkspaceID: workspaceID, URL: f.URL,
 			Description: f.Description, Events: stored(f.Events), Enabled: f.Enabled})
 		out = webhookOf(row)
-		return dbcore.Wrap(err, "update webhook")
+		if err != nil {
+			return dbcore.Wrap(err, "update webhook")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditWebhookChanged, WorkspaceID: workspaceID,
+			Target: auditTarget(row), Changes: map[string]any{"before": auditFields(was), "after": auditFields(f)}})
 	})
 	return out, err
 }
 
 // Delete deletes a webhook and its deliveries (their pending jobs then find nothing to send).
 func (e *Engine) Delete(ctx context.Context, workspaceID, id string) error {
-	n, err := e.core.Q.WebhookDelete(ctx, dbsqlc.WebhookDeleteParams{ID: id, WorkspaceID: workspaceID})
-	if err != nil {
-		return dbcore.Wrap(err, "delete webhook")
-	}
-	if n == 0 {
-		return dbcore.NotFound("webhook not found")
-	}
-	return nil
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		cur, err := getWebhook(ctx, q, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		n, err := q.WebhookDelete(ctx, dbsqlc.WebhookDeleteParams{ID: id, WorkspaceID: workspaceID})
+		if err != nil {
+			return dbcore.Wrap(err, "delete webhook")
+		}
+		if n == 0 {
+			return dbcore.NotFound("webhook not found")
+		}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditWebhookDeleted, WorkspaceID: workspaceID,
+			Target: auditTarget(cur), Changes: map[string]any{"before": auditFields(Fields{URL: cur.URL,
+				Description: cur.Description, Events: eventsOf(cur.Events), Enabled: cur.Enabled})}})
+	})
+}
+
+// auditTarget names a webhook in the audit log: by its address.
+func auditTarget(w dbsqlc.Webhook) db.AuditTarget {
+	return db.AuditTarget{Type: "webhook", ID: w.ID, Name: w.URL}
+}
+
+// auditFields are a webhook's fields as the audit log shows them: never its secret.
+func auditFields(f Fields) map[string]any {
+	return map[string]any{"url": f.URL, "description": f.Description, "events": f.Events, "enabled": f.Enabled}
 }
 
 // RotateSecret gives a webhook a new secret, shown once; the one it replaces keeps signing beside it
 // for RotationOverlap.
 func (e *Engine) RotateSecret(ctx context.Context, workspaceID, id string) (WithSecret, error) {
 	key := newSecret()
-	row, err := dbcore.OrNotFound(e.core.Q.WebhookRotateSecret(ctx, dbsqlc.WebhookRotateSecretParams{ID: id,
-		WorkspaceID: workspaceID, Secret: e.seal.seal(key),
-		PreviousExpiresAt: time.Now().Add(RotationOverlap)}))("webhook not found", "rotate webhook secret")
-	if err != nil {
-		return WithSecret{}, err
-	}
-	return WithSecret{Webhook: webhookOf(row), Secret: formatSecret(key)}, nil
+	var out WithSecret
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		row, err := dbcore.OrNotFound(q.WebhookRotateSecret(ctx, dbsqlc.WebhookRotateSecretParams{ID: id,
+			WorkspaceID: workspaceID, Secret: e.seal.seal(key),
+			PreviousExpiresAt: time.Now().Add(RotationOverlap)}))("webhook not found", "rotate webhook secret")
+		if err != nil {
+			return err
+		}
+		out = WithSecret{Webhook: webhookOf(row), Secret: formatSecret(key)}
+		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditWebhookChanged, WorkspaceID: workspaceID,
+			Target: auditTarget(row), Changes: map[string]bool{"secretRotated": true}})
+	})
+	return out, err
 }
 
 // Ping enqueues a ping delivery to the webhook (whether or not it is enabled) and answers it.

@@ -126,6 +126,9 @@ type Config struct {
 	// WebhookDeliveryRetention (WEBHOOK_DELIVERY_RETENTION, default 30d) is how long a finished webhook
 	// delivery is kept after its last attempt; the worker's periodic sweep deletes older ones.
 	WebhookDeliveryRetention time.Duration
+	// AuditRetention (AUDIT_RETENTION, default 365d) is how long an audit log entry is kept; the worker's
+	// hourly job deletes older ones, the only deletes of the append-only log.
+	AuditRetention time.Duration
 	// LLM configures agent missions' language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL): an
 	// OpenAI-compatible server when LLM_API_KEY is set, else the built-in offline planner.
 	LLM LLM
@@ -374,6 +377,7 @@ func (r *envReader) readWebhooks(c *Config) {
 	c.WebhookAttemptWindow, _ = r.duration("WEBHOOK_MAX_ATTEMPT_WINDOW", "24h")
 	c.WebhookFailureLimit = r.atoi("WEBHOOK_FAILURE_LIMIT", "20")
 	c.WebhookDeliveryRetention, _ = r.duration("WEBHOOK_DELIVERY_RETENTION", "30d")
+	c.AuditRetention, _ = r.duration("AUDIT_RETENTION", "365d")
 }
 
 // readOrigins reads CORS_ORIGINS (comma-separated, blanks dropped, lower-cased) into c.
@@ -490,6 +494,9 @@ func (c *Config) validateLimits() []error {
 	}
 	if c.WebhookDeliveryRetention < time.Hour {
 		errs = append(errs, errors.New("WEBHOOK_DELIVERY_RETENTION must be at least 1h"))
+	}
+	if c.AuditRetention < 24*time.Hour {
+		errs = append(errs, errors.New("AUDIT_RETENTION must be at least 1d"))
 	}
 	if c.JWTExpiresIn < time.Minute {
 		errs = append(errs, errors.New("JWT_EXPIRES_IN must be at least 1m"))

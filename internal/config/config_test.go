@@ -300,6 +300,20 @@ func TestLoadWebhooks(t *testing.T) {
 	require.ErrorContains(t, err, "WEBHOOK_DELIVERY_RETENTION must be at least 1h")
 }
 
+func TestLoadAuditRetention(t *testing.T) {
+	t.Parallel()
+	c, err := load(env(base(nil)))
+	require.NoError(t, err)
+	require.Equal(t, 365*24*time.Hour, c.AuditRetention)
+	c, err = load(env(base(map[string]string{"AUDIT_RETENTION": "90d"})))
+	require.NoError(t, err)
+	require.Equal(t, 90*24*time.Hour, c.AuditRetention)
+	_, err = load(env(base(map[string]string{"AUDIT_RETENTION": "12h"})))
+	require.ErrorContains(t, err, "AUDIT_RETENTION must be at least 1d")
+	_, err = load(env(base(map[string]string{"AUDIT_RETENTION": "forever"})))
+	require.ErrorContains(t, err, "AUDIT_RETENTION")
+}
+
 func TestMissionLifecycleDurations(t *testing.T) {
 	t.Parallel()
 	getenv := func(m map[string]string) func(string) string {

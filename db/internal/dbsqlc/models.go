@@ -149,6 +149,22 @@ type AttachmentFilesOrphaned struct {
 	DeletedAt  time.Time
 }
 
+type AuditLog struct {
+	ID             string
+	OrganizationID *string
+	WorkspaceID    *string
+	At             time.Time
+	Kind           string
+	ActorID        *string
+	ActorEmail     string
+	ClientIP       string
+	UserAgent      string
+	TargetType     string
+	TargetID       string
+	TargetName     string
+	Changes        json.RawMessage
+}
+
 type AutomationRule struct {
 	ID         string
 	ProjectID  string

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-const aPITokenDelete = `-- name: APITokenDelete :execrows
-DELETE FROM api_tokens WHERE id = $1 AND user_id = $2
+const aPITokenDelete = `-- name: APITokenDelete :one
+DELETE FROM api_tokens WHERE id = $1 AND user_id = $2 RETURNING id, user_id, name, prefix, secret_hash, scopes, expires_at, last_used_at, created_at
 `
 
 type APITokenDeleteParams struct {
@@ -19,12 +19,22 @@ type APITokenDeleteParams struct {
 	UserID string
 }
 
-func (q *Queries) APITokenDelete(ctx context.Context, arg APITokenDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, aPITokenDelete, arg.ID, arg.UserID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+// APITokenDelete deletes one of a user's tokens and answers it (the audit log names it).
+func (q *Queries) APITokenDelete(ctx context.Context, arg APITokenDeleteParams) (ApiToken, error) {
+	row := q.db.QueryRow(ctx, aPITokenDelete, arg.ID, arg.UserID)
+	var i ApiToken
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Name,
+		&i.Prefix,
+		&i.SecretHash,
+		&i.Scopes,
+		&i.ExpiresAt,
+		&i.LastUsedAt,
+		&i.CreatedAt,
+	)
+	return i, err
 }
 
 const aPITokenGetByHash = `-- name: APITokenGetByHash :one
