@@ -7,11 +7,11 @@ import { follow } from './live.js';
 
 /** @typedef {import('../api').components['schemas']['ImportOut']} Import */
 
+// The sources the importer reads. Vikunja's and Plane's are not offered until their readers exist: the API
+// still takes them, and such an import ends failed, saying so.
 const sources = [
   ['trello', 'Trello', 'the board’s JSON export (Menu → Print, export and share → Export as JSON), at most 50 MB'],
   ['jira', 'Jira', 'the CSV export of a filter (all fields), at most 20 MB'],
-  ['vikunja', 'Vikunja', 'the export archive (zip), at most 50 MB'],
-  ['plane', 'Plane', 'the CSV export, at most 20 MB'],
   ['pilot', 'Pilot', 'a project export (JSON), at most 20 MB'],
 ];
 
@@ -52,7 +52,7 @@ export function Imports({ org, ws }) {
   const hint = sources.find(([v]) => v === source)?.[2];
   return html`<section class="imports">
     <h1>Import from another tool</h1>
-    <p>Bring your projects from Trello, Jira, Vikunja, Plane or another Pilot. Each project of the export becomes
+    <p>Bring your projects from Trello, Jira or another Pilot. Each project of the export becomes
       a project here, whole or not at all; the report lists what was created and what was left out, with why.</p>
     <form class="stack" onSubmit=${submit}>
       <fieldset>
