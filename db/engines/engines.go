@@ -12,6 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
@@ -52,6 +53,7 @@ type Engines struct {
 	Transfer      *transfer.Engine
 	Imports       *imports.Engine
 	Audit         *audit.Engine
+	Calendars     *calendar.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -91,5 +93,6 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Transfer:      transfers,
 		Imports:       imports.New(core, store, transfers),
 		Audit:         audits,
+		Calendars:     calendar.New(core, audits),
 	}
 }
