@@ -114,33 +114,18 @@ type CreateCalendarFeedBody struct {
 func (s accountOps) createCalendarFeed(ctx context.Context,
 	in *CreateCalendarFeedInput) (*Output[CreatedCalendarFeedOut], error) {
 	user := principalFrom(ctx).User
-	name := strings.TrimSpace(in.Body.Name)
-	switch in.Body.Kind {
-	case calendar.KindPersonal:
-		if in.Body.ProjectID != "" {
-			return nil, errBadRequest("projectId is for a project feed; a personal feed has none")
-		}
-		if name == "" {
-			name = "My cards"
-		}
-	case calendar.KindProject:
-		if in.Body.ProjectID == "" {
-			return nil, errBadRequest("projectId is required for a project feed")
-		}
-		p, err := s.calendars.ProjectReadable(ctx, user.ID, in.Body.ProjectID)
-		if err != nil {
-			return nil, fail(err)
-		}
-		if name == "" {
-			name = p.Name
-		}
+	switch {
+	case in.Body.Kind == calendar.KindPersonal && in.Body.ProjectID != "":
+		return nil, errBadRequest("projectId is for a project feed; a personal feed has none")
+	case in.Body.Kind == calendar.KindProject && in.Body.ProjectID == "":
+		return nil, errBadRequest("projectId is required for a project feed")
 	}
 	token := calendarTokenPrefix + auth.RandomString(24)
 	base := s.publicBase(ctx)
 	return oneOf(func(f calendar.Feed) CreatedCalendarFeedOut {
 		return CreatedCalendarFeedOut{CalendarFeedOut: calendarFeedOut(f), Token: token,
 			URL: base + "/calendar/" + token + ".ics"}
-	})(s.calendars.Create(ctx, calendar.NewFeed{UserID: user.ID, Name: name, Kind: in.Body.Kind,
+	})(s.calendars.Create(ctx, calendar.NewFeed{UserID: user.ID, Name: strings.TrimSpace(in.Body.Name), Kind: in.Body.Kind,
 		ProjectID: in.Body.ProjectID, Prefix: token[:len(calendarTokenPrefix)+6], SecretHash: auth.HashSecret(token)}))
 }
 

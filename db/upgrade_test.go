@@ -46,6 +46,7 @@ const (
 	mAsk   = "a0000000-0000-4000-8000-000000000032"
 	iImp   = "a0000000-0000-4000-8000-000000000090"
 	uAudit = "a0000000-0000-4000-8000-000000000091"
+	fCal   = "a0000000-0000-4000-8000-000000000092"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -232,6 +233,10 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
 			'{"after": {"role": "member"}}');`,
 		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
+	{version: 47, seed: `
+		INSERT INTO calendar_feeds (id, user_id, name, kind, project_id, prefix, secret_hash)
+			VALUES ('` + fCal + `', '` + uAnn + `', 'Launch', 'project', '` + pLnch + `', 'pilot_cal_ab12cd', '\x02');`,
+		survives: `SELECT (SELECT project_id FROM calendar_feeds WHERE id = '` + fCal + `') = '` + pLnch + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

@@ -63,9 +63,10 @@ type ProjectRef struct {
 
 // NewFeed is a feed to create; SecretHash is the hash of its token (the token itself is never stored).
 type NewFeed struct {
+	// Name is the feed's name; empty: "My cards" for a personal feed, the project's name for a project's.
 	UserID, Name string
 	Kind         Kind
-	// ProjectID names a project feed's project; the caller checked the owner may read it.
+	// ProjectID names a project feed's project, which the owner must be able to read (else ErrNotFound).
 	ProjectID  string
 	Prefix     string
 	SecretHash []byte
@@ -77,6 +78,22 @@ func (e *Engine) Create(ctx context.Context, in NewFeed) (Feed, error) {
 	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		if err := q.CalendarFeedLockOwner(ctx, in.UserID); err != nil {
 			return dbcore.Wrap(err, "lock calendar feeds")
+		}
+		var ref *ProjectRef
+		switch {
+		case in.Kind == KindProject:
+			p, err := projectReadable(ctx, q, in.UserID, in.ProjectID)
+			if err != nil {
+				return err
+			}
+			ref = &p
+			if in.Name == "" {
+				in.Name = p.Name
+			}
+		case in.ProjectID != "":
+			return dbcore.Invalid("a personal feed has no project")
+		case in.Name == "":
+			in.Name = "My cards"
 		}
 		row, err := q.CalendarFeedInsert(ctx, dbsqlc.CalendarFeedInsertParams{ID: dbcore.NewID(), UserID: in.UserID,
 			Name: in.Name, Kind: string(in.Kind), ProjectID: dbcore.Optional(in.ProjectID), Prefix: in.Prefix,
@@ -91,7 +108,7 @@ func (e *Engine) Create(ctx context.Context, in NewFeed) (Feed, error) {
 		if err != nil {
 			return dbcore.Wrap(err, "insert calendar feed")
 		}
-		out = feedOf(row, nil)
+		out = feedOf(row, ref)
 		return e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditTokenCreated, ActorID: in.UserID,
 			ProjectID: in.ProjectID, Target: db.AuditTarget{Type: "calendar_feed", ID: row.ID, Name: row.Name},
 			Changes: map[string]any{"after": map[string]any{"prefix": row.Prefix, "kind": row.Kind}}})
@@ -178,16 +195,14 @@ func (e *Engine) Fetch(ctx context.Context, secretHash []byte) (Contents, error)
 			})
 			return dbcore.Wrap(err, "read a personal feed's cards")
 		}
-		p, err := q.CalendarProjectReadable(ctx, dbsqlc.CalendarProjectReadableParams{UserID: row.UserID,
-			ProjectID: deref(row.ProjectID)})
+		p, err := projectReadable(ctx, q, row.UserID, deref(row.ProjectID))
 		if dbcore.IsNotFound(err) {
-			return dbcore.NotFound("calendar feed not found")
+			return dbcore.NotFound("calendar feed not found") // as a revoked feed: nothing tells them apart
 		}
 		if err != nil {
-			return dbcore.Wrap(err, "check a project feed's access")
+			return err
 		}
-		c.Feed = feedOf(row, &ProjectRef{ID: p.ID, Name: p.Name, OrganizationSlug: p.OrganizationSlug,
-			WorkspaceSlug: p.WorkspaceSlug, WorkspaceName: p.WorkspaceName})
+		c.Feed = feedOf(row, &p)
 		rows, err := q.CalendarCardsOfProject(ctx, dbsqlc.CalendarCardsOfProjectParams{ProjectID: p.ID, Lim: MaxEvents})
 		c.Events = dbcore.MapRows(rows, eventOf)
 		return dbcore.Wrap(err, "read a project feed's cards")
@@ -195,10 +210,14 @@ func (e *Engine) Fetch(ctx context.Context, secretHash []byte) (Contents, error)
 	return c, err
 }
 
-// ProjectReadable reports whether userID may read the project (to create a feed of it): ErrNotFound when
+// ProjectReadable reports whether userID may read the project (to offer a feed of it): ErrNotFound when
 // not.
 func (e *Engine) ProjectReadable(ctx context.Context, userID, projectID string) (ProjectRef, error) {
-	p, err := e.core.Q.CalendarProjectReadable(ctx, dbsqlc.CalendarProjectReadableParams{UserID: userID,
+	return projectReadable(ctx, e.core.Q, userID, projectID)
+}
+
+func projectReadable(ctx context.Context, q *dbsqlc.Queries, userID, projectID string) (ProjectRef, error) {
+	p, err := q.CalendarProjectReadable(ctx, dbsqlc.CalendarProjectReadableParams{UserID: userID,
 		ProjectID: projectID})
 	if dbcore.IsNotFound(err) {
 		return ProjectRef{}, dbcore.NotFound("project not found")

@@ -74,7 +74,8 @@ func Write(w io.Writer, c Calendar) error {
 		}
 		ev.SetProperty(ics.ComponentPropertyTransp, "TRANSPARENT") // a due date does not make its owner busy
 	}
-	return cal.SerializeTo(w)
+	// RFC 5545 ends lines with CRLF; the library's default is the platform's line end.
+	return cal.SerializeTo(w, ics.WithNewLineWindows)
 }
 
 // span is an event's start and end from a card's dates. An all-day event starts on the first day and ends
