@@ -217,13 +217,10 @@ func (s accountOps) icalCalendar(ctx context.Context, c calendar.Contents) icalf
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
 	}
-	name := c.Feed.Name
-	if c.Feed.Kind == calendar.KindPersonal || c.Feed.Project == nil {
-		name = "Pilot: " + name
-	} else if c.Feed.Name != c.Feed.Project.Name {
-		name = "Pilot: " + c.Feed.Project.Name + " (" + name + ")"
-	} else {
-		name = "Pilot: " + name
+	// The calendar's name says where it comes from: a project feed named otherwise keeps its project's name.
+	name := "Pilot: " + c.Feed.Name
+	if p := c.Feed.Project; p != nil && p.Name != c.Feed.Name {
+		name = "Pilot: " + p.Name + " (" + c.Feed.Name + ")"
 	}
 	cal := icalfeed.Calendar{Name: name, Host: host, Events: make([]icalfeed.Event, 0, len(c.Events))}
 	for _, e := range c.Events {
