@@ -10,6 +10,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 const (
@@ -65,4 +68,27 @@ func readZipFile(f *zip.File, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("it holds more than the %d bytes it declares", want)
 	}
 	return b, nil
+}
+
+// fileName keeps the base name of an attachment's name as an upload's is kept: no directories, no control
+// or formatting characters, valid UTF-8, at most 255 bytes, never empty.
+func fileName(name string) string {
+	name = strings.ToValidUTF8(name, "_")
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" || name == "." || name == ".." {
+		return "file"
+	}
+	for len(name) > 255 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	return name
 }

@@ -59,7 +59,7 @@ func planeRows(t testing.TB) []map[string]string {
 		row("WEB-1", "New landing page", "In Progress", map[string]string{"Priority": "urgent",
 			"Description": "Hero <img src=x onerror=alert(1)>", "Start Date": "Mon, 02 Mar 2026",
 			"Target Date": "Fri, 20 Mar 2026", "Labels": "design, frontend", "Assignees": "ann@example.com, Bob Stone",
-			"Link": "https://example.com/spec, https://example.com/mock",
+			"Link":             "https://example.com/spec, https://example.com/mock",
 			"Attachment Links": "/api/assets/v2/workspaces/w/projects/p/issues/i/attachments/a/",
 			"Comments": planeJSON(t, []map[string]string{{"comment": "Looks good", "created_at": "Tue, 03 Mar 2026",
 				"created_by": "Ann Lee"}}),

@@ -360,8 +360,7 @@ func (b *builder) vikunjaFiles(t vkTask, i int, files map[int64]*zip.File) {
 			b.skip(item, fmt.Sprintf("it is larger than the %d MB attachment limit", board.MaxAttachmentSize>>20))
 			continue
 		}
-		name := cmp.Or(strings.TrimSpace(a.File.Name), "attachment")
-		b.p.Files = append(b.p.Files, File{CardIndex: i, Name: name, MimeType: a.File.Mime,
+		b.p.Files = append(b.p.Files, File{CardIndex: i, Name: fileName(a.File.Name), MimeType: a.File.Mime,
 			Size: int64(f.UncompressedSize64), Open: func() ([]byte, error) {
 				return readZipFile(f, board.MaxAttachmentSize)
 			}})
