@@ -4507,6 +4507,11 @@ export interface components {
             comments: number;
             /** Format: int64 */
             dueDates: number;
+            /**
+             * Format: int64
+             * @description Attachments stored as files on their card
+             */
+            files: number;
             /** Format: int64 */
             labels: number;
             /** Format: int64 */
