@@ -23,7 +23,8 @@ func vikunjaArchive(t *testing.T, title string) []byte {
 	type m = map[string]any
 	data := []m{{"id": 1, "title": title, "views": []m{{"id": 3, "title": "Kanban", "view_kind": "kanban",
 		"position": 1, "done_bucket_id": 6}},
-		"buckets":      []m{{"id": 5, "title": "To do", "project_view_id": 3, "position": 1}, {"id": 6, "title": "Done", "project_view_id": 3, "position": 2}},
+		"buckets": []m{{"id": 5, "title": "To do", "project_view_id": 3, "position": 1},
+			{"id": 6, "title": "Done", "project_view_id": 3, "position": 2}},
 		"task_buckets": []m{{"task_id": 10, "bucket_id": 5, "project_view_id": 3}},
 		"tasks": []m{
 			{"id": 10, "title": "Plant", "description": "<p>rows</p>", "priority": 3,

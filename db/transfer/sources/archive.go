@@ -51,7 +51,7 @@ func openZip(data []byte) (*zip.Reader, error) {
 
 // readZipFile reads an entry whole, at most limit bytes and never more than it declares.
 func readZipFile(f *zip.File, limit int64) ([]byte, error) {
-	if f.UncompressedSize64 > uint64(limit) {
+	if limit < 0 || f.UncompressedSize64 > uint64(limit) {
 		return nil, fmt.Errorf("it is larger than %d bytes", limit)
 	}
 	rc, err := f.Open()
@@ -59,7 +59,7 @@ func readZipFile(f *zip.File, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = rc.Close() }()
-	want := int64(f.UncompressedSize64)
+	want := int64(f.UncompressedSize64) //nolint:gosec // at most limit, an int64, checked above
 	b, err := io.ReadAll(io.LimitReader(rc, want+1))
 	if err != nil {
 		return nil, err

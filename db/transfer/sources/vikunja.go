@@ -225,7 +225,9 @@ func vikunjaProject(p vkProject, files map[int64]*zip.File) Project {
 		}
 		return cmp.Or(t.KanbanPosition, t.Position)
 	}
-	slices.SortStableFunc(tasks, func(a, c vkTask) int { return cmp.Or(cmpFloat(pos(a), pos(c)), cmp.Compare(a.ID, c.ID)) })
+	slices.SortStableFunc(tasks, func(a, c vkTask) int {
+		return cmp.Or(cmpFloat(pos(a), pos(c)), cmp.Compare(a.ID, c.ID))
+	})
 
 	for _, t := range tasks {
 		key := strconv.FormatInt(t.ID, 10)
