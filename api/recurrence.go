@@ -113,3 +113,18 @@ type ListSeriesInput struct {
 func (s boardOps) listSeries(ctx context.Context, in *ListSeriesInput) (*PageOutput[SeriesOut], error) {
 	return pageOf(ctx, seriesOut)(s.recurrence.ProjectSeries(ctx, accessFrom(ctx).ProjectID, in.page()))
 }
+
+// SetCardRecurrenceArgs is the input of the MCP tool set_card_recurrence.
+type SetCardRecurrenceArgs struct {
+	CardArgs
+	SetRecurrenceInputBody
+}
+
+func (s *Server) mcpSetCardRecurrence(ctx context.Context, in *SetCardRecurrenceArgs) (*CardSeriesOut, error) {
+	return body(s.ops.board.setRecurrence(ctx, &SetRecurrenceInput{CardPath: CardPath{CardID: in.CardID},
+		Body: in.SetRecurrenceInputBody}))
+}
+
+func (s *Server) mcpStopCardRecurrence(ctx context.Context, in *CardArgs) (*CardSeriesOut, error) {
+	return body(s.ops.board.stopRecurrence(ctx, &CardPath{CardID: in.CardID}))
+}
