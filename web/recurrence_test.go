@@ -40,10 +40,12 @@ func TestBrowserRepeatCard(t *testing.T) {
 
 	settingsSetValue(t, ctx, `.repeat-form select[name=kind]`, "weekly")
 	waitFor(t, ctx, "the days", `!!document.querySelector(".repeat-form input[name=day-TH]")`)
-	require.Equal(t, "Europe/Paris", eval[string](t, ctx, `document.querySelector(".repeat-form input[name=timeZone]").value`))
+	require.Equal(t, "Europe/Paris", eval[string](t, ctx,
+		`document.querySelector(".repeat-form input[name=timeZone]").value`))
 	eval[bool](t, ctx, `(() => { document.querySelector(".repeat-form input[name=day-TH]").click(); return true; })()`)
 	settingsClick(t, ctx, `.repeat-form button`, "Repeat")
-	waitFor(t, ctx, "the summary", `document.querySelector(".repeat-summary")?.textContent.includes("FREQ=WEEKLY;BYDAY=MO,TH")`)
+	waitFor(t, ctx, "the summary", `document.querySelector(".repeat-summary")?.textContent
+		.includes("FREQ=WEEKLY;BYDAY=MO,TH")`)
 	accessible(t, ctx, "card repeating")
 
 	var got struct {
