@@ -32,6 +32,8 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Checklist", "A card's checklist items."},
 	{"Labels", "A project's labels and the labels put on cards."},
 	{"Custom fields", "A project's custom field definitions and the values cards carry."},
+	{"Recurring cards", "A card that repeats: its series (an RFC 5545 rule in an IANA time zone, on schedule or " +
+		"after completion) and the occurrences created from it."},
 	{"Relations", "Links between cards."},
 	{"Comments", "Comments on cards."},
 	{"Attachments", "Files attached to cards: upload, download, delete."},

@@ -22,6 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
@@ -54,6 +55,7 @@ type Engines struct {
 	Imports       *imports.Engine
 	Audit         *audit.Engine
 	Calendars     *calendar.Engine
+	Recurrence    *recurrence.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -94,5 +96,6 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Imports:       imports.New(core, store, transfers, boards),
 		Audit:         audits,
 		Calendars:     calendar.New(core, audits),
+		Recurrence:    recurrence.New(core, boards),
 	}
 }

@@ -285,6 +285,13 @@ type CardLabel struct {
 	CreatedAt time.Time
 }
 
+type CardOccurrence struct {
+	SeriesID  string
+	OccursAt  time.Time
+	CardID    *string
+	CreatedAt time.Time
+}
+
 type CardRelation struct {
 	ID           string
 	ProjectID    string
@@ -293,6 +300,21 @@ type CardRelation struct {
 	Type         string
 	CreatedBy    string
 	CreatedAt    time.Time
+}
+
+type CardSeries struct {
+	ID             string
+	ProjectID      string
+	TemplateCardID *string
+	Rule           string
+	Timezone       string
+	Mode           string
+	StartsAt       time.Time
+	NextAt         *time.Time
+	StoppedAt      *time.Time
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 type ChecklistItem struct {
