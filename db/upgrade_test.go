@@ -46,6 +46,7 @@ const (
 	mAsk   = "a0000000-0000-4000-8000-000000000032"
 	iImp   = "a0000000-0000-4000-8000-000000000090"
 	uAudit = "a0000000-0000-4000-8000-000000000091"
+	tTime  = "a0000000-0000-4000-8000-000000000092"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -232,6 +233,13 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
 			'{"after": {"role": "member"}}');`,
 		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
+	{version: 46, seed: `
+		UPDATE cards SET estimate_seconds = 7200, time_spent_seconds = 1800 WHERE id = '` + kCard + `';
+		INSERT INTO time_entries (id, workspace_id, project_id, card_id, user_id, source, duration_seconds, work_date,
+			note) VALUES ('` + tTime + `', '` + wEng + `', '` + pLnch + `', '` + kCard + `', '` + uAnn + `', 'manual', 1800,
+			'2026-03-02', 'review');`,
+		survives: `SELECT (SELECT estimate_seconds = 7200 AND time_spent_seconds = 1800 FROM cards WHERE id = '` + kCard + `')
+			AND (SELECT note = 'review' AND duration_seconds = 1800 FROM time_entries WHERE id = '` + tTime + `')`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

@@ -23,6 +23,7 @@ import (
 	"github.com/pilot-dev/pilot/db/pipeline"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/timetrack"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/db/webhook"
 )
@@ -52,6 +53,7 @@ type Engines struct {
 	Transfer      *transfer.Engine
 	Imports       *imports.Engine
 	Audit         *audit.Engine
+	Time          *timetrack.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -91,5 +93,6 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Transfer:      transfers,
 		Imports:       imports.New(core, store, transfers),
 		Audit:         audits,
+		Time:          timetrack.New(core),
 	}
 }
