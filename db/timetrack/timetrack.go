@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -26,7 +27,7 @@ const (
 	// MaxEntrySeconds is the longest entry: a day. Longer is a forgotten timer or a typo.
 	MaxEntrySeconds = 24 * 60 * 60
 	// MaxEstimateSeconds is the largest estimate (about three years of days).
-	MaxEstimateSeconds = 100_000_000
+	MaxEstimateSeconds = board.MaxEstimateSeconds
 	// MaxNoteLength is the longest note of an entry, in characters.
 	MaxNoteLength = 1000
 )

@@ -247,20 +247,21 @@ const cardUpdateFields = `-- name: CardUpdateFields :exec
 UPDATE cards
 SET title = $1, description = $2, priority = $3, start_date = $4,
     due_date = $5, assignee_id = $6, archived = $7, scope_id = $8,
-    updated_at = now()
-WHERE id = $9
+    estimate_seconds = $9, updated_at = now()
+WHERE id = $10
 `
 
 type CardUpdateFieldsParams struct {
-	Title       string
-	Description string
-	Priority    string
-	StartDate   *time.Time
-	DueDate     *time.Time
-	AssigneeID  *string
-	Archived    bool
-	ScopeID     *string
-	ID          string
+	Title           string
+	Description     string
+	Priority        string
+	StartDate       *time.Time
+	DueDate         *time.Time
+	AssigneeID      *string
+	Archived        bool
+	ScopeID         *string
+	EstimateSeconds *int32
+	ID              string
 }
 
 func (q *Queries) CardUpdateFields(ctx context.Context, arg CardUpdateFieldsParams) error {
@@ -273,6 +274,7 @@ func (q *Queries) CardUpdateFields(ctx context.Context, arg CardUpdateFieldsPara
 		arg.AssigneeID,
 		arg.Archived,
 		arg.ScopeID,
+		arg.EstimateSeconds,
 		arg.ID,
 	)
 	return err
