@@ -127,7 +127,9 @@ func TestTimeTrackingThroughHTTP(t *testing.T) {
 		if name == "outside tenant" {
 			token = e.register("stranger@example.com").Token
 		}
-		t.Run(name, func(t *testing.T) { requireErrorShape(t, e.do("POST", c.path+"/time-entries", token, c.body), c.status) })
+		t.Run(name, func(t *testing.T) {
+			requireErrorShape(t, e.do("POST", c.path+"/time-entries", token, c.body), c.status)
+		})
 	}
 	requireErrorShape(t, e.do("POST", w.card+"/timer", w.member.Token, map[string]any{"timeZone": "Nowhere/Land"}),
 		http.StatusBadRequest)
