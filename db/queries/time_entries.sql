@@ -9,12 +9,6 @@ UPDATE cards SET time_spent_seconds = time_spent_seconds + @delta::bigint
 WHERE id = @id
 RETURNING time_spent_seconds;
 
--- name: CardEstimateSet :one
--- CardEstimateSet sets or clears a card's estimate.
-UPDATE cards SET estimate_seconds = sqlc.narg(estimate_seconds)::int, updated_at = now()
-WHERE id = @id AND project_id = @project_id
-RETURNING estimate_seconds;
-
 -- name: TimeEntryStopRunning :one
 -- TimeEntryStopRunning stops a person's running timer, if any: its end is now and its duration the time
 -- since its start, at most a day (a timer left running longer counts for a day; its entry can be

@@ -1,8 +1,9 @@
-// Package timetrack is the time tracking engine: estimates on cards, a timer per person (one running at a
+// Package timetrack is the time tracking engine: a timer per person (one running at a
 // time), entries logged by hand, each card's total of logged time, and reports of a workspace's logged time
 // per project, person and period as JSON or CSV. A card carries its estimate and its total as columns of
 // its row, which every change of an entry moves in its own transaction, so card reads never add up
-// entries. docs/time-tracking.md says what is decided and why.
+// entries. A card's estimate is a card field, set through the board engine's card update.
+// docs/time-tracking.md says what is decided and why.
 package timetrack
 
 import (
@@ -17,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pilot-dev/pilot/db"
-	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 )
@@ -26,8 +26,6 @@ import (
 const (
 	// MaxEntrySeconds is the longest entry: a day. Longer is a forgotten timer or a typo.
 	MaxEntrySeconds = 24 * 60 * 60
-	// MaxEstimateSeconds is the largest estimate (about three years of days).
-	MaxEstimateSeconds = board.MaxEstimateSeconds
 	// MaxNoteLength is the longest note of an entry, in characters.
 	MaxNoteLength = 1000
 )
@@ -83,27 +81,6 @@ type Running struct {
 type Who struct {
 	WorkspaceID, ProjectID, CardID, UserID string
 	AsAdmin                                bool
-}
-
-// SetEstimate sets a card's estimate in seconds (nil clears it) and answers the card's figures.
-func (e *Engine) SetEstimate(ctx context.Context, projectID, cardID string, seconds *int32) (Card, error) {
-	if seconds != nil && (*seconds < 0 || *seconds > MaxEstimateSeconds) {
-		return Card{}, dbcore.Invalid(fmt.Sprintf("estimateSeconds: must be between 0 and %d", MaxEstimateSeconds))
-	}
-	var out Card
-	err := e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
-		if _, err := q.CardEstimateSet(ctx, dbsqlc.CardEstimateSetParams{EstimateSeconds: seconds, ID: cardID,
-			ProjectID: projectID}); err != nil {
-			if dbcore.IsNotFound(err) {
-				return dbcore.NotFound("card not found")
-			}
-			return fmt.Errorf("set estimate: %w", err)
-		}
-		var err error
-		out, err = card(ctx, q, projectID, cardID)
-		return err
-	})
-	return out, err
 }
 
 // CardTime answers a card's estimate and total of logged time.

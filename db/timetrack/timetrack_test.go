@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/timetrack"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -207,15 +208,26 @@ func TestTotalsFollowAddEditDelete(t *testing.T) {
 	require.Len(t, page.Items, 1)
 	require.Equal(t, "checked", page.Items[0].Note)
 
-	// The estimate is set and cleared; out of range is refused.
-	c, err := f.eng.SetEstimate(f.ctx, f.projectID, f.cardA, d(7200))
+	// The estimate is a card field, set through the board's card update (which records card_updated);
+	// out of range is refused. The total stays.
+	estimate := func(v *int32) (*int32, error) {
+		c, err := f.b.Board.UpdateCard(f.ctx, board.CardUpdate{WorkspaceID: f.workspaceID, ProjectID: f.projectID,
+			CardID: f.cardA, ActorID: f.team.Owner.User.ID, Patch: board.CardPatch{EstimateSeconds: db.Opt[int32]{Set: true,
+				Value: v}}})
+		return c.EstimateSeconds, err
+	}
+	e, err := estimate(d(7200))
+	require.NoError(t, err)
+	require.Equal(t, int32(7200), *e)
+	c, err := f.eng.CardTime(f.ctx, f.projectID, f.cardA)
 	require.NoError(t, err)
 	require.Equal(t, int32(7200), *c.EstimateSeconds)
-	_, err = f.eng.SetEstimate(f.ctx, f.projectID, f.cardA, d(-5))
+	require.Equal(t, int64(600), c.TimeSpentSeconds)
+	_, err = estimate(d(-5))
 	require.ErrorIs(t, err, db.ErrInvalid)
-	c, err = f.eng.SetEstimate(f.ctx, f.projectID, f.cardA, nil)
+	e, err = estimate(nil)
 	require.NoError(t, err)
-	require.Nil(t, c.EstimateSeconds)
+	require.Nil(t, e)
 }
 
 // TestEntriesPage pages a card's entries newest first.

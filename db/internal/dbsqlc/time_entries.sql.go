@@ -12,26 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const cardEstimateSet = `-- name: CardEstimateSet :one
-UPDATE cards SET estimate_seconds = $1::int, updated_at = now()
-WHERE id = $2 AND project_id = $3
-RETURNING estimate_seconds
-`
-
-type CardEstimateSetParams struct {
-	EstimateSeconds *int32
-	ID              string
-	ProjectID       string
-}
-
-// CardEstimateSet sets or clears a card's estimate.
-func (q *Queries) CardEstimateSet(ctx context.Context, arg CardEstimateSetParams) (*int32, error) {
-	row := q.db.QueryRow(ctx, cardEstimateSet, arg.EstimateSeconds, arg.ID, arg.ProjectID)
-	var estimate_seconds *int32
-	err := row.Scan(&estimate_seconds)
-	return estimate_seconds, err
-}
-
 const cardTimeSpentAdd = `-- name: CardTimeSpentAdd :one
 UPDATE cards SET time_spent_seconds = time_spent_seconds + $1::bigint
 WHERE id = $2
