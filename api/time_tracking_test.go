@@ -112,10 +112,12 @@ func TestTimeTrackingThroughHTTP(t *testing.T) {
 		body   map[string]any
 		status int
 	}{
-		"negative":       {w.card, map[string]any{"durationSeconds": -60}, http.StatusBadRequest},
-		"over a day":     {w.card, map[string]any{"durationSeconds": 90000}, http.StatusBadRequest},
-		"end before":     {w.card, map[string]any{"startedAt": start, "endedAt": start.Add(-time.Hour)}, http.StatusBadRequest},
-		"span over day":  {w.card, map[string]any{"startedAt": start, "endedAt": start.Add(25 * time.Hour)}, http.StatusBadRequest},
+		"negative":   {w.card, map[string]any{"durationSeconds": -60}, http.StatusBadRequest},
+		"over a day": {w.card, map[string]any{"durationSeconds": 90000}, http.StatusBadRequest},
+		"end before": {w.card, map[string]any{"startedAt": start, "endedAt": start.Add(-time.Hour)},
+			http.StatusBadRequest},
+		"span over day": {w.card, map[string]any{"startedAt": start, "endedAt": start.Add(25 * time.Hour)},
+			http.StatusBadRequest},
 		"no duration":    {w.card, map[string]any{"note": "hm"}, http.StatusBadRequest},
 		"bad date":       {w.card, map[string]any{"durationSeconds": 60, "date": "2026-02-30"}, http.StatusBadRequest},
 		"unknown field":  {w.card, map[string]any{"durationSeconds": 60, "hours": 1}, http.StatusBadRequest},

@@ -31,7 +31,8 @@ func TestBrowserTimeTracking(t *testing.T) {
 		EstimateSeconds  *int `json:"estimateSeconds"`
 		TimeSpentSeconds int  `json:"timeSpentSeconds"`
 	}
-	waitFor(t, ctx, "the estimate saved", `document.querySelector(".time-summary")?.textContent.includes("of an estimate of 2 h 30 min")`)
+	waitFor(t, ctx, "the estimate saved",
+		`document.querySelector(".time-summary")?.textContent.includes("of an estimate of 2 h 30 min")`)
 	s.call("GET", cardAPI, a.Token, nil, &got)
 	require.NotNil(t, got.EstimateSeconds)
 	require.Equal(t, 9000, *got.EstimateSeconds)
@@ -55,11 +56,12 @@ func TestBrowserTimeTracking(t *testing.T) {
 	require.Nil(t, timer.Running)
 
 	// Time logged by hand, then edited; the total follows.
-	do(t, ctx, chromedp.Navigate(s.url+board+"?card="+card), chromedp.WaitVisible(chromedp.CSS(`.time-add input[name=duration]`)),
+	do(t, ctx, chromedp.Navigate(s.url+board+"?card="+card),
+		chromedp.WaitVisible(chromedp.CSS(`.time-add input[name=duration]`)),
 		chromedp.SendKeys(chromedp.CSS(`.time-add input[name=duration]`), "1h 15m"),
 		chromedp.SendKeys(chromedp.CSS(`.time-add input[name=note]`), "first draft"))
 	clickText(t, ctx, "Log time")
-	waitFor(t, ctx, "the entry listed", `[...document.querySelectorAll(".time-entries li")].some(li => li.textContent.includes("first draft"))`)
+	waitFor(t, ctx, "the entry listed", entryListed("first draft"))
 	s.call("GET", cardAPI, a.Token, nil, &got)
 	require.GreaterOrEqual(t, got.TimeSpentSeconds, 4500)
 	base := got.TimeSpentSeconds - 4500 // the timer's few seconds
@@ -68,7 +70,7 @@ func TestBrowserTimeTracking(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`.time-entries form input[name=duration]`), "45m"))
 	accessible(t, ctx, "editing a time entry")
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.time-entries form button[type=submit]`)))
-	waitFor(t, ctx, "the edited entry", `[...document.querySelectorAll(".time-entries li")].some(li => li.textContent.includes("45 min"))`)
+	waitFor(t, ctx, "the edited entry", entryListed("45 min"))
 	s.call("GET", cardAPI, a.Token, nil, &got)
 	require.Equal(t, base+2700, got.TimeSpentSeconds)
 
@@ -78,19 +80,25 @@ func TestBrowserTimeTracking(t *testing.T) {
 
 	// The report lists it and links its CSV.
 	do(t, ctx, chromedp.Navigate(s.url+"/w/"+a.Org+"/"+a.WS+"/time"))
-	waitFor(t, ctx, "the report's row", `[...document.querySelectorAll(".report-rows td")].some(td => td.textContent === "Write the post")`)
+	waitFor(t, ctx, "the report's row",
+		`[...document.querySelectorAll(".report-rows td")].some(td => td.textContent === "Write the post")`)
 	accessible(t, ctx, "time report")
 	href := eval[string](t, ctx, `document.querySelector('a[download="time-report.csv"]').getAttribute("href")`)
 	require.True(t, strings.HasPrefix(href, a.ws()+"/time-report/export?"), href)
-	csv := eval[string](t, ctx, `fetch(`+"`"+`${document.querySelector('a[download="time-report.csv"]').href}`+"`"+`).then(r => r.text())`)
+	csv := eval[string](t, ctx, `fetch(document.querySelector('a[download="time-report.csv"]').href).then(r => r.text())`)
 	require.Contains(t, csv, "Write the post")
 
 	// Deleting the entry, confirmed, takes it off the total.
 	do(t, ctx, chromedp.Navigate(s.url+board+"?card="+card), chromedp.WaitVisible(chromedp.CSS(`.time-entries li`)))
-	waitFor(t, ctx, "the entries", `[...document.querySelectorAll(".time-entries li")].some(li => li.textContent.includes("first draft"))`)
+	waitFor(t, ctx, "the entries", entryListed("first draft"))
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.time-entries li button.danger`)))
 	confirm(t, ctx, "delete a time entry")
-	waitFor(t, ctx, "the entry gone", `![...document.querySelectorAll(".time-entries li")].some(li => li.textContent.includes("first draft"))`)
+	waitFor(t, ctx, "the entry gone", "!"+entryListed("first draft"))
 	s.call("GET", cardAPI, a.Token, nil, &got)
 	require.Equal(t, base, got.TimeSpentSeconds)
+}
+
+// entryListed is a condition: an entry of the card's time entries shows text.
+func entryListed(text string) string {
+	return `[...document.querySelectorAll(".time-entries li")].some(li => li.textContent.includes(` + jsString(text) + `))`
 }

@@ -226,7 +226,7 @@ func (n NewEntry) check(now time.Time) (span, error) {
 		if d > MaxEntrySeconds*time.Second {
 			return s, dbcore.Invalid("an entry is at most 24 hours: split longer work into one entry per day")
 		}
-		s.seconds = int32(d / time.Second)
+		s.seconds = int32(d / time.Second) //nolint:gosec // at most MaxEntrySeconds, checked above
 		if n.Seconds != nil && *n.Seconds != s.seconds {
 			return s, dbcore.Invalid("durationSeconds: differs from endedAt - startedAt; give one or the other")
 		}
