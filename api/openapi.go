@@ -21,6 +21,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Identity", "Sign-up, login and logout, the current user, sessions, password reset and e-mail verification."},
 	{"Two-factor authentication", "TOTP second factor: enrolment, confirmation, recovery codes and turning it off."},
 	{"Personal access tokens", "Scoped tokens for scripts and integrations, sent as `Authorization: Bearer`."},
+	{"Calendar feeds", "Secret iCalendar URLs of the cards you are assigned or of a project, for calendar applications."},
 	{"Notifications", "The caller's notifications and their read state."},
 	{"Organizations", "Organizations, their members, roles and invitations."},
 	{"Audit log", "Security and administration events, append-only: an organization's, and an account's own."},

@@ -27,6 +27,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/engines"
@@ -140,6 +141,7 @@ type Server struct {
 	webhooks    *webhook.Engine
 	audit       *audit.Engine
 	timeTrack   *timetrack.Engine
+	calendars   *calendar.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -203,7 +205,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
-		audit: eng.Audit, timeTrack: eng.Time,
+		audit: eng.Audit, timeTrack: eng.Time, calendars: eng.Calendars,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
@@ -253,6 +255,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		cfg.SchemasPath = "/api/schemas"
 	}
 	registerValues(cfg.Components.Schemas)
+	cfg.Transformers = append(cfg.Transformers, logUnavailable(s.logger))
 	s.api = humachi.New(router, cfg)
 	s.mountDocs(router, !opts.NoDocs)
 	s.api.UseMiddleware(s.guard)
@@ -270,6 +273,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
 	s.ops.account.registerOIDC()
+	s.ops.account.registerCalendarFeeds()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerAuditLog()
 	s.ops.tenancy.registerWorkspaces()

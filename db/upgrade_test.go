@@ -46,7 +46,8 @@ const (
 	mAsk   = "a0000000-0000-4000-8000-000000000032"
 	iImp   = "a0000000-0000-4000-8000-000000000090"
 	uAudit = "a0000000-0000-4000-8000-000000000091"
-	tTime  = "a0000000-0000-4000-8000-000000000092"
+	fCal   = "a0000000-0000-4000-8000-000000000092"
+	tTime  = "a0000000-0000-4000-8000-000000000093"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -240,6 +241,10 @@ var upgradeSeeds = []upgradeSeed{
 			'2026-03-02', 'review');`,
 		survives: `SELECT (SELECT estimate_seconds = 7200 AND time_spent_seconds = 1800 FROM cards WHERE id = '` + kCard + `')
 			AND (SELECT note = 'review' AND duration_seconds = 1800 FROM time_entries WHERE id = '` + tTime + `')`},
+	{version: 47, seed: `
+		INSERT INTO calendar_feeds (id, user_id, name, kind, project_id, prefix, secret_hash)
+			VALUES ('` + fCal + `', '` + uAnn + `', 'Launch', 'project', '` + pLnch + `', 'pilot_cal_ab12cd', '\x02');`,
+		survives: `SELECT (SELECT project_id FROM calendar_feeds WHERE id = '` + fCal + `') = '` + pLnch + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it

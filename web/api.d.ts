@@ -558,6 +558,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my calendar feeds
+         * @description Newest first, without their URLs.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        get: operations["calendar-feeds-list"];
+        put?: never;
+        /**
+         * Create a calendar feed
+         * @description A secret URL to subscribe to in a calendar application (docs/calendar.md): `personal`, the cards assigned to you that have dates in every workspace you can open; `project`, the dated cards of a project you can read (`projectId`). The URL is in this answer only. At most 20 feeds a person (409).
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        post: operations["calendar-feeds-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar-feeds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a calendar feed
+         * @description Its URL answers 404 from then on.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        delete: operations["calendar-feeds-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar/{token}.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a calendar feed (iCalendar)
+         * @description The feed's events as RFC 5545 iCalendar: one event per dated card (an all-day event for a day, a timed one otherwise), its UID stable across fetches, its URL the card's page. Authenticated by the token in the path alone: a token of no feed, a revoked one and a project feed whose owner can no longer read the project all answer 404. Answers 304 to `If-None-Match` with the current `ETag`, or to `If-Modified-Since` at or after `Last-Modified`.
+         */
+        get: operations["calendar-feed-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invitations/{token}": {
         parameters: {
             query?: never;
@@ -1489,7 +1561,7 @@ export interface paths {
         put?: never;
         /**
          * Import another tool's export
-         * @description `multipart/form-data` with `source` (trello, jira, vikunja, plane, pilot) and the export in a part named `file`. Answers 202 with the import, queued: a job reads the file and creates one project per project of the export, each whole or not at all; follow `…/imports/{importId}/events` or read the import. The same file imported again into the workspace answers 409 naming the earlier import (unless it failed). Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, `Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip). Plane: the CSV export. Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB.
+         * @description `multipart/form-data` with `source` (trello, jira, vikunja, plane, pilot) and the export in a part named `file`. Answers 202 with the import, queued: a job reads the file and creates one project per project of the export, each whole or not at all; follow `…/imports/{importId}/events` or read the import. The same file imported again into the workspace answers 409 naming the earlier import (unless it failed). Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, `Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip; its attachment files are stored as attachments). Plane: the work items' CSV export, the zip or a CSV file of it (`ID`, `Name`, `State` required). Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -4519,6 +4591,32 @@ export interface components {
             userAgent: string;
             workspaceId: string | null;
         };
+        CalendarFeedOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
+            kind: string;
+            /**
+             * Format: date-time
+             * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
+             */
+            lastFetchedAt: string | null;
+            name: string;
+            /** @description First characters of the token, to recognise the feed */
+            prefix: string;
+            /** @description A project feed's project; absent for a personal feed */
+            project?: components["schemas"]["CalendarFeedProjectOut"];
+        };
+        CalendarFeedProjectOut: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            organizationSlug: string;
+            workspaceName: string;
+            workspaceSlug: string;
+        };
         Capabilities: {
             agentTools: string[] | null;
             projectTemplates: string[] | null;
@@ -4693,6 +4791,11 @@ export interface components {
             comments: number;
             /** Format: int64 */
             dueDates: number;
+            /**
+             * Format: int64
+             * @description Attachments stored as files on their card
+             */
+            files: number;
             /** Format: int64 */
             labels: number;
             /** Format: int64 */
@@ -4717,6 +4820,16 @@ export interface components {
             slug: string;
             /** @description Default: every tool */
             tools?: string[] | null;
+        };
+        CreateCalendarFeedBody: {
+            kind: string;
+            /** @description Default: "My cards", or the project's name */
+            name?: string;
+            /**
+             * Format: uuid
+             * @description The project of a project feed; required for one, refused for a personal feed
+             */
+            projectId?: string;
         };
         CreateColumnInputBody: {
             name: string;
@@ -4894,6 +5007,28 @@ export interface components {
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
+        };
+        CreatedCalendarFeedOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
+            kind: string;
+            /**
+             * Format: date-time
+             * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
+             */
+            lastFetchedAt: string | null;
+            name: string;
+            /** @description First characters of the token, to recognise the feed */
+            prefix: string;
+            /** @description A project feed's project; absent for a personal feed */
+            project?: components["schemas"]["CalendarFeedProjectOut"];
+            /** @description The secret in the URL; shown only once */
+            token: string;
+            /** @description The feed's secret URL (GET, no credentials): subscribe to it in a calendar application. Shown only once */
+            url: string;
         };
         CreatedTokenOut: {
             /** Format: date-time */
@@ -9237,6 +9372,368 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-list": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeedOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCalendarFeedBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCalendarFeedOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feed-get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version the client holds */
+                "If-None-Match"?: string;
+                /** @description The Last-Modified of the version the client holds */
+                "If-Modified-Since"?: string;
+            };
+            path: {
+                /** @description The feed's secret token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed */
+            200: {
+                headers: {
+                    /** @description The feed's version */
+                    ETag?: string;
+                    /** @description When the feed last changed */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Not modified since the version the client holds */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -12,6 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
@@ -54,6 +55,7 @@ type Engines struct {
 	Imports       *imports.Engine
 	Audit         *audit.Engine
 	Time          *timetrack.Engine
+	Calendars     *calendar.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -91,8 +93,9 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Automations:   automations,
 		Webhooks:      webhooks,
 		Transfer:      transfers,
-		Imports:       imports.New(core, store, transfers),
+		Imports:       imports.New(core, store, transfers, boards),
 		Audit:         audits,
 		Time:          timetrack.New(core),
+		Calendars:     calendar.New(core, audits),
 	}
 }

@@ -201,6 +201,20 @@ type BillingCheckout struct {
 	CreatedAt      time.Time
 }
 
+type CalendarFeed struct {
+	ID               string
+	UserID           string
+	Name             string
+	Kind             string
+	ProjectID        *string
+	Prefix           string
+	SecretHash       []byte
+	ContentHash      []byte
+	ContentChangedAt *time.Time
+	LastFetchedAt    *time.Time
+	CreatedAt        time.Time
+}
+
 type Card struct {
 	ID               string
 	ProjectID        string
