@@ -50,6 +50,14 @@ func appendCardJSON(buf []byte, c *board.CardView) []byte {
 	buf = strconv.AppendInt(buf, int64(c.CommentCount), 10)
 	buf = append(buf, `,"attachmentCount":`...)
 	buf = strconv.AppendInt(buf, int64(c.AttachmentCount), 10)
+	buf = append(buf, `,"estimateSeconds":`...)
+	if c.EstimateSeconds.Valid {
+		buf = strconv.AppendInt(buf, int64(c.EstimateSeconds.Int32), 10)
+	} else {
+		buf = append(buf, "null"...)
+	}
+	buf = append(buf, `,"timeSpentSeconds":`...)
+	buf = strconv.AppendInt(buf, c.TimeSpentSeconds, 10)
 	buf = append(buf, `,"createdBy":`...)
 	buf = appendJSONUUID(buf, c.CreatedBy)
 	buf = append(buf, `,"createdAt":`...)

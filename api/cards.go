@@ -51,6 +51,8 @@ type CardOut struct {
 	CustomFields      json.RawMessage `json:"customFields" doc:"Custom field values by field id"`
 	CommentCount      int32           `json:"commentCount"`
 	AttachmentCount   int32           `json:"attachmentCount"`
+	EstimateSeconds   *int32          `json:"estimateSeconds" nullable:"true" doc:"The estimate of the work, in seconds; null when none"`
+	TimeSpentSeconds  int64           `json:"timeSpentSeconds" doc:"The time logged on the card (stopped timers and manual entries), in seconds"`
 	CreatedBy         string          `json:"createdBy"`
 	CreatedAt         time.Time       `json:"createdAt"`
 	UpdatedAt         time.Time       `json:"updatedAt"`
@@ -64,7 +66,8 @@ func cardOut(c board.Card) CardOut {
 		Description: c.Description, Order: c.Position, Archived: c.Archived, Priority: board.Priority(c.Priority),
 		StartDate: c.StartDate, DueDate: c.DueDate, AssigneeID: c.AssigneeID, Checklist: c.PartsChecklist,
 		ChecklistProgress: c.PartsProgress, Labels: c.PartsLabels, CustomFields: c.PartsFields, CommentCount: c.CommentCount,
-		AttachmentCount: c.AttachmentCount, CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		AttachmentCount: c.AttachmentCount, EstimateSeconds: c.EstimateSeconds, TimeSpentSeconds: c.TimeSpentSeconds,
+		CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // ChecklistItemIn is a checklist item given at card creation.
@@ -262,13 +265,15 @@ type UpdateCardInputBody struct {
 	ColumnID    *string             `json:"columnId,omitempty" format:"uuid"`
 	Order       *int                `json:"order,omitempty" minimum:"0" maximum:"1000000"`
 	Archived    *bool               `json:"archived,omitempty"`
+	// EstimateSeconds is the card's estimate (docs/time-tracking.md); null clears it.
+	EstimateSeconds Nullable[int32] `json:"estimateSeconds,omitempty" doc:"The estimate of the work in seconds (0 to 100000000); null clears it"`
 }
 
 func (s boardOps) updateCard(ctx context.Context, in *UpdateCardInput) (*Output[CardOut], error) {
 	b := in.Body
 	p := board.CardPatch{Priority: b.Priority, Archived: b.Archived, StartDate: b.StartDate.opt(),
 		DueDate: b.DueDate.opt(), AssigneeID: b.AssigneeID.opt(), ScopeID: b.ScopeID.opt(), ColumnID: b.ColumnID,
-		Order: b.Order}
+		Order: b.Order, EstimateSeconds: b.EstimateSeconds.opt()}
 	title, err := nonBlankOpt("title", b.Title)
 	if err != nil {
 		return nil, err

@@ -274,6 +274,24 @@ func mcpCardAndMissionToolCases() []toolCase {
 					w.annCard.ID))
 			},
 			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, map[string]any{"content": "hi"}) }},
+		{tool: "log_time", scope: "projects:write",
+			args: func(w *mcpWorld) map[string]any {
+				return annCardArgs(w, map[string]any{"durationSeconds": 900, "date": "2026-03-02", "note": "triage"})
+			},
+			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
+				require.EqualValues(t, 900, out["durationSeconds"])
+				require.Equal(t, "2026-03-02", out["date"])
+				require.Equal(t, 900, w.e.count(`SELECT time_spent_seconds FROM cards WHERE id = $1`, w.annCard.ID))
+			},
+			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, map[string]any{"durationSeconds": 60}) }},
+		{tool: "get_card_time", scope: "projects:read",
+			args: func(w *mcpWorld) map[string]any { return annCardArgs(w, nil) },
+			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
+				require.Contains(t, out, "estimateSeconds")
+				require.Contains(t, out, "timeSpentSeconds")
+				require.IsType(t, []any{}, out["entries"])
+			},
+			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, nil) }},
 		{tool: "check_checklist_item", scope: "projects:write",
 			args: func(w *mcpWorld) map[string]any {
 				return annCardArgs(w, map[string]any{"itemId": w.annItem, "done": true})

@@ -46,6 +46,12 @@ func (s *Server) registerMCPTools() {
 		cardWrite, s.mcpSetCardRecurrence)
 	addTool(s, "stop_card_recurrence", "Stop the series a card is an occurrence of; the cards created stay.",
 		cardWrite, s.mcpStopCardRecurrence)
+	addTool(s, "log_time", "Log time spent on a card: durationSeconds (at most 86400), or startedAt and endedAt; "+
+		"date (YYYY-MM-DD) is the day it counts for. The card's total grows by it.",
+		cardWrite, s.mcpLogTime)
+	addTool(s, "get_card_time", "Read a card's estimate, its total of logged time and its time entries, newest "+
+		"first.",
+		projectRead, s.mcpGetCardTime)
 }
 
 // OrganizationsOut lists organizations.
@@ -206,6 +212,46 @@ func (s *Server) mcpCheckChecklistItem(ctx context.Context, in *CheckChecklistIt
 	req.CardID, req.ItemID = in.CardID, in.ItemID
 	req.Body.Done = &in.Done
 	return body(s.ops.board.updateChecklistItem(ctx, &req))
+}
+
+// LogTimeArgs is the input of log_time.
+type LogTimeArgs struct {
+	CardArgs
+	TimeEntryInputBody
+}
+
+func (s *Server) mcpLogTime(ctx context.Context, in *LogTimeArgs) (*TimeEntryOut, error) {
+	var req CreateTimeEntryInput
+	req.CardID, req.Body = in.CardID, in.TimeEntryInputBody
+	return body(s.ops.board.createTimeEntry(ctx, &req))
+}
+
+// GetCardTimeArgs is the input of get_card_time.
+type GetCardTimeArgs struct {
+	CardArgs
+	Cursor string `json:"cursor,omitempty" maxLength:"1000" doc:"The nextCursor of the previous page; absent for the first page"`
+}
+
+// CardTimeOut is a card's time: its estimate, its total and one page of its entries.
+type CardTimeOut struct {
+	EstimateSeconds  *int32         `json:"estimateSeconds" doc:"null when the card has no estimate"`
+	TimeSpentSeconds int64          `json:"timeSpentSeconds"`
+	Entries          []TimeEntryOut `json:"entries"`
+	NextCursor       string         `json:"nextCursor,omitempty" doc:"The next page of entries; absent on the last"`
+}
+
+func (s *Server) mcpGetCardTime(ctx context.Context, in *GetCardTimeArgs) (*CardTimeOut, error) {
+	c, err := s.ops.board.getCard(ctx, &CardPath{CardID: in.CardID})
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.ops.board.listTimeEntries(ctx, &ListTimeEntriesInput{CardPath: CardPath{CardID: in.CardID},
+		PageQuery: PageQuery{Cursor: in.Cursor}})
+	if err != nil {
+		return nil, err
+	}
+	return &CardTimeOut{EstimateSeconds: c.Body.EstimateSeconds, TimeSpentSeconds: c.Body.TimeSpentSeconds,
+		Entries: page.Body, NextCursor: page.next}, nil
 }
 
 // body unwraps a REST handler's answer for a tool.

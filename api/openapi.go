@@ -37,6 +37,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Relations", "Links between cards."},
 	{"Comments", "Comments on cards."},
 	{"Attachments", "Files attached to cards: upload, download, delete."},
+	{"Time tracking", "Timers and time entries on cards, and reports of the time logged in a workspace."},
 	{"Scopes", "A project's scopes, their settings and views."},
 	{"Pilotage", "The strategic cockpit: its consolidated view, decisions, and the actions agents propose."},
 	{"Automations", "Rules that act on card events, and their executions."},

@@ -40,6 +40,7 @@ import (
 	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/timetrack"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/db/webhook"
 	"github.com/pilot-dev/pilot/internal/accesscache"
@@ -140,6 +141,7 @@ type Server struct {
 	roadmaps    *roadmap.Engine
 	webhooks    *webhook.Engine
 	audit       *audit.Engine
+	timeTrack   *timetrack.Engine
 	calendars   *calendar.Engine
 	recurrence  *recurrence.Engine
 	signer      *auth.Signer
@@ -205,7 +207,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
-		audit: eng.Audit, calendars: eng.Calendars, recurrence: eng.Recurrence,
+		audit: eng.Audit, calendars: eng.Calendars, recurrence: eng.Recurrence, timeTrack: eng.Time,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
@@ -289,6 +291,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.board.registerCardActivity()
 	s.ops.board.registerAttachments()
 	s.ops.board.registerImports()
+	s.ops.board.registerTimeTracking()
 	s.ops.account.registerNotifications()
 	s.ops.workflow.registerAutomations()
 	s.ops.agents.registerAgents()

@@ -48,6 +48,7 @@ const (
 	uAudit = "a0000000-0000-4000-8000-000000000091"
 	fCal   = "a0000000-0000-4000-8000-000000000092"
 	sRecur = "a0000000-0000-4000-8000-000000000093"
+	tTime  = "a0000000-0000-4000-8000-000000000094"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -242,6 +243,13 @@ var upgradeSeeds = []upgradeSeed{
 		kCard + `');`,
 		survives: `SELECT (SELECT rule FROM card_series WHERE id = '` + sRecur + `') = 'FREQ=WEEKLY;BYDAY=MO'
 			AND (SELECT card_id FROM card_occurrences WHERE series_id = '` + sRecur + `') = '` + kCard + `'`},
+	{version: 46, seed: `
+		UPDATE cards SET estimate_seconds = 7200, time_spent_seconds = 1800 WHERE id = '` + kCard + `';
+		INSERT INTO time_entries (id, workspace_id, project_id, card_id, user_id, source, duration_seconds, work_date,
+			note) VALUES ('` + tTime + `', '` + wEng + `', '` + pLnch + `', '` + kCard + `', '` + uAnn + `', 'manual', 1800,
+			'2026-03-02', 'review');`,
+		survives: `SELECT (SELECT estimate_seconds = 7200 AND time_spent_seconds = 1800 FROM cards WHERE id = '` + kCard + `')
+			AND (SELECT note = 'review' AND duration_seconds = 1800 FROM time_entries WHERE id = '` + tTime + `')`},
 	{version: 47, seed: `
 		INSERT INTO calendar_feeds (id, user_id, name, kind, project_id, prefix, secret_hash)
 			VALUES ('` + fCal + `', '` + uAnn + `', 'Launch', 'project', '` + pLnch + `', 'pilot_cal_ab12cd', '\x02');`,

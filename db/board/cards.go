@@ -20,6 +20,10 @@ import (
 // MaxChecklistItems is the most checklist items a card may have.
 const MaxChecklistItems = 100
 
+// MaxEstimateSeconds is the largest estimate of a card (the cards_estimate_range constraint's bound, and
+// db/timetrack's).
+const MaxEstimateSeconds = 100_000_000
+
 // Card is a card as every read shows it: its row with its checklist, labels and custom values (the
 // parts_* columns, kept by triggers). Its order is its position in the column (see docs/decisions.md).
 type Card struct {
@@ -221,6 +225,8 @@ type CardPatch struct {
 	ColumnID *string
 	// Order moves the card to this 0-based place in its (new) column, clamped to the ends.
 	Order *int
+	// EstimateSeconds sets (or, null, clears) the card's estimate of the work (docs/time-tracking.md).
+	EstimateSeconds db.Opt[int32]
 }
 
 // ErrRetryMove means the card moved between reading it and locking its columns: the caller's
@@ -361,6 +367,9 @@ func patchCard(cur dbsqlc.Card, p CardPatch) cardChange {
 	if p.ScopeID.Set && !strEq(p.ScopeID.Value, cur.ScopeID) {
 		ch.next.ScopeID, ch.changed = p.ScopeID.Value, append(ch.changed, "scopeId")
 	}
+	if p.EstimateSeconds.Set && !int32Eq(p.EstimateSeconds.Value, cur.EstimateSeconds) {
+		ch.next.EstimateSeconds, ch.changed = p.EstimateSeconds.Value, append(ch.changed, "estimateSeconds")
+	}
 	ch.assigned = p.AssigneeID.Set && !strEq(p.AssigneeID.Value, cur.AssigneeID)
 	if ch.assigned {
 		ch.next.AssigneeID = p.AssigneeID.Value
@@ -387,10 +396,14 @@ func (b *Engine) writeCardChange(ctx context.Context, q *dbsqlc.Queries, u CardU
 	if err := b.checkCardRefs(ctx, q, u.WorkspaceID, u.ProjectID, newScope, newAssignee); err != nil {
 		return err
 	}
+	if e := ch.next.EstimateSeconds; e != nil && (*e < 0 || *e > MaxEstimateSeconds) {
+		return dbcore.Invalid(fmt.Sprintf("estimateSeconds: must be between 0 and %d (or null)", MaxEstimateSeconds))
+	}
 	next := &ch.next
 	if err := q.CardUpdateFields(ctx, dbsqlc.CardUpdateFieldsParams{ID: u.CardID, Title: next.Title,
 		Description: next.Description, Priority: next.Priority, StartDate: next.StartDate, DueDate: next.DueDate,
-		AssigneeID: next.AssigneeID, Archived: next.Archived, ScopeID: next.ScopeID}); err != nil {
+		AssigneeID: next.AssigneeID, Archived: next.Archived, ScopeID: next.ScopeID,
+		EstimateSeconds: next.EstimateSeconds}); err != nil {
 		return fmt.Errorf("update card: %w", err)
 	}
 	return nil
@@ -519,6 +532,13 @@ func timeEq(a, b *time.Time) bool {
 	return a.Equal(*b)
 }
 
+func int32Eq(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
 func strEq(a, b *string) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
@@ -538,6 +558,8 @@ type CardView struct {
 	CreatedAt, UpdatedAt                             time.Time
 	Position                                         int64
 	ChecklistProgress, CommentCount, AttachmentCount int32
+	EstimateSeconds                                  pgtype.Int4 // not Valid when no estimate
+	TimeSpentSeconds                                 int64
 }
 
 // cardListSQL reads a page of the card list through list_cards_page (migrations 00007 and 00026). It is
@@ -546,7 +568,7 @@ type CardView struct {
 // not generate.
 const cardListSQL = `SELECT id, project_id, column_id, created_by, scope_id, assignee_id, title, description, priority,
        parts_checklist, parts_labels, parts_fields, archived, start_date, due_date, created_at, updated_at, position,
-       parts_progress, comment_count, attachment_count
+       parts_progress, comment_count, attachment_count, estimate_seconds, time_spent_seconds
 FROM list_cards_page($1, $2, $3, $4, $5, $6, $7)`
 
 // cardList names the card list's cursors.
@@ -583,7 +605,8 @@ func (b *Engine) EachCard(ctx context.Context, projectID string, archived *bool,
 	var v CardView
 	dest := []any{&v.ID, &v.ProjectID, &v.ColumnID, &v.CreatedBy, &v.ScopeID, &v.AssigneeID, &v.Title, &v.Description,
 		&v.Priority, &v.Checklist, &v.Labels, &v.CustomFields, &v.Archived, &v.StartDate, &v.DueDate, &v.CreatedAt,
-		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount}
+		&v.UpdatedAt, &v.Position, &v.ChecklistProgress, &v.CommentCount, &v.AttachmentCount, &v.EstimateSeconds,
+		&v.TimeSpentSeconds}
 	n, more := 0, false
 	for rows.Next() {
 		if n == p.Limit { // the row past the page: there is a next page

@@ -25,6 +25,7 @@ import (
 	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/timetrack"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/db/webhook"
 )
@@ -54,6 +55,7 @@ type Engines struct {
 	Transfer      *transfer.Engine
 	Imports       *imports.Engine
 	Audit         *audit.Engine
+	Time          *timetrack.Engine
 	Calendars     *calendar.Engine
 	Recurrence    *recurrence.Engine
 }
@@ -95,6 +97,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Transfer:      transfers,
 		Imports:       imports.New(core, store, transfers, boards),
 		Audit:         audits,
+		Time:          timetrack.New(core),
 		Calendars:     calendar.New(core, audits),
 		Recurrence:    recurrence.New(core, boards),
 	}

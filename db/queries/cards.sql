@@ -22,7 +22,7 @@ SELECT * FROM cards WHERE id = @id AND project_id = @project_id FOR NO KEY UPDAT
 UPDATE cards
 SET title = @title, description = @description, priority = @priority, start_date = @start_date,
     due_date = @due_date, assignee_id = @assignee_id, archived = @archived, scope_id = @scope_id,
-    updated_at = now()
+    estimate_seconds = @estimate_seconds, updated_at = now()
 WHERE id = @id;
 
 -- name: CardColumnIDs :many

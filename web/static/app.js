@@ -13,6 +13,7 @@ import { Mission, Proposals } from './missions.js';
 import { Inbox, Search, Documents } from './more.js';
 import { Agents, AgentPage, Missions } from './agents.js';
 import { Settings } from './settings.js';
+import { TimeReport } from './timetrack.js';
 
 /** The drafts' screens, loaded when one first opens. */
 const drafts = () => import('./drafts.js');
@@ -63,6 +64,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/webhooks', (p) => html`<${Lazy} load=${webhooks} name="Webhooks" props=${p} />`],
   ['/w/:org/:ws/webhooks/:webhook', (p) => html`<${Lazy} load=${webhooks} name="WebhookPage" props=${p} />`],
   ['/w/:org/:ws/imports', (p) => html`<${Lazy} load=${imports} name="Imports" props=${p} />`],
+  ['/w/:org/:ws/time', (p, q) => html`<${TimeReport} ...${p} project=${q.get('project') || ''} />`],
   ...viewRoutes,
 ];
 

@@ -7,6 +7,7 @@ import { navigate } from './router.js';
 import { watchWorkspace } from './live.js';
 import { CardDetail } from './card.js';
 import { Icon } from './icons.js';
+import { CardTime } from './timetrack.js';
 import { ViewSwitcher } from './switcher.js';
 
 /** @typedef {api.Schemas['CardOut']} Card */
@@ -350,6 +351,7 @@ function CardTile({ card: c, names, repeats, base, onKey, readOnly }) {
       ${repeats && html`<span class="repeats" title="Repeats">↻<span class="visually-hidden"> Repeats</span></span>`}
       ${c.checklist.length > 0 && html`<span class="meta-icon" title="Checklist"><${Icon} name="checklist" /><span class="visually-hidden">Checklist done: </span> ${done}/${c.checklist.length}</span>`}
       ${c.commentCount > 0 && html`<span class="meta-icon comments" title="Comments"><${Icon} name="comment" /> ${c.commentCount}<span class="visually-hidden">${c.commentCount === 1 ? ' comment' : ' comments'}</span></span>`}
+      <${CardTime} card=${c} />
       ${c.attachmentCount > 0 && html`<span class="meta-icon attachments" title="Attachments"><${Icon} name="attachment" /> ${c.attachmentCount}<span class="visually-hidden">${c.attachmentCount === 1 ? ' attachment' : ' attachments'}</span></span>`}
     </p>
   </li>`;

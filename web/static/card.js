@@ -9,6 +9,7 @@ import { Icon } from './icons.js';
 import * as api from './api.js';
 import { markdown } from './markdown.js';
 import { navigate } from './router.js';
+import { CardTimeSection } from './timetrack.js';
 
 /** @typedef {api.Schemas['CardOut']} Card */
 
@@ -76,6 +77,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     ${!preview && card.description && html`<section aria-label="Description"><div class="markdown">${markdown(card.description)}</div></section>`}
     <${Labels} card=${card} labels=${labels} params=${params} onChange=${onChange} onLabels=${onLabels} />
     <${Checklist} card=${card} params=${params} onChange=${onChange} />
+    <${CardTimeSection} card=${card} params=${params} onChange=${onChange} />
     <${CardFields} card=${card} params=${params} onChange=${onChange} />
     <${Repeat} params=${params} onSaved=${onLabels} />
     <${Relations} card=${card} cards=${cards} params=${params} base=${`/w/${org}/${ws}/p/${project}`} />

@@ -7,6 +7,7 @@ import { navigate } from './router.js';
 import { session } from './session.js';
 import { watchWorkspace } from './live.js';
 import { NewPlace, WorkspaceGate } from './team.js';
+import { TimerIndicator } from './timetrack.js';
 
 /** @param {{org?: string, ws?: string, children?: any}} props */
 export function Shell({ org, ws, children }) {
@@ -55,12 +56,14 @@ export function Shell({ org, ws, children }) {
         <a href=${base + '/docs'}>Documents</a>
         <a href=${base + '/pilotage'}>Pilotage</a>
         <a href=${base + '/pipelines'}>Pipelines</a>
+        <a href=${base + '/time'}>Time</a>
         <a href=${base + '/members'}>Members</a>
         <a href=${base + '/settings/workspace'}>Settings</a>
         <a href=${base + '/inbox'} aria-label=${`Inbox, ${unread} unread`}>Inbox${unread > 0 && html` <span class="badge">${unread}</span>`}</a>`}
         <a href="/settings" aria-current=${location.pathname.startsWith('/settings') ? 'page' : undefined}>Account</a>
         <a href="/sign-out">Sign out</a>
       </nav>
+      <${TimerIndicator} />
     </header>
     <main id="main" tabindex="-1">${org && ws ? html`<${WorkspaceGate} org=${org} ws=${ws}>${children}<//>` : children}</main>
   </div>`;

@@ -70,7 +70,7 @@ func (q *Queries) CardExistsInWorkspace(ctx context.Context, arg CardExistsInWor
 }
 
 const cardGetForUpdate = `-- name: CardGetForUpdate :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done FROM cards WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done, estimate_seconds, time_spent_seconds FROM cards WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE
 `
 
 type CardGetForUpdateParams struct {
@@ -106,6 +106,8 @@ func (q *Queries) CardGetForUpdate(ctx context.Context, arg CardGetForUpdatePara
 		&i.SearchVector,
 		&i.ChecklistTotal,
 		&i.ChecklistDone,
+		&i.EstimateSeconds,
+		&i.TimeSpentSeconds,
 	)
 	return i, err
 }
@@ -114,7 +116,7 @@ const cardInsert = `-- name: CardInsert :one
 INSERT INTO cards (id, project_id, column_id, scope_id, title, description, priority, start_date, due_date, assignee_id, created_by, position)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
         (SELECT coalesce(max(c.position) + 1, 0) FROM cards c WHERE c.column_id = $3))
-RETURNING id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done
+RETURNING id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done, estimate_seconds, time_spent_seconds
 `
 
 type CardInsertParams struct {
@@ -174,12 +176,14 @@ func (q *Queries) CardInsert(ctx context.Context, arg CardInsertParams) (Card, e
 		&i.SearchVector,
 		&i.ChecklistTotal,
 		&i.ChecklistDone,
+		&i.EstimateSeconds,
+		&i.TimeSpentSeconds,
 	)
 	return i, err
 }
 
 const cardRowGet = `-- name: CardRowGet :one
-SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done FROM cards WHERE id = $1 AND project_id = $2
+SELECT id, project_id, column_id, scope_id, title, description, position, archived, priority, start_date, due_date, assignee_id, comment_count, attachment_count, created_by, created_at, updated_at, parts_checklist, parts_progress, parts_labels, parts_fields, search_vector, checklist_total, checklist_done, estimate_seconds, time_spent_seconds FROM cards WHERE id = $1 AND project_id = $2
 `
 
 type CardRowGetParams struct {
@@ -216,6 +220,8 @@ func (q *Queries) CardRowGet(ctx context.Context, arg CardRowGetParams) (Card, e
 		&i.SearchVector,
 		&i.ChecklistTotal,
 		&i.ChecklistDone,
+		&i.EstimateSeconds,
+		&i.TimeSpentSeconds,
 	)
 	return i, err
 }
@@ -241,20 +247,21 @@ const cardUpdateFields = `-- name: CardUpdateFields :exec
 UPDATE cards
 SET title = $1, description = $2, priority = $3, start_date = $4,
     due_date = $5, assignee_id = $6, archived = $7, scope_id = $8,
-    updated_at = now()
-WHERE id = $9
+    estimate_seconds = $9, updated_at = now()
+WHERE id = $10
 `
 
 type CardUpdateFieldsParams struct {
-	Title       string
-	Description string
-	Priority    string
-	StartDate   *time.Time
-	DueDate     *time.Time
-	AssigneeID  *string
-	Archived    bool
-	ScopeID     *string
-	ID          string
+	Title           string
+	Description     string
+	Priority        string
+	StartDate       *time.Time
+	DueDate         *time.Time
+	AssigneeID      *string
+	Archived        bool
+	ScopeID         *string
+	EstimateSeconds *int32
+	ID              string
 }
 
 func (q *Queries) CardUpdateFields(ctx context.Context, arg CardUpdateFieldsParams) error {
@@ -267,6 +274,7 @@ func (q *Queries) CardUpdateFields(ctx context.Context, arg CardUpdateFieldsPara
 		arg.AssigneeID,
 		arg.Archived,
 		arg.ScopeID,
+		arg.EstimateSeconds,
 		arg.ID,
 	)
 	return err
@@ -314,7 +322,7 @@ func (q *Queries) CardsAssignedInWorkspaces(ctx context.Context, arg CardsAssign
 }
 
 const cardsAssignedPage = `-- name: CardsAssignedPage :many
-SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.position, c.archived, c.priority, c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by, c.created_at, c.updated_at, c.parts_checklist, c.parts_progress, c.parts_labels, c.parts_fields, c.search_vector, c.checklist_total, c.checklist_done FROM cards c
+SELECT c.id, c.project_id, c.column_id, c.scope_id, c.title, c.description, c.position, c.archived, c.priority, c.start_date, c.due_date, c.assignee_id, c.comment_count, c.attachment_count, c.created_by, c.created_at, c.updated_at, c.parts_checklist, c.parts_progress, c.parts_labels, c.parts_fields, c.search_vector, c.checklist_total, c.checklist_done, c.estimate_seconds, c.time_spent_seconds FROM cards c
 WHERE c.project_id IN (SELECT p.id FROM projects p WHERE p.workspace_id = $1 AND p.archived_at IS NULL)
   AND c.assignee_id = $2::uuid AND NOT c.archived
   AND (c.created_at, c.id) > ($3::timestamptz, $4::uuid)
@@ -373,6 +381,8 @@ func (q *Queries) CardsAssignedPage(ctx context.Context, arg CardsAssignedPagePa
 			&i.SearchVector,
 			&i.ChecklistTotal,
 			&i.ChecklistDone,
+			&i.EstimateSeconds,
+			&i.TimeSpentSeconds,
 		); err != nil {
 			return nil, err
 		}

@@ -216,30 +216,32 @@ type CalendarFeed struct {
 }
 
 type Card struct {
-	ID              string
-	ProjectID       string
-	ColumnID        string
-	ScopeID         *string
-	Title           string
-	Description     string
-	Position        int64
-	Archived        bool
-	Priority        string
-	StartDate       *time.Time
-	DueDate         *time.Time
-	AssigneeID      *string
-	CommentCount    int32
-	AttachmentCount int32
-	CreatedBy       string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	PartsChecklist  []byte
-	PartsProgress   int32
-	PartsLabels     []byte
-	PartsFields     []byte
-	SearchVector    pgtype.UndecodedBytes
-	ChecklistTotal  int32
-	ChecklistDone   int32
+	ID               string
+	ProjectID        string
+	ColumnID         string
+	ScopeID          *string
+	Title            string
+	Description      string
+	Position         int64
+	Archived         bool
+	Priority         string
+	StartDate        *time.Time
+	DueDate          *time.Time
+	AssigneeID       *string
+	CommentCount     int32
+	AttachmentCount  int32
+	CreatedBy        string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	PartsChecklist   []byte
+	PartsProgress    int32
+	PartsLabels      []byte
+	PartsFields      []byte
+	SearchVector     pgtype.UndecodedBytes
+	ChecklistTotal   int32
+	ChecklistDone    int32
+	EstimateSeconds  *int32
+	TimeSpentSeconds int64
 }
 
 type CardCustomValue struct {
@@ -746,6 +748,23 @@ type StreamEvent struct {
 	Data      json.RawMessage
 	Final     bool
 	CreatedAt time.Time
+}
+
+type TimeEntry struct {
+	ID              string
+	WorkspaceID     string
+	ProjectID       string
+	CardID          string
+	UserID          string
+	Source          string
+	Running         bool
+	StartedAt       *time.Time
+	EndedAt         *time.Time
+	DurationSeconds int32
+	WorkDate        pgtype.Date
+	Note            string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 type TwoFactorRecoveryCode struct {
