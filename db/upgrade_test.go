@@ -232,6 +232,10 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
 			'{"after": {"role": "member"}}');`,
 		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
+	{version: 49, seed: `
+		INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, expires_at, link_user_id, link_session_id)
+			VALUES ('\x49', 'corp', 'n', 'v', now() + interval '10 minutes', '` + uAnn + `', '` + sSess + `');`,
+		survives: `SELECT (SELECT link_session_id FROM oidc_logins WHERE state_hash = '\x49') = '` + sSess + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it
