@@ -63,7 +63,7 @@ function usePages(load, deps) {
 /** @param {{pages: ReturnType<typeof usePages>, what: string}} props */
 function LoadMore({ pages, what }) {
   if (!pages.next) return null;
-  return html`<p><button type="button" class="secondary" disabled=${pages.loading} onClick=${pages.more}>Load more ${what}</button></p>`;
+  return html`<p><button type="button" class="secondary" data-more disabled=${pages.loading} onClick=${pages.more}>Load more ${what}</button></p>`;
 }
 
 /** A datetime-local value as RFC 3339 ('' stays ''). @param {string} v */
