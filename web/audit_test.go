@@ -53,11 +53,13 @@ func TestBrowserAuditLog(t *testing.T) {
 	require.Contains(t, csv, "member_added")
 	require.NotContains(t, csv, "webhook_created", "the export follows the filters")
 	choose(t, ctx, `#audit-kind`, "")
-	bobID := eval[string](t, ctx, `[...document.querySelectorAll("#audit-actor option")].find(o => o.textContent === "bob").value`)
+	bobID := eval[string](t, ctx,
+		`[...document.querySelectorAll("#audit-actor option")].find(o => o.textContent === "bob").value`)
 	choose(t, ctx, `#audit-actor`, bobID)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`form.audit-filters button[type=submit]`)))
 	waitFor(t, ctx, "only Bob's", `document.querySelectorAll("tr[data-audit]").length === 2 &&
-		!!document.querySelector("tr[data-audit=project_exported]") && !!document.querySelector("tr[data-audit=member_added]")`)
+		!!document.querySelector("tr[data-audit=project_exported]") &&
+		!!document.querySelector("tr[data-audit=member_added]")`)
 	// A time range with nothing in it says so.
 	do(t, ctx, chromedp.SetValue(chromedp.CSS(`#audit-since`), "2001-01-01T00:00"),
 		chromedp.SetValue(chromedp.CSS(`#audit-until`), "2001-01-02T00:00"),

@@ -24,8 +24,8 @@ var (
 	pathDecl = regexp.MustCompile("(?:const|let)\\s+(\\w+)\\s*=\\s*['`](/[^'`$]*)['`]")
 )
 
-var callMethod = map[string]string{"get": "GET", "getAll": "GET", "getPage": "GET", "href": "GET", "post": "POST", "upload": "POST",
-	"patch": "PATCH", "put": "PUT", "del": "DELETE"}
+var callMethod = map[string]string{"get": "GET", "getAll": "GET", "getPage": "GET", "href": "GET", "post": "POST",
+	"upload": "POST", "patch": "PATCH", "put": "PUT", "del": "DELETE"}
 
 // An operation no screen calls, in docs/web.md's table: | `METHOD /path` | why |
 var unreachedRow = regexp.MustCompile("^\\| `([A-Z]+) (/[^`]*)` \\| (.*?) \\|$")

@@ -146,8 +146,8 @@ func (e *Engine) signInExternal(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		Email: in.Email}, true)
 }
 
-// ErrExternalLinkedElsewhere: the provider's subject is linked to another account than the one linking
-// it (also a db.ErrConflict).
+// ErrExternalLinkedElsewhere is the refusal of a link whose provider's subject is linked to another
+// account than the one linking it (also a db.ErrConflict).
 var ErrExternalLinkedElsewhere = errors.New("this identity of the provider is linked to another account")
 
 // ExternalLink is a provider's subject a signed-in person links to their account: the account and the
