@@ -27,6 +27,9 @@ type ErrorBody struct {
 	// RetryAfter, when positive, is sent as the Retry-After header (whole seconds, rounded up): how long
 	// a refused client should wait.
 	RetryAfter time.Duration `json:"-"`
+	// cause is what made a 503 (the driver's error, a timeout waiting for a connection): never shown,
+	// logged by logUnavailable with the request's context.
+	cause error
 }
 
 // FieldError is one validation failure.
@@ -126,8 +129,7 @@ func buildError(ctx context.Context, logger *slog.Logger, status int, msg string
 	}
 	if status >= 500 {
 		if body := unavailable(errs...); body != nil {
-			logger.WarnContext(ctx, "unavailable", "message", msg, "causes", causesOf(errs))
-			return body
+			return body // logged with its cause by logUnavailable, as it is written
 		}
 	}
 	if status == http.StatusServiceUnavailable {
@@ -182,9 +184,13 @@ func unavailable(errs ...error) *ErrorBody {
 		var se *db.Error
 		switch {
 		case errors.As(err, &se) && errors.Is(se.Kind, db.ErrUnavailable):
-			return newErrorBody(http.StatusServiceUnavailable, se.Msg)
+			body := newErrorBody(http.StatusServiceUnavailable, se.Msg)
+			body.cause = err
+			return body
 		case db.IsUnavailable(err):
-			return newErrorBody(http.StatusServiceUnavailable, unavailableMsg)
+			body := newErrorBody(http.StatusServiceUnavailable, unavailableMsg)
+			body.cause = err
+			return body
 		}
 	}
 	return nil
@@ -276,4 +282,20 @@ func done(err error) (*OKOutput, error) {
 		return nil, fail(err)
 	}
 	return okOutput(), nil
+}
+
+// logUnavailable is a huma transformer: every answer passes through it as it is written, and a 503
+// that the database or a connection out of reach caused is logged at warn with that cause, whether a
+// handler returned it (fail) or huma built it (the guard's errors), so an operator sees why.
+func logUnavailable(logger *slog.Logger) huma.Transformer {
+	return func(hctx huma.Context, _ string, v any) (any, error) {
+		if eb, ok := v.(*ErrorBody); ok && eb.cause != nil {
+			id := ""
+			if op := hctx.Operation(); op != nil {
+				id = op.OperationID
+			}
+			logger.WarnContext(hctx.Context(), "unavailable", "operation", id, "cause", eb.cause.Error())
+		}
+		return v, nil
+	}
 }

@@ -65,8 +65,8 @@ func TestFuzzEveryOperation(t *testing.T) {
 		}
 	}
 	t.Logf("fuzz: %d operations, %d requests, %d answered 2xx, %d 4xx", len(ops), f.requests, f.ok, f.clientErrors)
-	require.Empty(t, f.failures, "fuzz failures (first of %d): %s", len(f.failures),
-		strings.Join(f.failures[:min(len(f.failures), 30)], "\n"))
+	require.Empty(t, f.failures, "fuzz failures (first of %d): %s\nserver warnings:\n%.4000s", len(f.failures),
+		strings.Join(f.failures[:min(len(f.failures), 30)], "\n"), e.logs.String())
 }
 
 // fuzzTenant is a user with a workspace holding one of everything, its ids by path parameter name,

@@ -69,6 +69,26 @@ type testEnv struct {
 	access  *accesscache.Cache
 	// httpURL is the handler served over HTTP, once a test asked for it (mcpURL).
 	httpURL string
+	// logs holds what the server logged at warn and above (a 503's cause, say), for failure messages.
+	logs *serverLog
+}
+
+// serverLog is a log destination that handlers on many goroutines write to.
+type serverLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *serverLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *serverLog) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type setupOpts struct {
@@ -97,7 +117,8 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 	if o.registerRateLimit == 0 {
 		o.registerRateLimit = 1000
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &serverLog{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// Every test runs with the access cache, as the api process does.
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
@@ -113,7 +134,8 @@ func setupWith(t *testing.T, o setupOpts) *testEnv {
 		o.options(&opts)
 	}
 	h := newTestHandler(t, eng, signer, logger, opts)
-	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer, access: cache}
+	return &testEnv{t: t, handler: h, eng: eng, pool: dbPool, river: riverClient, signer: signer, access: cache,
+		logs: logs}
 }
 
 // resp is a recorded answer.

@@ -63,8 +63,9 @@ type ImportStreamInput struct {
 }
 
 const importsDoc = "Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, " +
-	"`Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip). Plane: the CSV " +
-	"export. Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB."
+	"`Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip; its attachment " +
+	"files are stored as attachments). Plane: the work items' CSV export, the zip or a CSV file of it (`ID`, `Name`, " +
+	"`State` required). Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB."
 
 // registerImports registers the imports of other tools' exports.
 func (s boardOps) registerImports() {

@@ -131,10 +131,13 @@ func TestDatabaseOutageIs503WithRetryAfter(t *testing.T) {
 		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	requireUnavailable(t, e.send(req{Method: "POST", Path: "/mcp", Body: init,
 		Header: map[string]string{"Authorization": "Bearer " + pat, "Accept": "application/json, text/event-stream"}}))
+	// The operator learns why: each 503 an operation answered is logged at warn with its cause.
+	require.Contains(t, e.logs.String(), `level=WARN msg=unavailable operation=cards-create-in-column cause=`)
+	require.Contains(t, e.logs.String(), "closed pool")
 }
 
 // fail and buildError classify the database's unavailability, whether the store translated it or it
-// came raw from the driver, and log it as a warning rather than an internal error.
+// came raw from the driver: no internal error, and the cause kept for logUnavailable (never shown).
 func TestUnavailableIsNoInternalError(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
@@ -149,13 +152,14 @@ func TestUnavailableIsNoInternalError(t *testing.T) {
 		require.Equal(t, "Service Unavailable", eb.ErrorName)
 		require.NotContains(t, eb.Message, "administrator")
 		require.Equal(t, http.Header{"Retry-After": {retryAfter}}, eb.GetHeaders())
+		require.ErrorIs(t, eb.cause, err)
 
 		got := buildError(context.Background(), logger, http.StatusInternalServerError, "unexpected error occurred", err)
 		require.Equal(t, http.StatusServiceUnavailable, got.GetStatus())
 		require.NotContains(t, got.Error(), "administrator")
+		require.ErrorIs(t, got.(*ErrorBody).cause, err)
 	}
 	require.NotContains(t, logs.String(), "internal error")
-	require.Contains(t, logs.String(), "level=WARN")
 	// Other errors have no Retry-After.
 	require.Nil(t, newErrorBody(http.StatusInternalServerError, "x").GetHeaders())
 }

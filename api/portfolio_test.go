@@ -142,6 +142,21 @@ func TestPortfolioNumbers(t *testing.T) {
 	require.Equal(t, 1, bobs[0].Overdue)
 	// Ann cannot read Bob's workspace portfolio.
 	requireStatus(t, e.do("GET", pfWS(bob)+"/projects/portfolio", ann.Token, nil), http.StatusNotFound)
+
+	// An archived project leaves the portfolio (the work in progress) until it is restored.
+	requireStatus(t, e.do("POST", beta+"/archive", ann.Token, nil), http.StatusOK)
+	r = e.do("GET", pfWS(ann)+"/projects/portfolio", ann.Token, nil)
+	requireStatus(t, r, http.StatusOK)
+	names := func(ps []PortfolioProjectOut) (out []string) {
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	require.Equal(t, []string{"Alpha", "Gamma"}, names(decode[[]PortfolioProjectOut](t, r)))
+	requireStatus(t, e.do("POST", beta+"/unarchive", ann.Token, nil), http.StatusOK)
+	r = e.do("GET", pfWS(ann)+"/projects/portfolio", ann.Token, nil)
+	require.Equal(t, []string{"Alpha", "Beta", "Gamma"}, names(decode[[]PortfolioProjectOut](t, r)))
 }
 
 func TestDaysUntil(t *testing.T) {

@@ -251,6 +251,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		cfg.SchemasPath = "/api/schemas"
 	}
 	registerValues(cfg.Components.Schemas)
+	cfg.Transformers = append(cfg.Transformers, logUnavailable(s.logger))
 	s.api = humachi.New(router, cfg)
 	s.mountDocs(router, !opts.NoDocs)
 	s.api.UseMiddleware(s.guard)

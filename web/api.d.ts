@@ -1511,7 +1511,7 @@ export interface paths {
         put?: never;
         /**
          * Import another tool's export
-         * @description `multipart/form-data` with `source` (trello, jira, vikunja, plane, pilot) and the export in a part named `file`. Answers 202 with the import, queued: a job reads the file and creates one project per project of the export, each whole or not at all; follow `…/imports/{importId}/events` or read the import. The same file imported again into the workspace answers 409 naming the earlier import (unless it failed). Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, `Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip). Plane: the CSV export. Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB.
+         * @description `multipart/form-data` with `source` (trello, jira, vikunja, plane, pilot) and the export in a part named `file`. Answers 202 with the import, queued: a job reads the file and creates one project per project of the export, each whole or not at all; follow `…/imports/{importId}/events` or read the import. The same file imported again into the workspace answers 409 naming the earlier import (unless it failed). Trello: the board's JSON export. Jira: the CSV export (all fields; English headers `Summary`, `Issue key`, `Status` required). Pilot: a project export. Vikunja: the export archive (zip; its attachment files are stored as attachments). Plane: the work items' CSV export, the zip or a CSV file of it (`ID`, `Name`, `State` required). Size limits: Trello, Vikunja 50 MB; Jira, Plane, Pilot 20 MB.
          *
          *     Personal access tokens need the `projects:write` scope.
          */
@@ -4529,6 +4529,11 @@ export interface components {
             comments: number;
             /** Format: int64 */
             dueDates: number;
+            /**
+             * Format: int64
+             * @description Attachments stored as files on their card
+             */
+            files: number;
             /** Format: int64 */
             labels: number;
             /** Format: int64 */

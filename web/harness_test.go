@@ -26,6 +26,7 @@ import (
 	"github.com/pilot-dev/pilot/internal/accesscache"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/billing"
+	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 	"github.com/pilot-dev/pilot/workers"
@@ -61,13 +62,14 @@ func startServerWith(t testing.TB, tune func(*api.Options)) *server {
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
+	// The api and the worker share one attachment storage (an import stores its files from the worker).
 	opts := api.Options{PublicURL: srv.URL, LoginRateLimit: 1000, RegisterRateLimit: 1000, AccessCache: cache,
-		Context: ctx}
+		Context: ctx, Storage: storage.NewLocal(t.TempDir())}
 	if tune != nil {
 		tune(&opts)
 	}
 	h = api.New(b.Engines, signer, billing.Local{PublicURL: srv.URL}, logger, opts)
-	client, _, err := workers.NewClient(b.Pool, workers.Config{Concurrency: 2, Logger: logger})
+	client, _, err := workers.NewClient(b.Pool, workers.Config{Concurrency: 2, Logger: logger, Storage: opts.Storage})
 	require.NoError(t, err)
 	require.NoError(t, client.Start(context.Background()))
 	t.Cleanup(func() {

@@ -1,8 +1,12 @@
 package web_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -11,7 +15,8 @@ import (
 
 // TestBrowserImportJira: "Import from another tool" from the projects page: Jira chosen, its CSV
 // uploaded, the report shown as the import's stream brings it (the project created with its counts, the
-// items left out with why), the project there through the API, and the import listed below.
+// items left out with why), the project there through the API, and the import listed below. Then each
+// other source in turn (Trello, Vikunja, Plane, Pilot), each report seen.
 func TestBrowserImportJira(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -50,4 +55,75 @@ func TestBrowserImportJira(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`.import-report a`)))
 	waitFor(t, ctx, "the imported board", `document.querySelector("h1")?.textContent === "Jira import" &&
 		document.body.textContent.includes("Deploy <b>now</b>")`)
+
+	do(t, ctx, chromedp.NavigateBack(), chromedp.WaitVisible(chromedp.CSS(`#imports-file`)))
+	for _, c := range otherSources(t) {
+		importFile(t, ctx, c.source, c.file)
+		report := text(t, ctx, `.import-report`)
+		for _, want := range c.want {
+			require.Contains(t, report, want, c.source)
+		}
+		if c.source == "vikunja" {
+			accessible(t, ctx, "import report with files")
+		}
+	}
+}
+
+type importCase struct {
+	source, file string
+	want         []string
+}
+
+// otherSources writes an export of each source but Jira, as the tools write them: Trello's a real board
+// (WeKan's test data, MIT), Vikunja's an archive with an attachment file, Plane's a CSV, Pilot's a project.
+func otherSources(t *testing.T) []importCase {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+		return p
+	}
+	trello, err := os.ReadFile("../db/transfer/sources/testdata/wekan/trello-project100.json")
+	require.NoError(t, err)
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for _, e := range [][2]string{{"VERSION", "v0.24.6"}, {"files/9", "seed list"}, {"data.json", `[{"id":1,` +
+		`"title":"Garden","views":[{"id":2,"view_kind":"kanban","position":1}],"buckets":[{"id":3,"title":"Beds",` +
+		`"project_view_id":2,"position":1}],"task_buckets":[{"task_id":5,"bucket_id":3,"project_view_id":2}],` +
+		`"tasks":[{"id":5,"title":"Sow","attachments":[{"id":1,"file":{"id":9,"name":"seeds.txt","size":9}}]},` +
+		`{"id":6,"title":"Harvest","done":true,"due_date":"2026-09-01T00:00:00Z"}]}]`}} {
+		f, err := zw.Create(e[0])
+		require.NoError(t, err)
+		_, err = f.Write([]byte(e[1]))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	plane := `"ID","Project Identifier","Project","Name","Priority","State","Labels","Assignees","Parent"` + "\n" +
+		`"APP-1","APP","App","Login","urgent","In Progress","auth","Bob Stone",""` + "\n" +
+		`"APP-2","APP","App","Logout","low","Todo","","","APP-1"` + "\n"
+	pilot := `{"version":1,"project":{"name":"From Pilot"},"columns":[{"name":"Now"}],` +
+		`"cards":[{"title":"Carried over","columnIndex":0}]}`
+	return []importCase{
+		{"trello", write("board.json", trello), []string{"Project 100", "3 cards", "6 labels",
+			"member test_user", "no e-mail"}},
+		{"vikunja", write("vikunja-export.zip", zb.Bytes()), []string{"Garden", "2 cards", "1 attachments as files"}},
+		{"plane", write("plane.csv", []byte(plane)), []string{"App", "2 cards", "1 relations",
+			`assignee "Bob Stone" of work item APP-1`}},
+		{"pilot", write("project.json", []byte(pilot)), []string{"From Pilot", "1 cards"}},
+	}
+}
+
+// importFile imports file as source from the import page and waits for its completed report.
+func importFile(t *testing.T, ctx context.Context, source, file string) {
+	t.Helper()
+	do(t, ctx, chromedp.Click(chromedp.CSS(`input[value="`+source+`"]`)),
+		chromedp.SetUploadFiles(chromedp.CSS(`#imports-file`), []string{file}))
+	clickText(t, ctx, "Import")
+	name := filepath.Base(file)
+	waitFor(t, ctx, "the completed report of "+name, `
+		document.querySelector(".import-report h2")?.textContent.includes(`+jsString(name)+`) &&
+		document.querySelector(".import-status")?.textContent.startsWith("Completed") &&
+		document.querySelector(".import-report h3")?.textContent === "Created"`)
+	require.True(t, strings.Contains(text(t, ctx, `.import-report h2`), name))
 }

@@ -369,3 +369,29 @@ func TestScanDueDates(t *testing.T) {
 	require.Equal(t, 1, n, "a new due date fires again")
 	require.Len(t, e.events(t, db.TriggerDueDateReached, due.ID), 2)
 }
+
+// An archived project is read-only, its automations too: its passed due dates do not fire while it is
+// archived, and fire once it is restored.
+func TestScanDueDatesWaitsForAnArchivedProject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	past := time.Now().Add(-time.Hour)
+	late := testfactory.Card(t, e.Engines, e.team.Project, &testfactory.CardOpts{Title: testfactory.Ptr("Late"),
+		In: board.NewCard{DueDate: &past}})
+	archive := func(archived bool) {
+		_, err := e.Board.SetProjectArchived(ctx, board.ProjectArchiving{WorkspaceID: e.team.Project.WorkspaceID,
+			ProjectID: e.team.Project.ID, ActorID: e.team.Owner.User.ID, Archived: archived})
+		require.NoError(t, err)
+	}
+	archive(true)
+	n, err := e.engine.ScanDueDates(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "an archived project's due dates wait")
+
+	archive(false)
+	n, err = e.engine.ScanDueDates(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM due_date_events WHERE card_id = $1`, late.ID))
+}

@@ -20,6 +20,9 @@ type NewAttachment struct {
 	OriginalName, MimeType         string
 	Size                           int64
 	StorageKey                     string
+	// Imported records no activity: the attachment comes with a card an import creates, whose creation
+	// the import records (its assignee is not told of each file).
+	Imported bool
 }
 
 // CheckCard answers ErrNotFound unless the card belongs to the project.
@@ -31,34 +34,44 @@ func (b *Engine) CheckCard(ctx context.Context, projectID, cardID string) error 
 // raises the card's attachment count and records card_updated (fields ["attachments"]), in one
 // transaction. The caller stores the file first and deletes it again when this fails.
 func (b *Engine) CreateAttachment(ctx context.Context, in NewAttachment) (db.Attachment, error) {
+	var out db.Attachment
+	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		var err error
+		out, err = b.CreateAttachmentTx(ctx, tx, q, in)
+		return err
+	})
+	return out, err
+}
+
+// CreateAttachmentTx is CreateAttachment in the caller's transaction (an import stores a card's files
+// with the project it creates, all or nothing).
+func (b *Engine) CreateAttachmentTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries,
+	in NewAttachment) (db.Attachment, error) {
 	if in.Size < 0 || in.Size > MaxAttachmentSize {
 		return db.Attachment{}, dbcore.Invalid(fmt.Sprintf("an attachment is at most %d bytes", MaxAttachmentSize))
 	}
 	if in.ID == "" {
 		in.ID = db.NewID()
 	}
-	var out db.Attachment
-	err := b.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID,
-			ProjectID: in.ProjectID})
-		if dbcore.IsNotFound(err) {
-			return dbcore.NotFound("card not found")
-		}
-		if err != nil {
-			return fmt.Errorf("count attachment: %w", err)
-		}
-		var outRow dbsqlc.Attachment
-		outRow, err = q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID,
-			UploadedBy: in.ActorID, OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size,
-			StorageKey: in.StorageKey})
-		out = db.Attachment(outRow)
-		if err != nil {
-			return dbcore.Wrap(err, "insert attachment")
-		}
-		return b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID, in.ActorID, card.Title,
-			card.AssigneeID))
-	})
-	return out, err
+	card, err := q.CardAttachmentCountAdd(ctx, dbsqlc.CardAttachmentCountAddParams{Delta: 1, ID: in.CardID,
+		ProjectID: in.ProjectID})
+	if dbcore.IsNotFound(err) {
+		return db.Attachment{}, dbcore.NotFound("card not found")
+	}
+	if err != nil {
+		return db.Attachment{}, fmt.Errorf("count attachment: %w", err)
+	}
+	row, err := q.AttachmentInsert(ctx, dbsqlc.AttachmentInsertParams{ID: in.ID, CardID: in.CardID,
+		UploadedBy: in.ActorID, OriginalName: in.OriginalName, MimeType: in.MimeType, Size: in.Size,
+		StorageKey: in.StorageKey})
+	if err != nil {
+		return db.Attachment{}, dbcore.Wrap(err, "insert attachment")
+	}
+	if in.Imported {
+		return db.Attachment(row), nil
+	}
+	return db.Attachment(row), b.core.RecordActivities(ctx, tx, attachmentActivity(in.ProjectID, in.CardID,
+		in.ActorID, card.Title, card.AssigneeID))
 }
 
 // Attachments lists the attachments of a card of a project, oldest first.

@@ -89,7 +89,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Automations:   automations,
 		Webhooks:      webhooks,
 		Transfer:      transfers,
-		Imports:       imports.New(core, store, transfers),
+		Imports:       imports.New(core, store, transfers, boards),
 		Audit:         audits,
 	}
 }

@@ -53,7 +53,7 @@ func BenchmarkTrelloImport5000(b *testing.B) {
 		start := time.Now()
 		im, err := e.Imports.Create(context.Background(), e.ws(), e.team.Owner.User.ID, sources.Trello, "board.json", data)
 		require.NoError(b, err)
-		require.NoError(b, e.Imports.Run(context.Background(), im.ID))
+		require.NoError(b, e.Imports.Run(context.Background(), im.ID, e.files))
 		elapsed := time.Since(start)
 		stop()
 		got, err := e.Imports.Get(context.Background(), e.ws(), im.ID)

@@ -6,22 +6,27 @@
 package imports
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
+	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
 	"github.com/pilot-dev/pilot/db/transfer"
 	"github.com/pilot-dev/pilot/db/transfer/sources"
+	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
@@ -60,11 +65,13 @@ type Engine struct {
 	core     *dbcore.Core
 	store    *db.Store
 	transfer *transfer.Engine
+	boards   *board.Engine
 }
 
-// New builds the imports engine; projects are written through transfers.
-func New(core *dbcore.Core, store *db.Store, transfers *transfer.Engine) *Engine {
-	return &Engine{core: core, store: store, transfer: transfers}
+// New builds the imports engine; projects are written through transfers, the attachments an export holds
+// through boards.
+func New(core *dbcore.Core, store *db.Store, transfers *transfer.Engine, boards *board.Engine) *Engine {
+	return &Engine{core: core, store: store, transfer: transfers, boards: boards}
 }
 
 // ProjectReport is a project the import created.
@@ -233,8 +240,8 @@ func (pr *progress) data() map[string]any {
 // each, the project with the report's entry and a progress event, and ends the import completed, or
 // failed when the file cannot be read, with the final event. An import gone or already finished is left
 // alone. An error is the machine's (the database): the job is retried and resumes after the projects
-// already created.
-func (e *Engine) Run(ctx context.Context, importID string) error {
+// already created. The attachments an export holds are stored in files (nil: they are skipped, saying so).
+func (e *Engine) Run(ctx context.Context, importID string, files storage.Storage) error {
 	start, err := e.core.Q.ImportStart(ctx, importID)
 	if dbcore.IsNotFound(err) {
 		return nil
@@ -278,7 +285,7 @@ func (e *Engine) Run(ctx context.Context, importID string) error {
 			pr.report.Projects = append(pr.report.Projects, rep)
 			continue
 		}
-		if err := e.runProject(ctx, importID, start.WorkspaceID, actor, i, p, &pr); err != nil {
+		if err := e.runProject(ctx, importID, start.WorkspaceID, actor, i, p, files, &pr); err != nil {
 			return err
 		}
 	}
@@ -288,9 +295,11 @@ func (e *Engine) Run(ctx context.Context, importID string) error {
 }
 
 // runProject creates the export's project i, all or nothing: a project refused whole (over a limit,
-// say) is reported skipped with why, and its items counted skipped.
+// say) is reported skipped with why, and its items counted skipped. The files it holds are stored first
+// and recorded as its cards' attachments in the project's transaction; they are deleted again when it
+// fails.
 func (e *Engine) runProject(ctx context.Context, importID, workspaceID, actorID string, i int, p sources.Project,
-	pr *progress) error {
+	files storage.Storage, pr *progress) error {
 	opts := transfer.ImportOptions{MaxColumns: sources.MaxColumns, MaxCards: sources.MaxCards, Assignees: p.Assignees}
 	counts := p.Count()
 	if err := transfer.Plan(p.Doc, opts); err != nil {
@@ -302,10 +311,23 @@ func (e *Engine) runProject(ctx context.Context, importID, workspaceID, actorID 
 			Reason: err.Error()})
 		return e.progressEvent(ctx, importID, pr, fmt.Sprintf("project %q left out: %v", p.Doc.Project.Name, err))
 	}
-	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+	stored, skips, err := storeFiles(ctx, files, p.Files)
+	if err != nil {
+		return err
+	}
+	counts.Files = len(stored)
+	pr.skipped += len(skips)
+	pr.report.Skipped = append(pr.report.Skipped, skips...)
+	err = e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		out, err := e.transfer.ImportTx(ctx, tx, q, workspaceID, actorID, p.Doc, opts)
 		if err != nil {
 			return err
+		}
+		for _, f := range stored {
+			f.ProjectID, f.CardID, f.ActorID = out.Project.ID, out.CardIDs[f.cardIndex], actorID
+			if _, err := e.boards.CreateAttachmentTx(ctx, tx, q, f.NewAttachment); err != nil {
+				return err
+			}
 		}
 		rep := ProjectReport{Index: i, Name: out.Project.Name, ProjectID: out.Project.ID, Created: counts,
 			Assigned: out.Assigned, Warnings: append([]string{}, p.Warnings...)}
@@ -322,6 +344,68 @@ func (e *Engine) runProject(ctx context.Context, importID, workspaceID, actorID 
 			Status: string(StatusRunning), Message: fmt.Sprintf("project %q created", out.Project.Name), Data: pr.data()})
 		return err
 	})
+	if err != nil {
+		for _, f := range stored {
+			_ = files.Delete(context.WithoutCancel(ctx), f.StorageKey) // best effort: the project was not created
+		}
+	}
+	return err
+}
+
+// storedFile is a file of an export put in storage, to be recorded as the attachment of the card at
+// cardIndex (its index in the export's project).
+type storedFile struct {
+	board.NewAttachment
+	cardIndex int
+}
+
+// storeFiles reads an export's files and puts each in storage under a new id; one that cannot be read
+// (or with no storage) is skipped with why. An error is storage's: the caller's job is retried.
+func storeFiles(ctx context.Context, files storage.Storage, in []sources.File) ([]storedFile, []sources.Skip,
+	error) {
+	var out []storedFile
+	var skips []sources.Skip
+	for _, f := range in {
+		item := fmt.Sprintf("attachment %q", f.Name)
+		if files == nil {
+			skips = append(skips, sources.Skip{Item: item, Reason: "no attachment storage is configured"})
+			continue
+		}
+		data, err := f.Open()
+		if err != nil {
+			skips = append(skips, sources.Skip{Item: item, Reason: "its file in the archive cannot be read: " + err.Error()})
+			continue
+		}
+		if int64(len(data)) > board.MaxAttachmentSize {
+			skips = append(skips, sources.Skip{Item: item, Reason: "it is larger than the 10 MB attachment limit"})
+			continue
+		}
+		id := db.NewID()
+		size, err := files.Put(ctx, id, bytes.NewReader(data))
+		if err != nil {
+			for _, s := range out {
+				_ = files.Delete(context.WithoutCancel(ctx), s.StorageKey)
+			}
+			return nil, nil, fmt.Errorf("store imported attachment: %w", err)
+		}
+		out = append(out, storedFile{cardIndex: f.CardIndex, NewAttachment: board.NewAttachment{ID: id,
+			OriginalName: f.Name, MimeType: fileType(data, f.MimeType), Size: size, StorageKey: id, Imported: true}})
+	}
+	return out, skips, nil
+}
+
+// fileType is the content's sniffed type, or the declared one when sniffing finds nothing better.
+func fileType(data []byte, declared string) string {
+	sniffed := http.DetectContentType(data)
+	if sniffed != "application/octet-stream" || declared == "" {
+		return sniffed
+	}
+	if mt, params, err := mime.ParseMediaType(declared); err == nil {
+		if v := mime.FormatMediaType(mt, params); v != "" {
+			return v
+		}
+	}
+	return sniffed
 }
 
 // MaxReportedSkips bounds the skipped items an import's report lists; the last entry counts the rest.

@@ -10,19 +10,21 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/imports"
 	"github.com/pilot-dev/pilot/db/transfer/sources"
+	"github.com/pilot-dev/pilot/internal/storage"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
 )
 
 type env struct {
 	testfactory.Bundle
-	team testfactory.Team
+	team  testfactory.Team
+	files storage.Storage
 }
 
 func setup(t testing.TB) *env {
 	t.Helper()
 	b := testfactory.Store(t)
-	return &env{Bundle: *b, team: testfactory.NewTeam(t, b.Engines)}
+	return &env{Bundle: *b, team: testfactory.NewTeam(t, b.Engines), files: storage.NewLocal(t.TempDir())}
 }
 
 func (e *env) ws() string { return e.team.Owner.Workspace.ID }
@@ -37,7 +39,7 @@ func (e *env) create(t *testing.T, src sources.Source, data []byte) imports.Impo
 // run does the import's job and reads it back.
 func (e *env) run(t *testing.T, id string) imports.Import {
 	t.Helper()
-	require.NoError(t, e.Imports.Run(context.Background(), id))
+	require.NoError(t, e.Imports.Run(context.Background(), id, e.files))
 	im, err := e.Imports.Get(context.Background(), e.ws(), id)
 	require.NoError(t, err)
 	return im
@@ -138,9 +140,9 @@ func TestImportRetryResumes(t *testing.T) {
 	e := setup(t)
 	csv := "Summary,Issue key,Status,Project key,Project name\nA,A-1,Open,A,Alpha\nB,B-1,Open,B,Beta\n"
 	im := e.create(t, sources.Jira, []byte(csv))
-	require.NoError(t, e.Imports.Run(context.Background(), im.ID))
+	require.NoError(t, e.Imports.Run(context.Background(), im.ID, e.files))
 	// A second run of a finished import (a duplicated job) does nothing.
-	require.NoError(t, e.Imports.Run(context.Background(), im.ID))
+	require.NoError(t, e.Imports.Run(context.Background(), im.ID, e.files))
 	require.Equal(t, 1, e.Count(t, `SELECT count(*) FROM projects WHERE name = 'Alpha'`))
 	// A run that stopped after Alpha resumes after it: forget Beta and reopen the import.
 	_, err := e.Pool.Exec(context.Background(), `DELETE FROM projects WHERE name = 'Beta'`)
@@ -163,6 +165,6 @@ func TestImportFail(t *testing.T) {
 	got, err := e.Imports.Get(context.Background(), e.ws(), im.ID)
 	require.NoError(t, err)
 	require.Equal(t, imports.StatusFailed, got.Status)
-	require.NoError(t, e.Imports.Run(context.Background(), im.ID), "a failed import is not run")
+	require.NoError(t, e.Imports.Run(context.Background(), im.ID, e.files), "a failed import is not run")
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM projects WHERE name = 'P'`))
 }

@@ -107,6 +107,9 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		if err := checkBudgetTx(ctx, q, in.WorkspaceID); err != nil {
 			return err
 		}
+		if err := checkProjectWritableTx(ctx, q, in.WorkspaceID, in.ProjectID); err != nil {
+			return err
+		}
 		n, err := q.MissionCountSince(ctx, dbsqlc.MissionCountSinceParams{AgentID: agent.ID,
 			Since: time.Now().Add(-time.Hour)})
 		if err != nil {
@@ -150,6 +153,25 @@ func (e *Engine) CreateMissionTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queri
 		return err
 	}()
 	return out, err
+}
+
+// checkProjectWritableTx refuses a mission on an archived project (its card named in the body, so the
+// api's guard, which refuses writes under an archived project's path, never saw the project): an archived
+// project is read-only until it is restored. No project (a workspace-wide mission) is always writable.
+func checkProjectWritableTx(ctx context.Context, q *dbsqlc.Queries, workspaceID string, projectID *string) error {
+	if projectID == nil {
+		return nil
+	}
+	p, err := q.ProjectGet(ctx, dbsqlc.ProjectGetParams{ID: *projectID, WorkspaceID: workspaceID})
+	switch {
+	case dbcore.IsNotFound(err):
+		return dbcore.NotFound("project not found")
+	case err != nil:
+		return fmt.Errorf("read project: %w", err)
+	case p.ArchivedAt != nil:
+		return dbcore.Conflict(fmt.Sprintf("the project %q is archived: restore it to start missions on it", p.Name))
+	}
+	return nil
 }
 
 // Mission reads a mission of a workspace.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 	"github.com/pilot-dev/pilot/jobs"
@@ -311,4 +312,31 @@ func TestCancelRejectsPendingProposals(t *testing.T) {
 		Args: raw(t, map[string]any{"content": "x"})})
 	require.ErrorIs(t, err, mission.ErrMissionStopped)
 	require.Equal(t, 0, e.Count(t, `SELECT count(*) FROM comments`))
+}
+
+// A mission names its card in the body, so the api's guard never sees the project: the engine refuses a
+// mission on an archived project's card as a conflict that writes nothing, and takes it once the project
+// is restored.
+func TestArchivedProjectRefusesNewMissions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	a := e.agent(t, nil)
+	_, err := e.Board.SetProjectArchived(ctx, board.ProjectArchiving{WorkspaceID: e.ws(), ProjectID: e.team.Project.ID,
+		ActorID: e.team.Owner.User.ID, Archived: true})
+	require.NoError(t, err)
+
+	missions := e.Count(t, `SELECT count(*) FROM agent_missions`)
+	newMission := mission.NewMission{WorkspaceID: e.ws(), AgentID: a.ID, ActorID: e.team.Member.User.ID,
+		ProjectID: &e.team.Project.ID, CardID: &e.card.ID, Source: mission.MissionSourceAgent, Objective: "Plan it"}
+	_, err = e.engine.CreateMission(ctx, newMission)
+	require.ErrorIs(t, err, db.ErrConflict)
+	require.ErrorContains(t, err, "archived")
+	require.Equal(t, missions, e.Count(t, `SELECT count(*) FROM agent_missions`))
+
+	_, err = e.Board.SetProjectArchived(ctx, board.ProjectArchiving{WorkspaceID: e.ws(), ProjectID: e.team.Project.ID,
+		ActorID: e.team.Owner.User.ID, Archived: false})
+	require.NoError(t, err)
+	_, err = e.engine.CreateMission(ctx, newMission)
+	require.NoError(t, err)
 }

@@ -59,11 +59,13 @@ SELECT * FROM automation_traces WHERE rule_id = @rule_id ORDER BY created_at DES
 
 -- name: DueDateClaim :many
 -- DueDateClaim claims every passed due date not fired yet; the unique (card, due date) key makes each
--- fire exactly once whatever the number of scanners.
+-- fire exactly once whatever the number of scanners. An archived project's cards wait (an archived
+-- project is read-only, its automations write nothing): their passed due dates fire once it is restored.
 INSERT INTO due_date_events (id, card_id, due_date)
 SELECT gen_random_uuid(), c.id, c.due_date
 FROM cards c
 WHERE c.due_date IS NOT NULL AND c.due_date <= now() AND NOT c.archived
+  AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = c.project_id AND p.archived_at IS NOT NULL)
 ON CONFLICT (card_id, due_date) DO NOTHING
 RETURNING id, card_id, due_date;
 

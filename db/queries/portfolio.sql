@@ -11,7 +11,7 @@ ORDER BY coalesce(start_date, due_date), due_date NULLS LAST, id;
 -- priority, archived cards, checklist items of active cards: sums of the column's count rows, kept by the
 -- triggers of migration 00019) and its overdue active cards (due in the past), counted from the
 -- (column_id, due_date) index. Per-project figures (overdue outside the last column, cards by column
--- type) are sums over a project's columns, in column order.
+-- type) are sums over a project's columns, in column order. Archived projects are left out (as below).
 SELECT col.project_id, col.id, col.name,
        coalesce(cs.low_count, 0)::int AS low_count,
        coalesce(cs.medium_count, 0)::int AS medium_count,
@@ -29,16 +29,18 @@ LEFT JOIN LATERAL (
            sum(n.checklist_done) AS checklist_done
     FROM column_card_counts n WHERE n.column_id = col.id
 ) cs ON true
-WHERE p.workspace_id = @workspace_id
+WHERE p.workspace_id = @workspace_id AND p.archived_at IS NULL
 ORDER BY col.project_id, col.position, col.id;
 
 -- name: PortfolioProjectList :many
 -- PortfolioProjectList lists a workspace's projects with their last activity (has_activity false: none;
 -- last_activity_at is then the project's creation), one probe of the (project_id, created_at) index each.
+-- Archived projects are left out: the portfolio is the workspace's work in progress, and an archived
+-- project (read-only until restored) would only show as stale.
 SELECT p.id, p.name, p.deadline,
        (la.last_activity_at IS NOT NULL)::boolean AS has_activity,
        coalesce(la.last_activity_at, p.created_at)::timestamptz AS last_activity_at
 FROM projects p
 LEFT JOIN LATERAL (SELECT max(a.created_at)::timestamptz AS last_activity_at FROM activities a WHERE a.project_id = p.id) la ON true
-WHERE p.workspace_id = @workspace_id
+WHERE p.workspace_id = @workspace_id AND p.archived_at IS NULL
 ORDER BY p.created_at, p.id;

@@ -84,6 +84,8 @@ type Imported struct {
 	Assigned int
 	// Unmatched are the assignees' e-mails that name no workspace member, once each, sorted.
 	Unmatched []string
+	// CardIDs are the created cards' ids, by their index in the document.
+	CardIDs []string
 }
 
 // Plan checks doc against opts's limits and every reference, as Import and ImportTx do, without writing:
@@ -105,7 +107,10 @@ func (e *Engine) ImportTx(ctx context.Context, tx pgx.Tx, q *dbsqlc.Queries, wor
 	if err != nil {
 		return Imported{}, err
 	}
-	out := Imported{Project: p}
+	out := Imported{Project: p, CardIDs: make([]string, len(plan.cardRows))}
+	for i, c := range plan.cardRows {
+		out.CardIDs[i] = c.ID
+	}
 	if out.Assigned, out.Unmatched, err = assignByEmail(ctx, q, workspaceID, p.ID, plan, opts.Assignees); err != nil {
 		return out, err
 	}

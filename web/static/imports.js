@@ -7,11 +7,12 @@ import { follow } from './live.js';
 
 /** @typedef {import('../api').components['schemas']['ImportOut']} Import */
 
-// The sources the importer reads. Vikunja's and Plane's are not offered until their readers exist: the API
-// still takes them, and such an import ends failed, saying so.
+// The sources the importer reads, with where their export is found and its size limit.
 const sources = [
   ['trello', 'Trello', 'the board’s JSON export (Menu → Print, export and share → Export as JSON), at most 50 MB'],
   ['jira', 'Jira', 'the CSV export of a filter (all fields), at most 20 MB'],
+  ['vikunja', 'Vikunja', 'the export archive (Settings → Export your Vikunja data), the zip as downloaded, at most 50 MB'],
+  ['plane', 'Plane', 'the CSV export of work items (Settings → Exports → CSV), the zip or a CSV file from it, at most 20 MB'],
   ['pilot', 'Pilot', 'a project export (JSON), at most 20 MB'],
 ];
 
@@ -52,7 +53,7 @@ export function Imports({ org, ws }) {
   const hint = sources.find(([v]) => v === source)?.[2];
   return html`<section class="imports">
     <h1>Import from another tool</h1>
-    <p>Bring your projects from Trello, Jira or another Pilot. Each project of the export becomes
+    <p>Bring your projects from Trello, Jira, Vikunja, Plane or another Pilot. Each project of the export becomes
       a project here, whole or not at all; the report lists what was created and what was left out, with why.</p>
     <form class="stack" onSubmit=${submit}>
       <fieldset>
@@ -103,7 +104,8 @@ function ImportReport({ org, ws, id, onDone }) {
       <a href=${`/w/${org}/${ws}/p/${p.projectId}`}>${p.name}</a>: ${count(p.created.columns)} columns,
       ${count(p.created.cards)} cards, ${count(p.created.labels)} labels, ${count(p.created.checklistItems)} checklist items,
       ${count(p.created.comments)} comments, ${count(p.created.dueDates)} due dates, ${count(p.created.relations)} relations,
-      ${count(p.created.attachments)} attachments as links, ${count(p.assigned)} cards assigned
+      ${count(p.created.attachments)} attachments as links, ${count(p.created.files)} attachments as files,
+      ${count(p.assigned)} cards assigned
       ${p.warnings.length > 0 && html`<ul>${p.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}</li>`)}</ul>`}
     ${r.report.skipped.length > 0 && html`<h3>Left out</h3><ul class="import-skipped">${r.report.skipped.map((s, i) => html`
       <li key=${i}>${s.item}: ${s.reason}</li>`)}</ul>`}

@@ -28,7 +28,7 @@ LEFT JOIN LATERAL (
            sum(n.checklist_done) AS checklist_done
     FROM column_card_counts n WHERE n.column_id = col.id
 ) cs ON true
-WHERE p.workspace_id = $1
+WHERE p.workspace_id = $1 AND p.archived_at IS NULL
 ORDER BY col.project_id, col.position, col.id
 `
 
@@ -49,7 +49,7 @@ type PortfolioColumnStatsRow struct {
 // priority, archived cards, checklist items of active cards: sums of the column's count rows, kept by the
 // triggers of migration 00019) and its overdue active cards (due in the past), counted from the
 // (column_id, due_date) index. Per-project figures (overdue outside the last column, cards by column
-// type) are sums over a project's columns, in column order.
+// type) are sums over a project's columns, in column order. Archived projects are left out (as below).
 func (q *Queries) PortfolioColumnStats(ctx context.Context, workspaceID string) ([]PortfolioColumnStatsRow, error) {
 	rows, err := q.db.Query(ctx, portfolioColumnStats, workspaceID)
 	if err != nil {
@@ -87,7 +87,7 @@ SELECT p.id, p.name, p.deadline,
        coalesce(la.last_activity_at, p.created_at)::timestamptz AS last_activity_at
 FROM projects p
 LEFT JOIN LATERAL (SELECT max(a.created_at)::timestamptz AS last_activity_at FROM activities a WHERE a.project_id = p.id) la ON true
-WHERE p.workspace_id = $1
+WHERE p.workspace_id = $1 AND p.archived_at IS NULL
 ORDER BY p.created_at, p.id
 `
 
@@ -101,6 +101,8 @@ type PortfolioProjectListRow struct {
 
 // PortfolioProjectList lists a workspace's projects with their last activity (has_activity false: none;
 // last_activity_at is then the project's creation), one probe of the (project_id, created_at) index each.
+// Archived projects are left out: the portfolio is the workspace's work in progress, and an archived
+// project (read-only until restored) would only show as stale.
 func (q *Queries) PortfolioProjectList(ctx context.Context, workspaceID string) ([]PortfolioProjectListRow, error) {
 	rows, err := q.db.Query(ctx, portfolioProjectList, workspaceID)
 	if err != nil {

@@ -88,10 +88,21 @@ type Project struct {
 	Assignees map[int]string
 	// Attachments counts the attachments kept as links in their card's description.
 	Attachments int
+	// Files are attachments whose bytes the export holds, stored as the cards' attachments.
+	Files []File
 	// Warnings are changes made to fit (a title cut to 500 characters, say).
 	Warnings []string
 	// Skipped are the project's items left out.
 	Skipped []Skip
+}
+
+// File is an attachment whose bytes the export holds (a Vikunja archive's files/), for the card at
+// CardIndex; Open reads it, at most Size bytes (which is at most board.MaxAttachmentSize).
+type File struct {
+	CardIndex      int
+	Name, MimeType string
+	Size           int64
+	Open           func() ([]byte, error)
 }
 
 // Export is a whole export read.
@@ -330,18 +341,19 @@ type Counts struct {
 	DueDates       int `json:"dueDates"`
 	Relations      int `json:"relations"`
 	Attachments    int `json:"attachments" doc:"Attachments kept as links in their card's description"`
+	Files          int `json:"files" doc:"Attachments stored as files on their card"`
 	ArchivedCards  int `json:"archivedCards"`
 }
 
 // Total is the number of items.
 func (c Counts) Total() int {
-	return c.Columns + c.Cards + c.Labels + c.ChecklistItems + c.Comments + c.Relations + c.Attachments
+	return c.Columns + c.Cards + c.Labels + c.ChecklistItems + c.Comments + c.Relations + c.Attachments + c.Files
 }
 
 // Count counts what p holds.
 func (p Project) Count() Counts {
 	c := Counts{Columns: len(p.Doc.Columns), Cards: len(p.Doc.Cards), Labels: len(p.Doc.Labels),
-		Relations: len(p.Doc.Relations), Attachments: p.Attachments}
+		Relations: len(p.Doc.Relations), Attachments: p.Attachments, Files: len(p.Files)}
 	for _, k := range p.Doc.Cards {
 		c.ChecklistItems += len(k.Checklist)
 		c.Comments += len(k.Comments)
