@@ -184,7 +184,8 @@ func TestLinkExternalToASignedInAccount(t *testing.T) {
 	require.Equal(t, []string{"sso_linked:s-ada"}, kinds(ada.User.ID), "recorded once")
 
 	// A subject of another account is refused, and nothing changes.
-	bob, err := e.SignInExternal(ctx, identity.ExternalSignIn{Provider: "corp", Subject: "s-bob", Email: "bob@example.com"})
+	bob, err := e.SignInExternal(ctx, identity.ExternalSignIn{Provider: "corp", Subject: "s-bob",
+		Email: "bob@example.com"})
 	require.NoError(t, err)
 	_, err = e.LinkExternal(ctx, identity.ExternalLink{UserID: ada.User.ID, SessionID: sess.ID, Provider: "corp",
 		Subject: "s-bob"})
