@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
@@ -9,11 +10,13 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/audit"
+	"github.com/pilot-dev/pilot/internal/oidctest"
 )
 
 // auditLog reads every entry of org's audit log matching query, following the pages.
@@ -51,10 +54,12 @@ func findAudit(t *testing.T, entries []AuditEntryOut, kind db.AuditKind, targetI
 
 // TestAuditLogRecordsEachKind does each audited action through HTTP, then finds its entry in the
 // organization's audit log (or the account's), with the actor, the client address and user agent, the
-// target and what changed.
+// target and what changed; refused changes record nothing. Every kind (db.AuditKinds) has its case:
+// a new kind fails this test until it has one.
 func TestAuditLogRecordsEachKind(t *testing.T) {
 	t.Parallel()
-	e := setup(t)
+	op := oidctest.Start(t, []oidctest.User{opEve}, oidcCallback)
+	e := oidcEnv(t, op, nil)
 	ann := e.register("ann@example.com")
 	bob := e.register("bob@example.com")
 	ws := wsOf(ann)
@@ -73,8 +78,42 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 		do      func() (targetID string)
 		check   func(t *testing.T, en AuditEntryOut)
 	}
-	var hookID, inviteToken, pipelineID, secret string
+	var hookID, inviteToken, pipelineID, secret, ruleID, tfaSecret, identityID string
+	fromAnn := func(r req) *resp {
+		r.RemoteAddr, r.Header = "198.51.100.7:4000", map[string]string{"User-Agent": "audit-test/1",
+			"Accept": "text/html"}
+		return e.send(r)
+	}
 	cases := []tc{
+		{kind: db.AuditTwoFactorEnabled, account: true, do: func() string {
+			r := asAnn("POST", "/auth/2fa/setup", nil)
+			requireStatus(t, r, http.StatusOK)
+			tfaSecret = tfaSetup(t, r).Body.Secret
+			ok(asAnn("POST", "/auth/2fa/enable", map[string]any{"password": identPassword,
+				"code": tfaCode(t, tfaSecret, time.Now())}))
+			return ann.ID
+		}},
+		{kind: db.AuditTwoFactorDisabled, account: true, do: func() string {
+			ok(asAnn("POST", "/auth/2fa/disable", map[string]any{"password": identPassword,
+				"code": tfaCode(t, tfaSecret, time.Now().Add(30*time.Second))}))
+			return ann.ID
+		}},
+		{kind: db.AuditSSOLinked, account: true, do: func() string {
+			r := asAnn("POST", "/auth/identities/link", map[string]any{"provider": "corp"})
+			requireStatus(t, r, http.StatusOK)
+			back, err := op.SignIn(context.Background(), oidctest.Browser(), decode[OIDCLinkOut](t, r).URL,
+				opEve.Username, opEve.Password)
+			require.NoError(t, err)
+			r = fromAnn(req{Method: "GET", Path: back.RequestURI(), Cookies: []*http.Cookie{cookieOf(r, oidcStateCookie),
+				{Name: sessionCookie, Value: ann.Token}}})
+			require.Equal(t, http.StatusFound, r.Code, "body: %s", r.Body)
+			identityID = decode[[]IdentityOut](t, asAnn("GET", "/auth/identities", nil))[0].ID
+			return opEve.ID
+		}, check: func(t *testing.T, en AuditEntryOut) { require.Equal(t, "corp", en.TargetName) }},
+		{kind: db.AuditSSOUnlinked, account: true, do: func() string {
+			ok(asAnn("DELETE", "/auth/identities/"+identityID, nil))
+			return opEve.ID
+		}},
 		{kind: db.AuditTokenCreated, account: true, do: func() string {
 			tok := decode[CreatedTokenOut](t, created(asAnn("POST", "/api-tokens",
 				map[string]any{"name": "ci", "scopes": []string{"projects:read"}})))
@@ -112,6 +151,12 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 			return decode[RuleOut](t, created(asAnn("POST", prj+"/automations", map[string]any{"name": "Prioritise",
 				"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}}))).ID
 		}},
+		{kind: db.AuditAutomationChanged, do: func() string {
+			ruleID = decode[RuleOut](t, created(asAnn("POST", prj+"/automations", map[string]any{"name": "Triage",
+				"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "high"}}))).ID
+			ok(asAnn("PATCH", prj+"/automations/"+ruleID, map[string]any{"name": "Triage all"}))
+			return ruleID
+		}},
 		{kind: db.AuditAutomationDeleted, do: func() string {
 			id := decode[RuleOut](t, created(asAnn("POST", prj+"/automations", map[string]any{"name": "Gone",
 				"trigger": "task_created", "action": map[string]any{"type": "set_priority", "priority": "low"}}))).ID
@@ -141,6 +186,16 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 		}, check: func(t *testing.T, en AuditEntryOut) {
 			require.NotContains(t, jsonText(t, en.Changes), "[x]", "setting values are never recorded")
 		}},
+		{kind: db.AuditPluginSettingsChange, do: func() string {
+			ok(asAnn("PATCH", ws+"/plugins/email-digest", map[string]any{"settings": map[string]any{"subjectPrefix": "[y]"}}))
+			return "email-digest"
+		}, check: func(t *testing.T, en AuditEntryOut) {
+			require.NotContains(t, jsonText(t, en.Changes), "[y]", "setting values are never recorded")
+		}},
+		{kind: db.AuditPluginUninstalled, do: func() string {
+			ok(asAnn("DELETE", ws+"/plugins/email-digest", nil))
+			return "email-digest"
+		}},
 		{kind: db.AuditProjectExported, do: func() string { ok(asAnn("GET", prj+"/export", nil)); return pid }},
 		{kind: db.AuditProjectImported, do: func() string {
 			doc := e.do("GET", prj+"/export", ann.Token, nil)
@@ -157,6 +212,12 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 			inviteToken = inv.Token
 			return inv.ID
 		}, check: func(t *testing.T, en AuditEntryOut) { require.Equal(t, bob.Email, en.TargetName) }},
+		{kind: db.AuditInvitationRevoked, do: func() string {
+			inv := decode[InvitationOut](t, created(asAnn("POST", ws+"/members/invite",
+				map[string]any{"email": "carol@example.com", "role": "member"})))
+			ok(asAnn("DELETE", ws+"/invitations/"+inv.ID, nil))
+			return inv.ID
+		}, check: func(t *testing.T, en AuditEntryOut) { require.Equal(t, "carol@example.com", en.TargetName) }},
 		{kind: db.AuditMemberAdded, do: func() string {
 			requireStatus(t, e.send(req{Method: "POST", Path: "/invitations/" + inviteToken + "/accept", Token: bob.Token,
 				RemoteAddr: "198.51.100.7:4000", Header: map[string]string{"User-Agent": "audit-test/1"}}), http.StatusOK)
@@ -197,6 +258,16 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 			require.Nil(t, en.ActorID, "nobody proved who they are")
 			require.Equal(t, ann.Email, en.ActorEmail)
 		}},
+		{kind: db.AuditPasswordReset, account: true, do: func() string {
+			ok(asAnn("POST", "/auth/forgot-password", map[string]any{"email": ann.Email}))
+			ok(fromAnn(req{Method: "POST", Path: "/auth/reset-password", Body: map[string]any{
+				"token": e.resetToken(ann.Email), "newPassword": "battery-staple"}}))
+			// The reset ended every session: Ann signs in again.
+			r := e.do("POST", "/auth/login", "", map[string]any{"email": ann.Email, "password": "battery-staple"})
+			requireStatus(t, r, http.StatusOK)
+			ann.Token = decode[SessionBody](t, r).AccessToken
+			return ann.ID
+		}},
 		{kind: db.AuditSessionEnded, account: true, do: func() string {
 			r := e.do("POST", "/auth/login", "", map[string]any{"email": ann.Email, "password": "battery-staple"})
 			requireStatus(t, r, http.StatusOK)
@@ -205,7 +276,9 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 			return ""
 		}},
 	}
+	tested := map[db.AuditKind]bool{}
 	for _, c := range cases {
+		tested[c.kind] = true
 		target := c.do()
 		var entries []AuditEntryOut
 		if c.account {
@@ -243,6 +316,26 @@ func TestAuditLogRecordsEachKind(t *testing.T) {
 	ok(asAnn("DELETE", "/organizations/acme", nil))
 	require.Equal(t, 1, e.count(`SELECT count(*) FROM audit_log WHERE kind = 'organization_deleted'
 		AND organization_id = $1 AND actor_id = $2`, org.ID, ann.ID))
+	tested[db.AuditWorkspaceDeleted], tested[db.AuditOrganizationDeleted] = true, true
+
+	// Refused changes record nothing: a member or a hook that is not there, a bad body, a wrong code.
+	before := e.count(`SELECT count(*) FROM audit_log`)
+	refused := func(r *resp) {
+		t.Helper()
+		require.True(t, r.Code >= 400 && r.Code < 500, "refused: %d %s", r.Code, r.Body)
+	}
+	refused(asAnn("PATCH", ws+"/members/"+bob.ID, map[string]any{"role": "admin"}))
+	refused(asAnn("PATCH", ws+"/webhooks/"+hookID, map[string]any{"enabled": true}))
+	refused(asAnn("PATCH", prj+"/automations/"+ruleID, map[string]any{"name": ""}))
+	refused(asAnn("PATCH", ws+"/plugins/email-digest", map[string]any{"settings": map[string]any{}}))
+	refused(asAnn("DELETE", ws+"/pipelines/"+pipelineID, nil))
+	refused(asAnn("POST", "/auth/2fa/disable", map[string]any{"password": "battery-staple", "code": "000000"}))
+	refused(asAnn("DELETE", "/auth/identities/"+identityID, nil))
+	require.Equal(t, before, e.count(`SELECT count(*) FROM audit_log`), "a refused change leaves no entry")
+
+	for _, k := range db.AuditKinds {
+		require.True(t, tested[k], "kind %s has no case here", k)
+	}
 }
 
 func jsonText(t *testing.T, v any) string {

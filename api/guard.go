@@ -114,7 +114,6 @@ type ctxKey int
 const (
 	principalKey ctxKey = iota
 	accessCtxKey
-	clientIPKey
 	requestKey
 )
 
@@ -140,21 +139,19 @@ func accessFrom(ctx context.Context) tenancy.Access {
 	return a
 }
 
+// clientIPFrom is the caller's address, as the guard (or mcpAuth) put it in the audit request.
 func clientIPFrom(ctx context.Context) string {
-	ip, _ := ctx.Value(clientIPKey).(string)
-	return ip
+	return audit.RequestFrom(ctx).ClientIP
 }
 
 // guard is the one place credentials, scopes and tenancy are checked, always in this order: a valid
 // bearer token, membership of the organization, membership of the workspace, then role and scope.
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	a, _ := hctx.Operation().Metadata["access"].(Requires)
-	ip := s.clientIP(hctx)
-	hctx = huma.WithValue(hctx, clientIPKey, ip)
 	// The audit log records the client address and user agent of every change made in the request, and
-	// its caller once authenticated (below).
-	req := audit.Request{ClientIP: ip, UserAgent: hctx.Header("User-Agent")}
-	hctx = huma.WithContext(hctx, audit.WithRequest(hctx.Context(), req))
+	// its caller once authenticated (below). The request goes into the context once, with the principal:
+	// authentication and refusals before it need neither.
+	req := s.auditRequest(hctx.RemoteAddr(), hctx.Header("X-Forwarded-For"), hctx.Header("User-Agent"))
 	if r, w := humachi.Unwrap(hctx); r != nil {
 		hctx = huma.WithValue(hctx, requestKey, rawHTTP{r: r, w: w})
 	}
@@ -163,7 +160,7 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 			s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
 			return
 		}
-		next(hctx)
+		next(huma.WithContext(hctx, audit.WithRequest(hctx.Context(), req)))
 		return
 	}
 	p, err := s.authenticate(hctx)
@@ -191,9 +188,8 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		s.writeErr(hctx, errBadRequest("unknown query parameter: "+name))
 		return
 	}
-	hctx = huma.WithValue(hctx, principalKey, p)
 	req.ActorID = p.User.ID
-	hctx = huma.WithContext(hctx, audit.WithRequest(hctx.Context(), req))
+	hctx = huma.WithContext(hctx, audit.WithRequest(context.WithValue(hctx.Context(), principalKey, p), req))
 	if !s.pathParamsShaped(hctx) {
 		return
 	}

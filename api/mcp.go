@@ -21,6 +21,7 @@ import (
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/internal/auth"
 )
 
@@ -33,8 +34,14 @@ const (
 	defaultMcpSessionTimeout = 30 * time.Minute
 )
 
-// principalExtra is the TokenInfo.Extra key carrying the request's *Principal to tool handlers.
-const principalExtra = "pilot.principal"
+// principalExtra is the TokenInfo.Extra key carrying the request's *Principal to tool handlers;
+// auditExtra the one carrying its audit.Request (caller, client address, user agent). A tool call runs
+// in the MCP session's context, made by the request that opened the session: what the HTTP request of
+// the call itself says reaches the tool only through its TokenInfo.
+const (
+	principalExtra = "pilot.principal"
+	auditExtra     = "pilot.audit"
+)
 
 // mcpServer is the MCP side of the api: the SDK's server and the names of its tools, in registration
 // order.
@@ -86,7 +93,8 @@ func (s *Server) mountMCP(ctx context.Context, router interface {
 		if p == nil {
 			return nil, mcpauth.ErrInvalidToken
 		}
-		return &mcpauth.TokenInfo{UserID: p.User.ID, Scopes: p.Scopes, Extra: map[string]any{principalExtra: p}}, nil
+		return &mcpauth.TokenInfo{UserID: p.User.ID, Scopes: p.Scopes,
+			Extra: map[string]any{principalExtra: p, auditExtra: audit.RequestFrom(ctx)}}, nil
 	}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	sessions := newMcpSessions(srv, s.opts.McpMaxSessionsPerUser, s.opts.McpMaxSessions, s.watch)
 	router.Handle(mcpPath, s.mcpAuth(mcpErrorShape(bind(sessions.middleware(h)))))
@@ -131,7 +139,10 @@ func (s *Server) mcpAuth(next http.Handler) http.Handler {
 			return
 		}
 		// A long request (the MCP session's event stream) ends with the session or token it came with.
-		ctx, stop := s.watch(context.WithValue(r.Context(), principalKey, p), p)
+		// The audit request is the guard's (auditRequest), for the tools' changes.
+		req := s.auditRequest(r.RemoteAddr, r.Header.Get("X-Forwarded-For"), r.UserAgent())
+		req.ActorID = p.User.ID
+		ctx, stop := s.watch(audit.WithRequest(context.WithValue(r.Context(), principalKey, p), req), p)
 		defer stop()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -231,8 +242,10 @@ func addTool[I, O any](s *Server, name, description string, a Requires, h func(c
 func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Requires,
 	in any) (context.Context, error) {
 	var p *Principal
+	var from audit.Request
 	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
 		p, _ = req.Extra.TokenInfo.Extra[principalExtra].(*Principal)
+		from, _ = req.Extra.TokenInfo.Extra[auditExtra].(audit.Request)
 	}
 	if p == nil {
 		return ctx, errUnauthorized("authentication required")
@@ -243,7 +256,7 @@ func (s *Server) toolAccess(ctx context.Context, req *mcp.CallToolRequest, a Req
 	if err := checkIDs(reflect.ValueOf(in)); err != nil {
 		return ctx, err
 	}
-	ctx = context.WithValue(ctx, principalKey, p)
+	ctx = audit.WithRequest(context.WithValue(ctx, principalKey, p), from)
 	if t, ok := in.(tenancyArgs); ok {
 		org, ws, project := t.tenancy()
 		acc, err := s.tenantAccess(ctx, p, a, org, ws, project)

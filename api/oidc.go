@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/identity"
+	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/internal/oidc"
 )
 
@@ -97,6 +99,15 @@ func (s accountOps) registerOIDC() {
 			"when passwords sign in (PASSWORD_LOGIN); otherwise 409.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires{JWTOnly: true, KeepsTenancy: true}, s.unlinkIdentity)
+	register(s.Server, huma.Operation{OperationID: "auth-identities-link", Method: http.MethodPost,
+		Path: "/auth/identities/link", Summary: "Start linking a provider to the caller's account", Tags: tags,
+		Description: "Records a link under way, bound to the caller's session, leaves its state in the pilot_oidc " +
+			"cookie and answers the provider's authorization URL, where the browser goes next. The provider sends " +
+			"it back to the callback (auth-oidc-callback), which links the provider's identity to this account " +
+			"instead of signing in, only when the browser comes back signed in with this same session; an identity " +
+			"linked to another account is refused (409, a page in words). Unknown provider: 404; unreachable: 502.",
+		Errors: []int{http.StatusNotFound, http.StatusBadGateway}},
+		Requires{JWTOnly: true, KeepsTenancy: true}, s.startOIDCLink)
 }
 
 // ProviderOut is a provider people may sign in with.
@@ -158,6 +169,7 @@ type OIDCCallbackInput struct {
 	Error            string `query:"error" doc:"The provider's refusal (access_denied: the person declined)"`
 	ErrorDescription string `query:"error_description" doc:"The provider's refusal in words"`
 	StateCookie      string `cookie:"pilot_oidc" doc:"The state the start left in this browser"`
+	SessionCookie    string `cookie:"pilot_session" doc:"The session a link (auth-identities-link) must come back with"`
 }
 
 func (s accountOps) oidcCallback(ctx context.Context, in *OIDCCallbackInput) (*huma.StreamResponse, error) {
@@ -219,6 +231,9 @@ func (s accountOps) oidcCallback(ctx context.Context, in *OIDCCallbackInput) (*h
 				"Pilot could not verify who "+p.Name()+" signed in, so you are not signed in. If this persists, tell "+
 					"the person who runs Pilot.", spent), nil
 		}
+	}
+	if login.LinkUserID != "" {
+		return s.finishOIDCLink(ctx, p, login, in.SessionCookie, who, spent), nil
 	}
 	res, err := s.identity.SignInExternal(ctx, identity.ExternalSignIn{Provider: p.ID(), Subject: who.Subject,
 		Email: who.Email, EmailVerified: who.EmailVerified, Name: who.Name, AllowedDomains: s.opts.OIDCAllowedDomains})
@@ -293,12 +308,18 @@ func redirectTo(location string, cookies []http.Cookie) *huma.StreamResponse {
 var oidcPageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · Pilot</title></head>
-<body><main><h1>{{.Title}}</h1><p>{{.Message}}</p><p><a href="{{.Back}}">Back to sign-in</a></p></main></body></html>
+<body><main><h1>{{.Title}}</h1><p>{{.Message}}</p><p><a href="{{.Back}}">{{.Label}}</a></p></main></body></html>
 `))
 
 // oidcPage answers a failure with status, and cookies: a page in words to a browser, the error shape
 // (title and message) to other clients.
 func (s accountOps) oidcPage(status int, title, message string, cookies []http.Cookie) *huma.StreamResponse {
+	return s.oidcPageBack(status, title, message, signInPage, "Back to sign-in", cookies)
+}
+
+// oidcPageBack is oidcPage leading back to the web app's path back (named label).
+func (s accountOps) oidcPageBack(status int, title, message, back, label string,
+	cookies []http.Cookie) *huma.StreamResponse {
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		for _, c := range cookies {
 			hctx.AppendHeader("Set-Cookie", c.String())
@@ -315,7 +336,8 @@ func (s accountOps) oidcPage(status int, title, message string, cookies []http.C
 		hctx.SetHeader("Content-Type", "text/html; charset=utf-8")
 		hctx.SetHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 		hctx.SetStatus(status)
-		_ = oidcPageTemplate.Execute(hctx.BodyWriter(), struct{ Title, Message, Back string }{title, message, signInPage})
+		_ = oidcPageTemplate.Execute(hctx.BodyWriter(), struct{ Title, Message, Back, Label string }{title, message,
+			back, label})
 	}}
 }
 
@@ -347,4 +369,86 @@ type UnlinkIdentityInput struct {
 
 func (s accountOps) unlinkIdentity(ctx context.Context, in *UnlinkIdentityInput) (*OKOutput, error) {
 	return done(s.identity.UnlinkIdentity(ctx, principalFrom(ctx).User.ID, in.IdentityID, !s.opts.PasswordLoginOff))
+}
+
+// accountPage is the web app's account screen, where a link starts and every link's page leads back.
+const accountPage = "/settings"
+
+// OIDCLinkInput is the request of auth-identities-link.
+type OIDCLinkInput struct {
+	Body struct {
+		Provider string `json:"provider" format:"slug" maxLength:"40" doc:"The provider's id (GET /auth/providers)"`
+		ReturnTo string `json:"returnTo,omitempty" maxLength:"2000" doc:"The web app's path to land on once linked (default /settings)"`
+	}
+}
+
+// OIDCLinkOut is where the browser goes to link the provider.
+type OIDCLinkOut struct {
+	URL string `json:"url" doc:"The provider's authorization URL: navigate the browser there"`
+}
+
+// OIDCLinkOutput answers the provider's URL with the state cookie.
+type OIDCLinkOutput struct {
+	SetCookie http.Cookie `header:"Set-Cookie"`
+	Body      OIDCLinkOut
+}
+
+// startOIDCLink records a link under way bound to the caller's session: the callback links instead of
+// signing in, only for a browser that comes back with that session's cookie.
+func (s accountOps) startOIDCLink(ctx context.Context, in *OIDCLinkInput) (*OIDCLinkOutput, error) {
+	p, ok := s.opts.OIDC.Provider(in.Body.Provider)
+	if !ok {
+		return nil, errNotFound("this deployment has no sign-in provider " + strconv.Quote(in.Body.Provider))
+	}
+	pr := principalFrom(ctx)
+	st, err := p.Start(ctx)
+	if err != nil {
+		s.logger.WarnContext(ctx, "oidc link start", "provider", p.ID(), "error", err)
+		return nil, huma.Error502BadGateway(p.Name() + " did not answer; try again in a moment")
+	}
+	returnTo := accountPage
+	if in.Body.ReturnTo != "" {
+		returnTo = localPath(in.Body.ReturnTo)
+	}
+	if err := s.identity.BeginExternalLogin(ctx, identity.ExternalLogin{State: st.State, Provider: p.ID(),
+		Nonce: st.Nonce, CodeVerifier: st.Verifier, ReturnTo: returnTo, ExpiresAt: time.Now().Add(oidcLoginTTL),
+		LinkUserID: pr.User.ID, LinkSessionID: pr.Session.ID}); err != nil {
+		return nil, err
+	}
+	//nolint:gosec // G124: Secure in production; development serves plain http on localhost (see startSession)
+	c := http.Cookie{Name: oidcStateCookie, Value: st.State, Path: "/auth/oidc/", HttpOnly: true,
+		Secure: s.opts.Production, SameSite: http.SameSiteLaxMode, MaxAge: int(oidcLoginTTL.Seconds())}
+	return &OIDCLinkOutput{SetCookie: c, Body: OIDCLinkOut{URL: st.URL}}, nil
+}
+
+// finishOIDCLink links the provider's identity to the account that started the link, when the browser
+// came back signed in with the session that started it; the answer is the way back to the account
+// screen, or a page in words.
+func (s accountOps) finishOIDCLink(ctx context.Context, p *oidc.Provider, login identity.ExternalLogin,
+	sessionCookie string, who oidc.Identity, cookies []http.Cookie) *huma.StreamResponse {
+	page := func(status int, title, message string) *huma.StreamResponse {
+		return s.oidcPageBack(status, title, message, accountPage, "Back to your account", cookies)
+	}
+	claims, err := s.signer.Verify(sessionCookie, auth.TypeSession)
+	if sessionCookie == "" || err != nil || claims.ID != login.LinkSessionID || claims.Subject != login.LinkUserID {
+		return page(http.StatusForbidden, "Sign in to link "+p.Name(),
+			"This link of "+p.Name()+" was started by a session this browser is no longer signed in with, so nothing "+
+				"was linked. Sign in again, then link "+p.Name()+" from your account.")
+	}
+	_, err = s.identity.LinkExternal(ctx, identity.ExternalLink{UserID: login.LinkUserID,
+		SessionID: login.LinkSessionID, Provider: p.ID(), Subject: who.Subject, Email: who.Email})
+	switch {
+	case errors.Is(err, identity.ErrExternalLinkedElsewhere):
+		return page(http.StatusConflict, "This "+p.Name()+" account is linked to another account",
+			"The "+p.Name()+" account you signed in with already signs in to another Pilot account, so it was not "+
+				"linked to yours. Unlink it from that account first, or link another "+p.Name()+" account.")
+	case errors.Is(err, db.ErrNotFound):
+		return page(http.StatusForbidden, "Sign in to link "+p.Name(),
+			"The session that started this link has ended, so nothing was linked. Sign in again, then link "+
+				p.Name()+" from your account.")
+	case err != nil:
+		return s.oidcStoreFailure(ctx, err, cookies)
+	}
+	s.logger.InfoContext(ctx, "linked a provider", "provider", p.ID(), "userId", login.LinkUserID)
+	return redirectTo(login.ReturnTo, cookies)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/internal/oidc"
 	"github.com/pilot-dev/pilot/internal/oidctest"
 )
@@ -248,4 +249,95 @@ func TestPasswordLoginOff(t *testing.T) {
 	ids := decode[[]IdentityOut](t, off.do(http.MethodGet, "/auth/identities", cookieOf(r, sessionCookie).Value, nil))
 	requireStatus(t, off.do(http.MethodDelete, "/auth/identities/"+ids[0].ID, cookieOf(r, sessionCookie).Value, nil),
 		http.StatusConflict)
+}
+
+// oidcLink runs a link started by token's session, signing in at the provider as u, and answers the
+// callback's answer in a browser carrying cookies (besides the state cookie).
+func oidcLink(t *testing.T, e *testEnv, op *oidctest.Provider, token string, u oidctest.User,
+	cookies ...*http.Cookie) *resp {
+	t.Helper()
+	r := e.do(http.MethodPost, "/auth/identities/link", token, map[string]any{"provider": "corp"})
+	requireStatus(t, r, http.StatusOK)
+	state := cookieOf(r, oidcStateCookie)
+	require.NotNil(t, state, "the state cookie")
+	back, err := op.SignIn(context.Background(), oidctest.Browser(), decode[OIDCLinkOut](t, r).URL, u.Username,
+		u.Password)
+	require.NoError(t, err)
+	return e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Cookies: append(cookies, state), Header: browse})
+}
+
+// requireLinkPage checks a refused link's page: its status, what it says, the way back to the account.
+func requireLinkPage(t *testing.T, r *resp, code int, says string) {
+	t.Helper()
+	require.Equal(t, code, r.Code, "body: %s", r.Body)
+	require.Contains(t, string(r.Body), says)
+	require.Contains(t, string(r.Body), `href="/settings"`, "the way back")
+}
+
+// TestOIDCLinkFromASignedInAccount: a signed-in person links a provider whose address differs from the
+// account's; the callback links only for the browser signed in with the session that started it, never
+// a provider's identity of another account; links and unlinks are in the account's audit log.
+func TestOIDCLinkFromASignedInAccount(t *testing.T) {
+	t.Parallel()
+	op := oidctest.Start(t, []oidctest.User{opAda, opEve}, oidcCallback)
+	e := oidcEnv(t, op, nil)
+	ann := e.register("ann@example.com")
+	bob := e.register("bob@example.com")
+	session := func(u user) *http.Cookie { return &http.Cookie{Name: sessionCookie, Value: u.Token} }
+
+	// Unknown provider; a token is no session.
+	requireStatus(t, e.do(http.MethodPost, "/auth/identities/link", ann.Token, map[string]any{"provider": "nope"}),
+		http.StatusNotFound)
+	requireStatus(t, e.do(http.MethodPost, "/auth/identities/link", e.pat(ann, []string{"account:write"}),
+		map[string]any{"provider": "corp"}), http.StatusForbidden)
+
+	// Back in a browser without the session, or with another's: nothing linked.
+	r := oidcLink(t, e, op, ann.Token, opEve)
+	requireLinkPage(t, r, http.StatusForbidden, "Sign in to link Corp SSO")
+	r = oidcLink(t, e, op, ann.Token, opEve, session(bob))
+	requireLinkPage(t, r, http.StatusForbidden, "Sign in to link Corp SSO")
+	require.Nil(t, cookieOf(r, sessionCookie), "a link signs nobody in")
+	require.Equal(t, 0, e.count(`SELECT count(*) FROM user_identities`))
+
+	// With it: linked to Ann though the provider says another address, and no session opened.
+	r = oidcLink(t, e, op, ann.Token, opEve, session(ann))
+	require.Equal(t, http.StatusFound, r.Code, "body: %s", r.Body)
+	require.Equal(t, "/settings", r.Header.Get("Location"))
+	require.Nil(t, cookieOf(r, sessionCookie))
+	ids := decode[[]IdentityOut](t, e.do(http.MethodGet, "/auth/identities", ann.Token, nil))
+	require.Len(t, ids, 1)
+	require.Equal(t, "eve@elsewhere.test", ids[0].Email)
+	en := findAudit(t, e.auditPages(ann.Token, "/auth/audit-log?kind=sso_linked"), db.AuditSSOLinked, opEve.ID)
+	require.Equal(t, ann.ID, *en.ActorID)
+	require.Equal(t, "corp", en.Changes["provider"])
+	// Eve's identity now signs in to Ann's account.
+	r = oidcSignIn(t, e, op, opEve)
+	require.Equal(t, http.StatusFound, r.Code, "body: %s", r.Body)
+	state := decode[SessionStateBody](t, e.send(req{Method: http.MethodGet, Path: "/auth/session",
+		Cookies: []*http.Cookie{cookieOf(r, sessionCookie)}}))
+	require.Equal(t, ann.ID, state.User.ID)
+
+	// Bob cannot take it: it is another account's.
+	r = oidcLink(t, e, op, bob.Token, opEve, session(bob))
+	requireLinkPage(t, r, http.StatusConflict, "linked to another account")
+	require.Empty(t, decode[[]IdentityOut](t, e.do(http.MethodGet, "/auth/identities", bob.Token, nil)))
+
+	// A link whose session ended meanwhile links nothing.
+	r = e.do(http.MethodPost, "/auth/login", "", map[string]any{"email": bob.Email, "password": "correct-horse"})
+	requireStatus(t, r, http.StatusOK)
+	other := user{Token: decode[SessionBody](t, r).AccessToken}
+	start := e.do(http.MethodPost, "/auth/identities/link", other.Token, map[string]any{"provider": "corp"})
+	requireStatus(t, start, http.StatusOK)
+	back, err := op.SignIn(context.Background(), oidctest.Browser(), decode[OIDCLinkOut](t, start).URL,
+		opAda.Username, opAda.Password)
+	require.NoError(t, err)
+	requireStatus(t, e.do(http.MethodPost, "/auth/logout", other.Token, nil), http.StatusOK)
+	r = e.send(req{Method: http.MethodGet, Path: back.RequestURI(), Header: browse,
+		Cookies: []*http.Cookie{session(other), cookieOf(start, oidcStateCookie)}})
+	requireLinkPage(t, r, http.StatusForbidden, "has ended")
+	require.Empty(t, decode[[]IdentityOut](t, e.do(http.MethodGet, "/auth/identities", bob.Token, nil)))
+
+	requireStatus(t, e.do(http.MethodDelete, "/auth/identities/"+ids[0].ID, ann.Token, nil), http.StatusOK)
+	en = findAudit(t, e.auditPages(ann.Token, "/auth/audit-log"), db.AuditSSOUnlinked, opEve.ID)
+	require.Equal(t, "eve@elsewhere.test", en.Changes["email"])
 }

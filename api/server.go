@@ -355,17 +355,23 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 
 // clientIP is the caller's address: the socket peer, or X-Forwarded-For's first hop when the deployment
 // says a trusted proxy sets it.
-func (s *Server) clientIP(hctx huma.Context) string {
-	if s.opts.TrustProxyHeaders {
-		if xff := hctx.Header("X-Forwarded-For"); xff != "" {
-			return httprate.CanonicalizeIP(strings.TrimSpace(strings.Split(xff, ",")[0]))
-		}
+func (s *Server) clientIP(remoteAddr, forwardedFor string) string {
+	if s.opts.TrustProxyHeaders && forwardedFor != "" {
+		first, _, _ := strings.Cut(forwardedFor, ",")
+		return httprate.CanonicalizeIP(strings.TrimSpace(first))
 	}
-	host, _, err := net.SplitHostPort(hctx.RemoteAddr())
+	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
-		host = hctx.RemoteAddr()
+		host = remoteAddr
 	}
 	return httprate.CanonicalizeIP(host)
+}
+
+// auditRequest is who calls from where, as the audit log records it: the client address (clientIP) and
+// the user agent of a request with remoteAddr and headers X-Forwarded-For and User-Agent; the caller is
+// added once known. The guard (REST) and mcpAuth (/mcp) both build it here.
+func (s *Server) auditRequest(remoteAddr, forwardedFor, userAgent string) audit.Request {
+	return audit.Request{ClientIP: s.clientIP(remoteAddr, forwardedFor), UserAgent: userAgent}
 }
 
 func jsonEncode(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }

@@ -246,6 +246,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/identities/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start linking a provider to the caller's account
+         * @description Records a link under way, bound to the caller's session, leaves its state in the pilot_oidc cookie and answers the provider's authorization URL, where the browser goes next. The provider sends it back to the callback (auth-oidc-callback), which links the provider's identity to this account instead of signing in, only when the browser comes back signed in with this same session; an identity linked to another account is refused (409, a page in words). Unknown provider: 404; unreachable: 502.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        post: operations["auth-identities-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/identities/{identityId}": {
         parameters: {
             query?: never;
@@ -5657,6 +5679,19 @@ export interface components {
             /** Format: date-time */
             readAt: string | null;
         };
+        OIDCLinkInputBody: {
+            /**
+             * Format: slug
+             * @description The provider's id (GET /auth/providers)
+             */
+            provider: string;
+            /** @description The web app's path to land on once linked (default /settings) */
+            returnTo?: string;
+        };
+        OIDCLinkOut: {
+            /** @description The provider's authorization URL: navigate the browser there */
+            url: string;
+        };
         OKBody: {
             /** @example true */
             ok: boolean;
@@ -8261,6 +8296,114 @@ export interface operations {
             };
         };
     };
+    "auth-identities-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OIDCLinkInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIDCLinkOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "auth-identities-unlink": {
         parameters: {
             query?: never;
@@ -8689,6 +8832,8 @@ export interface operations {
             cookie?: {
                 /** @description The state the start left in this browser */
                 pilot_oidc?: string;
+                /** @description The session a link (auth-identities-link) must come back with */
+                pilot_session?: string;
             };
         };
         requestBody?: never;

@@ -17,15 +17,15 @@ import (
 
 // The app reaches an operation through api.js, with the operation's path as the call's first argument,
 // written there or in a constant declared before the call: api.get('/orgs/{orgSlug}/workspaces', …), or
-// const path = '/orgs/…'; … api.del(path, …). get, getAll and href (a link, an EventSource) are GETs.
+// const path = '/orgs/…'; … api.del(path, …). get, getAll, getPage and href (a link, an EventSource) are GETs.
 var (
-	appCall = regexp.MustCompile("api\\.(get|getAll|href|post|upload|patch|put|del)\\(\\s*" +
+	appCall = regexp.MustCompile("api\\.(get|getAll|getPage|href|post|upload|patch|put|del)\\(\\s*" +
 		"(?:['`](/[^'`]*)['`]|(\\w+)\\s*,)")
 	pathDecl = regexp.MustCompile("(?:const|let)\\s+(\\w+)\\s*=\\s*['`](/[^'`$]*)['`]")
 )
 
-var callMethod = map[string]string{"get": "GET", "getAll": "GET", "href": "GET", "post": "POST", "upload": "POST",
-	"patch": "PATCH", "put": "PUT", "del": "DELETE"}
+var callMethod = map[string]string{"get": "GET", "getAll": "GET", "getPage": "GET", "href": "GET", "post": "POST",
+	"upload": "POST", "patch": "PATCH", "put": "PUT", "del": "DELETE"}
 
 // An operation no screen calls, in docs/web.md's table: | `METHOD /path` | why |
 var unreachedRow = regexp.MustCompile("^\\| `([A-Z]+) (/[^`]*)` \\| (.*?) \\|$")

@@ -142,7 +142,59 @@ func (e *Engine) signInExternal(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		return ExternalResult{}, dbcore.Wrap(err, "link identity")
 	}
 	res.Identity = db.UserIdentity(row)
-	return res, nil
+	return res, e.RecordSSOLinkTx(ctx, tx, SSOLink{UserID: res.User.ID, Provider: in.Provider, Subject: in.Subject,
+		Email: in.Email}, true)
+}
+
+// ErrExternalLinkedElsewhere is the refusal of a link whose provider's subject is linked to another
+// account than the one linking it (also a db.ErrConflict).
+var ErrExternalLinkedElsewhere = errors.New("this identity of the provider is linked to another account")
+
+// ExternalLink is a provider's subject a signed-in person links to their account: the account and the
+// session that started the link (ExternalLogin.LinkUserID, LinkSessionID), and what the provider said.
+type ExternalLink struct {
+	UserID, SessionID, Provider, Subject, Email string
+}
+
+// LinkExternal links a provider's subject to a signed-in account, in the transaction that records it
+// (sso_linked): only while the session that started the link is active (else ErrNotFound), and never a
+// subject linked to another account (ErrExternalLinkedElsewhere). A subject already linked to this
+// account is no error: its link is answered, marked used, and nothing is recorded.
+func (e *Engine) LinkExternal(ctx context.Context, in ExternalLink) (db.UserIdentity, error) {
+	in.Email = strings.TrimSpace(in.Email)
+	var out db.UserIdentity
+	err := e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
+		if _, err := q.SessionUser(ctx, dbsqlc.SessionUserParams{SessionID: in.SessionID,
+			UserID: in.UserID}); dbcore.IsNotFound(err) {
+			return dbcore.NotFound("the session that started the link has ended")
+		} else if err != nil {
+			return dbcore.Wrap(err, "get session")
+		}
+		link, err := q.IdentityGet(ctx, dbsqlc.IdentityGetParams{Provider: in.Provider, Subject: in.Subject})
+		switch {
+		case err == nil && link.UserID != in.UserID:
+			return refusal{db.ErrConflict, ErrExternalLinkedElsewhere}
+		case err == nil:
+			out = db.UserIdentity(link)
+			return dbcore.Wrap(q.IdentityTouch(ctx, dbsqlc.IdentityTouchParams{ID: link.ID, Email: in.Email}),
+				"touch identity")
+		case !dbcore.IsNotFound(err):
+			return dbcore.Wrap(err, "get identity")
+		}
+		row, err := q.IdentityInsert(ctx, dbsqlc.IdentityInsertParams{ID: db.NewID(), UserID: in.UserID,
+			Provider: in.Provider, Subject: in.Subject, Email: in.Email})
+		if err != nil {
+			return dbcore.Wrap(err, "link identity")
+		}
+		out = db.UserIdentity(row)
+		return e.RecordSSOLinkTx(ctx, tx, SSOLink{UserID: in.UserID, Provider: in.Provider, Subject: in.Subject,
+			Email: in.Email}, true)
+	})
+	// A concurrent link or sign-in of the same subject won: it is linked to an account now.
+	if dbcore.IsUnique(err, "user_identities_provider_subject_key") {
+		return e.LinkExternal(ctx, in)
+	}
+	return out, err
 }
 
 // DomainAllowed reports whether an account may be created for email: any address when allowed is
@@ -166,7 +218,7 @@ func (e *Engine) Identities(ctx context.Context, userID string) ([]db.UserIdenti
 // to sign in: another identity, or a password when passwordCounts (PASSWORD_LOGIN is not off).
 // Another user's or an unknown identity is ErrNotFound; the last way in is ErrConflict.
 func (e *Engine) UnlinkIdentity(ctx context.Context, userID, identityID string, passwordCounts bool) error {
-	return e.core.InTx(ctx, func(_ pgx.Tx, q *dbsqlc.Queries) error {
+	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
 		hash, err := q.UserLockForUpdate(ctx, userID)
 		if err != nil {
 			return dbcore.Wrap(err, "lock user")
@@ -175,15 +227,20 @@ func (e *Engine) UnlinkIdentity(ctx context.Context, userID, identityID string, 
 		if err != nil {
 			return dbcore.Wrap(err, "list identities")
 		}
-		if !slices.ContainsFunc(links, func(l dbsqlc.UserIdentity) bool { return l.ID == identityID }) {
+		i := slices.IndexFunc(links, func(l dbsqlc.UserIdentity) bool { return l.ID == identityID })
+		if i < 0 {
 			return dbcore.NotFound("identity not found")
 		}
 		if len(links) == 1 && (hash == "" || !passwordCounts) {
 			return dbcore.Conflict("this is the account's only way to sign in: set a password or link another " +
 				"provider first")
 		}
-		_, err = q.IdentityDelete(ctx, dbsqlc.IdentityDeleteParams{ID: identityID, UserID: userID})
-		return dbcore.Wrap(err, "unlink identity")
+		if _, err = q.IdentityDelete(ctx, dbsqlc.IdentityDeleteParams{ID: identityID, UserID: userID}); err != nil {
+			return dbcore.Wrap(err, "unlink identity")
+		}
+		l := links[i]
+		return e.RecordSSOLinkTx(ctx, tx, SSOLink{UserID: userID, Provider: l.Provider, Subject: l.Subject,
+			Email: l.Email}, false)
 	})
 }
 
@@ -195,6 +252,9 @@ type ExternalLogin struct {
 	// ReturnTo is the path of the web app to go to once signed in.
 	ReturnTo  string
 	ExpiresAt time.Time
+	// LinkUserID and LinkSessionID, when set, make it a link: the account that links the provider, and
+	// the session that started it (the callback must come back with it; LinkExternal).
+	LinkUserID, LinkSessionID string
 }
 
 // BeginExternalLogin records a sign-in under way (and deletes the ones long expired).
@@ -204,7 +264,8 @@ func (e *Engine) BeginExternalLogin(ctx context.Context, l ExternalLogin) error 
 	}
 	h := sha256.Sum256([]byte(l.State))
 	return dbcore.Wrap(e.core.Q.OIDCLoginInsert(ctx, dbsqlc.OIDCLoginInsertParams{StateHash: h[:], Provider: l.Provider,
-		Nonce: l.Nonce, CodeVerifier: l.CodeVerifier, ReturnTo: l.ReturnTo, ExpiresAt: l.ExpiresAt}),
+		Nonce: l.Nonce, CodeVerifier: l.CodeVerifier, ReturnTo: l.ReturnTo, ExpiresAt: l.ExpiresAt,
+		LinkUserID: dbcore.Optional(l.LinkUserID), LinkSessionID: dbcore.Optional(l.LinkSessionID)}),
 		"insert sign-in")
 }
 
@@ -226,6 +287,10 @@ func (e *Engine) TakeExternalLogin(ctx context.Context, provider, state string) 
 	if !row.Live {
 		return ExternalLogin{}, refusal{db.ErrNotFound, ErrExternalLoginExpired}
 	}
-	return ExternalLogin{State: state, Provider: row.Provider, Nonce: row.Nonce, CodeVerifier: row.CodeVerifier,
-		ReturnTo: row.ReturnTo, ExpiresAt: row.ExpiresAt}, nil
+	out := ExternalLogin{State: state, Provider: row.Provider, Nonce: row.Nonce, CodeVerifier: row.CodeVerifier,
+		ReturnTo: row.ReturnTo, ExpiresAt: row.ExpiresAt}
+	if row.LinkUserID != nil && row.LinkSessionID != nil {
+		out.LinkUserID, out.LinkSessionID = *row.LinkUserID, *row.LinkSessionID
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pilot-dev/pilot/db"
+	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/identity"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
@@ -143,4 +144,70 @@ func TestExternalLoginTakenOnce(t *testing.T) {
 	require.NoError(t, e.BeginExternalLogin(ctx, l))
 	_, err = e.TakeExternalLogin(ctx, "corp", "st-2")
 	require.ErrorIs(t, err, identity.ErrExternalLoginExpired)
+}
+
+// TestLinkExternalToASignedInAccount: a signed-in person links a provider's subject to their account
+// while the session that started it is active; a subject of another account is refused; links and
+// unlinks are in the account's audit log, in their transactions.
+func TestLinkExternalToASignedInAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testfactory.Store(t)
+	e := b.Identity
+	ada := testfactory.User(t, b.Engines, &testfactory.UserOpts{Email: testfactory.Ptr("ada@example.com")})
+	sess, err := e.CreateSession(ctx, identity.NewSession{UserID: ada.User.ID, ExpiresAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	kinds := func(userID string) []string {
+		t.Helper()
+		p, err := b.Audit.ListAccount(ctx, userID, audit.Filter{Kinds: []db.AuditKind{db.AuditSSOLinked,
+			db.AuditSSOUnlinked}}, db.Page{Limit: 50})
+		require.NoError(t, err)
+		var out []string
+		for _, x := range p.Items {
+			out = append(out, x.Kind+":"+x.TargetID)
+		}
+		return out
+	}
+
+	// The address the provider says need not be the account's, nor verified: the person is signed in.
+	link := identity.ExternalLink{UserID: ada.User.ID, SessionID: sess.ID, Provider: "corp", Subject: "s-ada",
+		Email: "ada@elsewhere.test"}
+	got, err := e.LinkExternal(ctx, link)
+	require.NoError(t, err)
+	require.Equal(t, ada.User.ID, got.UserID)
+	res, err := e.SignInExternal(ctx, identity.ExternalSignIn{Provider: "corp", Subject: "s-ada"})
+	require.NoError(t, err)
+	require.Equal(t, ada.User.ID, res.User.ID, "the subject signs in to the account now")
+	again, err := e.LinkExternal(ctx, link)
+	require.NoError(t, err, "linking it twice is no error")
+	require.Equal(t, got.ID, again.ID)
+	require.Equal(t, []string{"sso_linked:s-ada"}, kinds(ada.User.ID), "recorded once")
+
+	// A subject of another account is refused, and nothing changes.
+	bob, err := e.SignInExternal(ctx, identity.ExternalSignIn{Provider: "corp", Subject: "s-bob",
+		Email: "bob@example.com"})
+	require.NoError(t, err)
+	_, err = e.LinkExternal(ctx, identity.ExternalLink{UserID: ada.User.ID, SessionID: sess.ID, Provider: "corp",
+		Subject: "s-bob"})
+	require.ErrorIs(t, err, identity.ErrExternalLinkedElsewhere)
+	require.ErrorIs(t, err, db.ErrConflict)
+	require.Equal(t, []string{"sso_linked:s-bob"}, kinds(bob.User.ID), "the sign-in that created Bob linked him")
+
+	// Once the session ends, its link is refused.
+	require.NoError(t, e.RevokeSession(ctx, ada.User.ID, sess.ID))
+	_, err = e.LinkExternal(ctx, identity.ExternalLink{UserID: ada.User.ID, SessionID: sess.ID, Provider: "other",
+		Subject: "s-ada"})
+	require.ErrorIs(t, err, db.ErrNotFound)
+
+	require.NoError(t, e.UnlinkIdentity(ctx, ada.User.ID, got.ID, true))
+	require.Equal(t, []string{"sso_unlinked:s-ada", "sso_linked:s-ada"}, kinds(ada.User.ID))
+
+	// A sign-in under way that links says whose, and the session.
+	l := identity.ExternalLogin{State: "st-link", Provider: "corp", Nonce: "n", CodeVerifier: "v", ReturnTo: "/settings",
+		ExpiresAt: time.Now().Add(time.Minute), LinkUserID: ada.User.ID, LinkSessionID: sess.ID}
+	require.NoError(t, e.BeginExternalLogin(ctx, l))
+	taken, err := e.TakeExternalLogin(ctx, "corp", "st-link")
+	require.NoError(t, err)
+	require.Equal(t, ada.User.ID, taken.LinkUserID)
+	require.Equal(t, sess.ID, taken.LinkSessionID)
 }

@@ -25,8 +25,10 @@ SELECT password_hash FROM users WHERE id = @id FOR UPDATE;
 UPDATE users SET email_verified = true, updated_at = now() WHERE id = @id AND NOT email_verified;
 
 -- name: OIDCLoginInsert :exec
-INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, return_to, expires_at)
-VALUES (@state_hash, @provider, @nonce, @code_verifier, @return_to, @expires_at);
+INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, return_to, expires_at, link_user_id,
+    link_session_id)
+VALUES (@state_hash, @provider, @nonce, @code_verifier, @return_to, @expires_at, sqlc.narg(link_user_id),
+    sqlc.narg(link_session_id));
 
 -- name: OIDCLoginTake :one
 -- OIDCLoginTake deletes a sign-in under way and answers it, unless it expired: a state is taken once.

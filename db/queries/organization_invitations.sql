@@ -56,10 +56,10 @@ WHERE id = @id;
 
 -- name: OrgInvitationDeletePending :one
 -- OrgInvitationDeletePending withdraws an organization's invitation not accepted yet; it answers its
--- e-mail's job.
+-- e-mail's job and the address invited (the audit log names it).
 DELETE FROM organization_invitations
 WHERE id = @id AND organization_id = @organization_id AND accepted_at IS NULL
-RETURNING email_job_id;
+RETURNING email_job_id, email;
 
 -- name: OrgInvitationPreviewByTokenHash :one
 -- OrgInvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the

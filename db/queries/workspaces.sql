@@ -184,10 +184,10 @@ UPDATE workspace_invitations SET token_hash = @token_hash, expires_at = @expires
 WHERE id = @id;
 
 -- name: InvitationDeletePending :one
--- InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job.
+-- InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job and the address invited (the audit log names it).
 DELETE FROM workspace_invitations
 WHERE id = @id AND workspace_id = @workspace_id AND accepted_at IS NULL
-RETURNING email_job_id;
+RETURNING email_job_id, email;
 
 -- name: InvitationPreviewByTokenHash :one
 -- InvitationPreviewByTokenHash is what the invitee of a token may read before accepting: the workspace's

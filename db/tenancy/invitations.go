@@ -205,27 +205,27 @@ func (e *Engine) cancelEmail(ctx context.Context, tx pgx.Tx, jobID int64) error 
 // workspace, accepted or withdrawn already, is ErrNotFound.
 func (e *Engine) RevokeWorkspaceInvitation(ctx context.Context, wsID, id string) error {
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		job, err := q.InvitationDeletePending(ctx, dbsqlc.InvitationDeletePendingParams{ID: id, WorkspaceID: wsID})
+		row, err := q.InvitationDeletePending(ctx, dbsqlc.InvitationDeletePendingParams{ID: id, WorkspaceID: wsID})
 		if dbcore.IsNotFound(err) {
 			return errInvitationNotPending
 		} else if err != nil {
 			return fmt.Errorf("delete invitation: %w", err)
 		}
 		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditInvitationRevoked, WorkspaceID: wsID,
-			Target: db.AuditTarget{Type: "invitation", ID: id}}); err != nil {
+			Target: db.AuditTarget{Type: "invitation", ID: id, Name: row.Email}}); err != nil {
 			return err
 		}
-		if job == nil {
+		if row.EmailJobID == nil {
 			return nil
 		}
-		return e.cancelEmail(ctx, tx, *job)
+		return e.cancelEmail(ctx, tx, *row.EmailJobID)
 	})
 }
 
 // RevokeOrganizationInvitation is RevokeWorkspaceInvitation for an organization's invitation.
 func (e *Engine) RevokeOrganizationInvitation(ctx context.Context, orgID, id string) error {
 	return e.core.InTx(ctx, func(tx pgx.Tx, q *dbsqlc.Queries) error {
-		job, err := q.OrgInvitationDeletePending(ctx, dbsqlc.OrgInvitationDeletePendingParams{ID: id,
+		row, err := q.OrgInvitationDeletePending(ctx, dbsqlc.OrgInvitationDeletePendingParams{ID: id,
 			OrganizationID: orgID})
 		if dbcore.IsNotFound(err) {
 			return errInvitationNotPending
@@ -233,13 +233,13 @@ func (e *Engine) RevokeOrganizationInvitation(ctx context.Context, orgID, id str
 			return fmt.Errorf("delete organization invitation: %w", err)
 		}
 		if err := e.audit.RecordTx(ctx, tx, db.AuditEntry{Kind: db.AuditInvitationRevoked, OrganizationID: orgID,
-			Target: db.AuditTarget{Type: "invitation", ID: id}}); err != nil {
+			Target: db.AuditTarget{Type: "invitation", ID: id, Name: row.Email}}); err != nil {
 			return err
 		}
-		if job == nil {
+		if row.EmailJobID == nil {
 			return nil
 		}
-		return e.cancelEmail(ctx, tx, *job)
+		return e.cancelEmail(ctx, tx, *row.EmailJobID)
 	})
 }
 

@@ -219,3 +219,16 @@ export function message(e) {
   if (e instanceof Error) return e.message;
   return String(e);
 }
+
+/**
+ * One page of a paged list (keyset, docs/pagination.md): its items, and the cursor of the next page
+ * (null after the last), to pass back as query.cursor for "Load more".
+ * @template {PathWith<'get'>} P
+ * @param {P} path @param {PathParams} [params] @param {QueryOf<P, 'get'>} [query] @param {AbortSignal} [signal]
+ * @returns {Promise<{items: Reply<P, 'get'>, next: string|null}>}
+ */
+export async function getPage(path, params, query, signal) {
+  const { data, res } = await send('GET', fill(path, params), path, { query, signal });
+  const link = nextLink(res.headers.get('Link'));
+  return { items: data, next: link ? new URL(link, location.origin).searchParams.get('cursor') : null };
+}

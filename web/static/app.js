@@ -26,6 +26,7 @@ const automations = () => import('./automations.js');
 const webhooks = () => import('./webhooks.js');
 /** Imports of other tools' exports, loaded when their screen first opens. */
 const imports = () => import('./imports.js');
+const audit = () => import('./audit.js');
 import { Members, ProjectMembers, OrganizationSettings, WorkspaceSettings } from './team.js';
 import { viewRoutes } from './switcher.js';
 
@@ -65,6 +66,7 @@ const workspaceRoutes = [
   ['/w/:org/:ws/webhooks/:webhook', (p) => html`<${Lazy} load=${webhooks} name="WebhookPage" props=${p} />`],
   ['/w/:org/:ws/imports', (p) => html`<${Lazy} load=${imports} name="Imports" props=${p} />`],
   ['/w/:org/:ws/time', (p, q) => html`<${TimeReport} ...${p} project=${q.get('project') || ''} />`],
+  ['/w/:org/:ws/settings/audit', (p) => html`<${Lazy} load=${audit} name="AuditLog" props=${p} />`],
   ...viewRoutes,
 ];
 

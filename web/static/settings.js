@@ -4,11 +4,14 @@
 // (/settings/tokens); calendar feeds (/settings/calendar, calendarfeeds.js). The QR code library is loaded
 // only when a person sets up two-factor authentication.
 import { html, useState, useEffect, useRef, useLoad, useAction, ErrorMessage, Loading, When, formatDate, formValues,
-  ConfirmButton, copyText, download, announce } from './ui.js';
+  ConfirmButton, copyText, download, announce, Lazy } from './ui.js';
 import { LinkedIdentities } from './sso.js';
 import { CalendarFeeds } from './calendarfeeds.js';
 import * as api from './api.js';
 import { session } from './session.js';
+
+/** The account's activity (audit.js), loaded when the Security tab first opens. */
+const audit = () => import('./audit.js');
 
 /** @typedef {api.Schemas['UserOut']} User */
 /** @typedef {NonNullable<api.Schemas['CreateTokenInputBody']['scopes']>[number]} Scope */
@@ -30,7 +33,7 @@ export function Settings({ path }) {
       ${tabs.map((t) => html`<a href=${t.path} aria-current=${t === tab ? 'page' : undefined}>${t.label}</a>`)}
     </nav>
     ${tab.path === '/settings' && html`<${Profile} /><${LinkedIdentities} />`}
-    ${tab.path === '/settings/security' && html`<${TwoFactor} /><${Sessions} />`}
+    ${tab.path === '/settings/security' && html`<${TwoFactor} /><${Sessions} /><${Lazy} load=${audit} name="AccountActivity" props=${{}} />`}
     ${tab.path === '/settings/tokens' && html`<${Tokens} />`}
     ${tab.path === '/settings/calendar' && html`<${CalendarFeeds} />`}
   </div>`;

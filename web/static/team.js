@@ -311,6 +311,7 @@ export function OrganizationSettings({ org, ws }) {
       <section class="panel" aria-labelledby="org-name-h">
         <h2 id="org-name-h">${o.name}</h2>
         <p class="muted">Its address is <code>${o.slug}</code>. You are ${roleWithArticle(o.myRole)} of it.${o.isPersonal ? ' It is your personal organization.' : ''}</p>
+        ${admin && html`<p><a href=${`/w/${org}/${ws}/settings/audit`} data-link="audit">Audit log</a>: who did what in the organization, when and from where.</p>`}
         ${admin ? html`<form class="inline-form" onSubmit=${(/** @type {Event} */ e) => {
             const v = formValues(e);
             setSaved('');

@@ -143,17 +143,21 @@ func (q *Queries) OIDCLoginDeleteExpired(ctx context.Context) error {
 }
 
 const oIDCLoginInsert = `-- name: OIDCLoginInsert :exec
-INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, return_to, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, return_to, expires_at, link_user_id,
+    link_session_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7,
+    $8)
 `
 
 type OIDCLoginInsertParams struct {
-	StateHash    []byte
-	Provider     string
-	Nonce        string
-	CodeVerifier string
-	ReturnTo     string
-	ExpiresAt    time.Time
+	StateHash     []byte
+	Provider      string
+	Nonce         string
+	CodeVerifier  string
+	ReturnTo      string
+	ExpiresAt     time.Time
+	LinkUserID    *string
+	LinkSessionID *string
 }
 
 func (q *Queries) OIDCLoginInsert(ctx context.Context, arg OIDCLoginInsertParams) error {
@@ -164,13 +168,15 @@ func (q *Queries) OIDCLoginInsert(ctx context.Context, arg OIDCLoginInsertParams
 		arg.CodeVerifier,
 		arg.ReturnTo,
 		arg.ExpiresAt,
+		arg.LinkUserID,
+		arg.LinkSessionID,
 	)
 	return err
 }
 
 const oIDCLoginTake = `-- name: OIDCLoginTake :one
 DELETE FROM oidc_logins WHERE state_hash = $1 AND provider = $2
-RETURNING state_hash, provider, nonce, code_verifier, return_to, expires_at, (expires_at > now())::boolean AS live
+RETURNING state_hash, provider, nonce, code_verifier, return_to, expires_at, link_user_id, link_session_id, (expires_at > now())::boolean AS live
 `
 
 type OIDCLoginTakeParams struct {
@@ -179,13 +185,15 @@ type OIDCLoginTakeParams struct {
 }
 
 type OIDCLoginTakeRow struct {
-	StateHash    []byte
-	Provider     string
-	Nonce        string
-	CodeVerifier string
-	ReturnTo     string
-	ExpiresAt    time.Time
-	Live         bool
+	StateHash     []byte
+	Provider      string
+	Nonce         string
+	CodeVerifier  string
+	ReturnTo      string
+	ExpiresAt     time.Time
+	LinkUserID    *string
+	LinkSessionID *string
+	Live          bool
 }
 
 // OIDCLoginTake deletes a sign-in under way and answers it, unless it expired: a state is taken once.
@@ -199,6 +207,8 @@ func (q *Queries) OIDCLoginTake(ctx context.Context, arg OIDCLoginTakeParams) (O
 		&i.CodeVerifier,
 		&i.ReturnTo,
 		&i.ExpiresAt,
+		&i.LinkUserID,
+		&i.LinkSessionID,
 		&i.Live,
 	)
 	return i, err

@@ -471,12 +471,14 @@ type Notification struct {
 }
 
 type OidcLogin struct {
-	StateHash    []byte
-	Provider     string
-	Nonce        string
-	CodeVerifier string
-	ReturnTo     string
-	ExpiresAt    time.Time
+	StateHash     []byte
+	Provider      string
+	Nonce         string
+	CodeVerifier  string
+	ReturnTo      string
+	ExpiresAt     time.Time
+	LinkUserID    *string
+	LinkSessionID *string
 }
 
 type Organization struct {

@@ -13,7 +13,7 @@ import (
 const orgInvitationDeletePending = `-- name: OrgInvitationDeletePending :one
 DELETE FROM organization_invitations
 WHERE id = $1 AND organization_id = $2 AND accepted_at IS NULL
-RETURNING email_job_id
+RETURNING email_job_id, email
 `
 
 type OrgInvitationDeletePendingParams struct {
@@ -21,13 +21,18 @@ type OrgInvitationDeletePendingParams struct {
 	OrganizationID string
 }
 
+type OrgInvitationDeletePendingRow struct {
+	EmailJobID *int64
+	Email      string
+}
+
 // OrgInvitationDeletePending withdraws an organization's invitation not accepted yet; it answers its
-// e-mail's job.
-func (q *Queries) OrgInvitationDeletePending(ctx context.Context, arg OrgInvitationDeletePendingParams) (*int64, error) {
+// e-mail's job and the address invited (the audit log names it).
+func (q *Queries) OrgInvitationDeletePending(ctx context.Context, arg OrgInvitationDeletePendingParams) (OrgInvitationDeletePendingRow, error) {
 	row := q.db.QueryRow(ctx, orgInvitationDeletePending, arg.ID, arg.OrganizationID)
-	var email_job_id *int64
-	err := row.Scan(&email_job_id)
-	return email_job_id, err
+	var i OrgInvitationDeletePendingRow
+	err := row.Scan(&i.EmailJobID, &i.Email)
+	return i, err
 }
 
 const orgInvitationEmailJobsByOrganization = `-- name: OrgInvitationEmailJobsByOrganization :many

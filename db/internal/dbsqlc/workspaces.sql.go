@@ -89,7 +89,7 @@ func (q *Queries) AttachmentsExistInWorkspace(ctx context.Context, workspaceID s
 const invitationDeletePending = `-- name: InvitationDeletePending :one
 DELETE FROM workspace_invitations
 WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL
-RETURNING email_job_id
+RETURNING email_job_id, email
 `
 
 type InvitationDeletePendingParams struct {
@@ -97,12 +97,17 @@ type InvitationDeletePendingParams struct {
 	WorkspaceID string
 }
 
-// InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job.
-func (q *Queries) InvitationDeletePending(ctx context.Context, arg InvitationDeletePendingParams) (*int64, error) {
+type InvitationDeletePendingRow struct {
+	EmailJobID *int64
+	Email      string
+}
+
+// InvitationDeletePending withdraws a workspace's invitation not accepted yet; it answers its e-mail's job and the address invited (the audit log names it).
+func (q *Queries) InvitationDeletePending(ctx context.Context, arg InvitationDeletePendingParams) (InvitationDeletePendingRow, error) {
 	row := q.db.QueryRow(ctx, invitationDeletePending, arg.ID, arg.WorkspaceID)
-	var email_job_id *int64
-	err := row.Scan(&email_job_id)
-	return email_job_id, err
+	var i InvitationDeletePendingRow
+	err := row.Scan(&i.EmailJobID, &i.Email)
+	return i, err
 }
 
 const invitationEmailJobsByOrganization = `-- name: InvitationEmailJobsByOrganization :many
