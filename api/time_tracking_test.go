@@ -12,6 +12,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/timetrack"
+	"github.com/pilot-dev/pilot/internal/csvcell"
 )
 
 // TestTimeTrackingThroughHTTP drives estimates, the timer, entries, the card list's totals and refusals.
@@ -180,7 +181,7 @@ func TestTimeReportJSONAndCSV(t *testing.T) {
 		rec := records[i+1]
 		require.Equal(t, []string{row.Date, row.UserID, row.ProjectID, row.CardID, strconv.FormatInt(row.Seconds, 10),
 			strconv.Itoa(int(row.Entries))}, []string{rec[0], rec[1], rec[4], rec[6], rec[8], rec[10]})
-		require.Equal(t, timetrack.SafeCell(row.CardTitle), rec[7])
+		require.Equal(t, csvcell.Safe(row.CardTitle), rec[7])
 	}
 	require.Equal(t, "'@risky", records[2][7], "a formula-like title is text in a spreadsheet")
 

@@ -200,3 +200,30 @@ func TestExportReadsBack(t *testing.T) {
 		audit.JSONLines, &none))
 	require.Empty(t, none.String())
 }
+
+// What people and clients typed (a target's name, a user agent) cannot run as a spreadsheet formula in
+// the CSV export; the JSON lines keep it as it was.
+func TestExportCSVIsSpreadsheetSafe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testfactory.Store(t)
+	ann := testfactory.User(t, b.Engines, nil)
+	ctx = audit.WithRequest(ctx, audit.Request{ActorID: ann.User.ID, ClientIP: "192.0.2.9", UserAgent: "@agent"})
+	formula := `=HYPERLINK("https://evil.example","open")`
+	require.NoError(t, b.Audit.Record(ctx, db.AuditEntry{Kind: db.AuditProjectDeleted,
+		OrganizationID: ann.Organization.ID, Target: db.AuditTarget{Type: "project", ID: db.NewID(), Name: formula}}))
+
+	var c bytes.Buffer
+	require.NoError(t, b.Audit.Export(ctx, ann.Organization.ID, audit.Filter{}, audit.CSV, &c))
+	rows, err := csv.NewReader(&c).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	require.Equal(t, "'"+formula, rows[1][11])
+	require.Equal(t, "'@agent", rows[1][8])
+
+	var jl bytes.Buffer
+	require.NoError(t, b.Audit.Export(ctx, ann.Organization.ID, audit.Filter{}, audit.JSONLines, &jl))
+	var got audit.Line
+	require.NoError(t, json.Unmarshal(jl.Bytes(), &got))
+	require.Equal(t, formula, got.TargetName)
+}

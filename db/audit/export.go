@@ -10,6 +10,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/csvcell"
 )
 
 // Format is an export's format.
@@ -64,9 +65,12 @@ func deref(s *string) string {
 	return *s
 }
 
+// record is l as a CSV row, what people and clients typed (an address, a user agent, a target's name) made
+// safe to open in a spreadsheet (csvcell.Safe).
 func (l Line) record() []string {
 	return []string{l.ID, l.At.Format(time.RFC3339Nano), string(l.Kind), l.OrganizationID, l.WorkspaceID, l.ActorID,
-		l.ActorEmail, l.ClientIP, l.UserAgent, l.TargetType, l.TargetID, l.TargetName, string(l.Changes)}
+		csvcell.Safe(l.ActorEmail), l.ClientIP, csvcell.Safe(l.UserAgent), l.TargetType, l.TargetID,
+		csvcell.Safe(l.TargetName), string(l.Changes)}
 }
 
 // exportBatch is how many entries an export reads per query.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/internal/csvcell"
 )
 
 // Report limits: a report covers at most MaxReportDays days and holds at most MaxReportRows rows (a
@@ -135,21 +136,11 @@ var CSVHeader = []string{"date", "personId", "person", "email", "projectId", "pr
 	"hours", "entries"}
 
 // Record is r as one row of a report's CSV (after CSVHeader): hours with two decimals, and every text a
-// person typed made safe to open in a spreadsheet (SafeCell).
+// person typed made safe to open in a spreadsheet (csvcell.Safe).
 func (r ReportRow) Record() []string {
-	return []string{r.Date, r.UserID, SafeCell(r.UserName), SafeCell(r.UserEmail), r.ProjectID, SafeCell(r.ProjectName),
-		r.CardID, SafeCell(r.CardTitle), strconv.FormatInt(r.Seconds, 10),
+	return []string{r.Date, r.UserID, csvcell.Safe(r.UserName), csvcell.Safe(r.UserEmail), r.ProjectID, csvcell.Safe(r.ProjectName),
+		r.CardID, csvcell.Safe(r.CardTitle), strconv.FormatInt(r.Seconds, 10),
 		strconv.FormatFloat(float64(r.Seconds)/3600, 'f', 2, 64), strconv.Itoa(int(r.Entries))}
-}
-
-// SafeCell keeps a spreadsheet from reading a cell as a formula (CSV injection): a text starting with =,
-// +, -, @, a tab or a carriage return gets a leading apostrophe, which spreadsheets show as text.
-// encoding/csv quotes as RFC 4180 says; this is about what a spreadsheet does with the value.
-func SafeCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // WriteCSV writes the report f covers to w as CSV: a header row, then one row per day, person and card

@@ -14,6 +14,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/timetrack"
+	"github.com/pilot-dev/pilot/internal/csvcell"
 	"github.com/pilot-dev/pilot/internal/testfactory"
 )
 
@@ -296,7 +297,7 @@ func TestReportCSVMatchesJSON(t *testing.T) {
 		rec := records[i+1]
 		require.Equal(t, r.Date, rec[0])
 		require.Equal(t, r.UserID, rec[1])
-		require.Equal(t, timetrack.SafeCell(r.UserName), rec[2])
+		require.Equal(t, csvcell.Safe(r.UserName), rec[2])
 		require.Equal(t, r.ProjectID, rec[4])
 		require.Equal(t, r.CardID, rec[6])
 		require.Equal(t, strconv.FormatInt(r.Seconds, 10), rec[8])
@@ -325,12 +326,4 @@ func TestReportCSVMatchesJSON(t *testing.T) {
 	_, err = f.eng.Report(f.ctx, timetrack.ReportFilter{WorkspaceID: f.workspaceID, From: from,
 		To: from.AddDate(2, 0, 0)})
 	require.ErrorIs(t, err, db.ErrInvalid)
-}
-
-func TestSafeCell(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"=1+1": "'=1+1", "+3": "'+3", "-2": "'-2", "@SUM(A1)": "'@SUM(A1)",
-		"\tx": "'\tx", "\rx": "'\rx", "plain": "plain", "": "", "a=b": "a=b"} {
-		require.Equal(t, want, timetrack.SafeCell(in), in)
-	}
 }
