@@ -60,7 +60,9 @@ func register[I, O any](s *Server, op huma.Operation, a Requires, h func(context
 	if a.Scope != "" && !auth.ValidScope(a.Scope) {
 		panic(fmt.Sprintf("operation %s declares unknown scope %q", op.OperationID, a.Scope))
 	}
-	op.Metadata = map[string]any{"access": a}
+	// The input and output types are kept for TestDomainValuesAreEnums, which finds every domain value type
+	// an operation reads or answers and requires its enum in the document.
+	op.Metadata = map[string]any{"access": a, "types": []reflect.Type{reflect.TypeFor[I](), reflect.TypeFor[O]()}}
 	if a.Public {
 		op.Security = []map[string][]string{} // "security: []": no credentials, said explicitly
 	} else {

@@ -8,9 +8,13 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
+	"github.com/pilot-dev/pilot/db/imports"
 	"github.com/pilot-dev/pilot/db/mission"
 	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/tenancy"
+	"github.com/pilot-dev/pilot/db/timetrack"
+	"github.com/pilot-dev/pilot/db/transfer/sources"
 	"github.com/pilot-dev/pilot/db/webhook"
 )
 
@@ -56,6 +60,12 @@ func registerValues(r huma.Registry) {
 	registerValue[db.AuditKind](r)
 	registerValue[audit.Format](r)
 	registerValue[recurrence.Mode](r)
+	registerValue[db.MissionStopReason](r)
+	registerValue[db.ActorType](r)
+	registerValue[timetrack.Source](r)
+	registerValue[calendar.Kind](r)
+	registerValue[sources.Source](r)
+	registerValue[imports.Status](r)
 }
 
 // toolRegistry is a schema registry for the schemas MCP tools publish and validate with (their types

@@ -4480,8 +4480,11 @@ export interface components {
             actorId: string | null;
             /** @description Who acted, by their name now; empty for system events */
             actorName: string;
-            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
-            actorType: string;
+            /**
+             * @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did
+             * @enum {string}
+             */
+            actorType: "person" | "agent" | "system";
             /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
             agent: components["schemas"]["AgentRef"] | null;
             cardId: string | null;
@@ -4680,8 +4683,11 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
-            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
-            kind: string;
+            /**
+             * @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards
+             * @enum {string}
+             */
+            kind: "personal" | "project";
             /**
              * Format: date-time
              * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
@@ -4711,8 +4717,11 @@ export interface components {
             actorId: string | null;
             /** @description The actor's name; empty when there is none or the account is gone */
             actorName: string;
-            /** @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did */
-            actorType: string;
+            /**
+             * @description agent when an agent acted (actorId is its service user), person when a person did, system when nobody did
+             * @enum {string}
+             */
+            actorType: "person" | "agent" | "system";
             /** @description The agent that acted (its id is null for changes recorded before agents were); null unless actorType is agent */
             agent: components["schemas"]["AgentRef"] | null;
             /** Format: date-time */
@@ -4941,7 +4950,8 @@ export interface components {
             tools?: string[] | null;
         };
         CreateCalendarFeedBody: {
-            kind: string;
+            /** @enum {string} */
+            kind: "personal" | "project";
             /** @description Default: "My cards", or the project's name */
             name?: string;
             /**
@@ -5132,8 +5142,11 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
-            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
-            kind: string;
+            /**
+             * @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards
+             * @enum {string}
+             */
+            kind: "personal" | "project";
             /**
              * Format: date-time
              * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
@@ -5451,8 +5464,10 @@ export interface components {
             itemsSkipped: number;
             /** @description What was created, project by project, and each item left out with why */
             report: components["schemas"]["Report"];
-            source: string;
-            status: string;
+            /** @enum {string} */
+            source: "trello" | "jira" | "vikunja" | "plane" | "pilot";
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
             /** Format: date-time */
             updatedAt: string;
             workspaceId: string;
@@ -5616,8 +5631,11 @@ export interface components {
              * @description Model turns taken
              */
             steps: number;
-            /** @description Why a stopped mission stopped */
-            stopReason: string | null;
+            /**
+             * @description Why a stopped mission stopped
+             * @enum {string|null}
+             */
+            stopReason: "person" | "creator_left" | "budget" | null;
             /** @description What the mission cost so far */
             usage: components["schemas"]["MissionUsageOut"];
         };
@@ -6601,8 +6619,11 @@ export interface components {
             projectId: string;
             /** @description A running timer: its time counts once stopped */
             running: boolean;
-            /** @description timer: started and stopped; manual: entered by hand */
-            source: string;
+            /**
+             * @description timer: started and stopped; manual: entered by hand
+             * @enum {string}
+             */
+            source: "timer" | "manual";
             /** Format: date-time */
             startedAt: string | null;
             /** Format: date-time */

@@ -41,10 +41,8 @@ const (
 	StatusFailed    Status = "failed"
 )
 
-// Values implements the OpenAPI enum.
-func (Status) Values() []string {
-	return []string{string(StatusQueued), string(StatusRunning), string(StatusCompleted), string(StatusFailed)}
-}
+// Values lists the statuses (the OpenAPI document's enum).
+func (Status) Values() []Status { return []Status{StatusQueued, StatusRunning, StatusCompleted, StatusFailed} }
 
 // StreamImport is the stream kind of an import's progress (events carry "importId"); it ends once the
 // import completed or failed.

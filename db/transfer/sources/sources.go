@@ -11,6 +11,7 @@ package sources
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,20 +32,11 @@ const (
 	Pilot   Source = "pilot"
 )
 
-// Values implements the OpenAPI enum.
-func (Source) Values() []string {
-	return []string{string(Trello), string(Jira), string(Vikunja), string(Plane), string(Pilot)}
-}
+// Values lists the sources (the OpenAPI document's enum).
+func (Source) Values() []Source { return []Source{Trello, Jira, Vikunja, Plane, Pilot} }
 
 // Valid reports whether s is a known source.
-func (s Source) Valid() bool {
-	for _, v := range s.Values() {
-		if string(s) == v {
-			return true
-		}
-	}
-	return false
-}
+func (s Source) Valid() bool { return slices.Contains(s.Values(), s) }
 
 // MaxFileSize is the largest upload accepted, by source (docs/imports.md). A Vikunja archive's
 // uncompressed content is bounded apart (MaxArchiveContent).
