@@ -232,6 +232,10 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
 			'{"after": {"role": "member"}}');`,
 		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
+	{version: 48, seed: `
+		INSERT INTO organization_domains (id, organization_id, domain, created_by)
+			VALUES (gen_random_uuid(), '` + oAcme + `', 'acme.test', '` + uAnn + `');`,
+		survives: `SELECT (SELECT organization_id FROM organization_domains WHERE domain = 'acme.test') = '` + oAcme + `'`},
 }
 
 // TestUpgradePath builds a database at every earlier migration level with the seeds' rows, migrates it
