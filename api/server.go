@@ -271,6 +271,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerOIDC()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerAuditLog()
+	s.ops.tenancy.registerOrganizationDomains()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()
