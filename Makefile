@@ -103,6 +103,10 @@ bench/sse: ## Mission stream benchmarks: event latency p50/p99, memory per idle 
 bench/feed: ## Event feed benchmarks on one api process: commit-to-client p50/p99 at 1, 100 and 1,000 subscribers; memory per idle feed
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench Feed ./api/ -benchtime=1x'
 
+.PHONY: bench/calendar
+bench/calendar: ## Calendar feed benchmark: a personal feed of 1,000 dated cards served (bytes, ms) and a poll answered 304
+	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench ^BenchmarkICalendar1000Cards$$$$ -benchtime=20x ./api/'
+
 .PHONY: bench/mcp
 bench/mcp: ## MCP benchmarks on a real api process: get_card p50/p99 at 8 warm sessions, 200 sessions held, memory per session
 	@$(MAKE) --no-print-directory test ARGS='-run ^$$$$ -bench MCP -benchtime=1x ./e2e/'

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -53,6 +54,9 @@ type CardOut struct {
 	CreatedBy         string          `json:"createdBy"`
 	CreatedAt         time.Time       `json:"createdAt"`
 	UpdatedAt         time.Time       `json:"updatedAt"`
+	// Series is set on a card's own read (cards-get) when the card is an occurrence of a recurring
+	// series; lists leave it out (a project's series: card-series-list).
+	Series *CardSeriesOut `json:"series,omitempty" doc:"The recurring series this card is an occurrence of (only on the card's own read; absent when it does not repeat)"`
 }
 
 func cardOut(c board.Card) CardOut {
@@ -225,7 +229,19 @@ func (s boardOps) insertCard(ctx context.Context, columnID string, b cardCreateB
 }
 
 func (s boardOps) getCard(ctx context.Context, in *CardPath) (*Output[CardOut], error) {
-	return oneOf(cardOut)(s.board.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	out, err := oneOf(cardOut)(s.board.Card(ctx, accessFrom(ctx).ProjectID, in.CardID))
+	if err != nil {
+		return nil, err
+	}
+	series, err := s.recurrence.OfCard(ctx, accessFrom(ctx).ProjectID, in.CardID)
+	switch {
+	case err == nil:
+		o := cardSeriesOut(series)
+		out.Body.Series = &o
+	case !errors.Is(err, db.ErrNotFound):
+		return nil, fail(err)
+	}
+	return out, nil
 }
 
 // UpdateCardInput is the request of cards-update.

@@ -284,6 +284,28 @@ func mcpCardAndMissionToolCases() []toolCase {
 			foreign: func(w *mcpWorld) map[string]any {
 				return bobCardInAnn(w, map[string]any{"itemId": w.annItem, "done": true})
 			}},
+		{tool: "set_card_recurrence", scope: "projects:write",
+			args: func(w *mcpWorld) map[string]any {
+				return annCardArgs(w, map[string]any{"rule": "FREQ=WEEKLY;BYDAY=MO", "timeZone": "Europe/Paris"})
+			},
+			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
+				require.Equal(t, "FREQ=WEEKLY;BYDAY=MO", out["rule"])
+				require.Equal(t, 1, w.e.count(`SELECT count(*) FROM card_occurrences WHERE card_id = $1`, w.annCard.ID))
+			},
+			foreign: func(w *mcpWorld) map[string]any {
+				return bobCardInAnn(w, map[string]any{"rule": "FREQ=DAILY", "timeZone": "UTC"})
+			}},
+		{tool: "stop_card_recurrence", scope: "projects:write",
+			args: func(w *mcpWorld) map[string]any {
+				r := w.e.do("PUT", w.annPrj+"/cards/"+w.annCard.ID+"/recurrence", w.ann.Token,
+					map[string]any{"rule": "FREQ=DAILY", "timeZone": "UTC"})
+				requireStatus(w.e.t, r, http.StatusOK)
+				return annCardArgs(w, nil)
+			},
+			check: func(t *testing.T, w *mcpWorld, out map[string]any) {
+				require.Equal(t, true, out["stopped"])
+			},
+			foreign: func(w *mcpWorld) map[string]any { return bobCardInAnn(w, nil) }},
 		{tool: "list_queued_missions", scope: "projects:read",
 			args: func(w *mcpWorld) map[string]any {
 				w.queue(w.ann, w.annCard)

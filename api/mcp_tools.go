@@ -41,6 +41,11 @@ func (s *Server) registerMCPTools() {
 	addTool(s, "check_checklist_item", "Check or uncheck an item of a card's checklist (its `_id` in the card's "+
 		"checklist).",
 		cardWrite, s.mcpCheckChecklistItem)
+	addTool(s, "set_card_recurrence", "Make a card repeat, or change the series it is an occurrence of: an RFC 5545 "+
+		"rule (FREQ=WEEKLY;BYDAY=MO, at most hourly) in an IANA time zone, on_schedule or after_completion.",
+		cardWrite, s.mcpSetCardRecurrence)
+	addTool(s, "stop_card_recurrence", "Stop the series a card is an occurrence of; the cards created stay.",
+		cardWrite, s.mcpStopCardRecurrence)
 }
 
 // OrganizationsOut lists organizations.

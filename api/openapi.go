@@ -21,6 +21,7 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Identity", "Sign-up, login and logout, the current user, sessions, password reset and e-mail verification."},
 	{"Two-factor authentication", "TOTP second factor: enrolment, confirmation, recovery codes and turning it off."},
 	{"Personal access tokens", "Scoped tokens for scripts and integrations, sent as `Authorization: Bearer`."},
+	{"Calendar feeds", "Secret iCalendar URLs of the cards you are assigned or of a project, for calendar applications."},
 	{"Notifications", "The caller's notifications and their read state."},
 	{"Organizations", "Organizations, their members, roles and invitations."},
 	{"Audit log", "Security and administration events, append-only: an organization's, and an account's own."},
@@ -31,6 +32,8 @@ var tagDescriptions = []struct{ name, description string }{
 	{"Checklist", "A card's checklist items."},
 	{"Labels", "A project's labels and the labels put on cards."},
 	{"Custom fields", "A project's custom field definitions and the values cards carry."},
+	{"Recurring cards", "A card that repeats: its series (an RFC 5545 rule in an IANA time zone, on schedule or " +
+		"after completion) and the occurrences created from it."},
 	{"Relations", "Links between cards."},
 	{"Comments", "Comments on cards."},
 	{"Attachments", "Files attached to cards: upload, download, delete."},

@@ -27,6 +27,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/engines"
@@ -36,6 +37,7 @@ import (
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
@@ -138,6 +140,8 @@ type Server struct {
 	roadmaps    *roadmap.Engine
 	webhooks    *webhook.Engine
 	audit       *audit.Engine
+	calendars   *calendar.Engine
+	recurrence  *recurrence.Engine
 	signer      *auth.Signer
 	billing     billing.Provider
 	storage     storage.Storage
@@ -201,7 +205,7 @@ func build(eng *engines.Engines, signer *auth.Signer, billingProvider billing.Pr
 		pilotage: eng.Pilotage,
 		missions: eng.Missions, drafts: eng.Drafts, pipelines: eng.Pipelines, identity: eng.Identity, tenancy: eng.Tenancy,
 		documents: eng.Documents, notices: eng.Notifications, roadmaps: eng.Roadmaps, webhooks: eng.Webhooks,
-		audit:  eng.Audit,
+		audit: eng.Audit, calendars: eng.Calendars, recurrence: eng.Recurrence,
 		signer: signer, billing: billingProvider, storage: opts.Storage, logger: logger, opts: opts,
 	}
 	s.touched, _ = lru.New[string, time.Time](16384)
@@ -269,6 +273,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerTokens()
 	s.ops.account.registerSessions()
 	s.ops.account.registerOIDC()
+	s.ops.account.registerCalendarFeeds()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerAuditLog()
 	s.ops.tenancy.registerOrganizationDomains()
@@ -280,6 +285,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.board.registerScopes()
 	s.ops.board.registerPortfolio()
 	s.ops.board.registerCardParts()
+	s.ops.board.registerRecurrence()
 	s.ops.board.registerComments()
 	s.ops.board.registerCardActivity()
 	s.ops.board.registerAttachments()

@@ -9,6 +9,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/board"
 	"github.com/pilot-dev/pilot/db/mission"
+	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/webhook"
 )
@@ -54,6 +55,7 @@ func registerValues(r huma.Registry) {
 	registerValue[webhook.EventType](r)
 	registerValue[db.AuditKind](r)
 	registerValue[audit.Format](r)
+	registerValue[recurrence.Mode](r)
 }
 
 // toolRegistry is a schema registry for the schemas MCP tools publish and validate with (their types

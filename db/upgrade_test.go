@@ -46,6 +46,8 @@ const (
 	mAsk   = "a0000000-0000-4000-8000-000000000032"
 	iImp   = "a0000000-0000-4000-8000-000000000090"
 	uAudit = "a0000000-0000-4000-8000-000000000091"
+	fCal   = "a0000000-0000-4000-8000-000000000092"
+	sRecur = "a0000000-0000-4000-8000-000000000093"
 )
 
 // upgradeSeeds has one row per migration, in order: a new migration adds its row (CONTRIBUTING.md,
@@ -232,6 +234,18 @@ var upgradeSeeds = []upgradeSeed{
 			VALUES ('` + uAudit + `', '` + oAcme + `', 'member_added', '` + uAnn + `', '192.0.2.1', 'user', '` + uBot + `',
 			'{"after": {"role": "member"}}');`,
 		survives: `SELECT (SELECT changes->'after'->>'role' FROM audit_log WHERE id = '` + uAudit + `') = 'member'`},
+	{version: 45, seed: `
+		INSERT INTO card_series (id, project_id, template_card_id, rule, timezone, mode, starts_at, next_at, created_by)
+			VALUES ('` + sRecur + `', '` + pLnch + `', '` + kCard + `', 'FREQ=WEEKLY;BYDAY=MO', 'Europe/Paris', 'on_schedule',
+			'2026-03-02 08:00+00', '2026-03-09 08:00+00', '` + uAnn + `');
+		INSERT INTO card_occurrences (series_id, occurs_at, card_id) VALUES ('` + sRecur + `', '2026-03-02 08:00+00', '` +
+		kCard + `');`,
+		survives: `SELECT (SELECT rule FROM card_series WHERE id = '` + sRecur + `') = 'FREQ=WEEKLY;BYDAY=MO'
+			AND (SELECT card_id FROM card_occurrences WHERE series_id = '` + sRecur + `') = '` + kCard + `'`},
+	{version: 47, seed: `
+		INSERT INTO calendar_feeds (id, user_id, name, kind, project_id, prefix, secret_hash)
+			VALUES ('` + fCal + `', '` + uAnn + `', 'Launch', 'project', '` + pLnch + `', 'pilot_cal_ab12cd', '\x02');`,
+		survives: `SELECT (SELECT project_id FROM calendar_feeds WHERE id = '` + fCal + `') = '` + pLnch + `'`},
 	{version: 48, seed: `
 		INSERT INTO organization_domains (id, organization_id, domain, created_by)
 			VALUES (gen_random_uuid(), '` + oAcme + `', 'acme.test', '` + uAnn + `');`,

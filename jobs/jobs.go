@@ -2,6 +2,8 @@
 // inside the transaction of the write that causes them, and the workers, which run them.
 package jobs
 
+import "time"
+
 // Queue names. Workers subscribe to each with its own concurrency.
 const (
 	QueueDefault = "default"
@@ -172,3 +174,22 @@ type ImportArgs struct {
 
 // Kind implements river.JobArgs.
 func (ImportArgs) Kind() string { return "import" }
+
+// RecurrenceScanArgs is the periodic creation of the occurrences of recurring cards (on-schedule series)
+// whose date has come (docs/recurring.md).
+type RecurrenceScanArgs struct{}
+
+// Kind implements river.JobArgs.
+func (RecurrenceScanArgs) Kind() string { return "recurrence_scan" }
+
+// RecurrenceNextArgs creates the next occurrence of an after-completion series once its occurrence
+// CardID was moved into the done column, at CompletedAt (the completing transaction's time): the next
+// occurrence's date follows from it, so a retried job finds the same date already created.
+type RecurrenceNextArgs struct {
+	SeriesID    string    `json:"seriesId"`
+	CardID      string    `json:"cardId"`
+	CompletedAt time.Time `json:"completedAt"`
+}
+
+// Kind implements river.JobArgs.
+func (RecurrenceNextArgs) Kind() string { return "recurrence_next" }

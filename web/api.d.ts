@@ -558,6 +558,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my calendar feeds
+         * @description Newest first, without their URLs.
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        get: operations["calendar-feeds-list"];
+        put?: never;
+        /**
+         * Create a calendar feed
+         * @description A secret URL to subscribe to in a calendar application (docs/calendar.md): `personal`, the cards assigned to you that have dates in every workspace you can open; `project`, the dated cards of a project you can read (`projectId`). The URL is in this answer only. At most 20 feeds a person (409).
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        post: operations["calendar-feeds-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar-feeds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a calendar feed
+         * @description Its URL answers 404 from then on.
+         *
+         *     Accepts a JWT or session only, never a personal access token.
+         */
+        delete: operations["calendar-feeds-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar/{token}.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a calendar feed (iCalendar)
+         * @description The feed's events as RFC 5545 iCalendar: one event per dated card (an all-day event for a day, a timed one otherwise), its UID stable across fetches, its URL the card's page. Authenticated by the token in the path alone: a token of no feed, a revoked one and a project feed whose owner can no longer read the project all answer 404. Answers 304 to `If-None-Match` with the current `ETag`, or to `If-Modified-Since` at or after `Last-Modified`.
+         */
+        get: operations["calendar-feed-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invitations/{token}": {
         parameters: {
             query?: never;
@@ -3072,6 +3144,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/card-series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's running recurring series
+         * @description Oldest first, each with its occurrences' cards (what the board marks as recurring).
+         *
+         *     Paged by keyset: `limit` 1 to 200, default 50; the next page is named by the `Link` header (rel="next", the same path and query with `cursor` set), absent on the last page.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["card-series-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards": {
         parameters: {
             query?: never;
@@ -3435,6 +3531,44 @@ export interface paths {
          *     Personal access tokens need the `projects:write` scope.
          */
         delete: operations["card-labels-remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards/{cardId}/recurrence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the series a card is an occurrence of
+         * @description 404 when the card does not repeat.
+         *
+         *     Personal access tokens need the `projects:read` scope.
+         */
+        get: operations["card-recurrence-get"];
+        /**
+         * Make a card repeat, or change its series
+         * @description The card becomes the first occurrence of a series (or, when it already is an occurrence, its series changes: rule, time zone, mode, start; a stopped series resumes). Each occurrence is a copy of the card (title, description, priority, assignee, labels, checklist unchecked, dates shifted) in the project's first column. A rule that is not RFC 5545, an unknown time zone, or occurrences less than an hour apart are refused with 400 in the error shape.
+         *
+         *     An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        put: operations["card-recurrence-set"];
+        post?: never;
+        /**
+         * Stop a card's series
+         * @description No occurrence is created after this; the cards already created stay. Answers the stopped series. 404 when the card does not repeat.
+         *
+         *     An archived project is read-only: 409 until it is restored.
+         *
+         *     Personal access tokens need the `projects:write` scope.
+         */
+        delete: operations["card-recurrence-stop"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4397,6 +4531,32 @@ export interface components {
             userAgent: string;
             workspaceId: string | null;
         };
+        CalendarFeedOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
+            kind: string;
+            /**
+             * Format: date-time
+             * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
+             */
+            lastFetchedAt: string | null;
+            name: string;
+            /** @description First characters of the token, to recognise the feed */
+            prefix: string;
+            /** @description A project feed's project; absent for a personal feed */
+            project?: components["schemas"]["CalendarFeedProjectOut"];
+        };
+        CalendarFeedProjectOut: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            organizationSlug: string;
+            workspaceName: string;
+            workspaceSlug: string;
+        };
         Capabilities: {
             agentTools: string[] | null;
             projectTemplates: string[] | null;
@@ -4484,9 +4644,44 @@ export interface components {
             priority: "low" | "medium" | "high";
             projectId: string;
             scopeId: string | null;
+            /** @description The recurring series this card is an occurrence of (only on the card's own read; absent when it does not repeat) */
+            series?: components["schemas"]["CardSeriesOut"];
             /** Format: date-time */
             startDate: string | null;
             title: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CardSeriesOut: {
+            createdBy: string;
+            id: string;
+            /**
+             * @description on_schedule: the next occurrence appears at its date, even while this one is open; after_completion: it appears when this one is moved into the done column
+             * @enum {string}
+             */
+            mode: "on_schedule" | "after_completion";
+            /**
+             * Format: date-time
+             * @description The occurrence after this one (after completion: the earliest, were it completed now); null when stopped or the rule has no more
+             */
+            nextAt: string | null;
+            /**
+             * Format: date-time
+             * @description This card's occurrence date
+             */
+            occursAt: string;
+            /** @description RFC 5545 recurrence rule (the RRULE part), e.g. FREQ=WEEKLY;BYDAY=MO,TH */
+            rule: string;
+            /**
+             * Format: date-time
+             * @description The series' first occurrence
+             */
+            startsAt: string;
+            stopped: boolean;
+            /** Format: date-time */
+            stoppedAt: string | null;
+            /** @description IANA time zone the rule is read in, e.g. Europe/Paris */
+            timeZone: string;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -4590,6 +4785,16 @@ export interface components {
             slug: string;
             /** @description Default: every tool */
             tools?: string[] | null;
+        };
+        CreateCalendarFeedBody: {
+            kind: string;
+            /** @description Default: "My cards", or the project's name */
+            name?: string;
+            /**
+             * Format: uuid
+             * @description The project of a project feed; required for one, refused for a personal feed
+             */
+            projectId?: string;
         };
         CreateColumnInputBody: {
             name: string;
@@ -4767,6 +4972,28 @@ export interface components {
             name: string;
             /** @description (lowercase letters, digits and hyphens) */
             slug: string;
+        };
+        CreatedCalendarFeedOut: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description personal: the cards assigned to you that have dates, in every workspace you can open; project: a project's dated cards */
+            kind: string;
+            /**
+             * Format: date-time
+             * @description When a calendar application last fetched the feed (recorded at most once a minute while it does not change); null if never
+             */
+            lastFetchedAt: string | null;
+            name: string;
+            /** @description First characters of the token, to recognise the feed */
+            prefix: string;
+            /** @description A project feed's project; absent for a personal feed */
+            project?: components["schemas"]["CalendarFeedProjectOut"];
+            /** @description The secret in the URL; shown only once */
+            token: string;
+            /** @description The feed's secret URL (GET, no credentials): subscribe to it in a calendar application. Shown only once */
+            url: string;
         };
         CreatedTokenOut: {
             /** Format: date-time */
@@ -6007,6 +6234,22 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        SeriesOut: {
+            /** @description The occurrences' cards, oldest first (deleted ones left out) */
+            cardIds: string[] | null;
+            id: string;
+            /** @enum {string} */
+            mode: "on_schedule" | "after_completion";
+            /**
+             * Format: date-time
+             * @description When the scan creates the next occurrence (on schedule only)
+             */
+            nextAt: string | null;
+            rule: string;
+            /** Format: date-time */
+            startsAt: string;
+            timeZone: string;
+        };
         SessionBody: {
             /** @description JWT for the Authorization header */
             access_token?: string;
@@ -6059,6 +6302,19 @@ export interface components {
             values: {
                 [key: string]: components["schemas"]["JSONValue"];
             };
+        };
+        SetRecurrenceInputBody: {
+            /**
+             * @description Default on_schedule
+             * @enum {string}
+             */
+            mode?: "on_schedule" | "after_completion";
+            /** @description RFC 5545 recurrence rule (the RRULE part), e.g. FREQ=WEEKLY;BYDAY=MO,TH; at most hourly */
+            rule: string;
+            /** @description Local date and time, in timeZone, of the first occurrence (this card); default: the series' start, else the card's due date, else now (local date and time, 2026-03-02T09:00) */
+            start?: string;
+            /** @description IANA time zone, e.g. Europe/Paris */
+            timeZone: string;
         };
         SetScopeViewInputBody: {
             /** @enum {string} */
@@ -8991,6 +9247,368 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-list": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeedOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCalendarFeedBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCalendarFeedOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feeds-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OKBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "calendar-feed-get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version the client holds */
+                "If-None-Match"?: string;
+                /** @description The Last-Modified of the version the client holds */
+                "If-Modified-Since"?: string;
+            };
+            path: {
+                /** @description The feed's secret token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed */
+            200: {
+                headers: {
+                    /** @description The feed's version */
+                    ETag?: string;
+                    /** @description When the feed last changed */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Not modified since the version the client holds */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -23184,6 +23802,101 @@ export interface operations {
             };
         };
     };
+    "card-series-list": {
+        parameters: {
+            query?: {
+                /** @description Items per page (1 to 200, default 50) */
+                limit?: number;
+                /** @description Where the page starts: the cursor of the previous answer's Link rel="next"; opaque, absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"][] | null;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "cards-list": {
         parameters: {
             query?: {
@@ -25359,6 +26072,307 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CardOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "card-recurrence-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardSeriesOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "card-recurrence-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRecurrenceInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardSeriesOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "card-recurrence-stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgSlug: string;
+                wsSlug: string;
+                projectId: string;
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardSeriesOut"];
                 };
             };
             /** @description Bad Request */

@@ -98,6 +98,10 @@ func (b *testBundle) work(t *testing.T, job *rivertype.JobRow) {
 		workJob(t, b, &WebhookDeliverySweepWorker{deps: b.deps}, job)
 	case jobs.AuditRetentionArgs{}.Kind():
 		workJob(t, b, &AuditRetentionWorker{deps: b.deps}, job)
+	case jobs.RecurrenceScanArgs{}.Kind():
+		workJob(t, b, &RecurrenceScanWorker{deps: b.deps}, job)
+	case jobs.RecurrenceNextArgs{}.Kind():
+		workJob(t, b, &RecurrenceNextWorker{deps: b.deps}, job)
 	default:
 		t.Fatalf("no worker for jobs of kind %q", job.Kind)
 	}

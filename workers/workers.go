@@ -104,6 +104,12 @@ func Register(workers *river.Workers, deps Deps) error {
 	if err := river.AddWorkerSafely(workers, &MissionStaleSweepWorker{deps: deps}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &RecurrenceScanWorker{deps: deps}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &RecurrenceNextWorker{deps: deps}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &DueDateScanWorker{deps: deps, automations: deps.Automations})
 }
 
@@ -297,6 +303,7 @@ func NewClient(dbPool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], *engine
 			river.NewPeriodicJob(river.PeriodicInterval(staleSweep), func() (river.JobArgs, *river.InsertOpts) {
 				return jobs.MissionStaleSweepArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: staleSweep}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
+			recurrencePeriodicJob(),
 		},
 	})
 	if err != nil {

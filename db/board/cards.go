@@ -286,6 +286,9 @@ func (b *Engine) UpdateCardTx(ctx context.Context, tx pgx.Tx, u CardUpdate) (Car
 		if acts, err = moveChangedCard(ctx, q, u, &ch); err != nil {
 			return Card{}, err
 		}
+		if err := b.continueSeries(ctx, tx, q, u.CardID, acts); err != nil {
+			return Card{}, err
+		}
 	}
 	acts = cardUpdateActivities(u, &ch, acts)
 	if err := b.core.RecordActivities(ctx, tx, acts...); err != nil {

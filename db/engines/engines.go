@@ -12,6 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/db/audit"
 	"github.com/pilot-dev/pilot/db/automation"
 	"github.com/pilot-dev/pilot/db/board"
+	"github.com/pilot-dev/pilot/db/calendar"
 	"github.com/pilot-dev/pilot/db/document"
 	"github.com/pilot-dev/pilot/db/draft"
 	"github.com/pilot-dev/pilot/db/identity"
@@ -21,6 +22,7 @@ import (
 	"github.com/pilot-dev/pilot/db/notification"
 	"github.com/pilot-dev/pilot/db/pilotage"
 	"github.com/pilot-dev/pilot/db/pipeline"
+	"github.com/pilot-dev/pilot/db/recurrence"
 	"github.com/pilot-dev/pilot/db/roadmap"
 	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/db/transfer"
@@ -52,6 +54,8 @@ type Engines struct {
 	Transfer      *transfer.Engine
 	Imports       *imports.Engine
 	Audit         *audit.Engine
+	Calendars     *calendar.Engine
+	Recurrence    *recurrence.Engine
 }
 
 // New builds the store and its engines on dbPool. riverClient enqueues in their transactions: insert-only
@@ -91,5 +95,7 @@ func New(dbPool *pgxpool.Pool, riverClient *river.Client[pgx.Tx], opts Options) 
 		Transfer:      transfers,
 		Imports:       imports.New(core, store, transfers, boards),
 		Audit:         audits,
+		Calendars:     calendar.New(core, audits),
+		Recurrence:    recurrence.New(core, boards),
 	}
 }

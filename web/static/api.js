@@ -194,6 +194,13 @@ export function upload(path, params, form, onProgress) {
 export function patch(path, params, body) { return request('PATCH', path, params, { body }); }
 
 /**
+ * @template {PathWith<'put'>} P
+ * @param {P} path @param {PathParams} [params] @param {Body<P, 'put'>} [body]
+ * @returns {Promise<Reply<P, 'put'>>}
+ */
+export function put(path, params, body) { return request('PUT', path, params, { body }); }
+
+/**
  * @template {PathWith<'delete'>} P
  * @param {P} path @param {PathParams} [params]
  * @returns {Promise<Reply<P, 'delete'>>}

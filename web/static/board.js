@@ -24,19 +24,22 @@ export function Board({ org, ws, project, card }) {
   const reloadRef = useRef(() => {});
   const data = useLoad(async (signal) => {
     const e0 = epoch.current;
-    const [proj, columns, cards, labels, members] = await Promise.all([
+    const [proj, columns, cards, labels, members, series] = await Promise.all([
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}', params, undefined, signal),
       api.get('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/columns', params, undefined, signal),
       api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/cards', params, undefined, signal),
       api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/labels', params, undefined, signal),
       api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/members', params, undefined, signal),
+      api.getAll('/orgs/{orgSlug}/workspaces/{wsSlug}/projects/{projectId}/card-series', params, undefined, signal),
     ]);
     performance.mark('board-data');
     if (epoch.current !== e0 || inFlight.current > 0) {
       if (inFlight.current > 0) staleWhileMoving.current = true;
       else setTimeout(() => reloadRef.current(), 0);
     }
-    return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members };
+    // The cards of running recurring series get the board's repeat marker.
+    const recurring = new Set(series.flatMap((s) => s.cardIds));
+    return { proj, columns: [...columns].sort((a, b) => a.order - b.order), cards, labels, members, recurring };
   }, [org, ws, project]);
   // The filters live in the URL's query (beside ?card=), so a link opens the board filtered the same way.
   const [filter, setFilter] = useState(() => {
@@ -242,7 +245,7 @@ export function Board({ org, ws, project, card }) {
     </div>`}
     <div class=${'board-wrap' + (view.left ? ' more-left' : '') + (view.right ? ' more-right' : '')}>
     <div class="board" role="list" aria-label="Columns" ref=${boardRef}>
-      ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names}
+      ${columns.map((col, ci) => html`<${ColumnView} key=${col.id} column=${col} cards=${byColumn.get(col.id) || []} names=${names} recurring=${data.data.recurring}
         base=${base} params=${params} move=${move} onCreated=${replaceCard} readOnly=${archived}
         index=${ci} count=${columns.length} moveColumn=${moveColumn}
         left=${columns[ci - 1]?.id} right=${columns[ci + 1]?.id} columnCards=${(/** @type {string} */ id) => byColumn.get(id) || []} />`)}
@@ -257,12 +260,12 @@ export function Board({ org, ws, project, card }) {
 }
 
 /**
- * @param {{column: Column, cards: Card[], names: Map<string,string>, base: string, params: Record<string,string>,
+ * @param {{column: Column, cards: Card[], names: Map<string,string>, recurring: Set<string>, base: string, params: Record<string,string>,
  *   move: (id: string, col: string, index: number) => void, onCreated: (c: Card) => void, left?: string, right?: string,
  *   columnCards: (id: string) => Card[], readOnly?: boolean, index: number, count: number,
  *   moveColumn: (id: string, index: number, focus?: string) => void}} props
  */
-function ColumnView({ column, cards, names, base, params, move, onCreated, left, right, columnCards, readOnly, index, count, moveColumn }) {
+function ColumnView({ column, cards, names, recurring, base, params, move, onCreated, left, right, columnCards, readOnly, index, count, moveColumn }) {
   const [drop, setDrop] = useState(-1);
   const [colOver, setColOver] = useState(false);
   /** @param {DragEvent} e */
@@ -302,7 +305,7 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
       onDragOver=${(/** @type {DragEvent} */ e) => { if (isColumnDrag(e)) return; e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'; setDrop(indexAt(e)); }}
       onDragLeave=${(/** @type {DragEvent} */ e) => { if (!listRef.current?.contains(/** @type {Node} */ (e.relatedTarget))) setDrop(-1); }}
       onDrop=${(/** @type {DragEvent} */ e) => { if (isColumnDrag(e)) return; e.preventDefault(); const id = e.dataTransfer?.getData('text/plain'); const i = indexAt(e); setDrop(-1); if (id && !readOnly) move(id, column.id, i); }}>
-      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} base=${base} readOnly=${readOnly}
+      ${cards.map((c, i) => html`${drop === i && html`<li class="drop-line" aria-hidden="true"></li>`}<${CardTile} key=${c.id} card=${c} names=${names} repeats=${recurring.has(c.id)} base=${base} readOnly=${readOnly}
         onKey=${(/** @type {KeyboardEvent} */ e) => onKey(e, c, i)} />`)}
       ${drop === cards.length && html`<li class="drop-line" aria-hidden="true"></li>`}
     </ol>
@@ -330,8 +333,8 @@ function ColumnView({ column, cards, names, base, params, move, onCreated, left,
 /** The drag data type of a column dragged by its header (a card's is text/plain, its id). */
 const COLUMN_TYPE = 'application/x-pilot-column';
 
-/** @param {{card: Card, names: Map<string,string>, base: string, onKey: (e: KeyboardEvent) => void, readOnly?: boolean}} props */
-function CardTile({ card: c, names, base, onKey, readOnly }) {
+/** @param {{card: Card, names: Map<string,string>, repeats: boolean, base: string, onKey: (e: KeyboardEvent) => void, readOnly?: boolean}} props */
+function CardTile({ card: c, names, repeats, base, onKey, readOnly }) {
   const done = c.checklist.filter((i) => i.done).length;
   const overdue = c.dueDate && dueDay(c.dueDate) < todayDay();
   return html`<li class="card" draggable=${!readOnly} tabindex="0" data-card-id=${c.id} aria-describedby="move-hint"
@@ -344,6 +347,7 @@ function CardTile({ card: c, names, base, onKey, readOnly }) {
       <span class=${'priority ' + c.priority} title="Priority">${c.priority}</span>
       ${c.assigneeId && html`<span title="Assignee">${names.get(c.assigneeId) || 'Someone'}</span>`}
       ${c.dueDate && html`<span class=${overdue ? 'due overdue' : 'due'} title="Due date">Due ${formatDue(c.dueDate)}</span>`}
+      ${repeats && html`<span class="repeats" title="Repeats">↻<span class="visually-hidden"> Repeats</span></span>`}
       ${c.checklist.length > 0 && html`<span class="meta-icon" title="Checklist"><${Icon} name="checklist" /><span class="visually-hidden">Checklist done: </span> ${done}/${c.checklist.length}</span>`}
       ${c.commentCount > 0 && html`<span class="meta-icon comments" title="Comments"><${Icon} name="comment" /> ${c.commentCount}<span class="visually-hidden">${c.commentCount === 1 ? ' comment' : ' comments'}</span></span>`}
       ${c.attachmentCount > 0 && html`<span class="meta-icon attachments" title="Attachments"><${Icon} name="attachment" /> ${c.attachmentCount}<span class="visually-hidden">${c.attachmentCount === 1 ? ' attachment' : ' attachments'}</span></span>`}

@@ -4,6 +4,7 @@
 import { html, useState, useEffect, useLoad, useAction, ErrorMessage, formatTime, dueDay, dueValue, formValues, ConfirmButton, humanize, actorLabel } from './ui.js';
 import { session } from './session.js';
 import { CardFields, Relations, History, DeleteCard } from './cardextras.js';
+import { Repeat } from './recurrence.js';
 import { Icon } from './icons.js';
 import * as api from './api.js';
 import { markdown } from './markdown.js';
@@ -76,6 +77,7 @@ export function CardDetail({ card, org, ws, project, columns, labels, members, o
     <${Labels} card=${card} labels=${labels} params=${params} onChange=${onChange} onLabels=${onLabels} />
     <${Checklist} card=${card} params=${params} onChange=${onChange} />
     <${CardFields} card=${card} params=${params} onChange=${onChange} />
+    <${Repeat} params=${params} onSaved=${onLabels} />
     <${Relations} card=${card} cards=${cards} params=${params} base=${`/w/${org}/${ws}/p/${project}`} />
     <${StartMission} org=${org} ws=${ws} card=${card} />
     <${Comments} params=${params} onAdded=${refresh} />

@@ -7,6 +7,7 @@ import { html, useState, useEffect, useRef, useLoad, useAction, ErrorMessage, Lo
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { Icon } from './icons.js';
+import { SubscribeCalendar } from './calendarfeeds.js';
 
 /** @typedef {Record<string, string>} Params */
 /** @typedef {api.Schemas['ColumnOut']} Column */
@@ -59,6 +60,7 @@ export function ProjectSettings({ org, ws, project }) {
     <${LabelsSection} params=${params} />
     <${FieldsSection} params=${params} />
     <${ScopesSection} params=${params} />`}
+    <${SubscribeCalendar} projectId=${project} name=${proj.name} />
   </div>`;
 }
 

@@ -1,10 +1,12 @@
 // @ts-check
 // Account settings (/settings): the profile, the e-mail address and the password; two-factor
 // authentication and the signed-in sessions (/settings/security); personal access tokens
-// (/settings/tokens). The QR code library is loaded only when a person sets up two-factor authentication.
+// (/settings/tokens); calendar feeds (/settings/calendar, calendarfeeds.js). The QR code library is loaded
+// only when a person sets up two-factor authentication.
 import { html, useState, useEffect, useRef, useLoad, useAction, ErrorMessage, Loading, When, formatDate, formValues,
   ConfirmButton, copyText, download, announce } from './ui.js';
 import { LinkedIdentities } from './sso.js';
+import { CalendarFeeds } from './calendarfeeds.js';
 import * as api from './api.js';
 import { session } from './session.js';
 
@@ -15,6 +17,7 @@ const tabs = [
   { path: '/settings', label: 'Profile' },
   { path: '/settings/security', label: 'Security' },
   { path: '/settings/tokens', label: 'Access tokens' },
+  { path: '/settings/calendar', label: 'Calendar feeds' },
 ];
 
 /** @param {{path: string}} props */
@@ -29,6 +32,7 @@ export function Settings({ path }) {
     ${tab.path === '/settings' && html`<${Profile} /><${LinkedIdentities} />`}
     ${tab.path === '/settings/security' && html`<${TwoFactor} /><${Sessions} />`}
     ${tab.path === '/settings/tokens' && html`<${Tokens} />`}
+    ${tab.path === '/settings/calendar' && html`<${CalendarFeeds} />`}
   </div>`;
 }
 

@@ -201,6 +201,20 @@ type BillingCheckout struct {
 	CreatedAt      time.Time
 }
 
+type CalendarFeed struct {
+	ID               string
+	UserID           string
+	Name             string
+	Kind             string
+	ProjectID        *string
+	Prefix           string
+	SecretHash       []byte
+	ContentHash      []byte
+	ContentChangedAt *time.Time
+	LastFetchedAt    *time.Time
+	CreatedAt        time.Time
+}
+
 type Card struct {
 	ID              string
 	ProjectID       string
@@ -271,6 +285,13 @@ type CardLabel struct {
 	CreatedAt time.Time
 }
 
+type CardOccurrence struct {
+	SeriesID  string
+	OccursAt  time.Time
+	CardID    *string
+	CreatedAt time.Time
+}
+
 type CardRelation struct {
 	ID           string
 	ProjectID    string
@@ -279,6 +300,21 @@ type CardRelation struct {
 	Type         string
 	CreatedBy    string
 	CreatedAt    time.Time
+}
+
+type CardSeries struct {
+	ID             string
+	ProjectID      string
+	TemplateCardID *string
+	Rule           string
+	Timezone       string
+	Mode           string
+	StartsAt       time.Time
+	NextAt         *time.Time
+	StoppedAt      *time.Time
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 type ChecklistItem struct {
