@@ -278,6 +278,7 @@ func (s *Server) registerOperations(ctx context.Context, router *chi.Mux) {
 	s.ops.account.registerCalendarFeeds()
 	s.ops.tenancy.registerOrganizations()
 	s.ops.tenancy.registerAuditLog()
+	s.ops.tenancy.registerOrganizationDomains()
 	s.ops.tenancy.registerWorkspaces()
 	s.ops.tenancy.registerInvitations()
 	s.ops.tenancy.registerProjects()

@@ -233,6 +233,16 @@ type Organization struct {
 	IsPersonal bool
 }
 
+// OrganizationDomain is an e-mail domain of an organization: people whose verified address has it join
+// the organization as members (db/tenancy/domains.go).
+type OrganizationDomain struct {
+	ID             string
+	OrganizationID string
+	Domain         string
+	CreatedBy      *string
+	CreatedAt      time.Time
+}
+
 // OrganizationInvitation is an invitation to join an organization with a role.
 type OrganizationInvitation struct {
 	ID             string

@@ -254,6 +254,10 @@ var upgradeSeeds = []upgradeSeed{
 		INSERT INTO calendar_feeds (id, user_id, name, kind, project_id, prefix, secret_hash)
 			VALUES ('` + fCal + `', '` + uAnn + `', 'Launch', 'project', '` + pLnch + `', 'pilot_cal_ab12cd', '\x02');`,
 		survives: `SELECT (SELECT project_id FROM calendar_feeds WHERE id = '` + fCal + `') = '` + pLnch + `'`},
+	{version: 48, seed: `
+		INSERT INTO organization_domains (id, organization_id, domain, created_by)
+			VALUES (gen_random_uuid(), '` + oAcme + `', 'acme.test', '` + uAnn + `');`,
+		survives: `SELECT (SELECT organization_id FROM organization_domains WHERE domain = 'acme.test') = '` + oAcme + `'`},
 	{version: 49, seed: `
 		INSERT INTO oidc_logins (state_hash, provider, nonce, code_verifier, expires_at, link_user_id, link_session_id)
 			VALUES ('\x49', 'corp', 'n', 'v', now() + interval '10 minutes', '` + uAnn + `', '` + sSess + `');`,

@@ -14,14 +14,17 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/db/tenancy"
 )
 
 // Sign-in with OpenID Connect providers: the relying party (internal/oidc) proves who a person is at
 // their provider; this file keeps what Pilot remembers of it. A provider's subject is linked to one
 // account (user_identities). The first sign-in of a subject finds its account by e-mail only when the
 // provider says the address is verified; otherwise, or when no account has the address, it creates one
-// (just in time), unless the deployment's allowed domains exclude the address. Each step is one
-// transaction: a refused sign-in leaves nothing behind.
+// (just in time), unless the deployment's allowed domains exclude the address. When the provider says the
+// address is verified, the sign-in that links or creates the account also makes the person a member of
+// the organization whose sign-in domain it has. Each step is one transaction: a refused sign-in leaves
+// nothing behind.
 
 // Refusals of a sign-in with a provider, each a page the person can act on (match with errors.Is; each
 // is also a db.ErrConflict, db.ErrForbidden or db.ErrInvalid).
@@ -68,6 +71,9 @@ type ExternalResult struct {
 	Linked bool
 	// Created: this sign-in created the account.
 	Created bool
+	// JoinedOrganizations are the organizations this sign-in made the person a member of, by the domain
+	// of the address the provider verified (sign-in domains, db/tenancy/domains.go).
+	JoinedOrganizations []string
 }
 
 // SignInExternal answers the account of a person a provider signed in: the one linked to the subject,
@@ -142,8 +148,21 @@ func (e *Engine) signInExternal(ctx context.Context, tx pgx.Tx, q *dbsqlc.Querie
 		return ExternalResult{}, dbcore.Wrap(err, "link identity")
 	}
 	res.Identity = db.UserIdentity(row)
-	return res, e.RecordSSOLinkTx(ctx, tx, SSOLink{UserID: res.User.ID, Provider: in.Provider, Subject: in.Subject,
-		Email: in.Email}, true)
+	if err := e.RecordSSOLinkTx(ctx, tx, SSOLink{UserID: res.User.ID, Provider: in.Provider, Subject: in.Subject,
+		Email: in.Email}, true); err != nil {
+		return ExternalResult{}, err
+	}
+	// The provider vouches for the address: its person joins the organization of its domain (sign-in
+	// domains), at the sign-in that links or creates the account only, so that one an admin removed is not
+	// brought back by every later sign-in.
+	if in.EmailVerified {
+		res.JoinedOrganizations, err = tenancy.JoinByEmailDomainTx(ctx, tx, e.audit, tenancy.DomainJoin{
+			UserID: res.User.ID, Email: in.Email, Via: tenancy.JoinedBySSO, Provider: in.Provider})
+		if err != nil {
+			return ExternalResult{}, err
+		}
+	}
+	return res, nil
 }
 
 // ErrExternalLinkedElsewhere is the refusal of a link whose provider's subject is linked to another

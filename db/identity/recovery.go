@@ -12,6 +12,7 @@ import (
 	"github.com/pilot-dev/pilot/db"
 	"github.com/pilot-dev/pilot/db/internal/dbcore"
 	"github.com/pilot-dev/pilot/db/internal/dbsqlc"
+	"github.com/pilot-dev/pilot/db/tenancy"
 	"github.com/pilot-dev/pilot/internal/auth"
 	"github.com/pilot-dev/pilot/jobs"
 )
@@ -115,7 +116,8 @@ func (e *Engine) sendVerification(ctx context.Context, tx pgx.Tx, q *dbsqlc.Quer
 	})
 }
 
-// VerifyEmail marks the address a verification token was sent to as verified, and uses the token up. An
+// VerifyEmail marks the address a verification token was sent to as verified, and uses the token up; the
+// person joins the organization whose sign-in domain the address has (db/tenancy/domains.go). An
 // unknown, used or expired token is ErrInvalid, and so is one sent to an address the account no longer
 // has.
 func (e *Engine) VerifyEmail(ctx context.Context, token string) error {
@@ -131,7 +133,10 @@ func (e *Engine) VerifyEmail(ctx context.Context, token string) error {
 		if n == 0 {
 			return dbcore.Invalid("this link was sent to an address the account no longer uses")
 		}
-		return nil
+		// The address is proven now: its person joins the organization of its domain (sign-in domains).
+		_, err = tenancy.JoinByEmailDomainTx(ctx, tx, e.audit, tenancy.DomainJoin{UserID: t.UserID, Email: t.Email,
+			Via: tenancy.JoinedByEmailVerification})
+		return err
 	})
 }
 

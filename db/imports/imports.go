@@ -42,7 +42,9 @@ const (
 )
 
 // Values lists the statuses (the OpenAPI document's enum).
-func (Status) Values() []Status { return []Status{StatusQueued, StatusRunning, StatusCompleted, StatusFailed} }
+func (Status) Values() []Status {
+	return []Status{StatusQueued, StatusRunning, StatusCompleted, StatusFailed}
+}
 
 // StreamImport is the stream kind of an import's progress (events carry "importId"); it ends once the
 // import completed or failed.

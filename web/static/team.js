@@ -7,6 +7,7 @@ import { html, useState, useEffect, useRef, useMemo, useLoad, useAction, ErrorMe
 import * as api from './api.js';
 import { navigate } from './router.js';
 import { session } from './session.js';
+import { SignInDomains } from './orgdomains.js';
 
 /** @typedef {api.Schemas['PendingInvitationOut']} PendingInvitation */
 
@@ -330,6 +331,7 @@ export function OrganizationSettings({ org, ws }) {
           </form>`
         : html`<p>Only its owner and admins can change its settings.</p>`}
       </section>
+      ${admin && !o.isPersonal && html`<${SignInDomains} org=${org} name=${o.name} />`}
       ${owner && html`<section class="panel" aria-labelledby="billing-h">
         <h2 id="billing-h">Billing</h2>
         <p>Open a checkout for this organization with the billing provider.</p>

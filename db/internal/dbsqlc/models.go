@@ -491,6 +491,14 @@ type Organization struct {
 	IsPersonal bool
 }
 
+type OrganizationDomain struct {
+	ID             string
+	OrganizationID string
+	Domain         string
+	CreatedBy      *string
+	CreatedAt      time.Time
+}
+
 type OrganizationInvitation struct {
 	ID             string
 	OrganizationID string
