@@ -138,7 +138,8 @@ var CSVHeader = []string{"date", "personId", "person", "email", "projectId", "pr
 // Record is r as one row of a report's CSV (after CSVHeader): hours with two decimals, and every text a
 // person typed made safe to open in a spreadsheet (csvcell.Safe).
 func (r ReportRow) Record() []string {
-	return []string{r.Date, r.UserID, csvcell.Safe(r.UserName), csvcell.Safe(r.UserEmail), r.ProjectID, csvcell.Safe(r.ProjectName),
+	return []string{r.Date, r.UserID, csvcell.Safe(r.UserName), csvcell.Safe(r.UserEmail), r.ProjectID,
+		csvcell.Safe(r.ProjectName),
 		r.CardID, csvcell.Safe(r.CardTitle), strconv.FormatInt(r.Seconds, 10),
 		strconv.FormatFloat(float64(r.Seconds)/3600, 'f', 2, 64), strconv.Itoa(int(r.Entries))}
 }
