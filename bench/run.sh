@@ -187,7 +187,9 @@ run "GET /auth/me (the guard: token, session and user)" "$B/auth/me"
 # Card mission with the offline planner: time from the request to the first streamed event, and to the
 # end of the stream (mission completed), measured by curl on a fresh card each time; a stream still open
 # after two minutes is cut (curl's exit status 28 is then printed, and the run goes on).
-bin/pilot worker >"$dir/worker.log" 2>&1 &
+# PPROF_ADDR is the api's (PROFILE=1): a worker given the same address would fail to start on it, and no
+# mission would end.
+PPROF_ADDR= bin/pilot worker >"$dir/worker.log" 2>&1 &
 BENCH_PIDS+=($!)
 AGENT=$(curl -sf -XPOST "$WS/agents" -H "$J" -H "Authorization: Bearer $TOKEN" \
   -d '{"name":"Planner","slug":"planner","autonomyMode":"autonomous"}' | jq -r .id)
