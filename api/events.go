@@ -83,8 +83,10 @@ func (s agentOps) watchEvents(ctx context.Context, in *EventsInput) (*huma.Strea
 // next event whenever the access cache has heard of a change to memberships, users, organizations,
 // workspaces or projects (the pilot_access notifications, or a write of this process) and at least every
 // accesscache.TTL: checking an event is a map lookup and two atomic loads, and a reader removed from the
-// workspace gets no event committed after its removal was announced. Losing access ends the stream
-// (stream.ErrAccessLost).
+// workspace gets no event this process reads after it heard the removal. Losing access ends the stream
+// (stream.ErrAccessLost). A known gap: the feed is polled (stream.Config.FeedPoll) while removals are heard
+// on the access cache's own LISTEN connection, so under load a poll may deliver one event committed after
+// the removal before the removal is heard (to close: an access epoch read in the poll's query).
 type feedReader struct {
 	s           *Server
 	userID      string
