@@ -128,9 +128,12 @@ func TestBrowserMission(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#mission-prompt`), "Plan this card"),
 		chromedp.Click(chromedp.CSS(`#mission-prompt ~ button`)))
 	waitFor(t, ctx, "the mission page", `location.pathname.includes("/missions/")`)
+	// The status and proposals come with the mission's read, its steps with its event stream: wait for both,
+	// up to the status event that ends the run of steps.
 	waitFor(t, ctx, "the mission to wait for approval",
 		`document.querySelector("[data-status]")?.dataset.status === "awaiting_approval" &&
-		document.querySelectorAll(".proposal button").length > 0`)
+		document.querySelectorAll(".proposal button").length > 0 &&
+		[...document.querySelectorAll(".events li")].some((li) => li.textContent.includes("Awaiting approval"))`)
 	steps := eval[int](t, ctx, `document.querySelectorAll(".events li").length`)
 	require.Positive(t, steps)
 	// A reload reattaches: every event is there again, once.
